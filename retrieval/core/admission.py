@@ -1,0 +1,115 @@
+"""The admission runner: every tool action is checked and reserved against the allowances first.
+
+Checks run in a fixed order (steps, then searches or reads, then source bytes for a read) and the
+first exhausted allowance is the denial reason. A denied action is recorded, not invoked, and ends
+the run. An admitted action stays charged even if the tool then fails.
+"""
+
+from dataclasses import dataclass
+
+from .tools import ToolFailure
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The allowances of one request."""
+
+    max_steps: int
+    max_searches: int
+    max_reads: int
+    max_source_bytes: int
+
+    def as_dict(self) -> dict:
+        """Return the limits in their documented field order."""
+        return {
+            "max_steps": self.max_steps,
+            "max_searches": self.max_searches,
+            "max_reads": self.max_reads,
+            "max_source_bytes": self.max_source_bytes,
+        }
+
+
+class RunEnded(Exception):
+    """The run cannot continue: an action was denied or a tool failed."""
+
+    def __init__(self, status: str, reason: str):
+        super().__init__(f"{status}: {reason}")
+        self.status = status
+        self.reason = reason
+
+
+class AdmissionRunner:
+    """Admit, charge, invoke and trace tool actions for one run."""
+
+    def __init__(self, limits: Limits, tools):
+        self._limits = limits
+        self._tools = tools
+        self.steps = 0
+        self.searches = 0
+        self.reads = 0
+        self.reserved_source_bytes = 0
+        self.delivered_source_bytes = 0
+        self.trace = []
+
+    def usage(self) -> dict:
+        """Return the counters as they stand."""
+        return {
+            "steps": self.steps,
+            "searches": self.searches,
+            "reads": self.reads,
+            "reserved_source_bytes": self.reserved_source_bytes,
+            "delivered_source_bytes": self.delivered_source_bytes,
+        }
+
+    def search(self, query: str, version: str, k: int) -> dict:
+        """Run one admitted search, or record its denial and end the run."""
+        action = {"tool": "search", "arguments": {"query": query, "version": version, "k": k}}
+        limits = self._limits
+        if self.steps >= limits.max_steps:
+            self._deny(action, "max_steps")
+        if self.searches >= limits.max_searches:
+            self._deny(action, "max_searches")
+        self.steps += 1
+        self.searches += 1
+        return self._invoke(action, 0, self._tools.search, query, version, k)
+
+    def read(self, handle: dict) -> dict:
+        """Run one admitted read, reserving the handle's byte_count first, or record its denial."""
+        action = {"tool": "read", "arguments": {"handle": handle}}
+        limits = self._limits
+        preflight = handle["byte_count"]
+        if self.steps >= limits.max_steps:
+            self._deny(action, "max_steps", preflight)
+        if self.reads >= limits.max_reads:
+            self._deny(action, "max_reads", preflight)
+        if preflight > limits.max_source_bytes - self.reserved_source_bytes:
+            self._deny(action, "max_source_bytes", preflight)
+        self.steps += 1
+        self.reads += 1
+        self.reserved_source_bytes += preflight
+        return self._invoke(action, preflight, self._tools.read, handle)
+
+    def _deny(self, action, reason, preflight=None):
+        entry = {"action": action, "decision": "denied", "reason": reason, "invoked": False}
+        if preflight is not None:
+            entry["preflight_source_bytes"] = preflight
+        self.trace.append(entry)
+        raise RunEnded("limited", reason)
+
+    def _invoke(self, action, reserved, call, *args):
+        entry = {"action": action, "decision": "executed", "invoked": True,
+                 "reserved_source_bytes": reserved}
+        self.trace.append(entry)
+        try:
+            result = call(*args)
+        except ToolFailure as failure:
+            entry["status"] = "failed"
+            entry["reason"] = failure.reason
+            entry["usage_after"] = self.usage()
+            raise RunEnded("failed", "retrieval_failed") from None
+        if action["tool"] == "read":
+            self.delivered_source_bytes += result["byte_count"]
+        entry["status"] = "succeeded"
+        entry["result"] = result
+        entry["usage_after"] = self.usage()
+        return result

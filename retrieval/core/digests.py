@@ -1,0 +1,89 @@
+"""Canonical JSON and every SHA-256 identifier the service issues, defined in one place.
+
+Each identifier is SHA-256 over a domain tag, a newline, and the canonical JSON of its inputs. The tag
+keeps identifiers of different kinds apart: a passage id can never equal a read token even if their
+inputs happened to serialize alike.
+"""
+
+import hashlib
+import json
+
+_canonical_encoder = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+
+
+def canonical_json(value) -> bytes:
+    """Serialize a JSON value canonically: sorted keys, no spaces, UTF-8, no NaN."""
+    return _canonical_encoder.encode(value).encode("utf-8")
+
+
+def sha256_hex(data: bytes) -> str:
+    """Return the hex SHA-256 of raw bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def tagged_digest(tag: str, inputs) -> str:
+    """Return SHA-256 over a domain tag and the canonical JSON of the inputs."""
+    h = hashlib.sha256(b"retrieval/v1/" + tag.encode("ascii") + b"\n")
+    h.update(canonical_json(inputs))
+    return h.hexdigest()
+
+
+def text_sha256(text: str) -> str:
+    """Digest a passage's text bytes."""
+    return sha256_hex(text.encode("utf-8"))
+
+
+def corpus_id(content) -> str:
+    """Identify a snapshot by its canonical content (passages, BM25 settings and policy)."""
+    return tagged_digest("corpus", content)
+
+
+def document_revision(source_id: str, version: str, source_sha256: str) -> str:
+    """Bind a source document's identity to its exact bytes."""
+    return tagged_digest(
+        "document_revision",
+        {"source_id": source_id, "version": version, "source_sha256": source_sha256},
+    )
+
+
+def passage_id(corpus: str, source_id: str, version: str, start_line: int, end_line: int,
+               text_digest: str) -> str:
+    """Identify a passage inside one corpus."""
+    return tagged_digest("passage", {
+        "corpus_id": corpus, "source_id": source_id, "version": version,
+        "start_line": start_line, "end_line": end_line, "text_sha256": text_digest,
+    })
+
+
+def search_request_id(corpus: str, query: str, version: str, k: int) -> str:
+    """Identify one search call; equal calls on one corpus get equal ids."""
+    return tagged_digest("search_request", {
+        "corpus_id": corpus, "query": query, "version": version, "k": k,
+    })
+
+
+def read_token(search_request: str, passage: str) -> str:
+    """Issue the token that lets a read of this passage trace back to the search that found it."""
+    return tagged_digest("read_token", {"search_request_id": search_request, "passage_id": passage})
+
+
+def read_request_id(token: str) -> str:
+    """Identify one read call by the token it presented."""
+    return tagged_digest("read_request", {"read_token": token})
+
+
+def read_result_sha256(result_without_digest: dict) -> str:
+    """Digest a read result (every field except result_sha256 itself)."""
+    return tagged_digest("read_result", result_without_digest)
+
+
+def request_id(corpus: str, normalized_request: dict) -> str:
+    """Bind a normalized request to the corpus it runs on."""
+    return tagged_digest("request", {"corpus_id": corpus, "request": normalized_request})
+
+
+def response_result_sha256(body_without_digest: dict) -> str:
+    """Digest a /retrieve response body (every field except result_sha256 itself)."""
+    return tagged_digest("retrieve_response", body_without_digest)

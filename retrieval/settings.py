@@ -1,0 +1,103 @@
+"""Every setting of the service, declared once: name, type, default and help.
+
+Values come from the defaults, then `RETRIEVAL_<NAME>` environment variables, then explicit
+overrides (the command line). An unknown name or a value of the wrong type stops start-up with a
+message naming it, so a typo never silently leaves a default in force.
+"""
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+ENV_PREFIX = "RETRIEVAL_"
+
+
+class SettingsError(ValueError):
+    """A setting is unknown or has a value of the wrong type."""
+
+
+def _setting(kind, default, help_text):
+    return field(default=default, metadata={"kind": kind, "help": help_text})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective configuration of one service process."""
+
+    snapshot: Optional[str] = _setting(
+        str, None, "Snapshot file to serve; default: the embedded fixture snapshot.json.")
+    expect_corpus_id: Optional[str] = _setting(
+        str, None, "Refuse to start unless the snapshot's corpus_id is exactly this.")
+    host: str = _setting(str, "127.0.0.1", "Address `retrieval serve` listens on.")
+    port: int = _setting(int, 8765, "Port `retrieval serve` listens on (0: any free port).")
+    threads: int = _setting(int, 4, "Waitress worker threads.")
+    max_body_bytes: int = _setting(int, 4096, "Largest /retrieve body the app accepts, in bytes.")
+    server_max_request_body_size: int = _setting(
+        int, 65536, "Waitress's own body cap; bodies at or above it get Waitress's plain-text 413.")
+    max_steps_limit: int = _setting(int, 64, "Largest max_steps a request may ask for.")
+    max_searches_limit: int = _setting(int, 32, "Largest max_searches a request may ask for.")
+    max_reads_limit: int = _setting(int, 32, "Largest max_reads a request may ask for.")
+    max_source_bytes_limit: int = _setting(
+        int, 1048576, "Largest max_source_bytes a request may ask for.")
+
+
+SETTINGS = tuple(dataclasses.fields(Settings))
+_BY_NAME = {f.name: f for f in SETTINGS}
+
+
+def _convert(name, raw):
+    kind = _BY_NAME[name].metadata["kind"]
+    if kind is int and isinstance(raw, str):
+        try:
+            return int(raw, 10)
+        except ValueError:
+            raise SettingsError(f"setting {name}: {raw!r} is not an integer") from None
+    if isinstance(raw, bool) or not isinstance(raw, kind):
+        raise SettingsError(f"setting {name}: {raw!r} is not of type {kind.__name__}")
+    return raw
+
+
+def load_settings(environ=None, overrides=None) -> Settings:
+    """Build the effective settings from defaults, RETRIEVAL_* variables and overrides."""
+    environ = os.environ if environ is None else environ
+    values = {}
+    for key, raw in environ.items():
+        if not key.startswith(ENV_PREFIX):
+            continue
+        name = key[len(ENV_PREFIX):].lower()
+        if name not in _BY_NAME:
+            raise SettingsError(f"unknown setting {key}")
+        values[name] = _convert(name, raw)
+    for name, raw in (overrides or {}).items():
+        if name not in _BY_NAME:
+            raise SettingsError(f"unknown setting {name}")
+        if raw is not None:
+            values[name] = _convert(name, raw)
+    settings = Settings(**values)
+    _check_ranges(settings)
+    return settings
+
+
+def _check_ranges(settings: Settings):
+    from .request import DEFAULT_LIMITS  # the defaults a request gets must fit under the maxima
+
+    for name in ("port", "threads", "max_body_bytes", "server_max_request_body_size"):
+        if getattr(settings, name) < (0 if name == "port" else 1):
+            raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
+    for count in ("max_steps", "max_searches", "max_reads", "max_source_bytes"):
+        maximum = getattr(settings, count + "_limit")
+        if maximum < getattr(DEFAULT_LIMITS, count):
+            raise SettingsError(
+                f"setting {count}_limit: {maximum} is below the default allowance "
+                f"{getattr(DEFAULT_LIMITS, count)}")
+    if settings.server_max_request_body_size <= settings.max_body_bytes:
+        raise SettingsError("setting server_max_request_body_size must exceed max_body_bytes")
+
+
+def describe_settings() -> str:
+    """Return a help text listing every setting with its environment variable and default."""
+    lines = []
+    for f in SETTINGS:
+        lines.append(f"  {ENV_PREFIX}{f.name.upper()} (default {f.default!r}): {f.metadata['help']}")
+    return "\n".join(lines)

@@ -1,0 +1,173 @@
+"""The HTTP boundary: a PEP 3333 application over a `RetrievalService`.
+
+The request path reads top to bottom: route -> media type -> body bytes (bounded) -> strict JSON ->
+validated request -> core run -> response bytes. Each refusal happens before any later work, and
+no tool instance exists for a refused request. This module knows nothing of SQL.
+"""
+
+import hashlib
+import traceback
+
+from .core.admission import Limits
+from .core.service import RetrievalService
+from .core.snapshot import default_snapshot_path
+from .errors import (
+    BodyTooLarge, InternalError, InvalidContentLength, MethodNotAllowed, NotFound, NotReady,
+    ServiceError, UnsupportedMediaType,
+)
+from .request import parse_retrieve_request
+from .response import OK, encode_error, encode_json, encode_run_result, health_body
+from .settings import Settings, load_settings
+
+BODY_DIGEST_HEADER = "X-Retrieval-Body-SHA256"
+_ROUTES = {
+    "/health": ("GET", "HEAD"),
+    "/retrieve": ("POST",),
+}
+
+
+def is_json_media_type(content_type: str) -> bool:
+    """Accept application/json in any case, with parameters; refuse a charset other than UTF-8."""
+    media_type, _, parameters = content_type.partition(";")
+    if media_type.strip().lower() != "application/json":
+        return False
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        # JSON is UTF-8 (RFC 8259); decoding a declared latin-1 body as UTF-8 would coerce it.
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in (
+                "utf-8", "utf8"):
+            return False
+    return True
+
+
+def read_bounded_body(environ, cap: int) -> bytes:
+    """Read the request body, refusing (413) anything over cap without reading past cap + 1."""
+    stream = environ["wsgi.input"]
+    declared = environ.get("CONTENT_LENGTH", "")
+    if declared:
+        if not (declared.isascii() and declared.isdigit()):
+            raise InvalidContentLength(f"Content-Length {declared[:32]!r}")
+        length = int(declared)
+        if length > cap:
+            raise BodyTooLarge(f"Content-Length {length} over {cap}")
+        return _read_up_to(stream, length)
+    # No length: only a server that marks the input as terminated (or passes a chunked body
+    # through) lets the app read to end-of-stream; elsewhere PEP 3333 makes the body empty.
+    chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+    if not (environ.get("wsgi.input_terminated") or chunked):
+        return b""
+    body = _read_up_to(stream, cap + 1)
+    if len(body) > cap:
+        raise BodyTooLarge(f"undeclared body over {cap}")
+    return body
+
+
+def _read_up_to(stream, limit: int) -> bytes:
+    parts = []
+    remaining = limit
+    while remaining > 0:
+        chunk = stream.read(remaining)
+        if not chunk:
+            break
+        parts.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(parts)
+
+
+class RetrievalApp:
+    """The WSGI application: routes, refusals, and the retrieval run."""
+
+    def __init__(self, service: RetrievalService, settings: Settings):
+        self._service = service
+        self._body_cap = settings.max_body_bytes
+        self._maxima = Limits(
+            max_steps=settings.max_steps_limit,
+            max_searches=settings.max_searches_limit,
+            max_reads=settings.max_reads_limit,
+            max_source_bytes=settings.max_source_bytes_limit,
+        )
+        self._health = encode_json(health_body(service.corpus_id))
+
+    @property
+    def corpus_id(self):
+        """Return the served corpus_id, or None once closed."""
+        service = self._service
+        return service.corpus_id if service is not None else None
+
+    def close(self):
+        """Release the snapshot; /health reports not_ready from now on."""
+        service, self._service = self._service, None
+        if service is not None:
+            service.close()
+
+    def __call__(self, environ, start_response):
+        try:
+            status, body, extra_headers = self._dispatch(environ)
+        except ServiceError as error:
+            status, body, extra_headers = error.status, encode_error(error), error.headers()
+        except Exception:
+            # A bug, not a client mistake: the traceback goes to the server's error log only.
+            traceback.print_exc(file=environ["wsgi.errors"])
+            error = InternalError()
+            status, body, extra_headers = error.status, encode_error(error), []
+        headers = [
+            ("Content-Type", "application/json"),
+            ("Content-Length", str(len(body))),
+            (BODY_DIGEST_HEADER, hashlib.sha256(body).hexdigest()),
+            *extra_headers,
+        ]
+        start_response(status, headers)
+        # Waitress sends whatever the app returns, even for HEAD; the headers stay those of GET.
+        if environ["REQUEST_METHOD"] == "HEAD":
+            return [b""]
+        return [body]
+
+    def _dispatch(self, environ):
+        path = environ.get("PATH_INFO", "")
+        allowed = _ROUTES.get(path)
+        if allowed is None:
+            raise NotFound(path[:64])
+        if environ["REQUEST_METHOD"] not in allowed:
+            raise MethodNotAllowed(allowed)
+        if path == "/health":
+            return self._health_response()
+        return self._retrieve(environ)
+
+    def _health_response(self):
+        if self._service is None:
+            return "503 Service Unavailable", encode_json(health_body(None)), []
+        return OK, self._health, []
+
+    def _retrieve(self, environ):
+        if not is_json_media_type(environ.get("CONTENT_TYPE", "")):
+            raise UnsupportedMediaType(environ.get("CONTENT_TYPE", "")[:64])
+        body = read_bounded_body(environ, self._body_cap)
+        request = parse_retrieve_request(body, self._maxima)
+        service = self._service
+        if service is None:
+            raise NotReady("application closed")
+        status, payload = encode_run_result(service.retrieve(request))
+        return status, payload, []
+
+
+def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corpus_id=None):
+    """Load and verify a snapshot, build its index, and return the WSGI application."""
+    settings = settings or load_settings()
+    path = snapshot_path or settings.snapshot or default_snapshot_path()
+    service = RetrievalService.from_path(
+        path, expect_corpus_id or settings.expect_corpus_id, tool_factory)
+    return RetrievalApp(service, settings)
+
+
+_default_app = None
+
+
+def __getattr__(name):
+    # `app` is created on first access (waitress-serve resolves it before serving), so importing
+    # this module for create_app() does not load a snapshot as a side effect.
+    global _default_app
+    if name == "app":
+        if _default_app is None:
+            _default_app = create_app()
+        return _default_app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
