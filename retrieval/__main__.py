@@ -1,0 +1,91 @@
+"""Command line: `python -m retrieval serve|check|seal`."""
+
+import argparse
+import json
+import sys
+
+from .core.snapshot import SnapshotError, seal_snapshot
+from .core.strict_json import StrictJSONError, loads_strict
+from .settings import SettingsError, describe_settings, load_settings
+
+
+def _serve(args) -> int:
+    from .server import load_app_object, serve
+    from .wsgi import create_app
+
+    settings = load_settings(overrides={
+        "host": args.host, "port": args.port, "threads": args.threads,
+        "snapshot": args.snapshot, "expect_corpus_id": args.expect_corpus_id,
+    })
+    app = load_app_object(args.app) if args.app else create_app(settings=settings)
+    return serve(app, settings, inherited_fd=args.fd)
+
+
+def _check(args) -> int:
+    from .check import check_saved_result
+
+    try:
+        document = loads_strict(open(args.result, "rb").read())
+    except (OSError, StrictJSONError) as exc:
+        print(f"{args.result}: cannot read saved result: {exc}", file=sys.stderr)
+        return 1
+    rejections = check_saved_result(document)
+    for line in rejections:
+        print(line)
+    if rejections:
+        print(f"rejected: {len(rejections)} problem(s)")
+        return 1
+    print("accepted")
+    return 0
+
+
+def _seal(args) -> int:
+    document = loads_strict(open(args.input, "rb").read())
+    sealed = seal_snapshot(document)
+    with open(args.output, "w", encoding="utf-8") as out:
+        out.write(json.dumps(sealed, indent=2, ensure_ascii=False) + "\n")
+    print(sealed["corpus_id"])
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Declare the commands and their flags."""
+    parser = argparse.ArgumentParser(prog="retrieval")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser(
+        "serve", help="serve the app with Waitress",
+        epilog="Settings (flags override the environment):\n" + describe_settings(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--threads", type=int)
+    serve.add_argument("--snapshot", help="snapshot file (default: the embedded fixture)")
+    serve.add_argument("--expect-corpus-id", help="refuse to start on any other corpus_id")
+    serve.add_argument("--fd", type=int, help="serve on this inherited, listening socket")
+    serve.add_argument("--app", help="serve MODULE:ATTRIBUTE instead of the retrieval app")
+    serve.set_defaults(run=_serve)
+
+    check = commands.add_parser("check", help="re-verify a result saved by run_scenarios.py")
+    check.add_argument("result")
+    check.set_defaults(run=_check)
+
+    seal = commands.add_parser("seal", help="fill in a snapshot's digests")
+    seal.add_argument("input")
+    seal.add_argument("output")
+    seal.set_defaults(run=_seal)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run one command; start-up refusals print one line and exit 2."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (SettingsError, SnapshotError, StrictJSONError, ValueError, ImportError) as exc:
+        print(f"retrieval: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,225 @@
+"""Test fixtures that ship with the package: the fault app and a real-server launcher.
+
+Faults are injected by the operator's choice of app, never by a request field: no body sent to
+the production app can make a tool fail.
+"""
+
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+
+from .core.tools import RetrievalTools, ToolFailure
+
+
+class CountingToolFactory:
+    """Create tools and count how many were created and how many are still open."""
+
+    def __init__(self, tools_class=RetrievalTools, **tool_options):
+        self._tools_class = tools_class
+        self._tool_options = tool_options
+        self._lock = threading.Lock()
+        self.created = []
+
+    def __call__(self, index):
+        tools = self._tools_class(index, **self._tool_options)
+        with self._lock:
+            self.created.append(tools)
+        return tools
+
+    @property
+    def open_count(self) -> int:
+        """Return how many created tool instances were never closed."""
+        with self._lock:
+            return sum(1 for tools in self.created if not tools.closed)
+
+
+class FailingTools(RetrievalTools):
+    """Tools whose Nth action (1-based, searches and reads counted together) fails."""
+
+    def __init__(self, index, fail_at: int = 1):
+        super().__init__(index)
+        self._fail_at = fail_at
+        self._actions = 0
+
+    def _maybe_fail(self):
+        self._actions += 1
+        if self._actions == self._fail_at:
+            raise ToolFailure("tool_failure")
+
+    def search(self, query, version, k):
+        self._maybe_fail()
+        return super().search(query, version, k)
+
+    def read(self, handle):
+        self._maybe_fail()
+        return super().read(handle)
+
+
+def create_fault_app(fail_at: int = 1, settings=None):
+    """Return the retrieval app over the default snapshot with a tool failing at action fail_at."""
+    from .wsgi import create_app
+
+    return create_app(tool_factory=CountingToolFactory(FailingTools, fail_at=fail_at),
+                      settings=settings)
+
+
+def __getattr__(name):
+    # `fault_app` is built on first access, like retrieval.wsgi.app.
+    if name == "fault_app":
+        app = create_fault_app()
+        globals()["fault_app"] = app
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --- a real server in a subprocess ------------------------------------------------------------
+
+class ServerStartError(RuntimeError):
+    """The server did not become ready before its deadline."""
+
+
+@dataclass
+class Lifecycle:
+    """What was observed of one server process, recorded as it happened."""
+
+    command: list
+    startup_observed: bool = False
+    shutdown_exit_status: object = None
+    stdout: str = ""
+    stderr: str = ""
+    shutdown_complete_observed: bool = False
+    server_process_reaped: bool = False
+    killed: bool = False
+
+    def as_dict(self) -> dict:
+        """Return the lifecycle in the saved-result layout."""
+        return {
+            "command": self.command,
+            "startup_observed": self.startup_observed,
+            "shutdown_exit_status": self.shutdown_exit_status,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "shutdown_complete_observed": self.shutdown_complete_observed,
+            "server_process_reaped": self.server_process_reaped,
+        }
+
+
+def _health_ok(host, port, timeout) -> bool:
+    conn = http.client.HTTPConnection(host, port, timeout=timeout)
+    try:
+        conn.request("GET", "/health")
+        response = conn.getresponse()
+        response.read()
+        return response.status == 200
+    except OSError:
+        return False
+    finally:
+        conn.close()
+
+
+@dataclass
+class ServerProcess:
+    """`python -m retrieval serve` on a loopback socket bound here and inherited by the child.
+
+    Binding in the parent means the port is known before the child starts and no other process
+    can take it in between; connections made before the child accepts wait in the backlog.
+    """
+
+    serve_args: list = field(default_factory=list)
+    env: dict = None
+    ready_timeout: float = 20.0
+    stop_timeout: float = 20.0
+    cwd: str = None
+
+    def __post_init__(self):
+        self.process = None
+        self.lifecycle = None
+        self._listener = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        """Start the child and poll /health until it answers 200, or raise ServerStartError."""
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(128)
+        self.port = self._listener.getsockname()[1]
+        fd = self._listener.fileno()
+        command = [sys.executable, "-m", "retrieval", "serve", "--fd", str(fd), *self.serve_args]
+        self.lifecycle = Lifecycle(command=[
+            "python", "-m", "retrieval", "serve", "--fd", "<inherited-loopback-socket>",
+            *self.serve_args])
+        self._stdout = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            command, pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=self._stdout,
+            stderr=self._stderr, env=self.env, cwd=self.cwd)
+        deadline = time.monotonic() + self.ready_timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            if _health_ok("127.0.0.1", self.port, timeout=max(0.1, deadline - time.monotonic())):
+                self.lifecycle.startup_observed = True
+                return self
+            time.sleep(0.05)  # between polls only: the loop itself is bounded by the deadline
+        self.stop()
+        raise ServerStartError(
+            f"server not ready within {self.ready_timeout}s; stderr: {self.lifecycle.stderr[-2000:]}")
+
+    def stop(self) -> Lifecycle:
+        """Send SIGTERM, wait for exit (kill after stop_timeout) and record what happened."""
+        process = self.process
+        if process is not None and process.returncode is None:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=self.stop_timeout)
+            except subprocess.TimeoutExpired:
+                self.lifecycle.killed = True
+                process.kill()
+                process.wait()
+        if process is not None:
+            self.lifecycle.server_process_reaped = process.returncode is not None
+            self.lifecycle.shutdown_exit_status = process.returncode
+            self.lifecycle.stdout = _drain(self._stdout)
+            self.lifecycle.stderr = _drain(self._stderr)
+            self.lifecycle.shutdown_complete_observed = (
+                "retrieval: shutdown complete" in self.lifecycle.stderr)
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+        return self.lifecycle
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc_info):
+        self.stop()
+
+
+def _drain(tmp) -> str:
+    if tmp.closed:
+        return ""
+    tmp.seek(0)
+    text = tmp.read().decode("utf-8", errors="replace")
+    tmp.close()
+    return text
+
+
+def subprocess_env(**extra) -> dict:
+    """Return an environment for a server child that imports this checkout's package."""
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.update(extra)
+    return env
