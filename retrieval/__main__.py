@@ -3,6 +3,7 @@
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from .core.snapshot import SnapshotError, seal_snapshot
 from .core.strict_json import StrictJSONError, loads_strict
@@ -25,7 +26,7 @@ def _check(args) -> int:
     from .check import check_saved_result
 
     try:
-        document = loads_strict(open(args.result, "rb").read())
+        document = loads_strict(Path(args.result).read_bytes())
     except (OSError, StrictJSONError) as exc:
         print(f"{args.result}: cannot read saved result: {exc}", file=sys.stderr)
         return 1
@@ -40,7 +41,7 @@ def _check(args) -> int:
 
 
 def _seal(args) -> int:
-    document = loads_strict(open(args.input, "rb").read())
+    document = loads_strict(Path(args.input).read_bytes())
     sealed = seal_snapshot(document)
     with open(args.output, "w", encoding="utf-8") as out:
         out.write(json.dumps(sealed, indent=2, ensure_ascii=False) + "\n")

@@ -1,0 +1,32 @@
+"""Packaging: the `retrieval` package, its console script, and the embedded fixture snapshot."""
+
+import os
+
+from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+
+class BuildWithSnapshot(build_py):
+    """Copy the top-level snapshot.json into the built package.
+
+    snapshot.json stays at the top of the checkout (where people look for it); installed, the
+    package finds it beside itself. One file, two places it is looked up: no copy is committed.
+    """
+
+    def run(self):
+        super().run()
+        target = os.path.join(self.build_lib, "retrieval", "snapshot.json")
+        self.copy_file("snapshot.json", target)
+
+
+setup(
+    name="retrieval",
+    version="0.1.0",
+    description="Budgeted, verifiable documentation retrieval over HTTP (WSGI, Waitress)",
+    packages=find_packages(include=["retrieval", "retrieval.*"]),
+    python_requires=">=3.11",
+    install_requires=["waitress>=3.0"],
+    extras_require={"test": ["requests>=2.28"]},
+    entry_points={"console_scripts": ["retrieval = retrieval.__main__:main"]},
+    cmdclass={"build_py": BuildWithSnapshot},
+)

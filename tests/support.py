@@ -1,0 +1,124 @@
+"""Shared test helpers: in-process WSGI calls through wsgiref's validator, snapshots, servers."""
+
+import io
+import json
+import os
+import tempfile
+import warnings
+from dataclasses import dataclass
+from wsgiref.util import setup_testing_defaults
+from wsgiref.validate import validator
+
+from retrieval.core.snapshot import default_snapshot_path, seal_snapshot
+from retrieval.core.strict_json import loads_strict
+from retrieval.scenarios import QUESTION
+from retrieval.testing import ServerProcess, subprocess_env
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass
+class Reply:
+    """What an in-process call produced."""
+
+    status: str
+    headers: dict
+    body: bytes
+
+    @property
+    def code(self) -> int:
+        return int(self.status.split()[0])
+
+    def json(self):
+        return json.loads(self.body)
+
+
+class UnreadableInput:
+    """A wsgi.input that fails the test if the app reads it."""
+
+    def read(self, *args):
+        raise AssertionError("the app read a body it should have refused unread")
+
+    readline = readlines = read
+
+    def __iter__(self):
+        return self
+
+
+def call(app, method="GET", path="/health", body=b"", content_type="application/json",
+         content_length="auto", environ=None, validate=True) -> Reply:
+    """Call app in process, wrapped in wsgiref.validate.validator unless validate is False.
+
+    validate=False is only for environs the validator itself rejects (a malformed
+    CONTENT_LENGTH some other server might still pass through).
+    """
+    env = {}
+    setup_testing_defaults(env)
+    env.update(REQUEST_METHOD=method, PATH_INFO=path, QUERY_STRING="")
+    env["wsgi.input"] = io.BytesIO(body) if isinstance(body, bytes) else body
+    if content_type is not None:
+        env["CONTENT_TYPE"] = content_type
+    if content_length == "auto" and isinstance(body, bytes):
+        env["CONTENT_LENGTH"] = str(len(body))
+    elif content_length not in (None, "auto"):
+        env["CONTENT_LENGTH"] = content_length
+    env.update(environ or {})
+    captured = {}
+
+    def start_response(status, headers, exc_info=None):
+        captured["status"], captured["headers"] = status, headers
+        return lambda data: None
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a validator warning is a failure here
+        result = (validator(app) if validate else app)(env, start_response)
+        try:
+            data = b"".join(result)
+        finally:
+            if hasattr(result, "close"):
+                result.close()
+    return Reply(captured["status"], dict(captured["headers"]), data)
+
+
+def post_json(app, payload, **kwargs) -> Reply:
+    """POST a JSON payload to /retrieve in process."""
+    return call(app, "POST", "/retrieve", json.dumps(payload).encode("utf-8"), **kwargs)
+
+
+def ask(**fields) -> dict:
+    """Return the standard question with fields overridden."""
+    return {"question": QUESTION, "version": "3.12", **fields}
+
+
+def fixture_document() -> dict:
+    """Return the decoded embedded snapshot."""
+    with open(default_snapshot_path(), "rb") as handle:
+        return loads_strict(handle.read())
+
+
+def write_snapshot(directory, document, seal=True) -> str:
+    """Write a (by default freshly sealed) snapshot document and return its path."""
+    path = os.path.join(directory, "snapshot.json")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(seal_snapshot(document) if seal else document, handle)
+    return path
+
+
+def temporary_directory(testcase) -> str:
+    """Return a temporary directory removed when the test ends."""
+    tmp = tempfile.TemporaryDirectory()
+    testcase.addCleanup(tmp.cleanup)
+    return tmp.name
+
+
+def start_server(testcase, *serve_args, env=None) -> ServerProcess:
+    """Start a real server for one test; the test fails if it has to be killed to stop."""
+    server = ServerProcess(serve_args=list(serve_args), env=env or subprocess_env(), cwd=ROOT)
+    server.start()
+
+    def stop():
+        lifecycle = server.stop()
+        testcase.assertFalse(lifecycle.killed, "server ignored SIGTERM and had to be killed")
+
+    testcase.addCleanup(stop)
+    return server

@@ -1,0 +1,231 @@
+"""Real server: Waitress in a subprocess on a loopback port, bytes on the wire."""
+
+import hashlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+import requests
+
+from retrieval.scenarios import SCENARIOS, TRUSTED_FAULT, expectation_failures
+from retrieval.testing import subprocess_env
+from retrieval.wsgi import BODY_DIGEST_HEADER
+from tests.support import ROOT, ask, fixture_document, start_server, temporary_directory, \
+    write_snapshot
+
+DEADLINE = 20
+
+
+def raw_exchange(port, request: bytes) -> bytes:
+    """Send raw bytes on a fresh connection and return everything until the server closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as conn:
+        conn.sendall(request)
+        conn.shutdown(socket.SHUT_WR)
+        chunks = []
+        while True:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+
+
+def split_response(raw: bytes):
+    """Return (status code, lower-cased headers, body) of one raw HTTP/1.1 response."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), {k.lower(): v for k, v in headers.items()}, body
+
+
+def chunked(body: bytes, size: int) -> bytes:
+    out = b""
+    for start in range(0, len(body), size):
+        piece = body[start:start + size]
+        out += b"%x\r\n" % len(piece) + piece + b"\r\n"
+    return out + b"0\r\n\r\n"
+
+
+class ScenarioOverHTTPTest(unittest.TestCase):
+    def test_every_scenario_over_real_http(self):
+        server = start_server(self)
+        for scenario in SCENARIOS:
+            with self.subTest(scenario.name):
+                body = scenario.chunks() if scenario.chunked_oversize else scenario.body()
+                reply = requests.post(server.base_url + "/retrieve", data=body, timeout=DEADLINE,
+                                      headers={"Content-Type": scenario.content_type})
+                self.assertEqual(expectation_failures(scenario, reply.status_code, reply.json()), [])
+                self.assertEqual(reply.headers[BODY_DIGEST_HEADER],
+                                 hashlib.sha256(reply.content).hexdigest())
+
+    def test_fault_app_over_real_http(self):
+        server = start_server(self, "--app", "retrieval.testing:fault_app")
+        reply = requests.post(server.base_url + "/retrieve", data=TRUSTED_FAULT.body(),
+                              headers={"Content-Type": "application/json"}, timeout=DEADLINE)
+        self.assertEqual(expectation_failures(TRUSTED_FAULT, reply.status_code, reply.json()), [])
+        self.assertTrue(requests.get(server.base_url + "/health", timeout=DEADLINE).ok)
+
+
+class WireBytesTest(unittest.TestCase):
+    def setUp(self):
+        self.server = start_server(self)
+
+    def post_raw(self, headers: str, body: bytes):
+        request = ("POST /retrieve HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+                   + headers + "\r\n").encode() + body
+        return split_response(raw_exchange(self.server.port, request))
+
+    def test_chunked_body_over_the_cap_is_a_json_413(self):
+        status, headers, body = self.post_raw(
+            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
+            chunked(b" " * 5000, 1000))
+        self.assertEqual(status, 413)
+        self.assertEqual(json.loads(body), {"error": {"code": "body_too_large"},
+                                            "admission": {"accepted": False}})
+        self.assertEqual(headers["x-retrieval-body-sha256"], hashlib.sha256(body).hexdigest())
+
+    def test_chunked_valid_body_is_served(self):
+        payload = json.dumps(ask()).encode()
+        status, _, body = self.post_raw(
+            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
+            chunked(payload, 7))
+        self.assertEqual((status, json.loads(body)["status"]), (200, "completed"))
+
+    def test_declared_length_over_the_cap_is_a_json_413(self):
+        status, _, body = self.post_raw(
+            "Content-Type: application/json\r\nContent-Length: 5000\r\n", b" " * 5000)
+        self.assertEqual((status, json.loads(body)["error"]["code"]), (413, "body_too_large"))
+
+    def test_waitress_own_cap_stops_huge_bodies(self):
+        # The documented exception: at or above 64 KiB Waitress answers before the app runs.
+        status, headers, _ = self.post_raw(
+            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
+            chunked(b" " * 70000, 8192))
+        self.assertEqual(status, 413)
+        self.assertNotIn("x-retrieval-body-sha256", headers)
+
+    def test_head_sends_no_body_bytes(self):
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=DEADLINE) as conn:
+            conn.sendall(b"HEAD /health HTTP/1.1\r\nHost: t\r\n\r\n"
+                         b"GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            received = b""
+            while True:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+        head_part, _, rest = received.partition(b"\r\n\r\n")
+        self.assertIn(b"Content-Length: 130", head_part)
+        self.assertTrue(rest.startswith(b"HTTP/1.1 200"), rest[:40])
+
+    def test_identical_requests_give_identical_bytes_across_processes(self):
+        first = requests.post(self.server.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
+        other = start_server(self)
+        second = requests.post(other.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
+        self.assertEqual(first.content, second.content)
+
+    def test_sigterm_closes_the_app_and_exits_zero(self):
+        lifecycle = self.server.stop()
+        self.assertEqual(lifecycle.shutdown_exit_status, 0)
+        self.assertTrue(lifecycle.shutdown_complete_observed)
+        self.assertFalse(lifecycle.killed)
+
+
+class StartupTest(unittest.TestCase):
+    def serve_refused(self, *args, env=None):
+        completed = subprocess.run(
+            [sys.executable, "-m", "retrieval", "serve", "--port", "0", *args],
+            env=env or subprocess_env(), cwd=ROOT, capture_output=True, text=True,
+            timeout=DEADLINE, stdin=subprocess.DEVNULL)
+        self.assertNotEqual(completed.returncode, 0)
+        lines = completed.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, completed.stderr)
+        return lines[0]
+
+    def test_refuses_a_missing_edited_or_unexpected_snapshot(self):
+        directory = temporary_directory(self)
+        self.assertIn("cannot read", self.serve_refused("--snapshot", directory + "/none.json"))
+        document = fixture_document()
+        document["passages"][0]["text"] = "edited"
+        edited = write_snapshot(directory, document, seal=False)
+        self.assertIn("text_sha256", self.serve_refused("--snapshot", edited))
+        self.assertIn("not the expected", self.serve_refused("--expect-corpus-id", "a" * 64))
+
+    def test_refuses_unknown_settings(self):
+        line = self.serve_refused(env=subprocess_env(RETRIEVAL_THREAD="8"))
+        self.assertIn("unknown setting RETRIEVAL_THREAD", line)
+
+
+class WaitressServeTest(unittest.TestCase):
+    """`waitress-serve retrieval.wsgi:app` works from any directory, on port 0."""
+
+    def start(self, env):
+        # The console script, not `python -m waitress`, which exits 0 even when the app fails.
+        script = os.path.join(os.path.dirname(sys.executable), "waitress-serve")
+        command = [script] if os.path.exists(script) else [
+            sys.executable, "-c", "import sys; from waitress.runner import run; sys.exit(run())"]
+        process = subprocess.Popen(
+            command + ["--listen=127.0.0.1:0", "retrieval.wsgi:app"],
+            env=env, cwd=temporary_directory(self), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        lines = []
+        found = threading.Event()
+
+        def read_stderr():
+            for line in process.stderr:
+                lines.append(line)
+                if "Serving on" in line:
+                    found.set()
+            found.set()
+
+        reader = threading.Thread(target=read_stderr, daemon=True)
+        reader.start()
+
+        def stop():
+            process.terminate()
+            try:
+                process.wait(DEADLINE)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                self.fail("waitress-serve had to be killed")
+            finally:
+                reader.join(DEADLINE)
+                process.stderr.close()
+
+        self.addCleanup(stop)
+        self.assertTrue(found.wait(DEADLINE), "no output from waitress-serve")
+        return process, lines
+
+    def test_serves_the_embedded_snapshot(self):
+        process, lines = self.start(subprocess_env())
+        match = re.search(r"Serving on http://127\.0\.0\.1:(\d+)", "".join(lines))
+        self.assertIsNotNone(match, lines)
+        reply = requests.post(f"http://127.0.0.1:{match.group(1)}/retrieve", json=ask(),
+                              timeout=DEADLINE)
+        self.assertEqual(reply.json()["status"], "completed")
+
+    def test_pinned_identity_mismatch_refuses_to_start(self):
+        process, lines = self.start(subprocess_env(RETRIEVAL_EXPECT_CORPUS_ID="b" * 64))
+        self.assertNotEqual(process.wait(DEADLINE), 0)
+        self.assertIn("is not the expected", "".join(lines))
+
+    def test_snapshot_override(self):
+        directory = temporary_directory(self)
+        document = fixture_document()
+        document["passages"] = document["passages"][:2]
+        path = write_snapshot(directory, document)
+        process, lines = self.start(subprocess_env(RETRIEVAL_SNAPSHOT=path))
+        port = re.search(r"Serving on http://127\.0\.0\.1:(\d+)", "".join(lines)).group(1)
+        health = requests.get(f"http://127.0.0.1:{port}/health", timeout=DEADLINE).json()
+        with open(path, encoding="utf-8") as handle:
+            self.assertEqual(health["corpus_id"], json.load(handle)["corpus_id"])
+
+
+if __name__ == "__main__":
+    unittest.main()
