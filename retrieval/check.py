@@ -46,8 +46,9 @@ def case_problems(case) -> list:
         problems.append("parsed response differs from the raw body")
     if not isinstance(parsed_raw, dict) or "result_sha256" not in parsed_raw:
         return problems
-    if digests.response_result_sha256(_without(parsed_raw, "result_sha256")) != \
-            parsed_raw["result_sha256"]:
+    split = digests.split_result_sha256(raw)
+    if split is None or split[1] != parsed_raw["result_sha256"] or \
+            digests.response_result_sha256(split[0]) != split[1]:
         problems.append("result_sha256 does not recompute")
     request = parsed_raw.get("request")
     if digests.request_id(parsed_raw.get("corpus_id"), request) != parsed_raw.get("request_id"):

@@ -23,8 +23,8 @@ def encode_json(value) -> bytes:
 
 
 def run_result_body(result: RunResult) -> dict:
-    """Lay out a run result in the documented key order, result_sha256 last."""
-    body = {
+    """Lay out a run result in the documented key order, without result_sha256."""
+    return {
         "schema_version": SCHEMA_VERSION,
         "execution_mode": EXECUTION_MODE,
         "model_called": False,
@@ -39,13 +39,12 @@ def run_result_body(result: RunResult) -> dict:
         "evidence": result.evidence,
         "policy": result.policy,
     }
-    body["result_sha256"] = digests.response_result_sha256(body)
-    return body
 
 
 def encode_run_result(result: RunResult):
-    """Return the HTTP status line and body bytes of a run result."""
-    return RUN_HTTP_STATUS.get(result.status, OK), encode_json(run_result_body(result))
+    """Return the HTTP status line and body bytes of a run result, result_sha256 last."""
+    body = digests.append_result_sha256(encode_json(run_result_body(result)))
+    return RUN_HTTP_STATUS.get(result.status, OK), body
 
 
 def encode_error(error: ServiceError) -> bytes:

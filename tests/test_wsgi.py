@@ -233,8 +233,11 @@ class RetrieveResponseTest(AppTestCase):
         self.assertEqual(body["admission"], {"accepted": True, "limits": {
             "max_steps": 6, "max_searches": 2, "max_reads": 2, "max_source_bytes": 4096}})
         self.assertEqual(body["request_id"], digests.request_id(body["corpus_id"], body["request"]))
-        without = {k: v for k, v in body.items() if k != "result_sha256"}
+        member = b',"result_sha256":"' + body["result_sha256"].encode() + b'"}'
+        self.assertTrue(reply.body.endswith(member))
+        without = reply.body[:-len(member)] + b"}"
         self.assertEqual(body["result_sha256"], digests.response_result_sha256(without))
+        self.assertEqual(digests.split_result_sha256(reply.body), (without, body["result_sha256"]))
         self.assertEqual(reply.headers[BODY_DIGEST_HEADER], hashlib.sha256(reply.body).hexdigest())
         self.assertNotIn(b" ", reply.body.replace(QUESTION.encode(), b"").split(b'"text"')[0])
         self.assertEqual((len(self.factory.created), self.factory.open_count), (1, 0))

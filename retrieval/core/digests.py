@@ -84,6 +84,31 @@ def request_id(corpus: str, normalized_request: dict) -> str:
     return tagged_digest("request", {"corpus_id": corpus, "request": normalized_request})
 
 
-def response_result_sha256(body_without_digest: dict) -> str:
-    """Digest a /retrieve response body (every field except result_sha256 itself)."""
-    return tagged_digest("retrieve_response", body_without_digest)
+# A /retrieve body ends with this member; its digest covers the exact bytes before it.
+_RESULT_MEMBER_PREFIX = b',"result_sha256":"'
+
+
+def response_result_sha256(body_without_member: bytes) -> str:
+    """Digest a /retrieve body as sent, serialized without its final result_sha256 member.
+
+    Unlike the other ids this covers bytes, not canonical JSON: a client in any language can
+    verify it from the raw body alone (drop the last member, hash), with no need to reproduce
+    Python's float formatting, and the server serializes each body once.
+    """
+    h = hashlib.sha256(b"retrieval/v1/retrieve_response\n")
+    h.update(body_without_member)
+    return h.hexdigest()
+
+
+def append_result_sha256(body_without_member: bytes) -> bytes:
+    """Close a serialized body (ending in `}`) with its result_sha256 member."""
+    digest = response_result_sha256(body_without_member).encode("ascii")
+    return body_without_member[:-1] + _RESULT_MEMBER_PREFIX + digest + b'"}'
+
+
+def split_result_sha256(body: bytes):
+    """Return (body without its result_sha256 member, claimed digest), or None if it has none."""
+    head, member, tail = body.rpartition(_RESULT_MEMBER_PREFIX)
+    if not member or len(tail) != 66 or not tail.endswith(b'"}'):
+        return None
+    return head + b"}", tail[:64].decode("ascii", errors="replace")

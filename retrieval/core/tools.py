@@ -3,6 +3,9 @@
 A `RetrievalTools` instance belongs to exactly one request. It remembers the read handles its own
 searches issued, and reads only those, unaltered: a handle from another request, or one edited in
 transit, is refused and never read. It is closed in `finally` by whoever created it.
+
+The results themselves are pure functions of the snapshot and the arguments; they are built by
+the module-level functions below and memoized in the shared index.
 """
 
 import sqlite3
@@ -19,12 +22,53 @@ class ToolFailure(Exception):
         self.reason = reason
 
 
+def build_search_result(index: SnapshotIndex, query: str, version: str, k: int) -> dict:
+    """Rank passages of exactly this version; each hit is a read handle."""
+    corpus = index.snapshot.corpus_id
+    search_id = digests.search_request_id(corpus, query, version, k)
+    results = []
+    for rank, (passage, score) in enumerate(index.rank(query, version, k), start=1):
+        results.append({
+            "corpus_id": corpus,
+            "search_request_id": search_id,
+            "passage_id": passage.passage_id,
+            "source_id": passage.source_id,
+            "version": passage.version,
+            "document_revision": passage.document_revision,
+            "source_sha256": passage.source_sha256,
+            "start_line": passage.start_line,
+            "end_line": passage.end_line,
+            "text_sha256": passage.text_sha256,
+            "byte_count": passage.byte_count,
+            "native_score": score,
+            "rank": rank,
+            "read_token": digests.read_token(search_id, passage.passage_id),
+        })
+    return {
+        "corpus_id": corpus,
+        "search_request_id": search_id,
+        "query": query,
+        "version": version,
+        "k": k,
+        "results": results,
+    }
+
+
+def build_read_result(handle: dict, passage) -> dict:
+    """Return the handle's fields plus the passage text, its URL and the result's digests."""
+    result = dict(handle)
+    result["text"] = passage.text
+    result["url"] = passage.url
+    result["read_request_id"] = digests.read_request_id(handle["read_token"])
+    result["result_sha256"] = digests.read_result_sha256(result)
+    return result
+
+
 class RetrievalTools:
     """Search and read over a shared index, with this request's table of issued handles."""
 
     def __init__(self, index: SnapshotIndex):
         self._index = index
-        self._corpus_id = index.snapshot.corpus_id
         self._issued = {}
         self.closed = False
 
@@ -46,52 +90,26 @@ class RetrievalTools:
     def search(self, query: str, version: str, k: int) -> dict:
         """Rank passages of exactly this version and issue a read handle for each hit."""
         self._ensure_open()
+        index = self._index
         try:
-            ranked = self._index.rank(query, version, k)
+            found = index.memoized(("search", query, version, k),
+                                   lambda: build_search_result(index, query, version, k))
         except sqlite3.Error:
             raise ToolFailure("tool_failure") from None
-        corpus = self._corpus_id
-        search_id = digests.search_request_id(corpus, query, version, k)
-        results = []
-        for rank, (passage, score) in enumerate(ranked, start=1):
-            handle = {
-                "corpus_id": corpus,
-                "search_request_id": search_id,
-                "passage_id": passage.passage_id,
-                "source_id": passage.source_id,
-                "version": passage.version,
-                "document_revision": passage.document_revision,
-                "source_sha256": passage.source_sha256,
-                "start_line": passage.start_line,
-                "end_line": passage.end_line,
-                "text_sha256": passage.text_sha256,
-                "byte_count": passage.byte_count,
-                "native_score": score,
-                "rank": rank,
-                "read_token": digests.read_token(search_id, passage.passage_id),
-            }
-            self._issued[handle["read_token"]] = (handle, passage)
-            results.append(handle)
-        return {
-            "corpus_id": corpus,
-            "search_request_id": search_id,
-            "query": query,
-            "version": version,
-            "k": k,
-            "results": results,
-        }
+        for handle in found["results"]:
+            self._issued[handle["read_token"]] = handle
+        return found
 
     def read(self, handle: dict) -> dict:
         """Return the passage behind a handle this instance issued, with provenance and digest."""
         self._ensure_open()
         issued = self._issued.get(handle.get("read_token")) if isinstance(handle, dict) else None
-        # Compare canonical bytes, not Python equality, which would take 1.0 for 1 or True for 1.
-        if issued is None or digests.canonical_json(handle) != digests.canonical_json(issued[0]):
+        # The policy passes back the very object it was given; anything else must have the same
+        # canonical bytes (Python's == would take 1.0 for 1 or True for 1).
+        if issued is None or (handle is not issued and
+                              digests.canonical_json(handle) != digests.canonical_json(issued)):
             raise ToolFailure("handle_not_issued")
-        original, passage = issued
-        result = dict(original)
-        result["text"] = passage.text
-        result["url"] = passage.url
-        result["read_request_id"] = digests.read_request_id(original["read_token"])
-        result["result_sha256"] = digests.read_result_sha256(result)
-        return result
+        index = self._index
+        passage = index.snapshot.passage_by_id[issued["passage_id"]]
+        return index.memoized(("read", issued["read_token"]),
+                              lambda: build_read_result(issued, passage))
