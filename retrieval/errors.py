@@ -7,6 +7,7 @@ documented JSON shape. Anything else is a bug: logged, and answered with a bare 
 # Each error code and the HTTP status line it is sent with. Nothing else decides a status.
 HTTP_STATUS = {
     "invalid_content_length": "400 Bad Request",
+    "query_not_allowed": "400 Bad Request",
     "not_found": "404 Not Found",
     "method_not_allowed": "405 Method Not Allowed",
     "body_too_large": "413 Content Too Large",
@@ -50,6 +51,10 @@ class ServiceError(Exception):
 
 class InvalidContentLength(ServiceError):
     code = "invalid_content_length"
+
+
+class QueryNotAllowed(ServiceError):
+    code = "query_not_allowed"
 
 
 class NotFound(ServiceError):

@@ -176,12 +176,12 @@ class ServerProcess:
         raise ServerStartError(
             f"server not ready within {self.ready_timeout}s; stderr: {self.lifecycle.stderr[-2000:]}")
 
-    def stop(self) -> Lifecycle:
-        """Send SIGTERM, wait for exit (kill after stop_timeout) and record what happened."""
+    def stop(self, signum=signal.SIGTERM) -> Lifecycle:
+        """Send signum, wait for exit (kill after stop_timeout) and record what happened."""
         process = self.process
         if process is not None and process.returncode is None:
             if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
+                process.send_signal(signum)
             try:
                 process.wait(timeout=self.stop_timeout)
             except subprocess.TimeoutExpired:

@@ -13,7 +13,7 @@ from .core.service import RetrievalService
 from .core.snapshot import default_snapshot_path
 from .errors import (
     BodyTooLarge, InternalError, InvalidContentLength, MethodNotAllowed, NotFound, NotReady,
-    ServiceError, UnsupportedMediaType,
+    QueryNotAllowed, ServiceError, UnsupportedMediaType,
 )
 from .request import parse_retrieve_request
 from .response import OK, encode_error, encode_json, encode_run_result, health_body
@@ -139,6 +139,9 @@ class RetrievalApp:
         return OK, self._health, []
 
     def _retrieve(self, environ):
+        # Every input is in the body; a query string would otherwise be silently ignored.
+        if environ.get("QUERY_STRING"):
+            raise QueryNotAllowed(environ["QUERY_STRING"][:64])
         if not is_json_media_type(environ.get("CONTENT_TYPE", "")):
             raise UnsupportedMediaType(environ.get("CONTENT_TYPE", "")[:64])
         body = read_bounded_body(environ, self._body_cap)

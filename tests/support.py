@@ -46,7 +46,7 @@ class UnreadableInput:
 
 
 def call(app, method="GET", path="/health", body=b"", content_type="application/json",
-         content_length="auto", environ=None, validate=True) -> Reply:
+         content_length="auto", environ=None, validate=True, query="") -> Reply:
     """Call app in process, wrapped in wsgiref.validate.validator unless validate is False.
 
     validate=False is only for environs the validator itself rejects (a malformed
@@ -54,7 +54,7 @@ def call(app, method="GET", path="/health", body=b"", content_type="application/
     """
     env = {}
     setup_testing_defaults(env)
-    env.update(REQUEST_METHOD=method, PATH_INFO=path, QUERY_STRING="")
+    env.update(REQUEST_METHOD=method, PATH_INFO=path, QUERY_STRING=query)
     env["wsgi.input"] = io.BytesIO(body) if isinstance(body, bytes) else body
     if content_type is not None:
         env["CONTENT_TYPE"] = content_type

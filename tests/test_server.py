@@ -4,6 +4,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -129,11 +130,37 @@ class WireBytesTest(unittest.TestCase):
         second = requests.post(other.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
         self.assertEqual(first.content, second.content)
 
-    def test_sigterm_closes_the_app_and_exits_zero(self):
-        lifecycle = self.server.stop()
-        self.assertEqual(lifecycle.shutdown_exit_status, 0)
-        self.assertTrue(lifecycle.shutdown_complete_observed)
-        self.assertFalse(lifecycle.killed)
+    def test_sigterm_and_sigint_close_the_app_and_exit_zero(self):
+        other = start_server(self)
+        for server, signum in ((self.server, signal.SIGTERM), (other, signal.SIGINT)):
+            with self.subTest(signal=signum.name):
+                lifecycle = server.stop(signum)
+                self.assertEqual(lifecycle.shutdown_exit_status, 0)
+                self.assertTrue(lifecycle.shutdown_complete_observed)
+                self.assertFalse(lifecycle.killed)
+
+    def test_concurrent_requests_get_identical_bytes(self):
+        expected = requests.post(self.server.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
+        limited = requests.post(self.server.base_url + "/retrieve", json=ask(max_steps=1),
+                                timeout=DEADLINE)
+        bodies = []
+
+        def client(payload):
+            with requests.Session() as session:
+                for _ in range(10):
+                    reply = session.post(self.server.base_url + "/retrieve", json=payload,
+                                         timeout=DEADLINE)
+                    bodies.append((payload.get("max_steps"), reply.content))
+
+        threads = [threading.Thread(target=client, args=(ask(max_steps=1) if i % 2 else ask(),))
+                   for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(DEADLINE * 2)
+        self.assertEqual(len(bodies), 80)
+        for max_steps, body in bodies:
+            self.assertEqual(body, limited.content if max_steps == 1 else expected.content)
 
 
 class StartupTest(unittest.TestCase):

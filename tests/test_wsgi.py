@@ -89,6 +89,10 @@ class RoutingTest(AppTestCase):
         self.assertError(reply, 405, "method_not_allowed")
         self.assertEqual(reply.headers["Allow"], "GET, HEAD")
 
+    def test_query_string_on_retrieve_is_refused_not_ignored(self):
+        reply = self.call("POST", "/retrieve", json.dumps(ask()).encode(), query="version=3.11")
+        self.assertError(reply, 400, "query_not_allowed")
+
     def test_closed_app_is_not_ready(self):
         self.app.close()
         reply = self.call("GET", "/health")
