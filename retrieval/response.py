@@ -4,6 +4,7 @@ import json
 
 from .core import digests
 from .core.service import RunResult
+from .core.tools import ToolResult
 from .errors import ServiceError
 
 SCHEMA_VERSION = 1
@@ -20,6 +21,54 @@ _compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan
 def encode_json(value) -> bytes:
     """Serialize a response body compactly as UTF-8."""
     return _compact.encode(value).encode("utf-8")
+
+
+# Stands in for a tool result while the rest of a body is serialized. A lone surrogate cannot occur
+# in any string a body carries (strict JSON refuses them in requests and snapshots alike), so the
+# serialized slot is unambiguous.
+_SLOT = "\udfff"
+_SLOT_TEXT = _compact.encode(_SLOT)
+
+
+def _encoded(result: ToolResult) -> str:
+    text = getattr(result, "encoded", None)
+    if text is None:
+        text = result.encoded = _compact.encode(result)
+    return text
+
+
+def _splice_tool_results(body: dict) -> str:
+    """Serialize a run body, each tool result's text computed once per process and spliced in.
+
+    Tool results are most of a body's bytes, and they are shared and immutable; only the trace
+    entries and usage around them differ from request to request. They occur in exactly three
+    places: a trace entry's `result`, a read action's `handle`, and `evidence`.
+    """
+    fragments = []
+
+    def slot(result):
+        if type(result) is not ToolResult:
+            return result
+        fragments.append(_encoded(result))
+        return _SLOT
+
+    trace = []
+    for entry in body["trace"]:
+        entry = dict(entry)
+        arguments = entry["action"]["arguments"]
+        if "handle" in arguments:
+            handle = slot(arguments["handle"])
+            entry["action"] = dict(entry["action"], arguments=dict(arguments, handle=handle))
+        if "result" in entry:
+            entry["result"] = slot(entry["result"])
+        trace.append(entry)
+    evidence = [slot(item) for item in body["evidence"]]
+    pieces = _compact.encode(dict(body, trace=trace, evidence=evidence)).split(_SLOT_TEXT)
+    spliced = [pieces[0]]
+    for fragment, piece in zip(fragments, pieces[1:]):
+        spliced.append(fragment)
+        spliced.append(piece)
+    return "".join(spliced)
 
 
 def run_result_body(result: RunResult) -> dict:
@@ -43,7 +92,8 @@ def run_result_body(result: RunResult) -> dict:
 
 def encode_run_result(result: RunResult):
     """Return the HTTP status line and body bytes of a run result, result_sha256 last."""
-    body = digests.append_result_sha256(encode_json(run_result_body(result)))
+    serialized = _splice_tool_results(run_result_body(result)).encode("utf-8")
+    body = digests.append_result_sha256(serialized)
     return RUN_HTTP_STATUS.get(result.status, OK), body
 
 

@@ -258,6 +258,19 @@ class RetrieveResponseTest(AppTestCase):
         self.assertNotEqual(self.post(ask(max_steps=7)).json()["request_id"],
                             first.json()["request_id"])
 
+    def test_body_is_exactly_the_compact_serialization_of_itself(self):
+        # Tool results are spliced in from per-process caches; whatever the question holds, the
+        # bytes must be those a plain compact json.dumps of the same document gives.
+        for question in ("write_text \\udfff \"quoted\" \u0000 \u2028", "\U0001F600 existing file",
+                         "backups \\u0000"):
+            for limits in ({}, {"max_steps": 1}, {"max_source_bytes": 200}):
+                with self.subTest(question=question, limits=limits):
+                    reply = self.post(ask(question=question, **limits))
+                    document = json.loads(reply.body)
+                    self.assertEqual(reply.body, json.dumps(
+                        document, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+                    self.assertEqual(document["request"]["question"], question)
+
     def test_non_ascii_is_sent_as_utf8(self):
         reply = self.post(ask(question="Écrire write_text — ok?"))
         self.assertIn("Écrire write_text — ok?".encode("utf-8"), reply.body)

@@ -22,13 +22,23 @@ class ToolFailure(Exception):
         self.reason = reason
 
 
-def build_search_result(index: SnapshotIndex, query: str, version: str, k: int) -> dict:
+class ToolResult(dict):
+    """A search result, read handle or read result: immutable once built, shared by requests.
+
+    The type tells the response encoder that the value never changes, so it may serialize it
+    once and keep the text in `encoded`.
+    """
+
+    __slots__ = ("encoded",)
+
+
+def build_search_result(index: SnapshotIndex, query: str, version: str, k: int) -> ToolResult:
     """Rank passages of exactly this version; each hit is a read handle."""
     corpus = index.snapshot.corpus_id
     search_id = digests.search_request_id(corpus, query, version, k)
     results = []
     for rank, (passage, score) in enumerate(index.rank(query, version, k), start=1):
-        results.append({
+        results.append(ToolResult({
             "corpus_id": corpus,
             "search_request_id": search_id,
             "passage_id": passage.passage_id,
@@ -43,20 +53,20 @@ def build_search_result(index: SnapshotIndex, query: str, version: str, k: int) 
             "native_score": score,
             "rank": rank,
             "read_token": digests.read_token(search_id, passage.passage_id),
-        })
-    return {
+        }))
+    return ToolResult({
         "corpus_id": corpus,
         "search_request_id": search_id,
         "query": query,
         "version": version,
         "k": k,
         "results": results,
-    }
+    })
 
 
-def build_read_result(handle: dict, passage) -> dict:
+def build_read_result(handle: dict, passage) -> ToolResult:
     """Return the handle's fields plus the passage text, its URL and the result's digests."""
-    result = dict(handle)
+    result = ToolResult(handle)
     result["text"] = passage.text
     result["url"] = passage.url
     result["read_request_id"] = digests.read_request_id(handle["read_token"])
