@@ -1,6 +1,7 @@
 """Serving the app with Waitress: listening socket, body cap, signals, orderly shutdown."""
 
 import importlib
+import logging
 import signal
 import socket
 import sys
@@ -22,8 +23,19 @@ def _exit_on_sigterm(signum, frame):
     raise SystemExit(0)
 
 
+def configure_logging():
+    """Log Waitress's messages to stderr, without its per-request queue-depth warnings."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Waitress warns "Task queue depth is N" for every request that waits for a worker. With the
+    # one worker thread this service ships with, waiting is the normal case: under load that is
+    # thousands of lines a second, which fills logs and costs throughput.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+
+
 def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
     """Serve app until SIGTERM or SIGINT, then close it; return the process exit code."""
+    configure_logging()
     options = {
         "threads": settings.threads,
         # Far above the app's own cap, so the app's JSON 413 answers everything in between;

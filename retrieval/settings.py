@@ -31,7 +31,10 @@ class Settings:
         str, None, "Refuse to start unless the snapshot's corpus_id is exactly this.")
     host: str = _setting(str, "127.0.0.1", "Address `retrieval serve` listens on.")
     port: int = _setting(int, 8765, "Port `retrieval serve` listens on (0: any free port).")
-    threads: int = _setting(int, 4, "Waitress worker threads.")
+    # One worker measured fastest on the fixture (bench/README.md): the app is CPU-bound under
+    # the GIL, so more workers only add GIL handoffs. Re-measure for corpora where SQLite (which
+    # runs without the GIL) dominates.
+    threads: int = _setting(int, 1, "Waitress worker threads.")
     max_body_bytes: int = _setting(int, 4096, "Largest /retrieve body the app accepts, in bytes.")
     server_max_request_body_size: int = _setting(
         int, 65536, "Waitress's own body cap; bodies at or above it get Waitress's plain-text 413.")

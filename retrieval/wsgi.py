@@ -5,9 +5,9 @@ validated request -> core run -> response bytes. Each refusal happens before any
 no tool instance exists for a refused request. This module knows nothing of SQL.
 """
 
-import hashlib
 import traceback
 
+from .core import digests
 from .core.admission import Limits
 from .core.service import RetrievalService
 from .core.snapshot import default_snapshot_path
@@ -113,7 +113,7 @@ class RetrievalApp:
         headers = [
             ("Content-Type", "application/json"),
             ("Content-Length", str(len(body))),
-            (BODY_DIGEST_HEADER, hashlib.sha256(body).hexdigest()),
+            (BODY_DIGEST_HEADER, digests.sha256_hex(body)),
             *extra_headers,
         ]
         start_response(status, headers)
@@ -162,15 +162,11 @@ def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corp
     return RetrievalApp(service, settings)
 
 
-_default_app = None
-
-
 def __getattr__(name):
     # `app` is created on first access (waitress-serve resolves it before serving), so importing
     # this module for create_app() does not load a snapshot as a side effect.
-    global _default_app
     if name == "app":
-        if _default_app is None:
-            _default_app = create_app()
-        return _default_app
+        app = create_app()
+        globals()["app"] = app
+        return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
