@@ -53,9 +53,9 @@ class FailingTools(RetrievalTools):
         if self._actions == self._fail_at:
             raise ToolFailure("tool_failure")
 
-    def search(self, query, version, k):
+    def search(self, query, version, k, match="all"):
         self._maybe_fail()
-        return super().search(query, version, k)
+        return super().search(query, version, k, match)
 
     def read(self, handle):
         self._maybe_fail()

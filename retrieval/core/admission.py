@@ -7,7 +7,8 @@ the run. An admitted action stays charged even if the tool then fails.
 
 from dataclasses import dataclass
 
-from .tools import ToolFailure
+from .index import MATCH_ALL
+from .tools import ToolFailure, search_arguments
 
 
 @dataclass(frozen=True)
@@ -61,9 +62,9 @@ class AdmissionRunner:
             "delivered_source_bytes": self.delivered_source_bytes,
         }
 
-    def search(self, query: str, version: str, k: int) -> dict:
+    def search(self, query: str, version: str, k: int, match: str = MATCH_ALL) -> dict:
         """Run one admitted search, or record its denial and end the run."""
-        action = {"tool": "search", "arguments": {"query": query, "version": version, "k": k}}
+        action = {"tool": "search", "arguments": search_arguments(query, version, k, match)}
         limits = self._limits
         if self.steps >= limits.max_steps:
             self._deny(action, "max_steps")
@@ -71,7 +72,7 @@ class AdmissionRunner:
             self._deny(action, "max_searches")
         self.steps += 1
         self.searches += 1
-        return self._invoke(action, 0, self._tools.search, query, version, k)
+        return self._invoke(action, 0, self._tools.search, query, version, k, match)
 
     def read(self, handle: dict) -> dict:
         """Run one admitted read, reserving the handle's byte_count first, or record its denial."""

@@ -76,11 +76,12 @@ def passage_id(corpus: str, source_id: str, version: str, start_line: int, end_l
     })
 
 
-def search_request_id(corpus: str, query: str, version: str, k: int) -> str:
+def search_request_id(corpus: str, query: str, version: str, k: int, match: str = "all") -> str:
     """Identify one search call; equal calls on one corpus get equal ids."""
-    return tagged_digest("search_request", {
-        "corpus_id": corpus, "query": query, "version": version, "k": k,
-    })
+    inputs = {"corpus_id": corpus, "query": query, "version": version, "k": k}
+    if match != "all":  # absent for the default, so all-terms ids stay what they always were
+        inputs["match"] = match
+    return tagged_digest("search_request", inputs)
 
 
 def read_token(search_request: str, passage: str) -> str:

@@ -1,34 +1,35 @@
-"""The lexical index: SQLite FTS5 over one snapshot, built once and shared read-only.
+"""The lexical index: SQLite FTS5 over one snapshot, opened once and shared read-only.
 
-The database is built once in memory and serialized; each worker thread gets its own connection over
-a private copy of that image (sqlite3 connections must not be shared across threads). Nothing
-corpus-sized is built per request.
+A built snapshot's database file is opened immutable, once per worker thread. The JSON fixture is
+loaded into the same layout in memory once and serialized; each thread gets a private copy of that
+image (sqlite3 connections must not be shared across threads). Nothing corpus-sized is built or
+copied per request.
 """
 
 import sqlite3
 import threading
 
-from .snapshot import Snapshot
-
-_SCHEMA = "CREATE VIRTUAL TABLE passage_fts USING fts5(text, version UNINDEXED, tokenize='unicode61')"
-# rowid breaks score ties so that equal scores always rank in snapshot order.
-_RANKED = (
-    "SELECT rowid, bm25(passage_fts) AS score FROM passage_fts "
-    "WHERE passage_fts MATCH ? AND version = ? ORDER BY score, rowid LIMIT ?"
-)
+from . import database
+from .snapshot import Passage, Snapshot
 
 
-def quote_fts_terms(query: str):
-    """Turn free text into an FTS5 query of quoted terms, or None when it has no terms.
+MATCH_ALL = "all"
+MATCH_ANY = "any"
+
+
+def quote_fts_terms(query: str, match: str = MATCH_ALL):
+    """Turn a search query into an FTS5 query of quoted terms, or None when it has no terms.
 
     Every whitespace-separated term becomes one FTS5 string (inner quotes doubled), so operators
     such as NEAR, OR, *, -, : or parentheses in caller or rule text are searched as text, never
-    interpreted. Terms are ANDed, FTS5's default.
+    interpreted. Terms are ANDed (FTS5's default), or ORed when match is "any": the choice is an
+    argument of the search, never something the query text can say.
     """
     terms = query.split()
     if not terms:
         return None
-    return " ".join('"' + term.replace('"', '""') + '"' for term in terms)
+    joiner = " OR " if match == MATCH_ANY else " "
+    return joiner.join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
 class IndexClosed(RuntimeError):
@@ -51,17 +52,14 @@ class SnapshotIndex:
         self.snapshot = snapshot
         self._memo = {}
         self._memo_entries = memo_entries
-        builder = sqlite3.connect(":memory:")
-        try:
-            builder.execute(_SCHEMA)
-            builder.executemany(
-                "INSERT INTO passage_fts(rowid, text, version) VALUES (?, ?, ?)",
-                ((row, p.text, p.version) for row, p in enumerate(snapshot.passages, start=1)),
-            )
-            builder.commit()
-            self._image = builder.serialize()
-        finally:
-            builder.close()
+        self._image = None
+        if snapshot.database_path is None:
+            builder = sqlite3.connect(":memory:")
+            try:
+                database.create(builder, snapshot.passages, {"corpus_id": snapshot.corpus_id})
+                self._image = builder.serialize()
+            finally:
+                builder.close()
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections = []
@@ -74,23 +72,30 @@ class SnapshotIndex:
         with self._lock:
             if self._closed:
                 raise IndexClosed("the snapshot index is closed")
-            # check_same_thread=False only so that close() may close every thread's connection;
-            # each connection is used by the one thread that opened it.
-            conn = sqlite3.connect(":memory:", check_same_thread=False)
-            conn.deserialize(self._image)
+            if self._image is None:
+                conn = database.open_immutable(self.snapshot.database_path)
+            else:
+                # check_same_thread=False only so that close() may close every thread's
+                # connection; each connection is used by the one thread that opened it.
+                conn = sqlite3.connect(":memory:", check_same_thread=False)
+                conn.deserialize(self._image)
             conn.execute("PRAGMA query_only = ON")
             self._connections.append(conn)
         self._local.conn = conn
         return conn
 
-    def rank(self, query: str, version: str, k: int):
+    def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL):
         """Return up to k (passage, bm25 score) pairs of that version, best first."""
-        fts_query = quote_fts_terms(query)
+        fts_query = quote_fts_terms(query, match)
         if fts_query is None or k <= 0:
             return []
-        rows = self._connection().execute(_RANKED, (fts_query, version, k)).fetchall()
-        passages = self.snapshot.passages
-        return [(passages[rowid - 1], score) for rowid, score in rows]
+        rows = self._connection().execute(database.RANKED, (fts_query, version, k)).fetchall()
+        return [(database.passage_from_row(row), row[-1]) for row in rows]
+
+    def passage(self, passage_id: str) -> Passage:
+        """Return the passage with this id, or None."""
+        row = self._connection().execute(database.BY_PASSAGE_ID, (passage_id,)).fetchone()
+        return database.passage_from_row(row) if row is not None else None
 
     def memoized(self, key, compute):
         """Return the memoized value for key, computing (and, while there is room, keeping) it."""

@@ -6,7 +6,7 @@ served under an identity it no longer has.
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -78,10 +78,8 @@ class Snapshot:
     passages: tuple
     rules: tuple
     fallback: Rule
-    passage_by_id: dict = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "passage_by_id", {p.passage_id: p for p in self.passages})
+    # Built snapshots keep their passages in this SQLite file instead of `passages`.
+    database_path: Optional[str] = None
 
     def select_rule(self, question: str) -> Rule:
         """Return the first rule whose phrase occurs in the question, else the fallback."""

@@ -11,7 +11,7 @@ the module-level functions below and memoized in the shared index.
 import sqlite3
 
 from . import digests
-from .index import SnapshotIndex
+from .index import MATCH_ALL, SnapshotIndex
 
 
 class ToolFailure(Exception):
@@ -32,12 +32,21 @@ class ToolResult(dict):
     __slots__ = ("encoded",)
 
 
-def build_search_result(index: SnapshotIndex, query: str, version: str, k: int) -> ToolResult:
+def search_arguments(query: str, version: str, k: int, match: str = MATCH_ALL) -> dict:
+    """Return a search's arguments as traced; `match` appears only when it is not the default."""
+    arguments = {"query": query, "version": version, "k": k}
+    if match != MATCH_ALL:
+        arguments["match"] = match
+    return arguments
+
+
+def build_search_result(index: SnapshotIndex, query: str, version: str, k: int,
+                        match: str = MATCH_ALL) -> ToolResult:
     """Rank passages of exactly this version; each hit is a read handle."""
     corpus = index.snapshot.corpus_id
-    search_id = digests.search_request_id(corpus, query, version, k)
+    search_id = digests.search_request_id(corpus, query, version, k, match)
     results = []
-    for rank, (passage, score) in enumerate(index.rank(query, version, k), start=1):
+    for rank, (passage, score) in enumerate(index.rank(query, version, k, match), start=1):
         results.append(ToolResult({
             "corpus_id": corpus,
             "search_request_id": search_id,
@@ -57,9 +66,7 @@ def build_search_result(index: SnapshotIndex, query: str, version: str, k: int) 
     return ToolResult({
         "corpus_id": corpus,
         "search_request_id": search_id,
-        "query": query,
-        "version": version,
-        "k": k,
+        **search_arguments(query, version, k, match),
         "results": results,
     })
 
@@ -97,13 +104,13 @@ class RetrievalTools:
         if self.closed:
             raise ToolFailure("tools_closed")
 
-    def search(self, query: str, version: str, k: int) -> dict:
+    def search(self, query: str, version: str, k: int, match: str = MATCH_ALL) -> dict:
         """Rank passages of exactly this version and issue a read handle for each hit."""
         self._ensure_open()
         index = self._index
         try:
-            found = index.memoized(("search", query, version, k),
-                                   lambda: build_search_result(index, query, version, k))
+            found = index.memoized(("search", query, version, k, match),
+                                   lambda: build_search_result(index, query, version, k, match))
         except sqlite3.Error:
             raise ToolFailure("tool_failure") from None
         for handle in found["results"]:
@@ -120,6 +127,14 @@ class RetrievalTools:
                               digests.canonical_json(handle) != digests.canonical_json(issued)):
             raise ToolFailure("handle_not_issued")
         index = self._index
-        passage = index.snapshot.passage_by_id[issued["passage_id"]]
-        return index.memoized(("read", issued["read_token"]),
-                              lambda: build_read_result(issued, passage))
+
+        def build():
+            passage = index.passage(issued["passage_id"])
+            if passage is None:
+                raise ToolFailure("passage_missing")
+            return build_read_result(issued, passage)
+
+        try:
+            return index.memoized(("read", issued["read_token"]), build)
+        except sqlite3.Error:
+            raise ToolFailure("tool_failure") from None
