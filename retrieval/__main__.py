@@ -49,6 +49,50 @@ def _seal(args) -> int:
     return 0
 
 
+def _pairs(values, flag):
+    pairs = {}
+    for value in values or []:
+        key, sep, rest = value.partition("=")
+        if not sep or not key or not rest:
+            raise ValueError(f"{flag} takes VERSION=VALUE, not {value!r}")
+        if key in pairs:
+            raise ValueError(f"{flag} {key} given twice")
+        pairs[key] = rest
+    return pairs
+
+
+def _build(args) -> int:
+    from .build.builder import SourceTree, build_snapshot
+    from .core.snapshot import VERSION_PATTERN
+
+    sources = _pairs(args.source, "--source")
+    base_urls = _pairs(args.base_url, "--base-url")
+    if not sources:
+        raise ValueError("give at least one --source VERSION=PATH")
+    if set(sources) != set(base_urls):
+        raise ValueError("every --source version needs exactly one --base-url, and no other")
+    for version, url in base_urls.items():
+        if not VERSION_PATTERN.fullmatch(version):
+            raise ValueError(f"version {version!r} is not two dot-separated runs of 1-3 digits")
+        if not url.endswith("/"):
+            raise ValueError(f"--base-url {version}={url} must end with '/'")
+    policy = loads_strict(Path(args.policy).read_bytes()) if args.policy else None
+    trees = [SourceTree(v, sources[v], base_urls[v]) for v in sorted(sources)]
+    manifest = build_snapshot(trees, args.out, policy)
+    print(manifest["corpus_id"])
+    return 0
+
+
+def _verify(args) -> int:
+    from .core.snapshot_directory import verify_snapshot_directory
+
+    problems = verify_snapshot_directory(args.snapshot)
+    for line in problems[:50]:
+        print(line)
+    print("verified" if not problems else f"rejected: {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Declare the commands and their flags."""
     parser = argparse.ArgumentParser(prog="retrieval")
@@ -70,6 +114,17 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="re-verify a result saved by run_scenarios.py")
     check.add_argument("result")
     check.set_defaults(run=_check)
+
+    build = commands.add_parser("build", help="build a snapshot directory from documentation")
+    build.add_argument("--source", action="append", metavar="VERSION=PATH", required=True)
+    build.add_argument("--base-url", action="append", metavar="VERSION=URL", required=True)
+    build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
+    build.add_argument("--out", required=True, help="snapshot directory to write")
+    build.set_defaults(run=_build)
+
+    verify = commands.add_parser("verify", help="recompute every digest of a snapshot directory")
+    verify.add_argument("snapshot")
+    verify.set_defaults(run=_verify)
 
     seal = commands.add_parser("seal", help="fill in a snapshot's digests")
     seal.add_argument("input")

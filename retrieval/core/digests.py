@@ -42,9 +42,14 @@ def sha256_hex(data: bytes) -> str:
     return h.hexdigest()
 
 
+def tagged_hasher(tag: str):
+    """Return a SHA-256 object already fed the domain tag, for inputs streamed piece by piece."""
+    return hashlib.sha256(b"retrieval/v1/" + tag.encode("ascii") + b"\n")
+
+
 def tagged_digest(tag: str, inputs) -> str:
     """Return SHA-256 over a domain tag and the canonical JSON of the inputs."""
-    h = hashlib.sha256(b"retrieval/v1/" + tag.encode("ascii") + b"\n")
+    h = tagged_hasher(tag)
     _update(h, canonical_json(inputs))
     return h.hexdigest()
 

@@ -25,12 +25,12 @@ def run_rule(rule: Rule, version: str, runner: AdmissionRunner, evidence: list) 
     read_passages = set()
     for round_number in range(1, rule.max_rounds + 1):
         if round_number == 1:
-            query = rule.initial_query
+            query, match = rule.initial_query, rule.initial_match
         elif rule.refinement_query is None:
             return Outcome("incomplete", "no_refinement_rule")
         else:
-            query = rule.refinement_query
-        found = runner.search(query, version, SEARCH_K)
+            query, match = rule.refinement_query, "all"
+        found = runner.search(query, version, SEARCH_K, match)
         handle = next(
             (hit for hit in found["results"] if hit["passage_id"] not in read_passages), None)
         if handle is None:

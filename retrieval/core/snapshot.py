@@ -6,7 +6,7 @@ served under an identity it no longer has.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
@@ -44,30 +44,69 @@ class Passage:
     byte_count: int
 
 
+FIXED = "fixed"
+QUESTION_TERMS = "question_terms"
+MAX_QUESTION_TERMS = 16
+_WORD = re.compile(r"\w+")
+
+
+def question_terms(question: str, stop_words) -> str:
+    """Derive a query from the question's own words: case-folded, stop words out, first use kept.
+
+    Words are runs of letters, digits and underscores, so no punctuation (quotes, `*`, `-`, `:`,
+    parentheses) survives, and case-folding means no word can be an FTS5 operator.
+    """
+    terms = []
+    for word in _WORD.findall(question.casefold()):
+        if word not in stop_words and word not in terms:
+            terms.append(word)
+    return " ".join(terms[:MAX_QUESTION_TERMS])
+
+
 @dataclass(frozen=True)
 class Rule:
-    """A scripted query plan chosen by phrases in the question."""
+    """A scripted query plan chosen by phrases in the question.
+
+    A `question_terms` rule (only as the fallback) has no fixed initial query: it searches for
+    any of the question's own words; refinement and marker are fixed data as for every rule.
+    """
 
     name: str
     phrases: tuple
-    initial_query: str
+    initial_query: Optional[str]
     refinement_query: Optional[str]
     required_marker: Optional[str]
     max_rounds: int
+    kind: str = FIXED
+    stop_words: frozenset = frozenset()
+
+    @property
+    def initial_match(self) -> str:
+        """Return whether the first search needs all its terms or any of them."""
+        return "any" if self.kind == QUESTION_TERMS else "all"
 
     def matches(self, folded_question: str) -> bool:
         """Tell whether the case-folded question contains any of this rule's phrases."""
         return any(phrase in folded_question for phrase in self.phrases)
 
+    def for_question(self, question: str) -> "Rule":
+        """Return the rule with its initial query settled for this question."""
+        if self.kind != QUESTION_TERMS:
+            return self
+        return replace(self, initial_query=question_terms(question, self.stop_words))
+
     def describe(self) -> dict:
         """Return the rule as the response's `policy` section shows it."""
-        return {
+        described = {
             "name": self.name,
             "initial_query": self.initial_query,
             "refinement_query": self.refinement_query,
             "required_marker": self.required_marker,
             "max_rounds": self.max_rounds,
         }
+        if self.kind != FIXED:
+            described["kind"] = self.kind
+        return described
 
 
 @dataclass(frozen=True)
@@ -80,6 +119,8 @@ class Snapshot:
     fallback: Rule
     # Built snapshots keep their passages in this SQLite file instead of `passages`.
     database_path: Optional[str] = None
+    # ({"version", "passages", "sources"}, ...) in version order, for /corpus.
+    versions: tuple = ()
 
     def select_rule(self, question: str) -> Rule:
         """Return the first rule whose phrase occurs in the question, else the fallback."""
@@ -87,7 +128,7 @@ class Snapshot:
         for rule in self.rules:
             if rule.matches(folded):
                 return rule
-        return self.fallback
+        return self.fallback.for_question(question)
 
 
 # --- schema checks -----------------------------------------------------------------------------
@@ -133,7 +174,21 @@ _RULE_FIELDS = ("name", "phrases", "initial_query", "refinement_query", "require
 
 
 def _rule(raw, where, *, fallback=False):
-    _object(raw, where, _RULE_FIELDS)
+    _object(raw, where, _RULE_FIELDS, ("kind", "stop_words") if fallback else ())
+    kind = raw.get("kind", FIXED)
+    if kind not in (FIXED, QUESTION_TERMS):
+        _fail(f"{where}.kind", f"must be {FIXED!r} or {QUESTION_TERMS!r}")
+    stop_words = raw.get("stop_words", [])
+    if kind == QUESTION_TERMS:
+        if raw["initial_query"] is not None:
+            _fail(f"{where}.initial_query", "must be null: question_terms derives it")
+        if not isinstance(stop_words, list):
+            _fail(f"{where}.stop_words", "must be a list")
+        for i, word in enumerate(stop_words):
+            if not isinstance(word, str) or word != word.casefold() or not word.strip():
+                _fail(f"{where}.stop_words[{i}]", "must be a non-empty case-folded string")
+    elif "stop_words" in raw:
+        _fail(f"{where}.stop_words", "only a question_terms fallback has stop words")
     phrases = raw["phrases"]
     if not isinstance(phrases, list) or (not fallback and not phrases):
         _fail(f"{where}.phrases", "must be a non-empty list" if not fallback else "must be a list")
@@ -146,11 +201,19 @@ def _rule(raw, where, *, fallback=False):
     return Rule(
         name=_string(raw["name"], f"{where}.name"),
         phrases=tuple(phrases),
-        initial_query=_string(raw["initial_query"], f"{where}.initial_query"),
+        initial_query=(None if kind == QUESTION_TERMS
+                       else _string(raw["initial_query"], f"{where}.initial_query")),
         refinement_query=_string(raw["refinement_query"], f"{where}.refinement_query", allow_none=True),
         required_marker=_string(raw["required_marker"], f"{where}.required_marker", allow_none=True),
         max_rounds=_integer(raw["max_rounds"], f"{where}.max_rounds", 1),
+        kind=kind,
+        stop_words=frozenset(stop_words),
     )
+
+
+def parse_policy(raw):
+    """Validate a policy document; return (rules, fallback)."""
+    return _policy(raw)
 
 
 def _policy(raw):
@@ -184,6 +247,25 @@ def _passage_content(raw, where):
     }
 
 
+def compute_corpus_id(passages_content, policy_raw) -> str:
+    """Return corpus_id = digests.corpus_id(identity_content(...)), streamed passage by passage.
+
+    The canonical JSON of the identity is produced piece by piece in its sorted key order, so a
+    corpus of any size is identified without holding its serialization in memory.
+    """
+    canonical = digests.canonical_json
+    h = digests.tagged_hasher("corpus")
+    h.update(b'{"bm25":' + canonical(BM25) + b',"format":' + canonical(SNAPSHOT_FORMAT)
+             + b',"passages":[')
+    for position, content in enumerate(passages_content):
+        if position:
+            h.update(b",")
+        h.update(canonical(dict(content, text_sha256=digests.text_sha256(content["text"]))))
+    h.update(b'],"policy":' + canonical(policy_raw) + b',"schema_version":'
+             + canonical(SCHEMA_VERSION) + b',"tokenizer":' + canonical(TOKENIZER) + b"}")
+    return h.hexdigest()
+
+
 def identity_content(passages_content, policy_raw) -> dict:
     """Return what corpus_id is computed over: passage content in order, BM25 setup and policy."""
     return {
@@ -199,7 +281,8 @@ def identity_content(passages_content, policy_raw) -> dict:
     }
 
 
-def _derived_passage(corpus, content):
+def derive_passage(corpus, content) -> Passage:
+    """Complete a passage's content with its digests within one corpus."""
     text_digest = digests.text_sha256(content["text"])
     return Passage(
         passage_id=digests.passage_id(
@@ -230,10 +313,10 @@ def seal_snapshot(document: dict) -> dict:
         raw.update(passage_id="0" * 64, text_sha256="0" * 64)
         contents.append(_passage_content(raw, f"passages[{i}]"))
     _policy(document["policy"])
-    corpus = digests.corpus_id(identity_content(contents, document["policy"]))
+    corpus = compute_corpus_id(contents, document["policy"])
     sealed_passages = []
     for content in contents:
-        passage = _derived_passage(corpus, content)
+        passage = derive_passage(corpus, content)
         sealed_passages.append({
             "passage_id": passage.passage_id, **content, "text_sha256": passage.text_sha256,
         })
@@ -274,7 +357,7 @@ def parse_snapshot(document) -> Snapshot:
             _fail(f"{where}.text_sha256", "does not match the passage text")
         contents.append(content)
 
-    corpus = digests.corpus_id(identity_content(contents, document["policy"]))
+    corpus = compute_corpus_id(contents, document["policy"])
     if corpus != claimed_corpus:
         _fail("corpus_id", f"does not match the content (content digests to {corpus})")
 
@@ -283,7 +366,7 @@ def parse_snapshot(document) -> Snapshot:
     source_digests = {}
     for i, (raw, content) in enumerate(zip(document["passages"], contents)):
         where = f"passages[{i}]"
-        passage = _derived_passage(corpus, content)
+        passage = derive_passage(corpus, content)
         if raw["passage_id"] != passage.passage_id:
             _fail(f"{where}.passage_id", "does not match the passage content")
         if passage.passage_id in seen_ids:
@@ -294,12 +377,34 @@ def parse_snapshot(document) -> Snapshot:
             _fail(f"{where}.source_sha256",
                   f"differs from an earlier passage of source {passage.source_id!r} {passage.version}")
         passages.append(passage)
-    return Snapshot(corpus_id=corpus, passages=tuple(passages), rules=rules, fallback=fallback)
+    return Snapshot(corpus_id=corpus, passages=tuple(passages), rules=rules, fallback=fallback,
+                    versions=summarize_versions((p.version, p.source_id, 1) for p in passages))
+
+
+def summarize_versions(counts) -> tuple:
+    """Sum (version, source_id, passages) counts per version, in version order."""
+    passages, sources = {}, {}
+    for version, source_id, count in counts:
+        passages[version] = passages.get(version, 0) + count
+        sources.setdefault(version, set()).add(source_id)
+    return tuple({"version": v, "passages": passages[v], "sources": len(sources[v])}
+                 for v in sorted(passages, key=_version_key))
+
+
+def _version_key(version):
+    major, _, minor = version.partition(".")
+    return int(major), int(minor)
 
 
 def load_snapshot(path, expect_corpus_id: Optional[str] = None) -> Snapshot:
-    """Read, validate and identify a snapshot file; refuse one whose identity is not the pinned one."""
+    """Read, validate and identify a snapshot (JSON file or built directory); check the pin."""
     path = Path(path)
+    if path.is_dir():
+        from .snapshot_directory import load_snapshot_directory  # it builds on this module
+
+        snapshot = load_snapshot_directory(path)
+        _check_pin(path, snapshot, expect_corpus_id)
+        return snapshot
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -312,10 +417,14 @@ def load_snapshot(path, expect_corpus_id: Optional[str] = None) -> Snapshot:
         snapshot = parse_snapshot(document)
     except SnapshotError as exc:
         raise SnapshotError(f"{path}: {exc}") from None
+    _check_pin(path, snapshot, expect_corpus_id)
+    return snapshot
+
+
+def _check_pin(path, snapshot, expect_corpus_id):
     if expect_corpus_id is not None and snapshot.corpus_id != expect_corpus_id:
         raise SnapshotError(
             f"{path}: corpus_id {snapshot.corpus_id} is not the expected {expect_corpus_id}")
-    return snapshot
 
 
 def default_snapshot_path() -> Path:

@@ -1,0 +1,133 @@
+"""Built snapshots: a directory holding a manifest and one SQLite database of passages.
+
+The manifest says what the database must contain (corpus_id, per version and per source the
+passage counts and source digests, the policy); loading checks the two against each other and
+refuses a mismatch. Loading does not re-hash every passage, so start-up stays cheap whatever the
+corpus size; `verify_snapshot_directory` (`python -m retrieval verify DIR`) recomputes everything.
+"""
+
+import sqlite3
+from pathlib import Path
+
+from . import database, digests
+from .snapshot import (
+    BM25, SCHEMA_VERSION, TOKENIZER, Snapshot, SnapshotError, compute_corpus_id, parse_policy,
+    summarize_versions,
+)
+from .strict_json import StrictJSONError, loads_strict
+
+DIRECTORY_FORMAT = "retrieval-snapshot-directory"
+MANIFEST = "manifest.json"
+DATABASE = "passages.sqlite"
+_MANIFEST_FIELDS = ("format", "schema_version", "corpus_id", "tokenizer", "bm25", "database",
+                    "versions", "sources", "policy")
+
+
+def manifest_for(corpus_id, versions, sources, policy_raw, base_urls) -> dict:
+    """Return the manifest of a built snapshot; equal inputs give an equal manifest."""
+    return {
+        "format": DIRECTORY_FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "corpus_id": corpus_id,
+        "tokenizer": TOKENIZER,
+        "bm25": BM25,
+        "database": DATABASE,
+        "versions": [dict(entry, base_url=base_urls[entry["version"]]) for entry in versions],
+        "sources": sources,
+        "policy": policy_raw,
+    }
+
+
+def source_summary(conn) -> list:
+    """Return per (version, source) its digest and passage count, as the manifest lists them."""
+    return [{"version": version, "source_id": source_id, "sha256": sha256, "passages": count}
+            for version, source_id, sha256, count in conn.execute(database.SOURCE_SUMMARY)]
+
+
+def read_manifest(directory: Path) -> dict:
+    """Read and shape-check a snapshot directory's manifest."""
+    path = directory / MANIFEST
+    try:
+        manifest = loads_strict(path.read_bytes())
+    except OSError as exc:
+        raise SnapshotError(f"{path}: cannot read manifest: {exc.strerror or exc}") from None
+    except StrictJSONError as exc:
+        raise SnapshotError(f"{path}: not strict JSON: {exc}") from None
+    if not isinstance(manifest, dict) or sorted(manifest) != sorted(_MANIFEST_FIELDS):
+        raise SnapshotError(f"{path}: a manifest has exactly the fields {', '.join(_MANIFEST_FIELDS)}")
+    expected = {"format": DIRECTORY_FORMAT, "schema_version": SCHEMA_VERSION,
+                "tokenizer": TOKENIZER, "bm25": BM25, "database": DATABASE}
+    for key, value in expected.items():
+        if manifest[key] != value:
+            raise SnapshotError(f"{path}: {key} must be {value!r}")
+    return manifest
+
+
+def load_snapshot_directory(directory) -> Snapshot:
+    """Open a built snapshot, checking its manifest against its database."""
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    try:
+        rules, fallback = parse_policy(manifest["policy"])
+    except SnapshotError as exc:
+        raise SnapshotError(f"{directory / MANIFEST}: {exc}") from None
+    db_path = directory / DATABASE
+    if not db_path.is_file():
+        raise SnapshotError(f"{db_path}: database missing")
+    try:
+        conn = database.open_immutable(db_path)
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM meta"))
+            sources = source_summary(conn)
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise SnapshotError(f"{db_path}: not a snapshot database: {exc}") from None
+    if meta.get("corpus_id") != manifest["corpus_id"]:
+        raise SnapshotError(f"{db_path}: corpus_id {meta.get('corpus_id')} does not match the "
+                            f"manifest's {manifest['corpus_id']}")
+    if sources != manifest["sources"]:
+        raise SnapshotError(f"{db_path}: passages per source do not match the manifest")
+    versions = summarize_versions(
+        (entry["version"], entry["source_id"], entry["passages"]) for entry in sources)
+    if [{k: v for k, v in entry.items() if k != "base_url"} for entry in manifest["versions"]] \
+            != list(versions):
+        raise SnapshotError(f"{db_path}: passages per version do not match the manifest")
+    return Snapshot(corpus_id=manifest["corpus_id"], passages=(), rules=rules, fallback=fallback,
+                    database_path=str(db_path), versions=versions)
+
+
+def verify_snapshot_directory(directory) -> list:
+    """Recompute every digest of a built snapshot; return one line per problem (empty: verified)."""
+    directory = Path(directory)
+    snapshot = load_snapshot_directory(directory)
+    manifest = read_manifest(directory)
+    problems = []
+    conn = database.open_immutable(snapshot.database_path)
+    try:
+        rows = conn.execute(database.IN_ORDER).fetchall()
+    finally:
+        conn.close()
+    contents = [dict(zip(database.PASSAGE_COLUMNS, row)) for row in rows]
+    identity = [{key: c[key] for key in ("source_id", "version", "url", "start_line", "end_line",
+                                          "text", "source_sha256")} for c in contents]
+    corpus = compute_corpus_id(identity, manifest["policy"])
+    if corpus != manifest["corpus_id"]:
+        problems.append(f"corpus_id: content digests to {corpus}, manifest says "
+                        f"{manifest['corpus_id']}")
+    for row in contents:
+        where = f"{row['version']} {row['source_id']}:{row['start_line']}"
+        text_digest = digests.text_sha256(row["text"])
+        expected = {
+            "text_sha256": text_digest,
+            "byte_count": len(row["text"].encode("utf-8")),
+            "document_revision": digests.document_revision(
+                row["source_id"], row["version"], row["source_sha256"]),
+            "passage_id": digests.passage_id(
+                manifest["corpus_id"], row["source_id"], row["version"], row["start_line"],
+                row["end_line"], text_digest),
+        }
+        for key, value in expected.items():
+            if row[key] != value:
+                problems.append(f"{where}: {key} does not recompute")
+    return problems
