@@ -1,7 +1,5 @@
 """The bytes of every response body: run results and errors, compact JSON, digests included."""
 
-import json
-
 from .core import digests
 from .core.service import RunResult
 from .core.tools import ToolResult
@@ -15,26 +13,16 @@ HEALTH_MODE = "offline-scripted-retrieval"
 RUN_HTTP_STATUS = {"failed": "503 Service Unavailable"}
 OK = "200 OK"
 
-_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
 def encode_json(value) -> bytes:
     """Serialize a response body compactly as UTF-8."""
-    return _compact.encode(value).encode("utf-8")
+    return digests.compact_json_text(value).encode("utf-8")
 
 
 # Stands in for a tool result while the rest of a body is serialized. A lone surrogate cannot occur
 # in any string a body carries (strict JSON refuses them in requests and snapshots alike), so the
 # serialized slot is unambiguous.
 _SLOT = "\udfff"
-_SLOT_TEXT = _compact.encode(_SLOT)
-
-
-def _encoded(result: ToolResult) -> str:
-    text = getattr(result, "encoded", None)
-    if text is None:
-        text = result.encoded = _compact.encode(result)
-    return text
+_SLOT_TEXT = digests.compact_json_text(_SLOT)
 
 
 def _splice_tool_results(body: dict) -> str:
@@ -49,7 +37,7 @@ def _splice_tool_results(body: dict) -> str:
     def slot(result):
         if type(result) is not ToolResult:
             return result
-        fragments.append(_encoded(result))
+        fragments.append(result.encoded)
         return _SLOT
 
     trace = []
@@ -63,7 +51,7 @@ def _splice_tool_results(body: dict) -> str:
             entry["result"] = slot(entry["result"])
         trace.append(entry)
     evidence = [slot(item) for item in body["evidence"]]
-    pieces = _compact.encode(dict(body, trace=trace, evidence=evidence)).split(_SLOT_TEXT)
+    pieces = digests.compact_json_text(dict(body, trace=trace, evidence=evidence)).split(_SLOT_TEXT)
     spliced = [pieces[0]]
     for fragment, piece in zip(fragments, pieces[1:]):
         spliced.append(fragment)
@@ -100,6 +88,11 @@ def encode_run_result(result: RunResult):
 def encode_error(error: ServiceError) -> bytes:
     """Return the body bytes of a refused request."""
     return encode_json(error.to_body())
+
+
+def corpus_body(snapshot) -> dict:
+    """Return the /corpus body: which corpus and exactly which versions it serves."""
+    return {"corpus_id": snapshot.corpus_id, "versions": list(snapshot.versions)}
 
 
 def health_body(corpus_id) -> dict:

@@ -58,6 +58,10 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         server.close()
+        cache_stats = getattr(app, "cache_stats", None)
+        stats = cache_stats() if cache_stats is not None else None
+        if stats is not None:
+            print(f"retrieval: result cache {stats.as_dict()}", file=log, flush=True)
         close = getattr(app, "close", None)
         if close is not None:
             close()

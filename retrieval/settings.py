@@ -38,6 +38,10 @@ class Settings:
     max_body_bytes: int = _setting(int, 4096, "Largest /retrieve body the app accepts, in bytes.")
     server_max_request_body_size: int = _setting(
         int, 65536, "Waitress's own body cap; bodies at or above it get Waitress's plain-text 413.")
+    cache_entries: int = _setting(
+        int, 4096, "Most search and read results memoized per process (0: none).")
+    cache_bytes: int = _setting(
+        int, 32 * 1024 * 1024, "Most characters of serialized results memoized per process.")
     max_steps_limit: int = _setting(int, 64, "Largest max_steps a request may ask for.")
     max_searches_limit: int = _setting(int, 32, "Largest max_searches a request may ask for.")
     max_reads_limit: int = _setting(int, 32, "Largest max_reads a request may ask for.")

@@ -16,12 +16,14 @@ from .errors import (
     QueryNotAllowed, ServiceError, UnsupportedMediaType,
 )
 from .request import parse_retrieve_request
-from .response import OK, encode_error, encode_json, encode_run_result, health_body
+from .response import OK, corpus_body, encode_error, encode_json, encode_run_result, \
+    health_body
 from .settings import Settings, load_settings
 
 BODY_DIGEST_HEADER = "X-Retrieval-Body-SHA256"
 _ROUTES = {
     "/health": ("GET", "HEAD"),
+    "/corpus": ("GET", "HEAD"),
     "/retrieve": ("POST",),
 }
 
@@ -87,12 +89,18 @@ class RetrievalApp:
             max_source_bytes=settings.max_source_bytes_limit,
         )
         self._health = encode_json(health_body(service.corpus_id))
+        self._corpus = encode_json(corpus_body(service.snapshot))
 
     @property
     def corpus_id(self):
         """Return the served corpus_id, or None once closed."""
         service = self._service
         return service.corpus_id if service is not None else None
+
+    def cache_stats(self):
+        """Return the result memo's counters, or None once closed."""
+        service = self._service
+        return service.memo.stats() if service is not None else None
 
     def close(self):
         """Release the snapshot; /health reports not_ready from now on."""
@@ -131,6 +139,10 @@ class RetrievalApp:
             raise MethodNotAllowed(allowed)
         if path == "/health":
             return self._health_response()
+        if path == "/corpus":
+            if self._service is None:
+                raise NotReady("application closed")
+            return OK, self._corpus, []
         return self._retrieve(environ)
 
     def _health_response(self):
@@ -158,7 +170,8 @@ def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corp
     settings = settings or load_settings()
     path = snapshot_path or settings.snapshot or default_snapshot_path()
     service = RetrievalService.from_path(
-        path, expect_corpus_id or settings.expect_corpus_id, tool_factory)
+        path, expect_corpus_id or settings.expect_corpus_id, tool_factory,
+        memo_entries=settings.cache_entries, memo_bytes=settings.cache_bytes)
     return RetrievalApp(service, settings)
 
 

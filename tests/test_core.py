@@ -83,7 +83,7 @@ class ToolsTest(unittest.TestCase):
     def setUp(self):
         self.service = fixture_service()
         self.addCleanup(self.service.close)
-        self.tools = RetrievalTools(self.service.index)
+        self.tools = RetrievalTools(self.service.index, self.service.memo)
         self.addCleanup(self.tools.close)
 
     def test_search_hits_are_read_handles_with_documented_ids(self):
@@ -123,7 +123,7 @@ class ToolsTest(unittest.TestCase):
                 with self.assertRaises(ToolFailure) as caught:
                     self.tools.read(candidate)
                 self.assertEqual(caught.exception.reason, "handle_not_issued")
-        other = RetrievalTools(self.service.index)
+        other = RetrievalTools(self.service.index, self.service.memo)
         self.addCleanup(other.close)
         with self.assertRaises(ToolFailure):
             other.read(handle)  # issued by another request's tools
@@ -141,7 +141,7 @@ class AdmissionTest(unittest.TestCase):
     def setUp(self):
         self.service = fixture_service()
         self.addCleanup(self.service.close)
-        self.tools = RetrievalTools(self.service.index)
+        self.tools = RetrievalTools(self.service.index, self.service.memo)
         self.addCleanup(self.tools.close)
 
     def runner(self, *limits):
@@ -186,7 +186,7 @@ class AdmissionTest(unittest.TestCase):
                                           "delivered_source_bytes": 154})
 
     def test_failed_action_stays_charged(self):
-        tools = FailingTools(self.service.index, fail_at=2)
+        tools = FailingTools(self.service.index, self.service.memo, fail_at=2)
         self.addCleanup(tools.close)
         runner = AdmissionRunner(DEFAULTS, tools)
         handle = runner.search("text", "3.12", 2)["results"][0]

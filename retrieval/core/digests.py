@@ -13,6 +13,14 @@ _canonical_encoder = json.JSONEncoder(
 )
 
 
+_compact_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def compact_json_text(value) -> str:
+    """Serialize a JSON value the way responses are sent: compact, key order kept, no escapes."""
+    return _compact_encoder.encode(value)
+
+
 def canonical_json(value) -> bytes:
     """Serialize a JSON value canonically: sorted keys, no spaces, UTF-8, no NaN."""
     return _canonical_encoder.encode(value).encode("utf-8")

@@ -36,22 +36,11 @@ class IndexClosed(RuntimeError):
     """The index was closed; no further searches can run."""
 
 
-MEMO_ENTRIES = 4096
-
-
 class SnapshotIndex:
-    """A read-only FTS5 index of a snapshot's passages, one connection per thread.
+    """A read-only FTS5 index of a snapshot's passages, one connection per thread."""
 
-    It also memoizes tool results. Every search and read result is a pure function of the
-    snapshot and the call's arguments, so computing one once per process instead of once per
-    request changes no byte of any response. Memoized values are shared between requests and
-    must never be mutated.
-    """
-
-    def __init__(self, snapshot: Snapshot, memo_entries: int = MEMO_ENTRIES):
+    def __init__(self, snapshot: Snapshot):
         self.snapshot = snapshot
-        self._memo = {}
-        self._memo_entries = memo_entries
         self._image = None
         if snapshot.database_path is None:
             builder = sqlite3.connect(":memory:")
@@ -96,17 +85,6 @@ class SnapshotIndex:
         """Return the passage with this id, or None."""
         row = self._connection().execute(database.BY_PASSAGE_ID, (passage_id,)).fetchone()
         return database.passage_from_row(row) if row is not None else None
-
-    def memoized(self, key, compute):
-        """Return the memoized value for key, computing (and, while there is room, keeping) it."""
-        value = self._memo.get(key)
-        if value is None:
-            value = compute()
-            # Bounded, not evicting: once full, new keys are computed per call. A race between
-            # threads can only compute an equal value twice.
-            if len(self._memo) < self._memo_entries:
-                self._memo[key] = value
-        return value
 
     def close(self):
         """Close every thread's connection; later searches raise IndexClosed."""

@@ -6,9 +6,10 @@ from typing import Callable, Optional
 from . import digests
 from .admission import AdmissionRunner, Limits, RunEnded
 from .index import SnapshotIndex
+from .memo import ResultMemo
 from .policy import run_rule
 from .snapshot import Snapshot, load_snapshot
-from .tools import RetrievalTools
+from .tools import RetrievalTools, result_size
 
 
 @dataclass(frozen=True)
@@ -40,21 +41,26 @@ class RunResult:
     policy: dict
 
 
-ToolFactory = Callable[[SnapshotIndex], RetrievalTools]
+ToolFactory = Callable[[SnapshotIndex, ResultMemo], RetrievalTools]
+MEMO_ENTRIES = 4096
+MEMO_BYTES = 32 * 1024 * 1024
 
 
 class RetrievalService:
     """A loaded snapshot, its shared index, and the factory of request-local tools."""
 
-    def __init__(self, snapshot: Snapshot, tool_factory: Optional[ToolFactory] = None):
+    def __init__(self, snapshot: Snapshot, tool_factory: Optional[ToolFactory] = None,
+                 memo_entries: int = MEMO_ENTRIES, memo_bytes: int = MEMO_BYTES):
         self.snapshot = snapshot
         self.index = SnapshotIndex(snapshot)
+        self.memo = ResultMemo(memo_entries, memo_bytes, size_of=result_size)
         self._tool_factory = tool_factory or RetrievalTools
 
     @classmethod
-    def from_path(cls, path, expect_corpus_id=None, tool_factory=None) -> "RetrievalService":
-        """Load and verify a snapshot file and build its index."""
-        return cls(load_snapshot(path, expect_corpus_id), tool_factory)
+    def from_path(cls, path, expect_corpus_id=None, tool_factory=None,
+                  **memo_caps) -> "RetrievalService":
+        """Load and verify a snapshot and open its index."""
+        return cls(load_snapshot(path, expect_corpus_id), tool_factory, **memo_caps)
 
     @property
     def corpus_id(self) -> str:
@@ -65,7 +71,7 @@ class RetrievalService:
         rule = self.snapshot.select_rule(request.question)
         normalized = request.normalized()
         evidence = []
-        tools = self._tool_factory(self.index)
+        tools = self._tool_factory(self.index, self.memo)
         try:
             runner = AdmissionRunner(request.limits, tools)
             try:

@@ -12,6 +12,7 @@ import sqlite3
 
 from . import digests
 from .index import MATCH_ALL, SnapshotIndex
+from .memo import ResultMemo
 
 
 class ToolFailure(Exception):
@@ -25,11 +26,23 @@ class ToolFailure(Exception):
 class ToolResult(dict):
     """A search result, read handle or read result: immutable once built, shared by requests.
 
-    The type tells the response encoder that the value never changes, so it may serialize it
-    once and keep the text in `encoded`.
+    `encoded` is its compact JSON text, made once when it is built: responses splice that text
+    in instead of serializing the value again, and the memo counts its bytes.
     """
 
     __slots__ = ("encoded",)
+
+    @classmethod
+    def sealed(cls, fields: dict) -> "ToolResult":
+        """Return a finished result with its serialization attached."""
+        result = cls(fields)
+        result.encoded = digests.compact_json_text(result)
+        return result
+
+
+def result_size(result: ToolResult) -> int:
+    """Return the memo's measure of a result: the characters of its serialization."""
+    return len(result.encoded)
 
 
 def search_arguments(query: str, version: str, k: int, match: str = MATCH_ALL) -> dict:
@@ -47,7 +60,7 @@ def build_search_result(index: SnapshotIndex, query: str, version: str, k: int,
     search_id = digests.search_request_id(corpus, query, version, k, match)
     results = []
     for rank, (passage, score) in enumerate(index.rank(query, version, k, match), start=1):
-        results.append(ToolResult({
+        results.append(ToolResult.sealed({
             "corpus_id": corpus,
             "search_request_id": search_id,
             "passage_id": passage.passage_id,
@@ -63,7 +76,7 @@ def build_search_result(index: SnapshotIndex, query: str, version: str, k: int,
             "rank": rank,
             "read_token": digests.read_token(search_id, passage.passage_id),
         }))
-    return ToolResult({
+    return ToolResult.sealed({
         "corpus_id": corpus,
         "search_request_id": search_id,
         **search_arguments(query, version, k, match),
@@ -73,19 +86,20 @@ def build_search_result(index: SnapshotIndex, query: str, version: str, k: int,
 
 def build_read_result(handle: dict, passage) -> ToolResult:
     """Return the handle's fields plus the passage text, its URL and the result's digests."""
-    result = ToolResult(handle)
+    result = dict(handle)
     result["text"] = passage.text
     result["url"] = passage.url
     result["read_request_id"] = digests.read_request_id(handle["read_token"])
     result["result_sha256"] = digests.read_result_sha256(result)
-    return result
+    return ToolResult.sealed(result)
 
 
 class RetrievalTools:
     """Search and read over a shared index, with this request's table of issued handles."""
 
-    def __init__(self, index: SnapshotIndex):
+    def __init__(self, index: SnapshotIndex, memo: ResultMemo):
         self._index = index
+        self._memo = memo
         self._issued = {}
         self.closed = False
 
@@ -109,8 +123,9 @@ class RetrievalTools:
         self._ensure_open()
         index = self._index
         try:
-            found = index.memoized(("search", query, version, k, match),
-                                   lambda: build_search_result(index, query, version, k, match))
+            found = self._memo.get_or_compute(
+                ("search", query, version, k, match),
+                lambda: build_search_result(index, query, version, k, match))
         except sqlite3.Error:
             raise ToolFailure("tool_failure") from None
         for handle in found["results"]:
@@ -135,6 +150,6 @@ class RetrievalTools:
             return build_read_result(issued, passage)
 
         try:
-            return index.memoized(("read", issued["read_token"]), build)
+            return self._memo.get_or_compute(("read", issued["read_token"]), build)
         except sqlite3.Error:
             raise ToolFailure("tool_failure") from None
