@@ -7,7 +7,8 @@ import unittest
 
 from retrieval.core import digests
 from retrieval.core.snapshot import (
-    SnapshotError, default_snapshot_path, load_snapshot, parse_snapshot, seal_snapshot,
+    SnapshotError, compute_corpus_id, default_snapshot_path, identity_content, load_snapshot,
+    parse_snapshot, seal_snapshot,
 )
 from tests.support import fixture_document, temporary_directory, write_snapshot
 
@@ -49,6 +50,14 @@ class SnapshotIdentityTest(unittest.TestCase):
         reordered["passages"].reverse()
         ids = {base} | {seal_snapshot(d)["corpus_id"] for d in (edited_text, edited_rule, reordered)}
         self.assertEqual(len(ids), 4)
+
+    def test_streamed_corpus_id_equals_the_whole_document_digest(self):
+        document = fixture_document()
+        contents = [{k: v for k, v in p.items() if k not in ("passage_id", "text_sha256")}
+                    for p in document["passages"]]
+        whole = digests.corpus_id(identity_content(contents, document["policy"]))
+        self.assertEqual(compute_corpus_id(contents, document["policy"]), whole)
+        self.assertEqual(whole, document["corpus_id"])
 
     def test_digests_of_different_kinds_never_share_inputs(self):
         inputs = {"read_token": "x"}
@@ -106,6 +115,38 @@ class SnapshotRefusalTest(unittest.TestCase):
                      source_sha256="1" * 64)
         document["passages"].append(extra)
         self.refused(seal_snapshot(document), "source_sha256")
+
+
+class QuestionTermsPolicyTest(unittest.TestCase):
+    def fallback(self, **fields):
+        document = fixture_document()
+        document["policy"]["fallback"] = dict(
+            name="question-terms", kind="question_terms", phrases=[], initial_query=None,
+            refinement_query="overwritten", required_marker="overwritten", max_rounds=2,
+            stop_words=["the", "a", "of", "does"], **fields)
+        return document
+
+    def test_derives_case_folded_words_without_stop_words_or_punctuation(self):
+        snapshot = parse_snapshot(seal_snapshot(self.fallback()))
+        rule = snapshot.select_rule('Does THE "pathlib" NEAR(a) module* of -the- Path: path?')
+        self.assertEqual(rule.initial_query, "pathlib near module path")
+        self.assertEqual(rule.initial_match, "any")
+        self.assertEqual(rule.describe()["kind"], "question_terms")
+        self.assertEqual(snapshot.select_rule("write_text?").name, "existing-path")
+
+    def test_policy_shape_is_checked(self):
+        bad = self.fallback()
+        bad["policy"]["fallback"]["initial_query"] = "text"
+        with self.assertRaisesRegex(SnapshotError, "must be null"):
+            parse_snapshot(seal_snapshot(bad))
+        bad = self.fallback()
+        bad["policy"]["fallback"]["stop_words"] = ["The"]
+        with self.assertRaisesRegex(SnapshotError, "stop_words"):
+            parse_snapshot(seal_snapshot(bad))
+        bad = fixture_document()
+        bad["policy"]["fallback"]["stop_words"] = ["the"]
+        with self.assertRaisesRegex(SnapshotError, "only a question_terms fallback"):
+            parse_snapshot(seal_snapshot(bad))
 
 
 class LoadSnapshotTest(unittest.TestCase):

@@ -54,8 +54,8 @@ class SourceTree:
 class Progress:
     """Report files and passages done, with the rate, on stderr at most once a second."""
 
-    def __init__(self, stream=sys.stderr):
-        self._stream = stream
+    def __init__(self, stream=None):
+        self._stream = stream or sys.stderr
         self._start = time.monotonic()
         self._last = 0.0
         self.files = 0
