@@ -10,7 +10,7 @@ import sqlite3
 import threading
 
 from . import database
-from .snapshot import Passage, Snapshot
+from .snapshot import Passage, Snapshot, SnapshotError
 
 
 MATCH_ALL = "all"
@@ -53,6 +53,11 @@ class SnapshotIndex:
         self._lock = threading.Lock()
         self._connections = []
         self._closed = False
+        try:
+            self._spans = database.version_spans(self._connection())
+        except (ValueError, sqlite3.Error) as exc:
+            self.close()
+            raise SnapshotError(f"snapshot database: {exc}") from None
 
     def _connection(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -76,10 +81,13 @@ class SnapshotIndex:
     def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL):
         """Return up to k (passage, bm25 score) pairs of that version, best first."""
         fts_query = quote_fts_terms(query, match)
-        if fts_query is None or k <= 0:
+        span = self._spans.get(version)
+        if fts_query is None or span is None or k <= 0:
             return []
-        rows = self._connection().execute(database.RANKED, (fts_query, version, k)).fetchall()
-        return [(database.passage_from_row(row), row[-1]) for row in rows]
+        conn = self._connection()
+        ranked = conn.execute(database.RANKED, (fts_query, span[0], span[1], k)).fetchall()
+        return [(database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone()),
+                 score) for rowid, score in ranked]
 
     def passage(self, passage_id: str) -> Passage:
         """Return the passage with this id, or None."""
