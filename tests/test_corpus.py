@@ -1,6 +1,7 @@
 """Built snapshots: the builder, serving a directory, /corpus, the question-terms policy, the memo."""
 
 import contextlib
+import dataclasses
 import hashlib
 import io
 import json
@@ -14,11 +15,13 @@ import requests
 
 from retrieval.__main__ import main as retrieval_main
 from retrieval.build.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
-from retrieval.core.snapshot import SnapshotError, load_snapshot
+from retrieval.core import database
+from retrieval.core.index import SnapshotIndex
+from retrieval.core.snapshot import SnapshotError, load_snapshot, parse_snapshot, seal_snapshot
 from retrieval.core.snapshot_directory import verify_snapshot_directory
 from retrieval.settings import load_settings
 from retrieval.wsgi import create_app
-from tests.support import call, start_server, temporary_directory
+from tests.support import call, fixture_document, start_server, temporary_directory
 
 RST = """\
 Paths
@@ -230,6 +233,32 @@ class BuiltCorpusTest(unittest.TestCase):
         self.assertEqual(corpus["corpus_id"], self.manifest["corpus_id"])
         lifecycle = server.stop()
         self.assertIn("retrieval: result cache", lifecycle.stderr)
+
+
+class VersionRangeTest(unittest.TestCase):
+    def test_interleaved_json_versions_are_grouped_and_filtered(self):
+        document = fixture_document()
+        older = [dict(p, version="3.11", url=p["url"].replace("3.12", "3.11"))
+                 for p in document["passages"]]
+        document["passages"] = [item for pair in zip(older, document["passages"]) for item in pair]
+        snapshot = parse_snapshot(seal_snapshot(document))
+        index = SnapshotIndex(snapshot)
+        self.addCleanup(index.close)
+        for version in ("3.11", "3.12"):
+            ranked = index.rank("text", version, 4)
+            self.assertEqual([p.source_id for p, _ in ranked], ["path-read", "path-write"])
+            self.assertTrue(all(p.version == version for p, _ in ranked))
+
+    def test_a_database_with_interleaved_versions_is_refused(self):
+        path = os.path.join(temporary_directory(self), "mixed.sqlite")
+        snapshot = parse_snapshot(seal_snapshot(fixture_document()))
+        conn = sqlite3.connect(path)
+        database.create(conn, snapshot.passages, {"corpus_id": snapshot.corpus_id})
+        conn.execute("UPDATE passages SET version = '3.11' WHERE id = 2")
+        conn.commit()
+        conn.close()
+        with self.assertRaisesRegex(SnapshotError, "not contiguous"):
+            SnapshotIndex(dataclasses.replace(snapshot, passages=(), database_path=path))
 
 
 class BuildCommandTest(unittest.TestCase):
