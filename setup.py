@@ -24,6 +24,7 @@ setup(
     version="0.1.0",
     description="Budgeted, verifiable documentation retrieval over HTTP (WSGI, Waitress)",
     packages=find_packages(include=["retrieval", "retrieval.*"]),
+    package_data={"retrieval": ["static/*"]},
     python_requires=">=3.11",
     install_requires=["waitress>=3.0"],
     extras_require={"test": ["requests>=2.28"]},

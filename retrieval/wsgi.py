@@ -6,6 +6,7 @@ no tool instance exists for a refused request. This module knows nothing of SQL.
 """
 
 import traceback
+from pathlib import Path
 
 from .core import digests
 from .core.admission import Limits
@@ -26,6 +27,20 @@ _ROUTES = {
     "/corpus": ("GET", "HEAD"),
     "/retrieve": ("POST",),
 }
+# The Retrieval Inspector: static files shipped in the package, served as they are.
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_FILES = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/inspector.js": ("inspector.js", "text/javascript; charset=utf-8"),
+    "/inspector.css": ("inspector.css", "text/css; charset=utf-8"),
+}
+# Only this origin's own files may load or be connected to; nothing inline, no frames.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+for _path in STATIC_FILES:
+    _ROUTES[_path] = ("GET", "HEAD")
 
 
 def is_json_media_type(content_type: str) -> bool:
@@ -89,6 +104,8 @@ class RetrievalApp:
             max_source_bytes=settings.max_source_bytes_limit,
         )
         self._health = encode_json(health_body(service.corpus_id))
+        self._static = {path: ((STATIC_DIR / name).read_bytes(), media_type)
+                        for path, (name, media_type) in STATIC_FILES.items()}
         self._corpus = encode_json(corpus_body(service.snapshot))
 
     @property
@@ -109,6 +126,9 @@ class RetrievalApp:
             service.close()
 
     def __call__(self, environ, start_response):
+        static = self._static.get(environ.get("PATH_INFO", ""))
+        if static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
+            return self._send_static(environ, start_response, *static)
         try:
             status, body, extra_headers = self._dispatch(environ)
         except ServiceError as error:
@@ -129,6 +149,16 @@ class RetrievalApp:
         if environ["REQUEST_METHOD"] == "HEAD":
             return [b""]
         return [body]
+
+    def _send_static(self, environ, start_response, body, media_type):
+        start_response(OK, [
+            ("Content-Type", media_type),
+            ("Content-Length", str(len(body))),
+            ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Cache-Control", "no-cache"),
+        ])
+        return [b""] if environ["REQUEST_METHOD"] == "HEAD" else [body]
 
     def _dispatch(self, environ):
         path = environ.get("PATH_INFO", "")
