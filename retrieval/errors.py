@@ -9,6 +9,7 @@ HTTP_STATUS = {
     "invalid_content_length": "400 Bad Request",
     "query_not_allowed": "400 Bad Request",
     "not_found": "404 Not Found",
+    "passage_not_found": "404 Not Found",
     "method_not_allowed": "405 Method Not Allowed",
     "body_too_large": "413 Content Too Large",
     "unsupported_media_type": "415 Unsupported Media Type",
@@ -51,6 +52,10 @@ class ServiceError(Exception):
 
 class InvalidContentLength(ServiceError):
     code = "invalid_content_length"
+
+
+class PassageNotFound(ServiceError):
+    code = "passage_not_found"
 
 
 class QueryNotAllowed(ServiceError):

@@ -15,6 +15,10 @@ MAX_QUESTION_CHARS = 1000
 DEFAULT_LIMITS = Limits(max_steps=6, max_searches=2, max_reads=2, max_source_bytes=4096)
 COUNT_FIELDS = ("max_steps", "max_searches", "max_reads", "max_source_bytes")
 KNOWN_FIELDS = ("question", "version") + COUNT_FIELDS
+# Every issue type this module can report (pydantic's names).
+ISSUE_TYPES = ("model_attributes_type", "missing", "extra_forbidden", "string_type",
+               "string_too_short", "string_too_long", "string_pattern_mismatch", "int_type",
+               "greater_than_equal", "less_than_equal")
 
 
 def _question_issue(value):

@@ -90,6 +90,24 @@ def encode_error(error: ServiceError) -> bytes:
     return encode_json(error.to_body())
 
 
+def passage_body(corpus_id, passage) -> dict:
+    """Return the /passages/{id} body: the passage with its provenance and digests."""
+    return {
+        "corpus_id": corpus_id,
+        "passage_id": passage.passage_id,
+        "source_id": passage.source_id,
+        "version": passage.version,
+        "start_line": passage.start_line,
+        "end_line": passage.end_line,
+        "url": passage.url,
+        "text": passage.text,
+        "text_sha256": passage.text_sha256,
+        "source_sha256": passage.source_sha256,
+        "document_revision": passage.document_revision,
+        "byte_count": passage.byte_count,
+    }
+
+
 def corpus_body(snapshot) -> dict:
     """Return the /corpus body: which corpus and exactly which versions it serves."""
     return {"corpus_id": snapshot.corpus_id, "versions": list(snapshot.versions)}

@@ -5,8 +5,11 @@ validated request -> core run -> response bytes. Each refusal happens before any
 no tool instance exists for a refused request. This module knows nothing of SQL.
 """
 
+import re
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 from .core import digests
 from .core.admission import Limits
@@ -14,17 +17,19 @@ from .core.service import RetrievalService
 from .core.snapshot import default_snapshot_path
 from .errors import (
     BodyTooLarge, InternalError, InvalidContentLength, MethodNotAllowed, NotFound, NotReady,
-    QueryNotAllowed, ServiceError, UnsupportedMediaType,
+    PassageNotFound, QueryNotAllowed, ServiceError, UnsupportedMediaType,
 )
 from .request import parse_retrieve_request
+from .openapi import openapi_document
 from .response import OK, corpus_body, encode_error, encode_json, encode_run_result, \
-    health_body
+    health_body, passage_body
 from .settings import Settings, load_settings
 
 BODY_DIGEST_HEADER = "X-Retrieval-Body-SHA256"
 _ROUTES = {
     "/health": ("GET", "HEAD"),
     "/corpus": ("GET", "HEAD"),
+    "/openapi.json": ("GET", "HEAD"),
     "/retrieve": ("POST",),
 }
 # The Retrieval Inspector: static files shipped in the package, served as they are.
@@ -91,6 +96,37 @@ def _read_up_to(stream, limit: int) -> bytes:
     return b"".join(parts)
 
 
+@dataclass(frozen=True)
+class Reply:
+    """A JSON response before headers: status, body bytes, extra headers, cache policy.
+
+    `cache_control` is set only for content-addressed responses: they get an ETag (the body
+    digest) and are answered 304 when If-None-Match names it.
+    """
+
+    status: str
+    body: bytes
+    headers: tuple = ()
+    cache_control: Optional[str] = None
+
+
+# A passage id names one passage of one corpus, so its 200 response can never change.
+IMMUTABLE = "public, max-age=31536000, immutable"
+# /corpus describes whatever snapshot is deployed now: cacheable, but revalidated every time.
+REVALIDATE = "no-cache"
+PASSAGES_PREFIX = "/passages/"
+_PASSAGE_ID = re.compile(r"[0-9a-f]{64}")
+
+
+def etag_matches(if_none_match: str, etag: str) -> bool:
+    """Apply If-None-Match's weak comparison (RFC 9110 13.1.2) to one entity tag."""
+    for candidate in if_none_match.split(","):
+        candidate = candidate.strip()
+        if candidate == "*" or candidate.removeprefix("W/") == etag:
+            return True
+    return False
+
+
 class RetrievalApp:
     """The WSGI application: routes, refusals, and the retrieval run."""
 
@@ -104,9 +140,10 @@ class RetrievalApp:
             max_source_bytes=settings.max_source_bytes_limit,
         )
         self._health = encode_json(health_body(service.corpus_id))
+        self._corpus = encode_json(corpus_body(service.snapshot))
+        self._openapi = encode_json(openapi_document(self._maxima, settings.max_body_bytes))
         self._static = {path: ((STATIC_DIR / name).read_bytes(), media_type)
                         for path, (name, media_type) in STATIC_FILES.items()}
-        self._corpus = encode_json(corpus_body(service.snapshot))
 
     @property
     def corpus_id(self):
@@ -130,25 +167,33 @@ class RetrievalApp:
         if static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
             return self._send_static(environ, start_response, *static)
         try:
-            status, body, extra_headers = self._dispatch(environ)
+            reply = self._dispatch(environ)
         except ServiceError as error:
-            status, body, extra_headers = error.status, encode_error(error), error.headers()
+            reply = Reply(error.status, encode_error(error), tuple(error.headers()))
         except Exception:
             # A bug, not a client mistake: the traceback goes to the server's error log only.
             traceback.print_exc(file=environ["wsgi.errors"])
             error = InternalError()
-            status, body, extra_headers = error.status, encode_error(error), []
+            reply = Reply(error.status, encode_error(error))
+        digest = digests.sha256_hex(reply.body)
         headers = [
             ("Content-Type", "application/json"),
-            ("Content-Length", str(len(body))),
-            (BODY_DIGEST_HEADER, digests.sha256_hex(body)),
-            *extra_headers,
+            ("Content-Length", str(len(reply.body))),
+            (BODY_DIGEST_HEADER, digest),
+            *reply.headers,
         ]
-        start_response(status, headers)
+        if reply.cache_control is not None:
+            validators = [("ETag", f'"{digest}"'), ("Cache-Control", reply.cache_control)]
+            if reply.status == OK and etag_matches(environ.get("HTTP_IF_NONE_MATCH", ""),
+                                                   f'"{digest}"'):
+                start_response("304 Not Modified", validators)
+                return [b""]
+            headers += validators
+        start_response(reply.status, headers)
         # Waitress sends whatever the app returns, even for HEAD; the headers stay those of GET.
         if environ["REQUEST_METHOD"] == "HEAD":
             return [b""]
-        return [body]
+        return [reply.body]
 
     def _send_static(self, environ, start_response, body, media_type):
         start_response(OK, [
@@ -160,27 +205,39 @@ class RetrievalApp:
         ])
         return [b""] if environ["REQUEST_METHOD"] == "HEAD" else [body]
 
-    def _dispatch(self, environ):
+    def _dispatch(self, environ) -> Reply:
         path = environ.get("PATH_INFO", "")
-        allowed = _ROUTES.get(path)
-        if allowed is None:
-            raise NotFound(path[:64])
+        if path.startswith(PASSAGES_PREFIX):
+            allowed = ("GET", "HEAD")
+        else:
+            allowed = _ROUTES.get(path)
+            if allowed is None:
+                raise NotFound(path[:64])
         if environ["REQUEST_METHOD"] not in allowed:
             raise MethodNotAllowed(allowed)
         if path == "/health":
-            return self._health_response()
-        if path == "/corpus":
             if self._service is None:
-                raise NotReady("application closed")
-            return OK, self._corpus, []
-        return self._retrieve(environ)
+                return Reply("503 Service Unavailable", encode_json(health_body(None)))
+            return Reply(OK, self._health)
+        if path == "/openapi.json":
+            return Reply(OK, self._openapi, cache_control=REVALIDATE)
+        service = self._service
+        if service is None:
+            raise NotReady("application closed")
+        if path == "/corpus":
+            return Reply(OK, self._corpus, cache_control=REVALIDATE)
+        if path.startswith(PASSAGES_PREFIX):
+            return self._passage(service, path[len(PASSAGES_PREFIX):])
+        return self._retrieve(service, environ)
 
-    def _health_response(self):
-        if self._service is None:
-            return "503 Service Unavailable", encode_json(health_body(None)), []
-        return OK, self._health, []
+    def _passage(self, service, passage_id) -> Reply:
+        passage = service.passage(passage_id) if _PASSAGE_ID.fullmatch(passage_id) else None
+        if passage is None:
+            raise PassageNotFound(passage_id[:64])
+        return Reply(OK, encode_json(passage_body(service.corpus_id, passage)),
+                     cache_control=IMMUTABLE)
 
-    def _retrieve(self, environ):
+    def _retrieve(self, service, environ) -> Reply:
         # Every input is in the body; a query string would otherwise be silently ignored.
         if environ.get("QUERY_STRING"):
             raise QueryNotAllowed(environ["QUERY_STRING"][:64])
@@ -188,11 +245,8 @@ class RetrievalApp:
             raise UnsupportedMediaType(environ.get("CONTENT_TYPE", "")[:64])
         body = read_bounded_body(environ, self._body_cap)
         request = parse_retrieve_request(body, self._maxima)
-        service = self._service
-        if service is None:
-            raise NotReady("application closed")
         status, payload = encode_run_result(service.retrieve(request))
-        return status, payload, []
+        return Reply(status, payload)
 
 
 def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corpus_id=None):

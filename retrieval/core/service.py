@@ -94,6 +94,10 @@ class RetrievalService:
             policy=rule.describe(),
         )
 
+    def passage(self, passage_id: str):
+        """Return the passage with this id in the served corpus, or None."""
+        return self.index.passage(passage_id)
+
     def close(self):
         """Release the index's connections."""
         self.index.close()

@@ -1,0 +1,210 @@
+"""The OpenAPI 3.1 document of every route, generated from the same constants the code enforces.
+
+Bounds, defaults, the version pattern, the error codes and their statuses all come from the
+modules that apply them, so the document cannot drift from the behaviour; tests validate real
+responses against it.
+"""
+
+from . import __version__
+from .core.admission import Limits
+from .core.snapshot import VERSION_PATTERN
+from .errors import HTTP_STATUS, MAX_ISSUES, MAX_PATH_PART
+from .request import COUNT_FIELDS, DEFAULT_LIMITS, ISSUE_TYPES, MAX_QUESTION_CHARS
+
+HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+DIGEST_HEADER = {
+    "X-Retrieval-Body-SHA256": {
+        "description": "Hex SHA-256 of the exact response body bytes (a consistency check; it "
+                       "authenticates no server).",
+        "schema": HEX64,
+    }
+}
+_INT0 = {"type": "integer", "minimum": 0}
+
+
+def _ref(name):
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _object(properties, required=None):
+    return {"type": "object", "additionalProperties": False, "properties": properties,
+            "required": list(properties) if required is None else required}
+
+
+def _json(schema, description, headers=DIGEST_HEADER):
+    return {"description": description, "headers": headers,
+            "content": {"application/json": {"schema": schema}}}
+
+
+def _error_schema(codes):
+    return {"allOf": [_ref("Error"), {"type": "object", "properties": {"error": {
+        "type": "object", "properties": {"code": {"enum": sorted(codes)}}}}}]}
+
+
+def error_responses(statuses=None) -> dict:
+    """Return one documented response per error status, each with its code enum."""
+    by_status = {}
+    for code, status in HTTP_STATUS.items():
+        by_status.setdefault(status, []).append(code)
+    return {status.split()[0]: _json(_error_schema(codes), status.split(" ", 1)[1])
+            for status, codes in sorted(by_status.items())
+            if statuses is None or status.split()[0] in statuses}
+
+
+def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
+    counts = {field: dict(_INT0, maximum=getattr(maxima, field),
+                          default=getattr(DEFAULT_LIMITS, field)) for field in COUNT_FIELDS}
+    usage = _object({name: _INT0 for name in (
+        "steps", "searches", "reads", "reserved_source_bytes", "delivered_source_bytes")})
+    handle_fields = {
+        "corpus_id": HEX64, "search_request_id": HEX64, "passage_id": HEX64,
+        "source_id": {"type": "string"}, "version": {"type": "string"},
+        "document_revision": HEX64, "source_sha256": HEX64,
+        "start_line": {"type": "integer", "minimum": 1}, "end_line": {"type": "integer", "minimum": 1},
+        "text_sha256": HEX64, "byte_count": _INT0, "native_score": {"type": "number"},
+        "rank": {"type": "integer", "minimum": 1}, "read_token": HEX64,
+    }
+    search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
+                        "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]}}
+    action = {"oneOf": [
+        _object({"tool": {"const": "search"},
+                 "arguments": _object(search_arguments, ["query", "version", "k"])}),
+        _object({"tool": {"const": "read"}, "arguments": _object({"handle": _ref("ReadHandle")})}),
+    ]}
+    return {
+        "RetrieveRequest": {
+            "type": "object", "additionalProperties": False, "required": ["question", "version"],
+            "description": f"At most {max_body_bytes} bytes of strict JSON (no duplicate keys, "
+                           "NaN, lone surrogates or BOM). Integers only: true and 6.0 are refused.",
+            "properties": {
+                "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
+                             "description": "Not blank; echoed exactly as sent."},
+                "version": {"type": "string", "pattern": f"^{VERSION_PATTERN.pattern}$"},
+                **counts,
+            },
+        },
+        "Limits": _object({field: _INT0 for field in COUNT_FIELDS}),
+        "Usage": usage,
+        "ReadHandle": _object(handle_fields),
+        "ReadResult": _object({**handle_fields, "text": {"type": "string"},
+                               "url": {"type": "string"}, "read_request_id": HEX64,
+                               "result_sha256": HEX64}),
+        "SearchResult": _object({
+            "corpus_id": HEX64, "search_request_id": HEX64, **search_arguments,
+            "results": {"type": "array", "items": _ref("ReadHandle")},
+        }, ["corpus_id", "search_request_id", "query", "version", "k", "results"]),
+        "TraceEntry": {"oneOf": [
+            _object({"action": action, "decision": {"const": "executed"}, "invoked": {"const": True},
+                     "reserved_source_bytes": _INT0, "status": {"const": "succeeded"},
+                     "result": {"oneOf": [_ref("SearchResult"), _ref("ReadResult")]},
+                     "usage_after": _ref("Usage")}),
+            _object({"action": action, "decision": {"const": "executed"}, "invoked": {"const": True},
+                     "reserved_source_bytes": _INT0, "status": {"const": "failed"},
+                     "reason": {"type": "string"}, "usage_after": _ref("Usage")}),
+            _object({"action": action, "decision": {"const": "denied"},
+                     "reason": {"enum": ["max_steps", "max_searches", "max_reads",
+                                         "max_source_bytes"]},
+                     "invoked": {"const": False}, "preflight_source_bytes": _INT0},
+                    ["action", "decision", "reason", "invoked"]),
+        ]},
+        "Policy": _object({
+            "name": {"type": "string"}, "initial_query": {"type": "string"},
+            "refinement_query": {"type": ["string", "null"]},
+            "required_marker": {"type": ["string", "null"]},
+            "max_rounds": {"type": "integer", "minimum": 1},
+            "kind": {"enum": ["question_terms"]},
+        }, ["name", "initial_query", "refinement_query", "required_marker", "max_rounds"]),
+        "RetrieveResponse": _object({
+            "schema_version": {"const": 1},
+            "execution_mode": {"const": "offline-scripted-retrieval-http"},
+            "model_called": {"const": False},
+            "request_id": HEX64, "corpus_id": HEX64,
+            "request": _object({"question": {"type": "string"}, "version": {"type": "string"},
+                                **{field: _INT0 for field in COUNT_FIELDS}}),
+            "status": {"enum": ["completed", "incomplete", "limited", "failed"]},
+            "reason": {"type": "string"},
+            "admission": _object({"accepted": {"const": True}, "limits": _ref("Limits")}),
+            "usage": _ref("Usage"),
+            "trace": {"type": "array", "items": _ref("TraceEntry")},
+            "evidence": {"type": "array", "items": _ref("ReadResult")},
+            "policy": _ref("Policy"),
+            "result_sha256": dict(HEX64, description=(
+                "Tagged SHA-256 of the exact body bytes with this final member removed.")),
+        }),
+        "Error": _object({
+            "error": _object({
+                "code": {"enum": sorted(HTTP_STATUS)},
+                "issues": {"type": "array", "maxItems": MAX_ISSUES, "items": _object({
+                    "path": {"type": "array", "items": {"type": "string",
+                                                        "maxLength": MAX_PATH_PART}},
+                    "type": {"enum": list(ISSUE_TYPES)},
+                })},
+            }, ["code"]),
+            "admission": _object({"accepted": {"const": False}}),
+        }),
+        "Health": {"oneOf": [
+            _object({"status": {"const": "ok"}, "mode": {"const": "offline-scripted-retrieval"},
+                     "corpus_id": HEX64}),
+            _object({"status": {"const": "not_ready"}}),
+        ]},
+        "Corpus": _object({"corpus_id": HEX64, "versions": {"type": "array", "items": _object({
+            "version": {"type": "string"}, "passages": _INT0, "sources": _INT0})}}),
+        "Passage": _object({
+            "corpus_id": HEX64, "passage_id": HEX64, "source_id": {"type": "string"},
+            "version": {"type": "string"}, "start_line": {"type": "integer", "minimum": 1},
+            "end_line": {"type": "integer", "minimum": 1}, "url": {"type": "string"},
+            "text": {"type": "string"}, "text_sha256": HEX64, "source_sha256": HEX64,
+            "document_revision": HEX64, "byte_count": _INT0,
+        }),
+    }
+
+
+def openapi_document(maxima: Limits, max_body_bytes: int) -> dict:
+    """Return the OpenAPI 3.1 document for this app's settings."""
+    content_addressed = {"ETag": {"description": "The body digest, quoted.",
+                                  "schema": {"type": "string"}},
+                         **DIGEST_HEADER}
+    not_modified = {"description": "Not Modified: If-None-Match named the current ETag."}
+    if_none_match = {"name": "If-None-Match", "in": "header", "required": False,
+                     "schema": {"type": "string"}}
+    route_errors = error_responses({"404", "405", "503"})
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "retrieval", "version": __version__,
+                 "description": "Budgeted, verifiable documentation retrieval. No model is "
+                                "called and no answer is generated."},
+        "paths": {
+            "/retrieve": {"post": {
+                "summary": "Run the scripted retrieval policy under explicit allowances",
+                "requestBody": {"required": True, "content": {
+                    "application/json": {"schema": _ref("RetrieveRequest")}}},
+                "responses": {
+                    "200": _json(_ref("RetrieveResponse"), "completed, incomplete or limited"),
+                    **error_responses(),
+                    "503": _json({"oneOf": [_ref("RetrieveResponse"), _error_schema(
+                        [c for c, s in HTTP_STATUS.items() if s.startswith("503")])]},
+                        "A run whose tool failed (status failed), or the app is not ready"),
+                },
+            }},
+            "/health": {"get": {"summary": "Readiness", "responses": {
+                "200": _json(_ref("Health"), "Ready, with the served corpus"),
+                "503": _json(_ref("Health"), "Not ready"), **error_responses({"405"})}}},
+            "/corpus": {"get": {
+                "summary": "The served corpus and its exact versions",
+                "parameters": [if_none_match],
+                "responses": {"200": _json(_ref("Corpus"), "The corpus", content_addressed),
+                              "304": not_modified, **route_errors}}},
+            "/passages/{passage_id}": {"get": {
+                "summary": "Look up a cited passage",
+                "parameters": [{"name": "passage_id", "in": "path", "required": True,
+                                "schema": HEX64}, if_none_match],
+                "responses": {"200": _json(_ref("Passage"), "The passage (immutable)",
+                                           content_addressed),
+                              "304": not_modified, **route_errors}}},
+            "/openapi.json": {"get": {"summary": "This document", "responses": {
+                "200": {"description": "OpenAPI 3.1", "content": {"application/json": {}}}}}},
+            "/": {"get": {"summary": "The Retrieval Inspector page", "responses": {
+                "200": {"description": "HTML", "content": {"text/html": {}}}}}},
+        },
+        "components": {"schemas": _schemas(maxima, max_body_bytes)},
+    }
