@@ -15,7 +15,6 @@ import platform
 import random
 import re
 import shutil
-import signal
 import socket
 import sqlite3
 import statistics
@@ -25,9 +24,13 @@ import tempfile
 import time
 from collections import Counter
 
-BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
-REPO_ROOT = os.path.dirname(BENCH_DIR)
-LUA_SCRIPT = os.path.join(BENCH_DIR, "retrieve.lua")
+if __package__:  # python -m bench.corpus_scale
+    from bench import common
+else:  # python bench/corpus_scale.py, which puts bench/ itself on sys.path
+    import common
+
+log = common.log
+BENCH_DIR, REPO_ROOT = common.BENCH_DIR, common.REPO_ROOT
 POLICY = os.path.join(BENCH_DIR, "policy-python-docs.json")
 FIXTURE = os.path.join(REPO_ROOT, "snapshot.json")
 DEFAULT_SOURCE = "/usr/share/doc/python3.11/html/_sources"
@@ -44,11 +47,6 @@ SCENARIOS = (("fixture", None, "3.12"), ("full", "BUILT", "3.11"))
 # A reST section title: a text line underlined (optionally also overlined) with a run of one
 # punctuation character. The parser keeps a heading and its underline in one passage.
 _ADORNMENT = re.compile(r"([=\-~^*#\"'`+.:_])\1{2,}[ \t\r]*")
-
-
-def log(msg):
-    """Progress to stderr so stdout stays the report."""
-    print(msg, file=sys.stderr, flush=True)
 
 
 def body_for(question, version):
@@ -81,9 +79,8 @@ def parse_time_v(path):
 def child_env():
     """The environment for child processes: repo on the path, no RETRIEVAL_* overrides."""
     # A RETRIEVAL_SNAPSHOT left in the shell would silently swap the fixture for something else.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RETRIEVAL_")}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (REPO_ROOT, env.get("PYTHONPATH")) if p)
-    return env
+    return common.with_repo_on_path(
+        {k: v for k, v in os.environ.items() if not k.startswith("RETRIEVAL_")})
 
 
 def build(source, out_dir, timeout):
@@ -152,14 +149,12 @@ def heading_questions(db_path, count=DISTINCT_COUNT, seed=DISTINCT_SEED):
     return random.Random(seed).sample(ordered, count)
 
 
-class Server:
+class Server(common.Server):
     """One `python -m retrieval serve` process on a socket bound here; always stop() it."""
 
     def __init__(self, name, snapshot, log_dir):
-        self.name, self.snapshot = name, snapshot
-        self.log_path = os.path.join(log_dir, f"{name}.log")
-        self.proc = None
-        self.port = None
+        super().__init__(name, log_dir)
+        self.snapshot = snapshot
         self.ready_s = None
         self.corpus_id = None
 
@@ -170,52 +165,29 @@ class Server:
         # refused, so the first 200 marks readiness without any polling interval.
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
-            sock.bind(("127.0.0.1", 0))
+            sock.bind((common.HOST, 0))
             sock.listen(128)
             self.port = sock.getsockname()[1]
             cmd = [sys.executable, "-m", "retrieval", "serve", "--threads", "1",
                    "--fd", str(sock.fileno())]
             if self.snapshot is not None:
                 cmd += ["--snapshot", self.snapshot]
-            with open(self.log_path, "ab") as logf:
-                started = time.perf_counter()
-                self.proc = subprocess.Popen(
-                    cmd, cwd=REPO_ROOT, env=child_env(), stdin=subprocess.DEVNULL,
-                    stdout=logf, stderr=subprocess.STDOUT, pass_fds=(sock.fileno(),),
-                    start_new_session=True)
+            self.launch(cmd, child_env(), pass_fds=(sock.fileno(),))
         finally:
             sock.close()
-        deadline = started + timeout
-        while True:
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                raise RuntimeError(f"{self.name}: no 200 on /health within {timeout}s\n"
-                                   f"{self.log_tail()}")
+        answer = self.first_answer("/health", self.started + timeout, attempt_timeout=1.0)
+        if answer is None:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"{self.name}: exited with {self.proc.returncode} before "
                                    f"ready\n{self.log_tail()}")
-            try:
-                # Short per-attempt timeout so a server that died mid-start is noticed.
-                status, body = self.request("GET", "/health", timeout=min(1.0, remaining))
-            except (OSError, http.client.HTTPException):
-                # The server has the socket, so this is a timeout or a reset; ask again.
-                continue
-            if status != 200:
-                raise RuntimeError(f"{self.name}: /health answered {status}: {body[:200]!r}")
-            self.ready_s = time.perf_counter() - started
-            self.corpus_id = json.loads(body)["corpus_id"]
-            return self.ready_s
-
-    def request(self, method, path, body=None, timeout=30):
-        """One request on a new connection; return (status, body bytes)."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        try:
-            headers = {"Content-Type": "application/json"} if body is not None else {}
-            conn.request(method, path, body=body, headers=headers)
-            resp = conn.getresponse()
-            return resp.status, resp.read()
-        finally:
-            conn.close()
+            raise RuntimeError(f"{self.name}: no 200 on /health within {timeout}s\n"
+                               f"{self.log_tail()}")
+        status, body = answer
+        if status != 200:
+            raise RuntimeError(f"{self.name}: /health answered {status}: {body[:200]!r}")
+        self.ready_s = time.perf_counter() - self.started
+        self.corpus_id = json.loads(body)["corpus_id"]
+        return self.ready_s
 
     def peak_rss_mb(self):
         """The process's peak resident set size so far (VmHWM), in MB."""
@@ -227,42 +199,10 @@ class Server:
                     return int(line.split()[1]) / 1024
         raise RuntimeError("no VmHWM in /proc status")
 
-    def stop(self, timeout=10):
-        """SIGTERM, wait, then SIGKILL; return the exit code; safe to call twice."""
-        if self.proc is None or self.proc.poll() is not None:
-            return None if self.proc is None else self.proc.returncode
-        for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5)):
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                return self.proc.wait(timeout=wait)
-            except subprocess.TimeoutExpired:
-                log(f"[{self.name}] did not exit after {sig.name}")
-        return self.proc.poll()
 
-    def log_tail(self, lines=20):
-        """Last lines of the server log, for error messages."""
-        try:
-            with open(self.log_path, "rb") as f:
-                return b"".join(f.readlines()[-lines:]).decode(errors="replace")
-        except OSError:
-            return ""
-
-
-def run_wrk(port, body, duration, timeout_s=5):
-    """One wrk pass of the repeated question; return the parsed WRK_JSON dict."""
-    cmd = ["wrk", "-t2", "-c8", f"-d{duration}s", f"--timeout={timeout_s}s", "--latency",
-           "-s", LUA_SCRIPT, f"http://127.0.0.1:{port}/retrieve"]
-    # Bounded: wrk ends after `duration`, but a wedged server must not hang the harness.
-    out = subprocess.run(cmd, env=dict(os.environ, RETRIEVE_BODY=body), capture_output=True,
-                         text=True, timeout=duration + timeout_s + 30)
-    for line in out.stdout.splitlines():
-        if line.startswith("WRK_JSON "):
-            return json.loads(line[len("WRK_JSON "):])
-    raise RuntimeError(f"wrk gave no WRK_JSON line (rc={out.returncode}):\n"
-                       f"{out.stdout}\n{out.stderr}")
+def run_wrk(server, body, duration):
+    """One wrk pass of the repeated question (-t2 -c8); return the parsed WRK_JSON dict."""
+    return common.run_wrk(server.url("/retrieve"), body, duration)
 
 
 def response_status(status, data):
@@ -279,8 +219,8 @@ def repeated_workload(server, body, duration, warmup):
         raise RuntimeError(f"{server.name}: /retrieve answered HTTP {status}: {data[:300]!r}")
     if warmup > 0:
         # Unrecorded, as in run_ceiling.py: the first requests fill the memo and the page cache.
-        run_wrk(server.port, body, warmup)
-    result = run_wrk(server.port, body, duration)
+        run_wrk(server, body, warmup)
+    result = run_wrk(server, body, duration)
     result["response_bytes"] = len(data)
     result["response_status"] = response_status(status, data)
     return result
@@ -468,8 +408,7 @@ def parse_args(argv=None):
 
 def check_tools(args):
     """Fail fast, before building or starting anything, if a required tool is missing."""
-    if not shutil.which("wrk"):
-        sys.exit("wrk not found: apt-get install -y wrk")
+    common.require_wrk()
     if not os.access(TIME, os.X_OK):
         sys.exit(f"{TIME} not found: apt-get install -y time")
     if args.snapshot_dir:
@@ -483,9 +422,7 @@ def main(argv=None):
     """Build, measure both scenarios --runs times, report; always stop servers and clean up."""
     args = parse_args(argv)
     check_tools(args)
-    # Default SIGTERM kills Python without running `finally`, which would leave servers
-    # (own sessions, so nothing else reaps them) running and the temp snapshot on disk.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    common.exit_on_sigterm()
     log_dir = tempfile.mkdtemp(prefix="corpus-scale-logs-")
     temp_snapshot = None
     ok = False

@@ -6,19 +6,18 @@ import json
 import os
 import platform
 import shutil
-import signal
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 
-BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
-REPO_ROOT = os.path.dirname(BENCH_DIR)
-LUA_SCRIPT = os.path.join(BENCH_DIR, "retrieve.lua")
+if __package__:  # python -m bench.run_ceiling
+    from bench import common
+else:  # python bench/run_ceiling.py, which puts bench/ itself on sys.path
+    import common
+
+log = common.log
 CONSTANT_APP = "bench.constant_app:app"
 
 # Single source of truth for the payload: passed to wrk via RETRIEVE_BODY so the
@@ -27,11 +26,6 @@ REQUEST_BODY = json.dumps(
     {"question": "Will write_text replace the contents of an existing file?", "version": "3.12"},
     separators=(",", ":"),
 )
-
-
-def log(msg):
-    """Progress to stderr so stdout stays a clean markdown table."""
-    print(msg, file=sys.stderr, flush=True)
 
 
 def free_port():
@@ -69,20 +63,13 @@ def gunicorn_control_socket_args():
     return []
 
 
-class Server:
-    """One server subprocess with its log file; always stop() it in a finally."""
+class Server(common.Server):
+    """A waitress, retrieval or gunicorn server on a free port, started with retries."""
 
     def __init__(self, name, kind, app, threads, extra_args, env, log_dir):
-        self.name, self.kind, self.app = name, kind, app
+        super().__init__(name, log_dir)
+        self.kind, self.app = kind, app
         self.threads, self.extra_args, self.env = threads, extra_args, env
-        self.log_path = os.path.join(log_dir, f"{name}.log")
-        self.proc = None
-        self.port = None
-
-    @property
-    def base_url(self):
-        """Root URL of the running server."""
-        return f"http://127.0.0.1:{self.port}"
 
     def start(self, health_path, timeout, attempts=3):
         """Start and wait until health_path answers 200; retry on a lost port race."""
@@ -90,16 +77,7 @@ class Server:
             self.port = free_port()
             cmd = server_command(self.kind, self.app, self.port, self.threads, self.extra_args)
             log(f"[{self.name}] starting: {' '.join(cmd)}")
-            # Output goes to a file, never a PIPE: nobody drains a pipe during a
-            # run, and Waitress warns on most requests once the queue backs up,
-            # so a full pipe would stall the server mid-benchmark.
-            with open(self.log_path, "ab") as logf:
-                self.proc = subprocess.Popen(
-                    cmd, cwd=REPO_ROOT, env=self.env, stdin=subprocess.DEVNULL,
-                    stdout=logf, stderr=subprocess.STDOUT,
-                    # Own process group: stop() can signal gunicorn's workers
-                    # too, and a terminal Ctrl-C reaches only the harness.
-                    start_new_session=True)
+            self.launch(cmd, self.env)
             if self._wait_healthy(health_path, timeout):
                 return
             self.stop()
@@ -108,70 +86,29 @@ class Server:
 
     def _wait_healthy(self, path, timeout):
         """Poll until 200 or deadline; give up early if the process died."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
+        deadline = time.perf_counter() + timeout
+        while True:
+            answer = self.first_answer(path, deadline, attempt_timeout=2, interval=0.1)
+            if answer is None:
                 return False
-            try:
-                with urllib.request.urlopen(self.base_url + path, timeout=2) as resp:
-                    if resp.status == 200:
-                        return True
-            except (urllib.error.URLError, ConnectionError, socket.timeout):
-                pass
+            if answer[0] == 200:
+                return True
+            # Any other status may come from a server still starting up: ask again.
             time.sleep(0.1)
-        return False
-
-    def stop(self, timeout=10):
-        """SIGTERM the process group, wait, then SIGKILL; safe to call twice."""
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5)):
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                return
-            try:
-                self.proc.wait(timeout=wait)
-                return
-            except subprocess.TimeoutExpired:
-                log(f"[{self.name}] did not exit after {sig.name}")
-
-    def log_tail(self, lines=20):
-        """Last lines of the server log, for error messages."""
-        try:
-            with open(self.log_path, "rb") as f:
-                return b"".join(f.readlines()[-lines:]).decode(errors="replace")
-        except OSError:
-            return ""
 
 
-def fetch_retrieve(base_url, timeout=30):
+def fetch_retrieve(server):
     """POST the benchmark request once; return the response body bytes."""
-    req = urllib.request.Request(
-        base_url + "/retrieve", data=REQUEST_BODY.encode(), method="POST",
-        headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        if resp.status != 200:
-            raise RuntimeError(f"/retrieve returned HTTP {resp.status}")
-        return resp.read()
+    status, body = server.request("POST", "/retrieve", REQUEST_BODY.encode())
+    if status != 200:
+        raise RuntimeError(f"/retrieve returned HTTP {status}")
+    return body
 
 
-def run_wrk(url, connections, duration, wrk_threads, wrk_timeout):
-    """Run one wrk pass and return the parsed WRK_JSON dict."""
-    # wrk refuses fewer connections than threads, so c=1 needs t=1.
-    threads = max(1, min(wrk_threads, connections))
-    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s",
-           f"--timeout={wrk_timeout}s", "--latency", "-s", LUA_SCRIPT, url]
-    env = dict(os.environ, RETRIEVE_BODY=REQUEST_BODY)
-    # Generous bound: wrk should end after `duration`, but a wedged server must
-    # not hang the whole harness.
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True,
-                         timeout=duration + wrk_timeout + 30)
-    for line in out.stdout.splitlines():
-        if line.startswith("WRK_JSON "):
-            return json.loads(line[len("WRK_JSON "):])
-    raise RuntimeError(f"wrk gave no WRK_JSON line (rc={out.returncode}):\n"
-                       f"{out.stdout}\n{out.stderr}")
+def run_wrk(server, connections, duration, wrk_threads, wrk_timeout):
+    """Run one wrk pass of REQUEST_BODY against the server's /retrieve."""
+    return common.run_wrk(server.url("/retrieve"), REQUEST_BODY, duration,
+                          connections=connections, threads=wrk_threads, timeout_s=wrk_timeout)
 
 
 def summarize(runs):
@@ -196,7 +133,7 @@ def benchmark(servers, levels, repeats, duration, wrk_threads, wrk_timeout):
             # machine does not systematically favour whichever runs first.
             order = servers if rep % 2 == 0 else list(reversed(servers))
             for s in order:
-                r = run_wrk(s.base_url + "/retrieve", conns, duration, wrk_threads, wrk_timeout)
+                r = run_wrk(s, conns, duration, wrk_threads, wrk_timeout)
                 raw[s.name].append(r)
                 log(f"c={conns} rep={rep + 1}/{repeats} {s.name:9s} "
                     f"{r['rps']:9.1f} req/s  p50={r['p50_us'] / 1000:.2f}ms "
@@ -264,8 +201,7 @@ def parse_args(argv=None):
 
 def check_tools(server):
     """Fail fast, before starting anything, if a required tool is missing."""
-    if not shutil.which("wrk"):
-        sys.exit("wrk not found: apt-get install -y wrk")
+    common.require_wrk()
     # `retrieval serve` is this repository's own package, importable from the repo root.
     if server != "retrieval" and importlib.util.find_spec(server) is None:
         sys.exit(f"{server} is not installed in {sys.executable}")
@@ -275,28 +211,22 @@ def main(argv=None):
     """Start both servers, benchmark, report, and always stop the servers."""
     args = parse_args(argv)
     check_tools(args.server)
-    # Default SIGTERM kills Python without running `finally`, which would leave
-    # both servers (own sessions, so nothing else reaps them) running forever.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    common.exit_on_sigterm()
     log_dir = tempfile.mkdtemp(prefix="bench-ceiling-")
-    # Both repo root and cwd on the path so `retrieval` and `bench` import the
-    # same way under waitress and gunicorn.
-    base_env = dict(os.environ)
-    base_env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (REPO_ROOT, base_env.get("PYTHONPATH")) if p)
+    base_env = common.with_repo_on_path(os.environ)
 
     real = Server("retrieve", args.server, args.app, args.threads, args.server_arg,
                   base_env, log_dir)
     ceiling = None
     try:
         real.start("/health", args.startup_timeout)
-        body_bytes = len(fetch_retrieve(real.base_url))
+        body_bytes = len(fetch_retrieve(real))
         log(f"real /retrieve response: {body_bytes} bytes")
 
         ceiling = Server("ceiling", args.server, CONSTANT_APP, args.threads, args.server_arg,
                          dict(base_env, CONSTANT_BODY_BYTES=str(body_bytes)), log_dir)
         ceiling.start("/health", args.startup_timeout)
-        ceiling_bytes = len(fetch_retrieve(ceiling.base_url))
+        ceiling_bytes = len(fetch_retrieve(ceiling))
         if ceiling_bytes != body_bytes:
             raise RuntimeError(f"ceiling body {ceiling_bytes} B != real body {body_bytes} B")
 
@@ -304,8 +234,7 @@ def main(argv=None):
         if args.warmup > 0:
             # Warm lazily built indexes / caches so repeat 1 is not an outlier.
             for s in servers:
-                run_wrk(s.base_url + "/retrieve", max(args.levels), args.warmup,
-                        args.wrk_threads, args.wrk_timeout)
+                run_wrk(s, max(args.levels), args.warmup, args.wrk_threads, args.wrk_timeout)
 
         started, loadavg = time.time(), os.getloadavg()
         results = benchmark(servers, args.levels, args.repeats, args.duration,
