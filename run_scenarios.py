@@ -2,9 +2,11 @@
 """Drive a real Waitress server over loopback through every scenario and save what happened.
 
 Starts `python -m retrieval serve` (and the fault app in a second process) on sockets bound here,
-sends each scenario with `requests`, records status, parsed and raw body and both digests, stops
-the servers with SIGTERM and records their exit status as it is. Exits 1 if anything differs
-from the scenario table.
+sends each scenario, records status, parsed and raw body and both digests, stops the servers with
+SIGTERM and records their exit status as it is. Exits 1 if anything differs from the scenario
+table. Well-formed JSON requests go through `retrieval.client` (one attempt each, no retries);
+the cases the client cannot send by design (invalid JSON, a chunked oversize body, another media
+type) go through `requests` directly.
 """
 
 import argparse
@@ -15,6 +17,7 @@ import sys
 import requests
 
 from retrieval.check import check_saved_result
+from retrieval.client import IntegrityError, RetrievalClient, RetrievalError
 from retrieval.scenarios import SCENARIOS, TRUSTED_FAULT, expectation_failures
 from retrieval.testing import ServerProcess, subprocess_env
 from retrieval.wsgi import BODY_DIGEST_HEADER
@@ -25,20 +28,48 @@ INTERPRETATION = ("Real local HTTP boundary plus scripted retrieval; no generate
 TIMEOUT = 10
 
 
-def send(session, base_url, scenario):
-    """Send one scenario and return its saved-result record."""
-    body = scenario.chunks() if scenario.chunked_oversize else scenario.body()
-    response = session.post(f"{base_url}/retrieve", data=body, timeout=TIMEOUT,
-                            headers={"Content-Type": scenario.content_type})
-    raw = response.content
+def record(scenario, http_status, header_digest, raw) -> dict:
+    """Return the saved-result record of one exchange, from the bytes exactly as received."""
     return {
         "scenario": scenario.name,
-        "http_status": response.status_code,
+        "http_status": http_status,
         "response": json.loads(raw),
-        "body_sha256_header": response.headers.get(BODY_DIGEST_HEADER),
+        "body_sha256_header": header_digest,
         "raw_body_sha256": hashlib.sha256(raw).hexdigest(),
         "raw_response_text": raw.decode("utf-8"),
     }
+
+
+def via_client(scenario) -> bool:
+    """Return True if the client can send this scenario's request as the table defines it."""
+    return (scenario.payload is not None and scenario.raw_body is None
+            and not scenario.chunked_oversize and scenario.content_type == "application/json")
+
+
+def send_raw(session, base_url, scenario):
+    """Send one scenario's bytes as they are, with `requests`, and return its record."""
+    body = scenario.chunks() if scenario.chunked_oversize else scenario.body()
+    response = session.post(f"{base_url}/retrieve", data=body, timeout=TIMEOUT,
+                            headers={"Content-Type": scenario.content_type})
+    return record(scenario, response.status_code, response.headers.get(BODY_DIGEST_HEADER),
+                  response.content)
+
+
+def send(session, base_url, scenario):
+    """Send one scenario and return its saved-result record."""
+    if not via_client(scenario):
+        return send_raw(session, base_url, scenario)
+    # No retries: the record is of exactly one exchange, as it happened.
+    client = RetrievalClient(base_url, timeout=TIMEOUT, max_retries=0, session=session)
+    fields = dict(scenario.payload)
+    try:
+        result = client.retrieve(fields.pop("question"), fields.pop("version"), **fields)
+    except (RetrievalError, IntegrityError) as refused:
+        # Error bodies, and bodies that fail verification, are recorded too: the expectations
+        # and the checker, not the driver, decide what they mean.
+        return record(scenario, refused.http_status, refused.headers.get(BODY_DIGEST_HEADER),
+                      refused.raw)
+    return record(scenario, result.http_status, result.body_sha256, result.raw)
 
 
 def lifecycle_problems(name, lifecycle) -> list:
@@ -64,7 +95,8 @@ def run() -> tuple:
     with requests.Session() as session:
         server = ServerProcess(env=env)
         with server:
-            health = session.get(f"{server.base_url}/health", timeout=TIMEOUT).json()
+            health = RetrievalClient(server.base_url, timeout=TIMEOUT, max_retries=0,
+                                     session=session).health()
             cases = [send(session, server.base_url, scenario) for scenario in SCENARIOS]
         fault_server = ServerProcess(serve_args=["--app", "retrieval.testing:fault_app"], env=env)
         with fault_server:

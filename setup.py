@@ -27,7 +27,7 @@ setup(
     package_data={"retrieval": ["static/*"]},
     python_requires=">=3.11",
     install_requires=["waitress>=3.0"],
-    extras_require={"test": ["requests>=2.28"]},
+    extras_require={"test": ["requests>=2.28"], "client": ["requests>=2.28"]},
     entry_points={"console_scripts": ["retrieval = retrieval.__main__:main"]},
     cmdclass={"build_py": BuildWithSnapshot},
 )

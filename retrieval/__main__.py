@@ -1,4 +1,4 @@
-"""Command line: `python -m retrieval serve|check|seal`."""
+"""Command line: `python -m retrieval serve|build|verify|check|seal|ask`."""
 
 import argparse
 import json
@@ -93,6 +93,35 @@ def _verify(args) -> int:
     return 1 if problems else 0
 
 
+def _ask(args) -> int:
+    from .client import (IntegrityError, RetrievalClient, RetrievalError, TransportError,
+                         describe_error, summarize)
+
+    allowances = {"max_steps": args.max_steps, "max_searches": args.max_searches,
+                  "max_reads": args.max_reads, "max_source_bytes": args.max_source_bytes}
+    try:
+        with RetrievalClient(args.url, api_key=args.api_key, timeout=args.timeout,
+                             max_retries=args.retries) as client:
+            result = client.retrieve(args.question, args.version, **allowances)
+    except RetrievalError as error:
+        if args.json:
+            sys.stdout.buffer.write(error.raw)
+            sys.stdout.buffer.flush()
+        print(describe_error(error), file=sys.stderr)
+        return 1
+    except (TransportError, IntegrityError) as exc:
+        kind = "integrity" if isinstance(exc, IntegrityError) else "connection"
+        print(f"retrieval: {kind} failure: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        # The exact body bytes, nothing added: sha256 of stdout equals the digest header.
+        sys.stdout.buffer.write(result.raw)
+        sys.stdout.buffer.flush()
+    else:
+        print(summarize(result))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Declare the commands and their flags."""
     parser = argparse.ArgumentParser(prog="retrieval")
@@ -130,6 +159,19 @@ def build_parser() -> argparse.ArgumentParser:
     seal.add_argument("input")
     seal.add_argument("output")
     seal.set_defaults(run=_seal)
+
+    ask = commands.add_parser("ask", help="ask a running service and print its verified result")
+    ask.add_argument("question")
+    ask.add_argument("--version", required=True, help="exact documentation version, e.g. 3.12")
+    ask.add_argument("--url", default="http://127.0.0.1:8765", help="service base URL")
+    for allowance in ("max-steps", "max-searches", "max-reads", "max-source-bytes"):
+        ask.add_argument(f"--{allowance}", type=int, help="default: the server's")
+    ask.add_argument("--api-key", help="sent as 'Authorization: Bearer KEY'")
+    ask.add_argument("--timeout", type=float, default=10.0, help="seconds per HTTP exchange")
+    ask.add_argument("--retries", type=int, default=3,
+                     help="retries of a refused connection or an overloaded/draining server")
+    ask.add_argument("--json", action="store_true", help="print the exact response body bytes")
+    ask.set_defaults(run=_ask)
     return parser
 
 

@@ -1,0 +1,577 @@
+"""A verifying HTTP client for the retrieval service (the `client` extra: requests).
+
+Every response is checked before anything is returned: the `X-Retrieval-Body-SHA256` header
+against the exact body bytes, and for a run result its `result_sha256`, every read result's
+`result_sha256`, its `request_id`, and the echo of the fields this client sent. A check that fails
+raises `IntegrityError`; nothing unverified is ever handed back. Like the digests themselves, this
+detects a response altered in transit or in a cache; it does not authenticate the server.
+
+Error responses become typed exceptions (`RetrievalError` subclasses, one per error code). A 503
+carrying a full run result with status `failed` is returned, not raised: the caller asked for a
+retrieval and got an honest, verified failed one (trace, usage and any evidence already read).
+Only what is safe is retried: 503 `overloaded` and `draining` (the server refused before doing any
+work) and a refused connection (no byte was sent). `rate_limited` is the caller's own budget and
+is raised at once. An `api_key` is sent as `Authorization: Bearer KEY`; this release of the
+service does not check credentials, later ones answer 401 `unauthenticated`/`invalid_credentials`.
+"""
+
+import json
+import time
+from dataclasses import dataclass, field, fields
+from typing import Optional
+
+try:
+    import requests
+except ImportError as exc:  # the service itself does not need requests; only this client does
+    raise ImportError("retrieval.client needs requests: pip install 'retrieval[client]'") from exc
+
+from .core import digests
+from .core.strict_json import StrictJSONError, loads_strict
+
+BODY_DIGEST_HEADER = "X-Retrieval-Body-SHA256"
+ALLOWANCES = ("max_steps", "max_searches", "max_reads", "max_source_bytes")
+RETRIED_CODES = frozenset({"overloaded", "draining"})
+DEFAULT_MAX_RETRY_WAIT = 30.0
+DEFAULT_BACKOFF = 0.1
+
+
+# --- exceptions ---------------------------------------------------------------------------------
+
+class IntegrityError(Exception):
+    """A response whose bytes, digests or echo do not agree; nothing from it is trusted."""
+
+    def __init__(self, message, http_status=None, raw=b"", headers=None):
+        super().__init__(message)
+        self.http_status = http_status
+        self.raw = raw
+        self.headers = headers if headers is not None else {}
+
+
+class TransportError(Exception):
+    """No usable HTTP response: connection refused (after retries), reset, or timed out."""
+
+
+class RetrievalError(Exception):
+    """A verified error response from the service, with its stable code."""
+
+    def __init__(self, code, http_status, body, raw=b"", headers=None):
+        super().__init__(f"{code} (HTTP {http_status})")
+        self.code = code
+        self.http_status = http_status
+        self.body = body
+        self.raw = raw
+        self.headers = headers if headers is not None else {}
+
+
+class _RetryAfter:
+    """Mixin for refusals that may say when to come back."""
+
+    @property
+    def retry_after(self) -> Optional[int]:
+        """Return the Retry-After header in whole seconds, or None if absent or not an integer."""
+        return _retry_after(self.headers)
+
+
+class InvalidRequest(RetrievalError):
+    """422 invalid_request: valid JSON of the wrong shape."""
+
+    @property
+    def issues(self) -> list:
+        """Return the issues as sent: dicts with `path` (list) and `type`."""
+        error = self.body.get("error") if isinstance(self.body, dict) else None
+        issues = error.get("issues") if isinstance(error, dict) else None
+        return list(issues) if isinstance(issues, list) else []
+
+
+class InvalidJSON(RetrievalError):
+    """422 invalid_json."""
+
+
+class BodyTooLarge(RetrievalError):
+    """413 body_too_large."""
+
+
+class UnsupportedMediaType(RetrievalError):
+    """415 unsupported_media_type."""
+
+
+class NotFound(RetrievalError):
+    """404 not_found."""
+
+
+class MethodNotAllowed(RetrievalError):
+    """405 method_not_allowed."""
+
+    @property
+    def allowed(self) -> tuple:
+        """Return the methods the Allow header lists."""
+        value = self.headers.get("Allow", "")
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+class QueryNotAllowed(RetrievalError):
+    """400 query_not_allowed."""
+
+
+class InvalidContentLength(RetrievalError):
+    """400 invalid_content_length."""
+
+
+class NotReady(RetrievalError):
+    """503 not_ready: the app was closed."""
+
+
+class InternalError(RetrievalError):
+    """500 internal_error."""
+
+
+class Unauthenticated(RetrievalError):
+    """401 unauthenticated: no credentials were sent."""
+
+
+class InvalidCredentials(RetrievalError):
+    """401 invalid_credentials."""
+
+
+class CollectionNotFound(RetrievalError):
+    """404 collection_not_found."""
+
+
+class PassageNotFound(RetrievalError):
+    """404 passage_not_found."""
+
+
+class RateLimited(_RetryAfter, RetrievalError):
+    """429 rate_limited: the caller's own budget; never retried by this client."""
+
+
+class Overloaded(_RetryAfter, RetrievalError):
+    """503 overloaded: retried up to max_retries, then raised."""
+
+
+class Draining(_RetryAfter, RetrievalError):
+    """503 draining: retried up to max_retries, then raised."""
+
+
+ERROR_CLASSES = {
+    "invalid_request": InvalidRequest,
+    "invalid_json": InvalidJSON,
+    "body_too_large": BodyTooLarge,
+    "unsupported_media_type": UnsupportedMediaType,
+    "not_found": NotFound,
+    "method_not_allowed": MethodNotAllowed,
+    "query_not_allowed": QueryNotAllowed,
+    "invalid_content_length": InvalidContentLength,
+    "not_ready": NotReady,
+    "internal_error": InternalError,
+    "unauthenticated": Unauthenticated,
+    "invalid_credentials": InvalidCredentials,
+    "collection_not_found": CollectionNotFound,
+    "passage_not_found": PassageNotFound,
+    "rate_limited": RateLimited,
+    "overloaded": Overloaded,
+    "draining": Draining,
+}
+
+
+def error_from_response(code, http_status, body, raw=b"", headers=None) -> RetrievalError:
+    """Return the typed exception for an error code (the base class for an unknown code)."""
+    return ERROR_CLASSES.get(code, RetrievalError)(code, http_status, body, raw, headers)
+
+
+# --- typed results ------------------------------------------------------------------------------
+
+def _from_mapping(cls, mapping):
+    """Build a dataclass from the keys it declares; unknown keys stay in the raw document."""
+    mapping = mapping if isinstance(mapping, dict) else {}
+    return cls(**{f.name: mapping.get(f.name) for f in fields(cls) if f.init})
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a run consumed (or had consumed after one action)."""
+
+    steps: int
+    searches: int
+    reads: int
+    reserved_source_bytes: int
+    delivered_source_bytes: int
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The allowances a run was admitted with (defaults filled in)."""
+
+    max_steps: int
+    max_searches: int
+    max_reads: int
+    max_source_bytes: int
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One passage that was read, with its provenance and digests."""
+
+    passage_id: str
+    source_id: str
+    version: str
+    url: str
+    start_line: int
+    end_line: int
+    text: str
+    text_sha256: str
+    source_sha256: str
+    document_revision: str
+    byte_count: int
+    native_score: float
+    rank: int
+    result_sha256: str
+    corpus_id: str
+    search_request_id: str
+    read_token: str
+    read_request_id: str
+
+
+@dataclass(frozen=True)
+class TraceEntry:
+    """One action the policy proposed: executed or denied, and what came of it."""
+
+    tool: str
+    arguments: dict
+    decision: str
+    invoked: bool
+    status: Optional[str]
+    reason: Optional[str]
+    usage_after: Optional[Usage]
+    result: Optional[dict] = field(repr=False)
+    reserved_source_bytes: Optional[int] = None
+    preflight_source_bytes: Optional[int] = None
+
+    @classmethod
+    def from_dict(cls, entry: dict) -> "TraceEntry":
+        """Build from one element of a response's `trace`."""
+        action = entry.get("action") if isinstance(entry.get("action"), dict) else {}
+        usage_after = entry.get("usage_after")
+        return cls(
+            tool=action.get("tool"), arguments=action.get("arguments"),
+            decision=entry.get("decision"), invoked=entry.get("invoked"),
+            status=entry.get("status"), reason=entry.get("reason"),
+            usage_after=_from_mapping(Usage, usage_after) if usage_after is not None else None,
+            result=entry.get("result"),
+            reserved_source_bytes=entry.get("reserved_source_bytes"),
+            preflight_source_bytes=entry.get("preflight_source_bytes"),
+        )
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    """A verified run result: completed, incomplete, limited or failed."""
+
+    request_id: str
+    corpus_id: str
+    request: dict
+    status: str
+    reason: str
+    limits: Limits
+    usage: Usage
+    trace: tuple
+    evidence: tuple
+    policy: dict
+    result_sha256: str
+    http_status: int
+    body_sha256: str  # the X-Retrieval-Body-SHA256 header as received (verified against raw)
+    raw: bytes = field(repr=False)
+    document: dict = field(repr=False, compare=False)
+
+    @classmethod
+    def from_response(cls, document: dict, raw: bytes, http_status: int,
+                      body_sha256: str) -> "RetrievalResult":
+        """Build from a verified body and its parsed document."""
+        admission = document.get("admission") if isinstance(document.get("admission"), dict) else {}
+        return cls(
+            request_id=document.get("request_id"), corpus_id=document.get("corpus_id"),
+            request=document.get("request"), status=document.get("status"),
+            reason=document.get("reason"), limits=_from_mapping(Limits, admission.get("limits")),
+            usage=_from_mapping(Usage, document.get("usage")),
+            trace=tuple(TraceEntry.from_dict(e) for e in document.get("trace") or ()
+                        if isinstance(e, dict)),
+            evidence=tuple(_from_mapping(Evidence, e) for e in document.get("evidence") or ()),
+            policy=document.get("policy"), result_sha256=document.get("result_sha256"),
+            http_status=http_status, body_sha256=body_sha256, raw=raw, document=document,
+        )
+
+
+# --- verification -------------------------------------------------------------------------------
+
+def _retry_after(headers) -> Optional[int]:
+    value = (headers.get("Retry-After") or "").strip()
+    # Only delta-seconds: an HTTP-date would make the wait depend on two clocks agreeing.
+    return int(value) if value.isascii() and value.isdigit() else None
+
+
+def _read_results(document):
+    """Yield every read result a run result embeds (trace results of reads, and evidence)."""
+    for entry in document.get("trace") or ():
+        result = entry.get("result") if isinstance(entry, dict) else None
+        if isinstance(result, dict) and "read_request_id" in result:
+            yield result
+    for item in document.get("evidence") or ():
+        if not isinstance(item, dict):
+            raise ValueError("an evidence item is not an object")
+        yield item
+
+
+def verify_run_result(raw: bytes, document, sent: Optional[dict] = None):
+    """Raise ValueError unless a run result's own digests, request_id and echo recompute."""
+    if not isinstance(document, dict) or not isinstance(document.get("result_sha256"), str):
+        raise ValueError("run result has no result_sha256")
+    split = digests.split_result_sha256(raw)
+    if split is None or split[1] != document["result_sha256"]:
+        raise ValueError("result_sha256 is not the body's final member")
+    if digests.response_result_sha256(split[0]) != split[1]:
+        raise ValueError("result_sha256 does not recompute from the body bytes")
+    request = document.get("request")
+    if not isinstance(request, dict) or \
+            digests.request_id(document.get("corpus_id"), request) != document.get("request_id"):
+        raise ValueError("request_id does not recompute from the echoed request and corpus_id")
+    for result in _read_results(document):
+        claimed = result.get("result_sha256")
+        rest = {k: v for k, v in result.items() if k != "result_sha256"}
+        if digests.read_result_sha256(rest) != claimed:
+            raise ValueError(f"read result {result.get('source_id')!r}: result_sha256 does not "
+                             "recompute")
+    for key, value in (sent or {}).items():
+        # Fields the server echoes must be what was sent, types included (6 is not 6.0 or true):
+        # a self-consistent result for some other request is still the wrong result.
+        if (key in request or key in ("question", "version")) and \
+                digests.canonical_json(request.get(key)) != digests.canonical_json(value):
+            raise ValueError(f"echoed request field {key!r} differs from what was sent")
+
+
+# --- the client ---------------------------------------------------------------------------------
+
+def _connection_refused(exc: BaseException) -> bool:
+    """Return True if a requests error was caused by a refused connection (nothing was sent)."""
+    seen, stack = set(), [exc]
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError):
+            return True
+        # urllib3 nests the cause as MaxRetryError.reason -> NewConnectionError -> __cause__.
+        stack += [getattr(current, "reason", None), current.__cause__, current.__context__]
+        stack += [arg for arg in getattr(current, "args", ()) if isinstance(arg, BaseException)]
+    return False
+
+
+@dataclass(frozen=True)
+class _Exchange:
+    http_status: int
+    headers: object
+    raw: bytes
+    document: object
+    body_sha256: str
+
+
+class RetrievalClient:
+    """Talk to one retrieval service; every response is verified before it is returned."""
+
+    def __init__(self, base_url, api_key=None, timeout=10.0, max_retries=3, session=None, *,
+                 sleep=time.sleep, backoff=DEFAULT_BACKOFF, max_retry_wait=DEFAULT_MAX_RETRY_WAIT):
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self._owns_session = session is None
+        self._session = session if session is not None else requests.Session()
+        self._sleep = sleep
+        self._backoff = backoff
+        self._max_retry_wait = max_retry_wait
+
+    def close(self):
+        """Close the session if this client created it."""
+        if self._owns_session:
+            self._session.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def health(self) -> dict:
+        """Return the verified /health document; raise NotReady once the app is closed."""
+        exchange = self._exchange("GET", "/health")
+        document = exchange.document
+        if exchange.http_status == 503 and isinstance(document, dict) and \
+                document.get("status") == "not_ready":
+            raise NotReady("not_ready", 503, document, exchange.raw, exchange.headers)
+        return self._expect_document(exchange)
+
+    def corpus(self) -> dict:
+        """Return the verified /corpus document (corpus_id and the versions served)."""
+        return self._expect_document(self._exchange("GET", "/corpus"))
+
+    def retrieve(self, question, version, **allowances) -> RetrievalResult:
+        """Run one retrieval (allowances and any other body fields as keywords); verify it."""
+        # Unknown keywords are sent as body fields so the server, not this client, decides what
+        # it accepts; a keyword given as None is left out so the server's default applies.
+        fields_sent = {"question": question, "version": version}
+        fields_sent.update((k, v) for k, v in allowances.items() if v is not None)
+        body = json.dumps(fields_sent, ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":")).encode("utf-8")
+        exchange = self._exchange("POST", "/retrieve", body)
+        document = exchange.document
+        # A failed run comes back as 503 with a full result: returned, not raised (module doc).
+        failed_run = (exchange.http_status == 503 and isinstance(document, dict)
+                      and "error" not in document and document.get("status") == "failed")
+        if 200 <= exchange.http_status < 300 or failed_run:
+            try:
+                verify_run_result(exchange.raw, document, fields_sent)
+            except ValueError as exc:
+                raise IntegrityError(str(exc), exchange.http_status, exchange.raw,
+                                     exchange.headers) from None
+            return RetrievalResult.from_response(document, exchange.raw, exchange.http_status,
+                                                 exchange.body_sha256)
+        raise self._error(exchange)
+
+    # -- internals --
+
+    def _expect_document(self, exchange) -> dict:
+        if 200 <= exchange.http_status < 300 and isinstance(exchange.document, dict):
+            return exchange.document
+        raise self._error(exchange)
+
+    @staticmethod
+    def _error(exchange) -> RetrievalError:
+        document = exchange.document
+        error = document.get("error") if isinstance(document, dict) else None
+        code = error.get("code") if isinstance(error, dict) else None
+        return error_from_response(code, exchange.http_status, document, exchange.raw,
+                                   exchange.headers)
+
+    def _headers(self, has_body: bool) -> dict:
+        headers = {"Accept": "application/json"}
+        if has_body:
+            headers["Content-Type"] = "application/json"
+        if self.api_key is not None:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    def _wait(self, attempt: int, retry_after: Optional[int]) -> float:
+        if retry_after is not None:
+            return min(float(retry_after), self._max_retry_wait)
+        return min(self._backoff * (2 ** attempt), self._max_retry_wait)
+
+    def _exchange(self, method, path, body=None) -> _Exchange:
+        """Send one request (retrying only what is safe) and return its verified exchange."""
+        url = self.base_url + path
+        attempt = 0
+        while True:
+            try:
+                response = self._session.request(
+                    method, url, data=body, headers=self._headers(body is not None),
+                    timeout=self.timeout, allow_redirects=False)
+                raw = response.content
+            except requests.ConnectionError as exc:
+                if _connection_refused(exc) and attempt < self.max_retries:
+                    self._sleep(self._wait(attempt, None))
+                    attempt += 1
+                    continue
+                raise TransportError(f"{method} {url}: {exc}") from exc
+            except requests.RequestException as exc:
+                # A timeout or a reset after sending: the request may have run, so never resent.
+                raise TransportError(f"{method} {url}: {exc}") from exc
+            exchange = self._verified(response, raw)
+            error = exchange.document.get("error") if isinstance(exchange.document, dict) else None
+            code = error.get("code") if isinstance(error, dict) else None
+            if code in RETRIED_CODES and attempt < self.max_retries:
+                self._sleep(self._wait(attempt, _retry_after(response.headers)))
+                attempt += 1
+                continue
+            return exchange
+
+    @staticmethod
+    def _verified(response, raw: bytes) -> _Exchange:
+        claimed = response.headers.get(BODY_DIGEST_HEADER)
+        if claimed is None:
+            raise IntegrityError(f"HTTP {response.status_code}: no {BODY_DIGEST_HEADER} header",
+                                 response.status_code, raw, response.headers)
+        if claimed != digests.sha256_hex(raw):
+            raise IntegrityError(f"HTTP {response.status_code}: {BODY_DIGEST_HEADER} does not "
+                                 "match the body bytes", response.status_code, raw,
+                                 response.headers)
+        try:
+            document = loads_strict(raw)
+        except StrictJSONError as exc:
+            raise IntegrityError(f"HTTP {response.status_code}: body is not strict JSON: {exc}",
+                                 response.status_code, raw, response.headers) from None
+        return _Exchange(response.status_code, response.headers, raw, document, claimed)
+
+
+# --- a readable summary (python -m retrieval ask) -----------------------------------------------
+
+SNIPPET_CHARS = 100
+
+
+def _describe_action(entry: TraceEntry) -> str:
+    args = entry.arguments if isinstance(entry.arguments, dict) else {}
+    if entry.tool == "search":
+        extra = "" if args.get("match", "all") == "all" else f", match={args.get('match')}"
+        query = json.dumps(args.get("query"), ensure_ascii=False)
+        return f'search {query} ({args.get("version")}, k={args.get("k")}{extra})'
+    if entry.tool == "read":
+        handle = args.get("handle") if isinstance(args.get("handle"), dict) else {}
+        return (f"read {handle.get('source_id')} lines {handle.get('start_line')}-"
+                f"{handle.get('end_line')} ({handle.get('version')})")
+    return f"{entry.tool} {json.dumps(args, ensure_ascii=False, sort_keys=True)}"
+
+
+def _describe_outcome(entry: TraceEntry) -> str:
+    if entry.decision == "denied":
+        needs = (f" (needs {entry.preflight_source_bytes} source bytes)"
+                 if entry.preflight_source_bytes is not None else "")
+        return f"DENIED {entry.reason}{needs}"
+    outcome = f"{entry.decision} {entry.status}"
+    return outcome + (f" {entry.reason}" if entry.status != "succeeded" and entry.reason else "")
+
+
+def _snippet(text) -> str:
+    flat = " ".join(str(text or "").split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS] + "..."
+
+
+def summarize(result: RetrievalResult) -> str:
+    """Return a readable, multi-line summary of a verified result."""
+    usage, limits = result.usage, result.limits
+    lines = [
+        f"status {result.status} ({result.reason}), HTTP {result.http_status}",
+        f"usage steps {usage.steps}/{limits.max_steps}, searches {usage.searches}/"
+        f"{limits.max_searches}, reads {usage.reads}/{limits.max_reads}, source bytes "
+        f"{usage.reserved_source_bytes}/{limits.max_source_bytes} "
+        f"(delivered {usage.delivered_source_bytes})",
+        f"actions ({len(result.trace)})",
+    ]
+    for number, entry in enumerate(result.trace, 1):
+        lines.append(f"  {number} {_describe_action(entry)} {_describe_outcome(entry)}")
+    lines.append(f"evidence ({len(result.evidence)})")
+    for number, item in enumerate(result.evidence, 1):
+        lines.append(f"  {number} {item.source_id} lines {item.start_line}-{item.end_line} "
+                     f"{item.url}")
+        lines.append(f"    {_snippet(item.text)}")
+    lines += [f"request_id {result.request_id}", f"corpus_id {result.corpus_id}", "verified"]
+    return "\n".join(lines)
+
+
+def describe_error(error: RetrievalError) -> str:
+    """Return an error response's code, HTTP status and issues, one per line."""
+    lines = [f"error {error.code} (HTTP {error.http_status})"]
+    for issue in getattr(error, "issues", ()):
+        path = ".".join(str(part) for part in issue.get("path", ()))
+        lines.append(f"  {path}: {issue.get('type')}")
+    retry_after = getattr(error, "retry_after", None)
+    if retry_after is not None:
+        lines.append(f"  retry after {retry_after} s")
+    return "\n".join(lines)
