@@ -17,6 +17,7 @@ def _serve(args) -> int:
     settings = load_settings(overrides={
         "host": args.host, "port": args.port, "threads": args.threads,
         "snapshot": args.snapshot, "expect_corpus_id": args.expect_corpus_id,
+        "shutdown_grace_s": args.shutdown_grace_s, "drain_delay_s": args.drain_delay_s,
     })
     app = load_app_object(args.app) if args.app else create_app(settings=settings)
     return serve(app, settings, inherited_fd=args.fd)
@@ -137,6 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--snapshot", help="snapshot file (default: the embedded fixture)")
     serve.add_argument("--expect-corpus-id", help="refuse to start on any other corpus_id")
     serve.add_argument("--fd", type=int, help="serve on this inherited, listening socket")
+    serve.add_argument("--shutdown-grace-s", type=float,
+                       help="on SIGTERM, longest wait for in-flight requests")
+    serve.add_argument("--drain-delay-s", type=float,
+                       help="on SIGTERM, shortest time /health answers 503 draining")
     serve.add_argument("--app", help="serve MODULE:ATTRIBUTE instead of the retrieval app")
     serve.set_defaults(run=_serve)
 

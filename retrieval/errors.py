@@ -17,6 +17,7 @@ HTTP_STATUS = {
     "invalid_request": "422 Unprocessable Content",
     "internal_error": "500 Internal Server Error",
     "not_ready": "503 Service Unavailable",
+    "draining": "503 Service Unavailable",
 }
 
 MAX_ISSUES = 12
@@ -105,6 +106,14 @@ class InvalidRequest(ServiceError):
 
 class NotReady(ServiceError):
     code = "not_ready"
+
+
+class Draining(ServiceError):
+    code = "draining"
+
+    def headers(self):
+        # Another replica can answer now; this one is going away.
+        return [("Retry-After", "1")]
 
 
 class InternalError(ServiceError):

@@ -113,8 +113,10 @@ def corpus_body(snapshot) -> dict:
     return {"corpus_id": snapshot.corpus_id, "versions": list(snapshot.versions)}
 
 
-def health_body(corpus_id) -> dict:
-    """Return the /health body: ready with the served corpus, or not ready."""
+def health_body(corpus_id, draining=False) -> dict:
+    """Return the /health body: ready with the served corpus, draining, or not ready."""
+    if draining:
+        return {"status": "draining"}
     if corpus_id is None:
         return {"status": "not_ready"}
     return {"status": "ok", "mode": HEALTH_MODE, "corpus_id": corpus_id}

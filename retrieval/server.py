@@ -2,9 +2,12 @@
 
 import importlib
 import logging
+import os
 import signal
 import socket
 import sys
+import threading
+import time
 
 import waitress
 
@@ -17,10 +20,57 @@ def load_app_object(spec: str):
     return getattr(importlib.import_module(module_name), attribute)
 
 
-def _exit_on_sigterm(signum, frame):
-    # Waitress's run loop treats SystemExit like Ctrl-C: it stops accepting and shuts down its
-    # task dispatcher, then returns to us so that the app can be closed.
-    raise SystemExit(0)
+def busy_connections(server) -> int:
+    """Count connections with a request being served or response bytes not yet sent."""
+    # Waitress keeps its channels in the server's socket map; a channel is busy while it holds a
+    # request or unsent output. Reading it from another thread is a snapshot, which is all a
+    # drain needs: it polls until the count reaches zero.
+    return sum(1 for channel in list(server._map.values())
+               if getattr(channel, "requests", None) or getattr(channel, "total_outbufs_len", 0))
+
+
+class GracefulStop:
+    """SIGTERM or SIGINT: drain first, then stop Waitress; a second signal stops at once."""
+
+    def __init__(self, server, app, settings, log):
+        self._server = server
+        self._app = app
+        self._grace_s = settings.shutdown_grace_s
+        self._delay_s = settings.drain_delay_s
+        self._log = log
+        self._draining = False
+
+    def install(self):
+        """Handle SIGTERM and SIGINT; return the previous handlers for restore()."""
+        return {signum: signal.signal(signum, self._on_signal)
+                for signum in (signal.SIGTERM, signal.SIGINT)}
+
+    def _on_signal(self, signum, frame):
+        if self._draining:
+            # Waitress's run loop treats SystemExit like Ctrl-C: it stops accepting, shuts down
+            # its task dispatcher and returns to serve(), which closes the app.
+            raise SystemExit(0)
+        self._draining = True
+        threading.Thread(target=self._drain, name="retrieval-drain", daemon=True).start()
+
+    def _drain(self):
+        begin_drain = getattr(self._app, "begin_drain", None)
+        if begin_drain is not None:
+            begin_drain()
+        start = time.monotonic()
+        print(f"retrieval: draining (grace {self._grace_s}s, delay {self._delay_s}s)",
+              file=self._log, flush=True)
+        # Polling, bounded by the grace period: in-flight responses must be written out by the
+        # I/O loop, which keeps running on the main thread meanwhile.
+        while time.monotonic() - start < self._grace_s:
+            if time.monotonic() - start >= self._delay_s and not busy_connections(self._server):
+                break
+            time.sleep(0.02)
+        left = busy_connections(self._server)
+        print(f"retrieval: drained in {time.monotonic() - start:.2f}s, {left} connection(s) "
+              "still busy", file=self._log, flush=True)
+        # A real signal, so the main thread wakes from select() and the handler stops the loop.
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def configure_logging():
@@ -34,7 +84,7 @@ def configure_logging():
 
 
 def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
-    """Serve app until SIGTERM or SIGINT, then close it; return the process exit code."""
+    """Serve app until SIGTERM or SIGINT, drain, close it; return the process exit code."""
     configure_logging()
     options = {
         "threads": settings.threads,
@@ -49,14 +99,15 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
         options["host"] = settings.host
         options["port"] = settings.port
     server = waitress.create_server(app, **options)
-    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    previous = GracefulStop(server, app, settings, log).install()
     try:
         corpus = getattr(app, "corpus_id", None)
         print(f"retrieval: serving corpus {corpus} on "
               f"http://{server.effective_host}:{server.effective_port}", file=log, flush=True)
         server.run()
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         server.close()
         cache_stats = getattr(app, "cache_stats", None)
         stats = cache_stats() if cache_stats is not None else None

@@ -38,6 +38,11 @@ class Settings:
     max_body_bytes: int = _setting(int, 4096, "Largest /retrieve body the app accepts, in bytes.")
     server_max_request_body_size: int = _setting(
         int, 65536, "Waitress's own body cap; bodies at or above it get Waitress's plain-text 413.")
+    shutdown_grace_s: float = _setting(
+        float, 10.0, "On SIGTERM, longest wait for in-flight requests before stopping anyway.")
+    drain_delay_s: float = _setting(
+        float, 0.0, "On SIGTERM, shortest time /health answers 503 draining before stopping, "
+                    "so a load balancer's health check sees it.")
     cache_entries: int = _setting(
         int, 4096, "Most search and read results memoized per process (0: none).")
     cache_bytes: int = _setting(
@@ -55,11 +60,14 @@ _BY_NAME = {f.name: f for f in SETTINGS}
 
 def _convert(name, raw):
     kind = _BY_NAME[name].metadata["kind"]
-    if kind is int and isinstance(raw, str):
+    if kind in (int, float) and isinstance(raw, str):
         try:
-            return int(raw, 10)
+            return int(raw, 10) if kind is int else float(raw)
         except ValueError:
-            raise SettingsError(f"setting {name}: {raw!r} is not an integer") from None
+            raise SettingsError(f"setting {name}: {raw!r} is not a number of type "
+                                f"{kind.__name__}") from None
+    if kind is float and isinstance(raw, int) and not isinstance(raw, bool):
+        return float(raw)
     if isinstance(raw, bool) or not isinstance(raw, kind):
         raise SettingsError(f"setting {name}: {raw!r} is not of type {kind.__name__}")
     return raw
@@ -89,6 +97,9 @@ def load_settings(environ=None, overrides=None) -> Settings:
 def _check_ranges(settings: Settings):
     from .request import DEFAULT_LIMITS  # the defaults a request gets must fit under the maxima
 
+    for name in ("shutdown_grace_s", "drain_delay_s"):
+        if not 0 <= getattr(settings, name) < 3600:
+            raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
     for name in ("port", "threads", "max_body_bytes", "server_max_request_body_size"):
         if getattr(settings, name) < (0 if name == "port" else 1):
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")

@@ -62,6 +62,22 @@ class FailingTools(RetrievalTools):
         return super().read(handle)
 
 
+class SlowTools(RetrievalTools):
+    """Tools whose searches take a fixed time, to hold a request in flight on purpose.
+
+    SLOW_TOOL_SECONDS sets the time (default 1.0). If SLOW_TOOL_MARKER names a file, it is
+    created when a search starts, so a test can see the request is in flight without guessing.
+    """
+
+    def search(self, query, version, k, match="all"):
+        marker = os.environ.get("SLOW_TOOL_MARKER")
+        if marker:
+            with open(marker, "a", encoding="utf-8"):
+                pass
+        time.sleep(float(os.environ.get("SLOW_TOOL_SECONDS", "1.0")))
+        return super().search(query, version, k, match)
+
+
 def create_fault_app(fail_at: int = 1, settings=None):
     """Return the retrieval app over the default snapshot with a tool failing at action fail_at."""
     from .wsgi import create_app
@@ -70,11 +86,21 @@ def create_fault_app(fail_at: int = 1, settings=None):
                       settings=settings)
 
 
+def create_slow_app(settings=None):
+    """Return the retrieval app over the default snapshot with slow searches."""
+    from .wsgi import create_app
+
+    return create_app(tool_factory=CountingToolFactory(SlowTools), settings=settings)
+
+
+_LAZY_APPS = {"fault_app": create_fault_app, "slow_app": create_slow_app}
+
+
 def __getattr__(name):
-    # `fault_app` is built on first access, like retrieval.wsgi.app.
-    if name == "fault_app":
-        app = create_fault_app()
-        globals()["fault_app"] = app
+    # The fixture apps are built on first access, like retrieval.wsgi.app.
+    if name in _LAZY_APPS:
+        app = _LAZY_APPS[name]()
+        globals()[name] = app
         return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -164,6 +190,10 @@ class ServerProcess:
         self.process = subprocess.Popen(
             command, pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=self._stdout,
             stderr=self._stderr, env=self.env, cwd=self.cwd)
+        # The child holds the listening socket now. Closing our copy means that once the child
+        # exits, connections are refused instead of waiting in a backlog nobody will accept.
+        self._listener.close()
+        self._listener = None
         deadline = time.monotonic() + self.ready_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -16,7 +16,8 @@ from .core.admission import Limits
 from .core.service import RetrievalService
 from .core.snapshot import default_snapshot_path
 from .errors import (
-    BodyTooLarge, InternalError, InvalidContentLength, MethodNotAllowed, NotFound, NotReady,
+    BodyTooLarge, Draining, InternalError, InvalidContentLength, MethodNotAllowed, NotFound,
+    NotReady,
     PassageNotFound, QueryNotAllowed, ServiceError, UnsupportedMediaType,
 )
 from .request import parse_retrieve_request
@@ -140,6 +141,7 @@ class RetrievalApp:
             max_source_bytes=settings.max_source_bytes_limit,
         )
         self._health = encode_json(health_body(service.corpus_id))
+        self._draining = False
         self._corpus = encode_json(corpus_body(service.snapshot))
         self._openapi = encode_json(openapi_document(self._maxima, settings.max_body_bytes))
         self._static = {path: ((STATIC_DIR / name).read_bytes(), media_type)
@@ -155,6 +157,10 @@ class RetrievalApp:
         """Return the result memo's counters, or None once closed."""
         service = self._service
         return service.memo.stats() if service is not None else None
+
+    def begin_drain(self):
+        """Stop taking retrievals: /health and /retrieve answer 503 draining from now on."""
+        self._draining = True
 
     def close(self):
         """Release the snapshot; /health reports not_ready from now on."""
@@ -216,8 +222,9 @@ class RetrievalApp:
         if environ["REQUEST_METHOD"] not in allowed:
             raise MethodNotAllowed(allowed)
         if path == "/health":
-            if self._service is None:
-                return Reply("503 Service Unavailable", encode_json(health_body(None)))
+            if self._draining or self._service is None:
+                return Reply("503 Service Unavailable",
+                             encode_json(health_body(None, draining=self._draining)))
             return Reply(OK, self._health)
         if path == "/openapi.json":
             return Reply(OK, self._openapi, cache_control=REVALIDATE)
@@ -228,6 +235,8 @@ class RetrievalApp:
             return Reply(OK, self._corpus, cache_control=REVALIDATE)
         if path.startswith(PASSAGES_PREFIX):
             return self._passage(service, path[len(PASSAGES_PREFIX):])
+        if self._draining:
+            raise Draining("shutting down")
         return self._retrieve(service, environ)
 
     def _passage(self, service, passage_id) -> Reply:

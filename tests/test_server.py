@@ -182,6 +182,10 @@ class StartupTest(unittest.TestCase):
         edited = write_snapshot(directory, document, seal=False)
         self.assertIn("text_sha256", self.serve_refused("--snapshot", edited))
         self.assertIn("not the expected", self.serve_refused("--expect-corpus-id", "a" * 64))
+        truncated = os.path.join(directory, "truncated.json")
+        with open(edited, "rb") as source, open(truncated, "wb") as out:
+            out.write(source.read()[:300])
+        self.assertIn("not strict JSON", self.serve_refused("--snapshot", truncated))
 
     def test_refuses_unknown_settings(self):
         line = self.serve_refused(env=subprocess_env(RETRIEVAL_THREAD="8"))
