@@ -54,23 +54,35 @@ class GracefulStop:
         threading.Thread(target=self._drain, name="retrieval-drain", daemon=True).start()
 
     def _drain(self):
-        begin_drain = getattr(self._app, "begin_drain", None)
-        if begin_drain is not None:
-            begin_drain()
-        start = time.monotonic()
-        print(f"retrieval: draining (grace {self._grace_s}s, delay {self._delay_s}s)",
-              file=self._log, flush=True)
-        # Polling, bounded by the grace period: in-flight responses must be written out by the
-        # I/O loop, which keeps running on the main thread meanwhile.
-        while time.monotonic() - start < self._grace_s:
-            if time.monotonic() - start >= self._delay_s and not busy_connections(self._server):
-                break
-            time.sleep(0.02)
-        left = busy_connections(self._server)
-        print(f"retrieval: drained in {time.monotonic() - start:.2f}s, {left} connection(s) "
-              "still busy", file=self._log, flush=True)
-        # A real signal, so the main thread wakes from select() and the handler stops the loop.
-        os.kill(os.getpid(), signal.SIGTERM)
+        try:
+            begin_drain = getattr(self._app, "begin_drain", None)
+            if begin_drain is not None:
+                begin_drain()
+            start = time.monotonic()
+            self._say(f"retrieval: draining (grace {self._grace_s}s, delay {self._delay_s}s)")
+            # Polling, bounded by the grace period: in-flight responses must be written out by
+            # the I/O loop, which keeps running on the main thread meanwhile.
+            while time.monotonic() - start < self._grace_s:
+                if time.monotonic() - start >= self._delay_s and not busy_connections(self._server):
+                    break
+                time.sleep(0.02)
+            self._say(f"retrieval: drained in {time.monotonic() - start:.2f}s, "
+                      f"{busy_connections(self._server)} connection(s) still busy")
+        finally:
+            # Whatever happened above, stop: a real signal, so the main thread wakes from
+            # select() and the handler ends the loop.
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def _say(self, line):
+        say(self._log, line)
+
+
+def say(log, line):
+    """Write one log line; a log that cannot be written never stops the server from stopping."""
+    try:
+        print(line, file=log, flush=True)
+    except (OSError, ValueError):  # stderr may be a pipe whose reader has gone
+        pass
 
 
 def configure_logging():
@@ -102,8 +114,8 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
     previous = GracefulStop(server, app, settings, log).install()
     try:
         corpus = getattr(app, "corpus_id", None)
-        print(f"retrieval: serving corpus {corpus} on "
-              f"http://{server.effective_host}:{server.effective_port}", file=log, flush=True)
+        say(log, f"retrieval: serving corpus {corpus} on "
+                 f"http://{server.effective_host}:{server.effective_port}")
         server.run()
     finally:
         for signum, handler in previous.items():
@@ -112,9 +124,9 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
         cache_stats = getattr(app, "cache_stats", None)
         stats = cache_stats() if cache_stats is not None else None
         if stats is not None:
-            print(f"retrieval: result cache {stats.as_dict()}", file=log, flush=True)
+            say(log, f"retrieval: result cache {stats.as_dict()}")
         close = getattr(app, "close", None)
         if close is not None:
             close()
-        print("retrieval: shutdown complete", file=log, flush=True)
+        say(log, "retrieval: shutdown complete")
     return 0

@@ -5,6 +5,8 @@ import os
 import signal
 import socket
 import struct
+import subprocess
+import sys
 import threading
 import time
 import unittest
@@ -124,6 +126,22 @@ class DrainTest(unittest.TestCase):
         self.assertEqual(lifecycle.shutdown_exit_status, 0)
         self.assertIn("retrieval: draining", lifecycle.stderr)
         self.assertIn("0 connection(s) still busy", lifecycle.stderr)
+
+    def test_drain_survives_a_closed_stderr(self):
+        # A supervisor that died leaves stderr a pipe nobody reads: the drain must still finish.
+        listener = socket.create_server(("127.0.0.1", 0))
+        self.addCleanup(listener.close)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "retrieval", "serve", "--fd", str(listener.fileno())],
+            pass_fds=(listener.fileno(),), env=subprocess_env(), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: process.poll() is None and process.kill())
+        port = listener.getsockname()[1]
+        wait_for(lambda: requests.get(f"http://127.0.0.1:{port}/health", timeout=DEADLINE).ok,
+                 "readiness")
+        process.stderr.close()
+        process.send_signal(signal.SIGTERM)
+        self.assertEqual(process.wait(DEADLINE), 0)
 
     def test_sigterm_during_load(self):
         server = start_server(self)
