@@ -26,6 +26,7 @@ except ImportError as exc:  # the service itself does not need requests; only th
     raise ImportError("retrieval.client needs requests: pip install 'retrieval[client]'") from exc
 
 from .core import digests
+from .core.admission import Limits  # the allowances a run was admitted with
 from .core.strict_json import StrictJSONError, loads_strict
 
 BODY_DIGEST_HEADER = "X-Retrieval-Body-SHA256"
@@ -196,16 +197,6 @@ class Usage:
     reads: int
     reserved_source_bytes: int
     delivered_source_bytes: int
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The allowances a run was admitted with (defaults filled in)."""
-
-    max_steps: int
-    max_searches: int
-    max_reads: int
-    max_source_bytes: int
 
 
 @dataclass(frozen=True)
