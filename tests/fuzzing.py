@@ -1410,23 +1410,24 @@ def health_problem(host, port, timeout=HEALTH_TIMEOUT) -> Optional[str]:
     return None
 
 
+def _get(host, port, path, timeout):
+    """GET path on a fresh connection; return the response, or None if none came."""
+    request = f"GET {path} HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n".encode()
+    try:
+        return exchange(host, port, request, timeout)
+    except (OSError, ProtocolError):
+        return None
+
+
 def probe_context(host, port, timeout=DEFAULT_TIMEOUT) -> Context:
     """Learn ETags and real passage ids from the server (deterministic for one build)."""
     ctx = Context()
-    for path in ("/corpus", "/openapi.json"):
-        try:
-            response = exchange(host, port, f"GET {path} HTTP/1.1\r\nHost: fuzz\r\n"
-                                            f"Connection: close\r\n\r\n".encode(), timeout)
-            if response.header("etag"):
-                ctx.etags[path] = response.header("etag")
-        except (OSError, ProtocolError):
-            pass
+    responses = {path: _get(host, port, path, timeout) for path in ("/corpus", "/openapi.json")}
     versions = ["3.12"]
     try:
-        response = exchange(host, port, b"GET /corpus HTTP/1.1\r\nHost: fuzz\r\n"
-                                        b"Connection: close\r\n\r\n", timeout)
-        versions = [v["version"] for v in json.loads(response.body)["versions"]][:2] or versions
-    except (OSError, ProtocolError, ValueError, KeyError, TypeError):
+        versions = [v["version"] for v in json.loads(responses["/corpus"].body)["versions"]][:2] \
+            or versions
+    except (AttributeError, ValueError, KeyError, TypeError):
         pass
     found = set()
     for version in versions:
@@ -1440,14 +1441,10 @@ def probe_context(host, port, timeout=DEFAULT_TIMEOUT) -> Context:
                 pass
     ctx.passage_ids = sorted(found)[:8]
     for pid in ctx.passage_ids:
-        path = f"/passages/{pid}"
-        try:
-            response = exchange(host, port, f"GET {path} HTTP/1.1\r\nHost: fuzz\r\n"
-                                            f"Connection: close\r\n\r\n".encode(), timeout)
-            if response.header("etag"):
-                ctx.etags[path] = response.header("etag")
-        except (OSError, ProtocolError):
-            pass
+        responses[f"/passages/{pid}"] = _get(host, port, f"/passages/{pid}", timeout)
+    for path, response in responses.items():
+        if response is not None and response.header("etag"):
+            ctx.etags[path] = response.header("etag")
     return ctx
 
 
