@@ -7,18 +7,21 @@ from pathlib import Path
 
 from .core.snapshot import SnapshotError, seal_snapshot
 from .core.strict_json import StrictJSONError, loads_strict
-from .settings import SettingsError, describe_settings, load_settings
+from .settings import SettingsError, describe_settings, effective_config, load_settings
 
 
 def _serve(args) -> int:
     from .server import load_app_object, serve
     from .wsgi import create_app
 
-    settings = load_settings(overrides={
+    settings = load_settings(config_file=args.config, overrides={
         "host": args.host, "port": args.port, "threads": args.threads,
         "snapshot": args.snapshot, "expect_corpus_id": args.expect_corpus_id,
         "shutdown_grace_s": args.shutdown_grace_s, "drain_delay_s": args.drain_delay_s,
     })
+    if args.print_config:
+        print(effective_config(settings))
+        return 0
     app = load_app_object(args.app) if args.app else create_app(settings=settings)
     return serve(app, settings, inherited_fd=args.fd)
 
@@ -130,8 +133,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser(
         "serve", help="serve the app with Waitress",
-        epilog="Settings (flags override the environment):\n" + describe_settings(),
+        epilog="Settings (TOML file < environment < flags):\n" + describe_settings(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve.add_argument("--config", help="TOML file of settings (flat keys, as listed below)")
+    serve.add_argument("--print-config", action="store_true",
+                       help="print the effective settings as TOML (secrets masked) and exit")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
     serve.add_argument("--threads", type=int)

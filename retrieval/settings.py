@@ -1,12 +1,13 @@
 """Every setting of the service, declared once: name, type, default and help.
 
-Values come from the defaults, then `RETRIEVAL_<NAME>` environment variables, then explicit
-overrides (the command line). An unknown name or a value of the wrong type stops start-up with a
+Values come from the defaults, then a TOML file (`--config FILE`, flat keys named as below), then
+`RETRIEVAL_<NAME>` environment variables, then explicit overrides (the command line). An unknown name or a value of the wrong type stops start-up with a
 message naming it, so a typo never silently leaves a default in force.
 """
 
 import dataclasses
 import os
+import tomllib
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -58,9 +59,11 @@ SETTINGS = tuple(dataclasses.fields(Settings))
 _BY_NAME = {f.name: f for f in SETTINGS}
 
 
-def _convert(name, raw):
+def _convert(name, raw, from_text=False):
     kind = _BY_NAME[name].metadata["kind"]
-    if kind in (int, float) and isinstance(raw, str):
+    # Environment variables are always text; a TOML file or a flag has real types, and a string
+    # where a number belongs there is a mistake to report, not to parse.
+    if from_text and kind in (int, float) and isinstance(raw, str):
         try:
             return int(raw, 10) if kind is int else float(raw)
         except ValueError:
@@ -73,17 +76,37 @@ def _convert(name, raw):
     return raw
 
 
-def load_settings(environ=None, overrides=None) -> Settings:
-    """Build the effective settings from defaults, RETRIEVAL_* variables and overrides."""
-    environ = os.environ if environ is None else environ
+def read_config_file(path) -> dict:
+    """Read a flat TOML settings file, refusing unknown keys and wrong types by name."""
+    try:
+        with open(path, "rb") as handle:
+            document = tomllib.load(handle)
+    except OSError as exc:
+        raise SettingsError(f"config {path}: cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"config {path}: not TOML: {exc}") from None
     values = {}
+    for name, raw in document.items():
+        if name not in _BY_NAME:
+            raise SettingsError(f"config {path}: unknown setting {name}")
+        try:
+            values[name] = _convert(name, raw)
+        except SettingsError as exc:
+            raise SettingsError(f"config {path}: {exc}") from None
+    return values
+
+
+def load_settings(environ=None, overrides=None, config_file=None) -> Settings:
+    """Build the effective settings: defaults, TOML file, RETRIEVAL_* variables, overrides."""
+    environ = os.environ if environ is None else environ
+    values = read_config_file(config_file) if config_file else {}
     for key, raw in environ.items():
         if not key.startswith(ENV_PREFIX):
             continue
         name = key[len(ENV_PREFIX):].lower()
         if name not in _BY_NAME:
             raise SettingsError(f"unknown setting {key}")
-        values[name] = _convert(name, raw)
+        values[name] = _convert(name, raw, from_text=True)
     for name, raw in (overrides or {}).items():
         if name not in _BY_NAME:
             raise SettingsError(f"unknown setting {name}")
@@ -111,6 +134,26 @@ def _check_ranges(settings: Settings):
                 f"{getattr(DEFAULT_LIMITS, count)}")
     if settings.server_max_request_body_size <= settings.max_body_bytes:
         raise SettingsError("setting server_max_request_body_size must exceed max_body_bytes")
+
+
+def effective_config(settings: Settings) -> str:
+    """Render settings as the TOML file that would produce them (secrets masked)."""
+    lines = []
+    for f in SETTINGS:
+        value = getattr(settings, f.name)
+        if value is None:
+            lines.append(f"# {f.name} is not set")
+        elif f.metadata.get("secret"):
+            lines.append(f'{f.name} = "***"')
+        else:
+            lines.append(f"{f.name} = {_toml_value(value)}")
+    return "\n".join(lines)
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(value)
 
 
 def describe_settings() -> str:

@@ -1,8 +1,12 @@
 """Unit: settings are declared once; unknown names and wrong types stop start-up."""
 
+import os
 import unittest
 
-from retrieval.settings import SETTINGS, Settings, SettingsError, describe_settings, load_settings
+from retrieval.settings import (
+    SETTINGS, Settings, SettingsError, describe_settings, effective_config, load_settings,
+)
+from tests.support import temporary_directory
 
 
 class SettingsTest(unittest.TestCase):
@@ -31,6 +35,36 @@ class SettingsTest(unittest.TestCase):
             with self.subTest(fragment):
                 with self.assertRaisesRegex(SettingsError, fragment):
                     load_settings(environ=environ, overrides=overrides)
+
+    def write(self, text):
+        path = os.path.join(temporary_directory(self), "retrieval.toml")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return path
+
+    def test_toml_file_then_environment_then_overrides(self):
+        path = self.write('threads = 2\nport = 9000\nhost = "127.0.0.2"\ndrain_delay_s = 1\n')
+        settings = load_settings(environ={"RETRIEVAL_PORT": "9001"}, config_file=path,
+                                 overrides={"threads": 3})
+        self.assertEqual((settings.threads, settings.port, settings.host, settings.drain_delay_s),
+                         (3, 9001, "127.0.0.2", 1.0))
+
+    def test_toml_unknown_keys_and_wrong_types_name_the_key(self):
+        cases = [('thread = 2\n', "unknown setting thread"),
+                 ('threads = "2"\n', "setting threads"),
+                 ('threads = true\n', "setting threads"),
+                 ('[server]\nthreads = 2\n', "unknown setting server"),
+                 ('threads = \n', "not TOML")]
+        for text, fragment in cases:
+            with self.subTest(text=text):
+                with self.assertRaisesRegex(SettingsError, fragment):
+                    load_settings(environ={}, config_file=self.write(text))
+
+    def test_printed_config_reads_back_to_the_same_settings(self):
+        settings = load_settings(environ={}, overrides={"snapshot": 'dir "quoted" \\ x',
+                                                        "threads": 2, "drain_delay_s": 0.5})
+        path = self.write(effective_config(settings))
+        self.assertEqual(load_settings(environ={}, config_file=path), settings)
 
     def test_every_setting_is_documented(self):
         text = describe_settings()
