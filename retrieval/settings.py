@@ -7,6 +7,7 @@ message naming it, so a typo never silently leaves a default in force.
 
 import dataclasses
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from typing import Optional
@@ -44,6 +45,8 @@ class Settings:
     drain_delay_s: float = _setting(
         float, 0.0, "On SIGTERM, shortest time /health answers 503 draining before stopping, "
                     "so a load balancer's health check sees it.")
+    cors_origins: str = _setting(
+        str, "", "Comma-separated browser origins allowed to call the API (none by default).")
     cache_entries: int = _setting(
         int, 4096, "Most search and read results memoized per process (0: none).")
     cache_bytes: int = _setting(
@@ -117,7 +120,18 @@ def load_settings(environ=None, overrides=None, config_file=None) -> Settings:
     return settings
 
 
+def parse_origins(value: str) -> frozenset:
+    """Split the cors_origins setting into exact origins (scheme://host[:port], no path)."""
+    origins = frozenset(part.strip() for part in value.split(",") if part.strip())
+    for origin in origins:
+        if not re.fullmatch(r"https?://[^/\s]+", origin):
+            raise SettingsError(
+                f"setting cors_origins: {origin!r} is not an origin (scheme://host[:port])")
+    return origins
+
+
 def _check_ranges(settings: Settings):
+    parse_origins(settings.cors_origins)
     from .request import DEFAULT_LIMITS  # the defaults a request gets must fit under the maxima
 
     for name in ("shutdown_grace_s", "drain_delay_s"):

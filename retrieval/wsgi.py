@@ -24,7 +24,7 @@ from .request import parse_retrieve_request
 from .openapi import openapi_document
 from .response import OK, corpus_body, encode_error, encode_json, encode_run_result, \
     health_body, passage_body
-from .settings import Settings, load_settings
+from .settings import Settings, load_settings, parse_origins
 
 BODY_DIGEST_HEADER = "X-Retrieval-Body-SHA256"
 _ROUTES = {
@@ -119,6 +119,12 @@ PASSAGES_PREFIX = "/passages/"
 _PASSAGE_ID = re.compile(r"[0-9a-f]{64}")
 
 
+CORS_MAX_AGE = "600"
+CORS_ALLOW_HEADERS = "Content-Type, Authorization"
+# What a browser script may read from a response: the digest header so it can verify the bytes.
+CORS_EXPOSE_HEADERS = f"{BODY_DIGEST_HEADER}, ETag"
+
+
 def etag_matches(if_none_match: str, etag: str) -> bool:
     """Apply If-None-Match's weak comparison (RFC 9110 13.1.2) to one entity tag."""
     for candidate in if_none_match.split(","):
@@ -142,6 +148,7 @@ class RetrievalApp:
         )
         self._health = encode_json(health_body(service.corpus_id))
         self._draining = False
+        self._cors_origins = parse_origins(settings.cors_origins)
         self._corpus = encode_json(corpus_body(service.snapshot))
         self._openapi = encode_json(openapi_document(self._maxima, settings.max_body_bytes))
         self._static = {path: ((STATIC_DIR / name).read_bytes(), media_type)
@@ -172,6 +179,8 @@ class RetrievalApp:
         static = self._static.get(environ.get("PATH_INFO", ""))
         if static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
             return self._send_static(environ, start_response, *static)
+        if self._cors_origins and environ["REQUEST_METHOD"] == "OPTIONS":
+            return self._preflight(environ, start_response)
         try:
             reply = self._dispatch(environ)
         except ServiceError as error:
@@ -195,11 +204,41 @@ class RetrievalApp:
                 start_response("304 Not Modified", validators)
                 return [b""]
             headers += validators
+        if self._cors_origins:
+            headers += self._cors_headers(environ)
         start_response(reply.status, headers)
         # Waitress sends whatever the app returns, even for HEAD; the headers stay those of GET.
         if environ["REQUEST_METHOD"] == "HEAD":
             return [b""]
         return [reply.body]
+
+    def _cors_headers(self, environ) -> list:
+        # Vary on every response once CORS is on, so a shared cache never hands one origin's
+        # answer (with or without permission headers) to another.
+        origin = environ.get("HTTP_ORIGIN")
+        if origin not in self._cors_origins:
+            return [("Vary", "Origin")]
+        return [("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
+                ("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS)]
+
+    def _preflight(self, environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        allowed = ("GET", "HEAD") if path.startswith(PASSAGES_PREFIX) else _ROUTES.get(path)
+        if allowed is None or path in STATIC_FILES:
+            error = NotFound(path[:64])
+            body = encode_error(error)
+            start_response(error.status, [
+                ("Content-Type", "application/json"), ("Content-Length", str(len(body))),
+                (BODY_DIGEST_HEADER, digests.sha256_hex(body))])
+            return [body]
+        headers = [("Allow", ", ".join(allowed + ("OPTIONS",))), ("Content-Length", "0"),
+                   *self._cors_headers(environ)]
+        if environ.get("HTTP_ORIGIN") in self._cors_origins:
+            headers += [("Access-Control-Allow-Methods", ", ".join(allowed)),
+                        ("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS),
+                        ("Access-Control-Max-Age", CORS_MAX_AGE)]
+        start_response("204 No Content", headers)
+        return [b""]
 
     def _send_static(self, environ, start_response, body, media_type):
         start_response(OK, [
