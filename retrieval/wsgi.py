@@ -17,8 +17,7 @@ from .core.service import RetrievalService
 from .core.snapshot import default_snapshot_path
 from .errors import (
     BodyTooLarge, Draining, InternalError, InvalidContentLength, MethodNotAllowed, NotFound,
-    NotReady,
-    PassageNotFound, QueryNotAllowed, ServiceError, UnsupportedMediaType,
+    NotReady, PassageNotFound, QueryNotAllowed, ServiceError, UnsupportedMediaType,
 )
 from .request import parse_retrieve_request
 from .openapi import openapi_document
@@ -111,6 +110,11 @@ class Reply:
     cache_control: Optional[str] = None
 
 
+def error_reply(error: ServiceError) -> Reply:
+    """Return the documented JSON reply of a refusal."""
+    return Reply(error.status, encode_error(error), tuple(error.headers()))
+
+
 # A passage id names one passage of one corpus, so its 200 response can never change.
 IMMUTABLE = "public, max-age=31536000, immutable"
 # /corpus describes whatever snapshot is deployed now: cacheable, but revalidated every time.
@@ -123,6 +127,13 @@ CORS_MAX_AGE = "600"
 CORS_ALLOW_HEADERS = "Content-Type, Authorization"
 # What a browser script may read from a response: the digest header so it can verify the bytes.
 CORS_EXPOSE_HEADERS = f"{BODY_DIGEST_HEADER}, ETag"
+
+
+def allowed_methods(path: str):
+    """Return the methods a path answers, or None for a path the app does not have."""
+    if path.startswith(PASSAGES_PREFIX):
+        return ("GET", "HEAD")
+    return _ROUTES.get(path)
 
 
 def etag_matches(if_none_match: str, etag: str) -> bool:
@@ -184,12 +195,14 @@ class RetrievalApp:
         try:
             reply = self._dispatch(environ)
         except ServiceError as error:
-            reply = Reply(error.status, encode_error(error), tuple(error.headers()))
+            reply = error_reply(error)
         except Exception:
             # A bug, not a client mistake: the traceback goes to the server's error log only.
             traceback.print_exc(file=environ["wsgi.errors"])
-            error = InternalError()
-            reply = Reply(error.status, encode_error(error))
+            reply = error_reply(InternalError())
+        return self._send(environ, start_response, reply)
+
+    def _send(self, environ, start_response, reply: Reply):
         digest = digests.sha256_hex(reply.body)
         headers = [
             ("Content-Type", "application/json"),
@@ -223,14 +236,9 @@ class RetrievalApp:
 
     def _preflight(self, environ, start_response):
         path = environ.get("PATH_INFO", "")
-        allowed = ("GET", "HEAD") if path.startswith(PASSAGES_PREFIX) else _ROUTES.get(path)
+        allowed = allowed_methods(path)
         if allowed is None or path in STATIC_FILES:
-            error = NotFound(path[:64])
-            body = encode_error(error)
-            start_response(error.status, [
-                ("Content-Type", "application/json"), ("Content-Length", str(len(body))),
-                (BODY_DIGEST_HEADER, digests.sha256_hex(body))])
-            return [body]
+            return self._send(environ, start_response, error_reply(NotFound(path[:64])))
         headers = [("Allow", ", ".join(allowed + ("OPTIONS",))), ("Content-Length", "0"),
                    *self._cors_headers(environ)]
         if environ.get("HTTP_ORIGIN") in self._cors_origins:
@@ -252,12 +260,9 @@ class RetrievalApp:
 
     def _dispatch(self, environ) -> Reply:
         path = environ.get("PATH_INFO", "")
-        if path.startswith(PASSAGES_PREFIX):
-            allowed = ("GET", "HEAD")
-        else:
-            allowed = _ROUTES.get(path)
-            if allowed is None:
-                raise NotFound(path[:64])
+        allowed = allowed_methods(path)
+        if allowed is None:
+            raise NotFound(path[:64])
         if environ["REQUEST_METHOD"] not in allowed:
             raise MethodNotAllowed(allowed)
         if path == "/health":
