@@ -213,10 +213,6 @@ def _rule(raw, where, *, fallback=False):
 
 def parse_policy(raw):
     """Validate a policy document; return (rules, fallback)."""
-    return _policy(raw)
-
-
-def _policy(raw):
     _object(raw, "policy", ("rules", "fallback"))
     if not isinstance(raw["rules"], list):
         _fail("policy.rules", "must be a list")
@@ -312,7 +308,7 @@ def seal_snapshot(document: dict) -> dict:
         raw = {key: raw[key] for key in _PASSAGE_CONTENT if key in raw}
         raw.update(passage_id="0" * 64, text_sha256="0" * 64)
         contents.append(_passage_content(raw, f"passages[{i}]"))
-    _policy(document["policy"])
+    parse_policy(document["policy"])
     corpus = compute_corpus_id(contents, document["policy"])
     sealed_passages = []
     for content in contents:
@@ -344,7 +340,7 @@ def parse_snapshot(document) -> Snapshot:
     if document["bm25"] != BM25:
         _fail("bm25", f"must be {BM25} (FTS5's built-in constants)")
     claimed_corpus = _digest(document["corpus_id"], "corpus_id")
-    rules, fallback = _policy(document["policy"])
+    rules, fallback = parse_policy(document["policy"])
     if not isinstance(document["passages"], list) or not document["passages"]:
         _fail("passages", "must be a non-empty list")
 
