@@ -1,4 +1,4 @@
-"""Command line: `python -m retrieval serve|build|verify|check|seal|ask`."""
+"""Command line: `python -m retrieval serve|build|verify|check|seal|ask|keys`."""
 
 import argparse
 import json
@@ -7,21 +7,26 @@ from pathlib import Path
 
 from .core.snapshot import SnapshotError, seal_snapshot
 from .core.strict_json import StrictJSONError, loads_strict
+from .keys import register_keys_command
 from .settings import SettingsError, describe_settings, effective_config, load_settings
 
 
 def _serve(args) -> int:
-    from .server import load_app_object, serve
+    from .server import load_app_object, refuse_open_exposure, serve
     from .wsgi import create_app
 
     settings = load_settings(config_file=args.config, overrides={
         "host": args.host, "port": args.port, "threads": args.threads,
         "snapshot": args.snapshot, "expect_corpus_id": args.expect_corpus_id,
         "shutdown_grace_s": args.shutdown_grace_s, "drain_delay_s": args.drain_delay_s,
+        "keys_file": args.keys_file, "max_in_flight": args.max_in_flight,
+        "deadline_ms": args.deadline_ms,
+        "allow_unauthenticated": True if args.allow_unauthenticated else None,
     })
     if args.print_config:
         print(effective_config(settings))
         return 0
+    refuse_open_exposure(settings, inherited_fd=args.fd)
     app = load_app_object(args.app) if args.app else create_app(settings=settings)
     return serve(app, settings, inherited_fd=args.fd)
 
@@ -67,21 +72,26 @@ def _pairs(values, flag):
 
 def _build(args) -> int:
     from .build.builder import SourceTree, build_snapshot
-    from .core.snapshot import VERSION_PATTERN
+    from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
 
     sources = _pairs(args.source, "--source")
     base_urls = _pairs(args.base_url, "--base-url")
     if not sources:
-        raise ValueError("give at least one --source VERSION=PATH")
+        raise ValueError("give at least one --source [COLLECTION/]VERSION=PATH")
     if set(sources) != set(base_urls):
         raise ValueError("every --source version needs exactly one --base-url, and no other")
-    for version, url in base_urls.items():
+    trees = []
+    for label in sorted(sources):
+        collection, _, version = label.rpartition("/")
+        collection = collection or DEFAULT_COLLECTION
+        if not COLLECTION_PATTERN.fullmatch(collection):
+            raise ValueError(f"collection {collection!r} must match {COLLECTION_PATTERN.pattern}")
         if not VERSION_PATTERN.fullmatch(version):
             raise ValueError(f"version {version!r} is not two dot-separated runs of 1-3 digits")
-        if not url.endswith("/"):
-            raise ValueError(f"--base-url {version}={url} must end with '/'")
+        if not base_urls[label].endswith("/"):
+            raise ValueError(f"--base-url {label}={base_urls[label]} must end with '/'")
+        trees.append(SourceTree(version, sources[label], base_urls[label], collection))
     policy = loads_strict(Path(args.policy).read_bytes()) if args.policy else None
-    trees = [SourceTree(v, sources[v], base_urls[v]) for v in sorted(sources)]
     manifest = build_snapshot(trees, args.out, policy)
     print(manifest["corpus_id"])
     return 0
@@ -101,7 +111,8 @@ def _ask(args) -> int:
     from .client import (IntegrityError, RetrievalClient, RetrievalError, TransportError,
                          describe_error, summarize)
 
-    allowances = {"max_steps": args.max_steps, "max_searches": args.max_searches,
+    allowances = {"collection": args.collection,
+                  "max_steps": args.max_steps, "max_searches": args.max_searches,
                   "max_reads": args.max_reads, "max_source_bytes": args.max_source_bytes}
     try:
         with RetrievalClient(args.url, api_key=args.api_key, timeout=args.timeout,
@@ -148,7 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="on SIGTERM, longest wait for in-flight requests")
     serve.add_argument("--drain-delay-s", type=float,
                        help="on SIGTERM, shortest time /health answers 503 draining")
-    serve.add_argument("--app", help="serve MODULE:ATTRIBUTE instead of the retrieval app")
+    serve.add_argument("--keys-file", help="API keys file; requests then need a Bearer key")
+    serve.add_argument("--allow-unauthenticated", action="store_true",
+                       help="listen on a non-loopback address without a keys file")
+    serve.add_argument("--max-in-flight", type=int, help="most /retrieve requests admitted")
+    serve.add_argument("--deadline-ms", type=int, help="wall-clock budget of one retrieval")
+    serve.add_argument("--app", help="serve MODULE:ATTRIBUTE instead of the retrieval app "
+                                     "(it reads its own settings from the environment)")
     serve.set_defaults(run=_serve)
 
     check = commands.add_parser("check", help="re-verify a result saved by run_scenarios.py")
@@ -156,8 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     build = commands.add_parser("build", help="build a snapshot directory from documentation")
-    build.add_argument("--source", action="append", metavar="VERSION=PATH", required=True)
-    build.add_argument("--base-url", action="append", metavar="VERSION=URL", required=True)
+    build.add_argument("--source", action="append", metavar="[COLLECTION/]VERSION=PATH",
+                       required=True, help="a documentation tree (collection default: default)")
+    build.add_argument("--base-url", action="append", metavar="[COLLECTION/]VERSION=URL",
+                       required=True)
     build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
     build.add_argument("--out", required=True, help="snapshot directory to write")
     build.set_defaults(run=_build)
@@ -175,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--version", required=True, help="exact documentation version, e.g. 3.12")
     ask.add_argument("--url", default="http://127.0.0.1:8765", help="service base URL")
+    ask.add_argument("--collection", help="default: the snapshot's default collection")
     for allowance in ("max-steps", "max-searches", "max-reads", "max-source-bytes"):
         ask.add_argument(f"--{allowance}", type=int, help="default: the server's")
     ask.add_argument("--api-key", help="sent as 'Authorization: Bearer KEY'")
@@ -183,6 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="retries of a refused connection or an overloaded/draining server")
     ask.add_argument("--json", action="store_true", help="print the exact response body bytes")
     ask.set_defaults(run=_ask)
+
+    register_keys_command(commands)
     return parser
 
 

@@ -402,7 +402,7 @@ class RetrievalClient:
         return self._expect_document(exchange)
 
     def corpus(self) -> dict:
-        """Return the verified /corpus document (corpus_id and the versions served)."""
+        """Return the verified /corpus document (the caller's collections and their versions)."""
         return self._expect_document(self._exchange("GET", "/corpus"))
 
     def retrieve(self, question, version, **allowances) -> RetrievalResult:

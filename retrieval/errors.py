@@ -8,16 +8,21 @@ documented JSON shape. Anything else is a bug: logged, and answered with a bare 
 HTTP_STATUS = {
     "invalid_content_length": "400 Bad Request",
     "query_not_allowed": "400 Bad Request",
+    "unauthenticated": "401 Unauthorized",
+    "invalid_credentials": "401 Unauthorized",
     "not_found": "404 Not Found",
+    "collection_not_found": "404 Not Found",
     "passage_not_found": "404 Not Found",
     "method_not_allowed": "405 Method Not Allowed",
     "body_too_large": "413 Content Too Large",
     "unsupported_media_type": "415 Unsupported Media Type",
     "invalid_json": "422 Unprocessable Content",
     "invalid_request": "422 Unprocessable Content",
+    "rate_limited": "429 Too Many Requests",
     "internal_error": "500 Internal Server Error",
     "not_ready": "503 Service Unavailable",
     "draining": "503 Service Unavailable",
+    "overloaded": "503 Service Unavailable",
 }
 
 MAX_ISSUES = 12
@@ -61,6 +66,27 @@ class PassageNotFound(ServiceError):
 
 class QueryNotAllowed(ServiceError):
     code = "query_not_allowed"
+
+
+class Unauthenticated(ServiceError):
+    code = "unauthenticated"
+
+    def headers(self):
+        return [("WWW-Authenticate", "Bearer")]
+
+
+class InvalidCredentials(ServiceError):
+    code = "invalid_credentials"
+
+    def headers(self):
+        # RFC 6750 3.1; the same words for an unknown and an expired key, so neither is told.
+        return [("WWW-Authenticate", 'Bearer error="invalid_token"')]
+
+
+class CollectionNotFound(ServiceError):
+    """The collection does not exist, or the caller's key may not read it: one answer for both."""
+
+    code = "collection_not_found"
 
 
 class NotFound(ServiceError):
@@ -113,6 +139,25 @@ class Draining(ServiceError):
 
     def headers(self):
         # Another replica can answer now; this one is going away.
+        return [("Retry-After", "1")]
+
+
+class RateLimited(ServiceError):
+    code = "rate_limited"
+
+    def __init__(self, retry_after_s: int):
+        super().__init__(f"retry after {retry_after_s}s")
+        self.retry_after_s = retry_after_s
+
+    def headers(self):
+        return [("Retry-After", str(self.retry_after_s))]
+
+
+class Overloaded(ServiceError):
+    code = "overloaded"
+
+    def headers(self):
+        # max_in_flight requests are running; one of them will finish long before a second.
         return [("Retry-After", "1")]
 
 

@@ -7,7 +7,8 @@ responses against it.
 
 from . import __version__
 from .core.admission import Limits
-from .core.snapshot import VERSION_PATTERN
+from .core.admission import DEADLINE
+from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
 from .errors import HTTP_STATUS, MAX_ISSUES, MAX_PATH_PART
 from .request import COUNT_FIELDS, DEFAULT_LIMITS, ISSUE_TYPES, MAX_QUESTION_CHARS
 
@@ -80,6 +81,10 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                 "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
                              "description": "Not blank; echoed exactly as sent."},
                 "version": {"type": "string", "pattern": f"^{VERSION_PATTERN.pattern}$"},
+                "collection": {"type": "string", "pattern": f"^{COLLECTION_PATTERN.pattern}$",
+                               "default": DEFAULT_COLLECTION,
+                               "description": "Refused with 404 collection_not_found when it "
+                                              "does not exist or the key may not read it."},
                 **counts,
             },
         },
@@ -103,7 +108,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                      "reason": {"type": "string"}, "usage_after": _ref("Usage")}),
             _object({"action": action, "decision": {"const": "denied"},
                      "reason": {"enum": ["max_steps", "max_searches", "max_reads",
-                                         "max_source_bytes"]},
+                                         "max_source_bytes", DEADLINE]},
                      "invoked": {"const": False}, "preflight_source_bytes": _INT0},
                     ["action", "decision", "reason", "invoked"]),
         ]},
@@ -120,6 +125,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "model_called": {"const": False},
             "request_id": HEX64, "corpus_id": HEX64,
             "request": _object({"question": {"type": "string"}, "version": {"type": "string"},
+                                "collection": {"type": "string"},
                                 **{field: _INT0 for field in COUNT_FIELDS}}),
             "status": {"enum": ["completed", "incomplete", "limited", "failed"]},
             "reason": {"type": "string"},
@@ -145,12 +151,18 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
         "Health": {"oneOf": [
             _object({"status": {"const": "ok"}, "mode": {"const": "offline-scripted-retrieval"},
                      "corpus_id": HEX64}),
-            _object({"status": {"const": "not_ready"}}),
+            _object({"status": {"enum": ["not_ready", "draining"]}}),
         ]},
-        "Corpus": _object({"corpus_id": HEX64, "versions": {"type": "array", "items": _object({
-            "version": {"type": "string"}, "passages": _INT0, "sources": _INT0})}}),
+        "Corpus": _object({
+            "default_collection": {"type": "string"},
+            "collections": {"type": "array", "items": _object({
+                "collection": {"type": "string"}, "corpus_id": HEX64,
+                "versions": {"type": "array", "items": _object({
+                    "version": {"type": "string"}, "passages": _INT0, "sources": _INT0})}})},
+        }),
         "Passage": _object({
-            "corpus_id": HEX64, "passage_id": HEX64, "source_id": {"type": "string"},
+            "corpus_id": HEX64, "collection": {"type": "string"}, "passage_id": HEX64,
+            "source_id": {"type": "string"},
             "version": {"type": "string"}, "start_line": {"type": "integer", "minimum": 1},
             "end_line": {"type": "integer", "minimum": 1}, "url": {"type": "string"},
             "text": {"type": "string"}, "text_sha256": HEX64, "source_sha256": HEX64,
@@ -167,7 +179,8 @@ def openapi_document(maxima: Limits, max_body_bytes: int) -> dict:
     not_modified = {"description": "Not Modified: If-None-Match named the current ETag."}
     if_none_match = {"name": "If-None-Match", "in": "header", "required": False,
                      "schema": {"type": "string"}}
-    route_errors = error_responses({"404", "405", "503"})
+    route_errors = error_responses({"401", "404", "405", "503"})
+    bearer = [{"bearer": []}]
     return {
         "openapi": "3.1.0",
         "info": {"title": "retrieval", "version": __version__,
@@ -176,6 +189,7 @@ def openapi_document(maxima: Limits, max_body_bytes: int) -> dict:
         "paths": {
             "/retrieve": {"post": {
                 "summary": "Run the scripted retrieval policy under explicit allowances",
+                "security": bearer,
                 "requestBody": {"required": True, "content": {
                     "application/json": {"schema": _ref("RetrieveRequest")}}},
                 "responses": {
@@ -190,21 +204,31 @@ def openapi_document(maxima: Limits, max_body_bytes: int) -> dict:
                 "200": _json(_ref("Health"), "Ready, with the served corpus"),
                 "503": _json(_ref("Health"), "Not ready"), **error_responses({"405"})}}},
             "/corpus": {"get": {
-                "summary": "The served corpus and its exact versions",
+                "summary": "The caller's collections and their exact versions",
+                "security": bearer,
                 "parameters": [if_none_match],
                 "responses": {"200": _json(_ref("Corpus"), "The corpus", content_addressed),
                               "304": not_modified, **route_errors}}},
             "/passages/{passage_id}": {"get": {
                 "summary": "Look up a cited passage",
+                "security": bearer,
                 "parameters": [{"name": "passage_id", "in": "path", "required": True,
                                 "schema": HEX64}, if_none_match],
                 "responses": {"200": _json(_ref("Passage"), "The passage (immutable)",
                                            content_addressed),
                               "304": not_modified, **route_errors}}},
+            "/metrics": {"get": {"summary": "Prometheus text exposition", "responses": {
+                "200": {"description": "Counters, latency histogram, in-flight gauge",
+                        "content": {"text/plain": {}}}}}},
             "/openapi.json": {"get": {"summary": "This document", "responses": {
                 "200": {"description": "OpenAPI 3.1", "content": {"application/json": {}}}}}},
             "/": {"get": {"summary": "The Retrieval Inspector page", "responses": {
                 "200": {"description": "HTML", "content": {"text/html": {}}}}}},
         },
-        "components": {"schemas": _schemas(maxima, max_body_bytes)},
+        "components": {
+            "schemas": _schemas(maxima, max_body_bytes),
+            # Required only when the server has a keys file; /health, /metrics and this
+            # document stay open.
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
     }

@@ -7,14 +7,14 @@ clients of the earlier FastAPI design of this service keep working.
 
 from .core.admission import Limits
 from .core.service import RetrieveRequest
-from .core.snapshot import VERSION_PATTERN
+from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
 from .core.strict_json import StrictJSONError, loads_strict
 from .errors import InvalidJSON, InvalidRequest
 
 MAX_QUESTION_CHARS = 1000
 DEFAULT_LIMITS = Limits(max_steps=6, max_searches=2, max_reads=2, max_source_bytes=4096)
 COUNT_FIELDS = ("max_steps", "max_searches", "max_reads", "max_source_bytes")
-KNOWN_FIELDS = ("question", "version") + COUNT_FIELDS
+KNOWN_FIELDS = ("question", "version", "collection") + COUNT_FIELDS
 # Every issue type this module can report (pydantic's names).
 ISSUE_TYPES = ("model_attributes_type", "missing", "extra_forbidden", "string_type",
                "string_too_short", "string_too_long", "string_pattern_mismatch", "int_type",
@@ -35,6 +35,14 @@ def _version_issue(value):
     if not isinstance(value, str):
         return "string_type"
     if not VERSION_PATTERN.fullmatch(value):
+        return "string_pattern_mismatch"
+    return None
+
+
+def _collection_issue(value):
+    if not isinstance(value, str):
+        return "string_type"
+    if not COLLECTION_PATTERN.fullmatch(value):
         return "string_pattern_mismatch"
     return None
 
@@ -69,6 +77,8 @@ def parse_retrieve_request(body: bytes, maxima: Limits) -> RetrieveRequest:
             check(field, "missing")
         else:
             check(field, checker(document[field]))
+    collection = document.get("collection", DEFAULT_COLLECTION)
+    check("collection", _collection_issue(collection))
     counts = {}
     for field in COUNT_FIELDS:
         value = document.get(field, getattr(DEFAULT_LIMITS, field))
@@ -79,5 +89,5 @@ def parse_retrieve_request(body: bytes, maxima: Limits) -> RetrieveRequest:
             check(field, "extra_forbidden")
     if issues:
         raise InvalidRequest(issues)
-    return RetrieveRequest(
-        question=document["question"], version=document["version"], limits=Limits(**counts))
+    return RetrieveRequest(question=document["question"], version=document["version"],
+                           collection=collection, limits=Limits(**counts))

@@ -3,6 +3,7 @@
 from .core import digests
 from .core.service import RunResult
 from .core.tools import ToolResult
+from .core.snapshot import DEFAULT_COLLECTION
 from .errors import ServiceError
 
 SCHEMA_VERSION = 1
@@ -91,9 +92,13 @@ def encode_error(error: ServiceError) -> bytes:
 
 
 def passage_body(corpus_id, passage) -> dict:
-    """Return the /passages/{id} body: the passage with its provenance and digests."""
+    """Return the /passages/{id} body: the passage with its provenance and digests.
+
+    corpus_id is that of the passage's collection, the one its passage_id derives from.
+    """
     return {
         "corpus_id": corpus_id,
+        "collection": passage.collection,
         "passage_id": passage.passage_id,
         "source_id": passage.source_id,
         "version": passage.version,
@@ -108,9 +113,14 @@ def passage_body(corpus_id, passage) -> dict:
     }
 
 
-def corpus_body(snapshot) -> dict:
-    """Return the /corpus body: which corpus and exactly which versions it serves."""
-    return {"corpus_id": snapshot.corpus_id, "versions": list(snapshot.versions)}
+def corpus_body(collections) -> dict:
+    """Return the /corpus body: the caller's collections, each with its id and versions.
+
+    Only the collections the caller may read are listed, and nothing whole-snapshot (such as the
+    snapshot's corpus_id, which moves when any collection changes) is included.
+    """
+    return {"default_collection": DEFAULT_COLLECTION,
+            "collections": [collection.describe() for collection in collections]}
 
 
 def health_body(corpus_id, draining=False) -> dict:

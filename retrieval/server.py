@@ -1,6 +1,17 @@
-"""Serving the app with Waitress: listening socket, body cap, signals, orderly shutdown."""
+"""Serving the app with Waitress: listening socket, protections, admission, signals, shutdown.
+
+Waitress protections set here, each from a setting (README, "Operators"):
+- max_request_body_size: bodies this large get Waitress's own 413 before the app reads them;
+- channel_timeout: a connection idle, or trickling its request, this long is closed, so slow
+  clients cannot hold connections;
+- connection_limit: at most this many open connections are served, the rest wait in the
+  listen backlog;
+- admission before the task queue (AdmittingDispatcher): at most max_in_flight /retrieve requests
+  are queued or running; the next is answered 503 overloaded at once by a separate thread.
+"""
 
 import importlib
+import ipaddress
 import logging
 import os
 import signal
@@ -10,6 +21,11 @@ import threading
 import time
 
 import waitress
+from waitress.channel import HTTPChannel
+from waitress.task import ThreadedTaskDispatcher, WSGITask
+
+from .inflight import ADMISSION_KEY
+from .settings import SettingsError
 
 
 def load_app_object(spec: str):
@@ -18,6 +34,90 @@ def load_app_object(spec: str):
     if not module_name or not attribute:
         raise ValueError(f"--app must be MODULE:ATTRIBUTE, not {spec!r}")
     return getattr(importlib.import_module(module_name), attribute)
+
+
+def refuse_open_exposure(settings, inherited_fd=None):
+    """Refuse to listen beyond loopback without a keys file, unless explicitly allowed."""
+    if settings.keys_file or settings.allow_unauthenticated:
+        return
+    if inherited_fd is not None:
+        with socket.socket(fileno=os.dup(inherited_fd)) as listening:
+            address = listening.getsockname()
+        host = address[0] if isinstance(address, tuple) else "localhost"  # AF_UNIX: local
+    else:
+        host = settings.host
+    if not is_loopback(host):
+        raise SettingsError(
+            f"refusing to serve on {host} without a keys file: anyone who reaches the port "
+            "could read every collection; set keys_file, or pass --allow-unauthenticated")
+
+
+def is_loopback(host: str) -> bool:
+    """Tell whether a listen address is reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name other than localhost may resolve anywhere
+
+
+class AdmissionTask(WSGITask):
+    """A WSGI task whose environ carries the server's admission decision for the request."""
+
+    def get_environment(self):
+        environ = super().get_environment()
+        decision = getattr(self.request, "retrieval_admitted", None)
+        if decision is not None:
+            environ[ADMISSION_KEY] = decision
+        return environ
+
+
+class AdmissionChannel(HTTPChannel):
+    """A channel that gives back the request's in-flight slot however its service ends."""
+
+    task_class = AdmissionTask
+    gate = None  # set per server by serve()
+
+    def service(self):
+        request = self.requests[0]
+        try:
+            super().service()
+        finally:
+            if getattr(request, "retrieval_admitted", None):
+                request.retrieval_admitted = None
+                self.gate.leave()
+
+
+class AdmittingDispatcher(ThreadedTaskDispatcher):
+    """Admit each /retrieve request against the gate before it joins the task queue.
+
+    Waitress hands a channel to add_task once per request, when the request has been read in
+    full, on its I/O thread. An admitted request holds a slot until its channel has served it
+    (AdmissionChannel); a refused one goes to a second, one-thread dispatcher whose only work is
+    the app's immediate 503 overloaded, so it never waits behind the admitted ones.
+    """
+
+    def __init__(self, gate):
+        super().__init__()
+        self._gate = gate
+        self._refusals = ThreadedTaskDispatcher()
+        self._refusals.set_thread_count(1)
+
+    def add_task(self, task):
+        requests = getattr(task, "requests", None)
+        request = requests[0] if requests else None
+        if request is not None and not request.error and request.path == "/retrieve" \
+                and request.command == "POST":
+            request.retrieval_admitted = self._gate.try_enter()
+            if not request.retrieval_admitted:
+                self._refusals.add_task(task)
+                return
+        super().add_task(task)
+
+    def shutdown(self, cancel_pending=True, timeout=5):
+        self._refusals.shutdown(cancel_pending, timeout)
+        return super().shutdown(cancel_pending, timeout)
 
 
 def busy_connections(server) -> int:
@@ -77,6 +177,13 @@ class GracefulStop:
         say(self._log, line)
 
 
+def _listeners(server):
+    # create_server returns one server, or a MultiSocketServer holding several in its map.
+    if hasattr(server, "channel_class"):
+        return [server]
+    return [s for s in server.map.values() if hasattr(s, "channel_class")]
+
+
 def say(log, line):
     """Write one log line; a log that cannot be written never stops the server from stopping."""
     try:
@@ -103,6 +210,11 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
         # Far above the app's own cap, so the app's JSON 413 answers everything in between;
         # Waitress's plain-text 413 only stops bodies large enough to cost real memory.
         "max_request_body_size": settings.server_max_request_body_size,
+        "channel_timeout": settings.channel_timeout_s,
+        # Waitress checks for idle channels once per cleanup_interval (30 s by default), so a
+        # shorter timeout needs checks at least that often to mean anything.
+        "cleanup_interval": min(30, settings.channel_timeout_s),
+        "connection_limit": settings.connection_limit,
         "ident": "retrieval",
     }
     if inherited_fd is not None:
@@ -110,7 +222,19 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
     else:
         options["host"] = settings.host
         options["port"] = settings.port
-    server = waitress.create_server(app, **options)
+    gate = getattr(app, "in_flight", None)
+    if gate is not None:
+        # Waitress's create_server accepts a dispatcher (its "_dispatcher" test shim) and reads
+        # channel_class from the server object; both are how admission gets in front of the
+        # task queue without patching Waitress.
+        dispatcher = AdmittingDispatcher(gate)
+        dispatcher.set_thread_count(settings.threads)
+        server = waitress.create_server(app, _dispatcher=dispatcher, **options)
+        channel_class = type("RetrievalChannel", (AdmissionChannel,), {"gate": gate})
+        for listener in _listeners(server):
+            listener.channel_class = channel_class
+    else:
+        server = waitress.create_server(app, **options)
     previous = GracefulStop(server, app, settings, log).install()
     try:
         corpus = getattr(app, "corpus_id", None)

@@ -47,6 +47,23 @@ class Settings:
                     "so a load balancer's health check sees it.")
     cors_origins: str = _setting(
         str, "", "Comma-separated browser origins allowed to call the API (none by default).")
+    keys_file: Optional[str] = _setting(
+        str, None, "API keys file (`retrieval keys add`); when set, /corpus, /passages and "
+                   "/retrieve need `Authorization: Bearer <secret>`.")
+    allow_unauthenticated: bool = _setting(
+        bool, False, "Let `retrieval serve` listen on a non-loopback address without a keys file.")
+    max_in_flight: int = _setting(
+        int, 32, "Most /retrieve requests admitted at once (running or waiting for a worker); "
+                 "the next gets 503 overloaded.")
+    deadline_ms: int = _setting(
+        int, 2000, "Wall-clock budget of one retrieval; a search still running then is "
+                   "interrupted and the run ends limited/deadline.")
+    channel_timeout_s: int = _setting(
+        int, 30, "Waitress closes a connection idle (or trickling a request) this long.")
+    connection_limit: int = _setting(
+        int, 100, "Most open client connections Waitress serves; more wait in the backlog.")
+    access_log: bool = _setting(
+        bool, True, "Write one JSON line per request to stderr.")
     cache_entries: int = _setting(
         int, 4096, "Most search and read results memoized per process (0: none).")
     cache_bytes: int = _setting(
@@ -62,8 +79,19 @@ SETTINGS = tuple(dataclasses.fields(Settings))
 _BY_NAME = {f.name: f for f in SETTINGS}
 
 
+_BOOL_TEXT = {"true": True, "1": True, "false": False, "0": False}
+
+
 def _convert(name, raw, from_text=False):
     kind = _BY_NAME[name].metadata["kind"]
+    if from_text and kind is bool and isinstance(raw, str):
+        if raw.lower() not in _BOOL_TEXT:
+            raise SettingsError(f"setting {name}: {raw!r} is not true/false/1/0")
+        return _BOOL_TEXT[raw.lower()]
+    if kind is bool:
+        if not isinstance(raw, bool):
+            raise SettingsError(f"setting {name}: {raw!r} is not of type bool")
+        return raw
     # Environment variables are always text; a TOML file or a flag has real types, and a string
     # where a number belongs there is a mistake to report, not to parse.
     if from_text and kind in (int, float) and isinstance(raw, str):
@@ -137,7 +165,8 @@ def _check_ranges(settings: Settings):
     for name in ("shutdown_grace_s", "drain_delay_s"):
         if not 0 <= getattr(settings, name) < 3600:
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
-    for name in ("port", "threads", "max_body_bytes", "server_max_request_body_size"):
+    for name in ("port", "threads", "max_body_bytes", "server_max_request_body_size",
+                 "max_in_flight", "deadline_ms", "channel_timeout_s", "connection_limit"):
         if getattr(settings, name) < (0 if name == "port" else 1):
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
     for count in ("max_steps", "max_searches", "max_reads", "max_source_bytes"):
@@ -165,6 +194,8 @@ def effective_config(settings: Settings) -> str:
 
 
 def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return repr(value)

@@ -27,8 +27,8 @@ class CountingToolFactory:
         self._lock = threading.Lock()
         self.created = []
 
-    def __call__(self, index, memo):
-        tools = self._tools_class(index, memo, **self._tool_options)
+    def __call__(self, index, memo, deadline=None):
+        tools = self._tools_class(index, memo, deadline, **self._tool_options)
         with self._lock:
             self.created.append(tools)
         return tools
@@ -43,8 +43,8 @@ class CountingToolFactory:
 class FailingTools(RetrievalTools):
     """Tools whose Nth action (1-based, searches and reads counted together) fails."""
 
-    def __init__(self, index, memo, fail_at: int = 1):
-        super().__init__(index, memo)
+    def __init__(self, index, memo, deadline=None, fail_at: int = 1):
+        super().__init__(index, memo, deadline)
         self._fail_at = fail_at
         self._actions = 0
 

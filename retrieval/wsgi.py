@@ -1,24 +1,33 @@
 """The HTTP boundary: a PEP 3333 application over a `RetrievalService`.
 
-The request path reads top to bottom: route -> media type -> body bytes (bounded) -> strict JSON ->
-validated request -> core run -> response bytes. Each refusal happens before any later work, and
-no tool instance exists for a refused request. This module knows nothing of SQL.
+The request path reads top to bottom: route -> method -> draining -> in-flight admission -> key ->
+rate limit -> media type -> body bytes (bounded) -> strict JSON -> validated request -> collection
+-> core run under a deadline -> response bytes -> metrics and one access-log line. Each refusal
+happens before any later work, and no tool instance exists for a refused request. This module
+knows nothing of SQL.
 """
 
+import json
 import re
+import sys
+import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from .core import digests
 from .core.admission import Limits
-from .core.service import RetrievalService
+from .core.service import RetrievalService, RunResult
 from .core.snapshot import default_snapshot_path
 from .errors import (
-    BodyTooLarge, Draining, InternalError, InvalidContentLength, MethodNotAllowed, NotFound,
-    NotReady, PassageNotFound, QueryNotAllowed, ServiceError, UnsupportedMediaType,
+    BodyTooLarge, CollectionNotFound, Draining, InternalError, InvalidContentLength,
+    MethodNotAllowed, NotFound, NotReady, Overloaded, PassageNotFound, QueryNotAllowed,
+    RateLimited, ServiceError, UnsupportedMediaType,
 )
+from .inflight import ADMISSION_KEY, InFlightGate
+from .keys import KeyStore, RateLimiter, retry_after_seconds
+from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE, Metrics
 from .request import parse_retrieve_request
 from .openapi import openapi_document
 from .response import OK, corpus_body, encode_error, encode_json, encode_run_result, \
@@ -30,6 +39,7 @@ _ROUTES = {
     "/health": ("GET", "HEAD"),
     "/corpus": ("GET", "HEAD"),
     "/openapi.json": ("GET", "HEAD"),
+    "/metrics": ("GET", "HEAD"),
     "/retrieve": ("POST",),
 }
 # The Retrieval Inspector: static files shipped in the package, served as they are.
@@ -96,6 +106,26 @@ def _read_up_to(stream, limit: int) -> bytes:
     return b"".join(parts)
 
 
+@dataclass
+class Exchange:
+    """What one request did, filled in as it goes: request-local, read by metrics and the log."""
+
+    route: str
+    status: str = ""
+    code: str = ""
+    key_id: Optional[str] = None
+    run: Optional[RunResult] = None
+
+
+def route_label(path: str) -> str:
+    """Return the bounded route name a path is counted under (templates, never raw paths)."""
+    if path in _ROUTES:
+        return path
+    if path.startswith(PASSAGES_PREFIX):
+        return PASSAGES_PREFIX + "{passage_id}"
+    return "other"
+
+
 @dataclass(frozen=True)
 class Reply:
     """A JSON response before headers: status, body bytes, extra headers, cache policy.
@@ -108,6 +138,7 @@ class Reply:
     body: bytes
     headers: tuple = ()
     cache_control: Optional[str] = None
+    content_type: str = "application/json"
 
 
 def error_reply(error: ServiceError) -> Reply:
@@ -119,6 +150,9 @@ def error_reply(error: ServiceError) -> Reply:
 IMMUTABLE = "public, max-age=31536000, immutable"
 # /corpus describes whatever snapshot is deployed now: cacheable, but revalidated every time.
 REVALIDATE = "no-cache"
+# With keys, what a response shows depends on who asked: no shared cache may keep it.
+PRIVATE_IMMUTABLE = "private, max-age=31536000, immutable"
+PRIVATE_REVALIDATE = "private, no-cache"
 PASSAGES_PREFIX = "/passages/"
 _PASSAGE_ID = re.compile(r"[0-9a-f]{64}")
 
@@ -146,9 +180,15 @@ def etag_matches(if_none_match: str, etag: str) -> bool:
 
 
 class RetrievalApp:
-    """The WSGI application: routes, refusals, and the retrieval run."""
+    """The WSGI application: routes, refusals, and the retrieval run.
 
-    def __init__(self, service: RetrievalService, settings: Settings):
+    Collaborators come in as arguments: the service (snapshot and index), the key store (None:
+    no authentication), and the access-log sink (a callable taking one line, or None).
+    """
+
+    def __init__(self, service: RetrievalService, settings: Settings,
+                 keys: Optional[KeyStore] = None,
+                 access_log: Optional[Callable[[str], None]] = None):
         self._service = service
         self._body_cap = settings.max_body_bytes
         self._maxima = Limits(
@@ -157,10 +197,17 @@ class RetrievalApp:
             max_reads=settings.max_reads_limit,
             max_source_bytes=settings.max_source_bytes_limit,
         )
+        self._deadline_s = settings.deadline_ms / 1000
+        self._keys = keys
+        self._rate_limiter = RateLimiter()
+        self._access_log = access_log
+        self.in_flight = InFlightGate(settings.max_in_flight)
+        self.metrics = Metrics(in_flight=lambda: self.in_flight.count)
         self._health = encode_json(health_body(service.corpus_id))
         self._draining = False
         self._cors_origins = parse_origins(settings.cors_origins)
-        self._corpus = encode_json(corpus_body(service.snapshot))
+        self._collections = service.snapshot.collections
+        self._corpus_bodies = {}
         self._openapi = encode_json(openapi_document(self._maxima, settings.max_body_bytes))
         self._static = {path: ((STATIC_DIR / name).read_bytes(), media_type)
                         for path, (name, media_type) in STATIC_FILES.items()}
@@ -187,25 +234,55 @@ class RetrievalApp:
             service.close()
 
     def __call__(self, environ, start_response):
+        started = time.perf_counter()
+        exchange = Exchange(route_label(environ.get("PATH_INFO", "")))
+
+        def observed_start_response(status, headers, exc_info=None):
+            exchange.status = status
+            return start_response(status, headers)
+
+        try:
+            return self._respond(environ, observed_start_response, exchange)
+        finally:
+            self._observe(exchange, time.perf_counter() - started)
+
+    def _respond(self, environ, start_response, exchange):
         static = self._static.get(environ.get("PATH_INFO", ""))
         if static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
             return self._send_static(environ, start_response, *static)
         if self._cors_origins and environ["REQUEST_METHOD"] == "OPTIONS":
             return self._preflight(environ, start_response)
         try:
-            reply = self._dispatch(environ)
+            reply = self._dispatch(environ, exchange)
         except ServiceError as error:
+            exchange.code = error.code
             reply = error_reply(error)
         except Exception:
             # A bug, not a client mistake: the traceback goes to the server's error log only.
             traceback.print_exc(file=environ["wsgi.errors"])
+            exchange.code = InternalError.code
             reply = error_reply(InternalError())
         return self._send(environ, start_response, reply)
+
+    def _observe(self, exchange: Exchange, duration_s: float):
+        status = int(exchange.status[:3] or 0)
+        metrics = self.metrics
+        metrics.record_request(exchange.route, status, exchange.code, duration_s)
+        if exchange.code in REFUSAL_CODES:
+            metrics.record_refusal(exchange.code)
+        run = exchange.run
+        if run is not None:
+            metrics.record_run(run.status)
+            failures = [entry["reason"] for entry in run.trace if entry.get("status") == "failed"]
+            if failures:
+                metrics.record_tool_failures(failures)
+        if self._access_log is not None:
+            self._access_log(access_log_line(exchange, status, duration_s))
 
     def _send(self, environ, start_response, reply: Reply):
         digest = digests.sha256_hex(reply.body)
         headers = [
-            ("Content-Type", "application/json"),
+            ("Content-Type", reply.content_type),
             ("Content-Length", str(len(reply.body))),
             (BODY_DIGEST_HEADER, digest),
             *reply.headers,
@@ -258,7 +335,7 @@ class RetrievalApp:
         ])
         return [b""] if environ["REQUEST_METHOD"] == "HEAD" else [body]
 
-    def _dispatch(self, environ) -> Reply:
+    def _dispatch(self, environ, exchange: Exchange) -> Reply:
         path = environ.get("PATH_INFO", "")
         allowed = allowed_methods(path)
         if allowed is None:
@@ -272,25 +349,66 @@ class RetrievalApp:
             return Reply(OK, self._health)
         if path == "/openapi.json":
             return Reply(OK, self._openapi, cache_control=REVALIDATE)
+        if path == "/metrics":
+            return Reply(OK, self.metrics.render(), content_type=METRICS_CONTENT_TYPE)
         service = self._service
         if service is None:
             raise NotReady("application closed")
+        if path == "/retrieve":
+            if self._draining:
+                raise Draining("shutting down")
+            return self._admitted_retrieve(service, environ, exchange)
+        key = self._authenticate(environ, exchange)
         if path == "/corpus":
-            return Reply(OK, self._corpus, cache_control=REVALIDATE)
-        if path.startswith(PASSAGES_PREFIX):
-            return self._passage(service, path[len(PASSAGES_PREFIX):])
-        if self._draining:
-            raise Draining("shutting down")
-        return self._retrieve(service, environ)
+            return self._corpus(key)
+        return self._passage(service, key, path[len(PASSAGES_PREFIX):])
 
-    def _passage(self, service, passage_id) -> Reply:
+    def _authenticate(self, environ, exchange: Exchange):
+        if self._keys is None:
+            return None
+        key = self._keys.authenticate(environ.get("HTTP_AUTHORIZATION"), time.time())
+        exchange.key_id = key.key_id
+        return key
+
+    def _corpus(self, key) -> Reply:
+        visible = tuple(name for name in self._collections if key is None or key.may_read(name))
+        body = self._corpus_bodies.get(visible)
+        if body is None:
+            body = encode_json(corpus_body(self._collections[name] for name in visible))
+            self._corpus_bodies[visible] = body
+        return Reply(OK, body, cache_control=REVALIDATE if self._keys is None
+                     else PRIVATE_REVALIDATE)
+
+    def _passage(self, service, key, passage_id) -> Reply:
         passage = service.passage(passage_id) if _PASSAGE_ID.fullmatch(passage_id) else None
-        if passage is None:
+        # A passage of a collection the key may not read is answered exactly like a missing one.
+        if passage is None or (key is not None and not key.may_read(passage.collection)):
             raise PassageNotFound(passage_id[:64])
-        return Reply(OK, encode_json(passage_body(service.corpus_id, passage)),
-                     cache_control=IMMUTABLE)
+        corpus_id = self._collections[passage.collection].corpus_id
+        return Reply(OK, encode_json(passage_body(corpus_id, passage)),
+                     cache_control=IMMUTABLE if self._keys is None else PRIVATE_IMMUTABLE)
 
-    def _retrieve(self, service, environ) -> Reply:
+    def _admitted_retrieve(self, service, environ, exchange: Exchange) -> Reply:
+        admitted = environ.get(ADMISSION_KEY)
+        if admitted is False:
+            raise Overloaded("refused by the server's in-flight gate")
+        if admitted:
+            return self._retrieve(service, environ, exchange)
+        # Not admitted by retrieval's own server: count the running request here.
+        if not self.in_flight.try_enter():
+            raise Overloaded(f"{self.in_flight.limit} requests in flight")
+        try:
+            return self._retrieve(service, environ, exchange)
+        finally:
+            self.in_flight.leave()
+
+    def _retrieve(self, service, environ, exchange: Exchange) -> Reply:
+        started = time.monotonic()
+        key = self._authenticate(environ, exchange)
+        if key is not None:
+            wait_s = self._rate_limiter.take(key, started)
+            if wait_s > 0:
+                raise RateLimited(retry_after_seconds(wait_s))
         # Every input is in the body; a query string would otherwise be silently ignored.
         if environ.get("QUERY_STRING"):
             raise QueryNotAllowed(environ["QUERY_STRING"][:64])
@@ -298,18 +416,60 @@ class RetrievalApp:
             raise UnsupportedMediaType(environ.get("CONTENT_TYPE", "")[:64])
         body = read_bounded_body(environ, self._body_cap)
         request = parse_retrieve_request(body, self._maxima)
-        status, payload = encode_run_result(service.retrieve(request))
+        # One answer whether the collection is missing or only hidden from this key.
+        if request.collection not in self._collections or (
+                key is not None and not key.may_read(request.collection)):
+            raise CollectionNotFound(request.collection)
+        result = service.retrieve(request, deadline=started + self._deadline_s)
+        exchange.run = result
+        status, payload = encode_run_result(result)
         return Reply(status, payload)
 
 
-def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corpus_id=None):
-    """Load and verify a snapshot, build its index, and return the WSGI application."""
+# Refusals counted as admission decisions in /metrics.
+REFUSAL_CODES = frozenset({"overloaded", "rate_limited", "draining"})
+
+
+def access_log_line(exchange: Exchange, status: int, duration_s: float) -> str:
+    """Return one JSON access-log line: never the question, a body, or a secret."""
+    run = exchange.run
+    return json.dumps({
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "route": exchange.route,
+        "status": status,
+        "outcome": run.status if run is not None else (exchange.code or "ok"),
+        "request_id": run.request_id if run is not None else None,
+        "usage": run.usage if run is not None else None,
+        "duration_ms": round(duration_s * 1000, 3),
+        "key_id": exchange.key_id,
+    }, separators=(",", ":"))
+
+
+def stderr_line(line: str):
+    """Write one access-log line to stderr; a closed or broken stderr never fails a request."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corpus_id=None,
+               access_log=None):
+    """Load and verify a snapshot (and the keys file), build the index, return the WSGI app.
+
+    access_log: a callable taking one line per request; default stderr when the access_log
+    setting is on.
+    """
     settings = settings or load_settings()
     path = snapshot_path or settings.snapshot or default_snapshot_path()
+    keys = KeyStore.load(settings.keys_file) if settings.keys_file else None
     service = RetrievalService.from_path(
         path, expect_corpus_id or settings.expect_corpus_id, tool_factory,
         memo_entries=settings.cache_entries, memo_bytes=settings.cache_bytes)
-    return RetrievalApp(service, settings)
+    if access_log is None and settings.access_log:
+        access_log = stderr_line
+    return RetrievalApp(service, settings, keys, access_log)
 
 
 def __getattr__(name):

@@ -34,6 +34,7 @@ from typing import Optional
 
 from retrieval.core import digests
 from retrieval.errors import HTTP_STATUS, MAX_ISSUES, MAX_PATH_PART
+from retrieval.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 
 DIGEST_HEADER = "x-retrieval-body-sha256"
 DEFAULT_TIMEOUT = 5.0
@@ -639,7 +640,7 @@ METHODS = (b"GET", b"GET", b"HEAD", b"POST", b"POST", b"PUT", b"DELETE", b"PATCH
            b"TRACE", b"CONNECT", b"get", b"post", b"Get", b"FOO", b"M-SEARCH", b"PROPFIND",
            b"G" * 1000, b"GET\x00", b"\xff", b"BREW", b"*", b"PRI")
 ROUTES = (b"/retrieve", b"/health", b"/corpus", b"/openapi.json", b"/", b"/inspector.js",
-          b"/inspector.css")
+          b"/inspector.css", b"/metrics")
 ODD_PATHS = (
     b"/retrieve/", b"//retrieve", b"/retrieve?x=1", b"/retrieve?", b"/retrieve?question=x",
     b"/retrieve#frag", b"/retrieve?#", b"/RETRIEVE", b"/Retrieve", b"/%72etrieve", b"/%2e%2e/",
@@ -1110,7 +1111,7 @@ def _document_kind(value) -> Optional[str]:
         return "retrieve"
     if keys == {"status", "mode", "corpus_id"}:
         return "health"
-    if keys == {"corpus_id", "versions"}:
+    if keys == {"default_collection", "collections"}:
         return "corpus"
     if "openapi" in keys and "paths" in keys:
         return "openapi"
@@ -1250,8 +1251,11 @@ def _check_app_response(response, req):
     digest_values = response.all(DIGEST_HEADER)
     if len(digest_values) != 1:
         problems.append(f"{len(digest_values)} digest headers")
-    if response.header("content-type") != "application/json":
-        problems.append(f"app response typed {response.header('content-type')!r}")
+    content_type = response.header("content-type")
+    metrics = content_type == METRICS_CONTENT_TYPE and status == 200 and (
+        req is None or req.target == b"/metrics")
+    if content_type != "application/json" and not metrics:
+        problems.append(f"app response typed {content_type!r}")
     if req is not None and req.head:
         if body:
             problems.append("HEAD response carried a body")
@@ -1259,6 +1263,10 @@ def _check_app_response(response, req):
     if hashlib.sha256(body).hexdigest() != digest_values[0]:
         problems.append(f"{DIGEST_HEADER} {digest_values[0]!r} != sha256(body) "
                         f"{hashlib.sha256(body).hexdigest()!r}")
+    if metrics:
+        if not body.endswith(b"\n") or b"# TYPE retrieval_requests_total counter" not in body:
+            problems.append("metrics body is not the Prometheus exposition")
+        return problems
     try:
         value = json.loads(body)
     except ValueError as exc:
@@ -1425,8 +1433,8 @@ def probe_context(host, port, timeout=DEFAULT_TIMEOUT) -> Context:
     responses = {path: _get(host, port, path, timeout) for path in ("/corpus", "/openapi.json")}
     versions = ["3.12"]
     try:
-        versions = [v["version"] for v in json.loads(responses["/corpus"].body)["versions"]][:2] \
-            or versions
+        listed = json.loads(responses["/corpus"].body)["collections"][0]["versions"]
+        versions = [v["version"] for v in listed][:2] or versions
     except (AttributeError, ValueError, KeyError, TypeError):
         pass
     found = set()

@@ -12,6 +12,7 @@ from wsgiref.validate import validator
 from retrieval.core.snapshot import default_snapshot_path, seal_snapshot
 from retrieval.core.strict_json import loads_strict
 from retrieval.scenarios import QUESTION
+from retrieval.settings import load_settings
 from retrieval.testing import ServerProcess, subprocess_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,6 +44,11 @@ class UnreadableInput:
 
     def __iter__(self):
         return self
+
+
+def quiet_settings(**overrides):
+    """Return default settings without the access log (in-process tests would print it)."""
+    return load_settings(environ={}, overrides={"access_log": False, **overrides})
 
 
 def call(app, method="GET", path="/health", body=b"", content_type="application/json",

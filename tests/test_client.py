@@ -159,9 +159,12 @@ class LiveServerTest(unittest.TestCase):
                          caught.exception.headers[rc.BODY_DIGEST_HEADER])
         # Unknown keywords are sent as they are: this server decides it does not know them.
         with self.assertRaises(rc.InvalidRequest) as caught:
-            client.retrieve(QUESTION, "3.12", collection="docs")
+            client.retrieve(QUESTION, "3.12", colour="red")
         self.assertEqual(caught.exception.issues,
-                         [{"path": ["body", "collection"], "type": "extra_forbidden"}])
+                         [{"path": ["body", "colour"], "type": "extra_forbidden"}])
+        with self.assertRaises(rc.CollectionNotFound) as caught:
+            client.retrieve(QUESTION, "3.12", collection="docs")
+        self.assertEqual(caught.exception.http_status, 404)
         with self.assertRaises(rc.NotFound) as caught:
             rc.RetrievalClient(server.base_url + "/elsewhere").retrieve(QUESTION, "3.12")
         self.assertEqual(caught.exception.http_status, 404)
@@ -171,8 +174,10 @@ class LiveServerTest(unittest.TestCase):
         client = rc.RetrievalClient(server.base_url)
         health, corpus = client.health(), client.corpus()
         self.assertEqual(health["status"], "ok")
-        self.assertEqual(corpus["corpus_id"], health["corpus_id"])
-        self.assertEqual(corpus["versions"], [{"version": "3.12", "passages": 4, "sources": 4}])
+        self.assertEqual(corpus["default_collection"], "default")
+        [collection] = corpus["collections"]
+        self.assertEqual(collection["corpus_id"], health["corpus_id"])
+        self.assertEqual(collection["versions"], [{"version": "3.12", "passages": 4, "sources": 4}])
 
     def test_failed_run_is_returned_not_raised(self):
         server = start_server(self, "--app", "retrieval.testing:fault_app")

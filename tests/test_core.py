@@ -7,8 +7,8 @@ from retrieval.core import digests
 from retrieval.core.admission import AdmissionRunner, Limits, RunEnded
 from retrieval.core.index import SnapshotIndex, quote_fts_terms
 from retrieval.core.service import RetrievalService, RetrieveRequest
-from retrieval.core.snapshot import default_snapshot_path, load_snapshot, parse_snapshot, \
-    seal_snapshot
+from retrieval.core.snapshot import DEFAULT_COLLECTION, default_snapshot_path, load_snapshot, \
+    parse_snapshot, seal_snapshot
 from retrieval.core.tools import RetrievalTools, ToolFailure
 from retrieval.scenarios import QUESTION
 from retrieval.testing import CountingToolFactory, FailingTools
@@ -31,7 +31,8 @@ class RankingTest(unittest.TestCase):
         cls.index.close()
 
     def ranked(self, query, version="3.12", k=2):
-        return [(p.source_id, score, p.byte_count) for p, score in self.index.rank(query, version, k)]
+        ranked = self.index.collection(DEFAULT_COLLECTION).rank(query, version, k)
+        return [(p.source_id, score, p.byte_count) for p, score in ranked]
 
     def test_reference_scores_are_reproduced_exactly(self):
         self.assertEqual(self.ranked("text"), [
@@ -60,7 +61,7 @@ class RankingTest(unittest.TestCase):
         document["policy"]["rules"][0]["initial_query"] = 'text OR "unlink'
         service = RetrievalService(parse_snapshot(seal_snapshot(document)))
         self.addCleanup(service.close)
-        result = service.retrieve(RetrieveRequest(QUESTION, "3.12", DEFAULTS))
+        result = service.retrieve(RetrieveRequest(QUESTION, "3.12", DEFAULT_COLLECTION, DEFAULTS))
         self.assertEqual(result.trace[0]["status"], "succeeded")
         self.assertEqual(result.trace[0]["result"]["results"], [])
 
@@ -83,7 +84,8 @@ class ToolsTest(unittest.TestCase):
     def setUp(self):
         self.service = fixture_service()
         self.addCleanup(self.service.close)
-        self.tools = RetrievalTools(self.service.index, self.service.memo)
+        self.tools = RetrievalTools(self.service.collection(DEFAULT_COLLECTION),
+                                    self.service.memo)
         self.addCleanup(self.tools.close)
 
     def test_search_hits_are_read_handles_with_documented_ids(self):
@@ -123,7 +125,7 @@ class ToolsTest(unittest.TestCase):
                 with self.assertRaises(ToolFailure) as caught:
                     self.tools.read(candidate)
                 self.assertEqual(caught.exception.reason, "handle_not_issued")
-        other = RetrievalTools(self.service.index, self.service.memo)
+        other = RetrievalTools(self.service.collection(DEFAULT_COLLECTION), self.service.memo)
         self.addCleanup(other.close)
         with self.assertRaises(ToolFailure):
             other.read(handle)  # issued by another request's tools
@@ -141,7 +143,8 @@ class AdmissionTest(unittest.TestCase):
     def setUp(self):
         self.service = fixture_service()
         self.addCleanup(self.service.close)
-        self.tools = RetrievalTools(self.service.index, self.service.memo)
+        self.tools = RetrievalTools(self.service.collection(DEFAULT_COLLECTION),
+                                    self.service.memo)
         self.addCleanup(self.tools.close)
 
     def runner(self, *limits):
@@ -186,7 +189,8 @@ class AdmissionTest(unittest.TestCase):
                                           "delivered_source_bytes": 154})
 
     def test_failed_action_stays_charged(self):
-        tools = FailingTools(self.service.index, self.service.memo, fail_at=2)
+        tools = FailingTools(self.service.collection(DEFAULT_COLLECTION), self.service.memo,
+                             fail_at=2)
         self.addCleanup(tools.close)
         runner = AdmissionRunner(DEFAULTS, tools)
         handle = runner.search("text", "3.12", 2)["results"][0]
@@ -209,7 +213,7 @@ class PolicyTest(unittest.TestCase):
         self.addCleanup(self.service.close)
 
     def run_request(self, question=QUESTION, version="3.12", limits=DEFAULTS):
-        return self.service.retrieve(RetrieveRequest(question, version, limits))
+        return self.service.retrieve(RetrieveRequest(question, version, DEFAULT_COLLECTION, limits))
 
     def test_completed_reads_until_the_marker(self):
         result = self.run_request()
@@ -240,7 +244,8 @@ class PolicyTest(unittest.TestCase):
         document["policy"]["rules"][0].update(refinement_query="text", max_rounds=3)
         service = RetrievalService(parse_snapshot(seal_snapshot(document)))
         self.addCleanup(service.close)
-        result = service.retrieve(RetrieveRequest(QUESTION, "3.12", Limits(10, 3, 3, 4096)))
+        result = service.retrieve(
+            RetrieveRequest(QUESTION, "3.12", DEFAULT_COLLECTION, Limits(10, 3, 3, 4096)))
         self.assertEqual([e["source_id"] for e in result.evidence], ["path-read", "path-write"])
         self.assertEqual((result.status, result.reason), ("completed",
                                                            "configured_context_marker_found"))
@@ -256,8 +261,8 @@ class PolicyTest(unittest.TestCase):
         failing = CountingToolFactory(FailingTools, fail_at=1)
         service = fixture_service(failing)
         self.addCleanup(service.close)
-        self.assertEqual(service.retrieve(RetrieveRequest(QUESTION, "3.12", DEFAULTS)).status,
-                         "failed")
+        request = RetrieveRequest(QUESTION, "3.12", DEFAULT_COLLECTION, DEFAULTS)
+        self.assertEqual(service.retrieve(request).status, "failed")
         self.assertEqual((len(self.factory.created), self.factory.open_count), (2, 0))
         self.assertEqual((len(failing.created), failing.open_count), (1, 0))
 
@@ -265,7 +270,7 @@ class PolicyTest(unittest.TestCase):
         other = fixture_service()
         self.addCleanup(other.close)
         first = self.run_request()
-        second = other.retrieve(RetrieveRequest(QUESTION, "3.12", DEFAULTS))
+        second = other.retrieve(RetrieveRequest(QUESTION, "3.12", DEFAULT_COLLECTION, DEFAULTS))
         self.assertEqual(digests.canonical_json(first.__dict__),
                          digests.canonical_json(second.__dict__))
 

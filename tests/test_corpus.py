@@ -19,9 +19,9 @@ from retrieval.core import database
 from retrieval.core.index import SnapshotIndex
 from retrieval.core.snapshot import SnapshotError, load_snapshot, parse_snapshot, seal_snapshot
 from retrieval.core.snapshot_directory import verify_snapshot_directory
-from retrieval.settings import load_settings
 from retrieval.wsgi import create_app
-from tests.support import call, fixture_document, start_server, temporary_directory
+from tests.support import call, fixture_document, quiet_settings, start_server, \
+    temporary_directory
 
 RST = """\
 Paths
@@ -127,7 +127,10 @@ class BuiltCorpusTest(unittest.TestCase):
         self.assertIn("build: done:", self.log.getvalue())
 
     def test_manifest_lists_versions_and_source_digests(self):
-        versions = {v["version"]: v for v in self.manifest["versions"]}
+        [collection] = self.manifest["collections"]
+        self.assertEqual(collection["collection"], "default")
+        self.assertEqual(collection["corpus_id"], self.manifest["corpus_id"])
+        versions = {v["version"]: v for v in collection["versions"]}
         self.assertEqual(sorted(versions), ["3.11", "3.12"])
         self.assertEqual(versions["3.11"]["sources"], 3)
         source = next(s for s in self.manifest["sources"]
@@ -145,12 +148,13 @@ class BuiltCorpusTest(unittest.TestCase):
             self.assertEqual(a.read(), b.read())
 
     def test_served_versions_are_exact(self):
-        app = create_app(snapshot_path=self.out, settings=load_settings(environ={}))
+        app = create_app(snapshot_path=self.out, settings=quiet_settings())
         self.addCleanup(app.close)
-        corpus = json.loads(call(app, "GET", "/corpus").body)
-        self.assertEqual(corpus["corpus_id"], self.manifest["corpus_id"])
-        self.assertEqual([(v["version"], v["passages"]) for v in corpus["versions"]],
-                         [(v["version"], v["passages"]) for v in self.manifest["versions"]])
+        [served] = json.loads(call(app, "GET", "/corpus").body)["collections"]
+        [built] = self.manifest["collections"]
+        self.assertEqual(served["corpus_id"], self.manifest["corpus_id"])
+        self.assertEqual([(v["version"], v["passages"]) for v in served["versions"]],
+                         [(v["version"], v["passages"]) for v in built["versions"]])
         for version in ("3.11", "3.12"):
             body = json.dumps({"question": "What does write_text do with an existing file?",
                                "version": version}).encode()
@@ -163,7 +167,7 @@ class BuiltCorpusTest(unittest.TestCase):
             self.assertTrue(all(f"/{version}/" in e["url"] for e in reply["evidence"]))
 
     def test_question_text_cannot_inject_fts_syntax(self):
-        app = create_app(snapshot_path=self.out, settings=load_settings(environ={}))
+        app = create_app(snapshot_path=self.out, settings=quiet_settings())
         self.addCleanup(app.close)
         hostile = ['write_text" OR "x', "NEAR(write_text existing)", "write* -file :text",
                    "(existing) AND ^file", 'paths"', "OR", "NOT paths", "text:paths"]
@@ -177,9 +181,9 @@ class BuiltCorpusTest(unittest.TestCase):
                 self.assertNotIn("OR", query.split())
 
     def test_memo_changes_no_byte(self):
-        cached = create_app(snapshot_path=self.out, settings=load_settings(environ={}))
+        cached = create_app(snapshot_path=self.out, settings=quiet_settings())
         uncached = create_app(snapshot_path=self.out,
-                              settings=load_settings(environ={}, overrides={"cache_entries": 0}))
+                              settings=quiet_settings(cache_entries=0))
         self.addCleanup(cached.close)
         self.addCleanup(uncached.close)
         for question in ("write_text existing file", "plain text paragraph", "release notes"):
@@ -207,15 +211,14 @@ class BuiltCorpusTest(unittest.TestCase):
         edits = {
             "corpus_id": lambda m: m.update(corpus_id="0" * 64),
             "passages per source": lambda m: m["sources"][0].update(passages=99),
-            "passages per version": lambda m: m["versions"][0].update(passages=1),
+            "collection 'default'": lambda m: m["collections"][0]["versions"][0].update(passages=1),
             "fields": lambda m: m.pop("policy"),
         }
         for fragment, edit in edits.items():
             with self.subTest(fragment):
                 copy = os.path.join(temporary_directory(self), "copy")
                 shutil.copytree(self.out, copy)
-                manifest = dict(self.manifest, versions=[dict(v) for v in self.manifest["versions"]],
-                                sources=[dict(s) for s in self.manifest["sources"]])
+                manifest = json.loads(json.dumps(self.manifest))
                 edit(manifest)
                 with open(os.path.join(copy, "manifest.json"), "w") as handle:
                     json.dump(manifest, handle)
@@ -230,7 +233,7 @@ class BuiltCorpusTest(unittest.TestCase):
     def test_served_from_a_directory_over_http(self):
         server = start_server(self, "--snapshot", self.out)
         corpus = requests.get(server.base_url + "/corpus", timeout=20).json()
-        self.assertEqual(corpus["corpus_id"], self.manifest["corpus_id"])
+        self.assertEqual(corpus["collections"][0]["corpus_id"], self.manifest["corpus_id"])
         lifecycle = server.stop()
         self.assertIn("retrieval: result cache", lifecycle.stderr)
 
@@ -245,7 +248,7 @@ class VersionRangeTest(unittest.TestCase):
         index = SnapshotIndex(snapshot)
         self.addCleanup(index.close)
         for version in ("3.11", "3.12"):
-            ranked = index.rank("text", version, 4)
+            ranked = index.collection("default").rank("text", version, 4)
             self.assertEqual([p.source_id for p, _ in ranked], ["path-read", "path-write"])
             self.assertTrue(all(p.version == version for p, _ in ranked))
 
@@ -253,7 +256,8 @@ class VersionRangeTest(unittest.TestCase):
         path = os.path.join(temporary_directory(self), "mixed.sqlite")
         snapshot = parse_snapshot(seal_snapshot(fixture_document()))
         conn = sqlite3.connect(path)
-        database.create(conn, snapshot.passages, {"corpus_id": snapshot.corpus_id})
+        database.create(conn, snapshot.passages, {"corpus_id": snapshot.corpus_id},
+                        {"default": snapshot.corpus_id})
         conn.execute("UPDATE passages SET version = '3.11' WHERE id = 2")
         conn.commit()
         conn.close()
@@ -287,6 +291,36 @@ class BuildCommandTest(unittest.TestCase):
                 code, _, stderr = self.run_cli("build", *argv)
                 self.assertEqual(code, 2)
                 self.assertEqual(len(stderr.strip().splitlines()), 1, stderr)
+
+    def test_built_collections_are_identified_and_ranked_apart(self):
+        root = temporary_directory(self)
+        write_tree(os.path.join(root, "docs"), "3.12")
+        write_tree(os.path.join(root, "runbooks"), "3.12")
+        out = os.path.join(root, "snap")
+        code, _, stderr = self.run_cli(
+            "build", "--source", f"3.12={root}/docs", "--source", f"internal/3.12={root}/runbooks",
+            "--base-url", "3.12=https://d.example/3.12/",
+            "--base-url", "internal/3.12=https://runbooks.example/", "--out", out)
+        self.assertEqual(code, 0, stderr)
+        self.assertEqual(self.run_cli("verify", out)[0], 0)
+        alone = os.path.join(root, "alone")
+        self.assertEqual(self.run_cli("build", "--source", f"3.12={root}/docs", "--base-url",
+                                      "3.12=https://d.example/3.12/", "--out", alone)[0], 0)
+        with open(os.path.join(out, "manifest.json"), encoding="utf-8") as handle:
+            collections = json.load(handle)["collections"]
+        self.assertEqual([c["collection"] for c in collections], ["default", "internal"])
+        # The default collection is the same corpus whether or not the runbooks sit beside it.
+        self.assertEqual(collections[0]["corpus_id"], load_snapshot(alone).corpus_id)
+        self.assertNotEqual(collections[1]["corpus_id"], collections[0]["corpus_id"])
+        body = json.dumps({"question": "What does write_text do?", "version": "3.12"}).encode()
+        replies = []
+        for path in (out, alone):
+            app = create_app(snapshot_path=path, settings=quiet_settings())
+            self.addCleanup(app.close)
+            replies.append(call(app, "POST", "/retrieve", body).body)
+        self.assertEqual(replies[0], replies[1])
+        self.assertEqual(self.run_cli("build", "--source", f"Bad/3.12={root}/docs", "--base-url",
+                                      "Bad/3.12=https://d.example/", "--out", out)[0], 2)
 
 
 if __name__ == "__main__":

@@ -13,10 +13,9 @@ import unittest
 
 import requests
 
-from retrieval.settings import load_settings
 from retrieval.testing import CountingToolFactory, FailingTools, subprocess_env
 from retrieval.wsgi import create_app
-from tests.support import ask, call, start_server, temporary_directory
+from tests.support import ask, call, quiet_settings, start_server, temporary_directory
 
 DEADLINE = 20
 
@@ -50,7 +49,7 @@ class ToolFailureAtEachPositionTest(unittest.TestCase):
         for position, (tool, evidence, usage) in self.EXPECTED.items():
             with self.subTest(position=position):
                 factory = CountingToolFactory(FailingTools, fail_at=position)
-                app = create_app(tool_factory=factory, settings=load_settings(environ={}))
+                app = create_app(tool_factory=factory, settings=quiet_settings())
                 self.addCleanup(app.close)
                 reply = call(app, "POST", "/retrieve", json.dumps(ask()).encode())
                 body = reply.json()
@@ -99,7 +98,9 @@ class VanishingClientTest(unittest.TestCase):
 class DrainTest(unittest.TestCase):
     def test_sigterm_drains_an_in_flight_request_then_exits_zero(self):
         marker = os.path.join(temporary_directory(self), "in-flight")
-        env = subprocess_env(SLOW_TOOL_MARKER=marker, SLOW_TOOL_SECONDS="1.0")
+        # Two 1 s searches: the deadline must not be what ends this run.
+        env = subprocess_env(SLOW_TOOL_MARKER=marker, SLOW_TOOL_SECONDS="1.0",
+                             RETRIEVAL_DEADLINE_MS="10000")
         # The drain lasts at least 3 s, so the checks below happen while it is under way.
         server = start_server(self, "--app", "retrieval.testing:slow_app", "--drain-delay-s", "3",
                               env=env)

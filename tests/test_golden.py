@@ -8,22 +8,21 @@ commit, and update the pins; an optimization must leave them untouched.
 import unittest
 
 from retrieval.scenarios import SCENARIOS
-from retrieval.settings import load_settings
 from retrieval.wsgi import BODY_DIGEST_HEADER, create_app
-from tests.support import call
+from tests.support import call, quiet_settings
 
 FIXTURE_CORPUS_ID = "050601391a8a8d4e6e582f7c4915365d69e5b59662e883e28018da1bce1e0940"
 BODY_SHA256 = {
-    "completed": "a9bc7faa3c1c686c68ff896a65bf7209a22fd6372a7c615299057007e7a7c8ae",
-    "incomplete": "089b0961a8867d5ba0a6ff49b17e5c6fc1a450647f97c4f87d2588d18dde011f",
-    "empty_eligible": "ebe2e8caf54a01ae0679471aa6c8e275048d4b0e8cf02c2fd4c1d4491a8eb64c",
-    "limited": "17c542e219ee04867fa46d617f0d5616ceef155bb7aa757451df6ec2702372a0",
+    "completed": "8c9ba05ef8c6d1b110b138fd0a6e2fb997890a0b823a1a3a6cdde41cc009d622",
+    "incomplete": "1fb4bc43412cb6654e83a6e9db1b9f6ecd298389be0a2b7da0dc0619ee2592b4",
+    "empty_eligible": "e6fb6f6cad21e9d0e4486ce1bc642210da804a28b5c71022899ec0ee3ea8ac04",
+    "limited": "25ea7e373bf3ef68050b4fd5aa39551d4a439e814b61248601b4c7465c6def09",
 }
 
 
 class GoldenBytesTest(unittest.TestCase):
     def test_fixture_identity_and_bodies_are_pinned(self):
-        app = create_app(settings=load_settings(environ={}))
+        app = create_app(settings=quiet_settings())
         self.addCleanup(app.close)
         self.assertEqual(app.corpus_id, FIXTURE_CORPUS_ID)
         for scenario in SCENARIOS:
@@ -33,7 +32,7 @@ class GoldenBytesTest(unittest.TestCase):
                     self.assertEqual(reply.headers[BODY_DIGEST_HEADER], BODY_SHA256[scenario.name])
 
     def test_memoized_results_do_not_change_later_responses(self):
-        app = create_app(settings=load_settings(environ={}))
+        app = create_app(settings=quiet_settings())
         self.addCleanup(app.close)
         completed = next(s for s in SCENARIOS if s.name == "completed")
         first = call(app, "POST", "/retrieve", completed.body()).body

@@ -224,8 +224,8 @@ class InspectorBrowserTest(unittest.TestCase):
             (QUESTION, {"max_steps": -1}, "", "body.max_steps", "below the smallest allowed value",
              "greater_than_equal"),
             ("", {}, "", "body.question", "must not be blank", "string_too_short"),
-            (QUESTION, {}, "docs", "body.collection", "not a field the service accepts",
-             "extra_forbidden"),
+            (QUESTION, {}, "Docs!", "body.collection", "does not have the required form",
+             "string_pattern_mismatch"),
         ]
         for question, allowances, collection, path, words, issue_type in cases:
             with self.subTest(path=path):

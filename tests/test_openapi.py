@@ -7,11 +7,10 @@ import unittest
 from retrieval import errors as error_module
 from retrieval.errors import HTTP_STATUS
 from retrieval.scenarios import SCENARIOS, TRUSTED_FAULT
-from retrieval.settings import load_settings
 from retrieval.testing import create_fault_app
 from retrieval.wsgi import create_app
 from tests.schema import errors as schema_errors
-from tests.support import ask, call
+from tests.support import ask, call, quiet_settings
 
 
 def all_error_classes(cls=error_module.ServiceError):
@@ -23,7 +22,7 @@ def all_error_classes(cls=error_module.ServiceError):
 class OpenAPITest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.app = create_app(settings=load_settings(environ={}))
+        cls.app = create_app(settings=quiet_settings())
         cls.document = json.loads(call(cls.app, "GET", "/openapi.json").body)
 
     @classmethod
@@ -68,7 +67,7 @@ class OpenAPITest(unittest.TestCase):
                 self.assertEqual(reply.code, scenario.http_status)
                 self.assertValid(self.response_schema("/retrieve", "post", reply.code),
                                  reply.json())
-        fault_app = create_fault_app(settings=load_settings(environ={}))
+        fault_app = create_fault_app(settings=quiet_settings())
         self.addCleanup(fault_app.close)
         reply = call(fault_app, "POST", "/retrieve", TRUSTED_FAULT.body())
         self.assertEqual(reply.code, 503)

@@ -5,14 +5,13 @@ import json
 import unittest
 
 from retrieval.core.snapshot import default_snapshot_path, load_snapshot
-from retrieval.settings import load_settings
 from retrieval.wsgi import create_app
-from tests.support import call
+from tests.support import call, quiet_settings
 
 
 class PassageLookupTest(unittest.TestCase):
     def setUp(self):
-        self.app = create_app(settings=load_settings(environ={}))
+        self.app = create_app(settings=quiet_settings())
         self.addCleanup(self.app.close)
         self.passage = load_snapshot(default_snapshot_path()).passages[1]
 

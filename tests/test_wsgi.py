@@ -9,16 +9,15 @@ from retrieval.core import digests
 from retrieval.core.tools import RetrievalTools
 from retrieval.errors import HTTP_STATUS, MAX_ISSUES
 from retrieval.scenarios import QUESTION
-from retrieval.settings import load_settings
 from retrieval.testing import CountingToolFactory, FailingTools
 from retrieval.wsgi import BODY_DIGEST_HEADER, create_app, is_json_media_type
-from tests.support import UnreadableInput, ask, call
+from tests.support import UnreadableInput, ask, call, quiet_settings
 
 
 class AppTestCase(unittest.TestCase):
     def setUp(self):
         self.factory = CountingToolFactory()
-        self.app = create_app(tool_factory=self.factory, settings=load_settings(environ={}))
+        self.app = create_app(tool_factory=self.factory, settings=quiet_settings())
         self.addCleanup(self.app.close)
 
     def call(self, *args, **kwargs):
@@ -231,9 +230,9 @@ class RetrieveResponseTest(AppTestCase):
             "schema_version", "execution_mode", "model_called", "request_id", "corpus_id",
             "request", "status", "reason", "admission", "usage", "trace", "evidence", "policy",
             "result_sha256"])
-        self.assertEqual(body["request"], {"question": QUESTION, "version": "3.12", "max_steps": 6,
-                                           "max_searches": 2, "max_reads": 2,
-                                           "max_source_bytes": 4096})
+        self.assertEqual(list(body["request"].items()), [
+            ("question", QUESTION), ("version", "3.12"), ("collection", "default"),
+            ("max_steps", 6), ("max_searches", 2), ("max_reads", 2), ("max_source_bytes", 4096)])
         self.assertEqual(body["admission"], {"accepted": True, "limits": {
             "max_steps": 6, "max_searches": 2, "max_reads": 2, "max_source_bytes": 4096}})
         self.assertEqual(body["request_id"], digests.request_id(body["corpus_id"], body["request"]))
@@ -251,7 +250,7 @@ class RetrieveResponseTest(AppTestCase):
         explicit = self.post(ask(max_steps=6, max_searches=2, max_reads=2,
                                            max_source_bytes=4096))
         self.assertEqual(first.body, explicit.body)
-        other = create_app(settings=load_settings(environ={}))
+        other = create_app(settings=quiet_settings())
         self.addCleanup(other.close)
         self.assertEqual(call(other, "POST", "/retrieve", json.dumps(ask()).encode()).body,
                          first.body)
@@ -277,7 +276,7 @@ class RetrieveResponseTest(AppTestCase):
 
     def test_tool_failure_is_503_failed_with_charge_kept(self):
         factory = CountingToolFactory(FailingTools, fail_at=3)
-        app = create_app(tool_factory=factory, settings=load_settings(environ={}))
+        app = create_app(tool_factory=factory, settings=quiet_settings())
         self.addCleanup(app.close)
         reply = call(app, "POST", "/retrieve", json.dumps(ask()).encode())
         self.assertEqual(reply.code, 503)
@@ -294,7 +293,7 @@ class RetrieveResponseTest(AppTestCase):
                 raise RuntimeError("secret internal detail")
 
         factory = CountingToolFactory(BrokenTools)
-        app = create_app(tool_factory=factory, settings=load_settings(environ={}))
+        app = create_app(tool_factory=factory, settings=quiet_settings())
         self.addCleanup(app.close)
         errors = io.StringIO()
         reply = call(app, "POST", "/retrieve", json.dumps(ask()).encode(),

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import database
-from ..core.snapshot import SnapshotError, compute_corpus_id, derive_passage, parse_policy, \
-    summarize_versions
+from ..core.snapshot import DEFAULT_COLLECTION, SnapshotError, collection_corpus_ids, \
+    collection_of, compute_corpus_id, derive_passage, parse_policy
 from ..core.snapshot_directory import DATABASE, MANIFEST, manifest_for, source_summary
 from .parse import decode_source, iter_source_files, page_url, parse_source
 
@@ -44,11 +44,19 @@ DEFAULT_POLICY = {
 
 @dataclass(frozen=True)
 class SourceTree:
-    """One documentation version to build: its version, source root and published base URL."""
+    """One documentation version to build: version, source root, base URL, and collection."""
 
     version: str
     root: str
     base_url: str
+    collection: str = DEFAULT_COLLECTION
+
+    @property
+    def label(self) -> str:
+        """Return how progress lines and --source name this tree: [collection/]version."""
+        if self.collection == DEFAULT_COLLECTION:
+            return self.version
+        return f"{self.collection}/{self.version}"
 
 
 class Progress:
@@ -90,12 +98,15 @@ def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
             text = decode_source(data)
         except UnicodeDecodeError as exc:
             # Reported and skipped whole: a half-read file would be evidence nobody wrote.
-            progress.skip(f"{tree.version}/{relative_path}", f"not UTF-8 (byte {exc.start})")
+            progress.skip(f"{tree.label}/{relative_path}", f"not UTF-8 (byte {exc.start})")
             continue
         source_sha256 = hashlib.sha256(data).hexdigest()
         page = page_url(tree.base_url, relative_path)
+        # The default collection is the absence of the field (one spelling per identity).
+        collection = {} if tree.collection == DEFAULT_COLLECTION else {
+            "collection": tree.collection}
         for paragraph in parse_source(relative_path, text):
-            contents.append({
+            contents.append(collection | {
                 "source_id": relative_path,
                 "version": tree.version,
                 "url": page + ("#" + paragraph.anchor if paragraph.anchor else ""),
@@ -106,8 +117,8 @@ def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
             })
             progress.passages += 1
         progress.files += 1
-        progress.tick(tree.version)
-    progress.tick(tree.version, force=True)
+        progress.tick(tree.label)
+    progress.tick(tree.label, force=True)
     return contents
 
 
@@ -116,16 +127,17 @@ def build_snapshot(trees, out_dir, policy=None, progress=None) -> dict:
     policy = DEFAULT_POLICY if policy is None else policy
     parse_policy(policy)  # refuse a bad policy before any work
     progress = progress or Progress()
-    versions = [tree.version for tree in trees]
-    if len(set(versions)) != len(versions):
-        raise SnapshotError("each version may be given once")
+    labels = [tree.label for tree in trees]
+    if len(set(labels)) != len(labels):
+        raise SnapshotError("each version of a collection may be given once")
     contents = []
-    for tree in sorted(trees, key=lambda t: t.version):
+    for tree in sorted(trees, key=lambda t: (t.collection, t.version)):
         contents.extend(read_passage_contents(tree, progress))
     if not contents:
         raise SnapshotError("no passages: the sources hold no supported, readable files")
 
     corpus = compute_corpus_id(contents, policy)
+    collection_ids = collection_corpus_ids(contents, policy)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     # Written under a temporary name and renamed, so a failed build never leaves a database that
@@ -136,17 +148,16 @@ def build_snapshot(trees, out_dir, policy=None, progress=None) -> dict:
     try:
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
-        database.create(conn, (derive_passage(corpus, c) for c in contents),
-                        {"corpus_id": corpus, "schema_version": "1"})
+        database.create(
+            conn, (derive_passage(collection_ids[collection_of(c)], c) for c in contents),
+            {"corpus_id": corpus, "schema_version": "1"}, collection_ids)
         sources = source_summary(conn)
     finally:
         conn.close()
     os.replace(partial, out / DATABASE)
 
-    version_summary = summarize_versions(
-        (entry["version"], entry["source_id"], entry["passages"]) for entry in sources)
-    manifest = manifest_for(corpus, version_summary, sources, policy,
-                            {tree.version: tree.base_url for tree in trees})
+    manifest = manifest_for(corpus, collection_ids, sources, policy,
+                            {(tree.collection, tree.version): tree.base_url for tree in trees})
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
                                 encoding="utf-8")
     progress.done(len(contents), corpus)

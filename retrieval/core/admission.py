@@ -3,12 +3,21 @@
 Checks run in a fixed order (steps, then searches or reads, then source bytes for a read) and the
 first exhausted allowance is the denial reason. A denied action is recorded, not invoked, and ends
 the run. An admitted action stays charged even if the tool then fails.
+
+The wall-clock deadline is checked after the allowances (they are deterministic, it is not): an
+action that would start after it is denied with reason `deadline`, and a search it interrupts is
+traced as failed with reason `deadline_exceeded`. Either way the run ends `limited` / `deadline`
+with the evidence already read.
 """
 
+import time
 from dataclasses import dataclass
+from typing import Optional
 
 from .index import MATCH_ALL
-from .tools import ToolFailure, search_arguments
+from .tools import DEADLINE_EXCEEDED, ToolFailure, search_arguments
+
+DEADLINE = "deadline"
 
 
 @dataclass(frozen=True)
@@ -42,9 +51,12 @@ class RunEnded(Exception):
 class AdmissionRunner:
     """Admit, charge, invoke and trace tool actions for one run."""
 
-    def __init__(self, limits: Limits, tools):
+    def __init__(self, limits: Limits, tools, deadline: Optional[float] = None,
+                 clock=time.monotonic):
         self._limits = limits
         self._tools = tools
+        self._deadline = deadline
+        self._clock = clock
         self.steps = 0
         self.searches = 0
         self.reads = 0
@@ -70,6 +82,7 @@ class AdmissionRunner:
             self._deny(action, "max_steps")
         if self.searches >= limits.max_searches:
             self._deny(action, "max_searches")
+        self._check_deadline(action)
         self.steps += 1
         self.searches += 1
         return self._invoke(action, 0, self._tools.search, query, version, k, match)
@@ -85,10 +98,15 @@ class AdmissionRunner:
             self._deny(action, "max_reads", preflight)
         if preflight > limits.max_source_bytes - self.reserved_source_bytes:
             self._deny(action, "max_source_bytes", preflight)
+        self._check_deadline(action, preflight)
         self.steps += 1
         self.reads += 1
         self.reserved_source_bytes += preflight
         return self._invoke(action, preflight, self._tools.read, handle)
+
+    def _check_deadline(self, action, preflight=None):
+        if self._deadline is not None and self._clock() >= self._deadline:
+            self._deny(action, DEADLINE, preflight)
 
     def _deny(self, action, reason, preflight=None):
         entry = {"action": action, "decision": "denied", "reason": reason, "invoked": False}
@@ -107,6 +125,8 @@ class AdmissionRunner:
             entry["status"] = "failed"
             entry["reason"] = failure.reason
             entry["usage_after"] = self.usage()
+            if failure.reason == DEADLINE_EXCEEDED:
+                raise RunEnded("limited", DEADLINE) from None
             raise RunEnded("failed", "retrieval_failed") from None
         if action["tool"] == "read":
             self.delivered_source_bytes += result["byte_count"]

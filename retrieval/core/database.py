@@ -1,14 +1,20 @@
-"""The SQLite layout every snapshot is served from: passages plus their FTS5 index.
+"""The SQLite layout every snapshot is served from: passages plus one FTS5 index per collection.
 
 A built snapshot directory holds this database as a file, opened immutable; the JSON fixture is
 loaded into the same layout in memory. One layout means one ranking query and one way to read a
 passage, whatever the snapshot's origin.
+
+FTS5 keeps its BM25 statistics (row count, average length, per-term document counts) per table,
+so each collection gets its own FTS table: no passage of another collection can change a score.
 """
 
+import re
 import sqlite3
 from urllib.parse import quote
 
 from .snapshot import Passage
+
+_FTS_TABLE_NAME = re.compile(r"passage_fts_[0-9]{1,6}")
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -24,50 +30,71 @@ CREATE TABLE passages (
     text_sha256 TEXT NOT NULL,
     source_sha256 TEXT NOT NULL,
     document_revision TEXT NOT NULL,
-    byte_count INTEGER NOT NULL
+    byte_count INTEGER NOT NULL,
+    collection TEXT NOT NULL
 );
-CREATE INDEX passages_source ON passages(version, source_id);
--- External content: the FTS index stores no second copy of the text. Only `text` is indexed, so
--- BM25 document lengths count passage words and nothing else.
-CREATE VIRTUAL TABLE passage_fts USING fts5(
-    text, content='passages', content_rowid='id', tokenize='unicode61'
+CREATE INDEX passages_source ON passages(collection, version, source_id);
+CREATE TABLE collections (
+    name TEXT PRIMARY KEY,
+    corpus_id TEXT NOT NULL,
+    fts_table TEXT NOT NULL UNIQUE
 );
 """
+# External content: the FTS index stores no second copy of the text. Only `text` is indexed, so
+# BM25 document lengths count passage words and nothing else.
+FTS_TABLE = """CREATE VIRTUAL TABLE {table} USING fts5(
+    text, content='passages', content_rowid='id', tokenize='unicode61'
+)"""
 
 PASSAGE_COLUMNS = ("passage_id", "source_id", "version", "url", "start_line", "end_line", "text",
-                   "text_sha256", "source_sha256", "document_revision", "byte_count")
+                   "text_sha256", "source_sha256", "document_revision", "byte_count",
+                   "collection")
 _SELECT = ", ".join("p." + column for column in PASSAGE_COLUMNS)
-# Each version's passages occupy one contiguous id range (create() writes them grouped by
-# version), so a version filter is a rowid range the FTS5 scan applies itself: no row of another
+# Each (collection, version)'s passages occupy one contiguous id range (create() writes them
+# grouped), so a version filter is a rowid range the FTS5 scan applies itself: no row of another
 # version is scored, and no passage row is read until the top k are known. Measured on the full
 # Python 3.11 docs (1,000 distinct question-derived queries): p99 27.3 ms with a join on
 # passages.version, 14.7 ms with the range, identical results. Passage order (id) breaks score
 # ties, so equal scores always rank in snapshot order.
 RANKED = (
-    "SELECT rowid, bm25(passage_fts) AS score FROM passage_fts "
-    "WHERE passage_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score, rowid LIMIT ?"
+    "SELECT rowid, bm25({table}) AS score FROM {table} "
+    "WHERE {table} MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score, rowid LIMIT ?"
 )
 BY_ID = f"SELECT {_SELECT} FROM passages AS p WHERE p.id = ?"
 BY_PASSAGE_ID = f"SELECT {_SELECT} FROM passages AS p WHERE p.passage_id = ?"
-VERSION_SPANS = "SELECT version, min(id), max(id), count(*) FROM passages GROUP BY version"
+VERSION_SPANS = (
+    "SELECT collection, version, min(id), max(id), count(*) FROM passages "
+    "GROUP BY collection, version"
+)
+COLLECTIONS = "SELECT name, corpus_id, fts_table FROM collections ORDER BY name"
 SOURCE_SUMMARY = (
-    "SELECT version, source_id, source_sha256, count(*) FROM passages "
-    "GROUP BY version, source_id, source_sha256 ORDER BY version, source_id"
+    "SELECT collection, version, source_id, source_sha256, count(*) FROM passages "
+    "GROUP BY collection, version, source_id, source_sha256 ORDER BY collection, version, source_id"
 )
 IN_ORDER = f"SELECT {_SELECT} FROM passages AS p ORDER BY p.id"
 
 
-def create(conn: sqlite3.Connection, passages, meta: dict):
-    """Write the schema, the passages grouped by version (order kept within one), FTS and meta."""
+def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict):
+    """Write the schema, passages grouped by collection and version, one FTS per collection, meta.
+
+    collection_ids maps every collection name to its corpus_id.
+    """
     conn.executescript(SCHEMA)
     placeholders = ", ".join("?" for _ in PASSAGE_COLUMNS)
     # A stable sort: within a version, snapshot order (and so tie-breaking) is unchanged.
-    ordered = sorted(passages, key=lambda p: p.version)
+    ordered = sorted(passages, key=lambda p: (p.collection, p.version))
     conn.executemany(
         f"INSERT INTO passages ({', '.join(PASSAGE_COLUMNS)}) VALUES ({placeholders})",
         (tuple(getattr(p, column) for column in PASSAGE_COLUMNS) for p in ordered),
     )
-    conn.execute("INSERT INTO passage_fts(rowid, text) SELECT id, text FROM passages")
+    for position, (name, corpus_id) in enumerate(sorted(collection_ids.items())):
+        # Table names come from positions, never from collection names.
+        table = f"passage_fts_{position}"
+        conn.execute(FTS_TABLE.format(table=table))
+        conn.execute(f"INSERT INTO {table}(rowid, text) "
+                     "SELECT id, text FROM passages WHERE collection = ? ORDER BY id", (name,))
+        conn.execute("INSERT INTO collections(name, corpus_id, fts_table) VALUES (?, ?, ?)",
+                     (name, corpus_id, table))
     conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", sorted(meta.items()))
     conn.commit()
 
@@ -81,13 +108,24 @@ def open_immutable(path) -> sqlite3.Connection:
 
 
 def version_spans(conn) -> dict:
-    """Return {version: (first id, last id)}; refuse a database whose versions interleave."""
+    """Return {(collection, version): (first id, last id)}; refuse interleaved passages."""
     spans = {}
-    for version, first, last, count in conn.execute(VERSION_SPANS):
+    for collection, version, first, last, count in conn.execute(VERSION_SPANS):
         if last - first + 1 != count:
-            raise ValueError(f"passages of version {version} are not contiguous")
-        spans[version] = (first, last)
+            raise ValueError(f"passages of {collection} {version} are not contiguous")
+        spans[collection, version] = (first, last)
     return spans
+
+
+def collection_tables(conn) -> dict:
+    """Return {collection: (corpus_id, FTS table name)}; refuse a table name create() never writes."""
+    tables = {}
+    for name, corpus_id, table in conn.execute(COLLECTIONS):
+        # The name is put into SQL text, so it must be one create() could have written.
+        if not _FTS_TABLE_NAME.fullmatch(table):
+            raise ValueError(f"collection {name}: bad FTS table name {table[:64]!r}")
+        tables[name] = (corpus_id, table)
+    return tables
 
 
 def passage_from_row(row) -> Passage:

@@ -1,5 +1,8 @@
 """The lexical index: SQLite FTS5 over one snapshot, opened once and shared read-only.
 
+Searches go through a `CollectionIndex`, one per collection, which ranks with its own FTS table
+and finds only its own passages.
+
 A built snapshot's database file is opened immutable, once per worker thread. The JSON fixture is
 loaded into the same layout in memory once and serialized; each thread gets a private copy of that
 image (sqlite3 connections must not be shared across threads). Nothing corpus-sized is built or
@@ -8,6 +11,8 @@ copied per request.
 
 import sqlite3
 import threading
+import time
+from typing import Optional
 
 from . import database
 from .snapshot import Passage, Snapshot, SnapshotError
@@ -36,6 +41,15 @@ class IndexClosed(RuntimeError):
     """The index was closed; no further searches can run."""
 
 
+class DeadlineExceeded(RuntimeError):
+    """A query was interrupted inside SQLite because the request's deadline passed."""
+
+
+# SQLite calls the progress handler every this many virtual-machine instructions: often enough
+# to stop within well under a millisecond, rarely enough to cost nothing measurable.
+PROGRESS_INSTRUCTIONS = 1000
+
+
 class SnapshotIndex:
     """A read-only FTS5 index of a snapshot's passages, one connection per thread."""
 
@@ -45,7 +59,8 @@ class SnapshotIndex:
         if snapshot.database_path is None:
             builder = sqlite3.connect(":memory:")
             try:
-                database.create(builder, snapshot.passages, {"corpus_id": snapshot.corpus_id})
+                database.create(builder, snapshot.passages, {"corpus_id": snapshot.corpus_id},
+                                {name: c.corpus_id for name, c in snapshot.collections.items()})
                 self._image = builder.serialize()
             finally:
                 builder.close()
@@ -54,10 +69,25 @@ class SnapshotIndex:
         self._connections = []
         self._closed = False
         try:
-            self._spans = database.version_spans(self._connection())
+            conn = self._connection()
+            spans = database.version_spans(conn)
+            tables = database.collection_tables(conn)
         except (ValueError, sqlite3.Error) as exc:
             self.close()
             raise SnapshotError(f"snapshot database: {exc}") from None
+        if {name: corpus_id for name, (corpus_id, _) in tables.items()} != {
+                name: c.corpus_id for name, c in snapshot.collections.items()}:
+            self.close()
+            raise SnapshotError("snapshot database: collections do not match the snapshot's")
+        self._collections = {
+            name: CollectionIndex(self, name, corpus_id, table, {
+                version: span for (owner, version), span in spans.items() if owner == name})
+            for name, (corpus_id, table) in tables.items()
+        }
+
+    def collection(self, name: str) -> Optional["CollectionIndex"]:
+        """Return the index of one collection, or None when the snapshot has no such collection."""
+        return self._collections.get(name)
 
     def _connection(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -78,16 +108,22 @@ class SnapshotIndex:
         self._local.conn = conn
         return conn
 
-    def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL):
-        """Return up to k (passage, bm25 score) pairs of that version, best first."""
-        fts_query = quote_fts_terms(query, match)
-        span = self._spans.get(version)
-        if fts_query is None or span is None or k <= 0:
-            return []
+    def run_ranked(self, sql: str, arguments: tuple, deadline: Optional[float]):
+        """Run a ranking query on this thread's connection; return (connection, rows)."""
         conn = self._connection()
-        ranked = conn.execute(database.RANKED, (fts_query, span[0], span[1], k)).fetchall()
-        return [(database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone()),
-                 score) for rowid, score in ranked]
+        if deadline is None:
+            return conn, conn.execute(sql, arguments).fetchall()
+        clock = time.monotonic
+        # A nonzero return makes SQLite abandon the statement with "interrupted".
+        conn.set_progress_handler(lambda: clock() >= deadline, PROGRESS_INSTRUCTIONS)
+        try:
+            return conn, conn.execute(sql, arguments).fetchall()
+        except sqlite3.OperationalError:
+            if clock() >= deadline:
+                raise DeadlineExceeded("search interrupted at the deadline") from None
+            raise
+        finally:
+            conn.set_progress_handler(None, 0)
 
     def passage(self, passage_id: str) -> Passage:
         """Return the passage with this id, or None."""
@@ -101,3 +137,35 @@ class SnapshotIndex:
             connections, self._connections = self._connections, []
         for conn in connections:
             conn.close()
+
+
+class CollectionIndex:
+    """One collection of a SnapshotIndex: its identity, its FTS table and its version ranges."""
+
+    def __init__(self, owner: SnapshotIndex, name: str, corpus_id: str, table: str, spans: dict):
+        self._owner = owner
+        self.name = name
+        self.corpus_id = corpus_id
+        self._ranked_sql = database.RANKED.format(table=table)
+        self._spans = spans
+
+    def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL,
+             deadline: Optional[float] = None):
+        """Return up to k (passage, bm25 score) pairs of that version, best first.
+
+        deadline is a time.monotonic() value; a ranking still running then raises
+        DeadlineExceeded.
+        """
+        fts_query = quote_fts_terms(query, match)
+        span = self._spans.get(version)
+        if fts_query is None or span is None or k <= 0:
+            return []
+        conn, ranked = self._owner.run_ranked(
+            self._ranked_sql, (fts_query, span[0], span[1], k), deadline)
+        return [(database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone()),
+                 score) for rowid, score in ranked]
+
+    def passage(self, passage_id: str) -> Optional[Passage]:
+        """Return the passage with this id if it belongs to this collection, else None."""
+        passage = self._owner.passage(passage_id)
+        return passage if passage is not None and passage.collection == self.name else None

@@ -5,11 +5,15 @@ from typing import Callable, Optional
 
 from . import digests
 from .admission import AdmissionRunner, Limits, RunEnded
-from .index import SnapshotIndex
+from .index import CollectionIndex, SnapshotIndex
 from .memo import ResultMemo
 from .policy import run_rule
 from .snapshot import Snapshot, load_snapshot
 from .tools import RetrievalTools, result_size
+
+
+class UnknownCollection(LookupError):
+    """The snapshot has no collection of that name."""
 
 
 @dataclass(frozen=True)
@@ -18,11 +22,13 @@ class RetrieveRequest:
 
     question: str
     version: str
+    collection: str
     limits: Limits
 
     def normalized(self) -> dict:
         """Return the request as it is echoed and bound into request_id."""
-        return {"question": self.question, "version": self.version, **self.limits.as_dict()}
+        return {"question": self.question, "version": self.version,
+                "collection": self.collection, **self.limits.as_dict()}
 
 
 @dataclass(frozen=True)
@@ -41,7 +47,8 @@ class RunResult:
     policy: dict
 
 
-ToolFactory = Callable[[SnapshotIndex, ResultMemo], RetrievalTools]
+# Called as factory(collection_index, memo, deadline=...) once per request.
+ToolFactory = Callable[..., RetrievalTools]
 MEMO_ENTRIES = 4096
 MEMO_BYTES = 32 * 1024 * 1024
 
@@ -66,14 +73,26 @@ class RetrievalService:
     def corpus_id(self) -> str:
         return self.snapshot.corpus_id
 
-    def retrieve(self, request: RetrieveRequest) -> RunResult:
-        """Run the scripted policy for one request; the tools are closed on every path."""
+    def collection(self, name: str) -> CollectionIndex:
+        """Return the named collection's index, or raise UnknownCollection."""
+        collection = self.index.collection(name)
+        if collection is None:
+            raise UnknownCollection(name)
+        return collection
+
+    def retrieve(self, request: RetrieveRequest, deadline: Optional[float] = None) -> RunResult:
+        """Run the scripted policy for one request; the tools are closed on every path.
+
+        deadline is a time.monotonic() value after which no action starts and a running search
+        is interrupted.
+        """
+        collection = self.collection(request.collection)
         rule = self.snapshot.select_rule(request.question)
         normalized = request.normalized()
         evidence = []
-        tools = self._tool_factory(self.index, self.memo)
+        tools = self._tool_factory(collection, self.memo, deadline=deadline)
         try:
-            runner = AdmissionRunner(request.limits, tools)
+            runner = AdmissionRunner(request.limits, tools, deadline)
             try:
                 outcome = run_rule(rule, request.version, runner, evidence)
                 status, reason = outcome.status, outcome.reason
@@ -82,8 +101,8 @@ class RetrievalService:
         finally:
             tools.close()
         return RunResult(
-            request_id=digests.request_id(self.corpus_id, normalized),
-            corpus_id=self.corpus_id,
+            request_id=digests.request_id(collection.corpus_id, normalized),
+            corpus_id=collection.corpus_id,
             request=normalized,
             status=status,
             reason=reason,
@@ -95,7 +114,7 @@ class RetrievalService:
         )
 
     def passage(self, passage_id: str):
-        """Return the passage with this id in the served corpus, or None."""
+        """Return the passage with this id in any collection, or None (callers check access)."""
         return self.index.passage(passage_id)
 
     def close(self):

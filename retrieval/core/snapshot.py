@@ -20,6 +20,10 @@ SCHEMA_VERSION = 1
 BM25 = {"k1": 1.2, "b": 0.75}
 TOKENIZER = "unicode61"
 VERSION_PATTERN = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}")
+# Collection names appear in requests, keys files and SQL table names: a closed alphabet.
+COLLECTION_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+# Passages that name no collection belong to this one; requests that name none read it.
+DEFAULT_COLLECTION = "default"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -42,6 +46,7 @@ class Passage:
     source_sha256: str
     document_revision: str
     byte_count: int
+    collection: str = DEFAULT_COLLECTION
 
 
 FIXED = "fixed"
@@ -110,17 +115,41 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Collection:
+    """One separately identified and separately ranked part of a snapshot.
+
+    Its corpus_id covers only its own passages (and the policy), and its passage ids and BM25
+    statistics derive from it alone: adding, changing or removing passages of another collection
+    changes nothing a caller of this one can see.
+    """
+
+    name: str
+    corpus_id: str
+    # ({"version", "passages", "sources"}, ...) in version order, for /corpus.
+    versions: tuple
+
+    def describe(self) -> dict:
+        """Return the collection as /corpus lists it."""
+        return {"collection": self.name, "corpus_id": self.corpus_id,
+                "versions": list(self.versions)}
+
+
+@dataclass(frozen=True)
 class Snapshot:
-    """An immutable, identified corpus and its policy."""
+    """An immutable, identified corpus and its policy.
+
+    `corpus_id` identifies the whole snapshot (every collection); a single-collection snapshot's
+    one collection has the same id.
+    """
 
     corpus_id: str
     passages: tuple
     rules: tuple
     fallback: Rule
+    # Name -> Collection, in name order.
+    collections: dict
     # Built snapshots keep their passages in this SQLite file instead of `passages`.
     database_path: Optional[str] = None
-    # ({"version", "passages", "sources"}, ...) in version order, for /corpus.
-    versions: tuple = ()
 
     def select_rule(self, question: str) -> Rule:
         """Return the first rule whose phrase occurs in the question, else the fallback."""
@@ -170,6 +199,8 @@ def _digest(value, where):
 
 
 _PASSAGE_CONTENT = ("source_id", "version", "url", "start_line", "end_line", "text", "source_sha256")
+# Absent means DEFAULT_COLLECTION: the single-collection snapshots of schema 1 keep their identity.
+_PASSAGE_OPTIONAL = ("collection",)
 _RULE_FIELDS = ("name", "phrases", "initial_query", "refinement_query", "required_marker", "max_rounds")
 
 
@@ -226,13 +257,22 @@ def parse_policy(raw):
 
 
 def _passage_content(raw, where):
-    _object(raw, where, _PASSAGE_CONTENT + ("passage_id", "text_sha256"))
+    _object(raw, where, _PASSAGE_CONTENT + ("passage_id", "text_sha256"), _PASSAGE_OPTIONAL)
     version = _string(raw["version"], f"{where}.version")
     if not VERSION_PATTERN.fullmatch(version):
         _fail(f"{where}.version", "must be two dot-separated runs of 1-3 digits")
     start = _integer(raw["start_line"], f"{where}.start_line", 1)
     end = _integer(raw["end_line"], f"{where}.end_line", start)
-    return {
+    content = {}
+    if "collection" in raw:
+        collection = raw["collection"]
+        if not isinstance(collection, str) or not COLLECTION_PATTERN.fullmatch(collection):
+            _fail(f"{where}.collection", f"must match {COLLECTION_PATTERN.pattern}")
+        # One spelling per identity: the default collection is the absence of the field.
+        if collection == DEFAULT_COLLECTION:
+            _fail(f"{where}.collection", f"omit it for the {DEFAULT_COLLECTION!r} collection")
+        content["collection"] = collection
+    return content | {
         "source_id": _string(raw["source_id"], f"{where}.source_id"),
         "version": version,
         "url": _string(raw["url"], f"{where}.url"),
@@ -277,8 +317,21 @@ def identity_content(passages_content, policy_raw) -> dict:
     }
 
 
+def collection_of(content) -> str:
+    """Return the collection a passage's content belongs to."""
+    return content.get("collection", DEFAULT_COLLECTION)
+
+
+def collection_corpus_ids(contents, policy_raw) -> dict:
+    """Return {collection: corpus_id over that collection's passages alone, in snapshot order}."""
+    groups = {}
+    for content in contents:
+        groups.setdefault(collection_of(content), []).append(content)
+    return {name: compute_corpus_id(group, policy_raw) for name, group in sorted(groups.items())}
+
+
 def derive_passage(corpus, content) -> Passage:
-    """Complete a passage's content with its digests within one corpus."""
+    """Complete a passage's content with its digests within its collection's corpus."""
     text_digest = digests.text_sha256(content["text"])
     return Passage(
         passage_id=digests.passage_id(
@@ -296,6 +349,7 @@ def derive_passage(corpus, content) -> Passage:
         document_revision=digests.document_revision(
             content["source_id"], content["version"], content["source_sha256"]),
         byte_count=len(content["text"].encode("utf-8")),
+        collection=collection_of(content),
     )
 
 
@@ -305,14 +359,15 @@ def seal_snapshot(document: dict) -> dict:
             ("format", "schema_version", "tokenizer", "bm25", "corpus_id"))
     contents = []
     for i, raw in enumerate(document["passages"]):
-        raw = {key: raw[key] for key in _PASSAGE_CONTENT if key in raw}
+        raw = {key: raw[key] for key in _PASSAGE_CONTENT + _PASSAGE_OPTIONAL if key in raw}
         raw.update(passage_id="0" * 64, text_sha256="0" * 64)
         contents.append(_passage_content(raw, f"passages[{i}]"))
     parse_policy(document["policy"])
     corpus = compute_corpus_id(contents, document["policy"])
+    collection_ids = collection_corpus_ids(contents, document["policy"])
     sealed_passages = []
     for content in contents:
-        passage = derive_passage(corpus, content)
+        passage = derive_passage(collection_ids[collection_of(content)], content)
         sealed_passages.append({
             "passage_id": passage.passage_id, **content, "text_sha256": passage.text_sha256,
         })
@@ -356,25 +411,31 @@ def parse_snapshot(document) -> Snapshot:
     corpus = compute_corpus_id(contents, document["policy"])
     if corpus != claimed_corpus:
         _fail("corpus_id", f"does not match the content (content digests to {corpus})")
+    collection_ids = collection_corpus_ids(contents, document["policy"])
 
     passages = []
     seen_ids = {}
     source_digests = {}
     for i, (raw, content) in enumerate(zip(document["passages"], contents)):
         where = f"passages[{i}]"
-        passage = derive_passage(corpus, content)
+        passage = derive_passage(collection_ids[collection_of(content)], content)
         if raw["passage_id"] != passage.passage_id:
             _fail(f"{where}.passage_id", "does not match the passage content")
         if passage.passage_id in seen_ids:
             _fail(f"{where}.passage_id", f"duplicates passages[{seen_ids[passage.passage_id]}]")
         seen_ids[passage.passage_id] = i
-        source_key = (passage.source_id, passage.version)
+        source_key = (passage.collection, passage.source_id, passage.version)
         if source_digests.setdefault(source_key, passage.source_sha256) != passage.source_sha256:
             _fail(f"{where}.source_sha256",
                   f"differs from an earlier passage of source {passage.source_id!r} {passage.version}")
         passages.append(passage)
+    collections = {
+        name: Collection(name, collection_id, summarize_versions(
+            (p.version, p.source_id, 1) for p in passages if p.collection == name))
+        for name, collection_id in collection_ids.items()
+    }
     return Snapshot(corpus_id=corpus, passages=tuple(passages), rules=rules, fallback=fallback,
-                    versions=summarize_versions((p.version, p.source_id, 1) for p in passages))
+                    collections=collections)
 
 
 def summarize_versions(counts) -> tuple:

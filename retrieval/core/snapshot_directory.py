@@ -11,8 +11,8 @@ from pathlib import Path
 
 from . import database, digests
 from .snapshot import (
-    BM25, SCHEMA_VERSION, TOKENIZER, Snapshot, SnapshotError, compute_corpus_id, parse_policy,
-    summarize_versions,
+    BM25, DEFAULT_COLLECTION, SCHEMA_VERSION, TOKENIZER, Collection, Snapshot, SnapshotError,
+    collection_corpus_ids, compute_corpus_id, parse_policy, summarize_versions,
 )
 from .strict_json import StrictJSONError, loads_strict
 
@@ -20,11 +20,14 @@ DIRECTORY_FORMAT = "retrieval-snapshot-directory"
 MANIFEST = "manifest.json"
 DATABASE = "passages.sqlite"
 _MANIFEST_FIELDS = ("format", "schema_version", "corpus_id", "tokenizer", "bm25", "database",
-                    "versions", "sources", "policy")
+                    "collections", "sources", "policy")
 
 
-def manifest_for(corpus_id, versions, sources, policy_raw, base_urls) -> dict:
-    """Return the manifest of a built snapshot; equal inputs give an equal manifest."""
+def manifest_for(corpus_id, collection_ids, sources, policy_raw, base_urls) -> dict:
+    """Return the manifest of a built snapshot; equal inputs give an equal manifest.
+
+    base_urls maps (collection, version) to the published base URL.
+    """
     return {
         "format": DIRECTORY_FORMAT,
         "schema_version": SCHEMA_VERSION,
@@ -32,16 +35,29 @@ def manifest_for(corpus_id, versions, sources, policy_raw, base_urls) -> dict:
         "tokenizer": TOKENIZER,
         "bm25": BM25,
         "database": DATABASE,
-        "versions": [dict(entry, base_url=base_urls[entry["version"]]) for entry in versions],
+        "collections": [
+            {"collection": name, "corpus_id": collection_id,
+             "versions": [dict(entry, base_url=base_urls[name, entry["version"]])
+                          for entry in collection_versions(sources, name)]}
+            for name, collection_id in sorted(collection_ids.items())
+        ],
         "sources": sources,
         "policy": policy_raw,
     }
 
 
+def collection_versions(sources, name) -> tuple:
+    """Return one collection's per-version summary from the manifest's source entries."""
+    return summarize_versions((entry["version"], entry["source_id"], entry["passages"])
+                              for entry in sources if entry["collection"] == name)
+
+
 def source_summary(conn) -> list:
-    """Return per (version, source) its digest and passage count, as the manifest lists them."""
-    return [{"version": version, "source_id": source_id, "sha256": sha256, "passages": count}
-            for version, source_id, sha256, count in conn.execute(database.SOURCE_SUMMARY)]
+    """Return per (collection, version, source) its digest and passage count, as listed."""
+    return [{"collection": collection, "version": version, "source_id": source_id,
+             "sha256": sha256, "passages": count}
+            for collection, version, source_id, sha256, count
+            in conn.execute(database.SOURCE_SUMMARY)]
 
 
 def read_manifest(directory: Path) -> dict:
@@ -79,22 +95,29 @@ def load_snapshot_directory(directory) -> Snapshot:
         try:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             sources = source_summary(conn)
+            tables = database.collection_tables(conn)
         finally:
             conn.close()
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, ValueError) as exc:
         raise SnapshotError(f"{db_path}: not a snapshot database: {exc}") from None
     if meta.get("corpus_id") != manifest["corpus_id"]:
         raise SnapshotError(f"{db_path}: corpus_id {meta.get('corpus_id')} does not match the "
                             f"manifest's {manifest['corpus_id']}")
     if sources != manifest["sources"]:
         raise SnapshotError(f"{db_path}: passages per source do not match the manifest")
-    versions = summarize_versions(
-        (entry["version"], entry["source_id"], entry["passages"]) for entry in sources)
-    if [{k: v for k, v in entry.items() if k != "base_url"} for entry in manifest["versions"]] \
-            != list(versions):
-        raise SnapshotError(f"{db_path}: passages per version do not match the manifest")
+    collections = {}
+    for entry in manifest["collections"]:
+        name = entry.get("collection") if isinstance(entry, dict) else None
+        versions = collection_versions(sources, name)
+        if name not in tables or tables[name][0] != entry.get("corpus_id") or [
+                {k: v for k, v in version.items() if k != "base_url"}
+                for version in entry.get("versions", ())] != list(versions):
+            raise SnapshotError(f"{db_path}: collection {name!r} does not match the manifest")
+        collections[name] = Collection(name, entry["corpus_id"], versions)
+    if sorted(collections) != sorted(tables):
+        raise SnapshotError(f"{db_path}: collections do not match the manifest")
     return Snapshot(corpus_id=manifest["corpus_id"], passages=(), rules=rules, fallback=fallback,
-                    database_path=str(db_path), versions=versions)
+                    collections=collections, database_path=str(db_path))
 
 
 def verify_snapshot_directory(directory) -> list:
@@ -109,12 +132,16 @@ def verify_snapshot_directory(directory) -> list:
     finally:
         conn.close()
     contents = [dict(zip(database.PASSAGE_COLUMNS, row)) for row in rows]
-    identity = [{key: c[key] for key in ("source_id", "version", "url", "start_line", "end_line",
-                                          "text", "source_sha256")} for c in contents]
+    identity = [identity_of(c) for c in contents]
     corpus = compute_corpus_id(identity, manifest["policy"])
     if corpus != manifest["corpus_id"]:
         problems.append(f"corpus_id: content digests to {corpus}, manifest says "
                         f"{manifest['corpus_id']}")
+    collection_ids = collection_corpus_ids(identity, manifest["policy"])
+    for name, collection in snapshot.collections.items():
+        if collection_ids.get(name) != collection.corpus_id:
+            problems.append(f"collection {name}: content digests to {collection_ids.get(name)}, "
+                            f"manifest says {collection.corpus_id}")
     for row in contents:
         where = f"{row['version']} {row['source_id']}:{row['start_line']}"
         text_digest = digests.text_sha256(row["text"])
@@ -124,10 +151,19 @@ def verify_snapshot_directory(directory) -> list:
             "document_revision": digests.document_revision(
                 row["source_id"], row["version"], row["source_sha256"]),
             "passage_id": digests.passage_id(
-                manifest["corpus_id"], row["source_id"], row["version"], row["start_line"],
-                row["end_line"], text_digest),
+                snapshot.collections[row["collection"]].corpus_id, row["source_id"],
+                row["version"], row["start_line"], row["end_line"], text_digest),
         }
         for key, value in expected.items():
             if row[key] != value:
                 problems.append(f"{where}: {key} does not recompute")
     return problems
+
+
+def identity_of(row: dict) -> dict:
+    """Return a database row's passage content as corpus_id covers it."""
+    content = {key: row[key] for key in ("source_id", "version", "url", "start_line", "end_line",
+                                         "text", "source_sha256")}
+    if row["collection"] != DEFAULT_COLLECTION:
+        content = {"collection": row["collection"], **content}
+    return content

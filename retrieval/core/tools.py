@@ -11,8 +11,11 @@ the module-level functions below and memoized in the shared index.
 import sqlite3
 
 from . import digests
-from .index import MATCH_ALL, SnapshotIndex
+from .index import MATCH_ALL, CollectionIndex, DeadlineExceeded
 from .memo import ResultMemo
+
+
+DEADLINE_EXCEEDED = "deadline_exceeded"
 
 
 class ToolFailure(Exception):
@@ -53,13 +56,14 @@ def search_arguments(query: str, version: str, k: int, match: str = MATCH_ALL) -
     return arguments
 
 
-def build_search_result(index: SnapshotIndex, query: str, version: str, k: int,
-                        match: str = MATCH_ALL) -> ToolResult:
+def build_search_result(index: CollectionIndex, query: str, version: str, k: int,
+                        match: str = MATCH_ALL, deadline=None) -> ToolResult:
     """Rank passages of exactly this version; each hit is a read handle."""
-    corpus = index.snapshot.corpus_id
+    corpus = index.corpus_id
     search_id = digests.search_request_id(corpus, query, version, k, match)
     results = []
-    for rank, (passage, score) in enumerate(index.rank(query, version, k, match), start=1):
+    ranked = index.rank(query, version, k, match, deadline)
+    for rank, (passage, score) in enumerate(ranked, start=1):
         results.append(ToolResult.sealed({
             "corpus_id": corpus,
             "search_request_id": search_id,
@@ -95,11 +99,15 @@ def build_read_result(handle: dict, passage) -> ToolResult:
 
 
 class RetrievalTools:
-    """Search and read over a shared index, with this request's table of issued handles."""
+    """Search and read over one collection's shared index, with this request's issued handles.
 
-    def __init__(self, index: SnapshotIndex, memo: ResultMemo):
+    deadline (a time.monotonic() value, or None) interrupts a search still running then.
+    """
+
+    def __init__(self, index: CollectionIndex, memo: ResultMemo, deadline=None):
         self._index = index
         self._memo = memo
+        self._deadline = deadline
         self._issued = {}
         self.closed = False
 
@@ -121,11 +129,14 @@ class RetrievalTools:
     def search(self, query: str, version: str, k: int, match: str = MATCH_ALL) -> dict:
         """Rank passages of exactly this version and issue a read handle for each hit."""
         self._ensure_open()
-        index = self._index
+        index, deadline = self._index, self._deadline
         try:
+            # The corpus_id names the collection, so one memo serves every collection.
             found = self._memo.get_or_compute(
-                ("search", query, version, k, match),
-                lambda: build_search_result(index, query, version, k, match))
+                ("search", index.corpus_id, query, version, k, match),
+                lambda: build_search_result(index, query, version, k, match, deadline))
+        except DeadlineExceeded:
+            raise ToolFailure(DEADLINE_EXCEEDED) from None
         except sqlite3.Error:
             raise ToolFailure("tool_failure") from None
         for handle in found["results"]:

@@ -30,7 +30,7 @@
     string_type: "must be a string",
     string_too_short: "must not be blank",
     string_too_long: "is too long",
-    string_pattern_mismatch: "does not have the required form (for a version: digits.digits, such as 3.12)",
+    string_pattern_mismatch: "does not have the required form (a version is digits.digits, such as 3.12; a collection is lowercase letters, digits, - and _)",
     int_type: "must be a whole number (an integer, not 6.0 or true)",
     greater_than_equal: "is below the smallest allowed value",
     less_than_equal: "is above the largest allowed value",
@@ -575,14 +575,23 @@
   async function loadVersions() {
     const summary = byId("corpus-summary");
     try {
-      const response = await fetch("/corpus", { cache: "no-store" });
+      const headers = {};
+      const apiKey = byId("api-key").value; // a key the operator has typed, if any
+      if (apiKey !== "") headers.Authorization = `Bearer ${apiKey}`;
+      const response = await fetch("/corpus", { cache: "no-store", headers });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const corpus = await response.json();
-      const versions = Array.isArray(corpus.versions)
-        ? corpus.versions.filter((v) => isObject(v) && typeof v.version === "string") : [];
+      // The versions offered are those of the default collection, else of the first listed.
+      const collections = Array.isArray(corpus.collections)
+        ? corpus.collections.filter((c) => isObject(c) && Array.isArray(c.versions)) : [];
+      const chosen = collections.find((c) => c.collection === corpus.default_collection)
+        || collections[0];
+      const versions = chosen
+        ? chosen.versions.filter((v) => isObject(v) && typeof v.version === "string") : [];
       if (!versions.length) throw new Error("no versions listed");
       fillVersions(versions);
-      summary.textContent = `Serving corpus ${corpus.corpus_id} with ${versions.length} version${versions.length === 1 ? "" : "s"}.`;
+      const names = collections.map((c) => String(c.collection)).join(", ");
+      summary.textContent = `Serving collection ${chosen.collection} (corpus ${chosen.corpus_id}) with ${versions.length} version${versions.length === 1 ? "" : "s"}; collections: ${names}.`;
     } catch (error) {
       // Without the list the typed field stays: any version can still be asked for.
       summary.textContent = `Could not list the corpus versions (${error.message || error}); type a version.`;

@@ -1,0 +1,41 @@
+"""Concurrency admission: at most `limit` /retrieve requests in flight, the next refused at once.
+
+"In flight" means admitted and not yet answered. Under `retrieval serve` the server admits a
+request when Waitress hands it to the task queue (retrieval/server.py), so requests waiting for a
+worker thread count too and the queue of retrievals never grows past the limit; it marks the
+WSGI environ with the decision under ADMISSION_KEY. Under any other WSGI server the app admits
+the request itself when it starts running it, which bounds concurrent runs.
+"""
+
+import threading
+
+# environ key set by retrieval/server.py: True (admitted; the server releases the slot) or
+# False (refused). Absent: the app admits on its own.
+ADMISSION_KEY = "retrieval.admitted"
+
+
+class InFlightGate:
+    """A non-blocking counting semaphore with a readable count."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._count = 0
+        self._lock = threading.Lock()
+
+    @property
+    def count(self) -> int:
+        """Return how many requests hold a slot now."""
+        return self._count
+
+    def try_enter(self) -> bool:
+        """Take a slot if one is free; never wait."""
+        with self._lock:
+            if self._count >= self.limit:
+                return False
+            self._count += 1
+            return True
+
+    def leave(self):
+        """Give back a slot taken by try_enter."""
+        with self._lock:
+            self._count -= 1

@@ -1,0 +1,300 @@
+"""API keys: a keys file of secret hashes, bearer-token authentication, and per-key rate limits.
+
+The keys file stores only the SHA-256 of each secret, so a leaked file (a backup, a support bundle)
+grants nothing; the secret is shown once, by `retrieval keys add`. Authentication hashes the
+presented token and compares it with every stored hash using `hmac.compare_digest`, never stopping
+early and never looking a hash up in a dict, so response time does not tell which key, or how much
+of a hash, matched. A token that matches no key and one that matches an expired key get the same
+`InvalidCredentials`, so a caller cannot learn whether a key id or secret ever existed.
+"""
+
+import hashlib
+import hmac
+import json
+import math
+import os
+import re
+import secrets
+import tempfile
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Optional
+
+from .core.snapshot import COLLECTION_PATTERN
+from .core.strict_json import StrictJSONError, loads_strict
+from .errors import InvalidCredentials, Unauthenticated
+
+KEYS_FORMAT = "retrieval-keys"
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+# [0-9], not \d: \d also matches non-ASCII digits.
+_TIMESTAMP = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{1,6})?Z")
+# RFC 9110 11.4 / RFC 6750 2.1: scheme, one or more spaces, one token68.
+_CREDENTIALS = re.compile(r"([!#$%&'*+.^_`|~0-9A-Za-z-]+) +([A-Za-z0-9._~+/-]+=*)")
+_ENTRY_FIELDS = {"id", "secret_sha256", "collections", "rate_limit", "expires"}
+
+
+class KeysFileError(ValueError):
+    """A keys file is missing, malformed, or cannot be written; the message names file and entry."""
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """One key as loaded: who it is, what it may read, how fast, until when."""
+
+    key_id: str
+    secret_sha256: str
+    collections: frozenset
+    per_second: Optional[float] = None
+    burst: Optional[int] = None
+    expires_at: Optional[float] = None
+
+    def may_read(self, collection: str) -> bool:
+        """Return whether this key may read the collection."""
+        return collection in self.collections
+
+    def expired(self, now: float) -> bool:
+        """Return whether the key has expired at wall-clock time `now` (epoch seconds)."""
+        return self.expires_at is not None and now >= self.expires_at
+
+
+def _show(value) -> str:
+    return repr(value)[:80]
+
+
+def _is_number(value) -> bool:
+    # bool is an int subclass; `true` is not a rate.
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def parse_timestamp(text: str) -> float:
+    """Parse an RFC 3339 UTC timestamp ending in Z to epoch seconds, or raise ValueError."""
+    match = _TIMESTAMP.fullmatch(text)
+    if not match:
+        raise ValueError(f"{_show(text)} is not a UTC timestamp like 2027-01-01T00:00:00Z")
+    fields = [int(part) for part in match.groups()[:6]]
+    moment = datetime(*fields, tzinfo=timezone.utc)  # ValueError for 2027-02-30 and the like
+    return moment.timestamp() + float("0" + (match.group(7) or ".0"))
+
+
+def _parse_entry(entry, where: str) -> ApiKey:
+    if not isinstance(entry, dict):
+        raise KeysFileError(f"{where}: must be an object")
+    for field in entry:
+        if field not in _ENTRY_FIELDS:
+            raise KeysFileError(f"{where}: unknown field {_show(field)}")
+    for field in ("id", "secret_sha256", "collections"):
+        if field not in entry:
+            raise KeysFileError(f"{where}: missing field {field!r}")
+    key_id, digest, collections = entry["id"], entry["secret_sha256"], entry["collections"]
+    if not isinstance(key_id, str) or not ID_PATTERN.fullmatch(key_id):
+        raise KeysFileError(f"{where}.id: {_show(key_id)} does not match {ID_PATTERN.pattern}")
+    if not isinstance(digest, str) or not _HEX64.fullmatch(digest):
+        raise KeysFileError(f"{where}.secret_sha256: must be 64 lowercase hex digits")
+    if not isinstance(collections, list) or not collections:
+        raise KeysFileError(f"{where}.collections: must be a non-empty list of collection names")
+    for index, name in enumerate(collections):
+        if not isinstance(name, str) or not COLLECTION_PATTERN.fullmatch(name):
+            raise KeysFileError(
+                f"{where}.collections[{index}]: {_show(name)} is not a collection name")
+        if name in collections[:index]:
+            raise KeysFileError(f"{where}.collections[{index}]: {name!r} is listed twice")
+    per_second = burst = expires_at = None
+    limit = entry.get("rate_limit")
+    if limit is not None:
+        if not isinstance(limit, dict) or set(limit) != {"per_second", "burst"}:
+            raise KeysFileError(f"{where}.rate_limit: must be null or {{per_second, burst}}")
+        per_second, burst = limit["per_second"], limit["burst"]
+        if not _is_number(per_second) or not math.isfinite(per_second) or per_second <= 0:
+            raise KeysFileError(
+                f"{where}.rate_limit.per_second: {_show(per_second)} is not a positive number")
+        if not isinstance(burst, int) or isinstance(burst, bool) or burst < 1:
+            raise KeysFileError(f"{where}.rate_limit.burst: {_show(burst)} is not an integer >= 1")
+        per_second = float(per_second)
+    expires = entry.get("expires")
+    if expires is not None:
+        try:
+            if not isinstance(expires, str):
+                raise ValueError(f"{_show(expires)} is not a timestamp string")
+            expires_at = parse_timestamp(expires)
+        except ValueError as exc:
+            raise KeysFileError(f"{where}.expires: {exc}") from None
+    return ApiKey(key_id, digest, frozenset(collections), per_second, burst, expires_at)
+
+
+def _parse_document(document, path) -> tuple:
+    """Validate a decoded keys document; return its keys in file order."""
+    if not isinstance(document, dict):
+        raise KeysFileError(f"{path}: must be a JSON object")
+    for field in document:
+        if field not in ("format", "keys"):
+            raise KeysFileError(f"{path}: unknown field {_show(field)}")
+    if document.get("format") != KEYS_FORMAT:
+        found = _show(document.get("format"))
+        raise KeysFileError(f"{path}: format: must be {KEYS_FORMAT!r}, not {found}")
+    if not isinstance(document.get("keys"), list):
+        raise KeysFileError(f"{path}: keys: must be a list")
+    keys, ids, digests = [], {}, {}
+    for index, entry in enumerate(document["keys"]):
+        key = _parse_entry(entry, f"{path}: keys[{index}]")
+        if key.key_id in ids:
+            raise KeysFileError(
+                f"{path}: keys[{index}].id: {key.key_id!r} is also keys[{ids[key.key_id]}]")
+        if key.secret_sha256 in digests:
+            raise KeysFileError(f"{path}: keys[{index}].secret_sha256: "
+                                f"same hash as keys[{digests[key.secret_sha256]}]")
+        ids[key.key_id], digests[key.secret_sha256] = index, index
+        keys.append(key)
+    return tuple(keys)
+
+
+def _decode(data: bytes, path):
+    try:
+        return loads_strict(data)
+    except StrictJSONError as exc:
+        raise KeysFileError(f"{path}: not strict JSON: {exc}") from None
+
+
+def _read(path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise KeysFileError(f"{path}: cannot read keys file: {exc.strerror or exc}") from None
+
+
+class KeyStore:
+    """The loaded keys; immutable, so request threads share it without a lock."""
+
+    def __init__(self, keys: tuple):
+        self._keys = tuple(keys)
+
+    @classmethod
+    def load(cls, path) -> "KeyStore":
+        """Load and strictly validate a keys file, or raise KeysFileError."""
+        return cls(_parse_document(_decode(_read(path), path), path))
+
+    @property
+    def keys(self) -> tuple:
+        """Return the keys in file order."""
+        return self._keys
+
+    def authenticate(self, authorization: Optional[str], now: float) -> ApiKey:
+        """Return the live key a `Bearer` Authorization header names, or raise a 401 error."""
+        match = _CREDENTIALS.fullmatch(authorization.strip(" \t")) if authorization else None
+        if not match or match.group(1).lower() != "bearer":
+            raise Unauthenticated("no bearer token")
+        presented = hashlib.sha256(match.group(2).encode("ascii")).hexdigest()
+        found = None
+        for key in self._keys:
+            # Compare with every key, whatever matched before: the time taken must not say which.
+            if hmac.compare_digest(presented, key.secret_sha256):
+                found = key
+        if found is None or found.expired(now):
+            raise InvalidCredentials()
+        return found
+
+
+def _write_atomically(path, data: bytes) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        # mkstemp creates the file 0600; os.replace keeps that mode at the final name.
+        fd, temp = tempfile.mkstemp(prefix=".keys-", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, path)
+        except BaseException:
+            os.unlink(temp)
+            raise
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)  # make the rename itself durable
+        finally:
+            os.close(dir_fd)
+    except OSError as exc:
+        raise KeysFileError(f"{path}: cannot write keys file: {exc.strerror or exc}") from None
+
+
+def add_key(path, key_id, collections, per_second=None, burst=None, expires=None) -> str:
+    """Add a key with a new secret to the keys file (creating it) and return the secret."""
+    if burst is not None and per_second is None:
+        raise KeysFileError(f"{path}: key {key_id!r}: a burst needs a rate limit per second")
+    if isinstance(collections, str):
+        raise KeysFileError(f"{path}: key {key_id!r}: collections must be a list, not a string")
+    if os.path.exists(path):
+        document = _decode(_read(path), path)
+        _parse_document(document, path)
+    else:
+        document = {"format": KEYS_FORMAT, "keys": []}
+    if any(entry["id"] == key_id for entry in document["keys"]):
+        raise KeysFileError(f"{path}: key id {key_id!r} already exists")
+    if burst is None and _is_number(per_second) and math.isfinite(per_second):
+        burst = max(1, math.ceil(per_second))  # invalid rates are refused below, by the loader
+    secret = "rk_" + secrets.token_urlsafe(32)
+    document["keys"].append({
+        "id": key_id,
+        "secret_sha256": hashlib.sha256(secret.encode("utf-8")).hexdigest(),
+        "collections": list(collections),
+        "rate_limit": None if per_second is None else {"per_second": per_second, "burst": burst},
+        "expires": expires,
+    })
+    _parse_document(document, path)  # names the field, where json.dumps would fail on a NaN
+    data = (json.dumps(document, indent=2) + "\n").encode("utf-8")
+    _parse_document(_decode(data, path), path)  # exactly what the next load will see
+    _write_atomically(path, data)
+    return secret
+
+
+def _run_add(args) -> int:
+    secret = add_key(args.keys_file, args.id, args.collections.split(","),
+                     per_second=args.rate_limit, burst=args.burst, expires=args.expires)
+    print(f"added key {args.id} to {args.keys_file}; its secret, shown only now, follows")
+    print(secret)
+    return 0
+
+
+def register_keys_command(subparsers) -> None:
+    """Add the `keys add` command to a CLI's subparsers."""
+    keys = subparsers.add_parser("keys", help="manage the API keys file")
+    commands = keys.add_subparsers(dest="keys_command", required=True)
+    add = commands.add_parser("add", help="add a key; print its secret alone on the last line")
+    add.add_argument("id", help="key id, e.g. ci-bot")
+    add.add_argument("--collections", required=True, help="comma-separated collections it may read")
+    add.add_argument("--keys-file", required=True, help="keys file (created if missing)")
+    add.add_argument("--rate-limit", type=float, metavar="PER_SECOND", help="requests per second")
+    add.add_argument("--burst", type=int, help="bucket size (default: the rate, rounded up)")
+    add.add_argument("--expires", metavar="TIMESTAMP", help="e.g. 2027-01-01T00:00:00Z")
+    add.set_defaults(run=_run_add)
+
+
+class RateLimiter:
+    """Token buckets per key id, refilled at the key's rate up to its burst; thread-safe."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._buckets = {}  # key id -> [tokens, monotonic time of the last update]
+
+    def take(self, key: ApiKey, now: float) -> float:
+        """Take one token and return 0.0, or return the seconds until one is available."""
+        if key.per_second is None:
+            return 0.0
+        with self._lock:
+            bucket = self._buckets.setdefault(key.key_id, [float(key.burst), now])
+            elapsed = max(0.0, now - bucket[1])  # a clock that steps back must not mint tokens
+            tokens = min(float(key.burst), bucket[0] + elapsed * key.per_second)
+            bucket[1] = now
+            if tokens >= 1.0:
+                bucket[0] = tokens - 1.0
+                return 0.0
+            bucket[0] = tokens
+            return (1.0 - tokens) / key.per_second
+
+
+def retry_after_seconds(wait_s: float) -> int:
+    """Round a wait up to whole seconds, at least 1, for a Retry-After header."""
+    return max(1, math.ceil(wait_s))

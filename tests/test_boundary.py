@@ -1,0 +1,202 @@
+"""Real server, real sockets: keys, secure-by-default start-up, overload admission, slow clients."""
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+import requests
+
+from retrieval.keys import add_key
+from retrieval.server import is_loopback
+from retrieval.testing import subprocess_env
+from tests.support import ROOT, ask, start_server, temporary_directory
+
+DEADLINE = 20
+
+
+def wait_for(condition, what, deadline=DEADLINE):
+    """Poll condition until it is true; fail the test when the deadline passes."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if condition():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def comparable(response):
+    """Return what two refusals must share: status, headers but Date, and the body bytes."""
+    headers = {k: v for k, v in response.headers.items() if k.lower() != "date"}
+    return response.status_code, headers, response.content
+
+
+class AuthOverSocketTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile_directory(cls)
+        cls.keys_file = os.path.join(cls.tmp, "keys.json")
+        cls.secret = add_key(cls.keys_file, "reader", ["default"])
+        cls.expired = add_key(cls.keys_file, "retired", ["default"],
+                              expires="2000-01-01T00:00:00Z")
+
+    def setUp(self):
+        self.server = start_server(self, "--keys-file", self.keys_file)
+        self.url = self.server.base_url
+
+    def bearer(self, secret):
+        return {"Authorization": f"Bearer {secret}"}
+
+    def test_keys_guard_corpus_retrieve_and_passages_but_not_health(self):
+        self.assertEqual(requests.get(self.url + "/health", timeout=DEADLINE).status_code, 200)
+        for method, path in (("GET", "/corpus"), ("POST", "/retrieve"),
+                             ("GET", "/passages/" + "0" * 64)):
+            with self.subTest(path=path):
+                missing = requests.request(method, self.url + path, json=ask(), timeout=DEADLINE)
+                self.assertEqual(missing.status_code, 401)
+                self.assertEqual(missing.json()["error"]["code"], "unauthenticated")
+                self.assertEqual(missing.headers["WWW-Authenticate"], "Bearer")
+                wrong = requests.request(method, self.url + path, json=ask(), timeout=DEADLINE,
+                                         headers=self.bearer("rk_not-a-key"))
+                self.assertEqual(wrong.json()["error"]["code"], "invalid_credentials")
+                # An expired key and an unknown one cannot be told apart.
+                expired = requests.request(method, self.url + path, json=ask(), timeout=DEADLINE,
+                                           headers=self.bearer(self.expired))
+                self.assertEqual(comparable(expired), comparable(wrong))
+        ok = requests.post(self.url + "/retrieve", json=ask(), headers=self.bearer(self.secret),
+                           timeout=DEADLINE)
+        self.assertEqual((ok.status_code, ok.json()["status"]), (200, "completed"))
+
+    def test_access_log_names_the_key_never_the_secret_or_the_question(self):
+        requests.post(self.url + "/retrieve", json=ask(), headers=self.bearer(self.secret),
+                      timeout=DEADLINE)
+        requests.post(self.url + "/retrieve", json=ask(), headers=self.bearer("rk_guess"),
+                      timeout=DEADLINE)
+        stderr = self.server.stop().stderr
+        self.assertIn('"key_id":"reader"', stderr)
+        self.assertIn('"outcome":"invalid_credentials"', stderr)
+        for secret_or_question in (self.secret, "rk_guess", ask()["question"]):
+            self.assertNotIn(secret_or_question, stderr)
+
+
+class SecureByDefaultTest(unittest.TestCase):
+    def serve(self, *args):
+        return subprocess.Popen(
+            [sys.executable, "-m", "retrieval", "serve", "--port", "0", *args],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env=subprocess_env(), cwd=ROOT, text=True)
+
+    def test_non_loopback_without_keys_refuses_to_start(self):
+        process = self.serve("--host", "0.0.0.0")
+        _, stderr = process.communicate(timeout=DEADLINE)
+        self.assertEqual(process.returncode, 2)
+        self.assertIn("without a keys file", stderr)
+        self.assertEqual(len(stderr.strip().splitlines()), 1)
+
+    def test_allow_unauthenticated_is_an_explicit_choice(self):
+        process = self.serve("--host", "0.0.0.0", "--allow-unauthenticated")
+        first_line = {}
+
+        def read_first_line():
+            first_line["text"] = process.stderr.readline()
+
+        reader = threading.Thread(target=read_first_line, daemon=True)
+        reader.start()
+        reader.join(DEADLINE)
+        try:
+            self.assertIn("serving corpus", first_line.get("text", ""))
+        finally:
+            process.terminate()
+            process.communicate(timeout=DEADLINE)
+        self.assertEqual(process.returncode, 0)
+
+    def test_loopback_names(self):
+        for host, expected in (("127.0.0.1", True), ("::1", True), ("localhost", True),
+                               ("127.8.9.10", True), ("0.0.0.0", False), ("::", False),
+                               ("10.0.0.5", False), ("example.org", False)):
+            with self.subTest(host=host):
+                self.assertEqual(is_loopback(host), expected)
+
+
+class OverloadTest(unittest.TestCase):
+    """With one worker, admission happens before Waitress's queue, so refusals are immediate."""
+
+    def start(self, max_in_flight):
+        self.marker = os.path.join(temporary_directory(self), "in-flight")
+        # An --app builds its own settings, from the environment.
+        env = subprocess_env(SLOW_TOOL_MARKER=self.marker, SLOW_TOOL_SECONDS="1.0",
+                             RETRIEVAL_DEADLINE_MS="20000", RETRIEVAL_THREADS="1",
+                             RETRIEVAL_MAX_IN_FLIGHT=str(max_in_flight))
+        return start_server(self, "--app", "retrieval.testing:slow_app", env=env)
+
+    def post_in_background(self, url, replies):
+        def post():
+            replies.append(requests.post(url + "/retrieve", json=ask(), timeout=DEADLINE))
+
+        thread = threading.Thread(target=post)
+        thread.start()
+        self.addCleanup(thread.join, DEADLINE)
+        return thread
+
+    def test_the_request_past_max_in_flight_is_refused_at_once(self):
+        server = self.start(max_in_flight=1)
+        replies = []
+        first = self.post_in_background(server.base_url, replies)
+        wait_for(lambda: os.path.exists(self.marker), "the first request to be in flight")
+        started = time.monotonic()
+        refused = requests.post(server.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
+        refused_after = time.monotonic() - started
+        self.assertEqual((refused.status_code, refused.json()["error"]["code"],
+                          refused.headers["Retry-After"]), (503, "overloaded", "1"))
+        # Answered while the first request (two 1 s searches) was still running.
+        self.assertLess(refused_after, 1.0)
+        first.join(DEADLINE)
+        self.assertEqual(replies[0].status_code, 200)
+        # The slot came back: the next request runs.
+        self.assertEqual(requests.post(server.base_url + "/retrieve", json=ask(),
+                                       timeout=DEADLINE).status_code, 200)
+        metrics = requests.get(server.base_url + "/metrics", timeout=DEADLINE).text
+        self.assertIn('retrieval_admission_refusals_total{reason="overloaded"} 1', metrics)
+        self.assertIn("retrieval_in_flight 0", metrics)
+
+    def test_waiting_requests_count_against_the_limit(self):
+        server = self.start(max_in_flight=2)
+        replies = []
+        self.post_in_background(server.base_url, replies)
+        wait_for(lambda: os.path.exists(self.marker), "the first request to be in flight")
+        # One of these waits for the only worker, so it holds the second slot; the other is
+        # refused at once. Which one depends on arrival order, so only the counts are asserted.
+        later = [self.post_in_background(server.base_url, replies) for _ in range(2)]
+        wait_for(lambda: any(r.status_code == 503 for r in replies), "a refusal",
+                 deadline=1.5)
+        for thread in later:
+            thread.join(DEADLINE)
+        self.assertEqual(sorted(r.status_code for r in replies), [200, 200, 503])
+
+
+class SlowClientTest(unittest.TestCase):
+    def test_a_connection_trickling_its_request_is_closed(self):
+        server = start_server(self, env=subprocess_env(RETRIEVAL_CHANNEL_TIMEOUT_S="1"))
+        with socket.create_connection(("127.0.0.1", server.port), timeout=DEADLINE) as client:
+            client.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\n")  # and never the rest
+            started = time.monotonic()
+            self.assertEqual(client.recv(1024), b"")  # closed by the server, no response
+            self.assertLess(time.monotonic() - started, 10)
+        self.assertEqual(requests.get(server.base_url + "/health", timeout=DEADLINE).status_code,
+                         200)
+
+
+def tempfile_directory(cls) -> str:
+    """Return a temporary directory removed after the class's tests."""
+    import tempfile
+
+    tmp = tempfile.TemporaryDirectory()
+    cls.addClassCleanup(tmp.cleanup)
+    return tmp.name
+
+
+if __name__ == "__main__":
+    unittest.main()

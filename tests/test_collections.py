@@ -1,0 +1,159 @@
+"""Permission-aware search: collections ranked on their own, hidden exactly like missing ones."""
+
+import hashlib
+import json
+import os
+import unittest
+
+from retrieval.keys import add_key
+from retrieval.scenarios import SCENARIOS
+from retrieval.wsgi import create_app
+from tests.support import ask, call, fixture_document, quiet_settings, temporary_directory, \
+    write_snapshot
+
+# Runbooks that share the fixture's terms ("text", "overwritten"): if BM25 statistics leaked
+# between collections, these would move the default collection's scores.
+RUNBOOK_TEXTS = (
+    "Nightly backups copy every text file; an overwritten text file is restored from backup.",
+    "To restore overwritten text, open the backup console and pick the last snapshot.",
+    "Text exports are overwritten each night, so copy them elsewhere first.",
+    "The text of incident notes is overwritten only by the on-call lead.",
+)
+
+
+def runbook(index, text):
+    """Return one passage of the internal collection (digests are filled by sealing)."""
+    return {"collection": "internal", "source_id": f"runbook-{index}", "version": "3.12",
+            "url": f"https://runbooks.example/{index}", "start_line": 1, "end_line": 1,
+            "text": text, "source_sha256": hashlib.sha256(text.encode()).hexdigest(),
+            "passage_id": "0" * 64, "text_sha256": "0" * 64}
+
+
+def snapshot_with(directory, name, default=True, runbooks=RUNBOOK_TEXTS):
+    """Write a snapshot of the fixture's passages (or none) plus these runbooks; return its path."""
+    document = fixture_document()
+    document["passages"] = (document["passages"] if default else []) + [
+        runbook(i, text) for i, text in enumerate(runbooks)]
+    os.makedirs(os.path.join(directory, name))
+    return write_snapshot(os.path.join(directory, name), document)
+
+
+class CollectionsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls._tmp = temporary_directory_for_class(cls)
+        cls.both = cls.app_for(snapshot_with(cls._tmp, "both"))
+
+    @classmethod
+    def app_for(cls, path, **settings):
+        app = create_app(snapshot_path=path, settings=quiet_settings(**settings))
+        cls.addClassCleanup(app.close)
+        return app
+
+    def post(self, app, body, key=None):
+        environ = {"HTTP_AUTHORIZATION": f"Bearer {key}"} if key else {}
+        return call(app, "POST", "/retrieve", json.dumps(body).encode(), environ=environ)
+
+    def test_default_collection_bytes_do_not_depend_on_other_collections(self):
+        fixture_only = self.app_for(None)
+        more = self.app_for(snapshot_with(self._tmp, "more", runbooks=RUNBOOK_TEXTS * 3))
+        fewer = self.app_for(snapshot_with(self._tmp, "fewer", runbooks=RUNBOOK_TEXTS[:1]))
+        self.assertEqual(len({app.corpus_id for app in (fixture_only, self.both, more, fewer)}), 4)
+        for scenario in SCENARIOS:
+            with self.subTest(scenario.name):
+                bodies = {call(app, "POST", "/retrieve", scenario.body()).body
+                          for app in (fixture_only, self.both, more, fewer)}
+                self.assertEqual(len(bodies), 1)
+
+    def test_a_collection_is_ranked_as_if_it_were_alone(self):
+        alone = self.app_for(snapshot_with(self._tmp, "alone", default=False))
+        body = ask(collection="internal")
+        reply = self.post(self.both, body)
+        self.assertEqual(reply.code, 200)
+        self.assertEqual(reply.body, self.post(alone, body).body)
+        result = reply.json()
+        self.assertEqual(result["request"]["collection"], "internal")
+        self.assertTrue(result["evidence"])
+        self.assertTrue(all(e["source_id"].startswith("runbook-") for e in result["evidence"]))
+        listed = {c["collection"]: c for c in call(self.both, "GET", "/corpus").json()["collections"]}
+        self.assertEqual(result["corpus_id"], listed["internal"]["corpus_id"])
+        self.assertNotEqual(result["request_id"], self.post(self.both, ask()).json()["request_id"])
+        # A snapshot without a default collection refuses requests that name none.
+        self.assertEqual(self.post(alone, ask()).json()["error"]["code"], "collection_not_found")
+
+    def test_collection_names_are_validated(self):
+        for value, issue in (("Internal", "string_pattern_mismatch"), ("", "string_pattern_mismatch"),
+                             ("x" * 65, "string_pattern_mismatch"), (["internal"], "string_type"),
+                             (None, "string_type")):
+            with self.subTest(value=value):
+                reply = self.post(self.both, ask(collection=value))
+                self.assertEqual(reply.code, 422)
+                self.assertEqual(reply.json()["error"]["issues"],
+                                 [{"path": ["body", "collection"], "type": issue}])
+
+
+class HiddenCollectionsTest(unittest.TestCase):
+    """With keys, a collection the key may not read is indistinguishable from a missing one."""
+
+    @classmethod
+    def setUpClass(cls):
+        tmp = temporary_directory_for_class(cls)
+        keys_file = os.path.join(tmp, "keys.json")
+        cls.public = add_key(keys_file, "public", ["default"])
+        cls.staff = add_key(keys_file, "staff", ["default", "internal"])
+        cls.app = create_app(snapshot_path=snapshot_with(tmp, "both"),
+                             settings=quiet_settings(keys_file=keys_file))
+        cls.addClassCleanup(cls.app.close)
+
+    def get(self, path, key):
+        return call(self.app, "GET", path, environ={"HTTP_AUTHORIZATION": f"Bearer {key}"})
+
+    def post(self, body, key):
+        return call(self.app, "POST", "/retrieve", json.dumps(body).encode(),
+                    environ={"HTTP_AUTHORIZATION": f"Bearer {key}"})
+
+    def assertSameAnswer(self, first, second):
+        self.assertEqual((first.status, first.headers, first.body),
+                         (second.status, second.headers, second.body))
+
+    def test_hidden_and_missing_collections_get_identical_responses(self):
+        hidden = self.post(ask(collection="internal"), self.public)
+        missing = self.post(ask(collection="nope"), self.public)
+        self.assertEqual(hidden.code, 404)
+        self.assertEqual(hidden.json()["error"]["code"], "collection_not_found")
+        self.assertSameAnswer(hidden, missing)
+        self.assertSameAnswer(missing, self.post(ask(collection="nope"), self.staff))
+        self.assertEqual(self.post(ask(collection="internal"), self.staff).code, 200)
+
+    def test_corpus_lists_only_the_keys_collections(self):
+        def names(key):
+            return [c["collection"] for c in self.get("/corpus", key).json()["collections"]]
+
+        self.assertEqual(names(self.public), ["default"])
+        self.assertEqual(names(self.staff), ["default", "internal"])
+        self.assertEqual(self.get("/corpus", self.public).headers["Cache-Control"],
+                         "private, no-cache")
+
+    def test_hidden_passages_look_missing(self):
+        staff_view = self.post(ask(collection="internal"), self.staff).json()
+        passage_id = staff_view["evidence"][0]["passage_id"]
+        self.assertEqual(self.get(f"/passages/{passage_id}", self.staff).json()["collection"],
+                         "internal")
+        hidden = self.get(f"/passages/{passage_id}", self.public)
+        self.assertEqual(hidden.code, 404)
+        self.assertSameAnswer(hidden, self.get(f"/passages/{'0' * 64}", self.public))
+        served = self.get(f"/passages/{passage_id}", self.staff)
+        self.assertEqual(served.headers["Cache-Control"], "private, max-age=31536000, immutable")
+
+
+def temporary_directory_for_class(cls) -> str:
+    """Return a temporary directory removed when the class's tests are done."""
+    import tempfile
+
+    tmp = tempfile.TemporaryDirectory()
+    cls.addClassCleanup(tmp.cleanup)
+    return tmp.name
+
+
+if __name__ == "__main__":
+    unittest.main()

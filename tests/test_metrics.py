@@ -1,0 +1,651 @@
+"""Unit: the hand-written Prometheus exposition, checked by a strict parser of the text format."""
+
+import itertools
+import math
+import sys
+import re
+import threading
+import time
+import unittest
+
+from retrieval.metrics import CONTENT_TYPE, LATENCY_BUCKETS, Metrics
+
+FAMILIES = (
+    ("retrieval_requests_total", "counter"),
+    ("retrieval_runs_total", "counter"),
+    ("retrieval_request_duration_seconds", "histogram"),
+    ("retrieval_in_flight", "gauge"),
+    ("retrieval_admission_refusals_total", "counter"),
+    ("retrieval_tool_failures_total", "counter"),
+)
+REQUESTS, RUNS, DURATION, IN_FLIGHT, REFUSALS, TOOL_FAILURES = (name for name, _ in FAMILIES)
+LE = [repr(float(bound)) for bound in LATENCY_BUCKETS] + ["+Inf"]
+
+
+# --- A strict parser of the text format (version 0.0.4) -------------------------------------------
+#
+# Stricter than the format where the module is specified to be: no blank lines, no timestamps, no
+# trailing comma in a label set, one space before the value, and every family has both HELP and TYPE.
+
+class ExpositionError(ValueError):
+    pass
+
+
+METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
+LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]Inf|NaN")
+TYPES = ("counter", "gauge", "histogram")
+LABEL_ESCAPES = {"\\": "\\", '"': '"', "n": "\n"}
+HELP_ESCAPES = {"\\": "\\", "n": "\n"}
+
+
+class Family:
+    def __init__(self, name):
+        self.name = name
+        self.type = None
+        self.help = None
+        self.samples = []  # (sample name, labels dict, value), in document order
+
+    def value(self, sample_name=None, **labels):
+        """The value of the one sample with exactly these labels (KeyError when there is none)."""
+        sample_name = sample_name or self.name
+        for name, sample_labels, value in self.samples:
+            if name == sample_name and sample_labels == labels:
+                return value
+        raise KeyError((sample_name, labels))
+
+    def series(self, sample_name=None):
+        """{tuple of label values in document order: value} for the samples named `sample_name`."""
+        sample_name = sample_name or self.name
+        return {tuple(labels.values()): value
+                for name, labels, value in self.samples if name == sample_name}
+
+
+def unescape(text, escapes, where):
+    out, i = [], 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            follower = text[i + 1:i + 2]
+            if follower not in escapes or not follower:
+                raise ExpositionError(f"{where}: invalid escape \\{follower}")
+            out.append(escapes[follower])
+            i += 2
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
+
+
+def parse_value(text, where):
+    if not FLOAT.fullmatch(text):
+        raise ExpositionError(f"{where}: value {text!r} is not a float")
+    return float(text)
+
+
+def parse_labels(line, pos, where):
+    """Parse `name="value",...}` from line[pos:]; return (position after `}`, labels)."""
+    labels = {}
+    if line[pos:pos + 1] == "}":
+        return pos + 1, labels
+    while True:
+        match = LABEL_NAME.match(line, pos)
+        if not match:
+            raise ExpositionError(f"{where}: label name expected at column {pos}")
+        name, pos = match.group(), match.end()
+        if name.startswith("__"):
+            raise ExpositionError(f"{where}: reserved label name {name}")
+        if name in labels:
+            raise ExpositionError(f"{where}: duplicate label {name}")
+        if line[pos:pos + 2] != '="':
+            raise ExpositionError(f'{where}: =" expected after label {name}')
+        pos += 2
+        start = pos
+        while True:
+            if pos >= len(line):
+                raise ExpositionError(f"{where}: unterminated label value")
+            if line[pos] == "\\":
+                pos += 2
+            elif line[pos] == '"':
+                break
+            else:
+                pos += 1
+        labels[name] = unescape(line[start:pos], LABEL_ESCAPES, where)
+        pos += 1
+        separator = line[pos:pos + 1]
+        if separator == "}":
+            return pos + 1, labels
+        if separator != ",":
+            raise ExpositionError(f"{where}: , or }} expected after label {name}")
+        pos += 1
+
+
+def parse_exposition(text):
+    """Parse a whole exposition into {family name: Family}, in document order; raise ExpositionError."""
+    if not text.endswith("\n"):
+        raise ExpositionError("the exposition must end with a newline")
+    families, current, seen_series = {}, None, set()
+
+    def family_for_comment(name, where):
+        nonlocal current
+        if not METRIC_NAME.fullmatch(name):
+            raise ExpositionError(f"{where}: invalid metric name {name!r}")
+        if current is not None and current.name == name:
+            if current.samples:
+                raise ExpositionError(f"{where}: HELP/TYPE after the samples of {name}")
+            return current
+        if name in families:
+            raise ExpositionError(f"{where}: the lines of {name} are not one group")
+        current = families[name] = Family(name)
+        return current
+
+    for number, line in enumerate(text[:-1].split("\n"), 1):
+        where = f"line {number}"
+        if line == "":
+            raise ExpositionError(f"{where}: blank line")
+        if line.startswith("#"):
+            parts = line.split(" ", 3)
+            if len(parts) < 2 or parts[0] != "#" or parts[1] not in ("HELP", "TYPE"):
+                continue  # an ordinary comment
+            if len(parts) != 4 or not parts[3]:
+                raise ExpositionError(f"{where}: # {parts[1]} needs a metric name and a text")
+            family = family_for_comment(parts[2], where)
+            if parts[1] == "HELP":
+                if family.help is not None:
+                    raise ExpositionError(f"{where}: second HELP for {family.name}")
+                family.help = unescape(parts[3], HELP_ESCAPES, where)
+            else:
+                if family.type is not None:
+                    raise ExpositionError(f"{where}: second TYPE for {family.name}")
+                if parts[3] not in TYPES:
+                    raise ExpositionError(f"{where}: unknown type {parts[3]!r}")
+                family.type = parts[3]
+            continue
+
+        match = METRIC_NAME.match(line)
+        if not match:
+            raise ExpositionError(f"{where}: metric name expected")
+        name, pos = match.group(), match.end()
+        labels = {}
+        if line[pos:pos + 1] == "{":
+            pos, labels = parse_labels(line, pos + 1, where)
+        if line[pos:pos + 1] != " ":
+            raise ExpositionError(f"{where}: one space expected before the value")
+        value = parse_value(line[pos + 1:], where)
+
+        if current is None or current.type is None:
+            raise ExpositionError(f"{where}: sample {name} before any TYPE")
+        if current.type == "histogram":
+            suffix = name[len(current.name):] if name.startswith(current.name) else None
+            if suffix not in ("_bucket", "_sum", "_count"):
+                raise ExpositionError(f"{where}: {name} is not a sample of histogram {current.name}")
+            if (suffix == "_bucket") != ("le" in labels):
+                raise ExpositionError(f"{where}: le belongs on _bucket samples, and only there")
+            if suffix == "_bucket":
+                parse_value(labels["le"], where)
+            if suffix != "_sum" and not (value >= 0 and value == int(value)):
+                raise ExpositionError(f"{where}: histogram counts are non-negative integers")
+        else:
+            if name != current.name:
+                raise ExpositionError(f"{where}: {name} is not a sample of {current.name}")
+            if current.type == "counter" and not value >= 0:
+                raise ExpositionError(f"{where}: counter {name} is negative or NaN")
+        key = (name, tuple(sorted(labels.items())))
+        if key in seen_series:
+            raise ExpositionError(f"{where}: duplicate series {key}")
+        seen_series.add(key)
+        current.samples.append((name, labels, value))
+
+    for family in families.values():
+        if family.type is None or family.help is None:
+            raise ExpositionError(f"{family.name} lacks a HELP or a TYPE line")
+        if family.type == "histogram":
+            check_histogram(family)
+    return families
+
+
+def check_histogram(family):
+    """Every series: buckets cumulative and monotone in le, a +Inf bucket equal to _count, a _sum."""
+    groups = {}
+    for name, labels, value in family.samples:
+        rest = tuple(sorted((k, v) for k, v in labels.items() if k != "le"))
+        group = groups.setdefault(rest, {"buckets": [], "sum": None, "count": None})
+        if name.endswith("_bucket"):
+            group["buckets"].append((float(labels["le"]), value))
+        else:
+            group[name.rsplit("_", 1)[1]] = value
+    for rest, group in groups.items():
+        buckets = group["buckets"]
+        if not buckets or group["sum"] is None or group["count"] is None:
+            raise ExpositionError(f"{family.name}{rest}: buckets, _sum and _count are all required")
+        bounds = [le for le, _ in buckets]
+        if bounds != sorted(bounds) or len(set(bounds)) != len(bounds):
+            raise ExpositionError(f"{family.name}{rest}: buckets out of le order")
+        counts = [count for _, count in buckets]
+        if counts != sorted(counts):
+            raise ExpositionError(f"{family.name}{rest}: buckets are not cumulative")
+        if bounds[-1] != math.inf:
+            raise ExpositionError(f"{family.name}{rest}: no +Inf bucket")
+        if counts[-1] != group["count"]:
+            raise ExpositionError(f"{family.name}{rest}: +Inf bucket != _count")
+
+
+def parse(metrics):
+    body = metrics.render()
+    if not isinstance(body, bytes):
+        raise AssertionError(f"render() returned {type(body).__name__}, not bytes")
+    return parse_exposition(body.decode("utf-8"))
+
+
+# --- The parser itself --------------------------------------------------------------------------
+
+VALID = """\
+# HELP c_total A counter with a \\\\ and a \\n in its help.
+# TYPE c_total counter
+c_total{a="x",b="q\\"b\\\\s\\nn"} 3
+c_total{a="y",b=""} 0
+# an ordinary comment
+# TYPE g gauge
+# HELP g A gauge.
+g -1.5e3
+# HELP h A histogram.
+# TYPE h histogram
+h_bucket{le="0.5"} 1
+h_bucket{le="+Inf"} 2
+h_sum 0.75
+h_count 2
+"""
+
+
+def broken(old, new):
+    if old not in VALID:
+        raise AssertionError(f"{old!r} is not in VALID")
+    return VALID.replace(old, new, 1)
+
+
+BROKEN = [
+    # (what, document, fragment of the expected message)
+    ("no final newline", VALID[:-1], "newline"),
+    ("blank line", broken("# an ordinary", "\n# an ordinary"), "blank line"),
+    ("sample of no family", "x 1\n", "before any TYPE"),
+    ("HELP without TYPE", "# HELP x X.\nx 1\n", "before any TYPE"),
+    ("counter sample under another name", broken("c_total{a=\"y\"", "c_totals{a=\"y\""),
+     "not a sample of c_total"),
+    ("counter sample named like a bucket", broken('c_total{a="y"', 'c_total_bucket{a="y"'),
+     "not a sample"),
+    ("histogram sample with a foreign suffix", broken("h_sum", "h_total"), "not a sample of histogram"),
+    ("bucket without le", broken('h_bucket{le="0.5"}', 'h_bucket{x="0.5"}'), "le belongs"),
+    ("le on _count", broken("h_count 2", 'h_count{le="1"} 2'), "le belongs"),
+    ("non-float le", broken('le="0.5"', 'le="half"'), "not a float"),
+    ("duplicate series", broken('c_total{a="y",b=""} 0', 'c_total{a="y",b=""} 0\nc_total{b="",a="y"} 1'),
+     "duplicate series"),
+    ("non-float value", broken("g -1.5e3", "g one"), "not a float"),
+    ("underscored value", broken("g -1.5e3", "g 1_000"), "not a float"),
+    ("hex value", broken("g -1.5e3", "g 0x10"), "not a float"),
+    ("lowercase inf", broken("g -1.5e3", "g inf"), "not a float"),
+    ("timestamp", broken("g -1.5e3", "g -1.5e3 1700000000000"), "not a float"),
+    ("two spaces", broken("g -1.5e3", "g  -1.5e3"), "not a float"),
+    ("no value", broken("g -1.5e3", "g"), "one space"),
+    ("unquoted label value", broken('a="x"', "a=x"), '=" expected'),
+    ("unterminated label value", broken('c_total{a="y",b=""} 0', 'c_total{a="y} 0'), "unterminated"),
+    ("missing comma", broken('a="x",b=', 'a="x" b='), ", or }"),
+    ("trailing comma", broken('c_total{a="y",b=""}', 'c_total{a="y",b="",}'), "label name expected"),
+    ("duplicate label", broken('a="y",b=""', 'a="y",a=""'), "duplicate label"),
+    ("bad label name", broken('a="y"', '1a="y"'), "label name expected"),
+    ("reserved label name", broken('a="y"', '__a="y"'), "reserved"),
+    ("unknown escape", broken('a="y"', 'a="\\t"'), "invalid escape"),
+    ("raw newline in a label value", broken('a="y"', 'a="y\n"'), "unterminated"),
+    ("negative counter", broken('c_total{a="y",b=""} 0', 'c_total{a="y",b=""} -1'), "negative"),
+    ("unknown type", broken("# TYPE g gauge", "# TYPE g summary"), "unknown type"),
+    ("second TYPE", broken("# TYPE g gauge", "# TYPE g gauge\n# TYPE g gauge"), "second TYPE"),
+    ("second HELP", broken("# HELP g A gauge.", "# HELP g A gauge.\n# HELP g Again."), "second HELP"),
+    ("HELP without text", broken("# HELP g A gauge.", "# HELP g"), "needs a metric name"),
+    ("TYPE after samples", broken("g -1.5e3", "g -1.5e3\n# TYPE g gauge"), "after the samples"),
+    ("family split in two groups", VALID + "# HELP g Again.\n", "not one group"),
+    ("bad metric name", broken("# TYPE g gauge", "# TYPE 9g gauge"), "invalid metric name"),
+    ("buckets not cumulative", broken('h_bucket{le="0.5"} 1', 'h_bucket{le="0.5"} 3'),
+     "not cumulative"),
+    ("+Inf bucket differs from _count", broken("h_count 2", "h_count 3"), r"\+Inf bucket != _count"),
+    ("no +Inf bucket", broken('h_bucket{le="+Inf"} 2', 'h_bucket{le="1.0"} 2'), r"no \+Inf bucket"),
+    ("no _sum", broken("h_sum 0.75\n", ""), "_sum and _count"),
+    ("buckets out of order", broken('h_bucket{le="0.5"} 1\nh_bucket{le="+Inf"} 2',
+                                    'h_bucket{le="+Inf"} 2\nh_bucket{le="0.5"} 2'), "out of le order"),
+    ("fractional histogram count", broken("h_count 2", "h_count 2.5"), "non-negative integers"),
+]
+
+
+class ParserTest(unittest.TestCase):
+    def test_accepts_a_valid_document_and_decodes_escapes(self):
+        families = parse_exposition(VALID)
+        self.assertEqual([(f.name, f.type) for f in families.values()],
+                         [("c_total", "counter"), ("g", "gauge"), ("h", "histogram")])
+        self.assertEqual(families["c_total"].help, "A counter with a \\ and a \n in its help.")
+        self.assertEqual(families["c_total"].value(a="x", b='q"b\\s\nn'), 3.0)
+        self.assertEqual(families["g"].value(), -1500.0)
+        self.assertEqual(families["h"].value("h_bucket", le="+Inf"), 2.0)
+
+    def test_rejects_broken_documents(self):
+        for what, document, message in BROKEN:
+            with self.subTest(what):
+                with self.assertRaisesRegex(ExpositionError, message):
+                    parse_exposition(document)
+
+
+# --- The exposition ---------------------------------------------------------------------------
+
+class RenderTest(unittest.TestCase):
+    def test_constants(self):
+        self.assertEqual(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+        self.assertEqual(LATENCY_BUCKETS,
+                         (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
+
+    def test_fresh_metrics_declare_every_family_in_order(self):
+        body = Metrics().render()
+        self.assertIsInstance(body, bytes)
+        self.assertTrue(body.endswith(b"\n"))
+        families = parse_exposition(body.decode("utf-8"))
+        self.assertEqual([(f.name, f.type) for f in families.values()], list(FAMILIES))
+        for family in families.values():
+            with self.subTest(family.name):
+                self.assertTrue(family.help)
+                expected = [(IN_FLIGHT, {}, 0.0)] if family.name == IN_FLIGHT else []
+                self.assertEqual(family.samples, expected)
+
+    def test_exact_text_of_a_small_exposition(self):
+        metrics = Metrics(in_flight=lambda: 1)
+        metrics.record_request("/health", 200, "", 0.0021)
+        metrics.record_run("completed")
+        metrics.record_refusal("overloaded")
+        metrics.record_tool_failures(["deadline_exceeded"])
+        lines = metrics.render().decode("utf-8").split("\n")
+        samples = [line for line in lines if not line.startswith("#")]
+        buckets = [f'retrieval_request_duration_seconds_bucket{{route="/health",le="{le}"}} '
+                   f'{0 if le in ("0.0005", "0.001") else 1}' for le in LE]
+        self.assertEqual(samples, [
+            'retrieval_requests_total{route="/health",status="200",code=""} 1',
+            'retrieval_runs_total{status="completed"} 1',
+            *buckets,
+            'retrieval_request_duration_seconds_sum{route="/health"} 0.0021',
+            'retrieval_request_duration_seconds_count{route="/health"} 1',
+            "retrieval_in_flight 1",
+            'retrieval_admission_refusals_total{reason="overloaded"} 1',
+            'retrieval_tool_failures_total{reason="deadline_exceeded"} 1',
+            "",  # the final newline
+        ])
+        types = [line for line in lines if line.startswith("# TYPE ")]
+        self.assertEqual(types, [f"# TYPE {name} {kind}" for name, kind in FAMILIES])
+
+    def test_recorded_mix_is_counted_exactly(self):
+        metrics = Metrics(in_flight=lambda: 4)
+        requests = [
+            ("/retrieve", 200, "", 0.0021),
+            ("/retrieve", 200, "", 0.03),
+            ("/retrieve", 422, "invalid_request", 0.0004),
+            ("/retrieve", 503, "overloaded", 0.0001),
+            ("/passages/{id}", 404, "passage_not_found", 0.002),
+            ("/health", 200, "", 0.0003),
+            ("/retrieve", 200, "", 4.0),
+        ]
+        for request in requests:
+            metrics.record_request(*request)
+        for status in ("completed", "completed", "limited", "incomplete", "failed", "completed"):
+            metrics.record_run(status)
+        for reason in ("overloaded", "rate_limited", "overloaded", "unauthenticated"):
+            metrics.record_refusal(reason)
+        metrics.record_tool_failures(["deadline_exceeded", "deadline_exceeded"])
+        metrics.record_tool_failures(iter(["io_error"]))
+        metrics.record_tool_failures([])
+
+        families = parse(metrics)
+        self.assertEqual(families[REQUESTS].series(), {
+            ("/health", "200", ""): 1,
+            ("/passages/{id}", "404", "passage_not_found"): 1,
+            ("/retrieve", "200", ""): 3,
+            ("/retrieve", "422", "invalid_request"): 1,
+            ("/retrieve", "503", "overloaded"): 1,
+        })
+        self.assertEqual(families[RUNS].series(),
+                         {("completed",): 3, ("failed",): 1, ("incomplete",): 1, ("limited",): 1})
+        self.assertEqual(families[REFUSALS].series(),
+                         {("overloaded",): 2, ("rate_limited",): 1, ("unauthenticated",): 1})
+        self.assertEqual(families[TOOL_FAILURES].series(),
+                         {("deadline_exceeded",): 2, ("io_error",): 1})
+        self.assertEqual(families[IN_FLIGHT].value(), 4)
+
+        histogram = families[DURATION]
+        for route in ("/retrieve", "/passages/{id}", "/health"):
+            with self.subTest(route):
+                durations = [d for r, _, _, d in requests if r == route]
+                buckets = [histogram.value(DURATION + "_bucket", route=route, le=le) for le in LE]
+                expected = [sum(d <= bound for d in durations) for bound in LATENCY_BUCKETS]
+                self.assertEqual(buckets, expected + [len(durations)])
+                self.assertEqual(buckets, sorted(buckets))  # cumulative, so monotone
+                count = histogram.value(DURATION + "_count", route=route)
+                self.assertEqual(count, buckets[-1])
+                self.assertEqual(count, len(durations))
+                self.assertAlmostEqual(histogram.value(DURATION + "_sum", route=route),
+                                       sum(durations), places=12)
+        # The /retrieve series in detail: 0.0001 and 0.0004 fall under 0.0005; 4.0 only under +Inf.
+        self.assertEqual(histogram.series(DURATION + "_bucket")[("/retrieve", "0.0005")], 2)
+        self.assertEqual(histogram.series(DURATION + "_bucket")[("/retrieve", "2.5")], 4)
+        self.assertEqual(histogram.series(DURATION + "_bucket")[("/retrieve", "+Inf")], 5)
+
+    def test_a_duration_equal_to_a_bound_falls_in_that_bucket(self):
+        metrics = Metrics()
+        for bound in LATENCY_BUCKETS:
+            metrics.record_request("/retrieve", 200, "", bound)
+        histogram = parse(metrics)[DURATION]
+        buckets = [histogram.value(DURATION + "_bucket", route="/retrieve", le=le) for le in LE]
+        self.assertEqual(buckets, list(range(1, len(LATENCY_BUCKETS) + 1)) + [len(LATENCY_BUCKETS)])
+
+    def test_negative_and_nan_durations_are_observed_as_zero(self):
+        metrics = Metrics()
+        metrics.record_request("/retrieve", 200, "", -0.5)
+        metrics.record_request("/retrieve", 200, "", float("nan"))
+        histogram = parse(metrics)[DURATION]
+        self.assertEqual(histogram.value(DURATION + "_sum", route="/retrieve"), 0.0)
+        self.assertEqual(histogram.value(DURATION + "_bucket", route="/retrieve", le="0.0005"), 2)
+
+    def test_numbers_are_formatted_as_specified(self):
+        metrics = Metrics(in_flight=lambda: 2.5)
+        metrics.record_request("/a", 200, "", 0.1)
+        metrics.record_request("/a", 200, "", 0.2)
+        metrics.record_request("/b", 200, "", float("inf"))
+        text = metrics.render().decode("utf-8")
+        self.assertIn('retrieval_request_duration_seconds_sum{route="/a"} 0.30000000000000004\n', text)
+        self.assertIn('retrieval_request_duration_seconds_sum{route="/b"} +Inf\n', text)
+        self.assertIn('retrieval_request_duration_seconds_bucket{route="/b",le="+Inf"} 1\n', text)
+        self.assertIn('retrieval_request_duration_seconds_bucket{route="/b",le="2.5"} 0\n', text)
+        self.assertIn('retrieval_request_duration_seconds_bucket{route="/a",le="1.0"} 2\n', text)
+        self.assertIn('retrieval_requests_total{route="/a",status="200",code=""} 2\n', text)
+        self.assertIn("retrieval_in_flight 2.5\n", text)
+        self.assertEqual(parse_exposition(text)[IN_FLIGHT].value(), 2.5)
+
+    def test_in_flight_is_read_at_render_time(self):
+        current = [3]
+        metrics = Metrics(in_flight=lambda: current[0])
+        self.assertEqual(parse(metrics)[IN_FLIGHT].value(), 3)
+        current[0] = 7
+        self.assertEqual(parse(metrics)[IN_FLIGHT].value(), 7)
+
+    def test_label_values_are_escaped_and_round_trip(self):
+        route = 'a"b\\c\nd'
+        reason = "\\n is not a newline"
+        metrics = Metrics()
+        metrics.record_request(route, 200, "", 0.001)
+        metrics.record_tool_failures([reason])
+        text = metrics.render().decode("utf-8")
+        self.assertIn('route="a\\"b\\\\c\\nd"', text)
+        families = parse_exposition(text)
+        self.assertEqual(families[REQUESTS].series(), {(route, "200", ""): 1})
+        self.assertEqual(families[DURATION].value(DURATION + "_count", route=route), 1)
+        self.assertEqual(families[TOOL_FAILURES].series(), {(reason,): 1})
+
+    def test_output_is_sorted_whatever_the_recording_order(self):
+        events = [("/retrieve", 422, "invalid_request"), ("/health", 200, ""),
+                  ("/retrieve", 200, ""), ("/passages/{id}", 404, "passage_not_found")]
+        renders = []
+        for order in (events, events[::-1]):
+            metrics = Metrics()
+            for route, status, code in order:
+                metrics.record_request(route, status, code, 0.01)
+            for reason in (["b", "a", "c"] if order is events else ["c", "a", "b"]):
+                metrics.record_refusal(reason)
+            renders.append(metrics.render())
+        self.assertEqual(renders[0], renders[1])
+        families = parse_exposition(renders[0].decode("utf-8"))
+        keys = [tuple(labels.values()) for _, labels, _ in families[REQUESTS].samples]
+        self.assertEqual(keys, sorted(keys))
+        self.assertEqual(keys[0], ("/health", "200", ""))
+        routes = [labels["route"] for _, labels, _ in families[DURATION].samples]
+        self.assertEqual(routes, sorted(routes))
+        self.assertEqual(list(families[REFUSALS].series()), [("a",), ("b",), ("c",)])
+
+    def test_an_int_and_a_str_status_make_one_series(self):
+        metrics = Metrics()
+        metrics.record_request("/retrieve", 200, "", 0.001)
+        metrics.record_request("/retrieve", "200", "", 0.001)
+        self.assertEqual(parse(metrics)[REQUESTS].series(), {("/retrieve", "200", ""): 2})
+
+    def test_an_empty_tool_failure_list_records_nothing(self):
+        metrics = Metrics()
+        metrics.record_tool_failures([])
+        metrics.record_tool_failures(iter(()))
+        self.assertEqual(parse(metrics)[TOOL_FAILURES].samples, [])
+        metrics.record_tool_failures(r for r in ["x"])
+        self.assertEqual(parse(metrics)[TOOL_FAILURES].series(), {("x",): 1})
+
+
+class SwitchingStr(str):
+    """A str whose hash now and then hands the GIL to another thread, in the middle of a dict update.
+
+    With the GIL, `counts[key] += 1` on plain str keys happens to be atomic (no thread switch can
+    occur between its read and its write); a free-threaded build gives no such guarantee. `+=` hashes
+    the key again for the write, so a switch here opens the read-write window: without the lock,
+    updates really are lost and the test below fails. One hash in 32 keeps the test about a second.
+    """
+
+    calls = itertools.count()
+    every = 32
+
+    def __hash__(self):
+        if next(self.calls) % self.every == 0:
+            time.sleep(0)  # give up the GIL: another thread runs now, in the middle of the dict update
+        return str.__hash__(self)
+
+
+class AlwaysSwitchingStr(SwitchingStr):
+    every = 1
+
+
+class ConcurrencyTest(unittest.TestCase):
+    THREADS = 8
+    CALLS = 1000
+
+    def setUp(self):
+        # Switch threads as often as the interpreter allows, to widen every race window.
+        self.addCleanup(sys.setswitchinterval, sys.getswitchinterval())
+        sys.setswitchinterval(1e-6)
+
+    def test_threads_creating_the_same_series_at_once_lose_nothing(self):
+        # A new label set makes the dict build a row and store it; two threads doing that for the same
+        # key at the same moment would each store their own row, and one row would be lost.
+        metrics = Metrics()
+        routes = [f"/fresh/{n}" for n in range(100)]
+        start = threading.Barrier(self.THREADS, timeout=60)
+
+        def record():
+            start.wait()
+            for route in routes:
+                metrics.record_request(AlwaysSwitchingStr(route), 200, "", 0.001)
+
+        threads = [threading.Thread(target=record) for _ in range(self.THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        families = parse(metrics)
+        self.assertEqual(families[REQUESTS].series(),
+                         {(route, "200", ""): self.THREADS for route in routes})
+        self.assertEqual(families[DURATION].series(DURATION + "_count"),
+                         {(route,): self.THREADS for route in routes})
+
+    def test_concurrent_records_are_all_counted(self):
+        metrics = Metrics()
+        start = threading.Barrier(self.THREADS + 1, timeout=60)
+        done = threading.Event()
+        scrapes, failures = [], []
+
+        def record(index):
+            shared, own = SwitchingStr("/retrieve"), SwitchingStr(f"/route/{index}")
+            start.wait()
+            for call in range(self.CALLS):
+                # 2**-4 seconds: exactly representable, so the sum is exact too.
+                metrics.record_request(shared, 200 if call % 2 else 422,
+                                       "" if call % 2 else "invalid_request", 0.0625)
+                metrics.record_request(own, 200, "", 0.0625)
+                metrics.record_run(SwitchingStr("completed"))
+                metrics.record_refusal(SwitchingStr("overloaded"))
+                metrics.record_tool_failures([SwitchingStr("deadline_exceeded"), own])
+
+        def scrape():
+            start.wait()
+            while not done.is_set():
+                try:
+                    families = parse(metrics)
+                    # Every scrape is a consistent cut: each request is either wholly in it (in the
+                    # counter, the histogram count and the sum) or not at all.
+                    total = sum(v for (route, _, _), v in families[REQUESTS].series().items()
+                                if route == "/retrieve")
+                    histogram = families[DURATION]
+                    count = histogram.series(DURATION + "_count").get(("/retrieve",), 0)
+                    seconds = histogram.series(DURATION + "_sum").get(("/retrieve",), 0.0)
+                    if not (total == count and seconds == count * 0.0625):
+                        failures.append((total, count, seconds))
+                    # Each thread counts a request on its own route, then a tool failure named after
+                    # that route: a consistent cut across families sees at most one more request.
+                    own_requests = families[REQUESTS].series()
+                    for (reason,), failed in families[TOOL_FAILURES].series().items():
+                        if reason.startswith("/route/"):
+                            answered = own_requests.get((reason, "200", ""), 0)
+                            if answered - failed not in (0, 1):
+                                failures.append((reason, answered, failed))
+                    scrapes.append(total)
+                except Exception as error:  # reported below, not lost in the thread
+                    failures.append(error)
+                done.wait(0.001)  # leave the recording threads most of the time
+
+        threads = [threading.Thread(target=record, args=(i,)) for i in range(self.THREADS)]
+        scraper = threading.Thread(target=scrape)
+        for thread in threads + [scraper]:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        done.set()
+        scraper.join()
+
+        self.assertEqual(failures, [])
+        self.assertTrue(scrapes)
+        families = parse(metrics)
+        half = self.THREADS * self.CALLS // 2
+        expected = {("/retrieve", "200", ""): half, ("/retrieve", "422", "invalid_request"): half}
+        expected.update({(f"/route/{i}", "200", ""): self.CALLS for i in range(self.THREADS)})
+        self.assertEqual(families[REQUESTS].series(), expected)
+        total = self.THREADS * self.CALLS
+        self.assertEqual(families[RUNS].series(), {("completed",): total})
+        self.assertEqual(families[REFUSALS].series(), {("overloaded",): total})
+        expected = {(f"/route/{i}",): self.CALLS for i in range(self.THREADS)}
+        expected[("deadline_exceeded",)] = total
+        self.assertEqual(families[TOOL_FAILURES].series(), expected)
+        histogram = families[DURATION]
+        self.assertEqual(histogram.value(DURATION + "_count", route="/retrieve"),
+                         self.THREADS * self.CALLS)
+        self.assertEqual(histogram.value(DURATION + "_sum", route="/retrieve"),
+                         self.THREADS * self.CALLS * 0.0625)
+        self.assertEqual(histogram.value(DURATION + "_bucket", route="/retrieve", le="0.1"),
+                         self.THREADS * self.CALLS)
+        self.assertEqual(histogram.value(DURATION + "_bucket", route="/retrieve", le="0.05"), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
