@@ -1,4 +1,4 @@
-"""Command line: `python -m retrieval serve|build|verify|check|seal|ask|keys`."""
+"""Command line: `python -m retrieval serve|build|verify|check|seal|ask|keys|settings`."""
 
 import argparse
 import json
@@ -8,7 +8,8 @@ from pathlib import Path
 from .core.snapshot import SnapshotError, seal_snapshot
 from .core.strict_json import StrictJSONError, loads_strict
 from .keys import register_keys_command
-from .settings import SettingsError, describe_settings, effective_config, load_settings
+from .settings import SettingsError, describe_settings, effective_config, load_settings, \
+    settings_table
 
 
 def _serve(args) -> int:
@@ -205,6 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.set_defaults(run=_ask)
 
     register_keys_command(commands)
+
+    table = commands.add_parser("settings", help="print every setting as README's Markdown table")
+    table.set_defaults(run=lambda args: print(settings_table()) or 0)
     return parser
 
 

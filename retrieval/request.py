@@ -78,7 +78,8 @@ def parse_retrieve_request(body: bytes, maxima: Limits) -> RetrieveRequest:
         else:
             check(field, checker(document[field]))
     collection = document.get("collection", DEFAULT_COLLECTION)
-    check("collection", _collection_issue(collection))
+    if "collection" in document:
+        check("collection", _collection_issue(collection))
     counts = {}
     for field in COUNT_FIELDS:
         value = document.get(field, getattr(DEFAULT_LIMITS, field))

@@ -28,7 +28,8 @@ class Settings:
     """The effective configuration of one service process."""
 
     snapshot: Optional[str] = _setting(
-        str, None, "Snapshot file to serve; default: the embedded fixture snapshot.json.")
+        str, None, "Snapshot to serve (JSON file or built directory); default: the embedded "
+                   "fixture snapshot.json.")
     expect_corpus_id: Optional[str] = _setting(
         str, None, "Refuse to start unless the snapshot's corpus_id is exactly this.")
     host: str = _setting(str, "127.0.0.1", "Address `retrieval serve` listens on.")
@@ -199,6 +200,17 @@ def _toml_value(value) -> str:
     if isinstance(value, str):
         return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return repr(value)
+
+
+def settings_table() -> str:
+    """Return the settings as the Markdown table README.md embeds (tests keep the two equal)."""
+    lines = ["| setting (TOML key) | environment | default | meaning |",
+             "| --- | --- | --- | --- |"]
+    for f in SETTINGS:
+        default = "none" if f.default is None else f"`{_toml_value(f.default)}`"
+        help_text = f.metadata["help"].replace("|", "\\|")
+        lines.append(f"| `{f.name}` | `{ENV_PREFIX}{f.name.upper()}` | {default} | {help_text} |")
+    return "\n".join(lines)
 
 
 def describe_settings() -> str:

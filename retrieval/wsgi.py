@@ -7,7 +7,6 @@ happens before any later work, and no tool instance exists for a refused request
 knows nothing of SQL.
 """
 
-import json
 import re
 import sys
 import time
@@ -106,7 +105,7 @@ def _read_up_to(stream, limit: int) -> bytes:
     return b"".join(parts)
 
 
-@dataclass
+@dataclass(slots=True)
 class Exchange:
     """What one request did, filled in as it goes: request-local, read by metrics and the log."""
 
@@ -273,9 +272,10 @@ class RetrievalApp:
         run = exchange.run
         if run is not None:
             metrics.record_run(run.status)
-            failures = [entry["reason"] for entry in run.trace if entry.get("status") == "failed"]
-            if failures:
-                metrics.record_tool_failures(failures)
+            # Only a failed or limited run can hold a failed tool call.
+            if run.status in ("failed", "limited"):
+                metrics.record_tool_failures(
+                    [entry["reason"] for entry in run.trace if entry.get("status") == "failed"])
         if self._access_log is not None:
             self._access_log(access_log_line(exchange, status, duration_s))
 
@@ -430,19 +430,37 @@ class RetrievalApp:
 REFUSAL_CODES = frozenset({"overloaded", "rate_limited", "draining"})
 
 
+_USAGE_JSON = ('{"steps":%d,"searches":%d,"reads":%d,"reserved_source_bytes":%d,'
+               '"delivered_source_bytes":%d}')
+_last_second = [-1, ""]
+
+
+def _utc_timestamp() -> str:
+    # One strftime per second, not per request: the line is written on the hot path.
+    now = int(time.time())
+    if _last_second[0] != now:
+        _last_second[:] = [now, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))]
+    return _last_second[1]
+
+
 def access_log_line(exchange: Exchange, status: int, duration_s: float) -> str:
-    """Return one JSON access-log line: never the question, a body, or a secret."""
+    """Return one JSON access-log line: never the question, a body, or a secret.
+
+    Formatted by hand because every value comes from a closed alphabet that needs no JSON
+    escaping: route templates, error codes and statuses, hex ids, key ids (keys.ID_PATTERN).
+    """
     run = exchange.run
-    return json.dumps({
-        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "route": exchange.route,
-        "status": status,
-        "outcome": run.status if run is not None else (exchange.code or "ok"),
-        "request_id": run.request_id if run is not None else None,
-        "usage": run.usage if run is not None else None,
-        "duration_ms": round(duration_s * 1000, 3),
-        "key_id": exchange.key_id,
-    }, separators=(",", ":"))
+    if run is None:
+        outcome, request_id, usage = exchange.code or "ok", "null", "null"
+    else:
+        u = run.usage
+        outcome, request_id = run.status, f'"{run.request_id}"'
+        usage = _USAGE_JSON % (u["steps"], u["searches"], u["reads"], u["reserved_source_bytes"],
+                               u["delivered_source_bytes"])
+    key_id = "null" if exchange.key_id is None else f'"{exchange.key_id}"'
+    return (f'{{"time":"{_utc_timestamp()}","route":"{exchange.route}","status":{status},'
+            f'"outcome":"{outcome}","request_id":{request_id},"usage":{usage},'
+            f'"duration_ms":{duration_s * 1000:.3f},"key_id":{key_id}}}')
 
 
 def stderr_line(line: str):

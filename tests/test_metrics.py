@@ -2,8 +2,8 @@
 
 import itertools
 import math
-import sys
 import re
+import sys
 import threading
 import time
 import unittest
@@ -613,7 +613,6 @@ class ConcurrencyTest(unittest.TestCase):
                     scrapes.append(total)
                 except Exception as error:  # reported below, not lost in the thread
                     failures.append(error)
-                done.wait(0.001)  # leave the recording threads most of the time
 
         threads = [threading.Thread(target=record, args=(i,)) for i in range(self.THREADS)]
         scraper = threading.Thread(target=scrape)

@@ -82,7 +82,8 @@ class AdmissionRunner:
             self._deny(action, "max_steps")
         if self.searches >= limits.max_searches:
             self._deny(action, "max_searches")
-        self._check_deadline(action)
+        if self._deadline is not None and self._clock() >= self._deadline:
+            self._deny(action, DEADLINE)
         self.steps += 1
         self.searches += 1
         return self._invoke(action, 0, self._tools.search, query, version, k, match)
@@ -98,15 +99,12 @@ class AdmissionRunner:
             self._deny(action, "max_reads", preflight)
         if preflight > limits.max_source_bytes - self.reserved_source_bytes:
             self._deny(action, "max_source_bytes", preflight)
-        self._check_deadline(action, preflight)
+        if self._deadline is not None and self._clock() >= self._deadline:
+            self._deny(action, DEADLINE, preflight)
         self.steps += 1
         self.reads += 1
         self.reserved_source_bytes += preflight
         return self._invoke(action, preflight, self._tools.read, handle)
-
-    def _check_deadline(self, action, preflight=None):
-        if self._deadline is not None and self._clock() >= self._deadline:
-            self._deny(action, DEADLINE, preflight)
 
     def _deny(self, action, reason, preflight=None):
         entry = {"action": action, "decision": "denied", "reason": reason, "invoked": False}

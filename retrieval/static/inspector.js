@@ -713,6 +713,8 @@
       const fileName = input.files && input.files[0] ? input.files[0].name : "";
       showCase(Number(event.target.value), fileName);
     });
+    // With keys configured, /corpus needs one: list the versions again once a key is typed.
+    byId("api-key").addEventListener("change", loadVersions);
     loadVersions();
   }
 
