@@ -4,6 +4,7 @@ import io
 import json
 import os
 import tempfile
+import time
 import warnings
 from dataclasses import dataclass
 from wsgiref.util import setup_testing_defaults
@@ -44,6 +45,27 @@ class UnreadableInput:
 
     def __iter__(self):
         return self
+
+
+# Seconds any single wait in a real-server test may take before the test fails.
+DEADLINE = 20
+
+
+def wait_for(condition, what, deadline=DEADLINE):
+    """Poll condition() until it is true or the deadline passes (then fail with what)."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if condition():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def class_temporary_directory(cls) -> str:
+    """Return a temporary directory removed when a test class's tests are done."""
+    tmp = tempfile.TemporaryDirectory()
+    cls.addClassCleanup(tmp.cleanup)
+    return tmp.name
 
 
 def quiet_settings(**overrides):

@@ -13,19 +13,8 @@ import requests
 from retrieval.keys import add_key
 from retrieval.server import is_loopback
 from retrieval.testing import subprocess_env
-from tests.support import ROOT, ask, start_server, temporary_directory
-
-DEADLINE = 20
-
-
-def wait_for(condition, what, deadline=DEADLINE):
-    """Poll condition until it is true; fail the test when the deadline passes."""
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        if condition():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+from tests.support import DEADLINE, ROOT, ask, class_temporary_directory, start_server, \
+    temporary_directory, wait_for
 
 
 def comparable(response):
@@ -37,7 +26,7 @@ def comparable(response):
 class AuthOverSocketTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile_directory(cls)
+        cls.tmp = class_temporary_directory(cls)
         cls.keys_file = os.path.join(cls.tmp, "keys.json")
         cls.secret = add_key(cls.keys_file, "reader", ["default"])
         cls.expired = add_key(cls.keys_file, "retired", ["default"],
@@ -187,15 +176,6 @@ class SlowClientTest(unittest.TestCase):
             self.assertLess(time.monotonic() - started, 10)
         self.assertEqual(requests.get(server.base_url + "/health", timeout=DEADLINE).status_code,
                          200)
-
-
-def tempfile_directory(cls) -> str:
-    """Return a temporary directory removed after the class's tests."""
-    import tempfile
-
-    tmp = tempfile.TemporaryDirectory()
-    cls.addClassCleanup(tmp.cleanup)
-    return tmp.name
 
 
 if __name__ == "__main__":

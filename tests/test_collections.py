@@ -8,8 +8,8 @@ import unittest
 from retrieval.keys import add_key
 from retrieval.scenarios import SCENARIOS
 from retrieval.wsgi import create_app
-from tests.support import ask, call, fixture_document, quiet_settings, temporary_directory, \
-    write_snapshot
+from tests.support import ask, call, class_temporary_directory, fixture_document, \
+    quiet_settings, write_snapshot
 
 # Runbooks that share the fixture's terms ("text", "overwritten"): if BM25 statistics leaked
 # between collections, these would move the default collection's scores.
@@ -41,7 +41,7 @@ def snapshot_with(directory, name, default=True, runbooks=RUNBOOK_TEXTS):
 class CollectionsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls._tmp = temporary_directory_for_class(cls)
+        cls._tmp = class_temporary_directory(cls)
         cls.both = cls.app_for(snapshot_with(cls._tmp, "both"))
 
     @classmethod
@@ -97,7 +97,7 @@ class HiddenCollectionsTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        tmp = temporary_directory_for_class(cls)
+        tmp = class_temporary_directory(cls)
         keys_file = os.path.join(tmp, "keys.json")
         cls.public = add_key(keys_file, "public", ["default"])
         cls.staff = add_key(keys_file, "staff", ["default", "internal"])
@@ -144,15 +144,6 @@ class HiddenCollectionsTest(unittest.TestCase):
         self.assertSameAnswer(hidden, self.get(f"/passages/{'0' * 64}", self.public))
         served = self.get(f"/passages/{passage_id}", self.staff)
         self.assertEqual(served.headers["Cache-Control"], "private, max-age=31536000, immutable")
-
-
-def temporary_directory_for_class(cls) -> str:
-    """Return a temporary directory removed when the class's tests are done."""
-    import tempfile
-
-    tmp = tempfile.TemporaryDirectory()
-    cls.addClassCleanup(tmp.cleanup)
-    return tmp.name
 
 
 if __name__ == "__main__":

@@ -8,26 +8,14 @@ import struct
 import subprocess
 import sys
 import threading
-import time
 import unittest
 
 import requests
 
 from retrieval.testing import CountingToolFactory, FailingTools, subprocess_env
 from retrieval.wsgi import create_app
-from tests.support import ask, call, quiet_settings, start_server, temporary_directory
-
-DEADLINE = 20
-
-
-def wait_for(condition, what, deadline=DEADLINE):
-    """Poll condition() until it is true or the deadline passes (then fail with what)."""
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        if condition():
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+from tests.support import DEADLINE, ask, call, quiet_settings, start_server, \
+    temporary_directory, wait_for
 
 
 class ToolFailureAtEachPositionTest(unittest.TestCase):
