@@ -71,6 +71,23 @@ class AuthOverSocketTest(unittest.TestCase):
             self.assertNotIn(secret_or_question, stderr)
 
 
+class KeysCommandTest(unittest.TestCase):
+    def test_the_printed_secret_opens_a_real_server(self):
+        keys_file = os.path.join(temporary_directory(self), "keys.json")
+        added = subprocess.run(
+            [sys.executable, "-m", "retrieval", "keys", "add", "ops", "--collections", "default",
+             "--keys-file", keys_file], capture_output=True, text=True, env=subprocess_env(),
+            cwd=ROOT, timeout=DEADLINE, stdin=subprocess.DEVNULL)
+        self.assertEqual(added.returncode, 0, added.stderr)
+        secret = added.stdout.splitlines()[-1]
+        with open(keys_file, encoding="utf-8") as handle:
+            self.assertNotIn(secret, handle.read())
+        server = start_server(self, "--keys-file", keys_file)
+        reply = requests.get(server.base_url + "/corpus", timeout=DEADLINE,
+                             headers={"Authorization": f"Bearer {secret}"})
+        self.assertEqual(reply.status_code, 200)
+
+
 class SecureByDefaultTest(unittest.TestCase):
     def serve(self, *args):
         return subprocess.Popen(

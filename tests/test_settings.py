@@ -30,11 +30,22 @@ class SettingsTest(unittest.TestCase):
             ({}, {"threads": 0}, "setting threads"),
             ({}, {"max_reads_limit": 1}, "below the default allowance"),
             ({}, {"max_body_bytes": 70000}, "server_max_request_body_size"),
+            ({"RETRIEVAL_ACCESS_LOG": "yes"}, {}, "setting access_log"),
+            ({}, {"allow_unauthenticated": 1}, "setting allow_unauthenticated"),
+            ({}, {"max_in_flight": 0}, "setting max_in_flight"),
+            ({}, {"deadline_ms": 0}, "setting deadline_ms"),
         ]
         for environ, overrides, fragment in cases:
             with self.subTest(fragment):
                 with self.assertRaisesRegex(SettingsError, fragment):
                     load_settings(environ=environ, overrides=overrides)
+
+    def test_booleans_from_text(self):
+        for text, value in (("true", True), ("TRUE", True), ("1", True), ("false", False),
+                            ("0", False)):
+            with self.subTest(text=text):
+                settings = load_settings(environ={"RETRIEVAL_ALLOW_UNAUTHENTICATED": text})
+                self.assertIs(settings.allow_unauthenticated, value)
 
     def write(self, text):
         path = os.path.join(temporary_directory(self), "retrieval.toml")
