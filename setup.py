@@ -26,7 +26,9 @@ setup(
     packages=find_packages(include=["retrieval", "retrieval.*"]),
     package_data={"retrieval": ["static/*"]},
     python_requires=">=3.11",
-    install_requires=["waitress>=3.0"],
+    # retrieval/server.py admits requests through Waitress's task-dispatcher and channel hooks
+    # (create_server's _dispatcher, channel_class, task_class): re-test before a new major.
+    install_requires=["waitress>=3.0,<4"],
     extras_require={"test": ["requests>=2.28"], "client": ["requests>=2.28"]},
     entry_points={"console_scripts": ["retrieval = retrieval.__main__:main"]},
     cmdclass={"build_py": BuildWithSnapshot},

@@ -19,6 +19,7 @@ from .core import digests
 from .core.admission import Limits
 from .core.service import RetrievalService, RunResult
 from .core.snapshot import default_snapshot_path
+from .access_log import BatchedLineWriter, access_log_line
 from .errors import (
     BodyTooLarge, CollectionNotFound, Draining, InternalError, InvalidContentLength,
     MethodNotAllowed, NotFound, NotReady, Overloaded, PassageNotFound, QueryNotAllowed,
@@ -227,44 +228,40 @@ class RetrievalApp:
         self._draining = True
 
     def close(self):
-        """Release the snapshot; /health reports not_ready from now on."""
+        """Release the snapshot and write out the access log; /health reports not_ready."""
         service, self._service = self._service, None
         if service is not None:
             service.close()
+        close_log = getattr(self._access_log, "close", None)
+        if close_log is not None:
+            close_log()
 
     def __call__(self, environ, start_response):
         started = time.perf_counter()
-        exchange = Exchange(route_label(environ.get("PATH_INFO", "")))
-
-        def observed_start_response(status, headers, exc_info=None):
-            exchange.status = status
-            return start_response(status, headers)
-
-        try:
-            return self._respond(environ, observed_start_response, exchange)
-        finally:
-            self._observe(exchange, time.perf_counter() - started)
-
-    def _respond(self, environ, start_response, exchange):
-        static = self._static.get(environ.get("PATH_INFO", ""))
+        path = environ.get("PATH_INFO", "")
+        exchange = Exchange(route_label(path))
+        static = self._static.get(path)
         if static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
-            return self._send_static(environ, start_response, *static)
-        if self._cors_origins and environ["REQUEST_METHOD"] == "OPTIONS":
-            return self._preflight(environ, start_response)
-        try:
-            reply = self._dispatch(environ, exchange)
-        except ServiceError as error:
-            exchange.code = error.code
-            reply = error_reply(error)
-        except Exception:
-            # A bug, not a client mistake: the traceback goes to the server's error log only.
-            traceback.print_exc(file=environ["wsgi.errors"])
-            exchange.code = InternalError.code
-            reply = error_reply(InternalError())
-        return self._send(environ, start_response, reply)
+            body = self._send_static(environ, start_response, exchange, *static)
+        elif self._cors_origins and environ["REQUEST_METHOD"] == "OPTIONS":
+            body = self._preflight(environ, start_response, exchange)
+        else:
+            try:
+                reply = self._dispatch(environ, exchange)
+            except ServiceError as error:
+                exchange.code = error.code
+                reply = error_reply(error)
+            except Exception:
+                # A bug, not a client mistake: the traceback goes to the server's error log.
+                traceback.print_exc(file=environ["wsgi.errors"])
+                exchange.code = InternalError.code
+                reply = error_reply(InternalError())
+            body = self._send(environ, start_response, exchange, reply)
+        self._observe(exchange, time.perf_counter() - started)
+        return body
 
     def _observe(self, exchange: Exchange, duration_s: float):
-        status = int(exchange.status[:3] or 0)
+        status = int(exchange.status[:3])
         metrics = self.metrics
         metrics.record_request(exchange.route, status, exchange.code, duration_s)
         if exchange.code in REFUSAL_CODES:
@@ -279,7 +276,7 @@ class RetrievalApp:
         if self._access_log is not None:
             self._access_log(access_log_line(exchange, status, duration_s))
 
-    def _send(self, environ, start_response, reply: Reply):
+    def _send(self, environ, start_response, exchange: Exchange, reply: Reply):
         digest = digests.sha256_hex(reply.body)
         headers = [
             ("Content-Type", reply.content_type),
@@ -291,11 +288,13 @@ class RetrievalApp:
             validators = [("ETag", f'"{digest}"'), ("Cache-Control", reply.cache_control)]
             if reply.status == OK and etag_matches(environ.get("HTTP_IF_NONE_MATCH", ""),
                                                    f'"{digest}"'):
-                start_response("304 Not Modified", validators)
+                exchange.status = "304 Not Modified"
+                start_response(exchange.status, validators)
                 return [b""]
             headers += validators
         if self._cors_origins:
             headers += self._cors_headers(environ)
+        exchange.status = reply.status
         start_response(reply.status, headers)
         # Waitress sends whatever the app returns, even for HEAD; the headers stay those of GET.
         if environ["REQUEST_METHOD"] == "HEAD":
@@ -311,21 +310,24 @@ class RetrievalApp:
         return [("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
                 ("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS)]
 
-    def _preflight(self, environ, start_response):
+    def _preflight(self, environ, start_response, exchange: Exchange):
         path = environ.get("PATH_INFO", "")
         allowed = allowed_methods(path)
         if allowed is None or path in STATIC_FILES:
-            return self._send(environ, start_response, error_reply(NotFound(path[:64])))
+            exchange.code = NotFound.code
+            return self._send(environ, start_response, exchange, error_reply(NotFound(path[:64])))
         headers = [("Allow", ", ".join(allowed + ("OPTIONS",))), ("Content-Length", "0"),
                    *self._cors_headers(environ)]
         if environ.get("HTTP_ORIGIN") in self._cors_origins:
             headers += [("Access-Control-Allow-Methods", ", ".join(allowed)),
                         ("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS),
                         ("Access-Control-Max-Age", CORS_MAX_AGE)]
-        start_response("204 No Content", headers)
+        exchange.status = "204 No Content"
+        start_response(exchange.status, headers)
         return [b""]
 
-    def _send_static(self, environ, start_response, body, media_type):
+    def _send_static(self, environ, start_response, exchange: Exchange, body, media_type):
+        exchange.status = OK
         start_response(OK, [
             ("Content-Type", media_type),
             ("Content-Length", str(len(body))),
@@ -430,48 +432,6 @@ class RetrievalApp:
 REFUSAL_CODES = frozenset({"overloaded", "rate_limited", "draining"})
 
 
-_USAGE_JSON = ('{"steps":%d,"searches":%d,"reads":%d,"reserved_source_bytes":%d,'
-               '"delivered_source_bytes":%d}')
-_last_second = [-1, ""]
-
-
-def _utc_timestamp() -> str:
-    # One strftime per second, not per request: the line is written on the hot path.
-    now = int(time.time())
-    if _last_second[0] != now:
-        _last_second[:] = [now, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))]
-    return _last_second[1]
-
-
-def access_log_line(exchange: Exchange, status: int, duration_s: float) -> str:
-    """Return one JSON access-log line: never the question, a body, or a secret.
-
-    Formatted by hand because every value comes from a closed alphabet that needs no JSON
-    escaping: route templates, error codes and statuses, hex ids, key ids (keys.ID_PATTERN).
-    """
-    run = exchange.run
-    if run is None:
-        outcome, request_id, usage = exchange.code or "ok", "null", "null"
-    else:
-        u = run.usage
-        outcome, request_id = run.status, f'"{run.request_id}"'
-        usage = _USAGE_JSON % (u["steps"], u["searches"], u["reads"], u["reserved_source_bytes"],
-                               u["delivered_source_bytes"])
-    key_id = "null" if exchange.key_id is None else f'"{exchange.key_id}"'
-    return (f'{{"time":"{_utc_timestamp()}","route":"{exchange.route}","status":{status},'
-            f'"outcome":"{outcome}","request_id":{request_id},"usage":{usage},'
-            f'"duration_ms":{duration_s * 1000:.3f},"key_id":{key_id}}}')
-
-
-def stderr_line(line: str):
-    """Write one access-log line to stderr; a closed or broken stderr never fails a request."""
-    try:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
 def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corpus_id=None,
                access_log=None):
     """Load and verify a snapshot (and the keys file), build the index, return the WSGI app.
@@ -486,7 +446,7 @@ def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corp
         path, expect_corpus_id or settings.expect_corpus_id, tool_factory,
         memo_entries=settings.cache_entries, memo_bytes=settings.cache_bytes)
     if access_log is None and settings.access_log:
-        access_log = stderr_line
+        access_log = BatchedLineWriter(sys.stderr)
     return RetrievalApp(service, settings, keys, access_log)
 
 

@@ -17,6 +17,7 @@ from html.parser import HTMLParser
 import requests
 
 import run_scenarios
+from retrieval.keys import add_key
 from retrieval.scenarios import QUESTION
 from retrieval.wsgi import BODY_DIGEST_HEADER, CONTENT_SECURITY_POLICY, STATIC_DIR
 from tests import browser
@@ -204,6 +205,24 @@ class InspectorBrowserTest(unittest.TestCase):
         self.assertEqual(sent[0]["headers"].get("Content-Type"), "application/json")
         # The key lives in the field only: nothing was stored.
         self.assertEqual(self.page.evaluate("localStorage.length + sessionStorage.length"), 0)
+
+    def test_a_typed_key_lists_the_versions_and_authorizes(self):
+        keys_file = os.path.join(temporary_directory(self), "keys.json")
+        secret = add_key(keys_file, "browser", ["default"])
+        self.server = start_server(self, "--keys-file", keys_file)
+        self.page.navigate(self.server.base_url + "/")
+        self.page.wait_for("document.querySelector('#corpus-summary').textContent"
+                           ".includes('HTTP 401')", "the refused version list")
+        self.open_optional_fields()
+        self.page.type_text("#api-key", secret)
+        self.page.focus("#question")  # leaving the field commits it ("change")
+        self.page.wait_for("document.querySelector('#version option[value=\"3.12\"]') !== null",
+                           "the version list, fetched with the key")
+        shown = self.ask_through_the_form()
+        self.assertEqual(shown["badge"], "completed", shown["error"])
+        self.assertEqual(shown["integrity"], "verified")
+        # The browser logs the first, refused /corpus as a failed load; nothing else.
+        self.assert_no_page_errors(ignore_network=True)
 
     def test_max_steps_one_is_limited_with_a_denied_row(self):
         self.open_inspector()

@@ -1,15 +1,17 @@
 """In process, through wsgiref.validate: rate limits, /metrics, the access log, in-flight admission."""
 
+import io
 import json
 import os
 import unittest
 
+from retrieval.access_log import BatchedLineWriter
 from retrieval.inflight import ADMISSION_KEY
 from retrieval.keys import add_key
 from retrieval.metrics import CONTENT_TYPE
 from retrieval.scenarios import SCENARIOS
 from retrieval.wsgi import create_app
-from tests.support import ask, call, quiet_settings, temporary_directory
+from tests.support import ask, call, quiet_settings, temporary_directory, wait_for
 from tests.test_metrics import parse_exposition
 
 
@@ -125,6 +127,34 @@ class AccessLogTest(unittest.TestCase):
         text = "\n".join(lines)
         for forbidden in (ask()["question"], secret, "rk_wrong"):
             self.assertNotIn(forbidden, text)
+
+
+class BatchedLineWriterTest(unittest.TestCase):
+    def test_lines_are_written_in_order_in_batches_and_on_close(self):
+        stream = io.StringIO()
+        writer = BatchedLineWriter(stream, batch_lines=3, delay_s=3600)
+        self.addCleanup(writer.close)
+        for n in range(4):
+            writer(f"line {n}")
+        self.assertEqual(stream.getvalue(), "line 0\nline 1\nline 2\n")  # one full batch
+        writer.close()
+        self.assertEqual(stream.getvalue().splitlines(), [f"line {n}" for n in range(4)])
+
+    def test_the_flusher_writes_a_partial_batch(self):
+        stream = io.StringIO()
+        writer = BatchedLineWriter(stream, batch_lines=100, delay_s=0.01)
+        self.addCleanup(writer.close)
+        writer("alone")
+        wait_for(lambda: stream.getvalue() == "alone\n", "the background flush")
+
+    def test_a_broken_stream_drops_lines_without_raising(self):
+        class Broken(io.StringIO):
+            def write(self, text):
+                raise BrokenPipeError()
+
+        writer = BatchedLineWriter(Broken(), batch_lines=1, delay_s=3600)
+        writer("lost")
+        writer.close()
 
 
 if __name__ == "__main__":
