@@ -7,7 +7,8 @@ Waitress protections set here, each from a setting (README, "Operators"):
 - connection_limit: at most this many open connections are served, the rest wait in the
   listen backlog;
 - admission before the task queue (AdmittingDispatcher): at most max_in_flight /retrieve requests
-  are queued or running; the next is answered 503 overloaded at once by a separate thread.
+  are queued or running; the next is answered 503 overloaded at once by a separate thread, which
+  also answers /health and /metrics so probes never wait behind retrievals.
 """
 
 import importlib
@@ -89,34 +90,43 @@ class AdmissionChannel(HTTPChannel):
                 self.gate.leave()
 
 
+# Probes answered from memory: they take the fast lane, never a place behind retrievals.
+FAST_LANE_PATHS = frozenset({"/health", "/metrics"})
+
+
 class AdmittingDispatcher(ThreadedTaskDispatcher):
     """Admit each /retrieve request against the gate before it joins the task queue.
 
     Waitress hands a channel to add_task once per request, when the request has been read in
     full, on its I/O thread. An admitted request holds a slot until its channel has served it
-    (AdmissionChannel); a refused one goes to a second, one-thread dispatcher whose only work is
-    the app's immediate 503 overloaded, so it never waits behind the admitted ones.
+    (AdmissionChannel). A refused one goes to the fast lane, a second one-thread dispatcher for
+    answers that need no retrieval work: the app's immediate 503 overloaded, and the /health and
+    /metrics probes, which would otherwise wait behind up to max_in_flight retrievals (a load
+    balancer would take a busy replica for a dead one).
     """
 
     def __init__(self, gate):
         super().__init__()
         self._gate = gate
-        self._refusals = ThreadedTaskDispatcher()
-        self._refusals.set_thread_count(1)
+        self._fast_lane = ThreadedTaskDispatcher()
+        self._fast_lane.set_thread_count(1)
 
     def add_task(self, task):
         requests = getattr(task, "requests", None)
         request = requests[0] if requests else None
-        if request is not None and not request.error and request.path == "/retrieve" \
-                and request.command == "POST":
-            request.retrieval_admitted = self._gate.try_enter()
-            if not request.retrieval_admitted:
-                self._refusals.add_task(task)
+        if request is not None and not request.error:
+            if request.path == "/retrieve" and request.command == "POST":
+                request.retrieval_admitted = self._gate.try_enter()
+                if not request.retrieval_admitted:
+                    self._fast_lane.add_task(task)
+                    return
+            elif request.path in FAST_LANE_PATHS:
+                self._fast_lane.add_task(task)
                 return
         super().add_task(task)
 
     def shutdown(self, cancel_pending=True, timeout=5):
-        self._refusals.shutdown(cancel_pending, timeout)
+        self._fast_lane.shutdown(cancel_pending, timeout)
         return super().shutdown(cancel_pending, timeout)
 
 

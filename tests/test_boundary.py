@@ -157,8 +157,16 @@ class OverloadTest(unittest.TestCase):
         refused_after = time.monotonic() - started
         self.assertEqual((refused.status_code, refused.json()["error"]["code"],
                           refused.headers["Retry-After"]), (503, "overloaded", "1"))
-        # Answered while the first request (two 1 s searches) was still running.
+        # Answered while the first request (two 1 s searches) was still running, and so are
+        # the probes: they never wait behind the only worker.
         self.assertLess(refused_after, 1.0)
+        started = time.monotonic()
+        self.assertEqual(requests.get(server.base_url + "/health", timeout=DEADLINE).status_code,
+                         200)
+        self.assertIn("retrieval_in_flight 1",
+                      requests.get(server.base_url + "/metrics", timeout=DEADLINE).text)
+        self.assertLess(time.monotonic() - started, 1.0)
+        self.assertTrue(first.is_alive())
         first.join(DEADLINE)
         self.assertEqual(replies[0].status_code, 200)
         # The slot came back: the next request runs.
