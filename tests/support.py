@@ -1,5 +1,6 @@
 """Shared test helpers: in-process WSGI calls through wsgiref's validator, snapshots, servers."""
 
+import hashlib
 import io
 import json
 import os
@@ -122,6 +123,14 @@ def fixture_document() -> dict:
     """Return the decoded embedded snapshot."""
     with open(default_snapshot_path(), "rb") as handle:
         return loads_strict(handle.read())
+
+
+def one_line_passage(source_id, url, text, **fields) -> dict:
+    """Return a 3.12 passage of one line whose source is its text; sealing fills its digests."""
+    return {**fields, "source_id": source_id, "version": "3.12", "url": url, "start_line": 1,
+            "end_line": 1, "text": text,
+            "source_sha256": hashlib.sha256(text.encode()).hexdigest(),
+            "passage_id": "0" * 64, "text_sha256": "0" * 64}
 
 
 def write_snapshot(directory, document, seal=True) -> str:

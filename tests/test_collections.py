@@ -1,6 +1,5 @@
 """Permission-aware search: collections ranked on their own, hidden exactly like missing ones."""
 
-import hashlib
 import json
 import os
 import unittest
@@ -9,7 +8,7 @@ from retrieval.keys import add_key
 from retrieval.scenarios import SCENARIOS
 from retrieval.wsgi import create_app
 from tests.support import ask, call, class_temporary_directory, fixture_document, \
-    quiet_settings, write_snapshot
+    one_line_passage, quiet_settings, write_snapshot
 
 # Runbooks that share the fixture's terms ("text", "overwritten"): if BM25 statistics leaked
 # between collections, these would move the default collection's scores.
@@ -23,10 +22,8 @@ RUNBOOK_TEXTS = (
 
 def runbook(index, text):
     """Return one passage of the internal collection (digests are filled by sealing)."""
-    return {"collection": "internal", "source_id": f"runbook-{index}", "version": "3.12",
-            "url": f"https://runbooks.example/{index}", "start_line": 1, "end_line": 1,
-            "text": text, "source_sha256": hashlib.sha256(text.encode()).hexdigest(),
-            "passage_id": "0" * 64, "text_sha256": "0" * 64}
+    return one_line_passage(f"runbook-{index}", f"https://runbooks.example/{index}", text,
+                            collection="internal")
 
 
 def snapshot_with(directory, name, default=True, runbooks=RUNBOOK_TEXTS):

@@ -80,13 +80,18 @@ class RankingTest(unittest.TestCase):
         self.assertTrue(all(result == seen[0] for result in seen))
 
 
-class ToolsTest(unittest.TestCase):
+class FixtureToolsTestCase(unittest.TestCase):
+    """A fresh service over the fixture and one request's tools for its default collection."""
+
     def setUp(self):
         self.service = fixture_service()
         self.addCleanup(self.service.close)
         self.tools = RetrievalTools(self.service.collection(DEFAULT_COLLECTION),
                                     self.service.memo)
         self.addCleanup(self.tools.close)
+
+
+class ToolsTest(FixtureToolsTestCase):
 
     def test_search_hits_are_read_handles_with_documented_ids(self):
         found = self.tools.search("text", "3.12", 2)
@@ -139,14 +144,7 @@ class ToolsTest(unittest.TestCase):
             self.tools.search("text", "3.12", 2)
 
 
-class AdmissionTest(unittest.TestCase):
-    def setUp(self):
-        self.service = fixture_service()
-        self.addCleanup(self.service.close)
-        self.tools = RetrievalTools(self.service.collection(DEFAULT_COLLECTION),
-                                    self.service.memo)
-        self.addCleanup(self.tools.close)
-
+class AdmissionTest(FixtureToolsTestCase):
     def runner(self, *limits):
         return AdmissionRunner(Limits(*limits), self.tools)
 

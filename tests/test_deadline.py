@@ -3,7 +3,6 @@ limited/deadline with the evidence already read. Tested on a deliberately slow f
 thousands of words per passage, all from a vocabulary of twenty), never with sleeps in
 production code."""
 
-import hashlib
 import json
 import random
 import tempfile
@@ -14,7 +13,7 @@ from retrieval.core.admission import AdmissionRunner, Limits, RunEnded
 from retrieval.core.index import DeadlineExceeded
 from retrieval.core.snapshot import DEFAULT_COLLECTION
 from retrieval.wsgi import create_app
-from tests.support import call, quiet_settings, write_snapshot
+from tests.support import call, one_line_passage, quiet_settings, write_snapshot
 from tests.test_metrics import parse_exposition
 
 WORDS = [f"common{i}" for i in range(20)]
@@ -37,10 +36,7 @@ QUESTION = {"question": "a slow question", "version": "3.12"}
 
 
 def passage(index, text):
-    return {"source_id": f"bulk-{index}", "version": "3.12", "url": f"https://x.example/{index}",
-            "start_line": 1, "end_line": 1, "text": text,
-            "source_sha256": hashlib.sha256(text.encode()).hexdigest(),
-            "passage_id": "0" * 64, "text_sha256": "0" * 64}
+    return one_line_passage(f"bulk-{index}", f"https://x.example/{index}", text)
 
 
 def slow_snapshot_document() -> dict:

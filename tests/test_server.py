@@ -9,7 +9,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import unittest
 
 import requests
