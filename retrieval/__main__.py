@@ -99,9 +99,12 @@ def _build(args) -> int:
 
 
 def _verify(args) -> int:
+    from .build.rendered import dead_urls
     from .core.snapshot_directory import verify_snapshot_directory
 
     problems = verify_snapshot_directory(args.snapshot)
+    if args.rendered:
+        problems += dead_urls(args.snapshot, args.rendered)
     for line in problems[:50]:
         print(line)
     print("verified" if not problems else f"rejected: {len(problems)} problem(s)")
@@ -184,6 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = commands.add_parser("verify", help="recompute every digest of a snapshot directory")
     verify.add_argument("snapshot")
+    verify.add_argument(
+        "--rendered", metavar="HTML_ROOT",
+        help="also check that every passage URL names a page of this rendered HTML tree and, "
+             "with a #fragment, an id on that page (the tree published at each version's "
+             "base URL)")
     verify.set_defaults(run=_verify)
 
     seal = commands.add_parser("seal", help="fill in a snapshot's digests")

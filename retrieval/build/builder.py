@@ -1,4 +1,11 @@
-"""`retrieval build`: documentation trees in, a snapshot directory (manifest + SQLite) out."""
+"""`retrieval build`: documentation trees in, a snapshot directory (manifest + SQLite) out.
+
+Two kinds of tree are read. A published Sphinx HTML root (it holds `objects.inv` and `_sources/`,
+as Debian's python3.11-doc does) gives one unit per documented object and per section's own text,
+anchored with the rendered pages' own ids and ranked with priors read off the documentation's
+structure (its cross-references, its object kinds, which pages describe objects). Any other tree
+of reST, Markdown and plain text gives one unit per paragraph, ranked by its text alone.
+"""
 
 import hashlib
 import json
@@ -6,14 +13,20 @@ import os
 import sqlite3
 import sys
 import time
+import urllib.parse
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import database
+from ..core.ranking import SECTION, IndexFields
 from ..core.snapshot import DEFAULT_COLLECTION, SnapshotError, collection_corpus_ids, \
-    collection_of, compute_corpus_id, derive_passage, parse_policy
-from ..core.snapshot_directory import DATABASE, MANIFEST, manifest_for, source_summary
-from .parse import decode_source, iter_source_files, page_url, parse_source
+    collection_of, compute_corpus_id, derive_passage, parse_policy, policy_ranking
+from ..core.snapshot_directory import DATABASE, IDENTITY, MANIFEST, manifest_for, source_summary
+from .inventory import InventoryError, read_inventory
+from .parse import decode_source, iter_source_files, page_url, parse_source, source_kind
+from .rendered import RenderedSite
+from .units import page_units, plain_text
 
 # English function words. They are data in the policy (and so part of corpus_id), not code, so
 # changing the list changes the snapshot's identity.
@@ -36,10 +49,28 @@ DEFAULT_POLICY = {
         "initial_query": None,
         "refinement_query": None,
         "required_marker": None,
-        "max_rounds": 2,
+        "max_rounds": 1,
         "stop_words": DEFAULT_STOP_WORDS,
+        "drop_literals": True,
+        "search_k": 10,
+        "reads": "best",
+    },
+    # bm25() weight per indexed field, and the priors subtracted from it (see core/ranking.py).
+    "ranking": {
+        "fields": {"names": 8, "name": 8, "signature": 0.5, "body": 0.75, "code": 0.5,
+                   "context": 0.25},
+        "priors": {
+            "in_links": 3, "in_links_cap": 100,
+            "kind": {"function": 2, "method": 1, "class": -3, "exception": -3,
+                     "attribute": -3, "data": -3, "section": -8},
+            "non_reference_page": -12,
+            "noindex": -2,
+        },
     },
 }
+SOURCES = "_sources"
+INVENTORY = "objects.inv"
+_SOURCE_SUFFIX = ".rst.txt"
 
 
 @dataclass(frozen=True)
@@ -89,10 +120,16 @@ class Progress:
               file=self._stream, flush=True)
 
 
-def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
-    """Parse every supported file of one tree into passage content, in path order."""
-    contents = []
-    for relative_path, absolute_path in iter_source_files(tree.root):
+def is_sphinx_site(root: str) -> bool:
+    """Tell whether a tree is a published Sphinx HTML root (rendered pages beside _sources)."""
+    return os.path.isdir(os.path.join(root, SOURCES)) and (
+        os.path.isfile(os.path.join(root, INVENTORY))
+        or os.path.isfile(os.path.join(root, "index.html")))
+
+
+def _read_sources(tree: SourceTree, root: str, progress: Progress):
+    """Yield (relative path, text, sha256) of each supported, UTF-8 file of a tree."""
+    for relative_path, absolute_path in iter_source_files(root):
         data = Path(absolute_path).read_bytes()
         try:
             text = decode_source(data)
@@ -100,32 +137,120 @@ def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
             # Reported and skipped whole: a half-read file would be evidence nobody wrote.
             progress.skip(f"{tree.label}/{relative_path}", f"not UTF-8 (byte {exc.start})")
             continue
-        source_sha256 = hashlib.sha256(data).hexdigest()
-        page = page_url(tree.base_url, relative_path)
-        # The default collection is the absence of the field (one spelling per identity).
-        collection = {} if tree.collection == DEFAULT_COLLECTION else {
-            "collection": tree.collection}
-        for paragraph in parse_source(relative_path, text):
-            contents.append(collection | {
-                "source_id": relative_path,
-                "version": tree.version,
-                "url": page + ("#" + paragraph.anchor if paragraph.anchor else ""),
-                "start_line": paragraph.start_line,
-                "end_line": paragraph.end_line,
-                "text": paragraph.text,
-                "source_sha256": source_sha256,
-            })
-            progress.passages += 1
+        yield relative_path, text, hashlib.sha256(data).hexdigest()
         progress.files += 1
         progress.tick(tree.label)
     progress.tick(tree.label, force=True)
+
+
+def _content(tree, relative_path, source_sha256, url, start_line, end_line, text, title,
+             facts: IndexFields) -> dict:
+    # The default collection is the absence of the field (one spelling per identity).
+    collection = {} if tree.collection == DEFAULT_COLLECTION else {"collection": tree.collection}
+    return collection | {
+        "source_id": relative_path,
+        "version": tree.version,
+        "url": url,
+        "start_line": start_line,
+        "end_line": end_line,
+        "text": text,
+        "source_sha256": source_sha256,
+        "title": title,
+    } | facts.content()
+
+
+def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
+    """Parse every supported file of a plain tree into one passage per paragraph, in path order."""
+    contents = []
+    for relative_path, text, source_sha256 in _read_sources(tree, tree.root, progress):
+        page = page_url(tree.base_url, relative_path)
+        prose = source_kind(relative_path) == "rst"
+        for paragraph in parse_source(relative_path, text):
+            # A paragraph is prose under a heading: no names, no priors beyond the section's.
+            facts = IndexFields(
+                kind=SECTION, in_links=0, noindex=False, reference_page=True, names="", name="",
+                signature="", body=plain_text(paragraph.text) if prose else paragraph.text,
+                code="", context=relative_path)
+            contents.append(_content(
+                tree, relative_path, source_sha256,
+                page + ("#" + paragraph.anchor if paragraph.anchor else ""),
+                paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts))
+            progress.passages += 1
     return contents
+
+
+def _reference_pages(site: RenderedSite, pages: list) -> set:
+    """Return the pages that describe Python objects: the documentation's reference pages.
+
+    From objects.inv when there is one: pages where Python objects are at least as many as the
+    objects of other domains (a C API page documents C functions, whatever Python it mentions).
+    Without it, pages where the rendered HTML describes at least one Python object.
+    """
+    try:
+        entries = read_inventory(Path(site.root, INVENTORY).read_bytes())
+    except (OSError, InventoryError):
+        return {page for page in pages if any(obj.ids for obj in site.page(page).objects)}
+    python, other = Counter(), Counter()
+    for entry in entries:
+        if entry.domain == "py" and entry.role != "module":
+            python[entry.page] += 1
+        elif entry.domain not in ("py", "std"):
+            other[entry.page] += 1
+    return {page for page in python if python[page] >= other[page]}
+
+
+def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
+    """Parse a published Sphinx site into one passage per documented object and section text."""
+    site = RenderedSite(tree.root, tree.base_url)
+    pages = site.pages()
+    # The documentation's own cross-references: how often each (page, id) is linked to.
+    in_links = Counter(target for page in pages for target in site.page(page).links)
+    reference = _reference_pages(site, pages)
+    contents = []
+    sources = os.path.join(tree.root, SOURCES)
+    for relative_source, text, source_sha256 in _read_sources(tree, sources, progress):
+        if not relative_source.endswith(_SOURCE_SUFFIX):
+            continue
+        page = relative_source[:-len(_SOURCE_SUFFIX)] + ".html"
+        rendered = site.page(page)
+        if rendered is None:
+            progress.skip(f"{tree.label}/{relative_source}", "no rendered page")
+            continue
+        page_address = tree.base_url + urllib.parse.quote(page, safe="/")
+        for unit in page_units(text, rendered):
+            facts = IndexFields(
+                kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
+                in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
+                names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
+                code=unit.code, context=unit.context)
+            contents.append(_content(
+                tree, f"{SOURCES}/{relative_source}", source_sha256,
+                page_address + ("#" + unit.anchor if unit.anchor else ""),
+                unit.start_line, unit.end_line, unit.text, unit.title, facts))
+            progress.passages += 1
+    return contents
+
+
+def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
+    """Read one tree into passage content, in path order, by what kind of tree it is."""
+    if is_sphinx_site(tree.root):
+        return read_sphinx_contents(tree, progress)
+    return read_paragraph_contents(tree, progress)
 
 
 def build_snapshot(trees, out_dir, policy=None, progress=None) -> dict:
     """Build a snapshot directory from documentation trees; return its manifest."""
     policy = DEFAULT_POLICY if policy is None else policy
     parse_policy(policy)  # refuse a bad policy before any work
+    ranking = policy_ranking(policy)
+    if ranking is None:
+        raise SnapshotError("policy: a built snapshot's policy needs a ranking section")
+    out = Path(out_dir)
+    for name in (MANIFEST, DATABASE):
+        # A served snapshot's files are never rewritten in place: build into a new directory.
+        if (out / name).exists():
+            raise SnapshotError(f"{out}: already holds a snapshot ({name}); build into a new "
+                                "directory and point the server at it")
     progress = progress or Progress()
     labels = [tree.label for tree in trees]
     if len(set(labels)) != len(labels):
@@ -136,9 +261,8 @@ def build_snapshot(trees, out_dir, policy=None, progress=None) -> dict:
     if not contents:
         raise SnapshotError("no passages: the sources hold no supported, readable files")
 
-    corpus = compute_corpus_id(contents, policy)
-    collection_ids = collection_corpus_ids(contents, policy)
-    out = Path(out_dir)
+    corpus = compute_corpus_id(contents, policy, **IDENTITY)
+    collection_ids = collection_corpus_ids(contents, policy, **IDENTITY)
     out.mkdir(parents=True, exist_ok=True)
     # Written under a temporary name and renamed, so a failed build never leaves a database that
     # looks complete.
@@ -150,7 +274,8 @@ def build_snapshot(trees, out_dir, policy=None, progress=None) -> dict:
         conn.execute("PRAGMA synchronous = OFF")
         database.create(
             conn, (derive_passage(collection_ids[collection_of(c)], c) for c in contents),
-            {"corpus_id": corpus, "schema_version": "1"}, collection_ids)
+            {"corpus_id": corpus, "schema_version": str(IDENTITY["schema_version"])},
+            collection_ids, ranking)
         sources = source_summary(conn)
     finally:
         conn.close()

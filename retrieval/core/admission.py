@@ -88,6 +88,12 @@ class AdmissionRunner:
         self.searches += 1
         return self._invoke(action, 0, self._tools.search, query, version, k, match)
 
+    def can_read(self, handle: dict) -> bool:
+        """Tell whether the allowances left would admit a read of this handle now."""
+        limits = self._limits
+        return (self.steps < limits.max_steps and self.reads < limits.max_reads
+                and handle["byte_count"] <= limits.max_source_bytes - self.reserved_source_bytes)
+
     def read(self, handle: dict) -> dict:
         """Run one admitted read, reserving the handle's byte_count first, or record its denial."""
         action = {"tool": "read", "arguments": {"handle": handle}}

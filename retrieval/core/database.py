@@ -12,6 +12,7 @@ import re
 import sqlite3
 from urllib.parse import quote
 
+from .ranking import FIELDED_TOKENIZER, FIELDS, Ranking
 from .snapshot import Passage
 
 _FTS_TABLE_NAME = re.compile(r"passage_fts_[0-9]{1,6}")
@@ -31,7 +32,8 @@ CREATE TABLE passages (
     source_sha256 TEXT NOT NULL,
     document_revision TEXT NOT NULL,
     byte_count INTEGER NOT NULL,
-    collection TEXT NOT NULL
+    collection TEXT NOT NULL,
+    title TEXT
 );
 CREATE INDEX passages_source ON passages(collection, version, source_id);
 CREATE TABLE collections (
@@ -48,7 +50,26 @@ FTS_TABLE = """CREATE VIRTUAL TABLE {table} USING fts5(
 
 PASSAGE_COLUMNS = ("passage_id", "source_id", "version", "url", "start_line", "end_line", "text",
                    "text_sha256", "source_sha256", "document_revision", "byte_count",
-                   "collection")
+                   "collection", "title")
+# Built snapshots (schema 2): each unit's ranking facts, its prior (computed once, at build time,
+# from the facts and the policy's weights) and its indexed fields, which the FTS table indexes as
+# external content.
+FIELDED_SCHEMA = f"""
+CREATE TABLE passage_index (
+    id INTEGER PRIMARY KEY REFERENCES passages(id),
+    kind TEXT NOT NULL,
+    in_links INTEGER NOT NULL,
+    noindex INTEGER NOT NULL,
+    reference_page INTEGER NOT NULL,
+    prior REAL NOT NULL,
+    {", ".join(name + " TEXT NOT NULL" for name in FIELDS)}
+);
+"""
+INDEX_FACTS = ("kind", "in_links", "noindex", "reference_page")
+FIELDED_FTS_TABLE = f"""CREATE VIRTUAL TABLE {{table}} USING fts5(
+    {", ".join(FIELDS)}, content='passage_index', content_rowid='id',
+    tokenize='{FIELDED_TOKENIZER}'
+)"""
 _SELECT = ", ".join("p." + column for column in PASSAGE_COLUMNS)
 # Each (collection, version)'s passages occupy one contiguous id range (create() writes them
 # grouped), so a version filter is a rowid range the FTS5 scan applies itself: no row of another
@@ -60,6 +81,14 @@ RANKED = (
     "SELECT rowid, bm25({table}) AS score FROM {table} "
     "WHERE {table} MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score, rowid LIMIT ?"
 )
+# bm25() with one weight per field, minus the unit's prior; the same rowid range and tie-break.
+RANKED_FIELDED = (
+    "SELECT f.rowid, bm25({table}, {weights}) - i.prior AS score "
+    "FROM {table} AS f JOIN passage_index AS i ON i.id = f.rowid "
+    "WHERE {table} MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY score, f.rowid LIMIT ?"
+)
+INDEX_IN_ORDER = (f"SELECT id, {', '.join(INDEX_FACTS + FIELDS)}, prior "
+                  "FROM passage_index ORDER BY id")
 BY_ID = f"SELECT {_SELECT} FROM passages AS p WHERE p.id = ?"
 BY_PASSAGE_ID = f"SELECT {_SELECT} FROM passages AS p WHERE p.passage_id = ?"
 VERSION_SPANS = (
@@ -74,12 +103,23 @@ SOURCE_SUMMARY = (
 IN_ORDER = f"SELECT {_SELECT} FROM passages AS p ORDER BY p.id"
 
 
-def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict):
+def ranked_sql(table: str, ranking) -> str:
+    """Return the ranking query of one FTS table: plain bm25, or fielded with priors."""
+    if ranking is None:
+        return RANKED.format(table=table)
+    return RANKED_FIELDED.format(table=table, weights=", ".join(map(repr, ranking.weights)))
+
+
+def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
+           ranking: Ranking = None):
     """Write the schema, passages grouped by collection and version, one FTS per collection, meta.
 
-    collection_ids maps every collection name to its corpus_id.
+    collection_ids maps every collection name to its corpus_id. With a ranking (schema 2), every
+    passage must carry its IndexFields, and the FTS tables index those fields.
     """
     conn.executescript(SCHEMA)
+    if ranking is not None:
+        conn.executescript(FIELDED_SCHEMA)
     placeholders = ", ".join("?" for _ in PASSAGE_COLUMNS)
     # A stable sort: within a version, snapshot order (and so tie-breaking) is unchanged.
     ordered = sorted(passages, key=lambda p: (p.collection, p.version))
@@ -87,12 +127,26 @@ def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict)
         f"INSERT INTO passages ({', '.join(PASSAGE_COLUMNS)}) VALUES ({placeholders})",
         (tuple(getattr(p, column) for column in PASSAGE_COLUMNS) for p in ordered),
     )
+    if ranking is not None:
+        conn.executemany(
+            f"INSERT INTO passage_index (id, {', '.join(INDEX_FACTS)}, prior, {', '.join(FIELDS)}) "
+            f"VALUES ({', '.join('?' for _ in range(2 + len(INDEX_FACTS) + len(FIELDS)))})",
+            ((rowid, *(getattr(p.index, fact) for fact in INDEX_FACTS), ranking.prior(p.index),
+              *(getattr(p.index, name) for name in FIELDS))
+             for rowid, p in enumerate(ordered, start=1)))
     for position, (name, corpus_id) in enumerate(sorted(collection_ids.items())):
         # Table names come from positions, never from collection names.
         table = f"passage_fts_{position}"
-        conn.execute(FTS_TABLE.format(table=table))
-        conn.execute(f"INSERT INTO {table}(rowid, text) "
-                     "SELECT id, text FROM passages WHERE collection = ? ORDER BY id", (name,))
+        if ranking is None:
+            conn.execute(FTS_TABLE.format(table=table))
+            conn.execute(f"INSERT INTO {table}(rowid, text) "
+                         "SELECT id, text FROM passages WHERE collection = ? ORDER BY id", (name,))
+        else:
+            conn.execute(FIELDED_FTS_TABLE.format(table=table))
+            conn.execute(f"INSERT INTO {table}(rowid, {', '.join(FIELDS)}) "
+                         f"SELECT i.id, {', '.join('i.' + f for f in FIELDS)} FROM passage_index i "
+                         "JOIN passages p ON p.id = i.id WHERE p.collection = ? ORDER BY i.id",
+                         (name,))
         conn.execute("INSERT INTO collections(name, corpus_id, fts_table) VALUES (?, ?, ?)",
                      (name, corpus_id, table))
     conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", sorted(meta.items()))

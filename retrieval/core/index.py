@@ -80,7 +80,8 @@ class SnapshotIndex:
             self.close()
             raise SnapshotError("snapshot database: collections do not match the snapshot's")
         self._collections = {
-            name: CollectionIndex(self, name, corpus_id, table, {
+            name: CollectionIndex(self, name, corpus_id, database.ranked_sql(
+                table, snapshot.ranking), {
                 version: span for (owner, version), span in spans.items() if owner == name})
             for name, (corpus_id, table) in tables.items()
         }
@@ -142,11 +143,12 @@ class SnapshotIndex:
 class CollectionIndex:
     """One collection of a SnapshotIndex: its identity, its FTS table and its version ranges."""
 
-    def __init__(self, owner: SnapshotIndex, name: str, corpus_id: str, table: str, spans: dict):
+    def __init__(self, owner: SnapshotIndex, name: str, corpus_id: str, ranked_sql: str,
+                 spans: dict):
         self._owner = owner
         self.name = name
         self.corpus_id = corpus_id
-        self._ranked_sql = database.RANKED.format(table=table)
+        self._ranked_sql = ranked_sql
         self._spans = spans
 
     def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL,

@@ -3,9 +3,20 @@
 from dataclasses import dataclass
 
 from .admission import AdmissionRunner
-from .snapshot import Rule
+from .snapshot import READ_BEST, Rule
 
-SEARCH_K = 2
+# Run statuses and the reasons this module ends a run with (the admission runner adds `limited`
+# and `failed` with theirs).
+COMPLETED = "completed"
+INCOMPLETE = "incomplete"
+MARKER_FOUND = "configured_context_marker_found"
+NO_REFINEMENT = "no_refinement_rule"
+ROUND_LIMIT = "round_limit"
+# A `reads: best` rule read the best distinct passages its search found, as many as the
+# allowances permitted (usage says how many).
+BEST_MATCHES_READ = "best_matches_read"
+# Its search matched no passage of that version: there is nothing to read.
+NO_MATCHES = "no_matching_passages"
 
 
 @dataclass(frozen=True)
@@ -22,15 +33,17 @@ def run_rule(rule: Rule, version: str, runner: AdmissionRunner, evidence: list) 
     Denials and tool failures surface as RunEnded from the runner; this function only decides
     what the next action is and when the run has its answer.
     """
+    if rule.reads == READ_BEST:
+        return _read_best(rule, version, runner, evidence)
     read_passages = set()
     for round_number in range(1, rule.max_rounds + 1):
         if round_number == 1:
             query, match = rule.initial_query, rule.initial_match
         elif rule.refinement_query is None:
-            return Outcome("incomplete", "no_refinement_rule")
+            return Outcome(INCOMPLETE, NO_REFINEMENT)
         else:
             query, match = rule.refinement_query, "all"
-        found = runner.search(query, version, SEARCH_K, match)
+        found = runner.search(query, version, rule.search_k, match)
         handle = next(
             (hit for hit in found["results"] if hit["passage_id"] not in read_passages), None)
         if handle is None:
@@ -38,8 +51,37 @@ def run_rule(rule: Rule, version: str, runner: AdmissionRunner, evidence: list) 
         result = runner.read(handle)
         read_passages.add(handle["passage_id"])
         evidence.append(result)
-        # A literal, case-sensitive containment test: completion reports that the configured
-        # marker is present in the evidence, it grades nothing.
-        if rule.required_marker is not None and rule.required_marker in result["text"]:
-            return Outcome("completed", "configured_context_marker_found")
-    return Outcome("incomplete", "round_limit")
+        if _marked(result, rule):
+            return Outcome(COMPLETED, MARKER_FOUND)
+    return Outcome(INCOMPLETE, ROUND_LIMIT)
+
+
+def _marked(result: dict, rule: Rule) -> bool:
+    # A literal, case-sensitive containment test: completion reports that the configured marker
+    # is present in the evidence, it grades nothing.
+    return rule.required_marker is not None and rule.required_marker in result["text"]
+
+
+def _read_best(rule: Rule, version: str, runner: AdmissionRunner, evidence: list) -> Outcome:
+    """Search once, then read the distinct hits in rank order while the allowances permit.
+
+    Hits that share a URL are one piece of documentation: only the best ranked is read. A hit
+    the remaining allowances cannot pay for is passed over for a smaller one below it; the first
+    read is always attempted, so a run that can afford none ends with the runner's denial.
+    """
+    found = runner.search(rule.initial_query, version, rule.search_k, rule.initial_match)
+    seen_urls = set()
+    for hit in found["results"]:
+        url = hit.get("url", hit["passage_id"])
+        if url in seen_urls:
+            continue
+        if evidence and not runner.can_read(hit):
+            continue
+        seen_urls.add(url)
+        result = runner.read(hit)
+        evidence.append(result)
+        if _marked(result, rule):
+            return Outcome(COMPLETED, MARKER_FOUND)
+    if not evidence:
+        return Outcome(INCOMPLETE, NO_MATCHES)
+    return Outcome(COMPLETED, BEST_MATCHES_READ)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import digests
+from .ranking import IndexFields, Ranking, RankingError, parse_ranking
 from .strict_json import StrictJSONError, loads_strict
 
 SNAPSHOT_FORMAT = "retrieval-snapshot"
@@ -47,24 +48,39 @@ class Passage:
     document_revision: str
     byte_count: int
     collection: str = DEFAULT_COLLECTION
+    # Built snapshots (schema 2) only: what search hits show, and what the unit is ranked by.
+    title: Optional[str] = None
+    index: Optional[IndexFields] = None
 
 
 FIXED = "fixed"
 QUESTION_TERMS = "question_terms"
 MAX_QUESTION_TERMS = 16
 _WORD = re.compile(r"\w+")
+# Literal values a question quotes (`d1`, 'abc', "[1, 2]"): they name the asker's data, not the
+# documentation's words, and match unrelated code examples. A quote must stand at a word edge so
+# that apostrophes ("don't", "it's") are not taken for one.
+_LITERAL_SPAN = re.compile(r"`[^`]*`|(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)\"[^\"\n]*\"(?!\w)"
+                           r"|[\u2018\u201c][^\u2019\u201d\n]*[\u2019\u201d]")
+READ_FIRST = "first"  # one read per round: the first hit not read yet
+READ_BEST = "best"  # after a search, its distinct hits in rank order while the allowances permit
+DEFAULT_SEARCH_K = 2
 
 
-def question_terms(question: str, stop_words) -> str:
+def question_terms(question: str, stop_words, drop_literals: bool = False) -> str:
     """Derive a query from the question's own words: case-folded, stop words out, first use kept.
 
     Words are runs of letters, digits and underscores, so no punctuation (quotes, `*`, `-`, `:`,
-    parentheses) survives, and case-folding means no word can be an FTS5 operator.
+    parentheses) survives, and case-folding means no word can be an FTS5 operator. With
+    drop_literals, quoted and backticked spans and words that are only digits are left out too.
     """
+    if drop_literals:
+        question = _LITERAL_SPAN.sub(" ", question)
     terms = []
     for word in _WORD.findall(question.casefold()):
-        if word not in stop_words and word not in terms:
-            terms.append(word)
+        if word in stop_words or word in terms or (drop_literals and word.isdigit()):
+            continue
+        terms.append(word)
     return " ".join(terms[:MAX_QUESTION_TERMS])
 
 
@@ -84,6 +100,9 @@ class Rule:
     max_rounds: int
     kind: str = FIXED
     stop_words: frozenset = frozenset()
+    search_k: int = DEFAULT_SEARCH_K
+    reads: str = READ_FIRST
+    drop_literals: bool = False
 
     @property
     def initial_match(self) -> str:
@@ -98,7 +117,8 @@ class Rule:
         """Return the rule with its initial query settled for this question."""
         if self.kind != QUESTION_TERMS:
             return self
-        return replace(self, initial_query=question_terms(question, self.stop_words))
+        return replace(self, initial_query=question_terms(question, self.stop_words,
+                                                          self.drop_literals))
 
     def describe(self) -> dict:
         """Return the rule as the response's `policy` section shows it."""
@@ -111,6 +131,11 @@ class Rule:
         }
         if self.kind != FIXED:
             described["kind"] = self.kind
+        # Shown only where they differ from the defaults, so the seed rules read as they did.
+        if self.search_k != DEFAULT_SEARCH_K:
+            described["search_k"] = self.search_k
+        if self.reads != READ_FIRST:
+            described["reads"] = self.reads
         return described
 
 
@@ -150,6 +175,8 @@ class Snapshot:
     collections: dict
     # Built snapshots keep their passages in this SQLite file instead of `passages`.
     database_path: Optional[str] = None
+    # Built snapshots (schema 2) rank by fields and priors; None: one text column, plain bm25.
+    ranking: Optional[Ranking] = None
 
     def select_rule(self, question: str) -> Rule:
         """Return the first rule whose phrase occurs in the question, else the fallback."""
@@ -202,10 +229,13 @@ _PASSAGE_CONTENT = ("source_id", "version", "url", "start_line", "end_line", "te
 # Absent means DEFAULT_COLLECTION: the single-collection snapshots of schema 1 keep their identity.
 _PASSAGE_OPTIONAL = ("collection",)
 _RULE_FIELDS = ("name", "phrases", "initial_query", "refinement_query", "required_marker", "max_rounds")
+_RULE_OPTIONAL = ("search_k", "reads")
+_FALLBACK_OPTIONAL = ("kind", "stop_words", "drop_literals")
+MAX_SEARCH_K = 50
 
 
 def _rule(raw, where, *, fallback=False):
-    _object(raw, where, _RULE_FIELDS, ("kind", "stop_words") if fallback else ())
+    _object(raw, where, _RULE_FIELDS, _RULE_OPTIONAL + (_FALLBACK_OPTIONAL if fallback else ()))
     kind = raw.get("kind", FIXED)
     if kind not in (FIXED, QUESTION_TERMS):
         _fail(f"{where}.kind", f"must be {FIXED!r} or {QUESTION_TERMS!r}")
@@ -218,8 +248,17 @@ def _rule(raw, where, *, fallback=False):
         for i, word in enumerate(stop_words):
             if not isinstance(word, str) or word != word.casefold() or not word.strip():
                 _fail(f"{where}.stop_words[{i}]", "must be a non-empty case-folded string")
-    elif "stop_words" in raw:
-        _fail(f"{where}.stop_words", "only a question_terms fallback has stop words")
+    elif "stop_words" in raw or "drop_literals" in raw:
+        _fail(where, "only a question_terms fallback has stop_words and drop_literals")
+    search_k = _integer(raw.get("search_k", DEFAULT_SEARCH_K), f"{where}.search_k", 1)
+    if search_k > MAX_SEARCH_K:
+        _fail(f"{where}.search_k", f"must be at most {MAX_SEARCH_K}")
+    reads = raw.get("reads", READ_FIRST)
+    if reads not in (READ_FIRST, READ_BEST):
+        _fail(f"{where}.reads", f"must be {READ_FIRST!r} or {READ_BEST!r}")
+    drop_literals = raw.get("drop_literals", False)
+    if not isinstance(drop_literals, bool):
+        _fail(f"{where}.drop_literals", "must be true or false")
     phrases = raw["phrases"]
     if not isinstance(phrases, list) or (not fallback and not phrases):
         _fail(f"{where}.phrases", "must be a non-empty list" if not fallback else "must be a list")
@@ -239,12 +278,16 @@ def _rule(raw, where, *, fallback=False):
         max_rounds=_integer(raw["max_rounds"], f"{where}.max_rounds", 1),
         kind=kind,
         stop_words=frozenset(stop_words),
+        search_k=search_k,
+        reads=reads,
+        drop_literals=drop_literals,
     )
 
 
 def parse_policy(raw):
     """Validate a policy document; return (rules, fallback)."""
-    _object(raw, "policy", ("rules", "fallback"))
+    _object(raw, "policy", ("rules", "fallback"), ("ranking",))
+    policy_ranking(raw)
     if not isinstance(raw["rules"], list):
         _fail("policy.rules", "must be a list")
     rules = tuple(_rule(r, f"policy.rules[{i}]") for i, r in enumerate(raw["rules"]))
@@ -254,6 +297,16 @@ def parse_policy(raw):
         if names.count(name) > 1:
             _fail("policy", f"duplicate rule name {name!r}")
     return rules, fallback
+
+
+def policy_ranking(raw) -> Optional[Ranking]:
+    """Return a validated policy's ranking section, or None when it has none (schema 1)."""
+    if "ranking" not in raw:
+        return None
+    try:
+        return parse_ranking(raw["ranking"])
+    except RankingError as exc:
+        raise SnapshotError(str(exc)) from None
 
 
 def _passage_content(raw, where):
@@ -283,7 +336,8 @@ def _passage_content(raw, where):
     }
 
 
-def compute_corpus_id(passages_content, policy_raw) -> str:
+def compute_corpus_id(passages_content, policy_raw, schema_version=SCHEMA_VERSION,
+                      tokenizer=TOKENIZER) -> str:
     """Return corpus_id = digests.corpus_id(identity_content(...)), streamed passage by passage.
 
     The canonical JSON of the identity is produced piece by piece in its sorted key order, so a
@@ -298,16 +352,17 @@ def compute_corpus_id(passages_content, policy_raw) -> str:
             h.update(b",")
         h.update(canonical(dict(content, text_sha256=digests.text_sha256(content["text"]))))
     h.update(b'],"policy":' + canonical(policy_raw) + b',"schema_version":'
-             + canonical(SCHEMA_VERSION) + b',"tokenizer":' + canonical(TOKENIZER) + b"}")
+             + canonical(schema_version) + b',"tokenizer":' + canonical(tokenizer) + b"}")
     return h.hexdigest()
 
 
-def identity_content(passages_content, policy_raw) -> dict:
+def identity_content(passages_content, policy_raw, schema_version=SCHEMA_VERSION,
+                     tokenizer=TOKENIZER) -> dict:
     """Return what corpus_id is computed over: passage content in order, BM25 setup and policy."""
     return {
         "format": SNAPSHOT_FORMAT,
-        "schema_version": SCHEMA_VERSION,
-        "tokenizer": TOKENIZER,
+        "schema_version": schema_version,
+        "tokenizer": tokenizer,
         "bm25": BM25,
         "passages": [
             dict(content, text_sha256=digests.text_sha256(content["text"]))
@@ -322,12 +377,13 @@ def collection_of(content) -> str:
     return content.get("collection", DEFAULT_COLLECTION)
 
 
-def collection_corpus_ids(contents, policy_raw) -> dict:
+def collection_corpus_ids(contents, policy_raw, **identity) -> dict:
     """Return {collection: corpus_id over that collection's passages alone, in snapshot order}."""
     groups = {}
     for content in contents:
         groups.setdefault(collection_of(content), []).append(content)
-    return {name: compute_corpus_id(group, policy_raw) for name, group in sorted(groups.items())}
+    return {name: compute_corpus_id(group, policy_raw, **identity)
+            for name, group in sorted(groups.items())}
 
 
 def derive_passage(corpus, content) -> Passage:
@@ -350,6 +406,8 @@ def derive_passage(corpus, content) -> Passage:
             content["source_id"], content["version"], content["source_sha256"]),
         byte_count=len(content["text"].encode("utf-8")),
         collection=collection_of(content),
+        title=content.get("title"),
+        index=IndexFields.from_content(content, "passage") if "fields" in content else None,
     )
 
 
@@ -396,6 +454,8 @@ def parse_snapshot(document) -> Snapshot:
         _fail("bm25", f"must be {BM25} (FTS5's built-in constants)")
     claimed_corpus = _digest(document["corpus_id"], "corpus_id")
     rules, fallback = parse_policy(document["policy"])
+    if "ranking" in document["policy"]:
+        _fail("policy.ranking", "fielded ranking needs a built snapshot directory (schema 2)")
     if not isinstance(document["passages"], list) or not document["passages"]:
         _fail("passages", "must be a non-empty list")
 

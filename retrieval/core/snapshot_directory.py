@@ -10,15 +10,18 @@ import sqlite3
 from pathlib import Path
 
 from . import database, digests
+from .ranking import FIELDED_SCHEMA_VERSION, FIELDED_TOKENIZER, FIELDS, IndexFields
 from .snapshot import (
-    BM25, DEFAULT_COLLECTION, SCHEMA_VERSION, TOKENIZER, Collection, Snapshot, SnapshotError,
-    collection_corpus_ids, compute_corpus_id, parse_policy, summarize_versions,
+    BM25, DEFAULT_COLLECTION, Collection, Snapshot, SnapshotError, collection_corpus_ids,
+    compute_corpus_id, parse_policy, policy_ranking, summarize_versions,
 )
 from .strict_json import StrictJSONError, loads_strict
 
 DIRECTORY_FORMAT = "retrieval-snapshot-directory"
 MANIFEST = "manifest.json"
 DATABASE = "passages.sqlite"
+# What a built snapshot's identity is computed with (compute_corpus_id's keyword arguments).
+IDENTITY = {"schema_version": FIELDED_SCHEMA_VERSION, "tokenizer": FIELDED_TOKENIZER}
 _MANIFEST_FIELDS = ("format", "schema_version", "corpus_id", "tokenizer", "bm25", "database",
                     "collections", "sources", "policy")
 
@@ -30,9 +33,9 @@ def manifest_for(corpus_id, collection_ids, sources, policy_raw, base_urls) -> d
     """
     return {
         "format": DIRECTORY_FORMAT,
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": FIELDED_SCHEMA_VERSION,
         "corpus_id": corpus_id,
-        "tokenizer": TOKENIZER,
+        "tokenizer": FIELDED_TOKENIZER,
         "bm25": BM25,
         "database": DATABASE,
         "collections": [
@@ -71,8 +74,12 @@ def read_manifest(directory: Path) -> dict:
         raise SnapshotError(f"{path}: not strict JSON: {exc}") from None
     if not isinstance(manifest, dict) or sorted(manifest) != sorted(_MANIFEST_FIELDS):
         raise SnapshotError(f"{path}: a manifest has exactly the fields {', '.join(_MANIFEST_FIELDS)}")
-    expected = {"format": DIRECTORY_FORMAT, "schema_version": SCHEMA_VERSION,
-                "tokenizer": TOKENIZER, "bm25": BM25, "database": DATABASE}
+    if manifest["schema_version"] != FIELDED_SCHEMA_VERSION and manifest["format"] == DIRECTORY_FORMAT:
+        raise SnapshotError(f"{path.parent}: built by another version of retrieval (snapshot schema "
+                            f"{manifest['schema_version']!r}, this one reads "
+                            f"{FIELDED_SCHEMA_VERSION}): rebuild it with `retrieval build`")
+    expected = {"format": DIRECTORY_FORMAT, "schema_version": FIELDED_SCHEMA_VERSION,
+                "tokenizer": FIELDED_TOKENIZER, "bm25": BM25, "database": DATABASE}
     for key, value in expected.items():
         if manifest[key] != value:
             raise SnapshotError(f"{path}: {key} must be {value!r}")
@@ -85,6 +92,9 @@ def load_snapshot_directory(directory) -> Snapshot:
     manifest = read_manifest(directory)
     try:
         rules, fallback = parse_policy(manifest["policy"])
+        ranking = policy_ranking(manifest["policy"])
+        if ranking is None:
+            raise SnapshotError("policy: a built snapshot's policy needs a ranking section")
     except SnapshotError as exc:
         raise SnapshotError(f"{directory / MANIFEST}: {exc}") from None
     db_path = directory / DATABASE
@@ -117,7 +127,7 @@ def load_snapshot_directory(directory) -> Snapshot:
     if sorted(collections) != sorted(tables):
         raise SnapshotError(f"{db_path}: collections do not match the manifest")
     return Snapshot(corpus_id=manifest["corpus_id"], passages=(), rules=rules, fallback=fallback,
-                    collections=collections, database_path=str(db_path))
+                    collections=collections, database_path=str(db_path), ranking=ranking)
 
 
 def verify_snapshot_directory(directory) -> list:
@@ -129,15 +139,26 @@ def verify_snapshot_directory(directory) -> list:
     conn = database.open_immutable(snapshot.database_path)
     try:
         rows = conn.execute(database.IN_ORDER).fetchall()
+        index_rows = conn.execute(database.INDEX_IN_ORDER).fetchall()
     finally:
         conn.close()
     contents = [dict(zip(database.PASSAGE_COLUMNS, row)) for row in rows]
-    identity = [identity_of(c) for c in contents]
-    corpus = compute_corpus_id(identity, manifest["policy"])
+    if [index_row[0] for index_row in index_rows] != list(range(1, len(rows) + 1)):
+        return ["passage_index: does not hold exactly one row per passage"]
+    facts = []
+    for row, index_row in zip(contents, index_rows, strict=True):
+        kind, in_links, noindex, reference_page, *texts = index_row[1:-1]
+        fields = IndexFields(kind, in_links, bool(noindex), bool(reference_page), *texts)
+        facts.append(fields)
+        if index_row[-1] != snapshot.ranking.prior(fields):
+            problems.append(f"{row['version']} {row['source_id']}:{row['start_line']}: "
+                            "prior does not recompute")
+    identity = [identity_of(c, f) for c, f in zip(contents, facts, strict=True)]
+    corpus = compute_corpus_id(identity, manifest["policy"], **IDENTITY)
     if corpus != manifest["corpus_id"]:
         problems.append(f"corpus_id: content digests to {corpus}, manifest says "
                         f"{manifest['corpus_id']}")
-    collection_ids = collection_corpus_ids(identity, manifest["policy"])
+    collection_ids = collection_corpus_ids(identity, manifest["policy"], **IDENTITY)
     for name, collection in snapshot.collections.items():
         if collection_ids.get(name) != collection.corpus_id:
             problems.append(f"collection {name}: content digests to {collection_ids.get(name)}, "
@@ -160,10 +181,10 @@ def verify_snapshot_directory(directory) -> list:
     return problems
 
 
-def identity_of(row: dict) -> dict:
-    """Return a database row's passage content as corpus_id covers it."""
+def identity_of(row: dict, facts: IndexFields) -> dict:
+    """Return a database row's passage content (with its ranking facts) as corpus_id covers it."""
     content = {key: row[key] for key in ("source_id", "version", "url", "start_line", "end_line",
-                                         "text", "source_sha256")}
+                                         "text", "source_sha256", "title")}
     if row["collection"] != DEFAULT_COLLECTION:
         content = {"collection": row["collection"], **content}
-    return content
+    return content | facts.content()

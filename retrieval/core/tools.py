@@ -79,6 +79,8 @@ def build_search_result(index: CollectionIndex, query: str, version: str, k: int
             "native_score": score,
             "rank": rank,
             "read_token": digests.read_token(search_id, passage.passage_id),
+            # Built snapshots name what each hit is, so a caller can see it without reading it.
+            **({} if passage.title is None else {"url": passage.url, "title": passage.title}),
         }))
     return ToolResult.sealed({
         "corpus_id": corpus,

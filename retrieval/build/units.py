@@ -1,0 +1,261 @@
+"""Sphinx documentation -> retrievable units: one per documented object, one per section's own text.
+
+A unit of a documented object (function, method, class, attribute, data, exception) is its
+signature plus its own description, without nested members (they are units of their own). A unit
+of a section is the text of the section that lies in no subsection and no object. Each unit's
+quoted text is a byte-exact run of whole source lines starting at its heading or directive, so
+the verifiability contract is the one every passage has; what is indexed is normalised (reST
+markup removed, code apart from prose) and may cover more of the object than is quoted.
+
+Anchors and names come from the rendered page (`rendered.py`), matched in document order: the
+ids Sphinx really wrote, including each later signature of a multi-signature object.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .parse import (
+    _DIRECTIVE, _OBJECT_DIRECTIVES, _OBJECT_NAME, _OPTION, _RstReader, _Scope, _blank_separated,
+    _indent, _is_explicit_markup, _rst_units, _section_title, _size_pieces,
+)
+from .rendered import RenderedPage
+
+# What kind of object each directive documents, as the ranking's priors name kinds.
+_KIND = {
+    "function": "function", "decorator": "function", "coroutinefunction": "function",
+    "awaitablefunction": "function",
+    "method": "method", "classmethod": "method", "staticmethod": "method",
+    "abstractmethod": "method", "decoratormethod": "method", "coroutinemethod": "method",
+    "awaitablemethod": "method",
+    "class": "class", "exception": "exception",
+    "attribute": "attribute", "property": "attribute", "data": "data",
+}
+SECTION = "section"
+# Directives whose body is code, not prose.
+_CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
+                              "testoutput", "testsetup", "productionlist"})
+# How far ahead document-order matching looks for the rendered twin of a directive or title
+# (rendered pages may hold elements the source does not, e.g. from an included file).
+_LOOKAHEAD = 12
+
+_ROLE_PREFIX = re.compile(r":[\w.+:-]+:(?=`)")
+_EXPLICIT_TARGET = re.compile(r"`([^`<]*?)\s*<[^`>]*>`")
+_DIRECTIVE_MARKER = re.compile(r"^(\s*)\.\.\s+[\w:.+-]+::", re.M)
+_OPTION_LINE = re.compile(r"^[ \t]+:[\w-]+:(?:[ \t].*)?$", re.M)
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def plain_text(rst: str) -> str:
+    """Return reST as a reader would read it: roles, targets, directive and option markers out."""
+    text = _OPTION_LINE.sub("", rst)
+    text = _DIRECTIVE_MARKER.sub(r"\1", text)
+    text = _ROLE_PREFIX.sub("", text)
+    text = _EXPLICIT_TARGET.sub(r"`\1`", text)
+    return text.replace("`~", "`").replace("`!", "`")
+
+
+def _folded(title: str) -> str:
+    return _NOT_WORD.sub("", plain_text(title).casefold())
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One retrievable unit of a page, with what the index and the priors need of it."""
+
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    text: str  # byte-exact source lines start_line..end_line
+    anchor: Optional[str]  # the URL fragment (an id of the rendered page), or None
+    title: str
+    kind: str  # a _KIND value or SECTION
+    anchors: tuple  # every id of the unit on the rendered page (for in-link counts)
+    noindex: bool
+    names: str  # qualified names, space-separated
+    name: str  # bare last components
+    signature: str  # signatures without their names
+    body: str
+    code: str
+    context: str  # page title and section path
+
+
+@dataclass
+class _Owner:
+    """A section or object while its units are being collected."""
+
+    kind: str
+    head: int  # line index of its title or directive
+    title: str
+    anchor: Optional[str]
+    anchors: tuple = ()
+    noindex: bool = False
+    names: tuple = ()
+    bare_names: tuple = ()
+    signature: str = ""
+    context: str = ""
+    first_run_end: Optional[int] = None  # line index past its first run of units
+    run_open: bool = True
+    body: list = field(default_factory=list)
+    code: list = field(default_factory=list)
+
+
+class _UnitReader(_RstReader):
+    """The paragraph reader, also telling which section or object owns each unit."""
+
+    def __init__(self, lines: list, page: RenderedPage):
+        super().__init__()
+        self.lines = lines
+        self.page = page
+        self.owners = []
+        self.section: Optional[_Owner] = None
+        self._sections_at = 0  # document-order cursors into the rendered page
+        self._objects_at = 0
+        self._unit = None
+
+    # -- matching with the rendered page ----------------------------------------------------
+
+    def _rendered_section(self, title: str):
+        folded = _folded(title)
+        candidates = self.page.sections[self._sections_at:self._sections_at + _LOOKAHEAD]
+        for offset, section in enumerate(candidates):
+            if _NOT_WORD.sub("", section.title.casefold()) == folded:
+                self._sections_at += offset + 1
+                return section
+        return None
+
+    def _rendered_object(self, bare_name: str):
+        candidates = self.page.objects[self._objects_at:self._objects_at + _LOOKAHEAD]
+        for offset, obj in enumerate(candidates):
+            if obj.name == bare_name:
+                self._objects_at += offset + 1
+                return obj
+        return None
+
+    # -- reader hooks -----------------------------------------------------------------------
+
+    def read(self, lines, unit) -> bool:
+        self._unit = unit
+        return super().read(lines, unit)
+
+    def _section(self, title, after_label):
+        super()._section(title, after_label)
+        rendered = self._rendered_section(title)
+        page_title = self.page.sections[0].title if self.page.sections else title
+        if rendered is not None:
+            anchor, shown, path = rendered.section_id, rendered.title, rendered.path
+        else:
+            anchor = self.anchor if self.anchor in self.page.ids else None
+            shown, path = plain_text(title), (page_title,)
+        self.section = _Owner(SECTION, self._unit.start, shown, anchor,
+                              anchors=(anchor,) if anchor else (),
+                              context=" ".join(path + (shown,)))
+        self.owners.append(self.section)
+
+    def _object(self, name, argument, options, no_index, indent):
+        super()._object(name, argument, options, no_index, indent)
+        signatures = self._signatures(argument)
+        if not signatures or name not in _KIND:
+            return
+        module = options.get("module") or self.module
+        enclosing = next((s.owner for s in reversed(self.scopes[:-1])
+                          if getattr(s, "owner", None)), None)
+        bare = [sig_name.rsplit(".", 1)[-1] for sig_name, _ in signatures]
+        rendered = self._rendered_object(bare[0])
+        ids = tuple(rendered.ids) if rendered is not None else ()
+        section_anchor = self.section.anchor if self.section else None
+        if ids:
+            anchor = ids[0]
+        elif not no_index and rendered is None and self.anchor in self.page.ids:
+            anchor = self.anchor  # the reader's prediction, where the page confirms it
+        else:
+            anchor = section_anchor
+        qualified = ids or tuple(
+            (f"{enclosing.names[0]}.{sig_name}" if enclosing and enclosing.names
+             and "." not in sig_name else
+             f"{module}.{sig_name}" if module and not sig_name.startswith(module + ".")
+             else sig_name)
+            for sig_name, _ in signatures)
+        context = self.section.context if self.section else ""
+        owner = _Owner(_KIND[name], self._unit.start, qualified[0], anchor,
+                       anchors=ids, noindex=no_index, names=qualified, bare_names=tuple(bare),
+                       signature=" ".join(rest for _, rest in signatures), context=context)
+        self.scopes[-1].owner = owner
+        self.owners.append(owner)
+
+    def _signatures(self, argument):
+        """Return [(name, rest)] of a directive's signature lines (continuations included)."""
+        unit, lines = self._unit, self.lines
+        texts = [argument]
+        for i in unit[1:]:
+            if _OPTION.fullmatch(lines[i].rstrip()):
+                break
+            texts.append(lines[i].strip())
+        found = []
+        for text in texts:
+            match = _OBJECT_NAME.match(text)
+            if match:
+                found.append((match.group(0), text[match.end():].strip()))
+        return found
+
+    def owner(self) -> Optional[_Owner]:
+        """Return the object or section that owns the current unit."""
+        for scope in reversed(self.scopes):
+            owner = getattr(scope, "owner", None)
+            if owner is not None:
+                return owner
+        return self.section
+
+
+def page_units(text: str, page: RenderedPage) -> list:
+    """Split one reST source into units, anchored and named from its rendered page."""
+    lines = text.split("\n")
+    reader = _UnitReader(lines, page)
+    literal_indent = None  # units indented deeper than this are a literal (code) block
+    current = None
+    for block in _blank_separated(lines):
+        for unit in _rst_units(lines, block):
+            indent = _indent(lines[unit.start])
+            if reader.skips(indent):
+                continue
+            if literal_indent is not None and indent <= literal_indent:
+                literal_indent = None
+            is_code = literal_indent is not None or lines[unit.start].lstrip().startswith(">>>")
+            if not reader.read(lines, unit):
+                continue
+            owner = reader.owner()
+            if owner is None:  # text before the first title: the page's own section
+                reader.section = owner = _Owner(SECTION, unit.start, "", None)
+                reader.owners.append(owner)
+            if current is not None and current is not owner:
+                current.run_open = False
+            current = owner
+            if owner.run_open:
+                owner.first_run_end = unit.stop
+            chunk = "\n".join(lines[unit.start:unit.stop])
+            if is_code:
+                owner.code.append(chunk)
+            elif unit.start == owner.head and owner.kind != SECTION:
+                pass  # signatures and options: indexed as names and signature, not as prose
+            else:
+                owner.body.append(plain_text(chunk))
+            head = lines[unit.start]
+            directive = _DIRECTIVE.fullmatch(head.strip()) if _is_explicit_markup(head) else None
+            if directive and directive.group(1).lower() in _CODE_DIRECTIVES:
+                literal_indent = indent
+            elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
+                literal_indent = indent
+    return [_unit(lines, owner) for owner in reader.owners if owner.first_run_end is not None]
+
+
+def _unit(lines: list, owner: _Owner) -> Unit:
+    piece = _size_pieces(lines, range(owner.head, owner.first_run_end))[0]
+    return Unit(
+        start_line=piece.start + 1, end_line=piece.stop,
+        text="\n".join(lines[piece.start:piece.stop]),
+        anchor=owner.anchor, title=owner.title, kind=owner.kind, anchors=owner.anchors,
+        noindex=owner.noindex, names=" ".join(owner.names), name=" ".join(owner.bare_names),
+        signature=owner.signature, body="\n".join(owner.body), code="\n".join(owner.code),
+        context=owner.context)
+
+
+__all__ = ["SECTION", "Unit", "page_units", "plain_text", "_Scope"]

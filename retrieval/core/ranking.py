@@ -1,0 +1,120 @@
+"""Fielded ranking for built snapshots: what each unit is indexed as, and its prior.
+
+A built snapshot (schema 2) indexes every unit in named fields, each with its BM25 weight, and
+ranks by `bm25(fields) - prior`. The prior is computed from facts the builder read off the
+documentation's structure (the unit's kind, how often the documentation links to it, whether its
+page is a reference page, whether it is a `:noindex:` duplicate) with weights that are data in the
+snapshot's policy, so both are bound into corpus_id. The embedded fixture (schema 1) keeps one
+unweighted text column and no prior.
+"""
+
+import math
+from dataclasses import dataclass
+
+FIELDED_SCHEMA_VERSION = 2
+FIELDED_TOKENIZER = "porter unicode61"
+# Indexed fields, in FTS column order: qualified names, bare names, signatures without names,
+# prose, code, and the page title with the section path.
+FIELDS = ("names", "name", "signature", "body", "code", "context")
+KINDS = ("function", "method", "class", "exception", "attribute", "data", "section")
+SECTION = "section"
+_PRIOR_KEYS = ("in_links", "in_links_cap", "kind", "non_reference_page", "noindex")
+
+
+class RankingError(ValueError):
+    """A ranking section of a policy or a unit's facts are malformed."""
+
+
+@dataclass(frozen=True)
+class IndexFields:
+    """What a unit of a built snapshot is indexed and ranked by, besides its quoted text."""
+
+    kind: str
+    in_links: int
+    noindex: bool
+    reference_page: bool
+    names: str
+    name: str
+    signature: str
+    body: str
+    code: str
+    context: str
+
+    def content(self) -> dict:
+        """Return the facts as a passage's content carries them (and corpus_id covers them)."""
+        return {"kind": self.kind, "in_links": self.in_links, "noindex": self.noindex,
+                "reference_page": self.reference_page,
+                "fields": {name: getattr(self, name) for name in FIELDS}}
+
+    @classmethod
+    def from_content(cls, content: dict, where: str) -> "IndexFields":
+        """Validate a passage content's ranking facts."""
+        fields = content.get("fields")
+        if not isinstance(fields, dict) or sorted(fields) != sorted(FIELDS) or not all(
+                isinstance(value, str) for value in fields.values()):
+            raise RankingError(f"{where}.fields: must map exactly {', '.join(FIELDS)} to strings")
+        if content.get("kind") not in KINDS:
+            raise RankingError(f"{where}.kind: must be one of {', '.join(KINDS)}")
+        in_links = content.get("in_links")
+        if isinstance(in_links, bool) or not isinstance(in_links, int) or in_links < 0:
+            raise RankingError(f"{where}.in_links: must be an integer >= 0")
+        for flag in ("noindex", "reference_page"):
+            if not isinstance(content.get(flag), bool):
+                raise RankingError(f"{where}.{flag}: must be true or false")
+        return cls(content["kind"], in_links, content["noindex"], content["reference_page"],
+                   **fields)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A policy's ranking section: per-field BM25 weights and prior weights."""
+
+    weights: tuple  # in FIELDS order
+    in_links: float  # times ln(1 + in-links), capped at in_links_cap
+    in_links_cap: float
+    kind: dict  # kind -> prior
+    non_reference_page: float
+    noindex: float
+
+    def prior(self, facts: IndexFields) -> float:
+        """Return what a unit's score gains (bm25 is negative: lower ranks first)."""
+        value = min(self.in_links * math.log1p(facts.in_links), self.in_links_cap)
+        value += self.kind.get(facts.kind, 0.0)
+        if not facts.reference_page:
+            value += self.non_reference_page
+        if facts.noindex:
+            value += self.noindex
+        return value
+
+
+def _number(value, where) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise RankingError(f"{where}: must be a finite number")
+    return float(value)
+
+
+def parse_ranking(raw) -> Ranking:
+    """Validate a policy's `ranking` section."""
+    if not isinstance(raw, dict) or sorted(raw) != ["fields", "priors"]:
+        raise RankingError("policy.ranking: must have exactly the fields 'fields' and 'priors'")
+    fields, priors = raw["fields"], raw["priors"]
+    if not isinstance(fields, dict) or sorted(fields) != sorted(FIELDS):
+        raise RankingError(f"policy.ranking.fields: must weigh exactly {', '.join(FIELDS)}")
+    weights = tuple(_number(fields[name], f"policy.ranking.fields.{name}") for name in FIELDS)
+    if any(weight < 0 for weight in weights):
+        raise RankingError("policy.ranking.fields: weights must be >= 0")
+    if not isinstance(priors, dict) or sorted(priors) != sorted(_PRIOR_KEYS):
+        raise RankingError(f"policy.ranking.priors: must have exactly {', '.join(_PRIOR_KEYS)}")
+    kind = priors["kind"]
+    if not isinstance(kind, dict) or not set(kind) <= set(KINDS):
+        raise RankingError(f"policy.ranking.priors.kind: keys must be among {', '.join(KINDS)}")
+    return Ranking(
+        weights=weights,
+        in_links=_number(priors["in_links"], "policy.ranking.priors.in_links"),
+        in_links_cap=_number(priors["in_links_cap"], "policy.ranking.priors.in_links_cap"),
+        kind={name: _number(value, f"policy.ranking.priors.kind.{name}")
+              for name, value in kind.items()},
+        non_reference_page=_number(priors["non_reference_page"],
+                                   "policy.ranking.priors.non_reference_page"),
+        noindex=_number(priors["noindex"], "policy.ranking.priors.noindex"),
+    )
