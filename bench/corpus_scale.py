@@ -33,7 +33,7 @@ log = common.log
 BENCH_DIR, REPO_ROOT = common.BENCH_DIR, common.REPO_ROOT
 POLICY = os.path.join(BENCH_DIR, "policy-python-docs.json")
 FIXTURE = os.path.join(REPO_ROOT, "snapshot.json")
-DEFAULT_SOURCE = "/usr/share/doc/python3.11/html/_sources"
+DEFAULT_SOURCE = "/usr/share/doc/python3.11/html"
 BASE_URL = "https://docs.python.org/3.11/"
 TIME = "/usr/bin/time"
 QUESTION = "Will write_text replace the contents of an existing file?"
@@ -392,7 +392,7 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=int, default=2, help="seconds of unrecorded wrk load")
     p.add_argument("--out", help="build the snapshot here and keep it (default: a temp dir)")
     p.add_argument("--snapshot-dir", help="reuse this built snapshot directory; skip the build")
-    p.add_argument("--source", default=DEFAULT_SOURCE, help="3.11 reST sources to build from")
+    p.add_argument("--source", default=DEFAULT_SOURCE, help="the published 3.11 HTML root (with _sources and objects.inv) to build from")
     p.add_argument("--json-out", help="write every raw number here")
     p.add_argument("--startup-timeout", type=float, default=60)
     p.add_argument("--build-timeout", type=float, default=600)

@@ -1,0 +1,360 @@
+"""Built from a published Sphinx site: units, anchors that land, fielded ranking, the reading policy.
+
+The site is written here, small and by hand, in the shapes Sphinx 5 publishes (`<section>`,
+`<dl class="py function">`, `<dt class="sig sig-object py" id=...>`, `_sources/*.rst.txt`,
+objects.inv). The expectations are exact: they pin the ranking rules, not a benchmark figure.
+"""
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import sqlite3
+import unittest
+import zlib
+
+from retrieval.__main__ import main as retrieval_main
+from retrieval.build.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.build.rendered import dead_urls
+from retrieval.core.snapshot import SnapshotError, load_snapshot
+from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory
+from retrieval.wsgi import create_app
+from tests.support import class_temporary_directory, post_json, quiet_settings
+
+BASE = "https://docs.example.org/3.11/"
+
+SHUTIL_RST = """\
+:mod:`shutil` --- High-level file operations
+============================================
+
+.. module:: shutil
+   :synopsis: High-level file operations.
+
+The :mod:`shutil` module offers operations on files and collections of files.
+
+.. function:: rmtree(path, ignore_errors=False)
+
+   Delete an entire directory tree; *path* must point to a directory.
+
+.. function:: copytree(src, dst)
+
+   Recursively copy an entire directory tree rooted at *src* to *dst*.
+
+   Example::
+
+      copytree(source, destination, ignore=ignore_patterns('*.pyc', 'tmp*'))
+
+.. class:: Archive(name)
+
+   An archive of files.
+
+   .. method:: extract(path)
+
+      Extract every member of the archive to *path*.
+"""
+
+BINASCII_RST = """\
+:mod:`binascii` --- Convert between binary and ASCII
+====================================================
+
+.. module:: binascii
+
+.. function:: a2b_hex(hexstr)
+              unhexlify(hexstr)
+
+   Return the binary data represented by the hexadecimal string *hexstr*.
+
+.. function:: rmtree(path)
+   :noindex:
+
+   Delete an entire directory tree; *path* must point to a directory.
+"""
+
+DATETIME_RST = """\
+:mod:`datetime` --- Basic date and time types
+=============================================
+
+.. module:: datetime
+
+datetime Objects
+----------------
+
+.. class:: datetime(year, month, day)
+
+   A date and a time.
+
+   .. classmethod:: now(tz=None)
+
+      Return the current local date and time.
+"""
+
+WHATSNEW_RST = """\
+What's New In Python 3.11
+=========================
+
+Improved Modules
+----------------
+
+:func:`shutil.rmtree` can now remove a directory tree faster. To remove a directory tree,
+delete an entire directory tree with :func:`shutil.rmtree`.
+"""
+
+FAQ_RST = """\
+Library FAQ
+===========
+
+How do I remove a directory tree?
+---------------------------------
+
+Use :func:`shutil.rmtree` to delete an entire directory tree.
+"""
+
+
+def section(section_id, level, title, inner):
+    return (f'<section id="{section_id}">\n<h{level}>{title}<a class="headerlink" '
+            f'href="#{section_id}" title="Permalink to this heading">¶</a></h{level}>\n'
+            f'{inner}\n</section>\n')
+
+
+def obj(kind, signatures, inner):
+    """A documented object: signatures are (id or None, prename, name, parameters)."""
+    dts = "".join(
+        f'<dt class="sig sig-object py"{f" id={chr(34)}{sig_id}{chr(34)}" if sig_id else ""}>'
+        f'<span class="sig-prename descclassname"><span class="pre">{prename}</span></span>'
+        f'<span class="sig-name descname"><span class="pre">{name}</span></span>'
+        f'<span class="sig-paren">(</span>{params}<span class="sig-paren">)</span></dt>\n'
+        for sig_id, prename, name, params in signatures)
+    return f'<dl class="py {kind}">\n{dts}<dd>{inner}</dd></dl>\n'
+
+
+def link(href, text):
+    return f'<a class="reference internal" href="{href}"><code>{text}</code></a>'
+
+
+def page(body):
+    # The sidebar's links are navigation: they must not count as cross-references.
+    sidebar = ('<div class="sphinxsidebar">' + link("library/shutil.html#shutil.copytree", "x")
+               * 20 + "</div>")
+    return (f'<!DOCTYPE html><html><head><title>t</title></head><body>{sidebar}'
+            f'<div class="body" role="main">{body}</div></body></html>\n')
+
+
+RMTREE = link("../library/shutil.html#shutil.rmtree", "shutil.rmtree()")
+PAGES = {
+    "library/shutil.html": page(section("module-shutil", 1,
+                                        "shutil — High-level file operations", (
+        "<p>The shutil module offers operations on files and collections of files.</p>"
+        + obj("function", [("shutil.rmtree", "shutil.", "rmtree", "path, ignore_errors=False")],
+              "<p>Delete an entire directory tree.</p>")
+        + obj("function", [("shutil.copytree", "shutil.", "copytree", "src, dst")],
+              "<p>Recursively copy.</p><pre>copytree(source, destination)</pre>")
+        + obj("class", [("shutil.Archive", "shutil.", "Archive", "name")],
+              "<p>An archive.</p>" + obj("method", [("shutil.Archive.extract", "", "extract",
+                                                     "path")], "<p>Extract.</p>"))))),
+    "library/binascii.html": page(section("module-binascii", 1,
+                                          "binascii — Convert between binary and ASCII", (
+        obj("function", [("binascii.a2b_hex", "binascii.", "a2b_hex", "hexstr"),
+                         ("binascii.unhexlify", "binascii.", "unhexlify", "hexstr")],
+            "<p>Return the binary data.</p>")
+        + obj("function", [(None, "binascii.", "rmtree", "path")], "<p>Delete.</p>")))),
+    # Sphinx anchors a member of the class datetime of the module datetime by its full name.
+    "library/datetime.html": page(section("module-datetime", 1,
+                                          "datetime — Basic date and time types", section(
+        "datetime-objects", 2, "datetime Objects",
+        obj("class", [("datetime.datetime", "datetime.", "datetime", "year, month, day")],
+            "<p>A date and a time.</p>" + obj("method", [("datetime.datetime.now", "", "now",
+                                                          "tz=None")], "<p>Now.</p>"))))),
+    "whatsnew/3.11.html": page(section("what-s-new-in-python-3-11", 1, "What’s New In Python 3.11",
+                                       section("improved-modules", 2, "Improved Modules",
+                                               f"<p>{RMTREE} {RMTREE}</p>"))),
+    "faq/library.html": page(section("library-faq", 1, "Library FAQ", section(
+        "how-do-i-remove-a-directory-tree", 2, "How do I remove a directory tree?",
+        f"<p>Use {RMTREE}.</p>"))),
+}
+SOURCES = {"library/shutil.rst.txt": SHUTIL_RST, "library/binascii.rst.txt": BINASCII_RST,
+           "library/datetime.rst.txt": DATETIME_RST, "whatsnew/3.11.rst.txt": WHATSNEW_RST,
+           "faq/library.rst.txt": FAQ_RST}
+INVENTORY = [("shutil.rmtree", "py:function", "library/shutil.html#$"),
+             ("shutil.copytree", "py:function", "library/shutil.html#$"),
+             ("shutil.Archive", "py:class", "library/shutil.html#$"),
+             ("shutil.Archive.extract", "py:method", "library/shutil.html#$"),
+             ("binascii.a2b_hex", "py:function", "library/binascii.html#$"),
+             ("binascii.unhexlify", "py:function", "library/binascii.html#$"),
+             ("datetime.datetime", "py:class", "library/datetime.html#$"),
+             ("datetime.datetime.now", "py:method", "library/datetime.html#$"),
+             ("library-faq", "std:label", "faq/library.html#$")]
+
+
+def write_site(root):
+    """Write the rendered pages, their _sources and objects.inv under root."""
+    for relative, text in PAGES.items():
+        path = os.path.join(root, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    for relative, text in SOURCES.items():
+        path = os.path.join(root, "_sources", relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    lines = "".join(f"{name} {role} 1 {uri} -\n" for name, role, uri in INVENTORY)
+    with open(os.path.join(root, "objects.inv"), "wb") as handle:
+        handle.write(b"# Sphinx inventory version 2\n# Project: Example\n# Version: 3.11\n"
+                     b"# The remainder of this file is compressed using zlib.\n"
+                     + zlib.compress(lines.encode("utf-8")))
+
+
+class SphinxSiteTest(unittest.TestCase):
+    """The site above, built once for the class and served in process."""
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        cls.site = os.path.join(base, "html")
+        write_site(cls.site)
+        cls.out = os.path.join(base, "snapshot")
+        build_snapshot([SourceTree("3.11", cls.site, BASE)], cls.out, DEFAULT_POLICY,
+                       Progress(io.StringIO()))
+        cls.app = create_app(snapshot_path=cls.out, settings=quiet_settings())
+        cls.addClassCleanup(cls.app.close)
+
+    def units(self):
+        conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
+        try:
+            return {row[0]: row[1:] for row in conn.execute(
+                "SELECT p.title, p.url, p.start_line, p.end_line, p.text, i.kind, i.in_links, "
+                "i.names, i.reference_page, i.code FROM passages p "
+                "JOIN passage_index i ON i.id = p.id")}
+        finally:
+            conn.close()
+
+    def retrieve(self, question, **allowances):
+        reply = post_json(self.app, {"question": question, "version": "3.11", **allowances})
+        self.assertEqual(reply.code, 200, reply.body)
+        return reply.json()
+
+    def first_search(self, question):
+        result = self.retrieve(question)
+        return [(hit["title"], hit["url"][len(BASE):])
+                for hit in result["trace"][0]["result"]["results"]]
+
+    # -- units and anchors ------------------------------------------------------------------
+
+    def test_one_unit_per_object_with_its_own_lines(self):
+        units = self.units()
+        url, start, end, text, kind, in_links, names, reference, code = units["shutil.rmtree"]
+        self.assertEqual((url, start, end, kind), (BASE + "library/shutil.html#shutil.rmtree",
+                                                   9, 11, "function"))
+        self.assertEqual(text, "\n".join(SHUTIL_RST.split("\n")[8:11]))
+        # Links in main content: the release notes twice, the FAQ once; sidebars do not count.
+        self.assertEqual(in_links, 3)
+        self.assertTrue(reference)
+        # A class's unit stops where its first member starts; the member is a unit of its own.
+        self.assertEqual(units["shutil.Archive"][3], ".. class:: Archive(name)\n\n"
+                                                     "   An archive of files.")
+        self.assertEqual(units["shutil.Archive.extract"][0],
+                         BASE + "library/shutil.html#shutil.Archive.extract")
+        # Code is indexed apart from prose.
+        self.assertIn("ignore_patterns", units["shutil.copytree"][8])
+
+    def test_anchors_are_the_rendered_ids(self):
+        units = self.units()
+        # A later signature is an alias: the unit is anchored at the first, named by both.
+        self.assertEqual(units["binascii.a2b_hex"][0], BASE + "library/binascii.html#binascii.a2b_hex")
+        self.assertEqual(units["binascii.a2b_hex"][6], "binascii.a2b_hex binascii.unhexlify")
+        # Module and class of one name: the id Sphinx wrote, not "datetime.now".
+        self.assertEqual(units["datetime.datetime.now"][0],
+                         BASE + "library/datetime.html#datetime.datetime.now")
+        # A :noindex: duplicate has no id of its own: it points at its section.
+        self.assertEqual(units["binascii.rmtree"][0], BASE + "library/binascii.html#module-binascii")
+        self.assertEqual(units["How do I remove a directory tree?"][0],
+                         BASE + "faq/library.html#how-do-i-remove-a-directory-tree")
+        self.assertEqual(dead_urls(self.out, self.site), [])
+
+    def test_reference_pages_come_from_the_inventory(self):
+        units = self.units()
+        self.assertTrue(units["datetime Objects"][7])
+        self.assertFalse(units["How do I remove a directory tree?"][7])
+        self.assertFalse(units["Improved Modules"][7])
+
+    def test_verify_recomputes_and_checks_rendered_urls(self):
+        self.assertEqual(verify_snapshot_directory(self.out), [])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(retrieval_main(["verify", self.out, "--rendered", self.site]), 0)
+        moved = os.path.join(os.path.dirname(self.site), "moved")
+        shutil.copytree(self.site, moved)
+        os.remove(os.path.join(moved, "faq", "library.html"))
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(retrieval_main(["verify", self.out, "--rendered", moved]), 1)
+        self.assertIn("dead URL " + BASE + "faq/library.html#how-do-i-remove", out.getvalue())
+
+    # -- ranking ----------------------------------------------------------------------------
+
+    def test_the_api_object_outranks_notes_faq_and_duplicates(self):
+        ranked = self.first_search("How do I remove a directory tree?")
+        self.assertEqual(ranked[0], ("shutil.rmtree", "library/shutil.html#shutil.rmtree"))
+        titles = [title for title, _ in ranked]
+        # The :noindex: copy (same words, no links) below; release notes and the FAQ after it.
+        self.assertLess(titles.index("binascii.rmtree"), titles.index("Improved Modules"))
+        self.assertLess(titles.index("shutil.rmtree"), titles.index("binascii.rmtree"))
+        self.assertLess(titles.index("binascii.rmtree"),
+                        titles.index("How do I remove a directory tree?"))
+
+    def test_names_weigh_more_than_prose(self):
+        self.assertEqual(self.first_search("unhexlify")[0][0], "binascii.a2b_hex")
+        self.assertEqual(self.first_search("extract")[0][0], "shutil.Archive.extract")
+
+    def test_quoted_literals_are_not_searched(self):
+        result = self.retrieve("extract the archive `copytree` to 'tree' 42")
+        self.assertEqual(result["trace"][0]["action"]["arguments"]["query"], "extract archive")
+        self.assertEqual(result["evidence"][0]["title"], "shutil.Archive.extract")
+
+    # -- the reading policy -------------------------------------------------------------------
+
+    def test_reads_the_best_distinct_matches_the_allowances_permit(self):
+        result = self.retrieve("How do I remove a directory tree?")
+        self.assertEqual((result["status"], result["reason"]), ("completed", "best_matches_read"))
+        search = result["trace"][0]
+        self.assertEqual(search["action"]["arguments"]["k"], 10)
+        self.assertEqual(result["usage"]["reads"], 2)  # the default max_reads
+        urls = [passage["url"] for passage in result["evidence"]]
+        self.assertEqual(urls[0], BASE + "library/shutil.html#shutil.rmtree")
+        self.assertEqual(len(set(urls)), len(urls))
+        larger = self.retrieve("How do I remove a directory tree?", max_steps=16, max_reads=8,
+                               max_source_bytes=65536)
+        self.assertEqual(larger["usage"]["reads"],
+                         len({hit["url"] for hit in larger["trace"][0]["result"]["results"]}))
+        self.assertNotIn("denied", json.dumps(larger["trace"]))
+
+    def test_a_question_without_matches_says_so(self):
+        result = self.retrieve("zyxxy quux")
+        self.assertEqual((result["status"], result["reason"]), ("incomplete", "no_matching_passages"))
+        self.assertEqual(result["evidence"], [])
+
+    def test_no_read_affordable_ends_with_the_denial(self):
+        result = self.retrieve("How do I remove a directory tree?", max_source_bytes=10)
+        self.assertEqual((result["status"], result["reason"]), ("limited", "max_source_bytes"))
+
+    # -- snapshot format ----------------------------------------------------------------------
+
+    def test_a_directory_of_an_older_schema_is_refused_with_the_fix(self):
+        old = os.path.join(os.path.dirname(self.out), "old")
+        shutil.copytree(self.out, old)
+        with open(os.path.join(old, MANIFEST), encoding="utf-8") as handle:
+            manifest = json.load(handle)
+        manifest["schema_version"] = 1
+        with open(os.path.join(old, MANIFEST), "w", encoding="utf-8") as handle:
+            json.dump(manifest, handle)
+        with self.assertRaisesRegex(SnapshotError, "rebuild it with `retrieval build`"):
+            load_snapshot(old)
+
+    def test_build_never_rewrites_an_existing_snapshot(self):
+        with self.assertRaisesRegex(SnapshotError, "already holds a snapshot"):
+            build_snapshot([SourceTree("3.11", self.site, BASE)], self.out, DEFAULT_POLICY,
+                           Progress(io.StringIO()))
+
+
+if __name__ == "__main__":
+    unittest.main()
