@@ -289,7 +289,7 @@ def parse_args(argv=None):
     p.add_argument("--out", help="build the snapshot here and keep it")
     p.add_argument("--html-root", default=HTML_ROOT, help="the rendered 3.11 docs (gold ids)")
     p.add_argument("--base-url", default=BASE_URL)
-    p.add_argument("--build-source", help="what the builder reads (default: HTML_ROOT/_sources)")
+    p.add_argument("--build-source", help="what the builder reads (default: HTML_ROOT itself)")
     p.add_argument("--limit", type=int, help="score only the first N scored items")
     p.add_argument("--json", dest="json_out", help="write the numbers and per-item runs here")
     p.add_argument("--startup-timeout", type=float, default=60)
@@ -301,7 +301,7 @@ def parse_args(argv=None):
         p.error("--limit must be positive")
     if not args.base_url.endswith("/"):
         p.error("--base-url must end with '/'")
-    args.build_source = args.build_source or os.path.join(args.html_root, "_sources")
+    args.build_source = args.build_source or args.html_root
     return args
 
 

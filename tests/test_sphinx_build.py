@@ -224,8 +224,8 @@ class SphinxSiteTest(unittest.TestCase):
         try:
             return {row[0]: row[1:] for row in conn.execute(
                 "SELECT p.title, p.url, p.start_line, p.end_line, p.text, i.kind, i.in_links, "
-                "i.names, i.reference_page, i.code FROM passages p "
-                "JOIN passage_index i ON i.id = p.id")}
+                "x.names, i.reference_page, x.code FROM passages p "
+                "JOIN passage_facts i ON i.id = p.id JOIN passage_fields x ON x.id = p.id")}
         finally:
             conn.close()
 

@@ -144,7 +144,7 @@ def verify_snapshot_directory(directory) -> list:
         conn.close()
     contents = [dict(zip(database.PASSAGE_COLUMNS, row)) for row in rows]
     if [index_row[0] for index_row in index_rows] != list(range(1, len(rows) + 1)):
-        return ["passage_index: does not hold exactly one row per passage"]
+        return ["passage_facts, passage_fields: not exactly one row per passage"]
     facts = []
     for row, index_row in zip(contents, index_rows, strict=True):
         kind, in_links, noindex, reference_page, *texts = index_row[1:-1]
