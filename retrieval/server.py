@@ -2,8 +2,12 @@
 
 Waitress protections set here, each from a setting (README, "Operators"):
 - max_request_body_size: bodies this large get Waitress's own 413 before the app reads them;
-- channel_timeout: a connection idle, or trickling its request, this long is closed, so slow
-  clients cannot hold connections;
+- channel_timeout: a connection that has sent and received nothing this long is closed;
+- request deadlines (GuardedChannel, close_overdue): a request head not complete
+  request_header_timeout_s after its first byte, or a body not complete request_body_timeout_s
+  after its head, closes the connection however the client trickles (Waitress's channel_timeout
+  is an idle timeout that every byte resets); a connection idle between requests is closed after
+  keepalive_timeout_s. So slow or idle clients cannot hold the connection_limit slots;
 - connection_limit: at most this many open connections are served, the rest wait in the
   listen backlog;
 - admission before the task queue (AdmittingDispatcher): at most max_in_flight /retrieve requests
@@ -20,9 +24,11 @@ import socket
 import sys
 import threading
 import time
+from dataclasses import dataclass
 
 import waitress
 from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
 from .inflight import ADMISSION_KEY
@@ -63,6 +69,65 @@ def is_loopback(host: str) -> bool:
         return False  # a name other than localhost may resolve anywhere
 
 
+class GuardedParser(HTTPRequestParser):
+    """Waitress's request parser, plus when the request began and its framing checks."""
+
+    head_started = None  # time.monotonic() of the request's first byte
+    body_started = None  # time.monotonic() when its head was complete
+
+
+class GuardedChannel(HTTPChannel):
+    """A channel that times each request from its first byte (see close_overdue)."""
+
+    parser_class = GuardedParser
+
+    def received(self, data):
+        pending = self.request
+        result = super().received(data)
+        request = self.request
+        if request is not None:
+            now = time.monotonic()
+            if request is not pending or request.head_started is None:
+                request.head_started = now
+            if request.headers_finished and request.body_started is None:
+                request.body_started = now
+        return result
+
+
+@dataclass(frozen=True)
+class ConnectionDeadlines:
+    """How long a connection may take over each part of a request, and idle between them."""
+
+    header_s: float
+    body_s: float
+    keepalive_s: float
+
+    def overdue(self, channel, now: float) -> bool:
+        """Tell whether a channel no request of which is being served has run out of time."""
+        request = channel.request
+        if request is None:
+            # Between requests, or before the first: idle since Waitress's last read or write.
+            return time.time() - channel.last_activity > self.keepalive_s
+        if request.body_started is not None:
+            return now - request.body_started > self.body_s
+        return request.head_started is not None and now - request.head_started > self.header_s
+
+
+def close_overdue(server, deadlines: ConnectionDeadlines):
+    """Make the server's periodic maintenance also close connections past their deadlines."""
+    idle_maintenance = server.maintenance
+
+    def maintenance(now):
+        idle_maintenance(now)  # Waitress's own channel_timeout
+        monotonic_now = time.monotonic()
+        for channel in list(server.active_channels.values()):
+            # A request being served is bounded by the app (deadline_ms), not here.
+            if not channel.requests and deadlines.overdue(channel, monotonic_now):
+                channel.will_close = True
+
+    server.maintenance = maintenance
+
+
 class AdmissionTask(WSGITask):
     """A WSGI task whose environ carries the server's admission decision for the request."""
 
@@ -74,7 +139,7 @@ class AdmissionTask(WSGITask):
         return environ
 
 
-class AdmissionChannel(HTTPChannel):
+class AdmissionChannel(GuardedChannel):
     """A channel that gives back the request's in-flight slot however its service ends."""
 
     task_class = AdmissionTask
@@ -215,15 +280,18 @@ def configure_logging():
 def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
     """Serve app until SIGTERM or SIGINT, drain, close it; return the process exit code."""
     configure_logging()
+    deadlines = ConnectionDeadlines(settings.request_header_timeout_s,
+                                    settings.request_body_timeout_s, settings.keepalive_timeout_s)
     options = {
         "threads": settings.threads,
         # Far above the app's own cap, so the app's JSON 413 answers everything in between;
         # Waitress's plain-text 413 only stops bodies large enough to cost real memory.
         "max_request_body_size": settings.server_max_request_body_size,
         "channel_timeout": settings.channel_timeout_s,
-        # Waitress checks for idle channels once per cleanup_interval (30 s by default), so a
-        # shorter timeout needs checks at least that often to mean anything.
-        "cleanup_interval": min(30, settings.channel_timeout_s),
+        # Waitress checks channels once per cleanup_interval (30 s by default), so a shorter
+        # timeout needs checks at least that often to mean anything.
+        "cleanup_interval": min(30, settings.channel_timeout_s, deadlines.header_s,
+                                deadlines.body_s, deadlines.keepalive_s),
         "connection_limit": settings.connection_limit,
         "ident": "retrieval",
     }
@@ -241,10 +309,12 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
         dispatcher.set_thread_count(settings.threads)
         server = waitress.create_server(app, _dispatcher=dispatcher, **options)
         channel_class = type("RetrievalChannel", (AdmissionChannel,), {"gate": gate})
-        for listener in _listeners(server):
-            listener.channel_class = channel_class
     else:
         server = waitress.create_server(app, **options)
+        channel_class = GuardedChannel
+    for listener in _listeners(server):
+        listener.channel_class = channel_class
+        close_overdue(listener, deadlines)
     previous = GracefulStop(server, app, settings, log).install()
     try:
         corpus = getattr(app, "corpus_id", None)
