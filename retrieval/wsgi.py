@@ -17,6 +17,7 @@ from typing import Callable, Optional
 
 from .core import digests
 from .core.admission import Limits
+from .core.index import IndexUnavailable
 from .core.service import RetrievalService, RunResult
 from .core.snapshot import default_snapshot_path
 from .access_log import BatchedLineWriter, access_log_line
@@ -251,6 +252,11 @@ class RetrievalApp:
             except ServiceError as error:
                 exchange.code = error.code
                 reply = error_reply(error)
+            except IndexUnavailable:
+                # More threads than connections opened at start-up, and the verified snapshot
+                # file is no longer at its path: nothing else may be served in its name.
+                exchange.code = NotReady.code
+                reply = error_reply(NotReady("snapshot file replaced"))
             except Exception:
                 # A bug, not a client mistake: the traceback goes to the server's error log.
                 traceback.print_exc(file=environ["wsgi.errors"])
@@ -345,7 +351,8 @@ class RetrievalApp:
         if environ["REQUEST_METHOD"] not in allowed:
             raise MethodNotAllowed(allowed)
         if path == "/health":
-            if self._draining or self._service is None:
+            service = self._service
+            if self._draining or service is None or not service.serving_verified():
                 return Reply("503 Service Unavailable",
                              encode_json(health_body(None, draining=self._draining)))
             return Reply(OK, self._health)
@@ -444,7 +451,8 @@ def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corp
     keys = KeyStore.load(settings.keys_file) if settings.keys_file else None
     service = RetrievalService.from_path(
         path, expect_corpus_id or settings.expect_corpus_id, tool_factory,
-        memo_entries=settings.cache_entries, memo_bytes=settings.cache_bytes)
+        memo_entries=settings.cache_entries, memo_bytes=settings.cache_bytes,
+        connections=settings.threads)
     if access_log is None and settings.access_log:
         access_log = BatchedLineWriter(sys.stderr)
     return RetrievalApp(service, settings, keys, access_log)

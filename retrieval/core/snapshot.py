@@ -148,8 +148,10 @@ class Snapshot:
     fallback: Rule
     # Name -> Collection, in name order.
     collections: dict
-    # Built snapshots keep their passages in this SQLite file instead of `passages`.
+    # Built snapshots keep their passages in this SQLite file instead of `passages`, and every
+    # connection must open the file verified at load (database.file_identity), no other.
     database_path: Optional[str] = None
+    database_identity: Optional[tuple] = None
 
     def select_rule(self, question: str) -> Rule:
         """Return the first rule whose phrase occurs in the question, else the fallback."""
