@@ -33,6 +33,7 @@ from waitress.task import ThreadedTaskDispatcher, WSGITask
 
 from .inflight import ADMISSION_KEY
 from .settings import SettingsError
+from .wsgi import request_path, route_label
 
 
 def load_app_object(spec: str):
@@ -155,7 +156,8 @@ class AdmissionChannel(GuardedChannel):
                 self.gate.leave()
 
 
-# Probes answered from memory: they take the fast lane, never a place behind retrievals.
+# Probes answered from memory: they take the fast lane, never a place behind retrievals. So do
+# paths the app does not have (route "other"), whose 404 needs no worker either.
 FAST_LANE_PATHS = frozenset({"/health", "/metrics"})
 
 
@@ -180,12 +182,14 @@ class AdmittingDispatcher(ThreadedTaskDispatcher):
         requests = getattr(task, "requests", None)
         request = requests[0] if requests else None
         if request is not None and not request.error:
-            if request.path == "/retrieve" and request.command == "POST":
+            # Routed exactly as the app will route it (its PATH_INFO is this normalisation).
+            path = request_path(request.path)
+            if path == "/retrieve" and request.command == "POST":
                 request.retrieval_admitted = self._gate.try_enter()
                 if not request.retrieval_admitted:
                     self._fast_lane.add_task(task)
                     return
-            elif request.path in FAST_LANE_PATHS:
+            elif path in FAST_LANE_PATHS or route_label(path) == "other":
                 self._fast_lane.add_task(task)
                 return
         super().add_task(task)

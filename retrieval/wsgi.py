@@ -118,6 +118,18 @@ class Exchange:
     run: Optional[RunResult] = None
 
 
+def request_path(path: str) -> str:
+    """Return the path a request is routed by: leading slashes collapse to one, as Waitress does.
+
+    Waitress hands the app `//retrieve` as `/retrieve` (and percent-decodes), but its own request
+    object keeps the raw spelling; admission (retrieval/server.py), the fast lane, metrics and
+    dispatch all route the value this returns, so a spelling can never be one route to one of
+    them and another route to the next. Any other variant (`/retrieve/`, `/./retrieve`) is a
+    path the app does not have: 404 everywhere.
+    """
+    return "/" + path.lstrip("/") if path.startswith("//") else path
+
+
 def route_label(path: str) -> str:
     """Return the bounded route name a path is counted under (templates, never raw paths)."""
     if path in _ROUTES:
@@ -239,7 +251,7 @@ class RetrievalApp:
 
     def __call__(self, environ, start_response):
         started = time.perf_counter()
-        path = environ.get("PATH_INFO", "")
+        path = request_path(environ.get("PATH_INFO", ""))
         exchange = Exchange(route_label(path))
         static = self._static.get(path)
         if static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
@@ -317,7 +329,7 @@ class RetrievalApp:
                 ("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS)]
 
     def _preflight(self, environ, start_response, exchange: Exchange):
-        path = environ.get("PATH_INFO", "")
+        path = request_path(environ.get("PATH_INFO", ""))
         allowed = allowed_methods(path)
         if allowed is None or path in STATIC_FILES:
             exchange.code = NotFound.code
@@ -344,7 +356,7 @@ class RetrievalApp:
         return [b""] if environ["REQUEST_METHOD"] == "HEAD" else [body]
 
     def _dispatch(self, environ, exchange: Exchange) -> Reply:
-        path = environ.get("PATH_INFO", "")
+        path = request_path(environ.get("PATH_INFO", ""))
         allowed = allowed_methods(path)
         if allowed is None:
             raise NotFound(path[:64])

@@ -1,5 +1,7 @@
 """Real server, raw sockets: clients that trickle, idle, or send requests a server must not guess at."""
 
+import json
+import os
 import socket
 import threading
 import time
@@ -8,7 +10,7 @@ import unittest
 import requests
 
 from retrieval.testing import subprocess_env
-from tests.support import DEADLINE, start_server, wait_for
+from tests.support import DEADLINE, ask, start_server, temporary_directory, wait_for
 
 # Connections Waitress accepts at connection_limit 8: it counts its listener and its trigger.
 SLOTS = 6
@@ -116,6 +118,67 @@ class SlowClientTest(unittest.TestCase):
         self.assertLess(time.monotonic() - started, DEADLINE)
         for sock in idle:
             self.assertEqual(sock.recv(1024), b"")  # closed by the server
+
+
+def raw_exchange(port, request: bytes) -> bytes:
+    """Send raw request bytes on a new connection; return the first response's bytes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as sock:
+        sock.sendall(request)
+        return read_response(sock)
+
+
+def status_and_code(response: bytes):
+    """Return (status, error code or None) of a raw JSON response."""
+    head, _, body = response.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    try:
+        return status, json.loads(body)["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return status, None
+
+
+def post(path: bytes, body: bytes) -> bytes:
+    return (b"POST " + path + b" HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n"
+            + body)
+
+
+class RouteSpellingTest(unittest.TestCase):
+    """One normalisation decides the route for admission, fast lane, metrics and dispatch."""
+
+    def test_each_spelling_under_a_saturated_gate(self):
+        marker = os.path.join(temporary_directory(self), "in-flight")
+        env = subprocess_env(SLOW_TOOL_MARKER=marker, SLOW_TOOL_SECONDS="3.0",
+                             RETRIEVAL_DEADLINE_MS="20000", RETRIEVAL_THREADS="1",
+                             RETRIEVAL_MAX_IN_FLIGHT="1")
+        server = start_server(self, "--app", "retrieval.testing:slow_app", env=env)
+        body = json.dumps(ask()).encode()
+        first = threading.Thread(target=raw_exchange, args=(server.port, post(b"/retrieve", body)))
+        first.start()
+        self.addCleanup(first.join, DEADLINE)
+        wait_for(lambda: os.path.exists(marker), "the first request to be in flight")
+        expected = {
+            b"//retrieve": (503, "overloaded"),
+            b"///retrieve": (503, "overloaded"),
+            b"/%72etrieve": (503, "overloaded"),
+            b"/%2Fretrieve": (503, "overloaded"),
+            b"/retrieve?": (503, "overloaded"),
+            b"/retrieve/": (404, "not_found"),
+            b"/./retrieve": (404, "not_found"),
+            b"/retrieve%20": (404, "not_found"),
+        }
+        for path, answer in expected.items():
+            with self.subTest(path=path):
+                self.assertEqual(status_and_code(raw_exchange(server.port, post(path, body))),
+                                 answer)
+        for path in (b"//health", b"/%68ealth"):
+            with self.subTest(path=path):
+                reply = raw_exchange(server.port, b"GET " + path + b" HTTP/1.1\r\nHost: t\r\n"
+                                     b"Connection: close\r\n\r\n")
+                self.assertEqual(status_and_code(reply), (200, None))
+        self.assertTrue(first.is_alive())  # all of it answered while the only slot was taken
+        metrics = requests.get(server.base_url + "/metrics", timeout=DEADLINE).text
+        self.assertIn('retrieval_admission_refusals_total{reason="overloaded"} 5', metrics)
 
 
 if __name__ == "__main__":
