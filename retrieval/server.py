@@ -94,6 +94,15 @@ class GuardedChannel(HTTPChannel):
                 request.body_started = now
         return result
 
+    def send_continue(self):
+        # Waitress 3.0.2 sends "100 Continue" to a request that has no body as well, and marks
+        # it incomplete again to wait for that body: the request is never answered. A request
+        # whose head says there is no body is complete; it is served, and nothing is sent first.
+        if self.request.completed:
+            self.request.expect_continue = False
+            return
+        super().send_continue()
+
 
 @dataclass(frozen=True)
 class ConnectionDeadlines:

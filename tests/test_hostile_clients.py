@@ -10,7 +10,8 @@ import unittest
 import requests
 
 from retrieval.testing import subprocess_env
-from tests.support import DEADLINE, ask, start_server, temporary_directory, wait_for
+from tests.support import DEADLINE, ask, read_response, start_server, temporary_directory, \
+    wait_for
 
 # Connections Waitress accepts at connection_limit 8: it counts its listener and its trigger.
 SLOTS = 6
@@ -22,25 +23,6 @@ def limited_server(testcase, **settings):
                          **{f"RETRIEVAL_{name.upper()}": str(value)
                             for name, value in settings.items()})
     return start_server(testcase, env=env)
-
-
-def read_response(sock) -> bytes:
-    """Read one response with a Content-Length from a raw socket; return its bytes."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            return data
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                  if line.lower().startswith(b"content-length:"))
-    while len(body) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        body += chunk
-    return head + b"\r\n\r\n" + body
 
 
 class Trickle:
