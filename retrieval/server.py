@@ -76,6 +76,22 @@ class GuardedParser(HTTPRequestParser):
     head_started = None  # time.monotonic() of the request's first byte
     body_started = None  # time.monotonic() when its head was complete
 
+    def parse_header(self, header_plus):
+        try:
+            super().parse_header(header_plus)
+        except ParsingError as exc:
+            # Waitress quotes the offending bytes ('Malformed header line "..."'); its 400 body
+            # keeps only the words before them, so nothing the client sent is echoed back.
+            raise ParsingError(str(exc).split('"', 1)[0].strip() or "Bad request") from None
+        # RFC 9112 6.1 and 6.3: a request with both Content-Length and Transfer-Encoding, or with
+        # Transfer-Encoding under HTTP/1.0 (which Waitress ignores, reading the body by
+        # Content-Length), is framed ambiguously: a proxy may read it otherwise, so refuse it
+        # (400, and Waitress closes the connection after an error).
+        if self.chunked and "CONTENT_LENGTH" in self.headers:
+            raise ParsingError("Content-Length with Transfer-Encoding")
+        if self.version == "1.0" and "TRANSFER_ENCODING" in self.headers:
+            raise ParsingError("Transfer-Encoding in an HTTP/1.0 request")
+
 
 class GuardedChannel(HTTPChannel):
     """A channel that times each request from its first byte (see close_overdue)."""

@@ -9,8 +9,8 @@ import unittest
 
 import requests
 
-from retrieval.testing import subprocess_env
-from tests.support import DEADLINE, ask, read_response, start_server, temporary_directory, \
+from retrieval.testing import ServerProcess, subprocess_env
+from tests.support import DEADLINE, ROOT, ask, read_response, start_server, temporary_directory, \
     wait_for
 
 # Connections Waitress accepts at connection_limit 8: it counts its listener and its trigger.
@@ -161,6 +161,56 @@ class RouteSpellingTest(unittest.TestCase):
         self.assertTrue(first.is_alive())  # all of it answered while the only slot was taken
         metrics = requests.get(server.base_url + "/metrics", timeout=DEADLINE).text
         self.assertIn('retrieval_admission_refusals_total{reason="overloaded"} 5', metrics)
+
+
+class FramingTest(unittest.TestCase):
+    """Requests whose framing a proxy could read otherwise are refused, and nothing is echoed."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess(env=subprocess_env(), cwd=ROOT).start()
+        cls.addClassCleanup(cls.server.stop)
+
+    def exchange_to_close(self, request: bytes) -> bytes:
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=DEADLINE) as sock:
+            sock.sendall(request)
+            response = read_response(sock)
+            # A keep-alive request after it: a connection left open would answer it.
+            try:
+                sock.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+                rest = sock.recv(65536)
+            except ConnectionError:
+                rest = b""
+        self.assertEqual(rest, b"", "the connection stayed open after the refusal")
+        return response
+
+    def test_ambiguous_framing_is_refused_and_closed(self):
+        body = json.dumps(ask()).encode()
+        chunked = hex(len(body))[2:].encode() + b"\r\n" + body + b"\r\n0\r\n\r\n"
+        cases = {
+            "HTTP/1.0 with chunked": b"POST /retrieve HTTP/1.0\r\nHost: t\r\nConnection: "
+                                     b"keep-alive\r\nContent-Type: application/json\r\n"
+                                     b"Transfer-Encoding: chunked\r\n\r\n" + chunked,
+            "Content-Length and chunked": b"POST /retrieve HTTP/1.1\r\nHost: t\r\n"
+                                          b"Content-Type: application/json\r\nContent-Length: "
+                                          + str(len(chunked)).encode()
+                                          + b"\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked,
+            "chunked and Content-Length": b"POST /retrieve HTTP/1.1\r\nHost: t\r\n"
+                                          b"Content-Type: application/json\r\nTransfer-Encoding: "
+                                          b"chunked\r\nContent-Length: 5\r\n\r\n" + chunked,
+        }
+        for name, request in cases.items():
+            with self.subTest(name):
+                self.assertIn(b" 400 Bad Request\r\n", self.exchange_to_close(request)[:30])
+
+    def test_malformed_head_is_not_echoed(self):
+        for head in (b"GET /health HTTP/1.1\r\nHost: t\r\nX-Secret-Marker: a\rb\r\n\r\n",
+                     b"GET /health HTTP/1.1\r\n X-Secret-Marker: folded\r\n\r\n",
+                     b"secret-marker /health HTTP/1.1\r\nHost: t\r\n\r\n"):
+            with self.subTest(head=head):
+                response = self.exchange_to_close(head)
+                self.assertIn(b" 400 Bad Request\r\n", response[:30])
+                self.assertNotIn(b"marker", response.lower())
 
 
 if __name__ == "__main__":
