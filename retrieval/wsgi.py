@@ -216,7 +216,8 @@ class RetrievalApp:
         self._access_log = access_log
         self.in_flight = InFlightGate(settings.max_in_flight)
         self.metrics = Metrics(in_flight=lambda: self.in_flight.count)
-        self._health = encode_json(health_body(service.corpus_id))
+        self._health = encode_json(health_body(service.corpus_id,
+                                               show_corpus_id=keys is None))
         self._draining = False
         self._cors_origins = parse_origins(settings.cors_origins)
         self._collections = service.snapshot.collections
@@ -302,16 +303,18 @@ class RetrievalApp:
             (BODY_DIGEST_HEADER, digest),
             *reply.headers,
         ]
+        cors = self._cors_headers(environ) if self._cors_origins else []
         if reply.cache_control is not None:
             validators = [("ETag", f'"{digest}"'), ("Cache-Control", reply.cache_control)]
             if reply.status == OK and etag_matches(environ.get("HTTP_IF_NONE_MATCH", ""),
                                                    f'"{digest}"'):
                 exchange.status = "304 Not Modified"
-                start_response(exchange.status, validators)
+                # A 304 carries the Vary the 200 would have (RFC 9110 15.4.5), so a cache
+                # revalidating one origin's copy never serves it to another.
+                start_response(exchange.status, validators + cors)
                 return [b""]
             headers += validators
-        if self._cors_origins:
-            headers += self._cors_headers(environ)
+        headers += cors
         exchange.status = reply.status
         start_response(reply.status, headers)
         # Waitress sends whatever the app returns, even for HEAD; the headers stay those of GET.
