@@ -405,7 +405,8 @@ class RetrievalApp:
 
     def _passage(self, service, key, passage_id) -> Reply:
         passage = service.passage(passage_id) if _PASSAGE_ID.fullmatch(passage_id) else None
-        # A passage of a collection the key may not read is answered exactly like a missing one.
+        # A passage of a collection the key may not read is answered exactly like a missing one,
+        # after the same work (the lookup reads and decodes a row either way).
         if passage is None or (key is not None and not key.may_read(passage.collection)):
             raise PassageNotFound(passage_id[:64])
         corpus_id = self._collections[passage.collection].corpus_id

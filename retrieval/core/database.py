@@ -62,7 +62,13 @@ RANKED = (
     "WHERE {table} MATCH ? AND rowid BETWEEN ? AND ? ORDER BY score, rowid LIMIT ?"
 )
 BY_ID = f"SELECT {_SELECT} FROM passages AS p WHERE p.id = ?"
-BY_PASSAGE_ID = f"SELECT {_SELECT} FROM passages AS p WHERE p.passage_id = ?"
+# Always reads one row: the passage, or (for an id the snapshot lacks) the first row, which the
+# caller then discards. A missing id and one that exists but is hidden from the caller must cost
+# the same (row read and decoded), or response time would tell them apart.
+BY_PASSAGE_ID = (
+    f"SELECT {_SELECT} FROM passages AS p WHERE p.id = coalesce("
+    "(SELECT id FROM passages WHERE passage_id = ?), (SELECT min(id) FROM passages))"
+)
 VERSION_SPANS = (
     "SELECT collection, version, min(id), max(id), count(*) FROM passages "
     "GROUP BY collection, version"

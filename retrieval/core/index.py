@@ -169,7 +169,11 @@ class SnapshotIndex:
     def passage(self, passage_id: str) -> Passage:
         """Return the passage with this id, or None."""
         row = self._connection().execute(database.BY_PASSAGE_ID, (passage_id,)).fetchone()
-        return database.passage_from_row(row) if row is not None else None
+        if row is None:
+            return None
+        # Built either way: a stand-in row for a missing id costs what a real one does.
+        passage = database.passage_from_row(row)
+        return passage if passage.passage_id == passage_id else None
 
     def close(self):
         """Close every thread's connection; later searches raise IndexClosed."""
