@@ -36,6 +36,7 @@ _TIMESTAMP = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{1,6})?Z")
 # RFC 9110 11.4 / RFC 6750 2.1: scheme, one or more spaces, one token68.
 _CREDENTIALS = re.compile(r"([!#$%&'*+.^_`|~0-9A-Za-z-]+) +([A-Za-z0-9._~+/-]+=*)")
+MIN_RATE_PER_SECOND = 1 / 86400
 _ENTRY_FIELDS = {"id", "secret_sha256", "collections", "rate_limit", "expires"}
 
 
@@ -113,6 +114,10 @@ def _parse_entry(entry, where: str) -> ApiKey:
         if not _is_number(per_second) or not math.isfinite(per_second) or per_second <= 0:
             raise KeysFileError(
                 f"{where}.rate_limit.per_second: {_show(per_second)} is not a positive number")
+        # The wait for a token (1 / rate) becomes Retry-After: it must be a number of seconds.
+        if per_second < MIN_RATE_PER_SECOND:
+            raise KeysFileError(f"{where}.rate_limit.per_second: {_show(per_second)} is below "
+                                f"one request a day ({MIN_RATE_PER_SECOND:.3g})")
         if not isinstance(burst, int) or isinstance(burst, bool) or burst < 1:
             raise KeysFileError(f"{where}.rate_limit.burst: {_show(burst)} is not an integer >= 1")
         per_second = float(per_second)

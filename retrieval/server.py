@@ -306,6 +306,16 @@ def configure_logging():
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 
+def _create_server(app, options, **hooks):
+    try:
+        return waitress.create_server(app, **options, **hooks)
+    except OSError as exc:
+        # A port in use or an address not on this machine: one line, not a traceback.
+        where = f"{options.get('host')}:{options.get('port')}" if "port" in options else \
+            "the inherited socket"
+        raise SettingsError(f"cannot listen on {where}: {exc.strerror or exc}") from None
+
+
 def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
     """Serve app until SIGTERM or SIGINT, drain, close it; return the process exit code."""
     configure_logging()
@@ -336,10 +346,10 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
         # task queue without patching Waitress.
         dispatcher = AdmittingDispatcher(gate)
         dispatcher.set_thread_count(settings.threads)
-        server = waitress.create_server(app, _dispatcher=dispatcher, **options)
+        server = _create_server(app, options, _dispatcher=dispatcher)
         channel_class = type("RetrievalChannel", (AdmissionChannel,), {"gate": gate})
     else:
-        server = waitress.create_server(app, **options)
+        server = _create_server(app, options)
         channel_class = GuardedChannel
     for listener in _listeners(server):
         listener.channel_class = channel_class

@@ -181,6 +181,8 @@ def _check_ranges(settings: Settings):
                  "request_header_timeout_s", "request_body_timeout_s", "keepalive_timeout_s"):
         if getattr(settings, name) < (0 if name == "port" else 1):
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
+    if settings.port > 65535:
+        raise SettingsError(f"setting port: {settings.port} is out of range (0..65535)")
     for count in ("max_steps", "max_searches", "max_reads", "max_source_bytes"):
         maximum = getattr(settings, count + "_limit")
         if maximum < getattr(DEFAULT_LIMITS, count):
