@@ -31,7 +31,7 @@ from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
-from .inflight import ADMISSION_KEY
+from .inflight import ADMISSION_KEY, DRAINING
 from .settings import SettingsError
 from .wsgi import request_path, route_label
 
@@ -176,7 +176,7 @@ class AdmissionChannel(GuardedChannel):
         try:
             super().service()
         finally:
-            if getattr(request, "retrieval_admitted", None):
+            if getattr(request, "retrieval_admitted", None) is True:
                 request.retrieval_admitted = None
                 self.gate.leave()
 
@@ -200,6 +200,7 @@ class AdmittingDispatcher(ThreadedTaskDispatcher):
     def __init__(self, gate):
         super().__init__()
         self._gate = gate
+        self._draining = False
         self._fast_lane = ThreadedTaskDispatcher()
         self._fast_lane.set_thread_count(1)
 
@@ -210,14 +211,20 @@ class AdmittingDispatcher(ThreadedTaskDispatcher):
             # Routed exactly as the app will route it (its PATH_INFO is this normalisation).
             path = request_path(request.path)
             if path == "/retrieve" and request.command == "POST":
-                request.retrieval_admitted = self._gate.try_enter()
-                if not request.retrieval_admitted:
+                # Once draining, nothing new is queued: what was admitted before still runs.
+                request.retrieval_admitted = DRAINING if self._draining else \
+                    self._gate.try_enter()
+                if request.retrieval_admitted is not True:
                     self._fast_lane.add_task(task)
                     return
             elif path in FAST_LANE_PATHS or route_label(path) == "other":
                 self._fast_lane.add_task(task)
                 return
         super().add_task(task)
+
+    def begin_drain(self):
+        """Send every later /retrieve to the fast lane to be refused `draining`."""
+        self._draining = True
 
     def shutdown(self, cancel_pending=True, timeout=5):
         self._fast_lane.shutdown(cancel_pending, timeout)
@@ -259,9 +266,11 @@ class GracefulStop:
 
     def _drain(self):
         try:
-            begin_drain = getattr(self._app, "begin_drain", None)
-            if begin_drain is not None:
-                begin_drain()
+            # The app first: from then on it refuses whatever was not admitted before.
+            for owner in (self._app, getattr(self._server, "task_dispatcher", None)):
+                begin_drain = getattr(owner, "begin_drain", None)
+                if begin_drain is not None:
+                    begin_drain()
             start = time.monotonic()
             self._say(f"retrieval: draining (grace {self._grace_s}s, delay {self._delay_s}s)")
             # Polling, bounded by the grace period: in-flight responses must be written out by

@@ -26,7 +26,7 @@ from .errors import (
     MethodNotAllowed, NotFound, NotReady, Overloaded, PassageNotFound, QueryNotAllowed,
     RateLimited, ServiceError, UnsupportedMediaType,
 )
-from .inflight import ADMISSION_KEY, InFlightGate
+from .inflight import ADMISSION_KEY, DRAINING, InFlightGate
 from .keys import KeyStore, RateLimiter, retry_after_seconds
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE, Metrics
 from .request import parse_retrieve_request
@@ -238,7 +238,7 @@ class RetrievalApp:
         return service.memo.stats() if service is not None else None
 
     def begin_drain(self):
-        """Stop taking retrievals: /health and /retrieve answer 503 draining from now on."""
+        """Stop taking retrievals: /health, and /retrieve not admitted yet, answer 503 draining."""
         self._draining = True
 
     def close(self):
@@ -379,7 +379,10 @@ class RetrievalApp:
         if service is None:
             raise NotReady("application closed")
         if path == "/retrieve":
-            if self._draining:
+            # A request the server admitted before the drain began finishes (shutdown_grace_s
+            # bounds the wait); everything else is refused.
+            admitted = environ.get(ADMISSION_KEY)
+            if admitted == DRAINING or (self._draining and admitted is not True):
                 raise Draining("shutting down")
             return self._admitted_retrieve(service, environ, exchange)
         key = self._authenticate(environ, exchange)
