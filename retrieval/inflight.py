@@ -9,9 +9,11 @@ the request itself when it starts running it, which bounds concurrent runs.
 
 import threading
 
-# environ key set by retrieval/server.py: True (admitted; the server releases the slot) or
-# False (refused). Absent: the app admits on its own.
+# environ key set by retrieval/server.py: True (admitted; the server releases the slot), False
+# (refused), or DRAINING (arrived after the drain began: refused, never queued). Absent: the app
+# admits on its own.
 ADMISSION_KEY = "retrieval.admitted"
+DRAINING = "draining"
 
 
 class InFlightGate:

@@ -8,6 +8,8 @@ of a hash, matched. A token that matches no key and one that matches an expired 
 `InvalidCredentials`, so a caller cannot learn whether a key id or secret ever existed.
 """
 
+import contextlib
+import fcntl
 import hashlib
 import hmac
 import json
@@ -15,6 +17,7 @@ import math
 import os
 import re
 import secrets
+import stat
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -33,6 +36,7 @@ _TIMESTAMP = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]{1,6})?Z")
 # RFC 9110 11.4 / RFC 6750 2.1: scheme, one or more spaces, one token68.
 _CREDENTIALS = re.compile(r"([!#$%&'*+.^_`|~0-9A-Za-z-]+) +([A-Za-z0-9._~+/-]+=*)")
+MIN_RATE_PER_SECOND = 1 / 86400
 _ENTRY_FIELDS = {"id", "secret_sha256", "collections", "rate_limit", "expires"}
 
 
@@ -110,6 +114,10 @@ def _parse_entry(entry, where: str) -> ApiKey:
         if not _is_number(per_second) or not math.isfinite(per_second) or per_second <= 0:
             raise KeysFileError(
                 f"{where}.rate_limit.per_second: {_show(per_second)} is not a positive number")
+        # The wait for a token (1 / rate) becomes Retry-After: it must be a number of seconds.
+        if per_second < MIN_RATE_PER_SECOND:
+            raise KeysFileError(f"{where}.rate_limit.per_second: {_show(per_second)} is below "
+                                f"one request a day ({MIN_RATE_PER_SECOND:.3g})")
         if not isinstance(burst, int) or isinstance(burst, bool) or burst < 1:
             raise KeysFileError(f"{where}.rate_limit.burst: {_show(burst)} is not an integer >= 1")
         per_second = float(per_second)
@@ -157,6 +165,44 @@ def _decode(data: bytes, path):
         raise KeysFileError(f"{path}: not strict JSON: {exc}") from None
 
 
+def check_permissions(path) -> None:
+    """Refuse a keys file others could change, as OpenSSH refuses such key files.
+
+    A group- or world-writable file, or one in a world-writable directory without the sticky bit
+    (where anyone may replace it), would let another user add a key of their own.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.stat(path).st_mode if os.path.exists(path) else 0
+        dir_mode = os.stat(directory).st_mode
+    except OSError as exc:
+        raise KeysFileError(f"{path}: cannot inspect keys file: {exc.strerror or exc}") from None
+    if mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise KeysFileError(f"{path}: keys file is writable by group or others "
+                            f"(mode {stat.S_IMODE(mode):o}); chmod go-w it")
+    if dir_mode & stat.S_IWOTH and not dir_mode & stat.S_ISVTX:
+        raise KeysFileError(f"{path}: keys file is in a world-writable directory without the "
+                            "sticky bit; move it")
+
+
+@contextlib.contextmanager
+def _locked(path):
+    """Hold an exclusive lock on the keys file's directory, so concurrent `keys add` runs take turns.
+
+    The directory, not the file: the file is replaced by a rename on every write, and a lock
+    file would be one more file left beside it.
+    """
+    try:
+        fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise KeysFileError(f"{path}: cannot lock keys file: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def _read(path) -> bytes:
     try:
         with open(path, "rb") as handle:
@@ -174,6 +220,7 @@ class KeyStore:
     @classmethod
     def load(cls, path) -> "KeyStore":
         """Load and strictly validate a keys file, or raise KeysFileError."""
+        check_permissions(path)
         return cls(_parse_document(_decode(_read(path), path), path))
 
     @property
@@ -226,6 +273,14 @@ def add_key(path, key_id, collections, per_second=None, burst=None, expires=None
         raise KeysFileError(f"{path}: key {key_id!r}: a burst needs a rate limit per second")
     if isinstance(collections, str):
         raise KeysFileError(f"{path}: key {key_id!r}: collections must be a list, not a string")
+    check_permissions(path)
+    # Read, add, write under one lock: two runs at once would otherwise each write the file they
+    # read plus their own key, and the first key written would be lost.
+    with _locked(path):
+        return _add_key(path, key_id, collections, per_second, burst, expires)
+
+
+def _add_key(path, key_id, collections, per_second, burst, expires) -> str:
     if os.path.exists(path):
         document = _decode(_read(path), path)
         _parse_document(document, path)

@@ -151,6 +151,8 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
         "Health": {"oneOf": [
             _object({"status": {"const": "ok"}, "mode": {"const": "offline-scripted-retrieval"},
                      "corpus_id": HEX64}),
+            # With a keys file: no snapshot-wide id (it would reveal other collections' changes).
+            _object({"status": {"const": "ok"}, "mode": {"const": "offline-scripted-retrieval"}}),
             _object({"status": {"enum": ["not_ready", "draining"]}}),
         ]},
         "Corpus": _object({

@@ -8,7 +8,7 @@ clients of the earlier FastAPI design of this service keep working.
 from .core.admission import Limits
 from .core.service import RetrieveRequest
 from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
-from .core.strict_json import StrictJSONError, loads_strict
+from .core.strict_json import NegativeZero, StrictJSONError, loads_strict
 from .errors import InvalidJSON, InvalidRequest
 
 MAX_QUESTION_CHARS = 1000
@@ -48,7 +48,7 @@ def _collection_issue(value):
 
 
 def _count_issue(value, maximum):
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, (bool, NegativeZero)) or not isinstance(value, int):
         return "int_type"
     if value < 0:
         return "greater_than_equal"

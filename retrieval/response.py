@@ -123,10 +123,17 @@ def corpus_body(collections) -> dict:
             "collections": [collection.describe() for collection in collections]}
 
 
-def health_body(corpus_id, draining=False) -> dict:
-    """Return the /health body: ready with the served corpus, draining, or not ready."""
+def health_body(corpus_id, draining=False, show_corpus_id=True) -> dict:
+    """Return the /health body: ready with the served corpus, draining, or not ready.
+
+    show_corpus_id=False leaves the snapshot-wide id out: it changes whenever any collection
+    does, so with keys it would tell anyone that collections they may not read exist and when
+    they change.
+    """
     if draining:
         return {"status": "draining"}
     if corpus_id is None:
         return {"status": "not_ready"}
+    if not show_corpus_id:
+        return {"status": "ok", "mode": HEALTH_MODE}
     return {"status": "ok", "mode": HEALTH_MODE, "corpus_id": corpus_id}

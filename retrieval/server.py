@@ -2,8 +2,12 @@
 
 Waitress protections set here, each from a setting (README, "Operators"):
 - max_request_body_size: bodies this large get Waitress's own 413 before the app reads them;
-- channel_timeout: a connection idle, or trickling its request, this long is closed, so slow
-  clients cannot hold connections;
+- channel_timeout: a connection that has sent and received nothing this long is closed;
+- request deadlines (GuardedChannel, close_overdue): a request head not complete
+  request_header_timeout_s after its first byte, or a body not complete request_body_timeout_s
+  after its head, closes the connection however the client trickles (Waitress's channel_timeout
+  is an idle timeout that every byte resets); a connection idle between requests is closed after
+  keepalive_timeout_s. So slow or idle clients cannot hold the connection_limit slots;
 - connection_limit: at most this many open connections are served, the rest wait in the
   listen backlog;
 - admission before the task queue (AdmittingDispatcher): at most max_in_flight /retrieve requests
@@ -20,13 +24,16 @@ import socket
 import sys
 import threading
 import time
+from dataclasses import dataclass
 
 import waitress
 from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
-from .inflight import ADMISSION_KEY
+from .inflight import ADMISSION_KEY, DRAINING
 from .settings import SettingsError
+from .wsgi import request_path, route_label
 
 
 def load_app_object(spec: str):
@@ -63,6 +70,90 @@ def is_loopback(host: str) -> bool:
         return False  # a name other than localhost may resolve anywhere
 
 
+class GuardedParser(HTTPRequestParser):
+    """Waitress's request parser, plus when the request began and its framing checks."""
+
+    head_started = None  # time.monotonic() of the request's first byte
+    body_started = None  # time.monotonic() when its head was complete
+
+    def parse_header(self, header_plus):
+        try:
+            super().parse_header(header_plus)
+        except ParsingError as exc:
+            # Waitress quotes the offending bytes ('Malformed header line "..."'); its 400 body
+            # keeps only the words before them, so nothing the client sent is echoed back.
+            raise ParsingError(str(exc).split('"', 1)[0].strip() or "Bad request") from None
+        # RFC 9112 6.1 and 6.3: a request with both Content-Length and Transfer-Encoding, or with
+        # Transfer-Encoding under HTTP/1.0 (which Waitress ignores, reading the body by
+        # Content-Length), is framed ambiguously: a proxy may read it otherwise, so refuse it
+        # (400, and Waitress closes the connection after an error).
+        if self.chunked and "CONTENT_LENGTH" in self.headers:
+            raise ParsingError("Content-Length with Transfer-Encoding")
+        if self.version == "1.0" and "TRANSFER_ENCODING" in self.headers:
+            raise ParsingError("Transfer-Encoding in an HTTP/1.0 request")
+
+
+class GuardedChannel(HTTPChannel):
+    """A channel that times each request from its first byte (see close_overdue)."""
+
+    parser_class = GuardedParser
+
+    def received(self, data):
+        pending = self.request
+        result = super().received(data)
+        request = self.request
+        if request is not None:
+            now = time.monotonic()
+            if request is not pending or request.head_started is None:
+                request.head_started = now
+            if request.headers_finished and request.body_started is None:
+                request.body_started = now
+        return result
+
+    def send_continue(self):
+        # Waitress 3.0.2 sends "100 Continue" to a request that has no body as well, and marks
+        # it incomplete again to wait for that body: the request is never answered. A request
+        # whose head says there is no body is complete; it is served, and nothing is sent first.
+        if self.request.completed:
+            self.request.expect_continue = False
+            return
+        super().send_continue()
+
+
+@dataclass(frozen=True)
+class ConnectionDeadlines:
+    """How long a connection may take over each part of a request, and idle between them."""
+
+    header_s: float
+    body_s: float
+    keepalive_s: float
+
+    def overdue(self, channel, now: float) -> bool:
+        """Tell whether a channel no request of which is being served has run out of time."""
+        request = channel.request
+        if request is None:
+            # Between requests, or before the first: idle since Waitress's last read or write.
+            return time.time() - channel.last_activity > self.keepalive_s
+        if request.body_started is not None:
+            return now - request.body_started > self.body_s
+        return request.head_started is not None and now - request.head_started > self.header_s
+
+
+def close_overdue(server, deadlines: ConnectionDeadlines):
+    """Make the server's periodic maintenance also close connections past their deadlines."""
+    idle_maintenance = server.maintenance
+
+    def maintenance(now):
+        idle_maintenance(now)  # Waitress's own channel_timeout
+        monotonic_now = time.monotonic()
+        for channel in list(server.active_channels.values()):
+            # A request being served is bounded by the app (deadline_ms), not here.
+            if not channel.requests and deadlines.overdue(channel, monotonic_now):
+                channel.will_close = True
+
+    server.maintenance = maintenance
+
+
 class AdmissionTask(WSGITask):
     """A WSGI task whose environ carries the server's admission decision for the request."""
 
@@ -74,7 +165,7 @@ class AdmissionTask(WSGITask):
         return environ
 
 
-class AdmissionChannel(HTTPChannel):
+class AdmissionChannel(GuardedChannel):
     """A channel that gives back the request's in-flight slot however its service ends."""
 
     task_class = AdmissionTask
@@ -85,12 +176,13 @@ class AdmissionChannel(HTTPChannel):
         try:
             super().service()
         finally:
-            if getattr(request, "retrieval_admitted", None):
+            if getattr(request, "retrieval_admitted", None) is True:
                 request.retrieval_admitted = None
                 self.gate.leave()
 
 
-# Probes answered from memory: they take the fast lane, never a place behind retrievals.
+# Probes answered from memory: they take the fast lane, never a place behind retrievals. So do
+# paths the app does not have (route "other"), whose 404 needs no worker either.
 FAST_LANE_PATHS = frozenset({"/health", "/metrics"})
 
 
@@ -108,6 +200,7 @@ class AdmittingDispatcher(ThreadedTaskDispatcher):
     def __init__(self, gate):
         super().__init__()
         self._gate = gate
+        self._draining = False
         self._fast_lane = ThreadedTaskDispatcher()
         self._fast_lane.set_thread_count(1)
 
@@ -115,15 +208,23 @@ class AdmittingDispatcher(ThreadedTaskDispatcher):
         requests = getattr(task, "requests", None)
         request = requests[0] if requests else None
         if request is not None and not request.error:
-            if request.path == "/retrieve" and request.command == "POST":
-                request.retrieval_admitted = self._gate.try_enter()
-                if not request.retrieval_admitted:
+            # Routed exactly as the app will route it (its PATH_INFO is this normalisation).
+            path = request_path(request.path)
+            if path == "/retrieve" and request.command == "POST":
+                # Once draining, nothing new is queued: what was admitted before still runs.
+                request.retrieval_admitted = DRAINING if self._draining else \
+                    self._gate.try_enter()
+                if request.retrieval_admitted is not True:
                     self._fast_lane.add_task(task)
                     return
-            elif request.path in FAST_LANE_PATHS:
+            elif path in FAST_LANE_PATHS or route_label(path) == "other":
                 self._fast_lane.add_task(task)
                 return
         super().add_task(task)
+
+    def begin_drain(self):
+        """Send every later /retrieve to the fast lane to be refused `draining`."""
+        self._draining = True
 
     def shutdown(self, cancel_pending=True, timeout=5):
         self._fast_lane.shutdown(cancel_pending, timeout)
@@ -165,9 +266,11 @@ class GracefulStop:
 
     def _drain(self):
         try:
-            begin_drain = getattr(self._app, "begin_drain", None)
-            if begin_drain is not None:
-                begin_drain()
+            # The app first: from then on it refuses whatever was not admitted before.
+            for owner in (self._app, getattr(self._server, "task_dispatcher", None)):
+                begin_drain = getattr(owner, "begin_drain", None)
+                if begin_drain is not None:
+                    begin_drain()
             start = time.monotonic()
             self._say(f"retrieval: draining (grace {self._grace_s}s, delay {self._delay_s}s)")
             # Polling, bounded by the grace period: in-flight responses must be written out by
@@ -212,18 +315,31 @@ def configure_logging():
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 
+def _create_server(app, options, **hooks):
+    try:
+        return waitress.create_server(app, **options, **hooks)
+    except OSError as exc:
+        # A port in use or an address not on this machine: one line, not a traceback.
+        where = f"{options.get('host')}:{options.get('port')}" if "port" in options else \
+            "the inherited socket"
+        raise SettingsError(f"cannot listen on {where}: {exc.strerror or exc}") from None
+
+
 def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
     """Serve app until SIGTERM or SIGINT, drain, close it; return the process exit code."""
     configure_logging()
+    deadlines = ConnectionDeadlines(settings.request_header_timeout_s,
+                                    settings.request_body_timeout_s, settings.keepalive_timeout_s)
     options = {
         "threads": settings.threads,
         # Far above the app's own cap, so the app's JSON 413 answers everything in between;
         # Waitress's plain-text 413 only stops bodies large enough to cost real memory.
         "max_request_body_size": settings.server_max_request_body_size,
         "channel_timeout": settings.channel_timeout_s,
-        # Waitress checks for idle channels once per cleanup_interval (30 s by default), so a
-        # shorter timeout needs checks at least that often to mean anything.
-        "cleanup_interval": min(30, settings.channel_timeout_s),
+        # Waitress checks channels once per cleanup_interval (30 s by default), so a shorter
+        # timeout needs checks at least that often to mean anything.
+        "cleanup_interval": min(30, settings.channel_timeout_s, deadlines.header_s,
+                                deadlines.body_s, deadlines.keepalive_s),
         "connection_limit": settings.connection_limit,
         "ident": "retrieval",
     }
@@ -239,12 +355,14 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
         # task queue without patching Waitress.
         dispatcher = AdmittingDispatcher(gate)
         dispatcher.set_thread_count(settings.threads)
-        server = waitress.create_server(app, _dispatcher=dispatcher, **options)
+        server = _create_server(app, options, _dispatcher=dispatcher)
         channel_class = type("RetrievalChannel", (AdmissionChannel,), {"gate": gate})
-        for listener in _listeners(server):
-            listener.channel_class = channel_class
     else:
-        server = waitress.create_server(app, **options)
+        server = _create_server(app, options)
+        channel_class = GuardedChannel
+    for listener in _listeners(server):
+        listener.channel_class = channel_class
+        close_overdue(listener, deadlines)
     previous = GracefulStop(server, app, settings, log).install()
     try:
         corpus = getattr(app, "corpus_id", None)

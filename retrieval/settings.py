@@ -60,7 +60,17 @@ class Settings:
         int, 2000, "Wall-clock budget of one retrieval; a search still running then is "
                    "interrupted and the run ends limited/deadline.")
     channel_timeout_s: int = _setting(
-        int, 30, "Waitress closes a connection idle (or trickling a request) this long.")
+        int, 30, "Waitress closes a connection that has sent and received nothing this long.")
+    request_header_timeout_s: int = _setting(
+        int, 10, "Close a connection whose request head is not complete this long after its "
+                 "first byte, however it trickles.")
+    request_body_timeout_s: int = _setting(
+        int, 10, "Close a connection whose request body is not complete this long after its "
+                 "head.")
+    # Above HAProxy's 5 s pool-purge-delay (deploy/haproxy.cfg), so the proxy, not the replica,
+    # closes an idle pooled connection and never reuses one the replica is closing.
+    keepalive_timeout_s: int = _setting(
+        int, 15, "Close a connection idle this long between requests (or before its first).")
     connection_limit: int = _setting(
         int, 100, "Most open client connections Waitress serves; more wait in the backlog.")
     access_log: bool = _setting(
@@ -167,9 +177,12 @@ def _check_ranges(settings: Settings):
         if not 0 <= getattr(settings, name) < 3600:
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
     for name in ("port", "threads", "max_body_bytes", "server_max_request_body_size",
-                 "max_in_flight", "deadline_ms", "channel_timeout_s", "connection_limit"):
+                 "max_in_flight", "deadline_ms", "channel_timeout_s", "connection_limit",
+                 "request_header_timeout_s", "request_body_timeout_s", "keepalive_timeout_s"):
         if getattr(settings, name) < (0 if name == "port" else 1):
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
+    if settings.port > 65535:
+        raise SettingsError(f"setting port: {settings.port} is out of range (0..65535)")
     for count in ("max_steps", "max_searches", "max_reads", "max_source_bytes"):
         maximum = getattr(settings, count + "_limit")
         if maximum < getattr(DEFAULT_LIMITS, count):

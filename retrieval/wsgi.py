@@ -17,6 +17,7 @@ from typing import Callable, Optional
 
 from .core import digests
 from .core.admission import Limits
+from .core.index import IndexUnavailable
 from .core.service import RetrievalService, RunResult
 from .core.snapshot import default_snapshot_path
 from .access_log import BatchedLineWriter, access_log_line
@@ -25,7 +26,7 @@ from .errors import (
     MethodNotAllowed, NotFound, NotReady, Overloaded, PassageNotFound, QueryNotAllowed,
     RateLimited, ServiceError, UnsupportedMediaType,
 )
-from .inflight import ADMISSION_KEY, InFlightGate
+from .inflight import ADMISSION_KEY, DRAINING, InFlightGate
 from .keys import KeyStore, RateLimiter, retry_after_seconds
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE, Metrics
 from .request import parse_retrieve_request
@@ -117,6 +118,18 @@ class Exchange:
     run: Optional[RunResult] = None
 
 
+def request_path(path: str) -> str:
+    """Return the path a request is routed by: leading slashes collapse to one, as Waitress does.
+
+    Waitress hands the app `//retrieve` as `/retrieve` (and percent-decodes), but its own request
+    object keeps the raw spelling; admission (retrieval/server.py), the fast lane, metrics and
+    dispatch all route the value this returns, so a spelling can never be one route to one of
+    them and another route to the next. Any other variant (`/retrieve/`, `/./retrieve`) is a
+    path the app does not have: 404 everywhere.
+    """
+    return "/" + path.lstrip("/") if path.startswith("//") else path
+
+
 def route_label(path: str) -> str:
     """Return the bounded route name a path is counted under (templates, never raw paths)."""
     if path in _ROUTES:
@@ -203,7 +216,8 @@ class RetrievalApp:
         self._access_log = access_log
         self.in_flight = InFlightGate(settings.max_in_flight)
         self.metrics = Metrics(in_flight=lambda: self.in_flight.count)
-        self._health = encode_json(health_body(service.corpus_id))
+        self._health = encode_json(health_body(service.corpus_id,
+                                               show_corpus_id=keys is None))
         self._draining = False
         self._cors_origins = parse_origins(settings.cors_origins)
         self._collections = service.snapshot.collections
@@ -224,7 +238,7 @@ class RetrievalApp:
         return service.memo.stats() if service is not None else None
 
     def begin_drain(self):
-        """Stop taking retrievals: /health and /retrieve answer 503 draining from now on."""
+        """Stop taking retrievals: /health, and /retrieve not admitted yet, answer 503 draining."""
         self._draining = True
 
     def close(self):
@@ -238,7 +252,7 @@ class RetrievalApp:
 
     def __call__(self, environ, start_response):
         started = time.perf_counter()
-        path = environ.get("PATH_INFO", "")
+        path = request_path(environ.get("PATH_INFO", ""))
         exchange = Exchange(route_label(path))
         static = self._static.get(path)
         if static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
@@ -251,6 +265,11 @@ class RetrievalApp:
             except ServiceError as error:
                 exchange.code = error.code
                 reply = error_reply(error)
+            except IndexUnavailable:
+                # More threads than connections opened at start-up, and the verified snapshot
+                # file is no longer at its path: nothing else may be served in its name.
+                exchange.code = NotReady.code
+                reply = error_reply(NotReady("snapshot file replaced"))
             except Exception:
                 # A bug, not a client mistake: the traceback goes to the server's error log.
                 traceback.print_exc(file=environ["wsgi.errors"])
@@ -284,16 +303,18 @@ class RetrievalApp:
             (BODY_DIGEST_HEADER, digest),
             *reply.headers,
         ]
+        cors = self._cors_headers(environ) if self._cors_origins else []
         if reply.cache_control is not None:
             validators = [("ETag", f'"{digest}"'), ("Cache-Control", reply.cache_control)]
             if reply.status == OK and etag_matches(environ.get("HTTP_IF_NONE_MATCH", ""),
                                                    f'"{digest}"'):
                 exchange.status = "304 Not Modified"
-                start_response(exchange.status, validators)
+                # A 304 carries the Vary the 200 would have (RFC 9110 15.4.5), so a cache
+                # revalidating one origin's copy never serves it to another.
+                start_response(exchange.status, validators + cors)
                 return [b""]
             headers += validators
-        if self._cors_origins:
-            headers += self._cors_headers(environ)
+        headers += cors
         exchange.status = reply.status
         start_response(reply.status, headers)
         # Waitress sends whatever the app returns, even for HEAD; the headers stay those of GET.
@@ -311,7 +332,7 @@ class RetrievalApp:
                 ("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS)]
 
     def _preflight(self, environ, start_response, exchange: Exchange):
-        path = environ.get("PATH_INFO", "")
+        path = request_path(environ.get("PATH_INFO", ""))
         allowed = allowed_methods(path)
         if allowed is None or path in STATIC_FILES:
             exchange.code = NotFound.code
@@ -338,14 +359,15 @@ class RetrievalApp:
         return [b""] if environ["REQUEST_METHOD"] == "HEAD" else [body]
 
     def _dispatch(self, environ, exchange: Exchange) -> Reply:
-        path = environ.get("PATH_INFO", "")
+        path = request_path(environ.get("PATH_INFO", ""))
         allowed = allowed_methods(path)
         if allowed is None:
             raise NotFound(path[:64])
         if environ["REQUEST_METHOD"] not in allowed:
             raise MethodNotAllowed(allowed)
         if path == "/health":
-            if self._draining or self._service is None:
+            service = self._service
+            if self._draining or service is None or not service.serving_verified():
                 return Reply("503 Service Unavailable",
                              encode_json(health_body(None, draining=self._draining)))
             return Reply(OK, self._health)
@@ -357,7 +379,10 @@ class RetrievalApp:
         if service is None:
             raise NotReady("application closed")
         if path == "/retrieve":
-            if self._draining:
+            # A request the server admitted before the drain began finishes (shutdown_grace_s
+            # bounds the wait); everything else is refused.
+            admitted = environ.get(ADMISSION_KEY)
+            if admitted == DRAINING or (self._draining and admitted is not True):
                 raise Draining("shutting down")
             return self._admitted_retrieve(service, environ, exchange)
         key = self._authenticate(environ, exchange)
@@ -383,7 +408,8 @@ class RetrievalApp:
 
     def _passage(self, service, key, passage_id) -> Reply:
         passage = service.passage(passage_id) if _PASSAGE_ID.fullmatch(passage_id) else None
-        # A passage of a collection the key may not read is answered exactly like a missing one.
+        # A passage of a collection the key may not read is answered exactly like a missing one,
+        # after the same work (the lookup reads and decodes a row either way).
         if passage is None or (key is not None and not key.may_read(passage.collection)):
             raise PassageNotFound(passage_id[:64])
         corpus_id = self._collections[passage.collection].corpus_id
@@ -444,7 +470,8 @@ def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corp
     keys = KeyStore.load(settings.keys_file) if settings.keys_file else None
     service = RetrievalService.from_path(
         path, expect_corpus_id or settings.expect_corpus_id, tool_factory,
-        memo_entries=settings.cache_entries, memo_bytes=settings.cache_bytes)
+        memo_entries=settings.cache_entries, memo_bytes=settings.cache_bytes,
+        connections=settings.threads)
     if access_log is None and settings.access_log:
         access_log = BatchedLineWriter(sys.stderr)
     return RetrievalApp(service, settings, keys, access_log)

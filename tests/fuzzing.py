@@ -53,7 +53,6 @@ ISSUE_TYPES = ("model_attributes_type", "missing", "extra_forbidden", "string_ty
 # Never in a body: a traceback, a source location, the storage engine, an exception's repr.
 FORBIDDEN = (b"Traceback", b'File "', b'.py"', b"Error:")
 FORBIDDEN_NOCASE = (b"sqlite",)
-KNOWN_EXPECT_100 = "waitress-expect-100-continue-without-body-never-answered"
 
 
 # --- cases -------------------------------------------------------------------------------------
@@ -543,12 +542,6 @@ def gen_framing(rng, ctx, case):
         if rng.random() < 0.3:
             send = b""
             content_length = rng.choice((b"0", None))
-        if not send:
-            # Waitress 3.0.2 answers a bodiless request carrying Expect: 100-continue with
-            # "100 Continue" and then nothing (until its channel_timeout): a known defect of
-            # the server, reproduced by tests.test_fuzz.KnownWaitressDefectTest.
-            case.known = KNOWN_EXPECT_100
-            expect = False
     elif variant == 15:  # Content-Length of zero with a body following
         content_length = b"0"
     elif variant == 16:  # chunked total exactly at and over the app cap

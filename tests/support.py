@@ -141,6 +141,25 @@ def write_snapshot(directory, document, seal=True) -> str:
     return path
 
 
+def read_response(sock) -> bytes:
+    """Read one response with a Content-Length from a raw socket; return its bytes."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
 def temporary_directory(testcase) -> str:
     """Return a temporary directory removed when the test ends."""
     tmp = tempfile.TemporaryDirectory()

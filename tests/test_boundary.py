@@ -59,6 +59,11 @@ class AuthOverSocketTest(unittest.TestCase):
                            timeout=DEADLINE)
         self.assertEqual((ok.status_code, ok.json()["status"]), (200, "completed"))
 
+    def test_health_shows_no_snapshot_wide_id_with_keys(self):
+        # The snapshot-wide id moves whenever any collection changes, readable or not.
+        health = requests.get(self.url + "/health", timeout=DEADLINE)
+        self.assertEqual(health.json(), {"status": "ok", "mode": "offline-scripted-retrieval"})
+
     def test_access_log_names_the_key_never_the_secret_or_the_question(self):
         requests.post(self.url + "/retrieve", json=ask(), headers=self.bearer(self.secret),
                       timeout=DEADLINE)

@@ -3,7 +3,9 @@
 import json
 import os
 import unittest
+from unittest import mock
 
+from retrieval.core import database
 from retrieval.keys import add_key
 from retrieval.scenarios import SCENARIOS
 from retrieval.wsgi import create_app
@@ -141,6 +143,19 @@ class HiddenCollectionsTest(unittest.TestCase):
         self.assertSameAnswer(hidden, self.get(f"/passages/{'0' * 64}", self.public))
         served = self.get(f"/passages/{passage_id}", self.staff)
         self.assertEqual(served.headers["Cache-Control"], "private, max-age=31536000, immutable")
+
+
+    def test_hidden_and_missing_passages_cost_the_same_work(self):
+        # Response time must not tell them apart: each reads, decodes and builds one row.
+        passage_id = self.post(ask(collection="internal"), self.staff).json()[
+            "evidence"][0]["passage_id"]
+        built = {}
+        for name, wanted in (("hidden", passage_id), ("missing", "0" * 64)):
+            with mock.patch.object(database, "passage_from_row",
+                                   wraps=database.passage_from_row) as build:
+                self.assertEqual(self.get(f"/passages/{wanted}", self.public).code, 404)
+            built[name] = build.call_count
+        self.assertEqual(built, {"hidden": 1, "missing": 1})
 
 
 if __name__ == "__main__":

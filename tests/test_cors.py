@@ -34,6 +34,18 @@ class CorsTest(unittest.TestCase):
         self.assertEqual(reply.headers["Vary"], "Origin")
         self.assertIn("X-Retrieval-Body-SHA256", reply.headers["Access-Control-Expose-Headers"])
 
+    def test_not_modified_keeps_the_cors_headers(self):
+        app = self.app(ALLOWED)
+        for origin in (ALLOWED, "https://evil.example"):
+            with self.subTest(origin=origin):
+                full = call(app, "GET", "/openapi.json", environ={"HTTP_ORIGIN": origin})
+                revalidated = call(app, "GET", "/openapi.json", environ={
+                    "HTTP_ORIGIN": origin, "HTTP_IF_NONE_MATCH": full.headers["ETag"]})
+                self.assertEqual(revalidated.status, "304 Not Modified")
+                self.assertEqual(revalidated.headers["Vary"], "Origin")
+                self.assertEqual(revalidated.headers.get("Access-Control-Allow-Origin"),
+                                 full.headers.get("Access-Control-Allow-Origin"))
+
     def test_disallowed_origins_get_no_cors_headers(self):
         app = self.app(ALLOWED)
         for origin in ("https://evil.example", "https://app.example.evil", "null", ALLOWED + "/"):

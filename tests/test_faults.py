@@ -116,6 +116,37 @@ class DrainTest(unittest.TestCase):
         self.assertIn("retrieval: draining", lifecycle.stderr)
         self.assertIn("0 connection(s) still busy", lifecycle.stderr)
 
+    def test_requests_admitted_before_sigterm_finish(self):
+        marker = os.path.join(temporary_directory(self), "in-flight")
+        env = subprocess_env(SLOW_TOOL_MARKER=marker, SLOW_TOOL_SECONDS="0.5",
+                             RETRIEVAL_DEADLINE_MS="10000", RETRIEVAL_THREADS="1")
+        server = start_server(self, "--app", "retrieval.testing:slow_app", env=env)
+        replies = []
+
+        def post():
+            replies.append(requests.post(server.base_url + "/retrieve", json=ask(),
+                                         timeout=DEADLINE))
+
+        clients = [threading.Thread(target=post) for _ in range(2)]
+        clients[0].start()
+        wait_for(lambda: os.path.exists(marker), "the first request to run")
+        clients[1].start()  # admitted, waiting for the only worker
+        wait_for(lambda: "retrieval_in_flight 2" in requests.get(
+            server.base_url + "/metrics", timeout=DEADLINE).text, "the second to be admitted")
+        server.process.send_signal(signal.SIGTERM)
+        wait_for(lambda: requests.get(server.base_url + "/health", timeout=DEADLINE).json()
+                 == {"status": "draining"}, "/health to report draining")
+        refused = requests.post(server.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
+        self.assertEqual((refused.status_code, refused.json()["error"]["code"]),
+                         (503, "draining"))
+        self.assertTrue(clients[1].is_alive())  # refused at once, not behind the queue
+        for client in clients:
+            client.join(DEADLINE)
+        self.assertEqual([(r.status_code, r.json().get("status")) for r in replies],
+                         [(200, "completed"), (200, "completed")])
+        wait_for(lambda: server.process.poll() is not None, "the server to exit by itself")
+        self.assertEqual(server.stop().shutdown_exit_status, 0)
+
     def test_drain_survives_a_closed_stderr(self):
         # A supervisor that died leaves stderr a pipe nobody reads: the drain must still finish.
         listener = socket.create_server(("127.0.0.1", 0))

@@ -14,7 +14,7 @@ import time
 import unittest
 
 from tests import fuzzing
-from tests.support import start_server
+from tests.support import ask, read_response, start_server
 
 SEED = 20250101
 CASES = 10000
@@ -59,16 +59,13 @@ class FuzzRealServerTest(unittest.TestCase):
         self.assertEqual(alarms, [], lifecycle.stderr[-4000:])
 
 
-class KnownWaitressDefectTest(unittest.TestCase):
-    """Waitress 3.0.2 never answers a bodiless request that carries `Expect: 100-continue`.
+class ExpectContinueTest(unittest.TestCase):
+    """A bodiless request with `Expect: 100-continue` is complete: it gets its final response.
 
-    It sends `100 Continue`, then waits for a body that the request says does not exist, until
-    its channel_timeout (120 s). The fuzzer generates such requests but counts them as this known
-    defect instead of failing. When this test starts passing (unexpected success), the defect is
-    gone: drop `fuzzing.KNOWN_EXPECT_100` and the marker here.
+    Waitress 3.0.2 alone sends `100 Continue` and then waits for a body the request says does
+    not exist (until its channel timeout); retrieval/server.py's channel serves it instead.
     """
 
-    @unittest.expectedFailure
     def test_expect_100_continue_without_a_body_gets_a_final_response(self):
         server = start_server(self)
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
@@ -85,7 +82,24 @@ class KnownWaitressDefectTest(unittest.TestCase):
             except socket.timeout:
                 pass
         responses, _ = fuzzing.parse_all(data, [b"GET"])
-        self.assertIn(200, [r.status for r in responses], data)
+        self.assertEqual([r.status for r in responses], [200], data)
+
+    def test_on_a_kept_alive_connection_and_with_a_body(self):
+        server = start_server(self)
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+            # Bodiless, kept alive (as HAProxy sends it): the final answer, no 100 before it.
+            sock.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 0\r\n\r\n")
+            first = read_response(sock)
+            self.assertIn(b"invalid_json", first)
+            # With a body: 100 Continue first, then the body is read and answered.
+            body = json.dumps(ask()).encode()
+            sock.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: "
+                         + str(len(body)).encode() + b"\r\n\r\n")
+            self.assertEqual(sock.recv(25), b"HTTP/1.1 100 Continue\r\n\r\n")
+            sock.sendall(body)
+            self.assertTrue(read_response(sock).startswith(b"HTTP/1.1 200 "))
 
 
 def _response(status, body, headers=None, digest="auto"):

@@ -8,6 +8,7 @@ import io
 import json
 import os
 import stat
+import subprocess
 import sys
 import tempfile
 import threading
@@ -17,6 +18,8 @@ from unittest import mock
 from retrieval.errors import InvalidCredentials, Unauthenticated
 from retrieval.keys import (ApiKey, KeysFileError, KeyStore, RateLimiter, add_key,
                             register_keys_command, retry_after_seconds)
+from retrieval.testing import subprocess_env
+from tests.support import DEADLINE, ROOT
 
 EXPIRY_2027 = 1798761600.0  # 2027-01-01T00:00:00Z
 NOW = 1767225600.0  # 2026-01-01T00:00:00Z
@@ -333,3 +336,66 @@ class RateLimiterTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ConcurrentAddTest(KeysTestCase):
+    def test_concurrent_adds_lose_no_key(self):
+        path = os.path.join(self.dir, "keys.json")
+        add_key(path, "first", ["default"])
+        ids = [f"key-{n}" for n in range(12)]
+        start = threading.Barrier(len(ids))
+
+        def add(key_id):
+            start.wait()
+            add_key(path, key_id, ["default"])
+
+        threads = [threading.Thread(target=add, args=(key_id,)) for key_id in ids]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(sorted(key.key_id for key in KeyStore.load(path).keys),
+                         sorted(["first", *ids]))
+
+
+class PermissionTest(KeysTestCase):
+    def keys_file(self, mode):
+        path = os.path.join(self.dir, "keys.json")
+        add_key(path, "first", ["default"])
+        os.chmod(path, mode)
+        return path
+
+    def test_group_or_world_writable_file_is_refused(self):
+        for mode in (0o620, 0o602, 0o666):
+            with self.subTest(mode=oct(mode)):
+                path = self.keys_file(mode)
+                with self.assertRaisesRegex(KeysFileError, "writable by group or others"):
+                    KeyStore.load(path)
+                with self.assertRaisesRegex(KeysFileError, "writable by group or others"):
+                    add_key(path, "second", ["default"])
+                os.remove(path)
+
+    def test_world_writable_directory_needs_the_sticky_bit(self):
+        path = self.keys_file(0o600)
+        self.addCleanup(os.chmod, self.dir, 0o700)
+        os.chmod(self.dir, 0o777)
+        with self.assertRaisesRegex(KeysFileError, "world-writable directory"):
+            KeyStore.load(path)
+        with self.assertRaisesRegex(KeysFileError, "world-writable directory"):
+            add_key(path, "second", ["default"])
+        os.chmod(self.dir, 0o1777)
+        self.assertEqual(len(KeyStore.load(path).keys), 1)
+        os.chmod(path, 0o640)  # group-readable is fine
+        self.assertEqual(len(KeyStore.load(path).keys), 1)
+
+    def test_refused_in_one_line_with_exit_2(self):
+        path = self.keys_file(0o666)
+        for argv in (["keys", "add", "second", "--collections", "default", "--keys-file", path],
+                     ["serve", "--port", "0", "--keys-file", path]):
+            with self.subTest(command=argv[0]):
+                done = subprocess.run([sys.executable, "-m", "retrieval", *argv],
+                                      capture_output=True, text=True, env=subprocess_env(),
+                                      cwd=ROOT, timeout=DEADLINE, stdin=subprocess.DEVNULL)
+                self.assertEqual(done.returncode, 2, done.stderr)
+                self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+                self.assertIn("writable by group or others", done.stderr)

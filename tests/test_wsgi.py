@@ -202,6 +202,15 @@ class ValidationTest(AppTestCase):
                 with self.subTest(field=field, value=value):
                     self.assertIssues(ask(**{field: value}), (["body", field], issue))
 
+    def test_minus_zero_is_not_how_a_count_is_written(self):
+        # Accepted as 0, `-0` and `0` would be two byte strings of one request (one request_id).
+        for field in ("max_steps", "max_searches", "max_reads", "max_source_bytes"):
+            with self.subTest(field=field):
+                body = json.dumps(ask()).encode()[:-1] + f', "{field}": -0}}'.encode()
+                self.assertError(call(self.app, "POST", "/retrieve", body), 422,
+                                 "invalid_request", [{"path": ["body", field], "type": "int_type"}])
+        self.assertEqual(self.post(ask(max_steps=0)).code, 200)
+
     def test_server_maxima_are_inclusive(self):
         reply = self.post(ask(max_steps=64, max_searches=32, max_reads=32,
                                         max_source_bytes=1048576))

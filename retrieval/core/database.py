@@ -8,6 +8,7 @@ FTS5 keeps its BM25 statistics (row count, average length, per-term document cou
 so each collection gets its own FTS table: no passage of another collection can change a score.
 """
 
+import os
 import re
 import sqlite3
 from urllib.parse import quote
@@ -95,7 +96,13 @@ INDEX_IN_ORDER = (f"SELECT a.id, {', '.join('a.' + c for c in INDEX_FACTS)}, "
                   f"{', '.join('b.' + c for c in FIELDS)}, a.prior FROM passage_facts a "
                   "JOIN passage_fields b ON b.id = a.id ORDER BY a.id")
 BY_ID = f"SELECT {_SELECT} FROM passages AS p WHERE p.id = ?"
-BY_PASSAGE_ID = f"SELECT {_SELECT} FROM passages AS p WHERE p.passage_id = ?"
+# Always reads one row: the passage, or (for an id the snapshot lacks) the first row, which the
+# caller then discards. A missing id and one that exists but is hidden from the caller must cost
+# the same (row read and decoded), or response time would tell them apart.
+BY_PASSAGE_ID = (
+    f"SELECT {_SELECT} FROM passages AS p WHERE p.id = coalesce("
+    "(SELECT id FROM passages WHERE passage_id = ?), (SELECT min(id) FROM passages))"
+)
 VERSION_SPANS = (
     "SELECT collection, version, min(id), max(id), count(*) FROM passages "
     "GROUP BY collection, version"
@@ -162,12 +169,56 @@ def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
     conn.commit()
 
 
-def open_immutable(path) -> sqlite3.Connection:
-    """Open a snapshot database read-only and immutable (no locks, no journal, no writes)."""
+class DatabaseReplaced(ValueError):
+    """The file at a snapshot database's path is no longer the one that was verified."""
+
+
+def file_identity(path) -> tuple:
+    """Return what tells a file from its replacement or its rewrite: device, inode, size, mtime."""
+    with open(path, "rb") as handle:
+        return fd_identity(handle.fileno())
+
+
+def fd_identity(fd) -> tuple:
+    """Return file_identity of an open file descriptor's file."""
+    info = os.fstat(fd)
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def open_held(path, identity) -> int:
+    """Open the verified file for os.fstat checks; return its descriptor."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    if fd_identity(fd) != identity:
+        os.close(fd)
+        raise DatabaseReplaced(f"{path} is not the file that was verified")
+    return fd
+
+
+def open_immutable(path, identity=None) -> sqlite3.Connection:
+    """Open a snapshot database read-only and immutable (no locks, no journal, no writes).
+
+    With an identity (file_identity of the verified file), refuse with DatabaseReplaced unless
+    the path names that very file both before and after SQLite opens it: a file replaced,
+    deleted or rewritten since it was verified is never served under the verified identity.
+    """
+    if identity is not None and _identity_or_none(path) != identity:
+        raise DatabaseReplaced(f"{path} is not the file that was verified")
     uri = "file:" + quote(str(path)) + "?mode=ro&immutable=1"
-    # check_same_thread=False only so that the owner may close it from another thread; each
-    # connection is used by the one thread that opened it.
-    return sqlite3.connect(uri, uri=True, check_same_thread=False)
+    # check_same_thread=False: connections are opened up front and handed to worker threads, and
+    # the owner closes them; each is used by one thread at a time.
+    conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    # SQLite holds its file descriptor from here on, whatever later happens to the path.
+    if identity is not None and _identity_or_none(path) != identity:
+        conn.close()
+        raise DatabaseReplaced(f"{path} is not the file that was verified")
+    return conn
+
+
+def _identity_or_none(path):
+    try:
+        return file_identity(path)
+    except OSError:
+        return None
 
 
 def version_spans(conn) -> dict:

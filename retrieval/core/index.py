@@ -3,12 +3,16 @@
 Searches go through a `CollectionIndex`, one per collection, which ranks with its own FTS table
 and finds only its own passages.
 
-A built snapshot's database file is opened immutable, once per worker thread. The JSON fixture is
-loaded into the same layout in memory once and serialized; each thread gets a private copy of that
-image (sqlite3 connections must not be shared across threads). Nothing corpus-sized is built or
-copied per request.
+A built snapshot's database file is opened immutable, one connection per worker thread, and only
+ever the file that was verified at load: the connections for the expected workers are opened up
+front, so a snapshot replaced or deleted under a running server changes nothing it serves, and a
+connection opened later refuses a path that names another file (IndexUnavailable). The JSON
+fixture is loaded into the same layout in memory once and serialized; each thread gets a private
+copy of that image (sqlite3 connections must not be shared across threads). Nothing corpus-sized
+is built or copied per request.
 """
 
+import os
 import sqlite3
 import threading
 import time
@@ -41,6 +45,10 @@ class IndexClosed(RuntimeError):
     """The index was closed; no further searches can run."""
 
 
+class IndexUnavailable(RuntimeError):
+    """A thread needs a connection and the verified database file is no longer at its path."""
+
+
 class DeadlineExceeded(RuntimeError):
     """A query was interrupted inside SQLite because the request's deadline passed."""
 
@@ -53,7 +61,8 @@ PROGRESS_INSTRUCTIONS = 1000
 class SnapshotIndex:
     """A read-only FTS5 index of a snapshot's passages, one connection per thread."""
 
-    def __init__(self, snapshot: Snapshot):
+    def __init__(self, snapshot: Snapshot, connections: int = 1):
+        """connections: how many worker threads will search; each gets a connection opened now."""
         self.snapshot = snapshot
         self._image = None
         if snapshot.database_path is None:
@@ -67,12 +76,20 @@ class SnapshotIndex:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections = []
+        self._spare = []
         self._closed = False
+        self._held = None
+        self._identity = snapshot.database_identity
         try:
-            conn = self._connection()
+            if snapshot.database_path is not None:
+                # A snapshot made without the directory loader is verified as it is now.
+                self._identity = self._identity or database.file_identity(snapshot.database_path)
+                self._held = database.open_held(snapshot.database_path, self._identity)
+            self._spare = [self._open() for _ in range(max(1, connections))]
+            conn = self._spare[0]
             spans = database.version_spans(conn)
             tables = database.collection_tables(conn)
-        except (ValueError, sqlite3.Error) as exc:
+        except (ValueError, sqlite3.Error, OSError) as exc:
             self.close()
             raise SnapshotError(f"snapshot database: {exc}") from None
         if {name: corpus_id for name, (corpus_id, _) in tables.items()} != {
@@ -86,6 +103,19 @@ class SnapshotIndex:
             for name, (corpus_id, table) in tables.items()
         }
 
+    def unchanged(self) -> bool:
+        """Tell whether the verified database file still holds the bytes verified at load.
+
+        Connections hold the verified file open, so replacing or deleting it changes nothing
+        served; rewriting that very file in place would, and is detected here (size, mtime).
+        """
+        if self._held is None:
+            return True
+        try:
+            return database.fd_identity(self._held) == self._identity
+        except OSError:  # closed
+            return False
+
     def collection(self, name: str) -> Optional["CollectionIndex"]:
         """Return the index of one collection, or None when the snapshot has no such collection."""
         return self._collections.get(name)
@@ -97,16 +127,27 @@ class SnapshotIndex:
         with self._lock:
             if self._closed:
                 raise IndexClosed("the snapshot index is closed")
-            if self._image is None:
-                conn = database.open_immutable(self.snapshot.database_path)
+            if self._spare:
+                conn = self._spare.pop()
             else:
-                # check_same_thread=False only so that close() may close every thread's
-                # connection; each connection is used by the one thread that opened it.
-                conn = sqlite3.connect(":memory:", check_same_thread=False)
-                conn.deserialize(self._image)
-            conn.execute("PRAGMA query_only = ON")
-            self._connections.append(conn)
+                try:
+                    conn = self._open()
+                except database.DatabaseReplaced as exc:
+                    raise IndexUnavailable(str(exc)) from None
         self._local.conn = conn
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        # Called with self._lock held, or from __init__.
+        if self._image is None:
+            conn = database.open_immutable(self.snapshot.database_path, self._identity)
+        else:
+            # check_same_thread=False: opened here, used by the one thread it is handed to,
+            # closed by close().
+            conn = sqlite3.connect(":memory:", check_same_thread=False)
+            conn.deserialize(self._image)
+        conn.execute("PRAGMA query_only = ON")
+        self._connections.append(conn)
         return conn
 
     def run_ranked(self, sql: str, arguments: tuple, deadline: Optional[float]):
@@ -129,7 +170,11 @@ class SnapshotIndex:
     def passage(self, passage_id: str) -> Passage:
         """Return the passage with this id, or None."""
         row = self._connection().execute(database.BY_PASSAGE_ID, (passage_id,)).fetchone()
-        return database.passage_from_row(row) if row is not None else None
+        if row is None:
+            return None
+        # Built either way: a stand-in row for a missing id costs what a real one does.
+        passage = database.passage_from_row(row)
+        return passage if passage.passage_id == passage_id else None
 
     def close(self):
         """Close every thread's connection; later searches raise IndexClosed."""
@@ -138,6 +183,9 @@ class SnapshotIndex:
             connections, self._connections = self._connections, []
         for conn in connections:
             conn.close()
+        held, self._held = self._held, None
+        if held is not None:
+            os.close(held)
 
 
 class CollectionIndex:

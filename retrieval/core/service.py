@@ -57,17 +57,19 @@ class RetrievalService:
     """A loaded snapshot, its shared index, and the factory of request-local tools."""
 
     def __init__(self, snapshot: Snapshot, tool_factory: Optional[ToolFactory] = None,
-                 memo_entries: int = MEMO_ENTRIES, memo_bytes: int = MEMO_BYTES):
+                 memo_entries: int = MEMO_ENTRIES, memo_bytes: int = MEMO_BYTES,
+                 connections: int = 1):
         self.snapshot = snapshot
-        self.index = SnapshotIndex(snapshot)
+        # One connection per worker thread, opened now, while the file is the verified one.
+        self.index = SnapshotIndex(snapshot, connections)
         self.memo = ResultMemo(memo_entries, memo_bytes, size_of=result_size)
         self._tool_factory = tool_factory or RetrievalTools
 
     @classmethod
     def from_path(cls, path, expect_corpus_id=None, tool_factory=None,
-                  **memo_caps) -> "RetrievalService":
-        """Load and verify a snapshot and open its index."""
-        return cls(load_snapshot(path, expect_corpus_id), tool_factory, **memo_caps)
+                  **options) -> "RetrievalService":
+        """Load and verify a snapshot and open its index (options: memo caps, connections)."""
+        return cls(load_snapshot(path, expect_corpus_id), tool_factory, **options)
 
     @property
     def corpus_id(self) -> str:
@@ -112,6 +114,10 @@ class RetrievalService:
             evidence=evidence,
             policy=rule.describe(),
         )
+
+    def serving_verified(self) -> bool:
+        """Tell whether what is served is still the snapshot verified at load."""
+        return self.index.unchanged()
 
     def passage(self, passage_id: str):
         """Return the passage with this id in any collection, or None (callers check access)."""

@@ -173,8 +173,10 @@ class Snapshot:
     fallback: Rule
     # Name -> Collection, in name order.
     collections: dict
-    # Built snapshots keep their passages in this SQLite file instead of `passages`.
+    # Built snapshots keep their passages in this SQLite file instead of `passages`, and every
+    # connection must open the file verified at load (database.file_identity), no other.
     database_path: Optional[str] = None
+    database_identity: Optional[tuple] = None
     # Built snapshots (schema 2) rank by fields and priors; None: one text column, plain bm25.
     ranking: Optional[Ranking] = None
 

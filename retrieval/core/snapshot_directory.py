@@ -101,14 +101,16 @@ def load_snapshot_directory(directory) -> Snapshot:
     if not db_path.is_file():
         raise SnapshotError(f"{db_path}: database missing")
     try:
-        conn = database.open_immutable(db_path)
+        # The identity taken before the checks is the one every later connection must match.
+        identity = database.file_identity(db_path)
+        conn = database.open_immutable(db_path, identity)
         try:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             sources = source_summary(conn)
             tables = database.collection_tables(conn)
         finally:
             conn.close()
-    except (sqlite3.Error, ValueError) as exc:
+    except (sqlite3.Error, ValueError, OSError) as exc:
         raise SnapshotError(f"{db_path}: not a snapshot database: {exc}") from None
     if meta.get("corpus_id") != manifest["corpus_id"]:
         raise SnapshotError(f"{db_path}: corpus_id {meta.get('corpus_id')} does not match the "
@@ -127,7 +129,8 @@ def load_snapshot_directory(directory) -> Snapshot:
     if sorted(collections) != sorted(tables):
         raise SnapshotError(f"{db_path}: collections do not match the manifest")
     return Snapshot(corpus_id=manifest["corpus_id"], passages=(), rules=rules, fallback=fallback,
-                    collections=collections, database_path=str(db_path), ranking=ranking)
+                    collections=collections, database_path=str(db_path),
+                    database_identity=identity, ranking=ranking)
 
 
 def verify_snapshot_directory(directory) -> list:
@@ -136,7 +139,7 @@ def verify_snapshot_directory(directory) -> list:
     snapshot = load_snapshot_directory(directory)
     manifest = read_manifest(directory)
     problems = []
-    conn = database.open_immutable(snapshot.database_path)
+    conn = database.open_immutable(snapshot.database_path, snapshot.database_identity)
     try:
         rows = conn.execute(database.IN_ORDER).fetchall()
         index_rows = conn.execute(database.INDEX_IN_ORDER).fetchall()

@@ -26,6 +26,18 @@ def _finite_float(text):
     return value
 
 
+class NegativeZero(int):
+    """The integer written `-0`: equal to 0, but not how an integer is written.
+
+    It decodes apart from 0 so that a validator can refuse it; accepted as 0, `-0` and `0`
+    would be two byte strings of one request.
+    """
+
+
+def _integer(text):
+    return NegativeZero(0) if text == "-0" else int(text)
+
+
 def _unique_pairs(pairs):
     obj = dict(pairs)
     if len(obj) != len(pairs):
@@ -41,6 +53,7 @@ _decoder = json.JSONDecoder(
     object_pairs_hook=_unique_pairs,
     parse_constant=_reject_constant,
     parse_float=_finite_float,
+    parse_int=_integer,
 )
 
 
