@@ -170,7 +170,10 @@ PAGES = {
                                                f"<p>{RMTREE} {RMTREE}</p>"))),
     "faq/library.html": page(section("library-faq", 1, "Library FAQ", section(
         "how-do-i-remove-a-directory-tree", 2, "How do I remove a directory tree?",
-        f"<p>Use {RMTREE}.</p>"))),
+        f"<p>Use {RMTREE}.</p>"
+        # A table of contents is navigation too.
+        f'<div class="toctree-wrapper compound"><ul><li class="toctree-l1">{RMTREE}</li>'
+        "</ul></div>"))),
 }
 SOURCES = {"library/shutil.rst.txt": SHUTIL_RST, "library/binascii.rst.txt": BINASCII_RST,
            "library/datetime.rst.txt": DATETIME_RST, "whatsnew/3.11.rst.txt": WHATSNEW_RST,
@@ -247,7 +250,8 @@ class SphinxSiteTest(unittest.TestCase):
         self.assertEqual((url, start, end, kind), (BASE + "library/shutil.html#shutil.rmtree",
                                                    9, 11, "function"))
         self.assertEqual(text, "\n".join(SHUTIL_RST.split("\n")[8:11]))
-        # Links in main content: the release notes twice, the FAQ once; sidebars do not count.
+        # Links in main content: the release notes twice, the FAQ once; sidebars and tables
+        # of contents do not count.
         self.assertEqual(in_links, 3)
         self.assertTrue(reference)
         # A class's unit stops where its first member starts; the member is a unit of its own.

@@ -94,6 +94,9 @@ class _PageParser:
         self._name_depth = 0  # >0 inside a signature's sig-name span
         self._span_depth = 0
         self._main_depth = 0  # >0 inside the main content <div role="main">
+        # The main-content depth of the table of contents being read (0: none). A toctree
+        # links every section it lists: navigation, like the sidebars, not a cross-reference.
+        self._toctree_at = 0
 
     def feed(self, text: str):
         """Scan a whole page."""
@@ -119,6 +122,8 @@ class _PageParser:
         if tag == "div":
             if self._main_depth:
                 self._main_depth += 1
+                if "toctree-wrapper" in classes and not self._toctree_at:
+                    self._toctree_at = self._main_depth
             elif attrs.get("role") == "main":
                 self._main_depth = 1
         elif tag == "section":
@@ -136,7 +141,8 @@ class _PageParser:
         elif tag == "a":
             if "headerlink" in classes:
                 self._headerlink_depth += 1
-            elif self._main_depth and "internal" in classes and attrs.get("href"):
+            elif (self._main_depth and not self._toctree_at and "internal" in classes
+                  and attrs.get("href")):
                 self._link(attrs["href"])
         elif tag == "dl":
             kind = classes[1] if len(classes) >= 2 and classes[0] == "py" else None
@@ -155,6 +161,8 @@ class _PageParser:
     def handle_endtag(self, tag):
         if tag == "div":
             if self._main_depth:
+                if self._toctree_at == self._main_depth:
+                    self._toctree_at = 0
                 self._main_depth -= 1
         elif tag == "section" and self._open_sections:
             self._open_sections.pop()
