@@ -6,8 +6,10 @@ objects.inv). The expectations are exact: they pin the ranking rules, not a benc
 """
 
 import contextlib
+import dataclasses
 import io
 import json
+import math
 import os
 import shutil
 import sqlite3
@@ -17,7 +19,8 @@ import zlib
 from retrieval.__main__ import main as retrieval_main
 from retrieval.build.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.build.rendered import dead_urls
-from retrieval.core.snapshot import SnapshotError, load_snapshot
+from retrieval.core.ranking import FIELDS, IndexFields
+from retrieval.core.snapshot import SnapshotError, load_snapshot, policy_ranking
 from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings
@@ -189,6 +192,20 @@ INVENTORY = [("shutil.rmtree", "py:function", "library/shutil.html#$"),
              ("library-faq", "std:label", "faq/library.html#$")]
 
 
+def ranking_facts(snapshot, title) -> IndexFields:
+    """Return a built unit's ranking facts, by its title."""
+    conn = sqlite3.connect(os.path.join(snapshot, "passages.sqlite"))
+    try:
+        kind, in_links, noindex, reference, *texts = conn.execute(
+            f"SELECT i.kind, i.in_links, i.noindex, i.reference_page, "
+            f"{', '.join('x.' + name for name in FIELDS)} FROM passages p "
+            "JOIN passage_facts i ON i.id = p.id JOIN passage_fields x ON x.id = p.id "
+            "WHERE p.title = ?", (title,)).fetchone()
+    finally:
+        conn.close()
+    return IndexFields(kind, in_links, bool(noindex), bool(reference), *texts)
+
+
 def write_site(root):
     """Write the rendered pages, their _sources and objects.inv under root."""
     for relative, text in PAGES.items():
@@ -281,6 +298,29 @@ class SphinxSiteTest(unittest.TestCase):
         self.assertTrue(units["datetime Objects"][7])
         self.assertFalse(units["How do I remove a directory tree?"][7])
         self.assertFalse(units["Improved Modules"][7])
+
+    def test_priors_follow_the_policy(self):
+        conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
+        try:
+            priors = dict(conn.execute(
+                "SELECT p.title, i.prior FROM passages p JOIN passage_facts i ON i.id = p.id"))
+        finally:
+            conn.close()
+        expected = {
+            "shutil.rmtree": 3 * math.log(1 + 3) + 2,  # 3 in-links, a function
+            "shutil.Archive": -1,  # a class
+            "shutil.Archive.extract": 1,  # a method
+            "binascii.rmtree": 2 - 2,  # a function, but a :noindex: duplicate
+            "How do I remove a directory tree?": -5 - 12,  # a section, not a reference page
+            "datetime Objects": -5,  # a section of a reference page
+        }
+        for title, prior in expected.items():
+            self.assertAlmostEqual(priors[title], prior, places=9, msg=title)
+
+    def test_the_in_link_prior_is_capped(self):
+        ranking = policy_ranking(DEFAULT_POLICY)
+        facts = dataclasses.replace(ranking_facts(self.out, "shutil.rmtree"), in_links=10_000)
+        self.assertEqual(ranking.prior(facts), 12 + 2)
 
     def test_verify_recomputes_and_checks_rendered_urls(self):
         self.assertEqual(verify_snapshot_directory(self.out), [])
