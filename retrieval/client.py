@@ -23,7 +23,9 @@ from typing import Optional
 try:
     import requests
 except ImportError as exc:  # the service itself does not need requests; only this client does
-    raise ImportError("retrieval.client needs requests: pip install 'retrieval[client]'") from exc
+    # The package is not on an index: the extra is installed from the checkout.
+    raise ImportError("retrieval.client needs requests: run pip install '.[client]' "
+                      "from the retrieval checkout") from exc
 
 from .core import digests
 from .core.admission import Limits  # the allowances a run was admitted with
@@ -53,10 +55,15 @@ class TransportError(Exception):
 
 
 class RetrievalError(Exception):
-    """A verified error response from the service, with its stable code."""
+    """A verified error response from the service, with its stable code and its message."""
 
     def __init__(self, code, http_status, body, raw=b"", headers=None):
-        super().__init__(f"{code} (HTTP {http_status})")
+        error = body.get("error") if isinstance(body, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
+        # The message is the service's words for a person; branch on code, never on it.
+        self.message = message if isinstance(message, str) else None
+        super().__init__(f"{code} (HTTP {http_status})"
+                         + (f": {self.message}" if self.message else ""))
         self.code = code
         self.http_status = http_status
         self.body = body
@@ -78,7 +85,7 @@ class InvalidRequest(RetrievalError):
 
     @property
     def issues(self) -> list:
-        """Return the issues as sent: dicts with `path` (list) and `type`."""
+        """Return the issues as sent: dicts with `path` (list), `type`, `message`, any bound."""
         error = self.body.get("error") if isinstance(self.body, dict) else None
         issues = error.get("issues") if isinstance(error, dict) else None
         return list(issues) if isinstance(issues, list) else []
@@ -557,11 +564,15 @@ def summarize(result: RetrievalResult) -> str:
 
 
 def describe_error(error: RetrievalError) -> str:
-    """Return an error response's code, HTTP status and issues, one per line."""
+    """Return an error response's code, HTTP status, message and issues, one per line."""
     lines = [f"error {error.code} (HTTP {error.http_status})"]
-    for issue in getattr(error, "issues", ()):
+    issues = getattr(error, "issues", ())
+    if error.message and not issues:
+        lines[0] += f": {error.message}"
+    for issue in issues:
         path = ".".join(str(part) for part in issue.get("path", ()))
-        lines.append(f"  {path}: {issue.get('type')}")
+        words = issue.get("message") or path
+        lines.append(f"  {words} ({issue.get('type')})")
     retry_after = getattr(error, "retry_after", None)
     if retry_after is not None:
         lines.append(f"  retry after {retry_after} s")

@@ -81,7 +81,7 @@ def read_bounded_body(environ, cap: int) -> bytes:
             raise InvalidContentLength(f"Content-Length {declared[:32]!r}")
         length = int(declared)
         if length > cap:
-            raise BodyTooLarge(f"Content-Length {length} over {cap}")
+            raise BodyTooLarge(cap, f"Content-Length {length}")
         return _read_up_to(stream, length)
     # No length: only a server that marks the input as terminated (or passes a chunked body
     # through) lets the app read to end-of-stream; elsewhere PEP 3333 makes the body empty.
@@ -90,7 +90,7 @@ def read_bounded_body(environ, cap: int) -> bytes:
         return b""
     body = _read_up_to(stream, cap + 1)
     if len(body) > cap:
-        raise BodyTooLarge(f"undeclared body over {cap}")
+        raise BodyTooLarge(cap, "undeclared length")
     return body
 
 

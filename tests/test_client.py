@@ -153,18 +153,22 @@ class LiveServerTest(unittest.TestCase):
             client.retrieve(QUESTION, "3.12", max_steps=True)
         self.assertEqual((caught.exception.code, caught.exception.http_status),
                          ("invalid_request", 422))
-        self.assertEqual(caught.exception.issues,
-                         [{"path": ["body", "max_steps"], "type": "int_type"}])
+        self.assertEqual(caught.exception.issues, [{
+            "path": ["body", "max_steps"], "type": "int_type",
+            "message": "body.max_steps must be an integer (6, not 6.0 or true)"}])
+        self.assertEqual(str(caught.exception), "invalid_request (HTTP 422): the request is not "
+                         "valid: body.max_steps must be an integer (6, not 6.0 or true)")
         self.assertEqual(hashlib.sha256(caught.exception.raw).hexdigest(),
                          caught.exception.headers[rc.BODY_DIGEST_HEADER])
         # Unknown keywords are sent as they are: this server decides it does not know them.
         with self.assertRaises(rc.InvalidRequest) as caught:
             client.retrieve(QUESTION, "3.12", colour="red")
-        self.assertEqual(caught.exception.issues,
-                         [{"path": ["body", "colour"], "type": "extra_forbidden"}])
+        self.assertEqual([(i["path"], i["type"]) for i in caught.exception.issues],
+                         [(["body", "colour"], "extra_forbidden")])
         with self.assertRaises(rc.CollectionNotFound) as caught:
             client.retrieve(QUESTION, "3.12", collection="docs")
         self.assertEqual(caught.exception.http_status, 404)
+        self.assertIn("GET /corpus", caught.exception.message)
         with self.assertRaises(rc.NotFound) as caught:
             rc.RetrievalClient(server.base_url + "/elsewhere").retrieve(QUESTION, "3.12")
         self.assertEqual(caught.exception.http_status, 404)
@@ -412,7 +416,8 @@ class AskCommandTest(Bodies, unittest.TestCase):
         done = run_ask(QUESTION, "--version", "3.12", "--max-steps", "999", *url)
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr.decode().splitlines(),
-                         ["error invalid_request (HTTP 422)", "  body.max_steps: less_than_equal"])
+                         ["error invalid_request (HTTP 422)",
+                          "  body.max_steps must be at most 64 (less_than_equal)"])
         self.assertEqual(done.stdout, b"")
 
     def test_connection_and_integrity_failures_exit_2(self):
