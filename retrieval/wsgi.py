@@ -241,7 +241,9 @@ class RetrievalApp:
         path = environ.get("PATH_INFO", "")
         exchange = Exchange(route_label(path))
         static = self._static.get(path)
-        if static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
+        if path == "" and environ.get("SCRIPT_NAME"):
+            body = self._redirect_to_mount(environ, start_response, exchange)
+        elif static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
             body = self._send_static(environ, start_response, exchange, *static)
         elif self._cors_origins and environ["REQUEST_METHOD"] == "OPTIONS":
             body = self._preflight(environ, start_response, exchange)
@@ -324,6 +326,16 @@ class RetrievalApp:
                         ("Access-Control-Max-Age", CORS_MAX_AGE)]
         exchange.status = "204 No Content"
         start_response(exchange.status, headers)
+        return [b""]
+
+    def _redirect_to_mount(self, environ, start_response, exchange: Exchange):
+        # Mounted under a prefix (SCRIPT_NAME "/rag"), "/rag" itself reaches the app with an
+        # empty PATH_INFO. The Inspector's relative URLs need the page at "/rag/", so send the
+        # browser there (308 keeps the method), as a web server does for a directory.
+        exchange.status = "308 Permanent Redirect"
+        start_response(exchange.status, [("Location", environ["SCRIPT_NAME"] + "/"),
+                                         ("Content-Type", "text/plain"),
+                                         ("Content-Length", "0")])
         return [b""]
 
     def _send_static(self, environ, start_response, exchange: Exchange, body, media_type):

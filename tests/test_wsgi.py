@@ -237,6 +237,18 @@ class ValidationTest(AppTestCase):
         self.assertEqual(issues[2]["path"], ["body", ("field00" + "x" * 100)[:64]])
 
 
+class MountedTest(AppTestCase):
+    """Under a prefix (SCRIPT_NAME) the routes are the same; the bare prefix goes to its page."""
+
+    def test_bare_mount_point_redirects_to_the_inspector(self):
+        reply = self.call("GET", "", environ={"SCRIPT_NAME": "/rag"})
+        self.assertEqual((reply.code, reply.headers["Location"], reply.body), (308, "/rag/", b""))
+        page = self.call("GET", "/", environ={"SCRIPT_NAME": "/rag"})
+        self.assertEqual(page.code, 200)
+        self.assertIn(b'src="inspector.js"', page.body)
+        self.assertEqual(self.post(ask(), environ={"SCRIPT_NAME": "/rag"}).code, 200)
+
+
 class ExplainingErrorsTest(AppTestCase):
     """Each error says in words what was wrong, and each issue the bound or pattern it broke."""
 
