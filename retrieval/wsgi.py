@@ -18,7 +18,7 @@ from typing import Callable, Optional
 from .core import digests
 from .core.admission import Limits
 from .core.service import RetrievalService, RunResult
-from .core.snapshot import default_snapshot_path
+from .core.snapshot import SnapshotError, default_snapshot_path
 from .access_log import BatchedLineWriter, access_log_line
 from .errors import (
     BodyTooLarge, CollectionNotFound, Draining, InternalError, InvalidContentLength,
@@ -26,13 +26,13 @@ from .errors import (
     RateLimited, ServiceError, UnsupportedMediaType,
 )
 from .inflight import ADMISSION_KEY, InFlightGate
-from .keys import KeyStore, RateLimiter, retry_after_seconds
+from .keys import KeyStore, KeysFileError, RateLimiter, retry_after_seconds
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE, Metrics
 from .request import parse_retrieve_request
 from .openapi import openapi_document
 from .response import OK, corpus_body, encode_error, encode_json, encode_run_result, \
     health_body, passage_body
-from .settings import Settings, load_settings, parse_origins
+from .settings import Settings, SettingsError, load_settings, parse_origins
 
 BODY_DIGEST_HEADER = "X-Retrieval-Body-SHA256"
 _ROUTES = {
@@ -466,7 +466,14 @@ def __getattr__(name):
     # `app` is created on first access (waitress-serve resolves it before serving), so importing
     # this module for create_app() does not load a snapshot as a side effect.
     if name == "app":
-        app = create_app()
+        try:
+            app = create_app()
+        except (SnapshotError, SettingsError, KeysFileError) as exc:
+            # A start-up refusal under `waitress-serve retrieval.wsgi:app`: Waitress answers an
+            # exception while resolving the app with its whole --help text and a traceback.
+            # SystemExit is not one it catches, so one line and exit status 2 are all there is.
+            print(f"retrieval: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
         globals()["app"] = app
         return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -396,8 +396,19 @@ class AskCommandTest(Bodies, unittest.TestCase):
         self.assertIn("  2 path-write lines 1-1 "
                       "https://docs.python.org/3.12/library/pathlib.html#pathlib.Path.write_text",
                       lines)
-        self.assertTrue(any(line.startswith("    Path.write_text(data, encoding=None")
-                            and line.endswith("...") for line in lines))
+        # Whole passages, wrapped at spaces (no line over 100 columns), nothing cut or rewritten.
+        passage = lines[lines.index("  2 path-write lines 1-1 https://docs.python.org/3.12/"
+                                    "library/pathlib.html#pathlib.Path.write_text") + 1:
+                        lines.index(next(line for line in lines
+                                         if line.startswith("request_id ")))]
+        self.assertGreater(len(passage), 1)
+        self.assertTrue(all(line.startswith("    ") and len(line) <= 100 for line in passage))
+        text = json.loads(self.completed)["evidence"][1]["text"]
+        self.assertEqual(" ".join(line.strip() for line in passage), text)
+        cut = run_ask(QUESTION, "--version", "3.12", "--max-chars", "40", *url)
+        self.assertIn(f"    {text[:40]}", cut.stdout.decode().splitlines())
+        self.assertIn(f"    [... {len(text) - 40} more characters; --max-chars 0 shows all]",
+                      cut.stdout.decode().splitlines())
         self.assertEqual(lines[-1], "verified")
         expected = rc.RetrievalClient(server.base_url).retrieve(QUESTION, "3.12")
         self.assertIn(f"request_id {expected.request_id}", lines)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import database, digests
 from .snapshot import (
-    BM25, DEFAULT_COLLECTION, SCHEMA_VERSION, TOKENIZER, Collection, Snapshot, SnapshotError,
+    BM25, BUILD_HINT, DEFAULT_COLLECTION, SCHEMA_VERSION, TOKENIZER, Collection, Snapshot, SnapshotError,
     collection_corpus_ids, compute_corpus_id, parse_policy, summarize_versions,
 )
 from .strict_json import StrictJSONError, loads_strict
@@ -66,7 +66,8 @@ def read_manifest(directory: Path) -> dict:
     try:
         manifest = loads_strict(path.read_bytes())
     except OSError as exc:
-        raise SnapshotError(f"{path}: cannot read manifest: {exc.strerror or exc}") from None
+        raise SnapshotError(f"{path}: cannot read manifest: {exc.strerror or exc} "
+                            f"({BUILD_HINT})") from None
     except StrictJSONError as exc:
         raise SnapshotError(f"{path}: not strict JSON: {exc}") from None
     if not isinstance(manifest, dict) or sorted(manifest) != sorted(_MANIFEST_FIELDS):
