@@ -43,6 +43,8 @@ class StrictJSONTest(unittest.TestCase):
             (b'{"\xc3\xa9": 1, "b": "\\ud800"}', 15, "lone surrogate"),
             (b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1), MAX_DEPTH, "nesting deeper"),
             (b"[" * 5000 + b"]" * 5000, MAX_DEPTH, "nesting deeper"),
+            (b"[" * MAX_DEPTH + b"1" + b"]" * MAX_DEPTH, MAX_DEPTH, "nesting deeper"),
+            (b'{"k": ' * MAX_DEPTH + b'"v"' + b"}" * MAX_DEPTH, 6 * MAX_DEPTH, "nesting deeper"),
             (b'{"a": 1,}', 8, "expecting property name"),
         ]
         for data, offset, words in cases:

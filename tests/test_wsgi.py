@@ -7,6 +7,7 @@ import unittest
 
 from retrieval.core import digests
 from retrieval.core.tools import RetrievalTools
+from retrieval import errors
 from retrieval.errors import HTTP_STATUS, MAX_ISSUES
 from retrieval.scenarios import QUESTION
 from retrieval.testing import CountingToolFactory, FailingTools
@@ -74,6 +75,20 @@ class ErrorShapeTest(AppTestCase):
         self.assertEqual(reply.headers["Content-Type"], "application/json")
         self.assertEqual(reply.headers["Content-Length"], str(len(reply.body)))
         self.assertEqual(reply.headers[BODY_DIGEST_HEADER], hashlib.sha256(reply.body).hexdigest())
+
+    def test_every_error_code_has_a_message(self):
+        arguments = {errors.MethodNotAllowed: (("POST",),), errors.BodyTooLarge: (4096,),
+                     errors.InvalidJSON: ("expecting value at byte 0", 0),
+                     errors.InvalidRequest: ([{"path": ["body"], "type": "missing"}],),
+                     errors.RateLimited: (3,)}
+        classes = [cls for cls in vars(errors).values() if isinstance(cls, type)
+                   and issubclass(cls, errors.ServiceError) and cls is not errors.ServiceError]
+        self.assertEqual(sorted({cls.code for cls in classes}), sorted(HTTP_STATUS))
+        for cls in classes:
+            with self.subTest(code=cls.code):
+                body = cls(*arguments.get(cls, ())).to_body()
+                self.assertEqual(list(body["error"])[:2], ["code", "message"])
+                self.assertTrue(body["error"]["message"].strip())
 
     def test_every_status_line_is_well_formed(self):
         for code, status in HTTP_STATUS.items():

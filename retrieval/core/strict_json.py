@@ -78,6 +78,7 @@ def _byte_offset(text, index):
 
 
 _COLON = re.compile(r"[ \t\r\n]*:")
+_VALUE_STARTS = frozenset('{["-0123456789tfn')
 
 
 def _locate(text) -> StrictJSONError:
@@ -90,9 +91,12 @@ def _locate(text) -> StrictJSONError:
     index, length = 0, len(text)
     while index < length:
         char = text[index]
+        # A value (not a key) inside MAX_DEPTH containers is one level too deep (_check_tree).
+        too_deep = len(open_keys) >= MAX_DEPTH and char in _VALUE_STARTS and not (
+            char == '"' and _COLON.match(text, json.decoder.scanstring(text, index + 1)[1]))
+        if too_deep:
+            return StrictJSONError(f"nesting deeper than {MAX_DEPTH}", _byte_offset(text, index))
         if char in "{[":
-            if len(open_keys) >= MAX_DEPTH:
-                return StrictJSONError(f"nesting deeper than {MAX_DEPTH}", _byte_offset(text, index))
             open_keys.append(set() if char == "{" else None)
         elif char in "}]":
             open_keys.pop()
