@@ -14,7 +14,15 @@ import hashlib
 import json
 import sys
 
-import requests
+try:
+    import requests
+except ImportError:
+    if __name__ != "__main__":
+        raise
+    # Run as a script without the test extra: one line saying what to install, no traceback.
+    print("run_scenarios.py needs requests: run pip install '.[test]' from the checkout",
+          file=sys.stderr)
+    sys.exit(2)
 
 from retrieval.check import check_saved_result
 from retrieval.client import IntegrityError, RetrievalClient, RetrievalError

@@ -16,6 +16,8 @@ class BuildWithSnapshot(build_py):
     def run(self):
         super().run()
         target = os.path.join(self.build_lib, "retrieval", "snapshot.json")
+        # An editable install builds into an empty directory: make the package's place first.
+        self.mkpath(os.path.dirname(target))
         self.copy_file("snapshot.json", target)
 
 

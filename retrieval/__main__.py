@@ -5,11 +5,27 @@ import json
 import sys
 from pathlib import Path
 
+from . import __version__
 from .core.snapshot import SnapshotError, seal_snapshot
 from .core.strict_json import StrictJSONError, loads_strict
 from .keys import register_keys_command
-from .settings import SettingsError, describe_settings, effective_config, load_settings, \
-    settings_table
+from .settings import SETTINGS, SettingsError, describe_settings, effective_config, \
+    load_settings, settings_table
+
+DESCRIPTION = """\
+Budgeted, verifiable documentation retrieval over HTTP. A caller POSTs a question, an exact
+documentation version and allowances; a scripted policy runs search and read tools over a
+pinned corpus and answers with the whole trace, the evidence read and its digests. No model is
+called and no answer is generated."""
+
+EXAMPLES = """\
+examples:
+  retrieval serve                          serve the embedded fixture on 127.0.0.1:8765
+  retrieval ask "Will write_text replace the contents of an existing file?" --version 3.12
+  retrieval build --source 3.11=/usr/share/doc/python3.11/html/_sources \\
+      --base-url 3.11=https://docs.python.org/3.11/ --out ./py311
+  retrieval serve --snapshot ./py311       serve the built directory
+  retrieval COMMAND --help                 the flags of one command"""
 
 
 def _serve(args) -> int:
@@ -137,80 +153,106 @@ def _ask(args) -> int:
         sys.stdout.buffer.write(result.raw)
         sys.stdout.buffer.flush()
     else:
-        print(summarize(result))
+        print(summarize(result, max_chars=args.max_chars))
     return 0
+
+
+_SETTINGS = {setting.name: setting for setting in SETTINGS}
+
+
+def _setting_flag(parser, name, **options):
+    """Add the flag of a declared setting, its help and default taken from the declaration."""
+    setting = _SETTINGS[name]
+    text = setting.metadata["help"].rstrip(".")
+    if "default:" not in text:
+        default = "none" if setting.default is None else json.dumps(setting.default)
+        text += f" (default: {default})"
+    parser.add_argument("--" + name.replace("_", "-"), help=f"{text}; setting {name}",
+                        **options)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Declare the commands and their flags."""
-    parser = argparse.ArgumentParser(prog="retrieval")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="retrieval", description=DESCRIPTION, epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    # Only before a command: `retrieval ask --version 3.12` is the documentation version.
+    parser.add_argument("--version", action="version", version=f"retrieval {__version__}",
+                        help="print the program's version and exit")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = commands.add_parser(
         "serve", help="serve the app with Waitress",
         epilog="Settings (TOML file < environment < flags):\n" + describe_settings(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    serve.add_argument("--config", help="TOML file of settings (flat keys, as listed below)")
+    serve.add_argument("--config", metavar="FILE",
+                       help="TOML file of settings (flat keys, as listed below; default: none)")
     serve.add_argument("--print-config", action="store_true",
                        help="print the effective settings as TOML (secrets masked) and exit")
-    serve.add_argument("--host")
-    serve.add_argument("--port", type=int)
-    serve.add_argument("--threads", type=int)
-    serve.add_argument("--snapshot", help="snapshot file (default: the embedded fixture)")
-    serve.add_argument("--expect-corpus-id", help="refuse to start on any other corpus_id")
-    serve.add_argument("--fd", type=int, help="serve on this inherited, listening socket")
-    serve.add_argument("--shutdown-grace-s", type=float,
-                       help="on SIGTERM, longest wait for in-flight requests")
-    serve.add_argument("--drain-delay-s", type=float,
-                       help="on SIGTERM, shortest time /health answers 503 draining")
-    serve.add_argument("--keys-file", help="API keys file; requests then need a Bearer key")
-    serve.add_argument("--allow-unauthenticated", action="store_true",
-                       help="listen on a non-loopback address without a keys file")
-    serve.add_argument("--max-in-flight", type=int, help="most /retrieve requests admitted")
-    serve.add_argument("--deadline-ms", type=int, help="wall-clock budget of one retrieval")
-    serve.add_argument("--app", help="serve MODULE:ATTRIBUTE instead of the retrieval app "
-                                     "(it reads its own settings from the environment)")
+    _setting_flag(serve, "host", metavar="HOST")
+    _setting_flag(serve, "port", type=int, metavar="PORT")
+    _setting_flag(serve, "threads", type=int, metavar="N")
+    _setting_flag(serve, "snapshot", metavar="FILE_OR_DIR")
+    _setting_flag(serve, "expect_corpus_id", metavar="ID")
+    serve.add_argument("--fd", type=int, help="serve on this inherited, listening socket "
+                                               "(default: none, listen on --host/--port)")
+    _setting_flag(serve, "shutdown_grace_s", type=float, metavar="S")
+    _setting_flag(serve, "drain_delay_s", type=float, metavar="S")
+    _setting_flag(serve, "keys_file", metavar="FILE")
+    _setting_flag(serve, "allow_unauthenticated", action="store_true")
+    _setting_flag(serve, "max_in_flight", type=int, metavar="N")
+    _setting_flag(serve, "deadline_ms", type=int, metavar="MS")
+    serve.add_argument("--app", metavar="MODULE:ATTR",
+                       help="serve this WSGI app instead of the retrieval app (default: "
+                            "retrieval's; it reads its own settings from the environment)")
     serve.set_defaults(run=_serve)
 
     check = commands.add_parser("check", help="re-verify a result saved by run_scenarios.py")
-    check.add_argument("result")
+    check.add_argument("result", help="the JSON file run_scenarios.py --output wrote")
     check.set_defaults(run=_check)
 
     build = commands.add_parser("build", help="build a snapshot directory from documentation")
     build.add_argument("--source", action="append", metavar="[COLLECTION/]VERSION=PATH",
                        required=True, help="a documentation tree (collection default: default)")
     build.add_argument("--base-url", action="append", metavar="[COLLECTION/]VERSION=URL",
-                       required=True)
+                       required=True, help="where that tree's pages are published (ends with /)")
     build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
     build.add_argument("--out", required=True, help="snapshot directory to write")
     build.set_defaults(run=_build)
 
     verify = commands.add_parser("verify", help="recompute every digest of a snapshot directory")
-    verify.add_argument("snapshot")
+    verify.add_argument("snapshot", help="a directory made by retrieval build")
     verify.add_argument(
         "--rendered", metavar="HTML_ROOT",
         help="also check that every passage URL names a page of this rendered HTML tree and, "
              "with a #fragment, an id on that page (the tree published at each version's "
-             "base URL)")
+             "base URL; default: URLs are not checked)")
     verify.set_defaults(run=_verify)
 
     seal = commands.add_parser("seal", help="fill in a snapshot's digests")
-    seal.add_argument("input")
-    seal.add_argument("output")
+    seal.add_argument("input", help="a hand-written snapshot JSON file")
+    seal.add_argument("output", help="where to write it with its digests filled in")
     seal.set_defaults(run=_seal)
 
     ask = commands.add_parser("ask", help="ask a running service and print its verified result")
-    ask.add_argument("question")
-    ask.add_argument("--version", required=True, help="exact documentation version, e.g. 3.12")
-    ask.add_argument("--url", default="http://127.0.0.1:8765", help="service base URL")
+    ask.add_argument("question", help="the question, quoted as one argument")
+    ask.add_argument("--version", required=True,
+                     help="exact documentation version, e.g. 3.12 (required)")
+    ask.add_argument("--url", default="http://127.0.0.1:8765",
+                     help="service base URL (default: %(default)s)")
     ask.add_argument("--collection", help="default: the snapshot's default collection")
     for allowance in ("max-steps", "max-searches", "max-reads", "max-source-bytes"):
-        ask.add_argument(f"--{allowance}", type=int, help="default: the server's")
-    ask.add_argument("--api-key", help="sent as 'Authorization: Bearer KEY'")
-    ask.add_argument("--timeout", type=float, default=10.0, help="seconds per HTTP exchange")
+        ask.add_argument(f"--{allowance}", type=int, metavar="N",
+                         help="allowance (default: the server's default)")
+    ask.add_argument("--api-key", help="sent as 'Authorization: Bearer KEY' (default: none)")
+    ask.add_argument("--timeout", type=float, default=10.0,
+                     help="seconds per HTTP exchange (default: %(default)s)")
     ask.add_argument("--retries", type=int, default=3,
-                     help="retries of a refused connection or an overloaded/draining server")
-    ask.add_argument("--json", action="store_true", help="print the exact response body bytes")
+                     help="retries of a refused connection or an overloaded/draining server "
+                          "(default: %(default)s)")
+    ask.add_argument("--max-chars", type=int, default=0, metavar="N",
+                     help="cut each passage after N characters (default: 0, whole passages)")
+    ask.add_argument("--json", action="store_true",
+                     help="print the exact response body bytes instead of the summary")
     ask.set_defaults(run=_ask)
 
     register_keys_command(commands)

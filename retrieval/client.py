@@ -16,6 +16,7 @@ service does not check credentials, later ones answer 401 `unauthenticated`/`inv
 """
 
 import json
+import textwrap
 import time
 from dataclasses import dataclass, field, fields
 from typing import Optional
@@ -23,7 +24,9 @@ from typing import Optional
 try:
     import requests
 except ImportError as exc:  # the service itself does not need requests; only this client does
-    raise ImportError("retrieval.client needs requests: pip install 'retrieval[client]'") from exc
+    # The package is not on an index: the extra is installed from the checkout.
+    raise ImportError("retrieval.client needs requests: run pip install '.[client]' "
+                      "from the retrieval checkout") from exc
 
 from .core import digests
 from .core.admission import Limits  # the allowances a run was admitted with
@@ -53,10 +56,15 @@ class TransportError(Exception):
 
 
 class RetrievalError(Exception):
-    """A verified error response from the service, with its stable code."""
+    """A verified error response from the service, with its stable code and its message."""
 
     def __init__(self, code, http_status, body, raw=b"", headers=None):
-        super().__init__(f"{code} (HTTP {http_status})")
+        error = body.get("error") if isinstance(body, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
+        # The message is the service's words for a person; branch on code, never on it.
+        self.message = message if isinstance(message, str) else None
+        super().__init__(f"{code} (HTTP {http_status})"
+                         + (f": {self.message}" if self.message else ""))
         self.code = code
         self.http_status = http_status
         self.body = body
@@ -78,7 +86,7 @@ class InvalidRequest(RetrievalError):
 
     @property
     def issues(self) -> list:
-        """Return the issues as sent: dicts with `path` (list) and `type`."""
+        """Return the issues as sent: dicts with `path` (list), `type`, `message`, any bound."""
         error = self.body.get("error") if isinstance(self.body, dict) else None
         issues = error.get("issues") if isinstance(error, dict) else None
         return list(issues) if isinstance(issues, list) else []
@@ -467,10 +475,14 @@ class RetrievalClient:
                     timeout=self.timeout, allow_redirects=False)
                 raw = response.content
             except requests.ConnectionError as exc:
-                if _connection_refused(exc) and attempt < self.max_retries:
+                refused = _connection_refused(exc)
+                if refused and attempt < self.max_retries:
                     self._sleep(self._wait(attempt, None))
                     attempt += 1
                     continue
+                if refused:
+                    raise TransportError(f"{method} {url}: connection refused (is the service "
+                                         "running there? `retrieval serve` starts one)") from exc
                 raise TransportError(f"{method} {url}: {exc}") from exc
             except requests.RequestException as exc:
                 # A timeout or a reset after sending: the request may have run, so never resent.
@@ -504,7 +516,8 @@ class RetrievalClient:
 
 # --- a readable summary (python -m retrieval ask) -----------------------------------------------
 
-SNIPPET_CHARS = 100
+WRAP_WIDTH = 100
+INDENT = "    "
 
 
 def _describe_action(entry: TraceEntry) -> str:
@@ -529,13 +542,30 @@ def _describe_outcome(entry: TraceEntry) -> str:
     return outcome + (f" {entry.reason}" if entry.status != "succeeded" and entry.reason else "")
 
 
-def _snippet(text) -> str:
-    flat = " ".join(str(text or "").split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS] + "..."
+def _passage_lines(text, max_chars=0) -> list:
+    """Return a passage as indented lines: whole (or cut after max_chars), markup as it is.
+
+    Long lines are wrapped at spaces; the passage's own line breaks are kept, since in
+    documentation they can carry meaning (code, lists, tables).
+    """
+    text = str(text or "")
+    cut = ""
+    if max_chars and len(text) > max_chars:
+        cut = f"[... {len(text) - max_chars} more characters; --max-chars 0 shows all]"
+        text = text[:max_chars]
+    lines = []
+    for line in text.splitlines() or [""]:
+        body = line.lstrip()
+        indent = INDENT + line[:len(line) - len(body)]  # a code block keeps its indentation
+        lines += textwrap.wrap(body, WRAP_WIDTH, initial_indent=indent, subsequent_indent=indent,
+                               break_long_words=False, break_on_hyphens=False) or [""]
+    if cut:
+        lines.append(INDENT + cut)
+    return lines
 
 
-def summarize(result: RetrievalResult) -> str:
-    """Return a readable, multi-line summary of a verified result."""
+def summarize(result: RetrievalResult, max_chars: int = 0) -> str:
+    """Return a readable, multi-line summary of a verified result, passages whole by default."""
     usage, limits = result.usage, result.limits
     lines = [
         f"status {result.status} ({result.reason}), HTTP {result.http_status}",
@@ -551,17 +581,21 @@ def summarize(result: RetrievalResult) -> str:
     for number, item in enumerate(result.evidence, 1):
         lines.append(f"  {number} {item.source_id} lines {item.start_line}-{item.end_line} "
                      f"{item.url}")
-        lines.append(f"    {_snippet(item.text)}")
+        lines += _passage_lines(item.text, max_chars)
     lines += [f"request_id {result.request_id}", f"corpus_id {result.corpus_id}", "verified"]
     return "\n".join(lines)
 
 
 def describe_error(error: RetrievalError) -> str:
-    """Return an error response's code, HTTP status and issues, one per line."""
+    """Return an error response's code, HTTP status, message and issues, one per line."""
     lines = [f"error {error.code} (HTTP {error.http_status})"]
-    for issue in getattr(error, "issues", ()):
+    issues = getattr(error, "issues", ())
+    if error.message and not issues:
+        lines[0] += f": {error.message}"
+    for issue in issues:
         path = ".".join(str(part) for part in issue.get("path", ()))
-        lines.append(f"  {path}: {issue.get('type')}")
+        words = issue.get("message") or path
+        lines.append(f"  {words} ({issue.get('type')})")
     retry_after = getattr(error, "retry_after", None)
     if retry_after is not None:
         lines.append(f"  retry after {retry_after} s")

@@ -1,7 +1,9 @@
 """The one error hierarchy of the HTTP boundary, and the one table from error code to HTTP status.
 
-Every client mistake is a `ServiceError` subclass with a stable `code`; the WSGI app turns it into the
-documented JSON shape. Anything else is a bug: logged, and answered with a bare `internal_error`.
+Every client mistake is a `ServiceError` subclass with a stable `code` and a human `message`; the
+WSGI app turns it into the documented JSON shape. Clients branch on `code` (and on an issue's
+`path` and `type`); the `message` is for the person reading it and may be reworded. Anything else
+is a bug: logged, and answered with `internal_error` and no detail.
 """
 
 # Each error code and the HTTP status line it is sent with. Nothing else decides a status.
@@ -27,15 +29,32 @@ HTTP_STATUS = {
 
 MAX_ISSUES = 12
 MAX_PATH_PART = 64
+# Each issue type (pydantic's names) and what it says after the field's path; {limit} and
+# {pattern} are the bound or pattern the value broke, sent beside the message as members.
+ISSUE_MESSAGES = {
+    "model_attributes_type": "must be a JSON object",
+    "missing": "is required",
+    "extra_forbidden": "is not a field of this request",
+    "string_type": "must be a string",
+    "string_too_short": "must not be blank",
+    "string_too_long": "must be at most {limit} characters",
+    "string_pattern_mismatch": "must match {pattern}",
+    "int_type": "must be an integer (6, not 6.0 or true)",
+    "greater_than_equal": "must be at least {limit}",
+    "less_than_equal": "must be at most {limit}",
+}
+# The members an issue may carry besides path, type and message.
+ISSUE_BOUNDS = ("limit", "pattern")
 
 
 class ServiceError(Exception):
     """A request the service refuses, with a stable code and optional extra headers."""
 
     code = "internal_error"
+    message = "internal error: the server's log has the details"
 
     def __init__(self, detail: str = ""):
-        # The detail is for logs and tests only; it is never sent to the client.
+        # The detail is for logs and tests only; it is never sent to the client (message is).
         super().__init__(detail or self.code)
 
     @property
@@ -49,7 +68,7 @@ class ServiceError(Exception):
 
     def error_object(self) -> dict:
         """Return the value of the body's `error` member."""
-        return {"code": self.code}
+        return {"code": self.code, "message": self.message}
 
     def to_body(self) -> dict:
         """Return the documented error body."""
@@ -58,18 +77,22 @@ class ServiceError(Exception):
 
 class InvalidContentLength(ServiceError):
     code = "invalid_content_length"
+    message = "Content-Length must be a decimal number of bytes"
 
 
 class PassageNotFound(ServiceError):
     code = "passage_not_found"
+    message = "no such passage (or this key may not read it)"
 
 
 class QueryNotAllowed(ServiceError):
     code = "query_not_allowed"
+    message = "/retrieve takes no query string: send every field in the JSON body"
 
 
 class Unauthenticated(ServiceError):
     code = "unauthenticated"
+    message = "this service needs an API key: send Authorization: Bearer <secret>"
 
     def headers(self):
         return [("WWW-Authenticate", "Bearer")]
@@ -77,6 +100,7 @@ class Unauthenticated(ServiceError):
 
 class InvalidCredentials(ServiceError):
     code = "invalid_credentials"
+    message = "the API key is not accepted (unknown or expired)"
 
     def headers(self):
         # RFC 6750 3.1; the same words for an unknown and an expired key, so neither is told.
@@ -87,10 +111,13 @@ class CollectionNotFound(ServiceError):
     """The collection does not exist, or the caller's key may not read it: one answer for both."""
 
     code = "collection_not_found"
+    # Names no collection: a hidden one and a missing one must get the same bytes.
+    message = "no such collection (or this key may not read it); GET /corpus lists yours"
 
 
 class NotFound(ServiceError):
     code = "not_found"
+    message = "nothing is served at this path; GET /openapi.json lists the routes"
 
 
 class MethodNotAllowed(ServiceError):
@@ -99,6 +126,7 @@ class MethodNotAllowed(ServiceError):
     def __init__(self, allowed):
         super().__init__(f"allowed: {', '.join(allowed)}")
         self.allowed = tuple(allowed)
+        self.message = f"this path answers {', '.join(self.allowed)} only"
 
     def headers(self):
         return [("Allow", ", ".join(self.allowed))]
@@ -107,35 +135,61 @@ class MethodNotAllowed(ServiceError):
 class BodyTooLarge(ServiceError):
     code = "body_too_large"
 
+    def __init__(self, limit: int, detail: str = ""):
+        super().__init__(detail)
+        self.message = f"the body is over the limit of {limit} bytes"
+
 
 class UnsupportedMediaType(ServiceError):
     code = "unsupported_media_type"
+    message = "send the body as Content-Type: application/json (UTF-8)"
 
 
 class InvalidJSON(ServiceError):
     code = "invalid_json"
+
+    def __init__(self, message: str, byte_offset=None):
+        super().__init__(message)
+        self.message = f"the body is not strict JSON: {message}"
+        self.byte_offset = byte_offset
+
+    def error_object(self):
+        error = super().error_object()
+        if self.byte_offset is not None:
+            error["byte_offset"] = self.byte_offset
+        return error
 
 
 class InvalidRequest(ServiceError):
     code = "invalid_request"
 
     def __init__(self, issues):
+        """Take issues as dicts of path, type and any bound (limit, pattern) the value broke."""
         super().__init__(f"{len(issues)} issue(s)")
-        self.issues = [
-            {"path": [str(part)[:MAX_PATH_PART] for part in issue["path"]], "type": issue["type"]}
-            for issue in issues[:MAX_ISSUES]
-        ]
+        self.issues = [_issue(issue) for issue in issues[:MAX_ISSUES]]
+        self.message = "the request is not valid: " + "; ".join(
+            issue["message"] for issue in self.issues)
 
     def error_object(self):
-        return {"code": self.code, "issues": self.issues}
+        return {**super().error_object(), "issues": self.issues}
+
+
+def _issue(issue) -> dict:
+    path = [str(part)[:MAX_PATH_PART] for part in issue["path"]]
+    bounds = {name: issue[name] for name in ISSUE_BOUNDS if name in issue}
+    text = ISSUE_MESSAGES[issue["type"]].format(**bounds)
+    return {"path": path, "type": issue["type"], **bounds,
+            "message": f"{'.'.join(path)} {text}"}
 
 
 class NotReady(ServiceError):
     code = "not_ready"
+    message = "the service is not ready: retry shortly"
 
 
 class Draining(ServiceError):
     code = "draining"
+    message = "the service is shutting down: retry, another replica can answer"
 
     def headers(self):
         # Another replica can answer now; this one is going away.
@@ -148,6 +202,7 @@ class RateLimited(ServiceError):
     def __init__(self, retry_after_s: int):
         super().__init__(f"retry after {retry_after_s}s")
         self.retry_after_s = retry_after_s
+        self.message = f"this key's rate limit is used up: retry after {retry_after_s} s"
 
     def headers(self):
         return [("Retry-After", str(self.retry_after_s))]
@@ -155,6 +210,7 @@ class RateLimited(ServiceError):
 
 class Overloaded(ServiceError):
     code = "overloaded"
+    message = "the service is running as many requests as it admits: retry after 1 s"
 
     def headers(self):
         # max_in_flight requests are running; one of them will finish long before a second.

@@ -8,9 +8,10 @@ responses against it.
 from . import __version__
 from .core.admission import Limits
 from .core.admission import DEADLINE
-from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
+from .core.snapshot import DEFAULT_COLLECTION
 from .errors import HTTP_STATUS, MAX_ISSUES, MAX_PATH_PART
-from .request import COUNT_FIELDS, DEFAULT_LIMITS, ISSUE_TYPES, MAX_QUESTION_CHARS
+from .request import COLLECTION_REGEX, COUNT_FIELDS, DEFAULT_LIMITS, ISSUE_TYPES, \
+    MAX_QUESTION_CHARS, VERSION_REGEX
 
 HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 DIGEST_HEADER = {
@@ -80,8 +81,8 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "properties": {
                 "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
                              "description": "Not blank; echoed exactly as sent."},
-                "version": {"type": "string", "pattern": f"^{VERSION_PATTERN.pattern}$"},
-                "collection": {"type": "string", "pattern": f"^{COLLECTION_PATTERN.pattern}$",
+                "version": {"type": "string", "pattern": VERSION_REGEX},
+                "collection": {"type": "string", "pattern": COLLECTION_REGEX,
                                "default": DEFAULT_COLLECTION,
                                "description": "Refused with 404 collection_not_found when it "
                                               "does not exist or the key may not read it."},
@@ -139,13 +140,24 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
         }),
         "Error": _object({
             "error": _object({
-                "code": {"enum": sorted(HTTP_STATUS)},
+                "code": {"enum": sorted(HTTP_STATUS),
+                         "description": "Stable: branch on this (and on issues' path and type)."},
+                "message": {"type": "string",
+                            "description": "For a person reading it; the wording may change."},
+                "byte_offset": dict(_INT0, description=(
+                    "invalid_json: the byte of the body where the problem was found.")),
                 "issues": {"type": "array", "maxItems": MAX_ISSUES, "items": _object({
                     "path": {"type": "array", "items": {"type": "string",
                                                         "maxLength": MAX_PATH_PART}},
                     "type": {"enum": list(ISSUE_TYPES)},
-                })},
-            }, ["code"]),
+                    "limit": {"type": "integer", "description": (
+                        "The bound the value broke (string_too_long, greater_than_equal, "
+                        "less_than_equal).")},
+                    "pattern": {"type": "string", "description": (
+                        "The pattern the value does not match (string_pattern_mismatch).")},
+                    "message": {"type": "string"},
+                }, ["path", "type", "message"])},
+            }, ["code", "message"]),
             "admission": _object({"accepted": {"const": False}}),
         }),
         "Health": {"oneOf": [

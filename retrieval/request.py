@@ -9,51 +9,50 @@ from .core.admission import Limits
 from .core.service import RetrieveRequest
 from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
 from .core.strict_json import NegativeZero, StrictJSONError, loads_strict
-from .errors import InvalidJSON, InvalidRequest
+from .errors import ISSUE_MESSAGES, InvalidJSON, InvalidRequest
 
 MAX_QUESTION_CHARS = 1000
 DEFAULT_LIMITS = Limits(max_steps=6, max_searches=2, max_reads=2, max_source_bytes=4096)
 COUNT_FIELDS = ("max_steps", "max_searches", "max_reads", "max_source_bytes")
 KNOWN_FIELDS = ("question", "version", "collection") + COUNT_FIELDS
 # Every issue type this module can report (pydantic's names).
-ISSUE_TYPES = ("model_attributes_type", "missing", "extra_forbidden", "string_type",
-               "string_too_short", "string_too_long", "string_pattern_mismatch", "int_type",
-               "greater_than_equal", "less_than_equal")
+ISSUE_TYPES = tuple(ISSUE_MESSAGES)
+# The patterns as sent in issues and in the OpenAPI document (anchored, as JSON Schema reads them).
+VERSION_REGEX = f"^{VERSION_PATTERN.pattern}$"
+COLLECTION_REGEX = f"^{COLLECTION_PATTERN.pattern}$"
 
 
 def _question_issue(value):
     if not isinstance(value, str):
-        return "string_type"
+        return {"type": "string_type"}
     if not value.strip():
-        return "string_too_short"
+        return {"type": "string_too_short"}
     if len(value) > MAX_QUESTION_CHARS:
-        return "string_too_long"
+        return {"type": "string_too_long", "limit": MAX_QUESTION_CHARS}
     return None
 
 
-def _version_issue(value):
-    if not isinstance(value, str):
-        return "string_type"
-    if not VERSION_PATTERN.fullmatch(value):
-        return "string_pattern_mismatch"
-    return None
+def _pattern_issue(compiled, regex):
+    def issue(value):
+        if not isinstance(value, str):
+            return {"type": "string_type"}
+        if not compiled.fullmatch(value):
+            return {"type": "string_pattern_mismatch", "pattern": regex}
+        return None
+    return issue
 
 
-def _collection_issue(value):
-    if not isinstance(value, str):
-        return "string_type"
-    if not COLLECTION_PATTERN.fullmatch(value):
-        return "string_pattern_mismatch"
-    return None
+_version_issue = _pattern_issue(VERSION_PATTERN, VERSION_REGEX)
+_collection_issue = _pattern_issue(COLLECTION_PATTERN, COLLECTION_REGEX)
 
 
 def _count_issue(value, maximum):
     if isinstance(value, (bool, NegativeZero)) or not isinstance(value, int):
-        return "int_type"
+        return {"type": "int_type"}
     if value < 0:
-        return "greater_than_equal"
+        return {"type": "greater_than_equal", "limit": 0}
     if value > maximum:
-        return "less_than_equal"
+        return {"type": "less_than_equal", "limit": maximum}
     return None
 
 
@@ -62,7 +61,7 @@ def parse_retrieve_request(body: bytes, maxima: Limits) -> RetrieveRequest:
     try:
         document = loads_strict(body)
     except StrictJSONError as exc:
-        raise InvalidJSON(str(exc)) from None
+        raise InvalidJSON(str(exc), exc.byte_offset) from None
     if not isinstance(document, dict):
         raise InvalidRequest([{"path": ["body"], "type": "model_attributes_type"}])
 
@@ -70,11 +69,11 @@ def parse_retrieve_request(body: bytes, maxima: Limits) -> RetrieveRequest:
 
     def check(field, issue):
         if issue is not None:
-            issues.append({"path": ["body", field], "type": issue})
+            issues.append({"path": ["body", field], **issue})
 
     for field, checker in (("question", _question_issue), ("version", _version_issue)):
         if field not in document:
-            check(field, "missing")
+            check(field, {"type": "missing"})
         else:
             check(field, checker(document[field]))
     collection = document.get("collection", DEFAULT_COLLECTION)
@@ -87,7 +86,7 @@ def parse_retrieve_request(body: bytes, maxima: Limits) -> RetrieveRequest:
         counts[field] = value
     for field in document:
         if field not in KNOWN_FIELDS:
-            check(field, "extra_forbidden")
+            check(field, {"type": "extra_forbidden"})
     if issues:
         raise InvalidRequest(issues)
     return RetrieveRequest(question=document["question"], version=document["version"],

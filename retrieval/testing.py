@@ -93,7 +93,35 @@ def create_slow_app(settings=None):
     return create_app(tool_factory=CountingToolFactory(SlowTools), settings=settings)
 
 
-_LAZY_APPS = {"fault_app": create_fault_app, "slow_app": create_slow_app}
+MOUNT_PREFIX = "/rag"
+
+
+def create_mounted_app(settings=None, prefix=MOUNT_PREFIX):
+    """Return the retrieval app mounted under prefix by a minimal WSGI dispatcher.
+
+    What any stack that mounts the app at a path does: the prefix moves from PATH_INFO to
+    SCRIPT_NAME; everything outside it is another application's (here a bare 404).
+    """
+    from .wsgi import create_app
+
+    app = create_app(settings=settings)
+
+    def dispatcher(environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if path == prefix or path.startswith(prefix + "/"):
+            environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + prefix
+            environ["PATH_INFO"] = path[len(prefix):]
+            return app(environ, start_response)
+        start_response("404 Not Found", [("Content-Type", "text/plain"),
+                                         ("Content-Length", "9")])
+        return [b"not here\n"]
+
+    dispatcher.close = app.close
+    return dispatcher
+
+
+_LAZY_APPS = {"fault_app": create_fault_app, "slow_app": create_slow_app,
+              "mounted_app": create_mounted_app}
 
 
 def __getattr__(name):
@@ -137,10 +165,10 @@ class Lifecycle:
         }
 
 
-def _health_ok(host, port, timeout) -> bool:
+def _health_ok(host, port, timeout, path="/health") -> bool:
     conn = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
-        conn.request("GET", "/health")
+        conn.request("GET", path)
         response = conn.getresponse()
         response.read()
         return response.status == 200
@@ -163,6 +191,7 @@ class ServerProcess:
     ready_timeout: float = 20.0
     stop_timeout: float = 20.0
     cwd: str = None
+    health_path: str = "/health"  # where readiness is polled (an app mounted elsewhere)
 
     def __post_init__(self):
         self.process = None
@@ -198,7 +227,8 @@ class ServerProcess:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 break
-            if _health_ok("127.0.0.1", self.port, timeout=max(0.1, deadline - time.monotonic())):
+            if _health_ok("127.0.0.1", self.port, max(0.1, deadline - time.monotonic()),
+                          self.health_path):
                 self.lifecycle.startup_observed = True
                 return self
             time.sleep(0.05)  # between polls only: the loop itself is bounded by the deadline

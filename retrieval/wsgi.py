@@ -19,7 +19,7 @@ from .core import digests
 from .core.admission import Limits
 from .core.index import IndexUnavailable
 from .core.service import RetrievalService, RunResult
-from .core.snapshot import default_snapshot_path
+from .core.snapshot import SnapshotError, default_snapshot_path
 from .access_log import BatchedLineWriter, access_log_line
 from .errors import (
     BodyTooLarge, CollectionNotFound, Draining, InternalError, InvalidContentLength,
@@ -27,13 +27,13 @@ from .errors import (
     RateLimited, ServiceError, UnsupportedMediaType,
 )
 from .inflight import ADMISSION_KEY, DRAINING, InFlightGate
-from .keys import KeyStore, RateLimiter, retry_after_seconds
+from .keys import KeyStore, KeysFileError, RateLimiter, retry_after_seconds
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE, Metrics
 from .request import parse_retrieve_request
 from .openapi import openapi_document
 from .response import OK, corpus_body, encode_error, encode_json, encode_run_result, \
     health_body, passage_body
-from .settings import Settings, load_settings, parse_origins
+from .settings import Settings, SettingsError, load_settings, parse_origins
 
 BODY_DIGEST_HEADER = "X-Retrieval-Body-SHA256"
 _ROUTES = {
@@ -82,7 +82,7 @@ def read_bounded_body(environ, cap: int) -> bytes:
             raise InvalidContentLength(f"Content-Length {declared[:32]!r}")
         length = int(declared)
         if length > cap:
-            raise BodyTooLarge(f"Content-Length {length} over {cap}")
+            raise BodyTooLarge(cap, f"Content-Length {length}")
         return _read_up_to(stream, length)
     # No length: only a server that marks the input as terminated (or passes a chunked body
     # through) lets the app read to end-of-stream; elsewhere PEP 3333 makes the body empty.
@@ -91,7 +91,7 @@ def read_bounded_body(environ, cap: int) -> bytes:
         return b""
     body = _read_up_to(stream, cap + 1)
     if len(body) > cap:
-        raise BodyTooLarge(f"undeclared body over {cap}")
+        raise BodyTooLarge(cap, "undeclared length")
     return body
 
 
@@ -255,7 +255,9 @@ class RetrievalApp:
         path = request_path(environ.get("PATH_INFO", ""))
         exchange = Exchange(route_label(path))
         static = self._static.get(path)
-        if static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
+        if path == "" and environ.get("SCRIPT_NAME"):
+            body = self._redirect_to_mount(environ, start_response, exchange)
+        elif static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
             body = self._send_static(environ, start_response, exchange, *static)
         elif self._cors_origins and environ["REQUEST_METHOD"] == "OPTIONS":
             body = self._preflight(environ, start_response, exchange)
@@ -345,6 +347,16 @@ class RetrievalApp:
                         ("Access-Control-Max-Age", CORS_MAX_AGE)]
         exchange.status = "204 No Content"
         start_response(exchange.status, headers)
+        return [b""]
+
+    def _redirect_to_mount(self, environ, start_response, exchange: Exchange):
+        # Mounted under a prefix (SCRIPT_NAME "/rag"), "/rag" itself reaches the app with an
+        # empty PATH_INFO. The Inspector's relative URLs need the page at "/rag/", so send the
+        # browser there (308 keeps the method), as a web server does for a directory.
+        exchange.status = "308 Permanent Redirect"
+        start_response(exchange.status, [("Location", environ["SCRIPT_NAME"] + "/"),
+                                         ("Content-Type", "text/plain"),
+                                         ("Content-Length", "0")])
         return [b""]
 
     def _send_static(self, environ, start_response, exchange: Exchange, body, media_type):
@@ -481,7 +493,14 @@ def __getattr__(name):
     # `app` is created on first access (waitress-serve resolves it before serving), so importing
     # this module for create_app() does not load a snapshot as a side effect.
     if name == "app":
-        app = create_app()
+        try:
+            app = create_app()
+        except (SnapshotError, SettingsError, KeysFileError) as exc:
+            # A start-up refusal under `waitress-serve retrieval.wsgi:app`: Waitress answers an
+            # exception while resolving the app with its whole --help text and a traceback.
+            # SystemExit is not one it catches, so one line and exit status 2 are all there is.
+            print(f"retrieval: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
         globals()["app"] = app
         return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

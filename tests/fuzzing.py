@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Optional
 
 from retrieval.core import digests
-from retrieval.errors import HTTP_STATUS, MAX_ISSUES, MAX_PATH_PART
+from retrieval.errors import HTTP_STATUS, ISSUE_BOUNDS, MAX_ISSUES, MAX_PATH_PART
 from retrieval.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 
 DIGEST_HEADER = "x-retrieval-body-sha256"
@@ -1137,6 +1137,8 @@ def _check_error_body(value, status, response, problems):
     if not isinstance(error, dict) or not isinstance(error.get("code"), str):
         problems.append(f"error member has no string code: {str(error)[:200]}")
         return
+    if not isinstance(error.get("message"), str) or not error["message"]:
+        problems.append(f"error member has no message: {str(error)[:200]}")
     code = error["code"]
     if code not in HTTP_STATUS:
         problems.append(f"undocumented error code {code!r}")
@@ -1154,7 +1156,8 @@ def _check_error_body(value, status, response, problems):
             problems.append(f"invalid_request issues malformed: {str(issues)[:200]}")
             return
         for issue in issues:
-            if (not isinstance(issue, dict) or set(issue) != {"path", "type"}
+            if (not isinstance(issue, dict) or not {"path", "type", "message"} <= set(issue)
+                    or not set(issue) <= {"path", "type", "message", *ISSUE_BOUNDS}
                     or issue["type"] not in ISSUE_TYPES or not isinstance(issue["path"], list)
                     or not all(isinstance(p, str) and len(p) <= MAX_PATH_PART
                                for p in issue["path"])):

@@ -167,9 +167,10 @@ def temporary_directory(testcase) -> str:
     return tmp.name
 
 
-def start_server(testcase, *serve_args, env=None) -> ServerProcess:
+def start_server(testcase, *serve_args, env=None, health_path="/health") -> ServerProcess:
     """Start a real server for one test; the test fails if it has to be killed to stop."""
-    server = ServerProcess(serve_args=list(serve_args), env=env or subprocess_env(), cwd=ROOT)
+    server = ServerProcess(serve_args=list(serve_args), env=env or subprocess_env(), cwd=ROOT,
+                           health_path=health_path)
     server.start()
 
     def stop():

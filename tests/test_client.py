@@ -153,18 +153,22 @@ class LiveServerTest(unittest.TestCase):
             client.retrieve(QUESTION, "3.12", max_steps=True)
         self.assertEqual((caught.exception.code, caught.exception.http_status),
                          ("invalid_request", 422))
-        self.assertEqual(caught.exception.issues,
-                         [{"path": ["body", "max_steps"], "type": "int_type"}])
+        self.assertEqual(caught.exception.issues, [{
+            "path": ["body", "max_steps"], "type": "int_type",
+            "message": "body.max_steps must be an integer (6, not 6.0 or true)"}])
+        self.assertEqual(str(caught.exception), "invalid_request (HTTP 422): the request is not "
+                         "valid: body.max_steps must be an integer (6, not 6.0 or true)")
         self.assertEqual(hashlib.sha256(caught.exception.raw).hexdigest(),
                          caught.exception.headers[rc.BODY_DIGEST_HEADER])
         # Unknown keywords are sent as they are: this server decides it does not know them.
         with self.assertRaises(rc.InvalidRequest) as caught:
             client.retrieve(QUESTION, "3.12", colour="red")
-        self.assertEqual(caught.exception.issues,
-                         [{"path": ["body", "colour"], "type": "extra_forbidden"}])
+        self.assertEqual([(i["path"], i["type"]) for i in caught.exception.issues],
+                         [(["body", "colour"], "extra_forbidden")])
         with self.assertRaises(rc.CollectionNotFound) as caught:
             client.retrieve(QUESTION, "3.12", collection="docs")
         self.assertEqual(caught.exception.http_status, 404)
+        self.assertIn("GET /corpus", caught.exception.message)
         with self.assertRaises(rc.NotFound) as caught:
             rc.RetrievalClient(server.base_url + "/elsewhere").retrieve(QUESTION, "3.12")
         self.assertEqual(caught.exception.http_status, 404)
@@ -392,8 +396,19 @@ class AskCommandTest(Bodies, unittest.TestCase):
         self.assertIn("  2 path-write lines 1-1 "
                       "https://docs.python.org/3.12/library/pathlib.html#pathlib.Path.write_text",
                       lines)
-        self.assertTrue(any(line.startswith("    Path.write_text(data, encoding=None")
-                            and line.endswith("...") for line in lines))
+        # Whole passages, wrapped at spaces (no line over 100 columns), nothing cut or rewritten.
+        passage = lines[lines.index("  2 path-write lines 1-1 https://docs.python.org/3.12/"
+                                    "library/pathlib.html#pathlib.Path.write_text") + 1:
+                        lines.index(next(line for line in lines
+                                         if line.startswith("request_id ")))]
+        self.assertGreater(len(passage), 1)
+        self.assertTrue(all(line.startswith("    ") and len(line) <= 100 for line in passage))
+        text = json.loads(self.completed)["evidence"][1]["text"]
+        self.assertEqual(" ".join(line.strip() for line in passage), text)
+        cut = run_ask(QUESTION, "--version", "3.12", "--max-chars", "40", *url)
+        self.assertIn(f"    {text[:40]}", cut.stdout.decode().splitlines())
+        self.assertIn(f"    [... {len(text) - 40} more characters; --max-chars 0 shows all]",
+                      cut.stdout.decode().splitlines())
         self.assertEqual(lines[-1], "verified")
         expected = rc.RetrievalClient(server.base_url).retrieve(QUESTION, "3.12")
         self.assertIn(f"request_id {expected.request_id}", lines)
@@ -412,7 +427,8 @@ class AskCommandTest(Bodies, unittest.TestCase):
         done = run_ask(QUESTION, "--version", "3.12", "--max-steps", "999", *url)
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr.decode().splitlines(),
-                         ["error invalid_request (HTTP 422)", "  body.max_steps: less_than_equal"])
+                         ["error invalid_request (HTTP 422)",
+                          "  body.max_steps must be at most 64 (less_than_equal)"])
         self.assertEqual(done.stdout, b"")
 
     def test_connection_and_integrity_failures_exit_2(self):

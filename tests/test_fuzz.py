@@ -113,8 +113,9 @@ def _response(status, body, headers=None, digest="auto"):
     return fuzzing.Response("1.1", status, "X", header_list, body)
 
 
-def _error(code):
-    return json.dumps({"error": {"code": code}, "admission": {"accepted": False}},
+def _error(code, **words):
+    error = {"code": code, "message": "words", **words}
+    return json.dumps({"error": error, "admission": {"accepted": False}},
                       separators=(",", ":")).encode()
 
 
@@ -164,6 +165,7 @@ class CheckerRejectsBadResponsesTest(unittest.TestCase):
     def test_shape_code_and_status_mismatches_are_rejected(self):
         self.assertTrue(self.check(_response(400, _error("invalid_json"))))  # wrong status
         self.assertTrue(self.check(_response(418, _error("teapot"))))  # undocumented code
+        self.assertTrue(self.check(_response(422, _error("invalid_json", message=""))))
         self.assertTrue(self.check(_response(422, b'{"error":"invalid_json"}')))
         self.assertTrue(self.check(_response(422, b"not json")))
         self.assertTrue(self.check(_response(405, _error("method_not_allowed"))))  # no Allow

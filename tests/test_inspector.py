@@ -69,8 +69,15 @@ class StaticFilesTest(unittest.TestCase):
         audit = _InlineAudit()
         audit.feed(html)
         self.assertEqual(audit.problems, [])
-        self.assertEqual(audit.scripts, ["/inspector.js"])
-        self.assertIn("/inspector.css", audit.stylesheets)
+        # Relative: under a mount point (/rag/) the page loads /rag/inspector.js, not the root's.
+        self.assertEqual(audit.scripts, ["inspector.js"])
+        self.assertEqual(audit.stylesheets, ["inspector.css"])
+
+    def test_api_urls_are_relative_to_the_page(self):
+        script = (STATIC_DIR / "inspector.js").read_text(encoding="utf-8")
+        self.assertEqual(re.findall(r"""fetch\(\s*["'`]/""", script), [])
+        self.assertIn('apiUrl("retrieve")', script)
+        self.assertIn('apiUrl("corpus")', script)
 
     def test_script_never_writes_markup(self):
         script = (STATIC_DIR / "inspector.js").read_text(encoding="utf-8")
@@ -240,10 +247,10 @@ class InspectorBrowserTest(unittest.TestCase):
     def test_refused_requests_are_explained(self):
         cases = [
             # (question, allowances, collection, field path shown, words shown, issue type)
-            (QUESTION, {"max_steps": -1}, "", "body.max_steps", "below the smallest allowed value",
+            (QUESTION, {"max_steps": -1}, "", "body.max_steps", "must be at least 0",
              "greater_than_equal"),
             ("", {}, "", "body.question", "must not be blank", "string_too_short"),
-            (QUESTION, {}, "Docs!", "body.collection", "does not have the required form",
+            (QUESTION, {}, "Docs!", "body.collection", "must match ^[a-z0-9][a-z0-9_-]{0,63}$",
              "string_pattern_mismatch"),
         ]
         for question, allowances, collection, path, words, issue_type in cases:
@@ -316,7 +323,7 @@ class InspectorBrowserTest(unittest.TestCase):
         shown = self.page.evaluate(READ_RESULT)
         self.assertIn("body.max_steps", shown["error"])
         self.assertIn("int_type", shown["error"])
-        self.assertIn("must be a whole number", shown["error"])
+        self.assertIn("must be an integer (6, not 6.0 or true)", shown["error"])
         self.assertEqual(shown["integrity"], "verified")
         refusals = {"6": ("invalid_json", "not strict JSON"),
                     "7": ("body_too_large", "over the service's size limit"),
@@ -391,6 +398,57 @@ class InspectorBrowserTest(unittest.TestCase):
                     f"('#error').textContent.includes({json.dumps(words)})",
                     f"the explanation {words!r}")
         self.assert_no_page_errors()
+
+    def test_mounted_under_a_prefix(self):
+        # The app behind a WSGI dispatcher at /rag (retrieval.testing.create_mounted_app): the
+        # page, its assets and every API call must stay under /rag.
+        self.server = start_server(self, "--app", "retrieval.testing:mounted_app",
+                                   health_path="/rag/health")
+        bare = requests.get(self.server.base_url + "/rag", allow_redirects=False,
+                            timeout=DEADLINE)
+        self.assertEqual((bare.status_code, bare.headers["Location"]), (308, "/rag/"))
+        self.page.navigate(self.server.base_url + "/rag/")
+        self.page.wait_for("document.querySelector('#version option[value=\"3.12\"]') !== null",
+                           "the version list from GET /rag/corpus")
+        self.assertEqual(self.page.evaluate("location.pathname"), "/rag/")
+        # The stylesheet loaded and applies (an unstyled page would keep the UA's white body).
+        self.assertEqual(self.page.evaluate(
+            "Array.from(document.styleSheets, (s) => new URL(s.href).pathname)"),
+            ["/rag/inspector.css"])
+        self.assertTrue(self.page.evaluate("document.styleSheets[0].cssRules.length > 0"))
+        shown = self.ask_through_the_form()
+        self.assertEqual(shown["badge"], "completed", shown["error"])
+        self.assertEqual(shown["integrity"], "verified")
+        self.assertEqual(shown["selfDigest"], "verified")
+        self.assertEqual(len(self.page.requests_sent("/rag/retrieve")), 1)
+        direct = requests.post(self.server.base_url + "/rag/retrieve", json=ask(),
+                               timeout=DEADLINE)
+        self.assertEqual(shown["rawResponse"].encode("utf-8"), direct.content)
+        self.assertIn("/rag/retrieve", self.page.evaluate(
+            "document.querySelector('#response-origin').textContent"))
+        self.assert_no_page_errors()
+
+    def test_placeholder_and_status_words_come_from_what_was_served(self):
+        self.open_inspector()
+        placeholder = self.page.evaluate("document.querySelector('#question').placeholder")
+        self.assertEqual(placeholder, "A question about the documentation, version 3.12")
+        # The fixture's fallback (no rule matched) ends incomplete/no_refinement_rule: the words
+        # must not claim a rule matched.
+        shown = self.ask_through_the_form("How frequently does our cloud provider back up "
+                                          "these files?")
+        self.assertEqual(shown["badge"], "incomplete", shown["error"])
+        self.assertIn("no_refinement_rule", shown["reason"])
+        self.assertIn("had no refinement query", shown["reason"])
+        self.assertNotIn("matched rule", shown["reason"])
+        self.assert_no_page_errors()
+
+    def test_refusals_show_the_services_message(self):
+        self.open_inspector()
+        shown = self.ask_through_the_form(max_steps=100)
+        self.assertEqual(shown["errorCode"], "invalid_request")
+        self.assertIn("must be at most 64", shown["error"])
+        self.assertIn("The service says: the request is not valid", shown["error"])
+        self.assert_no_page_errors(ignore_network=True)
 
     def test_another_version_typed_by_hand(self):
         self.open_inspector()

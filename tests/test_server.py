@@ -85,8 +85,9 @@ class WireBytesTest(unittest.TestCase):
             "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
             chunked(b" " * 5000, 1000))
         self.assertEqual(status, 413)
-        self.assertEqual(json.loads(body), {"error": {"code": "body_too_large"},
-                                            "admission": {"accepted": False}})
+        self.assertEqual(json.loads(body), {"error": {
+            "code": "body_too_large", "message": "the body is over the limit of 4096 bytes"},
+            "admission": {"accepted": False}})
         self.assertEqual(headers["x-retrieval-body-sha256"], hashlib.sha256(body).hexdigest())
 
     def test_chunked_valid_body_is_served(self):

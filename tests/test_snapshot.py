@@ -171,7 +171,7 @@ class LoadSnapshotTest(unittest.TestCase):
         text = json.dumps(fixture_document())
         with open(path, "w") as out:
             out.write(text[:-1] + ', "format": "retrieval-snapshot"}')
-        with self.assertRaisesRegex(SnapshotError, "duplicate object key"):
+        with self.assertRaisesRegex(SnapshotError, "duplicate key"):
             load_snapshot(path)
 
     def test_written_snapshot_round_trips(self):

@@ -36,6 +36,25 @@ class StrictJSONTest(unittest.TestCase):
         self.assertRefused(b'{"\\udc00": 1}')
         self.assertRefused(b'["ok", "\\ude00 tail"]')
 
+    def test_refusals_say_where(self):
+        # Offsets are in bytes of the input, found even for rules the stdlib decoder cannot see.
+        cases = [
+            (b'[{"x": [{"k": 1, "k": 1}]}]', 17, 'duplicate key "k"'),
+            (b'{"\xc3\xa9": 1, "b": "\\ud800"}', 15, "lone surrogate"),
+            (b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1), MAX_DEPTH, "nesting deeper"),
+            (b"[" * 5000 + b"]" * 5000, MAX_DEPTH, "nesting deeper"),
+            (b"[" * MAX_DEPTH + b"1" + b"]" * MAX_DEPTH, MAX_DEPTH, "nesting deeper"),
+            (b'{"k": ' * MAX_DEPTH + b'"v"' + b"}" * MAX_DEPTH, 6 * MAX_DEPTH, "nesting deeper"),
+            (b'{"a": 1,}', 8, "expecting property name"),
+        ]
+        for data, offset, words in cases:
+            with self.subTest(data=data[:40]):
+                with self.assertRaises(StrictJSONError) as caught:
+                    loads_strict(data)
+                self.assertEqual(caught.exception.byte_offset, offset)
+                self.assertIn(words, str(caught.exception))
+                self.assertTrue(str(caught.exception).endswith(f" at byte {offset}"))
+
     def test_refuses_excessive_nesting(self):
         loads_strict(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH)
         self.assertRefused(b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1))

@@ -7,6 +7,7 @@ import unittest
 
 from retrieval.core import digests
 from retrieval.core.tools import RetrievalTools
+from retrieval import errors
 from retrieval.errors import HTTP_STATUS, MAX_ISSUES
 from retrieval.scenarios import QUESTION
 from retrieval.testing import CountingToolFactory, FailingTools
@@ -32,11 +33,22 @@ class AppTestCase(unittest.TestCase):
         return self.call("POST", "/retrieve", body, **kwargs)
 
     def assertError(self, reply, http_status, code, issues=None):
+        """Check the stable part of an error body (code, issues' path and type) and its words."""
         self.assertEqual(reply.code, http_status, reply.body)
-        expected = {"error": {"code": code}, "admission": {"accepted": False}}
-        if issues is not None:
-            expected["error"]["issues"] = issues
-        self.assertEqual(reply.json(), expected)
+        body = reply.json()
+        self.assertEqual(list(body), ["error", "admission"])
+        self.assertEqual(body["admission"], {"accepted": False})
+        error = body["error"]
+        self.assertEqual(error["code"], code)
+        self.assertIsInstance(error["message"], str)
+        self.assertTrue(error["message"])
+        if issues is None:
+            self.assertNotIn("issues", error)
+        else:
+            self.assertEqual([{"path": i["path"], "type": i["type"]} for i in error["issues"]],
+                             issues)
+            for issue in error["issues"]:
+                self.assertTrue(issue["message"].startswith(".".join(issue["path"]) + " "))
         if hasattr(reply, "tools_created"):
             self.assertEqual(reply.tools_created, 0, "a refused request created tools")
 
@@ -50,14 +62,33 @@ class ErrorShapeTest(AppTestCase):
     def test_error_body_shape_and_headers_are_pinned(self):
         reply = self.post(ask(max_steps=True, extra=1))
         self.assertEqual(reply.status, "422 Unprocessable Content")
+        # The seed shape plus, since the errors-that-explain issue, a message per error and issue.
         self.assertEqual(reply.body, (
-            b'{"error":{"code":"invalid_request","issues":['
-            b'{"path":["body","max_steps"],"type":"int_type"},'
-            b'{"path":["body","extra"],"type":"extra_forbidden"}]},'
+            b'{"error":{"code":"invalid_request","message":"the request is not valid: '
+            b'body.max_steps must be an integer (6, not 6.0 or true); body.extra is not a field '
+            b'of this request","issues":['
+            b'{"path":["body","max_steps"],"type":"int_type",'
+            b'"message":"body.max_steps must be an integer (6, not 6.0 or true)"},'
+            b'{"path":["body","extra"],"type":"extra_forbidden",'
+            b'"message":"body.extra is not a field of this request"}]},'
             b'"admission":{"accepted":false}}'))
         self.assertEqual(reply.headers["Content-Type"], "application/json")
         self.assertEqual(reply.headers["Content-Length"], str(len(reply.body)))
         self.assertEqual(reply.headers[BODY_DIGEST_HEADER], hashlib.sha256(reply.body).hexdigest())
+
+    def test_every_error_code_has_a_message(self):
+        arguments = {errors.MethodNotAllowed: (("POST",),), errors.BodyTooLarge: (4096,),
+                     errors.InvalidJSON: ("expecting value at byte 0", 0),
+                     errors.InvalidRequest: ([{"path": ["body"], "type": "missing"}],),
+                     errors.RateLimited: (3,)}
+        classes = [cls for cls in vars(errors).values() if isinstance(cls, type)
+                   and issubclass(cls, errors.ServiceError) and cls is not errors.ServiceError]
+        self.assertEqual(sorted({cls.code for cls in classes}), sorted(HTTP_STATUS))
+        for cls in classes:
+            with self.subTest(code=cls.code):
+                body = cls(*arguments.get(cls, ())).to_body()
+                self.assertEqual(list(body["error"])[:2], ["code", "message"])
+                self.assertTrue(body["error"]["message"].strip())
 
     def test_every_status_line_is_well_formed(self):
         for code, status in HTTP_STATUS.items():
@@ -230,6 +261,76 @@ class ValidationTest(AppTestCase):
         self.assertEqual(issues[2]["path"], ["body", ("field00" + "x" * 100)[:64]])
 
 
+class MountedTest(AppTestCase):
+    """Under a prefix (SCRIPT_NAME) the routes are the same; the bare prefix goes to its page."""
+
+    def test_bare_mount_point_redirects_to_the_inspector(self):
+        reply = self.call("GET", "", environ={"SCRIPT_NAME": "/rag"})
+        self.assertEqual((reply.code, reply.headers["Location"], reply.body), (308, "/rag/", b""))
+        page = self.call("GET", "/", environ={"SCRIPT_NAME": "/rag"})
+        self.assertEqual(page.code, 200)
+        self.assertIn(b'src="inspector.js"', page.body)
+        self.assertEqual(self.post(ask(), environ={"SCRIPT_NAME": "/rag"}).code, 200)
+
+
+class ExplainingErrorsTest(AppTestCase):
+    """Each error says in words what was wrong, and each issue the bound or pattern it broke."""
+
+    def issue(self, payload):
+        issues = self.post(payload).json()["error"]["issues"]
+        self.assertEqual(len(issues), 1, issues)
+        return issues[0]
+
+    def test_issues_carry_the_bound_they_broke(self):
+        self.assertEqual(self.issue(ask(max_steps=100)), {
+            "path": ["body", "max_steps"], "type": "less_than_equal", "limit": 64,
+            "message": "body.max_steps must be at most 64"})
+        self.assertEqual(self.issue(ask(max_source_bytes=-1))["limit"], 0)
+        self.assertEqual(self.issue(ask(question="x" * 1001))["limit"], 1000)
+        self.assertIn("at most 1000 characters", self.issue(ask(question="x" * 1001))["message"])
+
+    def test_pattern_mismatches_show_the_pattern(self):
+        version = self.issue(ask(version="3"))
+        self.assertEqual(version["pattern"], "^[0-9]{1,3}\\.[0-9]{1,3}$")
+        self.assertIn(version["pattern"], version["message"])
+        collection = self.issue(ask(collection="Docs!"))
+        self.assertEqual(collection["pattern"], "^[a-z0-9][a-z0-9_-]{0,63}$")
+        self.assertEqual(self.issue(ask(version=3)), {
+            "path": ["body", "version"], "type": "string_type",
+            "message": "body.version must be a string"})
+
+    def test_invalid_json_says_where_and_what_was_expected(self):
+        cases = [
+            (b'{"question": "q", "version": "3.12", "question": "x"}', 37,
+             'duplicate key "question"'),
+            (b'{"question": "Will write_text', 13, "unterminated string"),
+            (b'{"question": "q" "version": "3.12"}', 17, "expecting ',' delimiter"),
+            (b'{"question": "q"} x', 18, "unexpected data after the JSON value"),
+            (b'{"q": "\xc3\xa9", "a": \xff}', 17, "invalid UTF-8"),
+            # Offsets count bytes, not characters: the e-acute before the problem is two.
+            (b'{"q": "\xc3\xa9" "a": 1}', 11, "expecting ',' delimiter"),
+            (b"", 0, "empty document"),
+        ]
+        for body, offset, words in cases:
+            with self.subTest(body=body):
+                reply = self.call("POST", "/retrieve", body)
+                self.assertError(reply, 422, "invalid_json")
+                error = reply.json()["error"]
+                self.assertEqual(error["byte_offset"], offset)
+                self.assertIn(words, error["message"])
+                self.assertIn(f"at byte {offset}", error["message"])
+
+    def test_refusals_name_what_to_send(self):
+        media = self.call("POST", "/retrieve", b"{}", content_type="text/plain").json()
+        self.assertIn("application/json", media["error"]["message"])
+        large = self.call("POST", "/retrieve", b" " * 5000).json()
+        self.assertIn("4096 bytes", large["error"]["message"])
+        method = self.call("GET", "/retrieve").json()
+        self.assertIn("POST", method["error"]["message"])
+        too_many = self.post(ask(max_steps=100)).json()["error"]["message"]
+        self.assertEqual(too_many, "the request is not valid: body.max_steps must be at most 64")
+
+
 class RetrieveResponseTest(AppTestCase):
     def test_success_body_layout_and_digests(self):
         reply = self.post(ask())
@@ -308,8 +409,9 @@ class RetrieveResponseTest(AppTestCase):
         reply = call(app, "POST", "/retrieve", json.dumps(ask()).encode(),
                      environ={"wsgi.errors": errors})
         self.assertEqual(reply.code, 500)
-        self.assertEqual(reply.json(), {"error": {"code": "internal_error"},
-                                        "admission": {"accepted": False}})
+        self.assertEqual(reply.json(), {"error": {
+            "code": "internal_error", "message": "internal error: the server's log has the details"},
+            "admission": {"accepted": False}})
         self.assertIn("secret internal detail", errors.getvalue())
         self.assertNotIn(b"secret", reply.body)
         self.assertEqual(factory.open_count, 0)

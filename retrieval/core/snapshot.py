@@ -28,6 +28,11 @@ DEFAULT_COLLECTION = "default"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
+# Said wherever a path turns out not to be a snapshot at all: the usual cause is a raw docs tree.
+BUILD_HINT = ("a snapshot is a JSON file or a directory made by "
+              "`retrieval build --source VERSION=DOCS --base-url VERSION=URL --out DIR`")
+
+
 class SnapshotError(ValueError):
     """A snapshot file is missing, malformed, or does not match its own digests."""
 
@@ -527,7 +532,8 @@ def load_snapshot(path, expect_corpus_id: Optional[str] = None) -> Snapshot:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror or exc}") from None
+        raise SnapshotError(f"{path}: cannot read snapshot: {exc.strerror or exc} "
+                            f"({BUILD_HINT})") from None
     try:
         document = loads_strict(data)
     except StrictJSONError as exc:

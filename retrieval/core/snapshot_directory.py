@@ -12,8 +12,8 @@ from pathlib import Path
 from . import database, digests
 from .ranking import FIELDED_SCHEMA_VERSION, FIELDED_TOKENIZER, FIELDS, IndexFields
 from .snapshot import (
-    BM25, DEFAULT_COLLECTION, Collection, Snapshot, SnapshotError, collection_corpus_ids,
-    compute_corpus_id, parse_policy, policy_ranking, summarize_versions,
+    BM25, BUILD_HINT, DEFAULT_COLLECTION, Collection, Snapshot, SnapshotError,
+    collection_corpus_ids, compute_corpus_id, parse_policy, policy_ranking, summarize_versions,
 )
 from .strict_json import StrictJSONError, loads_strict
 
@@ -69,7 +69,8 @@ def read_manifest(directory: Path) -> dict:
     try:
         manifest = loads_strict(path.read_bytes())
     except OSError as exc:
-        raise SnapshotError(f"{path}: cannot read manifest: {exc.strerror or exc}") from None
+        raise SnapshotError(f"{path}: cannot read manifest: {exc.strerror or exc} "
+                            f"({BUILD_HINT})") from None
     except StrictJSONError as exc:
         raise SnapshotError(f"{path}: not strict JSON: {exc}") from None
     if not isinstance(manifest, dict) or sorted(manifest) != sorted(_MANIFEST_FIELDS):

@@ -7,22 +7,27 @@ would let two different byte strings mean "the same" request, or one request mea
 
 import json
 import math
+import re
 
 MAX_DEPTH = 32
 
 
 class StrictJSONError(ValueError):
-    """The bytes are not one strict JSON document."""
+    """The bytes are not one strict JSON document; byte_offset says where, when it is known."""
+
+    def __init__(self, message: str, byte_offset=None):
+        super().__init__(message if byte_offset is None else f"{message} at byte {byte_offset}")
+        self.byte_offset = byte_offset
 
 
 def _reject_constant(name):
-    raise StrictJSONError(f"non-finite number {name} is not JSON")
+    raise StrictJSONError(f"{name} is not a JSON number")
 
 
 def _finite_float(text):
     value = float(text)
     if math.isinf(value):
-        raise StrictJSONError(f"number {text[:32]} cannot be represented")
+        raise StrictJSONError(f"number {text[:32]} is too large to represent")
     return value
 
 
@@ -38,14 +43,14 @@ def _integer(text):
     return NegativeZero(0) if text == "-0" else int(text)
 
 
+class _Refused(Exception):
+    """A strict rule broken inside the decoder: _locate finds where, on the error path only."""
+
+
 def _unique_pairs(pairs):
     obj = dict(pairs)
     if len(obj) != len(pairs):
-        seen = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise StrictJSONError(f"duplicate object key {key[:64]!r}")
-            seen.add(key)
+        raise _Refused()
     return obj
 
 
@@ -58,27 +63,80 @@ _decoder = json.JSONDecoder(
 
 
 def _check_tree(value, depth):
-    """Reject lone surrogates and nesting deeper than MAX_DEPTH."""
+    """Tell whether the tree breaks no rule the decoder cannot see: surrogates and depth."""
     if depth > MAX_DEPTH:
-        raise StrictJSONError(f"nesting deeper than {MAX_DEPTH}")
+        return False
     if isinstance(value, str):
-        _check_string(value)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _check_string(key)
-            _check_tree(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            _check_tree(item, depth + 1)
+        return _encodable(value)
+    if isinstance(value, dict):
+        return all(_encodable(key) and _check_tree(item, depth + 1) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_check_tree(item, depth + 1) for item in value)
+    return True
 
 
-def _check_string(text):
+def _encodable(text):
     # Surrogate code points survive json.loads only as escapes that did not form a pair.
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise StrictJSONError("lone surrogate escape in a string") from None
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _byte_offset(text, index):
+    return len(text[:index].encode("utf-8", "surrogatepass"))
+
+
+_COLON = re.compile(r"[ \t\r\n]*:")
+_VALUE_STARTS = frozenset('{["-0123456789tfn')
+
+
+def _locate(text) -> StrictJSONError:
+    """Return the first strict-rule violation of syntactically valid JSON text, with its place.
+
+    Runs only after a document was refused, so it may be slow: it walks the tokens once, keeping
+    each open object's keys, the nesting depth and every string's code points.
+    """
+    open_keys = []  # per open container: a set of keys (object) or None (array)
+    index, length = 0, len(text)
+    while index < length:
+        char = text[index]
+        # A value (not a key) inside MAX_DEPTH containers is one level too deep (_check_tree).
+        too_deep = len(open_keys) >= MAX_DEPTH and char in _VALUE_STARTS and not (
+            char == '"' and _COLON.match(text, json.decoder.scanstring(text, index + 1)[1]))
+        if too_deep:
+            return StrictJSONError(f"nesting deeper than {MAX_DEPTH}", _byte_offset(text, index))
+        if char in "{[":
+            open_keys.append(set() if char == "{" else None)
+        elif char in "}]":
+            open_keys.pop()
+        elif char == '"':
+            value, end = json.decoder.scanstring(text, index + 1)
+            if not _encodable(value):
+                return StrictJSONError("lone surrogate escape in a string", _byte_offset(text, index))
+            is_key = _COLON.match(text, end) is not None
+            if is_key and open_keys and open_keys[-1] is not None:
+                if value in open_keys[-1]:
+                    return StrictJSONError(f"duplicate key {json.dumps(value[:64])}",
+                                           _byte_offset(text, index))
+                open_keys[-1].add(value)
+            index = end
+            continue
+        index += 1
+    return StrictJSONError("the document breaks a strict JSON rule")
+
+
+def _syntax_message(exc: json.JSONDecodeError) -> str:
+    # json's messages name what was expected ("Expecting ',' delimiter"); the place is added.
+    if exc.msg == "Extra data":
+        return "unexpected data after the JSON value"
+    if exc.msg == "Expecting value" and not exc.doc.strip():
+        return "empty document: expecting a JSON value"
+    message = exc.msg[0].lower() + exc.msg[1:]
+    return message[:-3] if message.endswith(" at") else message
 
 
 def loads_strict(data: bytes):
@@ -86,21 +144,22 @@ def loads_strict(data: bytes):
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise StrictJSONError(f"invalid UTF-8 at byte {exc.start}") from None
+        raise StrictJSONError("invalid UTF-8", exc.start) from None
     if text.startswith("\ufeff"):
-        raise StrictJSONError("byte order mark before the JSON value")
+        raise StrictJSONError("byte order mark before the JSON value", 0)
     try:
         value = _decoder.decode(text)
     except json.JSONDecodeError as exc:
-        raise StrictJSONError(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise StrictJSONError(_syntax_message(exc), _byte_offset(text, exc.pos)) from None
     except StrictJSONError:
         raise
-    except RecursionError:
+    except (_Refused, RecursionError):
         # The C scanner recurses once per nesting level; a deep document exhausts the stack
-        # before _check_tree could see it.
-        raise StrictJSONError(f"nesting deeper than {MAX_DEPTH}") from None
-    except ValueError as exc:
+        # before _check_tree could see it. Either way _locate says what and where.
+        raise _locate(text) from None
+    except ValueError:
         # int() refuses digit strings longer than sys.get_int_max_str_digits().
-        raise StrictJSONError(f"number cannot be represented: {str(exc)[:80]}") from None
-    _check_tree(value, 1)
+        raise StrictJSONError("a number has too many digits to represent") from None
+    if not _check_tree(value, 1):
+        raise _locate(text)
     return value

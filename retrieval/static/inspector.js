@@ -57,17 +57,41 @@
     internal_error: "The service hit an internal error; its log has the details.",
   };
 
-  // Plain-language meanings of each status reason (README, "Terminal status").
+  // What each terminal status means, whatever the reason (README, "Terminal status").
+  const STATUS_WORDS = {
+    completed: "the run found what the policy in force requires",
+    incomplete: "the run ended without finding what the policy in force requires",
+    limited: "an allowance or the deadline stopped the run",
+    failed: "a tool call failed",
+  };
+  // Plain-language meanings of the reasons this page knows; any other reason is shown in its own
+  // words (underscores as spaces), so a reason added later still reads as a sentence.
   const REASON_WORDS = {
-    configured_context_marker_found: "the rule's required marker occurs literally in a passage that was read",
-    no_refinement_rule: "the first round ran; the matched rule has no refinement query",
+    configured_context_marker_found: "its required marker occurs literally in a passage that was read",
+    no_refinement_rule: "after the first round the policy in force had no refinement query to try",
     round_limit: "every round ran without finding the marker",
+    best_matches_read: "it read the best distinct matches of its search that the allowances permit",
+    no_matching_passages: "its search matched nothing in this version, so there was nothing to read",
     max_steps: "the next action was denied by the max_steps allowance",
     max_searches: "the next action was denied by the max_searches allowance",
     max_reads: "the next action was denied by the max_reads allowance",
     max_source_bytes: "the next action was denied by the max_source_bytes allowance",
-    retrieval_failed: "an admitted tool call failed; it stays charged and evidence already read is kept",
+    deadline: "the wall-clock budget ran out; evidence already read is kept",
+    retrieval_failed: "it stays charged and evidence already read is kept",
   };
+
+  // Say what a run's status and reason mean, e.g. "incomplete: the run ended ...: <reason>".
+  function outcomeWords(status, reason) {
+    const statusText = STATUS_WORDS[status] || words(status);
+    const reasonText = REASON_WORDS[reason] || (reason ? words(reason) : "");
+    return reasonText ? `${statusText}: ${reasonText}` : statusText;
+  }
+
+  // API URLs relative to where this page was served, so the Inspector works under any mount
+  // point (a reverse proxy path or a WSGI dispatcher's SCRIPT_NAME), not only at the host root.
+  function apiUrl(path) {
+    return new URL(path, document.baseURI).href;
+  }
 
   const byId = (id) => document.getElementById(id);
   const utf8 = new TextEncoder();
@@ -282,7 +306,11 @@
   function describeIssue(issue) {
     const path = Array.isArray(issue.path) ? issue.path.map(String).join(".") : "(no path)";
     const type = String(issue.type);
-    const meaning = ISSUE_WORDS[type] || words(type);
+    // The service's own words (they name the bound or pattern broken), without the path shown
+    // beside them; a saved body from before messages falls back to this page's words.
+    const message = typeof issue.message === "string" ? issue.message : "";
+    const meaning = message.startsWith(`${path} `) ? message.slice(path.length + 1)
+      : message || ISSUE_WORDS[type] || words(type);
     return el("li", { className: "issue", "data-path": path, "data-type": type },
       el("code", { className: "issue-path", text: path }), ` ${meaning} `,
       el("span", { className: "issue-type", text: `(${type})` }));
@@ -291,9 +319,10 @@
   function showServiceError(httpStatus, error, headers) {
     const code = typeof error.code === "string" ? error.code : "unknown";
     const details = [`HTTP ${httpStatus === null ? "?" : httpStatus} · ${code}`];
+    // The service's message says what exactly was wrong (where invalid JSON breaks, the limit).
+    if (typeof error.message === "string" && error.message) details.push(`The service says: ${error.message}.`);
     const retryAfter = headers ? headers.get("Retry-After") : null;
     if (retryAfter) details.push(`The service asks to retry after ${retryAfter} seconds.`);
-    if (code === "body_too_large") details.push("The service reads at most 4,096 bytes of body by default.");
     const issues = Array.isArray(error.issues) ? error.issues.filter(isObject).map(describeIssue) : [];
     const title = ERROR_WORDS[code] || `The service refused the request (${words(code)}).`;
     showError({ title, details, issues, code });
@@ -309,8 +338,7 @@
     badge.dataset.status = status;
     badge.className = `badge status-${status.replace(/[^a-z_]/g, "")}`;
     const reasonNode = byId("status-reason");
-    reasonNode.append(el("code", { text: reason }));
-    if (REASON_WORDS[reason]) reasonNode.append(` — ${REASON_WORDS[reason]}`);
+    reasonNode.append(el("code", { text: reason }), ` — ${outcomeWords(status, reason)}`);
 
     byId("request-id").textContent = String(body.request_id ?? "");
     byId("corpus-id").textContent = String(body.corpus_id ?? "");
@@ -543,7 +571,7 @@
     let response;
     let bytes;
     try {
-      response = await fetch("/retrieve", {
+      response = await fetch(apiUrl("retrieve"), {
         method: "POST", headers, body: requestText, cache: "no-store", credentials: "same-origin",
       });
       // The exact bytes: the digest header covers these, not a re-serialized copy.
@@ -559,7 +587,7 @@
     }
     await showResponse({
       httpStatus: response.status, bytes, headerDigest: response.headers.get(DIGEST_HEADER),
-      origin: "· live: POST /retrieve", requestText, headers: response.headers,
+      origin: `· live: POST ${new URL(apiUrl("retrieve")).pathname}`, requestText, headers: response.headers,
     });
   }
 
@@ -578,7 +606,7 @@
       const headers = {};
       const apiKey = byId("api-key").value; // a key the operator has typed, if any
       if (apiKey !== "") headers.Authorization = `Bearer ${apiKey}`;
-      const response = await fetch("/corpus", { cache: "no-store", headers });
+      const response = await fetch(apiUrl("corpus"), { cache: "no-store", headers });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const corpus = await response.json();
       // The versions offered are those of the default collection, else of the first listed.
@@ -590,6 +618,10 @@
         ? chosen.versions.filter((v) => isObject(v) && typeof v.version === "string") : [];
       if (!versions.length) throw new Error("no versions listed");
       fillVersions(versions);
+      // The example question names what is served, never a question of one particular corpus.
+      const which = chosen.collection === corpus.default_collection ? "" : `${chosen.collection} `;
+      const listed = versions.map((v) => v.version).join(" or ");
+      byId("question").placeholder = `A question about the ${which}documentation, version ${listed}`;
       const names = collections.map((c) => String(c.collection)).join(", ");
       summary.textContent = `Serving collection ${chosen.collection} (corpus ${chosen.corpus_id}) with ${versions.length} version${versions.length === 1 ? "" : "s"}; collections: ${names}.`;
     } catch (error) {

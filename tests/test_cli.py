@@ -1,0 +1,106 @@
+"""The command line a new user meets first: help, version, and one-line start-up refusals."""
+
+import argparse
+import os
+import subprocess
+import sys
+import unittest
+
+from retrieval import __version__
+from retrieval.__main__ import build_parser
+from retrieval.testing import subprocess_env
+from tests.support import ROOT, temporary_directory
+
+# Run a Python snippet as if `requests` were not installed (import of it fails).
+WITHOUT_REQUESTS = "import sys; sys.modules['requests'] = None; "
+
+
+def run(command, env=None, cwd=ROOT):
+    """Run a command to completion and return it (text output)."""
+    return subprocess.run(command, capture_output=True, text=True, env=env or subprocess_env(),
+                          cwd=cwd, timeout=60)
+
+
+def one_line_refusal(testcase, done):
+    """Assert a start-up refusal: exit 2, nothing on stdout, one line on stderr; return it."""
+    testcase.assertEqual(done.returncode, 2, done.stderr)
+    testcase.assertEqual(done.stdout, "")
+    lines = done.stderr.splitlines()
+    testcase.assertEqual(len(lines), 1, done.stderr)
+    return lines[0]
+
+
+class HelpTest(unittest.TestCase):
+    def test_version_and_help(self):
+        done = run([sys.executable, "-m", "retrieval", "--version"])
+        self.assertEqual((done.returncode, done.stdout), (0, f"retrieval {__version__}\n"))
+        done = run([sys.executable, "-m", "retrieval", "--help"])
+        self.assertEqual(done.returncode, 0)
+        self.assertIn("No model is", done.stdout)
+        self.assertIn("examples:", done.stdout)
+        self.assertIn("retrieval ask ", done.stdout)
+
+    def test_every_flag_has_help_and_valued_flags_say_their_default(self):
+        def commands(parser, prefix):
+            for action in parser._actions:
+                if isinstance(action, argparse._SubParsersAction):
+                    for name, sub in action.choices.items():
+                        yield f"{prefix} {name}", sub
+                        yield from commands(sub, f"{prefix} {name}")
+
+        for name, parser in commands(build_parser(), "retrieval"):
+            for action in parser._actions:
+                if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+                    continue
+                with self.subTest(command=name, flag=action.dest):
+                    self.assertTrue(action.help, "no help")
+                    takes_value = action.option_strings and action.nargs != 0
+                    if takes_value and not action.required:
+                        self.assertIn("default", action.help.lower())
+
+    def test_snapshot_flag_says_file_or_directory(self):
+        serve = run([sys.executable, "-m", "retrieval", "serve", "--help"]).stdout
+        self.assertIn("JSON file or built directory", serve)
+
+
+class StartupRefusalTest(unittest.TestCase):
+    def test_bad_snapshot_path_is_one_line_with_the_build_hint(self):
+        docs = temporary_directory(self)  # a raw docs tree: a directory without manifest.json
+        with open(os.path.join(docs, "index.rst"), "w", encoding="utf-8") as handle:
+            handle.write("Title\n=====\n")
+        for snapshot in (os.path.join(docs, "nope"), docs):
+            with self.subTest(snapshot=snapshot):
+                line = one_line_refusal(self, run(
+                    [sys.executable, "-m", "retrieval", "serve", "--snapshot", snapshot,
+                     "--port", "0"]))
+                self.assertTrue(line.startswith("retrieval: "), line)
+                self.assertIn("retrieval build", line)
+
+    def test_waitress_serve_prints_our_line_and_no_help_dump(self):
+        waitress_serve = os.path.join(os.path.dirname(sys.executable), "waitress-serve")
+        if not os.path.exists(waitress_serve):
+            self.skipTest("waitress-serve is not installed beside this Python")
+        for variable, value in (("RETRIEVAL_SNAPSHOT", "./nope"), ("RETRIEVAL_NO_SUCH", "1")):
+            with self.subTest(variable=variable):
+                line = one_line_refusal(self, run(
+                    [waitress_serve, "--listen=127.0.0.1:0", "retrieval.wsgi:app"],
+                    env=subprocess_env(**{variable: value}), cwd=temporary_directory(self)))
+                self.assertTrue(line.startswith("retrieval: "), line)
+                self.assertIn("retrieval build" if variable == "RETRIEVAL_SNAPSHOT"
+                              else "RETRIEVAL_NO_SUCH", line)
+
+    def test_ask_without_the_client_extra_says_how_to_install_it(self):
+        line = one_line_refusal(self, run([sys.executable, "-c", WITHOUT_REQUESTS + (
+            "from retrieval.__main__ import main; sys.exit(main(['ask', 'q', '--version', "
+            "'3.12']))")]))
+        self.assertIn("pip install '.[client]'", line)
+
+    def test_driver_without_requests_is_one_line(self):
+        line = one_line_refusal(self, run([sys.executable, "-c", WITHOUT_REQUESTS + (
+            "import runpy; sys.argv = ['run_scenarios.py']; "
+            "runpy.run_path('run_scenarios.py', run_name='__main__')")]))
+        self.assertIn("pip install '.[test]'", line)
+
+
+if __name__ == "__main__":
+    unittest.main()
