@@ -67,6 +67,11 @@ READ_BEST = "best"  # after a search, its distinct hits in rank order while the 
 DEFAULT_SEARCH_K = 2
 
 
+def without_literals(question: str) -> str:
+    """Return the question with its quoted and backticked spans blanked out."""
+    return _LITERAL_SPAN.sub(" ", question)
+
+
 def question_terms(question: str, stop_words, drop_literals: bool = False) -> str:
     """Derive a query from the question's own words: case-folded, stop words out, first use kept.
 
@@ -75,7 +80,7 @@ def question_terms(question: str, stop_words, drop_literals: bool = False) -> st
     drop_literals, quoted and backticked spans and words that are only digits are left out too.
     """
     if drop_literals:
-        question = _LITERAL_SPAN.sub(" ", question)
+        question = without_literals(question)
     terms = []
     for word in _WORD.findall(question.casefold()):
         if word in stop_words or word in terms or (drop_literals and word.isdigit()):
