@@ -6,8 +6,10 @@ inside its wheel, but its own loader looks for the tokenizer in a directory that
 it finds the package's directory, reads the two files' bytes once (the digest is over exactly
 the bytes used), parses the safetensors table itself and builds the tokenizer from the JSON text.
 
-Only this module imports numpy and tokenizers; nothing else in `retrieval` imports it at import
-time, so without the extra the service ranks lexically and never notices this file.
+Only this module imports numpy and tokenizers, and only the snapshot directory loader imports
+it, lazily (core.snapshot_directory.load_semantic): when a snapshot's policy has a `semantic`
+section, or a build asks for `--semantic`. Without the extra, lexical snapshots serve as before
+and a semantic one is refused at load with the fix, never served lexically.
 
 Every number is exact or correctly rounded, so vectors and orders are the same on every machine
 whatever order numpy or BLAS adds in: sums of float16 token rows and dot products of unit float16
@@ -81,7 +83,7 @@ def _package_dir() -> str:
     # configures logging and imports requests).
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable(f"{PACKAGE} is not installed (pip install 'retrieval[semantic]')")
+        raise ModelUnavailable(f"{PACKAGE} is not installed")
     return list(spec.submodule_search_locations)[0]
 
 
@@ -157,5 +159,31 @@ def rerank(candidates, query_vector, doc_vectors, weight: float) -> list:
     return [(row_id, score) for score, row_id in scored]
 
 
-__all__ = ["Model", "ModelUnavailable", "RECIPE", "cosines", "document_text", "first_sentence",
-           "load_model", "rerank"]
+class Reranker:
+    """A snapshot's vectors and the model that made them: re-sorts a search's lexical hits.
+
+    One per loaded snapshot, shared read-only by every request thread (core's index.Reranker).
+    """
+
+    def __init__(self, model: Model, vectors: list, weight: float, candidates: int):
+        """vectors: each passage's float16 little-endian bytes, passage id 1 first."""
+        self.model = model
+        self.weight = weight
+        self.candidates = candidates
+        table = np.frombuffer(b"".join(vectors), dtype="<f2").reshape(len(vectors), model.dim)
+        # Row i is passage id i (SQLite row ids start at 1); row 0 is unused.
+        self.vectors = np.vstack([np.zeros((1, model.dim), dtype="<f2"), table])
+        self.vectors.flags.writeable = False
+
+    def __call__(self, query: str, ranked: list) -> list:
+        """Return (row id, score) pairs re-sorted by score - weight * cosine(query, unit)."""
+        return rerank(ranked, self.model.embed([query])[0], self.vectors, self.weight)
+
+
+def vector_bytes(vectors) -> list:
+    """Return each row of embed()'s result as the bytes a snapshot stores (float16, little end)."""
+    return [row.astype("<f2", copy=False).tobytes() for row in vectors]
+
+
+__all__ = ["Model", "ModelUnavailable", "RECIPE", "Reranker", "cosines", "document_text",
+           "first_sentence", "load_model", "rerank", "vector_bytes"]
