@@ -31,7 +31,10 @@ setup(
     # retrieval/server.py admits requests through Waitress's task-dispatcher and channel hooks
     # (create_server's _dispatcher, channel_class, task_class): re-test before a new major.
     install_requires=["waitress>=3.0,<4"],
-    extras_require={"test": ["requests>=2.28"], "client": ["requests>=2.28"]},
+    # semantic: the optional embedding re-rank (retrieval/semantic.py) reads the model files that
+    # exactly this wordllama wheel bundles; their digest is pinned, so the pin is exact.
+    extras_require={"test": ["requests>=2.28"], "client": ["requests>=2.28"],
+                    "semantic": ["wordllama==0.4.0.post1", "numpy>=2", "tokenizers"]},
     entry_points={"console_scripts": ["retrieval = retrieval.__main__:main"]},
     cmdclass={"build_py": BuildWithSnapshot},
 )

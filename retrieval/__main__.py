@@ -109,7 +109,12 @@ def _build(args) -> int:
             raise ValueError(f"--base-url {label}={base_urls[label]} must end with '/'")
         trees.append(SourceTree(version, sources[label], base_urls[label], collection))
     policy = loads_strict(Path(args.policy).read_bytes()) if args.policy else None
-    manifest = build_snapshot(trees, args.out, policy)
+    semantic = None
+    if args.semantic:
+        from .core.snapshot_directory import load_semantic
+
+        semantic = load_semantic("--semantic")
+    manifest = build_snapshot(trees, args.out, policy, semantic=semantic)
     print(manifest["corpus_id"])
     return 0
 
@@ -217,6 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
                        required=True, help="where that tree's pages are published (ends with /)")
     build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
     build.add_argument("--out", required=True, help="snapshot directory to write")
+    build.add_argument("--semantic", action="store_true",
+                       help="store an embedding per unit and re-rank searches with it "
+                            "(needs the semantic extra: pip install '.[semantic]')")
     build.set_defaults(run=_build)
 
     verify = commands.add_parser("verify", help="recompute every digest of a snapshot directory")

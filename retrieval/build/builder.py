@@ -22,7 +22,8 @@ from ..core import database
 from ..core.ranking import SECTION, IndexFields
 from ..core.snapshot import DEFAULT_COLLECTION, SnapshotError, collection_corpus_ids, \
     collection_of, compute_corpus_id, derive_passage, parse_policy, policy_ranking
-from ..core.snapshot_directory import DATABASE, IDENTITY, MANIFEST, manifest_for, source_summary
+from ..core.snapshot_directory import DATABASE, IDENTITY, MANIFEST, manifest_for, \
+    source_summary, vector_content
 from .inventory import InventoryError, read_inventory
 from .parse import decode_source, iter_source_files, page_url, parse_source, source_kind
 from .rendered import RenderedSite
@@ -72,6 +73,9 @@ DEFAULT_POLICY = {
         },
     },
 }
+# How a --semantic build re-ranks, unless its policy says otherwise: the 200 best lexical hits
+# re-sorted by score - weight x cosine (weight chosen on CoNaLa train, bench/README.md).
+DEFAULT_SEMANTIC = {"weight": 20, "candidates": 200}
 SOURCES = "_sources"
 INVENTORY = "objects.inv"
 _SOURCE_SUFFIX = ".rst.txt"
@@ -116,6 +120,9 @@ class Progress:
     def skip(self, relative_path, reason):
         self.skipped.append(relative_path)
         print(f"build: skipped {relative_path}: {reason}", file=self._stream, flush=True)
+
+    def note(self, message):
+        print(f"build: {message}", file=self._stream, flush=True)
 
     def done(self, passages, corpus):
         elapsed = time.monotonic() - self._start
@@ -164,7 +171,10 @@ def _content(tree, relative_path, source_sha256, url, start_line, end_line, text
 
 
 def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
-    """Parse every supported file of a plain tree into one passage per paragraph, in path order."""
+    """Parse every supported file of a plain tree into one passage per paragraph, in path order.
+
+    Returns [(content, heading)]; a paragraph has no heading of its own ("").
+    """
     contents = []
     for relative_path, text, source_sha256 in _read_sources(tree, tree.root, progress):
         page = page_url(tree.base_url, relative_path)
@@ -175,10 +185,11 @@ def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
                 kind=SECTION, in_links=0, noindex=False, reference_page=True, names="", name="",
                 signature="", body=plain_text(paragraph.text) if prose else paragraph.text,
                 code="", context=relative_path)
-            contents.append(_content(
+            contents.append((_content(
                 tree, relative_path, source_sha256,
                 page + ("#" + paragraph.anchor if paragraph.anchor else ""),
-                paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts))
+                paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts),
+                ""))
             progress.passages += 1
     return contents
 
@@ -204,7 +215,10 @@ def _reference_pages(site: RenderedSite, pages: list) -> set:
 
 
 def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
-    """Parse a published Sphinx site into one passage per documented object and section text."""
+    """Parse a published Sphinx site into one passage per documented object and section text.
+
+    Returns [(content, heading)], heading being the title of the unit's section.
+    """
     site = RenderedSite(tree.root, tree.base_url)
     pages = site.pages()
     # The documentation's own cross-references: how often each (page, id) is linked to.
@@ -227,24 +241,55 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
                 in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
                 names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
                 code=unit.code, context=unit.context)
-            contents.append(_content(
+            contents.append((_content(
                 tree, f"{SOURCES}/{relative_source}", source_sha256,
                 page_address + ("#" + unit.anchor if unit.anchor else ""),
-                unit.start_line, unit.end_line, unit.text, unit.title, facts))
+                unit.start_line, unit.end_line, unit.text, unit.title, facts), unit.heading))
             progress.passages += 1
     return contents
 
 
 def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
-    """Read one tree into passage content, in path order, by what kind of tree it is."""
+    """Read one tree into [(passage content, heading)], in path order, by its kind of tree."""
     if is_sphinx_site(tree.root):
         return read_sphinx_contents(tree, progress)
     return read_paragraph_contents(tree, progress)
 
 
-def build_snapshot(trees, out_dir, policy=None, progress=None) -> dict:
-    """Build a snapshot directory from documentation trees; return its manifest."""
+def semantic_policy(policy: dict, semantic, model) -> dict:
+    """Return the policy with its semantic section naming the model that computes the vectors.
+
+    Weight and candidates come from the policy's own semantic section when it has one.
+    """
+    given = policy.get("semantic")
+    given = given if isinstance(given, dict) else {}  # anything else: parse_policy names it
+    tuning = {key: given.get(key, default) for key, default in DEFAULT_SEMANTIC.items()}
+    return dict(policy, semantic={"model_sha256": model.digest, "recipe": semantic.RECIPE,
+                                  "dimensions": model.dim, **tuning})
+
+
+def _embed(semantic, model, units, progress) -> list:
+    """Return each unit's vector bytes, and put its digest into its content."""
+    progress.note(f"embedding {len(units)} units (model sha256 {model.digest[:12]})")
+    texts = [semantic.document_text(content["fields"]["names"], heading,
+                                    content["fields"]["body"]) for content, heading in units]
+    vectors = semantic.vector_bytes(model.embed(texts))
+    for (content, _), vector in zip(units, vectors, strict=True):
+        content.update(vector_content(vector))
+    return vectors
+
+
+def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None) -> dict:
+    """Build a snapshot directory from documentation trees; return its manifest.
+
+    semantic: (the semantic module, its loaded model) from load_semantic, to store a vector per
+    unit and re-rank with them (`--semantic`); None builds a lexical snapshot.
+    """
     policy = DEFAULT_POLICY if policy is None else policy
+    if semantic is not None:
+        policy = semantic_policy(policy, *semantic)
+    elif "semantic" in policy:
+        raise SnapshotError("policy: a semantic section needs a --semantic build")
     parse_policy(policy)  # refuse a bad policy before any work
     ranking = policy_ranking(policy)
     if ranking is None:
@@ -259,11 +304,13 @@ def build_snapshot(trees, out_dir, policy=None, progress=None) -> dict:
     labels = [tree.label for tree in trees]
     if len(set(labels)) != len(labels):
         raise SnapshotError("each version of a collection may be given once")
-    contents = []
+    units = []
     for tree in sorted(trees, key=lambda t: (t.collection, t.version)):
-        contents.extend(read_passage_contents(tree, progress))
-    if not contents:
+        units.extend(read_passage_contents(tree, progress))
+    if not units:
         raise SnapshotError("no passages: the sources hold no supported, readable files")
+    vectors = None if semantic is None else _embed(*semantic, units, progress)
+    contents = [content for content, _ in units]
 
     corpus = compute_corpus_id(contents, policy, **IDENTITY)
     collection_ids = collection_corpus_ids(contents, policy, **IDENTITY)
@@ -276,10 +323,12 @@ def build_snapshot(trees, out_dir, policy=None, progress=None) -> dict:
     try:
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
+        passages = [derive_passage(collection_ids[collection_of(c)], c) for c in contents]
         database.create(
-            conn, (derive_passage(collection_ids[collection_of(c)], c) for c in contents),
+            conn, passages,
             {"corpus_id": corpus, "schema_version": str(IDENTITY["schema_version"])},
-            collection_ids, ranking)
+            collection_ids, ranking, None if vectors is None else {
+                passage.passage_id: vector for passage, vector in zip(passages, vectors)})
         sources = source_summary(conn)
     finally:
         conn.close()

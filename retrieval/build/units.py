@@ -68,6 +68,7 @@ class Unit:
     text: str  # byte-exact source lines start_line..end_line
     anchor: Optional[str]  # the URL fragment (an id of the rendered page), or None
     title: str
+    heading: str  # the title of the section that owns it (a section's own title)
     kind: str  # a _KIND value or SECTION
     anchors: tuple  # every id of the unit on the rendered page (for in-link counts)
     noindex: bool
@@ -87,6 +88,7 @@ class _Owner:
     head: int  # line index of its title or directive
     title: str
     anchor: Optional[str]
+    heading: str = ""
     anchors: tuple = ()
     noindex: bool = False
     names: tuple = ()
@@ -146,7 +148,7 @@ class _UnitReader(_RstReader):
         else:
             anchor = self.anchor if self.anchor in self.page.ids else None
             shown, path = plain_text(title), (page_title,)
-        self.section = _Owner(SECTION, self._unit.start, shown, anchor,
+        self.section = _Owner(SECTION, self._unit.start, shown, anchor, heading=shown,
                               anchors=(anchor,) if anchor else (),
                               context=" ".join(path + (shown,)))
         self.owners.append(self.section)
@@ -177,7 +179,8 @@ class _UnitReader(_RstReader):
             for sig_name, _ in signatures)
         context = self.section.context if self.section else ""
         owner = _Owner(_KIND[name], self._unit.start, qualified[0], anchor,
-                       anchors=ids, noindex=no_index, names=qualified, bare_names=tuple(bare),
+                       heading=self.section.title if self.section else "", anchors=ids,
+                       noindex=no_index, names=qualified, bare_names=tuple(bare),
                        signature=" ".join(rest for _, rest in signatures), context=context)
         self.scopes[-1].owner = owner
         self.owners.append(owner)
@@ -252,7 +255,8 @@ def _unit(lines: list, owner: _Owner) -> Unit:
     return Unit(
         start_line=piece.start + 1, end_line=piece.stop,
         text="\n".join(lines[piece.start:piece.stop]),
-        anchor=owner.anchor, title=owner.title, kind=owner.kind, anchors=owner.anchors,
+        anchor=owner.anchor, title=owner.title, heading=owner.heading, kind=owner.kind,
+        anchors=owner.anchors,
         noindex=owner.noindex, names=" ".join(owner.names), name=" ".join(owner.bare_names),
         signature=owner.signature, body="\n".join(owner.body), code="\n".join(owner.code),
         context=owner.context)

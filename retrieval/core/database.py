@@ -70,6 +70,11 @@ CREATE TABLE passage_fields (
     {", ".join(name + " TEXT NOT NULL" for name in FIELDS)}
 );
 """
+# Built with --semantic: each unit's embedding, float16 little-endian (policy.semantic says of
+# which model and how wide). Read once at load into one shared array.
+VECTOR_SCHEMA = "CREATE TABLE passage_vectors (id INTEGER PRIMARY KEY REFERENCES passages(id), " \
+    "vector BLOB NOT NULL)"
+VECTORS_IN_ORDER = "SELECT id, vector FROM passage_vectors ORDER BY id"
 INDEX_FACTS = ("kind", "in_links", "noindex", "reference_page")
 FIELDED_FTS_TABLE = f"""CREATE VIRTUAL TABLE {{table}} USING fts5(
     {", ".join(FIELDS)}, content='passage_fields', content_rowid='id',
@@ -123,11 +128,12 @@ def ranked_sql(table: str, ranking) -> str:
 
 
 def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
-           ranking: Ranking = None):
+           ranking: Ranking = None, vectors: dict = None):
     """Write the schema, passages grouped by collection and version, one FTS per collection, meta.
 
     collection_ids maps every collection name to its corpus_id. With a ranking (schema 2), every
-    passage must carry its IndexFields, and the FTS tables index those fields.
+    passage must carry its IndexFields, and the FTS tables index those fields. With vectors
+    (passage_id -> vector bytes), every passage's vector goes in passage_vectors.
     """
     conn.executescript(SCHEMA)
     if ranking is not None:
@@ -150,6 +156,10 @@ def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
             f"VALUES ({', '.join('?' for _ in range(1 + len(FIELDS)))})",
             ((rowid, *(getattr(p.index, name) for name in FIELDS))
              for rowid, p in enumerate(ordered, start=1)))
+    if vectors is not None:
+        conn.execute(VECTOR_SCHEMA)
+        conn.executemany("INSERT INTO passage_vectors (id, vector) VALUES (?, ?)",
+                         ((rowid, vectors[p.passage_id]) for rowid, p in enumerate(ordered, 1)))
     for position, (name, corpus_id) in enumerate(sorted(collection_ids.items())):
         # Table names come from positions, never from collection names.
         table = f"passage_fts_{position}"
@@ -240,6 +250,21 @@ def collection_tables(conn) -> dict:
             raise ValueError(f"collection {name}: bad FTS table name {table[:64]!r}")
         tables[name] = (corpus_id, table)
     return tables
+
+
+def vector_rows(conn, dimensions: int) -> list:
+    """Return every passage's vector bytes in id order; refuse a missing, extra or odd row."""
+    try:
+        rows = conn.execute(VECTORS_IN_ORDER).fetchall()
+    except sqlite3.OperationalError:
+        raise ValueError("passage_vectors: missing (the policy has a semantic section)") from None
+    count = conn.execute("SELECT count(*) FROM passages").fetchone()[0]
+    if [row[0] for row in rows] != list(range(1, count + 1)):
+        raise ValueError("passage_vectors: not exactly one row per passage")
+    if any(not isinstance(vector, bytes) or len(vector) != 2 * dimensions
+           for _, vector in rows):
+        raise ValueError(f"passage_vectors: every vector must be {dimensions} float16 values")
+    return [vector for _, vector in rows]
 
 
 def passage_from_row(row) -> Passage:

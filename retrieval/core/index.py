@@ -16,7 +16,7 @@ import os
 import sqlite3
 import threading
 import time
-from typing import Optional
+from typing import Optional, Protocol
 
 from . import database
 from .snapshot import Passage, Snapshot, SnapshotError
@@ -39,6 +39,18 @@ def quote_fts_terms(query: str, match: str = MATCH_ALL):
         return None
     joiner = " OR " if match == MATCH_ANY else " "
     return joiner.join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+class Reranker(Protocol):
+    """Re-sorts a search's best lexical hits (the semantic extra implements it; core never does).
+
+    Deterministic: the same query and hits give the same order and scores on every machine.
+    """
+
+    candidates: int  # how many lexical hits it re-sorts
+
+    def __call__(self, query: str, ranked: list) -> list:
+        """Return (row id, score) pairs re-sorted best first, lower score better."""
 
 
 class IndexClosed(RuntimeError):
@@ -99,7 +111,8 @@ class SnapshotIndex:
         self._collections = {
             name: CollectionIndex(self, name, corpus_id, database.ranked_sql(
                 table, snapshot.ranking), {
-                version: span for (owner, version), span in spans.items() if owner == name})
+                version: span for (owner, version), span in spans.items() if owner == name},
+                snapshot.reranker)
             for name, (corpus_id, table) in tables.items()
         }
 
@@ -192,26 +205,32 @@ class CollectionIndex:
     """One collection of a SnapshotIndex: its identity, its FTS table and its version ranges."""
 
     def __init__(self, owner: SnapshotIndex, name: str, corpus_id: str, ranked_sql: str,
-                 spans: dict):
+                 spans: dict, reranker: Optional[Reranker] = None):
         self._owner = owner
         self.name = name
         self.corpus_id = corpus_id
         self._ranked_sql = ranked_sql
         self._spans = spans
+        self._reranker = reranker
 
     def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL,
              deadline: Optional[float] = None):
-        """Return up to k (passage, bm25 score) pairs of that version, best first.
+        """Return up to k (passage, score) pairs of that version, best first.
 
-        deadline is a time.monotonic() value; a ranking still running then raises
-        DeadlineExceeded.
+        The score is bm25 (minus the prior), or with a reranker the re-sorted score of the
+        reranker's candidates. deadline is a time.monotonic() value; a ranking still running
+        then raises DeadlineExceeded.
         """
         fts_query = quote_fts_terms(query, match)
         span = self._spans.get(version)
         if fts_query is None or span is None or k <= 0:
             return []
+        reranker = self._reranker
+        limit = k if reranker is None else max(k, reranker.candidates)
         conn, ranked = self._owner.run_ranked(
-            self._ranked_sql, (fts_query, span[0], span[1], k), deadline)
+            self._ranked_sql, (fts_query, span[0], span[1], limit), deadline)
+        if reranker is not None:
+            ranked = reranker(query, ranked)[:k]
         return [(database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone()),
                  score) for rowid, score in ranked]
 

@@ -118,3 +118,48 @@ def parse_ranking(raw) -> Ranking:
                                    "policy.ranking.priors.non_reference_page"),
         noindex=_number(priors["noindex"], "policy.ranking.priors.noindex"),
     )
+
+
+# The optional embedding re-rank (`retrieval build --semantic`, the `semantic` extra).
+_SEMANTIC_KEYS = ("candidates", "dimensions", "model_sha256", "recipe", "weight")
+_HEX = frozenset("0123456789abcdef")
+
+
+@dataclass(frozen=True)
+class Semantic:
+    """A policy's semantic section: which model made the vectors, and how they re-rank.
+
+    The `candidates` best lexical hits are re-sorted by `score - weight * cosine(query, unit)`.
+    Being policy data, every field is part of corpus_id; so is each unit's vector digest.
+    """
+
+    model_sha256: str  # the model (weights and tokenizer bytes) the vectors were computed with
+    recipe: str  # what text of a unit is embedded, and how
+    dimensions: int
+    weight: float
+    candidates: int
+
+
+def _count(value, where) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RankingError(f"{where}: must be an integer >= 1")
+    return value
+
+
+def parse_semantic(raw) -> Semantic:
+    """Validate a policy's `semantic` section."""
+    if not isinstance(raw, dict) or sorted(raw) != list(_SEMANTIC_KEYS):
+        raise RankingError(f"policy.semantic: must have exactly the fields "
+                           f"{', '.join(_SEMANTIC_KEYS)}")
+    digest = raw["model_sha256"]
+    if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
+        raise RankingError("policy.semantic.model_sha256: must be 64 lowercase hex digits")
+    if not isinstance(raw["recipe"], str) or not raw["recipe"]:
+        raise RankingError("policy.semantic.recipe: must be a non-empty string")
+    weight = _number(raw["weight"], "policy.semantic.weight")
+    if weight < 0:
+        raise RankingError("policy.semantic.weight: must be >= 0")
+    return Semantic(model_sha256=digest, recipe=raw["recipe"],
+                    dimensions=_count(raw["dimensions"], "policy.semantic.dimensions"),
+                    weight=weight,
+                    candidates=_count(raw["candidates"], "policy.semantic.candidates"))

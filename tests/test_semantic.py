@@ -1,0 +1,272 @@
+"""The optional embedding re-rank: offline, deterministic, built, verified and served end to end.
+
+Needs the semantic extra (`pip install '.[test,semantic]'`). Without it the tests are skipped,
+unless CI is set: .ci/run installs the extra, so there a missing extra is a failure.
+"""
+
+import contextlib
+import dataclasses
+import hashlib
+import importlib.util
+import io
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import unittest
+from unittest import mock
+
+from retrieval.__main__ import main as retrieval_main
+from retrieval.build.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.core import database
+from retrieval.core.snapshot import SnapshotError, load_snapshot
+from retrieval.core.snapshot_directory import MANIFEST, load_semantic, verify_snapshot_directory
+from retrieval.wsgi import create_app
+from tests.support import class_temporary_directory, post_json, quiet_settings
+from tests.test_sphinx_build import BASE, write_site
+
+INSTALLED = all(importlib.util.find_spec(name) for name in ("numpy", "tokenizers", "wordllama"))
+SKIP_REASON = "the semantic extra (numpy, tokenizers, wordllama) is not installed"
+# In CI the extra is installed (.ci/run): a missing one fails the tests instead of skipping them.
+RUN = INSTALLED or bool(os.environ.get("CI"))
+
+# sha256 over l2_supercat_256.safetensors then l2_supercat_tokenizer_config.json of wordllama
+# 0.4.0.post1: a snapshot's vectors are only valid for this model.
+WORDLLAMA_0_4_0_POST1 = "4d243a4b2daee65802d68699e288b9347fd45097303dc232205a660a82b5171e"
+
+
+def _refuse_network(*args, **kwargs):
+    raise AssertionError(f"network attempted: {args[1:]}")
+
+
+@unittest.skipUnless(RUN, SKIP_REASON)
+class ModelTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        from retrieval import semantic
+        cls.semantic = semantic
+        with mock.patch.object(socket.socket, "connect", _refuse_network), \
+                mock.patch.object(socket, "getaddrinfo", _refuse_network):
+            cls.model = semantic.load_model()
+
+    def test_loads_the_bundled_files_and_names_them_by_digest(self):
+        directory = os.path.dirname(importlib.util.find_spec("wordllama").origin)
+        digest = hashlib.sha256()
+        for parts in (self.semantic.WEIGHTS, self.semantic.TOKENIZER):
+            with open(os.path.join(directory, *parts), "rb") as handle:
+                digest.update(handle.read())
+        self.assertEqual(self.model.digest, digest.hexdigest())
+        self.assertEqual(self.model.digest, WORDLLAMA_0_4_0_POST1)
+
+    def test_same_text_gives_the_same_bytes_alone_or_in_a_batch(self):
+        text = "Remove a directory tree with all its files"
+        alone = self.model.embed([text])
+        batched = self.model.embed(["shutil.rmtree", text, "an unrelated, much longer text " * 9])
+        again = self.semantic.load_model().embed([text])
+        self.assertEqual(alone.dtype.name, "float16")
+        self.assertEqual(alone.shape, (1, 256))
+        self.assertEqual(alone[0].tobytes(), batched[1].tobytes())
+        self.assertEqual(alone.tobytes(), again.tobytes())
+
+    def test_vectors_are_unit_length_and_empty_text_is_zero(self):
+        vectors = self.model.embed(["parse command line arguments", ""])
+        self.assertAlmostEqual(float(self.semantic.cosines(vectors[0], vectors[:1])[0]), 1.0,
+                               places=2)
+        self.assertFalse(vectors[1].any())
+
+    def test_related_texts_are_closer_than_unrelated_ones(self):
+        query, related, unrelated = self.model.embed([
+            "delete a folder and everything in it",
+            "shutil.rmtree Directory and files operations Delete an entire directory tree",
+            "calendar.isleap Return True if year is a leap year"])
+        near, far = self.semantic.cosines(query, [related, unrelated])
+        self.assertGreater(near, far)
+
+
+@unittest.skipUnless(RUN, SKIP_REASON)
+class RerankTest(unittest.TestCase):
+    def setUp(self):
+        import numpy
+        from retrieval import semantic
+        self.rerank = semantic.rerank
+        # Row i is unit i; row 0 is unused, as SQLite row ids start at 1.
+        self.vectors = numpy.array([[0, 0], [1, 0], [0, 1], [0.6, 0.8], [0, 1]], dtype="float16")
+        self.query = numpy.array([0, 1], dtype="float16")
+
+    def test_orders_by_score_minus_weight_times_cosine(self):
+        candidates = [(1, 1.0), (2, 1.5), (3, 1.2)]
+        # 1: 1.0 - 0; 2: 1.5 - 1; 3: 1.2 - 0.7998 (0.8 in float16)
+        self.assertEqual(self.rerank(candidates, self.query, self.vectors, 1.0),
+                         [(3, 1.2 - 0.7998046875), (2, 0.5), (1, 1.0)])
+
+    def test_weight_zero_keeps_the_lexical_order_and_ties_go_to_the_lower_row(self):
+        candidates = [(1, 1.0), (4, 1.5), (2, 1.5), (3, 1.2)]
+        self.assertEqual([row for row, _ in self.rerank(candidates, self.query, self.vectors, 0)],
+                         [1, 3, 2, 4])
+        self.assertEqual([row for row, _ in self.rerank(candidates, self.query, self.vectors, 2)],
+                         [2, 4, 3, 1])
+
+    def test_no_candidates(self):
+        self.assertEqual(self.rerank([], self.query, self.vectors, 30), [])
+
+
+@unittest.skipUnless(RUN, SKIP_REASON)
+class DocumentTextTest(unittest.TestCase):
+    def test_names_heading_and_first_sentence(self):
+        from retrieval.semantic import document_text
+        self.assertEqual(
+            document_text("shutil.rmtree", "Directory and files operations",
+                          "Delete an entire directory tree; *path* must point to a directory.\n"
+                          "If *ignore_errors* is true, errors are ignored."),
+            "shutil.rmtree Directory and files operations "
+            "Delete an entire directory tree; *path* must point to a directory.")
+
+    def test_a_section_body_loses_its_title_and_underline(self):
+        from retrieval.semantic import document_text
+        self.assertEqual(
+            document_text("", "Using the issue tracker",
+                          "Using the issue tracker\n=======================\n"
+                          "Issue reports go to GitHub. Search first."),
+            "Using the issue tracker Issue reports go to GitHub.")
+
+
+class WithoutTheExtraTest(unittest.TestCase):
+    """Nothing but a semantic snapshot or build ever imports the extra's modules."""
+
+    def test_importing_the_service_and_the_builder_imports_no_third_party_module(self):
+        code = ("import sys, retrieval.__main__, retrieval.wsgi, retrieval.build.builder, "
+                "retrieval.core.snapshot_directory; "
+                "print(sorted(m for m in ('numpy', 'tokenizers', 'wordllama', 'retrieval.semantic')"
+                " if m in sys.modules))")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+        self.assertEqual(out.stdout.strip(), "[]")
+
+    def test_build_refuses_a_semantic_policy_without_the_flag(self):
+        policy = dict(DEFAULT_POLICY, semantic={"weight": 20})
+        with self.assertRaisesRegex(SnapshotError, "needs a --semantic build"):
+            build_snapshot([], os.devnull, policy, Progress(io.StringIO()))
+
+
+def _model_missing():
+    from retrieval.semantic import ModelUnavailable
+    raise ModelUnavailable("wordllama is not installed")
+
+
+@unittest.skipUnless(RUN, SKIP_REASON)
+class SemanticSnapshotTest(unittest.TestCase):
+    """The Sphinx test site, built lexically and with --semantic, verified and served."""
+
+    QUESTION = "How do I remove a directory tree?"
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        cls.site = os.path.join(base, "html")
+        write_site(cls.site)
+        cls.lexical = os.path.join(base, "lexical")
+        build_snapshot([SourceTree("3.11", cls.site, BASE)], cls.lexical, DEFAULT_POLICY,
+                       Progress(io.StringIO()))
+        cls.out = os.path.join(base, "semantic")
+        cls.semantic, cls.model = load_semantic("the tests")
+        with mock.patch.object(socket.socket, "connect", _refuse_network):
+            cls.manifest = build_snapshot([SourceTree("3.11", cls.site, BASE)], cls.out,
+                                          DEFAULT_POLICY, Progress(io.StringIO()),
+                                          semantic=(cls.semantic, cls.model))
+        cls.app = create_app(snapshot_path=cls.out, settings=quiet_settings())
+        cls.addClassCleanup(cls.app.close)
+
+    def rows(self, directory, sql):
+        conn = sqlite3.connect(os.path.join(directory, "passages.sqlite"))
+        try:
+            return conn.execute(sql).fetchall()
+        finally:
+            conn.close()
+
+    def test_the_policy_names_the_model_and_only_a_semantic_build_has_vectors(self):
+        self.assertEqual(self.manifest["policy"]["semantic"], {
+            "model_sha256": WORDLLAMA_0_4_0_POST1, "recipe": self.semantic.RECIPE,
+            "dimensions": 256, "weight": 20, "candidates": 200})
+        with open(os.path.join(self.lexical, MANIFEST), encoding="utf-8") as handle:
+            lexical = json.load(handle)
+        self.assertNotIn("semantic", lexical["policy"])
+        self.assertNotEqual(lexical["corpus_id"], self.manifest["corpus_id"])
+        tables = "SELECT name FROM sqlite_master WHERE name = 'passage_vectors'"
+        self.assertEqual(self.rows(self.lexical, tables), [])
+        self.assertEqual(self.rows(self.out, tables), [("passage_vectors",)])
+
+    def test_each_unit_is_embedded_over_names_section_heading_and_first_sentence(self):
+        vectors = dict(self.rows(self.out, "SELECT id, vector FROM passage_vectors"))
+        units = self.rows(self.out, "SELECT p.id, p.title, x.names, x.body FROM passages p "
+                                    "JOIN passage_fields x ON x.id = p.id")
+        self.assertEqual(sorted(vectors), [row[0] for row in units])
+        by_title = {title: (rowid, names, body) for rowid, title, names, body in units}
+        rowid, names, body = by_title["datetime.datetime.now"]
+        expected = self.model.embed([self.semantic.document_text(names, "datetime Objects", body)])
+        self.assertEqual(vectors[rowid], expected[0].astype("<f2").tobytes())
+
+    def test_verify_recomputes_the_vector_digests(self):
+        self.assertEqual(verify_snapshot_directory(self.out), [])
+        tampered = os.path.join(os.path.dirname(self.out), "tampered")
+        shutil.copytree(self.out, tampered)
+        self.addCleanup(shutil.rmtree, tampered)
+        conn = sqlite3.connect(os.path.join(tampered, "passages.sqlite"))
+        conn.execute("UPDATE passage_vectors SET vector = ? WHERE id = 1", (bytes(512),))
+        conn.commit()
+        conn.close()
+        problems = verify_snapshot_directory(tampered)
+        self.assertTrue(problems and problems[0].startswith("corpus_id: content digests to"),
+                        problems)
+
+    def test_searches_rerank_the_lexical_candidates_by_cosine(self):
+        result = post_json(self.app, {"question": self.QUESTION, "version": "3.11"}).json()
+        search = result["trace"][0]
+        query = search["action"]["arguments"]["query"]
+        served = [(hit["url"], hit["native_score"]) for hit in search["result"]["results"]]
+        # Expected: the fielded ranking's 200 best, re-sorted by score - 20 x cosine.
+        snapshot = load_snapshot(self.out)
+        conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
+        try:
+            table = database.collection_tables(conn)["default"][1]
+            fts = " OR ".join(f'"{term}"' for term in query.split())
+            lexical = conn.execute(database.ranked_sql(table, snapshot.ranking),
+                                   (fts, 1, 10**9, 200)).fetchall()
+        finally:
+            conn.close()
+        query_vector = self.model.embed([query])[0]
+        urls = dict(self.rows(self.out, "SELECT id, url FROM passages"))
+        expected = [(urls[rowid], score) for rowid, score in self.semantic.rerank(
+            lexical, query_vector, snapshot.reranker.vectors, 20)][:10]
+        self.assertEqual(served, expected)
+        # The re-rank changes this question's order (else the test above proves little).
+        self.assertNotEqual([url for url, _ in served], [urls[rowid] for rowid, _ in lexical][:10])
+
+    def test_serving_refuses_another_model(self):
+        other = dataclasses.replace(self.model, digest="0" * 64)
+        with mock.patch.object(self.semantic, "load_model", return_value=other), \
+                self.assertRaisesRegex(SnapshotError, "built with the embedding model sha256 "
+                                       + WORDLLAMA_0_4_0_POST1 + ", and the installed one is 0+"):
+            load_snapshot(self.out)
+
+    def test_serving_and_building_refuse_a_missing_extra_in_one_line(self):
+        with mock.patch.object(self.semantic, "load_model", _model_missing):
+            with self.assertRaisesRegex(SnapshotError, r"built with --semantic needs the semantic "
+                                        r"extra, .*: pip install '\.\[semantic\]'"):
+                load_snapshot(self.out)
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                status = retrieval_main([
+                    "build", "--source", f"3.11={self.site}", "--base-url", f"3.11={BASE}",
+                    "--out", os.path.join(os.path.dirname(self.out), "never"), "--semantic"])
+        self.assertEqual(status, 2)
+        self.assertEqual(err.getvalue().count("\n"), 1)
+        self.assertIn("--semantic needs the semantic extra", err.getvalue())
+        self.assertIn("pip install '.[semantic]'", err.getvalue())
+        self.assertFalse(os.path.exists(os.path.join(os.path.dirname(self.out), "never")))
+
+
+if __name__ == "__main__":
+    unittest.main()
