@@ -20,13 +20,13 @@ import unittest
 from unittest import mock
 
 from retrieval.__main__ import main as retrieval_main
-from retrieval.build.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.build.builder import DEFAULT_POLICY, Progress, build_snapshot
 from retrieval.core import database
 from retrieval.core.snapshot import SnapshotError, load_snapshot
 from retrieval.core.snapshot_directory import MANIFEST, load_semantic, verify_snapshot_directory
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings
-from tests.test_sphinx_build import BASE, write_site
+from tests.test_sphinx_build import BASE, build_site
 
 INSTALLED = all(importlib.util.find_spec(name) for name in ("numpy", "tokenizers", "wordllama"))
 SKIP_REASON = "the semantic extra (numpy, tokenizers, wordllama) is not installed"
@@ -165,17 +165,12 @@ class SemanticSnapshotTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         base = class_temporary_directory(cls)
-        cls.site = os.path.join(base, "html")
-        write_site(cls.site)
-        cls.lexical = os.path.join(base, "lexical")
-        build_snapshot([SourceTree("3.11", cls.site, BASE)], cls.lexical, DEFAULT_POLICY,
-                       Progress(io.StringIO()))
-        cls.out = os.path.join(base, "semantic")
+        cls.site, cls.lexical = build_site(base, "lexical")
         cls.semantic, cls.model = load_semantic("the tests")
         with mock.patch.object(socket.socket, "connect", _refuse_network):
-            cls.manifest = build_snapshot([SourceTree("3.11", cls.site, BASE)], cls.out,
-                                          DEFAULT_POLICY, Progress(io.StringIO()),
-                                          semantic=(cls.semantic, cls.model))
+            _, cls.out = build_site(base, "semantic", semantic=(cls.semantic, cls.model))
+        with open(os.path.join(cls.out, MANIFEST), encoding="utf-8") as handle:
+            cls.manifest = json.load(handle)
         cls.app = create_app(snapshot_path=cls.out, settings=quiet_settings())
         cls.addClassCleanup(cls.app.close)
 

@@ -225,17 +225,23 @@ def write_site(root):
                      + zlib.compress(lines.encode("utf-8")))
 
 
+def build_site(base, name="snapshot", **options) -> tuple:
+    """Write the site under base/html and build it into base/name; return both paths."""
+    site = os.path.join(base, "html")
+    if not os.path.isdir(site):
+        write_site(site)
+    out = os.path.join(base, name)
+    build_snapshot([SourceTree("3.11", site, BASE)], out, DEFAULT_POLICY, Progress(io.StringIO()),
+                   **options)
+    return site, out
+
+
 class SphinxSiteTest(unittest.TestCase):
     """The site above, built once for the class and served in process."""
 
     @classmethod
     def setUpClass(cls):
-        base = class_temporary_directory(cls)
-        cls.site = os.path.join(base, "html")
-        write_site(cls.site)
-        cls.out = os.path.join(base, "snapshot")
-        build_snapshot([SourceTree("3.11", cls.site, BASE)], cls.out, DEFAULT_POLICY,
-                       Progress(io.StringIO()))
+        cls.site, cls.out = build_site(class_temporary_directory(cls))
         cls.app = create_app(snapshot_path=cls.out, settings=quiet_settings())
         cls.addClassCleanup(cls.app.close)
 

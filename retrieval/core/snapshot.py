@@ -315,24 +315,23 @@ def parse_policy(raw):
     return rules, fallback
 
 
-def policy_ranking(raw) -> Optional[Ranking]:
-    """Return a validated policy's ranking section, or None when it has none (schema 1)."""
-    if "ranking" not in raw:
+def _policy_section(raw, key, parse):
+    if key not in raw:
         return None
     try:
-        return parse_ranking(raw["ranking"])
+        return parse(raw[key])
     except RankingError as exc:
         raise SnapshotError(str(exc)) from None
+
+
+def policy_ranking(raw) -> Optional[Ranking]:
+    """Return a validated policy's ranking section, or None when it has none (schema 1)."""
+    return _policy_section(raw, "ranking", parse_ranking)
 
 
 def policy_semantic(raw) -> Optional[Semantic]:
     """Return a validated policy's semantic section, or None when it ranks lexically alone."""
-    if "semantic" not in raw:
-        return None
-    try:
-        return parse_semantic(raw["semantic"])
-    except RankingError as exc:
-        raise SnapshotError(str(exc)) from None
+    return _policy_section(raw, "semantic", parse_semantic)
 
 
 def _passage_content(raw, where):
