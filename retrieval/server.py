@@ -74,7 +74,30 @@ class AdmissionTask(WSGITask):
         return environ
 
 
-class AdmissionChannel(HTTPChannel):
+class SelfFlushingChannel(HTTPChannel):
+    """A channel the I/O loop leaves alone while a worker is serving it, unless output piles up.
+
+    Installed on every listener of `retrieval serve` (docs/performance.md has the profile and
+    docs/waitress-writable.md the patch offered upstream).
+    """
+
+    def writable(self):
+        # Why: Waitress's worker sends a response itself inside write_soon(), holding outbuf_lock
+        # across send(). Until it gets the GIL back its output still looks unsent, so the stock
+        # writable() is true, select() returns at once, handle_write() cannot take the lock and
+        # does nothing, and the loop goes round again, walking every connection in Python each
+        # time and starving the worker: throughput fell as 1/connections (73 req/s at c=128).
+        # While a request is served the worker flushes its own output and pulls the trigger when
+        # it is done; only output above the high watermark (the worker is then waiting for the
+        # loop to drain it) or a pending close needs the loop.
+        if self.will_close or self.close_when_flushed:
+            return True
+        if self.requests and self.total_outbufs_len <= self.adj.outbuf_high_watermark:
+            return False
+        return bool(self.total_outbufs_len)
+
+
+class AdmissionChannel(SelfFlushingChannel):
     """A channel that gives back the request's in-flight slot however its service ends."""
 
     task_class = AdmissionTask
@@ -212,9 +235,8 @@ def configure_logging():
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 
-def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
-    """Serve app until SIGTERM or SIGINT, drain, close it; return the process exit code."""
-    configure_logging()
+def build_server(app, settings, inherited_fd=None):
+    """Create the Waitress server `retrieval serve` runs: options, admission, channel class."""
     options = {
         "threads": settings.threads,
         # Far above the app's own cap, so the app's JSON 413 answers everything in between;
@@ -241,10 +263,18 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
         dispatcher.set_thread_count(settings.threads)
         server = waitress.create_server(app, _dispatcher=dispatcher, **options)
         channel_class = type("RetrievalChannel", (AdmissionChannel,), {"gate": gate})
-        for listener in _listeners(server):
-            listener.channel_class = channel_class
     else:
         server = waitress.create_server(app, **options)
+        channel_class = SelfFlushingChannel
+    for listener in _listeners(server):
+        listener.channel_class = channel_class
+    return server
+
+
+def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
+    """Serve app until SIGTERM or SIGINT, drain, close it; return the process exit code."""
+    configure_logging()
+    server = build_server(app, settings, inherited_fd)
     previous = GracefulStop(server, app, settings, log).install()
     try:
         corpus = getattr(app, "corpus_id", None)
