@@ -30,6 +30,7 @@ from .keys import KeyStore, RateLimiter, retry_after_seconds
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE, Metrics
 from .request import parse_retrieve_request
 from .openapi import openapi_document
+from .response_memo import MemoizedRun, ResponseMemo
 from .response import OK, corpus_body, encode_error, encode_json, encode_run_result, \
     health_body, passage_body
 from .settings import Settings, load_settings, parse_origins
@@ -139,6 +140,7 @@ class Reply:
     headers: tuple = ()
     cache_control: Optional[str] = None
     content_type: str = "application/json"
+    digest: Optional[str] = None  # the body's SHA-256, when known in advance (memoized replies)
 
 
 def error_reply(error: ServiceError) -> Reply:
@@ -202,7 +204,8 @@ class RetrievalApp:
         self._rate_limiter = RateLimiter()
         self._access_log = access_log
         self.in_flight = InFlightGate(settings.max_in_flight)
-        self.metrics = Metrics(in_flight=lambda: self.in_flight.count)
+        self._responses = ResponseMemo(settings.cache_entries, settings.cache_bytes)
+        self.metrics = Metrics(in_flight=lambda: self.in_flight.count, memos=self._memo_stats)
         self._health = encode_json(health_body(service.corpus_id))
         self._draining = False
         self._cors_origins = parse_origins(settings.cors_origins)
@@ -222,6 +225,13 @@ class RetrievalApp:
         """Return the result memo's counters, or None once closed."""
         service = self._service
         return service.memo.stats() if service is not None else None
+
+    def _memo_stats(self) -> dict:
+        service = self._service
+        stats = {"response": self._responses.stats()}
+        if service is not None:
+            stats["result"] = service.memo.stats()
+        return stats
 
     def begin_drain(self):
         """Stop taking retrievals: /health and /retrieve answer 503 draining from now on."""
@@ -277,7 +287,7 @@ class RetrievalApp:
             self._access_log(access_log_line(exchange, status, duration_s))
 
     def _send(self, environ, start_response, exchange: Exchange, reply: Reply):
-        digest = digests.sha256_hex(reply.body)
+        digest = reply.digest or digests.sha256_hex(reply.body)
         headers = [
             ("Content-Type", reply.content_type),
             ("Content-Length", str(len(reply.body))),
@@ -422,10 +432,16 @@ class RetrievalApp:
         if request.collection not in self._collections or (
                 key is not None and not key.may_read(request.collection)):
             raise CollectionNotFound(request.collection)
-        result = service.retrieve(request, deadline=started + self._deadline_s)
-        exchange.run = result
-        status, payload = encode_run_result(result)
-        return Reply(status, payload)
+        request_id = service.request_id(request)
+        memoized = self._responses.get(request_id)
+        if memoized is None:
+            result = service.retrieve(request, deadline=started + self._deadline_s)
+            status, payload = encode_run_result(result)
+            memoized = MemoizedRun(Reply(status, payload, digest=digests.sha256_hex(payload)),
+                                   result)
+            self._responses.put(request_id, memoized)
+        exchange.run = memoized.run
+        return memoized.reply
 
 
 # Refusals counted as admission decisions in /metrics.

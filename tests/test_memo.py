@@ -1,8 +1,16 @@
-"""The result memo: bounded in entries and bytes, least recently used evicted first."""
+"""The memos: bounded and evicting (core), and the full-response memo's rules (HTTP layer)."""
 
 import unittest
 
 from retrieval.core.memo import ResultMemo
+from retrieval.core.service import RunResult
+from retrieval.core.tools import DEADLINE_EXCEEDED, RetrievalTools, ToolFailure
+from retrieval.response_memo import MemoizedRun, ResponseMemo
+from retrieval.scenarios import SCENARIOS
+from retrieval.testing import CountingToolFactory, FailingTools
+from retrieval.wsgi import Reply, create_app
+from tests.support import call, quiet_settings
+from tests.test_golden import memo_lookups
 
 
 def kept(memo, key) -> bool:
@@ -45,6 +53,74 @@ class ResultMemoTest(unittest.TestCase):
         memo.put("a", "A")
         self.assertIsNone(memo.get("a"))
         self.assertEqual(memo.stats().entries, 0)
+
+
+def run_result(status, reason) -> RunResult:
+    return RunResult(request_id="r", corpus_id="c", request={}, status=status, reason=reason,
+                     limits={}, usage={}, trace=[], evidence=[], policy={})
+
+
+class ResponseMemoTest(unittest.TestCase):
+    def test_only_repeatable_runs_are_kept(self):
+        memo = ResponseMemo(max_entries=10, max_bytes=10**6)
+        cases = [("completed", "evidence_found", True), ("incomplete", "no_match", True),
+                 ("limited", "max_searches", True), ("limited", "deadline", False),
+                 ("failed", "retrieval_failed", False)]
+        for status, reason, expected in cases:
+            with self.subTest(status=status, reason=reason):
+                memo.put(f"{status}/{reason}",
+                         MemoizedRun(Reply("200 OK", b"{}"), run_result(status, reason)))
+                self.assertEqual(kept(memo, f"{status}/{reason}"), expected)
+
+    def test_replies_are_counted_in_body_bytes(self):
+        memo = ResponseMemo(max_entries=10, max_bytes=100)
+        memo.put("a", MemoizedRun(Reply("200 OK", b"x" * 60), run_result("completed", "")))
+        memo.put("b", MemoizedRun(Reply("200 OK", b"y" * 60), run_result("completed", "")))
+        self.assertEqual((memo.stats().entries, memo.stats().bytes, memo.stats().evictions),
+                         (1, 60, 1))
+
+
+class InterruptedTools(RetrievalTools):
+    """Tools whose every search is interrupted by the deadline, as SQLite's progress handler does."""
+
+    def search(self, query, version, k, match="all"):
+        raise ToolFailure(DEADLINE_EXCEEDED)
+
+
+class AppResponseMemoTest(unittest.TestCase):
+    def test_a_repeated_question_costs_one_run(self):
+        tools = CountingToolFactory()
+        app = create_app(tool_factory=tools, settings=quiet_settings())
+        self.addCleanup(app.close)
+        completed = next(s for s in SCENARIOS if s.name == "completed")
+        first = call(app, "POST", "/retrieve", completed.body())
+        for _ in range(5):
+            again = call(app, "POST", "/retrieve", completed.body())
+            self.assertEqual((again.status, again.headers, again.body),
+                             (first.status, first.headers, first.body))
+        self.assertEqual(len(tools.created), 1)
+        self.assertEqual(memo_lookups(app, "response", "hit"), 5)
+
+    def test_a_failed_run_is_never_replayed(self):
+        tools = CountingToolFactory(FailingTools, fail_at=1)
+        app = create_app(tool_factory=tools, settings=quiet_settings())
+        self.addCleanup(app.close)
+        completed = next(s for s in SCENARIOS if s.name == "completed")
+        for _ in range(3):
+            self.assertEqual(call(app, "POST", "/retrieve", completed.body()).code, 503)
+        self.assertEqual(len(tools.created), 3)
+        self.assertEqual(memo_lookups(app, "response", "hit"), 0)
+
+    def test_a_run_ended_by_the_deadline_is_never_replayed(self):
+        tools = CountingToolFactory(InterruptedTools)
+        app = create_app(tool_factory=tools, settings=quiet_settings())
+        self.addCleanup(app.close)
+        completed = next(s for s in SCENARIOS if s.name == "completed")
+        for _ in range(2):
+            reply = call(app, "POST", "/retrieve", completed.body())
+            self.assertEqual((reply.json()["status"], reply.json()["reason"]),
+                             ("limited", "deadline"))
+        self.assertEqual(len(tools.created), 2)
 
 
 if __name__ == "__main__":
