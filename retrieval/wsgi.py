@@ -30,7 +30,7 @@ from .keys import KeyStore, RateLimiter, retry_after_seconds
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE, Metrics
 from .request import parse_retrieve_request
 from .openapi import openapi_document
-from .response_memo import MemoizedRun, ResponseMemo
+from .response_memo import KnownRequest, KnownRequests, MemoizedRun, ResponseMemo
 from .response import OK, corpus_body, encode_error, encode_json, encode_run_result, \
     health_body, passage_body
 from .settings import Settings, load_settings, parse_origins
@@ -205,6 +205,7 @@ class RetrievalApp:
         self._access_log = access_log
         self.in_flight = InFlightGate(settings.max_in_flight)
         self._responses = ResponseMemo(settings.cache_entries, settings.cache_bytes)
+        self._known_requests = KnownRequests(settings.cache_entries, settings.cache_bytes)
         self.metrics = Metrics(in_flight=lambda: self.in_flight.count, memos=self._memo_stats)
         self._health = encode_json(health_body(service.corpus_id))
         self._draining = False
@@ -228,7 +229,7 @@ class RetrievalApp:
 
     def _memo_stats(self) -> dict:
         service = self._service
-        stats = {"response": self._responses.stats()}
+        stats = {"response": self._responses.stats(), "request": self._known_requests.stats()}
         if service is not None:
             stats["result"] = service.memo.stats()
         return stats
@@ -427,19 +428,22 @@ class RetrievalApp:
         if not is_json_media_type(environ.get("CONTENT_TYPE", "")):
             raise UnsupportedMediaType(environ.get("CONTENT_TYPE", "")[:64])
         body = read_bounded_body(environ, self._body_cap)
-        request = parse_retrieve_request(body, self._maxima)
+        known = self._known_requests.get(body)
+        request = known.request if known else parse_retrieve_request(body, self._maxima)
         # One answer whether the collection is missing or only hidden from this key.
         if request.collection not in self._collections or (
                 key is not None and not key.may_read(request.collection)):
             raise CollectionNotFound(request.collection)
-        request_id = service.request_id(request)
-        memoized = self._responses.get(request_id)
+        if known is None:
+            known = KnownRequest(request, service.request_id(request), len(body))
+            self._known_requests.put(body, known)
+        memoized = self._responses.get(known.request_id)
         if memoized is None:
-            result = service.retrieve(request, deadline=started + self._deadline_s)
+            result = service.retrieve(request, started + self._deadline_s, known.request_id)
             status, payload = encode_run_result(result)
             memoized = MemoizedRun(Reply(status, payload, digest=digests.sha256_hex(payload)),
                                    result)
-            self._responses.put(request_id, memoized)
+            self._responses.put(known.request_id, memoized)
         exchange.run = memoized.run
         return memoized.reply
 

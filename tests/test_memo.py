@@ -1,5 +1,6 @@
-"""The memos: bounded and evicting (core), and the full-response memo's rules (HTTP layer)."""
+"""The memos: bounded and evicting (core); the full-response memo and its body index (HTTP)."""
 
+import json
 import unittest
 
 from retrieval.core.memo import ResultMemo
@@ -100,6 +101,21 @@ class AppResponseMemoTest(unittest.TestCase):
                              (first.status, first.headers, first.body))
         self.assertEqual(len(tools.created), 1)
         self.assertEqual(memo_lookups(app, "response", "hit"), 5)
+        self.assertEqual(memo_lookups(app, "request", "hit"), 5)  # not parsed again either
+
+    def test_the_same_request_spelled_differently_shares_the_reply(self):
+        tools = CountingToolFactory()
+        app = create_app(tool_factory=tools, settings=quiet_settings())
+        self.addCleanup(app.close)
+        completed = next(s for s in SCENARIOS if s.name == "completed")
+        compact = completed.body()
+        spaced = json.dumps(json.loads(compact), indent=2).encode()
+        self.assertNotEqual(compact, spaced)
+        self.assertEqual(call(app, "POST", "/retrieve", spaced).body,
+                         call(app, "POST", "/retrieve", compact).body)
+        self.assertEqual(len(tools.created), 1)
+        self.assertEqual(memo_lookups(app, "request", "hit"), 0)
+        self.assertEqual(memo_lookups(app, "response", "hit"), 1)
 
     def test_a_failed_run_is_never_replayed(self):
         tools = CountingToolFactory(FailingTools, fail_at=1)

@@ -95,11 +95,12 @@ class RetrievalService:
         return digests.request_id(self.collection(request.collection).corpus_id,
                                   request.normalized())
 
-    def retrieve(self, request: RetrieveRequest, deadline: Optional[float] = None) -> RunResult:
+    def retrieve(self, request: RetrieveRequest, deadline: Optional[float] = None,
+                 request_id: Optional[str] = None) -> RunResult:
         """Run the scripted policy for one request; the tools are closed on every path.
 
         deadline is a time.monotonic() value after which no action starts and a running search
-        is interrupted.
+        is interrupted. request_id: this request's request_id(), when the caller has it already.
         """
         collection = self.collection(request.collection)
         rule = self.snapshot.select_rule(request.question)
@@ -116,7 +117,7 @@ class RetrievalService:
         finally:
             tools.close()
         return RunResult(
-            request_id=self.request_id(request),
+            request_id=request_id or self.request_id(request),
             corpus_id=collection.corpus_id,
             request=normalized,
             status=status,
