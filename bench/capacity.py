@@ -34,6 +34,8 @@ throughput while sampling is lower; it is printed.
         --no-profile
     python bench/capacity.py --profile-only --profile-connections 8
     python bench/capacity.py --json-out /tmp/capacity.json      # every wrk run and profile
+    python bench/capacity.py --setups one-open --connections 8,128 --repeats 5 --duration 4 \
+        --interleave-levels --no-profile                        # c=128 against c=8, side by side
 """
 
 import argparse
@@ -341,22 +343,27 @@ def summarize(runs):
     }
 
 
-def benchmark(setups, levels, repeats, duration, timeout_s):
-    results = {s.name: {} for s in setups}
-    for conns in levels:
-        raw = {s.name: [] for s in setups}
-        for rep in range(repeats):
-            order = setups if rep % 2 == 0 else list(reversed(setups))
-            for s in order:
-                r = run_wrk(s, conns, duration, timeout_s)
-                raw[s.name].append(r)
-                log(f"c={conns} rep={rep + 1}/{repeats} {s.name:10s} {r['rps']:8.1f} req/s "
-                    f"p50={r['p50_us'] / 1000:.2f}ms p99={r['p99_us'] / 1000:.2f}ms "
-                    f"errors={r['errors']} cores " + " ".join(
-                        f"{g}={v:.2f}" for g, v in r["cores"].items()))
-        for s in setups:
-            results[s.name][conns] = dict(summarize(raw[s.name]), runs=raw[s.name])
-    return results
+def benchmark(setups, levels, repeats, duration, timeout_s, interleave_levels=False):
+    """Run wrk per level, repeat and setup; with interleave_levels, levels alternate too.
+
+    Levels one after the other (the default) keep each level's setups side by side in time;
+    interleaving puts every level of a repeat side by side, so a ratio between levels (c=128
+    against c=8) is measured in one stretch of time rather than minutes apart.
+    """
+    raw = {s.name: {c: [] for c in levels} for s in setups}
+    plan = ([(rep, c) for rep in range(repeats) for c in levels] if interleave_levels
+            else [(rep, c) for c in levels for rep in range(repeats)])
+    for rep, conns in plan:
+        order = setups if rep % 2 == 0 else list(reversed(setups))
+        for s in order:
+            r = run_wrk(s, conns, duration, timeout_s)
+            raw[s.name][conns].append(r)
+            log(f"c={conns} rep={rep + 1}/{repeats} {s.name:10s} {r['rps']:8.1f} req/s "
+                f"p50={r['p50_us'] / 1000:.2f}ms p99={r['p99_us'] / 1000:.2f}ms "
+                f"errors={r['errors']} cores " + " ".join(
+                    f"{g}={v:.2f}" for g, v in r["cores"].items()))
+    return {s.name: {c: dict(summarize(raw[s.name][c]), runs=raw[s.name][c]) for c in levels}
+            for s in setups}
 
 
 # ---- profile ----------------------------------------------------------------------------------
@@ -552,6 +559,8 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=int, default=2, help="seconds of unrecorded load per setup")
     p.add_argument("--wrk-timeout", type=int, default=5)
     p.add_argument("--startup-timeout", type=float, default=60)
+    p.add_argument("--interleave-levels", action="store_true",
+                   help="alternate the levels within each repeat (for ratios between levels)")
     p.add_argument("--no-profile", dest="profile", action="store_false")
     p.add_argument("--profile-only", action="store_true")
     p.add_argument("--profile-rate", type=int, default=500, help="py-spy samples/s")
@@ -598,7 +607,8 @@ def main(argv=None):
             if args.warmup:
                 run_wrk(s, max(args.levels), args.warmup, args.wrk_timeout)
         if setups:
-            results = benchmark(setups, args.levels, args.repeats, args.duration, args.wrk_timeout)
+            results = benchmark(setups, args.levels, args.repeats, args.duration, args.wrk_timeout,
+                                args.interleave_levels)
     finally:
         for s in reversed(setups):
             s.stop()
