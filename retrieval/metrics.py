@@ -42,14 +42,16 @@ _REFUSALS = ("retrieval_admission_refusals_total", "counter",
              "Requests refused before any work was admitted, by reason.")
 _TOOL_FAILURES = ("retrieval_tool_failures_total", "counter",
                   "Tool calls that failed, by reason.")
-# Memos: "response" holds whole /retrieve replies, "result" search and read results.
+# Memos: "response" holds whole /retrieve replies, "request" validated bodies (the index in front
+# of it), "result" search and read results.
 _MEMO_LOOKUPS = ("retrieval_memo_lookups_total", "counter",
-                 "Memo lookups, by memo (response, result) and outcome (hit, miss).")
+                 "Memo lookups, by memo (response, request, result) and outcome (hit, miss).")
 _MEMO_EVICTIONS = ("retrieval_memo_evictions_total", "counter",
                    "Values evicted from a memo to stay within its caps, by memo.")
 _MEMO_ENTRIES = ("retrieval_memo_entries", "gauge", "Values a memo holds, by memo.")
 _MEMO_BYTES = ("retrieval_memo_bytes", "gauge",
-               "Size of what a memo holds (response: body bytes; result: characters), by memo.")
+               "Size of what a memo holds (response, request: body bytes; result: characters), "
+               "by memo.")
 
 
 def _no_requests_in_flight():
