@@ -1,10 +1,13 @@
 """Capacity: /retrieve req/s and p50/p99 against concurrency for one process, gunicorn, HAProxy.
 
 Setups (loopback, the embedded fixture, one Waitress or gunicorn thread per process):
-  one           python -m retrieval serve --fd N --threads 1    (what ships; Waitress's
-                connection_limit is 100, so at c=128 the other 28+ wait in the kernel backlog)
-  one-cl256     the same with Waitress connection_limit=256 (bench-only wrapper, SHIM below:
-                `retrieval serve` has no flag for it)
+  one           python -m retrieval serve --fd N --threads 1    (what ships: connection_limit
+                100, so at c=128 28+ connections wait in the kernel backlog; max_in_flight 32, so
+                requests beyond 32 queued get 503 overloaded at once, counted as errors)
+  one-open      the same with RETRIEVAL_CONNECTION_LIMIT=256 and --max-in-flight 256: every
+                connection served and every request admitted
+  waitress4     python -m waitress --listen=127.0.0.1:PORT --threads=4 retrieval.wsgi:app
+                (plain waitress-serve with the flag README documents for it)
   gunicorn2     python -m gunicorn -k gthread -w 2 --threads 1 -b fd://N retrieval.wsgi:app
                 (no --preload: each worker builds retrieval.wsgi.app on first access)
   haproxy3      deploy/local-cluster --port 0 --replicas 3 (HAProxy + 3 x `retrieval serve`)
@@ -31,6 +34,8 @@ throughput while sampling is lower; it is printed.
         --no-profile
     python bench/capacity.py --profile-only --profile-connections 8
     python bench/capacity.py --json-out /tmp/capacity.json      # every wrk run and profile
+    python bench/capacity.py --setups one-open --connections 8,128 --repeats 5 --duration 4 \
+        --interleave-levels --no-profile                        # c=128 against c=8, side by side
 """
 
 import argparse
@@ -61,15 +66,10 @@ REQUEST_BODY = json.dumps(
     separators=(",", ":"),
 )
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-# `retrieval serve` exactly as shipped, except that Waitress gets connection_limit=256: the
-# wrapper adds that one keyword to the waitress.create_server call in retrieval/server.py.
-SHIM = ("import sys, waitress; _create = waitress.create_server; "
-        "waitress.create_server = "
-        "lambda app, **kw: _create(app, **dict(kw, connection_limit=256)); "
-        "from retrieval.__main__ import main; sys.exit(main(sys.argv[1:]))")
 LABELS = {
     "one": "one process (`retrieval serve --threads 1`)",
-    "one-cl256": "one process, connection_limit 256",
+    "one-open": "one process, connection_limit and max_in_flight 256",
+    "waitress4": "plain `waitress-serve --threads=4`",
     "gunicorn2": "gunicorn gthread, 2 workers x 1 thread",
     "haproxy3": "HAProxy + 3 replicas (`deploy/local-cluster`)",
     "haproxy3-mc8": "HAProxy + 3 replicas, maxconn 8 per replica",
@@ -160,20 +160,30 @@ class Setup(common.Server):
         sock = listening_socket()
         fd = sock.fileno()
         self.port = sock.getsockname()[1]
-        serve = ["serve", "--fd", str(fd), "--threads", "1"]
+        serve = [sys.executable, "-m", "retrieval", "serve", "--fd", str(fd), "--threads", "1"]
+        env = self.env
         if self.name == "one":
-            cmd = [sys.executable, "-m", "retrieval", *serve]
-        elif self.name == "one-cl256":
-            cmd = [sys.executable, "-c", SHIM, *serve]
+            cmd = serve
+        elif self.name == "one-open":
+            cmd = [*serve, "--max-in-flight", "256"]
+            env = dict(env, RETRIEVAL_CONNECTION_LIMIT="256")
+        elif self.name == "waitress4":
+            # waitress-serve cannot inherit a socket: it binds the port itself, once ours is
+            # closed (a small race, like run_ceiling.py's free ports).
+            cmd = [sys.executable, "-m", "waitress", f"--listen={common.HOST}:{self.port}",
+                   "--threads=4", "retrieval.wsgi:app"]
+            sock.close()
         else:
             cmd = [sys.executable, "-m", "gunicorn", "-k", "gthread", "-w", "2", "--threads", "1",
                    "-b", f"fd://{fd}", "--graceful-timeout", "5",
                    *gunicorn_control_socket_args(), "retrieval.wsgi:app"]
         shown = ["N" if a == str(fd) else "fd://N" if a == f"fd://{fd}" else a for a in cmd]
         shown[0] = "python"
+        if env is not self.env:
+            shown.insert(0, "RETRIEVAL_CONNECTION_LIMIT=256")
         self.command = " ".join(f"'{a}'" if " " in a else a for a in shown)
         try:
-            self.launch(cmd, self.env, pass_fds=(fd,))
+            self.launch(cmd, env, pass_fds=() if self.name == "waitress4" else (fd,))
         finally:
             sock.close()  # the child has its own copy
         self._wait_healthy(timeout)
@@ -333,22 +343,27 @@ def summarize(runs):
     }
 
 
-def benchmark(setups, levels, repeats, duration, timeout_s):
-    results = {s.name: {} for s in setups}
-    for conns in levels:
-        raw = {s.name: [] for s in setups}
-        for rep in range(repeats):
-            order = setups if rep % 2 == 0 else list(reversed(setups))
-            for s in order:
-                r = run_wrk(s, conns, duration, timeout_s)
-                raw[s.name].append(r)
-                log(f"c={conns} rep={rep + 1}/{repeats} {s.name:10s} {r['rps']:8.1f} req/s "
-                    f"p50={r['p50_us'] / 1000:.2f}ms p99={r['p99_us'] / 1000:.2f}ms "
-                    f"errors={r['errors']} cores " + " ".join(
-                        f"{g}={v:.2f}" for g, v in r["cores"].items()))
-        for s in setups:
-            results[s.name][conns] = dict(summarize(raw[s.name]), runs=raw[s.name])
-    return results
+def benchmark(setups, levels, repeats, duration, timeout_s, interleave_levels=False):
+    """Run wrk per level, repeat and setup; with interleave_levels, levels alternate too.
+
+    Levels one after the other (the default) keep each level's setups side by side in time;
+    interleaving puts every level of a repeat side by side, so a ratio between levels (c=128
+    against c=8) is measured in one stretch of time rather than minutes apart.
+    """
+    raw = {s.name: {c: [] for c in levels} for s in setups}
+    plan = ([(rep, c) for rep in range(repeats) for c in levels] if interleave_levels
+            else [(rep, c) for c in levels for rep in range(repeats)])
+    for rep, conns in plan:
+        order = setups if rep % 2 == 0 else list(reversed(setups))
+        for s in order:
+            r = run_wrk(s, conns, duration, timeout_s)
+            raw[s.name][conns].append(r)
+            log(f"c={conns} rep={rep + 1}/{repeats} {s.name:10s} {r['rps']:8.1f} req/s "
+                f"p50={r['p50_us'] / 1000:.2f}ms p99={r['p99_us'] / 1000:.2f}ms "
+                f"errors={r['errors']} cores " + " ".join(
+                    f"{g}={v:.2f}" for g, v in r["cores"].items()))
+    return {s.name: {c: dict(summarize(raw[s.name][c]), runs=raw[s.name][c]) for c in levels}
+            for s in setups}
 
 
 # ---- profile ----------------------------------------------------------------------------------
@@ -536,7 +551,7 @@ def report(setups, levels, results, args, prof):
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--setups", default="one,one-cl256,gunicorn2,haproxy3,haproxy3-mc8",
+    p.add_argument("--setups", default="one,one-open,waitress4,gunicorn2,haproxy3",
                    help="comma-separated from: " + ", ".join(LABELS))
     p.add_argument("--connections", default="1,8,32,128")
     p.add_argument("--repeats", type=int, default=3)
@@ -544,6 +559,8 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=int, default=2, help="seconds of unrecorded load per setup")
     p.add_argument("--wrk-timeout", type=int, default=5)
     p.add_argument("--startup-timeout", type=float, default=60)
+    p.add_argument("--interleave-levels", action="store_true",
+                   help="alternate the levels within each repeat (for ratios between levels)")
     p.add_argument("--no-profile", dest="profile", action="store_false")
     p.add_argument("--profile-only", action="store_true")
     p.add_argument("--profile-rate", type=int, default=500, help="py-spy samples/s")
@@ -590,7 +607,8 @@ def main(argv=None):
             if args.warmup:
                 run_wrk(s, max(args.levels), args.warmup, args.wrk_timeout)
         if setups:
-            results = benchmark(setups, args.levels, args.repeats, args.duration, args.wrk_timeout)
+            results = benchmark(setups, args.levels, args.repeats, args.duration, args.wrk_timeout,
+                                args.interleave_levels)
     finally:
         for s in reversed(setups):
             s.stop()

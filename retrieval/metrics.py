@@ -42,10 +42,24 @@ _REFUSALS = ("retrieval_admission_refusals_total", "counter",
              "Requests refused before any work was admitted, by reason.")
 _TOOL_FAILURES = ("retrieval_tool_failures_total", "counter",
                   "Tool calls that failed, by reason.")
+# Memos: "response" holds whole /retrieve replies, "request" validated bodies (the index in front
+# of it), "result" search and read results.
+_MEMO_LOOKUPS = ("retrieval_memo_lookups_total", "counter",
+                 "Memo lookups, by memo (response, request, result) and outcome (hit, miss).")
+_MEMO_EVICTIONS = ("retrieval_memo_evictions_total", "counter",
+                   "Values evicted from a memo to stay within its caps, by memo.")
+_MEMO_ENTRIES = ("retrieval_memo_entries", "gauge", "Values a memo holds, by memo.")
+_MEMO_BYTES = ("retrieval_memo_bytes", "gauge",
+               "Size of what a memo holds (response, request: body bytes; result: characters), "
+               "by memo.")
 
 
 def _no_requests_in_flight():
     return 0
+
+
+def _no_memos():
+    return {}
 
 
 def _escape_label_value(value):
@@ -104,9 +118,11 @@ def _counter(lines, family, label_name, counts):
 class Metrics:
     """The service's counters, latency histogram and in-flight gauge; safe to share between threads."""
 
-    def __init__(self, in_flight=_no_requests_in_flight):
+    def __init__(self, in_flight=_no_requests_in_flight, memos=_no_memos):
         # in_flight: called (outside the lock) at every render; its value is the gauge.
+        # memos: called likewise; a dict of memo name -> MemoStats (retrieval/core/memo.py).
         self._in_flight = in_flight
+        self._memos = memos
         self._lock = threading.Lock()
         self._bounds = tuple(float(bound) for bound in LATENCY_BUCKETS)
         self._le = tuple(_format_float(bound) for bound in self._bounds) + ("+Inf",)
@@ -165,6 +181,7 @@ class Metrics:
             refusals = dict(self._refusals)
             tool_failures = dict(self._tool_failures)
         in_flight = self._in_flight()
+        memos = self._memos()
 
         lines = []
 
@@ -199,6 +216,18 @@ class Metrics:
 
         _counter(lines, _REFUSALS, "reason", refusals)
         _counter(lines, _TOOL_FAILURES, "reason", tool_failures)
+
+        name = _header(lines, _MEMO_LOOKUPS)
+        for memo in sorted(memos):
+            stats = memos[memo]
+            for outcome, count in (("hit", stats.hits), ("miss", stats.misses)):
+                lines.append(f'{name}{{{_labels(("memo", "outcome"), (memo, outcome))}}} {count}')
+        for family, field in ((_MEMO_EVICTIONS, "evictions"), (_MEMO_ENTRIES, "entries"),
+                              (_MEMO_BYTES, "bytes")):
+            name = _header(lines, family)
+            for memo in sorted(memos):
+                lines.append(f'{name}{{memo="{_escape_label_value(memo)}"}} '
+                             f'{getattr(memos[memo], field)}')
 
         lines.append("")
         return "\n".join(lines).encode("utf-8")

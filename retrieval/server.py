@@ -165,7 +165,30 @@ class AdmissionTask(WSGITask):
         return environ
 
 
-class AdmissionChannel(GuardedChannel):
+class SelfFlushingChannel(GuardedChannel):
+    """A channel the I/O loop leaves alone while a worker is serving it, unless output piles up.
+
+    Installed on every listener of `retrieval serve` (docs/performance.md has the profile and
+    docs/waitress-writable.md the patch offered upstream).
+    """
+
+    def writable(self):
+        # Why: Waitress's worker sends a response itself inside write_soon(), holding outbuf_lock
+        # across send(). Until it gets the GIL back its output still looks unsent, so the stock
+        # writable() is true, select() returns at once, handle_write() cannot take the lock and
+        # does nothing, and the loop goes round again, walking every connection in Python each
+        # time and starving the worker: throughput fell as 1/connections (73 req/s at c=128).
+        # While a request is served the worker flushes its own output and pulls the trigger when
+        # it is done; only output above the high watermark (the worker is then waiting for the
+        # loop to drain it) or a pending close needs the loop.
+        if self.will_close or self.close_when_flushed:
+            return True
+        if self.requests and self.total_outbufs_len <= self.adj.outbuf_high_watermark:
+            return False
+        return bool(self.total_outbufs_len)
+
+
+class AdmissionChannel(SelfFlushingChannel):
     """A channel that gives back the request's in-flight slot however its service ends."""
 
     task_class = AdmissionTask
@@ -325,9 +348,8 @@ def _create_server(app, options, **hooks):
         raise SettingsError(f"cannot listen on {where}: {exc.strerror or exc}") from None
 
 
-def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
-    """Serve app until SIGTERM or SIGINT, drain, close it; return the process exit code."""
-    configure_logging()
+def build_server(app, settings, inherited_fd=None):
+    """Create the Waitress server `retrieval serve` runs: options, admission, channel class."""
     deadlines = ConnectionDeadlines(settings.request_header_timeout_s,
                                     settings.request_body_timeout_s, settings.keepalive_timeout_s)
     options = {
@@ -359,10 +381,17 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
         channel_class = type("RetrievalChannel", (AdmissionChannel,), {"gate": gate})
     else:
         server = _create_server(app, options)
-        channel_class = GuardedChannel
+        channel_class = SelfFlushingChannel
     for listener in _listeners(server):
         listener.channel_class = channel_class
         close_overdue(listener, deadlines)
+    return server
+
+
+def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
+    """Serve app until SIGTERM or SIGINT, drain, close it; return the process exit code."""
+    configure_logging()
+    server = build_server(app, settings, inherited_fd)
     previous = GracefulStop(server, app, settings, log).install()
     try:
         corpus = getattr(app, "corpus_id", None)

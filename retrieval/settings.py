@@ -76,9 +76,11 @@ class Settings:
     access_log: bool = _setting(
         bool, True, "Write one JSON line per request to stderr.")
     cache_entries: int = _setting(
-        int, 4096, "Most search and read results memoized per process (0: none).")
+        int, 4096, "Most entries of each memo per process: search and read results; whole "
+        "/retrieve replies; validated request bodies (0: none).")
     cache_bytes: int = _setting(
-        int, 32 * 1024 * 1024, "Most characters of serialized results memoized per process.")
+        int, 32 * 1024 * 1024, "Most size of each memo per process: characters of serialized "
+        "results; bytes of reply and request bodies.")
     max_steps_limit: int = _setting(int, 64, "Largest max_steps a request may ask for.")
     max_searches_limit: int = _setting(int, 32, "Largest max_searches a request may ask for.")
     max_reads_limit: int = _setting(int, 32, "Largest max_reads a request may ask for.")

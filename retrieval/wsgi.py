@@ -31,6 +31,7 @@ from .keys import KeyStore, KeysFileError, RateLimiter, retry_after_seconds
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE, Metrics
 from .request import parse_retrieve_request
 from .openapi import openapi_document
+from .response_memo import KnownRequest, KnownRequests, MemoizedRun, ResponseMemo
 from .response import OK, corpus_body, encode_error, encode_json, encode_run_result, \
     health_body, passage_body
 from .settings import Settings, SettingsError, load_settings, parse_origins
@@ -152,6 +153,7 @@ class Reply:
     headers: tuple = ()
     cache_control: Optional[str] = None
     content_type: str = "application/json"
+    digest: Optional[str] = None  # the body's SHA-256, when known in advance (memoized replies)
 
 
 def error_reply(error: ServiceError) -> Reply:
@@ -215,7 +217,9 @@ class RetrievalApp:
         self._rate_limiter = RateLimiter()
         self._access_log = access_log
         self.in_flight = InFlightGate(settings.max_in_flight)
-        self.metrics = Metrics(in_flight=lambda: self.in_flight.count)
+        self._responses = ResponseMemo(settings.cache_entries, settings.cache_bytes)
+        self._known_requests = KnownRequests(settings.cache_entries, settings.cache_bytes)
+        self.metrics = Metrics(in_flight=lambda: self.in_flight.count, memos=self._memo_stats)
         self._health = encode_json(health_body(service.corpus_id,
                                                show_corpus_id=keys is None))
         self._draining = False
@@ -236,6 +240,13 @@ class RetrievalApp:
         """Return the result memo's counters, or None once closed."""
         service = self._service
         return service.memo.stats() if service is not None else None
+
+    def _memo_stats(self) -> dict:
+        service = self._service
+        stats = {"response": self._responses.stats(), "request": self._known_requests.stats()}
+        if service is not None:
+            stats["result"] = service.memo.stats()
+        return stats
 
     def begin_drain(self):
         """Stop taking retrievals: /health, and /retrieve not admitted yet, answer 503 draining."""
@@ -298,7 +309,7 @@ class RetrievalApp:
             self._access_log(access_log_line(exchange, status, duration_s))
 
     def _send(self, environ, start_response, exchange: Exchange, reply: Reply):
-        digest = digests.sha256_hex(reply.body)
+        digest = reply.digest or digests.sha256_hex(reply.body)
         headers = [
             ("Content-Type", reply.content_type),
             ("Content-Length", str(len(reply.body))),
@@ -455,15 +466,24 @@ class RetrievalApp:
         if not is_json_media_type(environ.get("CONTENT_TYPE", "")):
             raise UnsupportedMediaType(environ.get("CONTENT_TYPE", "")[:64])
         body = read_bounded_body(environ, self._body_cap)
-        request = parse_retrieve_request(body, self._maxima)
+        known = self._known_requests.get(body)
+        request = known.request if known else parse_retrieve_request(body, self._maxima)
         # One answer whether the collection is missing or only hidden from this key.
         if request.collection not in self._collections or (
                 key is not None and not key.may_read(request.collection)):
             raise CollectionNotFound(request.collection)
-        result = service.retrieve(request, deadline=started + self._deadline_s)
-        exchange.run = result
-        status, payload = encode_run_result(result)
-        return Reply(status, payload)
+        if known is None:
+            known = KnownRequest(request, service.request_id(request), len(body))
+            self._known_requests.put(body, known)
+        memoized = self._responses.get(known.request_id)
+        if memoized is None:
+            result = service.retrieve(request, started + self._deadline_s, known.request_id)
+            status, payload = encode_run_result(result)
+            memoized = MemoizedRun(Reply(status, payload, digest=digests.sha256_hex(payload)),
+                                   result)
+            self._responses.put(known.request_id, memoized)
+        exchange.run = memoized.run
+        return memoized.reply
 
 
 # Refusals counted as admission decisions in /metrics.

@@ -124,6 +124,12 @@ class HiddenCollectionsTest(unittest.TestCase):
         self.assertSameAnswer(missing, self.post(ask(collection="nope"), self.staff))
         self.assertEqual(self.post(ask(collection="internal"), self.staff).code, 200)
 
+    def test_a_memoized_answer_is_never_given_to_a_key_that_may_not_read_it(self):
+        staff_view = self.post(ask(collection="internal"), self.staff)
+        self.assertEqual(self.post(ask(collection="internal"), self.staff).body, staff_view.body)
+        self.assertSameAnswer(self.post(ask(collection="internal"), self.public),
+                              self.post(ask(collection="nope"), self.public))
+
     def test_corpus_lists_only_the_keys_collections(self):
         def names(key):
             return [c["collection"] for c in self.get("/corpus", key).json()["collections"]]

@@ -187,10 +187,13 @@ class BuiltCorpusTest(unittest.TestCase):
         self.addCleanup(cached.close)
         self.addCleanup(uncached.close)
         for question in ("write_text existing file", "plain text paragraph", "release notes"):
-            body = json.dumps({"question": question, "version": "3.12"}).encode()
-            first = call(cached, "POST", "/retrieve", body).body
-            self.assertEqual(call(cached, "POST", "/retrieve", body).body, first)
-            self.assertEqual(call(uncached, "POST", "/retrieve", body).body, first)
+            # Same question with another budget: another reply (response memo), the same search
+            # and read results (result memo).
+            for limits in ({}, {"max_steps": 63}):
+                body = json.dumps({"question": question, "version": "3.12", **limits}).encode()
+                first = call(cached, "POST", "/retrieve", body).body
+                self.assertEqual(call(cached, "POST", "/retrieve", body).body, first)
+                self.assertEqual(call(uncached, "POST", "/retrieve", body).body, first)
         self.assertGreater(cached.cache_stats().entries, 0)
         self.assertGreater(cached.cache_stats().hits, 0)
         self.assertEqual(uncached.cache_stats().entries, 0)

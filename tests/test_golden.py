@@ -7,9 +7,18 @@ commit, and update the pins; an optimization must leave them untouched.
 
 import unittest
 
+from retrieval.core import digests
 from retrieval.scenarios import SCENARIOS
 from retrieval.wsgi import BODY_DIGEST_HEADER, create_app
 from tests.support import call, quiet_settings
+
+
+def memo_lookups(app, memo, outcome) -> int:
+    """Return a memo's lookup count from the app's /metrics."""
+    prefix = f'retrieval_memo_lookups_total{{memo="{memo}",outcome="{outcome}"}} '.encode()
+    line = next(line for line in call(app, "GET", "/metrics").body.split(b"\n")
+                if line.startswith(prefix))
+    return int(line[len(prefix):])
 
 FIXTURE_CORPUS_ID = "050601391a8a8d4e6e582f7c4915365d69e5b59662e883e28018da1bce1e0940"
 BODY_SHA256 = {
@@ -22,14 +31,24 @@ BODY_SHA256 = {
 
 class GoldenBytesTest(unittest.TestCase):
     def test_fixture_identity_and_bodies_are_pinned(self):
-        app = create_app(settings=quiet_settings())
-        self.addCleanup(app.close)
-        self.assertEqual(app.corpus_id, FIXTURE_CORPUS_ID)
-        for scenario in SCENARIOS:
-            if scenario.name in BODY_SHA256:
-                with self.subTest(scenario.name):
-                    reply = call(app, "POST", "/retrieve", scenario.body())
-                    self.assertEqual(reply.headers[BODY_DIGEST_HEADER], BODY_SHA256[scenario.name])
+        # Both ways: with the memos (each scenario twice: run, then the memoized reply) and
+        # without any (cache_entries 0: every request runs and serializes afresh).
+        for memo_entries, calls in ((4096, 2), (0, 1)):
+            app = create_app(settings=quiet_settings(cache_entries=memo_entries))
+            self.addCleanup(app.close)
+            self.assertEqual(app.corpus_id, FIXTURE_CORPUS_ID)
+            for scenario in SCENARIOS:
+                if scenario.name in BODY_SHA256:
+                    for call_number in range(calls):
+                        with self.subTest(scenario.name, memo_entries=memo_entries,
+                                          call=call_number):
+                            reply = call(app, "POST", "/retrieve", scenario.body())
+                            self.assertEqual(reply.headers[BODY_DIGEST_HEADER],
+                                             BODY_SHA256[scenario.name])
+                            self.assertEqual(digests.sha256_hex(reply.body),
+                                             BODY_SHA256[scenario.name])
+            hits = memo_lookups(app, "response", "hit")
+            self.assertEqual(hits, len(BODY_SHA256) if memo_entries else 0)
 
     def test_memoized_results_do_not_change_later_responses(self):
         app = create_app(settings=quiet_settings())

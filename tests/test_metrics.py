@@ -8,6 +8,7 @@ import threading
 import time
 import unittest
 
+from retrieval.core.memo import MemoStats
 from retrieval.metrics import CONTENT_TYPE, LATENCY_BUCKETS, Metrics
 
 FAMILIES = (
@@ -17,8 +18,12 @@ FAMILIES = (
     ("retrieval_in_flight", "gauge"),
     ("retrieval_admission_refusals_total", "counter"),
     ("retrieval_tool_failures_total", "counter"),
+    ("retrieval_memo_lookups_total", "counter"),
+    ("retrieval_memo_evictions_total", "counter"),
+    ("retrieval_memo_entries", "gauge"),
+    ("retrieval_memo_bytes", "gauge"),
 )
-REQUESTS, RUNS, DURATION, IN_FLIGHT, REFUSALS, TOOL_FAILURES = (name for name, _ in FAMILIES)
+REQUESTS, RUNS, DURATION, IN_FLIGHT, REFUSALS, TOOL_FAILURES = (name for name, _ in FAMILIES[:6])
 LE = [repr(float(bound)) for bound in LATENCY_BUCKETS] + ["+Inf"]
 
 
@@ -374,6 +379,27 @@ class RenderTest(unittest.TestCase):
         ])
         types = [line for line in lines if line.startswith("# TYPE ")]
         self.assertEqual(types, [f"# TYPE {name} {kind}" for name, kind in FAMILIES])
+
+    def test_memo_counters_are_read_at_render_time(self):
+        stats = {"response": MemoStats(entries=2, bytes=300, max_entries=8, max_bytes=1000,
+                                       hits=5, misses=3, evictions=1),
+                 "result": MemoStats(entries=4, bytes=90, max_entries=8, max_bytes=1000,
+                                     hits=7, misses=4, evictions=0)}
+        text = Metrics(memos=lambda: stats).render().decode("utf-8")
+        parse_exposition(text)
+        samples = [line for line in text.split("\n") if line.startswith("retrieval_memo")]
+        self.assertEqual(samples, [
+            'retrieval_memo_lookups_total{memo="response",outcome="hit"} 5',
+            'retrieval_memo_lookups_total{memo="response",outcome="miss"} 3',
+            'retrieval_memo_lookups_total{memo="result",outcome="hit"} 7',
+            'retrieval_memo_lookups_total{memo="result",outcome="miss"} 4',
+            'retrieval_memo_evictions_total{memo="response"} 1',
+            'retrieval_memo_evictions_total{memo="result"} 0',
+            'retrieval_memo_entries{memo="response"} 2',
+            'retrieval_memo_entries{memo="result"} 4',
+            'retrieval_memo_bytes{memo="response"} 300',
+            'retrieval_memo_bytes{memo="result"} 90',
+        ])
 
     def test_recorded_mix_is_counted_exactly(self):
         metrics = Metrics(in_flight=lambda: 4)

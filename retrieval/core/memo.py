@@ -1,19 +1,22 @@
-"""A bounded, shared memo of pure tool results.
+"""A bounded, shared memo of pure values, least recently used evicted first.
 
 A snapshot is immutable, so a search is a pure function of (query, version, k, match) and a read
 of its read token: computing one once per process instead of once per request changes no byte of
-any response. The memo is capped in entries and in bytes; once a cap is reached new results are
-computed per call and not kept (no eviction: the memo never holds anything a request could see
-change). Memoized values are shared between requests and must never be mutated.
+any response. The memo is capped in entries and in bytes; when a new value would pass a cap, the
+least recently used values are evicted to make room, so a stream of distinct keys never stops
+caching for everyone (a value larger than the byte cap is computed and not kept). Evicting cannot
+change a response either: an evicted value is computed again, equal. Memoized values are shared
+between requests and must never be mutated.
 """
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
 class MemoStats:
-    """What the memo holds and how it was used (hits and misses are approximate under threads)."""
+    """What the memo holds and how it was used."""
 
     entries: int
     bytes: int
@@ -21,6 +24,7 @@ class MemoStats:
     max_bytes: int
     hits: int
     misses: int
+    evictions: int
 
     def as_dict(self) -> dict:
         """Return the counters for a log line."""
@@ -28,10 +32,10 @@ class MemoStats:
 
 
 class ResultMemo:
-    """Memoize values by key within an entry cap and a byte cap."""
+    """Memoize values by key within an entry cap and a byte cap, evicting the least recently used."""
 
     def __init__(self, max_entries: int, max_bytes: int, size_of=len):
-        self._values = {}
+        self._values = OrderedDict()  # key -> (value, size), least recently used first
         self._lock = threading.Lock()
         self._size_of = size_of
         self.max_entries = max_entries
@@ -39,26 +43,46 @@ class ResultMemo:
         self._bytes = 0
         self._hits = 0
         self._misses = 0
+        self._evictions = 0
+
+    def get(self, key):
+        """Return the value kept for key (now the most recently used), or None."""
+        with self._lock:
+            kept = self._values.get(key)
+            if kept is None:
+                self._misses += 1
+                return None
+            self._hits += 1
+            self._values.move_to_end(key)
+            return kept[0]
+
+    def put(self, key, value):
+        """Keep value for key, evicting the least recently used values to stay within the caps."""
+        size = self._size_of(value)
+        if size > self.max_bytes or self.max_entries <= 0:
+            return
+        with self._lock:
+            if key in self._values:  # a race computed an equal value twice; the first one stays
+                return
+            values = self._values
+            while values and (len(values) >= self.max_entries
+                              or self._bytes + size > self.max_bytes):
+                _, (_, evicted_size) = values.popitem(last=False)
+                self._bytes -= evicted_size
+                self._evictions += 1
+            values[key] = (value, size)
+            self._bytes += size
 
     def get_or_compute(self, key, compute):
-        """Return the value for key, computing it (and keeping it while there is room)."""
-        value = self._values.get(key)
-        if value is not None:
-            self._hits += 1
-            return value
-        self._misses += 1
-        value = compute()
-        size = self._size_of(value)
-        with self._lock:
-            # A race can only compute an equal value twice; the first one kept wins.
-            if key not in self._values and len(self._values) < self.max_entries \
-                    and self._bytes + size <= self.max_bytes:
-                self._values[key] = value
-                self._bytes += size
+        """Return the value for key, computing and keeping it if it is not kept."""
+        value = self.get(key)
+        if value is None:
+            value = compute()
+            self.put(key, value)
         return value
 
     def stats(self) -> MemoStats:
         """Return the current counters."""
         with self._lock:
             return MemoStats(len(self._values), self._bytes, self.max_entries, self.max_bytes,
-                             self._hits, self._misses)
+                             self._hits, self._misses, self._evictions)

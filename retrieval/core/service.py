@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from . import digests
-from .admission import AdmissionRunner, Limits, RunEnded
+from .admission import DEADLINE, AdmissionRunner, Limits, RunEnded
 from .index import CollectionIndex, SnapshotIndex
 from .memo import ResultMemo
 from .policy import run_rule
@@ -46,6 +46,16 @@ class RunResult:
     evidence: list
     policy: dict
 
+    @property
+    def repeatable(self) -> bool:
+        """Tell whether the same request on the same snapshot gives this same result again.
+
+        Every run is a pure function of (collection, normalized request, snapshot) except one
+        ended by the wall-clock deadline or by a tool failure.
+        """
+        return self.status != "failed" and not (self.status == "limited"
+                                                 and self.reason == DEADLINE)
+
 
 # Called as factory(collection_index, memo, deadline=...) once per request.
 ToolFactory = Callable[..., RetrievalTools]
@@ -82,11 +92,17 @@ class RetrievalService:
             raise UnknownCollection(name)
         return collection
 
-    def retrieve(self, request: RetrieveRequest, deadline: Optional[float] = None) -> RunResult:
+    def request_id(self, request: RetrieveRequest) -> str:
+        """Return the id a run of request gets: its normalized request bound to the collection."""
+        return digests.request_id(self.collection(request.collection).corpus_id,
+                                  request.normalized())
+
+    def retrieve(self, request: RetrieveRequest, deadline: Optional[float] = None,
+                 request_id: Optional[str] = None) -> RunResult:
         """Run the scripted policy for one request; the tools are closed on every path.
 
         deadline is a time.monotonic() value after which no action starts and a running search
-        is interrupted.
+        is interrupted. request_id: this request's request_id(), when the caller has it already.
         """
         collection = self.collection(request.collection)
         rule = self.snapshot.select_rule(request.question)
@@ -103,7 +119,7 @@ class RetrievalService:
         finally:
             tools.close()
         return RunResult(
-            request_id=digests.request_id(collection.corpus_id, normalized),
+            request_id=request_id or self.request_id(request),
             corpus_id=collection.corpus_id,
             request=normalized,
             status=status,

@@ -1,0 +1,154 @@
+"""Waitress's I/O loop under `retrieval serve` stays idle while a worker serves a request.
+
+The collapse this pins (docs/performance.md): a worker sending a response holds its channel's
+outbuf_lock with bytes not yet sent; with Waitress's own HTTPChannel.writable() the loop then
+finds that channel writable on every pass, select() returns at once, handle_write() cannot take
+the lock, and the loop spins, walking every open connection each time. Here that state is made
+deterministic: the worker serving a /retrieve parks inside its first flush, holding the lock, as
+it does when it loses the GIL inside send(), with 64 idle keep-alive connections open. Meanwhile
+another thread hands the GIL back and forth 200 times over a socket pair (as the worker's send()
+does), and the test counts passes of the I/O loop: a sleeping loop makes none (bar its timeout),
+a spinning one takes the GIL at every handoff. No timing is asserted, only counts.
+"""
+
+import json
+import logging
+import socket
+import threading
+import unittest
+
+from waitress import wasyncore
+
+from retrieval.server import build_server
+from retrieval.wsgi import create_app
+from tests.support import DEADLINE, quiet_settings
+
+IDLE_CONNECTIONS = 64
+HANDOFFS = 200
+# A loop asleep in select() passes once per timeout (1 s) at most; a spinning one passes at
+# least once per handoff.
+MAX_PASSES = 5
+
+
+def read_response(sock) -> bytes:
+    """Read one HTTP/1.1 response with a Content-Length from a blocking socket; return the body."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise AssertionError(f"connection closed mid-response: {data[:200]!r}")
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise AssertionError("connection closed mid-body")
+        body += chunk
+    if not head.startswith(b"HTTP/1.1 200 "):
+        raise AssertionError(f"unexpected response {head[:80]!r}")
+    return body
+
+
+def hand_over_the_gil(times: int):
+    """Bounce one byte between this thread and another over a socket pair, times round trips."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        def echo():
+            for _ in range(times):
+                theirs.sendall(theirs.recv(1))
+
+        echoer = threading.Thread(target=echo, daemon=True)
+        echoer.start()
+        for _ in range(times):
+            ours.sendall(b"x")
+            ours.recv(1)
+        echoer.join(DEADLINE)
+
+
+class CountedLoop:
+    """Run Waitress's I/O loop (wasyncore.loop's body) on a thread, counting its passes."""
+
+    def __init__(self, server):
+        self._server = server
+        self.passes = 0
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, name="test-io-loop", daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        socket_map = self._server._map
+        while socket_map and not self._stop:
+            wasyncore.poll(self._server.adj.asyncore_loop_timeout, socket_map)
+            self.passes += 1
+
+    def stop(self):
+        self._stop = True
+        self._server.pull_trigger()
+        self._thread.join(DEADLINE)
+
+
+class IOLoopTest(unittest.TestCase):
+    def test_loop_sleeps_while_a_worker_holds_unsent_output(self):
+        queue_log = logging.getLogger("waitress.queue")  # "Task queue depth" lines
+        self.addCleanup(queue_log.setLevel, queue_log.level)
+        queue_log.setLevel(logging.ERROR)
+        app = create_app(settings=quiet_settings())
+        self.addCleanup(app.close)
+        server = build_server(app, quiet_settings(host="127.0.0.1", port=0))
+        self.addCleanup(server.close)
+        parked, release = threading.Event(), threading.Event()
+        self.addCleanup(release.set)
+        installed = server.channel_class
+
+        class ParkingChannel(installed):
+            """The installed channel, whose /retrieve worker parks in its first flush."""
+
+            def _flush_some(self, do_close=True):
+                if (self.requests and self.requests[0].path == "/retrieve"
+                        and threading.current_thread().name != "test-io-loop"
+                        and not parked.is_set()):
+                    parked.set()  # outbuf_lock is held: write_soon() called us
+                    release.wait(DEADLINE)
+                return super()._flush_some(do_close)
+
+        server.channel_class = ParkingChannel
+        loop = CountedLoop(server)
+        self.addCleanup(loop.stop)
+        address = (server.effective_host, server.effective_port)
+
+        def connect():
+            sock = socket.create_connection(address, timeout=DEADLINE)
+            self.addCleanup(sock.close)
+            return sock
+
+        idle = [connect() for _ in range(IDLE_CONNECTIONS)]
+        probe = connect()
+        for sock in idle + [probe]:  # every connection accepted and kept alive
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+            read_response(sock)
+        body = json.dumps({"question": "Will write_text replace the contents of an existing file?",
+                           "version": "3.12"}).encode()
+        slow = connect()
+        slow.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.assertTrue(parked.wait(DEADLINE), "the /retrieve worker never flushed")
+
+        # Any event wakes the loop (here its trigger; in production, any other connection).
+        server.pull_trigger()
+        before = loop.passes
+        hand_over_the_gil(HANDOFFS)
+        passes = loop.passes - before
+        # The loop still serves the other connections meanwhile (the fast lane answers /health).
+        probe.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+        read_response(probe)
+
+        release.set()
+        self.assertIn(b'"status":"completed"', read_response(slow))
+        self.assertLessEqual(passes, MAX_PASSES,
+                             f"{passes} I/O loop passes during {HANDOFFS} GIL handoffs")
+
+
+if __name__ == "__main__":
+    unittest.main()
