@@ -21,7 +21,7 @@ from waitress import wasyncore
 
 from retrieval.server import build_server
 from retrieval.wsgi import create_app
-from tests.support import DEADLINE, quiet_settings
+from tests.support import DEADLINE, quiet_settings, read_response
 
 IDLE_CONNECTIONS = 64
 HANDOFFS = 200
@@ -30,22 +30,9 @@ HANDOFFS = 200
 MAX_PASSES = 5
 
 
-def read_response(sock) -> bytes:
-    """Read one HTTP/1.1 response with a Content-Length from a blocking socket; return the body."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise AssertionError(f"connection closed mid-response: {data[:200]!r}")
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                  if line.lower().startswith(b"content-length:"))
-    while len(body) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise AssertionError("connection closed mid-body")
-        body += chunk
+def read_ok_body(sock) -> bytes:
+    """Read one response from a blocking socket; fail unless it is a 200; return its body."""
+    head, _, body = read_response(sock).partition(b"\r\n\r\n")
     if not head.startswith(b"HTTP/1.1 200 "):
         raise AssertionError(f"unexpected response {head[:80]!r}")
     return body
@@ -127,7 +114,7 @@ class IOLoopTest(unittest.TestCase):
         probe = connect()
         for sock in idle + [probe]:  # every connection accepted and kept alive
             sock.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
-            read_response(sock)
+            read_ok_body(sock)
         body = json.dumps({"question": "Will write_text replace the contents of an existing file?",
                            "version": "3.12"}).encode()
         slow = connect()
@@ -142,10 +129,10 @@ class IOLoopTest(unittest.TestCase):
         passes = loop.passes - before
         # The loop still serves the other connections meanwhile (the fast lane answers /health).
         probe.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
-        read_response(probe)
+        read_ok_body(probe)
 
         release.set()
-        self.assertIn(b'"status":"completed"', read_response(slow))
+        self.assertIn(b'"status":"completed"', read_ok_body(slow))
         self.assertLessEqual(passes, MAX_PASSES,
                              f"{passes} I/O loop passes during {HANDOFFS} GIL handoffs")
 
