@@ -8,7 +8,7 @@ responses against it.
 from . import __version__
 from .core.admission import Limits
 from .core.admission import DEADLINE
-from .core.snapshot import DEFAULT_COLLECTION
+from .core.snapshot import DEFAULT_COLLECTION, MAX_SEARCH_K, READ_BEST
 from .errors import HTTP_STATUS, MAX_ISSUES, MAX_PATH_PART
 from .request import COLLECTION_REGEX, COUNT_FIELDS, DEFAULT_LIMITS, ISSUE_TYPES, \
     MAX_QUESTION_CHARS, VERSION_REGEX
@@ -66,6 +66,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
         "text_sha256": HEX64, "byte_count": _INT0, "native_score": {"type": "number"},
         "rank": {"type": "integer", "minimum": 1}, "read_token": HEX64,
     }
+    named = {"url": {"type": "string"}, "title": {"type": "string"}}
+    read_fields = {"text": {"type": "string"}, "url": {"type": "string"},
+                   "read_request_id": HEX64, "result_sha256": HEX64}
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
                         "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]}}
     action = {"oneOf": [
@@ -91,10 +94,10 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
         },
         "Limits": _object({field: _INT0 for field in COUNT_FIELDS}),
         "Usage": usage,
-        "ReadHandle": _object(handle_fields),
-        "ReadResult": _object({**handle_fields, "text": {"type": "string"},
-                               "url": {"type": "string"}, "read_request_id": HEX64,
-                               "result_sha256": HEX64}),
+        # Hits of built snapshots also name their unit's url and title (the fixture's do not).
+        "ReadHandle": _object({**handle_fields, **named}, list(handle_fields)),
+        "ReadResult": _object({**handle_fields, **named, **read_fields},
+                              list(handle_fields) + list(read_fields)),
         "SearchResult": _object({
             "corpus_id": HEX64, "search_request_id": HEX64, **search_arguments,
             "results": {"type": "array", "items": _ref("ReadHandle")},
@@ -119,6 +122,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "required_marker": {"type": ["string", "null"]},
             "max_rounds": {"type": "integer", "minimum": 1},
             "kind": {"enum": ["question_terms"]},
+            # Shown only where a rule departs from the defaults (2, "first").
+            "search_k": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_K},
+            "reads": {"enum": [READ_BEST]},
         }, ["name", "initial_query", "refinement_query", "required_marker", "max_rounds"]),
         "RetrieveResponse": _object({
             "schema_version": {"const": 1},

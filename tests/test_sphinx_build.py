@@ -23,7 +23,8 @@ from retrieval.core.ranking import FIELDS, IndexFields
 from retrieval.core.snapshot import SnapshotError, load_snapshot, policy_ranking
 from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory
 from retrieval.wsgi import create_app
-from tests.support import class_temporary_directory, post_json, quiet_settings
+from tests.schema import errors as schema_errors
+from tests.support import call, class_temporary_directory, post_json, quiet_settings
 
 BASE = "https://docs.example.org/3.11/"
 
@@ -377,6 +378,14 @@ class SphinxSiteTest(unittest.TestCase):
         self.assertEqual(larger["usage"]["reads"],
                          len({hit["url"] for hit in larger["trace"][0]["result"]["results"]}))
         self.assertNotIn("denied", json.dumps(larger["trace"]))
+
+    def test_responses_of_a_built_snapshot_follow_the_openapi_document(self):
+        document = json.loads(call(self.app, "GET", "/openapi.json").body)
+        schema = document["paths"]["/retrieve"]["post"]["responses"]["200"]["content"][
+            "application/json"]["schema"]
+        result = self.retrieve("How do I remove a directory tree?")
+        self.assertIn("title", result["evidence"][0])
+        self.assertEqual(schema_errors(schema, result, document), [])
 
     def test_a_question_without_matches_says_so(self):
         result = self.retrieve("zyxxy quux")
