@@ -21,7 +21,7 @@ from pathlib import Path
 from ..core import database
 from ..core.ranking import SECTION, IndexFields
 from ..core.snapshot import DEFAULT_COLLECTION, SnapshotError, collection_corpus_ids, \
-    collection_of, compute_corpus_id, derive_passage, parse_policy, policy_ranking
+    built_policy_ranking, collection_of, compute_corpus_id, derive_passage, parse_policy
 from ..core.snapshot_directory import DATABASE, IDENTITY, MANIFEST, manifest_for, \
     source_summary, vector_content
 from .inventory import InventoryError, read_inventory
@@ -291,9 +291,7 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None) ->
     elif "semantic" in policy:
         raise SnapshotError("policy: a semantic section needs a --semantic build")
     parse_policy(policy)  # refuse a bad policy before any work
-    ranking = policy_ranking(policy)
-    if ranking is None:
-        raise SnapshotError("policy: a built snapshot's policy needs a ranking section")
+    ranking = built_policy_ranking(policy)
     out = Path(out_dir)
     for name in (MANIFEST, DATABASE):
         # A served snapshot's files are never rewritten in place: build into a new directory.

@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..core.ranking import SECTION
 from .parse import (
-    _DIRECTIVE, _OBJECT_DIRECTIVES, _OBJECT_NAME, _OPTION, _RstReader, _Scope, _blank_separated,
-    _indent, _is_explicit_markup, _rst_units, _section_title, _size_pieces,
+    _DIRECTIVE, _OBJECT_NAME, _OPTION, _ROLE, _RstReader, _blank_separated, _indent,
+    _is_explicit_markup, _rst_units, _size_pieces,
 )
 from .rendered import RenderedPage
 
@@ -31,7 +32,6 @@ _KIND = {
     "class": "class", "exception": "exception",
     "attribute": "attribute", "property": "attribute", "data": "data",
 }
-SECTION = "section"
 # Directives whose body is code, not prose.
 _CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
                               "testoutput", "testsetup", "productionlist"})
@@ -39,7 +39,6 @@ _CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "te
 # (rendered pages may hold elements the source does not, e.g. from an included file).
 _LOOKAHEAD = 12
 
-_ROLE_PREFIX = re.compile(r":[\w.+:-]+:(?=`)")
 _EXPLICIT_TARGET = re.compile(r"`([^`<]*?)\s*<[^`>]*>`")
 _DIRECTIVE_MARKER = re.compile(r"^(\s*)\.\.\s+[\w:.+-]+::", re.M)
 _OPTION_LINE = re.compile(r"^[ \t]+:[\w-]+:(?:[ \t].*)?$", re.M)
@@ -50,7 +49,7 @@ def plain_text(rst: str) -> str:
     """Return reST as a reader would read it: roles, targets, directive and option markers out."""
     text = _OPTION_LINE.sub("", rst)
     text = _DIRECTIVE_MARKER.sub(r"\1", text)
-    text = _ROLE_PREFIX.sub("", text)
+    text = _ROLE.sub("", text)
     text = _EXPLICIT_TARGET.sub(r"`\1`", text)
     return text.replace("`~", "`").replace("`!", "`")
 
@@ -260,6 +259,3 @@ def _unit(lines: list, owner: _Owner) -> Unit:
         noindex=owner.noindex, names=" ".join(owner.names), name=" ".join(owner.bare_names),
         signature=owner.signature, body="\n".join(owner.body), code="\n".join(owner.code),
         context=owner.context)
-
-
-__all__ = ["SECTION", "Unit", "page_units", "plain_text", "_Scope"]

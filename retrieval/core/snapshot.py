@@ -329,6 +329,14 @@ def policy_ranking(raw) -> Optional[Ranking]:
     return _policy_section(raw, "ranking", parse_ranking)
 
 
+def built_policy_ranking(raw) -> Ranking:
+    """Return a built snapshot's ranking section; a built snapshot's policy must have one."""
+    ranking = policy_ranking(raw)
+    if ranking is None:
+        raise SnapshotError("policy: a built snapshot's policy needs a ranking section")
+    return ranking
+
+
 def policy_semantic(raw) -> Optional[Semantic]:
     """Return a validated policy's semantic section, or None when it ranks lexically alone."""
     return _policy_section(raw, "semantic", parse_semantic)

@@ -10,10 +10,10 @@ import sqlite3
 from pathlib import Path
 
 from . import database, digests
-from .ranking import FIELDED_SCHEMA_VERSION, FIELDED_TOKENIZER, FIELDS, IndexFields
+from .ranking import FIELDED_SCHEMA_VERSION, FIELDED_TOKENIZER, IndexFields
 from .snapshot import (
     BM25, BUILD_HINT, DEFAULT_COLLECTION, Collection, Snapshot, SnapshotError,
-    collection_corpus_ids, compute_corpus_id, parse_policy, policy_ranking, policy_semantic,
+    built_policy_ranking, collection_corpus_ids, compute_corpus_id, parse_policy, policy_semantic,
     summarize_versions,
 )
 from .strict_json import StrictJSONError, loads_strict
@@ -96,9 +96,7 @@ def load_snapshot_directory(directory) -> Snapshot:
     manifest = read_manifest(directory)
     try:
         rules, fallback = parse_policy(manifest["policy"])
-        ranking = policy_ranking(manifest["policy"])
-        if ranking is None:
-            raise SnapshotError("policy: a built snapshot's policy needs a ranking section")
+        ranking = built_policy_ranking(manifest["policy"])
         semantic = policy_semantic(manifest["policy"])
     except SnapshotError as exc:
         raise SnapshotError(f"{directory / MANIFEST}: {exc}") from None
