@@ -14,7 +14,7 @@ from retrieval.core.index import DeadlineExceeded
 from retrieval.core.snapshot import DEFAULT_COLLECTION
 from retrieval.wsgi import create_app
 from tests.support import call, one_line_passage, quiet_settings, write_snapshot
-from tests.test_metrics import parse_exposition
+from tests.support.prometheus import parse_exposition
 
 WORDS = [f"common{i}" for i in range(20)]
 # 5,000 passages of 800 words: a 16-word AND over them takes ~180 ms on the 2-core CI machine.
