@@ -83,19 +83,19 @@ class DeadlineTest(unittest.TestCase):
         self.addCleanup(app.close)
         return app
 
-    def callbacks(self, query) -> int:
-        """Return how many progress callbacks SQLite makes while ranking query."""
-        collection = self.app()._service.collection(DEFAULT_COLLECTION)
-        counter = WorkClock(step=0)
-        with counter.installed():
-            collection.rank(query, "3.12", 2, deadline=time.monotonic() + 3600)
-        return counter.reads
-
     def test_the_fixture_separates_the_two_searches(self):
         # The premise: the long query is called back many times, the needle's never, so the
         # interruption below falls on the refinement and only there.
-        self.assertEqual(self.callbacks("needle"), 0)
-        self.assertGreaterEqual(self.callbacks(LONG_QUERY), 5)
+        collection = self.app()._service.collection(DEFAULT_COLLECTION)
+
+        def callbacks(query) -> int:
+            counter = WorkClock(step=0)
+            with counter.installed():
+                collection.rank(query, "3.12", 2, deadline=time.monotonic() + 3600)
+            return counter.reads
+
+        self.assertEqual(callbacks("needle"), 0)
+        self.assertGreaterEqual(callbacks(LONG_QUERY), 5)
 
     def test_a_search_past_the_deadline_is_interrupted_and_the_run_is_limited(self):
         app = self.app()
