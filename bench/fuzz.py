@@ -4,10 +4,10 @@
     python bench/fuzz.py --requests 5000 --seed 7 --url http://127.0.0.1:8765
     python bench/fuzz.py --replay 7:1234 [--url http://127.0.0.1:8765]
 
-Every case is rebuilt from (seed, index) alone (`tests/fuzzing.py` holds the generators and the
-invariants), so a failure printed by a long run can be replayed by itself. Without --url the
-server is `python -m retrieval serve --fd FD` on a loopback socket bound here; its log is checked
-for tracebacks when it stops, and its exit is checked too.
+Every case is rebuilt from (seed, index) alone (the `tests/fuzz/` package holds the generators
+and the invariants), so a failure printed by a long run can be replayed by itself. Without --url
+the server is `python -m retrieval serve --fd FD` on a loopback socket bound here; its log is
+checked for tracebacks when it stops, and its exit is checked too.
 
 Prints a summary (cases, response statuses seen, rate, failures with their exact bytes) on stdout
 and progress on stderr; exits 1 on any invariant violation, 0 otherwise.
@@ -24,7 +24,7 @@ if REPO_ROOT not in sys.path:  # `python bench/fuzz.py` puts bench/ itself on sy
     sys.path.insert(0, REPO_ROOT)
 
 from retrieval.testing import ServerProcess, subprocess_env  # noqa: E402
-from tests import fuzzing  # noqa: E402
+from tests import fuzz  # noqa: E402
 
 # Lines a healthy server never writes to its log, however bad the requests it was sent.
 LOG_ALARMS = ("Traceback", "Exception while serving", "Unexpected exception")
@@ -50,21 +50,21 @@ def parse_replay(text):
 
 def replay(host, port, seed, index, timeout) -> int:
     """Rebuild one case, print its exact bytes, send it, print what came back and the verdict."""
-    ctx = fuzzing.probe_context(host, port, timeout)
-    case = fuzzing.generate_case(seed, index, ctx)
+    ctx = fuzz.probe_context(host, port, timeout)
+    case = fuzz.generate_case(seed, index, ctx)
     print(f"case {case.label} kind={case.kind} mode={case.mode} "
           f"expect_response={case.expect_response} rst={case.rst}"
           + (f" known={case.known}" if case.known else ""))
     for number, step in enumerate(case.steps, 1):
-        print(f"request step {number} ({len(step)} bytes): {fuzzing._excerpt(step, 20000)}")
-    outcome = fuzzing.run_case(case, host, port, timeout)
-    problems = fuzzing.check_case(case, outcome)
+        print(f"request step {number} ({len(step)} bytes): {fuzz.excerpt(step, 20000)}")
+    outcome = fuzz.run_case(case, host, port, timeout)
+    problems = fuzz.check_case(case, outcome)
     print(f"connection: {outcome.end} after {outcome.elapsed:.3f}s")
     for number, response in enumerate(outcome.responses, 1):
         print(f"response {number}: {response.describe(4000)}")
     if not outcome.responses and outcome.received:
-        print(f"received: {fuzzing._excerpt(outcome.received, 4000)}")
-    health = fuzzing.health_problem(host, port)
+        print(f"received: {fuzz.excerpt(outcome.received, 4000)}")
+    health = fuzz.health_problem(host, port)
     if health:
         problems.append(health)
     for problem in problems:
@@ -83,7 +83,7 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=8, help="concurrent connections (8)")
     parser.add_argument("--batch", type=int, default=500,
                         help="cases between /health checks (500)")
-    parser.add_argument("--timeout", type=float, default=fuzzing.DEFAULT_TIMEOUT,
+    parser.add_argument("--timeout", type=float, default=fuzz.DEFAULT_TIMEOUT,
                         help="seconds a server may take to answer or close (5)")
     parser.add_argument("--max-failures", type=int, default=20,
                         help="failing cases printed in full (20)")
@@ -107,7 +107,7 @@ def main(argv=None) -> int:
             status = replay(host, port, seed, index, args.timeout)
         else:
             alive = (lambda: server.process.poll() is None) if server else None
-            fuzzer = fuzzing.Fuzzer(host, port, args.seed, workers=args.workers, batch=args.batch,
+            fuzzer = fuzz.Fuzzer(host, port, args.seed, workers=args.workers, batch=args.batch,
                                     timeout=args.timeout, alive=alive,
                                     max_failures=args.max_failures, log=log)
             started = time.perf_counter()

@@ -63,18 +63,26 @@ class FailingTools(RetrievalTools):
 
 
 class SlowTools(RetrievalTools):
-    """Tools whose searches take a fixed time, to hold a request in flight on purpose.
+    """Tools whose searches wait for a latch the test releases, to hold a request in flight.
 
-    SLOW_TOOL_SECONDS sets the time (default 1.0). If SLOW_TOOL_MARKER names a file, it is
-    created when a search starts, so a test can see the request is in flight without guessing.
+    The server runs in another process, so the latch is a file: SLOW_TOOL_RELEASE names it, and
+    once it exists every search, now and later, goes on (threading.Event's set(), across
+    processes). If SLOW_TOOL_MARKER names a file, it is created when a search starts, so a test
+    sees the request is in flight without guessing. A latch never released lets searches go on
+    after LATCH_LIMIT_S, so a forgotten release cannot hang a server being stopped.
     """
+
+    LATCH_LIMIT_S = 60.0
 
     def search(self, query, version, k, match="all"):
         marker = os.environ.get("SLOW_TOOL_MARKER")
         if marker:
             with open(marker, "a", encoding="utf-8"):
                 pass
-        time.sleep(float(os.environ.get("SLOW_TOOL_SECONDS", "1.0")))
+        release = os.environ.get("SLOW_TOOL_RELEASE")
+        end = time.monotonic() + self.LATCH_LIMIT_S
+        while release and not os.path.exists(release) and time.monotonic() < end:
+            time.sleep(0.005)
         return super().search(query, version, k, match)
 
 

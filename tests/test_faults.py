@@ -1,7 +1,6 @@
 """Faults: tool failures at every position, broken snapshots, vanishing clients, SIGTERM mid-work."""
 
 import json
-import os
 import signal
 import socket
 import struct
@@ -14,8 +13,8 @@ import requests
 
 from retrieval.testing import CountingToolFactory, FailingTools, subprocess_env
 from retrieval.wsgi import create_app
-from tests.support import DEADLINE, ask, call, quiet_settings, start_server, \
-    temporary_directory, wait_for
+from tests.support import WAIT_S, ask, call, quiet_settings, start_server, start_slow_server, \
+    wait_for
 
 
 class ToolFailureAtEachPositionTest(unittest.TestCase):
@@ -58,14 +57,14 @@ class VanishingClientTest(unittest.TestCase):
         self.server = start_server(self)
 
     def assertHealthy(self):
-        self.assertEqual(requests.get(self.server.base_url + "/health", timeout=DEADLINE).status_code,
+        self.assertEqual(requests.get(self.server.base_url + "/health", timeout=WAIT_S).status_code,
                          200)
-        reply = requests.post(self.server.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
+        reply = requests.post(self.server.base_url + "/retrieve", json=ask(), timeout=WAIT_S)
         self.assertEqual(reply.json()["status"], "completed")
 
     def test_disconnect_mid_body(self):
         for _ in range(20):
-            with socket.create_connection(("127.0.0.1", self.server.port), timeout=DEADLINE) as s:
+            with socket.create_connection(("127.0.0.1", self.server.port), timeout=WAIT_S) as s:
                 s.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\nContent-Type: application/json"
                           b"\r\nContent-Length: 1000\r\n\r\n{\"question\": \"half")
         self.assertHealthy()
@@ -73,7 +72,7 @@ class VanishingClientTest(unittest.TestCase):
     def test_disconnect_mid_response(self):
         payload = json.dumps(ask()).encode()
         for _ in range(20):
-            s = socket.create_connection(("127.0.0.1", self.server.port), timeout=DEADLINE)
+            s = socket.create_connection(("127.0.0.1", self.server.port), timeout=WAIT_S)
             # Abort with RST after reading a few bytes of the ~10 KB answer.
             s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             s.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
@@ -85,29 +84,28 @@ class VanishingClientTest(unittest.TestCase):
 
 class DrainTest(unittest.TestCase):
     def test_sigterm_drains_an_in_flight_request_then_exits_zero(self):
-        marker = os.path.join(temporary_directory(self), "in-flight")
-        # Two 1 s searches: the deadline must not be what ends this run.
-        env = subprocess_env(SLOW_TOOL_MARKER=marker, SLOW_TOOL_SECONDS="1.0",
-                             RETRIEVAL_DEADLINE_MS="10000")
-        # The drain lasts at least 3 s, so the checks below happen while it is under way.
-        server = start_server(self, "--app", "retrieval.testing:slow_app", "--drain-delay-s", "3",
-                              env=env)
+        # The searches wait on a latch released only after the checks below, so the drain is
+        # still under way while they run; the deadline must not be what ends this run.
+        server, latch = start_slow_server(self, "--drain-delay-s", "3",
+                                          RETRIEVAL_DEADLINE_MS="20000")
         outcome = {}
 
         def in_flight_request():
             outcome["reply"] = requests.post(server.base_url + "/retrieve", json=ask(),
-                                             timeout=DEADLINE)
+                                             timeout=WAIT_S)
 
         client = threading.Thread(target=in_flight_request)
         client.start()
-        wait_for(lambda: os.path.exists(marker), "the request to reach the slow tool")
+        latch.wait_in_flight()
         server.process.send_signal(signal.SIGTERM)
-        wait_for(lambda: requests.get(server.base_url + "/health", timeout=DEADLINE).json()
+        wait_for(lambda: requests.get(server.base_url + "/health", timeout=WAIT_S).json()
                  == {"status": "draining"}, "/health to report draining")
-        refused = requests.post(server.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
+        refused = requests.post(server.base_url + "/retrieve", json=ask(), timeout=WAIT_S)
         self.assertEqual((refused.status_code, refused.json()["error"]["code"],
                           refused.headers["Retry-After"]), (503, "draining", "1"))
-        client.join(DEADLINE)
+        self.assertTrue(client.is_alive())
+        latch.release()
+        client.join(WAIT_S)
         self.assertEqual(outcome["reply"].status_code, 200)
         self.assertEqual(outcome["reply"].json()["status"], "completed")
         wait_for(lambda: server.process.poll() is not None, "the server to exit by itself")
@@ -117,31 +115,30 @@ class DrainTest(unittest.TestCase):
         self.assertIn("0 connection(s) still busy", lifecycle.stderr)
 
     def test_requests_admitted_before_sigterm_finish(self):
-        marker = os.path.join(temporary_directory(self), "in-flight")
-        env = subprocess_env(SLOW_TOOL_MARKER=marker, SLOW_TOOL_SECONDS="0.5",
-                             RETRIEVAL_DEADLINE_MS="10000", RETRIEVAL_THREADS="1")
-        server = start_server(self, "--app", "retrieval.testing:slow_app", env=env)
+        server, latch = start_slow_server(self, RETRIEVAL_DEADLINE_MS="20000",
+                                          RETRIEVAL_THREADS="1")
         replies = []
 
         def post():
             replies.append(requests.post(server.base_url + "/retrieve", json=ask(),
-                                         timeout=DEADLINE))
+                                         timeout=WAIT_S))
 
         clients = [threading.Thread(target=post) for _ in range(2)]
         clients[0].start()
-        wait_for(lambda: os.path.exists(marker), "the first request to run")
+        latch.wait_in_flight("the first request to run")
         clients[1].start()  # admitted, waiting for the only worker
         wait_for(lambda: "retrieval_in_flight 2" in requests.get(
-            server.base_url + "/metrics", timeout=DEADLINE).text, "the second to be admitted")
+            server.base_url + "/metrics", timeout=WAIT_S).text, "the second to be admitted")
         server.process.send_signal(signal.SIGTERM)
-        wait_for(lambda: requests.get(server.base_url + "/health", timeout=DEADLINE).json()
+        wait_for(lambda: requests.get(server.base_url + "/health", timeout=WAIT_S).json()
                  == {"status": "draining"}, "/health to report draining")
-        refused = requests.post(server.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
+        refused = requests.post(server.base_url + "/retrieve", json=ask(), timeout=WAIT_S)
         self.assertEqual((refused.status_code, refused.json()["error"]["code"]),
                          (503, "draining"))
         self.assertTrue(clients[1].is_alive())  # refused at once, not behind the queue
+        latch.release()
         for client in clients:
-            client.join(DEADLINE)
+            client.join(WAIT_S)
         self.assertEqual([(r.status_code, r.json().get("status")) for r in replies],
                          [(200, "completed"), (200, "completed")])
         wait_for(lambda: server.process.poll() is not None, "the server to exit by itself")
@@ -157,11 +154,11 @@ class DrainTest(unittest.TestCase):
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.addCleanup(lambda: process.poll() is None and process.kill())
         port = listener.getsockname()[1]
-        wait_for(lambda: requests.get(f"http://127.0.0.1:{port}/health", timeout=DEADLINE).ok,
+        wait_for(lambda: requests.get(f"http://127.0.0.1:{port}/health", timeout=WAIT_S).ok,
                  "readiness")
         process.stderr.close()
         process.send_signal(signal.SIGTERM)
-        self.assertEqual(process.wait(DEADLINE), 0)
+        self.assertEqual(process.wait(WAIT_S), 0)
 
     def test_sigterm_during_load(self):
         server = start_server(self)
@@ -173,7 +170,7 @@ class DrainTest(unittest.TestCase):
                 while not stop.is_set():
                     try:
                         reply = session.post(server.base_url + "/retrieve", json=ask(),
-                                             timeout=DEADLINE)
+                                             timeout=WAIT_S)
                         statuses.append((reply.status_code, reply.json().get("status")
                                          or reply.json()["error"]["code"]))
                         if reply.status_code == 503:
@@ -190,7 +187,7 @@ class DrainTest(unittest.TestCase):
         wait_for(lambda: server.process.poll() is not None, "the server to exit by itself")
         stop.set()
         for thread in threads:
-            thread.join(DEADLINE)
+            thread.join(WAIT_S)
         lifecycle = server.stop()
         self.assertEqual(lifecycle.shutdown_exit_status, 0)
         self.assertTrue(set(statuses) <= {(200, "completed"), (503, "draining")}, set(statuses))

@@ -1,7 +1,6 @@
 """Real server, raw sockets: clients that trickle, idle, or send requests a server must not guess at."""
 
 import json
-import os
 import socket
 import threading
 import time
@@ -10,7 +9,7 @@ import unittest
 import requests
 
 from retrieval.testing import ServerProcess, subprocess_env
-from tests.support import DEADLINE, ROOT, ask, read_response, start_server, temporary_directory, \
+from tests.support import ROOT, WAIT_S, ask, read_response, start_server, start_slow_server, \
     wait_for
 
 # Connections Waitress accepts at connection_limit 8: it counts its listener and its trigger.
@@ -30,7 +29,7 @@ class Trickle:
 
     def __init__(self, port, count, head=b"GET /health HTTP/1.1\r\nHost: t\r\nX-Slow: ",
                  interval=0.2):
-        self.sockets = [socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
+        self.sockets = [socket.create_connection(("127.0.0.1", port), timeout=WAIT_S)
                         for _ in range(count)]
         self.closed_after = {}
         self._head, self._interval = head, interval
@@ -55,7 +54,7 @@ class Trickle:
 
     def close(self):
         self._stop.set()
-        self._thread.join(DEADLINE)
+        self._thread.join(WAIT_S)
         for sock in self.sockets:
             sock.close()
 
@@ -64,7 +63,7 @@ class SlowClientTest(unittest.TestCase):
     def health_while(self, attackers) -> float:
         self.addCleanup(attackers.close)
         started = time.monotonic()
-        reply = requests.get(self.server.base_url + "/health", timeout=DEADLINE)
+        reply = requests.get(self.server.base_url + "/health", timeout=WAIT_S)
         self.assertEqual(reply.status_code, 200)
         return time.monotonic() - started
 
@@ -89,22 +88,22 @@ class SlowClientTest(unittest.TestCase):
         self.server = limited_server(self, keepalive_timeout_s=1)
         idle = []
         for _ in range(SLOTS):
-            sock = socket.create_connection(("127.0.0.1", self.server.port), timeout=DEADLINE)
+            sock = socket.create_connection(("127.0.0.1", self.server.port), timeout=WAIT_S)
             self.addCleanup(sock.close)
             sock.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
             self.assertTrue(read_response(sock).startswith(b"HTTP/1.1 200"))
             idle.append(sock)
         started = time.monotonic()
-        reply = requests.get(self.server.base_url + "/health", timeout=DEADLINE)
+        reply = requests.get(self.server.base_url + "/health", timeout=WAIT_S)
         self.assertEqual(reply.status_code, 200)
-        self.assertLess(time.monotonic() - started, DEADLINE)
+        self.assertLess(time.monotonic() - started, WAIT_S)
         for sock in idle:
             self.assertEqual(sock.recv(1024), b"")  # closed by the server
 
 
 def raw_exchange(port, request: bytes) -> bytes:
     """Send raw request bytes on a new connection; return the first response's bytes."""
-    with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as sock:
+    with socket.create_connection(("127.0.0.1", port), timeout=WAIT_S) as sock:
         sock.sendall(request)
         return read_response(sock)
 
@@ -129,16 +128,14 @@ class RouteSpellingTest(unittest.TestCase):
     """One normalisation decides the route for admission, fast lane, metrics and dispatch."""
 
     def test_each_spelling_under_a_saturated_gate(self):
-        marker = os.path.join(temporary_directory(self), "in-flight")
-        env = subprocess_env(SLOW_TOOL_MARKER=marker, SLOW_TOOL_SECONDS="3.0",
-                             RETRIEVAL_DEADLINE_MS="20000", RETRIEVAL_THREADS="1",
-                             RETRIEVAL_MAX_IN_FLIGHT="1")
-        server = start_server(self, "--app", "retrieval.testing:slow_app", env=env)
+        # The first request holds the only slot until the latch is released, after every check.
+        server, latch = start_slow_server(self, RETRIEVAL_DEADLINE_MS="20000",
+                                          RETRIEVAL_THREADS="1", RETRIEVAL_MAX_IN_FLIGHT="1")
         body = json.dumps(ask()).encode()
         first = threading.Thread(target=raw_exchange, args=(server.port, post(b"/retrieve", body)))
         first.start()
-        self.addCleanup(first.join, DEADLINE)
-        wait_for(lambda: os.path.exists(marker), "the first request to be in flight")
+        self.addCleanup(first.join, WAIT_S)
+        latch.wait_in_flight("the first request to be in flight")
         expected = {
             b"//retrieve": (503, "overloaded"),
             b"///retrieve": (503, "overloaded"),
@@ -159,8 +156,9 @@ class RouteSpellingTest(unittest.TestCase):
                                      b"Connection: close\r\n\r\n")
                 self.assertEqual(status_and_code(reply), (200, None))
         self.assertTrue(first.is_alive())  # all of it answered while the only slot was taken
-        metrics = requests.get(server.base_url + "/metrics", timeout=DEADLINE).text
+        metrics = requests.get(server.base_url + "/metrics", timeout=WAIT_S).text
         self.assertIn('retrieval_admission_refusals_total{reason="overloaded"} 5', metrics)
+        latch.release()
 
 
 class FramingTest(unittest.TestCase):
@@ -172,7 +170,7 @@ class FramingTest(unittest.TestCase):
         cls.addClassCleanup(cls.server.stop)
 
     def exchange_to_close(self, request: bytes) -> bytes:
-        with socket.create_connection(("127.0.0.1", self.server.port), timeout=DEADLINE) as sock:
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=WAIT_S) as sock:
             sock.sendall(request)
             response = read_response(sock)
             # A keep-alive request after it: a connection left open would answer it.

@@ -21,11 +21,10 @@ from retrieval.keys import add_key
 from retrieval.scenarios import QUESTION
 from retrieval.wsgi import BODY_DIGEST_HEADER, CONTENT_SECURITY_POLICY, STATIC_DIR
 from tests import browser
-from tests.support import ask, start_server, temporary_directory
+from tests.support import WAIT_S, ask, start_server, temporary_directory
 
 CHROMIUM = browser.find_chromium()
 NO_CHROMIUM = "no Chromium binary found: apt-get install -y chromium (or set CHROMIUM_BINARY)"
-DEADLINE = 20
 
 # One expression per thing a test reads back from the page.
 READ_RESULT = """(() => {
@@ -129,7 +128,7 @@ class _InlineAudit(HTMLParser):
 class InspectorBrowserTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.browser = browser.Browser(CHROMIUM, timeout=DEADLINE).start()
+        cls.browser = browser.Browser(CHROMIUM, timeout=WAIT_S).start()
         cls.addClassCleanup(cls.browser.close)
 
     def setUp(self):
@@ -162,7 +161,7 @@ class InspectorBrowserTest(unittest.TestCase):
         self.assertEqual(self.page.csp_violations(), [])
 
     def direct(self, payload):
-        return requests.post(self.server.base_url + "/retrieve", json=payload, timeout=DEADLINE)
+        return requests.post(self.server.base_url + "/retrieve", json=payload, timeout=WAIT_S)
 
     # ------------------------------------------------------------------ tests
 
@@ -405,7 +404,7 @@ class InspectorBrowserTest(unittest.TestCase):
         self.server = start_server(self, "--app", "retrieval.testing:mounted_app",
                                    health_path="/rag/health")
         bare = requests.get(self.server.base_url + "/rag", allow_redirects=False,
-                            timeout=DEADLINE)
+                            timeout=WAIT_S)
         self.assertEqual((bare.status_code, bare.headers["Location"]), (308, "/rag/"))
         self.page.navigate(self.server.base_url + "/rag/")
         self.page.wait_for("document.querySelector('#version option[value=\"3.12\"]') !== null",
@@ -422,7 +421,7 @@ class InspectorBrowserTest(unittest.TestCase):
         self.assertEqual(shown["selfDigest"], "verified")
         self.assertEqual(len(self.page.requests_sent("/rag/retrieve")), 1)
         direct = requests.post(self.server.base_url + "/rag/retrieve", json=ask(),
-                               timeout=DEADLINE)
+                               timeout=WAIT_S)
         self.assertEqual(shown["rawResponse"].encode("utf-8"), direct.content)
         self.assertIn("/rag/retrieve", self.page.evaluate(
             "document.querySelector('#response-origin').textContent"))
@@ -471,7 +470,7 @@ class InspectorBrowserTest(unittest.TestCase):
     def test_csp_headers_and_no_console_errors(self):
         for path in ("/", "/inspector.js", "/inspector.css"):
             with self.subTest(path=path):
-                reply = requests.get(self.server.base_url + path, timeout=DEADLINE)
+                reply = requests.get(self.server.base_url + path, timeout=WAIT_S)
                 self.assertEqual(reply.status_code, 200)
                 self.assertEqual(reply.headers.get("Content-Security-Policy"),
                                  CONTENT_SECURITY_POLICY)

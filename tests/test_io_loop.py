@@ -21,7 +21,7 @@ from waitress import wasyncore
 
 from retrieval.server import build_server
 from retrieval.wsgi import create_app
-from tests.support import DEADLINE, quiet_settings, read_response
+from tests.support import WAIT_S, quiet_settings, read_response
 
 IDLE_CONNECTIONS = 64
 HANDOFFS = 200
@@ -51,7 +51,7 @@ def hand_over_the_gil(times: int):
         for _ in range(times):
             ours.sendall(b"x")
             ours.recv(1)
-        echoer.join(DEADLINE)
+        echoer.join(WAIT_S)
 
 
 class CountedLoop:
@@ -73,7 +73,7 @@ class CountedLoop:
     def stop(self):
         self._stop = True
         self._server.pull_trigger()
-        self._thread.join(DEADLINE)
+        self._thread.join(WAIT_S)
 
 
 class IOLoopTest(unittest.TestCase):
@@ -97,7 +97,7 @@ class IOLoopTest(unittest.TestCase):
                         and threading.current_thread().name != "test-io-loop"
                         and not parked.is_set()):
                     parked.set()  # outbuf_lock is held: write_soon() called us
-                    release.wait(DEADLINE)
+                    release.wait(WAIT_S)
                 return super()._flush_some(do_close)
 
         server.channel_class = ParkingChannel
@@ -106,7 +106,7 @@ class IOLoopTest(unittest.TestCase):
         address = (server.effective_host, server.effective_port)
 
         def connect():
-            sock = socket.create_connection(address, timeout=DEADLINE)
+            sock = socket.create_connection(address, timeout=WAIT_S)
             self.addCleanup(sock.close)
             return sock
 
@@ -120,7 +120,7 @@ class IOLoopTest(unittest.TestCase):
         slow = connect()
         slow.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-        self.assertTrue(parked.wait(DEADLINE), "the /retrieve worker never flushed")
+        self.assertTrue(parked.wait(WAIT_S), "the /retrieve worker never flushed")
 
         # Any event wakes the loop (here its trigger; in production, any other connection).
         server.pull_trigger()

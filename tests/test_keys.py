@@ -19,7 +19,7 @@ from retrieval.errors import InvalidCredentials, Unauthenticated
 from retrieval.keys import (ApiKey, KeysFileError, KeyStore, RateLimiter, add_key,
                             register_keys_command, retry_after_seconds)
 from retrieval.testing import subprocess_env
-from tests.support import DEADLINE, ROOT
+from tests.support import ROOT, WAIT_S
 
 EXPIRY_2027 = 1798761600.0  # 2027-01-01T00:00:00Z
 NOW = 1767225600.0  # 2026-01-01T00:00:00Z
@@ -395,7 +395,7 @@ class PermissionTest(KeysTestCase):
             with self.subTest(command=argv[0]):
                 done = subprocess.run([sys.executable, "-m", "retrieval", *argv],
                                       capture_output=True, text=True, env=subprocess_env(),
-                                      cwd=ROOT, timeout=DEADLINE, stdin=subprocess.DEVNULL)
+                                      cwd=ROOT, timeout=WAIT_S, stdin=subprocess.DEVNULL)
                 self.assertEqual(done.returncode, 2, done.stderr)
                 self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
                 self.assertIn("writable by group or others", done.stderr)

@@ -12,7 +12,7 @@ from retrieval.metrics import CONTENT_TYPE
 from retrieval.scenarios import SCENARIOS
 from retrieval.wsgi import create_app
 from tests.support import ask, call, quiet_settings, temporary_directory, wait_for
-from tests.test_metrics import parse_exposition
+from tests.support.prometheus import parse_exposition
 
 
 def post(app, body, key=None, environ=None):

@@ -14,7 +14,7 @@ from retrieval.build.builder import DEFAULT_POLICY, Progress, SourceTree, build_
 from retrieval.core.snapshot import load_snapshot
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
-from tests.support import DEADLINE, call, class_temporary_directory, post_json, \
+from tests.support import WAIT_S, call, class_temporary_directory, post_json, \
     quiet_settings, start_server
 
 QUESTION = {"question": "plain paragraph text", "version": "3.11"}
@@ -72,7 +72,7 @@ class ReplacedSnapshotTest(unittest.TestCase):
         def ask_everything():
             for (method, path), body in self.expected.items():
                 reply = requests.request(method, server.base_url + path, json=QUESTION,
-                                         timeout=DEADLINE)
+                                         timeout=WAIT_S)
                 if (reply.status_code, reply.content) != (200, body):
                     failures.append((path, reply.status_code, reply.content[:200]))
 
@@ -80,9 +80,9 @@ class ReplacedSnapshotTest(unittest.TestCase):
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(DEADLINE)
+            thread.join(WAIT_S)
         self.assertEqual(failures, [])
-        health = requests.get(server.base_url + "/health", timeout=DEADLINE)
+        health = requests.get(server.base_url + "/health", timeout=WAIT_S)
         self.assertEqual((health.status_code, health.json().get("corpus_id")),
                          (200, self.corpus_id))
 
@@ -102,7 +102,7 @@ class ReplacedSnapshotTest(unittest.TestCase):
     def test_replaced_after_some_requests(self):
         served, server = self.serve(4)
         self.assertEqual(requests.post(server.base_url + "/retrieve", json=QUESTION,
-                                       timeout=DEADLINE).content,
+                                       timeout=WAIT_S).content,
                          self.expected["POST", "/retrieve"])
         self.replace(served)
         self.assert_only_the_verified_snapshot(server, rounds=6)
@@ -126,7 +126,7 @@ class ReplacedSnapshotTest(unittest.TestCase):
         unasked = dict(QUESTION, question="second paragraph")
         thread = threading.Thread(target=lambda: replies.append(post_json(app, unasked)))
         thread.start()
-        thread.join(DEADLINE)
+        thread.join(WAIT_S)
         self.assertEqual((replies[0].status, json.loads(replies[0].body)["error"]["code"]),
                          ("503 Service Unavailable", "not_ready"))
         # The thread that holds a connection still answers from the verified file.
@@ -137,7 +137,7 @@ class ReplacedSnapshotTest(unittest.TestCase):
         with open(os.path.join(served, "passages.sqlite"), "r+b") as handle:
             handle.seek(0, os.SEEK_END)
             handle.write(b"\0" * 4096)  # the very file, other bytes
-        health = requests.get(server.base_url + "/health", timeout=DEADLINE)
+        health = requests.get(server.base_url + "/health", timeout=WAIT_S)
         self.assertEqual((health.status_code, health.json()["status"]), (503, "not_ready"))
 
 

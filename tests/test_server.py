@@ -16,15 +16,13 @@ import requests
 from retrieval.scenarios import SCENARIOS, TRUSTED_FAULT, expectation_failures
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import BODY_DIGEST_HEADER
-from tests.support import ROOT, ask, fixture_document, start_server, temporary_directory, \
-    write_snapshot
-
-DEADLINE = 20
+from tests.support import ROOT, WAIT_S, ask, fixture_document, start_server, \
+    temporary_directory, write_snapshot
 
 
 def raw_exchange(port, request: bytes) -> bytes:
     """Send raw bytes on a fresh connection and return everything until the server closes."""
-    with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as conn:
+    with socket.create_connection(("127.0.0.1", port), timeout=WAIT_S) as conn:
         conn.sendall(request)
         conn.shutdown(socket.SHUT_WR)
         chunks = []
@@ -57,7 +55,7 @@ class ScenarioOverHTTPTest(unittest.TestCase):
         for scenario in SCENARIOS:
             with self.subTest(scenario.name):
                 body = scenario.chunks() if scenario.chunked_oversize else scenario.body()
-                reply = requests.post(server.base_url + "/retrieve", data=body, timeout=DEADLINE,
+                reply = requests.post(server.base_url + "/retrieve", data=body, timeout=WAIT_S,
                                       headers={"Content-Type": scenario.content_type})
                 self.assertEqual(expectation_failures(scenario, reply.status_code, reply.json()), [])
                 self.assertEqual(reply.headers[BODY_DIGEST_HEADER],
@@ -66,9 +64,9 @@ class ScenarioOverHTTPTest(unittest.TestCase):
     def test_fault_app_over_real_http(self):
         server = start_server(self, "--app", "retrieval.testing:fault_app")
         reply = requests.post(server.base_url + "/retrieve", data=TRUSTED_FAULT.body(),
-                              headers={"Content-Type": "application/json"}, timeout=DEADLINE)
+                              headers={"Content-Type": "application/json"}, timeout=WAIT_S)
         self.assertEqual(expectation_failures(TRUSTED_FAULT, reply.status_code, reply.json()), [])
-        self.assertTrue(requests.get(server.base_url + "/health", timeout=DEADLINE).ok)
+        self.assertTrue(requests.get(server.base_url + "/health", timeout=WAIT_S).ok)
 
 
 class WireBytesTest(unittest.TestCase):
@@ -111,7 +109,7 @@ class WireBytesTest(unittest.TestCase):
         self.assertNotIn("x-retrieval-body-sha256", headers)
 
     def test_head_sends_no_body_bytes(self):
-        with socket.create_connection(("127.0.0.1", self.server.port), timeout=DEADLINE) as conn:
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=WAIT_S) as conn:
             conn.sendall(b"HEAD /health HTTP/1.1\r\nHost: t\r\n\r\n"
                          b"GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
             received = b""
@@ -125,9 +123,9 @@ class WireBytesTest(unittest.TestCase):
         self.assertTrue(rest.startswith(b"HTTP/1.1 200"), rest[:40])
 
     def test_identical_requests_give_identical_bytes_across_processes(self):
-        first = requests.post(self.server.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
+        first = requests.post(self.server.base_url + "/retrieve", json=ask(), timeout=WAIT_S)
         other = start_server(self)
-        second = requests.post(other.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
+        second = requests.post(other.base_url + "/retrieve", json=ask(), timeout=WAIT_S)
         self.assertEqual(first.content, second.content)
 
     def test_sigterm_and_sigint_close_the_app_and_exit_zero(self):
@@ -140,16 +138,16 @@ class WireBytesTest(unittest.TestCase):
                 self.assertFalse(lifecycle.killed)
 
     def test_concurrent_requests_get_identical_bytes(self):
-        expected = requests.post(self.server.base_url + "/retrieve", json=ask(), timeout=DEADLINE)
+        expected = requests.post(self.server.base_url + "/retrieve", json=ask(), timeout=WAIT_S)
         limited = requests.post(self.server.base_url + "/retrieve", json=ask(max_steps=1),
-                                timeout=DEADLINE)
+                                timeout=WAIT_S)
         bodies = []
 
         def client(payload):
             with requests.Session() as session:
                 for _ in range(10):
                     reply = session.post(self.server.base_url + "/retrieve", json=payload,
-                                         timeout=DEADLINE)
+                                         timeout=WAIT_S)
                     bodies.append((payload.get("max_steps"), reply.content))
 
         threads = [threading.Thread(target=client, args=(ask(max_steps=1) if i % 2 else ask(),))
@@ -157,7 +155,7 @@ class WireBytesTest(unittest.TestCase):
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(DEADLINE * 2)
+            thread.join(WAIT_S * 2)
         self.assertEqual(len(bodies), 80)
         for max_steps, body in bodies:
             self.assertEqual(body, limited.content if max_steps == 1 else expected.content)
@@ -168,7 +166,7 @@ class StartupTest(unittest.TestCase):
         completed = subprocess.run(
             [sys.executable, "-m", "retrieval", "serve", "--port", "0", *args],
             env=env or subprocess_env(), cwd=ROOT, capture_output=True, text=True,
-            timeout=DEADLINE, stdin=subprocess.DEVNULL)
+            timeout=WAIT_S, stdin=subprocess.DEVNULL)
         self.assertNotEqual(completed.returncode, 0)
         lines = completed.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, completed.stderr)
@@ -220,17 +218,17 @@ class WaitressServeTest(unittest.TestCase):
         def stop():
             process.terminate()
             try:
-                process.wait(DEADLINE)
+                process.wait(WAIT_S)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
                 self.fail("waitress-serve had to be killed")
             finally:
-                reader.join(DEADLINE)
+                reader.join(WAIT_S)
                 process.stderr.close()
 
         self.addCleanup(stop)
-        self.assertTrue(found.wait(DEADLINE), "no output from waitress-serve")
+        self.assertTrue(found.wait(WAIT_S), "no output from waitress-serve")
         return process, lines
 
     def test_serves_the_embedded_snapshot(self):
@@ -238,12 +236,12 @@ class WaitressServeTest(unittest.TestCase):
         match = re.search(r"Serving on http://127\.0\.0\.1:(\d+)", "".join(lines))
         self.assertIsNotNone(match, lines)
         reply = requests.post(f"http://127.0.0.1:{match.group(1)}/retrieve", json=ask(),
-                              timeout=DEADLINE)
+                              timeout=WAIT_S)
         self.assertEqual(reply.json()["status"], "completed")
 
     def test_pinned_identity_mismatch_refuses_to_start(self):
         process, lines = self.start(subprocess_env(RETRIEVAL_EXPECT_CORPUS_ID="b" * 64))
-        self.assertNotEqual(process.wait(DEADLINE), 0)
+        self.assertNotEqual(process.wait(WAIT_S), 0)
         self.assertIn("is not the expected", "".join(lines))
 
     def test_snapshot_override(self):
@@ -253,7 +251,7 @@ class WaitressServeTest(unittest.TestCase):
         path = write_snapshot(directory, document)
         process, lines = self.start(subprocess_env(RETRIEVAL_SNAPSHOT=path))
         port = re.search(r"Serving on http://127\.0\.0\.1:(\d+)", "".join(lines)).group(1)
-        health = requests.get(f"http://127.0.0.1:{port}/health", timeout=DEADLINE).json()
+        health = requests.get(f"http://127.0.0.1:{port}/health", timeout=WAIT_S).json()
         with open(path, encoding="utf-8") as handle:
             self.assertEqual(health["corpus_id"], json.load(handle)["corpus_id"])
 

@@ -8,12 +8,12 @@ import unittest
 
 from retrieval.keys import KeyStore, KeysFileError, RateLimiter, add_key, retry_after_seconds
 from retrieval.testing import subprocess_env
-from tests.support import DEADLINE, ROOT, temporary_directory
+from tests.support import ROOT, WAIT_S, temporary_directory
 
 
 def run_retrieval(*argv):
     return subprocess.run([sys.executable, "-m", "retrieval", *argv], capture_output=True,
-                          text=True, env=subprocess_env(), cwd=ROOT, timeout=DEADLINE,
+                          text=True, env=subprocess_env(), cwd=ROOT, timeout=WAIT_S,
                           stdin=subprocess.DEVNULL)
 
 

@@ -17,7 +17,8 @@ from retrieval.scenarios import QUESTION
 from retrieval.settings import load_settings
 from retrieval.testing import ServerProcess, subprocess_env
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The checkout: tests/support/ is two levels below it.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @dataclass
@@ -48,12 +49,13 @@ class UnreadableInput:
         return self
 
 
-# Seconds any single wait in a real-server test may take before the test fails.
-DEADLINE = 20
+# Seconds any single wait in a real-server test may take before the test fails (a safety net
+# against a hang, never a speed assertion).
+WAIT_S = 20
 
 
-def wait_for(condition, what, deadline=DEADLINE):
-    """Poll condition() until it is true or the deadline passes (then fail with what)."""
+def wait_for(condition, what, deadline=WAIT_S):
+    """Poll condition() until it is true, failing with what after deadline seconds."""
     end = time.monotonic() + deadline
     while time.monotonic() < end:
         if condition():
@@ -179,3 +181,39 @@ def start_server(testcase, *serve_args, env=None, health_path="/health") -> Serv
 
     testcase.addCleanup(stop)
     return server
+
+
+@dataclass
+class SlowToolLatch:
+    """The files through which a test holds retrieval.testing:slow_app's searches, then lets go."""
+
+    marker: str
+    release_file: str
+
+    def in_flight(self) -> bool:
+        """Tell whether a search has reached the latch."""
+        return os.path.exists(self.marker)
+
+    def wait_in_flight(self, what="a request to reach the slow tool"):
+        """Wait until a search has reached the latch."""
+        wait_for(self.in_flight, what)
+
+    def release(self):
+        """Let every search held at the latch, and every later one, go on."""
+        with open(self.release_file, "a", encoding="utf-8"):
+            pass
+
+
+def start_slow_server(testcase, *serve_args, **env):
+    """Start retrieval.testing:slow_app with env set; return (server, latch), latch still held.
+
+    The latch is released when the test ends, before the server is stopped, so a test that
+    never releases it still stops its server cleanly.
+    """
+    directory = temporary_directory(testcase)
+    latch = SlowToolLatch(os.path.join(directory, "in-flight"), os.path.join(directory, "release"))
+    server = start_server(testcase, "--app", "retrieval.testing:slow_app", *serve_args,
+                          env=subprocess_env(SLOW_TOOL_MARKER=latch.marker,
+                                             SLOW_TOOL_RELEASE=latch.release_file, **env))
+    testcase.addCleanup(latch.release)  # cleanups run last-in first-out: before the stop
+    return server, latch
