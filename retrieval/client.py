@@ -11,8 +11,9 @@ carrying a full run result with status `failed` is returned, not raised: the cal
 retrieval and got an honest, verified failed one (trace, usage and any evidence already read).
 Only what is safe is retried: 503 `overloaded` and `draining` (the server refused before doing any
 work) and a refused connection (no byte was sent). `rate_limited` is the caller's own budget and
-is raised at once. An `api_key` is sent as `Authorization: Bearer KEY`; this release of the
-service does not check credentials, later ones answer 401 `unauthenticated`/`invalid_credentials`.
+is raised at once. An `api_key` is sent as `Authorization: Bearer KEY`; a service with a keys
+file answers a missing key 401 `unauthenticated` and an unknown or expired one 401
+`invalid_credentials`, raised like any other error code.
 """
 
 import json
@@ -28,12 +29,11 @@ except ImportError as exc:  # the service itself does not need requests; only th
     raise ImportError("retrieval.client needs requests: run pip install '.[client]' "
                       "from the retrieval checkout") from exc
 
+from .contract import ALLOWANCES, BODY_DIGEST_HEADER  # noqa: F401 (ALLOWANCES: public name)
 from .core import digests
 from .core.admission import Limits  # the allowances a run was admitted with
 from .core.strict_json import StrictJSONError, loads_strict
 
-BODY_DIGEST_HEADER = "X-Retrieval-Body-SHA256"
-ALLOWANCES = ("max_steps", "max_searches", "max_reads", "max_source_bytes")
 RETRIED_CODES = frozenset({"overloaded", "draining"})
 DEFAULT_MAX_RETRY_WAIT = 30.0
 DEFAULT_BACKOFF = 0.1
