@@ -77,6 +77,8 @@ class Settings:
         int, 100, "Most open client connections Waitress serves; more wait in the backlog.")
     access_log: bool = _setting(
         bool, True, "Write one JSON line per request to stderr.")
+    # The memos' caps. Their names say "cache" because users set them by these names; the size
+    # is counted in characters for the result memo and in bytes for the others (help text).
     cache_entries: int = _setting(
         int, 4096, "Most entries of each memo per process: search and read results; whole "
         "/retrieve replies; validated request bodies (0: none).")

@@ -184,7 +184,7 @@ class RetrievalApp:
         service = self._service
         return service.corpus_id if service is not None else None
 
-    def cache_stats(self):
+    def result_memo_stats(self):
         """Return the result memo's counters, or None once closed."""
         service = self._service
         return service.memo.stats() if service is not None else None
