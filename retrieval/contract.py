@@ -130,7 +130,7 @@ ROUTES = (
           page=Page("inspector.css", "text/css; charset=utf-8"), documented=False),
 )
 _EXACT = {route.path: route for route in ROUTES if route.prefix is None}
-_TEMPLATES = tuple(route for route in ROUTES if route.prefix is not None)
+_TEMPLATES = tuple((route.prefix, route) for route in ROUTES if route.prefix is not None)
 # The label of every path no route matches.
 OTHER = "other"
 
@@ -152,8 +152,8 @@ def find_route(path: str) -> Optional[Route]:
     route = _EXACT.get(path)
     if route is not None:
         return route
-    for route in _TEMPLATES:
-        if path.startswith(route.prefix):
+    for prefix, route in _TEMPLATES:
+        if path.startswith(prefix):
             return route
     return None
 
