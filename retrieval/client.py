@@ -11,8 +11,9 @@ carrying a full run result with status `failed` is returned, not raised: the cal
 retrieval and got an honest, verified failed one (trace, usage and any evidence already read).
 Only what is safe is retried: 503 `overloaded` and `draining` (the server refused before doing any
 work) and a refused connection (no byte was sent). `rate_limited` is the caller's own budget and
-is raised at once. An `api_key` is sent as `Authorization: Bearer KEY`; this release of the
-service does not check credentials, later ones answer 401 `unauthenticated`/`invalid_credentials`.
+is raised at once. An `api_key` is sent as `Authorization: Bearer KEY`; a service with a keys
+file answers a missing key 401 `unauthenticated` and an unknown or expired one 401
+`invalid_credentials`, raised like any other error code.
 """
 
 import json
@@ -28,12 +29,12 @@ except ImportError as exc:  # the service itself does not need requests; only th
     raise ImportError("retrieval.client needs requests: run pip install '.[client]' "
                       "from the retrieval checkout") from exc
 
+# ALLOWANCES is not used here: it stays importable from this module, as it always was.
+from .contract import ALLOWANCES, BODY_DIGEST_HEADER, CORPUS, HEALTH, RETRIEVE  # noqa: F401
 from .core import digests
 from .core.admission import Limits  # the allowances a run was admitted with
 from .core.strict_json import StrictJSONError, loads_strict
 
-BODY_DIGEST_HEADER = "X-Retrieval-Body-SHA256"
-ALLOWANCES = ("max_steps", "max_searches", "max_reads", "max_source_bytes")
 RETRIED_CODES = frozenset({"overloaded", "draining"})
 DEFAULT_MAX_RETRY_WAIT = 30.0
 DEFAULT_BACKOFF = 0.1
@@ -402,7 +403,7 @@ class RetrievalClient:
 
     def health(self) -> dict:
         """Return the verified /health document; raise NotReady once the app is closed."""
-        exchange = self._exchange("GET", "/health")
+        exchange = self._exchange("GET", HEALTH.path)
         document = exchange.document
         if exchange.http_status == 503 and isinstance(document, dict) and \
                 document.get("status") == "not_ready":
@@ -411,7 +412,7 @@ class RetrievalClient:
 
     def corpus(self) -> dict:
         """Return the verified /corpus document (the caller's collections and their versions)."""
-        return self._expect_document(self._exchange("GET", "/corpus"))
+        return self._expect_document(self._exchange("GET", CORPUS.path))
 
     def retrieve(self, question, version, **allowances) -> RetrievalResult:
         """Run one retrieval (allowances and any other body fields as keywords); verify it."""
@@ -421,7 +422,7 @@ class RetrievalClient:
         fields_sent.update((k, v) for k, v in allowances.items() if v is not None)
         body = json.dumps(fields_sent, ensure_ascii=False, allow_nan=False,
                           separators=(",", ":")).encode("utf-8")
-        exchange = self._exchange("POST", "/retrieve", body)
+        exchange = self._exchange("POST", RETRIEVE.path, body)
         document = exchange.document
         # A failed run comes back as 503 with a full result: returned, not raised (module doc).
         failed_run = (exchange.http_status == 503 and isinstance(document, dict)

@@ -1,4 +1,4 @@
-"""The one error hierarchy of the HTTP boundary, and the one table from error code to HTTP status.
+"""The one error hierarchy of the HTTP boundary; each code's status is in retrieval/contract.py.
 
 Every client mistake is a `ServiceError` subclass with a stable `code` and a human `message`; the
 WSGI app turns it into the documented JSON shape. Clients branch on `code` (and on an issue's
@@ -6,26 +6,7 @@ WSGI app turns it into the documented JSON shape. Clients branch on `code` (and 
 is a bug: logged, and answered with `internal_error` and no detail.
 """
 
-# Each error code and the HTTP status line it is sent with. Nothing else decides a status.
-HTTP_STATUS = {
-    "invalid_content_length": "400 Bad Request",
-    "query_not_allowed": "400 Bad Request",
-    "unauthenticated": "401 Unauthorized",
-    "invalid_credentials": "401 Unauthorized",
-    "not_found": "404 Not Found",
-    "collection_not_found": "404 Not Found",
-    "passage_not_found": "404 Not Found",
-    "method_not_allowed": "405 Method Not Allowed",
-    "body_too_large": "413 Content Too Large",
-    "unsupported_media_type": "415 Unsupported Media Type",
-    "invalid_json": "422 Unprocessable Content",
-    "invalid_request": "422 Unprocessable Content",
-    "rate_limited": "429 Too Many Requests",
-    "internal_error": "500 Internal Server Error",
-    "not_ready": "503 Service Unavailable",
-    "draining": "503 Service Unavailable",
-    "overloaded": "503 Service Unavailable",
-}
+from .contract import HTTP_STATUS  # each code's status line: the contract's one table
 
 MAX_ISSUES = 12
 MAX_PATH_PART = 64
@@ -59,7 +40,7 @@ class ServiceError(Exception):
 
     @property
     def status(self) -> str:
-        """Return the HTTP status line from the one table."""
+        """Return the HTTP status line from the contract's one table."""
         return HTTP_STATUS[self.code]
 
     def headers(self) -> list:

@@ -1,21 +1,22 @@
 """The OpenAPI 3.1 document of every route, generated from the same constants the code enforces.
 
-Bounds, defaults, the version pattern, the error codes and their statuses all come from the
-modules that apply them, so the document cannot drift from the behaviour; tests validate real
-responses against it.
+Routes, the digest header, error codes and their statuses, run statuses and allowances come from
+retrieval/contract.py; bounds and patterns of the request from retrieval/request.py, which
+applies them. So the document cannot drift from the behaviour; tests validate real responses
+against it.
 """
 
 from . import __version__
+from .contract import ALLOWANCES, BODY_DIGEST_HEADER, DEFAULT_LIMITS, DENIAL_REASONS, \
+    HTTP_STATUS, ROUTES, RUN_STATUSES, UNAVAILABLE
 from .core.admission import Limits
-from .core.admission import DEADLINE
 from .core.snapshot import DEFAULT_COLLECTION, MAX_SEARCH_K, READ_BEST
-from .errors import HTTP_STATUS, MAX_ISSUES, MAX_PATH_PART
-from .request import COLLECTION_REGEX, COUNT_FIELDS, DEFAULT_LIMITS, ISSUE_TYPES, \
-    MAX_QUESTION_CHARS, VERSION_REGEX
+from .errors import MAX_ISSUES, MAX_PATH_PART
+from .request import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
 
 HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 DIGEST_HEADER = {
-    "X-Retrieval-Body-SHA256": {
+    BODY_DIGEST_HEADER: {
         "description": "Hex SHA-256 of the exact response body bytes (a consistency check; it "
                        "authenticates no server).",
         "schema": HEX64,
@@ -55,7 +56,7 @@ def error_responses(statuses=None) -> dict:
 
 def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
     counts = {field: dict(_INT0, maximum=getattr(maxima, field),
-                          default=getattr(DEFAULT_LIMITS, field)) for field in COUNT_FIELDS}
+                          default=getattr(DEFAULT_LIMITS, field)) for field in ALLOWANCES}
     usage = _object({name: _INT0 for name in (
         "steps", "searches", "reads", "reserved_source_bytes", "delivered_source_bytes")})
     handle_fields = {
@@ -92,7 +93,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                 **counts,
             },
         },
-        "Limits": _object({field: _INT0 for field in COUNT_FIELDS}),
+        "Limits": _object({field: _INT0 for field in ALLOWANCES}),
         "Usage": usage,
         # Hits of built snapshots also name their unit's url and title (the fixture's do not).
         "ReadHandle": _object({**handle_fields, **named}, list(handle_fields)),
@@ -111,8 +112,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                      "reserved_source_bytes": _INT0, "status": {"const": "failed"},
                      "reason": {"type": "string"}, "usage_after": _ref("Usage")}),
             _object({"action": action, "decision": {"const": "denied"},
-                     "reason": {"enum": ["max_steps", "max_searches", "max_reads",
-                                         "max_source_bytes", DEADLINE]},
+                     "reason": {"enum": list(DENIAL_REASONS)},
                      "invoked": {"const": False}, "preflight_source_bytes": _INT0},
                     ["action", "decision", "reason", "invoked"]),
         ]},
@@ -133,8 +133,8 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "request_id": HEX64, "corpus_id": HEX64,
             "request": _object({"question": {"type": "string"}, "version": {"type": "string"},
                                 "collection": {"type": "string"},
-                                **{field: _INT0 for field in COUNT_FIELDS}}),
-            "status": {"enum": ["completed", "incomplete", "limited", "failed"]},
+                                **{field: _INT0 for field in ALLOWANCES}}),
+            "status": {"enum": list(RUN_STATUSES)},
             "reason": {"type": "string"},
             "admission": _object({"accepted": {"const": True}, "limits": _ref("Limits")}),
             "usage": _ref("Usage"),
@@ -191,8 +191,8 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
     }
 
 
-def openapi_document(maxima: Limits, max_body_bytes: int) -> dict:
-    """Return the OpenAPI 3.1 document for this app's settings."""
+def _operations() -> dict:
+    """Return each documented route's one operation, by route path."""
     content_addressed = {"ETag": {"description": "The body digest, quoted.",
                                   "schema": {"type": "string"}},
                          **DIGEST_HEADER}
@@ -202,49 +202,57 @@ def openapi_document(maxima: Limits, max_body_bytes: int) -> dict:
     route_errors = error_responses({"401", "404", "405", "503"})
     bearer = [{"bearer": []}]
     return {
+        "/retrieve": {
+            "summary": "Run the scripted retrieval policy under explicit allowances",
+            "security": bearer,
+            "requestBody": {"required": True, "content": {
+                "application/json": {"schema": _ref("RetrieveRequest")}}},
+            "responses": {
+                "200": _json(_ref("RetrieveResponse"), "completed, incomplete or limited"),
+                **error_responses(),
+                "503": _json({"oneOf": [_ref("RetrieveResponse"), _error_schema(
+                    [c for c, s in HTTP_STATUS.items() if s == UNAVAILABLE])]},
+                    "A run whose tool failed (status failed), or the app is not ready"),
+            },
+        },
+        "/health": {"summary": "Readiness", "responses": {
+            "200": _json(_ref("Health"), "Ready, with the served corpus"),
+            "503": _json(_ref("Health"), "Not ready"), **error_responses({"405"})}},
+        "/corpus": {
+            "summary": "The caller's collections and their exact versions",
+            "security": bearer,
+            "parameters": [if_none_match],
+            "responses": {"200": _json(_ref("Corpus"), "The corpus", content_addressed),
+                          "304": not_modified, **route_errors}},
+        "/passages/{passage_id}": {
+            "summary": "Look up a cited passage",
+            "security": bearer,
+            "parameters": [{"name": "passage_id", "in": "path", "required": True,
+                            "schema": HEX64}, if_none_match],
+            "responses": {"200": _json(_ref("Passage"), "The passage (immutable)",
+                                       content_addressed),
+                          "304": not_modified, **route_errors}},
+        "/metrics": {"summary": "Prometheus text exposition", "responses": {
+            "200": {"description": "Counters, latency histogram, in-flight gauge",
+                    "content": {"text/plain": {}}}}},
+        "/openapi.json": {"summary": "This document", "responses": {
+            "200": {"description": "OpenAPI 3.1", "content": {"application/json": {}}}}},
+        "/": {"summary": "The Retrieval Inspector page", "responses": {
+            "200": {"description": "HTML", "content": {"text/html": {}}}}},
+    }
+
+
+def openapi_document(maxima: Limits, max_body_bytes: int) -> dict:
+    """Return the OpenAPI 3.1 document for this app's settings."""
+    operations = _operations()
+    return {
         "openapi": "3.1.0",
         "info": {"title": "retrieval", "version": __version__,
                  "description": "Budgeted, verifiable documentation retrieval. No model is "
                                 "called and no answer is generated."},
-        "paths": {
-            "/retrieve": {"post": {
-                "summary": "Run the scripted retrieval policy under explicit allowances",
-                "security": bearer,
-                "requestBody": {"required": True, "content": {
-                    "application/json": {"schema": _ref("RetrieveRequest")}}},
-                "responses": {
-                    "200": _json(_ref("RetrieveResponse"), "completed, incomplete or limited"),
-                    **error_responses(),
-                    "503": _json({"oneOf": [_ref("RetrieveResponse"), _error_schema(
-                        [c for c, s in HTTP_STATUS.items() if s.startswith("503")])]},
-                        "A run whose tool failed (status failed), or the app is not ready"),
-                },
-            }},
-            "/health": {"get": {"summary": "Readiness", "responses": {
-                "200": _json(_ref("Health"), "Ready, with the served corpus"),
-                "503": _json(_ref("Health"), "Not ready"), **error_responses({"405"})}}},
-            "/corpus": {"get": {
-                "summary": "The caller's collections and their exact versions",
-                "security": bearer,
-                "parameters": [if_none_match],
-                "responses": {"200": _json(_ref("Corpus"), "The corpus", content_addressed),
-                              "304": not_modified, **route_errors}}},
-            "/passages/{passage_id}": {"get": {
-                "summary": "Look up a cited passage",
-                "security": bearer,
-                "parameters": [{"name": "passage_id", "in": "path", "required": True,
-                                "schema": HEX64}, if_none_match],
-                "responses": {"200": _json(_ref("Passage"), "The passage (immutable)",
-                                           content_addressed),
-                              "304": not_modified, **route_errors}}},
-            "/metrics": {"get": {"summary": "Prometheus text exposition", "responses": {
-                "200": {"description": "Counters, latency histogram, in-flight gauge",
-                        "content": {"text/plain": {}}}}}},
-            "/openapi.json": {"get": {"summary": "This document", "responses": {
-                "200": {"description": "OpenAPI 3.1", "content": {"application/json": {}}}}}},
-            "/": {"get": {"summary": "The Retrieval Inspector page", "responses": {
-                "200": {"description": "HTML", "content": {"text/html": {}}}}}},
-        },
+        # The contract's documented routes, in its order; a HEAD twin of GET is implied.
+        "paths": {route.path: {route.methods[0].lower(): operations[route.path]}
+                  for route in ROUTES if route.documented},
         "components": {
             "schemas": _schemas(maxima, max_body_bytes),
             # Required only when the server has a keys file; /health, /metrics and this

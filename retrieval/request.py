@@ -5,6 +5,7 @@ integers here) and nothing unknown is dropped. Issue types use pydantic's vocabu
 clients of the earlier FastAPI design of this service keep working.
 """
 
+from .contract import ALLOWANCES, DEFAULT_LIMITS
 from .core.admission import Limits
 from .core.service import RetrieveRequest
 from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
@@ -12,9 +13,7 @@ from .core.strict_json import NegativeZero, StrictJSONError, loads_strict
 from .errors import ISSUE_MESSAGES, InvalidJSON, InvalidRequest
 
 MAX_QUESTION_CHARS = 1000
-DEFAULT_LIMITS = Limits(max_steps=6, max_searches=2, max_reads=2, max_source_bytes=4096)
-COUNT_FIELDS = ("max_steps", "max_searches", "max_reads", "max_source_bytes")
-KNOWN_FIELDS = ("question", "version", "collection") + COUNT_FIELDS
+KNOWN_FIELDS = ("question", "version", "collection") + ALLOWANCES
 # Every issue type this module can report (pydantic's names).
 ISSUE_TYPES = tuple(ISSUE_MESSAGES)
 # The patterns as sent in issues and in the OpenAPI document (anchored, as JSON Schema reads them).
@@ -80,7 +79,7 @@ def parse_retrieve_request(body: bytes, maxima: Limits) -> RetrieveRequest:
     if "collection" in document:
         check("collection", _collection_issue(collection))
     counts = {}
-    for field in COUNT_FIELDS:
+    for field in ALLOWANCES:
         value = document.get(field, getattr(DEFAULT_LIMITS, field))
         check(field, _count_issue(value, getattr(maxima, field)))
         counts[field] = value

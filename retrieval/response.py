@@ -4,15 +4,12 @@ from .core import digests
 from .core.service import RunResult
 from .core.tools import ToolResult
 from .core.snapshot import DEFAULT_COLLECTION
+from .contract import run_status_line
 from .errors import ServiceError
 
 SCHEMA_VERSION = 1
 EXECUTION_MODE = "offline-scripted-retrieval-http"
 HEALTH_MODE = "offline-scripted-retrieval"
-# A run that failed in a tool is reported in full, but with a status that tells proxies and
-# clients it may succeed on retry; every other terminal status is a successful retrieval.
-RUN_HTTP_STATUS = {"failed": "503 Service Unavailable"}
-OK = "200 OK"
 
 def encode_json(value) -> bytes:
     """Serialize a response body compactly as UTF-8."""
@@ -83,7 +80,7 @@ def encode_run_result(result: RunResult):
     """Return the HTTP status line and body bytes of a run result, result_sha256 last."""
     serialized = _splice_tool_results(run_result_body(result)).encode("utf-8")
     body = digests.append_result_sha256(serialized)
-    return RUN_HTTP_STATUS.get(result.status, OK), body
+    return run_status_line(result.status), body
 
 
 def encode_error(error: ServiceError) -> bytes:

@@ -12,7 +12,8 @@ Waitress protections set here, each from a setting (README, "Operators"):
   listen backlog;
 - admission before the task queue (AdmittingDispatcher): at most max_in_flight /retrieve requests
   are queued or running; the next is answered 503 overloaded at once by a separate thread, which
-  also answers /health and /metrics so probes never wait behind retrievals.
+  also answers /health, /metrics and unknown paths so probes never wait behind retrievals (each
+  route's lane is in retrieval/contract.py).
 """
 
 import importlib
@@ -31,9 +32,9 @@ from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
+from .contract import ADMITTED, FAST, lane
 from .inflight import ADMISSION_KEY, DRAINING
 from .settings import SettingsError
-from .wsgi import request_path, route_label
 
 
 def load_app_object(spec: str):
@@ -204,11 +205,6 @@ class AdmissionChannel(SelfFlushingChannel):
                 self.gate.leave()
 
 
-# Probes answered from memory: they take the fast lane, never a place behind retrievals. So do
-# paths the app does not have (route "other"), whose 404 needs no worker either.
-FAST_LANE_PATHS = frozenset({"/health", "/metrics"})
-
-
 class AdmittingDispatcher(ThreadedTaskDispatcher):
     """Admit each /retrieve request against the gate before it joins the task queue.
 
@@ -231,16 +227,19 @@ class AdmittingDispatcher(ThreadedTaskDispatcher):
         requests = getattr(task, "requests", None)
         request = requests[0] if requests else None
         if request is not None and not request.error:
-            # Routed exactly as the app will route it (its PATH_INFO is this normalisation).
-            path = request_path(request.path)
-            if path == "/retrieve" and request.command == "POST":
+            # The contract's lane for the route the app will dispatch the request to: its
+            # route table and path normalisation are the app's.
+            queue = lane(request.path, request.command)
+            if queue == ADMITTED:
                 # Once draining, nothing new is queued: what was admitted before still runs.
                 request.retrieval_admitted = DRAINING if self._draining else \
                     self._gate.try_enter()
                 if request.retrieval_admitted is not True:
                     self._fast_lane.add_task(task)
                     return
-            elif path in FAST_LANE_PATHS or route_label(path) == "other":
+            elif queue == FAST:
+                # Probes answered from memory, and paths the app does not have (a 404 needs no
+                # worker): never a place behind retrievals.
                 self._fast_lane.add_task(task)
                 return
         super().add_task(task)
@@ -402,9 +401,10 @@ def serve(app, settings, inherited_fd=None, log=sys.stderr) -> int:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         server.close()
-        cache_stats = getattr(app, "cache_stats", None)
-        stats = cache_stats() if cache_stats is not None else None
+        result_memo_stats = getattr(app, "result_memo_stats", None)
+        stats = result_memo_stats() if result_memo_stats is not None else None
         if stats is not None:
+            # "cache" in this line is kept: operators' log filters may match it.
             say(log, f"retrieval: result cache {stats.as_dict()}")
         close = getattr(app, "close", None)
         if close is not None:

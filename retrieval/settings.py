@@ -12,6 +12,8 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .contract import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA
+
 ENV_PREFIX = "RETRIEVAL_"
 
 
@@ -75,17 +77,22 @@ class Settings:
         int, 100, "Most open client connections Waitress serves; more wait in the backlog.")
     access_log: bool = _setting(
         bool, True, "Write one JSON line per request to stderr.")
+    # The memos' caps. Their names say "cache" because users set them by these names; the size
+    # is counted in characters for the result memo and in bytes for the others (help text).
     cache_entries: int = _setting(
         int, 4096, "Most entries of each memo per process: search and read results; whole "
         "/retrieve replies; validated request bodies (0: none).")
     cache_bytes: int = _setting(
         int, 32 * 1024 * 1024, "Most size of each memo per process: characters of serialized "
         "results; bytes of reply and request bodies.")
-    max_steps_limit: int = _setting(int, 64, "Largest max_steps a request may ask for.")
-    max_searches_limit: int = _setting(int, 32, "Largest max_searches a request may ask for.")
-    max_reads_limit: int = _setting(int, 32, "Largest max_reads a request may ask for.")
+    max_steps_limit: int = _setting(
+        int, DEFAULT_MAXIMA.max_steps, "Largest max_steps a request may ask for.")
+    max_searches_limit: int = _setting(
+        int, DEFAULT_MAXIMA.max_searches, "Largest max_searches a request may ask for.")
+    max_reads_limit: int = _setting(
+        int, DEFAULT_MAXIMA.max_reads, "Largest max_reads a request may ask for.")
     max_source_bytes_limit: int = _setting(
-        int, 1048576, "Largest max_source_bytes a request may ask for.")
+        int, DEFAULT_MAXIMA.max_source_bytes, "Largest max_source_bytes a request may ask for.")
 
 
 SETTINGS = tuple(dataclasses.fields(Settings))
@@ -173,8 +180,6 @@ def parse_origins(value: str) -> frozenset:
 
 def _check_ranges(settings: Settings):
     parse_origins(settings.cors_origins)
-    from .request import DEFAULT_LIMITS  # the defaults a request gets must fit under the maxima
-
     for name in ("shutdown_grace_s", "drain_delay_s"):
         if not 0 <= getattr(settings, name) < 3600:
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
@@ -185,7 +190,8 @@ def _check_ranges(settings: Settings):
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
     if settings.port > 65535:
         raise SettingsError(f"setting port: {settings.port} is out of range (0..65535)")
-    for count in ("max_steps", "max_searches", "max_reads", "max_source_bytes"):
+    # The defaults a request gets must fit under the maxima.
+    for count in ALLOWANCES:
         maximum = getattr(settings, count + "_limit")
         if maximum < getattr(DEFAULT_LIMITS, count):
             raise SettingsError(

@@ -1,10 +1,13 @@
 """The HTTP boundary: a PEP 3333 application over a `RetrievalService`.
 
-The request path reads top to bottom: route -> method -> draining -> in-flight admission -> key ->
-rate limit -> media type -> body bytes (bounded) -> strict JSON -> validated request -> collection
--> core run under a deadline -> response bytes -> metrics and one access-log line. Each refusal
-happens before any later work, and no tool instance exists for a refused request. This module
-knows nothing of SQL.
+A request is routed by the contract's table (retrieval/contract.py): the Inspector's pages
+(retrieval/static.py) and CORS preflights (retrieval/cors.py) are answered at once; any other
+request is checked against its route's methods and handed to the route's handler (HANDLERS).
+/retrieve reads top to bottom: ready -> draining -> in-flight admission -> key -> rate limit ->
+query string -> media type -> body bytes (bounded) -> strict JSON -> validated request ->
+collection -> core run under a deadline, or the memoized reply -> response bytes. Each refusal
+happens before any later work, and no tool instance exists for a refused request. Every request
+ends with its metrics and one access-log line. This module knows nothing of SQL.
 """
 
 import re
@@ -12,9 +15,11 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Optional
 
+from .contract import BODY_DIGEST_HEADER, CORPUS, FAILED, HEALTH, LIMITED, METRICS, NO_CONTENT, \
+    NOT_MODIFIED, OK, OPENAPI, OTHER, PASSAGE, PERMANENT_REDIRECT, RETRIEVE, UNAVAILABLE, \
+    find_route, request_path
 from .core import digests
 from .core.admission import Limits
 from .core.index import IndexUnavailable
@@ -32,32 +37,11 @@ from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE, Metrics
 from .request import parse_retrieve_request
 from .openapi import openapi_document
 from .response_memo import KnownRequest, KnownRequests, MemoizedRun, ResponseMemo
-from .response import OK, corpus_body, encode_error, encode_json, encode_run_result, \
-    health_body, passage_body
+from .cors import CorsPolicy
+from .response import corpus_body, encode_error, encode_json, encode_run_result, health_body, \
+    passage_body
 from .settings import Settings, SettingsError, load_settings, parse_origins
-
-BODY_DIGEST_HEADER = "X-Retrieval-Body-SHA256"
-_ROUTES = {
-    "/health": ("GET", "HEAD"),
-    "/corpus": ("GET", "HEAD"),
-    "/openapi.json": ("GET", "HEAD"),
-    "/metrics": ("GET", "HEAD"),
-    "/retrieve": ("POST",),
-}
-# The Retrieval Inspector: static files shipped in the package, served as they are.
-STATIC_DIR = Path(__file__).resolve().parent / "static"
-STATIC_FILES = {
-    "/": ("index.html", "text/html; charset=utf-8"),
-    "/inspector.js": ("inspector.js", "text/javascript; charset=utf-8"),
-    "/inspector.css": ("inspector.css", "text/css; charset=utf-8"),
-}
-# Only this origin's own files may load or be connected to; nothing inline, no frames.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-)
-for _path in STATIC_FILES:
-    _ROUTES[_path] = ("GET", "HEAD")
+from .static import StaticPages
 
 
 def is_json_media_type(content_type: str) -> bool:
@@ -119,27 +103,6 @@ class Exchange:
     run: Optional[RunResult] = None
 
 
-def request_path(path: str) -> str:
-    """Return the path a request is routed by: leading slashes collapse to one, as Waitress does.
-
-    Waitress hands the app `//retrieve` as `/retrieve` (and percent-decodes), but its own request
-    object keeps the raw spelling; admission (retrieval/server.py), the fast lane, metrics and
-    dispatch all route the value this returns, so a spelling can never be one route to one of
-    them and another route to the next. Any other variant (`/retrieve/`, `/./retrieve`) is a
-    path the app does not have: 404 everywhere.
-    """
-    return "/" + path.lstrip("/") if path.startswith("//") else path
-
-
-def route_label(path: str) -> str:
-    """Return the bounded route name a path is counted under (templates, never raw paths)."""
-    if path in _ROUTES:
-        return path
-    if path.startswith(PASSAGES_PREFIX):
-        return PASSAGES_PREFIX + "{passage_id}"
-    return "other"
-
-
 @dataclass(frozen=True)
 class Reply:
     """A JSON response before headers: status, body bytes, extra headers, cache policy.
@@ -168,21 +131,7 @@ REVALIDATE = "no-cache"
 # With keys, what a response shows depends on who asked: no shared cache may keep it.
 PRIVATE_IMMUTABLE = "private, max-age=31536000, immutable"
 PRIVATE_REVALIDATE = "private, no-cache"
-PASSAGES_PREFIX = "/passages/"
 _PASSAGE_ID = re.compile(r"[0-9a-f]{64}")
-
-
-CORS_MAX_AGE = "600"
-CORS_ALLOW_HEADERS = "Content-Type, Authorization"
-# What a browser script may read from a response: the digest header so it can verify the bytes.
-CORS_EXPOSE_HEADERS = f"{BODY_DIGEST_HEADER}, ETag"
-
-
-def allowed_methods(path: str):
-    """Return the methods a path answers, or None for a path the app does not have."""
-    if path.startswith(PASSAGES_PREFIX):
-        return ("GET", "HEAD")
-    return _ROUTES.get(path)
 
 
 def etag_matches(if_none_match: str, etag: str) -> bool:
@@ -195,7 +144,7 @@ def etag_matches(if_none_match: str, etag: str) -> bool:
 
 
 class RetrievalApp:
-    """The WSGI application: routes, refusals, and the retrieval run.
+    """The WSGI application: refusals in order, then the route's handler (HANDLERS).
 
     Collaborators come in as arguments: the service (snapshot and index), the key store (None:
     no authentication), and the access-log sink (a callable taking one line, or None).
@@ -220,15 +169,14 @@ class RetrievalApp:
         self._responses = ResponseMemo(settings.cache_entries, settings.cache_bytes)
         self._known_requests = KnownRequests(settings.cache_entries, settings.cache_bytes)
         self.metrics = Metrics(in_flight=lambda: self.in_flight.count, memos=self._memo_stats)
-        self._health = encode_json(health_body(service.corpus_id,
-                                               show_corpus_id=keys is None))
+        self._health_ok = encode_json(health_body(service.corpus_id,
+                                                  show_corpus_id=keys is None))
         self._draining = False
-        self._cors_origins = parse_origins(settings.cors_origins)
+        self._cors = CorsPolicy(parse_origins(settings.cors_origins))
         self._collections = service.snapshot.collections
         self._corpus_bodies = {}
-        self._openapi = encode_json(openapi_document(self._maxima, settings.max_body_bytes))
-        self._static = {path: ((STATIC_DIR / name).read_bytes(), media_type)
-                        for path, (name, media_type) in STATIC_FILES.items()}
+        self._openapi_body = encode_json(openapi_document(self._maxima, settings.max_body_bytes))
+        self._pages = StaticPages()
 
     @property
     def corpus_id(self):
@@ -236,7 +184,7 @@ class RetrievalApp:
         service = self._service
         return service.corpus_id if service is not None else None
 
-    def cache_stats(self):
+    def result_memo_stats(self):
         """Return the result memo's counters, or None once closed."""
         service = self._service
         return service.memo.stats() if service is not None else None
@@ -264,33 +212,41 @@ class RetrievalApp:
     def __call__(self, environ, start_response):
         started = time.perf_counter()
         path = request_path(environ.get("PATH_INFO", ""))
-        exchange = Exchange(route_label(path))
-        static = self._static.get(path)
+        route = find_route(path)
+        exchange = Exchange(OTHER if route is None else route.path)
+        method = environ["REQUEST_METHOD"]
         if path == "" and environ.get("SCRIPT_NAME"):
             body = self._redirect_to_mount(environ, start_response, exchange)
-        elif static is not None and environ["REQUEST_METHOD"] in ("GET", "HEAD"):
-            body = self._send_static(environ, start_response, exchange, *static)
-        elif self._cors_origins and environ["REQUEST_METHOD"] == "OPTIONS":
-            body = self._preflight(environ, start_response, exchange)
+        elif route is not None and route.page is not None and method in route.methods:
+            body = self._send_page(environ, start_response, exchange, path)
+        elif self._cors and method == "OPTIONS":
+            body = self._preflight(environ, start_response, exchange, route, path)
         else:
-            try:
-                reply = self._dispatch(environ, exchange)
-            except ServiceError as error:
-                exchange.code = error.code
-                reply = error_reply(error)
-            except IndexUnavailable:
-                # More threads than connections opened at start-up, and the verified snapshot
-                # file is no longer at its path: nothing else may be served in its name.
-                exchange.code = NotReady.code
-                reply = error_reply(NotReady("snapshot file replaced"))
-            except Exception:
-                # A bug, not a client mistake: the traceback goes to the server's error log.
-                traceback.print_exc(file=environ["wsgi.errors"])
-                exchange.code = InternalError.code
-                reply = error_reply(InternalError())
-            body = self._send(environ, start_response, exchange, reply)
+            body = self._send(environ, start_response, exchange,
+                              self._reply(environ, exchange, route, path))
         self._observe(exchange, time.perf_counter() - started)
         return body
+
+    def _reply(self, environ, exchange: Exchange, route, path: str) -> Reply:
+        try:
+            if route is None:
+                raise NotFound(path[:64])
+            if environ["REQUEST_METHOD"] not in route.methods:
+                raise MethodNotAllowed(route.methods)
+            return HANDLERS[route.path](self, environ, exchange, path)
+        except ServiceError as error:
+            exchange.code = error.code
+            return error_reply(error)
+        except IndexUnavailable:
+            # More threads than connections opened at start-up, and the verified snapshot
+            # file is no longer at its path: nothing else may be served in its name.
+            exchange.code = NotReady.code
+            return error_reply(NotReady("snapshot file replaced"))
+        except Exception:
+            # A bug, not a client mistake: the traceback goes to the server's error log.
+            traceback.print_exc(file=environ["wsgi.errors"])
+            exchange.code = InternalError.code
+            return error_reply(InternalError())
 
     def _observe(self, exchange: Exchange, duration_s: float):
         status = int(exchange.status[:3])
@@ -302,7 +258,7 @@ class RetrievalApp:
         if run is not None:
             metrics.record_run(run.status)
             # Only a failed or limited run can hold a failed tool call.
-            if run.status in ("failed", "limited"):
+            if run.status in (FAILED, LIMITED):
                 metrics.record_tool_failures(
                     [entry["reason"] for entry in run.trace if entry.get("status") == "failed"])
         if self._access_log is not None:
@@ -316,12 +272,12 @@ class RetrievalApp:
             (BODY_DIGEST_HEADER, digest),
             *reply.headers,
         ]
-        cors = self._cors_headers(environ) if self._cors_origins else []
+        cors = self._cors.headers(environ)
         if reply.cache_control is not None:
             validators = [("ETag", f'"{digest}"'), ("Cache-Control", reply.cache_control)]
             if reply.status == OK and etag_matches(environ.get("HTTP_IF_NONE_MATCH", ""),
                                                    f'"{digest}"'):
-                exchange.status = "304 Not Modified"
+                exchange.status = NOT_MODIFIED
                 # A 304 carries the Vary the 200 would have (RFC 9110 15.4.5), so a cache
                 # revalidating one origin's copy never serves it to another.
                 start_response(exchange.status, validators + cors)
@@ -330,97 +286,55 @@ class RetrievalApp:
         headers += cors
         exchange.status = reply.status
         start_response(reply.status, headers)
-        # Waitress sends whatever the app returns, even for HEAD; the headers stay those of GET.
-        if environ["REQUEST_METHOD"] == "HEAD":
-            return [b""]
-        return [reply.body]
+        return _body(environ, reply.body)
 
-    def _cors_headers(self, environ) -> list:
-        # Vary on every response once CORS is on, so a shared cache never hands one origin's
-        # answer (with or without permission headers) to another.
-        origin = environ.get("HTTP_ORIGIN")
-        if origin not in self._cors_origins:
-            return [("Vary", "Origin")]
-        return [("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
-                ("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS)]
-
-    def _preflight(self, environ, start_response, exchange: Exchange):
-        path = request_path(environ.get("PATH_INFO", ""))
-        allowed = allowed_methods(path)
-        if allowed is None or path in STATIC_FILES:
+    def _preflight(self, environ, start_response, exchange: Exchange, route, path: str):
+        if route is None or route.page is not None:
             exchange.code = NotFound.code
             return self._send(environ, start_response, exchange, error_reply(NotFound(path[:64])))
-        headers = [("Allow", ", ".join(allowed + ("OPTIONS",))), ("Content-Length", "0"),
-                   *self._cors_headers(environ)]
-        if environ.get("HTTP_ORIGIN") in self._cors_origins:
-            headers += [("Access-Control-Allow-Methods", ", ".join(allowed)),
-                        ("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS),
-                        ("Access-Control-Max-Age", CORS_MAX_AGE)]
-        exchange.status = "204 No Content"
-        start_response(exchange.status, headers)
+        exchange.status = NO_CONTENT
+        start_response(exchange.status, self._cors.preflight_headers(environ, route.methods))
         return [b""]
 
     def _redirect_to_mount(self, environ, start_response, exchange: Exchange):
         # Mounted under a prefix (SCRIPT_NAME "/rag"), "/rag" itself reaches the app with an
         # empty PATH_INFO. The Inspector's relative URLs need the page at "/rag/", so send the
         # browser there (308 keeps the method), as a web server does for a directory.
-        exchange.status = "308 Permanent Redirect"
+        exchange.status = PERMANENT_REDIRECT
         start_response(exchange.status, [("Location", environ["SCRIPT_NAME"] + "/"),
                                          ("Content-Type", "text/plain"),
                                          ("Content-Length", "0")])
         return [b""]
 
-    def _send_static(self, environ, start_response, exchange: Exchange, body, media_type):
+    def _send_page(self, environ, start_response, exchange: Exchange, path: str):
+        body, headers = self._pages.response(path)
         exchange.status = OK
-        start_response(OK, [
-            ("Content-Type", media_type),
-            ("Content-Length", str(len(body))),
-            ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
-            ("X-Content-Type-Options", "nosniff"),
-            ("Cache-Control", "no-cache"),
-        ])
-        return [b""] if environ["REQUEST_METHOD"] == "HEAD" else [body]
+        start_response(OK, list(headers))
+        return _body(environ, body)
 
-    def _dispatch(self, environ, exchange: Exchange) -> Reply:
-        path = request_path(environ.get("PATH_INFO", ""))
-        allowed = allowed_methods(path)
-        if allowed is None:
-            raise NotFound(path[:64])
-        if environ["REQUEST_METHOD"] not in allowed:
-            raise MethodNotAllowed(allowed)
-        if path == "/health":
-            service = self._service
-            if self._draining or service is None or not service.serving_verified():
-                return Reply("503 Service Unavailable",
-                             encode_json(health_body(None, draining=self._draining)))
-            return Reply(OK, self._health)
-        if path == "/openapi.json":
-            return Reply(OK, self._openapi, cache_control=REVALIDATE)
-        if path == "/metrics":
-            return Reply(OK, self.metrics.render(), content_type=METRICS_CONTENT_TYPE)
+    # --- handlers: one per JSON route, called with the method already allowed ------------------
+
+    def _health(self, environ, exchange: Exchange, path: str) -> Reply:
+        service = self._service
+        if self._draining or service is None or not service.serving_verified():
+            return Reply(UNAVAILABLE, encode_json(health_body(None, draining=self._draining)))
+        return Reply(OK, self._health_ok)
+
+    def _openapi(self, environ, exchange: Exchange, path: str) -> Reply:
+        return Reply(OK, self._openapi_body, cache_control=REVALIDATE)
+
+    def _metrics(self, environ, exchange: Exchange, path: str) -> Reply:
+        return Reply(OK, self.metrics.render(), content_type=METRICS_CONTENT_TYPE)
+
+    def _ready_service(self) -> RetrievalService:
         service = self._service
         if service is None:
             raise NotReady("application closed")
-        if path == "/retrieve":
-            # A request the server admitted before the drain began finishes (shutdown_grace_s
-            # bounds the wait); everything else is refused.
-            admitted = environ.get(ADMISSION_KEY)
-            if admitted == DRAINING or (self._draining and admitted is not True):
-                raise Draining("shutting down")
-            return self._admitted_retrieve(service, environ, exchange)
+        return service
+
+    def _corpus(self, environ, exchange: Exchange, path: str) -> Reply:
+        self._ready_service()
         key = self._authenticate(environ, exchange)
-        if path == "/corpus":
-            return self._corpus(key)
-        return self._passage(service, key, path[len(PASSAGES_PREFIX):])
-
-    def _authenticate(self, environ, exchange: Exchange):
-        if self._keys is None:
-            return None
-        key = self._keys.authenticate(environ.get("HTTP_AUTHORIZATION"), time.time())
-        exchange.key_id = key.key_id
-        return key
-
-    def _corpus(self, key) -> Reply:
         visible = tuple(name for name in self._collections if key is None or key.may_read(name))
         body = self._corpus_bodies.get(visible)
         if body is None:
@@ -429,7 +343,10 @@ class RetrievalApp:
         return Reply(OK, body, cache_control=REVALIDATE if self._keys is None
                      else PRIVATE_REVALIDATE)
 
-    def _passage(self, service, key, passage_id) -> Reply:
+    def _passage(self, environ, exchange: Exchange, path: str) -> Reply:
+        service = self._ready_service()
+        key = self._authenticate(environ, exchange)
+        passage_id = path[len(PASSAGE.prefix):]
         passage = service.passage(passage_id) if _PASSAGE_ID.fullmatch(passage_id) else None
         # A passage of a collection the key may not read is answered exactly like a missing one,
         # after the same work (the lookup reads and decodes a row either way).
@@ -439,21 +356,33 @@ class RetrievalApp:
         return Reply(OK, encode_json(passage_body(corpus_id, passage)),
                      cache_control=IMMUTABLE if self._keys is None else PRIVATE_IMMUTABLE)
 
-    def _admitted_retrieve(self, service, environ, exchange: Exchange) -> Reply:
+    def _retrieve(self, environ, exchange: Exchange, path: str) -> Reply:
+        service = self._ready_service()
+        # A request the server admitted before the drain began finishes (shutdown_grace_s
+        # bounds the wait); everything else is refused.
         admitted = environ.get(ADMISSION_KEY)
+        if admitted == DRAINING or (self._draining and admitted is not True):
+            raise Draining("shutting down")
         if admitted is False:
             raise Overloaded("refused by the server's in-flight gate")
         if admitted:
-            return self._retrieve(service, environ, exchange)
+            return self._run(service, environ, exchange)
         # Not admitted by retrieval's own server: count the running request here.
         if not self.in_flight.try_enter():
             raise Overloaded(f"{self.in_flight.limit} requests in flight")
         try:
-            return self._retrieve(service, environ, exchange)
+            return self._run(service, environ, exchange)
         finally:
             self.in_flight.leave()
 
-    def _retrieve(self, service, environ, exchange: Exchange) -> Reply:
+    def _authenticate(self, environ, exchange: Exchange):
+        if self._keys is None:
+            return None
+        key = self._keys.authenticate(environ.get("HTTP_AUTHORIZATION"), time.time())
+        exchange.key_id = key.key_id
+        return key
+
+    def _run(self, service, environ, exchange: Exchange) -> Reply:
         started = time.monotonic()
         key = self._authenticate(environ, exchange)
         if key is not None:
@@ -484,6 +413,23 @@ class RetrievalApp:
             self._responses.put(known.request_id, memoized)
         exchange.run = memoized.run
         return memoized.reply
+
+
+# The dispatcher: each JSON route of the contract and its handler (the Inspector's pages are
+# retrieval/static.py's). A route without a handler fails the first request to it, and a test.
+HANDLERS = {
+    RETRIEVE.path: RetrievalApp._retrieve,
+    HEALTH.path: RetrievalApp._health,
+    CORPUS.path: RetrievalApp._corpus,
+    PASSAGE.path: RetrievalApp._passage,
+    METRICS.path: RetrievalApp._metrics,
+    OPENAPI.path: RetrievalApp._openapi,
+}
+
+
+def _body(environ, body: bytes) -> list:
+    # Waitress sends whatever the app returns, even for HEAD; the headers stay those of GET.
+    return [b""] if environ["REQUEST_METHOD"] == "HEAD" else [body]
 
 
 # Refusals counted as admission decisions in /metrics.

@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import requests
 
 from retrieval import client as rc
+from retrieval.contract import HTTP_STATUS
 from retrieval.core import digests
 from retrieval.scenarios import QUESTION
 from retrieval.testing import create_fault_app, subprocess_env
@@ -211,6 +212,10 @@ class ErrorMappingTest(unittest.TestCase):
         ("overloaded", 503, rc.Overloaded), ("draining", 503, rc.Draining),
         ("teapot", 418, rc.RetrievalError),
     )
+
+    def test_every_contract_code_has_its_own_exception(self):
+        self.assertEqual(set(rc.ERROR_CLASSES), set(HTTP_STATUS))
+        self.assertEqual({code for code, _, _ in self.TABLE} - {"teapot"}, set(HTTP_STATUS))
 
     def test_every_code_maps_to_its_exception(self):
         fake = FakeServer(self, *(canned(status, error_body(code))

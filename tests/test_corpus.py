@@ -194,9 +194,9 @@ class BuiltCorpusTest(unittest.TestCase):
                 first = call(cached, "POST", "/retrieve", body).body
                 self.assertEqual(call(cached, "POST", "/retrieve", body).body, first)
                 self.assertEqual(call(uncached, "POST", "/retrieve", body).body, first)
-        self.assertGreater(cached.cache_stats().entries, 0)
-        self.assertGreater(cached.cache_stats().hits, 0)
-        self.assertEqual(uncached.cache_stats().entries, 0)
+        self.assertGreater(cached.result_memo_stats().entries, 0)
+        self.assertGreater(cached.result_memo_stats().hits, 0)
+        self.assertEqual(uncached.result_memo_stats().entries, 0)
 
     def test_verify_accepts_and_catches_edits(self):
         self.assertEqual(verify_snapshot_directory(self.out), [])

@@ -19,7 +19,8 @@ import requests
 import run_scenarios
 from retrieval.keys import add_key
 from retrieval.scenarios import QUESTION
-from retrieval.wsgi import BODY_DIGEST_HEADER, CONTENT_SECURITY_POLICY, STATIC_DIR
+from retrieval.contract import BODY_DIGEST_HEADER
+from retrieval.static import CONTENT_SECURITY_POLICY, STATIC_DIR
 from tests import browser
 from tests.support import WAIT_S, ask, start_server, temporary_directory
 
