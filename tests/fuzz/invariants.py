@@ -6,7 +6,8 @@ import re
 from typing import Optional
 
 from retrieval.core import digests
-from retrieval.errors import HTTP_STATUS, ISSUE_BOUNDS, MAX_ISSUES, MAX_PATH_PART
+from retrieval.contract import HTTP_STATUS
+from retrieval.errors import ISSUE_BOUNDS, MAX_ISSUES, MAX_PATH_PART
 from retrieval.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 
 from .cases import Case, Req
