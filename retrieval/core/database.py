@@ -14,7 +14,7 @@ import sqlite3
 from urllib.parse import quote
 
 from .ranking import FIELDED_TOKENIZER, FIELDS, Ranking
-from .snapshot import Passage
+from .model import Passage
 
 _FTS_TABLE_NAME = re.compile(r"passage_fts_[0-9]{1,6}")
 

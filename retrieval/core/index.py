@@ -19,7 +19,7 @@ import time
 from typing import Optional, Protocol
 
 from . import database
-from .snapshot import Passage, Snapshot, SnapshotError
+from .model import Passage, Snapshot, SnapshotError
 
 
 MATCH_ALL = "all"

