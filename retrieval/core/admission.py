@@ -64,7 +64,7 @@ class AdmissionRunner:
         self.reads = 0
         self.reserved_source_bytes = 0
         self.delivered_source_bytes = 0
-        self.trace = []
+        self.trace: list[dict] = []
 
     def usage(self) -> dict:
         """Return the counters as they stand."""

@@ -57,7 +57,7 @@ def collection_of(content) -> str:
 
 def collection_corpus_ids(contents, policy_raw, **identity) -> dict:
     """Return {collection: corpus_id over that collection's passages alone, in snapshot order}."""
-    groups = {}
+    groups: dict[str, list] = {}
     for content in contents:
         groups.setdefault(collection_of(content), []).append(content)
     return {name: compute_corpus_id(group, policy_raw, **identity)

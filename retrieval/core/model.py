@@ -54,7 +54,6 @@ class Passage:
     index: Optional["IndexFields"] = None
 
 
-
 FIXED = "fixed"
 QUESTION_TERMS = "question_terms"
 MAX_QUESTION_TERMS = 16
@@ -112,6 +111,13 @@ class Rule:
     search_k: int = DEFAULT_SEARCH_K
     reads: str = READ_FIRST
     drop_literals: bool = False
+
+    @property
+    def first_query(self) -> str:
+        """Return the first search's query (a question_terms rule has one once for_question)."""
+        if self.initial_query is None:
+            raise ValueError(f"rule {self.name!r}: no initial query before for_question")
+        return self.initial_query
 
     @property
     def initial_match(self) -> str:
@@ -201,11 +207,10 @@ class Snapshot:
         return self.fallback.for_question(question)
 
 
-
-
 def summarize_versions(counts) -> tuple:
     """Sum (version, source_id, passages) counts per version, in version order."""
-    passages, sources = {}, {}
+    passages: dict[str, int] = {}
+    sources: dict[str, set] = {}
     for version, source_id, count in counts:
         passages[version] = passages.get(version, 0) + count
         sources.setdefault(version, set()).add(source_id)
@@ -216,8 +221,6 @@ def summarize_versions(counts) -> tuple:
 def _version_key(version):
     major, _, minor = version.partition(".")
     return int(major), int(minor)
-
-
 
 
 # --- how a run ends: a status, and the reason for it ---------------------------------------------

@@ -29,7 +29,7 @@ def run_rule(rule: Rule, version: str, runner: AdmissionRunner, evidence: list) 
     read_passages = set()
     for round_number in range(1, rule.max_rounds + 1):
         if round_number == 1:
-            query, match = rule.initial_query, rule.initial_match
+            query, match = rule.first_query, rule.initial_match
         elif rule.refinement_query is None:
             return Outcome(INCOMPLETE, NO_REFINEMENT)
         else:
@@ -60,7 +60,7 @@ def _read_best(rule: Rule, version: str, runner: AdmissionRunner, evidence: list
     the remaining allowances cannot pay for is passed over for a smaller one below it; the first
     read is always attempted, so a run that can afford none ends with the runner's denial.
     """
-    found = runner.search(rule.initial_query, version, rule.search_k, rule.initial_match)
+    found = runner.search(rule.first_query, version, rule.search_k, rule.initial_match)
     seen_urls = set()
     for hit in found["results"]:
         url = hit.get("url", hit["passage_id"])

@@ -103,7 +103,7 @@ class RetrievalService:
         collection = self.collection(request.collection)
         rule = self.snapshot.select_rule(request.question)
         normalized = request.normalized()
-        evidence = []
+        evidence: list[dict] = []
         tools = self._tool_factory(collection, self.memo, deadline=deadline)
         try:
             runner = AdmissionRunner(request.limits, tools, deadline)

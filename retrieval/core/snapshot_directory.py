@@ -8,6 +8,7 @@ corpus size; `verify_snapshot_directory` (`python -m retrieval verify DIR`) reco
 
 import sqlite3
 from pathlib import Path
+from typing import Optional
 
 from . import database, digests
 from .ranking import FIELDED_SCHEMA_VERSION, FIELDED_TOKENIZER, IndexFields
@@ -127,14 +128,17 @@ def load_snapshot_directory(directory) -> Snapshot:
     for entry in manifest["collections"]:
         name = entry.get("collection") if isinstance(entry, dict) else None
         versions = collection_versions(sources, name)
-        if name not in tables or tables[name][0] != entry.get("corpus_id") or [
+        if not isinstance(name, str) or name not in tables or \
+                tables[name][0] != entry.get("corpus_id") or [
                 {k: v for k, v in version.items() if k != "base_url"}
                 for version in entry.get("versions", ())] != list(versions):
             raise SnapshotError(f"{db_path}: collection {name!r} does not match the manifest")
         collections[name] = Collection(name, entry["corpus_id"], versions)
     if sorted(collections) != sorted(tables):
         raise SnapshotError(f"{db_path}: collections do not match the manifest")
-    reranker = None if semantic is None else _reranker(directory, semantic, vectors)
+    # vector_rows read the vectors exactly when the policy has a semantic section.
+    reranker = None if semantic is None or vectors is None else _reranker(directory, semantic,
+                                                                          vectors)
     return Snapshot(corpus_id=manifest["corpus_id"], passages=(), rules=rules, fallback=fallback,
                     collections=collections, database_path=str(db_path),
                     database_identity=identity, ranking=ranking, reranker=reranker)
@@ -188,12 +192,13 @@ def verify_snapshot_directory(directory) -> list:
     contents = [dict(zip(database.PASSAGE_COLUMNS, row)) for row in rows]
     if [index_row[0] for index_row in index_rows] != list(range(1, len(rows) + 1)):
         return ["passage_facts, passage_fields: not exactly one row per passage"]
+    ranking = built_policy_ranking(manifest["policy"])
     facts = []
     for row, index_row in zip(contents, index_rows, strict=True):
         kind, in_links, noindex, reference_page, *texts = index_row[1:-1]
         fields = IndexFields(kind, in_links, bool(noindex), bool(reference_page), *texts)
         facts.append(fields)
-        if index_row[-1] != snapshot.ranking.prior(fields):
+        if index_row[-1] != ranking.prior(fields):
             problems.append(f"{row['version']} {row['source_id']}:{row['start_line']}: "
                             "prior does not recompute")
     # The vectors' digests are part of each passage's content, so corpus_id recomputes over them.
@@ -217,7 +222,7 @@ def verify_snapshot_directory(directory) -> list:
     return problems
 
 
-def identity_of(row: dict, facts: IndexFields, vector: bytes = None) -> dict:
+def identity_of(row: dict, facts: IndexFields, vector: Optional[bytes] = None) -> dict:
     """Return a database row's passage content (ranking facts, vector) as corpus_id covers it."""
     content = {key: row[key] for key in PASSAGE_CONTENT + ("title",)}
     if row["collection"] != DEFAULT_COLLECTION:
@@ -225,6 +230,6 @@ def identity_of(row: dict, facts: IndexFields, vector: bytes = None) -> dict:
     return content | facts.content() | vector_content(vector)
 
 
-def vector_content(vector: bytes = None) -> dict:
+def vector_content(vector: Optional[bytes] = None) -> dict:
     """Return what a passage's content says of its vector: its digest, or nothing without one."""
     return {} if vector is None else {"vector_sha256": digests.sha256_hex(vector)}

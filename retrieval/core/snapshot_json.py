@@ -19,7 +19,7 @@ from .policy_format import parse_policy
 _PASSAGE_OPTIONAL = ("collection",)
 
 
-def _passage_content(raw, where):
+def _passage_content(raw, where: str) -> dict:
     checks.json_object(raw, where, PASSAGE_CONTENT + ("passage_id", "text_sha256"),
                        _PASSAGE_OPTIONAL)
     version = checks.string(raw["version"], f"{where}.version")

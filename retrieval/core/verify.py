@@ -31,9 +31,9 @@ def run_result_problems(raw: bytes, document, sent: Optional[dict] = None) -> li
         problems.append("result_sha256 is not the body's final member")
     elif digests.response_result_sha256(split[0]) != split[1]:
         problems.append("result_sha256 does not recompute from the body bytes")
-    request = document.get("request")
-    if not isinstance(request, dict) or \
-            digests.request_id(document.get("corpus_id"), request) != document.get("request_id"):
+    corpus, request = document.get("corpus_id"), document.get("request")
+    if not isinstance(corpus, str) or not isinstance(request, dict) or \
+            digests.request_id(corpus, request) != document.get("request_id"):
         problems.append("request_id does not recompute from the echoed request and corpus_id")
     unchecked = _unchecked_part(document)
     if unchecked is not None:
