@@ -33,7 +33,8 @@ setup(
     install_requires=["waitress>=3.0,<4"],
     # semantic: the optional embedding re-rank (retrieval/semantic.py) reads the model files that
     # exactly this wordllama wheel bundles; their digest is pinned, so the pin is exact.
-    extras_require={"test": ["requests>=2.28"], "client": ["requests>=2.28"],
+    # mypy is pinned: a new release may report new errors in unchanged code (config: mypy.ini).
+    extras_require={"test": ["requests>=2.28", "mypy==2.4.1"], "client": ["requests>=2.28"],
                     "semantic": ["wordllama==0.4.0.post1", "numpy>=2", "tokenizers"]},
     entry_points={"console_scripts": ["retrieval = retrieval.__main__:main"]},
     cmdclass={"build_py": BuildWithSnapshot},

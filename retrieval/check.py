@@ -7,19 +7,7 @@ which server produced the bytes: the digests authenticate no one.
 
 from .core import digests
 from .core.strict_json import StrictJSONError, loads_strict
-
-
-def _read_results(response):
-    """Yield every read result embedded in a run response (trace and evidence)."""
-    for entry in response.get("trace", []):
-        result = entry.get("result") if isinstance(entry, dict) else None
-        if isinstance(result, dict) and "read_request_id" in result:
-            yield result
-    yield from (item for item in response.get("evidence", []) if isinstance(item, dict))
-
-
-def _without(mapping, key):
-    return {k: v for k, v in mapping.items() if k != key}
+from .core.verify import run_result_problems
 
 
 def case_problems(case) -> list:
@@ -44,22 +32,10 @@ def case_problems(case) -> list:
     # Canonical bytes, not ==: Python's equality would accept 6.0 for 6 or true for 1.
     if digests.canonical_json(response) != digests.canonical_json(parsed_raw):
         problems.append("parsed response differs from the raw body")
+    # Error bodies carry no result_sha256: the raw digest above is all there is to check.
     if not isinstance(parsed_raw, dict) or "result_sha256" not in parsed_raw:
         return problems
-    split = digests.split_result_sha256(raw)
-    if split is None or split[1] != parsed_raw["result_sha256"] or \
-            digests.response_result_sha256(split[0]) != split[1]:
-        problems.append("result_sha256 does not recompute")
-    request = parsed_raw.get("request")
-    if digests.request_id(parsed_raw.get("corpus_id"), request) != parsed_raw.get("request_id"):
-        problems.append("request_id does not recompute from the saved request")
-    for result in _read_results(parsed_raw):
-        if digests.read_result_sha256(_without(result, "result_sha256")) != \
-                result.get("result_sha256"):
-            problems.append(f"read result {result.get('source_id')!r}: result_sha256 does not "
-                            "recompute")
-            break
-    return problems
+    return problems + run_result_problems(raw, parsed_raw)
 
 
 def check_saved_result(document) -> list:

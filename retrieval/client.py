@@ -34,6 +34,7 @@ from .contract import ALLOWANCES, BODY_DIGEST_HEADER, CORPUS, HEALTH, RETRIEVE  
 from .core import digests
 from .core.admission import Limits  # the allowances a run was admitted with
 from .core.strict_json import StrictJSONError, loads_strict
+from .core.verify import verify_run_result  # raises a ValueError (Unverified)
 
 RETRIED_CODES = frozenset({"overloaded", "draining"})
 DEFAULT_MAX_RETRY_WAIT = 30.0
@@ -307,45 +308,6 @@ def _retry_after(headers) -> Optional[int]:
     value = (headers.get("Retry-After") or "").strip()
     # Only delta-seconds: an HTTP-date would make the wait depend on two clocks agreeing.
     return int(value) if value.isascii() and value.isdigit() else None
-
-
-def _read_results(document):
-    """Yield every read result a run result embeds (trace results of reads, and evidence)."""
-    for entry in document.get("trace") or ():
-        result = entry.get("result") if isinstance(entry, dict) else None
-        if isinstance(result, dict) and "read_request_id" in result:
-            yield result
-    for item in document.get("evidence") or ():
-        if not isinstance(item, dict):
-            raise ValueError("an evidence item is not an object")
-        yield item
-
-
-def verify_run_result(raw: bytes, document, sent: Optional[dict] = None):
-    """Raise ValueError unless a run result's own digests, request_id and echo recompute."""
-    if not isinstance(document, dict) or not isinstance(document.get("result_sha256"), str):
-        raise ValueError("run result has no result_sha256")
-    split = digests.split_result_sha256(raw)
-    if split is None or split[1] != document["result_sha256"]:
-        raise ValueError("result_sha256 is not the body's final member")
-    if digests.response_result_sha256(split[0]) != split[1]:
-        raise ValueError("result_sha256 does not recompute from the body bytes")
-    request = document.get("request")
-    if not isinstance(request, dict) or \
-            digests.request_id(document.get("corpus_id"), request) != document.get("request_id"):
-        raise ValueError("request_id does not recompute from the echoed request and corpus_id")
-    for result in _read_results(document):
-        claimed = result.get("result_sha256")
-        rest = {k: v for k, v in result.items() if k != "result_sha256"}
-        if digests.read_result_sha256(rest) != claimed:
-            raise ValueError(f"read result {result.get('source_id')!r}: result_sha256 does not "
-                             "recompute")
-    for key, value in (sent or {}).items():
-        # Fields the server echoes must be what was sent, types included (6 is not 6.0 or true):
-        # a self-consistent result for some other request is still the wrong result.
-        if (key in request or key in ("question", "version")) and \
-                digests.canonical_json(request.get(key)) != digests.canonical_json(value):
-            raise ValueError(f"echoed request field {key!r} differs from what was sent")
 
 
 # --- the client ---------------------------------------------------------------------------------

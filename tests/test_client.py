@@ -299,6 +299,15 @@ class IntegrityTest(Bodies, unittest.TestCase):
         edited = reseal(head.replace(b'"max_steps":6,', b'"max_steps":7,', 1))
         self.assertRejected(canned(200, edited), "request_id does not recompute")
 
+    def test_parts_that_cannot_be_checked_are_refused(self):
+        # Every digest resealed: a string among the evidence, a number among the trace entries.
+        head, _ = digests.split_result_sha256(self.completed)
+        for part, item in ((b"evidence", b'"unverified text"'), (b"trace", b"7")):
+            with self.subTest(part):
+                edited = reseal(head.replace(b'"%s":[' % part, b'"%s":[%s,' % (part, item), 1))
+                self.assertRejected(canned(200, edited),
+                                    f"{part.decode()}: an item is not an object")
+
     def test_result_for_another_request(self):
         # Self-consistent in every digest, but not the answer to what was asked.
         self.assertRejected(canned(200, self.completed), "echoed request field 'max_steps'",

@@ -1,16 +1,18 @@
 """Unit: ranking, tools, admission and the scripted policy, without HTTP."""
 
+import dataclasses
 import threading
 import unittest
 
 from retrieval.core import digests
 from retrieval.core.admission import AdmissionRunner, Limits, RunEnded
 from retrieval.core.index import SnapshotIndex, quote_fts_terms
+from retrieval.core.model import DEADLINE, DENIAL_REASONS, RUN_REASONS, RUN_STATUSES, repeatable
 from retrieval.core.service import RetrievalService, RetrieveRequest
 from retrieval.core.snapshot import DEFAULT_COLLECTION, default_snapshot_path, load_snapshot, \
     parse_snapshot, seal_snapshot
 from retrieval.core.tools import RetrievalTools, ToolFailure
-from retrieval.scenarios import QUESTION
+from retrieval.scenarios import QUESTION, SCENARIOS, TRUSTED_FAULT
 from retrieval.testing import CountingToolFactory, FailingTools
 from tests.support import fixture_document
 
@@ -271,6 +273,24 @@ class PolicyTest(unittest.TestCase):
         second = other.retrieve(RetrieveRequest(QUESTION, "3.12", DEFAULT_COLLECTION, DEFAULTS))
         self.assertEqual(digests.canonical_json(first.__dict__),
                          digests.canonical_json(second.__dict__))
+
+
+class RunOutcomeTest(unittest.TestCase):
+    def test_denial_reasons_are_the_allowances_in_the_order_checked_then_the_deadline(self):
+        self.assertEqual(DENIAL_REASONS,
+                         tuple(field.name for field in dataclasses.fields(Limits)) + (DEADLINE,))
+
+    def test_every_outcome_a_scenario_expects_is_declared(self):
+        outcomes = [(s.expect["status"], s.expect["reason"])
+                    for s in SCENARIOS + (TRUSTED_FAULT,) if "status" in s.expect]
+        self.assertEqual({status for status, _ in outcomes}, set(RUN_STATUSES))
+        for status, reason in outcomes:
+            self.assertIn(reason, RUN_REASONS[status])
+
+    def test_only_the_deadline_and_failures_are_not_repeatable(self):
+        unrepeatable = {(status, reason) for status, reasons in RUN_REASONS.items()
+                        for reason in reasons if not repeatable(status, reason)}
+        self.assertEqual(unrepeatable, {("limited", "deadline"), ("failed", "retrieval_failed")})
 
 
 if __name__ == "__main__":

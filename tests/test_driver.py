@@ -11,6 +11,7 @@ from contextlib import redirect_stdout
 import run_scenarios
 from retrieval.__main__ import main as retrieval_main
 from retrieval.check import check_saved_result
+from retrieval.core import digests
 from tests.support import temporary_directory
 
 REFERENCE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..",
@@ -148,6 +149,24 @@ class DriverTest(unittest.TestCase):
             self.assertEqual(retrieval_main(["check", bad]), 1)
         self.assertIn("completed: rejected: ", out.getvalue())
         self.assertIn("request_id does not recompute", out.getvalue())
+
+    def test_check_command_rejects_what_it_cannot_verify(self):
+        # Every digest resealed, so only the item that is not an object is wrong.
+        directory = temporary_directory(self)
+        for part, item in (("evidence", '"unverified text"'), ("trace", "7")):
+            with self.subTest(part):
+                document = copy.deepcopy(self.result)
+                reseal_raw(document["cases"][0], lambda text: digests.append_result_sha256(
+                    digests.split_result_sha256(text.encode())[0].replace(
+                        f'"{part}":['.encode(), f'"{part}":[{item},'.encode(), 1)).decode())
+                path = os.path.join(directory, f"{part}.json")
+                with open(path, "w", encoding="utf-8") as handle:
+                    json.dump(document, handle)
+                out = io.StringIO()
+                with redirect_stdout(out):
+                    self.assertEqual(retrieval_main(["check", path]), 1)
+                self.assertEqual(out.getvalue().splitlines()[0],
+                                 f"completed: rejected: {part}: an item is not an object")
 
 
 if __name__ == "__main__":

@@ -278,12 +278,17 @@ _OBJECT_NAME = re.compile(r"[\w.]+")
 _ROLE = re.compile(r":[\w.+:-]+:(?=`)")
 
 # Sphinx's Python domain directives plus CPython's own (Doc/tools/extensions/pyspecific.py); each
-# gives its object an id equal to its fully qualified name.
-_OBJECT_DIRECTIVES = frozenset({
-    "function", "method", "class", "attribute", "data", "exception", "classmethod",
-    "staticmethod", "decorator", "decoratormethod", "property", "abstractmethod",
-    "coroutinefunction", "coroutinemethod", "awaitablefunction", "awaitablemethod",
-})
+# gives its object an id equal to its fully qualified name. Each maps to the kind of object it
+# documents, as the ranking's priors name kinds.
+_OBJECT_DIRECTIVES = {
+    "function": "function", "decorator": "function", "coroutinefunction": "function",
+    "awaitablefunction": "function",
+    "method": "method", "classmethod": "method", "staticmethod": "method",
+    "abstractmethod": "method", "decoratormethod": "method", "coroutinemethod": "method",
+    "awaitablemethod": "method",
+    "class": "class", "exception": "exception",
+    "attribute": "attribute", "property": "attribute", "data": "data",
+}
 # Their bodies are the namespace of nested objects (Sphinx's allow_nesting).
 _CLASS_DIRECTIVES = frozenset({"class", "exception"})
 # Navigation and index entries: markup for Sphinx, not prose for a reader.

@@ -17,21 +17,11 @@ from typing import Optional
 
 from ..core.ranking import SECTION
 from .parse import (
-    _DIRECTIVE, _OBJECT_NAME, _OPTION, _ROLE, _RstReader, _blank_separated, _indent,
-    _is_explicit_markup, _rst_units, _size_pieces,
+    _DIRECTIVE, _OBJECT_DIRECTIVES, _OBJECT_NAME, _OPTION, _ROLE, _RstReader, _blank_separated,
+    _indent, _is_explicit_markup, _rst_units, _size_pieces,
 )
 from .rendered import RenderedPage
 
-# What kind of object each directive documents, as the ranking's priors name kinds.
-_KIND = {
-    "function": "function", "decorator": "function", "coroutinefunction": "function",
-    "awaitablefunction": "function",
-    "method": "method", "classmethod": "method", "staticmethod": "method",
-    "abstractmethod": "method", "decoratormethod": "method", "coroutinemethod": "method",
-    "awaitablemethod": "method",
-    "class": "class", "exception": "exception",
-    "attribute": "attribute", "property": "attribute", "data": "data",
-}
 # Directives whose body is code, not prose.
 _CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
                               "testoutput", "testsetup", "productionlist"})
@@ -68,7 +58,7 @@ class Unit:
     anchor: Optional[str]  # the URL fragment (an id of the rendered page), or None
     title: str
     heading: str  # the title of the section that owns it (a section's own title)
-    kind: str  # a _KIND value or SECTION
+    kind: str  # an _OBJECT_DIRECTIVES value or SECTION
     anchors: tuple  # every id of the unit on the rendered page (for in-link counts)
     noindex: bool
     names: str  # qualified names, space-separated
@@ -155,7 +145,7 @@ class _UnitReader(_RstReader):
     def _object(self, name, argument, options, no_index, indent):
         super()._object(name, argument, options, no_index, indent)
         signatures = self._signatures(argument)
-        if not signatures or name not in _KIND:
+        if not signatures or name not in _OBJECT_DIRECTIVES:
             return
         module = options.get("module") or self.module
         enclosing = next((s.owner for s in reversed(self.scopes[:-1])
@@ -177,7 +167,7 @@ class _UnitReader(_RstReader):
              else sig_name)
             for sig_name, _ in signatures)
         context = self.section.context if self.section else ""
-        owner = _Owner(_KIND[name], self._unit.start, qualified[0], anchor,
+        owner = _Owner(_OBJECT_DIRECTIVES[name], self._unit.start, qualified[0], anchor,
                        heading=self.section.title if self.section else "", anchors=ids,
                        noindex=no_index, names=qualified, bare_names=tuple(bare),
                        signature=" ".join(rest for _, rest in signatures), context=context)

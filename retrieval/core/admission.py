@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .index import MATCH_ALL
+from .model import (
+    DEADLINE, FAILED, LIMITED, MAX_READS, MAX_SEARCHES, MAX_SOURCE_BYTES, MAX_STEPS,
+    RETRIEVAL_FAILED,
+)
 from .tools import DEADLINE_EXCEEDED, ToolFailure, search_arguments
-
-DEADLINE = "deadline"
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class AdmissionRunner:
         self.reads = 0
         self.reserved_source_bytes = 0
         self.delivered_source_bytes = 0
-        self.trace = []
+        self.trace: list[dict] = []
 
     def usage(self) -> dict:
         """Return the counters as they stand."""
@@ -79,9 +81,9 @@ class AdmissionRunner:
         action = {"tool": "search", "arguments": search_arguments(query, version, k, match)}
         limits = self._limits
         if self.steps >= limits.max_steps:
-            self._deny(action, "max_steps")
+            self._deny(action, MAX_STEPS)
         if self.searches >= limits.max_searches:
-            self._deny(action, "max_searches")
+            self._deny(action, MAX_SEARCHES)
         if self._deadline is not None and self._clock() >= self._deadline:
             self._deny(action, DEADLINE)
         self.steps += 1
@@ -100,11 +102,11 @@ class AdmissionRunner:
         limits = self._limits
         preflight = handle["byte_count"]
         if self.steps >= limits.max_steps:
-            self._deny(action, "max_steps", preflight)
+            self._deny(action, MAX_STEPS, preflight)
         if self.reads >= limits.max_reads:
-            self._deny(action, "max_reads", preflight)
+            self._deny(action, MAX_READS, preflight)
         if preflight > limits.max_source_bytes - self.reserved_source_bytes:
-            self._deny(action, "max_source_bytes", preflight)
+            self._deny(action, MAX_SOURCE_BYTES, preflight)
         if self._deadline is not None and self._clock() >= self._deadline:
             self._deny(action, DEADLINE, preflight)
         self.steps += 1
@@ -117,7 +119,7 @@ class AdmissionRunner:
         if preflight is not None:
             entry["preflight_source_bytes"] = preflight
         self.trace.append(entry)
-        raise RunEnded("limited", reason)
+        raise RunEnded(LIMITED, reason)
 
     def _invoke(self, action, reserved, call, *args):
         entry = {"action": action, "decision": "executed", "invoked": True,
@@ -130,8 +132,8 @@ class AdmissionRunner:
             entry["reason"] = failure.reason
             entry["usage_after"] = self.usage()
             if failure.reason == DEADLINE_EXCEEDED:
-                raise RunEnded("limited", DEADLINE) from None
-            raise RunEnded("failed", "retrieval_failed") from None
+                raise RunEnded(LIMITED, DEADLINE) from None
+            raise RunEnded(FAILED, RETRIEVAL_FAILED) from None
         if action["tool"] == "read":
             self.delivered_source_bytes += result["byte_count"]
         entry["status"] = "succeeded"

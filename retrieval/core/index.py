@@ -19,7 +19,7 @@ import time
 from typing import Optional, Protocol
 
 from . import database
-from .snapshot import Passage, Snapshot, SnapshotError
+from .model import Passage, Snapshot, SnapshotError
 
 
 MATCH_ALL = "all"
@@ -87,7 +87,7 @@ class SnapshotIndex:
                 builder.close()
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._connections = []
+        self._connections: list[sqlite3.Connection] = []
         self._spare = []
         self._closed = False
         self._held = None
@@ -180,7 +180,7 @@ class SnapshotIndex:
         finally:
             conn.set_progress_handler(None, 0)
 
-    def passage(self, passage_id: str) -> Passage:
+    def passage(self, passage_id: str) -> Optional[Passage]:
         """Return the passage with this id, or None."""
         row = self._connection().execute(database.BY_PASSAGE_ID, (passage_id,)).fetchone()
         if row is None:

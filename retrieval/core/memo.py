@@ -35,7 +35,7 @@ class ResultMemo:
     """Memoize values by key within an entry cap and a byte cap, evicting the least recently used."""
 
     def __init__(self, max_entries: int, max_bytes: int, size_of=len):
-        self._values = OrderedDict()  # key -> (value, size), least recently used first
+        self._values: OrderedDict = OrderedDict()  # key -> (value, size), least recently used first
         self._lock = threading.Lock()
         self._size_of = size_of
         self.max_entries = max_entries

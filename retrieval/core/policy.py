@@ -3,20 +3,11 @@
 from dataclasses import dataclass
 
 from .admission import AdmissionRunner
-from .snapshot import READ_BEST, Rule
-
-# Run statuses and the reasons this module ends a run with (the admission runner adds `limited`
-# and `failed` with theirs).
-COMPLETED = "completed"
-INCOMPLETE = "incomplete"
-MARKER_FOUND = "configured_context_marker_found"
-NO_REFINEMENT = "no_refinement_rule"
-ROUND_LIMIT = "round_limit"
-# A `reads: best` rule read the best distinct passages its search found, as many as the
-# allowances permitted (usage says how many).
-BEST_MATCHES_READ = "best_matches_read"
-# Its search matched no passage of that version: there is nothing to read.
-NO_MATCHES = "no_matching_passages"
+# This module ends a run completed or incomplete; the admission runner ends it limited or failed.
+from .model import (
+    BEST_MATCHES_READ, COMPLETED, INCOMPLETE, MARKER_FOUND, NO_MATCHES, NO_REFINEMENT, READ_BEST,
+    ROUND_LIMIT, Rule,
+)
 
 
 @dataclass(frozen=True)
@@ -38,7 +29,7 @@ def run_rule(rule: Rule, version: str, runner: AdmissionRunner, evidence: list) 
     read_passages = set()
     for round_number in range(1, rule.max_rounds + 1):
         if round_number == 1:
-            query, match = rule.initial_query, rule.initial_match
+            query, match = rule.first_query, rule.initial_match
         elif rule.refinement_query is None:
             return Outcome(INCOMPLETE, NO_REFINEMENT)
         else:
@@ -69,7 +60,7 @@ def _read_best(rule: Rule, version: str, runner: AdmissionRunner, evidence: list
     the remaining allowances cannot pay for is passed over for a smaller one below it; the first
     read is always attempted, so a run that can afford none ends with the runner's denial.
     """
-    found = runner.search(rule.initial_query, version, rule.search_k, rule.initial_match)
+    found = runner.search(rule.first_query, version, rule.search_k, rule.initial_match)
     seen_urls = set()
     for hit in found["results"]:
         url = hit.get("url", hit["passage_id"])

@@ -11,6 +11,9 @@ unweighted text column and no prior.
 import math
 from dataclasses import dataclass
 
+from . import checks
+from .model import SnapshotError
+
 FIELDED_SCHEMA_VERSION = 2
 FIELDED_TOKENIZER = "porter unicode61"
 # Indexed fields, in FTS column order: qualified names, bare names, signatures without names,
@@ -21,7 +24,7 @@ SECTION = "section"
 _PRIOR_KEYS = ("in_links", "in_links_cap", "kind", "non_reference_page", "noindex")
 
 
-class RankingError(ValueError):
+class RankingError(SnapshotError):
     """A ranking section of a policy or a unit's facts are malformed."""
 
 
@@ -55,9 +58,7 @@ class IndexFields:
             raise RankingError(f"{where}.fields: must map exactly {', '.join(FIELDS)} to strings")
         if content.get("kind") not in KINDS:
             raise RankingError(f"{where}.kind: must be one of {', '.join(KINDS)}")
-        in_links = content.get("in_links")
-        if isinstance(in_links, bool) or not isinstance(in_links, int) or in_links < 0:
-            raise RankingError(f"{where}.in_links: must be an integer >= 0")
+        in_links = checks.integer(content.get("in_links"), f"{where}.in_links", 0)
         for flag in ("noindex", "reference_page"):
             if not isinstance(content.get(flag), bool):
                 raise RankingError(f"{where}.{flag}: must be true or false")
@@ -122,7 +123,6 @@ def parse_ranking(raw) -> Ranking:
 
 # The optional embedding re-rank (`retrieval build --semantic`, the `semantic` extra).
 _SEMANTIC_KEYS = ("candidates", "dimensions", "model_sha256", "recipe", "weight")
-_HEX = frozenset("0123456789abcdef")
 
 
 @dataclass(frozen=True)
@@ -140,26 +140,18 @@ class Semantic:
     candidates: int
 
 
-def _count(value, where) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise RankingError(f"{where}: must be an integer >= 1")
-    return value
-
-
 def parse_semantic(raw) -> Semantic:
     """Validate a policy's `semantic` section."""
     if not isinstance(raw, dict) or sorted(raw) != list(_SEMANTIC_KEYS):
         raise RankingError(f"policy.semantic: must have exactly the fields "
                            f"{', '.join(_SEMANTIC_KEYS)}")
-    digest = raw["model_sha256"]
-    if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
-        raise RankingError("policy.semantic.model_sha256: must be 64 lowercase hex digits")
+    digest = checks.digest(raw["model_sha256"], "policy.semantic.model_sha256")
     if not isinstance(raw["recipe"], str) or not raw["recipe"]:
         raise RankingError("policy.semantic.recipe: must be a non-empty string")
     weight = _number(raw["weight"], "policy.semantic.weight")
     if weight < 0:
         raise RankingError("policy.semantic.weight: must be >= 0")
     return Semantic(model_sha256=digest, recipe=raw["recipe"],
-                    dimensions=_count(raw["dimensions"], "policy.semantic.dimensions"),
+                    dimensions=checks.integer(raw["dimensions"], "policy.semantic.dimensions", 1),
                     weight=weight,
-                    candidates=_count(raw["candidates"], "policy.semantic.candidates"))
+                    candidates=checks.integer(raw["candidates"], "policy.semantic.candidates", 1))

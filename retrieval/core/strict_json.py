@@ -8,6 +8,7 @@ would let two different byte strings mean "the same" request, or one request mea
 import json
 import math
 import re
+from typing import Optional
 
 MAX_DEPTH = 32
 
@@ -90,6 +91,8 @@ def _byte_offset(text, index):
     return len(text[:index].encode("utf-8", "surrogatepass"))
 
 
+# The stdlib's own string scanner, so a string is read exactly as the decoder read it.
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # typeshed omits it
 _COLON = re.compile(r"[ \t\r\n]*:")
 _VALUE_STARTS = frozenset('{["-0123456789tfn')
 
@@ -100,13 +103,13 @@ def _locate(text) -> StrictJSONError:
     Runs only after a document was refused, so it may be slow: it walks the tokens once, keeping
     each open object's keys, the nesting depth and every string's code points.
     """
-    open_keys = []  # per open container: a set of keys (object) or None (array)
+    open_keys: list[Optional[set]] = []  # per open container: a set of keys (object) or None (array)
     index, length = 0, len(text)
     while index < length:
         char = text[index]
         # A value (not a key) inside MAX_DEPTH containers is one level too deep (_check_tree).
         too_deep = len(open_keys) >= MAX_DEPTH and char in _VALUE_STARTS and not (
-            char == '"' and _COLON.match(text, json.decoder.scanstring(text, index + 1)[1]))
+            char == '"' and _COLON.match(text, _scanstring(text, index + 1)[1]))
         if too_deep:
             return StrictJSONError(f"nesting deeper than {MAX_DEPTH}", _byte_offset(text, index))
         if char in "{[":
@@ -114,7 +117,7 @@ def _locate(text) -> StrictJSONError:
         elif char in "}]":
             open_keys.pop()
         elif char == '"':
-            value, end = json.decoder.scanstring(text, index + 1)
+            value, end = _scanstring(text, index + 1)
             if not _encodable(value):
                 return StrictJSONError("lone surrogate escape in a string", _byte_offset(text, index))
             is_key = _COLON.match(text, end) is not None

@@ -34,6 +34,7 @@ class ToolResult(dict):
     """
 
     __slots__ = ("encoded",)
+    encoded: str
 
     @classmethod
     def sealed(cls, fields: dict) -> "ToolResult":
@@ -110,7 +111,7 @@ class RetrievalTools:
         self._index = index
         self._memo = memo
         self._deadline = deadline
-        self._issued = {}
+        self._issued: dict = {}  # read token -> the handle issued with it
         self.closed = False
 
     def __enter__(self):

@@ -1,0 +1,79 @@
+"""Verify a run result from its raw bytes: the checks the client and `retrieval check` share.
+
+A run result verifies when its result_sha256 is the digest of its own bytes, its request_id
+recomputes from the echoed request and corpus_id, and every read result it embeds (in the trace
+and as evidence) recomputes its own result_sha256. What cannot be checked is refused, not
+skipped: an evidence item that is not an object is no read result whose digest could recompute,
+and a trace entry that is not one hides what it holds. Verification detects bytes altered in
+transit or at rest; it does not authenticate the server.
+"""
+
+from typing import Optional
+
+from . import digests
+
+
+class Unverified(ValueError):
+    """A run result that does not verify; the message says the first reason."""
+
+
+def run_result_problems(raw: bytes, document, sent: Optional[dict] = None) -> list:
+    """Return why a run result does not verify, one line per problem (empty: it verifies).
+
+    sent: the request fields a client sent; each one the server echoes must be what was sent,
+    types included (6 is not 6.0 or true).
+    """
+    if not isinstance(document, dict) or not isinstance(document.get("result_sha256"), str):
+        return ["run result has no result_sha256"]
+    problems = []
+    split = digests.split_result_sha256(raw)
+    if split is None or split[1] != document["result_sha256"]:
+        problems.append("result_sha256 is not the body's final member")
+    elif digests.response_result_sha256(split[0]) != split[1]:
+        problems.append("result_sha256 does not recompute from the body bytes")
+    corpus, request = document.get("corpus_id"), document.get("request")
+    if not isinstance(corpus, str) or not isinstance(request, dict) or \
+            digests.request_id(corpus, request) != document.get("request_id"):
+        problems.append("request_id does not recompute from the echoed request and corpus_id")
+    unchecked = _unchecked_part(document)
+    if unchecked is not None:
+        problems.append(unchecked)
+    else:
+        problems.extend(_read_result_problems(document))
+    echoed = request if isinstance(request, dict) else {}
+    for key, value in (sent or {}).items():
+        # A self-consistent result for some other request is still the wrong result.
+        if (key in echoed or key in ("question", "version")) and \
+                digests.canonical_json(echoed.get(key)) != digests.canonical_json(value):
+            problems.append(f"echoed request field {key!r} differs from what was sent")
+    return problems
+
+
+def verify_run_result(raw: bytes, document, sent: Optional[dict] = None):
+    """Raise Unverified with the first problem unless the run result verifies."""
+    problems = run_result_problems(raw, document, sent)
+    if problems:
+        raise Unverified(problems[0])
+
+
+def _unchecked_part(document: dict) -> Optional[str]:
+    """Return what of the trace and evidence is not a list of objects, or None."""
+    for part in ("trace", "evidence"):
+        items = document.get(part, [])
+        if not isinstance(items, list):
+            return f"{part} is not a list"
+        if not all(isinstance(item, dict) for item in items):
+            return f"{part}: an item is not an object"
+    return None
+
+
+def _read_result_problems(document: dict) -> list:
+    """Return the first embedded read result that does not recompute, as a problem (or none)."""
+    trace_reads = [entry["result"] for entry in document.get("trace", [])
+                   if isinstance(entry.get("result"), dict)
+                   and "read_request_id" in entry["result"]]
+    for result in trace_reads + document.get("evidence", []):
+        rest = {k: v for k, v in result.items() if k != "result_sha256"}
+        if digests.read_result_sha256(rest) != result.get("result_sha256"):
+            return [f"read result {result.get('source_id')!r}: result_sha256 does not recompute"]
+    return []
