@@ -33,6 +33,7 @@ except ImportError as exc:  # the service itself does not need requests; only th
 from .contract import ALLOWANCES, BODY_DIGEST_HEADER, CORPUS, HEALTH, RETRIEVE  # noqa: F401
 from .core import digests
 from .core.admission import Limits  # the allowances a run was admitted with
+from .core.model import FAILED
 from .core.strict_json import StrictJSONError, loads_strict
 from .core.verify import verify_run_result  # raises a ValueError (Unverified)
 
@@ -388,7 +389,7 @@ class RetrievalClient:
         document = exchange.document
         # A failed run comes back as 503 with a full result: returned, not raised (module doc).
         failed_run = (exchange.http_status == 503 and isinstance(document, dict)
-                      and "error" not in document and document.get("status") == "failed")
+                      and "error" not in document and document.get("status") == FAILED)
         if 200 <= exchange.http_status < 300 or failed_run:
             try:
                 verify_run_result(exchange.raw, document, fields_sent)

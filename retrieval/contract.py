@@ -10,8 +10,10 @@ re-exported here for the HTTP layer.
 from dataclasses import dataclass
 from typing import Optional
 
-from .core.admission import DEADLINE, Limits
-from .core.policy import COMPLETED, INCOMPLETE
+from .core.admission import Limits
+from .core.model import (
+    DENIAL_REASONS, FAILED, MAX_READS, MAX_SEARCHES, MAX_SOURCE_BYTES, MAX_STEPS, RUN_STATUSES,
+)
 
 # --- headers ------------------------------------------------------------------------------------
 
@@ -49,10 +51,8 @@ HTTP_STATUS = {
 
 # --- runs ---------------------------------------------------------------------------------------
 
-# The core's admission runner spells these two as literals today.
-LIMITED = "limited"
-FAILED = "failed"
-RUN_STATUSES = (COMPLETED, INCOMPLETE, LIMITED, FAILED)
+# Run statuses and reasons are the core's (core/model.py); RUN_STATUSES and DENIAL_REASONS are
+# re-exported from here for the HTTP side.
 
 # A run that failed in a tool is reported in full, but with a status that tells proxies and
 # clients it may succeed on retry; every other terminal status is a successful retrieval.
@@ -68,8 +68,7 @@ def run_status_line(run_status: str) -> str:
 
 # A request's allowances, in their documented order; each is also the reason a denied action
 # names when that allowance is used up.
-ALLOWANCES = ("max_steps", "max_searches", "max_reads", "max_source_bytes")
-DENIAL_REASONS = ALLOWANCES + (DEADLINE,)
+ALLOWANCES = (MAX_STEPS, MAX_SEARCHES, MAX_READS, MAX_SOURCE_BYTES)
 # What a request gets for an allowance it does not send.
 DEFAULT_LIMITS = Limits(max_steps=6, max_searches=2, max_reads=2, max_source_bytes=4096)
 # The largest allowance a request may ask for, unless the settings (`<allowance>_limit`) say

@@ -17,11 +17,11 @@ import traceback
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from .contract import BODY_DIGEST_HEADER, CORPUS, FAILED, HEALTH, LIMITED, METRICS, NO_CONTENT, \
-    NOT_MODIFIED, OK, OPENAPI, OTHER, PASSAGE, PERMANENT_REDIRECT, RETRIEVE, UNAVAILABLE, \
-    find_route, request_path
+from .contract import BODY_DIGEST_HEADER, CORPUS, HEALTH, METRICS, NO_CONTENT, NOT_MODIFIED, OK, \
+    OPENAPI, OTHER, PASSAGE, PERMANENT_REDIRECT, RETRIEVE, UNAVAILABLE, find_route, request_path
 from .core import digests
 from .core.admission import Limits
+from .core.model import FAILED, LIMITED
 from .core.index import IndexUnavailable
 from .core.service import RetrievalService, RunResult
 from .core.snapshot import SnapshotError, default_snapshot_path
