@@ -10,7 +10,7 @@ Setups (loopback, the embedded fixture, one Waitress or gunicorn thread per proc
                 (plain waitress-serve with the flag README documents for it)
   gunicorn2     python -m gunicorn -k gthread -w 2 --threads 1 -b fd://N retrieval.wsgi:app
                 (no --preload: each worker builds retrieval.wsgi.app on first access)
-  haproxy3      deploy/local-cluster --port 0 --replicas 3 (HAProxy + 3 x `retrieval serve`)
+  haproxy3      deploy/local_cluster.py --port 0 --replicas 3 (HAProxy + 3 x `retrieval serve`)
   haproxy3-mc8  the same with a copy of deploy/haproxy.cfg whose `maxconn` is 8 per replica
 
 Every setup is started first and kept running; then for each concurrency level and repeat, wrk
@@ -60,7 +60,7 @@ else:  # python bench/capacity.py
     import common
 
 log = common.log
-CLUSTER = os.path.join(common.REPO_ROOT, "deploy", "local-cluster")
+CLUSTER = os.path.join(common.REPO_ROOT, "deploy", "local_cluster.py")
 REQUEST_BODY = json.dumps(
     {"question": "Will write_text replace the contents of an existing file?", "version": "3.12"},
     separators=(",", ":"),
@@ -71,7 +71,7 @@ LABELS = {
     "one-open": "one process, connection_limit and max_in_flight 256",
     "waitress4": "plain `waitress-serve --threads=4`",
     "gunicorn2": "gunicorn gthread, 2 workers x 1 thread",
-    "haproxy3": "HAProxy + 3 replicas (`deploy/local-cluster`)",
+    "haproxy3": "HAProxy + 3 replicas (`deploy/local_cluster.py`)",
     "haproxy3-mc8": "HAProxy + 3 replicas, maxconn 8 per replica",
 }
 

@@ -28,7 +28,7 @@ else:  # python bench/quality.py, which puts bench/ itself on sys.path
     import corpus_scale
 
     sys.path.insert(0, common.REPO_ROOT)
-from retrieval.build.rendered import RenderedSite  # noqa: E402
+from retrieval.ingest.rendered import RenderedSite  # noqa: E402
 
 log = common.log
 VERSION = "3.11"

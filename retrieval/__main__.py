@@ -88,7 +88,7 @@ def _pairs(values, flag):
 
 
 def _build(args) -> int:
-    from .build.builder import SourceTree, build_snapshot
+    from .ingest.builder import SourceTree, build_snapshot
     from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
 
     sources = _pairs(args.source, "--source")
@@ -120,7 +120,7 @@ def _build(args) -> int:
 
 
 def _verify(args) -> int:
-    from .build.rendered import dead_urls
+    from .ingest.rendered import dead_urls
     from .core.snapshot_directory import verify_snapshot_directory
 
     problems = verify_snapshot_directory(args.snapshot)

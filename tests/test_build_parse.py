@@ -4,7 +4,7 @@ import os
 import tempfile
 import unittest
 
-from retrieval.build.parse import (
+from retrieval.ingest.parse import (
     MAX_PASSAGE_BYTES, Paragraph, decode_source, iter_source_files, page_url, parse_source,
     source_kind,
 )

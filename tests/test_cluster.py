@@ -1,4 +1,4 @@
-"""Three replicas behind HAProxy (deploy/local-cluster, deploy/haproxy.cfg), bytes on the wire.
+"""Three replicas behind HAProxy (deploy/local_cluster.py, deploy/haproxy.cfg), bytes on the wire.
 
 Every replica, and the balancer in front of them, gives byte-identical answers; a replica sent
 SIGTERM in the middle of client load drains: HAProxy sees its /health 503 and takes it out of
@@ -10,7 +10,6 @@ install it (.ci/run: apt-get install -y haproxy), so there a missing haproxy is 
 """
 
 import hashlib
-import importlib.machinery
 import importlib.util
 import json
 import os
@@ -34,7 +33,7 @@ from retrieval.testing import subprocess_env
 from retrieval.wsgi import BODY_DIGEST_HEADER
 from tests.support import ROOT, ask, temporary_directory
 
-SCRIPT = os.path.join(ROOT, "deploy", "local-cluster")
+SCRIPT = os.path.join(ROOT, "deploy", "local_cluster.py")
 CONFIG = os.path.join(ROOT, "deploy", "haproxy.cfg")
 HAPROXY = shutil.which("haproxy") or next(
     (path for path in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy") if os.access(path, os.X_OK)),
@@ -75,7 +74,7 @@ def show_stat(socket_path) -> dict:
 
 
 class Cluster:
-    """deploy/local-cluster in a subprocess: started, read, stopped; every wait bounded."""
+    """deploy/local_cluster.py in a subprocess: started, read, stopped; every wait bounded."""
 
     def __init__(self, testcase, *args):
         directory = temporary_directory(testcase)
@@ -162,8 +161,7 @@ def retrieve(session, base_url, payload):
 class ConfigTest(unittest.TestCase):
     def test_shipped_config_and_rendered_replica_counts_are_valid(self):
         require_haproxy(self)
-        spec = importlib.util.spec_from_loader(
-            "local_cluster", importlib.machinery.SourceFileLoader("local_cluster", SCRIPT))
+        spec = importlib.util.spec_from_file_location("local_cluster", SCRIPT)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         directory = temporary_directory(self)

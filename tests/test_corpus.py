@@ -14,7 +14,7 @@ import unittest
 import requests
 
 from retrieval.__main__ import main as retrieval_main
-from retrieval.build.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.core import database
 from retrieval.core.index import SnapshotIndex
 from retrieval.core.snapshot import SnapshotError, load_snapshot, parse_snapshot, seal_snapshot

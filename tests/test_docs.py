@@ -240,7 +240,7 @@ class FirstScreenCommandsTest(unittest.TestCase):
         """Leave out what a checkout does not hold: git data, environments, build outputs."""
         ignored = {name for name in names if name in (".git", "__pycache__", "result.json")
                    or name.startswith(".venv") or name.endswith(".egg-info")}
-        if os.path.samefile(directory, ROOT):  # retrieval/build/ is source; /build/ is output
+        if os.path.samefile(directory, ROOT):  # setuptools writes build/ and dist/ at the root
             ignored |= {"build", "dist"} & set(names)
         return ignored
 

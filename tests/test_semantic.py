@@ -20,7 +20,7 @@ import unittest
 from unittest import mock
 
 from retrieval.__main__ import main as retrieval_main
-from retrieval.build.builder import DEFAULT_POLICY, Progress, build_snapshot
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, build_snapshot
 from retrieval.core import database
 from retrieval.core.snapshot import SnapshotError, load_snapshot
 from retrieval.core.snapshot_directory import MANIFEST, load_semantic, verify_snapshot_directory
@@ -137,7 +137,7 @@ class WithoutTheExtraTest(unittest.TestCase):
     """Nothing but a semantic snapshot or build ever imports the extra's modules."""
 
     def test_importing_the_service_and_the_builder_imports_no_third_party_module(self):
-        code = ("import sys, retrieval.__main__, retrieval.wsgi, retrieval.build.builder, "
+        code = ("import sys, retrieval.__main__, retrieval.wsgi, retrieval.ingest.builder, "
                 "retrieval.core.snapshot_directory; "
                 "print(sorted(m for m in ('numpy', 'tokenizers', 'wordllama', 'retrieval.semantic')"
                 " if m in sys.modules))")

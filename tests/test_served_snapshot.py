@@ -10,7 +10,7 @@ import unittest
 
 import requests
 
-from retrieval.build.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.core.snapshot import load_snapshot
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app

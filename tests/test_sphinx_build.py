@@ -17,8 +17,8 @@ import unittest
 import zlib
 
 from retrieval.__main__ import main as retrieval_main
-from retrieval.build.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
-from retrieval.build.rendered import dead_urls
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.ingest.rendered import dead_urls
 from retrieval.core.ranking import FIELDS, IndexFields
 from retrieval.core.snapshot import SnapshotError, load_snapshot, policy_ranking
 from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory

@@ -44,9 +44,5 @@ def _check_pin(path, snapshot, expect_corpus_id):
 
 
 def default_snapshot_path() -> Path:
-    """Locate the embedded fixture, installed beside the package or at the top of a checkout."""
-    package_dir = Path(__file__).resolve().parent.parent
-    for candidate in (package_dir / "snapshot.json", package_dir.parent / "snapshot.json"):
-        if candidate.is_file():
-            return candidate
-    return package_dir / "snapshot.json"
+    """Locate the embedded fixture: package data, the same file in a checkout and installed."""
+    return Path(__file__).resolve().parent.parent / "snapshot.json"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run N `retrieval serve` replicas behind HAProxy on loopback, in the foreground.
 
-    deploy/local-cluster [--port 8765] [--replicas 3] [--snapshot PATH] [--ready-file PATH]
+    deploy/local_cluster.py [--port 8765] [--replicas 3] [--snapshot PATH] [--ready-file PATH]
 
 Every listening socket (each replica's, HAProxy's frontend and stats page) is bound here and
 handed to the child (`retrieval serve --fd N`, HAProxy `bind fd@N`), so ports are known before
