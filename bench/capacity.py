@@ -7,7 +7,7 @@ Setups (loopback, the embedded fixture, one Waitress or gunicorn thread per proc
   one-open      the same with RETRIEVAL_CONNECTION_LIMIT=256 and --max-in-flight 256: every
                 connection served and every request admitted
   waitress4     python -m waitress --listen=127.0.0.1:PORT --threads=4 retrieval.wsgi:app
-                (plain waitress-serve with the flag README documents for it)
+                (plain waitress-serve with the flag docs/operating.md documents for it)
   gunicorn2     python -m gunicorn -k gthread -w 2 --threads 1 -b fd://N retrieval.wsgi:app
                 (no --preload: each worker builds retrieval.wsgi.app on first access)
   haproxy3      deploy/local_cluster.py --port 0 --replicas 3 (HAProxy + 3 x `retrieval serve`)

@@ -265,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_keys_command(commands)
 
-    table = commands.add_parser("settings", help="print every setting as README's Markdown table")
+    table = commands.add_parser("settings", help="print every setting as docs/operating.md's Markdown table")
     table.set_defaults(run=lambda args: print(settings_table()) or 0)
     return parser
 

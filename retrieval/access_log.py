@@ -4,7 +4,7 @@ A line holds the time, route, HTTP status, outcome (terminal status or error cod
 usage, duration and key id: never the question, a body, a header or a secret. Lines are written
 in batches (at most BATCH_LINES held, none for longer than BATCH_DELAY_S) because one write per
 request is a system call that also hands the GIL to Waitress's I/O thread: 76 -> 82 us per
-request in process; batched, the cost is within noise (README, Operators).
+request in process; batched, the cost is within noise (docs/operating.md).
 """
 
 import atexit

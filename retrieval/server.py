@@ -1,6 +1,6 @@
 """Serving the app with Waitress: listening socket, protections, admission, signals, shutdown.
 
-Waitress protections set here, each from a setting (README, "Operators"):
+Waitress protections set here, each from a setting (docs/operating.md):
 - max_request_body_size: bodies this large get Waitress's own 413 before the app reads them;
 - channel_timeout: a connection that has sent and received nothing this long is closed;
 - request deadlines (GuardedChannel, close_overdue): a request head not complete

@@ -224,7 +224,7 @@ def _toml_value(value) -> str:
 
 
 def settings_table() -> str:
-    """Return the settings as the Markdown table README.md embeds (tests keep the two equal)."""
+    """Return the settings as the Markdown table docs/operating.md embeds (tests keep the two equal)."""
     lines = ["| setting (TOML key) | environment | default | meaning |",
              "| --- | --- | --- | --- |"]
     for f in SETTINGS:

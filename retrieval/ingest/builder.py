@@ -60,7 +60,7 @@ DEFAULT_POLICY = {
     "ranking": {
         "fields": {"names": 8, "name": 8, "signature": 0.5, "body": 0.75, "code": 0.5,
                    "context": 0.25},
-        # Tuned on CoNaLa train (bench/quality.py; README has the dev figures). The in-link
+        # Tuned on CoNaLa train (bench/quality.py; docs/corpora.md has the dev figures). The in-link
         # prior is capped (12 ~ 54 links) so that the most linked-to objects (open, str, bytes)
         # cannot fill every unrelated question's top 10; classes and sections are demoted only
         # mildly, so a question that describes one still finds it. Neither cost train recall.

@@ -7,7 +7,7 @@
 "use strict";
 
 (function () {
-  // The request defaults of the service (README, "Request"); the form starts with them.
+  // The request defaults of the service (docs/api.md, "The request"); the form starts with them.
   const ALLOWANCES = [
     // [request field, usage counter it is charged against, short label]
     ["max_steps", "steps", "steps"],
@@ -22,7 +22,7 @@
   const RESPONSE_TAG = "retrieval/v1/retrieve_response\n";
   const RESULT_MEMBER = ',"result_sha256":"';
 
-  // pydantic-style issue types the service uses (README, "Errors"), in words.
+  // pydantic-style issue types the service uses (docs/api.md, "Errors"), in words.
   const ISSUE_WORDS = {
     model_attributes_type: "the body must be a JSON object",
     missing: "is required but missing",
@@ -57,7 +57,7 @@
     internal_error: "The service hit an internal error; its log has the details.",
   };
 
-  // What each terminal status means, whatever the reason (README, "Terminal status").
+  // What each terminal status means, whatever the reason (docs/api.md, "Terminal status").
   const STATUS_WORDS = {
     completed: "the run found what the policy in force requires",
     incomplete: "the run ended without finding what the policy in force requires",
