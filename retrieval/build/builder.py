@@ -10,6 +10,7 @@ of reST, Markdown and plain text gives one unit per paragraph, ranked by its tex
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import sys
 import time
@@ -27,6 +28,7 @@ from ..core.snapshot_directory import DATABASE, IDENTITY, MANIFEST, manifest_for
 from .inventory import InventoryError, read_inventory
 from .parse import decode_source, iter_source_files, page_url, parse_source, source_kind
 from .rendered import RenderedSite
+from .html_units import page_units as html_page_units
 from .units import page_units, plain_text
 
 # English function words. They are data in the policy (and so part of corpus_id), not code, so
@@ -79,6 +81,8 @@ DEFAULT_SEMANTIC = {"weight": 20, "candidates": 200}
 SOURCES = "_sources"
 INVENTORY = "objects.inv"
 _SOURCE_SUFFIX = ".rst.txt"
+# An autodoc directive in a page's source: its text is generated, so it exists only in the HTML.
+_AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::", re.M)
 
 
 @dataclass(frozen=True)
@@ -235,14 +239,21 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
             progress.skip(f"{tree.label}/{relative_source}", "no rendered page")
             continue
         page_address = tree.base_url + urllib.parse.quote(page, safe="/")
-        for unit in page_units(text, rendered):
+        source_id, sha256 = f"{SOURCES}/{relative_source}", source_sha256
+        if _AUTODOC.search(text):
+            data = Path(tree.root, *page.split("/")).read_bytes()
+            source_id, sha256 = page, hashlib.sha256(data).hexdigest()
+            units = html_page_units(data.decode("utf-8", "replace"))
+        else:
+            units = page_units(text, rendered)
+        for unit in units:
             facts = IndexFields(
                 kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
                 in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
                 names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
                 code=unit.code, context=unit.context)
             contents.append((_content(
-                tree, f"{SOURCES}/{relative_source}", source_sha256,
+                tree, source_id, sha256,
                 page_address + ("#" + unit.anchor if unit.anchor else ""),
                 unit.start_line, unit.end_line, unit.text, unit.title, facts), unit.heading))
             progress.passages += 1

@@ -1,0 +1,144 @@
+"""Built from rendered HTML: a Sphinx page whose source is autodoc stubs is read from its HTML.
+
+The site is written here in the shapes Sphinx publishes for an autodoc-generated API page (the
+`_sources` copy holds only `.. autofunction::` lines, the words are in the rendered page), beside
+a hand-written page whose reST source still holds the text. Expectations are exact.
+"""
+
+import hashlib
+import io
+import os
+import sqlite3
+import unittest
+
+from retrieval.build.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.build.rendered import dead_urls
+from retrieval.wsgi import create_app
+from tests.support import class_temporary_directory, post_json, quiet_settings
+from tests.test_sphinx_build import obj, section
+
+BASE = "https://docs.example.org/pkg/1.2/"
+NOISE = ("SIDEBAR-NOISE", "FOOTER-NOISE", "SCRIPT-NOISE", "SEARCH-NOISE", "¶")
+
+API_SOURCE = """\
+API
+===
+
+.. module:: pkg
+
+.. autofunction:: greet
+
+.. autoclass:: Greeter
+   :members:
+"""
+
+GUIDE_SOURCE = """\
+Guide
+=====
+
+Greeting people is the whole point of pkg.
+"""
+
+GREET = obj("function", [("pkg.greet", "pkg.", "greet", "name, loud=False")],
+            '<p>Say hello to <em>name</em>,\nloudly if asked.</p>\n'
+            '<div class="highlight"><pre><span class="n">greet</span>(<span>"Ada"</span>)\n'
+            'Hello, Ada\n</pre></div>\n'
+            '<dl class="field-list simple"><dt>Parameters</dt><dd><p><strong>loud</strong> '
+            '– shout the greeting.</p></dd></dl>\n')
+GREETER = obj("class", [("pkg.Greeter", "pkg.", "Greeter", "style")],
+              "<p>Greets many people in one style.</p>\n"
+              + obj("method", [("pkg.Greeter.wave", "", "wave", "times=1")],
+                    "<p>Wave at everyone present.</p>"))
+API_HTML = (
+    '<!DOCTYPE html>\n<html><head><title>API</title>\n'
+    '<script>var SCRIPT = "SCRIPT-NOISE";</script></head>\n<body>\n'
+    '<div class="sphinxsidebar"><p>SIDEBAR-NOISE</p>'
+    '<form class="search"><input name="q"> SEARCH-NOISE</form></div>\n'
+    '<div class="body" role="main">\n'
+    + section("module-pkg", 1, "API", "<p>The public API of pkg.</p>\n" + GREET + GREETER)
+    + '</div>\n<div class="footer">FOOTER-NOISE</div>\n</body></html>\n')
+GUIDE_HTML = ('<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
+              + section("guide", 1, "Guide", "<p>Greeting people is the whole point of pkg.</p>")
+              + "</div></body></html>\n")
+
+
+def line_of(text: str, needle: str) -> int:
+    """Return the 1-based line of text where needle first occurs."""
+    return text[:text.index(needle)].count("\n") + 1
+
+
+class AutodocHtmlTest(unittest.TestCase):
+    """The site above, built once for the class."""
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        cls.site = os.path.join(base, "html")
+        # index.html and _sources/ beside it: what makes a tree a published Sphinx site.
+        for relative, text in (("index.html", GUIDE_HTML), ("api.html", API_HTML),
+                               ("guide.html", GUIDE_HTML),
+                               ("_sources/api.rst.txt", API_SOURCE),
+                               ("_sources/guide.rst.txt", GUIDE_SOURCE)):
+            path = os.path.join(cls.site, relative)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        cls.out = os.path.join(base, "snapshot")
+        build_snapshot([SourceTree("1.2", cls.site, BASE)], cls.out, DEFAULT_POLICY,
+                       Progress(io.StringIO()))
+
+    def passages(self) -> dict:
+        conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
+        try:
+            return {row[0]: row[1:] for row in conn.execute(
+                "SELECT p.url, p.source_id, p.source_sha256, p.start_line, p.end_line, p.text, "
+                "p.title, i.kind FROM passages p JOIN passage_facts i ON i.id = p.id")}
+        finally:
+            conn.close()
+
+    def test_an_autodoc_object_is_its_rendered_text_with_html_provenance(self):
+        source_id, sha256, start, end, text, title, kind = self.passages()[BASE + "api.html#pkg.greet"]
+        self.assertEqual(source_id, "api.html")
+        self.assertEqual(sha256, hashlib.sha256(API_HTML.encode("utf-8")).hexdigest())
+        self.assertEqual((title, kind), ("pkg.greet", "function"))
+        self.assertEqual(text, 'pkg.greet(name, loud=False)\n\n'
+                               'Say hello to name, loudly if asked.\n\n'
+                               'greet("Ada")\nHello, Ada\n\n'
+                               'Parameters\n\nloud – shout the greeting.')
+        self.assertEqual(start, line_of(API_HTML, '<dl class="py function">'))
+        self.assertEqual(end, line_of(API_HTML, "– shout the greeting."))
+
+    def test_nested_members_are_units_of_their_own(self):
+        passages = self.passages()
+        greeter = passages[BASE + "api.html#pkg.Greeter"]
+        wave = passages[BASE + "api.html#pkg.Greeter.wave"]
+        self.assertEqual(greeter[4], "pkg.Greeter(style)\n\nGreets many people in one style.")
+        self.assertEqual((wave[4], wave[5], wave[6]),
+                         ("wave(times=1)\n\nWave at everyone present.", "pkg.Greeter.wave",
+                          "method"))
+
+    def test_only_the_main_content_is_read(self):
+        texts = "\n".join(row[4] for row in self.passages().values())
+        for noise in NOISE:
+            self.assertNotIn(noise, texts)
+
+    def test_a_page_whose_source_holds_the_text_is_still_quoted_from_the_source(self):
+        source_id, _, start, end, text, _, _ = self.passages()[BASE + "guide.html#guide"]
+        self.assertEqual((source_id, start, end), ("_sources/guide.rst.txt", 1, 4))
+        self.assertEqual(text, GUIDE_SOURCE.rstrip("\n"))
+
+    def test_every_url_lands_on_the_rendered_site(self):
+        self.assertEqual(dead_urls(self.out, self.site), [])
+
+    def test_a_question_is_answered_with_the_api_text(self):
+        app = create_app(snapshot_path=self.out, settings=quiet_settings())
+        self.addCleanup(app.close)
+        reply = post_json(app, {"question": "how do I wave at everyone?", "version": "1.2"})
+        self.assertEqual(reply.code, 200, reply.body)
+        evidence = reply.json()["evidence"]
+        self.assertEqual(evidence[0]["url"], BASE + "api.html#pkg.Greeter.wave")
+        self.assertIn("Wave at everyone present.", evidence[0]["text"])
+
+
+if __name__ == "__main__":
+    unittest.main()
