@@ -8,6 +8,7 @@ from pathlib import Path
 from . import __version__
 from .core.snapshot import SnapshotError, seal_snapshot
 from .core.strict_json import StrictJSONError, loads_strict
+from .build.builder import FORMATS
 from .keys import register_keys_command
 from .settings import SETTINGS, SettingsError, describe_settings, effective_config, \
     load_settings, settings_table
@@ -89,7 +90,8 @@ def _pairs(values, flag):
 
 def _build(args) -> int:
     from .build.builder import SourceTree, build_snapshot
-    from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
+    from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN, \
+        VERSION_SHAPE
 
     sources = _pairs(args.source, "--source")
     base_urls = _pairs(args.base_url, "--base-url")
@@ -104,10 +106,11 @@ def _build(args) -> int:
         if not COLLECTION_PATTERN.fullmatch(collection):
             raise ValueError(f"collection {collection!r} must match {COLLECTION_PATTERN.pattern}")
         if not VERSION_PATTERN.fullmatch(version):
-            raise ValueError(f"version {version!r} is not two dot-separated runs of 1-3 digits")
+            raise ValueError(f"version {version!r} is not {VERSION_SHAPE}")
         if not base_urls[label].endswith("/"):
             raise ValueError(f"--base-url {label}={base_urls[label]} must end with '/'")
-        trees.append(SourceTree(version, sources[label], base_urls[label], collection))
+        trees.append(SourceTree(version, sources[label], base_urls[label], collection,
+                                args.format))
     policy = loads_strict(Path(args.policy).read_bytes()) if args.policy else None
     semantic = None
     if args.semantic:
@@ -222,6 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
                        required=True, help="where that tree's pages are published (ends with /)")
     build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
     build.add_argument("--out", required=True, help="snapshot directory to write")
+    build.add_argument("--format", choices=FORMATS, default=FORMATS[0],
+                       help="auto: a Sphinx site from its _sources (autodoc pages from their "
+                            "HTML), an MkDocs site from its pages, other trees as reST, "
+                            "Markdown and text; html: every rendered page of each tree")
     build.add_argument("--semantic", action="store_true",
                        help="store an embedding per unit and re-rank searches with it "
                             "(needs the semantic extra: pip install '.[semantic]')")

@@ -62,6 +62,17 @@ GUIDE_HTML = ('<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
               + "</div></body></html>\n")
 
 
+def built_passages(out: str) -> dict:
+    """Return url -> (source_id, source_sha256, start, end, text, title, kind) of a build."""
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        return {row[0]: row[1:] for row in conn.execute(
+            "SELECT p.url, p.source_id, p.source_sha256, p.start_line, p.end_line, p.text, "
+            "p.title, i.kind FROM passages p JOIN passage_facts i ON i.id = p.id")}
+    finally:
+        conn.close()
+
+
 def line_of(text: str, needle: str) -> int:
     """Return the 1-based line of text where needle first occurs."""
     return text[:text.index(needle)].count("\n") + 1
@@ -88,13 +99,7 @@ class AutodocHtmlTest(unittest.TestCase):
                        Progress(io.StringIO()))
 
     def passages(self) -> dict:
-        conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
-        try:
-            return {row[0]: row[1:] for row in conn.execute(
-                "SELECT p.url, p.source_id, p.source_sha256, p.start_line, p.end_line, p.text, "
-                "p.title, i.kind FROM passages p JOIN passage_facts i ON i.id = p.id")}
-        finally:
-            conn.close()
+        return built_passages(self.out)
 
     def test_an_autodoc_object_is_its_rendered_text_with_html_provenance(self):
         source_id, sha256, start, end, text, title, kind = self.passages()[BASE + "api.html#pkg.greet"]
@@ -138,6 +143,103 @@ class AutodocHtmlTest(unittest.TestCase):
         evidence = reply.json()["evidence"]
         self.assertEqual(evidence[0]["url"], BASE + "api.html#pkg.Greeter.wave")
         self.assertIn("Wave at everyone present.", evidence[0]["text"])
+
+
+MKDOCS_HEAD = ('<!DOCTYPE html>\n<html><head><meta name="generator" content="mkdocs-1.5.3, '
+               'mkdocs-material-9.4.6">\n<title>pkg</title></head>\n<body>\n'
+               '<nav class="md-nav">SIDEBAR-NOISE</nav>\n'
+               '<div class="md-sidebar"><p>SIDEBAR-NOISE</p></div>\n'
+               '<article class="md-content__inner md-typeset">\n')
+MKDOCS_TAIL = '</article>\n<footer class="md-footer">FOOTER-NOISE</footer>\n</body></html>\n'
+
+
+def heading(level, anchor, text, classes=""):
+    """A heading as Python-Markdown's toc extension writes it, with its permalink."""
+    return (f'<h{level} id="{anchor}"{f" class={chr(34)}{classes}{chr(34)}" if classes else ""}>'
+            f'{text}<a class="headerlink" href="#{anchor}" title="Permanent link">¶</a>'
+            f'</h{level}>\n')
+
+
+def doc_object(kind, level, anchor, signature, inner):
+    """A documented object as mkdocstrings renders it."""
+    return (f'<div class="doc doc-object doc-{kind}">\n'
+            + heading(level, anchor, f'<code>{signature}</code>', "doc doc-heading")
+            + f'<div class="doc doc-contents ">\n{inner}</div>\n</div>\n')
+
+
+MKDOCS_INDEX = (MKDOCS_HEAD + heading(1, "pkg", "pkg")
+                + "<p>pkg greets people.</p>\n" + heading(2, "installing", "Installing")
+                + "<p>Install it with pip.</p>\n<pre><code>pip install pkg\n</code></pre>\n"
+                + heading(2, "greeting-loudly", "Greeting loudly")
+                + "<p>Pass loud to shout.</p>\n" + MKDOCS_TAIL)
+MKDOCS_API = (MKDOCS_HEAD + heading(1, "api", "API")
+              + doc_object("function", 2, "pkg.greet", "greet(name, loud=False)",
+                           "<p>Say hello to <em>name</em>.</p>\n")
+              + doc_object("class", 2, "pkg.Greeter", "Greeter(style)",
+                           "<p>Greets many people.</p>\n<div class=\"doc doc-children\">\n"
+                           + doc_object("function", 3, "pkg.Greeter.wave", "wave(times=1)",
+                                        "<p>Wave at everyone present.</p>\n")
+                           + "</div>\n")
+              + MKDOCS_TAIL)
+
+
+class MkDocsHtmlTest(unittest.TestCase):
+    """An MkDocs site (Material theme, mkdocstrings), detected by its generator tag."""
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        cls.site = os.path.join(base, "html")
+        for relative, text in (("index.html", MKDOCS_INDEX), ("api/index.html", MKDOCS_API),
+                               ("404.html", MKDOCS_HEAD + "<p>Not found</p>" + MKDOCS_TAIL)):
+            path = os.path.join(cls.site, relative)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        cls.out = os.path.join(base, "snapshot")
+        # A version as the library writes it: X.Y.Z.
+        build_snapshot([SourceTree("1.2.3", cls.site, BASE)], cls.out, DEFAULT_POLICY,
+                       Progress(io.StringIO()))
+
+    def passages(self) -> dict:
+        return built_passages(self.out)
+
+    def test_a_three_part_version_is_built_and_served(self):
+        app = create_app(snapshot_path=self.out, settings=quiet_settings())
+        self.addCleanup(app.close)
+        reply = post_json(app, {"question": "How do I install it with pip?", "version": "1.2.3"})
+        self.assertEqual(reply.code, 200, reply.body)
+        self.assertEqual(reply.json()["evidence"][0]["url"], BASE + "index.html#installing")
+
+    def test_headings_with_ids_are_sections(self):
+        passages = self.passages()
+        self.assertEqual(passages[BASE + "index.html#installing"][4],
+                         "Installing\n\nInstall it with pip.\n\npip install pkg")
+        self.assertEqual(passages[BASE + "index.html#greeting-loudly"][4],
+                         "Greeting loudly\n\nPass loud to shout.")
+        self.assertEqual(passages[BASE + "index.html#pkg"][4], "pkg\n\npkg greets people.")
+
+    def test_mkdocstrings_objects_are_units_with_their_heading_ids(self):
+        passages = self.passages()
+        greet = passages[BASE + "api/index.html#pkg.greet"]
+        self.assertEqual((greet[0], greet[4], greet[5], greet[6]),
+                         ("api/index.html", "greet(name, loud=False)\n\nSay hello to name.",
+                          "pkg.greet", "function"))
+        wave = passages[BASE + "api/index.html#pkg.Greeter.wave"]
+        self.assertEqual((wave[4], wave[6]), ("wave(times=1)\n\nWave at everyone present.",
+                                              "method"))
+        self.assertEqual(passages[BASE + "api/index.html#pkg.Greeter"][4],
+                         "Greeter(style)\n\nGreets many people.")
+
+    def test_only_documentation_pages_and_their_main_content_are_read(self):
+        passages = self.passages()
+        self.assertFalse([url for url in passages if "404.html" in url])
+        texts = "\n".join(row[4] for row in passages.values())
+        for noise in NOISE:
+            self.assertNotIn(noise, texts)
+
+    def test_every_url_lands_on_the_rendered_site(self):
+        self.assertEqual(dead_urls(self.out, self.site), [])
 
 
 if __name__ == "__main__":

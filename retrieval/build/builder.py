@@ -10,6 +10,7 @@ of reST, Markdown and plain text gives one unit per paragraph, ranked by its tex
 import hashlib
 import json
 import os
+import posixpath
 import re
 import sqlite3
 import sys
@@ -82,7 +83,12 @@ SOURCES = "_sources"
 INVENTORY = "objects.inv"
 _SOURCE_SUFFIX = ".rst.txt"
 # An autodoc directive in a page's source: its text is generated, so it exists only in the HTML.
+# How a tree is read: "auto" decides by what the tree holds; "html" reads every rendered page.
+FORMATS = ("auto", "html")
 _AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::", re.M)
+_MKDOCS_GENERATOR = re.compile(r"<meta\s+name=[\"']generator[\"']\s+content=[\"']mkdocs-", re.I)
+# Pages a documentation generator writes about the site itself, not documentation.
+_GENERATED_PAGES = frozenset(("404.html", "search.html", "genindex.html", "py-modindex.html"))
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,7 @@ class SourceTree:
     root: str
     base_url: str
     collection: str = DEFAULT_COLLECTION
+    format: str = "auto"  # one of FORMATS
 
     @property
     def label(self) -> str:
@@ -218,10 +225,35 @@ def _reference_pages(site: RenderedSite, pages: list) -> set:
     return {page for page in python if python[page] >= other[page]}
 
 
+def _unit_contents(tree, page, source_id, source_sha256, units, reference, in_links) -> list:
+    """Return [(content, heading)] of one page's units, with their ranking facts."""
+    page_address = tree.base_url + urllib.parse.quote(page, safe="/")
+    contents = []
+    for unit in units:
+        facts = IndexFields(
+            kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
+            in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
+            names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
+            code=unit.code, context=unit.context)
+        contents.append((_content(
+            tree, source_id, source_sha256,
+            page_address + ("#" + unit.anchor if unit.anchor else ""),
+            unit.start_line, unit.end_line, unit.text, unit.title, facts), unit.heading))
+    return contents
+
+
+def _html_units(tree: SourceTree, page: str) -> tuple:
+    """Return (source_id, sha256, units) of a rendered page read as the document itself."""
+    data = Path(tree.root, *page.split("/")).read_bytes()
+    return page, hashlib.sha256(data).hexdigest(), html_page_units(data.decode("utf-8", "replace"))
+
+
 def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
     """Parse a published Sphinx site into one passage per documented object and section text.
 
-    Returns [(content, heading)], heading being the title of the unit's section.
+    A page's units come from its reST source, or from the rendered page where the source is
+    autodoc stubs (the text exists only in the HTML). Returns [(content, heading)], heading
+    being the title of the unit's section.
     """
     site = RenderedSite(tree.root, tree.base_url)
     pages = site.pages()
@@ -238,30 +270,48 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
         if rendered is None:
             progress.skip(f"{tree.label}/{relative_source}", "no rendered page")
             continue
-        page_address = tree.base_url + urllib.parse.quote(page, safe="/")
-        source_id, sha256 = f"{SOURCES}/{relative_source}", source_sha256
         if _AUTODOC.search(text):
-            data = Path(tree.root, *page.split("/")).read_bytes()
-            source_id, sha256 = page, hashlib.sha256(data).hexdigest()
-            units = html_page_units(data.decode("utf-8", "replace"))
+            source_id, sha256, units = _html_units(tree, page)
         else:
+            source_id, sha256 = f"{SOURCES}/{relative_source}", source_sha256
             units = page_units(text, rendered)
-        for unit in units:
-            facts = IndexFields(
-                kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
-                in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
-                names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
-                code=unit.code, context=unit.context)
-            contents.append((_content(
-                tree, source_id, sha256,
-                page_address + ("#" + unit.anchor if unit.anchor else ""),
-                unit.start_line, unit.end_line, unit.text, unit.title, facts), unit.heading))
-            progress.passages += 1
+        contents.extend(_unit_contents(tree, page, source_id, sha256, units, reference, in_links))
+        progress.passages += len(units)
     return contents
+
+
+def read_html_contents(tree: SourceTree, progress: Progress) -> list:
+    """Read every rendered page of an HTML tree (MkDocs, or any site) as the document itself."""
+    site = RenderedSite(tree.root, tree.base_url)
+    pages = [page for page in site.pages() if posixpath.basename(page) not in _GENERATED_PAGES]
+    in_links = Counter(target for page in pages for target in site.page(page).links)
+    read = [(page, *_html_units(tree, page)) for page in pages]
+    # Reference pages are those that document objects, as read from the pages themselves.
+    reference = {page for page, _, _, units in read if any(u.kind != SECTION for u in units)}
+    contents = []
+    for page, source_id, sha256, units in read:
+        contents.extend(_unit_contents(tree, page, source_id, sha256, units, reference, in_links))
+        progress.files += 1
+        progress.passages += len(units)
+        progress.tick(tree.label)
+    progress.tick(tree.label, force=True)
+    return contents
+
+
+def is_mkdocs_site(root: str) -> bool:
+    """Tell whether a tree is a site MkDocs generated (its index page says so)."""
+    try:
+        with open(os.path.join(root, "index.html"), encoding="utf-8", errors="replace") as f:
+            head = f.read(65536)
+    except OSError:
+        return False
+    return _MKDOCS_GENERATOR.search(head) is not None
 
 
 def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
     """Read one tree into [(passage content, heading)], in path order, by its kind of tree."""
+    if tree.format == "html" or is_mkdocs_site(tree.root):
+        return read_html_contents(tree, progress)
     if is_sphinx_site(tree.root):
         return read_sphinx_contents(tree, progress)
     return read_paragraph_contents(tree, progress)

@@ -31,7 +31,7 @@ _BLOCKS = frozenset(("p", "div", "li", "dt", "dd", "pre", "tr", "table", "sectio
 _SKIPPED_TAGS = frozenset(("script", "style", "nav", "footer", "form", "button", "template",
                            "noscript", "svg", "header"))
 # Classes that mark navigation or decoration inside the main content (Sphinx, MkDocs themes).
-_SKIPPED_CLASSES = frozenset(("headerlink", "toctree-wrapper", "sphinxsidebar", "related",
+_SKIPPED_CLASSES = frozenset(("headerlink", "quote", "toctree-wrapper", "sphinxsidebar", "related",
                               "md-sidebar", "md-source-file", "rst-footer-buttons",
                               "viewcode-link", "md-content__button"))
 _VOID = frozenset(("br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base",
@@ -62,6 +62,7 @@ class _Owner:
     ids: list = field(default_factory=list)  # signature ids (an object's names)
     signatures: list = field(default_factory=list)  # [prefix, prename, name, rest] each
     blocks: list = field(default_factory=list)
+    level: int = 0  # a section a heading opens (MkDocs): the heading's level; else 0
 
 
 def _main_start(tag: str, attrs: dict) -> bool:
@@ -70,19 +71,44 @@ def _main_start(tag: str, attrs: dict) -> bool:
             or (tag == "article" and "md-content__inner" in _classes(attrs)))
 
 
+def _object_kind(tag: str, classes: list, inside_class: bool) -> Optional[str]:
+    """Return the kind of object an element documents (Sphinx `dl.py`, mkdocstrings), or None."""
+    if tag == "dl" and len(classes) >= 2 and classes[0] == "py":
+        return _KIND.get(classes[1])
+    if tag == "div" and "doc-object" in classes:
+        for name in classes:
+            if name.startswith("doc-") and name[4:] in _MKDOCSTRINGS_KIND:
+                kind = _MKDOCSTRINGS_KIND[name[4:]]
+                return "method" if kind == "function" and inside_class else kind
+    return None
+
+
+# mkdocstrings' object classes (`doc-object doc-KIND`); a module is a section of its own.
+_MKDOCSTRINGS_KIND = {"function": "function", "class": "class", "attribute": "attribute",
+                      "module": SECTION}
+# Elements whose end closes what their start opened (a section or an object).
+_CONTAINERS = frozenset(("section", "dl", "div"))
+
+
 class _PageReader:
-    """One pass over a page's tags and text, collecting each section's and object's own text."""
+    """One pass over a page's tags and text, collecting each section's and object's own text.
+
+    Sections are `<section id>` elements (Sphinx) or, where a page has none, the span from a
+    heading with an id to the next heading of the same or a higher level (MkDocs). Objects are
+    Sphinx's `<dl class="py KIND">` and mkdocstrings' `<div class="doc-object doc-KIND">`.
+    """
 
     def __init__(self, text: str):
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self.owners: list = []
         self._owners: list = []  # the open section and object owners, innermost last
-        self._elements: list = []  # per open <section>/<dl>: its owner, or None
+        self._elements: list = []  # per open container element: the owner it opened, or None
         self._main: Optional[list] = None  # [tag, nesting] of the main content element
         self._skip: Optional[list] = None  # [tag, nesting] of an element being skipped
         self._pre = 0  # nesting of <pre>
-        self._signature: Optional[list] = None  # [prefix, prename, name, rest] of a <dt>
+        self._signature: Optional[list] = None  # [prefix, prename, name, rest] being read
         self._signature_part = 0  # which of those the text goes to
+        self._signature_end = ""  # the tag that ends it: dt (Sphinx) or a heading
         self._span_parts: list = []  # per open <span> in a signature: the part it set, or None
         self._heading: Optional[_Owner] = None  # a section whose heading is being read
         self._run: list = []  # pieces of the text run being read
@@ -105,7 +131,7 @@ class _PageReader:
                 continue  # a comment
             tag = tag.lower()
             if match.group(1):
-                self._end(tag, match.start())
+                self._end(tag)
             else:
                 raw = match.group(3)
                 self._start(tag, _attributes(raw) if "=" in raw else {}, match.start(),
@@ -122,7 +148,7 @@ class _PageReader:
         if self._main is None:
             if _main_start(tag, attrs):
                 self._main = [tag, 1]
-                self._open_owner(_Owner(SECTION, None, self.line(offset)))
+                self._open(_Owner(SECTION, None, self.line(offset)))
             return
         if tag == self._main[0] and tag not in _VOID:
             self._main[1] += 1
@@ -133,44 +159,64 @@ class _PageReader:
             return
         if tag in _BLOCKS:
             self._flush()
-        if tag == "pre":
+        if tag in _CONTAINERS:
+            self._elements.append(self._container(tag, attrs, classes, offset))
+        elif tag == "pre":
             self._pre += 1
-        elif tag == "section":
-            owner = None
-            if attrs.get("id"):
-                enclosing = self._section()
-                context = enclosing.context + ((enclosing.title,) if enclosing.title else ())
-                owner = _Owner(SECTION, attrs["id"], self.line(offset), context=context)
-                self._open_owner(owner)
-            self._elements.append(owner)
-        elif tag == "dl":
-            kind = _KIND.get(classes[1]) if len(classes) >= 2 and classes[0] == "py" else None
-            owner = None
-            if kind is not None:
-                section = self._section()
-                owner = _Owner(kind, None, self.line(offset), heading=section.title,
-                               context=section.context + ((section.title,) if section.title
-                                                          else ()))
-                self._open_owner(owner)
-            self._elements.append(owner)
         elif tag == "dt" and "sig-object" in classes and self._owners[-1].kind != SECTION:
-            owner = self._owners[-1]
-            if attrs.get("id"):
-                owner.ids.append(attrs["id"])
-            self._signature = ["", "", "", ""]
-            self._signature_part = 0
-            owner.signatures.append(self._signature)
+            self._begin_signature(attrs.get("id"), "dt")
         elif tag == "span" and self._signature is not None:
             part = (1 if "sig-prename" in classes else 2 if "sig-name" in classes else None)
             if part is not None:
                 self._signature_part = part
             self._span_parts.append(part)
         elif tag in _HEADINGS:
-            section = self._owners[-1]
-            if section.kind == SECTION and not section.title:
-                self._heading = section
+            self._begin_heading(tag, attrs, offset)
 
-    def _end(self, tag: str, offset: int):
+    def _container(self, tag: str, attrs: dict, classes: list, offset: int) -> Optional[_Owner]:
+        """Open the section or object a container element starts, if it starts one."""
+        inside_class = any(owner.kind == "class" for owner in self._owners)
+        kind = _object_kind(tag, classes, inside_class)
+        if kind is not None:
+            section = self._section()
+            context = section.context + ((section.title,) if section.title else ())
+            return self._open(_Owner(kind, None, self.line(offset), heading=section.title,
+                                     context=context))
+        if attrs.get("id") and (tag == "section" or (tag == "div" and "section" in classes)):
+            enclosing = self._section()
+            context = enclosing.context + ((enclosing.title,) if enclosing.title else ())
+            return self._open(_Owner(SECTION, attrs["id"], self.line(offset), context=context))
+        return None
+
+    def _begin_heading(self, tag: str, attrs: dict, offset: int):
+        owner = self._owners[-1]
+        if owner.kind != SECTION and not owner.ids and attrs.get("id"):
+            # mkdocstrings: the object's heading carries its id and its signature.
+            self._begin_signature(attrs["id"], tag)
+            return
+        if attrs.get("id") and owner.kind == SECTION and owner.anchor != attrs["id"] and (
+                owner.level or not owner.anchor):
+            # A heading that opens a section of its own (no <section> element around it).
+            level = int(tag[1])
+            while self._owners[-1].level >= level:
+                self._owners.pop()
+            enclosing = self._section()
+            context = enclosing.context + ((enclosing.title,) if enclosing.title else ())
+            owner = self._open(_Owner(SECTION, attrs["id"], self.line(offset), context=context,
+                                      level=level))
+        if owner.kind == SECTION and not owner.title:
+            self._heading = owner
+
+    def _begin_signature(self, signature_id: Optional[str], end_tag: str):
+        owner = self._owners[-1]
+        if signature_id:
+            owner.ids.append(signature_id)
+        self._signature = ["", "", "", ""]
+        self._signature_part = 0
+        self._signature_end = end_tag
+        owner.signatures.append(self._signature)
+
+    def _end(self, tag: str):
         if self._skip is not None:
             if tag == self._skip[0]:
                 self._skip[1] -= 1
@@ -185,17 +231,18 @@ class _PageReader:
             self._main[1] -= 1
             if not self._main[1]:
                 self._main = None
-                while self._owners:
-                    self._owners.pop()
+                self._owners.clear()
                 return
-        if tag == "pre" and self._pre:
-            self._pre -= 1
-        elif tag in ("section", "dl") and self._elements:
-            if self._elements.pop() is not None:
-                self._owners.pop()
-        elif tag == "dt" and self._signature is not None:
+        if self._signature is not None and tag == self._signature_end:
             self._signature[:] = [_SPACE.sub(" ", part).strip() for part in self._signature]
             self._signature = None
+        elif tag in _CONTAINERS and self._elements:
+            owner = self._elements.pop()
+            if owner is not None:
+                while self._owners and self._owners.pop() is not owner:
+                    pass  # sections its headings opened end with it
+        elif tag == "pre" and self._pre:
+            self._pre -= 1
         elif tag == "span" and self._signature is not None and self._span_parts:
             if self._span_parts.pop() is not None:
                 self._signature_part = 3  # what follows a name is its parameters
@@ -205,9 +252,10 @@ class _PageReader:
             self.title = self.title or self._heading.title
             self._heading = None
 
-    def _open_owner(self, owner: _Owner):
+    def _open(self, owner: _Owner) -> _Owner:
         self.owners.append(owner)
         self._owners.append(owner)
+        return owner
 
     def _section(self) -> _Owner:
         return next(owner for owner in reversed(self._owners) if owner.kind == SECTION)
@@ -289,7 +337,8 @@ def page_units(text: str) -> list:
                             if o.kind == SECTION and o.anchor), None)
             anchors = tuple(owner.ids)
             anchor = anchors[0] if anchors else (section.anchor if section else None)
-            bare = tuple(name for _, _, name, _ in owner.signatures if name)
+            bare = tuple(name for _, _, name, _ in owner.signatures if name) or tuple(
+                anchor.rsplit(".", 1)[-1] for anchor in anchors)
             names = anchors or tuple(prename + name for _, prename, name, _ in owner.signatures)
             title = names[0] if names else owner.heading
             signature = " ".join(f"{prefix} {rest}".strip()
