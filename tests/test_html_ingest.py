@@ -242,5 +242,69 @@ class MkDocsHtmlTest(unittest.TestCase):
         self.assertEqual(dead_urls(self.out, self.site), [])
 
 
+LLMS_INDEX = """\
+# pkg
+
+> pkg greets people, loudly if asked.
+
+## Docs
+
+- [Quickstart](https://docs.example.org/pkg/1.2/quickstart.md): install and first greeting
+- [Reference](reference.md)
+- [Elsewhere](https://other.example.com/page.md): not in this tree
+
+## Optional
+
+- [History](history.md): how pkg came to be
+"""
+QUICKSTART = "# Quickstart\n\nInstall pkg with pip.\n\n## First greeting\n\nCall greet(name).\n"
+REFERENCE = "# Reference\n\n## greet\n\ngreet(name, loud=False) says hello.\n"
+HISTORY = "# History\n\npkg began as a greeting card.\n"
+UNLINKED = "# Draft\n\nNot listed in llms.txt.\n"
+LLMS_FULL = QUICKSTART + "\n" + REFERENCE
+
+
+class LlmsTxtTest(unittest.TestCase):
+    """An llms.txt directory (the index and the pages it links) and an llms-full.txt file."""
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        site = os.path.join(base, "llms")
+        for relative, text in (("llms.txt", LLMS_INDEX), ("quickstart.md", QUICKSTART),
+                               ("reference.md", REFERENCE), ("history.md", HISTORY),
+                               ("draft.md", UNLINKED), ("full/llms-full.txt", LLMS_FULL)):
+            path = os.path.join(site, relative)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        cls.progress = io.StringIO()
+        cls.out = os.path.join(base, "snapshot")
+        build_snapshot([SourceTree("1.2", site, BASE, "pkg"),
+                        SourceTree("1.2", os.path.join(site, "full", "llms-full.txt"),
+                                   BASE + "full/", "pkgfull")],
+                       cls.out, DEFAULT_POLICY, Progress(cls.progress))
+
+    def test_the_index_and_the_pages_it_links_are_read(self):
+        passages = built_passages(self.out)
+        self.assertEqual(passages[BASE + "quickstart.md#first-greeting"][4], "Call greet(name).")
+        self.assertEqual(passages[BASE + "reference.md#greet"][4],
+                         "greet(name, loud=False) says hello.")
+        self.assertEqual(passages[BASE + "history.md#history"][4], "pkg began as a greeting card.")
+        self.assertIn(BASE + "llms.txt#pkg", passages)
+        self.assertFalse([url for url in passages if "draft.md" in url])
+        self.assertIn("skipped pkg/1.2/https://other.example.com/page.md: linked page not in "
+                      "the tree",
+                      self.progress.getvalue())
+
+    def test_llms_full_is_one_markdown_document(self):
+        passages = built_passages(self.out)
+        text = passages[BASE + "full/llms-full.txt#first-greeting"]
+        self.assertEqual((text[0], text[2], text[3], text[4]),
+                         ("llms-full.txt", 7, 7, "Call greet(name)."))
+        self.assertEqual(passages[BASE + "full/llms-full.txt#greet"][4],
+                         "greet(name, loud=False) says hello.")
+
+
 if __name__ == "__main__":
     unittest.main()

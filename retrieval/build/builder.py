@@ -26,6 +26,7 @@ from ..core.snapshot import DEFAULT_COLLECTION, SnapshotError, collection_corpus
     built_policy_ranking, collection_of, compute_corpus_id, derive_passage, parse_policy
 from ..core.snapshot_directory import DATABASE, IDENTITY, MANIFEST, manifest_for, \
     source_summary, vector_content
+from . import llms
 from .inventory import InventoryError, read_inventory
 from .parse import decode_source, iter_source_files, page_url, parse_source, source_kind
 from .rendered import RenderedSite
@@ -149,19 +150,26 @@ def is_sphinx_site(root: str) -> bool:
         or os.path.isfile(os.path.join(root, "index.html")))
 
 
+def _read_file(tree: SourceTree, relative_path: str, absolute_path: str, progress: Progress):
+    """Return (text, sha256) of one UTF-8 file, or None (reported) if it is not UTF-8."""
+    data = Path(absolute_path).read_bytes()
+    try:
+        text = decode_source(data)
+    except UnicodeDecodeError as exc:
+        # Reported and skipped whole: a half-read file would be evidence nobody wrote.
+        progress.skip(f"{tree.label}/{relative_path}", f"not UTF-8 (byte {exc.start})")
+        return None
+    progress.files += 1
+    progress.tick(tree.label)
+    return text, hashlib.sha256(data).hexdigest()
+
+
 def _read_sources(tree: SourceTree, root: str, progress: Progress):
     """Yield (relative path, text, sha256) of each supported, UTF-8 file of a tree."""
     for relative_path, absolute_path in iter_source_files(root):
-        data = Path(absolute_path).read_bytes()
-        try:
-            text = decode_source(data)
-        except UnicodeDecodeError as exc:
-            # Reported and skipped whole: a half-read file would be evidence nobody wrote.
-            progress.skip(f"{tree.label}/{relative_path}", f"not UTF-8 (byte {exc.start})")
-            continue
-        yield relative_path, text, hashlib.sha256(data).hexdigest()
-        progress.files += 1
-        progress.tick(tree.label)
+        read = _read_file(tree, relative_path, absolute_path, progress)
+        if read is not None:
+            yield relative_path, *read
     progress.tick(tree.label, force=True)
 
 
@@ -181,6 +189,22 @@ def _content(tree, relative_path, source_sha256, url, start_line, end_line, text
     } | facts.content()
 
 
+def _paragraph_contents(tree, relative_path, source_sha256, page, paragraphs, prose) -> list:
+    """Return [(content, "")] of one file's paragraphs, each under the page URL + its anchor."""
+    contents = []
+    for paragraph in paragraphs:
+        # A paragraph is prose under a heading: no names, no priors beyond the section's.
+        facts = IndexFields(
+            kind=SECTION, in_links=0, noindex=False, reference_page=True, names="", name="",
+            signature="", body=plain_text(paragraph.text) if prose else paragraph.text,
+            code="", context=relative_path)
+        contents.append((_content(
+            tree, relative_path, source_sha256,
+            page + ("#" + paragraph.anchor if paragraph.anchor else ""),
+            paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts), ""))
+    return contents
+
+
 def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
     """Parse every supported file of a plain tree into one passage per paragraph, in path order.
 
@@ -188,21 +212,52 @@ def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
     """
     contents = []
     for relative_path, text, source_sha256 in _read_sources(tree, tree.root, progress):
-        page = page_url(tree.base_url, relative_path)
-        prose = source_kind(relative_path) == "rst"
-        for paragraph in parse_source(relative_path, text):
-            # A paragraph is prose under a heading: no names, no priors beyond the section's.
-            facts = IndexFields(
-                kind=SECTION, in_links=0, noindex=False, reference_page=True, names="", name="",
-                signature="", body=plain_text(paragraph.text) if prose else paragraph.text,
-                code="", context=relative_path)
-            contents.append((_content(
-                tree, relative_path, source_sha256,
-                page + ("#" + paragraph.anchor if paragraph.anchor else ""),
-                paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts),
-                ""))
-            progress.passages += 1
+        found = _paragraph_contents(
+            tree, relative_path, source_sha256, page_url(tree.base_url, relative_path),
+            parse_source(relative_path, text), source_kind(relative_path) == "rst")
+        contents.extend(found)
+        progress.passages += len(found)
     return contents
+
+
+def read_llms_contents(tree: SourceTree, progress: Progress) -> list:
+    """Read an llms-full.txt, or a directory's llms.txt and the Markdown pages it links.
+
+    Each file is Markdown, one passage per paragraph under its heading's anchor, published
+    under the base URL by its own name (the pages an llms.txt lists are the .md files).
+    """
+    if os.path.isfile(tree.root):
+        root, names = os.path.dirname(tree.root), [os.path.basename(tree.root)]
+    elif os.path.isfile(os.path.join(tree.root, llms.INDEX)):
+        root, names = tree.root, [llms.INDEX]
+        index = _read_file(tree, llms.INDEX, os.path.join(root, llms.INDEX), progress)
+        for link in llms.read_index(index[0] if index else ""):
+            path = llms.local_path(link.url, tree.base_url)
+            if path is None or not os.path.isfile(os.path.join(root, *path.split("/"))):
+                progress.skip(f"{tree.label}/{link.url}", "linked page not in the tree")
+            elif path not in names:
+                names.append(path)
+    else:
+        root, names = tree.root, [llms.FULL]
+    contents = []
+    for name in names:
+        read = _read_file(tree, name, os.path.join(root, *name.split("/")), progress)
+        if read is not None:
+            text, sha256 = read
+            page = tree.base_url + urllib.parse.quote(name, safe="/")
+            found = _paragraph_contents(tree, name, sha256, page,
+                                        parse_source(name, text, "markdown"), False)
+            contents.extend(found)
+            progress.passages += len(found)
+    progress.tick(tree.label, force=True)
+    return contents
+
+
+def is_llms_tree(root: str) -> bool:
+    """Tell whether a source is an llms-full.txt, or a directory holding llms.txt or one."""
+    if os.path.isfile(root):
+        return os.path.basename(root) == llms.FULL
+    return any(os.path.isfile(os.path.join(root, name)) for name in (llms.INDEX, llms.FULL))
 
 
 def _reference_pages(site: RenderedSite, pages: list) -> set:
@@ -314,6 +369,8 @@ def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
         return read_html_contents(tree, progress)
     if is_sphinx_site(tree.root):
         return read_sphinx_contents(tree, progress)
+    if is_llms_tree(tree.root):
+        return read_llms_contents(tree, progress)
     return read_paragraph_contents(tree, progress)
 
 
