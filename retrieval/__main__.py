@@ -88,10 +88,22 @@ def _pairs(values, flag):
     return pairs
 
 
-def _build(args) -> int:
-    from .build.builder import SourceTree, build_snapshot
+def _collection_version(label: str) -> tuple:
+    """Return (collection, version) of a checked [COLLECTION/]VERSION label."""
     from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN, \
         VERSION_SHAPE
+
+    collection, _, version = label.rpartition("/")
+    collection = collection or DEFAULT_COLLECTION
+    if not COLLECTION_PATTERN.fullmatch(collection):
+        raise ValueError(f"collection {collection!r} must match {COLLECTION_PATTERN.pattern}")
+    if not VERSION_PATTERN.fullmatch(version):
+        raise ValueError(f"version {version!r} is not {VERSION_SHAPE}")
+    return collection, version
+
+
+def _build(args) -> int:
+    from .build.builder import SourceTree, build_snapshot
 
     sources = _pairs(args.source, "--source")
     base_urls = _pairs(args.base_url, "--base-url")
@@ -101,12 +113,7 @@ def _build(args) -> int:
         raise ValueError("every --source version needs exactly one --base-url, and no other")
     trees = []
     for label in sorted(sources):
-        collection, _, version = label.rpartition("/")
-        collection = collection or DEFAULT_COLLECTION
-        if not COLLECTION_PATTERN.fullmatch(collection):
-            raise ValueError(f"collection {collection!r} must match {COLLECTION_PATTERN.pattern}")
-        if not VERSION_PATTERN.fullmatch(version):
-            raise ValueError(f"version {version!r} is not {VERSION_SHAPE}")
+        collection, version = _collection_version(label)
         if not base_urls[label].endswith("/"):
             raise ValueError(f"--base-url {label}={base_urls[label]} must end with '/'")
         trees.append(SourceTree(version, sources[label], base_urls[label], collection,
@@ -128,7 +135,13 @@ def _verify(args) -> int:
 
     problems = verify_snapshot_directory(args.snapshot)
     if args.rendered:
-        problems += dead_urls(args.snapshot, args.rendered)
+        plain = [value for value in args.rendered if "=" not in value]
+        if len(plain) > 1 or (plain and len(args.rendered) > 1):
+            raise ValueError("give one --rendered HTML_ROOT, or [COLLECTION/]VERSION=HTML_ROOT "
+                             "for each version to check")
+        problems += dead_urls(args.snapshot, plain[0] if plain else {
+            _collection_version(label): root
+            for label, root in _pairs(args.rendered, "--rendered").items()})
     for line in problems[:50]:
         print(line)
     print("verified" if not problems else f"rejected: {len(problems)} problem(s)")
@@ -237,10 +250,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="recompute every digest of a snapshot directory")
     verify.add_argument("snapshot", help="a directory made by retrieval build")
     verify.add_argument(
-        "--rendered", metavar="HTML_ROOT",
+        "--rendered", metavar="[[COLLECTION/]VERSION=]HTML_ROOT", action="append",
         help="also check that every passage URL names a page of this rendered HTML tree and, "
              "with a #fragment, an id on that page (the tree published at each version's "
-             "base URL; default: URLs are not checked)")
+             "base URL; repeat with COLLECTION/VERSION= for several; default: not checked)")
     verify.set_defaults(run=_verify)
 
     seal = commands.add_parser("seal", help="fill in a snapshot's digests")

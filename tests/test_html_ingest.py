@@ -5,12 +5,14 @@ The site is written here in the shapes Sphinx publishes for an autodoc-generated
 a hand-written page whose reST source still holds the text. Expectations are exact.
 """
 
+import contextlib
 import hashlib
 import io
 import os
 import sqlite3
 import unittest
 
+from retrieval.__main__ import main as retrieval_main
 from retrieval.build.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.build.rendered import dead_urls
 from retrieval.wsgi import create_app
@@ -240,6 +242,19 @@ class MkDocsHtmlTest(unittest.TestCase):
 
     def test_every_url_lands_on_the_rendered_site(self):
         self.assertEqual(dead_urls(self.out, self.site), [])
+
+    def test_verify_checks_each_named_version_against_its_own_tree(self):
+        def verify(*rendered):
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                code = retrieval_main(["verify", self.out] + [
+                    arg for root in rendered for arg in ("--rendered", root)])
+            return code, out.getvalue().splitlines()[-1]
+
+        self.assertEqual(verify(f"1.2.3={self.site}"), (0, "verified"))
+        elsewhere = os.path.join(self.site, "api")  # a tree without these pages
+        self.assertEqual(verify(f"default/1.2.3={elsewhere}")[0], 1)
+        self.assertEqual(verify(f"1.2.3={self.site}", f"9.9={self.site}"),
+                         (1, "rejected: 1 problem(s)"))  # no such version: said, not ignored
 
 
 LLMS_INDEX = """\
