@@ -87,7 +87,8 @@ _SOURCE_SUFFIX = ".rst.txt"
 # How a tree is read: "auto" decides by what the tree holds; "html" reads every rendered page.
 FORMATS = ("auto", "html")
 _AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::", re.M)
-_MKDOCS_GENERATOR = re.compile(r"<meta\s+name=[\"']generator[\"']\s+content=[\"']mkdocs-", re.I)
+_GENERATOR = re.compile(r"<meta\s+name=[\"']generator[\"']\s+content=[\"'](?:mkdocs|sphinx)",
+                        re.I)
 # Pages a documentation generator writes about the site itself, not documentation.
 _GENERATED_PAGES = frozenset(("404.html", "search.html", "genindex.html", "py-modindex.html"))
 
@@ -260,17 +261,17 @@ def is_llms_tree(root: str) -> bool:
     return any(os.path.isfile(os.path.join(root, name)) for name in (llms.INDEX, llms.FULL))
 
 
-def _reference_pages(site: RenderedSite, pages: list) -> set:
+def _reference_pages(site: RenderedSite, documenting: set) -> set:
     """Return the pages that describe Python objects: the documentation's reference pages.
 
     From objects.inv when there is one: pages where Python objects are at least as many as the
     objects of other domains (a C API page documents C functions, whatever Python it mentions).
-    Without it, pages where the rendered HTML describes at least one Python object.
+    Without it, `documenting`: the pages whose rendered HTML describes a Python object.
     """
     try:
         entries = read_inventory(Path(site.root, INVENTORY).read_bytes())
     except (OSError, InventoryError):
-        return {page for page in pages if any(obj.ids for obj in site.page(page).objects)}
+        return documenting
     python, other = Counter(), Counter()
     for entry in entries:
         if entry.domain == "py" and entry.role != "module":
@@ -314,7 +315,8 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
     pages = site.pages()
     # The documentation's own cross-references: how often each (page, id) is linked to.
     in_links = Counter(target for page in pages for target in site.page(page).links)
-    reference = _reference_pages(site, pages)
+    reference = _reference_pages(site, {page for page in pages
+                                        if any(obj.ids for obj in site.page(page).objects)})
     contents = []
     sources = os.path.join(tree.root, SOURCES)
     for relative_source, text, source_sha256 in _read_sources(tree, sources, progress):
@@ -341,8 +343,8 @@ def read_html_contents(tree: SourceTree, progress: Progress) -> list:
     pages = [page for page in site.pages() if posixpath.basename(page) not in _GENERATED_PAGES]
     in_links = Counter(target for page in pages for target in site.page(page).links)
     read = [(page, *_html_units(tree, page)) for page in pages]
-    # Reference pages are those that document objects, as read from the pages themselves.
-    reference = {page for page, _, _, units in read if any(u.kind != SECTION for u in units)}
+    reference = _reference_pages(site, {page for page, _, _, units in read
+                                        if any(unit.kind != SECTION for unit in units)})
     contents = []
     for page, source_id, sha256, units in read:
         contents.extend(_unit_contents(tree, page, source_id, sha256, units, reference, in_links))
@@ -353,22 +355,25 @@ def read_html_contents(tree: SourceTree, progress: Progress) -> list:
     return contents
 
 
-def is_mkdocs_site(root: str) -> bool:
-    """Tell whether a tree is a site MkDocs generated (its index page says so)."""
+def is_rendered_site(root: str) -> bool:
+    """Tell whether a tree is a published site to read page by page: MkDocs, or Sphinx without
+    its `_sources` (Django's docs), as its index page's generator tag or objects.inv say."""
+    if os.path.isfile(os.path.join(root, INVENTORY)):
+        return True
     try:
         with open(os.path.join(root, "index.html"), encoding="utf-8", errors="replace") as f:
             head = f.read(65536)
     except OSError:
         return False
-    return _MKDOCS_GENERATOR.search(head) is not None
+    return _GENERATOR.search(head) is not None
 
 
 def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
     """Read one tree into [(passage content, heading)], in path order, by its kind of tree."""
-    if tree.format == "html" or is_mkdocs_site(tree.root):
-        return read_html_contents(tree, progress)
-    if is_sphinx_site(tree.root):
+    if tree.format != "html" and is_sphinx_site(tree.root):
         return read_sphinx_contents(tree, progress)
+    if tree.format == "html" or is_rendered_site(tree.root):
+        return read_html_contents(tree, progress)
     if is_llms_tree(tree.root):
         return read_llms_contents(tree, progress)
     return read_paragraph_contents(tree, progress)

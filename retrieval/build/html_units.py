@@ -65,9 +65,18 @@ class _Owner:
     level: int = 0  # a section a heading opens (MkDocs): the heading's level; else 0
 
 
+# Element ids that themes without a `role="main"` give their main content (Django's docs).
+_MAIN_IDS = frozenset(("yui-main",))
+
+
+def _may_start_main(tag: str, raw_attributes: str) -> bool:
+    """Tell, before parsing its attributes, whether a tag could be _main_start's."""
+    return tag in ("main", "article") or "main" in raw_attributes
+
+
 def _main_start(tag: str, attrs: dict) -> bool:
     """Tell whether an element is a page's main content (Sphinx themes, MkDocs, plain HTML5)."""
-    return (tag == "main" or attrs.get("role") == "main"
+    return (tag == "main" or attrs.get("role") == "main" or attrs.get("id") in _MAIN_IDS
             or (tag == "article" and "md-content__inner" in _classes(attrs)))
 
 
@@ -132,19 +141,22 @@ class _PageReader:
             tag = tag.lower()
             if match.group(1):
                 self._end(tag)
-            else:
-                raw = match.group(3)
+                continue
+            raw = match.group(3)
+            self_closing = raw.rstrip().endswith("/")
+            if self._skip is not None:
+                if tag == self._skip[0] and not self_closing and tag not in _VOID:
+                    self._skip[1] += 1
+            elif self._main is not None or _may_start_main(tag, raw):
+                # Attributes are parsed only where they can matter: most of a page's tags are
+                # navigation outside its main content (a pandas API page: 50 KB of sidebar).
                 self._start(tag, _attributes(raw) if "=" in raw else {}, match.start(),
-                            raw.rstrip().endswith("/"))
+                            self_closing)
         self._flush()
 
     # -- structure ---------------------------------------------------------------------------
 
     def _start(self, tag: str, attrs: dict, offset: int, self_closing: bool):
-        if self._skip is not None:
-            if tag == self._skip[0] and not self_closing and tag not in _VOID:
-                self._skip[1] += 1
-            return
         if self._main is None:
             if _main_start(tag, attrs):
                 self._main = [tag, 1]
