@@ -1,10 +1,12 @@
-"""README.md says what the code does: tables and examples are checked against the real thing.
+"""README.md and docs/ say what the code does: tables and examples are checked against the real thing.
 
-The settings and error tables come from the code; every marked example (`<!-- example: NAME -->`
-before a code block) is compared with the real output for the same input; and the first screen's
-commands (`<!-- command: NAME -->`) are run verbatim in a fresh copy of the tree.
+The settings table (docs/operating.md) and the error table (docs/api.md) come from the code; every
+marked example (`<!-- example: NAME -->` before a code block) is compared with the real output for
+the same input; README's first-screen commands (`<!-- command: NAME -->`) are run verbatim in a
+fresh copy of the tree; README stays short, and every relative link in the docs lands.
 """
 
+import glob
 import hashlib
 import json
 import os
@@ -24,32 +26,100 @@ from retrieval.settings import settings_table
 from retrieval.wsgi import create_app
 from tests.support import ROOT, ask, call, quiet_settings, wait_for
 
-with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as _handle:
-    README = _handle.read()
 
 
-class ReadmeTest(unittest.TestCase):
+def read_doc(name) -> str:
+    """Return the text of a Markdown file, by its path from the root of the tree."""
+    with open(os.path.join(ROOT, name), encoding="utf-8") as handle:
+        return handle.read()
+
+
+README = read_doc("README.md")
+API = read_doc("docs/api.md")
+OPERATING = read_doc("docs/operating.md")
+CLIENTS = read_doc("docs/clients.md")
+README_MAX_LINES = 200
+# The Markdown files whose relative links are checked.
+LINKED_DOCS = ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "bench/README.md") + tuple(
+    sorted(os.path.relpath(path, ROOT) for path in glob.glob(os.path.join(ROOT, "docs", "*.md"))))
+
+
+def section(text, heading) -> str:
+    """Return a Markdown section: from its `## heading` line to the next heading of level 2."""
+    match = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    if match is None:
+        raise AssertionError(f"no section headed ## {heading}")
+    return match.group(1)
+
+
+def without_code(text) -> str:
+    """Return Markdown with fenced code blocks and code spans removed (they hold no links)."""
+    return re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S))
+
+
+def heading_anchors(text) -> set:
+    """Return the fragment ids GitHub gives a Markdown file's headings."""
+    anchors, seen = set(), {}
+    for title in re.findall(r"^#+ (.*)$", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S),
+                            re.M):
+        slug = re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
+def broken_links(name) -> tuple:
+    """Return (links checked, the relative links of a Markdown file that land nowhere)."""
+    text = read_doc(name)
+    checked, broken = 0, []
+    for target in re.findall(r"\]\(([^)\s]+)\)", without_code(text)):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto: are not ours
+            continue
+        checked += 1
+        path, _, fragment = target.partition("#")
+        resolved = os.path.normpath(os.path.join(os.path.dirname(name), path)) if path else name
+        if not os.path.exists(os.path.join(ROOT, resolved)):
+            broken.append(f"{name}: {target} (no file {resolved})")
+        elif fragment and resolved.endswith(".md") and fragment not in heading_anchors(
+                read_doc(resolved)):
+            broken.append(f"{name}: {target} (no heading #{fragment} in {resolved})")
+    return checked, broken
+
+
+class DocsTest(unittest.TestCase):
     def test_settings_table_is_the_generated_one(self):
         block = re.search(
             r"<!-- settings-table: generated[^\n]*-->\n(.*?)\n<!-- settings-table: end -->",
-            README, re.S)
-        self.assertIsNotNone(block, "README lost its settings-table markers")
+            OPERATING, re.S)
+        self.assertIsNotNone(block, "docs/operating.md lost its settings-table markers")
         self.assertEqual(block.group(1), settings_table(),
                          "regenerate it with `python -m retrieval settings`")
 
     def test_error_table_lists_every_code_with_its_status(self):
-        errors = README[README.index("### Errors"):README.index("### Other routes")]
         rows = dict((code, status) for status, code in
-                    re.findall(r"^\| (\d{3}) \| `([a-z_]+)` \|", errors, re.M))
+                    re.findall(r"^\| (\d{3}) \| `([a-z_]+)` \|", section(API, "Errors"), re.M))
         self.assertEqual(rows, {code: status.split()[0] for code, status in HTTP_STATUS.items()})
 
+    def test_readme_is_short(self):
+        lines = README.count("\n")
+        self.assertLessEqual(lines, README_MAX_LINES,
+                             f"README.md has {lines} lines: move detail into docs/")
+
+    def test_relative_links_land(self):
+        for name in LINKED_DOCS:
+            with self.subTest(doc=name):
+                checked, broken = broken_links(name)
+                self.assertEqual(broken, [])
+                if name in ("README.md", "docs/api.md"):
+                    self.assertGreater(checked, 0, "no relative link found: the scan is broken")
 
 
-def marked_block(name, kind="example") -> str:
-    """Return the code block README marks with <!-- kind: name -->."""
-    match = re.search(rf"<!-- {kind}: {re.escape(name)} -->\n```[a-z]*\n(.*?)\n```", README, re.S)
+def marked_block(name, kind="example", text=README) -> str:
+    """Return the code block a document marks with <!-- kind: name -->."""
+    match = re.search(rf"<!-- {kind}: {re.escape(name)} -->\n```[a-z]*\n(.*?)\n```", text, re.S)
     if match is None:
-        raise AssertionError(f"README has no block marked <!-- {kind}: {name} -->")
+        raise AssertionError(f"no block marked <!-- {kind}: {name} -->")
     return match.group(1)
 
 
@@ -88,7 +158,7 @@ def curl_body(command) -> bytes:
 
 
 class ExamplesTest(unittest.TestCase):
-    """Each example in README is what the service really says for the same input."""
+    """Each example in README and docs/ is what the service really says for the same input."""
 
     @classmethod
     def setUpClass(cls):
@@ -100,7 +170,7 @@ class ExamplesTest(unittest.TestCase):
 
     def test_first_screen_curl_and_the_excerpt(self):
         body = curl_body(first_command(marked_block("curl", "command")))
-        self.assertEqual(body, curl_body(first_command(README[README.index("## Asking"):].split(
+        self.assertEqual(body, curl_body(first_command(section(README, "Asking").split(
             "```sh\n", 1)[1].split("\n```", 1)[0])), "the two curl examples ask differently")
         reply = self.retrieve(body)
         self.assertEqual(reply.code, 200)
@@ -108,16 +178,17 @@ class ExamplesTest(unittest.TestCase):
         self.assertIn(f"`HTTP/1.1 200 OK`, {len(reply.body):,} bytes", README)
 
     def test_error_examples(self):
-        self.assertEqual(marked_block("error").encode(),
+        self.assertEqual(marked_block("error", text=API).encode(),
                          self.retrieve(json.dumps(ask(max_steps=True)).encode()).body)
-        sent = re.search(r"The body `(\{.*?\})` gets", README).group(1).encode()
-        self.assertEqual(marked_block("invalid-json").encode(), self.retrieve(sent).body)
+        sent = re.search(r"The body `(\{.*?\})` gets", API).group(1).encode()
+        self.assertEqual(marked_block("invalid-json", text=API).encode(), self.retrieve(sent).body)
 
     def test_corpus_example(self):
-        self.assertEqual(marked_block("corpus").encode(), call(self.app, "GET", "/corpus").body)
+        self.assertEqual(marked_block("corpus", text=API).encode(),
+                         call(self.app, "GET", "/corpus").body)
 
     def test_ask_example(self):
-        command, _, shown = marked_block("ask").partition("\n")
+        command, _, shown = marked_block("ask", text=CLIENTS).partition("\n")
         words = shlex.split(command.removeprefix("$ "))
         self.assertEqual(words[:4], ["python", "-m", "retrieval", "ask"])
         question, version = words[4], words[words.index("--version") + 1]
