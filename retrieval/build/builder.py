@@ -1,10 +1,14 @@
 """`retrieval build`: documentation trees in, a snapshot directory (manifest + SQLite) out.
 
-Two kinds of tree are read. A published Sphinx HTML root (it holds `objects.inv` and `_sources/`,
-as Debian's python3.11-doc does) gives one unit per documented object and per section's own text,
-anchored with the rendered pages' own ids and ranked with priors read off the documentation's
-structure (its cross-references, its object kinds, which pages describe objects). Any other tree
-of reST, Markdown and plain text gives one unit per paragraph, ranked by its text alone.
+Four kinds of tree are read (read_passage_contents decides). A published Sphinx HTML root (it
+holds `objects.inv` and `_sources/`, as Debian's python3.11-doc does) gives one unit per
+documented object and per section's own text, quoted from the reST sources (from the rendered
+page where a source is autodoc stubs), anchored with the rendered pages' own ids and ranked with
+priors read off the documentation's structure (its cross-references, its object kinds, which pages
+describe objects). A rendered site without sources (MkDocs, Sphinx without `_sources`, or any tree
+with `--format html`) gives the same units from its pages. An llms.txt directory or llms-full.txt
+gives its Markdown pages' paragraphs, and any other tree of reST, Markdown and plain text one unit
+per paragraph, ranked by its text alone.
 """
 
 import hashlib
