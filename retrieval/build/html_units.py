@@ -20,7 +20,7 @@ from typing import Optional
 
 from ..core.ranking import SECTION
 from .parse import MAX_PASSAGE_BYTES
-from .rendered import _TAG, _attributes, _classes, _HEADINGS
+from .rendered import _HEADINGS, _TAG, _attributes, _classes, main_start
 from .units import _KIND, Unit
 
 # Elements that end a run of text: what follows starts a new line of the extracted text.
@@ -65,19 +65,9 @@ class _Owner:
     level: int = 0  # a section a heading opens (MkDocs): the heading's level; else 0
 
 
-# Element ids that themes without a `role="main"` give their main content (Django's docs).
-_MAIN_IDS = frozenset(("yui-main",))
-
-
 def _may_start_main(tag: str, raw_attributes: str) -> bool:
-    """Tell, before parsing its attributes, whether a tag could be _main_start's."""
+    """Tell, before parsing its attributes, whether a tag could be main_start's."""
     return tag in ("main", "article") or "main" in raw_attributes
-
-
-def _main_start(tag: str, attrs: dict) -> bool:
-    """Tell whether an element is a page's main content (Sphinx themes, MkDocs, plain HTML5)."""
-    return (tag == "main" or attrs.get("role") == "main" or attrs.get("id") in _MAIN_IDS
-            or (tag == "article" and "md-content__inner" in _classes(attrs)))
 
 
 def _object_kind(tag: str, classes: list, inside_class: bool) -> Optional[str]:
@@ -158,7 +148,7 @@ class _PageReader:
 
     def _start(self, tag: str, attrs: dict, offset: int, self_closing: bool):
         if self._main is None:
-            if _main_start(tag, attrs):
+            if main_start(tag, attrs):
                 self._main = [tag, 1]
                 self._open(_Owner(SECTION, None, self.line(offset)))
             return
