@@ -8,6 +8,7 @@ from pathlib import Path
 from . import __version__
 from .core.snapshot import SnapshotError, seal_snapshot
 from .core.strict_json import StrictJSONError, loads_strict
+from .ingest.builder import FORMATS
 from .keys import register_keys_command
 from .settings import SETTINGS, SettingsError, describe_settings, effective_config, \
     load_settings, settings_table
@@ -87,9 +88,22 @@ def _pairs(values, flag):
     return pairs
 
 
+def _collection_version(label: str) -> tuple:
+    """Return (collection, version) of a checked [COLLECTION/]VERSION label."""
+    from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN, \
+        VERSION_SHAPE
+
+    collection, _, version = label.rpartition("/")
+    collection = collection or DEFAULT_COLLECTION
+    if not COLLECTION_PATTERN.fullmatch(collection):
+        raise ValueError(f"collection {collection!r} must match {COLLECTION_PATTERN.pattern}")
+    if not VERSION_PATTERN.fullmatch(version):
+        raise ValueError(f"version {version!r} is not {VERSION_SHAPE}")
+    return collection, version
+
+
 def _build(args) -> int:
     from .ingest.builder import SourceTree, build_snapshot
-    from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
 
     sources = _pairs(args.source, "--source")
     base_urls = _pairs(args.base_url, "--base-url")
@@ -99,15 +113,11 @@ def _build(args) -> int:
         raise ValueError("every --source version needs exactly one --base-url, and no other")
     trees = []
     for label in sorted(sources):
-        collection, _, version = label.rpartition("/")
-        collection = collection or DEFAULT_COLLECTION
-        if not COLLECTION_PATTERN.fullmatch(collection):
-            raise ValueError(f"collection {collection!r} must match {COLLECTION_PATTERN.pattern}")
-        if not VERSION_PATTERN.fullmatch(version):
-            raise ValueError(f"version {version!r} is not two dot-separated runs of 1-3 digits")
+        collection, version = _collection_version(label)
         if not base_urls[label].endswith("/"):
             raise ValueError(f"--base-url {label}={base_urls[label]} must end with '/'")
-        trees.append(SourceTree(version, sources[label], base_urls[label], collection))
+        trees.append(SourceTree(version, sources[label], base_urls[label], collection,
+                                args.format))
     policy = loads_strict(Path(args.policy).read_bytes()) if args.policy else None
     semantic = None
     if args.semantic:
@@ -125,7 +135,13 @@ def _verify(args) -> int:
 
     problems = verify_snapshot_directory(args.snapshot)
     if args.rendered:
-        problems += dead_urls(args.snapshot, args.rendered)
+        plain = [value for value in args.rendered if "=" not in value]
+        if len(plain) > 1 or (plain and len(args.rendered) > 1):
+            raise ValueError("give one --rendered HTML_ROOT, or [COLLECTION/]VERSION=HTML_ROOT "
+                             "for each version to check")
+        problems += dead_urls(args.snapshot, plain[0] if plain else {
+            _collection_version(label): root
+            for label, root in _pairs(args.rendered, "--rendered").items()})
     for line in problems[:50]:
         print(line)
     print("verified" if not problems else f"rejected: {len(problems)} problem(s)")
@@ -222,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
                        required=True, help="where that tree's pages are published (ends with /)")
     build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
     build.add_argument("--out", required=True, help="snapshot directory to write")
+    build.add_argument("--format", choices=FORMATS, default=FORMATS[0],
+                       help="auto: a Sphinx site from its _sources (autodoc pages from their "
+                            "HTML), an MkDocs site from its pages, other trees as reST, "
+                            "Markdown and text; html: every rendered page of each tree")
     build.add_argument("--semantic", action="store_true",
                        help="store an embedding per unit and re-rank searches with it "
                             "(needs the semantic extra: pip install '.[semantic]')")
@@ -230,10 +250,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="recompute every digest of a snapshot directory")
     verify.add_argument("snapshot", help="a directory made by retrieval build")
     verify.add_argument(
-        "--rendered", metavar="HTML_ROOT",
+        "--rendered", metavar="[[COLLECTION/]VERSION=]HTML_ROOT", action="append",
         help="also check that every passage URL names a page of this rendered HTML tree and, "
              "with a #fragment, an id on that page (the tree published at each version's "
-             "base URL; default: URLs are not checked)")
+             "base URL; repeat with COLLECTION/VERSION= for several; default: not checked)")
     verify.set_defaults(run=_verify)
 
     seal = commands.add_parser("seal", help="fill in a snapshot's digests")

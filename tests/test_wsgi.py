@@ -219,10 +219,12 @@ class ValidationTest(AppTestCase):
         self.assertEqual(self.post(ask(question="é" * 1000)).code, 200)
 
     def test_version_pattern(self):
-        for version in ("3", "3.12.1", "v3.12", "3.1234", "3.12\n", "٣.١٢", " 3.12", "3-12", ""):
+        for version in ("3", "3.12.1.4", "3.12.", "3.12.1234", "v3.12", "3.1234", "3.12\n",
+                        "٣.١٢", " 3.12", "3-12", ""):
             with self.subTest(version=version):
                 self.assertIssues(ask(version=version), (["body", "version"], "string_pattern_mismatch"))
-        for version in ("0.0", "123.456", "3.12"):
+        # X.Y and X.Y.Z (issue 14: Django 3.2.25, pandas 1.5.3) are both versions.
+        for version in ("0.0", "123.456", "3.12", "3.2.25", "1.5.3"):
             self.assertEqual(self.post(ask(version=version)).code, 200)
 
     def test_counts_must_be_true_integers_in_range(self):
@@ -291,7 +293,7 @@ class ExplainingErrorsTest(AppTestCase):
 
     def test_pattern_mismatches_show_the_pattern(self):
         version = self.issue(ask(version="3"))
-        self.assertEqual(version["pattern"], "^[0-9]{1,3}\\.[0-9]{1,3}$")
+        self.assertEqual(version["pattern"], "^[0-9]{1,3}\\.[0-9]{1,3}(?:\\.[0-9]{1,3})?$")
         self.assertIn(version["pattern"], version["message"])
         collection = self.issue(ask(collection="Docs!"))
         self.assertEqual(collection["pattern"], "^[a-z0-9][a-z0-9_-]{0,63}$")

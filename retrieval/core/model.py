@@ -18,7 +18,9 @@ SCHEMA_VERSION = 1
 # which ranking function produced its scores.
 BM25 = {"k1": 1.2, "b": 0.75}
 TOKENIZER = "unicode61"
-VERSION_PATTERN = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}")
+# A documentation version as people write it: X.Y (3.11) or X.Y.Z (Django 3.2.25).
+VERSION_PATTERN = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?")
+VERSION_SHAPE = "two or three dot-separated runs of 1-3 digits"
 # Collection names appear in requests, keys files and SQL table names: a closed alphabet.
 COLLECTION_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 # Passages that name no collection belong to this one; requests that name none read it.
@@ -218,9 +220,9 @@ def summarize_versions(counts) -> tuple:
                  for v in sorted(passages, key=_version_key))
 
 
-def _version_key(version):
-    major, _, minor = version.partition(".")
-    return int(major), int(minor)
+def _version_key(version) -> tuple:
+    # Numerically, part by part: 3.9 < 3.10 < 3.10.1.
+    return tuple(int(part) for part in version.split("."))
 
 
 # --- how a run ends: a status, and the reason for it ---------------------------------------------

@@ -11,7 +11,7 @@ from .identity import (
 )
 from .model import (
     BM25, COLLECTION_PATTERN, DEFAULT_COLLECTION, SCHEMA_VERSION, SNAPSHOT_FORMAT, TOKENIZER,
-    VERSION_PATTERN, Collection, Snapshot, summarize_versions,
+    VERSION_PATTERN, VERSION_SHAPE, Collection, Snapshot, summarize_versions,
 )
 from .policy_format import parse_policy
 
@@ -24,7 +24,7 @@ def _passage_content(raw, where: str) -> dict:
                        _PASSAGE_OPTIONAL)
     version = checks.string(raw["version"], f"{where}.version")
     if not VERSION_PATTERN.fullmatch(version):
-        checks.fail(f"{where}.version", "must be two dot-separated runs of 1-3 digits")
+        checks.fail(f"{where}.version", f"must be {VERSION_SHAPE}")
     start = checks.integer(raw["start_line"], f"{where}.start_line", 1)
     end = checks.integer(raw["end_line"], f"{where}.end_line", start)
     content: dict = {}

@@ -1,15 +1,21 @@
 """`retrieval build`: documentation trees in, a snapshot directory (manifest + SQLite) out.
 
-Two kinds of tree are read. A published Sphinx HTML root (it holds `objects.inv` and `_sources/`,
-as Debian's python3.11-doc does) gives one unit per documented object and per section's own text,
-anchored with the rendered pages' own ids and ranked with priors read off the documentation's
-structure (its cross-references, its object kinds, which pages describe objects). Any other tree
-of reST, Markdown and plain text gives one unit per paragraph, ranked by its text alone.
+Four kinds of tree are read (read_passage_contents decides). A published Sphinx HTML root (it
+holds `objects.inv` and `_sources/`, as Debian's python3.11-doc does) gives one unit per
+documented object and per section's own text, quoted from the reST sources (from the rendered
+page where a source is autodoc stubs), anchored with the rendered pages' own ids and ranked with
+priors read off the documentation's structure (its cross-references, its object kinds, which pages
+describe objects). A rendered site without sources (MkDocs, Sphinx without `_sources`, or any tree
+with `--format html`) gives the same units from its pages. An llms.txt directory or llms-full.txt
+gives its Markdown pages' paragraphs, and any other tree of reST, Markdown and plain text one unit
+per paragraph, ranked by its text alone.
 """
 
 import hashlib
 import json
 import os
+import posixpath
+import re
 import sqlite3
 import sys
 import time
@@ -24,9 +30,11 @@ from ..core.snapshot import DEFAULT_COLLECTION, SnapshotError, collection_corpus
     built_policy_ranking, collection_of, compute_corpus_id, derive_passage, parse_policy
 from ..core.snapshot_directory import DATABASE, IDENTITY, MANIFEST, manifest_for, \
     source_summary, vector_content
+from . import llms
 from .inventory import InventoryError, read_inventory
 from .parse import decode_source, iter_source_files, page_url, parse_source, source_kind
 from .rendered import RenderedSite
+from .html_units import page_units as html_page_units
 from .units import page_units, plain_text
 
 # English function words. They are data in the policy (and so part of corpus_id), not code, so
@@ -79,6 +87,14 @@ DEFAULT_SEMANTIC = {"weight": 20, "candidates": 200}
 SOURCES = "_sources"
 INVENTORY = "objects.inv"
 _SOURCE_SUFFIX = ".rst.txt"
+# An autodoc directive in a page's source: its text is generated, so it exists only in the HTML.
+# How a tree is read: "auto" decides by what the tree holds; "html" reads every rendered page.
+FORMATS = ("auto", "html")
+_AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::", re.M)
+_GENERATOR = re.compile(r"<meta\s+name=[\"']generator[\"']\s+content=[\"'](?:mkdocs|sphinx)",
+                        re.I)
+# Pages a documentation generator writes about the site itself, not documentation.
+_GENERATED_PAGES = frozenset(("404.html", "search.html", "genindex.html", "py-modindex.html"))
 
 
 @dataclass(frozen=True)
@@ -89,6 +105,7 @@ class SourceTree:
     root: str
     base_url: str
     collection: str = DEFAULT_COLLECTION
+    format: str = "auto"  # one of FORMATS
 
     @property
     def label(self) -> str:
@@ -138,19 +155,26 @@ def is_sphinx_site(root: str) -> bool:
         or os.path.isfile(os.path.join(root, "index.html")))
 
 
+def _read_file(tree: SourceTree, relative_path: str, absolute_path: str, progress: Progress):
+    """Return (text, sha256) of one UTF-8 file, or None (reported) if it is not UTF-8."""
+    data = Path(absolute_path).read_bytes()
+    try:
+        text = decode_source(data)
+    except UnicodeDecodeError as exc:
+        # Reported and skipped whole: a half-read file would be evidence nobody wrote.
+        progress.skip(f"{tree.label}/{relative_path}", f"not UTF-8 (byte {exc.start})")
+        return None
+    progress.files += 1
+    progress.tick(tree.label)
+    return text, hashlib.sha256(data).hexdigest()
+
+
 def _read_sources(tree: SourceTree, root: str, progress: Progress):
     """Yield (relative path, text, sha256) of each supported, UTF-8 file of a tree."""
     for relative_path, absolute_path in iter_source_files(root):
-        data = Path(absolute_path).read_bytes()
-        try:
-            text = decode_source(data)
-        except UnicodeDecodeError as exc:
-            # Reported and skipped whole: a half-read file would be evidence nobody wrote.
-            progress.skip(f"{tree.label}/{relative_path}", f"not UTF-8 (byte {exc.start})")
-            continue
-        yield relative_path, text, hashlib.sha256(data).hexdigest()
-        progress.files += 1
-        progress.tick(tree.label)
+        read = _read_file(tree, relative_path, absolute_path, progress)
+        if read is not None:
+            yield relative_path, *read
     progress.tick(tree.label, force=True)
 
 
@@ -170,6 +194,22 @@ def _content(tree, relative_path, source_sha256, url, start_line, end_line, text
     } | facts.content()
 
 
+def _paragraph_contents(tree, relative_path, source_sha256, page, paragraphs, prose) -> list:
+    """Return [(content, "")] of one file's paragraphs, each under the page URL + its anchor."""
+    contents = []
+    for paragraph in paragraphs:
+        # A paragraph is prose under a heading: no names, no priors beyond the section's.
+        facts = IndexFields(
+            kind=SECTION, in_links=0, noindex=False, reference_page=True, names="", name="",
+            signature="", body=plain_text(paragraph.text) if prose else paragraph.text,
+            code="", context=relative_path)
+        contents.append((_content(
+            tree, relative_path, source_sha256,
+            page + ("#" + paragraph.anchor if paragraph.anchor else ""),
+            paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts), ""))
+    return contents
+
+
 def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
     """Parse every supported file of a plain tree into one passage per paragraph, in path order.
 
@@ -177,34 +217,65 @@ def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
     """
     contents = []
     for relative_path, text, source_sha256 in _read_sources(tree, tree.root, progress):
-        page = page_url(tree.base_url, relative_path)
-        prose = source_kind(relative_path) == "rst"
-        for paragraph in parse_source(relative_path, text):
-            # A paragraph is prose under a heading: no names, no priors beyond the section's.
-            facts = IndexFields(
-                kind=SECTION, in_links=0, noindex=False, reference_page=True, names="", name="",
-                signature="", body=plain_text(paragraph.text) if prose else paragraph.text,
-                code="", context=relative_path)
-            contents.append((_content(
-                tree, relative_path, source_sha256,
-                page + ("#" + paragraph.anchor if paragraph.anchor else ""),
-                paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts),
-                ""))
-            progress.passages += 1
+        found = _paragraph_contents(
+            tree, relative_path, source_sha256, page_url(tree.base_url, relative_path),
+            parse_source(relative_path, text), source_kind(relative_path) == "rst")
+        contents.extend(found)
+        progress.passages += len(found)
     return contents
 
 
-def _reference_pages(site: RenderedSite, pages: list) -> set:
+def read_llms_contents(tree: SourceTree, progress: Progress) -> list:
+    """Read an llms-full.txt, or a directory's llms.txt and the Markdown pages it links.
+
+    Each file is Markdown, one passage per paragraph under its heading's anchor, published
+    under the base URL by its own name (the pages an llms.txt lists are the .md files).
+    """
+    if os.path.isfile(tree.root):
+        root, names = os.path.dirname(tree.root), [os.path.basename(tree.root)]
+    elif os.path.isfile(os.path.join(tree.root, llms.INDEX)):
+        root, names = tree.root, [llms.INDEX]
+        index = _read_file(tree, llms.INDEX, os.path.join(root, llms.INDEX), progress)
+        for link in llms.read_index(index[0] if index else ""):
+            path = llms.local_path(link.url, tree.base_url)
+            if path is None or not os.path.isfile(os.path.join(root, *path.split("/"))):
+                progress.skip(f"{tree.label}/{link.url}", "linked page not in the tree")
+            elif path not in names:
+                names.append(path)
+    else:
+        root, names = tree.root, [llms.FULL]
+    contents = []
+    for name in names:
+        read = _read_file(tree, name, os.path.join(root, *name.split("/")), progress)
+        if read is not None:
+            text, sha256 = read
+            page = tree.base_url + urllib.parse.quote(name, safe="/")
+            found = _paragraph_contents(tree, name, sha256, page,
+                                        parse_source(name, text, "markdown"), False)
+            contents.extend(found)
+            progress.passages += len(found)
+    progress.tick(tree.label, force=True)
+    return contents
+
+
+def is_llms_tree(root: str) -> bool:
+    """Tell whether a source is an llms-full.txt, or a directory holding llms.txt or one."""
+    if os.path.isfile(root):
+        return os.path.basename(root) == llms.FULL
+    return any(os.path.isfile(os.path.join(root, name)) for name in (llms.INDEX, llms.FULL))
+
+
+def _reference_pages(site: RenderedSite, documenting: set) -> set:
     """Return the pages that describe Python objects: the documentation's reference pages.
 
     From objects.inv when there is one: pages where Python objects are at least as many as the
     objects of other domains (a C API page documents C functions, whatever Python it mentions).
-    Without it, pages where the rendered HTML describes at least one Python object.
+    Without it, `documenting`: the pages whose rendered HTML describes a Python object.
     """
     try:
         entries = read_inventory(Path(site.root, INVENTORY).read_bytes())
     except (OSError, InventoryError):
-        return {page for page in pages if any(obj.ids for obj in site.page(page).objects)}
+        return documenting
     python, other = Counter(), Counter()
     for entry in entries:
         if entry.domain == "py" and entry.role != "module":
@@ -214,16 +285,42 @@ def _reference_pages(site: RenderedSite, pages: list) -> set:
     return {page for page in python if python[page] >= other[page]}
 
 
+def _unit_contents(tree, page, source_id, source_sha256, units, reference, in_links) -> list:
+    """Return [(content, heading)] of one page's units, with their ranking facts."""
+    page_address = tree.base_url + urllib.parse.quote(page, safe="/")
+    contents = []
+    for unit in units:
+        facts = IndexFields(
+            kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
+            in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
+            names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
+            code=unit.code, context=unit.context)
+        contents.append((_content(
+            tree, source_id, source_sha256,
+            page_address + ("#" + unit.anchor if unit.anchor else ""),
+            unit.start_line, unit.end_line, unit.text, unit.title, facts), unit.heading))
+    return contents
+
+
+def _html_units(tree: SourceTree, page: str) -> tuple:
+    """Return (source_id, sha256, units) of a rendered page read as the document itself."""
+    data = Path(tree.root, *page.split("/")).read_bytes()
+    return page, hashlib.sha256(data).hexdigest(), html_page_units(data.decode("utf-8", "replace"))
+
+
 def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
     """Parse a published Sphinx site into one passage per documented object and section text.
 
-    Returns [(content, heading)], heading being the title of the unit's section.
+    A page's units come from its reST source, or from the rendered page where the source is
+    autodoc stubs (the text exists only in the HTML). Returns [(content, heading)], heading
+    being the title of the unit's section.
     """
     site = RenderedSite(tree.root, tree.base_url)
     pages = site.pages()
     # The documentation's own cross-references: how often each (page, id) is linked to.
     in_links = Counter(target for page in pages for target in site.page(page).links)
-    reference = _reference_pages(site, pages)
+    reference = _reference_pages(site, {page for page in pages
+                                        if any(obj.ids for obj in site.page(page).objects)})
     contents = []
     sources = os.path.join(tree.root, SOURCES)
     for relative_source, text, source_sha256 in _read_sources(tree, sources, progress):
@@ -234,25 +331,55 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
         if rendered is None:
             progress.skip(f"{tree.label}/{relative_source}", "no rendered page")
             continue
-        page_address = tree.base_url + urllib.parse.quote(page, safe="/")
-        for unit in page_units(text, rendered):
-            facts = IndexFields(
-                kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
-                in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
-                names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
-                code=unit.code, context=unit.context)
-            contents.append((_content(
-                tree, f"{SOURCES}/{relative_source}", source_sha256,
-                page_address + ("#" + unit.anchor if unit.anchor else ""),
-                unit.start_line, unit.end_line, unit.text, unit.title, facts), unit.heading))
-            progress.passages += 1
+        if _AUTODOC.search(text):
+            source_id, sha256, units = _html_units(tree, page)
+        else:
+            source_id, sha256 = f"{SOURCES}/{relative_source}", source_sha256
+            units = page_units(text, rendered)
+        contents.extend(_unit_contents(tree, page, source_id, sha256, units, reference, in_links))
+        progress.passages += len(units)
     return contents
+
+
+def read_html_contents(tree: SourceTree, progress: Progress) -> list:
+    """Read every rendered page of an HTML tree (MkDocs, or any site) as the document itself."""
+    site = RenderedSite(tree.root, tree.base_url)
+    pages = [page for page in site.pages() if posixpath.basename(page) not in _GENERATED_PAGES]
+    in_links = Counter(target for page in pages for target in site.page(page).links)
+    read = [(page, *_html_units(tree, page)) for page in pages]
+    reference = _reference_pages(site, {page for page, _, _, units in read
+                                        if any(unit.kind != SECTION for unit in units)})
+    contents = []
+    for page, source_id, sha256, units in read:
+        contents.extend(_unit_contents(tree, page, source_id, sha256, units, reference, in_links))
+        progress.files += 1
+        progress.passages += len(units)
+        progress.tick(tree.label)
+    progress.tick(tree.label, force=True)
+    return contents
+
+
+def is_rendered_site(root: str) -> bool:
+    """Tell whether a tree is a published site to read page by page: MkDocs, or Sphinx without
+    its `_sources` (Django's docs), as its index page's generator tag or objects.inv say."""
+    if os.path.isfile(os.path.join(root, INVENTORY)):
+        return True
+    try:
+        with open(os.path.join(root, "index.html"), encoding="utf-8", errors="replace") as f:
+            head = f.read(65536)
+    except OSError:
+        return False
+    return _GENERATOR.search(head) is not None
 
 
 def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
     """Read one tree into [(passage content, heading)], in path order, by its kind of tree."""
-    if is_sphinx_site(tree.root):
+    if tree.format != "html" and is_sphinx_site(tree.root):
         return read_sphinx_contents(tree, progress)
+    if tree.format == "html" or is_rendered_site(tree.root):
+        return read_html_contents(tree, progress)
+    if is_llms_tree(tree.root):
+        return read_llms_contents(tree, progress)
     return read_paragraph_contents(tree, progress)
 
 

@@ -86,9 +86,9 @@ def decode_source(data: bytes) -> str:
     return data.decode("utf-8")
 
 
-def parse_source(relative_path: str, text: str) -> list[Paragraph]:
-    """Split a source file into paragraphs, dispatching on its file name."""
-    kind = source_kind(relative_path)
+def parse_source(relative_path: str, text: str, kind: Optional[str] = None) -> list[Paragraph]:
+    """Split a source file into paragraphs, of the kind given or its file name says."""
+    kind = kind or source_kind(relative_path)
     if kind is None:
         raise ValueError(f"not a supported source file: {relative_path!r}")
     lines = text.split("\n")

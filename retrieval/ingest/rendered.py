@@ -75,6 +75,16 @@ def _attributes(text: str) -> dict:
     return attrs
 
 
+# Element ids that themes without a `role="main"` give their main content (Django's docs).
+_MAIN_IDS = frozenset(("yui-main",))
+
+
+def main_start(tag: str, attrs: dict) -> bool:
+    """Tell whether an element is a page's main content (Sphinx themes, MkDocs, plain HTML5)."""
+    return (tag == "main" or attrs.get("role") == "main" or attrs.get("id") in _MAIN_IDS
+            or (tag == "article" and "md-content__inner" in _classes(attrs)))
+
+
 class _PageParser:
     """One pass over a page: ids, sections with their headings, Python objects, internal links.
 
@@ -93,9 +103,10 @@ class _PageParser:
         self._signature = None  # [id, name] of the <dt> being read
         self._name_depth = 0  # >0 inside a signature's sig-name span
         self._span_depth = 0
-        self._main_depth = 0  # >0 inside the main content <div role="main">
-        # The main-content depth of the table of contents being read (0: none). A toctree
-        # links every section it lists: navigation, like the sidebars, not a cross-reference.
+        self._main: Optional[list] = None  # [tag, nesting] of the main content element
+        self._div_depth = 0  # <div> nesting inside the main content
+        # The div depth of the table of contents being read (0: none). A toctree links every
+        # section it lists: navigation, like the sidebars, not a cross-reference.
         self._toctree_at = 0
 
     def feed(self, text: str):
@@ -119,13 +130,16 @@ class _PageParser:
         if attrs.get("id"):
             self.ids.add(attrs["id"])
         classes = _classes(attrs)
+        if self._main is not None:
+            if tag == self._main[0]:
+                self._main[1] += 1
+        elif main_start(tag, attrs):
+            self._main = [tag, 1]
         if tag == "div":
-            if self._main_depth:
-                self._main_depth += 1
+            if self._main is not None:
+                self._div_depth += 1
                 if "toctree-wrapper" in classes and not self._toctree_at:
-                    self._toctree_at = self._main_depth
-            elif attrs.get("role") == "main":
-                self._main_depth = 1
+                    self._toctree_at = self._div_depth
         elif tag == "section":
             section = None
             if attrs.get("id"):
@@ -141,7 +155,7 @@ class _PageParser:
         elif tag == "a":
             if "headerlink" in classes:
                 self._headerlink_depth += 1
-            elif (self._main_depth and not self._toctree_at and "internal" in classes
+            elif (self._main is not None and not self._toctree_at and "internal" in classes
                   and attrs.get("href")):
                 self._link(attrs["href"])
         elif tag == "dl":
@@ -159,11 +173,15 @@ class _PageParser:
                 self._name_depth = self._span_depth
 
     def handle_endtag(self, tag):
+        if self._main is not None and tag == self._main[0]:
+            self._main[1] -= 1
+            if not self._main[1]:
+                self._main, self._div_depth, self._toctree_at = None, 0, 0
         if tag == "div":
-            if self._main_depth:
-                if self._toctree_at == self._main_depth:
+            if self._div_depth:
+                if self._toctree_at == self._div_depth:
                     self._toctree_at = 0
-                self._main_depth -= 1
+                self._div_depth -= 1
         elif tag == "section" and self._open_sections:
             self._open_sections.pop()
         elif tag in _HEADINGS:
@@ -256,20 +274,33 @@ class RenderedSite:
         return sorted(found)
 
 
-def dead_urls(snapshot_directory, html_root: str) -> list:
-    """Return one line per passage URL of a built snapshot that does not land in html_root."""
+def dead_urls(snapshot_directory, html_roots) -> list:
+    """Return one line per passage URL of a built snapshot that does not land on its site.
+
+    html_roots: one rendered tree for every version, or {(collection, version): tree} for the
+    versions to check (a tree built from llms.txt or Markdown has no rendered pages to check).
+    """
     # Imported here: the core is only needed by this check, not by the builder's page parsing.
     from ..core import database
     from ..core.snapshot_directory import DATABASE, read_manifest
 
     directory = Path(snapshot_directory)
     manifest = read_manifest(directory)
-    sites = {(entry["collection"], version["version"]): RenderedSite(html_root, version["base_url"])
-             for entry in manifest["collections"] for version in entry["versions"]}
+    sites = {}
+    for entry in manifest["collections"]:
+        for version in entry["versions"]:
+            key = (entry["collection"], version["version"])
+            root = html_roots if isinstance(html_roots, str) else html_roots.get(key)
+            if root is not None:
+                sites[key] = RenderedSite(root, version["base_url"])
     conn = database.open_immutable(directory / DATABASE)
     try:
         rows = conn.execute("SELECT collection, version, url FROM passages ORDER BY id").fetchall()
     finally:
         conn.close()
-    return [f"{collection}/{version}: dead URL {url}" for collection, version, url in
-            sorted(set(rows)) if not sites[collection, version].lands(url)]
+    unknown = [] if isinstance(html_roots, str) else [
+        f"{collection}/{version}: no such version in this snapshot"
+        for collection, version in sorted(set(html_roots) - set(sites))]
+    return unknown + [f"{collection}/{version}: dead URL {url}" for collection, version, url in
+                      sorted(set(rows)) if (collection, version) in sites
+                      and not sites[collection, version].lands(url)]

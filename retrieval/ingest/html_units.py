@@ -1,0 +1,358 @@
+"""Rendered HTML -> retrievable units, for documentation whose text exists only in the HTML.
+
+Most libraries generate their API reference with autodoc: the Sphinx `_sources` copy of such a
+page is a list of `.. autofunction::` lines, and the words a reader needs are only in the rendered
+page. This reads them from there, with the same units as `units.py`: one per documented object
+(`<dl class="py KIND">`: its signatures and its own description, nested objects apart) and one per
+section's own text, from the page's main content only (no navigation, sidebars, footers, search
+boxes or permalink pilcrows).
+
+A unit's text is the text a reader sees, extracted: whitespace folded outside code, code blocks
+kept line for line. Its provenance is the HTML file (its sha256) and the lines of that file the
+quoted text was extracted from, so anyone can re-extract it; its digest is over the text.
+"""
+
+import bisect
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..core.ranking import SECTION
+from .parse import _OBJECT_DIRECTIVES, MAX_PASSAGE_BYTES
+from .rendered import _HEADINGS, _TAG, _attributes, _classes, main_start
+from .units import Unit
+
+# Elements that end a run of text: what follows starts a new line of the extracted text.
+_BLOCKS = frozenset(("p", "div", "li", "dt", "dd", "pre", "tr", "table", "section", "dl",
+                     "blockquote", "ul", "ol", "br", "hr", "figure", "figcaption", "caption",
+                     "article", "main", "header")) | _HEADINGS
+# Elements whose content is never documentation text, wherever they are.
+_SKIPPED_TAGS = frozenset(("script", "style", "nav", "footer", "form", "button", "template",
+                           "noscript", "svg", "header"))
+# Classes that mark navigation or decoration inside the main content (Sphinx, MkDocs themes).
+_SKIPPED_CLASSES = frozenset(("headerlink", "quote", "toctree-wrapper", "sphinxsidebar", "related",
+                              "md-sidebar", "md-source-file", "rst-footer-buttons",
+                              "viewcode-link", "md-content__button"))
+_VOID = frozenset(("br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base",
+                   "source", "track", "embed", "param"))
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass
+class _Block:
+    """One run of extracted text: a paragraph (whitespace folded) or a code block (kept)."""
+
+    text: str
+    code: bool
+    first_line: int
+    last_line: int
+
+
+@dataclass
+class _Owner:
+    """A section or documented object while its text is collected."""
+
+    kind: str
+    anchor: Optional[str]
+    start_line: int
+    context: tuple = ()  # page title and the headings of the enclosing sections
+    title: str = ""
+    heading: str = ""
+    ids: list = field(default_factory=list)  # signature ids (an object's names)
+    signatures: list = field(default_factory=list)  # [prefix, prename, name, rest] each
+    blocks: list = field(default_factory=list)
+    level: int = 0  # a section a heading opens (MkDocs): the heading's level; else 0
+
+
+def _may_start_main(tag: str, raw_attributes: str) -> bool:
+    """Tell, before parsing its attributes, whether a tag could be main_start's."""
+    return tag in ("main", "article") or "main" in raw_attributes
+
+
+def _object_kind(tag: str, classes: list, inside_class: bool) -> Optional[str]:
+    """Return the kind of object an element documents (Sphinx `dl.py`, mkdocstrings), or None."""
+    if tag == "dl" and len(classes) >= 2 and classes[0] == "py":
+        return _OBJECT_DIRECTIVES.get(classes[1])  # Sphinx names the class after the directive
+    if tag == "div" and "doc-object" in classes:
+        for name in classes:
+            if name.startswith("doc-") and name[4:] in _MKDOCSTRINGS_KIND:
+                kind = _MKDOCSTRINGS_KIND[name[4:]]
+                return "method" if kind == "function" and inside_class else kind
+    return None
+
+
+# mkdocstrings' object classes (`doc-object doc-KIND`); a module is a section of its own.
+_MKDOCSTRINGS_KIND = {"function": "function", "class": "class", "attribute": "attribute",
+                      "module": SECTION}
+# Elements whose end closes what their start opened (a section or an object).
+_CONTAINERS = frozenset(("section", "dl", "div"))
+
+
+class _PageReader:
+    """One pass over a page's tags and text, collecting each section's and object's own text.
+
+    Sections are `<section id>` elements (Sphinx) or, where a page has none, the span from a
+    heading with an id to the next heading of the same or a higher level (MkDocs). Objects are
+    Sphinx's `<dl class="py KIND">` and mkdocstrings' `<div class="doc-object doc-KIND">`.
+    """
+
+    def __init__(self, text: str):
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.owners: list = []
+        self._owners: list = []  # the open section and object owners, innermost last
+        self._elements: list = []  # per open container element: the owner it opened, or None
+        self._main: Optional[list] = None  # [tag, nesting] of the main content element
+        self._skip: Optional[list] = None  # [tag, nesting] of an element being skipped
+        self._pre = 0  # nesting of <pre>
+        self._signature: Optional[list] = None  # [prefix, prename, name, rest] being read
+        self._signature_part = 0  # which of those the text goes to
+        self._signature_end = ""  # the tag that ends it: dt (Sphinx) or a heading
+        self._span_parts: list = []  # per open <span> in a signature: the part it set, or None
+        self._heading: Optional[_Owner] = None  # a section whose heading is being read
+        self._run: list = []  # pieces of the text run being read
+        self._run_lines: Optional[list] = None  # [first, last] line of that run
+        self.title = ""  # the page's title: its first heading
+
+    def line(self, offset: int) -> int:
+        """Return the 1-based line of a character offset."""
+        return bisect.bisect_right(self._line_starts, offset)
+
+    def feed(self, text: str):
+        """Read a whole page."""
+        position = 0
+        for match in _TAG.finditer(text):
+            if match.start() > position:
+                self._data(text[position:match.start()], position)
+            position = match.end()
+            tag = match.group(2)
+            if tag is None:
+                continue  # a comment
+            tag = tag.lower()
+            if match.group(1):
+                self._end(tag)
+                continue
+            raw = match.group(3)
+            self_closing = raw.rstrip().endswith("/")
+            if self._skip is not None:
+                if tag == self._skip[0] and not self_closing and tag not in _VOID:
+                    self._skip[1] += 1
+            elif self._main is not None or _may_start_main(tag, raw):
+                # Attributes are parsed only where they can matter: most of a page's tags are
+                # navigation outside its main content (a pandas API page: 50 KB of sidebar).
+                self._start(tag, _attributes(raw) if "=" in raw else {}, match.start(),
+                            self_closing)
+        self._flush()
+
+    # -- structure ---------------------------------------------------------------------------
+
+    def _start(self, tag: str, attrs: dict, offset: int, self_closing: bool):
+        if self._main is None:
+            if main_start(tag, attrs):
+                self._main = [tag, 1]
+                self._open(_Owner(SECTION, None, self.line(offset)))
+            return
+        if tag == self._main[0] and tag not in _VOID:
+            self._main[1] += 1
+        classes = _classes(attrs)
+        if tag in _SKIPPED_TAGS or _SKIPPED_CLASSES.intersection(classes):
+            if tag not in _VOID and not self_closing:
+                self._skip = [tag, 1]
+            return
+        if tag in _BLOCKS:
+            self._flush()
+        if tag in _CONTAINERS:
+            self._elements.append(self._container(tag, attrs, classes, offset))
+        elif tag == "pre":
+            self._pre += 1
+        elif tag == "dt" and "sig-object" in classes and self._owners[-1].kind != SECTION:
+            self._begin_signature(attrs.get("id"), "dt")
+        elif tag == "span" and self._signature is not None:
+            part = (1 if "sig-prename" in classes else 2 if "sig-name" in classes else None)
+            if part is not None:
+                self._signature_part = part
+            self._span_parts.append(part)
+        elif tag in _HEADINGS:
+            self._begin_heading(tag, attrs, offset)
+
+    def _container(self, tag: str, attrs: dict, classes: list, offset: int) -> Optional[_Owner]:
+        """Open the section or object a container element starts, if it starts one."""
+        inside_class = any(owner.kind == "class" for owner in self._owners)
+        kind = _object_kind(tag, classes, inside_class)
+        if kind is not None:
+            section = self._section()
+            context = section.context + ((section.title,) if section.title else ())
+            return self._open(_Owner(kind, None, self.line(offset), heading=section.title,
+                                     context=context))
+        if attrs.get("id") and (tag == "section" or (tag == "div" and "section" in classes)):
+            enclosing = self._section()
+            context = enclosing.context + ((enclosing.title,) if enclosing.title else ())
+            return self._open(_Owner(SECTION, attrs["id"], self.line(offset), context=context))
+        return None
+
+    def _begin_heading(self, tag: str, attrs: dict, offset: int):
+        owner = self._owners[-1]
+        if owner.kind != SECTION and not owner.ids and attrs.get("id"):
+            # mkdocstrings: the object's heading carries its id and its signature.
+            self._begin_signature(attrs["id"], tag)
+            return
+        if attrs.get("id") and owner.kind == SECTION and owner.anchor != attrs["id"] and (
+                owner.level or not owner.anchor):
+            # A heading that opens a section of its own (no <section> element around it).
+            level = int(tag[1])
+            while self._owners[-1].level >= level:
+                self._owners.pop()
+            enclosing = self._section()
+            context = enclosing.context + ((enclosing.title,) if enclosing.title else ())
+            owner = self._open(_Owner(SECTION, attrs["id"], self.line(offset), context=context,
+                                      level=level))
+        if owner.kind == SECTION and not owner.title:
+            self._heading = owner
+
+    def _begin_signature(self, signature_id: Optional[str], end_tag: str):
+        owner = self._owners[-1]
+        if signature_id:
+            owner.ids.append(signature_id)
+        self._signature = ["", "", "", ""]
+        self._signature_part = 0
+        self._signature_end = end_tag
+        owner.signatures.append(self._signature)
+
+    def _end(self, tag: str):
+        if self._skip is not None:
+            if tag == self._skip[0]:
+                self._skip[1] -= 1
+                if not self._skip[1]:
+                    self._skip = None
+            return
+        if self._main is None:
+            return
+        if tag in _BLOCKS:
+            self._flush()
+        if tag == self._main[0]:
+            self._main[1] -= 1
+            if not self._main[1]:
+                self._main = None
+                self._owners.clear()
+                return
+        if self._signature is not None and tag == self._signature_end:
+            self._signature[:] = [_SPACE.sub(" ", part).strip() for part in self._signature]
+            self._signature = None
+        elif tag in _CONTAINERS and self._elements:
+            owner = self._elements.pop()
+            if owner is not None:
+                while self._owners and self._owners.pop() is not owner:
+                    pass  # sections its headings opened end with it
+        elif tag == "pre" and self._pre:
+            self._pre -= 1
+        elif tag == "span" and self._signature is not None and self._span_parts:
+            if self._span_parts.pop() is not None:
+                self._signature_part = 3  # what follows a name is its parameters
+        elif tag in _HEADINGS and self._heading is not None:
+            self._heading.title = _SPACE.sub(" ", self._heading.title).strip()
+            self._heading.heading = self._heading.title
+            self.title = self.title or self._heading.title
+            self._heading = None
+
+    def _open(self, owner: _Owner) -> _Owner:
+        self.owners.append(owner)
+        self._owners.append(owner)
+        return owner
+
+    def _section(self) -> _Owner:
+        return next(owner for owner in reversed(self._owners) if owner.kind == SECTION)
+
+    # -- text ---------------------------------------------------------------------------------
+
+    def _data(self, raw: str, offset: int):
+        if self._main is None or self._skip is not None:
+            return
+        text = html.unescape(raw)
+        if self._signature is not None:
+            self._signature[self._signature_part] += text
+            return
+        if self._heading is not None:
+            self._heading.title += text
+        if not self._pre and not text.strip():
+            if self._run:
+                self._run.append(" ")
+            return
+        first, last = self.line(offset), self.line(offset + len(raw.rstrip()) - 1)
+        if self._run_lines is None:
+            self._run_lines = [first, last]
+        else:
+            self._run_lines[1] = last
+        self._run.append(text)
+
+    def _flush(self):
+        """End the current run of text: a block of the innermost owner, if it holds any text."""
+        run, lines = "".join(self._run), self._run_lines
+        self._run, self._run_lines = [], None
+        if lines is None or not self._owners:
+            return
+        code = self._pre > 0
+        text = run.strip("\n").rstrip() if code else _SPACE.sub(" ", run).strip()
+        if text:
+            self._owners[-1].blocks.append(_Block(text, code, lines[0], lines[1]))
+
+
+def _quoted(owner: _Owner) -> tuple:
+    """Return (text, last line) of what a unit quotes: its signatures and blocks up to the cap."""
+    parts, size, last = [], 0, owner.start_line
+    signatures = [" ".join(part for part in (prefix, prename + name + rest) if part)
+                  for prefix, prename, name, rest in owner.signatures]
+    for text, line in [(s, owner.start_line) for s in signatures if s] + [
+            (block.text, block.last_line) for block in owner.blocks]:
+        size_with = size + (2 if parts else 0) + len(text.encode("utf-8"))
+        if parts and size_with > MAX_PASSAGE_BYTES:
+            break
+        if not parts and size_with > MAX_PASSAGE_BYTES:
+            # One block over the cap on its own: cut it on a line (or word) boundary.
+            text = text.encode("utf-8")[:MAX_PASSAGE_BYTES].decode("utf-8", "ignore")
+            cut = max(text.rfind("\n"), text.rfind(" "))
+            text = text[:cut] if cut > 0 else text
+            parts.append(text)
+            last = line
+            break
+        parts.append(text)
+        size, last = size_with, max(last, line)
+    return "\n\n".join(parts), last
+
+
+def page_units(text: str) -> list:
+    """Split one rendered HTML page into units: documented objects and sections' own text."""
+    reader = _PageReader(text)
+    reader.feed(text)
+    units = []
+    for owner in reader.owners:
+        if not owner.signatures and all(block.text == owner.title for block in owner.blocks):
+            continue  # nothing but a heading: its subsections and objects say it all
+        quoted, last_line = _quoted(owner)
+        if not quoted:
+            continue
+        if owner.kind == SECTION:
+            anchor, anchors, names, bare = owner.anchor, ((owner.anchor,) if owner.anchor else ()), (), ()
+            title = owner.title or reader.title
+            signature = ""
+        else:
+            section = next((o for o in reversed(reader.owners[:reader.owners.index(owner)])
+                            if o.kind == SECTION and o.anchor), None)
+            anchors = tuple(owner.ids)
+            anchor = anchors[0] if anchors else (section.anchor if section else None)
+            bare = tuple(name for _, _, name, _ in owner.signatures if name) or tuple(
+                anchor.rsplit(".", 1)[-1] for anchor in anchors)
+            names = anchors or tuple(prename + name for _, prename, name, _ in owner.signatures)
+            title = names[0] if names else owner.heading
+            signature = " ".join(f"{prefix} {rest}".strip()
+                                 for prefix, _, _, rest in owner.signatures)
+        context = owner.context if owner.context else ((reader.title,) if reader.title else ())
+        units.append(Unit(
+            start_line=owner.start_line, end_line=max(last_line, owner.start_line),
+            text=quoted, anchor=anchor, title=title, heading=owner.heading or owner.title,
+            kind=owner.kind, anchors=anchors, noindex=owner.kind != SECTION and not anchors,
+            names=" ".join(names), name=" ".join(bare), signature=signature,
+            body="\n".join(block.text for block in owner.blocks if not block.code),
+            code="\n".join(block.text for block in owner.blocks if block.code),
+            context=" ".join(context + ((owner.title,) if owner.kind == SECTION and owner.title
+                                        else ()))))
+    return units

@@ -1,0 +1,325 @@
+"""Built from rendered HTML: a Sphinx page whose source is autodoc stubs is read from its HTML.
+
+The site is written here in the shapes Sphinx publishes for an autodoc-generated API page (the
+`_sources` copy holds only `.. autofunction::` lines, the words are in the rendered page), beside
+a hand-written page whose reST source still holds the text. Expectations are exact.
+"""
+
+import contextlib
+import hashlib
+import io
+import os
+import sqlite3
+import unittest
+
+from retrieval.__main__ import main as retrieval_main
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.ingest.rendered import dead_urls
+from retrieval.wsgi import create_app
+from tests.support import class_temporary_directory, post_json, quiet_settings
+from tests.test_sphinx_build import obj, section
+
+BASE = "https://docs.example.org/pkg/1.2/"
+NOISE = ("SIDEBAR-NOISE", "FOOTER-NOISE", "SCRIPT-NOISE", "SEARCH-NOISE", "¶")
+
+API_SOURCE = """\
+API
+===
+
+.. module:: pkg
+
+.. autofunction:: greet
+
+.. autoclass:: Greeter
+   :members:
+"""
+
+GUIDE_SOURCE = """\
+Guide
+=====
+
+Greeting people is the whole point of pkg.
+"""
+
+GREET = obj("function", [("pkg.greet", "pkg.", "greet", "name, loud=False")],
+            '<p>Say hello to <em>name</em>,\nloudly if asked.</p>\n'
+            '<div class="highlight"><pre><span class="n">greet</span>(<span>"Ada"</span>)\n'
+            'Hello, Ada\n</pre></div>\n'
+            '<dl class="field-list simple"><dt>Parameters</dt><dd><p><strong>loud</strong> '
+            '– shout the greeting.</p></dd></dl>\n')
+GREETER = obj("class", [("pkg.Greeter", "pkg.", "Greeter", "style")],
+              "<p>Greets many people in one style.</p>\n"
+              + obj("method", [("pkg.Greeter.wave", "", "wave", "times=1")],
+                    "<p>Wave at everyone present.</p>"))
+API_HTML = (
+    '<!DOCTYPE html>\n<html><head><title>API</title>\n'
+    '<script>var SCRIPT = "SCRIPT-NOISE";</script></head>\n<body>\n'
+    '<div class="sphinxsidebar"><p>SIDEBAR-NOISE</p>'
+    '<form class="search"><input name="q"> SEARCH-NOISE</form></div>\n'
+    '<div class="body" role="main">\n'
+    + section("module-pkg", 1, "API", "<p>The public API of pkg.</p>\n" + GREET + GREETER)
+    + '</div>\n<div class="footer">FOOTER-NOISE</div>\n</body></html>\n')
+GUIDE_HTML = ('<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
+              + section("guide", 1, "Guide", "<p>Greeting people is the whole point of pkg.</p>")
+              + "</div></body></html>\n")
+
+
+def built_passages(out: str) -> dict:
+    """Return url -> (source_id, source_sha256, start, end, text, title, kind) of a build."""
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        return {row[0]: row[1:] for row in conn.execute(
+            "SELECT p.url, p.source_id, p.source_sha256, p.start_line, p.end_line, p.text, "
+            "p.title, i.kind FROM passages p JOIN passage_facts i ON i.id = p.id")}
+    finally:
+        conn.close()
+
+
+def line_of(text: str, needle: str) -> int:
+    """Return the 1-based line of text where needle first occurs."""
+    return text[:text.index(needle)].count("\n") + 1
+
+
+class AutodocHtmlTest(unittest.TestCase):
+    """The site above, built once for the class."""
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        cls.site = os.path.join(base, "html")
+        # index.html and _sources/ beside it: what makes a tree a published Sphinx site.
+        for relative, text in (("index.html", GUIDE_HTML), ("api.html", API_HTML),
+                               ("guide.html", GUIDE_HTML),
+                               ("_sources/api.rst.txt", API_SOURCE),
+                               ("_sources/guide.rst.txt", GUIDE_SOURCE)):
+            path = os.path.join(cls.site, relative)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        cls.out = os.path.join(base, "snapshot")
+        build_snapshot([SourceTree("1.2", cls.site, BASE)], cls.out, DEFAULT_POLICY,
+                       Progress(io.StringIO()))
+
+    def passages(self) -> dict:
+        return built_passages(self.out)
+
+    def test_an_autodoc_object_is_its_rendered_text_with_html_provenance(self):
+        source_id, sha256, start, end, text, title, kind = self.passages()[BASE + "api.html#pkg.greet"]
+        self.assertEqual(source_id, "api.html")
+        self.assertEqual(sha256, hashlib.sha256(API_HTML.encode("utf-8")).hexdigest())
+        self.assertEqual((title, kind), ("pkg.greet", "function"))
+        self.assertEqual(text, 'pkg.greet(name, loud=False)\n\n'
+                               'Say hello to name, loudly if asked.\n\n'
+                               'greet("Ada")\nHello, Ada\n\n'
+                               'Parameters\n\nloud – shout the greeting.')
+        self.assertEqual(start, line_of(API_HTML, '<dl class="py function">'))
+        self.assertEqual(end, line_of(API_HTML, "– shout the greeting."))
+
+    def test_nested_members_are_units_of_their_own(self):
+        passages = self.passages()
+        greeter = passages[BASE + "api.html#pkg.Greeter"]
+        wave = passages[BASE + "api.html#pkg.Greeter.wave"]
+        self.assertEqual(greeter[4], "pkg.Greeter(style)\n\nGreets many people in one style.")
+        self.assertEqual((wave[4], wave[5], wave[6]),
+                         ("wave(times=1)\n\nWave at everyone present.", "pkg.Greeter.wave",
+                          "method"))
+
+    def test_only_the_main_content_is_read(self):
+        texts = "\n".join(row[4] for row in self.passages().values())
+        for noise in NOISE:
+            self.assertNotIn(noise, texts)
+
+    def test_a_page_whose_source_holds_the_text_is_still_quoted_from_the_source(self):
+        source_id, _, start, end, text, _, _ = self.passages()[BASE + "guide.html#guide"]
+        self.assertEqual((source_id, start, end), ("_sources/guide.rst.txt", 1, 4))
+        self.assertEqual(text, GUIDE_SOURCE.rstrip("\n"))
+
+    def test_every_url_lands_on_the_rendered_site(self):
+        self.assertEqual(dead_urls(self.out, self.site), [])
+
+    def test_a_question_is_answered_with_the_api_text(self):
+        app = create_app(snapshot_path=self.out, settings=quiet_settings())
+        self.addCleanup(app.close)
+        reply = post_json(app, {"question": "how do I wave at everyone?", "version": "1.2"})
+        self.assertEqual(reply.code, 200, reply.body)
+        evidence = reply.json()["evidence"]
+        self.assertEqual(evidence[0]["url"], BASE + "api.html#pkg.Greeter.wave")
+        self.assertIn("Wave at everyone present.", evidence[0]["text"])
+
+
+MKDOCS_HEAD = ('<!DOCTYPE html>\n<html><head><meta name="generator" content="mkdocs-1.5.3, '
+               'mkdocs-material-9.4.6">\n<title>pkg</title></head>\n<body>\n'
+               '<nav class="md-nav">SIDEBAR-NOISE</nav>\n'
+               '<div class="md-sidebar"><p>SIDEBAR-NOISE</p></div>\n'
+               '<article class="md-content__inner md-typeset">\n')
+MKDOCS_TAIL = '</article>\n<footer class="md-footer">FOOTER-NOISE</footer>\n</body></html>\n'
+
+
+def heading(level, anchor, text, classes=""):
+    """A heading as Python-Markdown's toc extension writes it, with its permalink."""
+    return (f'<h{level} id="{anchor}"{f" class={chr(34)}{classes}{chr(34)}" if classes else ""}>'
+            f'{text}<a class="headerlink" href="#{anchor}" title="Permanent link">¶</a>'
+            f'</h{level}>\n')
+
+
+def doc_object(kind, level, anchor, signature, inner):
+    """A documented object as mkdocstrings renders it."""
+    return (f'<div class="doc doc-object doc-{kind}">\n'
+            + heading(level, anchor, f'<code>{signature}</code>', "doc doc-heading")
+            + f'<div class="doc doc-contents ">\n{inner}</div>\n</div>\n')
+
+
+MKDOCS_INDEX = (MKDOCS_HEAD + heading(1, "pkg", "pkg")
+                + "<p>pkg greets people.</p>\n" + heading(2, "installing", "Installing")
+                + "<p>Install it with pip.</p>\n<pre><code>pip install pkg\n</code></pre>\n"
+                + heading(2, "greeting-loudly", "Greeting loudly")
+                + "<p>Pass loud to shout.</p>\n" + MKDOCS_TAIL)
+MKDOCS_API = (MKDOCS_HEAD + heading(1, "api", "API")
+              + doc_object("function", 2, "pkg.greet", "greet(name, loud=False)",
+                           "<p>Say hello to <em>name</em>.</p>\n")
+              + doc_object("class", 2, "pkg.Greeter", "Greeter(style)",
+                           "<p>Greets many people.</p>\n<div class=\"doc doc-children\">\n"
+                           + doc_object("function", 3, "pkg.Greeter.wave", "wave(times=1)",
+                                        "<p>Wave at everyone present.</p>\n")
+                           + "</div>\n")
+              + MKDOCS_TAIL)
+
+
+class MkDocsHtmlTest(unittest.TestCase):
+    """An MkDocs site (Material theme, mkdocstrings), detected by its generator tag."""
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        cls.site = os.path.join(base, "html")
+        for relative, text in (("index.html", MKDOCS_INDEX), ("api/index.html", MKDOCS_API),
+                               ("404.html", MKDOCS_HEAD + "<p>Not found</p>" + MKDOCS_TAIL)):
+            path = os.path.join(cls.site, relative)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        cls.out = os.path.join(base, "snapshot")
+        # A version as the library writes it: X.Y.Z.
+        build_snapshot([SourceTree("1.2.3", cls.site, BASE)], cls.out, DEFAULT_POLICY,
+                       Progress(io.StringIO()))
+
+    def passages(self) -> dict:
+        return built_passages(self.out)
+
+    def test_a_three_part_version_is_built_and_served(self):
+        app = create_app(snapshot_path=self.out, settings=quiet_settings())
+        self.addCleanup(app.close)
+        reply = post_json(app, {"question": "How do I install it with pip?", "version": "1.2.3"})
+        self.assertEqual(reply.code, 200, reply.body)
+        self.assertEqual(reply.json()["evidence"][0]["url"], BASE + "index.html#installing")
+
+    def test_headings_with_ids_are_sections(self):
+        passages = self.passages()
+        self.assertEqual(passages[BASE + "index.html#installing"][4],
+                         "Installing\n\nInstall it with pip.\n\npip install pkg")
+        self.assertEqual(passages[BASE + "index.html#greeting-loudly"][4],
+                         "Greeting loudly\n\nPass loud to shout.")
+        self.assertEqual(passages[BASE + "index.html#pkg"][4], "pkg\n\npkg greets people.")
+
+    def test_mkdocstrings_objects_are_units_with_their_heading_ids(self):
+        passages = self.passages()
+        greet = passages[BASE + "api/index.html#pkg.greet"]
+        self.assertEqual((greet[0], greet[4], greet[5], greet[6]),
+                         ("api/index.html", "greet(name, loud=False)\n\nSay hello to name.",
+                          "pkg.greet", "function"))
+        wave = passages[BASE + "api/index.html#pkg.Greeter.wave"]
+        self.assertEqual((wave[4], wave[6]), ("wave(times=1)\n\nWave at everyone present.",
+                                              "method"))
+        self.assertEqual(passages[BASE + "api/index.html#pkg.Greeter"][4],
+                         "Greeter(style)\n\nGreets many people.")
+
+    def test_only_documentation_pages_and_their_main_content_are_read(self):
+        passages = self.passages()
+        self.assertFalse([url for url in passages if "404.html" in url])
+        texts = "\n".join(row[4] for row in passages.values())
+        for noise in NOISE:
+            self.assertNotIn(noise, texts)
+
+    def test_every_url_lands_on_the_rendered_site(self):
+        self.assertEqual(dead_urls(self.out, self.site), [])
+
+    def test_verify_checks_each_named_version_against_its_own_tree(self):
+        def verify(*rendered):
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                code = retrieval_main(["verify", self.out] + [
+                    arg for root in rendered for arg in ("--rendered", root)])
+            return code, out.getvalue().splitlines()[-1]
+
+        self.assertEqual(verify(f"1.2.3={self.site}"), (0, "verified"))
+        elsewhere = os.path.join(self.site, "api")  # a tree without these pages
+        self.assertEqual(verify(f"default/1.2.3={elsewhere}")[0], 1)
+        self.assertEqual(verify(f"1.2.3={self.site}", f"9.9={self.site}"),
+                         (1, "rejected: 1 problem(s)"))  # no such version: said, not ignored
+
+
+LLMS_INDEX = """\
+# pkg
+
+> pkg greets people, loudly if asked.
+
+## Docs
+
+- [Quickstart](https://docs.example.org/pkg/1.2/quickstart.md): install and first greeting
+- [Reference](reference.md)
+- [Elsewhere](https://other.example.com/page.md): not in this tree
+
+## Optional
+
+- [History](history.md): how pkg came to be
+"""
+QUICKSTART = "# Quickstart\n\nInstall pkg with pip.\n\n## First greeting\n\nCall greet(name).\n"
+REFERENCE = "# Reference\n\n## greet\n\ngreet(name, loud=False) says hello.\n"
+HISTORY = "# History\n\npkg began as a greeting card.\n"
+UNLINKED = "# Draft\n\nNot listed in llms.txt.\n"
+LLMS_FULL = QUICKSTART + "\n" + REFERENCE
+
+
+class LlmsTxtTest(unittest.TestCase):
+    """An llms.txt directory (the index and the pages it links) and an llms-full.txt file."""
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        site = os.path.join(base, "llms")
+        for relative, text in (("llms.txt", LLMS_INDEX), ("quickstart.md", QUICKSTART),
+                               ("reference.md", REFERENCE), ("history.md", HISTORY),
+                               ("draft.md", UNLINKED), ("full/llms-full.txt", LLMS_FULL)):
+            path = os.path.join(site, relative)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        cls.progress = io.StringIO()
+        cls.out = os.path.join(base, "snapshot")
+        build_snapshot([SourceTree("1.2", site, BASE, "pkg"),
+                        SourceTree("1.2", os.path.join(site, "full", "llms-full.txt"),
+                                   BASE + "full/", "pkgfull")],
+                       cls.out, DEFAULT_POLICY, Progress(cls.progress))
+
+    def test_the_index_and_the_pages_it_links_are_read(self):
+        passages = built_passages(self.out)
+        self.assertEqual(passages[BASE + "quickstart.md#first-greeting"][4], "Call greet(name).")
+        self.assertEqual(passages[BASE + "reference.md#greet"][4],
+                         "greet(name, loud=False) says hello.")
+        self.assertEqual(passages[BASE + "history.md#history"][4], "pkg began as a greeting card.")
+        self.assertIn(BASE + "llms.txt#pkg", passages)
+        self.assertFalse([url for url in passages if "draft.md" in url])
+        self.assertIn("skipped pkg/1.2/https://other.example.com/page.md: linked page not in "
+                      "the tree",
+                      self.progress.getvalue())
+
+    def test_llms_full_is_one_markdown_document(self):
+        passages = built_passages(self.out)
+        text = passages[BASE + "full/llms-full.txt#first-greeting"]
+        self.assertEqual((text[0], text[2], text[3], text[4]),
+                         ("llms-full.txt", 7, 7, "Call greet(name)."))
+        self.assertEqual(passages[BASE + "full/llms-full.txt#greet"][4],
+                         "greet(name, loud=False) says hello.")
+
+
+if __name__ == "__main__":
+    unittest.main()
