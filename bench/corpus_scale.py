@@ -40,18 +40,19 @@ QUESTION = "Will write_text replace the contents of an existing file?"
 DISTINCT_COUNT = 1000
 DISTINCT_SEED = 20261129
 
-# name, --snapshot argument (None: the embedded fixture), version asked. The full corpus holds
-# only 3.11 and the fixture only 3.12, so each scenario asks for the version it has.
-SCENARIOS = (("fixture", None, "3.12"), ("full", "BUILT", "3.11"))
+# name, --snapshot argument (None: the embedded fixture), what each request names. The full corpus
+# holds only 3.11 and the fixture only 3.12, so each scenario asks for the version it has; with
+# --collection the full scenario asks that collection of a --snapshot-dir at --version.
+FIXTURE_SCENARIO = ("fixture", None, {"version": "3.12"})
 
 # A reST section title: a text line underlined (optionally also overlined) with a run of one
 # punctuation character. The parser keeps a heading and its underline in one passage.
 _ADORNMENT = re.compile(r"([=\-~^*#\"'`+.:_])\1{2,}[ \t\r]*")
 
 
-def body_for(question, version):
-    """The compact JSON request body for one question."""
-    return json.dumps({"question": question, "version": version}, separators=(",", ":"))
+def body_for(question, target):
+    """The compact JSON request body for one question; target: its version (and collection)."""
+    return json.dumps({"question": question, **target}, separators=(",", ":"))
 
 
 def percentile(sorted_values, pct):
@@ -149,6 +150,24 @@ def heading_questions(db_path, count=DISTINCT_COUNT, seed=DISTINCT_SEED):
     return random.Random(seed).sample(ordered, count)
 
 
+def title_questions(db_path, collection, count=DISTINCT_COUNT, seed=DISTINCT_SEED):
+    """Draw `count` distinct unit titles of one collection (sections and objects), deterministically.
+
+    A page read from its HTML has no reST adornment to find headings by; its units' titles are
+    the section headings and object names a reader would look for.
+    """
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro&immutable=1", uri=True)
+    try:
+        titles = sorted({title for (title,) in conn.execute(
+            "SELECT title FROM passages WHERE collection = ?", (collection,))
+            if title.strip() and len(title) <= 1000})
+    finally:
+        conn.close()
+    if len(titles) < count:
+        raise RuntimeError(f"only {len(titles)} titles in {collection}, need {count}")
+    return random.Random(seed).sample(titles, count)
+
+
 class Server(common.Server):
     """One `python -m retrieval serve` process on a socket bound here; always stop() it."""
 
@@ -226,7 +245,7 @@ def repeated_workload(server, body, duration, warmup):
     return result
 
 
-def distinct_workload(server, questions, version, deadline_s):
+def distinct_workload(server, questions, target, deadline_s):
     """Send each question once, sequentially on one keep-alive connection; time each."""
     latencies, statuses, slow = [], Counter(), []
     reconnects = 0
@@ -238,7 +257,7 @@ def distinct_workload(server, questions, version, deadline_s):
             if time.perf_counter() > deadline:
                 raise RuntimeError(f"{server.name}: distinct workload over {deadline_s}s after "
                                    f"{len(latencies)} questions")
-            body = body_for(question, version)
+            body = body_for(question, target)
             started = time.perf_counter()
             try:
                 conn.request("POST", "/retrieve", body=body, headers=headers)
@@ -275,10 +294,10 @@ def distinct_workload(server, questions, version, deadline_s):
     }
 
 
-def measure_scenario(name, snapshot, version, questions, args, log_dir, run):
+def measure_scenario(name, snapshot, target, questions, args, log_dir, run):
     """One run of one scenario: a server for the repeated load, a fresh one for distinct."""
     result = {"ready_s": [], "peak_rss_mb": {}, "exit_codes": {}}
-    body = body_for(QUESTION, version)
+    body = body_for(args.question if name == "full" else QUESTION, target)
     for workload in ("repeated", "distinct"):
         # A fresh server per workload: the distinct questions must meet a cold memo.
         server = Server(f"{name}-{workload}-run{run}", snapshot, log_dir)
@@ -293,7 +312,7 @@ def measure_scenario(name, snapshot, version, questions, args, log_dir, run):
                     f"p50 {r['p50_us'] / 1000:.2f} ms p99 {r['p99_us'] / 1000:.2f} ms "
                     f"errors {r['errors']}")
             else:
-                result["distinct"] = distinct_workload(server, questions, version,
+                result["distinct"] = distinct_workload(server, questions, target,
                                                        args.distinct_timeout)
                 d = result["distinct"]
                 log(f"[{server.name}] ready {ready * 1000:.0f} ms; distinct p50 "
@@ -394,6 +413,10 @@ def parse_args(argv=None):
     p.add_argument("--snapshot-dir", help="reuse this built snapshot directory; skip the build")
     p.add_argument("--source", default=DEFAULT_SOURCE, help="the published 3.11 HTML root (with _sources and objects.inv) to build from")
     p.add_argument("--json-out", help="write every raw number here")
+    p.add_argument("--collection", help="serve this collection of a --snapshot-dir (a library "
+                   "built by bench/libraries.py); distinct questions are its unit titles")
+    p.add_argument("--version", default="3.11", help="the version the full scenario asks for")
+    p.add_argument("--question", default=QUESTION, help="the repeated workload's question")
     p.add_argument("--startup-timeout", type=float, default=60)
     p.add_argument("--build-timeout", type=float, default=600)
     p.add_argument("--distinct-timeout", type=float, default=300,
@@ -403,6 +426,8 @@ def parse_args(argv=None):
         p.error("--runs and --duration must be positive, --warmup not negative")
     if args.out and args.snapshot_dir:
         p.error("--out builds a snapshot, --snapshot-dir reuses one: give at most one")
+    if args.collection and not args.snapshot_dir:
+        p.error("--collection serves a collection of a built --snapshot-dir")
     return args
 
 
@@ -440,17 +465,21 @@ def main(argv=None):
                 f"{build_result['peak_rss_mb']:.0f} MB")
         db_path = os.path.join(snapshot_dir, "passages.sqlite")
         facts = corpus_facts(db_path)
-        questions = heading_questions(db_path)
+        questions = (title_questions(db_path, args.collection) if args.collection
+                     else heading_questions(db_path))
         started, loadavg = time.time(), os.getloadavg()
 
-        raw = {name: [] for name, _, _ in SCENARIOS}
+        full = {"version": args.version} | (
+            {"collection": args.collection} if args.collection else {})
+        scenarios = (FIXTURE_SCENARIO, ("full", "BUILT", full))
+        raw = {name: [] for name, _, _ in scenarios}
         for run in range(1, args.runs + 1):
             # Alternate the order every run (ABBA) so drift on a shared machine does not
             # systematically favour whichever scenario runs first.
-            order = SCENARIOS if run % 2 else tuple(reversed(SCENARIOS))
-            for name, snapshot, version in order:
+            order = scenarios if run % 2 else tuple(reversed(scenarios))
+            for name, snapshot, target in order:
                 snapshot = snapshot_dir if snapshot == "BUILT" else snapshot
-                raw[name].append(measure_scenario(name, snapshot, version, questions, args,
+                raw[name].append(measure_scenario(name, snapshot, target, questions, args,
                                                   log_dir, run))
         ok = True
     finally:
@@ -469,7 +498,8 @@ def main(argv=None):
         meta = {
             "runs": args.runs, "duration_s": args.duration, "warmup_s": args.warmup,
             "source": None if args.snapshot_dir else args.source, "snapshot_dir": snapshot_dir,
-            "snapshot_kept": temp_snapshot is None, "question": QUESTION,
+            "snapshot_kept": temp_snapshot is None, "question": args.question,
+            "target": full,
             "distinct_seed": DISTINCT_SEED, "distinct_questions": questions,
             "python": platform.python_version(), "cpus": os.cpu_count(),
             "loadavg_at_start": loadavg, "loadavg_at_end": os.getloadavg(),

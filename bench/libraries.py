@@ -190,7 +190,7 @@ def main() -> int:
     combined = results["combined"]
     print(f"\nAll together, one command: {combined['build_s']} s, peak RSS "
           f"{combined['peak_rss_mib']} MiB; verify --rendered: {combined['verify']}.\n")
-    print(f"    python -m {combined['command']}\n")
+    print(f"    python {combined['command']}\n")
     for name, entry in results["collections"].items():
         for question, evidence in entry["answers"].items():
             print(f"- **{name}**: \"{question}\"")

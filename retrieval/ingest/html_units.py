@@ -54,7 +54,7 @@ class _Owner:
     """A section or documented object while its text is collected."""
 
     kind: str
-    anchor: Optional[str]
+    anchor: Optional[str]  # a section's id; an object's enclosing section's (its ids are below)
     start_line: int
     context: tuple = ()  # page title and the headings of the enclosing sections
     title: str = ""
@@ -182,8 +182,11 @@ class _PageReader:
         if kind is not None:
             section = self._section()
             context = section.context + ((section.title,) if section.title else ())
-            return self._open(_Owner(kind, None, self.line(offset), heading=section.title,
-                                     context=context))
+            # Where a `:noindex:` object (no id of its own) points: its nearest anchored section.
+            section_anchor = next((owner.anchor for owner in reversed(self._owners)
+                                   if owner.kind == SECTION and owner.anchor), None)
+            return self._open(_Owner(kind, section_anchor, self.line(offset),
+                                     heading=section.title, context=context))
         if attrs.get("id") and (tag == "section" or (tag == "div" and "section" in classes)):
             enclosing = self._section()
             context = enclosing.context + ((enclosing.title,) if enclosing.title else ())
@@ -319,40 +322,40 @@ def _quoted(owner: _Owner) -> tuple:
     return "\n\n".join(parts), last
 
 
+def _unit(owner: _Owner, page_title: str) -> Optional[Unit]:
+    """Return the unit of one section or object, or None if it holds no text of its own."""
+    if not owner.signatures and all(block.text == owner.title for block in owner.blocks):
+        return None  # nothing but a heading: its subsections and objects say it all
+    quoted, last_line = _quoted(owner)
+    if not quoted:
+        return None
+    context = owner.context or ((page_title,) if page_title else ())
+    if owner.kind == SECTION:
+        anchors = (owner.anchor,) if owner.anchor else ()
+        names, bare, signature = (), (), ""
+        title = owner.title or page_title
+        context += (owner.title,) if owner.title else ()
+    else:
+        anchors = tuple(owner.ids)
+        names = anchors or tuple(prename + name for _, prename, name, _ in owner.signatures)
+        bare = tuple(name for _, _, name, _ in owner.signatures if name) or tuple(
+            qualified.rsplit(".", 1)[-1] for qualified in anchors)
+        signature = " ".join(f"{prefix} {rest}".strip()
+                             for prefix, _, _, rest in owner.signatures)
+        title = names[0] if names else owner.heading
+    return Unit(
+        start_line=owner.start_line, end_line=max(last_line, owner.start_line), text=quoted,
+        anchor=anchors[0] if anchors else owner.anchor, title=title,
+        heading=owner.heading or owner.title, kind=owner.kind, anchors=anchors,
+        noindex=owner.kind != SECTION and not anchors, names=" ".join(names),
+        name=" ".join(bare), signature=signature,
+        body="\n".join(block.text for block in owner.blocks if not block.code),
+        code="\n".join(block.text for block in owner.blocks if block.code),
+        context=" ".join(context))
+
+
 def page_units(text: str) -> list:
     """Split one rendered HTML page into units: documented objects and sections' own text."""
     reader = _PageReader(text)
     reader.feed(text)
-    units = []
-    for owner in reader.owners:
-        if not owner.signatures and all(block.text == owner.title for block in owner.blocks):
-            continue  # nothing but a heading: its subsections and objects say it all
-        quoted, last_line = _quoted(owner)
-        if not quoted:
-            continue
-        if owner.kind == SECTION:
-            anchor, anchors, names, bare = owner.anchor, ((owner.anchor,) if owner.anchor else ()), (), ()
-            title = owner.title or reader.title
-            signature = ""
-        else:
-            section = next((o for o in reversed(reader.owners[:reader.owners.index(owner)])
-                            if o.kind == SECTION and o.anchor), None)
-            anchors = tuple(owner.ids)
-            anchor = anchors[0] if anchors else (section.anchor if section else None)
-            bare = tuple(name for _, _, name, _ in owner.signatures if name) or tuple(
-                anchor.rsplit(".", 1)[-1] for anchor in anchors)
-            names = anchors or tuple(prename + name for _, prename, name, _ in owner.signatures)
-            title = names[0] if names else owner.heading
-            signature = " ".join(f"{prefix} {rest}".strip()
-                                 for prefix, _, _, rest in owner.signatures)
-        context = owner.context if owner.context else ((reader.title,) if reader.title else ())
-        units.append(Unit(
-            start_line=owner.start_line, end_line=max(last_line, owner.start_line),
-            text=quoted, anchor=anchor, title=title, heading=owner.heading or owner.title,
-            kind=owner.kind, anchors=anchors, noindex=owner.kind != SECTION and not anchors,
-            names=" ".join(names), name=" ".join(bare), signature=signature,
-            body="\n".join(block.text for block in owner.blocks if not block.code),
-            code="\n".join(block.text for block in owner.blocks if block.code),
-            context=" ".join(context + ((owner.title,) if owner.kind == SECTION and owner.title
-                                        else ()))))
-    return units
+    return [unit for unit in (_unit(owner, reader.title) for owner in reader.owners) if unit]
