@@ -150,6 +150,10 @@ class PassageNotFound(RetrievalError):
     """404 passage_not_found."""
 
 
+class SearchFailed(RetrievalError):
+    """503 search_failed: a search ended without a result (its deadline, or an index failure)."""
+
+
 class RateLimited(_RetryAfter, RetrievalError):
     """429 rate_limited: the caller's own budget; never retried by this client."""
 
@@ -177,6 +181,7 @@ ERROR_CLASSES = {
     "invalid_credentials": InvalidCredentials,
     "collection_not_found": CollectionNotFound,
     "passage_not_found": PassageNotFound,
+    "search_failed": SearchFailed,
     "rate_limited": RateLimited,
     "overloaded": Overloaded,
     "draining": Draining,
@@ -347,6 +352,26 @@ def verify_run_result(raw: bytes, document, sent: Optional[dict] = None):
             raise ValueError(f"echoed request field {key!r} differs from what was sent")
 
 
+def verify_passage(passage: dict):
+    """Raise ValueError unless a passage's text digest and passage_id recompute.
+
+    A passage without its text (a search hit beyond the byte budget) has only its id to check,
+    which needs the text digest it names; that digest is checked when the text is fetched.
+    """
+    if "text" in passage and digests.text_sha256(passage["text"]) != passage.get("text_sha256"):
+        raise ValueError(f"passage {passage.get('passage_id')!r}: text_sha256 does not recompute")
+    derived = digests.passage_id(passage.get("corpus_id"), passage.get("source_id"),
+                                 passage.get("version"), passage.get("start_line"),
+                                 passage.get("end_line"), passage.get("text_sha256"))
+    if derived != passage.get("passage_id"):
+        raise ValueError(f"passage {passage.get('passage_id')!r}: passage_id does not recompute")
+
+
+def _json_body(fields_sent: dict) -> bytes:
+    return json.dumps(fields_sent, ensure_ascii=False, allow_nan=False,
+                      separators=(",", ":")).encode("utf-8")
+
+
 # --- the client ---------------------------------------------------------------------------------
 
 def _connection_refused(exc: BaseException) -> bool:
@@ -413,15 +438,45 @@ class RetrievalClient:
         """Return the verified /corpus document (the caller's collections and their versions)."""
         return self._expect_document(self._exchange("GET", "/corpus"))
 
+    def passage(self, passage_id: str) -> dict:
+        """Return the verified /passages/{id} document: its text, digests and id recompute."""
+        exchange = self._exchange("GET", "/passages/" + passage_id)
+        document = self._expect_document(exchange)
+        try:
+            if document.get("passage_id") != passage_id:
+                raise ValueError("passage_id is not the one asked for")
+            verify_passage(document)
+        except ValueError as exc:
+            raise IntegrityError(str(exc), exchange.http_status, exchange.raw,
+                                 exchange.headers) from None
+        return document
+
+    def search(self, query, version, **options) -> dict:
+        """Run one ranked search (POST /search); verify every text returned and the echo."""
+        fields_sent = {"query": query, "version": version}
+        fields_sent.update((k, v) for k, v in options.items() if v is not None)
+        exchange = self._exchange("POST", "/search", _json_body(fields_sent))
+        document = self._expect_document(exchange)
+        try:
+            echoed = document.get("request")
+            for key, value in fields_sent.items():
+                if not isinstance(echoed, dict) or \
+                        digests.canonical_json(echoed.get(key)) != digests.canonical_json(value):
+                    raise ValueError(f"echoed request field {key!r} differs from what was sent")
+            for hit in document.get("hits") or ():
+                verify_passage(dict(hit, corpus_id=document.get("corpus_id")))
+        except (ValueError, AttributeError, TypeError) as exc:
+            raise IntegrityError(f"search result: {exc}", exchange.http_status, exchange.raw,
+                                 exchange.headers) from None
+        return document
+
     def retrieve(self, question, version, **allowances) -> RetrievalResult:
         """Run one retrieval (allowances and any other body fields as keywords); verify it."""
         # Unknown keywords are sent as body fields so the server, not this client, decides what
         # it accepts; a keyword given as None is left out so the server's default applies.
         fields_sent = {"question": question, "version": version}
         fields_sent.update((k, v) for k, v in allowances.items() if v is not None)
-        body = json.dumps(fields_sent, ensure_ascii=False, allow_nan=False,
-                          separators=(",", ":")).encode("utf-8")
-        exchange = self._exchange("POST", "/retrieve", body)
+        exchange = self._exchange("POST", "/retrieve", _json_body(fields_sent))
         document = exchange.document
         # A failed run comes back as 503 with a full result: returned, not raised (module doc).
         failed_run = (exchange.http_status == 503 and isinstance(document, dict)

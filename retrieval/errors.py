@@ -23,6 +23,7 @@ HTTP_STATUS = {
     "rate_limited": "429 Too Many Requests",
     "internal_error": "500 Internal Server Error",
     "not_ready": "503 Service Unavailable",
+    "search_failed": "503 Service Unavailable",
     "draining": "503 Service Unavailable",
     "overloaded": "503 Service Unavailable",
 }
@@ -185,6 +186,13 @@ def _issue(issue) -> dict:
 class NotReady(ServiceError):
     code = "not_ready"
     message = "the service is not ready: retry shortly"
+
+
+class SearchFailed(ServiceError):
+    """A search was admitted but ended without a result (its deadline, or the index failed)."""
+
+    code = "search_failed"
+    message = "the search did not finish (deadline or index failure): retry"
 
 
 class Draining(ServiceError):
