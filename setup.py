@@ -33,8 +33,13 @@ setup(
     install_requires=["waitress>=3.0,<4"],
     # semantic: the optional embedding re-rank (retrieval/semantic.py) reads the model files that
     # exactly this wordllama wheel bundles; their digest is pinned, so the pin is exact.
+    # mcp, langchain, llamaindex: `retrieval mcp` and the framework adapters; each maps onto the
+    # verifying client (requests). The mcp SDK brings uvicorn and starlette for HTTP transport.
     extras_require={"test": ["requests>=2.28"], "client": ["requests>=2.28"],
-                    "semantic": ["wordllama==0.4.0.post1", "numpy>=2", "tokenizers"]},
+                    "semantic": ["wordllama==0.4.0.post1", "numpy>=2", "tokenizers"],
+                    "mcp": ["mcp>=2.3,<3", "requests>=2.28"],
+                    "langchain": ["langchain-core>=1.0,<2", "requests>=2.28"],
+                    "llamaindex": ["llama-index-core>=0.14,<0.15", "requests>=2.28"]},
     entry_points={"console_scripts": ["retrieval = retrieval.__main__:main"]},
     cmdclass={"build_py": BuildWithSnapshot},
 )
