@@ -367,6 +367,15 @@ def verify_passage(passage: dict):
         raise ValueError(f"passage {passage.get('passage_id')!r}: passage_id does not recompute")
 
 
+def _fields_sent(required: dict, optional: dict) -> dict:
+    """Return a body's fields: the required ones, then each optional one not given as None."""
+    return {**required, **{k: v for k, v in optional.items() if v is not None}}
+
+
+def _integrity_error(exchange, message) -> "IntegrityError":
+    return IntegrityError(message, exchange.http_status, exchange.raw, exchange.headers)
+
+
 def _json_body(fields_sent: dict) -> bytes:
     return json.dumps(fields_sent, ensure_ascii=False, allow_nan=False,
                       separators=(",", ":")).encode("utf-8")
@@ -447,14 +456,12 @@ class RetrievalClient:
                 raise ValueError("passage_id is not the one asked for")
             verify_passage(document)
         except ValueError as exc:
-            raise IntegrityError(str(exc), exchange.http_status, exchange.raw,
-                                 exchange.headers) from None
+            raise _integrity_error(exchange, str(exc)) from None
         return document
 
     def search(self, query, version, **options) -> dict:
         """Run one ranked search (POST /search); verify every text returned and the echo."""
-        fields_sent = {"query": query, "version": version}
-        fields_sent.update((k, v) for k, v in options.items() if v is not None)
+        fields_sent = _fields_sent({"query": query, "version": version}, options)
         exchange = self._exchange("POST", "/search", _json_body(fields_sent))
         document = self._expect_document(exchange)
         try:
@@ -466,16 +473,14 @@ class RetrievalClient:
             for hit in document.get("hits") or ():
                 verify_passage(dict(hit, corpus_id=document.get("corpus_id")))
         except (ValueError, AttributeError, TypeError) as exc:
-            raise IntegrityError(f"search result: {exc}", exchange.http_status, exchange.raw,
-                                 exchange.headers) from None
+            raise _integrity_error(exchange, f"search result: {exc}") from None
         return document
 
     def retrieve(self, question, version, **allowances) -> RetrievalResult:
         """Run one retrieval (allowances and any other body fields as keywords); verify it."""
         # Unknown keywords are sent as body fields so the server, not this client, decides what
         # it accepts; a keyword given as None is left out so the server's default applies.
-        fields_sent = {"question": question, "version": version}
-        fields_sent.update((k, v) for k, v in allowances.items() if v is not None)
+        fields_sent = _fields_sent({"question": question, "version": version}, allowances)
         exchange = self._exchange("POST", "/retrieve", _json_body(fields_sent))
         document = exchange.document
         # A failed run comes back as 503 with a full result: returned, not raised (module doc).
