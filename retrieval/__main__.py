@@ -1,4 +1,4 @@
-"""Command line: `python -m retrieval serve|build|verify|check|seal|ask|keys|settings`."""
+"""Command line: `python -m retrieval serve|mcp|build|verify|check|seal|ask|keys|settings`."""
 
 import argparse
 import json
@@ -47,6 +47,15 @@ def _serve(args) -> int:
     refuse_open_exposure(settings, inherited_fd=args.fd)
     app = load_app_object(args.app) if args.app else create_app(settings=settings)
     return serve(app, settings, inherited_fd=args.fd)
+
+
+def _mcp(args) -> int:
+    try:
+        from .mcp.run import run
+    except ImportError as exc:
+        raise ImportError(f"retrieval mcp needs the mcp extra: pip install '.[mcp]' ({exc})") \
+            from None
+    return run(args)
 
 
 def _check(args) -> int:
@@ -226,6 +235,30 @@ def build_parser() -> argparse.ArgumentParser:
                        help="serve this WSGI app instead of the retrieval app (default: "
                             "retrieval's; it reads its own settings from the environment)")
     serve.set_defaults(run=_serve)
+
+    mcp = commands.add_parser(
+        "mcp", help="serve the tools over the Model Context Protocol (stdio or HTTP)",
+        description="Serve search_docs, read_passage, list_docs and retrieve as MCP tools, "
+                    "over a snapshot in this process (default) or a running service (--url).")
+    mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio",
+                     help="stdio (what MCP clients launch) or Streamable HTTP at /mcp "
+                          "(default: %(default)s)")
+    mcp.add_argument("--config", metavar="FILE", help="TOML file of settings, as for serve (default: none)")
+    _setting_flag(mcp, "snapshot", metavar="FILE_OR_DIR")
+    _setting_flag(mcp, "expect_corpus_id", metavar="ID")
+    _setting_flag(mcp, "keys_file", metavar="FILE")
+    _setting_flag(mcp, "host", metavar="HOST")
+    mcp.add_argument("--port", type=int, metavar="PORT",
+                     help="port of --transport http (0: any free port; default: none, "
+                          "required with --transport http)")
+    _setting_flag(mcp, "allow_unauthenticated", action="store_true")
+    mcp.add_argument("--url", help="front this running service instead of a snapshot (default: none, "
+                          "serve the snapshot in this process)")
+    mcp.add_argument("--api-key", help="the key calls are made with when the MCP request "
+                                       "carries no Authorization header (stdio); default: none")
+    mcp.add_argument("--timeout", type=float, default=10.0,
+                     help="with --url, seconds per HTTP exchange (default: %(default)s)")
+    mcp.set_defaults(run=_mcp)
 
     check = commands.add_parser("check", help="re-verify a result saved by run_scenarios.py")
     check.add_argument("result", help="the JSON file run_scenarios.py --output wrote")

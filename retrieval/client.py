@@ -35,7 +35,7 @@ from .core import digests
 from .core.admission import Limits  # the allowances a run was admitted with
 from .core.model import FAILED
 from .core.strict_json import StrictJSONError, loads_strict
-from .core.verify import verify_run_result  # raises a ValueError (Unverified)
+from .core.verify import verify_passage, verify_run_result  # each raises a ValueError
 
 RETRIED_CODES = frozenset({"overloaded", "draining"})
 DEFAULT_MAX_RETRY_WAIT = 30.0
@@ -153,6 +153,10 @@ class PassageNotFound(RetrievalError):
     """404 passage_not_found."""
 
 
+class SearchFailed(RetrievalError):
+    """503 search_failed: a search ended without a result (its deadline, or an index failure)."""
+
+
 class RateLimited(_RetryAfter, RetrievalError):
     """429 rate_limited: the caller's own budget; never retried by this client."""
 
@@ -180,6 +184,7 @@ ERROR_CLASSES = {
     "invalid_credentials": InvalidCredentials,
     "collection_not_found": CollectionNotFound,
     "passage_not_found": PassageNotFound,
+    "search_failed": SearchFailed,
     "rate_limited": RateLimited,
     "overloaded": Overloaded,
     "draining": Draining,
@@ -311,6 +316,20 @@ def _retry_after(headers) -> Optional[int]:
     return int(value) if value.isascii() and value.isdigit() else None
 
 
+def _fields_sent(required: dict, optional: dict) -> dict:
+    """Return a body's fields: the required ones, then each optional one not given as None."""
+    return {**required, **{k: v for k, v in optional.items() if v is not None}}
+
+
+def _integrity_error(exchange, message) -> "IntegrityError":
+    return IntegrityError(message, exchange.http_status, exchange.raw, exchange.headers)
+
+
+def _json_body(fields_sent: dict) -> bytes:
+    return json.dumps(fields_sent, ensure_ascii=False, allow_nan=False,
+                      separators=(",", ":")).encode("utf-8")
+
+
 # --- the client ---------------------------------------------------------------------------------
 
 def _connection_refused(exc: BaseException) -> bool:
@@ -377,15 +396,41 @@ class RetrievalClient:
         """Return the verified /corpus document (the caller's collections and their versions)."""
         return self._expect_document(self._exchange("GET", CORPUS.path))
 
+    def passage(self, passage_id: str) -> dict:
+        """Return the verified /passages/{id} document: its text, digests and id recompute."""
+        exchange = self._exchange("GET", "/passages/" + passage_id)
+        document = self._expect_document(exchange)
+        try:
+            if document.get("passage_id") != passage_id:
+                raise ValueError("passage_id is not the one asked for")
+            verify_passage(document)
+        except ValueError as exc:
+            raise _integrity_error(exchange, str(exc)) from None
+        return document
+
+    def search(self, query, version, **options) -> dict:
+        """Run one ranked search (POST /search); verify every text returned and the echo."""
+        fields_sent = _fields_sent({"query": query, "version": version}, options)
+        exchange = self._exchange("POST", "/search", _json_body(fields_sent))
+        document = self._expect_document(exchange)
+        try:
+            echoed = document.get("request")
+            for key, value in fields_sent.items():
+                if not isinstance(echoed, dict) or \
+                        digests.canonical_json(echoed.get(key)) != digests.canonical_json(value):
+                    raise ValueError(f"echoed request field {key!r} differs from what was sent")
+            for hit in document.get("hits") or ():
+                verify_passage(dict(hit, corpus_id=document.get("corpus_id")))
+        except (ValueError, AttributeError, TypeError) as exc:
+            raise _integrity_error(exchange, f"search result: {exc}") from None
+        return document
+
     def retrieve(self, question, version, **allowances) -> RetrievalResult:
         """Run one retrieval (allowances and any other body fields as keywords); verify it."""
         # Unknown keywords are sent as body fields so the server, not this client, decides what
         # it accepts; a keyword given as None is left out so the server's default applies.
-        fields_sent = {"question": question, "version": version}
-        fields_sent.update((k, v) for k, v in allowances.items() if v is not None)
-        body = json.dumps(fields_sent, ensure_ascii=False, allow_nan=False,
-                          separators=(",", ":")).encode("utf-8")
-        exchange = self._exchange("POST", RETRIEVE.path, body)
+        fields_sent = _fields_sent({"question": question, "version": version}, allowances)
+        exchange = self._exchange("POST", RETRIEVE.path, _json_body(fields_sent))
         document = exchange.document
         # A failed run comes back as 503 with a full result: returned, not raised (module doc).
         failed_run = (exchange.http_status == 503 and isinstance(document, dict)

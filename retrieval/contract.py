@@ -45,6 +45,7 @@ HTTP_STATUS = {
     "rate_limited": "429 Too Many Requests",
     "internal_error": "500 Internal Server Error",
     "not_ready": UNAVAILABLE,
+    "search_failed": UNAVAILABLE,
     "draining": UNAVAILABLE,
     "overloaded": UNAVAILABLE,
 }

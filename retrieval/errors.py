@@ -168,6 +168,13 @@ class NotReady(ServiceError):
     message = "the service is not ready: retry shortly"
 
 
+class SearchFailed(ServiceError):
+    """A search was admitted but ended without a result (its deadline, or the index failed)."""
+
+    code = "search_failed"
+    message = "the search did not finish (deadline or index failure): retry"
+
+
 class Draining(ServiceError):
     code = "draining"
     message = "the service is shutting down: retry, another replica can answer"

@@ -45,7 +45,7 @@ _version_issue = _pattern_issue(VERSION_PATTERN, VERSION_REGEX)
 _collection_issue = _pattern_issue(COLLECTION_PATTERN, COLLECTION_REGEX)
 
 
-def _count_issue(value, maximum):
+def count_issue(value, maximum):
     if isinstance(value, (bool, NegativeZero)) or not isinstance(value, int):
         return {"type": "int_type"}
     if value < 0:
@@ -55,33 +55,43 @@ def _count_issue(value, maximum):
     return None
 
 
+def body_issue(field, issue) -> list:
+    """Return a field's issue located in the body, as a list of zero or one issues."""
+    return [] if issue is None else [{"path": ["body", field], **issue}]
+
+
+def common_issues(document, text_field: str):
+    """Check what every request body shares: an object, its text, version and collection.
+
+    Return the issues found and the collection (defaulted); refuse a body that is no object.
+    """
+    if not isinstance(document, dict):
+        raise InvalidRequest([{"path": ["body"], "type": "model_attributes_type"}])
+    issues = []
+    for field, checker in ((text_field, _question_issue), ("version", _version_issue)):
+        issues += body_issue(field, {"type": "missing"} if field not in document
+                             else checker(document[field]))
+    collection = document.get("collection", DEFAULT_COLLECTION)
+    if "collection" in document:
+        issues += body_issue("collection", _collection_issue(collection))
+    return issues, collection
+
+
 def parse_retrieve_request(body: bytes, maxima: Limits) -> RetrieveRequest:
     """Decode and validate a /retrieve body against the server's maximum allowances."""
     try:
         document = loads_strict(body)
     except StrictJSONError as exc:
         raise InvalidJSON(str(exc), exc.byte_offset) from None
-    if not isinstance(document, dict):
-        raise InvalidRequest([{"path": ["body"], "type": "model_attributes_type"}])
-
-    issues = []
+    issues, collection = common_issues(document, "question")
 
     def check(field, issue):
-        if issue is not None:
-            issues.append({"path": ["body", field], **issue})
+        issues.extend(body_issue(field, issue))
 
-    for field, checker in (("question", _question_issue), ("version", _version_issue)):
-        if field not in document:
-            check(field, {"type": "missing"})
-        else:
-            check(field, checker(document[field]))
-    collection = document.get("collection", DEFAULT_COLLECTION)
-    if "collection" in document:
-        check("collection", _collection_issue(collection))
     counts = {}
     for field in ALLOWANCES:
         value = document.get(field, getattr(DEFAULT_LIMITS, field))
-        check(field, _count_issue(value, getattr(maxima, field)))
+        check(field, count_issue(value, getattr(maxima, field)))
         counts[field] = value
     for field in document:
         if field not in KNOWN_FIELDS:

@@ -16,8 +16,12 @@ from retrieval.contract import HTTP_STATUS
 from retrieval.core import digests
 from retrieval.scenarios import QUESTION
 from retrieval.testing import create_fault_app, subprocess_env
+from retrieval.core.service import RetrievalService
+from retrieval.core.snapshot import default_snapshot_path
+from retrieval.response import encode_json
+from retrieval.search import parse_search_request, run_search
 from retrieval.wsgi import create_app
-from tests.support import ROOT, ask, post_json, start_server
+from tests.support import ROOT, ask, call, post_json, quiet_settings, start_server
 
 DROP = object()  # a scripted "response": read the request, then close without answering
 
@@ -455,6 +459,47 @@ class AskCommandTest(Bodies, unittest.TestCase):
         self.assertEqual(done.returncode, 2)
         self.assertIn(b"integrity failure", done.stderr)
         self.assertEqual(done.stdout, b"")
+
+
+class PassageAndSearchTest(unittest.TestCase):
+    """passage() and search() verify each text's digest and passage_id, and search's echo."""
+
+    @classmethod
+    def setUpClass(cls):
+        app = create_app(settings=quiet_settings())
+        cls.addClassCleanup(app.close)
+        cls.search = {"query": "file", "version": "3.12"}
+        service = RetrievalService.from_path(default_snapshot_path())
+        cls.addClassCleanup(service.close)
+        cls.found = encode_json(run_search(service, parse_search_request(cls.search, 4096)))
+        cls.passage_id = json.loads(cls.found)["hits"][0]["passage_id"]
+        cls.passage = call(app, "GET", "/passages/" + cls.passage_id).body
+
+    def fake(self, raw):
+        return FakeServer(self, canned(200, raw)).base_url
+
+    def test_untouched_answers_are_accepted(self):
+        with rc.RetrievalClient(self.fake(self.passage)) as client:
+            self.assertEqual(client.passage(self.passage_id)["passage_id"], self.passage_id)
+        with rc.RetrievalClient(self.fake(self.found)) as client:
+            self.assertTrue(client.search(**self.search)["hits"])
+
+    def test_an_altered_text_or_echo_raises(self):
+        cases = (
+            ("passage", self.passage.replace(b"file", b"fiel", 1), "text_sha256"),
+            ("search", self.found.replace(b"file", b"fiel", 1), "echoed request field"),
+            ("search", self.found.replace(b'writes text', b'write text', 1), "text_sha256"),
+        )
+        for method, raw, message in cases:
+            with self.subTest(method=method, message=message):
+                client = rc.RetrievalClient(self.fake(raw))
+                self.addCleanup(client.close)
+                with self.assertRaises(rc.IntegrityError) as caught:
+                    if method == "passage":
+                        client.passage(self.passage_id)
+                    else:
+                        client.search(**self.search)
+                self.assertIn(message, str(caught.exception))
 
 
 if __name__ == "__main__":

@@ -12,17 +12,18 @@ import unittest
 # Each test module sits in the tier of the heaviest thing any of its tests does.
 TIERS = {
     # Functions and objects alone: no app, no socket, no child process.
-    "unit": ("test_build_parse", "test_core", "test_layout", "test_metrics", "test_packaging", "test_quality_bench",
-             "test_settings", "test_snapshot", "test_strict_json"),
+    "unit": ("test_build_parse", "test_core", "test_layout", "test_metrics", "test_packaging",
+             "test_quality_bench", "test_settings", "test_snapshot", "test_strict_json"),
     # The WSGI app called in this process (through wsgiref.validate), or Waitress on a thread.
-    "inprocess": ("test_collections", "test_contract", "test_deadline", "test_html_ingest", "test_golden", "test_io_loop",
-                  "test_memo", "test_openapi", "test_operations", "test_passages",
-                  "test_sphinx_build", "test_wsgi"),
+    "inprocess": ("test_collections", "test_contract", "test_deadline", "test_golden",
+                  "test_html_ingest", "test_io_loop", "test_memo", "test_openapi",
+                  "test_operations", "test_passages", "test_search", "test_sphinx_build",
+                  "test_wsgi"),
     # A real server or the command line in a child process, over real sockets.
-    "server": ("test_boundary", "test_cli", "test_client", "test_corpus", "test_cors",
-               "test_docs", "test_driver", "test_faults", "test_fuzz", "test_hostile_clients",
-               "test_keys", "test_semantic", "test_served_snapshot", "test_server",
-               "test_startup_errors"),
+    "server": ("test_boundary", "test_cli", "test_client", "test_corpus", "test_cors", "test_docs",
+               "test_docs_integrations", "test_driver", "test_faults", "test_fuzz",
+               "test_hostile_clients", "test_integrations", "test_keys", "test_mcp",
+               "test_semantic", "test_served_snapshot", "test_server", "test_startup_errors"),
     # Chromium driving the Inspector; replicas behind haproxy.
     "browser": ("test_cluster", "test_inspector"),
 }

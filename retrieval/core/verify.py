@@ -56,6 +56,21 @@ def verify_run_result(raw: bytes, document, sent: Optional[dict] = None):
         raise Unverified(problems[0])
 
 
+def verify_passage(passage: dict) -> None:
+    """Raise ValueError unless a passage's text digest and passage_id recompute.
+
+    A passage without its text (a search hit beyond the byte budget) has only its id to check,
+    which needs the text digest it names; that digest is checked when the text is fetched.
+    """
+    if "text" in passage and digests.text_sha256(passage["text"]) != passage.get("text_sha256"):
+        raise ValueError(f"passage {passage.get('passage_id')!r}: text_sha256 does not recompute")
+    derived = digests.passage_id(passage.get("corpus_id"), passage.get("source_id"),
+                                 passage.get("version"), passage.get("start_line"),
+                                 passage.get("end_line"), passage.get("text_sha256"))
+    if derived != passage.get("passage_id"):
+        raise ValueError(f"passage {passage.get('passage_id')!r}: passage_id does not recompute")
+
+
 def _unchecked_part(document: dict) -> Optional[str]:
     """Return what of the trace and evidence is not a list of objects, or None."""
     for part in ("trace", "evidence"):

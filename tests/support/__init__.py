@@ -217,3 +217,14 @@ def start_slow_server(testcase, *serve_args, **env):
                                              SLOW_TOOL_RELEASE=latch.release_file, **env))
     testcase.addCleanup(latch.release)  # cleanups run last-in first-out: before the stop
     return server, latch
+
+
+def require_module(testcase, module: str, extra: str):
+    """Skip a test whose optional extra is not installed, except in CI (.ci/run installs it)."""
+    try:
+        __import__(module)
+    except ImportError:
+        if os.environ.get("CI"):
+            testcase.fail(f"{module} is not installed and CI is set: .ci/run must install "
+                          f"the {extra} extra")
+        testcase.skipTest(f"{module} is not installed (pip install '.[{extra}]')")

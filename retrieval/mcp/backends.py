@@ -1,0 +1,224 @@
+"""Where the MCP tools' answers come from: the HTTP API's own operations, in process or remote.
+
+`LocalBackend` serves a snapshot in this process by calling the very WSGI app `retrieval serve`
+runs (GET /corpus, GET /passages/{id}, POST /retrieve), so keys, the in-flight gate, rate limits,
+memos, metrics and the access log apply exactly as over HTTP. Search has no route yet: it runs
+retrieval/search.py under the same key, the app's in-flight gate, its metrics and its access log.
+`RemoteBackend` fronts a running service through the verifying `retrieval.client`.
+
+Both return decoded, verified documents and raise `BackendError` with the service's error body.
+"""
+
+import io
+import json
+import sys
+import time
+from wsgiref.util import setup_testing_defaults
+
+from ..access_log import BatchedLineWriter, access_log_line
+from ..core.admission import Limits
+from ..core.service import RetrievalService
+from ..core.snapshot import default_snapshot_path
+from ..errors import CollectionNotFound, Overloaded, RateLimited, ServiceError
+from ..keys import KeyStore, RateLimiter, retry_after_seconds
+from ..response import OK
+from ..search import parse_search_request, run_search
+from ..settings import Settings
+from ..wsgi import Exchange, RetrievalApp
+
+SEARCH_ROUTE = "/search"
+NO_SEARCH_ROUTE = ("search_docs needs the service's POST /search, which this service does not "
+                   "have; serve the snapshot in process instead: retrieval mcp --snapshot PATH")
+
+
+class BackendError(Exception):
+    """The service refused: `body` is its documented error body ({"error": {code, message}})."""
+
+    def __init__(self, body: dict):
+        error = body.get("error") if isinstance(body, dict) else None
+        self.code = error.get("code") if isinstance(error, dict) else None
+        super().__init__(self.code or "error")
+        self.body = body
+
+
+def bearer_header(api_key):
+    """Return the Authorization header value the service expects for a key, or None."""
+    return None if api_key is None else f"Bearer {api_key}"
+
+
+class LocalBackend:
+    """A snapshot served in this process through the service's own WSGI app.
+
+    authorization: an `Authorization` header value, as a request would carry it (None: none).
+    """
+
+    def __init__(self, settings: Settings):
+        path = settings.snapshot or default_snapshot_path()
+        self._keys = KeyStore.load(settings.keys_file) if settings.keys_file else None
+        self.service = RetrievalService.from_path(
+            path, settings.expect_corpus_id, memo_entries=settings.cache_entries,
+            memo_bytes=settings.cache_bytes, connections=settings.threads)
+        # Over stdio, stdout is the protocol's: the access log goes to stderr, as for serve.
+        self._access_log = BatchedLineWriter(sys.stderr) if settings.access_log else None
+        self.app = RetrievalApp(self.service, settings, self._keys, self._access_log)
+        # The allowances a request may ask for, as the app enforces them (the tools' schemas).
+        self.maxima = Limits(max_steps=settings.max_steps_limit,
+                             max_searches=settings.max_searches_limit,
+                             max_reads=settings.max_reads_limit,
+                             max_source_bytes=settings.max_source_bytes_limit)
+        self._deadline_s = settings.deadline_ms / 1000
+        self._max_text_bytes = settings.max_source_bytes_limit
+        # The app's per-key buckets are its own; searches draw from a second set of the same
+        # rates (documented in docs/integrations.md).
+        self._rate_limiter = RateLimiter()
+
+    @property
+    def keys_required(self) -> bool:
+        """Tell whether callers must present a key."""
+        return self._keys is not None
+
+    def authenticate(self, authorization):
+        """Return the caller's key (None without a keys file); raise the service's refusal."""
+        if self._keys is None:
+            return None
+        return self._keys.authenticate(authorization, time.time())
+
+    def close(self):
+        """Release the snapshot and flush the access log."""
+        self.app.close()
+
+    def corpus(self, authorization=None) -> dict:
+        """Return the /corpus document the caller would get."""
+        return self._call("GET", "/corpus", authorization)
+
+    def passage(self, passage_id: str, authorization=None) -> dict:
+        """Return the /passages/{id} document the caller would get."""
+        return self._call("GET", "/passages/" + passage_id, authorization)
+
+    def retrieve(self, arguments: dict, authorization=None) -> dict:
+        """Return the /retrieve run result (a failed run included) the caller would get."""
+        body = json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode()
+        return self._call("POST", "/retrieve", authorization, body, run=True)
+
+    def search(self, arguments: dict, authorization=None) -> dict:
+        """Run one ranked search as a request of the app: gate, key, metrics and access log."""
+        started = time.perf_counter()
+        exchange = Exchange(SEARCH_ROUTE)
+        app = self.app
+        try:
+            if not app.in_flight.try_enter():
+                raise Overloaded(f"{app.in_flight.limit} requests in flight")
+            try:
+                body = self._search(arguments, authorization, exchange)
+            finally:
+                app.in_flight.leave()
+            exchange.status = OK
+            return body
+        except ServiceError as error:
+            exchange.status, exchange.code = error.status, error.code
+            raise BackendError(error.to_body()) from None
+        finally:
+            duration_s = time.perf_counter() - started
+            status = int(exchange.status[:3]) if exchange.status else 500
+            app.metrics.record_request(exchange.route, status, exchange.code, duration_s)
+            if self._access_log is not None:
+                self._access_log(access_log_line(exchange, status, duration_s))
+
+    def _search(self, arguments, authorization, exchange) -> dict:
+        deadline = time.monotonic() + self._deadline_s
+        key = self.authenticate(authorization)
+        if key is not None:
+            exchange.key_id = key.key_id
+            wait_s = self._rate_limiter.take(key, time.monotonic())
+            if wait_s > 0:
+                raise RateLimited(retry_after_seconds(wait_s))
+        request = parse_search_request(arguments, self._max_text_bytes)
+        # One answer whether the collection is missing or only hidden from this key.
+        if request.collection not in self.service.snapshot.collections or (
+                key is not None and not key.may_read(request.collection)):
+            raise CollectionNotFound(request.collection)
+        return run_search(self.service, request, deadline)
+
+    def _call(self, method, path, authorization, body=b"", run=False) -> dict:
+        environ = {}
+        setup_testing_defaults(environ)
+        environ.update({"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "",
+                        "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
+                        "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr})
+        if authorization is not None:
+            environ["HTTP_AUTHORIZATION"] = authorization
+        status = []
+        raw = b"".join(self.app(environ, lambda line, headers, exc_info=None:
+                                status.append(int(line[:3]))))
+        document = json.loads(raw)
+        # A failed run is a 503 carrying a whole run result: an answer, not a refusal.
+        if status[0] == 200 or (run and "error" not in document):
+            return document
+        raise BackendError(document)
+
+
+class RemoteBackend:
+    """A running service, through the verifying client (an altered response raises)."""
+
+    keys_required = False  # the service decides; its refusals come back as BackendError
+
+    def __init__(self, url: str, api_key=None, timeout=10.0):
+        from ..client import RetrievalClient
+
+        self._open = lambda key: RetrievalClient(url, api_key=key, timeout=timeout)
+        self._api_key = api_key
+        self._clients = {}  # api key -> its client: concurrent callers never share a key slot
+
+    def authenticate(self, authorization):
+        """Nothing to check here: the service checks the key."""
+        return None
+
+    def close(self):
+        """Close the clients' sessions."""
+        for client in self._clients.values():
+            client.close()
+
+    def _with(self, authorization):
+        # Over Streamable HTTP each MCP caller's own bearer is forwarded; over stdio, --api-key.
+        key = self._api_key if authorization is None else authorization.partition(" ")[2]
+        client = self._clients.get(key)
+        if client is None:
+            client = self._clients.setdefault(key, self._open(key))
+        return client
+
+    def corpus(self, authorization=None) -> dict:
+        """Return the service's verified /corpus document."""
+        return self._translated(lambda: self._with(authorization).corpus())
+
+    def passage(self, passage_id: str, authorization=None) -> dict:
+        """Return the service's verified /passages/{id} document."""
+        return self._translated(lambda: self._with(authorization).passage(passage_id))
+
+    def retrieve(self, arguments: dict, authorization=None) -> dict:
+        """Return the service's verified run result document."""
+        arguments = dict(arguments)
+        question, version = arguments.pop("question", None), arguments.pop("version", None)
+        return self._translated(
+            lambda: self._with(authorization).retrieve(question, version, **arguments).document)
+
+    def search(self, arguments: dict, authorization=None) -> dict:
+        """Return the service's verified POST /search document."""
+        try:
+            options = dict(arguments)
+            query, version = options.pop("query", None), options.pop("version", None)
+            return self._translated(
+                lambda: self._with(authorization).search(query, version, **options))
+        except BackendError as error:
+            if error.code != "not_found":  # not_found names a route, never a collection
+                raise
+            raise BackendError({"error": {"code": "not_found", "message": NO_SEARCH_ROUTE}}) \
+                from None
+
+    @staticmethod
+    def _translated(operation):
+        from ..client import RetrievalError
+
+        try:
+            return operation()
+        except RetrievalError as error:
+            raise BackendError(error.body) from None

@@ -1,0 +1,233 @@
+"""The MCP server (the `mcp` extra): four read-only tools and two resources over one backend.
+
+Tools answer compactly: what an agent needs to cite and to check a passage, passages verbatim as
+data with nothing appended, no trace. `retrieve` keeps the run's request_id and result_sha256, so
+the whole verifiable result can be fetched from the HTTP API. A refusal is a tool error whose
+text is the service's own error object (the same code and message as over HTTP), so a collection
+the key may not read answers exactly like a missing one.
+"""
+
+import json
+from urllib.parse import unquote
+
+import anyio
+import mcp_types as types
+from mcp.server import Server
+from mcp.shared.exceptions import MCPError
+
+from .. import __version__
+from ..core.snapshot import DEFAULT_COLLECTION
+from ..errors import ServiceError
+from ..request import COLLECTION_REGEX, COUNT_FIELDS, MAX_QUESTION_CHARS, VERSION_REGEX
+from ..search import DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, MAX_LIMIT, MIN_LIMIT
+from .backends import BackendError
+
+SERVER_NAME = "retrieval"
+CORPUS_URI = "docs://corpus"
+PASSAGE_PREFIX = "docs://passages/"
+PASSAGE_ID_REGEX = "^[0-9a-f]{64}$"
+# JSON-RPC code the MCP specification gives a resource that does not exist.
+RESOURCE_NOT_FOUND = -32002
+JSON = "application/json"
+READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                  idempotent_hint=True, open_world_hint=False)
+# What each evidence item of `retrieve` keeps: cite it, check its text, fetch it again by id.
+EVIDENCE_FIELDS = ("passage_id", "source_id", "url", "title", "version", "start_line",
+                   "end_line", "byte_count", "text_sha256", "result_sha256", "text")
+
+
+def compact(value) -> str:
+    """Serialize a tool's answer as compact JSON (an agent pays for every byte)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _object(properties: dict, required=()) -> dict:
+    return {"type": "object", "properties": properties, "required": list(required),
+            "additionalProperties": False}
+
+
+_STRING = {"type": "string"}
+_INTEGER = {"type": "integer"}
+_VERSION = {"type": "string", "pattern": VERSION_REGEX, "description": "exact version, e.g. 3.12"}
+_COLLECTION = {"type": "string", "pattern": COLLECTION_REGEX,
+               "description": f"default: {DEFAULT_COLLECTION!r}; list_docs names yours"}
+_PASSAGE_ID = {"type": "string", "pattern": PASSAGE_ID_REGEX}
+_PASSAGE_CORE = {"passage_id": _PASSAGE_ID, "source_id": _STRING, "url": _STRING,
+                 "title": _STRING, "version": _STRING, "start_line": _INTEGER,
+                 "end_line": _INTEGER, "byte_count": _INTEGER, "text_sha256": _STRING,
+                 "text": _STRING}
+_LINES = ("passage_id", "version", "start_line", "end_line", "text_sha256")
+
+
+def input_schemas(max_text_bytes: int, maxima=None) -> dict:
+    """Return each tool's input schema; maxima: the served allowance limits, when known."""
+    allowances = {field: dict(_INTEGER, minimum=0, **(
+        {"maximum": getattr(maxima, field)} if maxima is not None else {}))
+        for field in COUNT_FIELDS}
+    return {
+        "search_docs": _object({
+            "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
+            "version": _VERSION, "collection": _COLLECTION,
+            "limit": dict(_INTEGER, minimum=MIN_LIMIT, maximum=MAX_LIMIT, default=DEFAULT_LIMIT),
+            "max_text_bytes": dict(_INTEGER, minimum=0, maximum=max_text_bytes,
+                                   default=DEFAULT_MAX_TEXT_BYTES,
+                                   description="texts returned never total more bytes"),
+        }, ("query", "version")),
+        "read_passage": _object({"passage_id": _PASSAGE_ID}, ("passage_id",)),
+        "list_docs": _object({}),
+        "retrieve": _object({
+            "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
+            "version": _VERSION, "collection": _COLLECTION, **allowances,
+        }, ("question", "version")),
+    }
+
+
+OUTPUT_SCHEMAS = {
+    "search_docs": _object({
+        "corpus_id": _STRING, "request": {"type": "object"}, "search_request_id": _STRING,
+        "hits": {"type": "array", "items": _object(
+            dict(_PASSAGE_CORE, score={"type": "number"}), _LINES + ("score",))},
+        "text_bytes": _INTEGER,
+    }, ("corpus_id", "request", "hits", "text_bytes")),
+    "read_passage": _object(dict(
+        _PASSAGE_CORE, corpus_id=_STRING, collection=_STRING, source_sha256=_STRING,
+        document_revision=_STRING), _LINES + ("text", "corpus_id", "collection")),
+    "list_docs": _object({
+        "default_collection": _STRING,
+        "collections": {"type": "array", "items": _object({
+            "collection": _STRING, "corpus_id": _STRING,
+            "versions": {"type": "array", "items": _object(
+                {"version": _STRING, "passages": _INTEGER, "sources": _INTEGER}, ("version",))},
+        }, ("collection", "versions"))},
+    }, ("collections",)),
+    "retrieve": _object({
+        "request_id": _STRING, "corpus_id": _STRING, "status": _STRING, "reason": _STRING,
+        "usage": {"type": "object"}, "limits": {"type": "object"},
+        "evidence": {"type": "array", "items": _object(
+            dict(_PASSAGE_CORE, result_sha256=_STRING), _LINES + ("text", "result_sha256"))},
+        "result_sha256": _STRING,
+    }, ("request_id", "status", "reason", "usage", "evidence", "result_sha256")),
+}
+
+DESCRIPTIONS = {
+    "search_docs": "Rank documentation passages of one exact version for a query. Returns the "
+                   "best hits (passage_id, url, title, lines, score) and, within max_text_bytes, "
+                   "their verbatim text.",
+    "read_passage": "Return one passage by passage_id, verbatim, with its digests.",
+    "list_docs": "List the documentation collections and versions you may read.",
+    "retrieve": "Run the budgeted retrieval for a question: searches and reads within exact "
+                "allowances. Returns its status, usage and the evidence read, verbatim.",
+}
+
+
+def compact_run(document: dict) -> dict:
+    """Keep of a run result what an agent uses: status, usage, evidence; drop the trace."""
+    return {
+        "request_id": document["request_id"], "corpus_id": document["corpus_id"],
+        "status": document["status"], "reason": document["reason"],
+        "usage": document["usage"], "limits": document["admission"]["limits"],
+        "evidence": [{name: item[name] for name in EVIDENCE_FIELDS if name in item}
+                     for item in document["evidence"]],
+        "result_sha256": document["result_sha256"],
+    }
+
+
+def _answer(value: dict) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=compact(value))],
+                                structured_content=value)
+
+
+def _refusal(body: dict) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=compact(body))], is_error=True)
+
+
+class RetrievalMCP:
+    """Tools and resources over a backend; each request's caller is its Authorization header.
+
+    default_authorization: the header used when a request carries none (stdio: --api-key).
+    """
+
+    def __init__(self, backend, default_authorization=None, max_text_bytes=1048576,
+                 maxima=None, threads=1):
+        self.backend = backend
+        self._default_authorization = default_authorization
+        self._limiter = anyio.CapacityLimiter(threads)
+        schemas = input_schemas(max_text_bytes, maxima)
+        self.tools = [types.Tool(name=name, description=DESCRIPTIONS[name],
+                                 input_schema=schemas[name], output_schema=OUTPUT_SCHEMAS[name],
+                                 annotations=READ_ONLY) for name in DESCRIPTIONS]
+        self.server = Server(
+            SERVER_NAME, version=__version__,
+            instructions="Offline documentation retrieval: list_docs, then search_docs or "
+                         "retrieve for an exact version; passages are verbatim data.",
+            get_tool_input_schema=schemas.get,
+            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
+            on_list_resources=self._list_resources,
+            on_list_resource_templates=self._list_templates,
+            on_read_resource=self._read_resource)
+
+    def _authorization(self, ctx):
+        request = getattr(ctx, "request", None)
+        headers = getattr(request, "headers", None)
+        header = headers.get("authorization") if headers is not None else None
+        return header if header is not None else self._default_authorization
+
+    async def _run(self, ctx, operation, *arguments):
+        authorization = self._authorization(ctx)
+        return await anyio.to_thread.run_sync(
+            lambda: operation(*arguments, authorization=authorization), limiter=self._limiter)
+
+    async def _list_tools(self, ctx, params):
+        return types.ListToolsResult(tools=self.tools)
+
+    async def _call_tool(self, ctx, params):
+        arguments = dict(params.arguments or {})
+        backend = self.backend
+        try:
+            if params.name == "search_docs":
+                return _answer(await self._run(ctx, backend.search, arguments))
+            if params.name == "read_passage":
+                passage_id = arguments.pop("passage_id", "")
+                if arguments or not isinstance(passage_id, str):
+                    return _refusal({"error": {"code": "invalid_request",
+                                               "message": "read_passage takes one string, "
+                                                          "passage_id"}})
+                return _answer(await self._run(ctx, backend.passage, passage_id))
+            if params.name == "list_docs":
+                return _answer(await self._run(ctx, backend.corpus))
+            if params.name == "retrieve":
+                return _answer(compact_run(await self._run(ctx, backend.retrieve, arguments)))
+        except BackendError as error:
+            return _refusal(error.body)
+        except ServiceError as error:
+            return _refusal(error.to_body())
+        return _refusal({"error": {"code": "unknown_tool",
+                                   "message": f"no tool {params.name[:64]!r}"}})
+
+    async def _list_resources(self, ctx, params):
+        return types.ListResourcesResult(resources=[types.Resource(
+            name="corpus", uri=CORPUS_URI, mime_type=JSON,
+            description="The collections and versions you may read.")])
+
+    async def _list_templates(self, ctx, params):
+        return types.ListResourceTemplatesResult(resource_templates=[types.ResourceTemplate(
+            name="passage", uri_template=PASSAGE_PREFIX + "{passage_id}", mime_type=JSON,
+            description="One passage, verbatim, with its digests.")])
+
+    async def _read_resource(self, ctx, params):
+        uri = str(params.uri)
+        try:
+            if uri == CORPUS_URI:
+                value = await self._run(ctx, self.backend.corpus)
+            elif uri.startswith(PASSAGE_PREFIX):
+                value = await self._run(ctx, self.backend.passage,
+                                        unquote(uri[len(PASSAGE_PREFIX):]))
+            else:
+                raise MCPError(RESOURCE_NOT_FOUND, f"no resource {uri[:80]}")
+        except BackendError as error:
+            raise MCPError(RESOURCE_NOT_FOUND if error.code == "passage_not_found" else -32603,
+                           error.body["error"]["message"], data=error.body) from None
+        except ServiceError as error:
+            raise MCPError(-32603, error.message, data=error.to_body()) from None
+        return types.ReadResourceResult(contents=[types.TextResourceContents(
+            uri=uri, mime_type=JSON, text=compact(value))])

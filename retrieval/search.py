@@ -1,0 +1,91 @@
+"""One ranked search as an operation of its own: validated request -> core search -> body.
+
+What MCP's `search_docs` runs, and what a `POST /search` route would run: the same index search a
+/retrieve run's search step makes (memoized in the service's result memo), then the verbatim text
+of the best hits, in rank order, while their bytes fit the caller's budget. The budget is exact:
+the texts returned never total more than `max_text_bytes`, and a hit whose text would not fit
+ends the texts (the hits after it are listed without text), so what is returned is always a
+prefix of the ranking.
+"""
+
+from dataclasses import dataclass
+
+from .core.service import RetrievalService
+from .core.tools import RetrievalTools, ToolFailure
+from .errors import InvalidRequest, SearchFailed
+from .request import body_issue, common_issues, count_issue
+
+MIN_LIMIT, MAX_LIMIT, DEFAULT_LIMIT = 1, 20, 5
+DEFAULT_MAX_TEXT_BYTES = 4096
+KNOWN_FIELDS = ("query", "version", "collection", "limit", "max_text_bytes")
+# What each hit carries besides its text: enough to cite it, to fetch it again by id, and to
+# recompute its passage_id and text digest.
+HIT_FIELDS = ("passage_id", "source_id", "url", "title", "version", "start_line", "end_line",
+              "byte_count", "text_sha256")
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """A validated search with every default filled in."""
+
+    query: str
+    version: str
+    collection: str
+    limit: int
+    max_text_bytes: int
+
+    def normalized(self) -> dict:
+        """Return the request as it is echoed."""
+        return {"query": self.query, "version": self.version, "collection": self.collection,
+                "limit": self.limit, "max_text_bytes": self.max_text_bytes}
+
+
+def parse_search_request(document, max_text_bytes_limit: int) -> SearchRequest:
+    """Validate a search's arguments (a decoded JSON object) as /retrieve validates its body."""
+    issues, collection = common_issues(document, "query")
+
+    def check(field, issue):
+        issues.extend(body_issue(field, issue))
+
+    limit = document.get("limit", DEFAULT_LIMIT)
+    issue = count_issue(limit, MAX_LIMIT)
+    if issue is None and limit < MIN_LIMIT:
+        issue = {"type": "greater_than_equal", "limit": MIN_LIMIT}
+    check("limit", issue)
+    max_text_bytes = document.get("max_text_bytes", DEFAULT_MAX_TEXT_BYTES)
+    check("max_text_bytes", count_issue(max_text_bytes, max_text_bytes_limit))
+    for field in document:
+        if field not in KNOWN_FIELDS:
+            check(field, {"type": "extra_forbidden"})
+    if issues:
+        raise InvalidRequest(issues)
+    return SearchRequest(document["query"], document["version"], collection, limit,
+                         max_text_bytes)
+
+
+def run_search(service: RetrievalService, request: SearchRequest, deadline=None) -> dict:
+    """Rank, then read the best hits' texts within the byte budget; return the response body.
+
+    The caller has checked that the collection exists and that the caller may read it.
+    """
+    collection = service.collection(request.collection)
+    hits, text_bytes, budget_open = [], 0, True
+    with RetrievalTools(collection, service.memo, deadline=deadline) as tools:
+        try:
+            found = tools.search(request.query, request.version, request.limit)
+            for handle in found["results"]:
+                # url and title are absent from hits of hand-written snapshots that lack them.
+                hit = {name: handle[name] for name in HIT_FIELDS if name in handle}
+                hit["score"] = handle["native_score"]
+                # The first text that does not fit ends the texts: a prefix of the ranking.
+                budget_open = budget_open and \
+                    text_bytes + handle["byte_count"] <= request.max_text_bytes
+                if budget_open:
+                    hit["text"] = tools.read(handle)["text"]
+                    text_bytes += handle["byte_count"]
+                hits.append(hit)
+        except ToolFailure as failure:
+            raise SearchFailed(failure.reason) from None
+    return {"corpus_id": collection.corpus_id, "request": request.normalized(),
+            "search_request_id": found["search_request_id"], "hits": hits,
+            "text_bytes": text_bytes}

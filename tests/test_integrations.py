@@ -1,0 +1,92 @@
+"""The LangChain and LlamaIndex retrievers against a real server on a loopback port.
+
+Needs the `langchain` / `llamaindex` extras: skipped without them, except in CI (.ci/run
+installs them), where that is a failure.
+"""
+
+import unittest
+
+import requests
+
+from retrieval import client as rc
+from retrieval.core import digests
+from retrieval.scenarios import QUESTION
+from tests.support import require_module, start_server
+from tests.test_client import FakeServer
+
+# What every document's metadata carries, whatever the framework.
+METADATA = {"url", "passage_id", "source_id", "version", "start_line", "end_line",
+            "text_sha256", "result_sha256", "source_sha256", "rank", "corpus_id", "status",
+            "request_id"}
+
+
+class ServedRun:
+    """A real server per test and the verified result the client gets from it directly."""
+
+    def setUp(self):
+        self.server = start_server(self)
+        self.expected = rc.RetrievalClient(self.server.base_url).retrieve(QUESTION, "3.12")
+        self.assertTrue(self.expected.evidence)
+
+    def tampered_url(self) -> str:
+        """Serve the real run's body with one evidence byte changed and its body digest redone.
+
+        The body digest header then matches; only the result's own digests can catch it.
+        """
+        response = requests.post(self.server.base_url + "/retrieve",
+                                 json={"question": QUESTION, "version": "3.12"}, timeout=10)
+        raw = response.content.replace(b"overwritten", b"overwriten", 1)
+        self.assertNotEqual(raw, response.content)
+        fake = FakeServer(self, (200, {"Content-Type": "application/json",
+                                       rc.BODY_DIGEST_HEADER: digests.sha256_hex(raw)}, raw))
+        return fake.base_url
+
+
+class LangChainTest(ServedRun, unittest.TestCase):
+    def setUp(self):
+        require_module(self, "langchain_core", "langchain")
+        super().setUp()
+
+    def test_documents_are_the_evidence_verbatim_with_metadata(self):
+        from retrieval.integrations.langchain import RetrievalRetriever
+
+        retriever = RetrievalRetriever(url=self.server.base_url, version="3.12")
+        documents = retriever.invoke(QUESTION)
+        self.assertEqual([d.page_content for d in documents],
+                         [e.text for e in self.expected.evidence])
+        for document, evidence in zip(documents, self.expected.evidence):
+            self.assertEqual(set(document.metadata), METADATA)
+            self.assertEqual(document.metadata["passage_id"], evidence.passage_id)
+            self.assertEqual(document.metadata["url"], evidence.url)
+            self.assertEqual(document.metadata["status"], self.expected.status)
+
+    def test_an_altered_response_raises(self):
+        from retrieval.integrations.langchain import RetrievalRetriever
+
+        with self.assertRaises(rc.IntegrityError):
+            RetrievalRetriever(url=self.tampered_url(), version="3.12").invoke(QUESTION)
+
+
+class LlamaIndexTest(ServedRun, unittest.TestCase):
+    def setUp(self):
+        require_module(self, "llama_index.core", "llamaindex")
+        super().setUp()
+
+    def test_nodes_are_the_evidence_verbatim_with_metadata_and_score(self):
+        from retrieval.integrations.llamaindex import RetrievalRetriever
+
+        nodes = RetrievalRetriever(self.server.base_url, version="3.12").retrieve(QUESTION)
+        self.assertEqual([(n.node.node_id, n.node.text, n.score) for n in nodes],
+                         [(e.passage_id, e.text, e.native_score) for e in self.expected.evidence])
+        for node in nodes:
+            self.assertEqual(set(node.node.metadata), METADATA)
+
+    def test_an_altered_response_raises(self):
+        from retrieval.integrations.llamaindex import RetrievalRetriever
+
+        with self.assertRaises(rc.IntegrityError):
+            RetrievalRetriever(self.tampered_url(), version="3.12").retrieve(QUESTION)
+
+
+if __name__ == "__main__":
+    unittest.main()

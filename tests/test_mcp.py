@@ -1,0 +1,270 @@
+"""`retrieval mcp`, driven by the MCP SDK's own client over stdio and over Streamable HTTP.
+
+Each transport gets one real child process (`python -m retrieval mcp --snapshot ...`) serving a
+snapshot of two collections under a keys file; the caller's key reads only `default`. Needs the
+`mcp` extra: skipped without it, except in CI (.ci/run installs it), where that is a failure.
+"""
+
+import asyncio
+import http.client
+import json
+import os
+import subprocess
+import sys
+import unittest
+from contextlib import asynccontextmanager
+
+import requests
+
+from retrieval.core import digests
+from retrieval.core.snapshot import load_snapshot
+from retrieval.errors import CollectionNotFound, PassageNotFound, Unauthenticated
+from retrieval.keys import add_key
+from retrieval.mcp.backends import NO_SEARCH_ROUTE
+from retrieval.testing import subprocess_env
+from tests.support import DEADLINE, ROOT, class_temporary_directory, require_module, \
+    start_server
+from tests.test_collections import snapshot_with
+
+QUESTION = "Will write_text replace the contents of an existing file?"
+TOOLS = {"search_docs", "read_passage", "list_docs", "retrieve"}
+CHILD_ENV = {"RETRIEVAL_ACCESS_LOG": "false"}
+
+
+def error_text(error) -> str:
+    """Return a refusal's text as a tool error carries it: the service's own error body."""
+    return json.dumps(error.to_body(), separators=(",", ":"))
+
+
+class McpFixture:
+    """A two-collection snapshot, a keys file, and the ids the tests need."""
+
+    @classmethod
+    def make_fixture(cls):
+        tmp = class_temporary_directory(cls)
+        cls.keys_file = os.path.join(tmp, "keys.json")
+        cls.public = add_key(cls.keys_file, "public", ["default"])
+        cls.snapshot = snapshot_with(tmp, "both")
+        snapshot = load_snapshot(cls.snapshot)
+        cls.passages = {p.passage_id: p for p in snapshot.passages}
+        cls.internal_id = next(p.passage_id for p in snapshot.passages
+                               if p.collection == "internal")
+
+
+class McpSession(McpFixture):
+    """The checks both transports must pass; `connect()` yields a connected SDK client."""
+
+    def run_session(self, check):
+        async def scenario():
+            async with self.connect() as client:
+                await check(client)
+
+        asyncio.run(asyncio.wait_for(scenario(), DEADLINE * 3))
+
+    async def call(self, client, name, arguments):
+        return await client.call_tool(name, arguments)
+
+    def test_tools_resources_and_refusals(self):
+        self.run_session(self._check_everything)
+
+    async def _check_everything(self, client):
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        self.assertEqual(set(listed), TOOLS)
+        for tool in listed.values():
+            with self.subTest(tool=tool.name):
+                self.assertTrue(tool.annotations.read_only_hint)
+                self.assertEqual(tool.input_schema["type"], "object")
+                self.assertFalse(tool.input_schema["additionalProperties"])
+                self.assertEqual(tool.output_schema["type"], "object")
+        self.assertEqual(listed["search_docs"].input_schema["properties"]["limit"],
+                         {"type": "integer", "minimum": 1, "maximum": 20, "default": 5})
+        self.assertEqual(listed["search_docs"].input_schema["required"], ["query", "version"])
+
+        docs = await self.call(client, "list_docs", {})
+        self.assertFalse(docs.is_error)
+        self.assertEqual([c["collection"] for c in docs.structured_content["collections"]],
+                         ["default"])  # the key's only: internal is not named
+
+        found = await self.call(client, "search_docs",
+                                {"query": "write_text file", "version": "3.12", "limit": 3})
+        self.assertFalse(found.is_error, found.content)
+        hits = found.structured_content["hits"]
+        self.assertTrue(0 < len(hits) <= 3)
+        for hit in hits:
+            passage = self.passages[hit["passage_id"]]
+            self.assertEqual(hit["text"], passage.text)  # verbatim, nothing appended
+            self.assertEqual(hit["text_sha256"], digests.text_sha256(hit["text"]))
+        self.assertEqual(json.loads(found.content[0].text), found.structured_content)
+
+        # The byte budget is exact: the first text fits to the byte, one byte less fits none.
+        first = hits[0]["byte_count"]
+        exact = await self.call(client, "search_docs", {
+            "query": "write_text file", "version": "3.12", "limit": 3, "max_text_bytes": first})
+        self.assertEqual([("text" in hit) for hit in exact.structured_content["hits"]][:1],
+                         [True])
+        self.assertEqual(exact.structured_content["text_bytes"], first)
+        short = await self.call(client, "search_docs", {
+            "query": "write_text file", "version": "3.12", "max_text_bytes": first - 1})
+        self.assertEqual(short.structured_content["text_bytes"], 0)
+        self.assertFalse(any("text" in hit for hit in short.structured_content["hits"]))
+
+        passage_id = hits[0]["passage_id"]
+        read = await self.call(client, "read_passage", {"passage_id": passage_id})
+        self.assertFalse(read.is_error)
+        self.assertEqual(read.structured_content["text"], self.passages[passage_id].text)
+        self.assertEqual(read.structured_content["text_sha256"],
+                         self.passages[passage_id].text_sha256)
+
+        run = await self.call(client, "retrieve", {"question": QUESTION, "version": "3.12",
+                                                   "max_source_bytes": 300})
+        self.assertFalse(run.is_error, run.content)
+        result = run.structured_content
+        self.assertIn(result["status"], ("completed", "incomplete", "limited"))
+        self.assertLessEqual(result["usage"]["delivered_source_bytes"], 300)
+        self.assertEqual(sum(item["byte_count"] for item in result["evidence"]),
+                         result["usage"]["delivered_source_bytes"])
+        for item in result["evidence"]:
+            self.assertEqual(item["text"], self.passages[item["passage_id"]].text)
+        self.assertNotIn("trace", result)
+
+        # A malformed call is refused with the service's invalid_request, nothing coerced.
+        bad = await self.call(client, "search_docs",
+                              {"query": "x", "version": "3.12", "limit": 21})
+        self.assertTrue(bad.is_error)
+        self.assertEqual(json.loads(bad.content[0].text)["error"]["code"], "invalid_request")
+
+        # Hidden answers exactly like missing: the same error, byte for byte.
+        for name, arguments in (
+                ("search_docs", {"query": "backup", "version": "3.12"}),
+                ("retrieve", {"question": "backup", "version": "3.12"})):
+            with self.subTest(tool=name):
+                hidden = await self.call(client, name, dict(arguments, collection="internal"))
+                missing = await self.call(client, name, dict(arguments, collection="nope"))
+                self.assertTrue(hidden.is_error)
+                self.assertEqual(hidden.content[0].text, error_text(CollectionNotFound()))
+                self.assertEqual(hidden.model_dump(), missing.model_dump())
+        hidden = await self.call(client, "read_passage", {"passage_id": self.internal_id})
+        missing = await self.call(client, "read_passage", {"passage_id": "0" * 64})
+        self.assertEqual(hidden.content[0].text, error_text(PassageNotFound()))
+        self.assertEqual(hidden.model_dump(), missing.model_dump())
+
+        resources = (await client.list_resources()).resources
+        self.assertEqual([r.uri for r in resources], ["docs://corpus"])
+        templates = (await client.list_resource_templates()).resource_templates
+        self.assertEqual([t.uri_template for t in templates], ["docs://passages/{passage_id}"])
+        corpus = await client.read_resource("docs://corpus")
+        self.assertEqual(json.loads(corpus.contents[0].text), docs.structured_content)
+        passage = await client.read_resource(f"docs://passages/{passage_id}")
+        self.assertEqual(json.loads(passage.contents[0].text), read.structured_content)
+        with self.assertRaises(Exception) as refused:
+            await client.read_resource(f"docs://passages/{self.internal_id}")
+        with self.assertRaises(Exception) as absent:
+            await client.read_resource(f"docs://passages/{'0' * 64}")
+        self.assertEqual(str(refused.exception), str(absent.exception))
+
+
+class StdioTest(McpSession, unittest.TestCase):
+    """The SDK client launches the server as an MCP client application would."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.make_fixture()
+
+    def setUp(self):
+        require_module(self, "mcp", "mcp")
+
+    @asynccontextmanager
+    async def connect(self):
+        from mcp import Client
+        from mcp.client.stdio import StdioServerParameters
+
+        parameters = StdioServerParameters(
+            command=sys.executable, cwd=ROOT, env=subprocess_env(**CHILD_ENV),
+            args=["-m", "retrieval", "mcp", "--snapshot", self.snapshot,
+                  "--keys-file", self.keys_file, "--api-key", self.public])
+        async with Client(parameters) as client:
+            yield client
+
+
+class HttpTest(McpSession, unittest.TestCase):
+    """Streamable HTTP on a loopback port; each MCP request's own bearer is the caller."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.make_fixture()
+
+    def setUp(self):
+        require_module(self, "mcp", "mcp")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "retrieval", "mcp", "--transport", "http", "--port", "0",
+             "--snapshot", self.snapshot, "--keys-file", self.keys_file],
+            cwd=ROOT, env=subprocess_env(**CHILD_ENV), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(self._stop)
+        line = self.process.stderr.readline()  # blocks until the one start-up line (or exit)
+        self.assertIn("listening on http://127.0.0.1:", line)
+        self.url = line.rsplit(" ", 1)[1].strip()
+
+    def _stop(self):
+        self.process.terminate()
+        self.assertEqual(self.process.wait(timeout=DEADLINE), 0)
+        self.process.stderr.close()
+
+    @asynccontextmanager
+    async def connect(self, key=None):
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {key or self.public}"})
+        async with http, Client(streamable_http_client(self.url, http_client=http)) as client:
+            yield client
+
+    def test_a_request_without_a_key_gets_the_services_401(self):
+        host, port = self.url.split("//")[1].split("/")[0].split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=DEADLINE)
+        self.addCleanup(connection.close)
+        connection.request("POST", "/mcp", body=b"{}",
+                           headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        self.assertEqual(response.status, 401)
+        self.assertEqual(json.loads(response.read()), Unauthenticated().to_body())
+        self.assertEqual(response.getheader("WWW-Authenticate"), "Bearer")
+
+
+class FrontingTest(unittest.TestCase):
+    """`--url`: the tools answer from a running service, through the verifying client."""
+
+    def setUp(self):
+        require_module(self, "mcp", "mcp")
+        self.server = start_server(self)
+
+    def test_list_read_and_retrieve_go_to_the_service_and_search_says_what_it_needs(self):
+        from mcp import Client
+        from mcp.client.stdio import StdioServerParameters
+
+        parameters = StdioServerParameters(
+            command=sys.executable, cwd=ROOT, env=subprocess_env(**CHILD_ENV),
+            args=["-m", "retrieval", "mcp", "--url", self.server.base_url])
+        corpus = requests.get(self.server.base_url + "/corpus", timeout=DEADLINE).json()
+
+        async def check():
+            async with Client(parameters) as client:
+                docs = await client.call_tool("list_docs", {})
+                self.assertEqual(docs.structured_content, corpus)
+                run = await client.call_tool("retrieve", {"question": QUESTION, "version": "3.12"})
+                self.assertEqual(run.structured_content["status"], "completed")
+                passage_id = run.structured_content["evidence"][0]["passage_id"]
+                read = await client.call_tool("read_passage", {"passage_id": passage_id})
+                self.assertEqual(read.structured_content["text"],
+                                 run.structured_content["evidence"][0]["text"])
+                search = await client.call_tool("search_docs", {"query": "x", "version": "3.12"})
+                self.assertTrue(search.is_error)
+                self.assertEqual(json.loads(search.content[0].text)["error"]["message"],
+                                 NO_SEARCH_ROUTE)
+
+        asyncio.run(asyncio.wait_for(check(), DEADLINE * 3))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,75 @@
+"""Unit: one ranked search (retrieval/search.py): validation as strict as /retrieve's, an exact
+byte budget over a prefix of the ranking, and the search memo shared with /retrieve."""
+
+import unittest
+
+from retrieval.core.service import RetrievalService
+from retrieval.core.snapshot import default_snapshot_path
+from retrieval.errors import InvalidRequest
+from retrieval.search import parse_search_request, run_search
+
+QUERY = {"query": "write_text file", "version": "3.12"}
+
+
+class ParseTest(unittest.TestCase):
+    def issues(self, document):
+        with self.assertRaises(InvalidRequest) as refused:
+            parse_search_request(document, 4096)
+        return [(issue["path"][-1], issue["type"]) for issue in refused.exception.issues]
+
+    def test_defaults(self):
+        request = parse_search_request(dict(QUERY), 4096)
+        self.assertEqual(request.normalized(), {**QUERY, "collection": "default", "limit": 5,
+                                                "max_text_bytes": 4096})
+
+    def test_nothing_is_coerced_or_dropped(self):
+        self.assertEqual(self.issues(dict(QUERY, limit=0)), [("limit", "greater_than_equal")])
+        self.assertEqual(self.issues(dict(QUERY, limit=21)), [("limit", "less_than_equal")])
+        self.assertEqual(self.issues(dict(QUERY, limit="5")), [("limit", "int_type")])
+        self.assertEqual(self.issues(dict(QUERY, limit=5.0)), [("limit", "int_type")])
+        self.assertEqual(self.issues(dict(QUERY, max_text_bytes=4097)),
+                         [("max_text_bytes", "less_than_equal")])
+        self.assertEqual(self.issues(dict(QUERY, k=3)), [("k", "extra_forbidden")])
+        self.assertEqual(self.issues({"version": "3"}),
+                         [("query", "missing"), ("version", "string_pattern_mismatch")])
+
+
+class RunTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.service = RetrievalService.from_path(default_snapshot_path())
+        cls.addClassCleanup(cls.service.close)
+
+    def run_with(self, **fields):
+        # One term many passages share, so the ranking has several hits.
+        document = dict(QUERY, query="file", **fields)
+        return run_search(self.service, parse_search_request(document, 1 << 20))
+
+    def test_texts_are_a_prefix_of_the_ranking_within_the_budget(self):
+        whole = self.run_with(limit=20)["hits"]
+        self.assertGreater(len(whole), 1)
+        sizes = [hit["byte_count"] for hit in whole]
+        for budget in (0, sizes[0] - 1, sizes[0], sizes[0] + sizes[1] - 1,
+                       sizes[0] + sizes[1], sum(sizes)):
+            with self.subTest(budget=budget):
+                found = self.run_with(limit=20, max_text_bytes=budget)
+                with_text = [("text" in hit) for hit in found["hits"]]
+                fitting = 0
+                while fitting < len(sizes) and sum(sizes[:fitting + 1]) <= budget:
+                    fitting += 1
+                self.assertEqual(with_text, [True] * fitting + [False] * (len(sizes) - fitting))
+                self.assertEqual(found["text_bytes"], sum(sizes[:fitting]))
+                self.assertLessEqual(found["text_bytes"], budget)
+
+    def test_limit_caps_the_hits(self):
+        self.assertEqual(len(self.run_with(limit=1)["hits"]), 1)
+
+    def test_the_search_is_memoized_with_retrieves(self):
+        self.run_with()
+        hits = self.service.memo.stats().hits
+        self.run_with()
+        self.assertGreater(self.service.memo.stats().hits, hits)
+
+
+if __name__ == "__main__":
+    unittest.main()
