@@ -214,7 +214,7 @@ class ErrorMappingTest(unittest.TestCase):
         ("collection_not_found", 404, rc.CollectionNotFound),
         ("passage_not_found", 404, rc.PassageNotFound), ("rate_limited", 429, rc.RateLimited),
         ("overloaded", 503, rc.Overloaded), ("draining", 503, rc.Draining),
-        ("teapot", 418, rc.RetrievalError),
+        ("search_failed", 503, rc.SearchFailed), ("teapot", 418, rc.RetrievalError),
     )
 
     def test_every_contract_code_has_its_own_exception(self):

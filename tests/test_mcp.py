@@ -22,7 +22,7 @@ from retrieval.errors import CollectionNotFound, PassageNotFound, Unauthenticate
 from retrieval.keys import add_key
 from retrieval.mcp.backends import NO_SEARCH_ROUTE
 from retrieval.testing import subprocess_env
-from tests.support import DEADLINE, ROOT, class_temporary_directory, require_module, \
+from tests.support import WAIT_S, ROOT, class_temporary_directory, require_module, \
     start_server
 from tests.test_collections import snapshot_with
 
@@ -59,7 +59,7 @@ class McpSession(McpFixture):
             async with self.connect() as client:
                 await check(client)
 
-        asyncio.run(asyncio.wait_for(scenario(), DEADLINE * 3))
+        asyncio.run(asyncio.wait_for(scenario(), WAIT_S * 3))
 
     async def call(self, client, name, arguments):
         return await client.call_tool(name, arguments)
@@ -207,7 +207,7 @@ class HttpTest(McpSession, unittest.TestCase):
 
     def _stop(self):
         self.process.terminate()
-        self.assertEqual(self.process.wait(timeout=DEADLINE), 0)
+        self.assertEqual(self.process.wait(timeout=WAIT_S), 0)
         self.process.stderr.close()
 
     @asynccontextmanager
@@ -222,7 +222,7 @@ class HttpTest(McpSession, unittest.TestCase):
 
     def test_a_request_without_a_key_gets_the_services_401(self):
         host, port = self.url.split("//")[1].split("/")[0].split(":")
-        connection = http.client.HTTPConnection(host, int(port), timeout=DEADLINE)
+        connection = http.client.HTTPConnection(host, int(port), timeout=WAIT_S)
         self.addCleanup(connection.close)
         connection.request("POST", "/mcp", body=b"{}",
                            headers={"Content-Type": "application/json"})
@@ -246,7 +246,7 @@ class FrontingTest(unittest.TestCase):
         parameters = StdioServerParameters(
             command=sys.executable, cwd=ROOT, env=subprocess_env(**CHILD_ENV),
             args=["-m", "retrieval", "mcp", "--url", self.server.base_url])
-        corpus = requests.get(self.server.base_url + "/corpus", timeout=DEADLINE).json()
+        corpus = requests.get(self.server.base_url + "/corpus", timeout=WAIT_S).json()
 
         async def check():
             async with Client(parameters) as client:
@@ -263,7 +263,7 @@ class FrontingTest(unittest.TestCase):
                 self.assertEqual(json.loads(search.content[0].text)["error"]["message"],
                                  NO_SEARCH_ROUTE)
 
-        asyncio.run(asyncio.wait_for(check(), DEADLINE * 3))
+        asyncio.run(asyncio.wait_for(check(), WAIT_S * 3))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from ..core.service import RetrievalService
 from ..core.snapshot import default_snapshot_path
 from ..errors import CollectionNotFound, Overloaded, RateLimited, ServiceError
 from ..keys import KeyStore, RateLimiter, retry_after_seconds
-from ..response import OK
+from ..contract import OK
 from ..search import parse_search_request, run_search
 from ..settings import Settings
 from ..wsgi import Exchange, RetrievalApp

@@ -18,7 +18,8 @@ from mcp.shared.exceptions import MCPError
 from .. import __version__
 from ..core.snapshot import DEFAULT_COLLECTION
 from ..errors import ServiceError
-from ..request import COLLECTION_REGEX, COUNT_FIELDS, MAX_QUESTION_CHARS, VERSION_REGEX
+from ..contract import ALLOWANCES
+from ..request import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGEX
 from ..search import DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, MAX_LIMIT, MIN_LIMIT
 from .backends import BackendError
 
@@ -63,7 +64,7 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
     """Return each tool's input schema; maxima: the served allowance limits, when known."""
     allowances = {field: dict(_INTEGER, minimum=0, **(
         {"maximum": getattr(maxima, field)} if maxima is not None else {}))
-        for field in COUNT_FIELDS}
+        for field in ALLOWANCES}
     return {
         "search_docs": _object({
             "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
