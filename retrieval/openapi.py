@@ -13,6 +13,7 @@ from .core.admission import Limits
 from .core.snapshot import DEFAULT_COLLECTION, MAX_SEARCH_K, READ_BEST
 from .errors import MAX_ISSUES, MAX_PATH_PART
 from .request import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
+from .search import DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, HIT_FIELDS, MAX_LIMIT, MIN_LIMIT
 
 HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 DIGEST_HEADER = {
@@ -93,6 +94,33 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                 **counts,
             },
         },
+        "SearchRequest": {
+            "type": "object", "additionalProperties": False, "required": ["query", "version"],
+            "description": f"At most {max_body_bytes} bytes of strict JSON, as RetrieveRequest.",
+            "properties": {
+                "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
+                          "description": "Not blank; its words are searched for (any of them)."},
+                "version": {"type": "string", "pattern": VERSION_REGEX},
+                "collection": {"type": "string", "pattern": COLLECTION_REGEX,
+                               "default": DEFAULT_COLLECTION},
+                "limit": {"type": "integer", "minimum": MIN_LIMIT, "maximum": MAX_LIMIT,
+                          "default": DEFAULT_LIMIT},
+                "max_text_bytes": dict(_INT0, maximum=maxima.max_source_bytes,
+                                       default=DEFAULT_MAX_TEXT_BYTES, description=(
+                    "The hits' texts never total more; the first that does not fit ends "
+                    "them, so texts are given for a prefix of the ranking.")),
+            },
+        },
+        "SearchResponse": _object({
+            "corpus_id": HEX64, "search_request_id": HEX64, "text_bytes": _INT0,
+            "request": _object({"query": {"type": "string"}, "version": {"type": "string"},
+                                "collection": {"type": "string"}, "limit": _INT0,
+                                "max_text_bytes": _INT0}),
+            "hits": {"type": "array", "items": _object({
+                **{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
+                **named, "score": {"type": "number"}, "text": {"type": "string"},
+            }, [name for name in HIT_FIELDS if name in handle_fields] + ["score"])},
+        }),
         "Limits": _object({field: _INT0 for field in ALLOWANCES}),
         "Usage": usage,
         # Hits of built snapshots also name their unit's url and title (the fixture's do not).
@@ -214,6 +242,14 @@ def _operations() -> dict:
                     [c for c, s in HTTP_STATUS.items() if s == UNAVAILABLE])]},
                     "A run whose tool failed (status failed), or the app is not ready"),
             },
+        },
+        "/search": {
+            "summary": "One ranked search, with the best hits' texts within a byte budget",
+            "security": bearer,
+            "requestBody": {"required": True, "content": {
+                "application/json": {"schema": _ref("SearchRequest")}}},
+            "responses": {"200": _json(_ref("SearchResponse"), "The ranked hits"),
+                          **error_responses()},
         },
         "/health": {"summary": "Readiness", "responses": {
             "200": _json(_ref("Health"), "Ready, with the served corpus"),

@@ -77,12 +77,17 @@ def common_issues(document, text_field: str):
     return issues, collection
 
 
-def parse_retrieve_request(body: bytes, maxima: Limits) -> RetrieveRequest:
-    """Decode and validate a /retrieve body against the server's maximum allowances."""
+def decode_body(body: bytes):
+    """Decode a request body's JSON strictly; refuse it (invalid_json, with the byte offset)."""
     try:
-        document = loads_strict(body)
+        return loads_strict(body)
     except StrictJSONError as exc:
         raise InvalidJSON(str(exc), exc.byte_offset) from None
+
+
+def parse_retrieve_request(body: bytes, maxima: Limits) -> RetrieveRequest:
+    """Decode and validate a /retrieve body against the server's maximum allowances."""
+    document = decode_body(body)
     issues, collection = common_issues(document, "question")
 
     def check(field, issue):

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from .contract import BODY_DIGEST_HEADER, CORPUS, HEALTH, METRICS, NO_CONTENT, NOT_MODIFIED, OK, \
-    OPENAPI, OTHER, PASSAGE, PERMANENT_REDIRECT, RETRIEVE, UNAVAILABLE, find_route, request_path
+    OPENAPI, OTHER, PASSAGE, PERMANENT_REDIRECT, RETRIEVE, SEARCH, UNAVAILABLE, find_route, \
+    request_path
 from .core import digests
 from .core.admission import Limits
 from .core.model import FAILED, LIMITED
@@ -34,7 +35,8 @@ from .errors import (
 from .inflight import ADMISSION_KEY, DRAINING, InFlightGate
 from .keys import KeyStore, KeysFileError, RateLimiter, retry_after_seconds
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE, Metrics
-from .request import parse_retrieve_request
+from .request import decode_body, parse_retrieve_request
+from .search import parse_search_request, run_search
 from .openapi import openapi_document
 from .response_memo import KnownRequest, KnownRequests, MemoizedRun, ResponseMemo
 from .cors import CorsPolicy
@@ -357,6 +359,13 @@ class RetrievalApp:
                      cache_control=IMMUTABLE if self._keys is None else PRIVATE_IMMUTABLE)
 
     def _retrieve(self, environ, exchange: Exchange, path: str) -> Reply:
+        return self._admitted(environ, exchange, self._run)
+
+    def _search(self, environ, exchange: Exchange, path: str) -> Reply:
+        return self._admitted(environ, exchange, self._run_search)
+
+    def _admitted(self, environ, exchange: Exchange, run) -> Reply:
+        """Run an admitted route's work inside the in-flight gate, or refuse it."""
         service = self._ready_service()
         # A request the server admitted before the drain began finishes (shutdown_grace_s
         # bounds the wait); everything else is refused.
@@ -366,12 +375,12 @@ class RetrievalApp:
         if admitted is False:
             raise Overloaded("refused by the server's in-flight gate")
         if admitted:
-            return self._run(service, environ, exchange)
+            return run(service, environ, exchange)
         # Not admitted by retrieval's own server: count the running request here.
         if not self.in_flight.try_enter():
             raise Overloaded(f"{self.in_flight.limit} requests in flight")
         try:
-            return self._run(service, environ, exchange)
+            return run(service, environ, exchange)
         finally:
             self.in_flight.leave()
 
@@ -382,8 +391,8 @@ class RetrievalApp:
         exchange.key_id = key.key_id
         return key
 
-    def _run(self, service, environ, exchange: Exchange) -> Reply:
-        started = time.monotonic()
+    def _json_body(self, environ, exchange: Exchange, started: float):
+        """Authenticate and rate-limit the caller, then return (key, the JSON body's bytes)."""
         key = self._authenticate(environ, exchange)
         if key is not None:
             wait_s = self._rate_limiter.take(key, started)
@@ -394,13 +403,27 @@ class RetrievalApp:
             raise QueryNotAllowed(environ["QUERY_STRING"][:64])
         if not is_json_media_type(environ.get("CONTENT_TYPE", "")):
             raise UnsupportedMediaType(environ.get("CONTENT_TYPE", "")[:64])
-        body = read_bounded_body(environ, self._body_cap)
+        return key, read_bounded_body(environ, self._body_cap)
+
+    def _check_readable(self, key, collection: str):
+        # One answer whether the collection is missing or only hidden from this key.
+        if collection not in self._collections or (
+                key is not None and not key.may_read(collection)):
+            raise CollectionNotFound(collection)
+
+    def _run_search(self, service, environ, exchange: Exchange) -> Reply:
+        started = time.monotonic()
+        key, body = self._json_body(environ, exchange, started)
+        request = parse_search_request(decode_body(body), self._maxima.max_source_bytes)
+        self._check_readable(key, request.collection)
+        return Reply(OK, encode_json(run_search(service, request, started + self._deadline_s)))
+
+    def _run(self, service, environ, exchange: Exchange) -> Reply:
+        started = time.monotonic()
+        key, body = self._json_body(environ, exchange, started)
         known = self._known_requests.get(body)
         request = known.request if known else parse_retrieve_request(body, self._maxima)
-        # One answer whether the collection is missing or only hidden from this key.
-        if request.collection not in self._collections or (
-                key is not None and not key.may_read(request.collection)):
-            raise CollectionNotFound(request.collection)
+        self._check_readable(key, request.collection)
         if known is None:
             known = KnownRequest(request, service.request_id(request), len(body))
             self._known_requests.put(body, known)
@@ -419,6 +442,7 @@ class RetrievalApp:
 # retrieval/static.py's). A route without a handler fails the first request to it, and a test.
 HANDLERS = {
     RETRIEVE.path: RetrievalApp._retrieve,
+    SEARCH.path: RetrievalApp._search,
     HEALTH.path: RetrievalApp._health,
     CORPUS.path: RetrievalApp._corpus,
     PASSAGE.path: RetrievalApp._passage,

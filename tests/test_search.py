@@ -1,12 +1,19 @@
-"""Unit: one ranked search (retrieval/search.py): validation as strict as /retrieve's, an exact
-byte budget over a prefix of the ranking, and the search memo shared with /retrieve."""
+"""One ranked search (retrieval/search.py, POST /search): validation as strict as /retrieve's, an
+exact byte budget over a prefix of the ranking, and the search memo shared with /retrieve."""
 
+import json
+import os
 import unittest
 
 from retrieval.core.service import RetrievalService
 from retrieval.core.snapshot import default_snapshot_path
 from retrieval.errors import InvalidRequest
+from retrieval.keys import add_key
 from retrieval.search import parse_search_request, run_search
+from retrieval.wsgi import create_app
+from tests.schema import errors as schema_errors
+from tests.support import call, class_temporary_directory, quiet_settings
+from tests.test_collections import snapshot_with
 
 QUERY = {"query": "write_text file", "version": "3.12"}
 
@@ -73,3 +80,53 @@ class RunTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SearchRouteTest(unittest.TestCase):
+    """POST /search in process: the same operation, its refusals, its keys and its document."""
+
+    @classmethod
+    def setUpClass(cls):
+        tmp = class_temporary_directory(cls)
+        keys_file = os.path.join(tmp, "keys.json")
+        cls.public = add_key(keys_file, "public", ["default"])
+        cls.staff = add_key(keys_file, "staff", ["default", "internal"])
+        cls.app = create_app(snapshot_path=snapshot_with(tmp, "both"),
+                             settings=quiet_settings(keys_file=keys_file))
+        cls.addClassCleanup(cls.app.close)
+        cls.document = call(cls.app, "GET", "/openapi.json").json()
+
+    def post(self, body, key, raw=None):
+        return call(self.app, "POST", "/search", raw or json.dumps(body).encode(),
+                    environ={"HTTP_AUTHORIZATION": f"Bearer {key}"})
+
+    def test_the_route_answers_what_run_search_does(self):
+        reply = self.post(dict(QUERY, max_text_bytes=80), self.public)
+        self.assertEqual(reply.code, 200, reply.body)
+        body = reply.json()
+        self.assertEqual(body["request"], {**QUERY, "collection": "default", "limit": 5,
+                                           "max_text_bytes": 80})
+        self.assertLessEqual(body["text_bytes"], 80)
+        self.assertEqual(body["text_bytes"], sum(len(hit["text"].encode("utf-8"))
+                                                 for hit in body["hits"] if "text" in hit))
+        self.assertTrue(body["hits"])
+        response = self.document["paths"]["/search"]["post"]["responses"]["200"]
+        self.assertEqual(schema_errors(response["content"]["application/json"]["schema"], body,
+                                       self.document), [])
+
+    def test_mistakes_are_refused_as_on_retrieve(self):
+        self.assertEqual(self.post(None, self.public, raw=b'{"query": ').json()["error"]["code"],
+                         "invalid_json")
+        refused = self.post(dict(QUERY, k=3), self.public)
+        self.assertEqual((refused.code, refused.json()["error"]["issues"][0]["type"]),
+                         (422, "extra_forbidden"))
+        self.assertEqual(call(self.app, "GET", "/search").code, 405)
+        self.assertEqual(call(self.app, "POST", "/search", b"{}").code, 401)
+
+    def test_a_hidden_collection_answers_like_a_missing_one(self):
+        hidden = self.post(dict(QUERY, collection="internal"), self.public)
+        missing = self.post(dict(QUERY, collection="nope"), self.public)
+        self.assertEqual(hidden.code, 404)
+        self.assertEqual((hidden.status, hidden.headers, hidden.body),
+                         (missing.status, missing.headers, missing.body))
+        self.assertEqual(self.post(dict(QUERY, collection="internal"), self.staff).code, 200)

@@ -1,9 +1,8 @@
 """Where the MCP tools' answers come from: the HTTP API's own operations, in process or remote.
 
 `LocalBackend` serves a snapshot in this process by calling the very WSGI app `retrieval serve`
-runs (GET /corpus, GET /passages/{id}, POST /retrieve), so keys, the in-flight gate, rate limits,
-memos, metrics and the access log apply exactly as over HTTP. Search has no route yet: it runs
-retrieval/search.py under the same key, the app's in-flight gate, its metrics and its access log.
+runs (GET /corpus, GET /passages/{id}, POST /retrieve, POST /search), so keys, the in-flight
+gate, rate limits, memos, metrics and the access log apply exactly as over HTTP.
 `RemoteBackend` fronts a running service through the verifying `retrieval.client`.
 
 Both return decoded, verified documents and raise `BackendError` with the service's error body.
@@ -15,18 +14,16 @@ import sys
 import time
 from wsgiref.util import setup_testing_defaults
 
-from ..access_log import BatchedLineWriter, access_log_line
+from ..access_log import BatchedLineWriter
+from ..contract import CORPUS, PASSAGE, RETRIEVE, SEARCH
 from ..core.admission import Limits
 from ..core.service import RetrievalService
 from ..core.snapshot import default_snapshot_path
-from ..errors import CollectionNotFound, Overloaded, RateLimited, ServiceError
-from ..keys import KeyStore, RateLimiter, retry_after_seconds
-from ..contract import OK
-from ..search import parse_search_request, run_search
+from ..keys import KeyStore
 from ..settings import Settings
-from ..wsgi import Exchange, RetrievalApp
+from ..wsgi import RetrievalApp
 
-SEARCH_ROUTE = "/search"
+# What --url answers when the service fronted predates POST /search.
 NO_SEARCH_ROUTE = ("search_docs needs the service's POST /search, which this service does not "
                    "have; serve the snapshot in process instead: retrieval mcp --snapshot PATH")
 
@@ -66,11 +63,6 @@ class LocalBackend:
                              max_searches=settings.max_searches_limit,
                              max_reads=settings.max_reads_limit,
                              max_source_bytes=settings.max_source_bytes_limit)
-        self._deadline_s = settings.deadline_ms / 1000
-        self._max_text_bytes = settings.max_source_bytes_limit
-        # The app's per-key buckets are its own; searches draw from a second set of the same
-        # rates (documented in docs/integrations.md).
-        self._rate_limiter = RateLimiter()
 
     @property
     def keys_required(self) -> bool:
@@ -89,55 +81,21 @@ class LocalBackend:
 
     def corpus(self, authorization=None) -> dict:
         """Return the /corpus document the caller would get."""
-        return self._call("GET", "/corpus", authorization)
+        return self._call("GET", CORPUS.path, authorization)
 
     def passage(self, passage_id: str, authorization=None) -> dict:
         """Return the /passages/{id} document the caller would get."""
-        return self._call("GET", "/passages/" + passage_id, authorization)
+        return self._call("GET", PASSAGE.prefix + passage_id, authorization)
 
     def retrieve(self, arguments: dict, authorization=None) -> dict:
         """Return the /retrieve run result (a failed run included) the caller would get."""
         body = json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode()
-        return self._call("POST", "/retrieve", authorization, body, run=True)
+        return self._call("POST", RETRIEVE.path, authorization, body, run=True)
 
     def search(self, arguments: dict, authorization=None) -> dict:
-        """Run one ranked search as a request of the app: gate, key, metrics and access log."""
-        started = time.perf_counter()
-        exchange = Exchange(SEARCH_ROUTE)
-        app = self.app
-        try:
-            if not app.in_flight.try_enter():
-                raise Overloaded(f"{app.in_flight.limit} requests in flight")
-            try:
-                body = self._search(arguments, authorization, exchange)
-            finally:
-                app.in_flight.leave()
-            exchange.status = OK
-            return body
-        except ServiceError as error:
-            exchange.status, exchange.code = error.status, error.code
-            raise BackendError(error.to_body()) from None
-        finally:
-            duration_s = time.perf_counter() - started
-            status = int(exchange.status[:3]) if exchange.status else 500
-            app.metrics.record_request(exchange.route, status, exchange.code, duration_s)
-            if self._access_log is not None:
-                self._access_log(access_log_line(exchange, status, duration_s))
-
-    def _search(self, arguments, authorization, exchange) -> dict:
-        deadline = time.monotonic() + self._deadline_s
-        key = self.authenticate(authorization)
-        if key is not None:
-            exchange.key_id = key.key_id
-            wait_s = self._rate_limiter.take(key, time.monotonic())
-            if wait_s > 0:
-                raise RateLimited(retry_after_seconds(wait_s))
-        request = parse_search_request(arguments, self._max_text_bytes)
-        # One answer whether the collection is missing or only hidden from this key.
-        if request.collection not in self.service.snapshot.collections or (
-                key is not None and not key.may_read(request.collection)):
-            raise CollectionNotFound(request.collection)
-        return run_search(self.service, request, deadline)
+        """Return the POST /search document the caller would get."""
+        body = json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode()
+        return self._call("POST", SEARCH.path, authorization, body)
 
     def _call(self, method, path, authorization, body=b"", run=False) -> dict:
         environ = {}
