@@ -110,7 +110,7 @@ def run() -> tuple:
         with fault_server:
             trusted_fault = send(session, fault_server.base_url, TRUSTED_FAULT)
 
-    for scenario, case in zip(SCENARIOS + (TRUSTED_FAULT,), cases + [trusted_fault]):
+    for scenario, case in zip(SCENARIOS + (TRUSTED_FAULT,), cases + [trusted_fault], strict=True):
         for failure in expectation_failures(scenario, case["http_status"], case["response"]):
             problems.append(f"{scenario.name}: {failure}")
     problems += lifecycle_problems("server", server.lifecycle)

@@ -508,7 +508,7 @@ def main(argv=None):
         with open(args.json_out, "w", encoding="utf-8") as f:
             json.dump({"meta": meta, "build": build_result, "corpus": facts,
                        "summaries": summaries,
-                       "verdicts": [dict(zip(("measure", "value", "target", "result"), r))
+                       "verdicts": [dict(zip(("measure", "value", "target", "result"), r, strict=True))
                                     for r in rows],
                        "runs": raw}, f, indent=2)
         log(f"wrote {args.json_out}")

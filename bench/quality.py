@@ -240,7 +240,7 @@ def summarize(items, runs):
     """Return one budget's numbers from its per-item runs."""
     latencies = sorted(run["latency_ms"] for run in runs)
     summary = score([(item.gold, run["first_urls"], run["evidence_urls"])
-                     for item, run in zip(items, runs)])
+                     for item, run in zip(items, runs, strict=True)])
     summary.update({
         "p50_ms": corpus_scale.percentile(latencies, 50),
         "p99_ms": corpus_scale.percentile(latencies, 99),

@@ -140,7 +140,7 @@ def benchmark(servers, levels, repeats, duration, wrk_threads, wrk_timeout):
                     f"p99={r['p99_us'] / 1000:.2f}ms errors={r['errors']}")
         real, ceil = (summarize(raw[s.name]) for s in servers)
         # Paired per-repeat ratios show the spread that the ratio of medians hides.
-        paired = [a["rps"] / b["rps"] for a, b in zip(raw["retrieve"], raw["ceiling"]) if b["rps"]]
+        paired = [a["rps"] / b["rps"] for a, b in zip(raw["retrieve"], raw["ceiling"], strict=True) if b["rps"]]
         results.append({
             "connections": conns,
             "retrieve": real,

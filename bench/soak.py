@@ -192,7 +192,7 @@ class Client(threading.Thread):
 def preflight(port, kinds):
     """One request of each kind, checked against the scenario table, before the clock starts."""
     problems = []
-    for scenario, body in zip(kinds.scenarios, kinds.bodies):
+    for scenario, body in zip(kinds.scenarios, kinds.bodies, strict=True):
         conn = http.client.HTTPConnection(common.HOST, port, timeout=10)
         try:
             conn.request("POST", "/retrieve", body=body,
@@ -214,7 +214,7 @@ def bucket_rows(clients, samples, bucket_s, duration_s):
     lat = [[] for _ in range(nb)]
     late = [[] for _ in range(nb)]
     for c in clients:
-        for d, lt, lc in zip(c.due, c.late, c.latency):
+        for d, lt, lc in zip(c.due, c.late, c.latency, strict=True):
             b = min(nb - 1, int(d // bucket_s))
             lat[b].append(lc)
             late[b].append(lt)
@@ -357,7 +357,7 @@ def main(argv=None):
     checks.append(("identical body per kind (header = first seen = sha256(body))",
                    mism == 0 and all(kinds.first_digest),
                    f"{mism} mismatches; " + ", ".join(
-                       f"{k} {d[:12] if d else None}" for k, d in zip(KINDS, kinds.first_digest))
+                       f"{k} {d[:12] if d else None}" for k, d in zip(KINDS, kinds.first_digest, strict=True))
                    + ("; " + "; ".join(kinds.examples) if kinds.examples else "")))
     growth = final["rss_kb"] / warm["rss_kb"] - 1
     checks.append((f"RSS growth after warm-up <= {args.rss_growth:.0%}", growth <= args.rss_growth,
@@ -423,7 +423,7 @@ def main(argv=None):
                          "duration_s": args.duration_s, "warmup_s": args.warmup_s,
                          "server_command": lifecycle.command, "python": platform.python_version(),
                          "cpus": os.cpu_count(), "loadavg_at_end": os.getloadavg(),
-                         "digests": dict(zip(KINDS, kinds.first_digest))},
+                         "digests": dict(zip(KINDS, kinds.first_digest, strict=True))},
                 "checks": [{"name": n, "pass": p, "detail": d} for n, p, d in checks],
                 "buckets": rows, "samples": samples, "warm": warm, "final": final,
                 "overall": {"requests": len(all_lat),

@@ -269,7 +269,7 @@ def show_stat(socket_path, timeout=2.0):
     header = lines[0].lstrip("# ").split(",")
     rows = {}
     for line in lines[1:]:
-        row = dict(zip(header, line.split(",")))
+        row = dict(zip(header, line.split(","), strict=False))
         if row.get("pxname") == BACKEND and row.get("svname") not in ("BACKEND", "FRONTEND"):
             rows[row["svname"]] = row
     return rows

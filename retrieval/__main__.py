@@ -10,8 +10,14 @@ from .core.snapshot import SnapshotError, seal_snapshot
 from .core.strict_json import StrictJSONError, loads_strict
 from .ingest.builder import FORMATS
 from .keys import register_keys_command
-from .settings import SETTINGS, SettingsError, describe_settings, effective_config, \
-    load_settings, settings_table
+from .settings import (
+    SETTINGS,
+    SettingsError,
+    describe_settings,
+    effective_config,
+    load_settings,
+    settings_table,
+)
 
 DESCRIPTION = """\
 Budgeted, verifiable documentation retrieval over HTTP. A caller POSTs a question, an exact
@@ -99,8 +105,12 @@ def _pairs(values, flag):
 
 def _collection_version(label: str) -> tuple:
     """Return (collection, version) of a checked [COLLECTION/]VERSION label."""
-    from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN, \
-        VERSION_SHAPE
+    from .core.snapshot import (
+        COLLECTION_PATTERN,
+        DEFAULT_COLLECTION,
+        VERSION_PATTERN,
+        VERSION_SHAPE,
+    )
 
     collection, _, version = label.rpartition("/")
     collection = collection or DEFAULT_COLLECTION
@@ -139,8 +149,8 @@ def _build(args) -> int:
 
 
 def _verify(args) -> int:
-    from .ingest.rendered import dead_urls
     from .core.snapshot_directory import verify_snapshot_directory
+    from .ingest.rendered import dead_urls
 
     problems = verify_snapshot_directory(args.snapshot)
     if args.rendered:
@@ -158,8 +168,14 @@ def _verify(args) -> int:
 
 
 def _ask(args) -> int:
-    from .client import (IntegrityError, RetrievalClient, RetrievalError, TransportError,
-                         describe_error, summarize)
+    from .client import (
+        IntegrityError,
+        RetrievalClient,
+        RetrievalError,
+        TransportError,
+        describe_error,
+        summarize,
+    )
 
     allowances = {"collection": args.collection,
                   "max_steps": args.max_steps, "max_searches": args.max_searches,

@@ -20,7 +20,6 @@ import json
 import textwrap
 import time
 from dataclasses import dataclass, field, fields
-from typing import Optional
 
 try:
     import requests
@@ -79,7 +78,7 @@ class _RetryAfter:
     """Mixin for refusals that may say when to come back."""
 
     @property
-    def retry_after(self) -> Optional[int]:
+    def retry_after(self) -> int | None:
         """Return the Retry-After header in whole seconds, or None if absent or not an integer."""
         return _retry_after(self.headers)
 
@@ -247,12 +246,12 @@ class TraceEntry:
     arguments: dict
     decision: str
     invoked: bool
-    status: Optional[str]
-    reason: Optional[str]
-    usage_after: Optional[Usage]
-    result: Optional[dict] = field(repr=False)
-    reserved_source_bytes: Optional[int] = None
-    preflight_source_bytes: Optional[int] = None
+    status: str | None
+    reason: str | None
+    usage_after: Usage | None
+    result: dict | None = field(repr=False)
+    reserved_source_bytes: int | None = None
+    preflight_source_bytes: int | None = None
 
     @classmethod
     def from_dict(cls, entry: dict) -> "TraceEntry":
@@ -310,7 +309,7 @@ class RetrievalResult:
 
 # --- verification -------------------------------------------------------------------------------
 
-def _retry_after(headers) -> Optional[int]:
+def _retry_after(headers) -> int | None:
     value = (headers.get("Retry-After") or "").strip()
     # Only delta-seconds: an HTTP-date would make the wait depend on two clocks agreeing.
     return int(value) if value.isascii() and value.isdigit() else None
@@ -468,7 +467,7 @@ class RetrievalClient:
             headers["Authorization"] = f"Bearer {self.api_key}"
         return headers
 
-    def _wait(self, attempt: int, retry_after: Optional[int]) -> float:
+    def _wait(self, attempt: int, retry_after: int | None) -> float:
         if retry_after is not None:
             return min(float(retry_after), self._max_retry_wait)
         return min(self._backoff * (2 ** attempt), self._max_retry_wait)

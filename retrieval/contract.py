@@ -8,12 +8,11 @@ re-exported here for the HTTP layer.
 """
 
 from dataclasses import dataclass
-from typing import Optional
 
 from .core.admission import Limits
-from .core.model import (
-    DENIAL_REASONS, FAILED, MAX_READS, MAX_SEARCHES, MAX_SOURCE_BYTES, MAX_STEPS, RUN_STATUSES,
-)
+from .core.model import DENIAL_REASONS as DENIAL_REASONS  # re-exported for the HTTP side
+from .core.model import FAILED, MAX_READS, MAX_SEARCHES, MAX_SOURCE_BYTES, MAX_STEPS
+from .core.model import RUN_STATUSES as RUN_STATUSES  # re-exported for the HTTP side
 
 # --- headers ------------------------------------------------------------------------------------
 
@@ -104,11 +103,11 @@ class Route:
     path: str
     methods: tuple
     lane: str = WORKER
-    page: Optional[Page] = None  # set for the Inspector's files (no CORS, not JSON)
+    page: Page | None = None  # set for the Inspector's files (no CORS, not JSON)
     documented: bool = True  # listed in the OpenAPI document
 
     @property
-    def prefix(self) -> Optional[str]:
+    def prefix(self) -> str | None:
         """Return the fixed part of a template path (before its `{`), or None for exact paths."""
         head, brace, _ = self.path.partition("{")
         return head if brace else None
@@ -148,7 +147,7 @@ def request_path(path: str) -> str:
     return "/" + path.lstrip("/") if path.startswith("//") else path
 
 
-def find_route(path: str) -> Optional[Route]:
+def find_route(path: str) -> Route | None:
     """Return the route a (normalised) path belongs to, or None for a path the app does not have."""
     route = _EXACT.get(path)
     if route is not None:

@@ -21,8 +21,7 @@ import stat
 import tempfile
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Optional
+from datetime import UTC, datetime
 
 from .core.snapshot import COLLECTION_PATTERN
 from .core.strict_json import StrictJSONError, loads_strict
@@ -51,9 +50,9 @@ class ApiKey:
     key_id: str
     secret_sha256: str
     collections: frozenset
-    per_second: Optional[float] = None
-    burst: Optional[int] = None
-    expires_at: Optional[float] = None
+    per_second: float | None = None
+    burst: int | None = None
+    expires_at: float | None = None
 
     def may_read(self, collection: str) -> bool:
         """Return whether this key may read the collection."""
@@ -79,7 +78,7 @@ def parse_timestamp(text: str) -> float:
     if not match:
         raise ValueError(f"{_show(text)} is not a UTC timestamp like 2027-01-01T00:00:00Z")
     fields = [int(part) for part in match.groups()[:6]]
-    moment = datetime(*fields, tzinfo=timezone.utc)  # ValueError for 2027-02-30 and the like
+    moment = datetime(*fields, tzinfo=UTC)  # ValueError for 2027-02-30 and the like
     return moment.timestamp() + float("0" + (match.group(7) or ".0"))
 
 
@@ -228,7 +227,7 @@ class KeyStore:
         """Return the keys in file order."""
         return self._keys
 
-    def authenticate(self, authorization: Optional[str], now: float) -> ApiKey:
+    def authenticate(self, authorization: str | None, now: float) -> ApiKey:
         """Return the live key a `Bearer` Authorization header names, or raise a 401 error."""
         match = _CREDENTIALS.fullmatch(authorization.strip(" \t")) if authorization else None
         if not match or match.group(1).lower() != "bearer":

@@ -95,7 +95,7 @@ def _status_label(status):
 
 
 def _labels(names, values):
-    return ",".join(f'{name}="{_escape_label_value(value)}"' for name, value in zip(names, values))
+    return ",".join(f'{name}="{_escape_label_value(value)}"' for name, value in zip(names, values, strict=True))
 
 
 def _header(lines, family):
@@ -192,7 +192,7 @@ class Metrics:
             route = str(route)
             counts[(route, _status_label(status), str(code))] += sum(row[:-1])
             into = histograms.get(route)
-            histograms[route] = row if into is None else [a + b for a, b in zip(into, row)]
+            histograms[route] = row if into is None else [a + b for a, b in zip(into, row, strict=True)]
 
         name = _header(lines, _REQUESTS)
         for values in sorted(counts):
@@ -205,7 +205,7 @@ class Metrics:
             histogram = histograms[route]
             route_label = f'route="{_escape_label_value(route)}"'
             cumulative = 0
-            for le, count in zip(self._le, histogram[:-1]):
+            for le, count in zip(self._le, histogram[:-1], strict=True):
                 cumulative += count
                 lines.append(f'{name}_bucket{{{route_label},le="{le}"}} {cumulative}')
             lines.append(f"{name}_sum{{{route_label}}} {_format_float(histogram[-1])}")

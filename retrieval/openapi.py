@@ -7,8 +7,16 @@ against it.
 """
 
 from . import __version__
-from .contract import ALLOWANCES, BODY_DIGEST_HEADER, DEFAULT_LIMITS, DENIAL_REASONS, \
-    HTTP_STATUS, ROUTES, RUN_STATUSES, UNAVAILABLE
+from .contract import (
+    ALLOWANCES,
+    BODY_DIGEST_HEADER,
+    DEFAULT_LIMITS,
+    DENIAL_REASONS,
+    HTTP_STATUS,
+    ROUTES,
+    RUN_STATUSES,
+    UNAVAILABLE,
+)
 from .core.admission import Limits
 from .core.snapshot import DEFAULT_COLLECTION, MAX_SEARCH_K, READ_BEST
 from .errors import MAX_ISSUES, MAX_PATH_PART

@@ -1,10 +1,10 @@
 """The bytes of every response body: run results and errors, compact JSON, digests included."""
 
+from .contract import run_status_line
 from .core import digests
 from .core.service import RunResult
-from .core.tools import ToolResult
 from .core.snapshot import DEFAULT_COLLECTION
-from .contract import run_status_line
+from .core.tools import ToolResult
 from .errors import ServiceError
 
 SCHEMA_VERSION = 1
@@ -51,7 +51,7 @@ def _splice_tool_results(body: dict) -> str:
     evidence = [slot(item) for item in body["evidence"]]
     pieces = digests.compact_json_text(dict(body, trace=trace, evidence=evidence)).split(_SLOT_TEXT)
     spliced = [pieces[0]]
-    for fragment, piece in zip(fragments, pieces[1:]):
+    for fragment, piece in zip(fragments, pieces[1:], strict=True):
         spliced.append(fragment)
         spliced.append(piece)
     return "".join(spliced)

@@ -4,8 +4,7 @@ Shared by the driver (`run_scenarios.py`) and the tests, so the table exists onc
 """
 
 import json
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import dataclass
 
 QUESTION = "Will write_text replace the contents of an existing file?"
 OVERSIZE_CHUNKS = 5  # chunks of 1,000 bytes: over the 4,096-byte cap, without a Content-Length
@@ -18,8 +17,8 @@ class Scenario:
     name: str
     http_status: int
     expect: dict
-    payload: Optional[dict] = None
-    raw_body: Optional[bytes] = None
+    payload: dict | None = None
+    raw_body: bytes | None = None
     content_type: str = "application/json"
     chunked_oversize: bool = False
     fault_app: bool = False

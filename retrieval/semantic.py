@@ -155,7 +155,7 @@ def rerank(candidates, query_vector, doc_vectors, weight: float) -> list:
     ids = [row_id for row_id, _ in candidates]
     similarity = cosines(query_vector, doc_vectors[ids]).tolist()
     scored = sorted((score - weight * cosine, row_id)
-                    for (row_id, score), cosine in zip(candidates, similarity))
+                    for (row_id, score), cosine in zip(candidates, similarity, strict=True))
     return [(row_id, score) for score, row_id in scored]
 
 

@@ -10,7 +10,6 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
-from typing import Optional
 
 from .contract import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA
 
@@ -29,10 +28,10 @@ def _setting(kind, default, help_text):
 class Settings:
     """The effective configuration of one service process."""
 
-    snapshot: Optional[str] = _setting(
+    snapshot: str | None = _setting(
         str, None, "Snapshot to serve (JSON file or built directory); default: the embedded "
                    "fixture snapshot.json.")
-    expect_corpus_id: Optional[str] = _setting(
+    expect_corpus_id: str | None = _setting(
         str, None, "Refuse to start unless the snapshot's corpus_id is exactly this.")
     host: str = _setting(str, "127.0.0.1", "Address `retrieval serve` listens on.")
     port: int = _setting(int, 8765, "Port `retrieval serve` listens on (0: any free port).")
@@ -50,7 +49,7 @@ class Settings:
                     "so a load balancer's health check sees it.")
     cors_origins: str = _setting(
         str, "", "Comma-separated browser origins allowed to call the API (none by default).")
-    keys_file: Optional[str] = _setting(
+    keys_file: str | None = _setting(
         str, None, "API keys file (`retrieval keys add`); when set, /corpus, /passages and "
                    "/retrieve need `Authorization: Bearer <secret>`.")
     allow_unauthenticated: bool = _setting(

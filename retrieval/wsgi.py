@@ -14,34 +14,67 @@ import re
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
-from .contract import BODY_DIGEST_HEADER, CORPUS, HEALTH, METRICS, NO_CONTENT, NOT_MODIFIED, OK, \
-    OPENAPI, OTHER, PASSAGE, PERMANENT_REDIRECT, RETRIEVE, SEARCH, UNAVAILABLE, find_route, \
-    request_path
+from .access_log import BatchedLineWriter, access_log_line
+from .contract import (
+    BODY_DIGEST_HEADER,
+    CORPUS,
+    HEALTH,
+    METRICS,
+    NO_CONTENT,
+    NOT_MODIFIED,
+    OK,
+    OPENAPI,
+    OTHER,
+    PASSAGE,
+    PERMANENT_REDIRECT,
+    RETRIEVE,
+    SEARCH,
+    UNAVAILABLE,
+    find_route,
+    request_path,
+)
 from .core import digests
 from .core.admission import Limits
-from .core.model import FAILED, LIMITED
 from .core.index import IndexUnavailable
+from .core.model import FAILED, LIMITED
 from .core.service import RetrievalService, RunResult
 from .core.snapshot import SnapshotError, default_snapshot_path
-from .access_log import BatchedLineWriter, access_log_line
+from .cors import CorsPolicy
 from .errors import (
-    BodyTooLarge, CollectionNotFound, Draining, InternalError, InvalidContentLength,
-    MethodNotAllowed, NotFound, NotReady, Overloaded, PassageNotFound, QueryNotAllowed,
-    RateLimited, ServiceError, UnsupportedMediaType,
+    BodyTooLarge,
+    CollectionNotFound,
+    Draining,
+    InternalError,
+    InvalidContentLength,
+    MethodNotAllowed,
+    NotFound,
+    NotReady,
+    Overloaded,
+    PassageNotFound,
+    QueryNotAllowed,
+    RateLimited,
+    ServiceError,
+    UnsupportedMediaType,
 )
 from .inflight import ADMISSION_KEY, DRAINING, InFlightGate
-from .keys import KeyStore, KeysFileError, RateLimiter, retry_after_seconds
-from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE, Metrics
-from .request import decode_body, parse_retrieve_request
-from .search import parse_search_request, run_search
+from .keys import KeysFileError, KeyStore, RateLimiter, retry_after_seconds
+from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from .metrics import Metrics
 from .openapi import openapi_document
+from .request import decode_body, parse_retrieve_request
+from .response import (
+    corpus_body,
+    encode_error,
+    encode_json,
+    encode_run_result,
+    health_body,
+    passage_body,
+)
 from .response_memo import KnownRequest, KnownRequests, MemoizedRun, ResponseMemo
-from .cors import CorsPolicy
-from .response import corpus_body, encode_error, encode_json, encode_run_result, health_body, \
-    passage_body
+from .search import parse_search_request, run_search
 from .settings import Settings, SettingsError, load_settings, parse_origins
 from .static import StaticPages
 
@@ -101,8 +134,8 @@ class Exchange:
     route: str
     status: str = ""
     code: str = ""
-    key_id: Optional[str] = None
-    run: Optional[RunResult] = None
+    key_id: str | None = None
+    run: RunResult | None = None
 
 
 @dataclass(frozen=True)
@@ -116,9 +149,9 @@ class Reply:
     status: str
     body: bytes
     headers: tuple = ()
-    cache_control: Optional[str] = None
+    cache_control: str | None = None
     content_type: str = "application/json"
-    digest: Optional[str] = None  # the body's SHA-256, when known in advance (memoized replies)
+    digest: str | None = None  # the body's SHA-256, when known in advance (memoized replies)
 
 
 def error_reply(error: ServiceError) -> Reply:
@@ -153,8 +186,8 @@ class RetrievalApp:
     """
 
     def __init__(self, service: RetrievalService, settings: Settings,
-                 keys: Optional[KeyStore] = None,
-                 access_log: Optional[Callable[[str], None]] = None):
+                 keys: KeyStore | None = None,
+                 access_log: Callable[[str], None] | None = None):
         self._service = service
         self._body_cap = settings.max_body_bytes
         self._maxima = Limits(

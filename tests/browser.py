@@ -471,7 +471,7 @@ def shrink_png(data: bytes, colors=256) -> bytes:
     for color in counts:
         if color not in index:
             index[color] = min(range(len(palette)), key=lambda i: sum(
-                (a - b) ** 2 for a, b in zip(color, palette[i])))
+                (a - b) ** 2 for a, b in zip(color, palette[i], strict=True)))
     raw = b"".join(b"\0" + bytes(index[p] for p in row) for row in pixels)  # filter 0 rows
     return (b"\x89PNG\r\n\x1a\n"
             + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0))
@@ -509,7 +509,7 @@ def _read_png_rows(data):
             for i in range(channels, stride):
                 line[i] = (line[i] + line[i - channels]) & 255
         elif kind == 2:  # Up
-            line = bytearray((a + b) & 255 for a, b in zip(line, previous))
+            line = bytearray((a + b) & 255 for a, b in zip(line, previous, strict=True))
         elif kind == 3:  # Average
             for i in range(stride):
                 left = line[i - channels] if i >= channels else 0

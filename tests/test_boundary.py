@@ -13,8 +13,16 @@ import requests
 from retrieval.keys import add_key
 from retrieval.server import is_loopback
 from retrieval.testing import subprocess_env
-from tests.support import ROOT, WAIT_S, ask, class_temporary_directory, start_server, \
-    start_slow_server, temporary_directory, wait_for
+from tests.support import (
+    ROOT,
+    WAIT_S,
+    ask,
+    class_temporary_directory,
+    start_server,
+    start_slow_server,
+    temporary_directory,
+    wait_for,
+)
 
 
 def comparable(response):

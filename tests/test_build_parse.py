@@ -5,7 +5,12 @@ import tempfile
 import unittest
 
 from retrieval.ingest.parse import (
-    MAX_PASSAGE_BYTES, Paragraph, decode_source, iter_source_files, page_url, parse_source,
+    MAX_PASSAGE_BYTES,
+    Paragraph,
+    decode_source,
+    iter_source_files,
+    page_url,
+    parse_source,
     source_kind,
 )
 

@@ -69,7 +69,7 @@ def show_stat(socket_path) -> dict:
     """Return {svname: row} for the `replicas` backend (servers and the BACKEND row)."""
     lines = runtime_api(socket_path, "show stat").splitlines()
     header = lines[0].lstrip("# ").split(",")
-    rows = (dict(zip(header, line.split(","))) for line in lines[1:] if line)
+    rows = (dict(zip(header, line.split(","), strict=False)) for line in lines[1:] if line)
     return {row["svname"]: row for row in rows if row.get("pxname") == "replicas"}
 
 

@@ -9,8 +9,15 @@ from retrieval.core import database
 from retrieval.keys import add_key
 from retrieval.scenarios import SCENARIOS
 from retrieval.wsgi import create_app
-from tests.support import ask, call, class_temporary_directory, fixture_document, \
-    one_line_passage, quiet_settings, write_snapshot
+from tests.support import (
+    ask,
+    call,
+    class_temporary_directory,
+    fixture_document,
+    one_line_passage,
+    quiet_settings,
+    write_snapshot,
+)
 
 # Runbooks that share the fixture's terms ("text", "overwritten"): if BM25 statistics leaked
 # between collections, these would move the default collection's scores.

@@ -9,8 +9,13 @@ from retrieval.core.admission import AdmissionRunner, Limits, RunEnded
 from retrieval.core.index import SnapshotIndex, quote_fts_terms
 from retrieval.core.model import DEADLINE, DENIAL_REASONS, RUN_REASONS, RUN_STATUSES, repeatable
 from retrieval.core.service import RetrievalService, RetrieveRequest
-from retrieval.core.snapshot import DEFAULT_COLLECTION, default_snapshot_path, load_snapshot, \
-    parse_snapshot, seal_snapshot
+from retrieval.core.snapshot import (
+    DEFAULT_COLLECTION,
+    default_snapshot_path,
+    load_snapshot,
+    parse_snapshot,
+    seal_snapshot,
+)
 from retrieval.core.tools import RetrievalTools, ToolFailure
 from retrieval.scenarios import QUESTION, SCENARIOS, TRUSTED_FAULT
 from retrieval.testing import CountingToolFactory, FailingTools

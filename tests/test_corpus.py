@@ -14,14 +14,13 @@ import unittest
 import requests
 
 from retrieval.__main__ import main as retrieval_main
-from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.core import database
 from retrieval.core.index import SnapshotIndex
 from retrieval.core.snapshot import SnapshotError, load_snapshot, parse_snapshot, seal_snapshot
 from retrieval.core.snapshot_directory import verify_snapshot_directory
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.wsgi import create_app
-from tests.support import call, fixture_document, quiet_settings, start_server, \
-    temporary_directory
+from tests.support import call, fixture_document, quiet_settings, start_server, temporary_directory
 
 RST = """\
 Paths
@@ -246,7 +245,7 @@ class VersionRangeTest(unittest.TestCase):
         document = fixture_document()
         older = [dict(p, version="3.11", url=p["url"].replace("3.12", "3.11"))
                  for p in document["passages"]]
-        document["passages"] = [item for pair in zip(older, document["passages"]) for item in pair]
+        document["passages"] = [item for pair in zip(older, document["passages"], strict=True) for item in pair]
         snapshot = parse_snapshot(seal_snapshot(document))
         index = SnapshotIndex(snapshot)
         self.addCleanup(index.close)

@@ -27,7 +27,6 @@ from retrieval.wsgi import create_app
 from tests.support import ROOT, ask, call, quiet_settings, wait_for
 
 
-
 def read_doc(name) -> str:
     """Return the text of a Markdown file, by its path from the root of the tree."""
     with open(os.path.join(ROOT, name), encoding="utf-8") as handle:
@@ -145,7 +144,7 @@ def assert_excerpt(testcase, excerpt, real, where="body"):
         if any(isinstance(item, str) and item.startswith("...") for item in excerpt):
             return
         testcase.assertEqual(len(excerpt), len(real), where)
-        for index, (mine, theirs) in enumerate(zip(excerpt, real)):
+        for index, (mine, theirs) in enumerate(zip(excerpt, real, strict=True)):
             assert_excerpt(testcase, mine, theirs, f"{where}[{index}]")
     else:
         testcase.assertEqual(excerpt, real, where)

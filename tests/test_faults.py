@@ -13,8 +13,15 @@ import requests
 
 from retrieval.testing import CountingToolFactory, FailingTools, subprocess_env
 from retrieval.wsgi import create_app
-from tests.support import WAIT_S, ask, call, quiet_settings, start_server, start_slow_server, \
-    wait_for
+from tests.support import (
+    WAIT_S,
+    ask,
+    call,
+    quiet_settings,
+    start_server,
+    start_slow_server,
+    wait_for,
+)
 
 
 class ToolFailureAtEachPositionTest(unittest.TestCase):

@@ -79,7 +79,7 @@ class ExpectContinueTest(unittest.TestCase):
                     if not chunk:
                         break
                     data += chunk
-            except socket.timeout:
+            except TimeoutError:
                 pass
         responses, _ = fuzz.parse_all(data, [b"GET"])
         self.assertEqual([r.status for r in responses], [200], data)

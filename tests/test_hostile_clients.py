@@ -9,8 +9,15 @@ import unittest
 import requests
 
 from retrieval.testing import ServerProcess, subprocess_env
-from tests.support import ROOT, WAIT_S, ask, read_response, start_server, start_slow_server, \
-    wait_for
+from tests.support import (
+    ROOT,
+    WAIT_S,
+    ask,
+    read_response,
+    start_server,
+    start_slow_server,
+    wait_for,
+)
 
 # Connections Waitress accepts at connection_limit 8: it counts its listener and its trigger.
 SLOTS = 6

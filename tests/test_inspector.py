@@ -17,9 +17,9 @@ from html.parser import HTMLParser
 import requests
 
 import run_scenarios
+from retrieval.contract import BODY_DIGEST_HEADER
 from retrieval.keys import add_key
 from retrieval.scenarios import QUESTION
-from retrieval.contract import BODY_DIGEST_HEADER
 from retrieval.static import CONTENT_SECURITY_POLICY, STATIC_DIR
 from tests import browser
 from tests.support import WAIT_S, ask, start_server, temporary_directory

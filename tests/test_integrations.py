@@ -54,7 +54,7 @@ class LangChainTest(ServedRun, unittest.TestCase):
         documents = retriever.invoke(QUESTION)
         self.assertEqual([d.page_content for d in documents],
                          [e.text for e in self.expected.evidence])
-        for document, evidence in zip(documents, self.expected.evidence):
+        for document, evidence in zip(documents, self.expected.evidence, strict=True):
             self.assertEqual(set(document.metadata), METADATA)
             self.assertEqual(document.metadata["passage_id"], evidence.passage_id)
             self.assertEqual(document.metadata["url"], evidence.url)

@@ -16,8 +16,15 @@ import unittest
 from unittest import mock
 
 from retrieval.errors import InvalidCredentials, Unauthenticated
-from retrieval.keys import (ApiKey, KeysFileError, KeyStore, RateLimiter, add_key,
-                            register_keys_command, retry_after_seconds)
+from retrieval.keys import (
+    ApiKey,
+    KeysFileError,
+    KeyStore,
+    RateLimiter,
+    add_key,
+    register_keys_command,
+    retry_after_seconds,
+)
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, WAIT_S
 

@@ -21,8 +21,7 @@ from retrieval.core.snapshot import load_snapshot
 from retrieval.errors import CollectionNotFound, PassageNotFound, Unauthenticated
 from retrieval.keys import add_key
 from retrieval.testing import subprocess_env
-from tests.support import WAIT_S, ROOT, class_temporary_directory, require_module, \
-    start_server
+from tests.support import ROOT, WAIT_S, class_temporary_directory, require_module, start_server
 from tests.test_collections import snapshot_with
 
 QUESTION = "Will write_text replace the contents of an existing file?"

@@ -20,10 +20,10 @@ import unittest
 from unittest import mock
 
 from retrieval.__main__ import main as retrieval_main
-from retrieval.ingest.builder import DEFAULT_POLICY, Progress, build_snapshot
 from retrieval.core import database
 from retrieval.core.snapshot import SnapshotError, load_snapshot
 from retrieval.core.snapshot_directory import MANIFEST, load_semantic, verify_snapshot_directory
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, build_snapshot
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings
 from tests.test_sphinx_build import BASE, build_site
@@ -90,6 +90,7 @@ class ModelTest(unittest.TestCase):
 class RerankTest(unittest.TestCase):
     def setUp(self):
         import numpy
+
         from retrieval import semantic
         self.rerank = semantic.rerank
         # Row i is unit i; row 0 is unused, as SQLite row ids start at 1.

@@ -10,12 +10,18 @@ import unittest
 
 import requests
 
-from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.core.snapshot import load_snapshot
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
-from tests.support import WAIT_S, call, class_temporary_directory, post_json, \
-    quiet_settings, start_server
+from tests.support import (
+    WAIT_S,
+    call,
+    class_temporary_directory,
+    post_json,
+    quiet_settings,
+    start_server,
+)
 
 QUESTION = {"question": "plain paragraph text", "version": "3.11"}
 

@@ -16,8 +16,15 @@ import requests
 from retrieval.scenarios import SCENARIOS, TRUSTED_FAULT, expectation_failures
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import BODY_DIGEST_HEADER
-from tests.support import ROOT, WAIT_S, ask, fixture_document, start_server, \
-    temporary_directory, write_snapshot
+from tests.support import (
+    ROOT,
+    WAIT_S,
+    ask,
+    fixture_document,
+    start_server,
+    temporary_directory,
+    write_snapshot,
+)
 
 
 def raw_exchange(port, request: bytes) -> bytes:

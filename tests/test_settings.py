@@ -4,7 +4,12 @@ import os
 import unittest
 
 from retrieval.settings import (
-    SETTINGS, Settings, SettingsError, describe_settings, effective_config, load_settings,
+    SETTINGS,
+    Settings,
+    SettingsError,
+    describe_settings,
+    effective_config,
+    load_settings,
 )
 from tests.support import temporary_directory
 

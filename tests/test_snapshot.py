@@ -8,7 +8,11 @@ import unittest
 from retrieval.core import digests
 from retrieval.core.identity import identity_content
 from retrieval.core.snapshot import (
-    SnapshotError, compute_corpus_id, default_snapshot_path, load_snapshot, parse_snapshot,
+    SnapshotError,
+    compute_corpus_id,
+    default_snapshot_path,
+    load_snapshot,
+    parse_snapshot,
     seal_snapshot,
 )
 from tests.support import fixture_document, temporary_directory, write_snapshot

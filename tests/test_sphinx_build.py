@@ -17,11 +17,11 @@ import unittest
 import zlib
 
 from retrieval.__main__ import main as retrieval_main
-from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
-from retrieval.ingest.rendered import dead_urls
 from retrieval.core.ranking import FIELDS, IndexFields
 from retrieval.core.snapshot import SnapshotError, load_snapshot, policy_ranking
 from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.ingest.rendered import dead_urls
 from retrieval.wsgi import create_app
 from tests.schema import errors as schema_errors
 from tests.support import call, class_temporary_directory, post_json, quiet_settings

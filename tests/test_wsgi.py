@@ -5,9 +5,9 @@ import io
 import json
 import unittest
 
+from retrieval import errors
 from retrieval.core import digests
 from retrieval.core.tools import RetrievalTools
-from retrieval import errors
 from retrieval.errors import HTTP_STATUS, MAX_ISSUES
 from retrieval.scenarios import QUESTION
 from retrieval.testing import CountingToolFactory, FailingTools
@@ -384,7 +384,7 @@ class RetrieveResponseTest(AppTestCase):
 
     def test_non_ascii_is_sent_as_utf8(self):
         reply = self.post(ask(question="Écrire write_text — ok?"))
-        self.assertIn("Écrire write_text — ok?".encode("utf-8"), reply.body)
+        self.assertIn("Écrire write_text — ok?".encode(), reply.body)
 
     def test_tool_failure_is_503_failed_with_charge_kept(self):
         factory = CountingToolFactory(FailingTools, fail_at=3)

@@ -12,11 +12,16 @@ with the evidence already read.
 
 import time
 from dataclasses import dataclass
-from typing import Optional
 
 from .index import MATCH_ALL
 from .model import (
-    DEADLINE, FAILED, LIMITED, MAX_READS, MAX_SEARCHES, MAX_SOURCE_BYTES, MAX_STEPS,
+    DEADLINE,
+    FAILED,
+    LIMITED,
+    MAX_READS,
+    MAX_SEARCHES,
+    MAX_SOURCE_BYTES,
+    MAX_STEPS,
     RETRIEVAL_FAILED,
 )
 from .tools import DEADLINE_EXCEEDED, ToolFailure, search_arguments
@@ -53,7 +58,7 @@ class RunEnded(Exception):
 class AdmissionRunner:
     """Admit, charge, invoke and trace tool actions for one run."""
 
-    def __init__(self, limits: Limits, tools, deadline: Optional[float] = None,
+    def __init__(self, limits: Limits, tools, deadline: float | None = None,
                  clock=time.monotonic):
         self._limits = limits
         self._tools = tools

@@ -1,7 +1,7 @@
 """The shape checks of snapshot documents: each refusal names the field, as `where: message`."""
 
 import re
-from typing import NoReturn, Optional
+from typing import NoReturn
 
 from .model import SnapshotError
 
@@ -33,7 +33,7 @@ def string(value, where: str) -> str:
     return value
 
 
-def string_or_none(value, where: str) -> Optional[str]:
+def string_or_none(value, where: str) -> str | None:
     """Return value if it is None or a string that is not blank."""
     if value is not None and (not isinstance(value, str) or not value.strip()):
         fail(where, "must be a non-empty string or null")

@@ -11,11 +11,10 @@ so each collection gets its own FTS table: no passage of another collection can 
 import os
 import re
 import sqlite3
-from typing import Optional
 from urllib.parse import quote
 
-from .ranking import FIELDED_TOKENIZER, FIELDS, Ranking
 from .model import Passage
+from .ranking import FIELDED_TOKENIZER, FIELDS, Ranking
 
 _FTS_TABLE_NAME = re.compile(r"passage_fts_[0-9]{1,6}")
 
@@ -130,7 +129,7 @@ def ranked_sql(table: str, ranking) -> str:
 
 
 def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
-           ranking: Optional[Ranking] = None, vectors: Optional[dict] = None):
+           ranking: Ranking | None = None, vectors: dict | None = None):
     """Write the schema, passages grouped by collection and version, one FTS per collection, meta.
 
     collection_ids maps every collection name to its corpus_id. With a ranking (schema 2), every

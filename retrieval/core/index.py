@@ -21,7 +21,6 @@ from typing import Optional, Protocol
 from . import database
 from .model import Passage, Snapshot, SnapshotError
 
-
 MATCH_ALL = "all"
 MATCH_ANY = "any"
 
@@ -163,7 +162,7 @@ class SnapshotIndex:
         self._connections.append(conn)
         return conn
 
-    def run_ranked(self, sql: str, arguments: tuple, deadline: Optional[float]):
+    def run_ranked(self, sql: str, arguments: tuple, deadline: float | None):
         """Run a ranking query on this thread's connection; return (connection, rows)."""
         conn = self._connection()
         if deadline is None:
@@ -180,7 +179,7 @@ class SnapshotIndex:
         finally:
             conn.set_progress_handler(None, 0)
 
-    def passage(self, passage_id: str) -> Optional[Passage]:
+    def passage(self, passage_id: str) -> Passage | None:
         """Return the passage with this id, or None."""
         row = self._connection().execute(database.BY_PASSAGE_ID, (passage_id,)).fetchone()
         if row is None:
@@ -205,7 +204,7 @@ class CollectionIndex:
     """One collection of a SnapshotIndex: its identity, its FTS table and its version ranges."""
 
     def __init__(self, owner: SnapshotIndex, name: str, corpus_id: str, ranked_sql: str,
-                 spans: dict, reranker: Optional[Reranker] = None):
+                 spans: dict, reranker: Reranker | None = None):
         self._owner = owner
         self.name = name
         self.corpus_id = corpus_id
@@ -214,7 +213,7 @@ class CollectionIndex:
         self._reranker = reranker
 
     def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL,
-             deadline: Optional[float] = None):
+             deadline: float | None = None):
         """Return up to k (passage, score) pairs of that version, best first.
 
         The score is bm25 (minus the prior), or with a reranker the re-sorted score of the
@@ -234,7 +233,7 @@ class CollectionIndex:
         return [(database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone()),
                  score) for rowid, score in ranked]
 
-    def passage(self, passage_id: str) -> Optional[Passage]:
+    def passage(self, passage_id: str) -> Passage | None:
         """Return the passage with this id if it belongs to this collection, else None."""
         passage = self._owner.passage(passage_id)
         return passage if passage is not None and passage.collection == self.name else None

@@ -5,7 +5,6 @@ a validated, identified Snapshot, refused unless it has the corpus_id a caller p
 """
 
 from pathlib import Path
-from typing import Optional
 
 from .model import BUILD_HINT, Snapshot, SnapshotError
 from .snapshot_directory import load_snapshot_directory
@@ -13,7 +12,7 @@ from .snapshot_json import parse_snapshot
 from .strict_json import StrictJSONError, loads_strict
 
 
-def load_snapshot(path, expect_corpus_id: Optional[str] = None) -> Snapshot:
+def load_snapshot(path, expect_corpus_id: str | None = None) -> Snapshot:
     """Read, validate and identify a snapshot (JSON file or built directory); check the pin."""
     path = Path(path)
     if path.is_dir():

@@ -52,7 +52,7 @@ class Passage:
     byte_count: int
     collection: str = DEFAULT_COLLECTION
     # Built snapshots (schema 2) only: what search hits show, and what the unit is ranked by.
-    title: Optional[str] = None
+    title: str | None = None
     index: Optional["IndexFields"] = None
 
 
@@ -104,9 +104,9 @@ class Rule:
 
     name: str
     phrases: tuple
-    initial_query: Optional[str]
-    refinement_query: Optional[str]
-    required_marker: Optional[str]
+    initial_query: str | None
+    refinement_query: str | None
+    required_marker: str | None
     max_rounds: int
     kind: str = FIXED
     stop_words: frozenset = frozenset()
@@ -192,8 +192,8 @@ class Snapshot:
     collections: dict
     # Built snapshots keep their passages in this SQLite file instead of `passages`, and every
     # connection must open the file verified at load (database.file_identity), no other.
-    database_path: Optional[str] = None
-    database_identity: Optional[tuple] = None
+    database_path: str | None = None
+    database_identity: tuple | None = None
     # Built snapshots (schema 2) rank by fields and priors; None: one text column, plain bm25.
     ranking: Optional["Ranking"] = None
     # A policy with a semantic section re-ranks with this (see index.Reranker), made by the

@@ -3,10 +3,18 @@
 from dataclasses import dataclass
 
 from .admission import AdmissionRunner
+
 # This module ends a run completed or incomplete; the admission runner ends it limited or failed.
 from .model import (
-    BEST_MATCHES_READ, COMPLETED, INCOMPLETE, MARKER_FOUND, NO_MATCHES, NO_REFINEMENT, READ_BEST,
-    ROUND_LIMIT, Rule,
+    BEST_MATCHES_READ,
+    COMPLETED,
+    INCOMPLETE,
+    MARKER_FOUND,
+    NO_MATCHES,
+    NO_REFINEMENT,
+    READ_BEST,
+    ROUND_LIMIT,
+    Rule,
 )
 
 

@@ -4,11 +4,16 @@ Both snapshot formats carry one (the JSON file in its `policy` member, a built d
 manifest), validated here; the policy's bytes are part of corpus_id.
 """
 
-from typing import Optional
 
 from . import checks
 from .model import (
-    DEFAULT_SEARCH_K, FIXED, MAX_SEARCH_K, QUESTION_TERMS, READ_BEST, READ_FIRST, Rule,
+    DEFAULT_SEARCH_K,
+    FIXED,
+    MAX_SEARCH_K,
+    QUESTION_TERMS,
+    READ_BEST,
+    READ_FIRST,
+    Rule,
 )
 from .ranking import Ranking, Semantic, parse_ranking, parse_semantic
 
@@ -92,7 +97,7 @@ def parse_policy(raw):
     return rules, fallback
 
 
-def policy_ranking(raw) -> Optional[Ranking]:
+def policy_ranking(raw) -> Ranking | None:
     """Return a validated policy's ranking section, or None when it has none (schema 1)."""
     return parse_ranking(raw["ranking"]) if "ranking" in raw else None
 
@@ -105,6 +110,6 @@ def built_policy_ranking(raw) -> Ranking:
     return ranking
 
 
-def policy_semantic(raw) -> Optional[Semantic]:
+def policy_semantic(raw) -> Semantic | None:
     """Return a validated policy's semantic section, or None when it ranks lexically alone."""
     return parse_semantic(raw["semantic"]) if "semantic" in raw else None

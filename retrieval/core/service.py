@@ -1,15 +1,15 @@
 """One retrieval run from validated request to result, over a loaded snapshot."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from . import digests
 from .admission import AdmissionRunner, Limits, RunEnded
 from .index import CollectionIndex, SnapshotIndex
-from .memo import ResultMemo
-from .policy import run_rule
 from .loading import load_snapshot
+from .memo import ResultMemo
 from .model import Snapshot, repeatable
+from .policy import run_rule
 from .tools import RetrievalTools, result_size
 
 
@@ -62,7 +62,7 @@ MEMO_BYTES = 32 * 1024 * 1024
 class RetrievalService:
     """A loaded snapshot, its shared index, and the factory of request-local tools."""
 
-    def __init__(self, snapshot: Snapshot, tool_factory: Optional[ToolFactory] = None,
+    def __init__(self, snapshot: Snapshot, tool_factory: ToolFactory | None = None,
                  memo_entries: int = MEMO_ENTRIES, memo_bytes: int = MEMO_BYTES,
                  connections: int = 1):
         self.snapshot = snapshot
@@ -93,8 +93,8 @@ class RetrievalService:
         return digests.request_id(self.collection(request.collection).corpus_id,
                                   request.normalized())
 
-    def retrieve(self, request: RetrieveRequest, deadline: Optional[float] = None,
-                 request_id: Optional[str] = None) -> RunResult:
+    def retrieve(self, request: RetrieveRequest, deadline: float | None = None,
+                 request_id: str | None = None) -> RunResult:
         """Run the scripted policy for one request; the tools are closed on every path.
 
         deadline is a time.monotonic() value after which no action starts and a running search

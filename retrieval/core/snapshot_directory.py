@@ -8,15 +8,20 @@ corpus size; `verify_snapshot_directory` (`python -m retrieval verify DIR`) reco
 
 import sqlite3
 from pathlib import Path
-from typing import Optional
 
 from . import database, digests
-from .ranking import FIELDED_SCHEMA_VERSION, FIELDED_TOKENIZER, IndexFields
 from .identity import PASSAGE_CONTENT, collection_corpus_ids, compute_corpus_id, derive_passage
 from .model import (
-    BM25, BUILD_HINT, DEFAULT_COLLECTION, Collection, Snapshot, SnapshotError, summarize_versions,
+    BM25,
+    BUILD_HINT,
+    DEFAULT_COLLECTION,
+    Collection,
+    Snapshot,
+    SnapshotError,
+    summarize_versions,
 )
 from .policy_format import built_policy_ranking, parse_policy, policy_semantic
+from .ranking import FIELDED_SCHEMA_VERSION, FIELDED_TOKENIZER, IndexFields
 from .strict_json import StrictJSONError, loads_strict
 
 DIRECTORY_FORMAT = "retrieval-snapshot-directory"
@@ -189,7 +194,7 @@ def verify_snapshot_directory(directory) -> list:
                    else database.vector_rows(conn, semantic.dimensions))
     finally:
         conn.close()
-    contents = [dict(zip(database.PASSAGE_COLUMNS, row)) for row in rows]
+    contents = [dict(zip(database.PASSAGE_COLUMNS, row, strict=True)) for row in rows]
     if [index_row[0] for index_row in index_rows] != list(range(1, len(rows) + 1)):
         return ["passage_facts, passage_fields: not exactly one row per passage"]
     ranking = built_policy_ranking(manifest["policy"])
@@ -222,7 +227,7 @@ def verify_snapshot_directory(directory) -> list:
     return problems
 
 
-def identity_of(row: dict, facts: IndexFields, vector: Optional[bytes] = None) -> dict:
+def identity_of(row: dict, facts: IndexFields, vector: bytes | None = None) -> dict:
     """Return a database row's passage content (ranking facts, vector) as corpus_id covers it."""
     content = {key: row[key] for key in PASSAGE_CONTENT + ("title",)}
     if row["collection"] != DEFAULT_COLLECTION:
@@ -230,6 +235,6 @@ def identity_of(row: dict, facts: IndexFields, vector: Optional[bytes] = None) -
     return content | facts.content() | vector_content(vector)
 
 
-def vector_content(vector: Optional[bytes] = None) -> dict:
+def vector_content(vector: bytes | None = None) -> dict:
     """Return what a passage's content says of its vector: its digest, or nothing without one."""
     return {} if vector is None else {"vector_sha256": digests.sha256_hex(vector)}

@@ -7,11 +7,24 @@ under an identity it no longer has.
 
 from . import checks, digests
 from .identity import (
-    PASSAGE_CONTENT, collection_corpus_ids, collection_of, compute_corpus_id, derive_passage,
+    PASSAGE_CONTENT,
+    collection_corpus_ids,
+    collection_of,
+    compute_corpus_id,
+    derive_passage,
 )
 from .model import (
-    BM25, COLLECTION_PATTERN, DEFAULT_COLLECTION, SCHEMA_VERSION, SNAPSHOT_FORMAT, TOKENIZER,
-    VERSION_PATTERN, VERSION_SHAPE, Collection, Snapshot, summarize_versions,
+    BM25,
+    COLLECTION_PATTERN,
+    DEFAULT_COLLECTION,
+    SCHEMA_VERSION,
+    SNAPSHOT_FORMAT,
+    TOKENIZER,
+    VERSION_PATTERN,
+    VERSION_SHAPE,
+    Collection,
+    Snapshot,
+    summarize_versions,
 )
 from .policy_format import parse_policy
 
@@ -114,7 +127,7 @@ def parse_snapshot(document) -> Snapshot:
     passages = []
     seen_ids: dict = {}
     source_digests: dict = {}
-    for i, (raw, content) in enumerate(zip(document["passages"], contents)):
+    for i, (raw, content) in enumerate(zip(document["passages"], contents, strict=True)):
         where = f"passages[{i}]"
         passage = derive_passage(collection_ids[collection_of(content)], content)
         if raw["passage_id"] != passage.passage_id:

@@ -8,7 +8,6 @@ would let two different byte strings mean "the same" request, or one request mea
 import json
 import math
 import re
-from typing import Optional
 
 MAX_DEPTH = 32
 
@@ -103,7 +102,7 @@ def _locate(text) -> StrictJSONError:
     Runs only after a document was refused, so it may be slow: it walks the tokens once, keeping
     each open object's keys, the nesting depth and every string's code points.
     """
-    open_keys: list[Optional[set]] = []  # per open container: a set of keys (object) or None (array)
+    open_keys: list[set | None] = []  # per open container: a set of keys (object) or None (array)
     index, length = 0, len(text)
     while index < length:
         char = text[index]

@@ -14,7 +14,6 @@ from . import digests
 from .index import MATCH_ALL, CollectionIndex, DeadlineExceeded
 from .memo import ResultMemo
 
-
 DEADLINE_EXCEEDED = "deadline_exceeded"
 
 

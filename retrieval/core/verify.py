@@ -8,7 +8,6 @@ and a trace entry that is not one hides what it holds. Verification detects byte
 transit or at rest; it does not authenticate the server.
 """
 
-from typing import Optional
 
 from . import digests
 
@@ -17,7 +16,7 @@ class Unverified(ValueError):
     """A run result that does not verify; the message says the first reason."""
 
 
-def run_result_problems(raw: bytes, document, sent: Optional[dict] = None) -> list:
+def run_result_problems(raw: bytes, document, sent: dict | None = None) -> list:
     """Return why a run result does not verify, one line per problem (empty: it verifies).
 
     sent: the request fields a client sent; each one the server echoes must be what was sent,
@@ -49,7 +48,7 @@ def run_result_problems(raw: bytes, document, sent: Optional[dict] = None) -> li
     return problems
 
 
-def verify_run_result(raw: bytes, document, sent: Optional[dict] = None):
+def verify_run_result(raw: bytes, document, sent: dict | None = None):
     """Raise Unverified with the first problem unless the run result verifies."""
     problems = run_result_problems(raw, document, sent)
     if problems:
@@ -71,7 +70,7 @@ def verify_passage(passage: dict) -> None:
         raise ValueError(f"passage {passage.get('passage_id')!r}: passage_id does not recompute")
 
 
-def _unchecked_part(document: dict) -> Optional[str]:
+def _unchecked_part(document: dict) -> str | None:
     """Return what of the trace and evidence is not a list of objects, or None."""
     for part in ("trace", "evidence"):
         items = document.get(part, [])

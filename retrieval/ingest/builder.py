@@ -26,15 +26,29 @@ from pathlib import Path
 
 from ..core import database
 from ..core.ranking import SECTION, IndexFields
-from ..core.snapshot import DEFAULT_COLLECTION, SnapshotError, collection_corpus_ids, \
-    built_policy_ranking, collection_of, compute_corpus_id, derive_passage, parse_policy
-from ..core.snapshot_directory import DATABASE, IDENTITY, MANIFEST, manifest_for, \
-    source_summary, vector_content
+from ..core.snapshot import (
+    DEFAULT_COLLECTION,
+    SnapshotError,
+    built_policy_ranking,
+    collection_corpus_ids,
+    collection_of,
+    compute_corpus_id,
+    derive_passage,
+    parse_policy,
+)
+from ..core.snapshot_directory import (
+    DATABASE,
+    IDENTITY,
+    MANIFEST,
+    manifest_for,
+    source_summary,
+    vector_content,
+)
 from . import llms
+from .html_units import page_units as html_page_units
 from .inventory import InventoryError, read_inventory
 from .parse import decode_source, iter_source_files, page_url, parse_source, source_kind
 from .rendered import RenderedSite
-from .html_units import page_units as html_page_units
 from .units import page_units, plain_text
 
 # English function words. They are data in the policy (and so part of corpus_id), not code, so
@@ -453,7 +467,7 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None) ->
             conn, passages,
             {"corpus_id": corpus, "schema_version": str(IDENTITY["schema_version"])},
             collection_ids, ranking, None if vectors is None else {
-                passage.passage_id: vector for passage, vector in zip(passages, vectors)})
+                passage.passage_id: vector for passage, vector in zip(passages, vectors, strict=True)})
         sources = source_summary(conn)
     finally:
         conn.close()

@@ -16,7 +16,6 @@ import bisect
 import html
 import re
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ..core.ranking import SECTION
 from .parse import _OBJECT_DIRECTIVES, MAX_PASSAGE_BYTES
@@ -54,7 +53,7 @@ class _Owner:
     """A section or documented object while its text is collected."""
 
     kind: str
-    anchor: Optional[str]  # a section's id; an object's enclosing section's (its ids are below)
+    anchor: str | None  # a section's id; an object's enclosing section's (its ids are below)
     start_line: int
     context: tuple = ()  # page title and the headings of the enclosing sections
     title: str = ""
@@ -70,7 +69,7 @@ def _may_start_main(tag: str, raw_attributes: str) -> bool:
     return tag in ("main", "article") or "main" in raw_attributes
 
 
-def _object_kind(tag: str, classes: list, inside_class: bool) -> Optional[str]:
+def _object_kind(tag: str, classes: list, inside_class: bool) -> str | None:
     """Return the kind of object an element documents (Sphinx `dl.py`, mkdocstrings), or None."""
     if tag == "dl" and len(classes) >= 2 and classes[0] == "py":
         return _OBJECT_DIRECTIVES.get(classes[1])  # Sphinx names the class after the directive
@@ -102,16 +101,16 @@ class _PageReader:
         self.owners: list = []
         self._owners: list = []  # the open section and object owners, innermost last
         self._elements: list = []  # per open container element: the owner it opened, or None
-        self._main: Optional[list] = None  # [tag, nesting] of the main content element
-        self._skip: Optional[list] = None  # [tag, nesting] of an element being skipped
+        self._main: list | None = None  # [tag, nesting] of the main content element
+        self._skip: list | None = None  # [tag, nesting] of an element being skipped
         self._pre = 0  # nesting of <pre>
-        self._signature: Optional[list] = None  # [prefix, prename, name, rest] being read
+        self._signature: list | None = None  # [prefix, prename, name, rest] being read
         self._signature_part = 0  # which of those the text goes to
         self._signature_end = ""  # the tag that ends it: dt (Sphinx) or a heading
         self._span_parts: list = []  # per open <span> in a signature: the part it set, or None
-        self._heading: Optional[_Owner] = None  # a section whose heading is being read
+        self._heading: _Owner | None = None  # a section whose heading is being read
         self._run: list = []  # pieces of the text run being read
-        self._run_lines: Optional[list] = None  # [first, last] line of that run
+        self._run_lines: list | None = None  # [first, last] line of that run
         self.title = ""  # the page's title: its first heading
 
     def line(self, offset: int) -> int:
@@ -175,7 +174,7 @@ class _PageReader:
         elif tag in _HEADINGS:
             self._begin_heading(tag, attrs, offset)
 
-    def _container(self, tag: str, attrs: dict, classes: list, offset: int) -> Optional[_Owner]:
+    def _container(self, tag: str, attrs: dict, classes: list, offset: int) -> _Owner | None:
         """Open the section or object a container element starts, if it starts one."""
         inside_class = any(owner.kind == "class" for owner in self._owners)
         kind = _object_kind(tag, classes, inside_class)
@@ -212,7 +211,7 @@ class _PageReader:
         if owner.kind == SECTION and not owner.title:
             self._heading = owner
 
-    def _begin_signature(self, signature_id: Optional[str], end_tag: str):
+    def _begin_signature(self, signature_id: str | None, end_tag: str):
         owner = self._owners[-1]
         if signature_id:
             owner.ids.append(signature_id)
@@ -322,7 +321,7 @@ def _quoted(owner: _Owner) -> tuple:
     return "\n\n".join(parts), last
 
 
-def _unit(owner: _Owner, page_title: str) -> Optional[Unit]:
+def _unit(owner: _Owner, page_title: str) -> Unit | None:
     """Return the unit of one section or object, or None if it holds no text of its own."""
     if not owner.signatures and all(block.text == owner.title for block in owner.blocks):
         return None  # nothing but a heading: its subsections and objects say it all

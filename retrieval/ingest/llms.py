@@ -12,7 +12,6 @@ import posixpath
 import re
 import urllib.parse
 from dataclasses import dataclass
-from typing import Optional
 
 INDEX = "llms.txt"
 FULL = "llms-full.txt"
@@ -50,7 +49,7 @@ def read_index(text: str) -> list:
     return links
 
 
-def local_path(url: str, base_url: str) -> Optional[str]:
+def local_path(url: str, base_url: str) -> str | None:
     """Return the path below the tree of the page a link names, or None if it is elsewhere.
 
     A relative link is relative to the index; an absolute one must lie under the tree's base URL.

@@ -13,8 +13,8 @@ import os
 import re
 import unicodedata
 import urllib.parse
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
 
 # A passage is read into a bounded budget (max_source_bytes) and indexed as one FTS5 row; a whole
 # chapter in one passage would be unaffordable to read and would dilute BM25's length
@@ -32,12 +32,12 @@ class Paragraph:
     start_line: int  # 1-based, in the source file
     end_line: int  # inclusive
     text: str  # the source lines start_line..end_line joined with "\n" (no trailing newline)
-    anchor: Optional[str]  # the most specific anchor in force here, without '#', or None
+    anchor: str | None  # the most specific anchor in force here, without '#', or None
 
 
 # --- public API ----------------------------------------------------------------------------------
 
-def source_kind(relative_path: str) -> Optional[str]:
+def source_kind(relative_path: str) -> str | None:
     """Return "rst", "markdown" or "text" for a supported source file name, else None."""
     for suffix, kind in _SUFFIXES:
         if relative_path.endswith(suffix):
@@ -86,7 +86,7 @@ def decode_source(data: bytes) -> str:
     return data.decode("utf-8")
 
 
-def parse_source(relative_path: str, text: str, kind: Optional[str] = None) -> list[Paragraph]:
+def parse_source(relative_path: str, text: str, kind: str | None = None) -> list[Paragraph]:
     """Split a source file into paragraphs, of the kind given or its file name says."""
     kind = kind or source_kind(relative_path)
     if kind is None:
@@ -146,7 +146,7 @@ def _size_pieces(lines: list, span: range) -> list:
     return pieces
 
 
-def _paragraphs(lines: list, span: range, anchor: Optional[str]) -> list:
+def _paragraphs(lines: list, span: range, anchor: str | None) -> list:
     """Return span as paragraphs, split by size, all under one anchor."""
     return [
         Paragraph(piece.start + 1, piece.stop, "\n".join(lines[piece.start:piece.stop]), anchor)
@@ -172,7 +172,7 @@ _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _NOT_SLUG = re.compile(r"[^\w\- ]")
 
 
-def _fence_marker(line: str) -> Optional[str]:
+def _fence_marker(line: str) -> str | None:
     match = _FENCE.fullmatch(line.rstrip())
     return (match.group(1) or match.group(2)) if match else None
 
@@ -184,7 +184,7 @@ def _closes_fence(line: str, marker: str) -> bool:
             and body == marker[0] * len(body))
 
 
-def _heading_text(line: str) -> Optional[str]:
+def _heading_text(line: str) -> str | None:
     """Return an ATX heading's text (without #s and closing sequence), or None if not a heading."""
     match = _ATX_HEADING.fullmatch(line.rstrip())
     if match is None:
@@ -244,7 +244,7 @@ class _GithubSlugger:
     def __init__(self):
         self._seen = {}
 
-    def slug(self, heading: str) -> Optional[str]:
+    def slug(self, heading: str) -> str | None:
         text = _MARKDOWN_LINK.sub(r"\1", heading)  # a link's id comes from its visible text
         base = _NOT_SLUG.sub("", text.lower()).replace(" ", "-")
         if not base:
@@ -297,7 +297,7 @@ _DROPPED_DIRECTIVES = frozenset({"toctree", "index"})
 _ADORNMENT = frozenset("=-~^\"'`#*+<>:._")
 
 
-def _docutils_id(text: str) -> Optional[str]:
+def _docutils_id(text: str) -> str | None:
     """Return the HTML id docutils (hence Sphinx) makes from a label or section title."""
     # docutils.nodes.make_id: ASCII-folded, lowercase, runs of anything but [a-z0-9] -> "-",
     # no leading digits or hyphens, no trailing hyphens ("_" too, so "a_b" becomes "a-b").
@@ -317,7 +317,7 @@ def _is_explicit_markup(line: str) -> bool:
     return stripped == ".." or stripped.startswith((".. ", "..\t"))
 
 
-def _section_title(lines: list, unit: range) -> Optional[str]:
+def _section_title(lines: list, unit: range) -> str | None:
     """Return the title if the unit starts with a section title (with or without overline)."""
     first = [lines[i].rstrip() for i in unit[:3]]
     if len(first) >= 3 and _is_adornment(first[0]) and first[2] == first[0]:
@@ -357,7 +357,7 @@ def _options(lines: list, unit: range) -> dict:
     return found
 
 
-def _qualify(name: str, module: Optional[str], class_path: Optional[str]) -> str:
+def _qualify(name: str, module: str | None, class_path: str | None) -> str:
     """Return an object's dotted path below its module, qualified as Sphinx's Python domain does."""
     if module and name.startswith(module + "."):
         return name[len(module) + 1:]  # already fully qualified: do not qualify twice
@@ -371,23 +371,23 @@ class _Scope:
     """The body of an object directive (or the whole file): where an anchor stays in force."""
 
     indent: int  # the directive's indentation; a line at this indentation or less ends the body
-    anchor: Optional[str]  # the anchor in force in the body; labels and sections inside replace it
-    class_path: Optional[str] = None  # for a class body: the class's path below the module
+    anchor: str | None  # the anchor in force in the body; labels and sections inside replace it
+    class_path: str | None = None  # for a class body: the class's path below the module
 
 
 @dataclass
 class _RstReader:
     """Walks a reST file's units in order, tracking what Sphinx would anchor each one under."""
 
-    module: Optional[str] = None
+    module: str | None = None
     # The file level never ends (indent -1); object directives push, dedents pop.
     scopes: list = field(default_factory=lambda: [_Scope(-1, None)])
     after_label: bool = False  # the previous unit was a label: it names the section that follows
-    skip_deeper_than: Optional[int] = None  # inside the body of a dropped construct
+    skip_deeper_than: int | None = None  # inside the body of a dropped construct
     used_ids: set = field(default_factory=set)
 
     @property
-    def anchor(self) -> Optional[str]:
+    def anchor(self) -> str | None:
         return self.scopes[-1].anchor
 
     def skips(self, indent: int) -> bool:
@@ -413,7 +413,7 @@ class _RstReader:
         # Lone adornment (a transition, a stray underline) is nothing a person would read.
         return not all(_is_adornment(lines[i]) for i in unit)
 
-    def _set_anchor(self, anchor: Optional[str]):
+    def _set_anchor(self, anchor: str | None):
         self.scopes[-1].anchor = anchor
         if anchor is not None:
             self.used_ids.add(anchor)

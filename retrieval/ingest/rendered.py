@@ -14,7 +14,6 @@ import re
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 
 @dataclass
@@ -103,7 +102,7 @@ class _PageParser:
         self._signature = None  # [id, name] of the <dt> being read
         self._name_depth = 0  # >0 inside a signature's sig-name span
         self._span_depth = 0
-        self._main: Optional[list] = None  # [tag, nesting] of the main content element
+        self._main: list | None = None  # [tag, nesting] of the main content element
         self._div_depth = 0  # <div> nesting inside the main content
         # The div depth of the table of contents being read (0: none). A toctree links every
         # section it lists: navigation, like the sidebars, not a cross-reference.
@@ -234,19 +233,19 @@ class RenderedSite:
         self.root = os.path.abspath(root)
         self.base_url = base_url
 
-    @functools.lru_cache(maxsize=None)
-    def page(self, page: str) -> Optional[RenderedPage]:
+    @functools.cache
+    def page(self, page: str) -> RenderedPage | None:
         """Return one page given by its path below the root, or None if it is not published."""
         if not os.path.isfile(os.path.join(self.root, *page.split("/"))):
             return None
         return parse_page(self.root, page)
 
-    def ids(self, page: str) -> Optional[frozenset]:
+    def ids(self, page: str) -> frozenset | None:
         """Return the ids of a page, or None if it is not published."""
         rendered = self.page(page)
         return rendered.ids if rendered is not None else None
 
-    def page_of(self, url: str) -> Optional[str]:
+    def page_of(self, url: str) -> str | None:
         """Return the page path below the root that a URL names, or None if it is elsewhere."""
         address = url.partition("#")[0]
         if not address.startswith(self.base_url):

@@ -13,12 +13,20 @@ ids Sphinx really wrote, including each later signature of a multi-signature obj
 
 import re
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ..core.ranking import SECTION
 from .parse import (
-    _DIRECTIVE, _OBJECT_DIRECTIVES, _OBJECT_NAME, _OPTION, _ROLE, _RstReader, _blank_separated,
-    _indent, _is_explicit_markup, _rst_units, _size_pieces,
+    _DIRECTIVE,
+    _OBJECT_DIRECTIVES,
+    _OBJECT_NAME,
+    _OPTION,
+    _ROLE,
+    _blank_separated,
+    _indent,
+    _is_explicit_markup,
+    _rst_units,
+    _RstReader,
+    _size_pieces,
 )
 from .rendered import RenderedPage
 
@@ -55,7 +63,7 @@ class Unit:
     start_line: int  # 1-based, inclusive
     end_line: int
     text: str  # byte-exact source lines start_line..end_line
-    anchor: Optional[str]  # the URL fragment (an id of the rendered page), or None
+    anchor: str | None  # the URL fragment (an id of the rendered page), or None
     title: str
     heading: str  # the title of the section that owns it (a section's own title)
     kind: str  # an _OBJECT_DIRECTIVES value or SECTION
@@ -76,7 +84,7 @@ class _Owner:
     kind: str
     head: int  # line index of its title or directive
     title: str
-    anchor: Optional[str]
+    anchor: str | None
     heading: str = ""
     anchors: tuple = ()
     noindex: bool = False
@@ -84,7 +92,7 @@ class _Owner:
     bare_names: tuple = ()
     signature: str = ""
     context: str = ""
-    first_run_end: Optional[int] = None  # line index past its first run of units
+    first_run_end: int | None = None  # line index past its first run of units
     run_open: bool = True
     body: list = field(default_factory=list)
     code: list = field(default_factory=list)
@@ -98,7 +106,7 @@ class _UnitReader(_RstReader):
         self.lines = lines
         self.page = page
         self.owners = []
-        self.section: Optional[_Owner] = None
+        self.section: _Owner | None = None
         self._sections_at = 0  # document-order cursors into the rendered page
         self._objects_at = 0
         self._unit = None
@@ -189,7 +197,7 @@ class _UnitReader(_RstReader):
                 found.append((match.group(0), text[match.end():].strip()))
         return found
 
-    def owner(self) -> Optional[_Owner]:
+    def owner(self) -> _Owner | None:
         """Return the object or section that owns the current unit."""
         for scope in reversed(self.scopes):
             owner = getattr(scope, "owner", None)

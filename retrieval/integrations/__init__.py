@@ -15,8 +15,8 @@ class RetrievalSettings:
 
     url: str = "http://127.0.0.1:8765"
     version: str = "3.12"
-    collection: Optional[str] = None
-    api_key: Optional[str] = None
+    collection: str | None = None
+    api_key: str | None = None
     timeout: float = 10.0
     allowances: dict = field(default_factory=dict)
 

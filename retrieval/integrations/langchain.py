@@ -7,7 +7,6 @@ Each evidence passage becomes `Document(page_content=<verbatim text>, metadata={
 version, start_line, end_line, digests, status, ...})`; an altered response raises IntegrityError.
 """
 
-from typing import Optional
 
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
@@ -20,8 +19,8 @@ class RetrievalRetriever(BaseRetriever):
 
     url: str = "http://127.0.0.1:8765"
     version: str
-    collection: Optional[str] = None
-    api_key: Optional[str] = None
+    collection: str | None = None
+    api_key: str | None = None
     timeout: float = 10.0
     allowances: dict = {}
 

@@ -7,7 +7,6 @@ Each evidence passage becomes `NodeWithScore(TextNode(id_=passage_id, text=<verb
 metadata=...), score=<the service's native score>)`; an altered response raises IntegrityError.
 """
 
-from typing import Optional
 
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
@@ -19,8 +18,8 @@ class RetrievalRetriever(BaseRetriever):
     """Retrieve verified documentation passages for a query (one budgeted run per query)."""
 
     def __init__(self, url: str = "http://127.0.0.1:8765", *, version: str,
-                 collection: Optional[str] = None, api_key: Optional[str] = None,
-                 timeout: float = 10.0, allowances: Optional[dict] = None, **options):
+                 collection: str | None = None, api_key: str | None = None,
+                 timeout: float = 10.0, allowances: dict | None = None, **options):
         super().__init__(**options)
         self._settings = RetrievalSettings(url, version, collection, api_key, timeout,
                                            dict(allowances or {}))

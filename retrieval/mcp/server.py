@@ -16,9 +16,9 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
+from ..contract import ALLOWANCES
 from ..core.snapshot import DEFAULT_COLLECTION
 from ..errors import ServiceError
-from ..contract import ALLOWANCES
 from ..request import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGEX
 from ..search import DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, MAX_LIMIT, MIN_LIMIT
 from .backends import BackendError

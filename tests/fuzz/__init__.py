@@ -23,8 +23,8 @@ from .generators import generate_case
 from .invariants import check_case, check_response
 from .reporting import format_failure
 from .responses import Response, excerpt, parse_all
-from .running import run_case
 from .run import Fuzzer, health_problem, probe_context
+from .running import run_case
 from .service import DEFAULT_TIMEOUT, DIGEST_HEADER
 
 __all__ = ["DEFAULT_TIMEOUT", "DIGEST_HEADER", "Case", "Context", "Fuzzer", "Req", "Response",

@@ -7,7 +7,6 @@ from retrieval.errors import MAX_ISSUES
 
 from .service import APP_BODY_CAP
 
-
 QUESTIONS = (
     "Will write_text replace the contents of an existing file?",
     "How frequently does our cloud provider back up these files?",

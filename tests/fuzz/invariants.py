@@ -3,18 +3,24 @@
 import hashlib
 import json
 import re
-from typing import Optional
 
-from retrieval.core import digests
 from retrieval.contract import HTTP_STATUS
+from retrieval.core import digests
 from retrieval.errors import ISSUE_BOUNDS, MAX_ISSUES, MAX_PATH_PART
 from retrieval.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 
 from .cases import Case, Req
 from .responses import Response
 from .running import Outcome
-from .service import DIGEST_HEADER, FORBIDDEN, FORBIDDEN_NOCASE, ISSUE_TYPES, RUN_STATUSES, \
-    STATIC_DIR, STATIC_TYPES
+from .service import (
+    DIGEST_HEADER,
+    FORBIDDEN,
+    FORBIDDEN_NOCASE,
+    ISSUE_TYPES,
+    RUN_STATUSES,
+    STATIC_DIR,
+    STATIC_TYPES,
+)
 
 
 def _static_bodies():
@@ -37,7 +43,7 @@ def forbidden_tokens(body: bytes, request: bytes = b"") -> list:
     return found
 
 
-def _document_kind(value) -> Optional[str]:
+def _document_kind(value) -> str | None:
     if not isinstance(value, dict):
         return None
     keys = set(value)
@@ -54,7 +60,7 @@ def _document_kind(value) -> Optional[str]:
     return None
 
 
-def _route(req: Optional[Req]) -> Optional[str]:
+def _route(req: Req | None) -> str | None:
     """The document kind a plain request must get, or None when the target is unusual."""
     if req is None:
         return None
@@ -126,7 +132,7 @@ def _check_run_body(value, raw, status, problems):
             problems.append("result_sha256 does not match the body")
 
 
-def check_response(response: Response, req: Optional[Req], request_bytes: bytes) -> list:
+def check_response(response: Response, req: Req | None, request_bytes: bytes) -> list:
     """Return the invariant violations of one response (empty when it is acceptable)."""
     problems = []
     status = response.status

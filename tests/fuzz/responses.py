@@ -2,7 +2,6 @@
 
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from .service import DIGEST_HEADER
 
@@ -50,7 +49,7 @@ class Response:
 _STATUS_LINE = re.compile(rb"HTTP/(\d\.\d) (\d{3})(?: (.*))?")
 
 
-def parse_response(buf: bytes, method: Optional[bytes], eof: bool):
+def parse_response(buf: bytes, method: bytes | None, eof: bool):
     """Parse one response from the start of buf: (Response, rest), or None if more is needed."""
     end = buf.find(b"\r\n\r\n")
     if end < 0:

@@ -8,7 +8,6 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Optional
 
 from .bodies import QUESTIONS
 from .cases import Case, Context, http_request
@@ -37,7 +36,7 @@ def exchange(host, port, request: bytes, timeout=DEFAULT_TIMEOUT):
     return responses[-1]
 
 
-def health_problem(host, port, timeout=HEALTH_TIMEOUT) -> Optional[str]:
+def health_problem(host, port, timeout=HEALTH_TIMEOUT) -> str | None:
     """None if GET /health answers 200 {"status":"ok",...} within timeout, else why not."""
     started = time.perf_counter()
     try:

@@ -24,7 +24,7 @@ def recv_to_close(sock, outcome):
     while True:
         try:
             chunk = sock.recv(65536)
-        except socket.timeout:
+        except TimeoutError:
             outcome.end = "timeout"
             break
         except ConnectionResetError:
@@ -83,7 +83,7 @@ def run_case(case: Case, host: str, port: int, timeout: float = DEFAULT_TIMEOUT)
 
 def _run_sequential(case, sock, outcome, timeout):
     buf = b""
-    for step, req in zip(case.steps, case.requests):
+    for step, req in zip(case.steps, case.requests, strict=True):
         try:
             sock.sendall(step)
         except OSError as exc:
@@ -111,7 +111,7 @@ def _run_sequential(case, sock, outcome, timeout):
                 return
             try:
                 chunk = sock.recv(65536)
-            except socket.timeout:
+            except TimeoutError:
                 outcome.end = "timeout"
                 outcome.problems.append(f"hang: no response within {timeout}s on a keep-alive "
                                         f"connection (request {len(outcome.responses) + 1})")

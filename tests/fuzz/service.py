@@ -4,7 +4,6 @@ from pathlib import Path
 
 from retrieval.contract import BODY_DIGEST_HEADER
 
-
 DIGEST_HEADER = BODY_DIGEST_HEADER.lower()  # responses are read with lower-cased names
 DEFAULT_TIMEOUT = 5.0
 HEALTH_TIMEOUT = 2.0
