@@ -63,13 +63,13 @@ def verify_passage(passage: dict) -> None:
     """
     if "text" in passage and digests.text_sha256(passage["text"]) != passage.get("text_sha256"):
         raise ValueError(f"passage {passage.get('passage_id')!r}: text_sha256 does not recompute")
-    names = [passage.get(key) for key in ("corpus_id", "source_id", "version", "text_sha256")]
-    lines = [passage.get(key) for key in ("start_line", "end_line")]
-    if not all(isinstance(value, str) for value in names) or \
-            not all(isinstance(value, int) and not isinstance(value, bool) for value in lines):
+    corpus_id, source_id, version, text_sha256, start, end = (passage.get(key) for key in (
+        "corpus_id", "source_id", "version", "text_sha256", "start_line", "end_line"))
+    if not (isinstance(corpus_id, str) and isinstance(source_id, str)
+            and isinstance(version, str) and isinstance(text_sha256, str)
+            and type(start) is int and type(end) is int):  # bool is an int, not a line number
         raise ValueError(f"passage {passage.get('passage_id')!r}: its provenance is incomplete")
-    corpus_id, source_id, version, text_sha256 = names
-    derived = digests.passage_id(corpus_id, source_id, version, lines[0], lines[1], text_sha256)
+    derived = digests.passage_id(corpus_id, source_id, version, start, end, text_sha256)
     if derived != passage.get("passage_id"):
         raise ValueError(f"passage {passage.get('passage_id')!r}: passage_id does not recompute")
 
