@@ -98,18 +98,24 @@ class CollectionsTest(unittest.TestCase):
                                  [(["body", "collection"], issue)])
 
 
+def serve_two_collections_with_keys(cls):
+    """Give a test class an app over "default" and "internal", and two keys: public reads
+    "default" only, staff reads both (cls.app, cls.public, cls.staff)."""
+    tmp = class_temporary_directory(cls)
+    keys_file = os.path.join(tmp, "keys.json")
+    cls.public = add_key(keys_file, "public", ["default"])
+    cls.staff = add_key(keys_file, "staff", ["default", "internal"])
+    cls.app = create_app(snapshot_path=snapshot_with(tmp, "both"),
+                         settings=quiet_settings(keys_file=keys_file))
+    cls.addClassCleanup(cls.app.close)
+
+
 class HiddenCollectionsTest(unittest.TestCase):
     """With keys, a collection the key may not read is indistinguishable from a missing one."""
 
     @classmethod
     def setUpClass(cls):
-        tmp = class_temporary_directory(cls)
-        keys_file = os.path.join(tmp, "keys.json")
-        cls.public = add_key(keys_file, "public", ["default"])
-        cls.staff = add_key(keys_file, "staff", ["default", "internal"])
-        cls.app = create_app(snapshot_path=snapshot_with(tmp, "both"),
-                             settings=quiet_settings(keys_file=keys_file))
-        cls.addClassCleanup(cls.app.close)
+        serve_two_collections_with_keys(cls)
 
     def get(self, path, key):
         return call(self.app, "GET", path, environ={"HTTP_AUTHORIZATION": f"Bearer {key}"})

@@ -80,31 +80,44 @@ def line_of(text: str, needle: str) -> int:
     return text[:text.index(needle)].count("\n") + 1
 
 
-class AutodocHtmlTest(unittest.TestCase):
-    """The site above, built once for the class."""
+def write_tree(root: str, files: dict):
+    """Write {path below root: text} under root."""
+    for relative, text in files.items():
+        path = os.path.join(root, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+class BuiltSiteTest(unittest.TestCase):
+    """A tree the test writes (FILES), built once for the class at VERSION."""
+
+    FILES: dict = {}
+    VERSION = "1.2"
 
     @classmethod
     def setUpClass(cls):
         base = class_temporary_directory(cls)
         cls.site = os.path.join(base, "html")
-        # index.html and _sources/ beside it: what makes a tree a published Sphinx site.
-        for relative, text in (("index.html", GUIDE_HTML), ("api.html", API_HTML),
-                               ("guide.html", GUIDE_HTML),
-                               ("_sources/api.rst.txt", API_SOURCE),
-                               ("_sources/guide.rst.txt", GUIDE_SOURCE)):
-            path = os.path.join(cls.site, relative)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
+        write_tree(cls.site, cls.FILES)
         cls.out = os.path.join(base, "snapshot")
-        build_snapshot([SourceTree("1.2", cls.site, BASE)], cls.out, DEFAULT_POLICY,
+        build_snapshot([SourceTree(cls.VERSION, cls.site, BASE)], cls.out, DEFAULT_POLICY,
                        Progress(io.StringIO()))
 
     def passages(self) -> dict:
         return built_passages(self.out)
 
+
+class AutodocHtmlTest(BuiltSiteTest):
+    """The site above, built once for the class."""
+
+    # index.html and _sources/ beside it: what makes a tree a published Sphinx site.
+    FILES = {"index.html": GUIDE_HTML, "api.html": API_HTML, "guide.html": GUIDE_HTML,
+             "_sources/api.rst.txt": API_SOURCE, "_sources/guide.rst.txt": GUIDE_SOURCE}
+
     def test_an_autodoc_object_is_its_rendered_text_with_html_provenance(self):
-        source_id, sha256, start, end, text, title, kind = self.passages()[BASE + "api.html#pkg.greet"]
+        passage = self.passages()[BASE + "api.html#pkg.greet"]
+        source_id, sha256, start, end, text, title, kind = passage
         self.assertEqual(source_id, "api.html")
         self.assertEqual(sha256, hashlib.sha256(API_HTML.encode("utf-8")).hexdigest())
         self.assertEqual((title, kind), ("pkg.greet", "function"))
@@ -185,26 +198,12 @@ MKDOCS_API = (MKDOCS_HEAD + heading(1, "api", "API")
               + MKDOCS_TAIL)
 
 
-class MkDocsHtmlTest(unittest.TestCase):
+class MkDocsHtmlTest(BuiltSiteTest):
     """An MkDocs site (Material theme, mkdocstrings), detected by its generator tag."""
 
-    @classmethod
-    def setUpClass(cls):
-        base = class_temporary_directory(cls)
-        cls.site = os.path.join(base, "html")
-        for relative, text in (("index.html", MKDOCS_INDEX), ("api/index.html", MKDOCS_API),
-                               ("404.html", MKDOCS_HEAD + "<p>Not found</p>" + MKDOCS_TAIL)):
-            path = os.path.join(cls.site, relative)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        cls.out = os.path.join(base, "snapshot")
-        # A version as the library writes it: X.Y.Z.
-        build_snapshot([SourceTree("1.2.3", cls.site, BASE)], cls.out, DEFAULT_POLICY,
-                       Progress(io.StringIO()))
-
-    def passages(self) -> dict:
-        return built_passages(self.out)
+    FILES = {"index.html": MKDOCS_INDEX, "api/index.html": MKDOCS_API,
+             "404.html": MKDOCS_HEAD + "<p>Not found</p>" + MKDOCS_TAIL}
+    VERSION = "1.2.3"  # a version as the library writes it: X.Y.Z
 
     def test_a_three_part_version_is_built_and_served(self):
         app = create_app(snapshot_path=self.out, settings=quiet_settings())
@@ -286,13 +285,9 @@ class LlmsTxtTest(unittest.TestCase):
     def setUpClass(cls):
         base = class_temporary_directory(cls)
         site = os.path.join(base, "llms")
-        for relative, text in (("llms.txt", LLMS_INDEX), ("quickstart.md", QUICKSTART),
-                               ("reference.md", REFERENCE), ("history.md", HISTORY),
-                               ("draft.md", UNLINKED), ("full/llms-full.txt", LLMS_FULL)):
-            path = os.path.join(site, relative)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
+        write_tree(site, {"llms.txt": LLMS_INDEX, "quickstart.md": QUICKSTART,
+                          "reference.md": REFERENCE, "history.md": HISTORY, "draft.md": UNLINKED,
+                          "full/llms-full.txt": LLMS_FULL})
         cls.progress = io.StringIO()
         cls.out = os.path.join(base, "snapshot")
         build_snapshot([SourceTree("1.2", site, BASE, "pkg"),

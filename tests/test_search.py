@@ -2,18 +2,15 @@
 exact byte budget over a prefix of the ranking, and the search memo shared with /retrieve."""
 
 import json
-import os
 import unittest
 
 from retrieval.core.service import RetrievalService
 from retrieval.core.snapshot import default_snapshot_path
 from retrieval.errors import InvalidRequest
-from retrieval.keys import add_key
 from retrieval.search import parse_search_request, run_search
-from retrieval.wsgi import create_app
 from tests.schema import errors as schema_errors
-from tests.support import call, class_temporary_directory, quiet_settings
-from tests.test_collections import snapshot_with
+from tests.support import call
+from tests.test_collections import serve_two_collections_with_keys
 
 QUERY = {"query": "write_text file", "version": "3.12"}
 
@@ -87,13 +84,7 @@ class SearchRouteTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        tmp = class_temporary_directory(cls)
-        keys_file = os.path.join(tmp, "keys.json")
-        cls.public = add_key(keys_file, "public", ["default"])
-        cls.staff = add_key(keys_file, "staff", ["default", "internal"])
-        cls.app = create_app(snapshot_path=snapshot_with(tmp, "both"),
-                             settings=quiet_settings(keys_file=keys_file))
-        cls.addClassCleanup(cls.app.close)
+        serve_two_collections_with_keys(cls)
         cls.document = call(cls.app, "GET", "/openapi.json").json()
 
     def post(self, body, key, raw=None):

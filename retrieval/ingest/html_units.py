@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..core.ranking import SECTION
 from .parse import _OBJECT_DIRECTIVES, MAX_PASSAGE_BYTES
-from .rendered import _HEADINGS, _TAG, _attributes, _classes, main_start
+from .rendered import _HEADINGS, _attributes, _classes, main_start, scan
 from .units import Unit
 
 # Elements that end a run of text: what follows starts a new line of the extracted text.
@@ -119,19 +119,14 @@ class _PageReader:
 
     def feed(self, text: str):
         """Read a whole page."""
-        position = 0
-        for match in _TAG.finditer(text):
-            if match.start() > position:
-                self._data(text[position:match.start()], position)
-            position = match.end()
-            tag = match.group(2)
+        for data_start, start, closing, tag, raw in scan(text):
+            if start > data_start:
+                self._data(text[data_start:start], data_start)
             if tag is None:
                 continue  # a comment
-            tag = tag.lower()
-            if match.group(1):
+            if closing:
                 self._end(tag)
                 continue
-            raw = match.group(3)
             self_closing = raw.rstrip().endswith("/")
             if self._skip is not None:
                 if tag == self._skip[0] and not self_closing and tag not in _VOID:
@@ -139,8 +134,7 @@ class _PageReader:
             elif self._main is not None or _may_start_main(tag, raw):
                 # Attributes are parsed only where they can matter: most of a page's tags are
                 # navigation outside its main content (a pandas API page: 50 KB of sidebar).
-                self._start(tag, _attributes(raw) if "=" in raw else {}, match.start(),
-                            self_closing)
+                self._start(tag, _attributes(raw) if "=" in raw else {}, start, self_closing)
         self._flush()
 
     # -- structure ---------------------------------------------------------------------------

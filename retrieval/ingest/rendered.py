@@ -64,6 +64,20 @@ _ATTRIBUTE = re.compile(r"""([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"([^"]*)"|'
 _HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 
 
+def scan(text: str):
+    """Yield (data start, start, closing, tag, raw attributes) for each tag of a page, in order.
+
+    The text between one tag's end and the next tag's start (text[data start:start]) is data. A
+    comment comes as tag None: it ends the data before it, and its own text is no data.
+    """
+    position = 0
+    for match in _TAG.finditer(text):
+        tag = match.group(2)
+        yield (position, match.start(), bool(match.group(1)),
+               None if tag is None else tag.lower(), match.group(3))
+        position = match.end()
+
+
 def _attributes(text: str) -> dict:
     attrs = {}
     for match in _ATTRIBUTE.finditer(text):
@@ -110,20 +124,15 @@ class _PageParser:
 
     def feed(self, text: str):
         """Scan a whole page."""
-        position = 0
-        for match in _TAG.finditer(text):
-            if match.start() > position and (self._heading is not None or self._name_depth):
-                self.handle_data(html.unescape(text[position:match.start()]))
-            position = match.end()
-            tag = match.group(2)
+        for data_start, start, closing, tag, raw in scan(text):
+            if start > data_start and (self._heading is not None or self._name_depth):
+                self.handle_data(html.unescape(text[data_start:start]))
             if tag is None:
                 continue  # a comment
-            tag = tag.lower()
-            if match.group(1):
+            if closing:
                 self.handle_endtag(tag)
             else:
-                attributes = match.group(3)
-                self.handle_starttag(tag, _attributes(attributes) if "=" in attributes else {})
+                self.handle_starttag(tag, _attributes(raw) if "=" in raw else {})
 
     def handle_starttag(self, tag, attrs):
         if attrs.get("id"):
