@@ -104,7 +104,8 @@ class AutodocHtmlTest(unittest.TestCase):
         return built_passages(self.out)
 
     def test_an_autodoc_object_is_its_rendered_text_with_html_provenance(self):
-        source_id, sha256, start, end, text, title, kind = self.passages()[BASE + "api.html#pkg.greet"]
+        source_id, sha256, start, end, text, title, kind = (
+            self.passages()[BASE + "api.html#pkg.greet"])
         self.assertEqual(source_id, "api.html")
         self.assertEqual(sha256, hashlib.sha256(API_HTML.encode("utf-8")).hexdigest())
         self.assertEqual((title, kind), ("pkg.greet", "function"))
