@@ -151,7 +151,7 @@ def heading_questions(db_path, count=DISTINCT_COUNT, seed=DISTINCT_SEED):
 
 
 def title_questions(db_path, collection, count=DISTINCT_COUNT, seed=DISTINCT_SEED):
-    """Draw `count` distinct unit titles of one collection (sections and objects), deterministically.
+    """Draw `count` distinct unit titles of one collection (sections and objects) deterministically.
 
     A page read from its HTML has no reST adornment to find headings by; its units' titles are
     the section headings and object names a reader would look for.
@@ -411,7 +411,9 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=int, default=2, help="seconds of unrecorded wrk load")
     p.add_argument("--out", help="build the snapshot here and keep it (default: a temp dir)")
     p.add_argument("--snapshot-dir", help="reuse this built snapshot directory; skip the build")
-    p.add_argument("--source", default=DEFAULT_SOURCE, help="the published 3.11 HTML root (with _sources and objects.inv) to build from")
+    p.add_argument("--source", default=DEFAULT_SOURCE,
+                   help="the published 3.11 HTML root (with _sources and objects.inv) "
+                        "to build from")
     p.add_argument("--json-out", help="write every raw number here")
     p.add_argument("--collection", help="serve this collection of a --snapshot-dir (a library "
                    "built by bench/libraries.py); distinct questions are its unit titles")
@@ -508,7 +510,8 @@ def main(argv=None):
         with open(args.json_out, "w", encoding="utf-8") as f:
             json.dump({"meta": meta, "build": build_result, "corpus": facts,
                        "summaries": summaries,
-                       "verdicts": [dict(zip(("measure", "value", "target", "result"), r, strict=True))
+                       "verdicts": [dict(zip(("measure", "value", "target", "result"), r,
+                                             strict=True))
                                     for r in rows],
                        "runs": raw}, f, indent=2)
         log(f"wrote {args.json_out}")

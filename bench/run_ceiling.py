@@ -140,7 +140,8 @@ def benchmark(servers, levels, repeats, duration, wrk_threads, wrk_timeout):
                     f"p99={r['p99_us'] / 1000:.2f}ms errors={r['errors']}")
         real, ceil = (summarize(raw[s.name]) for s in servers)
         # Paired per-repeat ratios show the spread that the ratio of medians hides.
-        paired = [a["rps"] / b["rps"] for a, b in zip(raw["retrieve"], raw["ceiling"], strict=True) if b["rps"]]
+        paired = [a["rps"] / b["rps"]
+                  for a, b in zip(raw["retrieve"], raw["ceiling"], strict=True) if b["rps"]]
         results.append({
             "connections": conns,
             "retrieve": real,
@@ -179,7 +180,8 @@ def parse_args(argv=None):
     p.add_argument("--connections", default="8", help="comma-separated wrk concurrency levels")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
-    p.add_argument("--warmup", type=int, default=2, help="seconds of unrecorded wrk load per server")
+    p.add_argument("--warmup", type=int, default=2,
+                   help="seconds of unrecorded wrk load per server")
     p.add_argument("--wrk-threads", type=int, default=2)
     p.add_argument("--wrk-timeout", type=int, default=5,
                    help="wrk --timeout; slower responses count as timeout errors")

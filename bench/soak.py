@@ -357,7 +357,8 @@ def main(argv=None):
     checks.append(("identical body per kind (header = first seen = sha256(body))",
                    mism == 0 and all(kinds.first_digest),
                    f"{mism} mismatches; " + ", ".join(
-                       f"{k} {d[:12] if d else None}" for k, d in zip(KINDS, kinds.first_digest, strict=True))
+                       f"{k} {d[:12] if d else None}"
+                       for k, d in zip(KINDS, kinds.first_digest, strict=True))
                    + ("; " + "; ".join(kinds.examples) if kinds.examples else "")))
     growth = final["rss_kb"] / warm["rss_kb"] - 1
     checks.append((f"RSS growth after warm-up <= {args.rss_growth:.0%}", growth <= args.rss_growth,

@@ -259,7 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio",
                      help="stdio (what MCP clients launch) or Streamable HTTP at /mcp "
                           "(default: %(default)s)")
-    mcp.add_argument("--config", metavar="FILE", help="TOML file of settings, as for serve (default: none)")
+    mcp.add_argument("--config", metavar="FILE",
+                     help="TOML file of settings, as for serve (default: none)")
     _setting_flag(mcp, "snapshot", metavar="FILE_OR_DIR")
     _setting_flag(mcp, "expect_corpus_id", metavar="ID")
     _setting_flag(mcp, "keys_file", metavar="FILE")
@@ -268,8 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="port of --transport http (0: any free port; default: none, "
                           "required with --transport http)")
     _setting_flag(mcp, "allow_unauthenticated", action="store_true")
-    mcp.add_argument("--url", help="front this running service instead of a snapshot (default: none, "
-                          "serve the snapshot in this process)")
+    mcp.add_argument("--url", help="front this running service instead of a snapshot "
+                                   "(default: none, serve the snapshot in this process)")
     mcp.add_argument("--api-key", help="the key calls are made with when the MCP request "
                                        "carries no Authorization header (stdio); default: none")
     mcp.add_argument("--timeout", type=float, default=10.0,
@@ -334,7 +335,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_keys_command(commands)
 
-    table = commands.add_parser("settings", help="print every setting as docs/operating.md's Markdown table")
+    table = commands.add_parser(
+        "settings", help="print every setting as docs/operating.md's Markdown table")
     table.set_defaults(run=lambda args: print(settings_table()) or 0)
     return parser
 

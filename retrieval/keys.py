@@ -186,7 +186,7 @@ def check_permissions(path) -> None:
 
 @contextlib.contextmanager
 def _locked(path):
-    """Hold an exclusive lock on the keys file's directory, so concurrent `keys add` runs take turns.
+    """Hold an exclusive lock on the keys file's directory so concurrent `keys add` runs take turns.
 
     The directory, not the file: the file is replaced by a rename on every write, and a lock
     file would be one more file left beside it.
@@ -320,9 +320,11 @@ def register_keys_command(subparsers) -> None:
     add.add_argument("id", help="key id, e.g. ci-bot")
     add.add_argument("--collections", required=True, help="comma-separated collections it may read")
     add.add_argument("--keys-file", required=True, help="keys file (created if missing)")
-    add.add_argument("--rate-limit", type=float, metavar="PER_SECOND", help="requests per second (default: none, unlimited)")
+    add.add_argument("--rate-limit", type=float, metavar="PER_SECOND",
+                     help="requests per second (default: none, unlimited)")
     add.add_argument("--burst", type=int, help="bucket size (default: the rate, rounded up)")
-    add.add_argument("--expires", metavar="TIMESTAMP", help="e.g. 2027-01-01T00:00:00Z (default: never)")
+    add.add_argument("--expires", metavar="TIMESTAMP",
+                     help="e.g. 2027-01-01T00:00:00Z (default: never)")
     add.set_defaults(run=_run_add)
 
 

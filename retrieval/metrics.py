@@ -1,9 +1,9 @@
 """Process metrics in the Prometheus text exposition format, version 0.0.4, written by hand.
 
 Why by hand: the format is a few line shapes (`# HELP`, `# TYPE`, `name{label="value"} number`),
-this module needs three kinds of family (counter, gauge, histogram) and nothing else, and the service
-has a single runtime dependency that it keeps. A client library would bring registries, collectors,
-multiprocess modes and its own global state for the sake of six families.
+this module needs three kinds of family (counter, gauge, histogram) and nothing else, and the
+service has a single runtime dependency that it keeps. A client library would bring registries,
+collectors, multiprocess modes and its own global state for the sake of six families.
 
 Cardinality is bounded by the caller, not here: `route` is a route template chosen by the app
 ("/passages/{id}", never the raw path), `code` is one of the closed set of error codes (or "" for a
@@ -31,7 +31,8 @@ LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0
 
 # Family name, type and HELP text, in rendering order.
 _REQUESTS = ("retrieval_requests_total", "counter",
-             "HTTP requests answered, by route template, HTTP status and error code (empty on success).")
+             "HTTP requests answered, by route template, HTTP status and error code "
+             "(empty on success).")
 _RUNS = ("retrieval_runs_total", "counter",
          "Retrieval runs finished, by terminal status.")
 _DURATION = ("retrieval_request_duration_seconds", "histogram",
@@ -73,7 +74,7 @@ def _escape_help(text):
 
 
 def _format_float(value):
-    """Shortest round-tripping float text (`repr`), with the format's spellings of the non-finite."""
+    """Shortest round-tripping float text (`repr`) with the format's spellings of the non-finite."""
     if value != value:
         return "NaN"
     if value == float("inf"):
@@ -95,7 +96,8 @@ def _status_label(status):
 
 
 def _labels(names, values):
-    return ",".join(f'{name}="{_escape_label_value(value)}"' for name, value in zip(names, values, strict=True))
+    return ",".join(f'{name}="{_escape_label_value(value)}"'
+                    for name, value in zip(names, values, strict=True))
 
 
 def _header(lines, family):
@@ -116,7 +118,7 @@ def _counter(lines, family, label_name, counts):
 
 
 class Metrics:
-    """The service's counters, latency histogram and in-flight gauge; safe to share between threads."""
+    """The service's counters, latency histogram and in-flight gauge; thread-safe."""
 
     def __init__(self, in_flight=_no_requests_in_flight, memos=_no_memos):
         # in_flight: called (outside the lock) at every render; its value is the gauge.
@@ -127,7 +129,8 @@ class Metrics:
         self._bounds = tuple(float(bound) for bound in LATENCY_BUCKETS)
         self._le = tuple(_format_float(bound) for bound in self._bounds) + ("+Inf",)
         bucket_slots = len(self._bounds) + 1  # one per bound, then the +Inf overflow
-        # (route, status, code) -> [non-cumulative count per bucket ..., +Inf overflow, sum of seconds]
+        # (route, status, code) ->
+        #     [non-cumulative count per bucket ..., +Inf overflow, sum of seconds]
         self._requests = defaultdict(lambda: [0] * bucket_slots + [0.0])
         self._runs = defaultdict(int)  # status -> count
         self._refusals = defaultdict(int)  # reason -> count
@@ -154,7 +157,7 @@ class Metrics:
             lock.release()
 
     def record_run(self, status):
-        """Count one run that ended with terminal `status` (completed, incomplete, limited, failed)."""
+        """Count one run ending in terminal `status` (completed, incomplete, limited, failed)."""
         with self._lock:
             self._runs[status] += 1
 
@@ -164,7 +167,7 @@ class Metrics:
             self._refusals[reason] += 1
 
     def record_tool_failures(self, reasons):
-        """Count each tool failure reason in `reasons` (any iterable; an empty one records nothing)."""
+        """Count each failure reason in `reasons` (any iterable; an empty one records nothing)."""
         reasons = tuple(reasons)
         if not reasons:
             return
@@ -192,11 +195,13 @@ class Metrics:
             route = str(route)
             counts[(route, _status_label(status), str(code))] += sum(row[:-1])
             into = histograms.get(route)
-            histograms[route] = row if into is None else [a + b for a, b in zip(into, row, strict=True)]
+            histograms[route] = (row if into is None
+                                 else [a + b for a, b in zip(into, row, strict=True)])
 
         name = _header(lines, _REQUESTS)
         for values in sorted(counts):
-            lines.append(f"{name}{{{_labels(('route', 'status', 'code'), values)}}} {counts[values]}")
+            lines.append(f"{name}{{{_labels(('route', 'status', 'code'), values)}}} "
+                         f"{counts[values]}")
 
         _counter(lines, _RUNS, "status", runs)
 

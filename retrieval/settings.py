@@ -1,8 +1,9 @@
 """Every setting of the service, declared once: name, type, default and help.
 
 Values come from the defaults, then a TOML file (`--config FILE`, flat keys named as below), then
-`RETRIEVAL_<NAME>` environment variables, then explicit overrides (the command line). An unknown name or a value of the wrong type stops start-up with a
-message naming it, so a typo never silently leaves a default in force.
+`RETRIEVAL_<NAME>` environment variables, then explicit overrides (the command line). An unknown
+name or a value of the wrong type stops start-up with a message naming it, so a typo never silently
+leaves a default in force.
 """
 
 import dataclasses
@@ -223,7 +224,7 @@ def _toml_value(value) -> str:
 
 
 def settings_table() -> str:
-    """Return the settings as the Markdown table docs/operating.md embeds (tests keep the two equal)."""
+    """Return the settings as docs/operating.md's Markdown table (tests keep the two equal)."""
     lines = ["| setting (TOML key) | environment | default | meaning |",
              "| --- | --- | --- | --- |"]
     for f in SETTINGS:
@@ -237,5 +238,6 @@ def describe_settings() -> str:
     """Return a help text listing every setting with its environment variable and default."""
     lines = []
     for f in SETTINGS:
-        lines.append(f"  {ENV_PREFIX}{f.name.upper()} (default {f.default!r}): {f.metadata['help']}")
+        lines.append(f"  {ENV_PREFIX}{f.name.upper()} (default {f.default!r}): "
+                     f"{f.metadata['help']}")
     return "\n".join(lines)

@@ -242,7 +242,8 @@ class ServerProcess:
             time.sleep(0.05)  # between polls only: the loop itself is bounded by the deadline
         self.stop()
         raise ServerStartError(
-            f"server not ready within {self.ready_timeout}s; stderr: {self.lifecycle.stderr[-2000:]}")
+            f"server not ready within {self.ready_timeout}s; "
+            f"stderr: {self.lifecycle.stderr[-2000:]}")
 
     def stop(self, signum=signal.SIGTERM) -> Lifecycle:
         """Send signum, wait for exit (kill after stop_timeout) and record what happened."""

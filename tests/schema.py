@@ -63,6 +63,7 @@ def errors(schema, value, document, path="$") -> list:
         if "pattern" in schema and not re.search(schema["pattern"], value):
             found.append(f"{path}: {value[:40]!r} does not match {schema['pattern']}")
     if _TYPES["number"](value):
-        if value < schema.get("minimum", float("-inf")) or value > schema.get("maximum", float("inf")):
+        if (value < schema.get("minimum", float("-inf"))
+                or value > schema.get("maximum", float("inf"))):
             found.append(f"{path}: {value} out of bounds")
     return found

@@ -165,7 +165,8 @@ class ConfigTest(unittest.TestCase):
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         directory = temporary_directory(self)
-        env = dict(os.environ, RETRIEVAL_LB_BIND="127.0.0.1:1", RETRIEVAL_LB_STATS_BIND="127.0.0.1:2",
+        env = dict(os.environ, RETRIEVAL_LB_BIND="127.0.0.1:1",
+                   RETRIEVAL_LB_STATS_BIND="127.0.0.1:2",
                    RETRIEVAL_LB_STATS_SOCKET=os.path.join(directory, "sock"))
         for count in (1, 3, 5):
             with self.subTest(replicas=count):

@@ -81,14 +81,16 @@ class CollectionsTest(unittest.TestCase):
         self.assertEqual(result["request"]["collection"], "internal")
         self.assertTrue(result["evidence"])
         self.assertTrue(all(e["source_id"].startswith("runbook-") for e in result["evidence"]))
-        listed = {c["collection"]: c for c in call(self.both, "GET", "/corpus").json()["collections"]}
+        listed = {c["collection"]: c
+                  for c in call(self.both, "GET", "/corpus").json()["collections"]}
         self.assertEqual(result["corpus_id"], listed["internal"]["corpus_id"])
         self.assertNotEqual(result["request_id"], self.post(self.both, ask()).json()["request_id"])
         # A snapshot without a default collection refuses requests that name none.
         self.assertEqual(self.post(alone, ask()).json()["error"]["code"], "collection_not_found")
 
     def test_collection_names_are_validated(self):
-        for value, issue in (("Internal", "string_pattern_mismatch"), ("", "string_pattern_mismatch"),
+        for value, issue in (("Internal", "string_pattern_mismatch"),
+                             ("", "string_pattern_mismatch"),
                              ("x" * 65, "string_pattern_mismatch"), (["internal"], "string_type"),
                              (None, "string_type")):
             with self.subTest(value=value):

@@ -1,4 +1,4 @@
-"""The contract's route table is the one the OpenAPI document, the fast lane and the dispatcher use."""
+"""The contract's route table is the one the OpenAPI document, fast lane and dispatcher use."""
 
 import json
 import unittest

@@ -159,7 +159,8 @@ class AdmissionTest(FixtureToolsTestCase):
         runner = self.runner(0, 0, 0, 0)
         with self.assertRaises(RunEnded) as caught:
             runner.search("text", "3.12", 2)
-        self.assertEqual((caught.exception.status, caught.exception.reason), ("limited", "max_steps"))
+        self.assertEqual((caught.exception.status, caught.exception.reason),
+                         ("limited", "max_steps"))
         self.assertEqual(runner.trace, [{
             "action": {"tool": "search", "arguments": {"query": "text", "version": "3.12", "k": 2}},
             "decision": "denied", "reason": "max_steps", "invoked": False}])

@@ -1,4 +1,4 @@
-"""Built snapshots: the builder, serving a directory, /corpus, the question-terms policy, the memo."""
+"""Built snapshots: the builder, serving a directory, /corpus, question-terms policy, the memo."""
 
 import contextlib
 import dataclasses
@@ -245,7 +245,8 @@ class VersionRangeTest(unittest.TestCase):
         document = fixture_document()
         older = [dict(p, version="3.11", url=p["url"].replace("3.12", "3.11"))
                  for p in document["passages"]]
-        document["passages"] = [item for pair in zip(older, document["passages"], strict=True) for item in pair]
+        document["passages"] = [item for pair in zip(older, document["passages"], strict=True)
+                                for item in pair]
         snapshot = parse_snapshot(seal_snapshot(document))
         index = SnapshotIndex(snapshot)
         self.addCleanup(index.close)

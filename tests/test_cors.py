@@ -83,7 +83,8 @@ class CorsTest(unittest.TestCase):
         with socket.create_connection(("127.0.0.1", server.port), timeout=20) as conn:
             conn.sendall(b"OPTIONS /retrieve HTTP/1.1\r\nHost: t\r\nOrigin: " + ALLOWED.encode()
                          + b"\r\nAccess-Control-Request-Method: POST\r\n"
-                         b"Access-Control-Request-Headers: content-type\r\nConnection: close\r\n\r\n")
+                         b"Access-Control-Request-Headers: content-type\r\n"
+                         b"Connection: close\r\n\r\n")
             raw = b""
             while chunk := conn.recv(65536):
                 raw += chunk

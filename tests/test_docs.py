@@ -1,4 +1,4 @@
-"""README.md and docs/ say what the code does: tables and examples are checked against the real thing.
+"""README.md and docs/ say what the code does: tables and examples are compared with the real thing.
 
 The settings table (docs/operating.md) and the error table (docs/api.md) come from the code; every
 marked example (`<!-- example: NAME -->` before a code block) is compared with the real output for
@@ -128,7 +128,7 @@ def first_command(block) -> str:
 
 
 def assert_excerpt(testcase, excerpt, real, where="body"):
-    """Every value an excerpt shows is the real one; "..." strings and members stand for the rest."""
+    """Each value an excerpt shows is the real one; "..." strings and members stand for the rest."""
     if isinstance(excerpt, str) and excerpt.startswith("..."):
         return
     if isinstance(excerpt, dict):

@@ -156,9 +156,11 @@ class DriverTest(unittest.TestCase):
         for part, item in (("evidence", '"unverified text"'), ("trace", "7")):
             with self.subTest(part):
                 document = copy.deepcopy(self.result)
-                reseal_raw(document["cases"][0], lambda text: digests.append_result_sha256(
-                    digests.split_result_sha256(text.encode())[0].replace(
-                        f'"{part}":['.encode(), f'"{part}":[{item},'.encode(), 1)).decode())
+                reseal_raw(document["cases"][0],
+                           lambda text, part=part, item=item: digests.append_result_sha256(
+                               digests.split_result_sha256(text.encode())[0].replace(
+                                   f'"{part}":['.encode(), f'"{part}":[{item},'.encode(), 1)
+                           ).decode())
                 path = os.path.join(directory, f"{part}.json")
                 with open(path, "w", encoding="utf-8") as handle:
                     json.dump(document, handle)

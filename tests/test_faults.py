@@ -1,4 +1,4 @@
-"""Faults: tool failures at every position, broken snapshots, vanishing clients, SIGTERM mid-work."""
+"""Faults: tool failures at each position, broken snapshots, vanishing clients, SIGTERM mid-work."""
 
 import json
 import signal

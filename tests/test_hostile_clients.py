@@ -1,4 +1,4 @@
-"""Real server, raw sockets: clients that trickle, idle, or send requests a server must not guess at."""
+"""Real server, raw sockets: clients that trickle, idle, or send what a server must not guess at."""
 
 import json
 import socket

@@ -23,7 +23,7 @@ class ResultMemoTest(unittest.TestCase):
     def test_distinct_keys_past_the_entry_cap_keep_being_cached(self):
         memo = ResultMemo(max_entries=100, max_bytes=10**9)
         for number in range(20_000):
-            memo.get_or_compute(("search", number), lambda: f"result {number}")
+            memo.get_or_compute(("search", number), lambda number=number: f"result {number}")
         stats = memo.stats()
         self.assertEqual((stats.entries, stats.evictions), (100, 19_900))
         # The newest question is answered from the memo: caching did not stop when it filled.
@@ -82,7 +82,7 @@ class ResponseMemoTest(unittest.TestCase):
 
 
 class InterruptedTools(RetrievalTools):
-    """Tools whose every search is interrupted by the deadline, as SQLite's progress handler does."""
+    """Tools whose every search is interrupted by the deadline as SQLite's progress handler does."""
 
     def search(self, query, version, k, match="all"):
         raise ToolFailure(DEADLINE_EXCEEDED)

@@ -69,11 +69,13 @@ BROKEN = [
      "not a sample of c_total"),
     ("counter sample named like a bucket", broken('c_total{a="y"', 'c_total_bucket{a="y"'),
      "not a sample"),
-    ("histogram sample with a foreign suffix", broken("h_sum", "h_total"), "not a sample of histogram"),
+    ("histogram sample with a foreign suffix", broken("h_sum", "h_total"),
+     "not a sample of histogram"),
     ("bucket without le", broken('h_bucket{le="0.5"}', 'h_bucket{x="0.5"}'), "le belongs"),
     ("le on _count", broken("h_count 2", 'h_count{le="1"} 2'), "le belongs"),
     ("non-float le", broken('le="0.5"', 'le="half"'), "not a float"),
-    ("duplicate series", broken('c_total{a="y",b=""} 0', 'c_total{a="y",b=""} 0\nc_total{b="",a="y"} 1'),
+    ("duplicate series",
+     broken('c_total{a="y",b=""} 0', 'c_total{a="y",b=""} 0\nc_total{b="",a="y"} 1'),
      "duplicate series"),
     ("non-float value", broken("g -1.5e3", "g one"), "not a float"),
     ("underscored value", broken("g -1.5e3", "g 1_000"), "not a float"),
@@ -83,9 +85,11 @@ BROKEN = [
     ("two spaces", broken("g -1.5e3", "g  -1.5e3"), "not a float"),
     ("no value", broken("g -1.5e3", "g"), "one space"),
     ("unquoted label value", broken('a="x"', "a=x"), '=" expected'),
-    ("unterminated label value", broken('c_total{a="y",b=""} 0', 'c_total{a="y} 0'), "unterminated"),
+    ("unterminated label value", broken('c_total{a="y",b=""} 0', 'c_total{a="y} 0'),
+     "unterminated"),
     ("missing comma", broken('a="x",b=', 'a="x" b='), ", or }"),
-    ("trailing comma", broken('c_total{a="y",b=""}', 'c_total{a="y",b="",}'), "label name expected"),
+    ("trailing comma", broken('c_total{a="y",b=""}', 'c_total{a="y",b="",}'),
+     "label name expected"),
     ("duplicate label", broken('a="y",b=""', 'a="y",a=""'), "duplicate label"),
     ("bad label name", broken('a="y"', '1a="y"'), "label name expected"),
     ("reserved label name", broken('a="y"', '__a="y"'), "reserved"),
@@ -94,18 +98,21 @@ BROKEN = [
     ("negative counter", broken('c_total{a="y",b=""} 0', 'c_total{a="y",b=""} -1'), "negative"),
     ("unknown type", broken("# TYPE g gauge", "# TYPE g summary"), "unknown type"),
     ("second TYPE", broken("# TYPE g gauge", "# TYPE g gauge\n# TYPE g gauge"), "second TYPE"),
-    ("second HELP", broken("# HELP g A gauge.", "# HELP g A gauge.\n# HELP g Again."), "second HELP"),
+    ("second HELP", broken("# HELP g A gauge.", "# HELP g A gauge.\n# HELP g Again."),
+     "second HELP"),
     ("HELP without text", broken("# HELP g A gauge.", "# HELP g"), "needs a metric name"),
     ("TYPE after samples", broken("g -1.5e3", "g -1.5e3\n# TYPE g gauge"), "after the samples"),
     ("family split in two groups", VALID + "# HELP g Again.\n", "not one group"),
     ("bad metric name", broken("# TYPE g gauge", "# TYPE 9g gauge"), "invalid metric name"),
     ("buckets not cumulative", broken('h_bucket{le="0.5"} 1', 'h_bucket{le="0.5"} 3'),
      "not cumulative"),
-    ("+Inf bucket differs from _count", broken("h_count 2", "h_count 3"), r"\+Inf bucket != _count"),
+    ("+Inf bucket differs from _count", broken("h_count 2", "h_count 3"),
+     r"\+Inf bucket != _count"),
     ("no +Inf bucket", broken('h_bucket{le="+Inf"} 2', 'h_bucket{le="1.0"} 2'), r"no \+Inf bucket"),
     ("no _sum", broken("h_sum 0.75\n", ""), "_sum and _count"),
     ("buckets out of order", broken('h_bucket{le="0.5"} 1\nh_bucket{le="+Inf"} 2',
-                                    'h_bucket{le="+Inf"} 2\nh_bucket{le="0.5"} 2'), "out of le order"),
+                                    'h_bucket{le="+Inf"} 2\nh_bucket{le="0.5"} 2'),
+     "out of le order"),
     ("fractional histogram count", broken("h_count 2", "h_count 2.5"), "non-negative integers"),
 ]
 
@@ -132,8 +139,8 @@ class ParserTest(unittest.TestCase):
 class RenderTest(unittest.TestCase):
     def test_constants(self):
         self.assertEqual(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
-        self.assertEqual(LATENCY_BUCKETS,
-                         (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5))
+        self.assertEqual(LATENCY_BUCKETS, (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                           0.25, 0.5, 1.0, 2.5))
 
     def test_fresh_metrics_declare_every_family_in_order(self):
         body = Metrics().render()
@@ -269,7 +276,8 @@ class RenderTest(unittest.TestCase):
         metrics.record_request("/a", 200, "", 0.2)
         metrics.record_request("/b", 200, "", float("inf"))
         text = metrics.render().decode("utf-8")
-        self.assertIn('retrieval_request_duration_seconds_sum{route="/a"} 0.30000000000000004\n', text)
+        self.assertIn('retrieval_request_duration_seconds_sum{route="/a"} '
+                      '0.30000000000000004\n', text)
         self.assertIn('retrieval_request_duration_seconds_sum{route="/b"} +Inf\n', text)
         self.assertIn('retrieval_request_duration_seconds_bucket{route="/b",le="+Inf"} 1\n', text)
         self.assertIn('retrieval_request_duration_seconds_bucket{route="/b",le="2.5"} 0\n', text)
@@ -334,12 +342,13 @@ class RenderTest(unittest.TestCase):
 
 
 class SwitchingStr(str):
-    """A str whose hash now and then hands the GIL to another thread, in the middle of a dict update.
+    """A str whose hash at times hands the GIL to another thread, in the middle of a dict update.
 
     With the GIL, `counts[key] += 1` on plain str keys happens to be atomic (no thread switch can
-    occur between its read and its write); a free-threaded build gives no such guarantee. `+=` hashes
-    the key again for the write, so a switch here opens the read-write window: without the lock,
-    updates really are lost and the test below fails. One hash in 32 keeps the test about a second.
+    occur between its read and its write); a free-threaded build gives no such guarantee. `+=`
+    hashes the key again for the write, so a switch here opens the read-write window: without the
+    lock, updates really are lost and the test below fails. One hash in 32 keeps the test about a
+    second.
     """
 
     calls = itertools.count()
@@ -347,7 +356,8 @@ class SwitchingStr(str):
 
     def __hash__(self):
         if next(self.calls) % self.every == 0:
-            time.sleep(0)  # give up the GIL: another thread runs now, in the middle of the dict update
+            # Give up the GIL: another thread runs now, in the middle of the dict update.
+            time.sleep(0)
         return str.__hash__(self)
 
 
@@ -365,8 +375,8 @@ class ConcurrencyTest(unittest.TestCase):
         sys.setswitchinterval(1e-6)
 
     def test_threads_creating_the_same_series_at_once_lose_nothing(self):
-        # A new label set makes the dict build a row and store it; two threads doing that for the same
-        # key at the same moment would each store their own row, and one row would be lost.
+        # A new label set makes the dict build a row and store it; two threads doing that for the
+        # same key at the same moment would each store their own row, and one row would be lost.
         metrics = Metrics()
         routes = [f"/fresh/{n}" for n in range(100)]
         start = threading.Barrier(self.THREADS, timeout=60)

@@ -1,4 +1,4 @@
-"""In process, through wsgiref.validate: rate limits, /metrics, the access log, in-flight admission."""
+"""In process, via wsgiref.validate: rate limits, /metrics, the access log, in-flight admission."""
 
 import io
 import json

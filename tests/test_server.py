@@ -64,7 +64,8 @@ class ScenarioOverHTTPTest(unittest.TestCase):
                 body = scenario.chunks() if scenario.chunked_oversize else scenario.body()
                 reply = requests.post(server.base_url + "/retrieve", data=body, timeout=WAIT_S,
                                       headers={"Content-Type": scenario.content_type})
-                self.assertEqual(expectation_failures(scenario, reply.status_code, reply.json()), [])
+                self.assertEqual(
+                    expectation_failures(scenario, reply.status_code, reply.json()), [])
                 self.assertEqual(reply.headers[BODY_DIGEST_HEADER],
                                  hashlib.sha256(reply.content).hexdigest())
 

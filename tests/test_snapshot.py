@@ -53,7 +53,8 @@ class SnapshotIdentityTest(unittest.TestCase):
         edited_rule["policy"]["rules"][0]["max_rounds"] = 3
         reordered = fixture_document()
         reordered["passages"].reverse()
-        ids = {base} | {seal_snapshot(d)["corpus_id"] for d in (edited_text, edited_rule, reordered)}
+        ids = {base} | {seal_snapshot(d)["corpus_id"]
+                        for d in (edited_text, edited_rule, reordered)}
         self.assertEqual(len(ids), 4)
 
     def test_streamed_corpus_id_equals_the_whole_document_digest(self):

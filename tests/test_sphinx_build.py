@@ -1,4 +1,4 @@
-"""Built from a published Sphinx site: units, anchors that land, fielded ranking, the reading policy.
+"""Built from a published Sphinx site: units, anchors that land, fielded ranking, reading policy.
 
 The site is written here, small and by hand, in the shapes Sphinx 5 publishes (`<section>`,
 `<dl class="py function">`, `<dt class="sig sig-object py" id=...>`, `_sources/*.rst.txt`,
@@ -289,13 +289,15 @@ class SphinxSiteTest(unittest.TestCase):
     def test_anchors_are_the_rendered_ids(self):
         units = self.units()
         # A later signature is an alias: the unit is anchored at the first, named by both.
-        self.assertEqual(units["binascii.a2b_hex"][0], BASE + "library/binascii.html#binascii.a2b_hex")
+        self.assertEqual(units["binascii.a2b_hex"][0],
+                         BASE + "library/binascii.html#binascii.a2b_hex")
         self.assertEqual(units["binascii.a2b_hex"][6], "binascii.a2b_hex binascii.unhexlify")
         # Module and class of one name: the id Sphinx wrote, not "datetime.now".
         self.assertEqual(units["datetime.datetime.now"][0],
                          BASE + "library/datetime.html#datetime.datetime.now")
         # A :noindex: duplicate has no id of its own: it points at its section.
-        self.assertEqual(units["binascii.rmtree"][0], BASE + "library/binascii.html#module-binascii")
+        self.assertEqual(units["binascii.rmtree"][0],
+                         BASE + "library/binascii.html#module-binascii")
         self.assertEqual(units["How do I remove a directory tree?"][0],
                          BASE + "faq/library.html#how-do-i-remove-a-directory-tree")
         self.assertEqual(dead_urls(self.out, self.site), [])
@@ -389,7 +391,8 @@ class SphinxSiteTest(unittest.TestCase):
 
     def test_a_question_without_matches_says_so(self):
         result = self.retrieve("zyxxy quux")
-        self.assertEqual((result["status"], result["reason"]), ("incomplete", "no_matching_passages"))
+        self.assertEqual((result["status"], result["reason"]),
+                         ("incomplete", "no_matching_passages"))
         self.assertEqual(result["evidence"], [])
 
     def test_no_read_affordable_ends_with_the_denial(self):

@@ -210,7 +210,8 @@ class ValidationTest(AppTestCase):
     def test_missing_and_wrongly_typed_strings(self):
         self.assertIssues({}, (["body", "question"], "missing"), (["body", "version"], "missing"))
         self.assertIssues({"question": 1, "version": None},
-                          (["body", "question"], "string_type"), (["body", "version"], "string_type"))
+                          (["body", "question"], "string_type"),
+                          (["body", "version"], "string_type"))
 
     def test_question_length(self):
         for blank in ("", "   ", "\n\t"):
@@ -222,7 +223,8 @@ class ValidationTest(AppTestCase):
         for version in ("3", "3.12.1.4", "3.12.", "3.12.1234", "v3.12", "3.1234", "3.12\n",
                         "٣.١٢", " 3.12", "3-12", ""):
             with self.subTest(version=version):
-                self.assertIssues(ask(version=version), (["body", "version"], "string_pattern_mismatch"))
+                self.assertIssues(ask(version=version),
+                                  (["body", "version"], "string_pattern_mismatch"))
         # X.Y and X.Y.Z (issue 14: Django 3.2.25, pandas 1.5.3) are both versions.
         for version in ("0.0", "123.456", "3.12", "3.2.25", "1.5.3"):
             self.assertEqual(self.post(ask(version=version)).code, 200)
@@ -254,8 +256,10 @@ class ValidationTest(AppTestCase):
     def test_issue_order_and_bounds(self):
         payload = {"zeta": 1, "max_reads": -1, "question": "", "alpha": 2}
         self.assertIssues(payload, (["body", "question"], "string_too_short"),
-                          (["body", "version"], "missing"), (["body", "max_reads"], "greater_than_equal"),
-                          (["body", "zeta"], "extra_forbidden"), (["body", "alpha"], "extra_forbidden"))
+                          (["body", "version"], "missing"),
+                          (["body", "max_reads"], "greater_than_equal"),
+                          (["body", "zeta"], "extra_forbidden"),
+                          (["body", "alpha"], "extra_forbidden"))
         many = {f"field{i:02}" + "x" * 100: i for i in range(20)}
         reply = self.post(many)
         issues = reply.json()["error"]["issues"]
@@ -412,7 +416,8 @@ class RetrieveResponseTest(AppTestCase):
                      environ={"wsgi.errors": errors})
         self.assertEqual(reply.code, 500)
         self.assertEqual(reply.json(), {"error": {
-            "code": "internal_error", "message": "internal error: the server's log has the details"},
+            "code": "internal_error",
+            "message": "internal error: the server's log has the details"},
             "admission": {"accepted": False}})
         self.assertIn("secret internal detail", errors.getvalue())
         self.assertNotIn(b"secret", reply.body)

@@ -37,7 +37,8 @@ def undeclared() -> list:
                if name.startswith("test") and name.endswith(".py")}
     declared = [module for modules in TIERS.values() for module in modules]
     problems = [f"tests/{module}.py is in no tier" for module in sorted(on_disk - set(declared))]
-    problems += [f"{module} is in TIERS but has no file" for module in sorted(set(declared) - on_disk)]
+    problems += [f"{module} is in TIERS but has no file"
+                 for module in sorted(set(declared) - on_disk)]
     problems += [f"{module} is in two tiers" for module in sorted(set(declared))
                  if declared.count(module) > 1]
     return problems

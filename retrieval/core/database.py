@@ -171,7 +171,8 @@ def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
         else:
             conn.execute(FIELDED_FTS_TABLE.format(table=table))
             conn.execute(f"INSERT INTO {table}(rowid, {', '.join(FIELDS)}) "
-                         f"SELECT i.id, {', '.join('i.' + f for f in FIELDS)} FROM passage_fields i "
+                         f"SELECT i.id, {', '.join('i.' + f for f in FIELDS)} "
+                         "FROM passage_fields i "
                          "JOIN passages p ON p.id = i.id WHERE p.collection = ? ORDER BY i.id",
                          (name,))
         conn.execute("INSERT INTO collections(name, corpus_id, fts_table) VALUES (?, ?, ?)",
@@ -243,7 +244,7 @@ def version_spans(conn) -> dict:
 
 
 def collection_tables(conn) -> dict:
-    """Return {collection: (corpus_id, FTS table name)}; refuse a table name create() never writes."""
+    """Return {collection: (corpus_id, FTS table name)}; refuse any table create() never writes."""
     tables = {}
     for name, corpus_id, table in conn.execute(COLLECTIONS):
         # The name is put into SQL text, so it must be one create() could have written.

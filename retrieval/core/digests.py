@@ -1,8 +1,8 @@
 """Canonical JSON and every SHA-256 identifier the service issues, defined in one place.
 
-Each identifier is SHA-256 over a domain tag, a newline, and the canonical JSON of its inputs. The tag
-keeps identifiers of different kinds apart: a passage id can never equal a read token even if their
-inputs happened to serialize alike.
+Each identifier is SHA-256 over a domain tag, a newline, and the canonical JSON of its inputs. The
+tag keeps identifiers of different kinds apart: a passage id can never equal a read token even if
+their inputs happened to serialize alike.
 """
 
 import hashlib

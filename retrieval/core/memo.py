@@ -32,7 +32,7 @@ class MemoStats:
 
 
 class ResultMemo:
-    """Memoize values by key within an entry cap and a byte cap, evicting the least recently used."""
+    """Memoize values by key within entry and byte caps, evicting the least recently used."""
 
     def __init__(self, max_entries: int, max_bytes: int, size_of=len):
         self._values: OrderedDict = OrderedDict()  # key -> (value, size), least recently used first

@@ -85,10 +85,12 @@ def read_manifest(directory: Path) -> dict:
     except StrictJSONError as exc:
         raise SnapshotError(f"{path}: not strict JSON: {exc}") from None
     if not isinstance(manifest, dict) or sorted(manifest) != sorted(_MANIFEST_FIELDS):
-        raise SnapshotError(f"{path}: a manifest has exactly the fields {', '.join(_MANIFEST_FIELDS)}")
-    if manifest["schema_version"] != FIELDED_SCHEMA_VERSION and manifest["format"] == DIRECTORY_FORMAT:
-        raise SnapshotError(f"{path.parent}: built by another version of retrieval (snapshot schema "
-                            f"{manifest['schema_version']!r}, this one reads "
+        raise SnapshotError(f"{path}: a manifest has exactly the fields "
+                            f"{', '.join(_MANIFEST_FIELDS)}")
+    if (manifest["schema_version"] != FIELDED_SCHEMA_VERSION
+            and manifest["format"] == DIRECTORY_FORMAT):
+        raise SnapshotError(f"{path.parent}: built by another version of retrieval "
+                            f"(snapshot schema {manifest['schema_version']!r}, this one reads "
                             f"{FIELDED_SCHEMA_VERSION}): rebuild it with `retrieval build`")
     expected = {"format": DIRECTORY_FORMAT, "schema_version": FIELDED_SCHEMA_VERSION,
                 "tokenizer": FIELDED_TOKENIZER, "bm25": BM25, "database": DATABASE}

@@ -1,8 +1,8 @@
 """Strict JSON decoding: one meaning per document, or a refusal that says why.
 
 The stdlib parser is lenient where a verifiable service must not be: it accepts duplicate keys (last
-wins), NaN and Infinity, lone surrogate escapes, and numbers that overflow to infinity. Each of those
-would let two different byte strings mean "the same" request, or one request mean two things.
+wins), NaN and Infinity, lone surrogate escapes, and numbers that overflow to infinity. Each of
+those would let two different byte strings mean "the same" request, or one request mean two things.
 """
 
 import json
@@ -118,7 +118,8 @@ def _locate(text) -> StrictJSONError:
         elif char == '"':
             value, end = _scanstring(text, index + 1)
             if not _encodable(value):
-                return StrictJSONError("lone surrogate escape in a string", _byte_offset(text, index))
+                return StrictJSONError("lone surrogate escape in a string",
+                                       _byte_offset(text, index))
             is_key = _COLON.match(text, end) is not None
             if is_key and open_keys and open_keys[-1] is not None:
                 if value in open_keys[-1]:

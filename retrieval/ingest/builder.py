@@ -467,7 +467,8 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None) ->
             conn, passages,
             {"corpus_id": corpus, "schema_version": str(IDENTITY["schema_version"])},
             collection_ids, ranking, None if vectors is None else {
-                passage.passage_id: vector for passage, vector in zip(passages, vectors, strict=True)})
+                passage.passage_id: vector
+                for passage, vector in zip(passages, vectors, strict=True)})
         sources = source_summary(conn)
     finally:
         conn.close()

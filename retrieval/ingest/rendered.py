@@ -6,7 +6,6 @@ signature of a multi-signature object its own id, names members of same-named mo
 differently), and `retrieval verify --rendered` checks every URL against the same pages.
 """
 
-import functools
 import html
 import os
 import posixpath
@@ -60,7 +59,9 @@ def _classes(attrs: dict) -> list:
 
 
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>|<!--.*?-->", re.S)
-_ATTRIBUTE = re.compile(r"""([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
+# A name, then an optional value: double-quoted, single-quoted or bare.
+_ATTRIBUTE = re.compile(r"""([a-zA-Z_:][-a-zA-Z0-9_:.]*)"""
+                        r"""(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 _HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 
 
@@ -241,13 +242,18 @@ class RenderedSite:
             raise ValueError(f"base_url must end with '/': {base_url!r}")
         self.root = os.path.abspath(root)
         self.base_url = base_url
+        # One parse per page for this site's lifetime; a dict on the instance, unlike
+        # functools.cache on the method, is freed with the site.
+        self._pages: dict[str, RenderedPage | None] = {}
 
-    @functools.cache
     def page(self, page: str) -> RenderedPage | None:
         """Return one page given by its path below the root, or None if it is not published."""
-        if not os.path.isfile(os.path.join(self.root, *page.split("/"))):
-            return None
-        return parse_page(self.root, page)
+        if page not in self._pages:
+            if not os.path.isfile(os.path.join(self.root, *page.split("/"))):
+                self._pages[page] = None
+            else:
+                self._pages[page] = parse_page(self.root, page)
+        return self._pages[page]
 
     def ids(self, page: str) -> frozenset | None:
         """Return the ids of a page, or None if it is not published."""

@@ -6,7 +6,6 @@ checks every digest before a passage is handed over, and an altered response rai
 """
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 
 @dataclass

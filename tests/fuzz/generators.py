@@ -303,7 +303,7 @@ def gen_conditional(rng, ctx, case):
     etag = ctx.etags.get(target.decode(), "\"" + "f" * 64 + "\"")
     value = rng.choice((
         etag, "W/" + etag, "*", "\"junk\", " + etag, etag.strip("\""), "junk", "",
-        ", ".join(["\"x%d\"" % i for i in range(1000)] + [etag]), etag + ", *", etag.upper(),
+        ", ".join([f"\"x{i}\"" for i in range(1000)] + [etag]), etag + ", *", etag.upper(),
         " " + etag + " ", "W/\"" + "0" * 64 + "\""))
     headers = [b"If-None-Match: " + value.encode()]
     if rng.random() < 0.2:

@@ -106,7 +106,7 @@ def parse_labels(line, pos, where):
 
 
 def parse_exposition(text):
-    """Parse a whole exposition into {family name: Family}, in document order; raise ExpositionError."""
+    """Parse a whole exposition into {name: Family}, in document order; raise ExpositionError."""
     if not text.endswith("\n"):
         raise ExpositionError("the exposition must end with a newline")
     families, current, seen_series = {}, None, set()
@@ -163,7 +163,8 @@ def parse_exposition(text):
         if current.type == "histogram":
             suffix = name[len(current.name):] if name.startswith(current.name) else None
             if suffix not in ("_bucket", "_sum", "_count"):
-                raise ExpositionError(f"{where}: {name} is not a sample of histogram {current.name}")
+                raise ExpositionError(f"{where}: {name} is not a sample of histogram "
+                                      f"{current.name}")
             if (suffix == "_bucket") != ("le" in labels):
                 raise ExpositionError(f"{where}: le belongs on _bucket samples, and only there")
             if suffix == "_bucket":
@@ -190,7 +191,7 @@ def parse_exposition(text):
 
 
 def check_histogram(family):
-    """Every series: buckets cumulative and monotone in le, a +Inf bucket equal to _count, a _sum."""
+    """Each series: buckets cumulative and monotone in le, a +Inf bucket equal to _count, a _sum."""
     groups = {}
     for name, labels, value in family.samples:
         rest = tuple(sorted((k, v) for k, v in labels.items() if k != "le"))
