@@ -163,7 +163,7 @@ class Rule:
 
     def describe(self) -> dict:
         """Return the rule as the response's `policy` section shows it."""
-        described = {
+        described: dict[str, object] = {
             "name": self.name,
             "initial_query": self.initial_query,
             "refinement_query": self.refinement_query,
