@@ -164,6 +164,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             # Shown only where a rule departs from the defaults (2, "first").
             "search_k": {"type": "integer", "minimum": 1, "maximum": MAX_SEARCH_K},
             "reads": {"enum": [READ_BEST]},
+            "ubiquitous_share": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+                                 "description": "initial_query leaves out the words more than "
+                                                "this share of the collection's units hold."},
         }, ["name", "initial_query", "refinement_query", "required_marker", "max_rounds"]),
         "RetrieveResponse": _object({
             "schema_version": {"const": 1},

@@ -9,10 +9,13 @@ import contextlib
 import hashlib
 import io
 import os
+import shutil
 import sqlite3
 import unittest
 
 from retrieval.__main__ import main as retrieval_main
+from retrieval.core.snapshot import load_snapshot
+from retrieval.core.snapshot_directory import verify_snapshot_directory
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.ingest.rendered import dead_urls
 from retrieval.wsgi import create_app
@@ -149,6 +152,30 @@ class AutodocHtmlTest(BuiltSiteTest):
 
     def test_every_url_lands_on_the_rendered_site(self):
         self.assertEqual(dead_urls(self.out, self.site), [])
+
+    def test_words_nearly_every_unit_holds_are_left_out_of_the_query(self):
+        # Five units: "pkg" and "api" are in more than half of them (names, page title).
+        self.assertTrue({"pkg", "api"} <= load_snapshot(self.out)
+                        .collections["default"].ubiquitous_terms)
+        app = create_app(snapshot_path=self.out, settings=quiet_settings())
+        self.addCleanup(app.close)
+
+        def query(question):
+            reply = post_json(app, {"question": question, "version": "1.2"})
+            return reply.json()["policy"]["initial_query"]
+
+        self.assertEqual(query("How does pkg wave at everyone?"), "wave everyone")
+        self.assertEqual(query("pkg api"), "pkg api")  # nothing else would remain: kept
+
+    def test_verify_recomputes_the_ubiquitous_words(self):
+        copy = os.path.join(class_temporary_directory(self), "snapshot")
+        shutil.copytree(self.out, copy)
+        conn = sqlite3.connect(os.path.join(copy, "passages.sqlite"))
+        with conn:
+            conn.execute("DELETE FROM collection_terms WHERE term = 'pkg'")
+        conn.close()
+        self.assertEqual(verify_snapshot_directory(copy),
+                         ["collection default: its ubiquitous words do not recompute"])
 
     def test_a_question_is_answered_with_the_api_text(self):
         app = create_app(snapshot_path=self.out, settings=quiet_settings())

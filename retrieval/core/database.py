@@ -76,6 +76,10 @@ CREATE TABLE passage_fields (
 VECTOR_SCHEMA = "CREATE TABLE passage_vectors (id INTEGER PRIMARY KEY REFERENCES passages(id), " \
     "vector BLOB NOT NULL)"
 VECTORS_IN_ORDER = "SELECT id, vector FROM passage_vectors ORDER BY id"
+# With a fallback's ubiquitous_share: per collection, the words its question_terms queries leave
+# out (model.ubiquitous_terms of its units' fields).
+UBIQUITOUS_SCHEMA = "CREATE TABLE collection_terms (collection TEXT NOT NULL, term TEXT NOT NULL, " \
+    "PRIMARY KEY (collection, term)) WITHOUT ROWID"
 INDEX_FACTS = ("kind", "in_links", "noindex", "reference_page")
 FIELDED_FTS_TABLE = f"""CREATE VIRTUAL TABLE {{table}} USING fts5(
     {", ".join(FIELDS)}, content='passage_fields', content_rowid='id',
@@ -129,12 +133,14 @@ def ranked_sql(table: str, ranking) -> str:
 
 
 def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
-           ranking: Ranking | None = None, vectors: dict | None = None):
+           ranking: Ranking | None = None, vectors: dict | None = None,
+           ubiquitous: dict | None = None):
     """Write the schema, passages grouped by collection and version, one FTS per collection, meta.
 
     collection_ids maps every collection name to its corpus_id. With a ranking (schema 2), every
     passage must carry its IndexFields, and the FTS tables index those fields. With vectors
-    (passage_id -> vector bytes), every passage's vector goes in passage_vectors.
+    (passage_id -> vector bytes), every passage's vector goes in passage_vectors. With
+    ubiquitous (collection -> words), the words go in collection_terms.
     """
     conn.executescript(SCHEMA)
     if ranking is not None:
@@ -161,6 +167,11 @@ def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
         conn.execute(VECTOR_SCHEMA)
         conn.executemany("INSERT INTO passage_vectors (id, vector) VALUES (?, ?)",
                          ((rowid, vectors[p.passage_id]) for rowid, p in enumerate(ordered, 1)))
+    if ubiquitous is not None:
+        conn.execute(UBIQUITOUS_SCHEMA)
+        conn.executemany("INSERT INTO collection_terms (collection, term) VALUES (?, ?)",
+                         sorted((name, term) for name, terms in ubiquitous.items()
+                                for term in terms))
     for position, (name, corpus_id) in enumerate(sorted(collection_ids.items())):
         # Table names come from positions, never from collection names.
         table = f"passage_fts_{position}"
@@ -252,6 +263,18 @@ def collection_tables(conn) -> dict:
             raise ValueError(f"collection {name}: bad FTS table name {table[:64]!r}")
         tables[name] = (corpus_id, table)
     return tables
+
+
+def collection_terms(conn) -> dict:
+    """Return {collection: frozenset of its ubiquitous words}; refuse a database without them."""
+    try:
+        rows = conn.execute("SELECT collection, term FROM collection_terms").fetchall()
+    except sqlite3.OperationalError:
+        raise ValueError("collection_terms: missing (the policy has a ubiquitous_share)") from None
+    terms: dict[str, set] = {}
+    for collection, term in rows:
+        terms.setdefault(collection, set()).add(term)
+    return {collection: frozenset(words) for collection, words in terms.items()}
 
 
 def vector_rows(conn, dimensions: int) -> list:

@@ -94,6 +94,21 @@ def question_terms(question: str, stop_words, drop_literals: bool = False) -> st
     return " ".join(terms[:MAX_QUESTION_TERMS])
 
 
+def ubiquitous_terms(unit_texts, share: float) -> frozenset:
+    """Return the words (as question_terms spells them) more than `share` of the units hold.
+
+    unit_texts: each unit's indexed text. The builder stores them per collection and
+    `retrieval verify` recomputes them, as it does the priors.
+    """
+    holding: dict[str, int] = {}
+    count = 0
+    for text in unit_texts:
+        count += 1
+        for word in set(_WORD.findall(text.casefold())):
+            holding[word] = holding.get(word, 0) + 1
+    return frozenset(word for word, units in holding.items() if units > share * count)
+
+
 @dataclass(frozen=True)
 class Rule:
     """A scripted query plan chosen by phrases in the question.
@@ -113,6 +128,9 @@ class Rule:
     search_k: int = DEFAULT_SEARCH_K
     reads: str = READ_FIRST
     drop_literals: bool = False
+    # A question_terms query leaves out the words more than this share of the collection's units
+    # hold (Collection.ubiquitous_terms, derived by the builder); None: it keeps them.
+    ubiquitous_share: float | None = None
 
     @property
     def first_query(self) -> str:
@@ -130,16 +148,22 @@ class Rule:
         """Tell whether the case-folded question contains any of this rule's phrases."""
         return any(phrase in folded_question for phrase in self.phrases)
 
-    def for_question(self, question: str) -> "Rule":
-        """Return the rule with its initial query settled for this question."""
+    def for_question(self, question: str, ubiquitous: frozenset = frozenset()) -> "Rule":
+        """Return the rule with its initial query settled for this question.
+
+        Words nearly every unit of the collection holds (`ubiquitous`: `django` in Django's
+        docs) tell its units apart no better than stop words, and matching them makes FTS5
+        score almost every unit; they are left out unless nothing else would remain.
+        """
         if self.kind != QUESTION_TERMS:
             return self
-        return replace(self, initial_query=question_terms(question, self.stop_words,
-                                                          self.drop_literals))
+        terms = question_terms(question, self.stop_words, self.drop_literals)
+        telling = " ".join(word for word in terms.split() if word not in ubiquitous)
+        return replace(self, initial_query=telling or terms)
 
     def describe(self) -> dict:
         """Return the rule as the response's `policy` section shows it."""
-        described = {
+        described: dict[str, object] = {
             "name": self.name,
             "initial_query": self.initial_query,
             "refinement_query": self.refinement_query,
@@ -153,6 +177,8 @@ class Rule:
             described["search_k"] = self.search_k
         if self.reads != READ_FIRST:
             described["reads"] = self.reads
+        if self.ubiquitous_share is not None:
+            described["ubiquitous_share"] = self.ubiquitous_share
         return described
 
 
@@ -169,6 +195,8 @@ class Collection:
     corpus_id: str
     # ({"version", "passages", "sources"}, ...) in version order, for /corpus.
     versions: tuple
+    # The words more than the fallback's ubiquitous_share of its units hold (built snapshots).
+    ubiquitous_terms: frozenset = frozenset()
 
     def describe(self) -> dict:
         """Return the collection as /corpus lists it."""
@@ -200,13 +228,15 @@ class Snapshot:
     # directory loader; None: the lexical ranking alone.
     reranker: Optional["Reranker"] = None
 
-    def select_rule(self, question: str) -> Rule:
+    def select_rule(self, question: str, collection: str = DEFAULT_COLLECTION) -> Rule:
         """Return the first rule whose phrase occurs in the question, else the fallback."""
         folded = question.casefold()
         for rule in self.rules:
             if rule.matches(folded):
                 return rule
-        return self.fallback.for_question(question)
+        found = self.collections.get(collection)
+        return self.fallback.for_question(
+            question, found.ubiquitous_terms if found is not None else frozenset())
 
 
 def summarize_versions(counts) -> tuple:

@@ -20,7 +20,7 @@ from .ranking import Ranking, Semantic, parse_ranking, parse_semantic
 _RULE_FIELDS = ("name", "phrases", "initial_query", "refinement_query", "required_marker",
                 "max_rounds")
 _RULE_OPTIONAL = ("search_k", "reads")
-_FALLBACK_OPTIONAL = ("kind", "stop_words", "drop_literals")
+_FALLBACK_OPTIONAL = ("kind", "stop_words", "drop_literals", "ubiquitous_share")
 
 
 def _rule(raw, where, *, fallback=False):
@@ -39,8 +39,13 @@ def _rule(raw, where, *, fallback=False):
             if not isinstance(word, str) or word != word.casefold() or not word.strip():
                 checks.fail(f"{where}.stop_words[{i}]",
                             "must be a non-empty case-folded string")
-    elif "stop_words" in raw or "drop_literals" in raw:
-        checks.fail(where, "only a question_terms fallback has stop_words and drop_literals")
+    elif "stop_words" in raw or "drop_literals" in raw or "ubiquitous_share" in raw:
+        checks.fail(where, "only a question_terms fallback has stop_words, drop_literals and "
+                           "ubiquitous_share")
+    share = raw.get("ubiquitous_share")
+    if share is not None and (isinstance(share, bool) or not isinstance(share, (int, float))
+                              or not 0 < share <= 1):
+        checks.fail(f"{where}.ubiquitous_share", "must be a number above 0 and at most 1")
     search_k = checks.integer(raw.get("search_k", DEFAULT_SEARCH_K), f"{where}.search_k", 1)
     if search_k > MAX_SEARCH_K:
         checks.fail(f"{where}.search_k", f"must be at most {MAX_SEARCH_K}")
@@ -77,6 +82,7 @@ def _rule(raw, where, *, fallback=False):
         search_k=search_k,
         reads=reads,
         drop_literals=drop_literals,
+        ubiquitous_share=share,
     )
 
 

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from . import checks
-from .model import SnapshotError
+from .model import SnapshotError, ubiquitous_terms
 
 FIELDED_SCHEMA_VERSION = 2
 FIELDED_TOKENIZER = "porter unicode61"
@@ -42,6 +42,10 @@ class IndexFields:
     body: str
     code: str
     context: str
+
+    def indexed_text(self) -> str:
+        """Return every indexed field's text, in FIELDS order."""
+        return "\n".join(getattr(self, name) for name in FIELDS)
 
     def content(self) -> dict:
         """Return the facts as a passage's content carries them (and corpus_id covers them)."""
@@ -92,6 +96,15 @@ def _number(value, where) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise RankingError(f"{where}: must be a finite number")
     return float(value)
+
+
+def ubiquitous_by_collection(units, share: float) -> dict:
+    """Return {collection: the words more than `share` of its units hold} of (collection,
+    IndexFields) pairs: what a question_terms fallback with ubiquitous_share leaves out."""
+    texts: dict[str, list] = {}
+    for collection, fields in units:
+        texts.setdefault(collection, []).append(fields.indexed_text())
+    return {name: ubiquitous_terms(found, share) for name, found in texts.items()}
 
 
 def parse_ranking(raw) -> Ranking:

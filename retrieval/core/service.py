@@ -101,7 +101,7 @@ class RetrievalService:
         is interrupted. request_id: this request's request_id(), when the caller has it already.
         """
         collection = self.collection(request.collection)
-        rule = self.snapshot.select_rule(request.question)
+        rule = self.snapshot.select_rule(request.question, request.collection)
         normalized = request.normalized()
         evidence: list[dict] = []
         tools = self._tool_factory(collection, self.memo, deadline=deadline)

@@ -21,7 +21,12 @@ from .model import (
     summarize_versions,
 )
 from .policy_format import built_policy_ranking, parse_policy, policy_semantic
-from .ranking import FIELDED_SCHEMA_VERSION, FIELDED_TOKENIZER, IndexFields
+from .ranking import (
+    FIELDED_SCHEMA_VERSION,
+    FIELDED_TOKENIZER,
+    IndexFields,
+    ubiquitous_by_collection,
+)
 from .strict_json import StrictJSONError, loads_strict
 
 DIRECTORY_FORMAT = "retrieval-snapshot-directory"
@@ -121,6 +126,8 @@ def load_snapshot_directory(directory) -> Snapshot:
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             sources = source_summary(conn)
             tables = database.collection_tables(conn)
+            ubiquitous = (database.collection_terms(conn)
+                          if fallback.ubiquitous_share is not None else {})
             vectors = None if semantic is None else database.vector_rows(conn, semantic.dimensions)
         finally:
             conn.close()
@@ -140,7 +147,8 @@ def load_snapshot_directory(directory) -> Snapshot:
                 {k: v for k, v in version.items() if k != "base_url"}
                 for version in entry.get("versions", ())] != list(versions):
             raise SnapshotError(f"{db_path}: collection {name!r} does not match the manifest")
-        collections[name] = Collection(name, entry["corpus_id"], versions)
+        collections[name] = Collection(name, entry["corpus_id"], versions,
+                                       ubiquitous.get(name, frozenset()))
     if sorted(collections) != sorted(tables):
         raise SnapshotError(f"{db_path}: collections do not match the manifest")
     # vector_rows read the vectors exactly when the policy has a semantic section.
@@ -208,6 +216,14 @@ def verify_snapshot_directory(directory) -> list:
         if index_row[-1] != ranking.prior(fields):
             problems.append(f"{row['version']} {row['source_id']}:{row['start_line']}: "
                             "prior does not recompute")
+    share = snapshot.fallback.ubiquitous_share
+    if share is not None:
+        recomputed = ubiquitous_by_collection(
+            ((row["collection"], fields) for row, fields in zip(contents, facts, strict=True)),
+            share)
+        for name, collection in snapshot.collections.items():
+            if recomputed.get(name, frozenset()) != collection.ubiquitous_terms:
+                problems.append(f"collection {name}: its ubiquitous words do not recompute")
     # The vectors' digests are part of each passage's content, so corpus_id recomputes over them.
     identity = [identity_of(c, f, None if vectors is None else vectors[position])
                 for position, (c, f) in enumerate(zip(contents, facts, strict=True))]
