@@ -291,7 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--format", choices=FORMATS, default=FORMATS[0],
                        help="auto: a Sphinx site from its _sources (autodoc pages from their "
                             "HTML), an MkDocs site from its pages, other trees as reST, "
-                            "Markdown and text; html: every rendered page of each tree")
+                            "Markdown and text; html: every rendered page of each tree "
+                            "(default: %(default)s)")
     build.add_argument("--semantic", action="store_true",
                        help="store an embedding per unit and re-rank searches with it "
                             "(needs the semantic extra: pip install '.[semantic]')")

@@ -78,8 +78,8 @@ VECTOR_SCHEMA = "CREATE TABLE passage_vectors (id INTEGER PRIMARY KEY REFERENCES
 VECTORS_IN_ORDER = "SELECT id, vector FROM passage_vectors ORDER BY id"
 # With a fallback's ubiquitous_share: per collection, the words its question_terms queries leave
 # out (model.ubiquitous_terms of its units' fields).
-UBIQUITOUS_SCHEMA = "CREATE TABLE collection_terms (collection TEXT NOT NULL, term TEXT NOT NULL, " \
-    "PRIMARY KEY (collection, term)) WITHOUT ROWID"
+UBIQUITOUS_SCHEMA = ("CREATE TABLE collection_terms (collection TEXT NOT NULL, "
+                     "term TEXT NOT NULL, PRIMARY KEY (collection, term)) WITHOUT ROWID")
 INDEX_FACTS = ("kind", "in_links", "noindex", "reference_page")
 FIELDED_FTS_TABLE = f"""CREATE VIRTUAL TABLE {{table}} USING fts5(
     {", ".join(FIELDS)}, content='passage_fields', content_rowid='id',
