@@ -23,7 +23,7 @@ from tests.support import class_temporary_directory, post_json, quiet_settings
 from tests.test_sphinx_build import obj, section
 
 BASE = "https://docs.example.org/pkg/1.2/"
-NOISE = ("SIDEBAR-NOISE", "FOOTER-NOISE", "SCRIPT-NOISE", "SEARCH-NOISE", "¶")
+NOISE = ("SIDEBAR-NOISE", "FOOTER-NOISE", "SCRIPT-NOISE", "SEARCH-NOISE", "PAGER-NOISE", "¶")
 
 API_SOURCE = """\
 API
@@ -61,6 +61,8 @@ API_HTML = (
     '<form class="search"><input name="q"> SEARCH-NOISE</form></div>\n'
     '<div class="body" role="main">\n'
     + section("module-pkg", 1, "API", "<p>The public API of pkg.</p>\n" + GREET + GREETER)
+    # The pydata theme's pager sits inside the main content.
+    + "<div class='prev-next-area'><a href='guide.html'>PAGER-NOISE</a></div>\n"
     + '</div>\n<div class="footer">FOOTER-NOISE</div>\n</body></html>\n')
 GUIDE_HTML = ('<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
               + section("guide", 1, "Guide", "<p>Greeting people is the whole point of pkg.</p>")

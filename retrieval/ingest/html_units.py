@@ -30,9 +30,10 @@ _BLOCKS = frozenset(("p", "div", "li", "dt", "dd", "pre", "tr", "table", "sectio
 _SKIPPED_TAGS = frozenset(("script", "style", "nav", "footer", "form", "button", "template",
                            "noscript", "svg", "header"))
 # Classes that mark navigation or decoration inside the main content (Sphinx, MkDocs themes).
+# "prev-next-area": the pydata theme's previous/next page links (pandas), inside its <main>.
 _SKIPPED_CLASSES = frozenset(("headerlink", "quote", "toctree-wrapper", "sphinxsidebar", "related",
                               "md-sidebar", "md-source-file", "rst-footer-buttons",
-                              "viewcode-link", "md-content__button"))
+                              "viewcode-link", "md-content__button", "prev-next-area"))
 _VOID = frozenset(("br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base",
                    "source", "track", "embed", "param"))
 _SPACE = re.compile(r"\s+")
@@ -145,13 +146,14 @@ class _PageReader:
                 self._main = [tag, 1]
                 self._open(_Owner(SECTION, None, self.line(offset)))
             return
-        if tag == self._main[0] and tag not in _VOID:
-            self._main[1] += 1
         classes = _classes(attrs)
         if tag in _SKIPPED_TAGS or _SKIPPED_CLASSES.intersection(classes):
+            # Its end tag is the skip's, so it is not counted in the main element's nesting.
             if tag not in _VOID and not self_closing:
                 self._skip = [tag, 1]
             return
+        if tag == self._main[0] and tag not in _VOID:
+            self._main[1] += 1
         if tag in _BLOCKS:
             self._flush()
         if tag in _CONTAINERS:
