@@ -190,7 +190,8 @@ class RetrievalApp:
                  access_log: Callable[[str], None] | None = None):
         self._service = service
         self._body_cap = settings.max_body_bytes
-        self._maxima = Limits(
+        # The largest allowances a request may ask for (MCP's tool schemas show them too).
+        self.maxima = Limits(
             max_steps=settings.max_steps_limit,
             max_searches=settings.max_searches_limit,
             max_reads=settings.max_reads_limit,
@@ -210,7 +211,7 @@ class RetrievalApp:
         self._cors = CorsPolicy(parse_origins(settings.cors_origins))
         self._collections = service.snapshot.collections
         self._corpus_bodies = {}
-        self._openapi_body = encode_json(openapi_document(self._maxima, settings.max_body_bytes))
+        self._openapi_body = encode_json(openapi_document(self.maxima, settings.max_body_bytes))
         self._pages = StaticPages()
 
     @property
@@ -417,11 +418,22 @@ class RetrievalApp:
         finally:
             self.in_flight.leave()
 
-    def _authenticate(self, environ, exchange: Exchange):
+    @property
+    def keys_required(self) -> bool:
+        """Tell whether callers must present a key (the app has a keys file)."""
+        return self._keys is not None
+
+    def authenticate(self, authorization: str | None):
+        """Return the key an Authorization header names (None without a keys file); raise the
+        refusal a request with that header would get."""
         if self._keys is None:
             return None
-        key = self._keys.authenticate(environ.get("HTTP_AUTHORIZATION"), time.time())
-        exchange.key_id = key.key_id
+        return self._keys.authenticate(authorization, time.time())
+
+    def _authenticate(self, environ, exchange: Exchange):
+        key = self.authenticate(environ.get("HTTP_AUTHORIZATION"))
+        if key is not None:
+            exchange.key_id = key.key_id
         return key
 
     def _json_body(self, environ, exchange: Exchange, started: float):
@@ -447,7 +459,7 @@ class RetrievalApp:
     def _run_search(self, service, environ, exchange: Exchange) -> Reply:
         started = time.monotonic()
         key, body = self._json_body(environ, exchange, started)
-        request = parse_search_request(decode_body(body), self._maxima.max_source_bytes)
+        request = parse_search_request(decode_body(body), self.maxima.max_source_bytes)
         self._check_readable(key, request.collection)
         return Reply(OK, encode_json(run_search(service, request, started + self._deadline_s)))
 
@@ -455,7 +467,7 @@ class RetrievalApp:
         started = time.monotonic()
         key, body = self._json_body(environ, exchange, started)
         known = self._known_requests.get(body)
-        request = known.request if known else parse_retrieve_request(body, self._maxima)
+        request = known.request if known else parse_retrieve_request(body, self.maxima)
         self._check_readable(key, request.collection)
         if known is None:
             known = KnownRequest(request, service.request_id(request), len(body))

@@ -11,17 +11,11 @@ Both return decoded, verified documents and raise `BackendError` with the servic
 import io
 import json
 import sys
-import time
 from wsgiref.util import setup_testing_defaults
 
-from ..access_log import BatchedLineWriter
 from ..contract import CORPUS, PASSAGE, RETRIEVE, SEARCH
-from ..core.admission import Limits
-from ..core.service import RetrievalService
-from ..core.snapshot import default_snapshot_path
-from ..keys import KeyStore
 from ..settings import Settings
-from ..wsgi import RetrievalApp
+from ..wsgi import create_app
 
 # What --url answers when the service fronted predates POST /search.
 NO_SEARCH_ROUTE = ("search_docs needs the service's POST /search, which this service does not "
@@ -50,30 +44,20 @@ class LocalBackend:
     """
 
     def __init__(self, settings: Settings):
-        path = settings.snapshot or default_snapshot_path()
-        self._keys = KeyStore.load(settings.keys_file) if settings.keys_file else None
-        self.service = RetrievalService.from_path(
-            path, settings.expect_corpus_id, memo_entries=settings.cache_entries,
-            memo_bytes=settings.cache_bytes, connections=settings.threads)
-        # Over stdio, stdout is the protocol's: the access log goes to stderr, as for serve.
-        self._access_log = BatchedLineWriter(sys.stderr) if settings.access_log else None
-        self.app = RetrievalApp(self.service, settings, self._keys, self._access_log)
+        # Built as `retrieval serve` builds it; over stdio the access log goes to stderr, since
+        # stdout is the protocol's.
+        self.app = create_app(settings=settings)
         # The allowances a request may ask for, as the app enforces them (the tools' schemas).
-        self.maxima = Limits(max_steps=settings.max_steps_limit,
-                             max_searches=settings.max_searches_limit,
-                             max_reads=settings.max_reads_limit,
-                             max_source_bytes=settings.max_source_bytes_limit)
+        self.maxima = self.app.maxima
 
     @property
     def keys_required(self) -> bool:
         """Tell whether callers must present a key."""
-        return self._keys is not None
+        return self.app.keys_required
 
     def authenticate(self, authorization):
         """Return the caller's key (None without a keys file); raise the service's refusal."""
-        if self._keys is None:
-            return None
-        return self._keys.authenticate(authorization, time.time())
+        return self.app.authenticate(authorization)
 
     def close(self):
         """Release the snapshot and flush the access log."""
