@@ -179,6 +179,20 @@ class AutodocHtmlTest(BuiltSiteTest):
         self.assertEqual(verify_snapshot_directory(copy),
                          ["collection default: its ubiquitous words do not recompute"])
 
+    def test_a_page_that_is_not_utf8_is_reported_and_skipped_whole(self):
+        site = os.path.join(class_temporary_directory(self), "html")
+        write_tree(site, {"index.html": GUIDE_HTML, "api.html": API_HTML,
+                          "_sources/api.rst.txt": API_SOURCE,
+                          "_sources/latin.rst.txt": API_SOURCE})
+        with open(os.path.join(site, "latin.html"), "wb") as handle:
+            handle.write(API_HTML.replace("Say hello", "Salut, café").encode("latin-1",
+                                                                                "replace"))
+        progress = io.StringIO()
+        out = os.path.join(os.path.dirname(site), "snapshot")
+        build_snapshot([SourceTree("1.2", site, BASE)], out, DEFAULT_POLICY, Progress(progress))
+        self.assertIn("skipped 1.2/latin.html: not UTF-8", progress.getvalue())
+        self.assertFalse([url for url in built_passages(out) if "latin.html" in url])
+
     def test_a_question_is_answered_with_the_api_text(self):
         app = create_app(snapshot_path=self.out, settings=quiet_settings())
         self.addCleanup(app.close)

@@ -321,10 +321,14 @@ def _unit_contents(tree, page, source_id, source_sha256, units, reference, in_li
     return contents
 
 
-def _html_units(tree: SourceTree, page: str) -> tuple:
-    """Return (source_id, sha256, units) of a rendered page read as the document itself."""
-    data = Path(tree.root, *page.split("/")).read_bytes()
-    return page, hashlib.sha256(data).hexdigest(), html_page_units(data.decode("utf-8", "replace"))
+def _html_units(tree: SourceTree, page: str, progress: Progress):
+    """Return (source_id, sha256, units) of a rendered page read as the document itself, or
+    None (reported) if it is not UTF-8, as for every source file."""
+    read = _read_file(tree, page, os.path.join(tree.root, *page.split("/")), progress)
+    if read is None:
+        return None
+    text, sha256 = read
+    return page, sha256, html_page_units(text)
 
 
 def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
@@ -351,7 +355,10 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
             progress.skip(f"{tree.label}/{relative_source}", "no rendered page")
             continue
         if _AUTODOC.search(text):
-            source_id, sha256, units = _html_units(tree, page)
+            read = _html_units(tree, page, progress)
+            if read is None:
+                continue
+            source_id, sha256, units = read
         else:
             source_id, sha256 = f"{SOURCES}/{relative_source}", source_sha256
             units = page_units(text, rendered)
@@ -365,16 +372,14 @@ def read_html_contents(tree: SourceTree, progress: Progress) -> list:
     site = RenderedSite(tree.root, tree.base_url)
     pages = [page for page in site.pages() if posixpath.basename(page) not in _GENERATED_PAGES]
     in_links = Counter(target for page in pages for target in site.page(page).links)
-    read = [(page, *_html_units(tree, page)) for page in pages]
-    reference = _reference_pages(site, {page for page, _, _, units in read
+    read = [found for found in (_html_units(tree, page, progress) for page in pages) if found]
+    progress.tick(tree.label, force=True)
+    reference = _reference_pages(site, {page for page, _, units in read
                                         if any(unit.kind != SECTION for unit in units)})
     contents = []
-    for page, source_id, sha256, units in read:
-        contents.extend(_unit_contents(tree, page, source_id, sha256, units, reference, in_links))
-        progress.files += 1
+    for page, sha256, units in read:
+        contents.extend(_unit_contents(tree, page, page, sha256, units, reference, in_links))
         progress.passages += len(units)
-        progress.tick(tree.label)
-    progress.tick(tree.label, force=True)
     return contents
 
 
