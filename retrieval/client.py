@@ -28,13 +28,13 @@ except ImportError as exc:  # the service itself does not need requests; only th
     raise ImportError("retrieval.client needs requests: run pip install '.[client]' "
                       "from the retrieval checkout") from exc
 
-# ALLOWANCES is not used here: it stays importable from this module, as it always was.
-from .contract import ALLOWANCES, BODY_DIGEST_HEADER, CORPUS, HEALTH, RETRIEVE  # noqa: F401
+from .contract import ALLOWANCES as ALLOWANCES  # importable from here, as it always was
+from .contract import BODY_DIGEST_HEADER, CORPUS, HEALTH, PASSAGE, RETRIEVE, SEARCH
 from .core import digests
 from .core.admission import Limits  # the allowances a run was admitted with
 from .core.model import FAILED
 from .core.strict_json import StrictJSONError, loads_strict
-from .core.verify import verify_passage, verify_run_result  # each raises a ValueError
+from .core.verify import echo_problems, verify_passage, verify_run_result  # ValueError
 
 RETRIED_CODES = frozenset({"overloaded", "draining"})
 DEFAULT_MAX_RETRY_WAIT = 30.0
@@ -397,7 +397,7 @@ class RetrievalClient:
 
     def passage(self, passage_id: str) -> dict:
         """Return the verified /passages/{id} document: its text, digests and id recompute."""
-        exchange = self._exchange("GET", "/passages/" + passage_id)
+        exchange = self._exchange("GET", PASSAGE.prefix + passage_id)
         document = self._expect_document(exchange)
         try:
             if document.get("passage_id") != passage_id:
@@ -410,14 +410,13 @@ class RetrievalClient:
     def search(self, query, version, **options) -> dict:
         """Run one ranked search (POST /search); verify every text returned and the echo."""
         fields_sent = _fields_sent({"query": query, "version": version}, options)
-        exchange = self._exchange("POST", "/search", _json_body(fields_sent))
+        exchange = self._exchange("POST", SEARCH.path, _json_body(fields_sent))
         document = self._expect_document(exchange)
         try:
-            echoed = document.get("request")
-            for key, value in fields_sent.items():
-                if not isinstance(echoed, dict) or \
-                        digests.canonical_json(echoed.get(key)) != digests.canonical_json(value):
-                    raise ValueError(f"echoed request field {key!r} differs from what was sent")
+            # Every field sent is echoed: each must be what was sent.
+            mismatch = echo_problems(document.get("request"), fields_sent, tuple(fields_sent))
+            if mismatch:
+                raise ValueError(mismatch[0])
             for hit in document.get("hits") or ():
                 verify_passage(dict(hit, corpus_id=document.get("corpus_id")))
         except (ValueError, AttributeError, TypeError) as exc:
@@ -438,8 +437,7 @@ class RetrievalClient:
             try:
                 verify_run_result(exchange.raw, document, fields_sent)
             except ValueError as exc:
-                raise IntegrityError(str(exc), exchange.http_status, exchange.raw,
-                                     exchange.headers) from None
+                raise _integrity_error(exchange, str(exc)) from None
             return RetrievalResult.from_response(document, exchange.raw, exchange.http_status,
                                                  exchange.body_sha256)
         raise self._error(exchange)

@@ -39,13 +39,22 @@ def run_result_problems(raw: bytes, document, sent: dict | None = None) -> list:
         problems.append(unchecked)
     else:
         problems.extend(_read_result_problems(document))
-    echoed = request if isinstance(request, dict) else {}
-    for key, value in (sent or {}).items():
-        # A self-consistent result for some other request is still the wrong result.
-        if (key in echoed or key in ("question", "version")) and \
-                digests.canonical_json(echoed.get(key)) != digests.canonical_json(value):
-            problems.append(f"echoed request field {key!r} differs from what was sent")
+    problems.extend(echo_problems(request, sent or {}, ("question", "version")))
     return problems
+
+
+def echo_problems(echoed, sent: dict, required=()) -> list:
+    """Return one line per sent field the echoed request shows otherwise.
+
+    A field in `required`, and any other the server echoes, must be what was sent, types
+    included (6 is not 6.0 or true): a self-consistent result for some other request is still
+    the wrong result.
+    """
+    echoed = echoed if isinstance(echoed, dict) else {}
+    return [f"echoed request field {key!r} differs from what was sent"
+            for key, value in sent.items()
+            if (key in echoed or key in required)
+            and digests.canonical_json(echoed.get(key)) != digests.canonical_json(value)]
 
 
 def verify_run_result(raw: bytes, document, sent: dict | None = None):
