@@ -12,7 +12,6 @@ process, printing the evidence it returns: the report is Markdown on stdout.
 """
 
 import argparse
-import io
 import json
 import os
 import re
@@ -113,21 +112,16 @@ def collection_sizes(snapshot: str) -> dict:
         conn.close()
 
 
-def ask(app, library: Library, version: str, question: str) -> list:
+def ask(service, library: Library, version: str, question: str) -> list:
     """Return [(url, first line)] of the evidence /retrieve returns, asked in process."""
-    from wsgiref.util import setup_testing_defaults
+    from retrieval.mcp.backends import BackendError  # the app called as a request would be
 
-    body = json.dumps({"question": question, "version": version,
-                       "collection": library.collection}).encode("utf-8")
-    environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/retrieve", "wsgi.input": io.BytesIO(body),
-               "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body))}
-    setup_testing_defaults(environ)
-    statuses = []
-    reply = b"".join(app(environ, lambda status, headers, exc_info=None: statuses.append(status)))
-    if not statuses[0].startswith("200"):
-        return [(statuses[0], reply.decode("utf-8", "replace")[:80])]
-    return [(item["url"], item["text"].split("\n", 1)[0][:90])
-            for item in json.loads(reply)["evidence"]]
+    try:
+        result = service.retrieve({"question": question, "version": version,
+                                   "collection": library.collection})
+    except BackendError as refused:
+        return [(str(refused.code), json.dumps(refused.body)[:80])]
+    return [(item["url"], item["text"].split("\n", 1)[0][:90]) for item in result["evidence"]]
 
 
 def main() -> int:
@@ -167,18 +161,18 @@ def main() -> int:
 
     sizes = collection_sizes(out)
     sys.path.insert(0, common.REPO_ROOT)
+    from retrieval.mcp.backends import LocalBackend
     from retrieval.settings import load_settings
-    from retrieval.wsgi import create_app
 
-    app = create_app(snapshot_path=out, settings=load_settings(overrides={"access_log": False}))
+    service = LocalBackend(load_settings(overrides={"snapshot": out, "access_log": False}))
     try:
         for library, version in libraries:
             entry = results["collections"].setdefault(library.collection, {"version": version})
             entry["files"], entry["units"], entry["bytes"] = sizes[library.collection]
-            entry["answers"] = {question: ask(app, library, version, question)
+            entry["answers"] = {question: ask(service, library, version, question)
                                 for question in library.questions}
     finally:
-        app.close()
+        service.close()
 
     print(f"# Libraries side by side ({time.strftime('%Y-%m-%d')})\n")
     print("| collection | version | files | units | bytes | build alone (s) | peak RSS (MiB) |")
