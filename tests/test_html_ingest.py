@@ -6,6 +6,7 @@ a hand-written page whose reST source still holds the text. Expectations are exa
 """
 
 import contextlib
+import copy
 import hashlib
 import io
 import os
@@ -14,7 +15,7 @@ import sqlite3
 import unittest
 
 from retrieval.__main__ import main as retrieval_main
-from retrieval.core.snapshot import load_snapshot
+from retrieval.core.snapshot import SnapshotError, load_snapshot, parse_policy
 from retrieval.core.snapshot_directory import verify_snapshot_directory
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.ingest.rendered import dead_urls
@@ -168,6 +169,17 @@ class AutodocHtmlTest(BuiltSiteTest):
 
         self.assertEqual(query("How does pkg wave at everyone?"), "wave everyone")
         self.assertEqual(query("pkg api"), "pkg api")  # nothing else would remain: kept
+
+    def test_the_ubiquitous_share_is_a_number_above_0_and_at_most_1(self):
+        for share, message in ((True, "must be a finite number"),
+                               ("0.5", "must be a finite number"),
+                               (0, "must be above 0 and at most 1"),
+                               (1.5, "must be above 0 and at most 1")):
+            policy = copy.deepcopy(DEFAULT_POLICY)
+            policy["fallback"]["ubiquitous_share"] = share
+            with self.subTest(share=share), self.assertRaisesRegex(
+                    SnapshotError, f"^policy.fallback.ubiquitous_share: {message}$"):
+                parse_policy(policy)
 
     def test_verify_recomputes_the_ubiquitous_words(self):
         copy = os.path.join(class_temporary_directory(self), "snapshot")

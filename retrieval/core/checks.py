@@ -1,5 +1,6 @@
 """The shape checks of snapshot documents: each refusal names the field, as `where: message`."""
 
+import math
 import re
 from typing import NoReturn
 
@@ -45,6 +46,13 @@ def integer(value, where: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         fail(where, f"must be an integer >= {minimum}")
     return value
+
+
+def number(value, where: str) -> float:
+    """Return value as a float if it is a finite number (an integer or a float, not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        fail(where, "must be a finite number")
+    return float(value)
 
 
 def digest(value, where: str) -> str:

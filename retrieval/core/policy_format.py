@@ -43,9 +43,9 @@ def _rule(raw, where, *, fallback=False):
         checks.fail(where, "only a question_terms fallback has stop_words, drop_literals and "
                            "ubiquitous_share")
     share = raw.get("ubiquitous_share")
-    if share is not None and (isinstance(share, bool) or not isinstance(share, (int, float))
-                              or not 0 < share <= 1):
-        checks.fail(f"{where}.ubiquitous_share", "must be a number above 0 and at most 1")
+    # Validated, not converted: the policy echo shows the share as the policy wrote it.
+    if share is not None and not 0 < checks.number(share, f"{where}.ubiquitous_share") <= 1:
+        checks.fail(f"{where}.ubiquitous_share", "must be above 0 and at most 1")
     search_k = checks.integer(raw.get("search_k", DEFAULT_SEARCH_K), f"{where}.search_k", 1)
     if search_k > MAX_SEARCH_K:
         checks.fail(f"{where}.search_k", f"must be at most {MAX_SEARCH_K}")

@@ -92,12 +92,6 @@ class Ranking:
         return value
 
 
-def _number(value, where) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise RankingError(f"{where}: must be a finite number")
-    return float(value)
-
-
 def ubiquitous_by_collection(units, share: float) -> dict:
     """Return {collection: the words more than `share` of its units hold} of (collection,
     IndexFields) pairs: what a question_terms fallback with ubiquitous_share leaves out."""
@@ -114,7 +108,7 @@ def parse_ranking(raw) -> Ranking:
     fields, priors = raw["fields"], raw["priors"]
     if not isinstance(fields, dict) or sorted(fields) != sorted(FIELDS):
         raise RankingError(f"policy.ranking.fields: must weigh exactly {', '.join(FIELDS)}")
-    weights = tuple(_number(fields[name], f"policy.ranking.fields.{name}") for name in FIELDS)
+    weights = tuple(checks.number(fields[name], f"policy.ranking.fields.{name}") for name in FIELDS)
     if any(weight < 0 for weight in weights):
         raise RankingError("policy.ranking.fields: weights must be >= 0")
     if not isinstance(priors, dict) or sorted(priors) != sorted(_PRIOR_KEYS):
@@ -124,13 +118,13 @@ def parse_ranking(raw) -> Ranking:
         raise RankingError(f"policy.ranking.priors.kind: keys must be among {', '.join(KINDS)}")
     return Ranking(
         weights=weights,
-        in_links=_number(priors["in_links"], "policy.ranking.priors.in_links"),
-        in_links_cap=_number(priors["in_links_cap"], "policy.ranking.priors.in_links_cap"),
-        kind={name: _number(value, f"policy.ranking.priors.kind.{name}")
+        in_links=checks.number(priors["in_links"], "policy.ranking.priors.in_links"),
+        in_links_cap=checks.number(priors["in_links_cap"], "policy.ranking.priors.in_links_cap"),
+        kind={name: checks.number(value, f"policy.ranking.priors.kind.{name}")
               for name, value in kind.items()},
-        non_reference_page=_number(priors["non_reference_page"],
+        non_reference_page=checks.number(priors["non_reference_page"],
                                    "policy.ranking.priors.non_reference_page"),
-        noindex=_number(priors["noindex"], "policy.ranking.priors.noindex"),
+        noindex=checks.number(priors["noindex"], "policy.ranking.priors.noindex"),
     )
 
 
@@ -161,7 +155,7 @@ def parse_semantic(raw) -> Semantic:
     digest = checks.digest(raw["model_sha256"], "policy.semantic.model_sha256")
     if not isinstance(raw["recipe"], str) or not raw["recipe"]:
         raise RankingError("policy.semantic.recipe: must be a non-empty string")
-    weight = _number(raw["weight"], "policy.semantic.weight")
+    weight = checks.number(raw["weight"], "policy.semantic.weight")
     if weight < 0:
         raise RankingError("policy.semantic.weight: must be >= 0")
     return Semantic(model_sha256=digest, recipe=raw["recipe"],
