@@ -22,11 +22,12 @@ import importlib.util
 import json
 import math
 import os
-import re
 from dataclasses import dataclass
 
 import numpy as np
 from tokenizers import Tokenizer
+
+from .core.ranking import first_sentence
 
 PACKAGE = "wordllama"
 WEIGHTS = ("weights", "l2_supercat_256.safetensors")
@@ -39,10 +40,6 @@ RECIPE = "names+heading+first-sentence/sum-pool/l2/float16"
 # 2**(53-48) = 32 respectively, in any order. Token rows are below 8.02 in magnitude, so a text
 # needs over 2**25 tokens to break the first; unit vectors (norm within float16 rounding of 1)
 # bound the second by about 1 (Cauchy-Schwarz).
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
-_UNDERLINE = re.compile(r"^\s*([=\-~^\"'`#*+<>:_.])\1*\s*$")
-_SPACE = re.compile(r"\s+")
 
 
 class ModelUnavailable(ImportError):
@@ -122,13 +119,6 @@ def load_model() -> Model:
     return Model(table=table, tokenizer=tokenizer, digest=digest.hexdigest())
 
 
-def first_sentence(body: str) -> str:
-    """Return a unit body's first sentence, skipping heading underlines and repeated headings."""
-    lines = [line for line in body.split("\n") if line.strip() and not _UNDERLINE.match(line)]
-    text = _SPACE.sub(" ", " ".join(lines)).strip()
-    return _SENTENCE_END.split(text, 1)[0]
-
-
 def document_text(names: str, heading: str, body: str) -> str:
     """Return what a unit's vector is computed over: its names, section heading, first sentence."""
     sentence = first_sentence(body)
@@ -186,4 +176,4 @@ def vector_bytes(vectors) -> list:
 
 
 __all__ = ["Model", "ModelUnavailable", "RECIPE", "Reranker", "cosines", "document_text",
-           "first_sentence", "load_model", "rerank", "vector_bytes"]
+           "load_model", "rerank", "vector_bytes"]

@@ -161,7 +161,7 @@ def _model_missing():
 class SemanticSnapshotTest(unittest.TestCase):
     """The Sphinx test site, built lexically and with --semantic, verified and served."""
 
-    QUESTION = "How do I remove a directory tree?"
+    QUESTION = "How do I copy a directory tree?"
 
     @classmethod
     def setUpClass(cls):

@@ -52,7 +52,7 @@ FTS_TABLE = """CREATE VIRTUAL TABLE {table} USING fts5(
 PASSAGE_COLUMNS = ("passage_id", "source_id", "version", "url", "start_line", "end_line", "text",
                    "text_sha256", "source_sha256", "document_revision", "byte_count",
                    "collection", "title")
-# Built snapshots (schema 2): each unit's ranking facts with its prior (computed once, at build
+# Built snapshots: each unit's ranking facts with its prior (computed once, at build
 # time, from the facts and the policy's weights), and its indexed fields, which the FTS table
 # indexes as external content. Two tables, so that the join every ranking makes per matching row
 # reads narrow rows: with the fields in the same table it cost about a quarter more CPU per
@@ -137,7 +137,7 @@ def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
            ubiquitous: dict | None = None):
     """Write the schema, passages grouped by collection and version, one FTS per collection, meta.
 
-    collection_ids maps every collection name to its corpus_id. With a ranking (schema 2), every
+    collection_ids maps every collection name to its corpus_id. With a ranking, every
     passage must carry its IndexFields, and the FTS tables index those fields. With vectors
     (passage_id -> vector bytes), every passage's vector goes in passage_vectors. With
     ubiquitous (collection -> words), the words go in collection_terms.

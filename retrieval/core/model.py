@@ -51,7 +51,7 @@ class Passage:
     document_revision: str
     byte_count: int
     collection: str = DEFAULT_COLLECTION
-    # Built snapshots (schema 2) only: what search hits show, and what the unit is ranked by.
+    # Built snapshots only: what search hits show, and what the unit is ranked by.
     title: str | None = None
     index: Optional["IndexFields"] = None
 
@@ -222,7 +222,7 @@ class Snapshot:
     # connection must open the file verified at load (database.file_identity), no other.
     database_path: str | None = None
     database_identity: tuple | None = None
-    # Built snapshots (schema 2) rank by fields and priors; None: one text column, plain bm25.
+    # Built snapshots rank by fields and priors; None: one text column, plain bm25.
     ranking: Optional["Ranking"] = None
     # A policy with a semantic section re-ranks with this (see index.Reranker), made by the
     # directory loader; None: the lexical ranking alone.

@@ -105,7 +105,7 @@ def parse_snapshot(document) -> Snapshot:
     rules, fallback = parse_policy(document["policy"])
     if "ranking" in document["policy"]:
         checks.fail("policy.ranking",
-                    "fielded ranking needs a built snapshot directory (schema 2)")
+                    "fielded ranking needs a built snapshot directory")
     if not isinstance(document["passages"], list) or not document["passages"]:
         checks.fail("passages", "must be a non-empty list")
 

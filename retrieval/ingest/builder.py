@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import database
-from ..core.ranking import SECTION, IndexFields, ubiquitous_by_collection
+from ..core.ranking import SECTION, IndexFields, first_sentence, ubiquitous_by_collection
 from ..core.snapshot import (
     DEFAULT_COLLECTION,
     SnapshotError,
@@ -85,8 +85,8 @@ DEFAULT_POLICY = {
     },
     # bm25() weight per indexed field, and the priors subtracted from it (see core/ranking.py).
     "ranking": {
-        "fields": {"names": 8, "name": 8, "signature": 0.5, "body": 0.75, "code": 0.5,
-                   "context": 0.25},
+        "fields": {"names": 8, "name": 8, "signature": 0.5, "summary": 2, "body": 0.5,
+                   "code": 0.5, "context": 0.25},
         # Tuned on CoNaLa train (bench/quality.py; docs/corpora.md has the dev figures). The in-link
         # prior is capped (12 ~ 54 links) so that the most linked-to objects (open, str, bytes)
         # cannot fill every unrelated question's top 10; classes and sections are demoted only
@@ -218,10 +218,10 @@ def _paragraph_contents(tree, relative_path, source_sha256, page, paragraphs, pr
     contents = []
     for paragraph in paragraphs:
         # A paragraph is prose under a heading: no names, no priors beyond the section's.
+        body = plain_text(paragraph.text) if prose else paragraph.text
         facts = IndexFields(
             kind=SECTION, in_links=0, noindex=False, reference_page=True, names="", name="",
-            signature="", body=plain_text(paragraph.text) if prose else paragraph.text,
-            code="", context=relative_path)
+            signature="", summary=first_sentence(body), body=body, code="", context=relative_path)
         contents.append((_content(
             tree, relative_path, source_sha256,
             page + ("#" + paragraph.anchor if paragraph.anchor else ""),
@@ -312,8 +312,8 @@ def _unit_contents(tree, page, source_id, source_sha256, units, reference, in_li
         facts = IndexFields(
             kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
             in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
-            names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
-            code=unit.code, context=unit.context)
+            names=unit.names, name=unit.name, signature=unit.signature,
+            summary=first_sentence(unit.body), body=unit.body, code=unit.code, context=unit.context)
         contents.append((_content(
             tree, source_id, source_sha256,
             page_address + ("#" + unit.anchor if unit.anchor else ""),
