@@ -43,7 +43,8 @@ The :mod:`shutil` module offers operations on files and collections of files.
 
 .. function:: copytree(src, dst)
 
-   Recursively copy an entire directory tree rooted at *src* to *dst*.
+   Recursively copy an entire directory tree rooted at *src* to *dst*. Every member keeps
+   its permission bits.
 
    Example::
 
@@ -358,6 +359,15 @@ class SphinxSiteTest(unittest.TestCase):
     def test_names_weigh_more_than_prose(self):
         self.assertEqual(self.first_search("unhexlify")[0][0], "binascii.a2b_hex")
         self.assertEqual(self.first_search("extract")[0][0], "shutil.Archive.extract")
+
+    def test_what_an_object_does_weighs_more_than_the_rest_of_its_prose(self):
+        # `member` opens Archive.extract's description (a method) and is in copytree's second
+        # sentence (a function, a prior one point higher): the first sentence decides.
+        self.assertEqual(ranking_facts(self.out, "shutil.copytree").summary,
+                         "Recursively copy an entire directory tree rooted at *src* to *dst*.")
+        self.assertEqual(self.first_search("member")[:2],
+                         [("shutil.Archive.extract", "library/shutil.html#shutil.Archive.extract"),
+                          ("shutil.copytree", "library/shutil.html#shutil.copytree")])
 
     def test_quoted_literals_are_not_searched(self):
         result = self.retrieve("extract the archive `copytree` to 'tree' 42")
