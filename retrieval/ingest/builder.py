@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import database
-from ..core.ranking import SECTION, IndexFields, first_sentence, ubiquitous_by_collection
+from ..core.ranking import SECTION, IndexFields, ubiquitous_by_collection
 from ..core.snapshot import (
     DEFAULT_COLLECTION,
     SnapshotError,
@@ -219,9 +219,9 @@ def _paragraph_contents(tree, relative_path, source_sha256, page, paragraphs, pr
     for paragraph in paragraphs:
         # A paragraph is prose under a heading: no names, no priors beyond the section's.
         body = plain_text(paragraph.text) if prose else paragraph.text
-        facts = IndexFields(
+        facts = IndexFields.of(
             kind=SECTION, in_links=0, noindex=False, reference_page=True, names="", name="",
-            signature="", summary=first_sentence(body), body=body, code="", context=relative_path)
+            signature="", body=body, code="", context=relative_path)
         contents.append((_content(
             tree, relative_path, source_sha256,
             page + ("#" + paragraph.anchor if paragraph.anchor else ""),
@@ -309,11 +309,11 @@ def _unit_contents(tree, page, source_id, source_sha256, units, reference, in_li
     page_address = tree.base_url + urllib.parse.quote(page, safe="/")
     contents = []
     for unit in units:
-        facts = IndexFields(
+        facts = IndexFields.of(
             kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
             in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
-            names=unit.names, name=unit.name, signature=unit.signature,
-            summary=first_sentence(unit.body), body=unit.body, code=unit.code, context=unit.context)
+            names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
+            code=unit.code, context=unit.context)
         contents.append((_content(
             tree, source_id, source_sha256,
             page_address + ("#" + unit.anchor if unit.anchor else ""),
