@@ -330,7 +330,8 @@ class SphinxSiteTest(unittest.TestCase):
     def test_the_in_link_prior_is_capped(self):
         ranking = policy_ranking(DEFAULT_POLICY)
         facts = dataclasses.replace(ranking_facts(self.out, "shutil.rmtree"), in_links=10_000)
-        self.assertEqual(ranking.prior(facts), 12 + 2)
+        self.assertEqual(ranking.prior(facts), ranking.in_links_cap + ranking.kind["function"])
+        self.assertLess(ranking.in_links_cap, ranking.in_links * math.log1p(10_000))
 
     def test_verify_recomputes_and_checks_rendered_urls(self):
         self.assertEqual(verify_snapshot_directory(self.out), [])
