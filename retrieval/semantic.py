@@ -1,4 +1,8 @@
-"""Optional static-embedding re-rank (the `semantic` extra): wordllama's bundled model, no download.
+"""Optional embedding re-rank (the `semantic` extra): wordllama's bundled model, no download.
+
+Two models can make a snapshot's vectors (MODELS): wordllama, the default, described here, and
+all-MiniLM-L6-v2 (`--semantic minilm`, retrieval/minilm.py: better on CoNaLa, slower, and exact
+only per machine). Both give unit float16 rows; the re-rank below serves either.
 
 wordllama 0.4.0.post1 ships its 256-dimensional l2_supercat token table and the Llama-2 tokenizer
 inside its wheel, but its own loader looks for the tokenizer in a directory that does not exist
@@ -18,16 +22,17 @@ and the rest is one IEEE operation at a time.
 """
 
 import hashlib
-import importlib.util
 import json
 import math
-import os
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 from tokenizers import Tokenizer
 
-from .core.ranking import first_sentence
+from . import minilm, model_files
+from .core.ranking import EMBEDDING_MODELS, first_sentence
+from .model_files import ModelUnavailable
 
 PACKAGE = "wordllama"
 WEIGHTS = ("weights", "l2_supercat_256.safetensors")
@@ -35,17 +40,16 @@ TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
 TENSOR = "embedding.weight"
 # What is embedded and how; part of what a snapshot's vectors depend on besides the model digest.
 RECIPE = "names+heading+first-sentence/sum-pool/l2/float16"
+# The re-rank weight chosen on CoNaLa train (bench/README.md): score - 20 x cosine.
+WEIGHT = 20
+# `retrieval build --semantic [MODEL]`: the models a snapshot can be built and served with.
+MODELS = EMBEDDING_MODELS
+DEFAULT_MODEL = MODELS[0]
 # Exactness: float16 values are multiples of 2**-24, so a sum of them, or of products of two
 # (multiples of 2**-48), is exact in float64 while every partial sum stays below 2**(53-24) or
 # 2**(53-48) = 32 respectively, in any order. Token rows are below 8.02 in magnitude, so a text
 # needs over 2**25 tokens to break the first; unit vectors (norm within float16 rounding of 1)
 # bound the second by about 1 (Cauchy-Schwarz).
-
-
-class ModelUnavailable(ImportError):
-    """The bundled model files are not installed where the extra puts them."""
-
-    # An ImportError, like a missing numpy or tokenizers: one kind of failure, "install the extra".
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ class Model:
     table: object  # float16 array (vocab, dim), a view of the weights file's bytes
     tokenizer: object
     digest: str  # sha256 over the weights file's bytes, then the tokenizer file's bytes
+    recipe: str = RECIPE
+    default_weight: float = WEIGHT
 
     @property
     def dim(self) -> int:
@@ -75,24 +81,6 @@ class Model:
         return out
 
 
-def _package_dir() -> str:
-    # find_spec of a top-level package locates it without running its __init__ (which
-    # configures logging and imports requests).
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable(f"{PACKAGE} is not installed")
-    return list(spec.submodule_search_locations)[0]
-
-
-def _read(directory: str, parts: tuple) -> bytes:
-    path = os.path.join(directory, *parts)
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise ModelUnavailable(f"{path} is missing: the {PACKAGE} wheel ships it") from None
-
-
 def _safetensors_table(data: bytes, name: str) -> "np.ndarray":
     """Return one float16 tensor of a safetensors file: u64 header size, JSON header, raw data."""
     size = int.from_bytes(data[:8], "little")
@@ -107,9 +95,9 @@ def _safetensors_table(data: bytes, name: str) -> "np.ndarray":
 
 def load_model() -> Model:
     """Load the model bundled in the installed wordllama wheel, reading nothing else."""
-    directory = _package_dir()
-    weights = _read(directory, WEIGHTS)
-    tokenizer_json = _read(directory, TOKENIZER)
+    directory = model_files.package_dir(PACKAGE)
+    weights = model_files.read(directory, WEIGHTS, PACKAGE)
+    tokenizer_json = model_files.read(directory, TOKENIZER, PACKAGE)
     digest = hashlib.sha256(weights)
     digest.update(tokenizer_json)
     table = _safetensors_table(weights, TENSOR)
@@ -117,6 +105,18 @@ def load_model() -> Model:
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return Model(table=table, tokenizer=tokenizer, digest=digest.hexdigest())
+
+
+def load_named_model(name: str):
+    """Load one of MODELS by name: wordllama's Model or minilm's MiniLM (both embed and cosine)."""
+    if name not in MODELS:
+        raise ValueError(f"no embedding model {name!r}; choose one of {', '.join(MODELS)}")
+    return load_model() if name == "wordllama" else minilm.load_model()
+
+
+def model_for_recipe(recipe: str) -> str | None:
+    """Return the name of the model that computes vectors by `recipe`, or None."""
+    return {RECIPE: "wordllama", minilm.RECIPE: "minilm"}.get(recipe)
 
 
 def document_text(names: str, heading: str, body: str) -> str:
@@ -160,6 +160,11 @@ class Reranker:
         self.model = model
         self.weight = weight
         self.candidates = candidates
+        # Queries are embedded on request threads, so BLAS runs one thread per call: OpenBLAS's
+        # own workers spin-wait, and beside other requests or processes on the same cores they
+        # thrash (minilm, one busy process beside it: p50 15 ms at 1 thread, 29 ms at 2, max
+        # 20 vs 200 ms; docs/corpora.md). Process-wide, as BLAS's thread count is.
+        threadpool_limits(limits=1, user_api="blas")
         table = np.frombuffer(b"".join(vectors), dtype="<f2").reshape(len(vectors), model.dim)
         # Row i is passage id i (SQLite row ids start at 1); row 0 is unused.
         self.vectors = np.vstack([np.zeros((1, model.dim), dtype="<f2"), table])
@@ -175,5 +180,6 @@ def vector_bytes(vectors) -> list:
     return [row.astype("<f2", copy=False).tobytes() for row in vectors]
 
 
-__all__ = ["Model", "ModelUnavailable", "RECIPE", "Reranker", "cosines", "document_text",
-           "load_model", "rerank", "vector_bytes"]
+__all__ = ["DEFAULT_MODEL", "MODELS", "Model", "ModelUnavailable", "RECIPE", "Reranker",
+           "cosines", "document_text", "load_model", "load_named_model", "model_for_recipe",
+           "rerank", "vector_bytes"]

@@ -28,8 +28,9 @@ from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings
 from tests.test_sphinx_build import BASE, build_site
 
-INSTALLED = all(importlib.util.find_spec(name) for name in ("numpy", "tokenizers", "wordllama"))
-SKIP_REASON = "the semantic extra (numpy, tokenizers, wordllama) is not installed"
+EXTRA = ("numpy", "tokenizers", "threadpoolctl", "wordllama")
+INSTALLED = all(importlib.util.find_spec(name) for name in EXTRA)
+SKIP_REASON = f"the semantic extra ({', '.join(EXTRA)}) is not installed"
 # In CI the extra is installed (.ci/run): a missing one fails the tests instead of skipping them.
 RUN = INSTALLED or bool(os.environ.get("CI"))
 
@@ -42,16 +43,40 @@ def _refuse_network(*args, **kwargs):
     raise AssertionError(f"network attempted: {args[1:]}")
 
 
-@unittest.skipUnless(RUN, SKIP_REASON)
-class ModelTest(unittest.TestCase):
+class EmbeddingChecks:
+    """What every embedding model must do; a TestCase names MODEL and DIMENSIONS and mixes it in."""
+
+    MODEL, DIMENSIONS = "wordllama", 256
+    MARGIN = 0.0  # how much closer related texts must be than unrelated ones
+
     @classmethod
     def setUpClass(cls):
-        from retrieval import semantic
-        cls.semantic = semantic
         with mock.patch.object(socket.socket, "connect", _refuse_network), \
                 mock.patch.object(socket, "getaddrinfo", _refuse_network):
-            cls.model = semantic.load_model()
+            cls.semantic, cls.model = load_semantic("the tests", cls.MODEL)
 
+    def test_same_text_gives_the_same_bytes_alone_or_in_a_batch(self):
+        text = "Remove a directory tree with all its files"
+        alone = self.model.embed([text])
+        batched = self.model.embed(["shutil.rmtree", text, "an unrelated, much longer text " * 9])
+        again = self.semantic.load_named_model(self.MODEL).embed([text])
+        self.assertEqual(alone.dtype.name, "float16")
+        self.assertEqual(alone.shape, (1, self.DIMENSIONS))
+        self.assertEqual(alone[0].tobytes(), batched[1].tobytes())
+        self.assertEqual(alone.tobytes(), again.tobytes())
+        self.assertAlmostEqual(float(self.semantic.cosines(alone[0], alone)[0]), 1.0, places=2)
+
+    def test_related_texts_are_closer_than_unrelated_ones(self):
+        query, related, unrelated = self.model.embed([
+            "delete a folder and everything in it",
+            "shutil.rmtree Directory and files operations Delete an entire directory tree",
+            "calendar.isleap Return True if year is a leap year"])
+        near, far = self.semantic.cosines(query, [related, unrelated])
+        self.assertGreater(near, far + self.MARGIN)
+
+
+@unittest.skipUnless(RUN, SKIP_REASON)
+class ModelTest(EmbeddingChecks, unittest.TestCase):
     def test_loads_the_bundled_files_and_names_them_by_digest(self):
         directory = os.path.dirname(importlib.util.find_spec("wordllama").origin)
         digest = hashlib.sha256()
@@ -61,29 +86,8 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(self.model.digest, digest.hexdigest())
         self.assertEqual(self.model.digest, WORDLLAMA_0_4_0_POST1)
 
-    def test_same_text_gives_the_same_bytes_alone_or_in_a_batch(self):
-        text = "Remove a directory tree with all its files"
-        alone = self.model.embed([text])
-        batched = self.model.embed(["shutil.rmtree", text, "an unrelated, much longer text " * 9])
-        again = self.semantic.load_model().embed([text])
-        self.assertEqual(alone.dtype.name, "float16")
-        self.assertEqual(alone.shape, (1, 256))
-        self.assertEqual(alone[0].tobytes(), batched[1].tobytes())
-        self.assertEqual(alone.tobytes(), again.tobytes())
-
-    def test_vectors_are_unit_length_and_empty_text_is_zero(self):
-        vectors = self.model.embed(["parse command line arguments", ""])
-        self.assertAlmostEqual(float(self.semantic.cosines(vectors[0], vectors[:1])[0]), 1.0,
-                               places=2)
-        self.assertFalse(vectors[1].any())
-
-    def test_related_texts_are_closer_than_unrelated_ones(self):
-        query, related, unrelated = self.model.embed([
-            "delete a folder and everything in it",
-            "shutil.rmtree Directory and files operations Delete an entire directory tree",
-            "calendar.isleap Return True if year is a leap year"])
-        near, far = self.semantic.cosines(query, [related, unrelated])
-        self.assertGreater(near, far)
+    def test_empty_text_is_zero(self):
+        self.assertFalse(self.model.embed([""])[0].any())
 
 
 @unittest.skipUnless(RUN, SKIP_REASON)
@@ -162,12 +166,14 @@ class SemanticSnapshotTest(unittest.TestCase):
     """The Sphinx test site, built lexically and with --semantic, verified and served."""
 
     QUESTION = "How do I copy a directory tree?"
+    # The model built with, and what its policy section must say (MiniLMSnapshotTest overrides).
+    MODEL, DIGEST, DIMENSIONS, WEIGHT = "wordllama", WORDLLAMA_0_4_0_POST1, 256, 20
 
     @classmethod
     def setUpClass(cls):
         base = class_temporary_directory(cls)
         cls.site, cls.lexical = build_site(base, "lexical")
-        cls.semantic, cls.model = load_semantic("the tests")
+        cls.semantic, cls.model = load_semantic("the tests", cls.MODEL)
         with mock.patch.object(socket.socket, "connect", _refuse_network):
             _, cls.out = build_site(base, "semantic", semantic=(cls.semantic, cls.model))
         with open(os.path.join(cls.out, MANIFEST), encoding="utf-8") as handle:
@@ -184,8 +190,8 @@ class SemanticSnapshotTest(unittest.TestCase):
 
     def test_the_policy_names_the_model_and_only_a_semantic_build_has_vectors(self):
         self.assertEqual(self.manifest["policy"]["semantic"], {
-            "model_sha256": WORDLLAMA_0_4_0_POST1, "recipe": self.semantic.RECIPE,
-            "dimensions": 256, "weight": 20, "candidates": 200})
+            "model_sha256": self.DIGEST, "recipe": self.model.recipe,
+            "dimensions": self.DIMENSIONS, "weight": self.WEIGHT, "candidates": 200})
         with open(os.path.join(self.lexical, MANIFEST), encoding="utf-8") as handle:
             lexical = json.load(handle)
         self.assertNotIn("semantic", lexical["policy"])
@@ -210,7 +216,8 @@ class SemanticSnapshotTest(unittest.TestCase):
         shutil.copytree(self.out, tampered)
         self.addCleanup(shutil.rmtree, tampered)
         conn = sqlite3.connect(os.path.join(tampered, "passages.sqlite"))
-        conn.execute("UPDATE passage_vectors SET vector = ? WHERE id = 1", (bytes(512),))
+        conn.execute("UPDATE passage_vectors SET vector = ? WHERE id = 1",
+                     (bytes(2 * self.DIMENSIONS),))
         conn.commit()
         conn.close()
         problems = verify_snapshot_directory(tampered)
@@ -222,7 +229,7 @@ class SemanticSnapshotTest(unittest.TestCase):
         search = result["trace"][0]
         query = search["action"]["arguments"]["query"]
         served = [(hit["url"], hit["native_score"]) for hit in search["result"]["results"]]
-        # Expected: the fielded ranking's 200 best, re-sorted by score - 20 x cosine.
+        # Expected: the fielded ranking's 200 best, re-sorted by score - WEIGHT x cosine.
         snapshot = load_snapshot(self.out)
         conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
         try:
@@ -235,20 +242,31 @@ class SemanticSnapshotTest(unittest.TestCase):
         query_vector = self.model.embed([query])[0]
         urls = dict(self.rows(self.out, "SELECT id, url FROM passages"))
         expected = [(urls[rowid], score) for rowid, score in self.semantic.rerank(
-            lexical, query_vector, snapshot.reranker.vectors, 20)][:10]
+            lexical, query_vector, snapshot.reranker.vectors, self.WEIGHT)][:10]
         self.assertEqual(served, expected)
         # The re-rank changes this question's order (else the test above proves little).
         self.assertNotEqual([url for url, _ in served], [urls[rowid] for rowid, _ in lexical][:10])
 
+    def test_serving_runs_blas_on_one_thread(self):
+        from threadpoolctl import threadpool_info, threadpool_limits
+        with threadpool_limits(limits=2, user_api="blas"):
+            load_snapshot(self.out)
+            self.assertEqual({pool["num_threads"] for pool in threadpool_info()
+                              if pool["user_api"] == "blas"}, {1})
+
+    def loader(self):
+        """Return (module, name) of the function that loads this class's model."""
+        return self.semantic, "load_model"
+
     def test_serving_refuses_another_model(self):
         other = dataclasses.replace(self.model, digest="0" * 64)
-        with mock.patch.object(self.semantic, "load_model", return_value=other), \
+        with mock.patch.object(*self.loader(), return_value=other), \
                 self.assertRaisesRegex(SnapshotError, "built with the embedding model sha256 "
-                                       + WORDLLAMA_0_4_0_POST1 + ", and the installed one is 0+"):
+                                       + self.DIGEST + ", and the installed one is 0+"):
             load_snapshot(self.out)
 
     def test_serving_and_building_refuse_a_missing_extra_in_one_line(self):
-        with mock.patch.object(self.semantic, "load_model", _model_missing):
+        with mock.patch.object(*self.loader(), _model_missing):
             with self.assertRaisesRegex(SnapshotError, r"built with --semantic needs the semantic "
                                         r"extra, .*: pip install '\.\[semantic\]'"):
                 load_snapshot(self.out)
@@ -256,7 +274,8 @@ class SemanticSnapshotTest(unittest.TestCase):
             with contextlib.redirect_stderr(err):
                 status = retrieval_main([
                     "build", "--source", f"3.11={self.site}", "--base-url", f"3.11={BASE}",
-                    "--out", os.path.join(os.path.dirname(self.out), "never"), "--semantic"])
+                    "--out", os.path.join(os.path.dirname(self.out), "never"),
+                    "--semantic", self.MODEL])
         self.assertEqual(status, 2)
         self.assertEqual(err.getvalue().count("\n"), 1)
         self.assertIn("--semantic needs the semantic extra", err.getvalue())

