@@ -10,7 +10,6 @@ import copy
 import hashlib
 import io
 import os
-import shutil
 import sqlite3
 import unittest
 
@@ -20,7 +19,7 @@ from retrieval.core.snapshot_directory import verify_snapshot_directory
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.ingest.rendered import dead_urls
 from retrieval.wsgi import create_app
-from tests.support import class_temporary_directory, post_json, quiet_settings
+from tests.support import class_temporary_directory, post_json, quiet_settings, tampered_copy
 from tests.test_sphinx_build import obj, section
 
 BASE = "https://docs.example.org/pkg/1.2/"
@@ -182,12 +181,7 @@ class AutodocHtmlTest(BuiltSiteTest):
                 parse_policy(policy)
 
     def test_verify_recomputes_the_ubiquitous_words(self):
-        copy = os.path.join(class_temporary_directory(self), "snapshot")
-        shutil.copytree(self.out, copy)
-        conn = sqlite3.connect(os.path.join(copy, "passages.sqlite"))
-        with conn:
-            conn.execute("DELETE FROM collection_terms WHERE term = 'pkg'")
-        conn.close()
+        copy = tampered_copy(self, self.out, "DELETE FROM collection_terms WHERE term = 'pkg'")
         self.assertEqual(verify_snapshot_directory(copy),
                          ["collection default: its ubiquitous words do not recompute"])
 

@@ -21,6 +21,7 @@ from unittest import mock
 
 from retrieval.__main__ import main as retrieval_main
 from retrieval.core import database
+from retrieval.core.index import quote_fts_terms
 from retrieval.core.snapshot import SnapshotError, load_snapshot
 from retrieval.core.snapshot_directory import MANIFEST, load_semantic, verify_snapshot_directory
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, build_snapshot
@@ -234,7 +235,8 @@ class SemanticSnapshotTest(unittest.TestCase):
         conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
         try:
             table = database.collection_tables(conn)["default"][1]
-            fts = " OR ".join(f'"{term}"' for term in query.split())
+            fts = quote_fts_terms(query, "any", snapshot.collections["default"].common_terms,
+                                  snapshot.ranking.common_terms.fields)
             lexical = conn.execute(database.ranked_sql(table, snapshot.ranking),
                                    (fts, 1, 10**9, 200)).fetchall()
         finally:

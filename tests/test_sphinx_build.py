@@ -11,6 +11,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import sqlite3
 import unittest
@@ -24,7 +25,7 @@ from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build
 from retrieval.ingest.rendered import dead_urls
 from retrieval.wsgi import create_app
 from tests.schema import errors as schema_errors
-from tests.support import call, class_temporary_directory, post_json, quiet_settings
+from tests.support import call, class_temporary_directory, post_json, quiet_settings, tampered_copy
 
 BASE = "https://docs.example.org/3.11/"
 
@@ -356,6 +357,67 @@ class SphinxSiteTest(unittest.TestCase):
         self.assertLess(titles.index("shutil.rmtree"), titles.index("binascii.rmtree"))
         self.assertLess(titles.index("binascii.rmtree"),
                         titles.index("How do I remove a directory tree?"))
+
+    def test_common_words_match_only_in_names_signatures_and_first_sentences(self):
+        common = load_snapshot(self.out).collections["default"].common_terms
+        restricted = policy_ranking(DEFAULT_POLICY).common_terms.fields
+        conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
+        try:
+            units = conn.execute(f"SELECT p.url, {', '.join('x.' + f for f in FIELDS)} "
+                                 "FROM passages p JOIN passage_fields x ON x.id = p.id").fetchall()
+        finally:
+            conn.close()
+
+        def holds(texts, word):
+            return word in re.findall(r"\w+", " ".join(texts).casefold())
+
+        def where(word):
+            """Return (urls with the word in restricted fields, urls with it only elsewhere)."""
+            named, prose = set(), set()
+            for url, *texts in units:
+                fields = dict(zip(FIELDS, texts, strict=True))
+                if holds([fields[f] for f in restricted], word):
+                    named.add(url)
+                elif holds(texts, word):
+                    prose.add(url)
+            return named, prose
+
+        # A word over the share that some units hold in their names or first sentence, and
+        # others only in their prose or code: only the first kind is found.
+        word = next(w for w in sorted(common) if all(where(w)))
+        named, prose = where(word)
+        reply = call(self.app, "POST", "/search", json.dumps(
+            {"query": word, "version": "3.11", "limit": 20}).encode("utf-8"))
+        self.assertEqual(reply.code, 200, reply.body)
+        found = {hit["url"] for hit in reply.json()["hits"]}
+        self.assertEqual(found, named)
+        self.assertTrue(prose)
+        # A word under the share matches in every field, prose included.
+        words = sorted(set(re.findall(r"\w+", " ".join(" ".join(u[1:]) for u in units).casefold())))
+        rare = next(w for w in words if w not in common and where(w)[1])
+        reply = call(self.app, "POST", "/search", json.dumps(
+            {"query": rare, "version": "3.11", "limit": 20}).encode("utf-8"))
+        self.assertEqual({hit["url"] for hit in reply.json()["hits"]}, set().union(*where(rare)))
+
+    def test_the_common_terms_section_is_checked(self):
+        for value, message in (
+                ({"share": 0, "fields": ["names"]}, "share: must be above 0 and at most 1"),
+                ({"share": 0.2, "fields": []}, "fields: must be distinct names among"),
+                ({"share": 0.2, "fields": ["names", "title"]}, "fields: must be distinct names"),
+                ({"share": 0.2, "fields": ["name", "name"]}, "fields: must be distinct names"),
+                ({"share": 0.2}, "must have exactly the fields 'fields' and 'share'")):
+            policy = json.loads(json.dumps(DEFAULT_POLICY))
+            policy["ranking"]["common_terms"] = value
+            with self.subTest(value=value), self.assertRaisesRegex(
+                    SnapshotError, "^policy.ranking.common_terms" + re.escape(
+                        "" if message.startswith("must") else ".") + ".*" + message):
+                policy_ranking(policy)
+
+    def test_verify_recomputes_the_common_words(self):
+        copy = tampered_copy(self, self.out, "DELETE FROM collection_common_terms WHERE term = "
+                             "(SELECT min(term) FROM collection_common_terms)")
+        self.assertEqual(verify_snapshot_directory(copy),
+                         ["collection default: its common words do not recompute"])
 
     def test_names_weigh_more_than_prose(self):
         self.assertEqual(self.first_search("unhexlify")[0][0], "binascii.a2b_hex")

@@ -77,8 +77,10 @@ VECTOR_SCHEMA = "CREATE TABLE passage_vectors (id INTEGER PRIMARY KEY REFERENCES
     "vector BLOB NOT NULL)"
 VECTORS_IN_ORDER = "SELECT id, vector FROM passage_vectors ORDER BY id"
 # With a fallback's ubiquitous_share: per collection, the words its question_terms queries leave
-# out (model.ubiquitous_terms of its units' fields).
-UBIQUITOUS_SCHEMA = ("CREATE TABLE collection_terms (collection TEXT NOT NULL, "
+# out (model.ubiquitous_terms of its units' fields). With a ranking's common_terms, the same of
+# its share, in UBIQUITOUS_TABLES["common"]: the words that match only in its fields.
+UBIQUITOUS_TABLES = {"ubiquitous": "collection_terms", "common": "collection_common_terms"}
+UBIQUITOUS_SCHEMA = ("CREATE TABLE {table} (collection TEXT NOT NULL, "
                      "term TEXT NOT NULL, PRIMARY KEY (collection, term)) WITHOUT ROWID")
 INDEX_FACTS = ("kind", "in_links", "noindex", "reference_page")
 FIELDED_FTS_TABLE = f"""CREATE VIRTUAL TABLE {{table}} USING fts5(
@@ -134,13 +136,13 @@ def ranked_sql(table: str, ranking) -> str:
 
 def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
            ranking: Ranking | None = None, vectors: dict | None = None,
-           ubiquitous: dict | None = None):
+           ubiquitous: dict | None = None, common: dict | None = None):
     """Write the schema, passages grouped by collection and version, one FTS per collection, meta.
 
     collection_ids maps every collection name to its corpus_id. With a ranking, every
     passage must carry its IndexFields, and the FTS tables index those fields. With vectors
     (passage_id -> vector bytes), every passage's vector goes in passage_vectors. With
-    ubiquitous (collection -> words), the words go in collection_terms.
+    ubiquitous or common (collection -> words), the words go in their UBIQUITOUS_TABLES table.
     """
     conn.executescript(SCHEMA)
     if ranking is not None:
@@ -167,11 +169,13 @@ def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
         conn.execute(VECTOR_SCHEMA)
         conn.executemany("INSERT INTO passage_vectors (id, vector) VALUES (?, ?)",
                          ((rowid, vectors[p.passage_id]) for rowid, p in enumerate(ordered, 1)))
-    if ubiquitous is not None:
-        conn.execute(UBIQUITOUS_SCHEMA)
-        conn.executemany("INSERT INTO collection_terms (collection, term) VALUES (?, ?)",
-                         sorted((name, term) for name, terms in ubiquitous.items()
-                                for term in terms))
+    for which, words in (("ubiquitous", ubiquitous), ("common", common)):
+        if words is not None:
+            table = UBIQUITOUS_TABLES[which]
+            conn.execute(UBIQUITOUS_SCHEMA.format(table=table))
+            conn.executemany(f"INSERT INTO {table} (collection, term) VALUES (?, ?)",
+                             sorted((name, term) for name, terms in words.items()
+                                    for term in terms))
     for position, (name, corpus_id) in enumerate(sorted(collection_ids.items())):
         # Table names come from positions, never from collection names.
         table = f"passage_fts_{position}"
@@ -265,12 +269,14 @@ def collection_tables(conn) -> dict:
     return tables
 
 
-def collection_terms(conn) -> dict:
-    """Return {collection: frozenset of its ubiquitous words}; refuse a database without them."""
+def collection_terms(conn, which: str = "ubiquitous") -> dict:
+    """Return {collection: frozenset of its ubiquitous (or common) words}; refuse a database
+    without them."""
+    table = UBIQUITOUS_TABLES[which]
     try:
-        rows = conn.execute("SELECT collection, term FROM collection_terms").fetchall()
+        rows = conn.execute(f"SELECT collection, term FROM {table}").fetchall()
     except sqlite3.OperationalError:
-        raise ValueError("collection_terms: missing (the policy has a ubiquitous_share)") from None
+        raise ValueError(f"{table}: missing (the policy has {which} words)") from None
     terms: dict[str, set] = {}
     for collection, term in rows:
         terms.setdefault(collection, set()).add(term)

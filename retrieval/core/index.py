@@ -25,19 +25,24 @@ MATCH_ALL = "all"
 MATCH_ANY = "any"
 
 
-def quote_fts_terms(query: str, match: str = MATCH_ALL):
+def quote_fts_terms(query: str, match: str = MATCH_ALL, common: frozenset = frozenset(),
+                    common_fields: tuple = ()):
     """Turn a search query into an FTS5 query of quoted terms, or None when it has no terms.
 
     Every whitespace-separated term becomes one FTS5 string (inner quotes doubled), so operators
     such as NEAR, OR, *, -, : or parentheses in caller or rule text are searched as text, never
     interpreted. Terms are ANDed (FTS5's default), or ORed when match is "any": the choice is an
-    argument of the search, never something the query text can say.
+    argument of the search, never something the query text can say. A term whose case-folded
+    form is in `common` matches only in `common_fields` (column names, from the policy's ranking
+    section, validated against FIELDS).
     """
     terms = query.split()
     if not terms:
         return None
     joiner = " OR " if match == MATCH_ANY else " "
-    return joiner.join('"' + term.replace('"', '""') + '"' for term in terms)
+    restrict = "{" + " ".join(common_fields) + "} : " if common_fields else ""
+    return joiner.join((restrict if term.casefold() in common else "")
+                       + '"' + term.replace('"', '""') + '"' for term in terms)
 
 
 class Reranker(Protocol):
@@ -107,11 +112,14 @@ class SnapshotIndex:
                 name: c.corpus_id for name, c in snapshot.collections.items()}:
             self.close()
             raise SnapshotError("snapshot database: collections do not match the snapshot's")
+        common = None if snapshot.ranking is None else snapshot.ranking.common_terms
         self._collections = {
             name: CollectionIndex(self, name, corpus_id, database.ranked_sql(
                 table, snapshot.ranking), {
                 version: span for (owner, version), span in spans.items() if owner == name},
-                snapshot.reranker)
+                snapshot.reranker,
+                snapshot.collections[name].common_terms if common is not None else frozenset(),
+                () if common is None else common.fields)
             for name, (corpus_id, table) in tables.items()
         }
 
@@ -204,13 +212,17 @@ class CollectionIndex:
     """One collection of a SnapshotIndex: its identity, its FTS table and its version ranges."""
 
     def __init__(self, owner: SnapshotIndex, name: str, corpus_id: str, ranked_sql: str,
-                 spans: dict, reranker: Reranker | None = None):
+                 spans: dict, reranker: Reranker | None = None,
+                 common: frozenset = frozenset(), common_fields: tuple = ()):
         self._owner = owner
         self.name = name
         self.corpus_id = corpus_id
         self._ranked_sql = ranked_sql
         self._spans = spans
         self._reranker = reranker
+        # The ranking's common_terms: these words match only in those fields.
+        self._common = common
+        self._common_fields = common_fields
 
     def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL,
              deadline: float | None = None):
@@ -220,7 +232,7 @@ class CollectionIndex:
         reranker's candidates. deadline is a time.monotonic() value; a ranking still running
         then raises DeadlineExceeded.
         """
-        fts_query = quote_fts_terms(query, match)
+        fts_query = quote_fts_terms(query, match, self._common, self._common_fields)
         span = self._spans.get(version)
         if fts_query is None or span is None or k <= 0:
             return []

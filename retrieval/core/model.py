@@ -197,6 +197,8 @@ class Collection:
     versions: tuple
     # The words more than the fallback's ubiquitous_share of its units hold (built snapshots).
     ubiquitous_terms: frozenset = frozenset()
+    # The words more than the ranking's common_terms share of its units hold (built snapshots).
+    common_terms: frozenset = frozenset()
 
     def describe(self) -> dict:
         """Return the collection as /corpus lists it."""

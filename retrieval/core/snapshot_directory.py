@@ -128,6 +128,8 @@ def load_snapshot_directory(directory) -> Snapshot:
             tables = database.collection_tables(conn)
             ubiquitous = (database.collection_terms(conn)
                           if fallback.ubiquitous_share is not None else {})
+            common = (database.collection_terms(conn, "common")
+                      if ranking.common_terms is not None else {})
             vectors = None if semantic is None else database.vector_rows(conn, semantic.dimensions)
         finally:
             conn.close()
@@ -148,7 +150,8 @@ def load_snapshot_directory(directory) -> Snapshot:
                 for version in entry.get("versions", ())] != list(versions):
             raise SnapshotError(f"{db_path}: collection {name!r} does not match the manifest")
         collections[name] = Collection(name, entry["corpus_id"], versions,
-                                       ubiquitous.get(name, frozenset()))
+                                       ubiquitous.get(name, frozenset()),
+                                       common.get(name, frozenset()))
     if sorted(collections) != sorted(tables):
         raise SnapshotError(f"{db_path}: collections do not match the manifest")
     # vector_rows read the vectors exactly when the policy has a semantic section.
@@ -227,14 +230,17 @@ def verify_snapshot_directory(directory) -> list:
         if index_row[-1] != ranking.prior(fields):
             problems.append(f"{row['version']} {row['source_id']}:{row['start_line']}: "
                             "prior does not recompute")
-    share = snapshot.fallback.ubiquitous_share
-    if share is not None:
+    common = ranking.common_terms
+    for which, share in (("ubiquitous", snapshot.fallback.ubiquitous_share),
+                         ("common", None if common is None else common.share)):
+        if share is None:
+            continue
         recomputed = ubiquitous_by_collection(
             ((row["collection"], fields) for row, fields in zip(contents, facts, strict=True)),
             share)
         for name, collection in snapshot.collections.items():
-            if recomputed.get(name, frozenset()) != collection.ubiquitous_terms:
-                problems.append(f"collection {name}: its ubiquitous words do not recompute")
+            if recomputed.get(name, frozenset()) != getattr(collection, f"{which}_terms"):
+                problems.append(f"collection {name}: its {which} words do not recompute")
     # The vectors' digests are part of each passage's content, so corpus_id recomputes over them.
     identity = [identity_of(c, f, None if vectors is None else vectors[position])
                 for position, (c, f) in enumerate(zip(contents, facts, strict=True))]

@@ -4,6 +4,8 @@ import hashlib
 import io
 import json
 import os
+import shutil
+import sqlite3
 import tempfile
 import time
 import warnings
@@ -69,6 +71,17 @@ def class_temporary_directory(cls) -> str:
     tmp = tempfile.TemporaryDirectory()
     cls.addClassCleanup(tmp.cleanup)
     return tmp.name
+
+
+def tampered_copy(test, snapshot_dir: str, sql: str) -> str:
+    """Return a copy of a built snapshot whose database ran `sql`, removed after the test class."""
+    copy = os.path.join(class_temporary_directory(test), "snapshot")
+    shutil.copytree(snapshot_dir, copy)
+    conn = sqlite3.connect(os.path.join(copy, "passages.sqlite"))
+    with conn:
+        conn.execute(sql)
+    conn.close()
+    return copy
 
 
 def quiet_settings(**overrides):
