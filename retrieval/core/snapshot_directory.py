@@ -172,15 +172,11 @@ def load_semantic(purpose: str, name: str | None = None, recipe: str | None = No
     """
     try:
         from .. import semantic
-    except ImportError as exc:
-        raise SnapshotError(f"{purpose} needs the semantic extra, which is not installed "
-                            f"({exc}): {SEMANTIC_EXTRA}") from None
-    if recipe is not None:
-        name = semantic.model_for_recipe(recipe)
-        if name is None:
-            raise SnapshotError(f"{purpose}: no embedding model of this retrieval computes the "
-                                f"recipe {recipe!r}: rebuild the snapshot")
-    try:
+        if recipe is not None:
+            name = semantic.model_for_recipe(recipe)
+            if name is None:  # a SnapshotError, not the ImportError below
+                raise SnapshotError(f"{purpose}: no embedding model of this retrieval computes "
+                                    f"the recipe {recipe!r}: rebuild the snapshot")
         return semantic, semantic.load_named_model(name or semantic.DEFAULT_MODEL)
     except ImportError as exc:
         raise SnapshotError(f"{purpose} needs the semantic extra, which is not installed "
