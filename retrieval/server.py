@@ -32,6 +32,7 @@ from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
+from . import io_loop
 from .contract import ADMITTED, FAST, lane
 from .inflight import ADMISSION_KEY, DRAINING
 from .settings import SettingsError
@@ -140,7 +141,7 @@ class ConnectionDeadlines:
         return request.head_started is not None and now - request.head_started > self.header_s
 
 
-def close_overdue(server, deadlines: ConnectionDeadlines):
+def close_overdue(server, deadlines: ConnectionDeadlines, loop=None):
     """Make the server's periodic maintenance also close connections past their deadlines."""
     idle_maintenance = server.maintenance
 
@@ -151,6 +152,8 @@ def close_overdue(server, deadlines: ConnectionDeadlines):
             # A request being served is bounded by the app (deadline_ms), not here.
             if not channel.requests and deadlines.overdue(channel, monotonic_now):
                 channel.will_close = True
+        if loop is not None:
+            loop.ask_all()  # channels marked to close must be seen writable
 
     server.maintenance = maintenance
 
@@ -166,7 +169,7 @@ class AdmissionTask(WSGITask):
         return environ
 
 
-class SelfFlushingChannel(GuardedChannel):
+class SelfFlushingChannel(io_loop.TrackedChannel, GuardedChannel):
     """A channel the I/O loop leaves alone while a worker is serving it, unless output piles up.
 
     Installed on every listener of `retrieval serve` (docs/performance.md has the profile and
@@ -381,9 +384,11 @@ def build_server(app, settings, inherited_fd=None):
     else:
         server = _create_server(app, options)
         channel_class = SelfFlushingChannel
+    loop = io_loop.install(server)
     for listener in _listeners(server):
         listener.channel_class = channel_class
-        close_overdue(listener, deadlines)
+        listener.io_loop = loop
+        close_overdue(listener, deadlines, loop)
     return server
 
 

@@ -1,6 +1,6 @@
-"""Waitress's I/O loop under `retrieval serve` stays idle while a worker serves a request.
+"""The I/O loop under `retrieval serve`: idle while a worker serves, and blind to idle connections.
 
-The collapse this pins (docs/performance.md): a worker sending a response holds its channel's
+The first collapse this pins (docs/performance.md): a worker sending a response holds its channel's
 outbuf_lock with bytes not yet sent; with Waitress's own HTTPChannel.writable() the loop then
 finds that channel writable on every pass, select() returns at once, handle_write() cannot take
 the lock, and the loop spins, walking every open connection each time. Here that state is made
@@ -9,21 +9,28 @@ it does when it loses the GIL inside send(), with 64 idle keep-alive connections
 another thread hands the GIL back and forth 200 times over a socket pair (as the worker's send()
 does), and the test counts passes of the I/O loop: a sleeping loop makes none (bar its timeout),
 a spinning one takes the GIL at every handoff. No timing is asserted, only counts.
+
+The second (retrieval/io_loop.py): Waitress's own loop asks every open connection readable() and
+writable() on every pass, so a pass cost grew with the connections open. The installed loop
+asks only what can have changed: with 64 idle keep-alive connections open, requests served on
+another connection ask the idle ones nothing, bar the loop's periodic full pass.
 """
 
 import json
 import logging
+import math
 import socket
 import threading
+import time
 import unittest
 
-from waitress import wasyncore
-
+from retrieval import io_loop
 from retrieval.server import build_server
 from retrieval.wsgi import create_app
 from tests.support import WAIT_S, quiet_settings, read_response
 
 IDLE_CONNECTIONS = 64
+REQUESTS = 100
 HANDOFFS = 200
 # A loop asleep in select() passes once per timeout (1 s) at most; a spinning one passes at
 # least once per handoff.
@@ -55,7 +62,7 @@ def hand_over_the_gil(times: int):
 
 
 class CountedLoop:
-    """Run Waitress's I/O loop (wasyncore.loop's body) on a thread, counting its passes."""
+    """Run the server's installed I/O loop pass by pass on a thread, counting its passes."""
 
     def __init__(self, server):
         self._server = server
@@ -65,10 +72,15 @@ class CountedLoop:
         self._thread.start()
 
     def _run(self):
-        socket_map = self._server._map
-        while socket_map and not self._stop:
-            wasyncore.poll(self._server.adj.asyncore_loop_timeout, socket_map)
-            self.passes += 1
+        # server.asyncore is what Waitress's run() loops on: the installed loop, or without it
+        # the wasyncore module itself (whose poll() is Waitress's own pass).
+        installed, socket_map = self._server.asyncore, self._server._map
+        try:
+            while socket_map and not self._stop:
+                installed.poll(self._server.adj.asyncore_loop_timeout, socket_map)
+                self.passes += 1
+        finally:
+            getattr(installed, "close", lambda: None)()
 
     def stop(self):
         self._stop = True
@@ -76,40 +88,54 @@ class CountedLoop:
         self._thread.join(WAIT_S)
 
 
+def quiet_queue_log(test):
+    """Silence Waitress's "Task queue depth" lines for the rest of test."""
+    queue_log = logging.getLogger("waitress.queue")
+    test.addCleanup(queue_log.setLevel, queue_log.level)
+    queue_log.setLevel(logging.ERROR)
+
+
+def serving(test, wrap_channel=None):
+    """Build the server `retrieval serve` runs (channel class wrapped), run its loop; return
+    (server, loop, connect)."""
+    app = create_app(settings=quiet_settings())
+    test.addCleanup(app.close)
+    server = build_server(app, quiet_settings(host="127.0.0.1", port=0))
+    test.addCleanup(server.close)
+    if wrap_channel is not None:
+        server.channel_class = wrap_channel(server.channel_class)
+    loop = CountedLoop(server)
+    test.addCleanup(loop.stop)
+    address = (server.effective_host, server.effective_port)
+
+    def connect():
+        sock = socket.create_connection(address, timeout=WAIT_S)
+        test.addCleanup(sock.close)
+        return sock
+
+    return server, loop, connect
+
+
 class IOLoopTest(unittest.TestCase):
     def test_loop_sleeps_while_a_worker_holds_unsent_output(self):
-        queue_log = logging.getLogger("waitress.queue")  # "Task queue depth" lines
-        self.addCleanup(queue_log.setLevel, queue_log.level)
-        queue_log.setLevel(logging.ERROR)
-        app = create_app(settings=quiet_settings())
-        self.addCleanup(app.close)
-        server = build_server(app, quiet_settings(host="127.0.0.1", port=0))
-        self.addCleanup(server.close)
+        quiet_queue_log(self)
         parked, release = threading.Event(), threading.Event()
         self.addCleanup(release.set)
-        installed = server.channel_class
 
-        class ParkingChannel(installed):
-            """The installed channel, whose /retrieve worker parks in its first flush."""
+        def parking(installed):
+            class ParkingChannel(installed):
+                """The installed channel, whose /retrieve worker parks in its first flush."""
 
-            def _flush_some(self, do_close=True):
-                if (self.requests and self.requests[0].path == "/retrieve"
-                        and threading.current_thread().name != "test-io-loop"
-                        and not parked.is_set()):
-                    parked.set()  # outbuf_lock is held: write_soon() called us
-                    release.wait(WAIT_S)
-                return super()._flush_some(do_close)
+                def _flush_some(self, do_close=True):
+                    if (self.requests and self.requests[0].path == "/retrieve"
+                            and threading.current_thread().name != "test-io-loop"
+                            and not parked.is_set()):
+                        parked.set()  # outbuf_lock is held: write_soon() called us
+                        release.wait(WAIT_S)
+                    return super()._flush_some(do_close)
+            return ParkingChannel
 
-        server.channel_class = ParkingChannel
-        loop = CountedLoop(server)
-        self.addCleanup(loop.stop)
-        address = (server.effective_host, server.effective_port)
-
-        def connect():
-            sock = socket.create_connection(address, timeout=WAIT_S)
-            self.addCleanup(sock.close)
-            return sock
-
+        server, loop, connect = serving(self, parking)
         idle = [connect() for _ in range(IDLE_CONNECTIONS)]
         probe = connect()
         for sock in idle + [probe]:  # every connection accepted and kept alive
@@ -135,6 +161,43 @@ class IOLoopTest(unittest.TestCase):
         self.assertIn(b'"status":"completed"', read_ok_body(slow))
         self.assertLessEqual(passes, MAX_PASSES,
                              f"{passes} I/O loop passes during {HANDOFFS} GIL handoffs")
+
+    @unittest.skipUnless(io_loop.AVAILABLE, "the registered-interest loop needs epoll (Linux)")
+    def test_requests_on_one_connection_ask_idle_connections_nothing(self):
+        quiet_queue_log(self)
+        asked = {}  # channel -> readable() calls
+
+        def counting(installed):
+            class CountingChannel(installed):
+                def readable(self):
+                    asked[self] = asked.get(self, 0) + 1
+                    return super().readable()
+            return CountingChannel
+
+        server, loop, connect = serving(self, counting)
+        idle = [connect() for _ in range(IDLE_CONNECTIONS)]
+        for sock in idle:  # every connection accepted, served once and kept alive
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+            read_ok_body(sock)
+        probe = connect()
+        probe.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+        read_ok_body(probe)
+        port = probe.getsockname()[1]
+        before = {channel: calls for channel, calls in asked.items() if channel.addr[1] != port}
+        started = time.monotonic()
+        for _ in range(REQUESTS):
+            probe.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+            read_ok_body(probe)
+        elapsed = time.monotonic() - started
+        idle_asks = sum(asked[channel] - calls for channel, calls in before.items())
+        # Waitress's loop asks each idle connection at least once a pass, and a request takes
+        # one pass or more: REQUESTS * IDLE_CONNECTIONS asks at the least. The installed loop asks
+        # them again only on its full pass, once per loop timeout (and after maintenance).
+        full_passes = 2 + math.ceil(elapsed / server.adj.asyncore_loop_timeout)
+        self.assertEqual(len(before), IDLE_CONNECTIONS)
+        self.assertLessEqual(idle_asks, full_passes * IDLE_CONNECTIONS,
+                             f"{idle_asks} readable() calls on idle connections over {REQUESTS} "
+                             f"requests on another one ({elapsed:.2f} s)")
 
 
 if __name__ == "__main__":
