@@ -27,24 +27,32 @@ def _utc_timestamp() -> str:
     return _last_second[1]
 
 
+def run_fields(run) -> str:
+    """Return the part of a line a run decides (outcome, request_id, usage), without braces.
+
+    A memoized reply keeps it beside its run (retrieval/response_memo.py), so a repeated
+    question does not format the same fields again.
+    """
+    u = run.usage
+    usage = _USAGE_JSON % (u["steps"], u["searches"], u["reads"], u["reserved_source_bytes"],
+                           u["delivered_source_bytes"])
+    return f'"outcome":"{run.status}","request_id":"{run.request_id}","usage":{usage}'
+
+
 def access_log_line(exchange, status: int, duration_s: float) -> str:
-    """Return one JSON access-log line for an exchange (route, code, key_id, run).
+    """Return one JSON access-log line for an exchange (route, code, key_id, run, run_fields).
 
     Formatted by hand because every value comes from a closed alphabet that needs no JSON
     escaping: route templates, error codes and statuses, hex ids, key ids (keys.ID_PATTERN).
     """
     run = exchange.run
     if run is None:
-        outcome, request_id, usage = exchange.code or "ok", "null", "null"
+        fields = f'"outcome":"{exchange.code or "ok"}","request_id":null,"usage":null'
     else:
-        u = run.usage
-        outcome, request_id = run.status, f'"{run.request_id}"'
-        usage = _USAGE_JSON % (u["steps"], u["searches"], u["reads"], u["reserved_source_bytes"],
-                               u["delivered_source_bytes"])
+        fields = exchange.run_fields or run_fields(run)
     key_id = "null" if exchange.key_id is None else f'"{exchange.key_id}"'
     return (f'{{"time":"{_utc_timestamp()}","route":"{exchange.route}","status":{status},'
-            f'"outcome":"{outcome}","request_id":{request_id},"usage":{usage},'
-            f'"duration_ms":{duration_s * 1000:.3f},"key_id":{key_id}}}')
+            f'{fields},"duration_ms":{duration_s * 1000:.3f},"key_id":{key_id}}}')
 
 
 class BatchedLineWriter:

@@ -20,10 +20,11 @@ from .core.service import RetrieveRequest, RunResult
 
 @dataclass(frozen=True)
 class MemoizedRun:
-    """A reply ready to send (status, body, digest) and the run it reports."""
+    """A reply ready to send (status, body, digest), the run it reports, its log fields."""
 
     reply: object  # retrieval.wsgi.Reply
     run: RunResult
+    run_fields: str  # access_log.run_fields(run), formatted once
 
 
 def _body_bytes(memoized: MemoizedRun) -> int:

@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .access_log import BatchedLineWriter, access_log_line
+from .access_log import BatchedLineWriter, access_log_line, run_fields
 from .contract import (
     BODY_DIGEST_HEADER,
     CORPUS,
@@ -81,6 +81,8 @@ from .static import StaticPages
 
 def is_json_media_type(content_type: str) -> bool:
     """Accept application/json in any case, with parameters; refuse a charset other than UTF-8."""
+    if content_type == "application/json":  # what nearly every client sends
+        return True
     media_type, _, parameters = content_type.partition(";")
     if media_type.strip().lower() != "application/json":
         return False
@@ -136,6 +138,7 @@ class Exchange:
     code: str = ""
     key_id: str | None = None
     run: RunResult | None = None
+    run_fields: str = ""  # the run's access-log fields, when already formatted
 
 
 @dataclass(frozen=True)
@@ -477,9 +480,10 @@ class RetrievalApp:
             result = service.retrieve(request, started + self._deadline_s, known.request_id)
             status, payload = encode_run_result(result)
             memoized = MemoizedRun(Reply(status, payload, digest=digests.sha256_hex(payload)),
-                                   result)
+                                   result, run_fields(result))
             self._responses.put(known.request_id, memoized)
         exchange.run = memoized.run
+        exchange.run_fields = memoized.run_fields
         return memoized.reply
 
 

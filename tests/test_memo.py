@@ -70,13 +70,13 @@ class ResponseMemoTest(unittest.TestCase):
         for status, reason, expected in cases:
             with self.subTest(status=status, reason=reason):
                 memo.put(f"{status}/{reason}",
-                         MemoizedRun(Reply("200 OK", b"{}"), run_result(status, reason)))
+                         MemoizedRun(Reply("200 OK", b"{}"), run_result(status, reason), ""))
                 self.assertEqual(kept(memo, f"{status}/{reason}"), expected)
 
     def test_replies_are_counted_in_body_bytes(self):
         memo = ResponseMemo(max_entries=10, max_bytes=100)
-        memo.put("a", MemoizedRun(Reply("200 OK", b"x" * 60), run_result("completed", "")))
-        memo.put("b", MemoizedRun(Reply("200 OK", b"y" * 60), run_result("completed", "")))
+        memo.put("a", MemoizedRun(Reply("200 OK", b"x" * 60), run_result("completed", ""), ""))
+        memo.put("b", MemoizedRun(Reply("200 OK", b"y" * 60), run_result("completed", ""), ""))
         self.assertEqual((memo.stats().entries, memo.stats().bytes, memo.stats().evictions),
                          (1, 60, 1))
 
