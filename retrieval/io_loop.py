@@ -87,7 +87,7 @@ class RegisteredInterestLoop:
         self._dispatched: list = []
         self._ask_all = True
         self._ask_all_after = 0.0
-        self.passes = 0  # read by tests and benchmarks
+        self.passes = 0  # passes run so far (how docs/performance.md counted passes per request)
 
     # --- what channels and maintenance report, from any thread ---------------------------------
 
