@@ -74,7 +74,9 @@ class TrackedChannel:
 class RegisteredInterestLoop:
     """A stand-in for the `wasyncore` module on a Waitress server: `loop()` is this class's."""
 
-    def __init__(self):
+    def __init__(self, full_pass_s: float | None = None):
+        # How often everything is asked again whatever happened; None: once per loop timeout.
+        self._full_pass_s = full_pass_s
         self._epoll = select.epoll()
         self._interest: dict = {}  # fd -> (object, registered event mask; 0: not in epoll)
         self._always: list = []  # (fd, object) of everything in the map that is not a channel
@@ -169,7 +171,8 @@ class RegisteredInterestLoop:
             self._ask(fd, obj)  # a listener's readable() may run maintenance: ask_all()
         if self._ask_all or now >= self._ask_all_after:
             self._ask_all = False
-            self._ask_all_after = now + timeout
+            every = timeout if self._full_pass_s is None else self._full_pass_s
+            self._ask_all_after = now + every
             self._ask_everything(map)
             return
         for fd, obj in self._dispatched:

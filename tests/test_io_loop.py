@@ -22,7 +22,10 @@ import math
 import socket
 import threading
 import time
+import types
 import unittest
+
+from waitress import wasyncore
 
 from retrieval import io_loop
 from retrieval.server import build_server
@@ -198,6 +201,72 @@ class IOLoopTest(unittest.TestCase):
         self.assertLessEqual(idle_asks, full_passes * IDLE_CONNECTIONS,
                              f"{idle_asks} readable() calls on idle connections over {REQUESTS} "
                              f"requests on another one ({elapsed:.2f} s)")
+
+
+class Reader(io_loop.TrackedChannel, wasyncore.dispatcher):
+    """A connection that counts the reads the loop dispatches to it."""
+
+    def __init__(self, sock, socket_map, loop):
+        self.server = types.SimpleNamespace(io_loop=loop)  # what TrackedChannel reports to
+        self.reads = 0
+        super().__init__(sock, map=socket_map)
+
+    def readable(self):
+        return True
+
+    def writable(self):
+        return False
+
+    def handle_read(self):
+        self.recv(64)
+        self.reads += 1
+
+
+@unittest.skipUnless(io_loop.AVAILABLE, "the registered-interest loop needs epoll (Linux)")
+class RegisteredInterestTest(unittest.TestCase):
+    """The loop's incremental passes, each poll(0) returning at once; no periodic full pass."""
+
+    def loop(self):
+        loop = io_loop.RegisteredInterestLoop(full_pass_s=3600)
+        self.addCleanup(loop.close)
+        return loop, {}
+
+    def pair(self):
+        ours, theirs = socket.socketpair()
+        self.addCleanup(ours.close)
+        self.addCleanup(theirs.close)
+        return ours, theirs
+
+    def test_a_connection_on_the_fd_of_one_just_closed_is_served(self):
+        loop, socket_map = self.loop()
+        first, _ = self.pair()
+        closed = Reader(first, socket_map, loop)
+        loop.poll(0, socket_map)  # registered
+        fd = closed._fileno
+        closed.close()  # out of the map, its socket closed: the fd is free again
+        second, peer = self.pair()
+        # The lowest free descriptor is reused (POSIX), so the new connection has the old fd.
+        self.assertEqual(second.fileno(), fd)
+        reader = Reader(second, socket_map, loop)
+        peer.sendall(b"x")
+        loop.poll(0, socket_map)
+        self.assertEqual(reader.reads, 1)
+        self.assertEqual(closed.reads, 0)
+
+    def test_a_channel_is_asked_again_after_its_worker_served_it(self):
+        loop, socket_map = self.loop()
+        ours, peer = self.pair()
+        reader = Reader(ours, socket_map, loop)
+        reader.readable = lambda: False  # a request is being served: the loop does not read
+        loop.poll(0, socket_map)
+        peer.sendall(b"x")
+        loop.serving(reader)
+        loop.poll(0, socket_map)
+        self.assertEqual(reader.reads, 0)
+        del reader.readable  # the worker is done: readable again, and it says so
+        loop.served(reader)
+        loop.poll(0, socket_map)
+        self.assertEqual(reader.reads, 1)
 
 
 if __name__ == "__main__":
