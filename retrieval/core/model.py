@@ -94,8 +94,9 @@ def question_terms(question: str, stop_words, drop_literals: bool = False) -> st
     return " ".join(terms[:MAX_QUESTION_TERMS])
 
 
-def ubiquitous_terms(unit_texts, share: float) -> frozenset:
-    """Return the words (as question_terms spells them) more than `share` of the units hold.
+def ubiquitous_terms(unit_texts, shares: tuple) -> tuple:
+    """Return, for each share, the words (as question_terms spells them) more than it of the
+    units hold; the texts are read once for all shares.
 
     unit_texts: each unit's indexed text. The builder stores them per collection and
     `retrieval verify` recomputes them, as it does the priors.
@@ -106,7 +107,8 @@ def ubiquitous_terms(unit_texts, share: float) -> frozenset:
         count += 1
         for word in set(_WORD.findall(text.casefold())):
             holding[word] = holding.get(word, 0) + 1
-    return frozenset(word for word, units in holding.items() if units > share * count)
+    return tuple(frozenset(word for word, units in holding.items() if units > share * count)
+                 for share in shares)
 
 
 @dataclass(frozen=True)

@@ -128,14 +128,29 @@ class Ranking:
         return value
 
 
-def ubiquitous_by_collection(units, share: float) -> dict:
-    """Return {collection: the words more than `share` of its units hold} of (collection,
-    IndexFields) pairs: what a question_terms fallback with ubiquitous_share leaves out, and
-    what a ranking's common_terms match only in their fields."""
+def word_shares(ubiquitous_share: float | None, ranking: "Ranking | None") -> dict:
+    """Return the shares a policy sets, by the name its words are stored under: "ubiquitous"
+    (what a question_terms fallback leaves out) and "common" (what match only in the ranking's
+    common_terms fields); None where the policy sets none."""
+    common = None if ranking is None else ranking.common_terms
+    return {"ubiquitous": ubiquitous_share, "common": None if common is None else common.share}
+
+
+def ubiquitous_by_collection(units, shares: dict) -> dict:
+    """Return {name: {collection: the words more than its share of its units hold}} for each
+    named share that is not None, of (collection, IndexFields) pairs, reading each unit once."""
+    wanted = {name: share for name, share in shares.items() if share is not None}
+    if not wanted:
+        return {}
     texts: dict[str, list] = {}
     for collection, fields in units:
         texts.setdefault(collection, []).append(fields.indexed_text())
-    return {name: ubiquitous_terms(found, share) for name, found in texts.items()}
+    found: dict[str, dict] = {name: {} for name in wanted}
+    for collection, unit_texts in texts.items():
+        for name, words in zip(wanted, ubiquitous_terms(unit_texts, tuple(wanted.values())),
+                               strict=True):
+            found[name][collection] = words
+    return found
 
 
 def parse_common_terms(raw) -> CommonTerms:

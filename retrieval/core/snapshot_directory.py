@@ -26,6 +26,7 @@ from .ranking import (
     FIELDED_TOKENIZER,
     IndexFields,
     ubiquitous_by_collection,
+    word_shares,
 )
 from .strict_json import StrictJSONError, loads_strict
 
@@ -226,16 +227,12 @@ def verify_snapshot_directory(directory) -> list:
         if index_row[-1] != ranking.prior(fields):
             problems.append(f"{row['version']} {row['source_id']}:{row['start_line']}: "
                             "prior does not recompute")
-    common = ranking.common_terms
-    for which, share in (("ubiquitous", snapshot.fallback.ubiquitous_share),
-                         ("common", None if common is None else common.share)):
-        if share is None:
-            continue
-        recomputed = ubiquitous_by_collection(
-            ((row["collection"], fields) for row, fields in zip(contents, facts, strict=True)),
-            share)
+    recomputed = ubiquitous_by_collection(
+        ((row["collection"], fields) for row, fields in zip(contents, facts, strict=True)),
+        word_shares(snapshot.fallback.ubiquitous_share, ranking))
+    for which, words in recomputed.items():
         for name, collection in snapshot.collections.items():
-            if recomputed.get(name, frozenset()) != getattr(collection, f"{which}_terms"):
+            if words.get(name, frozenset()) != getattr(collection, f"{which}_terms"):
                 problems.append(f"collection {name}: its {which} words do not recompute")
     # The vectors' digests are part of each passage's content, so corpus_id recomputes over them.
     identity = [identity_of(c, f, None if vectors is None else vectors[position])

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import database
-from ..core.ranking import SECTION, IndexFields, ubiquitous_by_collection
+from ..core.ranking import SECTION, IndexFields, ubiquitous_by_collection, word_shares
 from ..core.snapshot import (
     DEFAULT_COLLECTION,
     SnapshotError,
@@ -482,19 +482,16 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None) ->
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
         passages = [derive_passage(collection_ids[collection_of(c)], c) for c in contents]
-        def words_over(share):
-            return None if share is None else ubiquitous_by_collection(
-                ((passage.collection, passage.index) for passage in passages), share)
-
-        common = ranking.common_terms
+        words = ubiquitous_by_collection(
+            ((passage.collection, passage.index) for passage in passages),
+            word_shares(fallback.ubiquitous_share, ranking))
         database.create(
             conn, passages,
             {"corpus_id": corpus, "schema_version": str(IDENTITY["schema_version"])},
             collection_ids, ranking, None if vectors is None else {
                 passage.passage_id: vector
                 for passage, vector in zip(passages, vectors, strict=True)},
-            words_over(fallback.ubiquitous_share),
-            words_over(None if common is None else common.share))
+            words.get("ubiquitous"), words.get("common"))
         sources = source_summary(conn)
     finally:
         conn.close()
