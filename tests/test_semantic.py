@@ -67,6 +67,10 @@ class EmbeddingChecks:
         self.assertEqual(alone.tobytes(), again.tobytes())
         self.assertAlmostEqual(float(self.semantic.cosines(alone[0], alone)[0]), 1.0, places=2)
 
+    def test_a_snapshot_of_its_recipe_loads_it_again(self):
+        self.assertEqual(self.semantic.model_for_recipe(self.model.recipe), self.MODEL)
+        self.assertIsNone(self.semantic.model_for_recipe("another/recipe"))
+
     def test_related_texts_are_closer_than_unrelated_ones(self):
         query, related, unrelated = self.model.embed([
             "delete a folder and everything in it",
