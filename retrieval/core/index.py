@@ -118,7 +118,7 @@ class SnapshotIndex:
                 table, snapshot.ranking), {
                 version: span for (owner, version), span in spans.items() if owner == name},
                 snapshot.reranker,
-                snapshot.collections[name].common_terms if common is not None else frozenset(),
+                snapshot.collections[name].common_terms,
                 () if common is None else common.fields)
             for name, (corpus_id, table) in tables.items()
         }
