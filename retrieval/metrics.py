@@ -11,11 +11,12 @@ success), run statuses, refusal reasons and tool failure reasons are closed sets
 request body or a URL may become a label value, or the series would grow without bound.
 
 Cost: `record_request` runs on every request, so it does one `bisect` (outside the lock), one lock
-acquisition, one dict lookup and two list increments. A request is kept once, in a per-(route,
-status, code) row of histogram buckets plus a sum; the request counter is the total of that row and
-the route's histogram is the sum of its rows, both computed by `render`, so the two can never
-disagree. Labels are kept as the raw values they arrive as and only turned into text by `render`,
-which copies the state under the same lock and formats outside it.
+acquisition, one dict lookup and two list increments (and a run's count, when the request reports
+one). A request is kept once, in a per-(route, status, code) row of histogram buckets plus a sum;
+the request counter is the total of that row and the route's histogram is the sum of its rows, both
+computed by `render`, so the two can never disagree. Labels are kept as the raw values they arrive
+as and only turned into text by `render`, which copies the state under the same lock and formats
+outside it.
 """
 
 import threading
@@ -136,11 +137,12 @@ class Metrics:
         self._refusals = defaultdict(int)  # reason -> count
         self._tool_failures = defaultdict(int)  # reason -> count
 
-    def record_request(self, route, status, code, duration_s):
+    def record_request(self, route, status, code, duration_s, run_status=None):
         """Count one answered request and observe its duration (seconds) in the route's histogram.
 
         A negative or NaN duration (a clock bug, not a fast request) is observed as 0.0 so that it
-        cannot poison the histogram's sum.
+        cannot poison the histogram's sum. run_status, when given, counts the run the request
+        reports (completed, incomplete, limited, failed), under the same lock acquisition.
         """
         if not duration_s >= 0.0:
             duration_s = 0.0
@@ -153,13 +155,10 @@ class Metrics:
             row = self._requests[key]
             row[slot] += 1
             row[-1] += duration_s
+            if run_status is not None:
+                self._runs[run_status] += 1
         finally:
             lock.release()
-
-    def record_run(self, status):
-        """Count one run ending in terminal `status` (completed, incomplete, limited, failed)."""
-        with self._lock:
-            self._runs[status] += 1
 
     def record_refusal(self, reason):
         """Count one request refused at admission (overloaded, rate_limited, draining, ...)."""

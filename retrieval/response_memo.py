@@ -9,9 +9,11 @@ access log). Storage, caps and eviction are the core's ResultMemo; the bytes are
 In front of it, KnownRequests maps the exact bytes of a body already validated to its request and
 request_id: validity is a pure function of those bytes (and the app's fixed maxima), so a repeated
 body is neither parsed nor hashed again, which is most of what a memoized reply costs the app.
-The collection is still checked against the caller's key on every request.
+The collection is still checked against the caller's key on every request. RetrieveMemos holds
+the two behind one lock, so a repeated body finds its reply with one acquisition.
 """
 
+import threading
 from dataclasses import dataclass
 
 from .core.memo import ResultMemo
@@ -34,8 +36,8 @@ def _body_bytes(memoized: MemoizedRun) -> int:
 class ResponseMemo(ResultMemo):
     """Keep replies of repeatable runs, within an entry cap and a byte cap (body bytes)."""
 
-    def __init__(self, max_entries: int, max_bytes: int):
-        super().__init__(max_entries, max_bytes, size_of=_body_bytes)
+    def __init__(self, max_entries: int, max_bytes: int, lock=None):
+        super().__init__(max_entries, max_bytes, size_of=_body_bytes, lock=lock)
 
     def put(self, request_id: str, memoized: MemoizedRun):
         """Keep memoized unless its run ended by the deadline or a tool failure."""
@@ -59,5 +61,26 @@ def _known_size(known: KnownRequest) -> int:
 class KnownRequests(ResultMemo):
     """Validated requests by exact body bytes, within an entry cap and a byte cap (body bytes)."""
 
+    def __init__(self, max_entries: int, max_bytes: int, lock=None):
+        super().__init__(max_entries, max_bytes, size_of=_known_size, lock=lock)
+
+
+class RetrieveMemos:
+    """The known requests and the replies, each within the same caps, behind one shared lock."""
+
     def __init__(self, max_entries: int, max_bytes: int):
-        super().__init__(max_entries, max_bytes, size_of=_known_size)
+        lock = threading.Lock()
+        self.requests = KnownRequests(max_entries, max_bytes, lock)
+        self.responses = ResponseMemo(max_entries, max_bytes, lock)
+
+    def find(self, body: bytes) -> tuple[KnownRequest | None, MemoizedRun | None]:
+        """Return the body's known request and the reply memoized for it, each or both None.
+
+        The reply is looked up only for a known body; an unknown body's request_id is not known
+        until it is validated.
+        """
+        with self.requests.lock:
+            known = self.requests.get_held(body)
+            if known is None:
+                return None, None
+            return known, self.responses.get_held(known.request_id)

@@ -15,7 +15,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .access_log import BatchedLineWriter, access_log_line, run_fields
 from .contract import (
@@ -73,7 +73,7 @@ from .response import (
     health_body,
     passage_body,
 )
-from .response_memo import KnownRequest, KnownRequests, MemoizedRun, ResponseMemo
+from .response_memo import KnownRequest, MemoizedRun, RetrieveMemos
 from .search import parse_search_request, run_search
 from .settings import Settings, SettingsError, load_settings, parse_origins
 from .static import StaticPages
@@ -118,8 +118,12 @@ def read_bounded_body(environ, cap: int) -> bytes:
 
 
 def _read_up_to(stream, limit: int) -> bytes:
-    parts = []
-    remaining = limit
+    first = stream.read(limit)
+    # A server that buffered the body (Waitress does) returns it in one read.
+    if len(first) == limit or not first:
+        return first
+    parts = [first]
+    remaining = limit - len(first)
     while remaining > 0:
         chunk = stream.read(remaining)
         if not chunk:
@@ -143,10 +147,11 @@ class Exchange:
 
 @dataclass(frozen=True)
 class Reply:
-    """A JSON response before headers: status, body bytes, extra headers, cache policy.
+    """A JSON response before CORS and validators: status, body bytes, extra headers, cache policy.
 
     `cache_control` is set only for content-addressed responses: they get an ETag (the body
-    digest) and are answered 304 when If-None-Match names it.
+    digest) and are answered 304 when If-None-Match names it. The body's digest and the entity
+    headers are computed once, here, so a memoized reply sent again computes neither.
     """
 
     status: str
@@ -154,7 +159,18 @@ class Reply:
     headers: tuple = ()
     cache_control: str | None = None
     content_type: str = "application/json"
-    digest: str | None = None  # the body's SHA-256, when known in advance (memoized replies)
+    digest: str = field(init=False)  # the body's SHA-256, hex
+    entity_headers: tuple = field(init=False)  # Content-Type, Content-Length, digest, headers
+
+    def __post_init__(self):
+        digest = digests.sha256_hex(self.body)
+        object.__setattr__(self, "digest", digest)
+        object.__setattr__(self, "entity_headers", (
+            ("Content-Type", self.content_type),
+            ("Content-Length", str(len(self.body))),
+            (BODY_DIGEST_HEADER, digest),
+            *self.headers,
+        ))
 
 
 def error_reply(error: ServiceError) -> Reply:
@@ -205,8 +221,7 @@ class RetrievalApp:
         self._rate_limiter = RateLimiter()
         self._access_log = access_log
         self.in_flight = InFlightGate(settings.max_in_flight)
-        self._responses = ResponseMemo(settings.cache_entries, settings.cache_bytes)
-        self._known_requests = KnownRequests(settings.cache_entries, settings.cache_bytes)
+        self._memos = RetrieveMemos(settings.cache_entries, settings.cache_bytes)
         self.metrics = Metrics(in_flight=lambda: self.in_flight.count, memos=self._memo_stats)
         self._health_ok = encode_json(health_body(service.corpus_id,
                                                   show_corpus_id=keys is None))
@@ -230,7 +245,8 @@ class RetrievalApp:
 
     def _memo_stats(self) -> dict:
         service = self._service
-        stats = {"response": self._responses.stats(), "request": self._known_requests.stats()}
+        stats = {"response": self._memos.responses.stats(),
+                 "request": self._memos.requests.stats()}
         if service is not None:
             stats["result"] = service.memo.stats()
         return stats
@@ -290,12 +306,12 @@ class RetrievalApp:
     def _observe(self, exchange: Exchange, duration_s: float):
         status = int(exchange.status[:3])
         metrics = self.metrics
-        metrics.record_request(exchange.route, status, exchange.code, duration_s)
+        run = exchange.run
+        metrics.record_request(exchange.route, status, exchange.code, duration_s,
+                               None if run is None else run.status)
         if exchange.code in REFUSAL_CODES:
             metrics.record_refusal(exchange.code)
-        run = exchange.run
         if run is not None:
-            metrics.record_run(run.status)
             # Only a failed or limited run can hold a failed tool call.
             if run.status in (FAILED, LIMITED):
                 metrics.record_tool_failures(
@@ -304,18 +320,12 @@ class RetrievalApp:
             self._access_log(access_log_line(exchange, status, duration_s))
 
     def _send(self, environ, start_response, exchange: Exchange, reply: Reply):
-        digest = reply.digest or digests.sha256_hex(reply.body)
-        headers = [
-            ("Content-Type", reply.content_type),
-            ("Content-Length", str(len(reply.body))),
-            (BODY_DIGEST_HEADER, digest),
-            *reply.headers,
-        ]
+        headers = list(reply.entity_headers)
         cors = self._cors.headers(environ)
         if reply.cache_control is not None:
-            validators = [("ETag", f'"{digest}"'), ("Cache-Control", reply.cache_control)]
-            if reply.status == OK and etag_matches(environ.get("HTTP_IF_NONE_MATCH", ""),
-                                                   f'"{digest}"'):
+            etag = f'"{reply.digest}"'
+            validators = [("ETag", etag), ("Cache-Control", reply.cache_control)]
+            if reply.status == OK and etag_matches(environ.get("HTTP_IF_NONE_MATCH", ""), etag):
                 exchange.status = NOT_MODIFIED
                 # A 304 carries the Vary the 200 would have (RFC 9110 15.4.5), so a cache
                 # revalidating one origin's copy never serves it to another.
@@ -469,19 +479,20 @@ class RetrievalApp:
     def _run(self, service, environ, exchange: Exchange) -> Reply:
         started = time.monotonic()
         key, body = self._json_body(environ, exchange, started)
-        known = self._known_requests.get(body)
+        memos = self._memos
+        known, memoized = memos.find(body)
         request = known.request if known else parse_retrieve_request(body, self.maxima)
         self._check_readable(key, request.collection)
         if known is None:
             known = KnownRequest(request, service.request_id(request), len(body))
-            self._known_requests.put(body, known)
-        memoized = self._responses.get(known.request_id)
+            memos.requests.put(body, known)
+            # Another spelling of the same request may have left its reply.
+            memoized = memos.responses.get(known.request_id)
         if memoized is None:
             result = service.retrieve(request, started + self._deadline_s, known.request_id)
             status, payload = encode_run_result(result)
-            memoized = MemoizedRun(Reply(status, payload, digest=digests.sha256_hex(payload)),
-                                   result, run_fields(result))
-            self._responses.put(known.request_id, memoized)
+            memoized = MemoizedRun(Reply(status, payload), result, run_fields(result))
+            memos.responses.put(known.request_id, memoized)
         exchange.run = memoized.run
         exchange.run_fields = memoized.run_fields
         return memoized.reply

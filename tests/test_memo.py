@@ -6,7 +6,7 @@ import unittest
 from retrieval.core.memo import ResultMemo
 from retrieval.core.service import RunResult
 from retrieval.core.tools import DEADLINE_EXCEEDED, RetrievalTools, ToolFailure
-from retrieval.response_memo import MemoizedRun, ResponseMemo
+from retrieval.response_memo import KnownRequest, MemoizedRun, ResponseMemo, RetrieveMemos
 from retrieval.scenarios import SCENARIOS
 from retrieval.testing import CountingToolFactory, FailingTools
 from retrieval.wsgi import Reply, create_app
@@ -79,6 +79,22 @@ class ResponseMemoTest(unittest.TestCase):
         memo.put("b", MemoizedRun(Reply("200 OK", b"y" * 60), run_result("completed", ""), ""))
         self.assertEqual((memo.stats().entries, memo.stats().bytes, memo.stats().evictions),
                          (1, 60, 1))
+
+
+class RetrieveMemosTest(unittest.TestCase):
+    def test_a_known_body_finds_its_request_and_its_reply(self):
+        memos = RetrieveMemos(max_entries=10, max_bytes=10**6)
+        self.assertIs(memos.requests.lock, memos.responses.lock)  # one acquisition for both
+        self.assertEqual(memos.find(b"{}"), (None, None))
+        # An unknown body's request_id is unknown too: no reply was looked up.
+        self.assertEqual((memos.requests.stats().misses, memos.responses.stats().misses), (1, 0))
+        known = KnownRequest(request=None, request_id="r", body_bytes=2)
+        memos.requests.put(b"{}", known)
+        self.assertEqual(memos.find(b"{}"), (known, None))
+        memoized = MemoizedRun(Reply("200 OK", b"{}"), run_result("completed", ""), "")
+        memos.responses.put("r", memoized)
+        self.assertEqual(memos.find(b"{}"), (known, memoized))
+        self.assertEqual((memos.requests.stats().hits, memos.responses.stats().hits), (2, 1))
 
 
 class InterruptedTools(RetrievalTools):

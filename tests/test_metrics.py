@@ -156,8 +156,7 @@ class RenderTest(unittest.TestCase):
 
     def test_exact_text_of_a_small_exposition(self):
         metrics = Metrics(in_flight=lambda: 1)
-        metrics.record_request("/health", 200, "", 0.0021)
-        metrics.record_run("completed")
+        metrics.record_request("/health", 200, "", 0.0021, "completed")
         metrics.record_refusal("overloaded")
         metrics.record_tool_failures(["deadline_exceeded"])
         lines = metrics.render().decode("utf-8").split("\n")
@@ -201,19 +200,17 @@ class RenderTest(unittest.TestCase):
 
     def test_recorded_mix_is_counted_exactly(self):
         metrics = Metrics(in_flight=lambda: 4)
-        requests = [
-            ("/retrieve", 200, "", 0.0021),
-            ("/retrieve", 200, "", 0.03),
-            ("/retrieve", 422, "invalid_request", 0.0004),
-            ("/retrieve", 503, "overloaded", 0.0001),
-            ("/passages/{id}", 404, "passage_not_found", 0.002),
-            ("/health", 200, "", 0.0003),
-            ("/retrieve", 200, "", 4.0),
+        requests = [  # route, status, code, duration, the run's status when one ran
+            ("/retrieve", 200, "", 0.0021, "completed"),
+            ("/retrieve", 200, "", 0.03, "limited"),
+            ("/retrieve", 422, "invalid_request", 0.0004, None),
+            ("/retrieve", 503, "overloaded", 0.0001, None),
+            ("/passages/{id}", 404, "passage_not_found", 0.002, None),
+            ("/health", 200, "", 0.0003, None),
+            ("/retrieve", 200, "", 4.0, "completed"),
         ]
         for request in requests:
             metrics.record_request(*request)
-        for status in ("completed", "completed", "limited", "incomplete", "failed", "completed"):
-            metrics.record_run(status)
         for reason in ("overloaded", "rate_limited", "overloaded", "unauthenticated"):
             metrics.record_refusal(reason)
         metrics.record_tool_failures(["deadline_exceeded", "deadline_exceeded"])
@@ -228,8 +225,7 @@ class RenderTest(unittest.TestCase):
             ("/retrieve", "422", "invalid_request"): 1,
             ("/retrieve", "503", "overloaded"): 1,
         })
-        self.assertEqual(families[RUNS].series(),
-                         {("completed",): 3, ("failed",): 1, ("incomplete",): 1, ("limited",): 1})
+        self.assertEqual(families[RUNS].series(), {("completed",): 2, ("limited",): 1})
         self.assertEqual(families[REFUSALS].series(),
                          {("overloaded",): 2, ("rate_limited",): 1, ("unauthenticated",): 1})
         self.assertEqual(families[TOOL_FAILURES].series(),
@@ -239,7 +235,7 @@ class RenderTest(unittest.TestCase):
         histogram = families[DURATION]
         for route in ("/retrieve", "/passages/{id}", "/health"):
             with self.subTest(route):
-                durations = [d for r, _, _, d in requests if r == route]
+                durations = [d for r, _, _, d, _ in requests if r == route]
                 buckets = [histogram.value(DURATION + "_bucket", route=route, le=le) for le in LE]
                 expected = [sum(d <= bound for d in durations) for bound in LATENCY_BUCKETS]
                 self.assertEqual(buckets, expected + [len(durations)])
@@ -410,8 +406,7 @@ class ConcurrencyTest(unittest.TestCase):
                 # 2**-4 seconds: exactly representable, so the sum is exact too.
                 metrics.record_request(shared, 200 if call % 2 else 422,
                                        "" if call % 2 else "invalid_request", 0.0625)
-                metrics.record_request(own, 200, "", 0.0625)
-                metrics.record_run(SwitchingStr("completed"))
+                metrics.record_request(own, 200, "", 0.0625, SwitchingStr("completed"))
                 metrics.record_refusal(SwitchingStr("overloaded"))
                 metrics.record_tool_failures([SwitchingStr("deadline_exceeded"), own])
 

@@ -174,6 +174,18 @@ class BodyBoundaryTest(AppTestCase):
                      environ={"HTTP_TRANSFER_ENCODING": "chunked"})
         self.assertEqual(reply.code, 200)
 
+    def test_a_body_arriving_in_short_reads_is_read_whole(self):
+        class TrickleInput(io.BytesIO):
+            def read(self, size=-1):  # at most 7 bytes a read, as a socket-backed stream may
+                return super().read(min(size, 7))
+
+        body = json.dumps(ask()).encode()
+        reply = self.call("POST", "/retrieve", TrickleInput(body), content_length=str(len(body)))
+        self.assertEqual(reply.code, 200)
+        reply = self.call("POST", "/retrieve", TrickleInput(body), content_length=None,
+                          environ={"HTTP_TRANSFER_ENCODING": "chunked"})
+        self.assertEqual(reply.code, 200)
+
     def test_malformed_content_length(self):
         for length in ("12abc", "-1", "٣", " 5"):
             reply = self.call("POST", "/retrieve", UnreadableInput(), content_length=length,

@@ -34,9 +34,10 @@ class MemoStats:
 class ResultMemo:
     """Memoize values by key within entry and byte caps, evicting the least recently used."""
 
-    def __init__(self, max_entries: int, max_bytes: int, size_of=len):
+    def __init__(self, max_entries: int, max_bytes: int, size_of=len, lock=None):
+        # lock: shared with other memos when one caller looks them up together (get_held).
         self._values: OrderedDict = OrderedDict()  # key -> (value, size), least recently used first
-        self._lock = threading.Lock()
+        self.lock = lock or threading.Lock()
         self._size_of = size_of
         self.max_entries = max_entries
         self.max_bytes = max_bytes
@@ -47,21 +48,25 @@ class ResultMemo:
 
     def get(self, key):
         """Return the value kept for key (now the most recently used), or None."""
-        with self._lock:
-            kept = self._values.get(key)
-            if kept is None:
-                self._misses += 1
-                return None
-            self._hits += 1
-            self._values.move_to_end(key)
-            return kept[0]
+        with self.lock:
+            return self.get_held(key)
+
+    def get_held(self, key):
+        """Return what get(key) returns; the caller holds self.lock."""
+        kept = self._values.get(key)
+        if kept is None:
+            self._misses += 1
+            return None
+        self._hits += 1
+        self._values.move_to_end(key)
+        return kept[0]
 
     def put(self, key, value):
         """Keep value for key, evicting the least recently used values to stay within the caps."""
         size = self._size_of(value)
         if size > self.max_bytes or self.max_entries <= 0:
             return
-        with self._lock:
+        with self.lock:
             if key in self._values:  # a race computed an equal value twice; the first one stays
                 return
             values = self._values
@@ -83,6 +88,6 @@ class ResultMemo:
 
     def stats(self) -> MemoStats:
         """Return the current counters."""
-        with self._lock:
+        with self.lock:
             return MemoStats(len(self._values), self._bytes, self.max_entries, self.max_bytes,
                              self._hits, self._misses, self._evictions)
