@@ -274,7 +274,7 @@ class RetrievalApp:
             body = self._redirect_to_mount(environ, start_response, exchange)
         elif route is not None and route.page is not None and method in route.methods:
             body = self._send_page(environ, start_response, exchange, path)
-        elif self._cors and method == "OPTIONS":
+        elif method == "OPTIONS" and self._cors:  # the cheap test first: `_cors` calls __bool__
             body = self._preflight(environ, start_response, exchange, route, path)
         else:
             body = self._send(environ, start_response, exchange,
