@@ -223,13 +223,16 @@ class RetrievalApp:
         self.in_flight = InFlightGate(settings.max_in_flight)
         self._memos = RetrieveMemos(settings.cache_entries, settings.cache_bytes)
         self.metrics = Metrics(in_flight=lambda: self.in_flight.count, memos=self._memo_stats)
-        self._health_ok = encode_json(health_body(service.corpus_id,
-                                                  show_corpus_id=keys is None))
+        # Replies whose bytes never change are built (and hashed) once, not per request.
+        self._health_ok = Reply(OK, encode_json(health_body(service.corpus_id,
+                                                            show_corpus_id=keys is None)))
         self._draining = False
         self._cors = CorsPolicy(parse_origins(settings.cors_origins))
         self._collections = service.snapshot.collections
-        self._corpus_bodies = {}
-        self._openapi_body = encode_json(openapi_document(self.maxima, settings.max_body_bytes))
+        self._corpus_replies: dict[tuple, Reply] = {}  # by the collections a caller may read
+        self._openapi_reply = Reply(
+            OK, encode_json(openapi_document(self.maxima, settings.max_body_bytes)),
+            cache_control=REVALIDATE)
         self._pages = StaticPages()
 
     @property
@@ -367,10 +370,10 @@ class RetrievalApp:
         service = self._service
         if self._draining or service is None or not service.serving_verified():
             return Reply(UNAVAILABLE, encode_json(health_body(None, draining=self._draining)))
-        return Reply(OK, self._health_ok)
+        return self._health_ok
 
     def _openapi(self, environ, exchange: Exchange, path: str) -> Reply:
-        return Reply(OK, self._openapi_body, cache_control=REVALIDATE)
+        return self._openapi_reply
 
     def _metrics(self, environ, exchange: Exchange, path: str) -> Reply:
         return Reply(OK, self.metrics.render(), content_type=METRICS_CONTENT_TYPE)
@@ -385,12 +388,12 @@ class RetrievalApp:
         self._ready_service()
         key = self._authenticate(environ, exchange)
         visible = tuple(name for name in self._collections if key is None or key.may_read(name))
-        body = self._corpus_bodies.get(visible)
-        if body is None:
-            body = encode_json(corpus_body(self._collections[name] for name in visible))
-            self._corpus_bodies[visible] = body
-        return Reply(OK, body, cache_control=REVALIDATE if self._keys is None
-                     else PRIVATE_REVALIDATE)
+        reply = self._corpus_replies.get(visible)
+        if reply is None:
+            reply = Reply(OK, encode_json(corpus_body(self._collections[name] for name in visible)),
+                          cache_control=REVALIDATE if self._keys is None else PRIVATE_REVALIDATE)
+            self._corpus_replies[visible] = reply
+        return reply
 
     def _passage(self, environ, exchange: Exchange, path: str) -> Reply:
         service = self._ready_service()
