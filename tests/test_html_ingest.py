@@ -305,6 +305,26 @@ class MkDocsHtmlTest(BuiltSiteTest):
                          (1, "rejected: 1 problem(s)"))  # no such version: said, not ignored
 
 
+class ThemedMkDocsHtmlTest(BuiltSiteTest):
+    """An MkDocs site whose theme writes no generator tag and marks its content by id alone
+    (Django REST framework's), detected by the search index MkDocs writes."""
+
+    FILES = {"index.html": ('<!DOCTYPE html>\n<html><head><title>pkg</title></head><body>\n'
+                            '<div class="navbar">SIDEBAR-NOISE</div>\n'
+                            '<div id="main-content" class="span9">\n'
+                            + heading(1, "pkg", "pkg") + "<p>pkg greets people.</p>\n"
+                            + heading(2, "installing", "Installing")
+                            + "<p>Install it with pip.</p>\n</div>\n"
+                            '<footer>FOOTER-NOISE</footer></body></html>\n'),
+             "search/search_index.json": '{"docs": []}'}
+
+    def test_it_is_read_as_a_rendered_site(self):
+        passages = self.passages()
+        self.assertEqual(passages[BASE + "index.html#installing"][4],
+                         "Installing\n\nInstall it with pip.")
+        self.assertNotIn("NOISE", "\n".join(row[4] for row in passages.values()))
+
+
 LLMS_INDEX = """\
 # pkg
 

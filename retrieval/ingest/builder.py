@@ -113,6 +113,7 @@ DEFAULT_POLICY = {
 DEFAULT_CANDIDATES = 200
 SOURCES = "_sources"
 INVENTORY = "objects.inv"
+MKDOCS_SEARCH_INDEX = ("search", "search_index.json")
 _SOURCE_SUFFIX = ".rst.txt"
 # An autodoc directive in a page's source: its text is generated, so it exists only in the HTML.
 # How a tree is read: "auto" decides by what the tree holds; "html" reads every rendered page.
@@ -393,8 +394,11 @@ def read_html_contents(tree: SourceTree, progress: Progress) -> list:
 
 def is_rendered_site(root: str) -> bool:
     """Tell whether a tree is a published site to read page by page: MkDocs, or Sphinx without
-    its `_sources` (Django's docs), as its index page's generator tag or objects.inv say."""
-    if os.path.isfile(os.path.join(root, INVENTORY)):
+    its `_sources` (Django's docs), as its index page's generator tag, objects.inv or MkDocs's
+    search index say (a custom MkDocs theme, as Django REST framework's, writes no generator
+    tag)."""
+    if os.path.isfile(os.path.join(root, INVENTORY)) or os.path.isfile(
+            os.path.join(root, *MKDOCS_SEARCH_INDEX)):
         return True
     try:
         with open(os.path.join(root, "index.html"), encoding="utf-8", errors="replace") as f:

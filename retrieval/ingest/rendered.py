@@ -89,8 +89,9 @@ def _attributes(text: str) -> dict:
     return attrs
 
 
-# Element ids that themes without a `role="main"` give their main content (Django's docs).
-_MAIN_IDS = frozenset(("yui-main",))
+# Element ids that themes without a `role="main"` give their main content (Django's docs;
+# Django REST framework's MkDocs theme).
+_MAIN_IDS = frozenset(("yui-main", "main-content"))
 
 
 def main_start(tag: str, attrs: dict) -> bool:
