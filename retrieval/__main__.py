@@ -9,7 +9,7 @@ from . import __version__
 from .core.ranking import EMBEDDING_MODELS as SEMANTIC_MODELS
 from .core.snapshot import SnapshotError, seal_snapshot
 from .core.strict_json import StrictJSONError, loads_strict
-from .ingest.builder import FORMATS
+from .ingest.builder import FORMATS, RANKINGS
 from .keys import register_keys_command
 from .settings import (
     SETTINGS,
@@ -123,7 +123,7 @@ def _collection_version(label: str) -> tuple:
 
 
 def _build(args) -> int:
-    from .ingest.builder import SourceTree, build_snapshot
+    from .ingest.builder import SourceTree, build_snapshot, default_policy
 
     sources = _pairs(args.source, "--source")
     base_urls = _pairs(args.base_url, "--base-url")
@@ -138,7 +138,11 @@ def _build(args) -> int:
             raise ValueError(f"--base-url {label}={base_urls[label]} must end with '/'")
         trees.append(SourceTree(version, sources[label], base_urls[label], collection,
                                 args.format))
-    policy = loads_strict(Path(args.policy).read_bytes()) if args.policy else None
+    if args.policy and args.ranking:
+        raise ValueError("--ranking chooses the default policy's ranking; a --policy file has "
+                         "its own: give one of them")
+    policy = (loads_strict(Path(args.policy).read_bytes()) if args.policy
+              else default_policy(args.ranking or RANKINGS[0]))
     semantic = None
     if args.semantic:
         from .core.snapshot_directory import load_semantic
@@ -288,6 +292,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--base-url", action="append", metavar="[COLLECTION/]VERSION=URL",
                        required=True, help="where that tree's pages are published (ends with /)")
     build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
+    build.add_argument("--ranking", choices=RANKINGS,
+                       help="fitted: the fielded score's best re-sorted by a model fitted on "
+                            "API and guide questions (the default); fielded: the fielded "
+                            "score alone (better for the Python stdlib's API lookups)")
     build.add_argument("--out", required=True, help="snapshot directory to write")
     build.add_argument("--format", choices=FORMATS, default=FORMATS[0],
                        help="auto: a Sphinx site from its _sources (autodoc pages from their "

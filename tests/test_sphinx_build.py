@@ -18,10 +18,16 @@ import unittest
 import zlib
 
 from retrieval.__main__ import main as retrieval_main
-from retrieval.core.ranking import FIELDS, IndexFields
+from retrieval.core.ranking import FIELDS, MODEL_FEATURES, IndexFields, is_release_notes
 from retrieval.core.snapshot import SnapshotError, load_snapshot, policy_ranking
 from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory
-from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.ingest.builder import (
+    DEFAULT_POLICY,
+    Progress,
+    SourceTree,
+    build_snapshot,
+    default_policy,
+)
 from retrieval.ingest.rendered import dead_urls
 from retrieval.wsgi import create_app
 from tests.schema import errors as schema_errors
@@ -228,23 +234,31 @@ def write_site(root):
                      + zlib.compress(lines.encode("utf-8")))
 
 
-def build_site(base, name="snapshot", **options) -> tuple:
-    """Write the site under base/html and build it into base/name; return both paths."""
+def build_site(base, name="snapshot", policy=None, **options) -> tuple:
+    """Write the site under base/html and build it into base/name; return both paths.
+
+    policy: the default policy with the fielded ranking unless given."""
     site = os.path.join(base, "html")
     if not os.path.isdir(site):
         write_site(site)
     out = os.path.join(base, name)
-    build_snapshot([SourceTree("3.11", site, BASE)], out, DEFAULT_POLICY, Progress(io.StringIO()),
-                   **options)
+    build_snapshot([SourceTree("3.11", site, BASE)], out, policy or default_policy("fielded"),
+                   Progress(io.StringIO()), **options)
     return site, out
 
 
 class SphinxSiteTest(unittest.TestCase):
-    """The site above, built once for the class and served in process."""
+    """The site above, built once for the class with the fielded ranking, served in process.
+
+    Its ranking tests are the fielded score's (`build --ranking fielded`); FittedRankingTest
+    asks the same site with the default policy's model.
+    """
+
+    POLICY = default_policy("fielded")
 
     @classmethod
     def setUpClass(cls):
-        cls.site, cls.out = build_site(class_temporary_directory(cls))
+        cls.site, cls.out = build_site(class_temporary_directory(cls), policy=cls.POLICY)
         cls.app = create_app(snapshot_path=cls.out, settings=quiet_settings())
         cls.addClassCleanup(cls.app.close)
 
@@ -489,6 +503,106 @@ class SphinxSiteTest(unittest.TestCase):
         with self.assertRaisesRegex(SnapshotError, "already holds a snapshot"):
             build_snapshot([SourceTree("3.11", self.site, BASE)], self.out, DEFAULT_POLICY,
                            Progress(io.StringIO()))
+
+
+class FittedRankingTest(unittest.TestCase):
+    """The same site built with the default policy: the fitted model re-sorts the candidates."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.base = class_temporary_directory(cls)
+        cls.site, cls.out = build_site(cls.base, policy=DEFAULT_POLICY)
+        cls.app = create_app(snapshot_path=cls.out, settings=quiet_settings())
+        cls.addClassCleanup(cls.app.close)
+
+    def first_search(self, question):
+        reply = post_json(self.app, {"question": question, "version": "3.11"})
+        self.assertEqual(reply.code, 200, reply.body)
+        return [(hit["title"], hit["url"][len(BASE):], hit["native_score"])
+                for hit in reply.json()["trace"][0]["result"]["results"]]
+
+    def test_a_how_to_question_reaches_its_guide_and_the_object(self):
+        titles = [title for title, _, _ in self.first_search("How do I remove a directory tree?")]
+        # The FAQ entry that answers it, which the fielded priors put last, and the object.
+        self.assertEqual(set(titles[:2]), {"How do I remove a directory tree?", "shutil.rmtree"})
+        # The :noindex: copy and the release notes stay below the object.
+        self.assertLess(titles.index("shutil.rmtree"), titles.index("binascii.rmtree"))
+        self.assertLess(titles.index("shutil.rmtree"), titles.index("Improved Modules"))
+
+    def test_a_name_lookup_reaches_the_object(self):
+        self.assertEqual(self.first_search("shutil rmtree")[0][:2],
+                         ("shutil.rmtree", "library/shutil.html#shutil.rmtree"))
+
+    def test_scores_are_the_models_in_rank_order(self):
+        ranked = self.first_search("remove a directory tree")
+        scores = [score for _, _, score in ranked]
+        self.assertEqual(scores, sorted(scores))
+        model = policy_ranking(DEFAULT_POLICY).model
+        self.assertEqual(model.candidates, 100)
+        self.assertEqual(len(model.weights), len(MODEL_FEATURES))
+
+    def test_the_weights_are_bound_into_corpus_id(self):
+        policy = json.loads(json.dumps(DEFAULT_POLICY))
+        policy["ranking"]["model"]["weights"]["release_notes"] += 1
+        _, other = build_site(self.base, "reweighted", policy=policy)
+        self.assertNotEqual(load_snapshot(other).corpus_id, load_snapshot(self.out).corpus_id)
+        _, fielded = build_site(self.base, "fielded")
+        self.assertNotEqual(load_snapshot(fielded).corpus_id, load_snapshot(self.out).corpus_id)
+
+    def test_the_model_section_is_checked(self):
+        weights = dict(DEFAULT_POLICY["ranking"]["model"]["weights"])
+        missing = {name: value for name, value in weights.items() if name != "plain_rank"}
+        for value, message in (
+                ({"candidates": 0, "weights": weights}, "candidates"),
+                ({"candidates": 10, "weights": missing}, "weights: must weigh exactly"),
+                ({"candidates": 10, "weights": dict(weights, extra=1)}, "weights: must weigh"),
+                ({"candidates": 10, "weights": dict(weights, noindex="1")}, "weights.noindex"),
+                ({"weights": weights}, "must have exactly the fields candidates, weights")):
+            policy = json.loads(json.dumps(DEFAULT_POLICY))
+            policy["ranking"]["model"] = value
+            with self.subTest(value=value), self.assertRaisesRegex(
+                    SnapshotError, "^policy.ranking.model.*" + message):
+                policy_ranking(policy)
+
+    def test_release_notes_pages_are_told_by_their_path(self):
+        for url, expected in (("https://x.org/3.11/whatsnew/3.11.html#improved-modules", True),
+                              ("https://x.org/en/changelog.html", True),
+                              ("file:///usr/share/doc/x/html/changes/index.html#v1", True),
+                              ("https://x.org/3.11/library/shutil.html#shutil.rmtree", False),
+                              ("https://x.org/newsletters/howto.html", False),
+                              ("https://changelog.example.org/guide.html", False)):
+            with self.subTest(url=url):
+                self.assertEqual(is_release_notes(url), expected)
+
+    def test_search_reads_a_question_as_retrieve_does(self):
+        question = "How do I remove a directory tree?"
+        run = post_json(self.app, {"question": question, "version": "3.11"}).json()
+        first = run["trace"][0]
+        reply = call(self.app, "POST", "/search", json.dumps(
+            {"query": question, "version": "3.11", "limit": 10}).encode())
+        self.assertEqual(reply.code, 200, reply.body)
+        found = reply.json()
+        self.assertEqual(found["searched"], {"query": first["action"]["arguments"]["query"],
+                                             "match": first["action"]["arguments"]["match"]})
+        self.assertEqual([hit["passage_id"] for hit in found["hits"]],
+                         [hit["passage_id"] for hit in first["result"]["results"]])
+        # Asked for explicitly, the raw form requires every word as written: stop words too.
+        raw = call(self.app, "POST", "/search", json.dumps(
+            {"query": question, "version": "3.11", "analysis": "raw"}).encode()).json()
+        self.assertEqual(raw["searched"], {"query": question, "match": "all"})
+        self.assertEqual([hit["title"] for hit in raw["hits"]],
+                         ["How do I remove a directory tree?"])  # the one holding "do" and "i"
+        self.assertGreater(len(found["hits"]), 2)
+
+    def test_build_ranking_option_chooses_the_fielded_score(self):
+        out = os.path.join(self.base, "cli-fielded")
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            code = retrieval_main(["build", "--source", f"3.11={self.site}", "--base-url",
+                                   f"3.11={BASE}", "--ranking", "fielded", "--out", out])
+        self.assertEqual(code, 0)
+        _, fielded = build_site(self.base, "fielded-again")
+        self.assertEqual(load_snapshot(out).corpus_id, load_snapshot(fielded).corpus_id)
+        self.assertIsNone(load_snapshot(out).ranking.model)
 
 
 if __name__ == "__main__":

@@ -104,6 +104,20 @@ RANKED_FIELDED = (
     "FROM {table} AS f JOIN passage_facts AS i ON i.id = f.rowid "
     "WHERE {table} MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY score, f.rowid LIMIT ?"
 )
+# A ranking model's two candidate lists are the fielded query above and this one (every field
+# at weight 1); its features are read for the candidates alone. `+f.rowid` keeps SQLite from
+# handing the id list to FTS5 as rowid look-ups, each of which re-runs the match (40x slower
+# on the libraries' docs); the candidates are filtered from one scan instead.
+RANKED_PLAIN = (
+    "SELECT f.rowid FROM {table} AS f "
+    "WHERE {table} MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY bm25({table}), f.rowid LIMIT ?"
+)
+MODEL_FEATURES_SQL = (
+    "SELECT f.rowid, bm25({table}), {per_field}, i.kind, i.in_links, i.noindex, "
+    "i.reference_page, p.url FROM {table} AS f JOIN passage_facts AS i ON i.id = f.rowid "
+    "JOIN passages AS p ON p.id = f.rowid WHERE {table} MATCH ? AND f.rowid BETWEEN ? AND ? "
+    "AND +f.rowid IN (SELECT value FROM json_each(?))"
+)
 INDEX_IN_ORDER = (f"SELECT a.id, {', '.join('a.' + c for c in INDEX_FACTS)}, "
                   f"{', '.join('b.' + c for c in FIELDS)}, a.prior FROM passage_facts a "
                   "JOIN passage_fields b ON b.id = a.id ORDER BY a.id")
@@ -132,6 +146,15 @@ def ranked_sql(table: str, ranking) -> str:
     if ranking is None:
         return RANKED.format(table=table)
     return RANKED_FIELDED.format(table=table, weights=", ".join(map(repr, ranking.weights)))
+
+
+def model_sql(table: str) -> tuple:
+    """Return a ranking model's plain candidate query and its features query for one table."""
+    per_field = ", ".join(
+        f"bm25({table}, {', '.join('1' if j == i else '0' for j in range(len(FIELDS)))})"
+        for i in range(len(FIELDS)))
+    return (RANKED_PLAIN.format(table=table),
+            MODEL_FEATURES_SQL.format(table=table, per_field=per_field))
 
 
 def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,

@@ -12,14 +12,17 @@ copy of that image (sqlite3 connections must not be shared across threads). Noth
 is built or copied per request.
 """
 
+import json
 import os
 import sqlite3
 import threading
 import time
+from dataclasses import dataclass
 from typing import Optional, Protocol
 
 from . import database
 from .model import Passage, Snapshot, SnapshotError
+from .ranking import FIELDS, RankingModel
 
 MATCH_ALL = "all"
 MATCH_ANY = "any"
@@ -113,13 +116,15 @@ class SnapshotIndex:
             self.close()
             raise SnapshotError("snapshot database: collections do not match the snapshot's")
         common = None if snapshot.ranking is None else snapshot.ranking.common_terms
+        model = None if snapshot.ranking is None else snapshot.ranking.model
         self._collections = {
             name: CollectionIndex(self, name, corpus_id, database.ranked_sql(
                 table, snapshot.ranking), {
                 version: span for (owner, version), span in spans.items() if owner == name},
                 snapshot.reranker,
                 snapshot.collections[name].common_terms,
-                () if common is None else common.fields)
+                () if common is None else common.fields,
+                None if model is None else ModelQueries(model, *database.model_sql(table)))
             for name, (corpus_id, table) in tables.items()
         }
 
@@ -208,12 +213,22 @@ class SnapshotIndex:
             os.close(held)
 
 
+@dataclass(frozen=True)
+class ModelQueries:
+    """A ranking model and the two queries of one FTS table it reads its candidates with."""
+
+    model: RankingModel
+    plain_sql: str  # the bm25_all candidate list
+    features_sql: str  # every candidate's features
+
+
 class CollectionIndex:
     """One collection of a SnapshotIndex: its identity, its FTS table and its version ranges."""
 
     def __init__(self, owner: SnapshotIndex, name: str, corpus_id: str, ranked_sql: str,
                  spans: dict, reranker: Reranker | None = None,
-                 common: frozenset = frozenset(), common_fields: tuple = ()):
+                 common: frozenset = frozenset(), common_fields: tuple = (),
+                 model: ModelQueries | None = None):
         self._owner = owner
         self.name = name
         self.corpus_id = corpus_id
@@ -223,6 +238,7 @@ class CollectionIndex:
         # The ranking's common_terms: these words match only in those fields.
         self._common = common
         self._common_fields = common_fields
+        self._model = model
 
     def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL,
              deadline: float | None = None):
@@ -238,12 +254,58 @@ class CollectionIndex:
             return []
         reranker = self._reranker
         limit = k if reranker is None else max(k, reranker.candidates)
-        conn, ranked = self._owner.run_ranked(
-            self._ranked_sql, (fts_query, span[0], span[1], limit), deadline)
+        if self._model is None:
+            conn, ranked = self._owner.run_ranked(
+                self._ranked_sql, (fts_query, span[0], span[1], limit), deadline)
+        else:
+            conn, ranked = self._model_ranked(fts_query, span, limit, deadline)
         if reranker is not None:
             ranked = reranker(query, ranked)[:k]
         return [(database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone()),
                  score) for rowid, score in ranked]
+
+    def _model_ranked(self, fts_query: str, span: tuple, limit: int, deadline: float | None):
+        """Return (connection, the best `limit` (row id, score) pairs) by the ranking model.
+
+        Ties go to the lower row id, as in every other ranking.
+        """
+        assert self._model is not None
+        model = self._model.model
+        conn, candidates = self._model_candidates(fts_query, span, deadline)
+        scored = sorted((model.score(features), rowid) for rowid, _, features in candidates)
+        return conn, [(rowid, score) for score, rowid in scored[:limit]]
+
+    def model_candidates(self, query: str, version: str, match: str = MATCH_ALL,
+                         deadline: float | None = None) -> list:
+        """Return the ranking model's candidates for a query as (row id, URL, features): what
+        the model scores, and what bench/fit_ranking.py fits it on."""
+        fts_query = quote_fts_terms(query, match, self._common, self._common_fields)
+        span = self._spans.get(version)
+        if self._model is None or fts_query is None or span is None:
+            return []
+        return self._model_candidates(fts_query, span, deadline)[1]
+
+    def _model_candidates(self, fts_query: str, span: tuple, deadline: float | None):
+        """Return (connection, candidates): the fielded ranking's best and bm25_all's best."""
+        assert self._model is not None
+        queries, run = self._model, self._owner.run_ranked
+        model = queries.model
+        bounds = (fts_query, span[0], span[1])
+        _, fielded = run(self._ranked_sql, (*bounds, model.candidates), deadline)
+        _, plain = run(queries.plain_sql, (*bounds, model.candidates), deadline)
+        fielded_rank = {row[0]: place for place, row in enumerate(fielded)}
+        plain_rank = {row[0]: place for place, row in enumerate(plain)}
+        ids = sorted(fielded_rank.keys() | plain_rank.keys())
+        conn, rows = run(queries.features_sql, (*bounds, json.dumps(ids)), deadline)
+        end = 2 + len(FIELDS)
+        candidates = []
+        for row in rows:
+            rowid = row[0]
+            kind, in_links, noindex, reference_page, url = row[end:]
+            candidates.append((rowid, url, model.features(
+                row[1], row[2:end], kind, in_links, bool(noindex), bool(reference_page), url,
+                fielded_rank.get(rowid, -1), plain_rank.get(rowid, -1))))
+        return conn, candidates
 
     def passage(self, passage_id: str) -> Passage | None:
         """Return the passage with this id if it belongs to this collection, else None."""

@@ -105,6 +105,75 @@ class CommonTerms:
     fields: tuple  # a subset of FIELDS, in FIELDS order
 
 
+# A ranking model's features, in the order its weights are listed. Each is a fact of one
+# candidate unit for one query, computed at query time (RankingModel.features):
+# - bm25_FIELD: FTS5 bm25() of the query in that field alone (weight 1 there, 0 elsewhere);
+#   bm25_all: every field at weight 1. Negative, lower is a better match, as FTS5 reports it.
+# - in_links: ln(1 + links to the unit), at most ln(33) (the fielded prior's cap, 32 links).
+# - kind_KIND: 1 for a unit of that kind (a section is none of them), else 0.
+# - non_reference_page, noindex: the facts the priors read, 1 or 0.
+# - release_notes: 1 when the unit's page is a changelog or release notes (RELEASE_NOTES).
+# - fielded_rank, plain_rank: ln(1 + the unit's 0-based place) in the fielded ranking (weighted
+#   bm25 minus prior) and in bm25_all order, ln(1 + candidates) where it is not among them.
+MODEL_FEATURES = (*(f"bm25_{name}" for name in FIELDS), "bm25_all", "in_links",
+                  *(f"kind_{kind}" for kind in KINDS if kind != SECTION),
+                  "non_reference_page", "noindex", "release_notes", "fielded_rank", "plain_rank")
+IN_LINKS_CAP = 32
+# A page whose path names a changelog or release notes: it mentions every feature once, in
+# passing, so it matches many questions and answers few.
+RELEASE_NOTES = re.compile(r"(?:^|[/_.-])(?:changelog|changes|whatsnew|release[-_]?notes|news)"
+                           r"(?:[/_.-]|$)", re.I)
+_MODEL_KEYS = ("candidates", "weights")
+
+
+def is_release_notes(url: str) -> bool:
+    """Tell whether a unit's URL is on a changelog or release-notes page."""
+    page = url.split("#", 1)[0].split("?", 1)[0]
+    return RELEASE_NOTES.search(page.split("://", 1)[-1].split("/", 1)[-1]) is not None
+
+
+@dataclass(frozen=True)
+class RankingModel:
+    """A linear model over MODEL_FEATURES that re-sorts a query's candidates.
+
+    The candidates are the best `candidates` units of the fielded ranking and of bm25_all; each
+    is scored -sum(weight * feature), lower first, as bm25 is. The weights are fitted offline
+    (bench/fit_ranking.py) and are data in the policy, so corpus_id binds them.
+    """
+
+    candidates: int
+    weights: tuple  # in MODEL_FEATURES order
+
+    def features(self, bm25_all: float, bm25_fields, kind: str, in_links: int, noindex: bool,
+                 reference_page: bool, url: str, fielded_rank: int, plain_rank: int) -> tuple:
+        """Return one candidate's features, in MODEL_FEATURES order."""
+        absent = math.log1p(self.candidates)
+        return (*bm25_fields, bm25_all, min(math.log1p(in_links), math.log1p(IN_LINKS_CAP)),
+                *(float(kind == name) for name in KINDS if name != SECTION),
+                0.0 if reference_page else 1.0, 1.0 if noindex else 0.0,
+                1.0 if is_release_notes(url) else 0.0,
+                absent if fielded_rank < 0 else math.log1p(fielded_rank),
+                absent if plain_rank < 0 else math.log1p(plain_rank))
+
+    def score(self, features) -> float:
+        """Return a candidate's score: lower ranks first."""
+        return -math.fsum(w * x for w, x in zip(self.weights, features, strict=True))
+
+
+def parse_model(raw) -> RankingModel:
+    """Validate a ranking section's `model`: {"candidates": n, "weights": {feature: w}}."""
+    where = "policy.ranking.model"
+    if not isinstance(raw, dict) or sorted(raw) != list(_MODEL_KEYS):
+        raise RankingError(f"{where}: must have exactly the fields {', '.join(_MODEL_KEYS)}")
+    weights = raw["weights"]
+    if not isinstance(weights, dict) or sorted(weights) != sorted(MODEL_FEATURES):
+        raise RankingError(f"{where}.weights: must weigh exactly {', '.join(MODEL_FEATURES)}")
+    return RankingModel(
+        candidates=checks.integer(raw["candidates"], f"{where}.candidates", 1),
+        weights=tuple(checks.number(weights[name], f"{where}.weights.{name}")
+                      for name in MODEL_FEATURES))
+
+
 @dataclass(frozen=True)
 class Ranking:
     """A policy's ranking section: per-field BM25 weights and prior weights."""
@@ -116,6 +185,8 @@ class Ranking:
     non_reference_page: float
     noindex: float
     common_terms: CommonTerms | None = None  # None: every word matches in every field
+    # None: units rank by the fielded score alone; else the model re-sorts its candidates.
+    model: RankingModel | None = None
 
     def prior(self, facts: IndexFields) -> float:
         """Return what a unit's score gains (bm25 is negative: lower ranks first)."""
@@ -172,9 +243,9 @@ def parse_common_terms(raw) -> CommonTerms:
 def parse_ranking(raw) -> Ranking:
     """Validate a policy's `ranking` section."""
     if not isinstance(raw, dict) or not {"fields", "priors"} <= set(raw) <= {
-            "fields", "priors", "common_terms"}:
+            "fields", "priors", "common_terms", "model"}:
         raise RankingError("policy.ranking: must have the fields 'fields' and 'priors', and may "
-                           "have 'common_terms'")
+                           "have 'common_terms' and 'model'")
     fields, priors = raw["fields"], raw["priors"]
     if not isinstance(fields, dict) or sorted(fields) != sorted(FIELDS):
         raise RankingError(f"policy.ranking.fields: must weigh exactly {', '.join(FIELDS)}")
@@ -197,6 +268,7 @@ def parse_ranking(raw) -> Ranking:
         noindex=checks.number(priors["noindex"], "policy.ranking.priors.noindex"),
         common_terms=(parse_common_terms(raw["common_terms"]) if "common_terms" in raw
                       else None),
+        model=parse_model(raw["model"]) if "model" in raw else None,
     )
 
 

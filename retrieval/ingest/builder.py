@@ -63,6 +63,15 @@ through to too under until up very was we were what when where which while who w
 would you your yours yourself yourselves
 """.split()))
 
+# bench/fit_ranking.py's output (docs/corpora.md, "The ranking model").
+MODEL_WEIGHTS = {
+    "bm25_names": -0.1331, "bm25_name": 0.03025, "bm25_signature": 0.08855,
+    "bm25_summary": 0.02494, "bm25_body": -0.1431, "bm25_code": -0.07266,
+    "bm25_context": 0.04553, "bm25_all": -0.1734, "in_links": 0.7247, "kind_function": 0.2132,
+    "kind_method": -0.3061, "kind_class": -0.8044, "kind_exception": -2.024,
+    "kind_attribute": -1.78, "kind_data": -2.167, "non_reference_page": 0.6614,
+    "noindex": -1.434, "release_notes": -2.527, "fielded_rank": -0.2736, "plain_rank": -0.2934,
+}
 DEFAULT_POLICY = {
     "rules": [],
     "fallback": {
@@ -105,8 +114,29 @@ DEFAULT_POLICY = {
         # and matching them there made FTS5 score thousands of units per question (3.11 docs:
         # ranking query p99 28.6 -> 22.4 ms, CoNaLa train R@10 41.2 -> 40.9; docs/performance.md).
         "common_terms": {"share": 0.15, "fields": ["names", "name", "signature", "summary"]},
+        # The fielded score above alone buries guides: its priors were tuned on CoNaLa, whose
+        # answers are all API objects. The model re-sorts the best 100 of it and of plain bm25
+        # by weights fitted on CoNaLa train and bench/data/libraries-train (half guides), by
+        # bench/fit_ranking.py; docs/corpora.md has the command and the dev figures.
+        "model": {"candidates": 100, "weights": MODEL_WEIGHTS},
     },
 }
+# `retrieval build --ranking`: the default policy as it is ("fitted": the model re-sorts the
+# fielded ranking's candidates), or without its model ("fielded": the fielded score alone,
+# whose priors CoNaLa prefers on the Python stdlib docs; docs/corpora.md has both figures).
+RANKINGS = ("fitted", "fielded")
+
+
+def default_policy(ranking: str = RANKINGS[0]) -> dict:
+    """Return the default policy with the named ranking (one of RANKINGS)."""
+    if ranking not in RANKINGS:
+        raise ValueError(f"ranking {ranking!r} must be one of {', '.join(RANKINGS)}")
+    if ranking == "fitted":
+        return DEFAULT_POLICY
+    return dict(DEFAULT_POLICY, ranking={
+        key: value for key, value in DEFAULT_POLICY["ranking"].items() if key != "model"})
+
+
 # How a --semantic build re-ranks, unless its policy says otherwise: the 200 best lexical hits
 # re-sorted by score - weight x cosine, at the weight the model chose on CoNaLa train
 # (its default_weight).

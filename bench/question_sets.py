@@ -1,0 +1,144 @@
+"""The evidence-quality question sets, read into one shape: questions with gold places.
+
+Two formats live under ../shared/eval/ and bench/data/:
+- CoNaLa (`conala/*.json`): StackOverflow intents on the Python 3.11 stdlib; gold is each
+  `python.library.<page>#<anchor>` entry whose anchor is an id of the rendered page
+  (../shared/eval/README.md).
+- Library questions (`libraries/dev.json`, bench/data/libraries-train/questions.json): one
+  collection per library, gold `page#id` places under the library's html root, with ids that
+  name the same place counted once (libraries/README.md; its check_questions.py implements
+  the rule, and is used here rather than restated).
+
+Every result URL and gold entry becomes a place: a hashable value two URLs share exactly
+when the set's scoring rules count them as the same place.
+"""
+
+import importlib.util
+import json
+import os
+import sys
+import urllib.parse
+from dataclasses import dataclass
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(BENCH_DIR)
+SHARED_EVAL = os.path.join(os.path.dirname(REPO_ROOT), "shared", "eval")
+LIBRARIES_CHECKER = os.path.join(SHARED_EVAL, "libraries", "check_questions.py")
+LIBRARIES_TRAIN = os.path.join(BENCH_DIR, "data", "libraries-train", "questions.json")
+LIBRARIES_TRAIN_ROOTS = os.path.join(BENCH_DIR, "data", "libraries-train", "roots.json")
+PYTHON_HTML_ROOT = "/usr/share/doc/python3.11/html"
+PYTHON_BASE_URL = "https://docs.python.org/3.11/"
+PYTHON_VERSION = "3.11"
+CONALA_PREFIX = "python.library."
+
+
+@dataclass(frozen=True)
+class Question:
+    """One scored question: where to ask it, and the places that answer it."""
+
+    question_id: str
+    question: str
+    collection: str
+    version: str
+    kind: str  # "object" or "section" (every CoNaLa gold is an object)
+    gold: frozenset
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    """A set's questions, the trees its snapshot is built from, and its place rule."""
+
+    name: str
+    questions: tuple
+    # (collection, version, html root, base URL) per tree, in build order.
+    trees: tuple
+    place_of: object  # callable(question, url) -> place
+
+    def build_arguments(self) -> list:
+        """Return `retrieval build`'s --source and --base-url arguments for the set's trees."""
+        arguments = []
+        for collection, version, root, base_url in self.trees:
+            label = version if collection == "default" else f"{collection}/{version}"
+            arguments += ["--source", f"{label}={root}", "--base-url", f"{label}={base_url}"]
+        return arguments
+
+
+def _normalise_url(url: str) -> str:
+    # A fragment may come percent-encoded (`#a%2Eb`); the gold ids are not.
+    address, hashed, fragment = url.partition("#")
+    return address + hashed + urllib.parse.unquote(fragment)
+
+
+def load_conala(path: str) -> QuestionSet:
+    """Read a CoNaLa split; items left without a gold anchor on the rendered pages drop out."""
+    sys.path.insert(0, REPO_ROOT)
+    from retrieval.ingest.rendered import RenderedSite
+
+    site = RenderedSite(PYTHON_HTML_ROOT, PYTHON_BASE_URL)
+    with open(path, encoding="utf-8") as f:
+        raw = json.load(f)
+    questions = []
+    for entry in raw:
+        gold = set()
+        for name in entry["oracle_man"]:
+            if not name.startswith(CONALA_PREFIX):
+                continue
+            page, _, anchor = name[len(CONALA_PREFIX):].partition("#")
+            ids = site.ids(f"library/{page}.html")
+            if anchor and ids is not None and anchor in ids:
+                gold.add(_normalise_url(f"{PYTHON_BASE_URL}library/{page}.html#{anchor}"))
+        if gold:
+            questions.append(Question(entry["question_id"], entry["nl"], "default",
+                                      PYTHON_VERSION, "object", frozenset(gold)))
+    return QuestionSet(os.path.basename(path), tuple(questions),
+                       (("default", PYTHON_VERSION, PYTHON_HTML_ROOT, PYTHON_BASE_URL),),
+                       lambda question, url: _normalise_url(url))
+
+
+def _libraries_checker(roots: dict | None):
+    """Import the libraries set's checker, its ROOTS table replaced by roots when given."""
+    spec = importlib.util.spec_from_file_location(f"check_questions_{id(roots)}",
+                                                  LIBRARIES_CHECKER)
+    checker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checker)
+    if roots is not None:
+        checker.ROOTS = {name: tuple(value) for name, value in roots.items()}
+    return checker
+
+
+def load_libraries(path: str, roots_path: str | None = None) -> QuestionSet:
+    """Read a libraries-format set; roots_path: its {library: [version, html root]} table
+    when it is not the dev set's (the checker's own ROOTS)."""
+    roots = None
+    if roots_path is not None:
+        with open(roots_path, encoding="utf-8") as f:
+            roots = json.load(f)
+    checker = _libraries_checker(roots)
+    with open(path, encoding="utf-8") as f:
+        raw = json.load(f)
+    questions = []
+    for item in raw:
+        root = checker.ROOTS[item["library"]][1]
+        gold = frozenset((os.path.normpath(page), checker.canonical(root, page, anchor))
+                         for page, anchor in (entry.split("#", 1) for entry in item["gold"]))
+        questions.append(Question(item["id"], item["question"], item["library"],
+                                  item["version"], item["kind"], gold))
+
+    def place_of(question, url):
+        place = checker.normalize(url, question.collection)
+        return place if place is not None else ("?", url)
+
+    trees = tuple((name, version, root, "file://" + root.rstrip("/") + "/")
+                  for name, (version, root) in sorted(checker.ROOTS.items()))
+    return QuestionSet(os.path.basename(path), tuple(questions), trees, place_of)
+
+
+def load(path: str) -> QuestionSet:
+    """Read any known set by its path: CoNaLa, the libraries dev set, or the training set."""
+    if os.path.abspath(path) == os.path.abspath(LIBRARIES_TRAIN):
+        return load_libraries(path, LIBRARIES_TRAIN_ROOTS)
+    with open(path, encoding="utf-8") as f:
+        first = json.load(f)[0]
+    if "oracle_man" in first:
+        return load_conala(path)
+    return load_libraries(path)
