@@ -18,10 +18,18 @@ from .contract import (
     UNAVAILABLE,
 )
 from .core.admission import Limits
+from .core.index import MATCH_ALL, MATCH_ANY
 from .core.snapshot import DEFAULT_COLLECTION, MAX_SEARCH_K, READ_BEST
 from .errors import MAX_ISSUES, MAX_PATH_PART
 from .request import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
-from .search import DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, HIT_FIELDS, MAX_LIMIT, MIN_LIMIT
+from .search import (
+    ANALYSES,
+    DEFAULT_LIMIT,
+    DEFAULT_MAX_TEXT_BYTES,
+    HIT_FIELDS,
+    MAX_LIMIT,
+    MIN_LIMIT,
+)
 
 HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 DIGEST_HEADER = {
@@ -108,7 +116,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "description": f"At most {max_body_bytes} bytes of strict JSON, as RetrieveRequest.",
             "properties": {
                 "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
-                          "description": "Not blank; its words are searched for (any of them)."},
+                          "description": "Not blank: a question, or words (see analysis)."},
                 "version": {"type": "string", "pattern": VERSION_REGEX},
                 "collection": {"type": "string", "pattern": COLLECTION_REGEX,
                                "default": DEFAULT_COLLECTION},
@@ -118,13 +126,19 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                                        default=DEFAULT_MAX_TEXT_BYTES, description=(
                     "The hits' texts never total more; the first that does not fit ends "
                     "them, so texts are given for a prefix of the ranking.")),
+                "analysis": {"enum": list(ANALYSES), "default": ANALYSES[0], "description": (
+                    "question: the query analysed and ranked as /retrieve's first search "
+                    "(stop words and literals left out, any word matching); raw: its words "
+                    "as written, every one required.")},
             },
         },
         "SearchResponse": _object({
             "corpus_id": HEX64, "search_request_id": HEX64, "text_bytes": _INT0,
             "request": _object({"query": {"type": "string"}, "version": {"type": "string"},
                                 "collection": {"type": "string"}, "limit": _INT0,
-                                "max_text_bytes": _INT0}),
+                                "max_text_bytes": _INT0, "analysis": {"enum": list(ANALYSES)}}),
+            "searched": _object({"query": {"type": "string"},
+                                 "match": {"enum": [MATCH_ALL, MATCH_ANY]}}),
             "hits": {"type": "array", "items": _object({
                 **{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
                 **named, "score": {"type": "number"}, "text": {"type": "string"},

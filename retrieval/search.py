@@ -6,10 +6,16 @@ of the best hits, in rank order, while their bytes fit the caller's budget. The 
 the texts returned never total more than `max_text_bytes`, and a hit whose text would not fit
 ends the texts (the hits after it are listed without text), so what is returned is always a
 prefix of the ranking.
+
+The query is read as a question unless the caller asks for `"analysis": "raw"`: the same query
+analysis (stop words, literals, the collection's ubiquitous words; any word matching) and the
+same ranking as a /retrieve run's first search, so the two surfaces find the same evidence.
+The reply says what was searched (`searched`).
 """
 
 from dataclasses import dataclass
 
+from .core.index import MATCH_ALL
 from .core.service import RetrievalService
 from .core.tools import RetrievalTools, ToolFailure
 from .errors import InvalidRequest, SearchFailed
@@ -17,7 +23,11 @@ from .request import body_issue, common_issues, count_issue
 
 MIN_LIMIT, MAX_LIMIT, DEFAULT_LIMIT = 1, 20, 5
 DEFAULT_MAX_TEXT_BYTES = 4096
-KNOWN_FIELDS = ("query", "version", "collection", "limit", "max_text_bytes")
+# How the query is read: "question", as a /retrieve run's first search reads a question (the
+# policy's query analysis and ranking); "raw", its words as written, every one required.
+ANALYSES = ("question", "raw")
+ANALYSIS_REGEX = f"^({'|'.join(ANALYSES)})$"
+KNOWN_FIELDS = ("query", "version", "collection", "limit", "max_text_bytes", "analysis")
 # What each hit carries besides its text: enough to cite it, to fetch it again by id, and to
 # recompute its passage_id and text digest.
 HIT_FIELDS = ("passage_id", "source_id", "url", "title", "version", "start_line", "end_line",
@@ -33,11 +43,13 @@ class SearchRequest:
     collection: str
     limit: int
     max_text_bytes: int
+    analysis: str = ANALYSES[0]
 
     def normalized(self) -> dict:
         """Return the request as it is echoed."""
         return {"query": self.query, "version": self.version, "collection": self.collection,
-                "limit": self.limit, "max_text_bytes": self.max_text_bytes}
+                "limit": self.limit, "max_text_bytes": self.max_text_bytes,
+                "analysis": self.analysis}
 
 
 def parse_search_request(document, max_text_bytes_limit: int) -> SearchRequest:
@@ -54,13 +66,17 @@ def parse_search_request(document, max_text_bytes_limit: int) -> SearchRequest:
     check("limit", issue)
     max_text_bytes = document.get("max_text_bytes", DEFAULT_MAX_TEXT_BYTES)
     check("max_text_bytes", count_issue(max_text_bytes, max_text_bytes_limit))
+    analysis = document.get("analysis", ANALYSES[0])
+    if analysis not in ANALYSES:
+        check("analysis", {"type": "string_type"} if not isinstance(analysis, str) else
+              {"type": "string_pattern_mismatch", "pattern": ANALYSIS_REGEX})
     for field in document:
         if field not in KNOWN_FIELDS:
             check(field, {"type": "extra_forbidden"})
     if issues:
         raise InvalidRequest(issues)
     return SearchRequest(document["query"], document["version"], collection, limit,
-                         max_text_bytes)
+                         max_text_bytes, analysis)
 
 
 def run_search(service: RetrievalService, request: SearchRequest, deadline=None) -> dict:
@@ -69,10 +85,12 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
     The caller has checked that the collection exists and that the caller may read it.
     """
     collection = service.collection(request.collection)
+    query, match = ((request.query, MATCH_ALL) if request.analysis == "raw"
+                    else service.question_query(request.query, request.collection))
     hits, text_bytes, budget_open = [], 0, True
     with RetrievalTools(collection, service.memo, deadline=deadline) as tools:
         try:
-            found = tools.search(request.query, request.version, request.limit)
+            found = tools.search(query, request.version, request.limit, match)
             for handle in found["results"]:
                 # url and title are absent from hits of hand-written snapshots that lack them.
                 hit = {name: handle[name] for name in HIT_FIELDS if name in handle}
@@ -87,5 +105,6 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
         except ToolFailure as failure:
             raise SearchFailed(failure.reason) from None
     return {"corpus_id": collection.corpus_id, "request": request.normalized(),
+            "searched": {"query": query, "match": match},
             "search_request_id": found["search_request_id"], "hits": hits,
             "text_bytes": text_bytes}

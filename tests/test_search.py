@@ -24,7 +24,7 @@ class ParseTest(unittest.TestCase):
     def test_defaults(self):
         request = parse_search_request(dict(QUERY), 4096)
         self.assertEqual(request.normalized(), {**QUERY, "collection": "default", "limit": 5,
-                                                "max_text_bytes": 4096})
+                                                "max_text_bytes": 4096, "analysis": "question"})
 
     def test_nothing_is_coerced_or_dropped(self):
         self.assertEqual(self.issues(dict(QUERY, limit=0)), [("limit", "greater_than_equal")])
@@ -36,6 +36,9 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(self.issues(dict(QUERY, k=3)), [("k", "extra_forbidden")])
         self.assertEqual(self.issues({"version": "3"}),
                          [("query", "missing"), ("version", "string_pattern_mismatch")])
+        self.assertEqual(self.issues(dict(QUERY, analysis="words")),
+                         [("analysis", "string_pattern_mismatch")])
+        self.assertEqual(self.issues(dict(QUERY, analysis=None)), [("analysis", "string_type")])
 
 
 class RunTest(unittest.TestCase):
@@ -96,7 +99,7 @@ class SearchRouteTest(unittest.TestCase):
         self.assertEqual(reply.code, 200, reply.body)
         body = reply.json()
         self.assertEqual(body["request"], {**QUERY, "collection": "default", "limit": 5,
-                                           "max_text_bytes": 80})
+                                           "max_text_bytes": 80, "analysis": "question"})
         self.assertLessEqual(body["text_bytes"], 80)
         self.assertEqual(body["text_bytes"], sum(len(hit["text"].encode("utf-8"))
                                                  for hit in body["hits"] if "text" in hit))

@@ -20,7 +20,7 @@ from ..contract import ALLOWANCES
 from ..core.snapshot import DEFAULT_COLLECTION
 from ..errors import ServiceError
 from ..request import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGEX
-from ..search import DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, MAX_LIMIT, MIN_LIMIT
+from ..search import ANALYSES, DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, MAX_LIMIT, MIN_LIMIT
 from .backends import BackendError
 
 SERVER_NAME = "retrieval"
@@ -73,6 +73,9 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
             "max_text_bytes": dict(_INTEGER, minimum=0, maximum=max_text_bytes,
                                    default=DEFAULT_MAX_TEXT_BYTES,
                                    description="texts returned never total more bytes"),
+            "analysis": {"enum": list(ANALYSES), "default": ANALYSES[0],
+                         "description": "question: read as a question (stop words out, any "
+                                        "word matching); raw: every word required"},
         }, ("query", "version")),
         "read_passage": _object({"passage_id": _PASSAGE_ID}, ("passage_id",)),
         "list_docs": _object({}),
@@ -85,8 +88,8 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
 
 OUTPUT_SCHEMAS = {
     "search_docs": _object({
-        "corpus_id": _STRING, "request": {"type": "object"}, "search_request_id": _STRING,
-        "hits": {"type": "array", "items": _object(
+        "corpus_id": _STRING, "request": {"type": "object"}, "searched": {"type": "object"},
+        "search_request_id": _STRING, "hits": {"type": "array", "items": _object(
             dict(_PASSAGE_CORE, score={"type": "number"}), _LINES + ("score",))},
         "text_bytes": _INTEGER,
     }, ("corpus_id", "request", "hits", "text_bytes")),
