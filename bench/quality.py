@@ -1,13 +1,15 @@
-"""Evidence quality: run a CoNaLa split through /retrieve on the 3.11 docs and score the answers.
+"""Evidence quality: run a question set through /retrieve and score the answers.
 
-The data, the gold rule and the metrics are those of ../shared/eval/README.md. Gold is every
-`python.library.<page>#<anchor>` entry of an item's `oracle_man` whose anchor is an id of the
-rendered page `library/<page>.html`; items left without gold are not scored. Each scored item is
-sent twice, at the default allowances and at the large budget (BUDGETS), each budget on its own
-fresh `retrieval serve --threads 1` so neither pass meets a memo the other one filled.
+Any set under ../shared/eval/ (CoNaLa splits, libraries/dev.json) or bench/data/ (the libraries
+training set) is read by bench/question_sets.py: its questions, its gold places and the trees
+its snapshot is built from. Each scored item is sent twice, at the default allowances and at the
+large budget (BUDGETS), each budget on its own fresh `retrieval serve --threads 1` so neither
+pass meets a memo the other one filled. Figures are given over all items and per kind (object,
+section); dead anchors are returned URLs whose fragment is not an id of the rendered page.
 """
 
 import argparse
+import dataclasses
 import http.client
 import json
 import os
@@ -17,79 +19,27 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
 from collections import Counter
-from dataclasses import dataclass
 
 if __package__:  # python -m bench.quality, or imported by the tests
-    from bench import common, corpus_scale
+    from bench import common, corpus_scale, question_sets
 else:  # python bench/quality.py, which puts bench/ itself on sys.path
     import common
     import corpus_scale
+    import question_sets
 
     sys.path.insert(0, common.REPO_ROOT)
 from retrieval.ingest.rendered import RenderedSite  # noqa: E402
 
 log = common.log
-VERSION = "3.11"
-HTML_ROOT = "/usr/share/doc/python3.11/html"
-BASE_URL = corpus_scale.BASE_URL
-LIBRARY_PREFIX = "python.library."
 TOP_K = 10
+KINDS = ("object", "section")
 # name, allowances sent with the question (none: the server's defaults).
 BUDGETS = (("default", {}),
            ("max_reads_8", {"max_steps": 16, "max_searches": 4, "max_reads": 8,
                             "max_source_bytes": 65536}))
-
-
-@dataclass(frozen=True)
-class Item:
-    """One scored question: its id, its text, and its gold URLs (normalised, distinct)."""
-
-    question_id: str
-    question: str
-    gold: tuple
-
-
-def normalise_url(url):
-    """Return url with its fragment unquoted, so that `#a%2Eb` and `#a.b` compare equal."""
-    address, hashed, fragment = url.partition("#")
-    return address + hashed + urllib.parse.unquote(fragment)
-
-
-def gold_urls(oracle_man, site, base_url):
-    """Return (gold URLs, entries dropped) of one item's oracle_man under the gold rule."""
-    gold, dropped = [], 0
-    for entry in oracle_man:
-        if not entry.startswith(LIBRARY_PREFIX):
-            continue
-        page, _, anchor = entry[len(LIBRARY_PREFIX):].partition("#")
-        ids = site.ids(f"library/{page}.html")
-        if not anchor or ids is None or anchor not in ids:
-            # DevDocs names that are not ids of the 3.11 pages (`functions#list`): not gold.
-            dropped += 1
-            continue
-        url = normalise_url(f"{base_url}library/{page}.html#{anchor}")
-        if url not in gold:
-            gold.append(url)
-    return tuple(gold), dropped
-
-
-def load_items(path, site, base_url):
-    """Return the split's scored items and the counts that say what was left out."""
-    with open(path, encoding="utf-8") as f:
-        raw = json.load(f)
-    items, counts = [], Counter(items=len(raw))
-    for entry in raw:
-        if any(e.startswith(LIBRARY_PREFIX) for e in entry["oracle_man"]):
-            counts["with_library_entry"] += 1
-        gold, dropped = gold_urls(entry["oracle_man"], site, base_url)
-        counts["entries_dropped"] += dropped
-        if gold:
-            items.append(Item(entry["question_id"], entry["nl"], gold))
-            counts["gold_anchors"] += len(gold)
-    counts["scored"] = len(items)
-    return items, dict(counts)
+normalise_url = question_sets.normalise_url
+gold_urls = question_sets.gold_urls
 
 
 def searches(response):
@@ -122,18 +72,19 @@ def returned_urls(response, url_of):
 
 
 def score(runs):
-    """Return hit rate, micro recall and evidence hit rate over (gold, first URLs, evidence)."""
+    """Return hit@1, hit@10, micro R@10 and evidence hit over (gold, first places, evidence)."""
     if not runs:
-        return {"hit_at_10": 0.0, "recall_at_10": 0.0, "evidence_hit": 0.0}
-    hits = found = total = evidence_hits = 0
+        return {"hit_at_1": 0.0, "hit_at_10": 0.0, "recall_at_10": 0.0, "evidence_hit": 0.0}
+    first_hits = hits = found = total = evidence_hits = 0
     for gold, first, evidence in runs:
         matched = set(gold) & set(first)
+        first_hits += bool(first) and first[0] in gold
         hits += bool(matched)
         found += len(matched)
         total += len(gold)
         evidence_hits += bool(set(gold) & set(evidence))
-    return {"hit_at_10": hits / len(runs), "recall_at_10": found / total,
-            "evidence_hit": evidence_hits / len(runs)}
+    return {"hit_at_1": first_hits / len(runs), "hit_at_10": hits / len(runs),
+            "recall_at_10": found / total, "evidence_hit": evidence_hits / len(runs)}
 
 
 class Client:
@@ -186,31 +137,38 @@ class Client:
             self.conn = None
 
 
-def build(source, base_url, out_dir, timeout):
-    """Build the 3.11 snapshot into out_dir; return the wall seconds it took."""
-    cmd = [sys.executable, "-m", "retrieval", "build", "--source", f"{VERSION}={source}",
-           "--base-url", f"{VERSION}={base_url}", "--out", out_dir]
+def build(question_set, out_dir, args):
+    """Build the set's snapshot into out_dir; return the wall seconds it took."""
+    cmd = [sys.executable, "-m", "retrieval", "build", *question_set.build_arguments(),
+           "--out", out_dir]
+    if args.ranking:
+        cmd += ["--ranking", args.ranking]
+    if args.semantic:
+        cmd += ["--semantic", args.semantic]
     log(f"build: {' '.join(cmd)}")
     started = time.perf_counter()
     # stderr passes through: the builder's own progress lines are the progress report.
     out = subprocess.run(cmd, cwd=common.REPO_ROOT, env=corpus_scale.child_env(),
-                         stdout=subprocess.PIPE, text=True, timeout=timeout)
+                         stdout=subprocess.PIPE, text=True, timeout=args.build_timeout)
     elapsed = time.perf_counter() - started
     if out.returncode != 0:
         raise RuntimeError(f"build failed with exit status {out.returncode}")
     return elapsed
 
 
-def run_budget(name, allowances, items, snapshot, log_dir, args):
+def run_budget(name, allowances, question_set, snapshot, log_dir, args):
     """Send every item once at one budget to a fresh server; return per-item runs and its meta."""
     server = corpus_scale.Server(f"quality-{name}", snapshot, log_dir)
     client = None
     runs = []
+    items = question_set.questions
     try:
         server.start(args.startup_timeout)
         client = Client(server.port)
         for n, item in enumerate(items, 1):
-            body = json.dumps({"question": item.question, "version": VERSION, **allowances})
+            where = {} if item.collection == "default" else {"collection": item.collection}
+            body = json.dumps({"question": item.question, "version": item.version, **where,
+                               **allowances})
             status, data, elapsed = client.send("POST", "/retrieve", body)
             response = json.loads(data) if data else {}
             if status == 200:
@@ -236,43 +194,83 @@ def run_budget(name, allowances, items, snapshot, log_dir, args):
         server.stop()
 
 
-def summarize(items, runs):
-    """Return one budget's numbers from its per-item runs."""
+def places(question_set, item, urls, k=None):
+    """Return the distinct places of urls, in order (the first k when k is given)."""
+    found = []
+    for url in urls:
+        place = question_set.place_of(item, url)
+        if place not in found:
+            found.append(place)
+            if k is not None and len(found) == k:
+                break
+    return found
+
+
+def summarize(question_set, runs, kind=None):
+    """Return one budget's numbers from its per-item runs (of one kind of item, if given)."""
+    pairs = [(item, run) for item, run in zip(question_set.questions, runs, strict=True)
+             if kind is None or item.kind == kind]
+    summary = score([(item.gold, places(question_set, item, run["first_urls"], TOP_K),
+                      places(question_set, item, run["evidence_urls"])) for item, run in pairs])
+    if kind is not None:
+        return dict(summary, items=len(pairs))
     latencies = sorted(run["latency_ms"] for run in runs)
-    summary = score([(item.gold, run["first_urls"], run["evidence_urls"])
-                     for item, run in zip(items, runs, strict=True)])
     summary.update({
+        "items": len(pairs),
         "p50_ms": corpus_scale.percentile(latencies, 50),
         "p99_ms": corpus_scale.percentile(latencies, 99),
         "mean_first_urls": sum(len(run["first_urls"]) for run in runs) / len(runs),
         "mean_reads": sum(run["reads"] for run in runs) / len(runs),
         "outcomes": dict(Counter(run["outcome"] for run in runs).most_common()),
     })
+    for name in KINDS:
+        if any(item.kind == name for item in question_set.questions):
+            summary[name] = summarize(question_set, runs, name)
     return summary
 
 
-def report(args, counts, built, summaries, dead, distinct):
+def dead_anchors(question_set, runs):
+    """Return (dead URLs, distinct URLs returned): fragments that are no id of their page."""
+    sites = {collection: RenderedSite(root, base_url)
+             for collection, _, root, base_url in question_set.trees}
+    returned = set()
+    for budget in runs.values():
+        for item, run in zip(question_set.questions, budget, strict=True):
+            returned.update((item.collection, url) for url in run["returned_urls"])
+    dead = sorted(url for collection, url in returned if not sites[collection].lands(url))
+    return dead, len(returned)
+
+
+def report(args, question_set, built, summaries, dead, distinct):
     """Print the plain-text table on stdout."""
-    print(f"split {args.split}: {counts['items']} items, {counts['with_library_entry']} with a "
-          f"python.library entry, {counts['scored']} scored ({counts['gold_anchors']} gold "
-          f"anchors; {counts['entries_dropped']} entries not ids of the rendered pages)")
+    kinds = Counter(item.kind for item in question_set.questions)
+    print(f"set {args.split}: {len(question_set.questions)} scored items ("
+          + ", ".join(f"{kinds[kind]} {kind}" for kind in KINDS) + ")")
     if args.limit:
-        print(f"--limit {args.limit}: the first {min(args.limit, counts['scored'])} scored items")
+        print(f"--limit {args.limit}: the first {args.limit} scored items")
     if built is not None:
-        print(f"build: {built:.1f} s")
+        print(f"build: {built:.1f} s" + (f" (--ranking {args.ranking})" if args.ranking else "")
+              + (f" (--semantic {args.semantic})" if args.semantic else ""))
     where = args.snapshot_dir if args.snapshot_kept else "a temp dir (removed)"
     print(f"snapshot {where}  corpus_id {summaries['default']['corpus_id']}")
     print()
     names = [name for name, _ in BUDGETS]
-    print(f"{'measure':<26}" + "".join(f"{name:>16}" for name in names))
-    rows = (("hit@10 (first search)", lambda s: f"{100 * s['hit_at_10']:.1f} %"),
-            ("R@10 (first search)", lambda s: f"{100 * s['recall_at_10']:.1f} %"),
-            ("evidence hit", lambda s: f"{100 * s['evidence_hit']:.1f} %"),
-            ("first-search URLs per item", lambda s: f"{s['mean_first_urls']:.2f}"),
+    print(f"{'measure':<30}" + "".join(f"{name:>16}" for name in names))
+    percent = (("hit@1", "hit_at_1"), ("hit@10", "hit_at_10"), ("R@10", "recall_at_10"),
+               ("evidence hit", "evidence_hit"))
+    for scope in (None, *KINDS):
+        if scope is not None and scope not in summaries["default"]:
+            continue
+        for label, key in percent:
+            cells = [summaries[name] if scope is None else summaries[name][scope]
+                     for name in names]
+            title = f"{label} ({scope or 'all'})"
+            print(f"{title:<30}" + "".join(f"{100 * cell[key]:>14.1f} %" for cell in cells))
+    rows = (("first-search URLs per item", lambda s: f"{s['mean_first_urls']:.2f}"),
             ("reads per item", lambda s: f"{s['mean_reads']:.2f}"),
             ("latency p50 / p99 ms", lambda s: f"{s['p50_ms']:.1f} / {s['p99_ms']:.1f}"))
     for label, cell in rows:
-        print(f"{label:<26}" + "".join(f"{cell(summaries[name]):>16}" for name in names))
+        print(f"{label:<30}" + "".join(f"{cell(summaries[name]):>16}" for name in names))
     print(f"dead anchors: {len(dead)} of {distinct} distinct returned URLs")
     for name in names:
         outcomes = ", ".join(f"{k} {v}" for k, v in summaries[name]["outcomes"].items())
@@ -283,25 +281,26 @@ def parse_args(argv=None):
     """Command-line options."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--split", required=True,
-                   help="a CoNaLa split, e.g. ../shared/eval/conala/dev.json")
+                   help="a question set: ../shared/eval/conala/dev.json, "
+                        "../shared/eval/libraries/dev.json, bench/data/libraries-train/"
+                        "questions.json")
     p.add_argument("--snapshot", dest="snapshot_dir",
                    help="a built snapshot directory (default: build one into a temp dir)")
     p.add_argument("--out", help="build the snapshot here and keep it")
-    p.add_argument("--html-root", default=HTML_ROOT, help="the rendered 3.11 docs (gold ids)")
-    p.add_argument("--base-url", default=BASE_URL)
-    p.add_argument("--build-source", help="what the builder reads (default: HTML_ROOT itself)")
+    p.add_argument("--ranking", choices=("fitted", "fielded"),
+                   help="the build's --ranking (default: the builder's)")
+    p.add_argument("--semantic", help="the build's --semantic MODEL (default: lexical)")
     p.add_argument("--limit", type=int, help="score only the first N scored items")
     p.add_argument("--json", dest="json_out", help="write the numbers and per-item runs here")
     p.add_argument("--startup-timeout", type=float, default=60)
-    p.add_argument("--build-timeout", type=float, default=600)
+    p.add_argument("--build-timeout", type=float, default=900)
     args = p.parse_args(argv)
     if args.snapshot_dir and args.out:
         p.error("--out builds a snapshot, --snapshot reuses one: give at most one")
+    if args.snapshot_dir and (args.ranking or args.semantic):
+        p.error("--ranking and --semantic are build options: not with --snapshot")
     if args.limit is not None and args.limit < 1:
         p.error("--limit must be positive")
-    if not args.base_url.endswith("/"):
-        p.error("--base-url must end with '/'")
-    args.build_source = args.build_source or args.html_root
     return args
 
 
@@ -309,53 +308,49 @@ def main(argv=None):
     """Build or take a snapshot, run both budgets, score, report; always clean up."""
     args = parse_args(argv)
     common.exit_on_sigterm()
-    site = RenderedSite(args.html_root, args.base_url)
-    items, counts = load_items(args.split, site, args.base_url)
-    items = items[:args.limit] if args.limit else items
-    log(f"{counts['scored']} of {counts['items']} items scored "
-        f"({counts['with_library_entry']} with a python.library entry)")
+    question_set = question_sets.load(args.split)
+    if args.limit:
+        question_set = dataclasses.replace(question_set,
+                                           questions=question_set.questions[:args.limit])
+    log(f"{len(question_set.questions)} items scored")
     built = None
     # The scratch directory holds the snapshot when it is neither given nor kept (--out).
     with tempfile.TemporaryDirectory(prefix="quality-snapshot-") as scratch:
         args.snapshot_kept = bool(args.snapshot_dir or args.out)
         if args.snapshot_dir is None:
             args.snapshot_dir = os.path.abspath(args.out) if args.out else scratch
-            built = build(args.build_source, args.base_url, args.snapshot_dir,
-                             args.build_timeout)
+            built = build(question_set, args.snapshot_dir, args)
             log(f"build: {built:.1f} s")
         log_dir = tempfile.mkdtemp(prefix="quality-logs-")
         try:
             runs, summaries = {}, {}
             for name, allowances in BUDGETS:
-                runs[name], meta = run_budget(name, allowances, items, args.snapshot_dir,
+                runs[name], meta = run_budget(name, allowances, question_set, args.snapshot_dir,
                                               log_dir, args)
-                summaries[name] = dict(summarize(items, runs[name]), allowances=allowances,
-                                       **meta)
+                summaries[name] = dict(summarize(question_set, runs[name]),
+                                       allowances=allowances, **meta)
         except BaseException:
             # Server logs are only worth keeping when something failed.
             log(f"server logs kept in {log_dir}")
             raise
         shutil.rmtree(log_dir, ignore_errors=True)
 
-    returned = set().union(*(run["returned_urls"] for budget in runs.values() for run in budget))
-    dead = sorted(url for url in returned if not site.lands(url))
-    report(args, counts, built, summaries, dead, len(returned))
+    dead, distinct = dead_anchors(question_set, runs)
+    report(args, question_set, built, summaries, dead, distinct)
     if args.json_out:
         document = {
             "meta": {"split": args.split, "limit": args.limit, "snapshot": args.snapshot_dir,
-                     "snapshot_kept": args.snapshot_kept, "build_source": args.build_source,
-                     "html_root": args.html_root, "base_url": args.base_url,
-                     "build_s": built, "python": platform.python_version(),
-                     "finished_unix": time.time()},
-            "counts": counts,
+                     "snapshot_kept": args.snapshot_kept, "ranking": args.ranking,
+                     "semantic": args.semantic, "build_s": built,
+                     "python": platform.python_version(), "finished_unix": time.time()},
             "budgets": summaries,
-            "dead_anchors": {"count": len(dead), "distinct_returned_urls": len(returned),
+            "dead_anchors": {"count": len(dead), "distinct_returned_urls": distinct,
                              "urls": dead},
             "items": [{"question_id": item.question_id, "question": item.question,
-                       "gold": list(item.gold),
+                       "collection": item.collection, "kind": item.kind,
                        **{name: {k: v for k, v in runs[name][i].items() if k != "returned_urls"}
                           for name in runs}}
-                      for i, item in enumerate(items)],
+                      for i, item in enumerate(question_set.questions)],
         }
         with open(args.json_out, "w", encoding="utf-8") as f:
             json.dump(document, f, indent=1)

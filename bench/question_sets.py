@@ -63,10 +63,28 @@ class QuestionSet:
         return arguments
 
 
-def _normalise_url(url: str) -> str:
-    # A fragment may come percent-encoded (`#a%2Eb`); the gold ids are not.
+def normalise_url(url: str) -> str:
+    """Return url with its fragment unquoted, so that `#a%2Eb` and `#a.b` compare equal."""
     address, hashed, fragment = url.partition("#")
     return address + hashed + urllib.parse.unquote(fragment)
+
+
+def gold_urls(oracle_man, site, base_url):
+    """Return (gold URLs, entries dropped) of one CoNaLa item's oracle_man under the gold rule."""
+    gold, dropped = [], 0
+    for entry in oracle_man:
+        if not entry.startswith(CONALA_PREFIX):
+            continue
+        page, _, anchor = entry[len(CONALA_PREFIX):].partition("#")
+        ids = site.ids(f"library/{page}.html")
+        if not anchor or ids is None or anchor not in ids:
+            # DevDocs names that are not ids of the 3.11 pages (`functions#list`): not gold.
+            dropped += 1
+            continue
+        url = normalise_url(f"{base_url}library/{page}.html#{anchor}")
+        if url not in gold:
+            gold.append(url)
+    return tuple(gold), dropped
 
 
 def load_conala(path: str) -> QuestionSet:
@@ -79,20 +97,13 @@ def load_conala(path: str) -> QuestionSet:
         raw = json.load(f)
     questions = []
     for entry in raw:
-        gold = set()
-        for name in entry["oracle_man"]:
-            if not name.startswith(CONALA_PREFIX):
-                continue
-            page, _, anchor = name[len(CONALA_PREFIX):].partition("#")
-            ids = site.ids(f"library/{page}.html")
-            if anchor and ids is not None and anchor in ids:
-                gold.add(_normalise_url(f"{PYTHON_BASE_URL}library/{page}.html#{anchor}"))
+        gold, _ = gold_urls(entry["oracle_man"], site, PYTHON_BASE_URL)
         if gold:
             questions.append(Question(entry["question_id"], entry["nl"], "default",
                                       PYTHON_VERSION, "object", frozenset(gold)))
     return QuestionSet(os.path.basename(path), tuple(questions),
                        (("default", PYTHON_VERSION, PYTHON_HTML_ROOT, PYTHON_BASE_URL),),
-                       lambda question, url: _normalise_url(url))
+                       lambda question, url: normalise_url(url))
 
 
 def _libraries_checker(roots: dict | None):

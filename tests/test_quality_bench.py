@@ -75,7 +75,8 @@ class ScoreTest(unittest.TestCase):
                 (("g3",), ["g3"], ["g3"]),                      # found, evidence hit
                 (("g4", "g5", "g6"), ["x"], ["x", "g6"])]       # none found, evidence hit
         self.assertEqual(quality.score(runs),
-                         {"hit_at_10": 2 / 3, "recall_at_10": 3 / 7, "evidence_hit": 2 / 3})
+                         {"hit_at_1": 2 / 3, "hit_at_10": 2 / 3, "recall_at_10": 3 / 7,
+                          "evidence_hit": 2 / 3})
 
 
 if __name__ == "__main__":

@@ -115,8 +115,8 @@ class SnapshotIndex:
                 name: c.corpus_id for name, c in snapshot.collections.items()}:
             self.close()
             raise SnapshotError("snapshot database: collections do not match the snapshot's")
-        common = None if snapshot.ranking is None else snapshot.ranking.common_terms
-        model = None if snapshot.ranking is None else snapshot.ranking.model
+        ranking = snapshot.ranking
+        common = None if ranking is None else ranking.common_terms
         self._collections = {
             name: CollectionIndex(self, name, corpus_id, database.ranked_sql(
                 table, snapshot.ranking), {
@@ -124,7 +124,8 @@ class SnapshotIndex:
                 snapshot.reranker,
                 snapshot.collections[name].common_terms,
                 () if common is None else common.fields,
-                None if model is None else ModelQueries(model, *database.model_sql(table)))
+                None if ranking is None or ranking.model is None else ModelQueries(
+                    ranking.model, *database.model_sql(table, ranking)))
             for name, (corpus_id, table) in tables.items()
         }
 
@@ -218,7 +219,7 @@ class ModelQueries:
     """A ranking model and the two queries of one FTS table it reads its candidates with."""
 
     model: RankingModel
-    plain_sql: str  # the bm25_all candidate list
+    candidates_sql: str  # the fielded ranking's and bm25_all's best, from one scan
     features_sql: str  # every candidate's features
 
 
@@ -291,10 +292,12 @@ class CollectionIndex:
         queries, run = self._model, self._owner.run_ranked
         model = queries.model
         bounds = (fts_query, span[0], span[1])
-        _, fielded = run(self._ranked_sql, (*bounds, model.candidates), deadline)
-        _, plain = run(queries.plain_sql, (*bounds, model.candidates), deadline)
-        fielded_rank = {row[0]: place for place, row in enumerate(fielded)}
-        plain_rank = {row[0]: place for place, row in enumerate(plain)}
+        _, tagged = run(queries.candidates_sql, (*bounds, model.candidates, model.candidates),
+                        deadline)
+        fielded = [rowid for rowid, plain in tagged if not plain]
+        fielded_rank = {rowid: place for place, rowid in enumerate(fielded)}
+        plain_rank = {rowid: place for place, rowid in
+                      enumerate(rowid for rowid, plain in tagged if plain)}
         ids = sorted(fielded_rank.keys() | plain_rank.keys())
         conn, rows = run(queries.features_sql, (*bounds, json.dumps(ids)), deadline)
         end = 2 + len(FIELDS)
