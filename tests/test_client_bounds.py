@@ -101,15 +101,19 @@ class BoundedCallTest(unittest.TestCase):
         self.assertIsInstance(error, rc.TransportError)
         self.assertLess(server.sent, 10_000)
 
-    def test_a_body_over_the_cap_by_its_length_is_not_read(self):
-        def huge(server, conn):
-            server.send(conn, head(length=300_000_000) + b" " * 65536)
+    def assert_refused_before_the_rest(self, sent: bytes, message: str):
+        """Send a head and the start of a body, then stall: the client must refuse at once."""
+        def stall(server, conn):
+            server.send(conn, sent)
             server.stop.wait(JOIN_S)  # the rest never comes
 
-        server = HostileServer(self, huge)
-        error = self.call(server, timeout=5)
+        error = self.call(HostileServer(self, stall), timeout=5)
         self.assertIsInstance(error, rc.IntegrityError)
-        self.assertIn("a body of 300000000 bytes is over max_body_bytes", str(error))
+        self.assertIn(message, str(error))
+
+    def test_a_body_over_the_cap_by_its_length_is_not_read(self):
+        self.assert_refused_before_the_rest(head(length=300_000_000) + b" " * 65536,
+                                            "a body of 300000000 bytes is over max_body_bytes")
 
     def test_a_chunked_body_is_cut_at_the_cap(self):
         def flood(server, conn):
@@ -125,14 +129,8 @@ class BoundedCallTest(unittest.TestCase):
         self.assertIn("body over max_body_bytes (1000000)", str(error))
 
     def test_a_reply_without_a_digest_is_refused_before_its_body(self):
-        def undigested(server, conn):
-            server.send(conn, head(length=1_000_000, digest=None) + b"{")
-            server.stop.wait(JOIN_S)
-
-        server = HostileServer(self, undigested)
-        error = self.call(server, timeout=5)
-        self.assertIsInstance(error, rc.IntegrityError)
-        self.assertIn("no X-Retrieval-Body-SHA256 header (body not read)", str(error))
+        self.assert_refused_before_the_rest(head(length=1_000_000, digest=None) + b"{",
+                                            "no X-Retrieval-Body-SHA256 header (body not read)")
 
     def test_a_whole_reply_within_the_timeout_is_read(self):
         def prompt(server, conn):
