@@ -90,8 +90,11 @@ class LinksOutOfTheTreeTest(unittest.TestCase):
         self.link("leak.md", "../outside/SECRET.md")
         self.link("host.txt", os.path.join(self.outside, "SECRET.md"))  # absolute
         self.link("alias.md", "inner/page.md")  # stays inside: read
+        self.link("gone.md", "inner/missing.md")  # it aborted the build
         text, progress = build(self, self.root)
         self.assert_refused(text, progress, "leak.md", "host.txt")
+        self.assertIn("build: skipped 1.2/gone.md: cannot read: No such file or directory",
+                      progress)
         self.assertIn(BASE + "alias.html#inner A page linked from inside.", text)
 
     def test_an_llms_txt_index_and_the_page_it_links(self):

@@ -197,6 +197,9 @@ def _read_file(tree: SourceTree, relative_path: str, progress: Progress, name=No
     except Unreadable as exc:
         progress.skip(f"{tree.label}/{name or relative_path}", str(exc))
         return None
+    except OSError as exc:  # a dangling link, a file without read permission
+        progress.skip(f"{tree.label}/{name or relative_path}", f"cannot read: {exc.strerror}")
+        return None
     try:
         text = decode_source(data)
     except UnicodeDecodeError as exc:
