@@ -10,6 +10,7 @@ from .core.ranking import EMBEDDING_MODELS as SEMANTIC_MODELS
 from .core.snapshot import SnapshotError, seal_snapshot
 from .core.strict_json import StrictJSONError, loads_strict
 from .ingest.builder import FORMATS, RANKINGS
+from .ingest.tree import DEFAULT_MAX_FILE_BYTES
 from .keys import register_keys_command
 from .settings import (
     SETTINGS,
@@ -131,13 +132,15 @@ def _build(args) -> int:
         raise ValueError("give at least one --source [COLLECTION/]VERSION=PATH")
     if set(sources) != set(base_urls):
         raise ValueError("every --source version needs exactly one --base-url, and no other")
+    if args.max_file_bytes < 1:
+        raise ValueError(f"--max-file-bytes {args.max_file_bytes} must be at least 1")
     trees = []
     for label in sorted(sources):
         collection, version = _collection_version(label)
         if not base_urls[label].endswith("/"):
             raise ValueError(f"--base-url {label}={base_urls[label]} must end with '/'")
         trees.append(SourceTree(version, sources[label], base_urls[label], collection,
-                                args.format))
+                                args.format, args.max_file_bytes))
     if args.policy and args.ranking:
         raise ValueError("--ranking chooses the default policy's ranking; a --policy file has "
                          "its own: give one of them")
@@ -302,6 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "HTML), an MkDocs site from its pages, other trees as reST, "
                             "Markdown and text; html: every rendered page of each tree "
                             "(default: %(default)s)")
+    build.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES, metavar="N",
+                       help="skip (and report) any file of a tree larger than this, and an "
+                            "objects.inv that inflates past it (default: %(default)s)")
     build.add_argument("--semantic", nargs="?", const=SEMANTIC_MODELS[0], choices=SEMANTIC_MODELS,
                        metavar="MODEL",
                        help="store an embedding per unit and re-rank searches with it: "

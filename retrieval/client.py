@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 
 try:
     import requests
+    import urllib3
 except ImportError as exc:  # the service itself does not need requests; only this client does
     # The package is not on an index: the extra is installed from the checkout.
     raise ImportError("retrieval.client needs requests: run pip install '.[client]' "
@@ -39,6 +40,10 @@ from .core.verify import echo_problems, verify_passage, verify_run_result  # Val
 RETRIED_CODES = frozenset({"overloaded", "draining"})
 DEFAULT_MAX_RETRY_WAIT = 30.0
 DEFAULT_BACKOFF = 0.1
+# Far above any body the service sends (a /retrieve reply is bounded by its allowances); a body
+# past it is refused before it is read whole (a 300 MB one was read in full, then checked).
+DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+_CHUNK = 65536
 
 
 # --- exceptions ---------------------------------------------------------------------------------
@@ -347,6 +352,40 @@ def _connection_refused(exc: BaseException) -> bool:
     return False
 
 
+def _read_body(response, deadline: float, max_bytes: int) -> bytes:
+    """Return a streamed response's body, read by deadline (time.monotonic) and under max_bytes.
+
+    Each wait for bytes is bounded by the time left, so a service that trickles a byte a second
+    cannot hold the call past its timeout (requests' own timeout bounds each wait, not the
+    whole). A body over max_bytes is refused before it is read: by its Content-Length, or once
+    that many bytes have come. Raises requests.Timeout, or IntegrityError for the size.
+    """
+    declared = response.headers.get("Content-Length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > max_bytes:
+        raise IntegrityError(f"HTTP {response.status_code}: a body of {declared} bytes is over "
+                             f"max_body_bytes ({max_bytes}); not read",
+                             response.status_code, b"", response.headers)
+    connection = getattr(response.raw, "connection", None) or getattr(
+        response.raw, "_connection", None)
+    sock = getattr(connection, "sock", None)
+    read = getattr(response.raw, "read1", None) or response.raw.read  # read1: one wait at most
+    body = bytearray()
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise requests.Timeout("the reply did not arrive whole within the timeout")
+        if sock is not None:
+            sock.settimeout(remaining)
+        chunk = read(_CHUNK)
+        if not chunk:
+            return bytes(body)
+        body += chunk
+        if len(body) > max_bytes:
+            raise IntegrityError(f"HTTP {response.status_code}: body over max_body_bytes "
+                                 f"({max_bytes}); not read further",
+                                 response.status_code, b"", response.headers)
+
+
 @dataclass(frozen=True)
 class _Exchange:
     http_status: int
@@ -360,8 +399,10 @@ class RetrievalClient:
     """Talk to one retrieval service; every response is verified before it is returned."""
 
     def __init__(self, base_url, api_key=None, timeout=10.0, max_retries=3, session=None, *,
-                 sleep=time.sleep, backoff=DEFAULT_BACKOFF, max_retry_wait=DEFAULT_MAX_RETRY_WAIT):
+                 sleep=time.sleep, backoff=DEFAULT_BACKOFF, max_retry_wait=DEFAULT_MAX_RETRY_WAIT,
+                 max_body_bytes=DEFAULT_MAX_BODY_BYTES):
         self.base_url = base_url.rstrip("/")
+        self.max_body_bytes = max_body_bytes
         self.api_key = api_key
         self.timeout = timeout
         self.max_retries = max_retries
@@ -475,11 +516,24 @@ class RetrievalClient:
         url = self.base_url + path
         attempt = 0
         while True:
+            # The timeout bounds each attempt whole: connecting, sending, the head and the body.
+            deadline = time.monotonic() + self.timeout
             try:
                 response = self._session.request(
                     method, url, data=body, headers=self._headers(body is not None),
-                    timeout=self.timeout, allow_redirects=False)
-                raw = response.content
+                    timeout=self.timeout, allow_redirects=False, stream=True)
+                try:
+                    if response.headers.get(BODY_DIGEST_HEADER) is None:
+                        raise IntegrityError(
+                            f"HTTP {response.status_code}: no {BODY_DIGEST_HEADER} header "
+                            "(body not read)", response.status_code, b"", response.headers)
+                    raw = _read_body(response, deadline, self.max_body_bytes)
+                except requests.RequestException:
+                    raise
+                except (OSError, urllib3.exceptions.HTTPError) as exc:
+                    raise requests.ConnectionError(exc) from exc  # a reset or wait mid-body
+                finally:
+                    response.close()
             except requests.ConnectionError as exc:
                 refused = _connection_refused(exc)
                 if refused and attempt < self.max_retries:

@@ -164,24 +164,61 @@ def _decode(data: bytes, path):
         raise KeysFileError(f"{path}: not strict JSON: {exc}") from None
 
 
+def _directories(path) -> list:
+    """Return each directory above a path, as it is named and where its links lead, up to /."""
+    found = []
+    for start in (os.path.abspath(path), os.path.realpath(path)):
+        directory = os.path.dirname(start)
+        while directory not in found:
+            found.append(directory)
+            directory = os.path.dirname(directory)
+    return found
+
+
+def _file_refusal(status) -> str | None:
+    """Return why the keys file itself lets another user change the keys, or None."""
+    if status.st_uid not in (0, os.geteuid()):
+        return f"keys file is owned by another user (uid {status.st_uid}); move it"
+    if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return (f"keys file is writable by group or others "
+                f"(mode {stat.S_IMODE(status.st_mode):o}); chmod go-w it")
+    return None
+
+
+def _directory_refusal(status, directory: str) -> str | None:
+    """Return why a directory above the keys file lets another user replace it, or None."""
+    mode = status.st_mode
+    if status.st_uid not in (0, os.geteuid()):
+        return (f"keys file is in a directory owned by another user "
+                f"({directory}, uid {status.st_uid}); move it")
+    if mode & stat.S_ISVTX:
+        return None  # like /tmp: no one may replace or remove another's file there
+    if mode & stat.S_IWOTH:
+        return f"keys file is in a world-writable directory without the sticky bit " \
+               f"({directory}); move it"
+    if mode & stat.S_IWGRP:
+        return (f"keys file is in a group-writable directory ({directory}, mode "
+                f"{stat.S_IMODE(mode):o}); move it or chmod g-w the directory")
+    return None
+
+
 def check_permissions(path) -> None:
     """Refuse a keys file others could change, as OpenSSH refuses such key files.
 
-    A group- or world-writable file, or one in a world-writable directory without the sticky bit
-    (where anyone may replace it), would let another user add a key of their own.
+    The file (where its links lead) and every directory above it, as named and as its links
+    lead, up to /: each must be owned by this user or root, and writable by neither group nor
+    others (a directory with the sticky bit, like /tmp, lets no one replace another's file).
+    Otherwise another user could add a key of their own, or put another file in its place.
     """
-    directory = os.path.dirname(os.path.abspath(path))
     try:
-        mode = os.stat(path).st_mode if os.path.exists(path) else 0
-        dir_mode = os.stat(directory).st_mode
+        problems = [_file_refusal(os.stat(path))] if os.path.lexists(path) else []
+        problems += [_directory_refusal(os.stat(directory), directory)
+                     for directory in _directories(path)]
     except OSError as exc:
         raise KeysFileError(f"{path}: cannot inspect keys file: {exc.strerror or exc}") from None
-    if mode & (stat.S_IWGRP | stat.S_IWOTH):
-        raise KeysFileError(f"{path}: keys file is writable by group or others "
-                            f"(mode {stat.S_IMODE(mode):o}); chmod go-w it")
-    if dir_mode & stat.S_IWOTH and not dir_mode & stat.S_ISVTX:
-        raise KeysFileError(f"{path}: keys file is in a world-writable directory without the "
-                            "sticky bit; move it")
+    problem = next((problem for problem in problems if problem), None)
+    if problem:
+        raise KeysFileError(f"{path}: {problem}")
 
 
 @contextlib.contextmanager
@@ -244,7 +281,10 @@ class KeyStore:
 
 
 def _write_atomically(path, data: bytes) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
+    # Written where a link leads: replacing the link by a plain file would leave the file it
+    # names (the one other configuration points at) without the new key.
+    target = os.path.realpath(path)
+    directory = os.path.dirname(target)
     try:
         # mkstemp creates the file 0600; os.replace keeps that mode at the final name.
         fd, temp = tempfile.mkstemp(prefix=".keys-", suffix=".tmp", dir=directory)
@@ -253,7 +293,7 @@ def _write_atomically(path, data: bytes) -> None:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.replace(temp, path)
+            os.replace(temp, target)
         except BaseException:
             os.unlink(temp)
             raise
@@ -275,7 +315,7 @@ def add_key(path, key_id, collections, per_second=None, burst=None, expires=None
     check_permissions(path)
     # Read, add, write under one lock: two runs at once would otherwise each write the file they
     # read plus their own key, and the first key written would be lost.
-    with _locked(path):
+    with _locked(os.path.realpath(path)):  # the directory the file is written in
         return _add_key(path, key_id, collections, per_second, burst, expires)
 
 

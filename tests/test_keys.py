@@ -395,6 +395,50 @@ class PermissionTest(KeysTestCase):
         os.chmod(path, 0o640)  # group-readable is fine
         self.assertEqual(len(KeyStore.load(path).keys), 1)
 
+    def test_group_writable_directory_is_refused(self):
+        path = self.keys_file(0o600)
+        self.addCleanup(os.chmod, self.dir, 0o700)
+        os.chmod(self.dir, 0o770)
+        for attempt in (lambda: KeyStore.load(path), lambda: add_key(path, "second", ["default"])):
+            with self.assertRaisesRegex(KeysFileError, "in a group-writable directory"):
+                attempt()
+
+    def test_a_link_into_a_world_writable_directory_is_refused(self):
+        shared = os.path.join(self.dir, "shared")
+        os.mkdir(shared, 0o700)
+        add_key(os.path.join(shared, "keys.json"), "first", ["default"])
+        os.chmod(shared, 0o777)
+        link = os.path.join(self.dir, "link.json")  # its own directory is 0700
+        os.symlink(os.path.join(shared, "keys.json"), link)
+        with self.assertRaisesRegex(KeysFileError, "world-writable directory without the sticky"):
+            KeyStore.load(link)
+        with self.assertRaisesRegex(KeysFileError, "world-writable directory without the sticky"):
+            add_key(link, "second", ["default"])
+
+    def test_a_file_or_directory_owned_by_another_user_is_refused(self):
+        if os.geteuid() != 0:
+            self.skipTest("giving a file to another user needs root")
+        path = self.keys_file(0o600)
+        os.chown(path, 4242, -1)
+        with self.assertRaisesRegex(KeysFileError, r"keys file is owned by another user \(uid"):
+            KeyStore.load(path)
+        os.chown(path, 0, -1)
+        os.chown(self.dir, 4242, -1)
+        with self.assertRaisesRegex(KeysFileError, "in a directory owned by another user"):
+            KeyStore.load(path)
+
+    def test_keys_add_writes_through_a_link(self):
+        real = os.path.join(self.dir, "real")
+        os.mkdir(real, 0o700)
+        target = os.path.join(real, "keys.json")
+        add_key(target, "first", ["default"])
+        link = os.path.join(self.dir, "keys.json")
+        os.symlink(target, link)
+        add_key(link, "second", ["default"])
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual([key.key_id for key in KeyStore.load(target).keys], ["first", "second"])
+        self.assertEqual(stat.S_IMODE(os.stat(target).st_mode), 0o600)
+
     def test_refused_in_one_line_with_exit_2(self):
         path = self.keys_file(0o666)
         for argv in (["keys", "add", "second", "--collections", "default", "--keys-file", path],

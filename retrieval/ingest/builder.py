@@ -49,6 +49,7 @@ from .html_units import page_units as html_page_units
 from .inventory import InventoryError, read_inventory
 from .parse import decode_source, iter_source_files, page_url, parse_source, source_kind
 from .rendered import RenderedSite
+from .tree import DEFAULT_MAX_FILE_BYTES, Unreadable, open_tree_file, read_tree_file, shown
 from .units import page_units, plain_text
 
 # English function words. They are data in the policy (and so part of corpus_id), not code, so
@@ -164,6 +165,7 @@ class SourceTree:
     base_url: str
     collection: str = DEFAULT_COLLECTION
     format: str = "auto"  # one of FORMATS
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # a larger file is skipped, reported
 
     @property
     def label(self) -> str:
@@ -194,7 +196,8 @@ class Progress:
 
     def skip(self, relative_path, reason):
         self.skipped.append(relative_path)
-        print(f"build: skipped {relative_path}: {reason}", file=self._stream, flush=True)
+        # Escaped: the name is the tree's, and a crafted one must not drive the terminal.
+        print(f"build: skipped {shown(relative_path)}: {reason}", file=self._stream, flush=True)
 
     def note(self, message):
         print(f"build: {message}", file=self._stream, flush=True)
@@ -213,24 +216,37 @@ def is_sphinx_site(root: str) -> bool:
         or os.path.isfile(os.path.join(root, "index.html")))
 
 
-def _read_file(tree: SourceTree, relative_path: str, absolute_path: str, progress: Progress):
-    """Return (text, sha256) of one UTF-8 file, or None (reported) if it is not UTF-8."""
-    data = Path(absolute_path).read_bytes()
+def _read_file(tree: SourceTree, relative_path: str, progress: Progress, name=None):
+    """Return (text, sha256) of one UTF-8 file of a tree, or None (reported) if it is not UTF-8
+    or not read (a link out of the tree, not a regular file, over the size cap: tree.py).
+
+    relative_path is below the tree's root (a tree given as one file: below its directory);
+    name, if given, is how the skip line names it.
+    """
+    try:
+        data = read_tree_file(tree.root, relative_path, tree.max_file_bytes)
+    except Unreadable as exc:
+        progress.skip(f"{tree.label}/{name or relative_path}", str(exc))
+        return None
+    except OSError as exc:  # a dangling link, a file without read permission
+        progress.skip(f"{tree.label}/{name or relative_path}", f"cannot read: {exc.strerror}")
+        return None
     try:
         text = decode_source(data)
     except UnicodeDecodeError as exc:
         # Reported and skipped whole: a half-read file would be evidence nobody wrote.
-        progress.skip(f"{tree.label}/{relative_path}", f"not UTF-8 (byte {exc.start})")
+        progress.skip(f"{tree.label}/{name or relative_path}", f"not UTF-8 (byte {exc.start})")
         return None
     progress.files += 1
     progress.tick(tree.label)
     return text, hashlib.sha256(data).hexdigest()
 
 
-def _read_sources(tree: SourceTree, root: str, progress: Progress):
-    """Yield (relative path, text, sha256) of each supported, UTF-8 file of a tree."""
-    for relative_path, absolute_path in iter_source_files(root):
-        read = _read_file(tree, relative_path, absolute_path, progress)
+def _read_sources(tree: SourceTree, below: str, progress: Progress):
+    """Yield (path below `below`, text, sha256) of each supported, UTF-8 file of a tree's
+    directory `below` ("" for the whole tree)."""
+    for relative_path, _ in iter_source_files(os.path.join(tree.root, below)):
+        read = _read_file(tree, posixpath.join(below, relative_path), progress, relative_path)
         if read is not None:
             yield relative_path, *read
     progress.tick(tree.label, force=True)
@@ -274,7 +290,7 @@ def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
     Returns [(content, heading)]; a paragraph has no heading of its own ("").
     """
     contents = []
-    for relative_path, text, source_sha256 in _read_sources(tree, tree.root, progress):
+    for relative_path, text, source_sha256 in _read_sources(tree, "", progress):
         found = _paragraph_contents(
             tree, relative_path, source_sha256, page_url(tree.base_url, relative_path),
             parse_source(relative_path, text), source_kind(relative_path) == "rst")
@@ -290,21 +306,23 @@ def read_llms_contents(tree: SourceTree, progress: Progress) -> list:
     under the base URL by its own name (the pages an llms.txt lists are the .md files).
     """
     if os.path.isfile(tree.root):
-        root, names = os.path.dirname(tree.root), [os.path.basename(tree.root)]
+        # Read under its real name, published under the name it was given.
+        names = {os.path.basename(tree.root): os.path.basename(os.path.realpath(tree.root))}
     elif os.path.isfile(os.path.join(tree.root, llms.INDEX)):
-        root, names = tree.root, [llms.INDEX]
-        index = _read_file(tree, llms.INDEX, os.path.join(root, llms.INDEX), progress)
+        names = {llms.INDEX: llms.INDEX}
+        index = _read_file(tree, llms.INDEX, progress)
         for link in llms.read_index(index[0] if index else ""):
             path = llms.local_path(link.url, tree.base_url)
-            if path is None or not os.path.isfile(os.path.join(root, *path.split("/"))):
+            # lexists: a link is kept, for its read to say why it is not followed.
+            if path is None or not os.path.lexists(os.path.join(tree.root, *path.split("/"))):
                 progress.skip(f"{tree.label}/{link.url}", "linked page not in the tree")
-            elif path not in names:
-                names.append(path)
+            else:
+                names.setdefault(path, path)
     else:
-        root, names = tree.root, [llms.FULL]
+        names = {llms.FULL: llms.FULL}
     contents = []
-    for name in names:
-        read = _read_file(tree, name, os.path.join(root, *name.split("/")), progress)
+    for name, path in names.items():
+        read = _read_file(tree, path, progress, name)
         if read is not None:
             text, sha256 = read
             page = tree.base_url + urllib.parse.quote(name, safe="/")
@@ -323,16 +341,22 @@ def is_llms_tree(root: str) -> bool:
     return any(os.path.isfile(os.path.join(root, name)) for name in (llms.INDEX, llms.FULL))
 
 
-def _reference_pages(site: RenderedSite, documenting: set) -> set:
+def _reference_pages(tree: SourceTree, site: RenderedSite, documenting: set,
+                     progress: Progress) -> set:
     """Return the pages that describe Python objects: the documentation's reference pages.
 
     From objects.inv when there is one: pages where Python objects are at least as many as the
     objects of other domains (a C API page documents C functions, whatever Python it mentions).
-    Without it, `documenting`: the pages whose rendered HTML describes a Python object.
+    Without it (or with one that is refused, reported), `documenting`: the pages whose rendered
+    HTML describes a Python object.
     """
     try:
-        entries = read_inventory(Path(site.root, INVENTORY).read_bytes())
-    except (OSError, InventoryError):
+        entries = read_inventory(site.read(INVENTORY), tree.max_file_bytes)
+    except FileNotFoundError:
+        return documenting
+    except (OSError, Unreadable, InventoryError) as exc:
+        reason = f"cannot read: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
+        progress.skip(f"{tree.label}/{INVENTORY}", reason)
         return documenting
     python, other = Counter(), Counter()
     for entry in entries:
@@ -363,11 +387,22 @@ def _unit_contents(tree, page, source_id, source_sha256, units, reference, in_li
 def _html_units(tree: SourceTree, page: str, progress: Progress):
     """Return (source_id, sha256, units) of a rendered page read as the document itself, or
     None (reported) if it is not UTF-8, as for every source file."""
-    read = _read_file(tree, page, os.path.join(tree.root, *page.split("/")), progress)
+    read = _read_file(tree, page, progress)
     if read is None:
         return None
     text, sha256 = read
     return page, sha256, html_page_units(text)
+
+
+def _published(tree: SourceTree, site: RenderedSite, pages, progress: Progress) -> list:
+    """Return the pages of a site that are read (reporting each one refused: tree.py)."""
+    found = []
+    for page in pages:
+        if site.page(page) is not None:
+            found.append(page)
+        elif page in site.refused:
+            progress.skip(f"{tree.label}/{page}", site.refused[page])
+    return found
 
 
 def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
@@ -377,21 +412,21 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
     autodoc stubs (the text exists only in the HTML). Returns [(content, heading)], heading
     being the title of the unit's section.
     """
-    site = RenderedSite(tree.root, tree.base_url)
-    pages = site.pages()
+    site = RenderedSite(tree.root, tree.base_url, tree.max_file_bytes)
+    pages = _published(tree, site, site.pages(), progress)
     # The documentation's own cross-references: how often each (page, id) is linked to.
     in_links = Counter(target for page in pages for target in site.page(page).links)
-    reference = _reference_pages(site, {page for page in pages
-                                        if any(obj.ids for obj in site.page(page).objects)})
+    reference = _reference_pages(tree, site, {page for page in pages if any(
+        obj.ids for obj in site.page(page).objects)}, progress)
     contents = []
-    sources = os.path.join(tree.root, SOURCES)
-    for relative_source, text, source_sha256 in _read_sources(tree, sources, progress):
+    for relative_source, text, source_sha256 in _read_sources(tree, SOURCES, progress):
         if not relative_source.endswith(_SOURCE_SUFFIX):
             continue
         page = relative_source[:-len(_SOURCE_SUFFIX)] + ".html"
         rendered = site.page(page)
         if rendered is None:
-            progress.skip(f"{tree.label}/{relative_source}", "no rendered page")
+            if page not in site.refused:  # a refused page was reported with its reason
+                progress.skip(f"{tree.label}/{relative_source}", "no rendered page")
             continue
         if _AUTODOC.search(text):
             read = _html_units(tree, page, progress)
@@ -408,13 +443,15 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
 
 def read_html_contents(tree: SourceTree, progress: Progress) -> list:
     """Read every rendered page of an HTML tree (MkDocs, or any site) as the document itself."""
-    site = RenderedSite(tree.root, tree.base_url)
-    pages = [page for page in site.pages() if posixpath.basename(page) not in _GENERATED_PAGES]
+    site = RenderedSite(tree.root, tree.base_url, tree.max_file_bytes)
+    pages = _published(tree, site, [page for page in site.pages()
+                                    if posixpath.basename(page) not in _GENERATED_PAGES], progress)
     in_links = Counter(target for page in pages for target in site.page(page).links)
     read = [found for found in (_html_units(tree, page, progress) for page in pages) if found]
     progress.tick(tree.label, force=True)
-    reference = _reference_pages(site, {page for page, _, units in read
-                                        if any(unit.kind != SECTION for unit in units)})
+    reference = _reference_pages(tree, site, {page for page, _, units in read
+                                              if any(unit.kind != SECTION for unit in units)},
+                                 progress)
     contents = []
     for page, sha256, units in read:
         contents.extend(_unit_contents(tree, page, page, sha256, units, reference, in_links))
@@ -431,10 +468,10 @@ def is_rendered_site(root: str) -> bool:
             os.path.join(root, *MKDOCS_SEARCH_INDEX)):
         return True
     try:
-        with open(os.path.join(root, "index.html"), encoding="utf-8", errors="replace") as f:
-            head = f.read(65536)
-    except OSError:
-        return False
+        with open_tree_file(root, "index.html") as handle:
+            head = handle.read(65536).decode("utf-8", "replace")
+    except (OSError, Unreadable):
+        return False  # the build, if it reads the page, reports why it is refused
     return _GENERATOR.search(head) is not None
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..core.ranking import SECTION
 from .parse import _OBJECT_DIRECTIVES, MAX_PASSAGE_BYTES
-from .rendered import _HEADINGS, _attributes, _classes, main_start, scan
+from .rendered import _HEADINGS, MAX_SECTION_DEPTH, _attributes, _classes, main_start, scan
 from .units import Unit
 
 # Elements that end a run of text: what follows starts a new line of the extracted text.
@@ -172,6 +172,11 @@ class _PageReader:
 
     def _container(self, tag: str, attrs: dict, classes: list, offset: int) -> _Owner | None:
         """Open the section or object a container element starts, if it starts one."""
+        if len(self._owners) > MAX_SECTION_DEPTH:
+            # Deeper, an element's text is its enclosing owner's: each owner holds its context
+            # and is looked through for classes, so thousands of levels would cost quadratic
+            # memory and time.
+            return None
         inside_class = any(owner.kind == "class" for owner in self._owners)
         kind = _object_kind(tag, classes, inside_class)
         if kind is not None:
@@ -195,7 +200,7 @@ class _PageReader:
             self._begin_signature(attrs["id"], tag)
             return
         if attrs.get("id") and owner.kind == SECTION and owner.anchor != attrs["id"] and (
-                owner.level or not owner.anchor):
+                owner.level or not owner.anchor) and len(self._owners) <= MAX_SECTION_DEPTH:
             # A heading that opens a section of its own (no <section> element around it).
             level = int(tag[1])
             while self._owners[-1].level >= level:

@@ -9,6 +9,8 @@ import re
 import zlib
 from dataclasses import dataclass
 
+from .tree import DEFAULT_MAX_FILE_BYTES
+
 _HEADER = b"# Sphinx inventory version 2"
 _LINE = re.compile(r"(.+?)\s+(\S+):(\S+)\s+(-?\d+)\s+?(\S*)\s+(.*)")
 
@@ -29,13 +31,24 @@ class InventoryEntry:
     display_name: str
 
 
-def read_inventory(data: bytes) -> list:
-    """Decode an objects.inv file into its entries, in file order."""
+def read_inventory(data: bytes, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> list:
+    """Decode an objects.inv file into its entries, in file order.
+
+    The compressed part may inflate to at most max_bytes: a zlib bomb (510 KB that inflate to
+    1 GB) is refused once that much is out, never inflated whole.
+    """
     lines = data.split(b"\n", 4)
     if len(lines) < 5 or lines[0].rstrip() != _HEADER:
         raise InventoryError("not a Sphinx inventory version 2 (first line)")
+    inflater = zlib.decompressobj()
     try:
-        body = zlib.decompress(lines[4]).decode("utf-8")
+        inflated = inflater.decompress(lines[4], max_bytes + 1)
+        if len(inflated) > max_bytes:
+            raise InventoryError(f"its compressed part inflates past the {max_bytes}-byte cap "
+                                 "(--max-file-bytes)")
+        if not inflater.eof:
+            raise InventoryError("compressed part unreadable: incomplete or truncated stream")
+        body = inflated.decode("utf-8")
     except (zlib.error, UnicodeDecodeError) as exc:
         raise InventoryError(f"compressed part unreadable: {exc}") from None
     entries = []

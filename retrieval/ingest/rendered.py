@@ -14,6 +14,8 @@ import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .tree import DEFAULT_MAX_FILE_BYTES, Unreadable, read_tree_file
+
 
 @dataclass
 class RenderedSection:
@@ -54,29 +56,138 @@ class RenderedPage:
     links: list
 
 
+# Most enclosing sections whose headings a section's path (and a unit's context) holds. Real
+# documentation nests a few levels; a hostile page nests thousands, and each level copying its
+# ancestors' path took quadratic memory (8,000 levels of a 400 KB page: 520 MB). Deeper sections
+# share their ancestors' path.
+MAX_SECTION_DEPTH = 32
+
+
 def _classes(attrs: dict) -> list:
     return (attrs.get("class") or "").split()
 
 
-_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>|<!--.*?-->", re.S)
+# A tag is `<`, an optional `/`, a name, then attributes: anything up to the first `>` outside
+# quotes. One regex for that rescanned to the end of the page from every `<` of an unterminated
+# `<a` or `<!--` (16 KB of them took 20 s); scan() reads the same tags in linear time.
+# A tag with no `<` inside it: where it fails to match, it stops at the next `<`, so the matches
+# tried from successive `<`s look at disjoint text. Generators write `&lt;` in attribute values;
+# the rare tag that holds a raw `<`, comments, and `<` as data are read one by one.
+_PLAIN_TAG = re.compile(r"""<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:[^<>"']|"[^"<]*"|'[^'<]*')*)>""")
+_TAG_START = re.compile(r"<(?:(/?)([a-zA-Z][a-zA-Z0-9]*)|!--)")
+_ATTRIBUTE_EVENT = re.compile(r"""[>"']""")
 # A name, then an optional value: double-quoted, single-quoted or bare.
 _ATTRIBUTE = re.compile(r"""([a-zA-Z_:][-a-zA-Z0-9_:.]*)"""
                         r"""(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 _HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 
 
+class _TagEnds:
+    """Find the `>` that ends a tag whose attributes start at a given place, in linear time.
+
+    Outside quotes, the next `>` ends the tag and a quote jumps to its closing quote; a quote
+    never closed means no tag (its `<` is data). From a given quote, where this leads does not
+    depend on where the tag began, so a quote already passed by an earlier, failed tag fails
+    again at once (`_seen`). Quotes passed by a tag that was found lie before its end, where no
+    later tag starts. So each quote is followed once, each stretch between quotes scanned once.
+    """
+
+    def __init__(self, text: str):
+        self._text = text
+        self._seen = bytearray(len(text))  # 1 at each opening quote already followed
+        # The stretch from a tag's start to its first `>` or quote, of the latest tag asked for:
+        # tags are asked for in page order, so those that start inside it share its end.
+        self._stretch = (-1, -1)
+
+    def _event(self, position: int) -> int:
+        found = _ATTRIBUTE_EVENT.search(self._text, position)
+        return found.start() if found else len(self._text)
+
+    def end(self, start: int) -> int | None:
+        """Return the index of the `>` ending the tag whose attributes start at start, or None."""
+        text = self._text
+        low, high = self._stretch
+        event = high if low <= start <= high else self._event(start)
+        self._stretch = (start, event)
+        while event < len(text):
+            quote = text[event]
+            if quote == ">":
+                return event
+            if self._seen[event]:
+                return None
+            self._seen[event] = 1
+            close = text.find(quote, event + 1)
+            if close < 0:
+                return None
+            event = self._event(close + 1)
+        return None
+
+
 def scan(text: str):
     """Yield (data start, start, closing, tag, raw attributes) for each tag of a page, in order.
 
     The text between one tag's end and the next tag's start (text[data start:start]) is data. A
-    comment comes as tag None: it ends the data before it, and its own text is no data.
+    comment comes as tag None: it ends the data before it, and its own text is no data. A `<`
+    that starts no complete tag or comment is data. Linear in the page's size.
     """
-    position = 0
-    for match in _TAG.finditer(text):
-        tag = match.group(2)
-        yield (position, match.start(), bool(match.group(1)),
-               None if tag is None else tag.lower(), match.group(3))
-        position = match.end()
+    position = at = 0
+    limit = text.rfind(">") + 1  # past the last ">", no tag or comment can end
+    irregular = _Irregular(text)
+    while at < limit:
+        for plain in _PLAIN_TAG.finditer(text, at, limit):
+            start = plain.start()
+            if text.find("<", at, start) >= 0:
+                # A "<" before this tag that starts no plain tag: read them one by one.
+                for found in irregular.read(at, start):
+                    yield position, *found
+                    position = irregular.at
+                at = irregular.at
+                if at > start:
+                    break  # what was read ends past this tag: look again from there
+            yield position, start, bool(plain.group(1)), plain.group(2).lower(), plain.group(3)
+            position = at = plain.end()
+        else:
+            for found in irregular.read(at, limit):
+                yield position, *found
+                position = irregular.at
+            return
+
+
+class _Irregular:
+    """The `<`s of a page that start no plain tag: comments, tags holding a `<`, or data."""
+
+    def __init__(self, text: str):
+        self._text = text
+        self._ends: _TagEnds | None = None  # made for the first tag that needs one
+        self._comment_end_ahead = True  # False once a comment found no "-->": none after can
+        self.at = 0  # where the text after the last one read starts
+
+    def read(self, at: int, stop: int):
+        """Yield (start, closing, tag, raw attributes) of each tag or comment that starts
+        before stop, from at; self.at is then past it (and past stop once done)."""
+        text = self._text
+        self.at = at
+        while (other := text.find("<", self.at, stop)) >= 0:
+            self.at = other + 1
+            start = _TAG_START.match(text, other)
+            if start is None:
+                continue
+            if start.group(2) is None:  # "<!--"
+                end = text.find("-->", start.end()) if self._comment_end_ahead else -1
+                if end < 0:
+                    self._comment_end_ahead = False
+                    continue
+                self.at = end + 3
+                yield other, False, None, None
+                continue
+            self._ends = self._ends or _TagEnds(text)
+            end = self._ends.end(start.end())
+            if end is not None:
+                self.at = end + 1
+                yield other, bool(start.group(1)), start.group(2).lower(), text[start.end():end]
+            if self.at > stop:
+                return
+        self.at = max(self.at, stop)
 
 
 def _attributes(text: str) -> dict:
@@ -111,7 +222,8 @@ class _PageParser:
         self.page = page
         self.ids = set()
         self.sections, self.objects, self.links = [], [], []
-        self._open_sections = []  # stack of RenderedSection or None (a section without an id)
+        # Per open <section>: (it, or None without an id; the innermost open one with an id).
+        self._open_sections: list = []
         self._heading = None  # the section whose heading text is being read
         self._headerlink_depth = 0
         self._dl_stack = []  # RenderedObject for a Python object's <dl>, else None
@@ -152,14 +264,15 @@ class _PageParser:
                     self._toctree_at = self._div_depth
         elif tag == "section":
             section = None
+            enclosing = self._open_sections[-1][1] if self._open_sections else None
             if attrs.get("id"):
-                enclosing = next((s for s in reversed(self._open_sections) if s), None)
-                path = (enclosing.path + (enclosing.title,)) if enclosing else ()
+                path = () if enclosing is None else enclosing.path if len(
+                    enclosing.path) >= MAX_SECTION_DEPTH else enclosing.path + (enclosing.title,)
                 section = RenderedSection(attrs["id"], path=path)
                 self.sections.append(section)
-            self._open_sections.append(section)
+            self._open_sections.append((section, section or enclosing))
         elif tag in _HEADINGS and self._open_sections:
-            current = self._open_sections[-1]
+            current = self._open_sections[-1][0]
             if current is not None and not current.title:
                 self._heading = current
         elif tag == "a":
@@ -225,11 +338,10 @@ class _PageParser:
         self.links.append((target if address else self.page, urllib.parse.unquote(fragment)))
 
 
-def parse_page(root: str, page: str) -> RenderedPage:
-    """Read one page (a path below the root, with '/') into its ids, sections, objects, links."""
-    with open(os.path.join(root, *page.split("/")), encoding="utf-8", errors="replace") as f:
-        parser = _PageParser(page)
-        parser.feed(f.read())
+def parse_page(page: str, text: str) -> RenderedPage:
+    """Parse one page (its path below the root, with '/') into its ids, sections, objects, links."""
+    parser = _PageParser(page)
+    parser.feed(text)
     for obj in parser.objects:
         obj.signatures = [tuple(signature) for signature in obj.signatures]
     return RenderedPage(frozenset(parser.ids), parser.sections, parser.objects, parser.links)
@@ -238,22 +350,38 @@ def parse_page(root: str, page: str) -> RenderedPage:
 class RenderedSite:
     """A rendered HTML tree published under one base URL; each page is read once, on demand."""
 
-    def __init__(self, root: str, base_url: str):
+    def __init__(self, root: str, base_url: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES):
         if not base_url.endswith("/"):
             raise ValueError(f"base_url must end with '/': {base_url!r}")
         self.root = os.path.abspath(root)
         self.base_url = base_url
+        self.max_file_bytes = max_file_bytes
         # One parse per page for this site's lifetime; a dict on the instance, unlike
         # functools.cache on the method, is freed with the site.
         self._pages: dict[str, RenderedPage | None] = {}
+        # Pages there but not read (a link out of the tree, ...: tree.py), with the reason.
+        self.refused: dict[str, str] = {}
+
+    def read(self, relative: str) -> bytes:
+        """Return a file of the site (Unreadable if refused, OSError if it cannot be read)."""
+        return read_tree_file(self.root, relative, self.max_file_bytes)
 
     def page(self, page: str) -> RenderedPage | None:
-        """Return one page given by its path below the root, or None if it is not published."""
+        """Return one page given by its path below the root, or None if it is not published
+        (or is refused: `refused` says why)."""
         if page not in self._pages:
-            if not os.path.isfile(os.path.join(self.root, *page.split("/"))):
+            try:
+                text = self.read(page).decode("utf-8", "replace")
+            except Unreadable as exc:
+                self.refused[page] = str(exc)
+                self._pages[page] = None
+            except (FileNotFoundError, NotADirectoryError):  # no such page
+                self._pages[page] = None
+            except OSError as exc:
+                self.refused[page] = f"cannot read: {exc.strerror or exc}"
                 self._pages[page] = None
             else:
-                self._pages[page] = parse_page(self.root, page)
+                self._pages[page] = parse_page(page, text)
         return self._pages[page]
 
     def ids(self, page: str) -> frozenset | None:
