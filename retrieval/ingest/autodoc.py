@@ -1,0 +1,117 @@
+"""Autodoc directives of a reST page, resolved from the package source (docstrings.py), not run.
+
+`.. autoclass:: Flask` under `.. currentmodule:: flask`, with `:members:`, becomes the class of
+flask/app.py (where `flask` re-exports it from) and its public documented members in source
+order, each under the dotted name Sphinx would give it an id by ("flask.Flask.register_blueprint").
+A directive naming what the source does not define resolves to None: the caller skips and counts it.
+"""
+
+import re
+from dataclasses import dataclass
+
+from .docstrings import ATTRIBUTE, CLASS, DATA, EXCEPTION, FUNCTION, METHOD, MODULE
+
+_AUTODOC = re.compile(
+    r"[ \t]*\.\.[ \t]+(?:py:)?auto(module|class|function|method|attribute|data|exception|"
+    r"decorator|property)::[ \t]*([\w.]*)")
+_CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*([\w.]+)")
+_OPTION = re.compile(r"[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*")
+# What each directive may document (autodoc refuses, for instance, a module to autoclass).
+_KINDS = {
+    "module": {MODULE}, "class": {CLASS, EXCEPTION}, "exception": {CLASS, EXCEPTION},
+    "function": {FUNCTION, METHOD}, "decorator": {FUNCTION, METHOD},
+    "method": {METHOD, FUNCTION, ATTRIBUTE}, "property": {ATTRIBUTE, METHOD},
+    "attribute": {ATTRIBUTE, DATA}, "data": {DATA, ATTRIBUTE},
+}
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One autodoc directive of a page."""
+
+    line: int  # 1-based line of its `..`
+    kind: str  # "class", "module", ...: the directive's name without "auto"
+    name: str  # the object's name as written
+    module: str | None  # the current module where it stands
+    options: dict  # option name -> value ("" when it has none)
+
+
+@dataclass(frozen=True)
+class Documented:
+    """One object a directive documents, under the dotted name its rendered id would be."""
+
+    name: str
+    module: object  # docstrings.Module
+    obj: object  # docstrings.DocObject
+    directive: Directive
+
+
+def is_directive(line: str) -> bool:
+    """Tell whether a line opens an autodoc directive."""
+    return _AUTODOC.match(line) is not None
+
+
+def directives(text: str) -> list:
+    """Return a reST page's autodoc directives, each with the module current where it stands."""
+    lines, found, current = text.split("\n"), [], None
+    for index, line in enumerate(lines):
+        module = _CURRENT.match(line)
+        if module:
+            current = None if module.group(1) == "None" else module.group(1)
+            continue
+        match = _AUTODOC.match(line)
+        if match is None:
+            continue
+        options = {}
+        for option_line in lines[index + 1:]:
+            option = _OPTION.fullmatch(option_line.rstrip("\r"))
+            if option is None:
+                break
+            options[option.group(1)] = option.group(2) or ""
+        kind, name = match.group(1), match.group(2)
+        found.append(Directive(index + 1, kind, name, current, options))
+        if kind == "module" and name:
+            current = name  # automodule makes its module current, as `.. module::` does
+    return found
+
+
+def _names(value: str) -> list:
+    return [name.strip() for name in value.split(",") if name.strip()]
+
+
+def resolve(directive: Directive, package) -> list | None:
+    """Return [Documented] of a directive (the object, then its members), or None if the
+    source defines no object of that name and kind."""
+    candidates = [directive.name]
+    if directive.module and directive.kind != "module":
+        candidates.insert(0, f"{directive.module}.{directive.name}")
+    for dotted in candidates:
+        found = package.resolve(dotted) if dotted else None
+        if found is not None and found[1].kind in _KINDS[directive.kind]:
+            documented = [Documented(dotted, *found, directive)]
+            if "members" in directive.options:
+                documented.extend(_members(dotted, *found, directive, top=True))
+            return documented
+    return None
+
+
+def _members(dotted, module, obj, directive, top) -> list:
+    """Return the members :members: documents, recursively, in source order."""
+    options = directive.options
+    listed = _names(options["members"]) if top else []
+    excluded = set(_names(options.get("exclude-members", "")))
+    undocumented = "undoc-members" in options
+    path = obj.name[len(module.name) + 1:] if obj.name != module.name else ""
+    names = listed or [name for name in obj.members if not name.startswith("_")
+                       and (obj.kind != MODULE or module.is_public(name))]
+    found = []
+    for name in names:
+        member = module.objects.get(f"{path}.{name}" if path else name)
+        if name in excluded or member is None:
+            continue
+        if member.docstring is None and not undocumented and not listed:
+            continue
+        found.append(Documented(f"{dotted}.{name}", module, member, directive))
+        if member.kind in (CLASS, EXCEPTION):
+            found.extend(_members(f"{dotted}.{name}", module, member, directive, top=False))
+    return found
