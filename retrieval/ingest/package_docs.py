@@ -138,7 +138,7 @@ class _Units:
     def docs_pages(self, progress: Progress) -> list:
         """Return the units of every page of the docs folder, autodoc directives resolved."""
         docs = self.package_tree.docs
-        contents, seen = [], set()
+        contents, seen = [], {}
         for relative, absolute in iter_source_files(os.path.join(self.tree.root, docs)):
             source_id = f"{docs}/{relative}"
             read = _read_file(self.tree, source_id, absolute, progress)
@@ -146,11 +146,17 @@ class _Units:
                 continue
             text, sha256 = read
             for content, heading in self._page(relative, source_id, text, sha256, progress):
-                # An object two directives document, linked to its file, is one passage.
-                key = (content["url"], content["source_id"], content["start_line"])
-                if key not in seen:
-                    seen.add(key)
-                    contents.append((content, heading))
+                # An object two directives document is one passage (the same lines are the
+                # same passage id), first where it is first documented, with both names.
+                key = (content["source_id"], content["start_line"], content["end_line"])
+                if key in seen:
+                    names = seen[key]["fields"]["names"].split()
+                    names += [name for name in content["fields"]["names"].split()
+                              if name not in names]
+                    seen[key]["fields"]["names"] = " ".join(names)
+                    continue
+                seen[key] = content
+                contents.append((content, heading))
         return contents
 
     def _page(self, relative, source_id, text, sha256, progress) -> list:
