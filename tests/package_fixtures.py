@@ -102,6 +102,9 @@ def make_engine(size=8, *, name=None):
 
 def _private_helper():
     """Not in the API."""
+
+
+shared_engine = make_engine(1)
 '''
 
 BROKEN = '''\

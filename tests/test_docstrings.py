@@ -89,6 +89,11 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertIsNone(self.package.resolve("demo.Engine.missing"))
         self.assertIsNone(self.package.resolve("nowhere.thing"))
         self.assertEqual(aliases(self.package)["demo.core.Engine.stop"], ["demo.Engine.stop"])
+        # Only a package's __init__ re-exports: core's own `import typing as t` names nothing.
+        self.assertEqual(sorted(aliases(self.package)), [
+            "demo.core.Engine", "demo.core.Engine.__init__", "demo.core.Engine._hidden",
+            "demo.core.Engine.name", "demo.core.Engine.register_job", "demo.core.Engine.retries",
+            "demo.core.Engine.stop", "demo.core.Engine.undocumented", "demo.core.make_engine"])
 
 
 class AutodocTest(unittest.TestCase):
@@ -121,9 +126,17 @@ class AutodocTest(unittest.TestCase):
             ["demo.DEFAULT_SIZE"], ["demo.core.EngineError"], ["demo.Engine.stop"],
             ["demo.Engine.retries"], ["demo.make_engine"]])
 
+    def test_an_explicit_directive_documents_an_undocumented_assignment(self):
+        # As autodoc: what a directive names is documented whatever it is (but a module).
+        self.assertEqual(self.resolved(".. autodata:: demo.core.shared_engine\n\n"
+                                       ".. autofunction:: demo.Engine\n"),
+                         [["demo.core.shared_engine"], ["demo.Engine"]])
+        self.assertNotIn("demo.core.shared_engine",
+                         [obj.name for _, obj in public_objects(self.package)])
+
     def test_an_object_the_source_does_not_define_resolves_to_none(self):
         self.assertEqual(self.resolved(".. autoclass:: demo.Missing\n\n"
-                                       ".. autofunction:: demo.Engine\n\n"  # not a function
+                                       ".. autoclass:: demo.core\n\n"  # a module
                                        ".. automodule:: demo.broken\n"), [None, None, None])
 
 

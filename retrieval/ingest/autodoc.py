@@ -9,22 +9,13 @@ A directive naming what the source does not define resolves to None: the caller 
 import re
 from dataclasses import dataclass
 
-from .docstrings import ATTRIBUTE, CLASS, DATA, EXCEPTION, FUNCTION, METHOD, MODULE
+from .docstrings import CLASS, EXCEPTION, MODULE
 
 _AUTODOC = re.compile(
     r"[ \t]*\.\.[ \t]+(?:py:)?auto(module|class|function|method|attribute|data|exception|"
     r"decorator|property)::[ \t]*([\w.]*)")
 _CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*([\w.]+)")
 _OPTION = re.compile(r"[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*")
-# What each directive may document (autodoc refuses, for instance, a module to autoclass).
-_KINDS = {
-    "module": {MODULE}, "class": {CLASS, EXCEPTION}, "exception": {CLASS, EXCEPTION},
-    "function": {FUNCTION, METHOD}, "decorator": {FUNCTION, METHOD},
-    "method": {METHOD, FUNCTION, ATTRIBUTE}, "property": {ATTRIBUTE, METHOD},
-    "attribute": {ATTRIBUTE, DATA}, "data": {DATA, ATTRIBUTE},
-}
-
-
 @dataclass(frozen=True)
 class Directive:
     """One autodoc directive of a page."""
@@ -87,7 +78,8 @@ def resolve(directive: Directive, package) -> list | None:
         candidates.insert(0, f"{directive.module}.{directive.name}")
     for dotted in candidates:
         found = package.resolve(dotted) if dotted else None
-        if found is not None and found[1].kind in _KINDS[directive.kind]:
+        # As autodoc, any object for any directive, but a module only for automodule.
+        if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             documented = [Documented(dotted, *found, directive)]
             if "members" in directive.options:
                 documented.extend(_members(dotted, *found, directive, top=True))

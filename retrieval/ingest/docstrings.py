@@ -303,17 +303,19 @@ class _Reader:
             return node.lineno, ""
         return node.lineno + text[:offset].count("\n"), text[name_end:offset].strip()
 
-    def _assignment(self, statement, following, name, kind):
-        """Return a documented assignment: a string right after it, or `#:` comments."""
+    def _assignment(self, statement, following, name, kind, undocumented=True):
+        """Return an assignment, documented by a string right after it or `#:` comments above
+        it (or, unless told not to, undocumented: an explicit directive may name it)."""
         start, end, docstring = statement.lineno, statement.end_lineno, None
         node = _docstring_node([following]) if following is not None else None
         if node is not None:
             end, docstring = node.end_lineno, _clean(node)
         else:
             comments = self._doc_comments(statement.lineno, statement.col_offset)
-            if comments is None:
+            if comments is None and not undocumented:
                 return None
-            start, docstring = comments
+            if comments is not None:
+                start, docstring = comments
         return DocObject(name, kind, "", docstring, self.module.path, start, end)
 
     def _doc_comments(self, lineno: int, column: int):
@@ -344,8 +346,9 @@ class _Reader:
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                         and target.value.id == "self" and f"{path}.{target.attr}" not in \
                         self.module.objects:
+                    # Only documented ones: autodoc finds no other instance attribute either.
                     found = self._assignment(statement, following, f"{prefix}.{target.attr}",
-                                             ATTRIBUTE)
+                                             ATTRIBUTE, undocumented=False)
                     if found is not None:
                         members.append(target.attr)
                         self.module.objects[f"{path}.{target.attr}"] = found
@@ -392,14 +395,16 @@ def _public_tree(module: Module, path: str):
 
 
 def aliases(package: PackageSource) -> dict:
-    """Return {defining dotted name: [public names that re-export it]}, members included.
+    """Return {defining dotted name: [public names a package re-exports it by]}, members too.
 
     `from .app import Flask as Flask` in flask/__init__.py makes "flask.Flask" a name of
     "flask.app.Flask", and "flask.Flask.run" one of "flask.app.Flask.run".
     """
     found: dict = {}
     for name, module in sorted(package.modules.items()):
-        if any(part.startswith("_") for part in name.split(".")):
+        # A package's __init__ is its public face; other modules import for their own use.
+        if any(part.startswith("_") for part in name.split(".")) \
+                or not module.path.endswith("__init__.py"):
             continue
         for local in module.imports:
             if not module.is_public(local) or local.startswith("_"):
