@@ -126,6 +126,17 @@ class AutodocTest(unittest.TestCase):
             ["demo.DEFAULT_SIZE"], ["demo.core.EngineError"], ["demo.Engine.stop"],
             ["demo.Engine.retries"], ["demo.make_engine"]])
 
+    def test_a_directive_in_an_autoclass_documents_that_class_s_member(self):
+        self.assertEqual(self.resolved(".. currentmodule:: demo\n\n.. autoclass:: Engine\n\n"
+                                       "   .. automethod:: stop\n\n"
+                                       "   .. autoattribute:: retries\n\n"
+                                       ".. autofunction:: make_engine\n"),
+                         [["demo.Engine"], ["demo.Engine.stop"], ["demo.Engine.retries"],
+                          ["demo.make_engine"]])
+        # Outside the class's content, a member's bare name is no object of the module.
+        self.assertEqual(self.resolved(".. currentmodule:: demo\n\n.. autoclass:: Engine\n\n"
+                                       ".. automethod:: stop\n"), [["demo.Engine"], None])
+
     def test_an_explicit_directive_documents_an_undocumented_assignment(self):
         # As autodoc: what a directive names is documented whatever it is (but a module).
         self.assertEqual(self.resolved(".. autodata:: demo.core.shared_engine\n\n"

@@ -25,6 +25,7 @@ class Directive:
     name: str  # the object's name as written
     module: str | None  # the current module where it stands
     options: dict  # option name -> value ("" when it has none)
+    within: str | None = None  # the class of the autoclass whose content it is in, as written
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,12 @@ def is_directive(line: str) -> bool:
 def directives(text: str) -> list:
     """Return a reST page's autodoc directives, each with the module current where it stands."""
     lines, found, current = text.split("\n"), [], None
+    classes = []  # (indent, name) of the autoclass directives whose content this line is in
     for index, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip())
+        if line.strip():
+            while classes and indent <= classes[-1][0]:
+                classes.pop()
         module = _CURRENT.match(line)
         if module:
             current = None if module.group(1) == "None" else module.group(1)
@@ -60,7 +66,11 @@ def directives(text: str) -> list:
                 break
             options[option.group(1)] = option.group(2) or ""
         kind, name = match.group(1), match.group(2)
-        found.append(Directive(index + 1, kind, name, current, options))
+        found.append(Directive(index + 1, kind, name, current, options,
+                               classes[-1][1] if classes else None))
+        if kind in ("class", "exception") and name:
+            # `.. automethod:: render` in its content documents the class's render.
+            classes.append((indent, f"{classes[-1][1]}.{name}" if classes else name))
         if kind == "module" and name:
             current = name  # automodule makes its module current, as `.. module::` does
     return found
@@ -76,6 +86,11 @@ def resolve(directive: Directive, package) -> list | None:
     candidates = [directive.name]
     if directive.module and directive.kind != "module":
         candidates.insert(0, f"{directive.module}.{directive.name}")
+    if directive.within:
+        within = [f"{directive.within}.{directive.name}"]
+        if directive.module:
+            within.insert(0, f"{directive.module}.{within[0]}")
+        candidates = within + candidates
     for dotted in candidates:
         found = package.resolve(dotted) if dotted else None
         # As autodoc, any object for any directive, but a module only for automodule.
