@@ -137,6 +137,8 @@ The engine
 
 .. autoclass:: Missing
 
+Start with :func:`~demo.make_engine`, then :meth:`Engine.register_job`.
+
 .. automodule:: demo.core
    :members: make_engine
 '''

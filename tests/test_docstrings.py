@@ -137,6 +137,15 @@ class AutodocTest(unittest.TestCase):
         self.assertEqual(self.resolved(".. currentmodule:: demo\n\n.. autoclass:: Engine\n\n"
                                        ".. automethod:: stop\n"), [["demo.Engine"], None])
 
+    def test_cross_references_count_for_each_name_they_may_mean(self):
+        counts = autodoc.references(
+            ":func:`option` before any module.\n\n.. currentmodule:: click\n\n"
+            "See :func:`option`, :meth:`~flask.Flask.run`, :class:`the context <Context>`,\n"
+            ":meth:`.invoke` and :func:`!echo()`; :ref:`a-label` and ``:func:`` are none.\n")
+        self.assertEqual(counts, {"option": 2, "click.option": 1, "flask.Flask.run": 1,
+                                  "click.flask.Flask.run": 1, "Context": 1, "click.Context": 1,
+                                  ".invoke": 1, "echo": 1, "click.echo": 1})
+
     def test_an_explicit_directive_documents_an_undocumented_assignment(self):
         # As autodoc: what a directive names is documented whatever it is (but a module).
         self.assertEqual(self.resolved(".. autodata:: demo.core.shared_engine\n\n"

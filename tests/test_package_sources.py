@@ -105,6 +105,15 @@ class PackageSourcesTest(unittest.TestCase):
                                       b"jobs on it.\n").hexdigest(), ""),
                       units["demo-pkg", "docs/guide.md"])
         self.assertIn("\n".join(API_RST.split("\n")[:2]), texts)
+        # The docs' own cross-references are the in-link prior's links.
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            in_links = dict(conn.execute(
+                "SELECT p.title, i.in_links FROM passages p JOIN passage_facts i ON i.id = p.id"))
+        finally:
+            conn.close()
+        self.assertEqual((in_links["demo.Engine.register_job"], in_links["demo.make_engine"],
+                          in_links["demo.Engine.stop"]), (1, 1, 0))
         # The missing object and the module that does not parse: skipped, counted, not fatal.
         self.assertIn("build: skipped demo-pkg/1.0/docs/api.rst:21: autoclass Missing: the "
                       "package source defines no such object", done.stderr)

@@ -7,6 +7,7 @@ A directive naming what the source does not define resolves to None: the caller 
 """
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from .docstrings import CLASS, EXCEPTION, MODULE
@@ -16,6 +17,11 @@ _AUTODOC = re.compile(
     r"decorator|property)::[ \t]*([\w.]*)")
 _CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*([\w.]+)")
 _OPTION = re.compile(r"[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*")
+_AUTODOC_MODULE = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
+# A Python-domain cross-reference: `:meth:`text <target>`` or `:func:`~target()``.
+_REFERENCE = re.compile(
+    r":(?:py:)?(?:func|meth|class|attr|data|exc|obj|const|decorator):`"
+    r"(?:[^`<]*<)?([~!]?\.?[A-Za-z_][\w.]*?)(?:\(\))?>?`")
 @dataclass(frozen=True)
 class Directive:
     """One autodoc directive of a page."""
@@ -38,9 +44,23 @@ class Documented:
     directive: Directive
 
 
-def is_directive(line: str) -> bool:
-    """Tell whether a line opens an autodoc directive."""
-    return _AUTODOC.match(line) is not None
+def references(text: str) -> Counter:
+    """Count the Python objects a reST page cross-references, by each name they may mean.
+
+    `:meth:`~flask.Flask.register_blueprint`` counts for that name; a relative one
+    (`:func:`option`` under `.. currentmodule:: click`) for the name as written and under the
+    current module, as Sphinx would look it up; `.name` (a suffix search) under "." + name.
+    """
+    counts, current = Counter(), None
+    for line in text.split("\n"):
+        module = _CURRENT.match(line) or _AUTODOC_MODULE.match(line)
+        if module:
+            current = None if module.group(1) == "None" else module.group(1)
+        for match in _REFERENCE.finditer(line):
+            target = match.group(1).lstrip("~!")
+            names = {target} if target.startswith(".") else {target, f"{current}.{target}"}
+            counts.update(names - {f"None.{target}"})
+    return counts
 
 
 def directives(text: str) -> list:

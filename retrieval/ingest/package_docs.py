@@ -17,6 +17,7 @@ import os
 import re
 import textwrap
 import urllib.parse
+from collections import Counter
 from dataclasses import dataclass
 
 from ..core.ranking import SECTION, IndexFields
@@ -94,6 +95,7 @@ class _Units:
         self.tree = tree
         self.package = package
         self.aliases = aliases(package)
+        self.references: Counter = Counter()
 
     def _source_link(self, path: str, first: int, last: int) -> str:
         return (self.package_tree.source_url + urllib.parse.quote(path, safe="/")
@@ -102,6 +104,9 @@ class _Units:
     def object_contents(self, module, obj, names: list, page: str | None, context: str) -> list:
         """Return one object's units: its quoted lines cut by size, each linked and indexed."""
         names = list(dict.fromkeys([*names, obj.name, *self.aliases.get(obj.name, ())]))
+        in_links = self.references[names[0]] + sum(
+            self.references["." + names[0].split(".", cut)[-1]]
+            for cut in range(1, names[0].count(".") + 1))
         lines = module.lines
         pieces = _size_pieces(lines, range(obj.start_line - 1, obj.end_line))
         contents = []
@@ -117,7 +122,8 @@ class _Units:
             else:
                 url = self._source_link(module.path, piece.start + 1, piece.stop)
             facts = IndexFields.of(
-                kind=SECTION if obj.kind == MODULE else obj.kind, in_links=0, noindex=False,
+                kind=SECTION if obj.kind == MODULE else obj.kind, in_links=in_links,
+                noindex=False,
                 reference_page=True, names=" ".join(names),
                 name=" ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in names)),
                 signature=" ".join(obj.signature.split()), body=body, code=code,
@@ -138,13 +144,18 @@ class _Units:
     def docs_pages(self, progress: Progress) -> list:
         """Return the units of every page of the docs folder, autodoc directives resolved."""
         docs = self.package_tree.docs
-        contents, seen = [], {}
+        pages = []
         for relative, absolute in iter_source_files(os.path.join(self.tree.root, docs)):
+            read = _read_file(self.tree, f"{docs}/{relative}", absolute, progress)
+            if read is not None:
+                pages.append((relative, *read))
+        # The docs' own cross-references, for the in-link prior (as the rendered pages' links
+        # are counted for a site).
+        self.references = sum((autodoc.references(text) for relative, text, _ in pages
+                               if source_kind(relative) == "rst"), Counter())
+        contents, seen = [], {}
+        for relative, text, sha256 in pages:
             source_id = f"{docs}/{relative}"
-            read = _read_file(self.tree, source_id, absolute, progress)
-            if read is None:
-                continue
-            text, sha256 = read
             for content, heading in self._page(relative, source_id, text, sha256, progress):
                 # An object two directives document is one passage (the same lines are the
                 # same passage id), first where it is first documented, with both names.
