@@ -83,6 +83,22 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual(self.package.skipped, [("demo/broken.py", "syntax error (line 3)")])
         self.assertNotIn("demo.broken", self.package.modules)
 
+    def test_a_module_that_cannot_be_read_as_written_is_skipped_with_why(self):
+        root = temporary_directory(self)
+        files = {"latin.py": b'"""caf\xe9"""\n', "nul.py": b"x = 1\x00\n",
+                 "cr.py": b'"""One."""\rx = 1\n', "fine.py": b'"""Fine."""\n'}
+        for name, data in files.items():
+            with open(os.path.join(root, name), "wb") as out:
+                out.write(data)
+        package = read_package(root, [(name, name[:-3]) for name in files])
+        self.assertEqual(sorted(package.modules), ["fine"])
+        skipped = dict(package.skipped)
+        # Python before 3.11.4 raised ValueError for a NUL, later ones SyntaxError.
+        self.assertIn("source code string cannot contain null bytes", skipped.pop("nul.py"))
+        self.assertEqual(skipped, {
+            "latin.py": "not UTF-8 (byte 6)",
+            "cr.py": "a carriage return without a line feed (line numbers would differ)"})
+
     def test_names_resolve_through_imports_and_re_exports_are_aliases(self):
         found = self.package.resolve("demo.Engine.register_job")
         self.assertEqual(found[1].name, "demo.core.Engine.register_job")

@@ -129,7 +129,10 @@ def read_package(root: str, files) -> PackageSource:
         except UnicodeDecodeError as exc:
             package.skipped.append((relative_path, f"not UTF-8 (byte {exc.start})"))
         except SyntaxError as exc:
-            package.skipped.append((relative_path, f"syntax error (line {exc.lineno})"))
+            package.skipped.append((relative_path, f"syntax error (line {exc.lineno})"
+                                    if exc.lineno else f"syntax error ({exc.msg})"))
+        except RecursionError:
+            package.skipped.append((relative_path, "nested too deeply for the parser"))
         except ValueError as exc:
             package.skipped.append((relative_path, str(exc)))
         else:
