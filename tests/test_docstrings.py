@@ -83,6 +83,16 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual(self.package.skipped, [("demo/broken.py", "syntax error (line 3)")])
         self.assertNotIn("demo.broken", self.package.modules)
 
+    def test_definitions_under_if_and_try_are_definitions_the_first_one_kept(self):
+        module = parse_module("m", "m.py", (
+            b'"""M."""\nimport sys\ntry:\n    from fast import speed\nexcept ImportError:\n'
+            b'    def speed():\n        """Slow."""\nif sys.version_info >= (3, 8):\n'
+            b'    def walk():\n        """New."""\nelse:\n    def walk():\n'
+            b'        """Old."""\n'))
+        self.assertEqual(module.objects[""].members, ("speed", "walk"))
+        self.assertEqual((module.objects["speed"].docstring, module.objects["walk"].docstring),
+                         ("Slow.", "New."))
+
     def test_a_module_that_cannot_be_read_as_written_is_skipped_with_why(self):
         root = temporary_directory(self)
         files = {"latin.py": b'"""caf\xe9"""\n', "nul.py": b"x = 1\x00\n",

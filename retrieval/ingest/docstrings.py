@@ -154,10 +154,10 @@ def parse_module(name: str, relative_path: str, data: bytes) -> Module:
     if docstring is not None:
         module.objects[""] = DocObject(
             name, MODULE, "", _clean(docstring), relative_path, docstring.lineno,
-            docstring.end_lineno, reader.members[""])
+            docstring.end_lineno, tuple(reader.members[""]))
     else:
         module.objects[""] = DocObject(name, MODULE, "", None, relative_path, 0, 0,
-                                       reader.members[""])
+                                       tuple(reader.members[""]))
     return module
 
 
@@ -218,6 +218,13 @@ class _Reader:
         """Record the objects a module or class body defines, in source order."""
         members = self.members.setdefault(path, [])
         for index, statement in enumerate(statements):
+            blocks = _blocks(statement)
+            if blocks:
+                # `if sys.version_info ...:`, `try: ... except ImportError:`: what either branch
+                # defines is defined (the first definition of a name is the one kept).
+                for block in blocks:
+                    self.body(block, prefix, path, is_class)
+                continue
             if not is_class:
                 self._imports(statement)
                 self._all(statement)
@@ -225,7 +232,7 @@ class _Reader:
             for obj_name, obj in self._objects(statement, following, prefix, path, is_class):
                 if obj_name not in members:
                     members.append(obj_name)
-                self.module.objects[f"{path}.{obj_name}" if path else obj_name] = obj
+                self.module.objects.setdefault(f"{path}.{obj_name}" if path else obj_name, obj)
 
     def _all(self, statement):
         if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -355,6 +362,18 @@ class _Reader:
                     if found is not None:
                         members.append(target.attr)
                         self.module.objects[f"{path}.{target.attr}"] = found
+
+
+def _blocks(statement) -> list:
+    """Return the statement lists of a compound statement that is no definition, else []."""
+    if isinstance(statement, ast.If):
+        return [statement.body, statement.orelse]
+    if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        return [statement.body, *(handler.body for handler in statement.handlers),
+                statement.orelse, statement.finalbody]
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return [statement.body]
+    return []
 
 
 def _base_name(node) -> str:
