@@ -10,6 +10,7 @@ from unittest import mock
 
 from retrieval.ingest import autodoc, unpack
 from retrieval.ingest.docstrings import (
+    PackageSource,
     aliases,
     module_name,
     parse_module,
@@ -171,6 +172,31 @@ class AutodocTest(unittest.TestCase):
         self.assertEqual(counts, {"option": 2, "click.option": 1, "flask.Flask.run": 1,
                                   "click.flask.Flask.run": 1, "Context": 1, "click.Context": 1,
                                   ".invoke": 1, "echo": 1, "click.echo": 1})
+
+    def test_inherited_private_and_special_members(self):
+        package = PackageSource()
+        package.modules["lib"] = parse_module("lib", "lib/__init__.py", (
+            b'from .base import Base\n\n\nclass App(Base):\n    """App."""\n\n'
+            b'    def run(self):\n        """Run."""\n\n    def stop(self):\n        pass\n'))
+        package.modules["lib.base"] = parse_module("lib.base", "lib/base.py", (
+            b'class Base:\n    """Base."""\n\n    def route(self, rule):\n'
+            b'        """Route a rule."""\n\n    def stop(self):\n        """Stop."""\n\n'
+            b'    def _hidden(self):\n        """Hidden."""\n\n'
+            b'    def __call__(self):\n        """Call."""\n'))
+
+        def names(options):
+            [directive] = autodoc.directives(".. autoclass:: lib.App\n   :members:\n" + options)
+            return [(item.name, item.obj.name) for item in autodoc.resolve(directive, package)]
+        self.assertEqual(names(""), [("lib.App", "lib.App"), ("lib.App.run", "lib.App.run")])
+        # Under the subclass's name, from the base that defines them; App's own stop hides
+        # Base's even undocumented.
+        self.assertEqual(names("   :inherited-members:\n")[2:],
+                         [("lib.App.route", "lib.base.Base.route")])
+        self.assertEqual(names("   :inherited-members:\n   :private-members:\n"
+                               "   :special-members:\n")[2:],
+                         [("lib.App.route", "lib.base.Base.route"),
+                          ("lib.App._hidden", "lib.base.Base._hidden"),
+                          ("lib.App.__call__", "lib.base.Base.__call__")])
 
     def test_an_explicit_directive_documents_an_undocumented_assignment(self):
         # As autodoc: what a directive names is documented whatever it is (but a module).

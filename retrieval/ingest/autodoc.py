@@ -117,28 +117,47 @@ def resolve(directive: Directive, package) -> list | None:
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             documented = [Documented(dotted, *found, directive)]
             if "members" in directive.options:
-                documented.extend(_members(dotted, *found, directive, top=True))
+                documented.extend(_members(dotted, *found, directive, package, top=True))
             return documented
     return None
 
 
-def _members(dotted, module, obj, directive, top) -> list:
-    """Return the members :members: documents, recursively, in source order."""
+def _member_names(module, obj, options, listed) -> list:
+    """Return the names :members: (with :private-members:, :special-members:) takes."""
+    if listed:
+        return listed
+    private, special = "private-members" in options, "special-members" in options
+
+    def wanted(name):
+        if name.startswith("__") and name.endswith("__"):
+            return special
+        return (private or not name.startswith("_")) and (
+            obj.kind != MODULE or private or module.is_public(name))
+    return [name for name in obj.members if wanted(name)]
+
+
+def _members(dotted, module, obj, directive, package, top) -> list:
+    """Return the members :members: documents, recursively, in source order (then those of
+    the package's own bases, with :inherited-members:)."""
     options = directive.options
     listed = _names(options["members"]) if top else []
     excluded = set(_names(options.get("exclude-members", "")))
     undocumented = "undoc-members" in options
-    path = obj.name[len(module.name) + 1:] if obj.name != module.name else ""
-    names = listed or [name for name in obj.members if not name.startswith("_")
-                       and (obj.kind != MODULE or module.is_public(name))]
-    found = []
-    for name in names:
-        member = module.objects.get(f"{path}.{name}" if path else name)
-        if name in excluded or member is None:
-            continue
-        if member.docstring is None and not undocumented and not listed:
-            continue
-        found.append(Documented(f"{dotted}.{name}", module, member, directive))
-        if member.kind in (CLASS, EXCEPTION):
-            found.extend(_members(f"{dotted}.{name}", module, member, directive, top=False))
+    owners = [(module, obj)]
+    if obj.kind in (CLASS, EXCEPTION) and "inherited-members" in options:
+        owners += package.bases(module, obj)
+    found, done = [], set()
+    for owner_module, owner in owners:
+        path = owner.name[len(owner_module.name) + 1:] if owner.name != owner_module.name else ""
+        for name in _member_names(owner_module, owner, options, listed):
+            member = owner_module.objects.get(f"{path}.{name}" if path else name)
+            if name in excluded or name in done or member is None:
+                continue
+            done.add(name)  # a class's own definition hides its bases', documented or not
+            if member.docstring is None and not undocumented and not listed:
+                continue
+            found.append(Documented(f"{dotted}.{name}", owner_module, member, directive))
+            if member.kind in (CLASS, EXCEPTION):
+                found.extend(_members(f"{dotted}.{name}", owner_module, member, directive,
+                                      package, top=False))
     return found

@@ -40,6 +40,7 @@ class DocObject:
     start_line: int  # 1-based, inclusive: the quoted lines
     end_line: int
     members: tuple = ()  # bare names of its members, in source order
+    bases: tuple = ()  # a class's bases as written, where each is a (dotted) name
 
 
 @dataclass
@@ -83,6 +84,23 @@ class PackageSource:
             if module is not None:
                 return self._resolve_in(module, parts[cut:], hops)
         return None
+
+    def bases(self, module: Module, obj: DocObject) -> list:
+        """Return (Module, DocObject) of a class's bases the package defines, in MRO-like
+        order (depth first, each once): what :inherited-members: documents members of."""
+        found, seen = [], {obj.name}
+        pending = [(module, obj)]
+        while pending:
+            owner_module, owner = pending.pop(0)
+            for base in owner.bases:
+                # A base is named in the namespace of the module that defines the class.
+                resolved = self.resolve(f"{owner_module.name}.{base}")
+                if resolved is not None and resolved[1].kind != MODULE \
+                        and resolved[1].name not in seen:
+                    seen.add(resolved[1].name)
+                    found.append(resolved)
+                    pending.append(resolved)
+        return found
 
     def _resolve_in(self, module: Module, rest: list, hops: int):
         for cut in range(len(rest), -1, -1):
@@ -283,8 +301,10 @@ class _Reader:
             is_property = bool(decorators & {"property", "cached_property"})
             kind = (ATTRIBUTE if is_property else METHOD) if is_class else FUNCTION
             members = ()
+        bases = tuple(ast.unparse(base) for base in getattr(node, "bases", ())
+                      if isinstance(base, (ast.Name, ast.Attribute)))
         return DocObject(name, kind, signature, None if docstring is None else _clean(docstring),
-                         self.module.path, start, end, members)
+                         self.module.path, start, end, members, bases)
 
     def _header(self, node) -> tuple:
         """Return (last line of the header, the signature after the name, as written)."""
