@@ -12,6 +12,7 @@ import tarfile
 import unittest
 
 from retrieval.testing import subprocess_env
+from retrieval.wsgi import create_app
 from tests.package_fixtures import (
     API_RST,
     CORE,
@@ -21,7 +22,13 @@ from tests.package_fixtures import (
     write_site_packages,
     write_wheel,
 )
-from tests.support import ROOT, class_temporary_directory, temporary_directory
+from tests.support import (
+    ROOT,
+    class_temporary_directory,
+    post_json,
+    quiet_settings,
+    temporary_directory,
+)
 from tests.test_cli import one_line_refusal, run
 
 DOCS = "https://demo.example/docs/"
@@ -105,6 +112,14 @@ class PackageSourcesTest(unittest.TestCase):
                                       b"jobs on it.\n").hexdigest(), ""),
                       units["demo-pkg", "docs/guide.md"])
         self.assertIn("\n".join(API_RST.split("\n")[:2]), texts)
+        # Served, a question about it reads it first.
+        app = create_app(snapshot_path=out, settings=quiet_settings())
+        self.addCleanup(app.close)
+        reply = post_json(app, {"question": "register a job to run when the engine starts",
+                                "version": "1.0", "collection": "demo-pkg"})
+        self.assertEqual(reply.code, 200, reply.body)
+        self.assertEqual(reply.json()["evidence"][0]["url"],
+                         DOCS + "api.html#demo.Engine.register_job")
         # The docs' own cross-references are the in-link prior's links.
         conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
         try:
