@@ -3,6 +3,7 @@
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 from . import __version__
@@ -125,20 +126,23 @@ def _collection_version(label: str) -> tuple:
 
 def _build(args) -> int:
     from .ingest.builder import SourceTree, build_snapshot, default_policy
+    from .ingest.fetch import fetch_sources, scheme_of
 
-    sources = _pairs(args.source, "--source")
+    fetched = [value for value in args.source if scheme_of(value)]
+    sources = _pairs([value for value in args.source if not scheme_of(value)], "--source")
     base_urls = _pairs(args.base_url, "--base-url")
-    if not sources:
+    if not sources and not fetched:
         raise ValueError("give at least one --source [COLLECTION/]VERSION=PATH")
-    if set(sources) != set(base_urls):
-        raise ValueError("every --source version needs exactly one --base-url, and no other")
+    if not set(sources) <= set(base_urls):
+        raise ValueError("every --source VERSION=PATH needs exactly one --base-url")
+    for label, url in base_urls.items():
+        if not url.endswith("/"):
+            raise ValueError(f"--base-url {label}={url} must end with '/'")
     if args.max_file_bytes < 1:
         raise ValueError(f"--max-file-bytes {args.max_file_bytes} must be at least 1")
     trees = []
     for label in sorted(sources):
         collection, version = _collection_version(label)
-        if not base_urls[label].endswith("/"):
-            raise ValueError(f"--base-url {label}={base_urls[label]} must end with '/'")
         trees.append(SourceTree(version, sources[label], base_urls[label], collection,
                                 args.format, args.max_file_bytes))
     if args.policy and args.ranking:
@@ -151,7 +155,13 @@ def _build(args) -> int:
         from .core.snapshot_directory import load_semantic
 
         semantic = load_semantic("--semantic", args.semantic)
-    manifest = build_snapshot(trees, args.out, policy, semantic=semantic)
+    # Fetched releases are unpacked here and removed once the snapshot is built.
+    with tempfile.TemporaryDirectory(prefix="retrieval-build-") as workdir:
+        trees += fetch_sources(fetched, base_urls, workdir, _collection_version)
+        unused = sorted(set(base_urls) - {tree.label for tree in trees})
+        if unused:
+            raise ValueError(f"--base-url {unused[0]}: no --source of that version")
+        manifest = build_snapshot(trees, args.out, policy, semantic=semantic)
     print(manifest["corpus_id"])
     return 0
 
@@ -291,9 +301,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser("build", help="build a snapshot directory from documentation")
     build.add_argument("--source", action="append", metavar="[COLLECTION/]VERSION=PATH",
-                       required=True, help="a documentation tree (collection default: default)")
+                       required=True,
+                       help="a documentation tree (collection default: default); or a "
+                            "release, [COLLECTION/VERSION=]pypi:DIST==VERSION (its sdist's "
+                            "docs with autodoc resolved, else its docstrings); or "
+                            "[DIST,...=]env:PATH, each distribution installed in a virtual "
+                            "environment or site-packages (its docstrings)")
     build.add_argument("--base-url", action="append", metavar="[COLLECTION/]VERSION=URL",
-                       required=True, help="where that tree's pages are published (ends with /)")
+                       help="where that tree's pages are published (ends with /); required "
+                            "for a tree, optional for pypi: and env: (default: the release's "
+                            "Documentation URL for a docs folder, else links to the files)")
     build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
     build.add_argument("--ranking", choices=RANKINGS,
                        help="fitted: the fielded score's best re-sorted by a model fitted on "

@@ -12,8 +12,9 @@ import unittest
 # Each test module sits in the tier of the heaviest thing any of its tests does.
 TIERS = {
     # Functions and objects alone: no app, no socket, no child process.
-    "unit": ("test_build_parse", "test_core", "test_layout", "test_metrics", "test_packaging",
-             "test_quality_bench", "test_settings", "test_snapshot", "test_strict_json"),
+    "unit": ("test_build_parse", "test_core", "test_docstrings", "test_layout", "test_metrics",
+             "test_packaging", "test_quality_bench", "test_settings", "test_snapshot",
+             "test_strict_json"),
     # The WSGI app called in this process (through wsgiref.validate), or Waitress on a thread.
     "inprocess": ("test_collections", "test_contract", "test_deadline", "test_golden",
                   "test_html_ingest", "test_io_loop", "test_memo", "test_openapi",
@@ -23,8 +24,8 @@ TIERS = {
     "server": ("test_boundary", "test_cli", "test_client", "test_client_bounds", "test_corpus",
                "test_cors", "test_docs", "test_docs_integrations", "test_driver", "test_faults",
                "test_fuzz", "test_hostile_clients", "test_hostile_trees", "test_integrations",
-               "test_keys", "test_mcp", "test_minilm", "test_semantic", "test_served_snapshot",
-               "test_server", "test_startup_errors"),
+               "test_keys", "test_mcp", "test_minilm", "test_package_sources", "test_semantic",
+               "test_served_snapshot", "test_server", "test_startup_errors"),
     # Chromium driving the Inspector; replicas behind haproxy.
     "browser": ("test_cluster", "test_inspector"),
 }

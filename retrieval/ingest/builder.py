@@ -21,7 +21,8 @@ import sys
 import time
 import urllib.parse
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core import database
@@ -166,6 +167,9 @@ class SourceTree:
     collection: str = DEFAULT_COLLECTION
     format: str = "auto"  # one of FORMATS
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # a larger file is skipped, reported
+    # How a fetched source (ingest/fetch.py) is read, (tree, progress) -> contents; None: by
+    # what the tree holds.
+    reader: Callable | None = field(default=None, compare=False)
 
     @property
     def label(self) -> str:
@@ -477,6 +481,8 @@ def is_rendered_site(root: str) -> bool:
 
 def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
     """Read one tree into [(passage content, heading)], in path order, by its kind of tree."""
+    if tree.reader is not None:
+        return tree.reader(tree, progress)
     if tree.format != "html" and is_sphinx_site(tree.root):
         return read_sphinx_contents(tree, progress)
     if tree.format == "html" or is_rendered_site(tree.root):

@@ -67,6 +67,8 @@ def _classes(attrs: dict) -> list:
     return (attrs.get("class") or "").split()
 
 
+# A fragment naming lines of a file, not an id of a page: "L12-L30" (what GitHub's pages use).
+_LINES = re.compile(r"L([0-9]+)-L([0-9]+)")
 # A tag is `<`, an optional `/`, a name, then attributes: anything up to the first `>` outside
 # quotes. One regex for that rescanned to the end of the page from every `<` of an unterminated
 # `<a` or `<!--` (16 KB of them took 20 s); scan() reads the same tags in linear time.
@@ -397,13 +399,27 @@ class RenderedSite:
         return urllib.parse.unquote(address[len(self.base_url):])
 
     def lands(self, url: str) -> bool:
-        """Tell whether a URL names a published page and, if it has a fragment, an id on it."""
+        """Tell whether a URL names a published page and, if it has a fragment, an id on it.
+
+        A file that is not a page (a module's .py) lands with a fragment of its lines,
+        `#L<first>-L<last>`, where it has that many lines.
+        """
         page = self.page_of(url)
+        lines = _LINES.fullmatch(url.partition("#")[2])
+        if page is not None and lines and not page.endswith(".html"):
+            return self._has_lines(page, int(lines.group(2)))
         ids = self.ids(page) if page is not None else None
         if ids is None:
             return False
         _, hashed, fragment = url.partition("#")
         return not hashed or urllib.parse.unquote(fragment) in ids
+
+    def _has_lines(self, path: str, last: int) -> bool:
+        try:
+            data = Path(self.root, *path.split("/")).read_bytes()
+        except OSError:
+            return False
+        return 0 < last <= data.count(b"\n") + 1
 
     def pages(self) -> list:
         """Return every published page's path below the root, sorted."""

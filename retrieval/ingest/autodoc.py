@@ -1,0 +1,163 @@
+"""Autodoc directives of a reST page, resolved from the package source (docstrings.py), not run.
+
+`.. autoclass:: Flask` under `.. currentmodule:: flask`, with `:members:`, becomes the class of
+flask/app.py (where `flask` re-exports it from) and its public documented members in source
+order, each under the dotted name Sphinx would give it an id by ("flask.Flask.register_blueprint").
+A directive naming what the source does not define resolves to None: the caller skips and counts it.
+"""
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from .docstrings import CLASS, EXCEPTION, MODULE
+
+_AUTODOC = re.compile(
+    r"[ \t]*\.\.[ \t]+(?:py:)?auto(module|class|function|method|attribute|data|exception|"
+    r"decorator|property)::[ \t]*([\w.]*)")
+_CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*([\w.]+)")
+_OPTION = re.compile(r"[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*")
+_AUTODOC_MODULE = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
+# A Python-domain cross-reference: `:meth:`text <target>`` or `:func:`~target()``.
+_REFERENCE = re.compile(
+    r":(?:py:)?(?:func|meth|class|attr|data|exc|obj|const|decorator):`"
+    r"(?:[^`<]*<)?([~!]?\.?[A-Za-z_][\w.]*?)(?:\(\))?>?`")
+@dataclass(frozen=True)
+class Directive:
+    """One autodoc directive of a page."""
+
+    line: int  # 1-based line of its `..`
+    kind: str  # "class", "module", ...: the directive's name without "auto"
+    name: str  # the object's name as written
+    module: str | None  # the current module where it stands
+    options: dict  # option name -> value ("" when it has none)
+    within: str | None = None  # the class of the autoclass whose content it is in, as written
+
+
+@dataclass(frozen=True)
+class Documented:
+    """One object a directive documents, under the dotted name its rendered id would be."""
+
+    name: str
+    module: object  # docstrings.Module
+    obj: object  # docstrings.DocObject
+    directive: Directive
+
+
+def references(text: str) -> Counter:
+    """Count the Python objects a reST page cross-references, by each name they may mean.
+
+    `:meth:`~flask.Flask.register_blueprint`` counts for that name; a relative one
+    (`:func:`option`` under `.. currentmodule:: click`) for the name as written and under the
+    current module, as Sphinx would look it up; `.name` (a suffix search) under "." + name.
+    """
+    counts, current = Counter(), None
+    for line in text.split("\n"):
+        module = _CURRENT.match(line) or _AUTODOC_MODULE.match(line)
+        if module:
+            current = None if module.group(1) == "None" else module.group(1)
+        for match in _REFERENCE.finditer(line):
+            target = match.group(1).lstrip("~!")
+            names = {target} if target.startswith(".") else {target, f"{current}.{target}"}
+            counts.update(names - {f"None.{target}"})
+    return counts
+
+
+def directives(text: str) -> list:
+    """Return a reST page's autodoc directives, each with the module current where it stands."""
+    lines, found, current = text.split("\n"), [], None
+    classes = []  # (indent, name) of the autoclass directives whose content this line is in
+    for index, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip())
+        if line.strip():
+            while classes and indent <= classes[-1][0]:
+                classes.pop()
+        module = _CURRENT.match(line)
+        if module:
+            current = None if module.group(1) == "None" else module.group(1)
+            continue
+        match = _AUTODOC.match(line)
+        if match is None:
+            continue
+        options = {}
+        for option_line in lines[index + 1:]:
+            option = _OPTION.fullmatch(option_line.rstrip("\r"))
+            if option is None:
+                break
+            options[option.group(1)] = option.group(2) or ""
+        kind, name = match.group(1), match.group(2)
+        found.append(Directive(index + 1, kind, name, current, options,
+                               classes[-1][1] if classes else None))
+        if kind in ("class", "exception") and name:
+            # `.. automethod:: render` in its content documents the class's render.
+            classes.append((indent, f"{classes[-1][1]}.{name}" if classes else name))
+        if kind == "module" and name:
+            current = name  # automodule makes its module current, as `.. module::` does
+    return found
+
+
+def _names(value: str) -> list:
+    return [name.strip() for name in value.split(",") if name.strip()]
+
+
+def resolve(directive: Directive, package) -> list | None:
+    """Return [Documented] of a directive (the object, then its members), or None if the
+    source defines no object of that name and kind."""
+    candidates = [directive.name]
+    if directive.module and directive.kind != "module":
+        candidates.insert(0, f"{directive.module}.{directive.name}")
+    if directive.within:
+        within = [f"{directive.within}.{directive.name}"]
+        if directive.module:
+            within.insert(0, f"{directive.module}.{within[0]}")
+        candidates = within + candidates
+    for dotted in candidates:
+        found = package.resolve(dotted) if dotted else None
+        # As autodoc, any object for any directive, but a module only for automodule.
+        if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
+            documented = [Documented(dotted, *found, directive)]
+            if "members" in directive.options:
+                documented.extend(_members(dotted, *found, directive, package, top=True))
+            return documented
+    return None
+
+
+def _member_names(module, obj, options, listed) -> list:
+    """Return the names :members: (with :private-members:, :special-members:) takes."""
+    if listed:
+        return listed
+    private, special = "private-members" in options, "special-members" in options
+
+    def wanted(name):
+        if name.startswith("__") and name.endswith("__"):
+            return special
+        return (private or not name.startswith("_")) and (
+            obj.kind != MODULE or private or module.is_public(name))
+    return [name for name in obj.members if wanted(name)]
+
+
+def _members(dotted, module, obj, directive, package, top) -> list:
+    """Return the members :members: documents, recursively, in source order (then those of
+    the package's own bases, with :inherited-members:)."""
+    options = directive.options
+    listed = _names(options["members"]) if top else []
+    excluded = set(_names(options.get("exclude-members", "")))
+    undocumented = "undoc-members" in options
+    owners = [(module, obj)]
+    if obj.kind in (CLASS, EXCEPTION) and "inherited-members" in options:
+        owners += package.bases(module, obj)
+    found, done = [], set()
+    for owner_module, owner in owners:
+        path = owner.name[len(owner_module.name) + 1:] if owner.name != owner_module.name else ""
+        for name in _member_names(owner_module, owner, options, listed):
+            member = owner_module.objects.get(f"{path}.{name}" if path else name)
+            if name in excluded or name in done or member is None:
+                continue
+            done.add(name)  # a class's own definition hides its bases', documented or not
+            if member.docstring is None and not undocumented and not listed:
+                continue
+            found.append(Documented(f"{dotted}.{name}", owner_module, member, directive))
+            if member.kind in (CLASS, EXCEPTION):
+                found.extend(_members(f"{dotted}.{name}", owner_module, member, directive,
+                                      package, top=False))
+    return found

@@ -1,0 +1,465 @@
+"""Python package sources -> documented objects, read with `ast`: nothing is imported or run.
+
+Each module, class, function, method and documented attribute is one DocObject: where it is
+defined (file, lines, the file's sha256), its signature as written and its docstring. The lines an
+object quotes run from its first decorator (or its `def`/`class` line, or the `#:` comment above
+an attribute) to the end of its docstring, a byte-exact run of the file's lines, so a unit built
+from it is checkable like every other passage. Names are resolved as Python would bind them
+(`from .app import Flask as Flask` makes `flask.Flask` the class of `flask/app.py`), which is how
+autodoc directives and re-exported names find their object.
+"""
+
+import ast
+import hashlib
+import inspect
+import io
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .parse import decode_source
+
+MODULE, CLASS, EXCEPTION, FUNCTION, METHOD, ATTRIBUTE, DATA = (
+    "module", "class", "exception", "function", "method", "attribute", "data")
+# How many `from x import y` hops a name may take before it is given up (a cycle, or worse).
+_MAX_HOPS = 16
+# A header longer than this is no signature a reader wants quoted whole; the object is still read.
+_MAX_HEADER_LINES = 60
+_EXCEPTION_BASES = ("Exception", "Error", "Warning")
+
+
+@dataclass(frozen=True)
+class DocObject:
+    """One module, class, function, method or attribute as its source defines it."""
+
+    name: str  # dotted, where it is defined: "flask.app.Flask.register_blueprint"
+    kind: str  # MODULE, CLASS, EXCEPTION, FUNCTION, METHOD, ATTRIBUTE or DATA
+    signature: str  # as written, without the name: "(self, blueprint, **options) -> None"
+    docstring: str | None  # the docstring's value, cleaned (inspect.cleandoc); None if it has none
+    path: str  # the file, relative to the tree it was read from, with '/'
+    start_line: int  # 1-based, inclusive: the quoted lines
+    end_line: int
+    members: tuple = ()  # bare names of its members, in source order
+    bases: tuple = ()  # a class's bases as written, where each is a (dotted) name
+
+
+@dataclass
+class Module:
+    """One parsed module: its objects by path below it ("" is the module itself), its imports."""
+
+    name: str
+    path: str
+    sha256: str
+    lines: list  # the file's lines, split on "\n" only (a "\r" stays part of its line)
+    objects: dict = field(default_factory=dict)
+    all_names: tuple | None = None  # __all__, where the module defines it as a literal
+    imports: dict = field(default_factory=dict)  # local name -> absolute dotted target
+    star_imports: list = field(default_factory=list)  # modules whose names `*` brings in
+
+    def quote(self, obj: DocObject) -> str:
+        """Return an object's quoted lines, byte-exact."""
+        return "\n".join(self.lines[obj.start_line - 1:obj.end_line])
+
+    def is_public(self, name: str) -> bool:
+        """Tell whether a top-level name is public: in __all__ where defined, else no '_'."""
+        if self.all_names is not None:
+            return name in self.all_names
+        return not name.startswith("_")
+
+
+@dataclass
+class PackageSource:
+    """Every module read from a tree, and the files skipped with why."""
+
+    modules: dict = field(default_factory=dict)  # dotted name -> Module
+    skipped: list = field(default_factory=list)  # (path, reason)
+
+    def resolve(self, dotted: str, hops: int = 0):
+        """Return (Module, DocObject) that a dotted name is bound to, or None if none is."""
+        if hops > _MAX_HOPS:
+            return None
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = self.modules.get(".".join(parts[:cut]))
+            if module is not None:
+                return self._resolve_in(module, parts[cut:], hops)
+        return None
+
+    def bases(self, module: Module, obj: DocObject) -> list:
+        """Return (Module, DocObject) of a class's bases the package defines, in MRO-like
+        order (depth first, each once): what :inherited-members: documents members of."""
+        found, seen = [], {obj.name}
+        pending = [(module, obj)]
+        while pending:
+            owner_module, owner = pending.pop(0)
+            for base in owner.bases:
+                # A base is named in the namespace of the module that defines the class.
+                resolved = self.resolve(f"{owner_module.name}.{base}")
+                if resolved is not None and resolved[1].kind != MODULE \
+                        and resolved[1].name not in seen:
+                    seen.add(resolved[1].name)
+                    found.append(resolved)
+                    pending.append(resolved)
+        return found
+
+    def _resolve_in(self, module: Module, rest: list, hops: int):
+        for cut in range(len(rest), -1, -1):
+            obj = module.objects.get(".".join(rest[:cut]))
+            if obj is None:
+                continue
+            if cut == len(rest):
+                return module, obj
+            break  # a defined prefix whose member is not defined: try what is imported
+        head, tail = (rest[0], rest[1:]) if rest else ("", [])
+        if head in module.imports:
+            return self.resolve(".".join([module.imports[head], *tail]), hops + 1)
+        if head and head not in module.objects:
+            for source in module.star_imports:
+                found = self.resolve(".".join([source, *rest]), hops + 1)
+                if found is not None:
+                    return found
+        return None
+
+
+def module_name(relative_path: str) -> str | None:
+    """Return the dotted module name of a .py path below its import root, or None."""
+    if not relative_path.endswith(".py"):
+        return None
+    parts = relative_path[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    if not parts or not all(part.isidentifier() for part in parts):
+        return None
+    return ".".join(parts)
+
+
+def read_package(root: str, files) -> PackageSource:
+    """Parse each (path below root, dotted module name) into a PackageSource.
+
+    A file that is not UTF-8, has a syntax error or a lone carriage return (where `ast` and the
+    quoted lines would count lines differently) is skipped and listed, never fatal.
+    """
+    package = PackageSource()
+    for relative_path, name in files:
+        data = Path(root, *relative_path.split("/")).read_bytes()
+        try:
+            module = parse_module(name, relative_path, data)
+        except UnicodeDecodeError as exc:
+            package.skipped.append((relative_path, f"not UTF-8 (byte {exc.start})"))
+        except SyntaxError as exc:
+            package.skipped.append((relative_path, f"syntax error (line {exc.lineno})"
+                                    if exc.lineno else f"syntax error ({exc.msg})"))
+        except RecursionError:
+            package.skipped.append((relative_path, "nested too deeply for the parser"))
+        except ValueError as exc:
+            package.skipped.append((relative_path, str(exc)))
+        else:
+            package.modules[name] = module
+    return package
+
+
+def parse_module(name: str, relative_path: str, data: bytes) -> Module:
+    """Parse one module's bytes (raises UnicodeDecodeError, SyntaxError or ValueError)."""
+    text = decode_source(data)
+    if "\r" in text.replace("\r\n", ""):
+        raise ValueError("a carriage return without a line feed (line numbers would differ)")
+    tree = ast.parse(text.removeprefix("\ufeff"), filename=relative_path)
+    lines = text.split("\n")
+    module = Module(name, relative_path, hashlib.sha256(data).hexdigest(), lines)
+    reader = _Reader(module, relative_path.endswith("__init__.py"))
+    reader.body(tree.body, name, "", is_class=False)
+    docstring = _docstring_node(tree.body)
+    if docstring is not None:
+        module.objects[""] = DocObject(
+            name, MODULE, "", _clean(docstring), relative_path, docstring.lineno,
+            docstring.end_lineno, tuple(reader.members[""]))
+    else:
+        module.objects[""] = DocObject(name, MODULE, "", None, relative_path, 0, 0,
+                                       tuple(reader.members[""]))
+    return module
+
+
+def _docstring_node(body: list):
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        return body[0]
+    return None
+
+
+def _clean(node) -> str:
+    return inspect.cleandoc(node.value.value)
+
+
+def _literal_names(node) -> tuple | None:
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    return None
+
+
+class _Reader:
+    """Walks module and class bodies, recording their objects, members and imports."""
+
+    def __init__(self, module: Module, is_package: bool):
+        self.module = module
+        self.is_package = is_package
+        self.members: dict = {}
+
+    def _package(self, level: int) -> str:
+        parts = self.module.name.split(".")
+        keep = len(parts) - level + (1 if self.is_package else 0)
+        return ".".join(parts[:max(keep, 0)])
+
+    def _imports(self, statement):
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    self.module.imports[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    self.module.imports[head] = head
+        elif isinstance(statement, ast.ImportFrom):
+            base = statement.module or ""
+            if statement.level:
+                package = self._package(statement.level)
+                base = f"{package}.{base}" if base and package else (base or package)
+            for alias in statement.names:
+                if alias.name == "*":
+                    self.module.star_imports.append(base)
+                else:
+                    self.module.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
+
+    def body(self, statements: list, prefix: str, path: str, is_class: bool):
+        """Record the objects a module or class body defines, in source order."""
+        members = self.members.setdefault(path, [])
+        for index, statement in enumerate(statements):
+            blocks = _blocks(statement)
+            if blocks:
+                # `if sys.version_info ...:`, `try: ... except ImportError:`: what either branch
+                # defines is defined (the first definition of a name is the one kept).
+                for block in blocks:
+                    self.body(block, prefix, path, is_class)
+                continue
+            if not is_class:
+                self._imports(statement)
+                self._all(statement)
+            following = statements[index + 1] if index + 1 < len(statements) else None
+            for obj_name, obj in self._objects(statement, following, prefix, path, is_class):
+                if obj_name not in members:
+                    members.append(obj_name)
+                self.module.objects.setdefault(f"{path}.{obj_name}" if path else obj_name, obj)
+
+    def _all(self, statement):
+        if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) \
+                else [statement.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) \
+                    and statement.value is not None:
+                names = _literal_names(statement.value)
+                if names is not None:
+                    before = self.module.all_names or ()
+                    added = isinstance(statement, ast.AugAssign)
+                    self.module.all_names = before + names if added else names
+
+    def _objects(self, statement, following, prefix, path, is_class):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield statement.name, self._definition(statement, prefix, path, is_class)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) \
+                else [statement.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id != "__all__":
+                    found = self._assignment(statement, following, f"{prefix}.{target.id}",
+                                             ATTRIBUTE if is_class else DATA)
+                    if found is not None:
+                        yield target.id, found
+
+    def _definition(self, node, prefix: str, path: str, is_class: bool) -> DocObject:
+        name = f"{prefix}.{node.name}"
+        own_path = f"{path}.{node.name}" if path else node.name
+        header_end, signature = self._header(node)
+        docstring = _docstring_node(node.body)
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        end = docstring.end_lineno if docstring is not None else header_end
+        if isinstance(node, ast.ClassDef):
+            self.body(node.body, name, own_path, is_class=True)
+            kind = EXCEPTION if any(_base_name(base).endswith(_EXCEPTION_BASES)
+                                    for base in node.bases) else CLASS
+            init = next((s for s in node.body if isinstance(s, ast.FunctionDef)
+                         and s.name == "__init__"), None)
+            if init is not None:
+                signature = self._header(init)[1]
+            self._instance_attributes(init, name, own_path)
+            # Instance attributes are found after the class body: put them where __init__ is.
+            members = tuple(sorted(self.members.get(own_path, ()), key=lambda member: self.module
+                                   .objects[f"{own_path}.{member}"].start_line))
+        else:
+            decorators = {_base_name(d) for d in node.decorator_list}
+            is_property = bool(decorators & {"property", "cached_property"})
+            kind = (ATTRIBUTE if is_property else METHOD) if is_class else FUNCTION
+            members = ()
+        bases = tuple(ast.unparse(base) for base in getattr(node, "bases", ())
+                      if isinstance(base, (ast.Name, ast.Attribute)))
+        return DocObject(name, kind, signature, None if docstring is None else _clean(docstring),
+                         self.module.path, start, end, members, bases)
+
+    def _header(self, node) -> tuple:
+        """Return (last line of the header, the signature after the name, as written)."""
+        lines = self.module.lines[node.lineno - 1:node.lineno - 1 + _MAX_HEADER_LINES]
+        text = "\n".join(lines)[node.col_offset:]
+        depth, name_end, offset = 0, None, None
+        line_starts = [0]
+        for line in text.split("\n"):
+            line_starts.append(line_starts[-1] + len(line) + 1)
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(text).readline):
+                if token.type == tokenize.NAME and name_end is None \
+                        and token.string == node.name:
+                    name_end = line_starts[token.end[0] - 1] + token.end[1]
+                elif token.type == tokenize.OP and token.string in "([{":
+                    depth += 1
+                elif token.type == tokenize.OP and token.string in ")]}":
+                    depth -= 1
+                elif token.type == tokenize.OP and token.string == ":" and depth == 0 \
+                        and name_end is not None:
+                    offset = line_starts[token.start[0] - 1] + token.start[1]
+                    break
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            offset = None
+        if offset is None or name_end is None:
+            return node.lineno, ""
+        return node.lineno + text[:offset].count("\n"), text[name_end:offset].strip()
+
+    def _assignment(self, statement, following, name, kind, undocumented=True):
+        """Return an assignment, documented by a string right after it or `#:` comments above
+        it (or, unless told not to, undocumented: an explicit directive may name it)."""
+        start, end, docstring = statement.lineno, statement.end_lineno, None
+        node = _docstring_node([following]) if following is not None else None
+        if node is not None:
+            end, docstring = node.end_lineno, _clean(node)
+        else:
+            comments = self._doc_comments(statement.lineno, statement.col_offset)
+            if comments is None and not undocumented:
+                return None
+            if comments is not None:
+                start, docstring = comments
+        return DocObject(name, kind, "", docstring, self.module.path, start, end)
+
+    def _doc_comments(self, lineno: int, column: int):
+        """Return (first line, text) of the `#:` comment lines right above a line, or None."""
+        lines, first, texts = self.module.lines, lineno, []
+        own = lines[lineno - 1]
+        if "#:" in own and own.split("#:", 1)[0].strip():
+            return lineno, own.split("#:", 1)[1].strip()
+        while first > 1 and lines[first - 2].strip().startswith("#:") \
+                and lines[first - 2].find("#:") == column:
+            first -= 1
+            texts.insert(0, lines[first - 1].strip()[2:].strip())
+        return (first, "\n".join(texts)) if texts else None
+
+    def _instance_attributes(self, init, prefix: str, path: str):
+        """Record `self.name = ...` of __init__ documented with `#:` or a string after it."""
+        if init is None:
+            return
+        members = self.members.setdefault(path, [])
+        statements = list(init.body)
+        for index, statement in enumerate(statements):
+            if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+                continue
+            targets = statement.targets if isinstance(statement, ast.Assign) \
+                else [statement.target]
+            following = statements[index + 1] if index + 1 < len(statements) else None
+            for target in targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id == "self" and f"{path}.{target.attr}" not in \
+                        self.module.objects:
+                    # Only documented ones: autodoc finds no other instance attribute either.
+                    found = self._assignment(statement, following, f"{prefix}.{target.attr}",
+                                             ATTRIBUTE, undocumented=False)
+                    if found is not None:
+                        members.append(target.attr)
+                        self.module.objects[f"{path}.{target.attr}"] = found
+
+
+def _blocks(statement) -> list:
+    """Return the statement lists of a compound statement that is no definition, else []."""
+    if isinstance(statement, ast.If):
+        return [statement.body, statement.orelse]
+    if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        return [statement.body, *(handler.body for handler in statement.handlers),
+                statement.orelse, statement.finalbody]
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return [statement.body]
+    return []
+
+
+def _base_name(node) -> str:
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+def public_objects(package: PackageSource):
+    """Yield (Module, DocObject) of each public module, class, function, method and documented
+    attribute, where it is defined, modules in name order and members in source order.
+
+    Public: no part of the module's name starts with "_"; a top-level name in the module's
+    __all__ where it defines one, else without a leading "_"; a member without a leading "_".
+    Names a module imports are documented where they are defined, not again.
+    """
+    for name in sorted(package.modules):
+        if any(part.startswith("_") for part in name.split(".")):
+            continue
+        module = package.modules[name]
+        top = module.objects[""]
+        if top.docstring is not None:
+            yield module, top
+        for member in top.members:
+            if module.is_public(member):
+                yield from _public_tree(module, member)
+
+
+def _public_tree(module: Module, path: str):
+    obj = module.objects[path]
+    if obj.docstring is None and obj.kind in (ATTRIBUTE, DATA):
+        return
+    yield module, obj
+    for member in obj.members:
+        if not member.startswith("_"):
+            yield from _public_tree(module, f"{path}.{member}")
+
+
+def aliases(package: PackageSource) -> dict:
+    """Return {defining dotted name: [public names a package re-exports it by]}, members too.
+
+    `from .app import Flask as Flask` in flask/__init__.py makes "flask.Flask" a name of
+    "flask.app.Flask", and "flask.Flask.run" one of "flask.app.Flask.run".
+    """
+    found: dict = {}
+    for name, module in sorted(package.modules.items()):
+        # A package's __init__ is its public face; other modules import for their own use.
+        if any(part.startswith("_") for part in name.split(".")) \
+                or not module.path.endswith("__init__.py"):
+            continue
+        for local in module.imports:
+            if not module.is_public(local) or local.startswith("_"):
+                continue
+            resolved = package.resolve(f"{name}.{local}")
+            if resolved is None or resolved[1].kind == MODULE:
+                continue
+            target_module, target = resolved
+            public = f"{name}.{local}"
+            if public == target.name:
+                continue
+            below = target.name[len(target_module.name) + 1:]
+            for path, obj in target_module.objects.items():
+                if path == below or path.startswith(below + "."):
+                    found.setdefault(obj.name, []).append(public + path[len(below):])
+    return found

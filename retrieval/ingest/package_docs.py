@@ -1,0 +1,204 @@
+"""A Python package's own tree -> units: its docs folder with autodoc resolved, or its docstrings.
+
+With a docs folder (an sdist's `docs/` or `doc/`), every reST, Markdown and text page gives its
+paragraphs as any plain tree does, except that an autodoc directive gives, in its place, the
+docstring units of what it names, read from the package source (autodoc.py, docstrings.py).
+Without one (a wheel, an installed environment), the API reference is the docstrings alone: one
+unit per public module, class, function, method and documented attribute.
+
+A docstring unit quotes its `.py` file's lines byte-exact (source_id the file, its sha256, its line
+range). Its URL is the published page and the id Sphinx gives the object (its dotted name) where a
+docs page documents it and the docs' site is known; otherwise it is the file and its lines,
+`<source base><path>#L<first>-L<last>` (GitHub's form; `retrieval verify --rendered` checks such a
+fragment against the tree's file).
+"""
+
+import os
+import re
+import textwrap
+import urllib.parse
+from collections import Counter
+from dataclasses import dataclass
+
+from ..core.ranking import SECTION, IndexFields
+from . import autodoc
+from .builder import Progress, SourceTree, _content, _read_file
+from .docstrings import MODULE, PackageSource, aliases, public_objects, read_package
+from .parse import _size_pieces, iter_source_files, page_url, parse_source, source_kind
+from .units import plain_text
+
+# Where a source tree keeps its documentation sources, in the order looked for.
+DOCS_FOLDERS = ("docs", "doc", "Doc")
+# A string literal's opening and closing triple quotes, where a piece of a docstring has them.
+_QUOTES = re.compile(r"^[rRuUbB]*(?:\"\"\"|\'\'\')|(?:\"\"\"|\'\'\')$")
+
+
+@dataclass(frozen=True)
+class PackageTree:
+    """What one package collection is built from, below tree.root."""
+
+    modules: tuple  # (path below the root, dotted module name) of each module to read
+    docs: str | None  # the docs folder below the root, or None: the docstrings alone
+    docs_url: str | None  # where the docs folder's pages are published (ends with "/"), or None
+    source_url: str  # the base the files' own links start from (ends with "/")
+
+
+def docs_folder(root: str) -> str | None:
+    """Return the docs folder of a source tree (below root), or None if it has none."""
+    for name in DOCS_FOLDERS:
+        if os.path.isdir(os.path.join(root, name)):
+            return name
+    return None
+
+
+def read_package_contents(package_tree: PackageTree, tree: SourceTree,
+                          progress: Progress) -> list:
+    """Read one package collection into [(passage content, heading)]."""
+    package = read_package(tree.root, package_tree.modules)
+    progress.files += len(package.modules)
+    for path, reason in package.skipped:
+        progress.skip(f"{tree.label}/{path}", reason)
+    builder = _Units(package_tree, tree, package)
+    if package_tree.docs is None:
+        contents = builder.api_reference()
+    else:
+        contents = builder.docs_pages(progress)
+    progress.passages += len(contents)
+    progress.tick(tree.label, force=True)
+    return contents
+
+
+def _split_code(text: str) -> tuple:
+    """Return (prose, code) of a docstring: doctest lines and their output are code."""
+    prose, code, in_example = [], [], False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(">>>"):
+            in_example = True
+        elif not stripped:
+            in_example = False
+        (code if in_example else prose).append(line)
+    return plain_text("\n".join(prose)), "\n".join(code)
+
+
+def _piece_docstring(lines: list) -> str:
+    """Return the docstring text a piece of a long object quotes (quotes and indent removed)."""
+    text = textwrap.dedent("\n".join(line.rstrip("\r") for line in lines)).strip()
+    return _QUOTES.sub("", text)
+
+
+class _Units:
+    """Units of one package collection: page paragraphs and docstring units."""
+
+    def __init__(self, package_tree: PackageTree, tree: SourceTree, package: PackageSource):
+        self.package_tree = package_tree
+        self.tree = tree
+        self.package = package
+        self.aliases = aliases(package)
+        self.references: Counter = Counter()
+
+    def _source_link(self, path: str, first: int, last: int) -> str:
+        return (self.package_tree.source_url + urllib.parse.quote(path, safe="/")
+                + f"#L{first}-L{last}")
+
+    def object_contents(self, module, obj, names: list, page: str | None, context: str) -> list:
+        """Return one object's units: its quoted lines cut by size, each linked and indexed."""
+        names = list(dict.fromkeys([*names, obj.name, *self.aliases.get(obj.name, ())]))
+        in_links = self.references[names[0]] + sum(
+            self.references["." + names[0].split(".", cut)[-1]]
+            for cut in range(1, names[0].count(".") + 1))
+        lines = module.lines
+        pieces = _size_pieces(lines, range(obj.start_line - 1, obj.end_line))
+        contents = []
+        for piece in pieces:
+            if len(pieces) == 1:
+                docstring = obj.docstring or ""
+            else:
+                docstring = _piece_docstring(lines[piece.start:piece.stop])
+            body, code = _split_code(docstring)
+            if page is not None:
+                anchor = f"module-{names[0]}" if obj.kind == MODULE else names[0]
+                url = f"{page}#{urllib.parse.quote(anchor, safe='')}"
+            else:
+                url = self._source_link(module.path, piece.start + 1, piece.stop)
+            facts = IndexFields.of(
+                kind=SECTION if obj.kind == MODULE else obj.kind, in_links=in_links,
+                noindex=False,
+                reference_page=True, names=" ".join(names),
+                name=" ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in names)),
+                signature=" ".join(obj.signature.split()), body=body, code=code,
+                context=context)
+            parent = names[0].rsplit(".", 1)[0] if "." in names[0] else names[0]
+            contents.append((_content(
+                self.tree, module.path, module.sha256, url, piece.start + 1, piece.stop,
+                "\n".join(lines[piece.start:piece.stop]), names[0], facts), parent))
+        return contents
+
+    def api_reference(self) -> list:
+        """Return the units of every public object, where it is defined."""
+        contents = []
+        for module, obj in public_objects(self.package):
+            contents.extend(self.object_contents(module, obj, [obj.name], None, module.name))
+        return contents
+
+    def docs_pages(self, progress: Progress) -> list:
+        """Return the units of every page of the docs folder, autodoc directives resolved."""
+        docs = self.package_tree.docs
+        pages = []
+        for relative, _ in iter_source_files(os.path.join(self.tree.root, docs)):
+            read = _read_file(self.tree, f"{docs}/{relative}", progress)
+            if read is not None:
+                pages.append((relative, *read))
+        # The docs' own cross-references, for the in-link prior (as the rendered pages' links
+        # are counted for a site).
+        self.references = sum((autodoc.references(text) for relative, text, _ in pages
+                               if source_kind(relative) == "rst"), Counter())
+        contents, seen = [], {}
+        for relative, text, sha256 in pages:
+            source_id = f"{docs}/{relative}"
+            for content, heading in self._page(relative, source_id, text, sha256, progress):
+                # An object two directives document is one passage (the same lines are the
+                # same passage id), first where it is first documented, with both names.
+                key = (content["source_id"], content["start_line"], content["end_line"])
+                if key in seen:
+                    names = seen[key]["fields"]["names"].split()
+                    names += [name for name in content["fields"]["names"].split()
+                              if name not in names]
+                    seen[key]["fields"]["names"] = " ".join(names)
+                    continue
+                seen[key] = content
+                contents.append((content, heading))
+        return contents
+
+    def _page(self, relative, source_id, text, sha256, progress) -> list:
+        docs_url = self.package_tree.docs_url
+        page = page_url(docs_url, relative) if docs_url else None
+        kind = source_kind(relative)
+        found = {}
+        if kind == "rst":
+            for directive in autodoc.directives(text):
+                documented = autodoc.resolve(directive, self.package)
+                if documented is None:
+                    progress.skip(f"{self.tree.label}/{source_id}:{directive.line}",
+                                  f"auto{directive.kind} {directive.name or '(no name)'}: "
+                                  "the package source defines no such object")
+                found[directive.line] = documented or []
+        contents = []
+        for paragraph in parse_source(relative, text):
+            if paragraph.start_line in found:
+                for item in found.pop(paragraph.start_line):
+                    contents.extend(self.object_contents(
+                        item.module, item.obj, [item.name], page, source_id))
+                continue
+            if page is not None:
+                url = page + ("#" + paragraph.anchor if paragraph.anchor else "")
+            else:
+                url = self._source_link(source_id, paragraph.start_line, paragraph.end_line)
+            body = plain_text(paragraph.text) if kind == "rst" else paragraph.text
+            facts = IndexFields.of(
+                kind=SECTION, in_links=0, noindex=False, reference_page=True, names="",
+                name="", signature="", body=body, code="", context=source_id)
+            contents.append((_content(
+                self.tree, source_id, sha256, url, paragraph.start_line, paragraph.end_line,
+                paragraph.text, source_id, facts), ""))
+        return contents

@@ -1,0 +1,282 @@
+"""Unit: package sources read with ast, autodoc directives resolved, releases unpacked safely."""
+
+import hashlib
+import io
+import os
+import tarfile
+import unittest
+import zipfile
+from unittest import mock
+
+from retrieval.ingest import autodoc, unpack
+from retrieval.ingest.docstrings import (
+    PackageSource,
+    aliases,
+    module_name,
+    parse_module,
+    public_objects,
+    read_package,
+)
+from retrieval.ingest.rendered import RenderedSite
+from tests.package_fixtures import BROKEN, CORE, INIT
+from tests.support import temporary_directory
+
+
+def demo_package(testcase):
+    """Write the demo package (and its broken module) and read it."""
+    root = temporary_directory(testcase)
+    os.makedirs(os.path.join(root, "demo"))
+    for name, text in (("__init__", INIT), ("core", CORE), ("broken", BROKEN)):
+        with open(os.path.join(root, "demo", f"{name}.py"), "w", encoding="utf-8") as out:
+            out.write(text)
+    files = [(f"demo/{name}.py", module_name(f"demo/{name}.py"))
+             for name in ("__init__", "core", "broken")]
+    return read_package(root, files)
+
+
+class DocstringReaderTest(unittest.TestCase):
+
+    def setUp(self):
+        self.package = demo_package(self)
+
+    def test_each_object_quotes_its_file_lines_byte_exact_with_the_file_digest(self):
+        module = self.package.modules["demo.core"]
+        job = module.objects["Engine.register_job"]
+        lines = CORE.split("\n")
+        self.assertEqual(module.quote(job), "\n".join(lines[job.start_line - 1:job.end_line]))
+        self.assertTrue(module.quote(job).startswith("    def register_job(self, job"))
+        self.assertTrue(module.quote(job).endswith('        :param options: passed to the job.\n'
+                                                   '        """'))
+        self.assertEqual(module.sha256, hashlib.sha256(CORE.encode()).hexdigest())
+        self.assertEqual(job.signature, "(self, job: t.Callable, **options: t.Any) -> None")
+        self.assertEqual(job.docstring.split("\n")[0], "Register a job to run when the engine "
+                                                       "starts.")
+        # A class's signature is its __init__'s, as written (continuation line included).
+        self.assertEqual(module.objects["Engine"].signature,
+                         '(self, size: int,\n                 name: str = "engine") -> None')
+
+    def test_a_crlf_file_is_quoted_with_its_carriage_returns(self):
+        data = CORE.replace("\n", "\r\n").encode()
+        module = parse_module("demo.core", "demo/core.py", data)
+        stop = module.objects["Engine.stop"]
+        self.assertEqual(module.quote(stop),
+                         '    def stop(self):\r\n        """Stop every job."""\r')
+
+    def test_attributes_documented_by_comments_and_instance_attributes(self):
+        module = self.package.modules["demo.core"]
+        self.assertEqual(module.quote(module.objects["Engine.retries"]),
+                         "    #: Jobs run at most this many times.\n    retries = 3")
+        self.assertEqual(module.objects["Engine.name"].docstring, "The name the engine reports.")
+        # Members in source order: the instance attribute where __init__ is.
+        self.assertEqual(module.objects["Engine"].members,
+                         ("retries", "__init__", "name", "register_job", "stop", "undocumented",
+                          "_hidden"))
+
+    def test_public_follows_all_where_defined_else_the_underscore(self):
+        names = [obj.name for _, obj in public_objects(self.package)]
+        self.assertEqual(names, [
+            "demo", "demo.DEFAULT_SIZE", "demo.core", "demo.core.Engine",
+            "demo.core.Engine.retries", "demo.core.Engine.name", "demo.core.Engine.register_job",
+            "demo.core.Engine.stop", "demo.core.Engine.undocumented", "demo.core.EngineError",
+            "demo.core.make_engine"])
+
+    def test_a_syntax_error_skips_that_module_only(self):
+        self.assertEqual(self.package.skipped, [("demo/broken.py", "syntax error (line 3)")])
+        self.assertNotIn("demo.broken", self.package.modules)
+
+    def test_definitions_under_if_and_try_are_definitions_the_first_one_kept(self):
+        module = parse_module("m", "m.py", (
+            b'"""M."""\nimport sys\ntry:\n    from fast import speed\nexcept ImportError:\n'
+            b'    def speed():\n        """Slow."""\nif sys.version_info >= (3, 8):\n'
+            b'    def walk():\n        """New."""\nelse:\n    def walk():\n'
+            b'        """Old."""\n'))
+        self.assertEqual(module.objects[""].members, ("speed", "walk"))
+        self.assertEqual((module.objects["speed"].docstring, module.objects["walk"].docstring),
+                         ("Slow.", "New."))
+
+    def test_a_module_that_cannot_be_read_as_written_is_skipped_with_why(self):
+        root = temporary_directory(self)
+        files = {"latin.py": b'"""caf\xe9"""\n', "nul.py": b"x = 1\x00\n",
+                 "cr.py": b'"""One."""\rx = 1\n', "fine.py": b'"""Fine."""\n'}
+        for name, data in files.items():
+            with open(os.path.join(root, name), "wb") as out:
+                out.write(data)
+        package = read_package(root, [(name, name[:-3]) for name in files])
+        self.assertEqual(sorted(package.modules), ["fine"])
+        skipped = dict(package.skipped)
+        # Python before 3.11.4 raised ValueError for a NUL, later ones SyntaxError.
+        self.assertIn("source code string cannot contain null bytes", skipped.pop("nul.py"))
+        self.assertEqual(skipped, {
+            "latin.py": "not UTF-8 (byte 6)",
+            "cr.py": "a carriage return without a line feed (line numbers would differ)"})
+
+    def test_names_resolve_through_imports_and_re_exports_are_aliases(self):
+        found = self.package.resolve("demo.Engine.register_job")
+        self.assertEqual(found[1].name, "demo.core.Engine.register_job")
+        self.assertIsNone(self.package.resolve("demo.Engine.missing"))
+        self.assertIsNone(self.package.resolve("nowhere.thing"))
+        self.assertEqual(aliases(self.package)["demo.core.Engine.stop"], ["demo.Engine.stop"])
+        # Only a package's __init__ re-exports: core's own `import typing as t` names nothing.
+        self.assertEqual(sorted(aliases(self.package)), [
+            "demo.core.Engine", "demo.core.Engine.__init__", "demo.core.Engine._hidden",
+            "demo.core.Engine.name", "demo.core.Engine.register_job", "demo.core.Engine.retries",
+            "demo.core.Engine.stop", "demo.core.Engine.undocumented", "demo.core.make_engine"])
+
+
+class AutodocTest(unittest.TestCase):
+
+    def setUp(self):
+        self.package = demo_package(self)
+
+    def resolved(self, text):
+        return [(None if found is None else [item.name for item in found])
+                for found in (autodoc.resolve(d, self.package) for d in autodoc.directives(text))]
+
+    def test_members_undoc_members_and_exclude_members(self):
+        self.assertEqual(self.resolved(".. currentmodule:: demo\n\n"
+                                       ".. autoclass:: Engine\n   :members:\n"), [[
+            "demo.Engine", "demo.Engine.retries", "demo.Engine.name",
+            "demo.Engine.register_job", "demo.Engine.stop"]])
+        self.assertEqual(self.resolved(".. autoclass:: demo.Engine\n   :members:\n"
+                                       "   :undoc-members:\n   :exclude-members: stop, name\n"),
+                         [["demo.Engine", "demo.Engine.retries", "demo.Engine.register_job",
+                           "demo.Engine.undocumented"]])
+        self.assertEqual(self.resolved(".. automodule:: demo.core\n   :members: make_engine\n"
+                                       "\n.. autofunction:: make_engine\n"),
+                         [["demo.core", "demo.core.make_engine"], ["demo.core.make_engine"]])
+
+    def test_every_directive_kind(self):
+        text = ("\n.. module:: demo\n\n.. autodata:: DEFAULT_SIZE\n\n"
+                ".. autoexception:: demo.core.EngineError\n\n.. automethod:: Engine.stop\n\n"
+                ".. autoattribute:: Engine.retries\n\n.. autofunction:: make_engine\n")
+        self.assertEqual(self.resolved(text), [
+            ["demo.DEFAULT_SIZE"], ["demo.core.EngineError"], ["demo.Engine.stop"],
+            ["demo.Engine.retries"], ["demo.make_engine"]])
+
+    def test_a_directive_in_an_autoclass_documents_that_class_s_member(self):
+        self.assertEqual(self.resolved(".. currentmodule:: demo\n\n.. autoclass:: Engine\n\n"
+                                       "   .. automethod:: stop\n\n"
+                                       "   .. autoattribute:: retries\n\n"
+                                       ".. autofunction:: make_engine\n"),
+                         [["demo.Engine"], ["demo.Engine.stop"], ["demo.Engine.retries"],
+                          ["demo.make_engine"]])
+        # Outside the class's content, a member's bare name is no object of the module.
+        self.assertEqual(self.resolved(".. currentmodule:: demo\n\n.. autoclass:: Engine\n\n"
+                                       ".. automethod:: stop\n"), [["demo.Engine"], None])
+
+    def test_cross_references_count_for_each_name_they_may_mean(self):
+        counts = autodoc.references(
+            ":func:`option` before any module.\n\n.. currentmodule:: click\n\n"
+            "See :func:`option`, :meth:`~flask.Flask.run`, :class:`the context <Context>`,\n"
+            ":meth:`.invoke` and :func:`!echo()`; :ref:`a-label` and ``:func:`` are none.\n")
+        self.assertEqual(counts, {"option": 2, "click.option": 1, "flask.Flask.run": 1,
+                                  "click.flask.Flask.run": 1, "Context": 1, "click.Context": 1,
+                                  ".invoke": 1, "echo": 1, "click.echo": 1})
+
+    def test_inherited_private_and_special_members(self):
+        package = PackageSource()
+        package.modules["lib"] = parse_module("lib", "lib/__init__.py", (
+            b'from .base import Base\n\n\nclass App(Base):\n    """App."""\n\n'
+            b'    def run(self):\n        """Run."""\n\n    def stop(self):\n        pass\n'))
+        package.modules["lib.base"] = parse_module("lib.base", "lib/base.py", (
+            b'class Base:\n    """Base."""\n\n    def route(self, rule):\n'
+            b'        """Route a rule."""\n\n    def stop(self):\n        """Stop."""\n\n'
+            b'    def _hidden(self):\n        """Hidden."""\n\n'
+            b'    def __call__(self):\n        """Call."""\n'))
+
+        def names(options):
+            [directive] = autodoc.directives(".. autoclass:: lib.App\n   :members:\n" + options)
+            return [(item.name, item.obj.name) for item in autodoc.resolve(directive, package)]
+        self.assertEqual(names(""), [("lib.App", "lib.App"), ("lib.App.run", "lib.App.run")])
+        # Under the subclass's name, from the base that defines them; App's own stop hides
+        # Base's even undocumented.
+        self.assertEqual(names("   :inherited-members:\n")[2:],
+                         [("lib.App.route", "lib.base.Base.route")])
+        self.assertEqual(names("   :inherited-members:\n   :private-members:\n"
+                               "   :special-members:\n")[2:],
+                         [("lib.App.route", "lib.base.Base.route"),
+                          ("lib.App._hidden", "lib.base.Base._hidden"),
+                          ("lib.App.__call__", "lib.base.Base.__call__")])
+
+    def test_an_explicit_directive_documents_an_undocumented_assignment(self):
+        # As autodoc: what a directive names is documented whatever it is (but a module).
+        self.assertEqual(self.resolved(".. autodata:: demo.core.shared_engine\n\n"
+                                       ".. autofunction:: demo.Engine\n"),
+                         [["demo.core.shared_engine"], ["demo.Engine"]])
+        self.assertNotIn("demo.core.shared_engine",
+                         [obj.name for _, obj in public_objects(self.package)])
+
+    def test_an_object_the_source_does_not_define_resolves_to_none(self):
+        self.assertEqual(self.resolved(".. autoclass:: demo.Missing\n\n"
+                                       ".. autoclass:: demo.core\n\n"  # a module
+                                       ".. automodule:: demo.broken\n"), [None, None, None])
+
+
+def tar_with(member: tarfile.TarInfo, data: bytes = b"") -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        tar.addfile(member, io.BytesIO(data) if member.isfile() else None)
+    return buffer.getvalue()
+
+
+class UnpackTest(unittest.TestCase):
+
+    def archive(self, name: str, data: bytes) -> str:
+        path = os.path.join(temporary_directory(self), name)
+        with open(path, "wb") as out:
+            out.write(data)
+        return path
+
+    def unpack(self, path):
+        return unpack.unpack(path, os.path.join(temporary_directory(self), "tree"))
+
+    def test_path_traversal_is_refused(self):
+        info = tarfile.TarInfo("pkg-1.0/../../evil.py")
+        info.size = 1
+        with self.assertRaisesRegex(unpack.UnpackError, "outside the unpacked tree"):
+            self.unpack(self.archive("pkg-1.0.tar.gz", tar_with(info, b"x")))
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as package:
+            package.writestr("/etc/evil.py", "x")
+        with self.assertRaisesRegex(unpack.UnpackError, "outside the unpacked tree"):
+            self.unpack(self.archive("pkg-1.0-py3-none-any.whl", buffer.getvalue()))
+
+    def test_links_are_left_out(self):
+        info = tarfile.TarInfo("pkg-1.0/link.py")
+        info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        root = os.path.join(temporary_directory(self), "tree")
+        self.assertEqual(unpack.unpack(self.archive("pkg-1.0.tar.gz", tar_with(info)), root),
+                         ["pkg-1.0/link.py"])
+        self.assertFalse(os.path.lexists(os.path.join(root, "pkg-1.0", "link.py")))
+
+    def test_a_size_bomb_is_refused_as_it_is_written(self):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
+            package.writestr("pkg/big.py", b"#" * 5000)
+        path = self.archive("pkg-1.0.zip", buffer.getvalue())
+        with mock.patch.object(unpack, "MAX_UNPACKED_BYTES", 4096), \
+                self.assertRaisesRegex(unpack.UnpackError, "unpacks to more than"):
+            self.unpack(path)
+
+    def test_a_damaged_archive_will_not_unpack(self):
+        with self.assertRaisesRegex(unpack.UnpackError, "pkg-1.0.tar.gz: will not unpack"):
+            self.unpack(self.archive("pkg-1.0.tar.gz", b"\x1f\x8b not really gzip"))
+
+
+class LineFragmentTest(unittest.TestCase):
+
+    def test_a_file_link_lands_where_the_file_has_those_lines(self):
+        root = temporary_directory(self)
+        os.makedirs(os.path.join(root, "demo"))
+        with open(os.path.join(root, "demo", "core.py"), "w", encoding="utf-8") as out:
+            out.write(CORE)
+        site = RenderedSite(root, "pypi:demo==1.0/")
+        last = CORE.count("\n") + 1
+        self.assertTrue(site.lands(f"pypi:demo==1.0/demo/core.py#L1-L{last}"))
+        self.assertFalse(site.lands(f"pypi:demo==1.0/demo/core.py#L1-L{last + 1}"))
+        self.assertFalse(site.lands("pypi:demo==1.0/demo/missing.py#L1-L1"))
+        self.assertFalse(site.lands("pypi:other==1.0/demo/core.py#L1-L1"))
+
+
+if __name__ == "__main__":
+    unittest.main()

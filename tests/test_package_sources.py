@@ -1,0 +1,200 @@
+"""`retrieval build --source pypi:...` and `env:...` as a user runs them, with no package index.
+
+pip really runs: it is pointed at a find-links directory of releases this test writes (PIP_NO_INDEX,
+PIP_FIND_LINKS, and PIP_CONFIG_FILE so that no configuration of this machine adds an index).
+"""
+
+import hashlib
+import os
+import sqlite3
+import sys
+import tarfile
+import unittest
+
+from retrieval.testing import subprocess_env
+from retrieval.wsgi import create_app
+from tests.package_fixtures import (
+    API_RST,
+    CORE,
+    INIT,
+    demo_sdist,
+    plain_sdist,
+    write_site_packages,
+    write_wheel,
+)
+from tests.support import (
+    ROOT,
+    class_temporary_directory,
+    post_json,
+    quiet_settings,
+    temporary_directory,
+)
+from tests.test_cli import one_line_refusal, run
+
+DOCS = "https://demo.example/docs/"
+
+
+def passages(out: str) -> dict:
+    """Return {(collection, title): [(url, source_id, start, end, text, sha256, names)]}."""
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        found = {}
+        for row in conn.execute(
+                "SELECT p.collection, p.title, p.url, p.source_id, p.start_line, p.end_line, "
+                "p.text, p.source_sha256, x.names FROM passages p "
+                "JOIN passage_fields x ON x.id = p.id ORDER BY p.id"):
+            found.setdefault(row[:2], []).append(row[2:])
+        return found
+    finally:
+        conn.close()
+
+
+class PackageSourcesTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        cls.links = os.path.join(base, "links")
+        os.makedirs(cls.links)
+        cls.demo = demo_sdist(cls.links, DOCS.rstrip("/"))
+        cls.plain = plain_sdist(cls.links)
+        write_wheel(cls.links, "wheelonly", "3.0", {
+            "wheelonly/__init__.py": '"""Only a wheel."""\n\n\ndef spin(times):\n'
+                                     '    """Spin that many times."""\n'})
+        with open(os.path.join(cls.links, "damaged-4.0.tar.gz"), "wb") as out:
+            out.write(b"\x1f\x8b this is no gzip stream")
+
+    def build(self, *sources, links=True, extra=()):
+        out = os.path.join(temporary_directory(self), "snapshot")
+        env = subprocess_env(PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1",
+                             PIP_FIND_LINKS=self.links if links else "")
+        command = [sys.executable, "-m", "retrieval", "build", "--out", out, *extra]
+        for source in sources:
+            command += ["--source", source]
+        return run(command, env=env, cwd=ROOT), out
+
+    def built(self, *sources, **options):
+        done, out = self.build(*sources, **options)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        verified = run([sys.executable, "-m", "retrieval", "verify", out])
+        self.assertEqual(verified.stdout.splitlines()[-1], "verified", verified.stdout)
+        return done, out
+
+    # -- pypi: with a docs folder -----------------------------------------------------------
+
+    def test_a_docs_folder_gets_its_autodoc_directives_from_the_package_source(self):
+        done, out = self.built("pypi:demo-pkg==1.0")
+        units = passages(out)
+        [(url, source_id, start, end, text, sha256, names)] = units[
+            "demo-pkg", "demo.Engine.register_job"]
+        # The page and the id Sphinx gives the object, on the release's Documentation URL.
+        self.assertEqual(url, DOCS + "api.html#demo.Engine.register_job")
+        self.assertEqual(source_id, "src/demo/core.py")
+        self.assertEqual(text, "\n".join(CORE.split("\n")[start - 1:end]))
+        self.assertIn("Register a job to run when the engine starts.", text)
+        self.assertEqual(sha256, hashlib.sha256(CORE.encode()).hexdigest())
+        self.assertEqual(names.split(), ["demo.Engine.register_job",
+                                         "demo.core.Engine.register_job"])
+        titles = [title for collection, title in units if collection == "demo-pkg"]
+        self.assertEqual([t for t in titles if t.startswith("demo")], [
+            "demo.Engine", "demo.Engine.retries", "demo.Engine.name", "demo.Engine.register_job",
+            "demo.make_engine", "demo.DEFAULT_SIZE", "demo.core.EngineError", "demo.Engine.stop",
+            "demo.core"])
+        # Documented twice (autofunction, then automodule :members:): one passage, both names.
+        self.assertEqual(units["demo-pkg", "demo.make_engine"][0][-1].split(),
+                         ["demo.make_engine", "demo.core.make_engine"])
+        # The directives themselves are no passage; the page's prose and the Markdown are.
+        texts = [row[4] for rows in units.values() for row in rows]
+        self.assertFalse(any(".. auto" in text for text in texts))
+        self.assertIn((DOCS + "guide.html#guide", "docs/guide.md", 3, 3,
+                       "Start an engine with make_engine and register jobs on it.",
+                       hashlib.sha256(b"# Guide\n\nStart an engine with make_engine and register "
+                                      b"jobs on it.\n").hexdigest(), ""),
+                      units["demo-pkg", "docs/guide.md"])
+        self.assertIn("\n".join(API_RST.split("\n")[:2]), texts)
+        # Served, a question about it reads it first.
+        app = create_app(snapshot_path=out, settings=quiet_settings())
+        self.addCleanup(app.close)
+        reply = post_json(app, {"question": "register a job to run when the engine starts",
+                                "version": "1.0", "collection": "demo-pkg"})
+        self.assertEqual(reply.code, 200, reply.body)
+        self.assertEqual(reply.json()["evidence"][0]["url"],
+                         DOCS + "api.html#demo.Engine.register_job")
+        # The docs' own cross-references are the in-link prior's links.
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            in_links = dict(conn.execute(
+                "SELECT p.title, i.in_links FROM passages p JOIN passage_facts i ON i.id = p.id"))
+        finally:
+            conn.close()
+        self.assertEqual((in_links["demo.Engine.register_job"], in_links["demo.make_engine"],
+                          in_links["demo.Engine.stop"]), (1, 1, 0))
+        # The missing object and the module that does not parse: skipped, counted, not fatal.
+        self.assertIn("build: skipped demo-pkg/1.0/docs/api.rst:21: autoclass Missing: the "
+                      "package source defines no such object", done.stderr)
+        self.assertIn("build: skipped demo-pkg/1.0/src/demo/broken.py: syntax error (line 3)",
+                      done.stderr)
+        self.assertIn("(2 skipped)", done.stderr)
+
+    # -- pypi: docstrings alone -------------------------------------------------------------
+
+    def test_without_docs_the_api_reference_links_to_file_lines_that_verify_checks(self):
+        _, out = self.built("pypi:plain==2.0", "pypi:wheelonly==3.0",
+                            extra=["--base-url", "wheelonly/3.0=https://example.org/src/"])
+        units = passages(out)
+        [(url, source_id, start, end, text, _, names)] = units["plain", "plain.core.Engine.stop"]
+        self.assertEqual((url, source_id), (f"pypi:plain==2.0/plain/core.py#L{start}-L{end}",
+                                            "plain/core.py"))
+        self.assertEqual(text, '    def stop(self):\n        """Stop every job."""')
+        self.assertEqual(names.split(), ["plain.core.Engine.stop", "plain.Engine.stop"])
+        self.assertNotIn(("plain", "plain.core._private_helper"), units)
+        self.assertIn(("plain", "plain"), units)  # the package's docstring
+        # A wheel-only release: its wheel's modules, under the --base-url given for it.
+        [(url, *_)] = units["wheelonly", "wheelonly.spin"]
+        self.assertEqual(url, "https://example.org/src/wheelonly/__init__.py#L4-L5")
+        tree = temporary_directory(self)
+        with tarfile.open(self.plain) as sdist:
+            sdist.extractall(tree, filter="data")
+        verified = run([sys.executable, "-m", "retrieval", "verify", out, "--rendered",
+                        f"plain/2.0={os.path.join(tree, 'plain-2.0')}"])
+        self.assertEqual(verified.stdout, "verified\n", verified.stdout)
+
+    # -- env: -------------------------------------------------------------------------------
+
+    def test_an_environment_gives_one_collection_per_distribution_at_its_version(self):
+        venv = temporary_directory(self)
+        site = write_site_packages(os.path.join(venv, "lib", "python3.11", "site-packages"), {
+            "Demo_Pkg": ("1.0", {"demo/__init__.py": INIT, "demo/core.py": CORE}),
+            "other.lib": ("0.3.1", {"other.py": '"""Other things."""\n'}),
+            "calver": ("2024.10.1", {"calver.py": '"""Dated."""\n'})})
+        done, out = self.built(f"env:{venv}")
+        units = passages(out)
+        self.assertEqual(sorted({collection for collection, _ in units}),
+                         ["demo-pkg", "other-lib"])
+        self.assertIn("build: skipped calver 2024.10.1: its version is not", done.stderr)
+        [(url, source_id, start, end, *_)] = units["demo-pkg", "demo.core.make_engine"]
+        self.assertEqual(url, f"file://{os.path.realpath(site)}/demo/core.py#L{start}-L{end}")
+        with open(os.path.join(out, "manifest.json"), encoding="utf-8") as manifest:
+            self.assertIn('"version": "0.3.1"', manifest.read())
+        _, out = self.built(f"other.lib=env:{site}")
+        self.assertEqual(sorted({collection for collection, _ in passages(out)}), ["other-lib"])
+
+    # -- bad input --------------------------------------------------------------------------
+
+    def test_bad_input_is_one_line_and_exit_2(self):
+        cases = [
+            ("pypi:demo-pkg==9.9", True, "pypi:demo-pkg==9.9: pip downloaded no sdist or wheel"),
+            ("pypi:demo-pkg==1.0", False, "pypi:demo-pkg==1.0: pip downloaded no sdist or wheel"),
+            ("pypi:damaged==4.0", True, "pypi:damaged==4.0: pip downloaded no sdist or wheel"),
+            ("pypi:demo-pkg", True, "give pypi:DIST==VERSION"),
+            (f"env:{temporary_directory(self)}", True,
+             "not a virtual environment or site-packages directory"),
+        ]
+        for source, links, message in cases:
+            with self.subTest(source=source, links=links):
+                done, _ = self.build(source, links=links)
+                self.assertIn(message, one_line_refusal(self, done))
+
+
+if __name__ == "__main__":
+    unittest.main()
