@@ -23,6 +23,7 @@ ISSUE_MESSAGES = {
     "int_type": "must be an integer (6, not 6.0 or true)",
     "greater_than_equal": "must be at least {limit}",
     "less_than_equal": "must be at most {limit}",
+    "too_many_terms": "must have at most {limit} distinct terms",
 }
 # The members an issue may carry besides path, type and message.
 ISSUE_BOUNDS = ("limit", "pattern")

@@ -18,6 +18,7 @@ from .contract import (
     UNAVAILABLE,
 )
 from .core.admission import Limits
+from .core.query_bounds import MAX_QUERY_TERMS
 from .core.snapshot import DEFAULT_COLLECTION, MAX_SEARCH_K, READ_BEST
 from .errors import MAX_ISSUES, MAX_PATH_PART
 from .request import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
@@ -108,7 +109,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "description": f"At most {max_body_bytes} bytes of strict JSON, as RetrieveRequest.",
             "properties": {
                 "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
-                          "description": "Not blank; its words are searched for (any of them)."},
+                          "description": "Not blank; its words are searched for (any of them): "
+                                         f"at most {MAX_QUERY_TERMS} distinct words, a word "
+                                         "given twice is searched once."},
                 "version": {"type": "string", "pattern": VERSION_REGEX},
                 "collection": {"type": "string", "pattern": COLLECTION_REGEX,
                                "default": DEFAULT_COLLECTION},

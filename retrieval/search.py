@@ -10,6 +10,7 @@ prefix of the ranking.
 
 from dataclasses import dataclass
 
+from .core.query_bounds import MAX_QUERY_TERMS, too_many_terms
 from .core.service import RetrievalService
 from .core.tools import RetrievalTools, ToolFailure
 from .errors import InvalidRequest, SearchFailed
@@ -43,6 +44,9 @@ class SearchRequest:
 def parse_search_request(document, max_text_bytes_limit: int) -> SearchRequest:
     """Validate a search's arguments (a decoded JSON object) as /retrieve validates its body."""
     issues, collection = common_issues(document, "query")
+    if isinstance(document.get("query"), str) and too_many_terms(document["query"]):
+        issues.append({"path": ["body", "query"], "type": "too_many_terms",
+                       "limit": MAX_QUERY_TERMS})
 
     def check(field, issue):
         issues.extend(body_issue(field, issue))

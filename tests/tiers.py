@@ -17,7 +17,8 @@ TIERS = {
     # The WSGI app called in this process (through wsgiref.validate), or Waitress on a thread.
     "inprocess": ("test_collections", "test_contract", "test_deadline", "test_golden",
                   "test_html_ingest", "test_io_loop", "test_memo", "test_openapi",
-                  "test_operations", "test_passages", "test_search", "test_sphinx_build",
+                  "test_operations", "test_passages", "test_query_bounds", "test_search",
+                  "test_sphinx_build",
                   "test_wsgi"),
     # A real server or the command line in a child process, over real sockets.
     "server": ("test_boundary", "test_cli", "test_client", "test_corpus", "test_cors", "test_docs",
