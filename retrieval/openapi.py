@@ -244,7 +244,8 @@ def _operations() -> dict:
     not_modified = {"description": "Not Modified: If-None-Match named the current ETag."}
     if_none_match = {"name": "If-None-Match", "in": "header", "required": False,
                      "schema": {"type": "string"}}
-    route_errors = error_responses({"401", "404", "405", "503"})
+    # 421: without keys, a Host name the service is not served under (any route).
+    route_errors = error_responses({"401", "404", "405", "421", "503"})
     bearer = [{"bearer": []}]
     return {
         "/retrieve": {
@@ -270,7 +271,7 @@ def _operations() -> dict:
         },
         "/health": {"summary": "Readiness", "responses": {
             "200": _json(_ref("Health"), "Ready, with the served corpus"),
-            "503": _json(_ref("Health"), "Not ready"), **error_responses({"405"})}},
+            "503": _json(_ref("Health"), "Not ready"), **error_responses({"405", "421"})}},
         "/corpus": {
             "summary": "The caller's collections and their exact versions",
             "security": bearer,
@@ -285,9 +286,9 @@ def _operations() -> dict:
             "responses": {"200": _json(_ref("Passage"), "The passage (immutable)",
                                        content_addressed),
                           "304": not_modified, **route_errors}},
-        "/metrics": {"summary": "Prometheus text exposition", "responses": {
+        "/metrics": {"summary": "Prometheus text exposition", "security": bearer, "responses": {
             "200": {"description": "Counters, latency histogram, in-flight gauge",
-                    "content": {"text/plain": {}}}}},
+                    "content": {"text/plain": {}}}, **error_responses({"401", "421"})}},
         "/openapi.json": {"summary": "This document", "responses": {
             "200": {"description": "OpenAPI 3.1", "content": {"application/json": {}}}}},
         "/": {"summary": "The Retrieval Inspector page", "responses": {
@@ -308,8 +309,8 @@ def openapi_document(maxima: Limits, max_body_bytes: int) -> dict:
                   for route in ROUTES if route.documented},
         "components": {
             "schemas": _schemas(maxima, max_body_bytes),
-            # Required only when the server has a keys file; /health, /metrics and this
-            # document stay open.
+            # Required only when the server has a keys file; /health and this document stay
+            # open.
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     }

@@ -10,11 +10,10 @@ prefix of the ranking.
 
 from dataclasses import dataclass
 
-from .core.query_bounds import MAX_QUERY_TERMS, too_many_terms
 from .core.service import RetrievalService
 from .core.tools import RetrievalTools, ToolFailure
 from .errors import InvalidRequest, SearchFailed
-from .request import body_issue, common_issues, count_issue
+from .request import body_issue, common_issues, count_issue, search_query_issue
 
 MIN_LIMIT, MAX_LIMIT, DEFAULT_LIMIT = 1, 20, 5
 DEFAULT_MAX_TEXT_BYTES = 4096
@@ -44,9 +43,7 @@ class SearchRequest:
 def parse_search_request(document, max_text_bytes_limit: int) -> SearchRequest:
     """Validate a search's arguments (a decoded JSON object) as /retrieve validates its body."""
     issues, collection = common_issues(document, "query")
-    if isinstance(document.get("query"), str) and too_many_terms(document["query"]):
-        issues.append({"path": ["body", "query"], "type": "too_many_terms",
-                       "limit": MAX_QUERY_TERMS})
+    issues += body_issue("query", search_query_issue(document.get("query")))
 
     def check(field, issue):
         issues.extend(body_issue(field, issue))

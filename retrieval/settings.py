@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass, field
 
 from .contract import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA
+from .hosts import parse_hosts
 
 ENV_PREFIX = "RETRIEVAL_"
 
@@ -53,6 +54,9 @@ class Settings:
     keys_file: str | None = _setting(
         str, None, "API keys file (`retrieval keys add`); when set, /corpus, /passages and "
                    "/retrieve need `Authorization: Bearer <secret>`.")
+    allowed_hosts: str = _setting(
+        str, "", "Comma-separated Host names (no port) a service without a keys file answers "
+                 "besides loopback names (`*`: any); other names get 421 host_not_allowed.")
     allow_unauthenticated: bool = _setting(
         bool, False, "Let `retrieval serve` listen on a non-loopback address without a keys file.")
     max_in_flight: int = _setting(
@@ -180,6 +184,10 @@ def parse_origins(value: str) -> frozenset:
 
 def _check_ranges(settings: Settings):
     parse_origins(settings.cors_origins)
+    try:
+        parse_hosts(settings.allowed_hosts)
+    except ValueError as exc:
+        raise SettingsError(f"setting allowed_hosts: {exc}") from None
     for name in ("shutdown_grace_s", "drain_delay_s"):
         if not 0 <= getattr(settings, name) < 3600:
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
