@@ -78,7 +78,16 @@ class Settings:
     keepalive_timeout_s: int = _setting(
         int, 15, "Close a connection idle this long between requests (or before its first).")
     connection_limit: int = _setting(
-        int, 100, "Most open client connections Waitress serves; more wait in the backlog.")
+        int, 100, "Most open client connections Waitress serves; at the limit a new one closes "
+                  "the connection that has waited longest without a request in service.")
+    max_pipelined_requests: int = _setting(
+        int, 8, "Most requests one connection may have read and not yet answered; one that "
+                "pipelines more is closed once those are answered.")
+    send_grace_s: int = _setting(
+        int, 10, "How long a connection's response bytes may wait before the send floor applies.")
+    send_floor_bytes_s: int = _setting(
+        int, 1024, "Close a connection whose response bytes have waited send_grace_s and that "
+                   "took them at less than this many bytes a second since (slow readers).")
     access_log: bool = _setting(
         bool, True, "Write one JSON line per request to stderr.")
     # The memos' caps. Their names say "cache" because users set them by these names; the size
@@ -193,9 +202,13 @@ def _check_ranges(settings: Settings):
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
     for name in ("port", "threads", "max_body_bytes", "server_max_request_body_size",
                  "max_in_flight", "deadline_ms", "channel_timeout_s", "connection_limit",
-                 "request_header_timeout_s", "request_body_timeout_s", "keepalive_timeout_s"):
+                 "request_header_timeout_s", "request_body_timeout_s", "keepalive_timeout_s",
+                 "max_pipelined_requests", "send_grace_s"):
         if getattr(settings, name) < (0 if name == "port" else 1):
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
+    if settings.send_floor_bytes_s < 0:
+        raise SettingsError(f"setting send_floor_bytes_s: {settings.send_floor_bytes_s} is out "
+                            "of range")
     if settings.port > 65535:
         raise SettingsError(f"setting port: {settings.port} is out of range (0..65535)")
     # The defaults a request gets must fit under the maxima.

@@ -24,7 +24,8 @@ TIERS = {
                "test_docs_integrations", "test_driver", "test_faults", "test_fuzz",
                "test_hostile_clients", "test_integrations", "test_keys", "test_mcp",
                "test_mcp_hardening", "test_minilm",
-               "test_semantic", "test_served_snapshot", "test_server", "test_startup_errors"),
+               "test_semantic", "test_served_snapshot", "test_server", "test_slow_readers",
+               "test_startup_errors"),
     # Chromium driving the Inspector; replicas behind haproxy.
     "browser": ("test_cluster", "test_inspector"),
 }
