@@ -159,6 +159,14 @@ def retrieve(session, base_url, payload):
 
 
 class ConfigTest(unittest.TestCase):
+    def test_a_request_that_timed_out_is_never_sent_again(self):
+        # The replica was working on it: a retry would multiply an expensive request's cost.
+        with open(CONFIG, encoding="utf-8") as handle:
+            retry_on = re.findall(r"^\s*retry-on\s+(.*)$", handle.read(), re.M)
+        self.assertEqual(len(retry_on), 1)
+        self.assertNotIn("response-timeout", retry_on[0].split())
+        self.assertNotIn("all-retryable-errors", retry_on[0].split())
+
     def test_shipped_config_and_rendered_replica_counts_are_valid(self):
         require_haproxy(self)
         spec = importlib.util.spec_from_file_location("local_cluster", SCRIPT)
