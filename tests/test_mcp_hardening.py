@@ -5,6 +5,7 @@ off on a loopback address other than 127.0.0.1. Real child processes, raw HTTP o
 import http.client
 import json
 import os
+import socket
 import subprocess
 import sys
 import unittest
@@ -21,11 +22,11 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
 
 
-def start_mcp_http(testcase, *args) -> tuple:
-    """Start `retrieval mcp --transport http --port 0 ARGS`; return (host, port)."""
+def start_mcp_http(testcase, *args, **env) -> tuple:
+    """Start `retrieval mcp --transport http --port 0 ARGS` with env set; return (host, port)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "retrieval", "mcp", "--transport", "http", "--port", "0", *args],
-        cwd=ROOT, env=subprocess_env(**CHILD_ENV), stdin=subprocess.DEVNULL,
+        cwd=ROOT, env=subprocess_env(**CHILD_ENV, **env), stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
     def stop():
@@ -34,6 +35,7 @@ def start_mcp_http(testcase, *args) -> tuple:
         process.stderr.close()
 
     testcase.addCleanup(stop)
+    testcase.mcp_process = process
     line = process.stderr.readline()  # blocks until the one start-up line (or exit)
     testcase.assertIn("listening on http://", line)
     address = line.rsplit(" ", 1)[1].strip().split("//")[1].split("/")[0]
@@ -98,6 +100,24 @@ class McpHttpTest(unittest.TestCase):
         status, _, body = post_mcp(address, INITIALIZE, f"Bearer {self.public}")
         self.assertEqual(status, 200, body)
 
+    def test_distinct_bearers_cost_no_socket_each(self):
+        service = start_server(self, "--snapshot", self.snapshot, env=subprocess_env(
+            RETRIEVAL_KEYS_FILE=self.keys_file, **CHILD_ENV))
+        address = start_mcp_http(self, "--url", service.base_url)
+        descriptors = os.path.join("/proc", str(self.mcp_process.pid), "fd")
+        if not os.path.isdir(descriptors):
+            self.skipTest("needs /proc")
+        call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "list_docs", "arguments": {}}}
+        self.assertEqual(post_mcp(address, call, f"Bearer {self.public}")[0], 200)
+        before = len(os.listdir(descriptors))
+        for number in range(40):
+            status, _, body = post_mcp(address, call, f"Bearer random-{number}")
+            self.assertEqual(status, 401, body)
+        self.assertEqual(post_mcp(address, call, f"Bearer {self.staff}")[0], 200)
+        # One pooled session for every bearer (before: a client and a socket for each, kept).
+        self.assertLess(len(os.listdir(descriptors)), before + 10)
+
     def test_no_session_outlives_its_request(self):
         address = start_mcp_http(self, "--snapshot", self.snapshot, "--keys-file", self.keys_file)
         # Stateless: nothing one key opens is held for it, so nothing fills up or is shared.
@@ -116,6 +136,24 @@ class McpHttpTest(unittest.TestCase):
         self.assertEqual(status, 421, body)
         status, _, body = post_mcp(address, INITIALIZE, host_header=f"127.0.0.2:{address[1]}")
         self.assertEqual(status, 200, body)
+
+    def test_a_request_that_never_arrives_in_full_is_closed(self):
+        # uvicorn served a half-sent head forever: 120 of them held every slot.
+        address = start_mcp_http(self, "--snapshot", self.snapshot,
+                                 RETRIEVAL_REQUEST_HEADER_TIMEOUT_S="1",
+                                 RETRIEVAL_REQUEST_BODY_TIMEOUT_S="1")
+        silent = socket.create_connection(address, timeout=WAIT_S)
+        half = socket.create_connection(address, timeout=WAIT_S)
+        body = socket.create_connection(address, timeout=WAIT_S)
+        for sock in (silent, half, body):
+            self.addCleanup(sock.close)
+        half.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        body.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
+        for sock in (silent, half, body):
+            self.assertEqual(sock.recv(1024), b"")  # closed by the server, not by the timeout
+        # A whole request is answered as before.
+        status, _, body_bytes = post_mcp(address, INITIALIZE)
+        self.assertEqual(status, 200, body_bytes)
 
 
 if __name__ == "__main__":

@@ -139,6 +139,8 @@ def _exit_cleanly(signum, frame):
 async def _serve_http(mcp, settings):
     import uvicorn
 
+    from .request_deadline import deadline_protocol
+
     host, port = settings.host, settings.port
     # Stateless: no session outlives its request, so one key cannot fill a session table that
     # every other caller then finds full, nor can a key use or end a session another opened.
@@ -158,6 +160,11 @@ async def _serve_http(mcp, settings):
     # uvicorn shuts down gracefully on SIGTERM, then raises the signal again with the handler
     # it found: make that an ordinary exit, so a stop is status 0 and the backend is closed.
     signal.signal(signal.SIGTERM, _exit_cleanly)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    # A request must arrive in full within the head and body deadlines of `retrieval serve`;
+    # at connection_limit open connections (or tasks) uvicorn answers 503 at once.
+    protocol = deadline_protocol(settings.request_header_timeout_s +
+                                 settings.request_body_timeout_s)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", http=protocol,
+                            limit_concurrency=settings.connection_limit)
     await uvicorn.Server(config).serve(sockets=[listening])
 
