@@ -11,7 +11,7 @@ from retrieval.wsgi import create_app
 from tests.support import call, class_temporary_directory, quiet_settings
 from tests.support.prometheus import parse_exposition
 from tests.test_collections import serve_two_collections_with_keys
-from tests.test_served_snapshot import QUESTION, build, passage_ids
+from tests.test_served_snapshot import QUESTION, build_verified_and_other, passage_ids
 
 SEARCH = {"query": "plain paragraph", "version": "3.11"}
 REBOUND = "attacker.example:8765"
@@ -81,10 +81,7 @@ class RewrittenInPlaceTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        tmp = class_temporary_directory(cls)
-        cls.verified = build(os.path.join(tmp, "a"), "First paragraph\nof plain text.\n\n"
-                                                     "Second plain paragraph.\n")
-        cls.other = build(os.path.join(tmp, "b"), "Another plain paragraph\nof other text.\n")
+        build_verified_and_other(cls)
 
     def test_every_route_refuses_once_the_file_is_rewritten(self):
         served = os.path.join(class_temporary_directory(self), "served")
