@@ -320,7 +320,13 @@ class AdmissionChannel(SelfFlushingChannel):
         finally:
             if getattr(request, "retrieval_admitted", None) is True:
                 request.retrieval_admitted = None
-                self.gate.leave()
+                self.gate.leave(peer_of(self))
+
+
+def peer_of(channel):
+    """Return the client address a channel's connection comes from (None for a unix socket)."""
+    addr = getattr(channel, "addr", None)
+    return addr[0] if isinstance(addr, tuple) and addr else None
 
 
 class AdmittingDispatcher(ThreadedTaskDispatcher):
@@ -351,7 +357,7 @@ class AdmittingDispatcher(ThreadedTaskDispatcher):
             if queue == ADMITTED:
                 # Once draining, nothing new is queued: what was admitted before still runs.
                 request.retrieval_admitted = DRAINING if self._draining else \
-                    self._gate.try_enter()
+                    self._gate.try_enter(peer_of(task))
                 if request.retrieval_admitted is not True:
                     self._fast_lane.add_task(task)
                     return

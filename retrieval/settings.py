@@ -62,6 +62,9 @@ class Settings:
     max_in_flight: int = _setting(
         int, 32, "Most /retrieve requests admitted at once (running or waiting for a worker); "
                  "the next gets 503 overloaded.")
+    max_in_flight_per_peer: int = _setting(
+        int, 0, "Most of those one client address may hold (0: no share); beyond it, 503 "
+                "overloaded. Leave 0 behind a proxy, where every request has its address.")
     deadline_ms: int = _setting(
         int, 2000, "Wall-clock budget of one retrieval; a search still running then is "
                    "interrupted and the run ends limited/deadline.")
@@ -206,9 +209,9 @@ def _check_ranges(settings: Settings):
                  "max_pipelined_requests", "send_grace_s"):
         if getattr(settings, name) < (0 if name == "port" else 1):
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
-    if settings.send_floor_bytes_s < 0:
-        raise SettingsError(f"setting send_floor_bytes_s: {settings.send_floor_bytes_s} is out "
-                            "of range")
+    for name in ("send_floor_bytes_s", "max_in_flight_per_peer"):
+        if getattr(settings, name) < 0:
+            raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
     if settings.port > 65535:
         raise SettingsError(f"setting port: {settings.port} is out of range (0..65535)")
     # The defaults a request gets must fit under the maxima.

@@ -222,7 +222,7 @@ class RetrievalApp:
         self._keys = keys
         self._rate_limiter = RateLimiter()
         self._access_log = access_log
-        self.in_flight = InFlightGate(settings.max_in_flight)
+        self.in_flight = InFlightGate(settings.max_in_flight, settings.max_in_flight_per_peer)
         self._memos = RetrieveMemos(settings.cache_entries, settings.cache_bytes)
         self.metrics = Metrics(in_flight=lambda: self.in_flight.count, memos=self._memo_stats)
         # Replies whose bytes never change are built (and hashed) once, not per request.
@@ -439,12 +439,13 @@ class RetrievalApp:
         if admitted:
             return run(service, environ, exchange)
         # Not admitted by retrieval's own server: count the running request here.
-        if not self.in_flight.try_enter():
+        peer = environ.get("REMOTE_ADDR")
+        if not self.in_flight.try_enter(peer):
             raise Overloaded(f"{self.in_flight.limit} requests in flight")
         try:
             return run(service, environ, exchange)
         finally:
-            self.in_flight.leave()
+            self.in_flight.leave(peer)
 
     @property
     def keys_required(self) -> bool:

@@ -1,18 +1,21 @@
 """Real server, raw sockets: readers that take their responses too slowly, connections that pipeline
-a burst of requests, and idlers that reconnect the moment they are closed (issue 27, 7 and 8).
+a burst of requests, idlers that reconnect the moment they are closed, and one client address
+taking every in-flight slot (issue 27, items 7, 8 and 9).
 
 Each test sets its deadlines small (a second) and the others long (60 s), so what frees the slots
 is the protection under test; every wait is bounded by WAIT_S, and nothing sleeps to wait.
 """
 
+import json
 import socket
 import threading
 import unittest
 
 import requests
 
-from tests.support import WAIT_S, wait_for
-from tests.test_hostile_clients import SLOTS, limited_server
+from tests.support import WAIT_S, ask, read_response, start_slow_server, wait_for
+from tests.support.prometheus import parse_exposition
+from tests.test_hostile_clients import SLOTS, limited_server, post, status_and_code
 
 PAGE = b"GET /inspector.js HTTP/1.1\r\nHost: localhost\r\n\r\n"
 HEALTH = b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
@@ -129,6 +132,43 @@ class ReconnectingIdlersTest(unittest.TestCase):
                                  headers={"Connection": "close"})
             self.assertEqual(reply.status_code, 200)
         self.assertGreaterEqual(idlers.reconnects, 1)
+
+
+def post_retrieve(port, source="127.0.0.1") -> tuple:
+    """POST the standard question from a source address; return (status, error code or None)."""
+    body = json.dumps(ask()).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=WAIT_S,
+                                  source_address=(source, 0)) as sock:
+        sock.sendall(post(b"/retrieve", body))
+        return status_and_code(read_response(sock))
+
+
+class PeerShareTest(unittest.TestCase):
+    def test_one_client_address_cannot_take_every_slot(self):
+        # The issue's cheap expensive queries, looped by a few clients, took every slot.
+        server, latch = start_slow_server(self, RETRIEVAL_MAX_IN_FLIGHT="4",
+                                          RETRIEVAL_MAX_IN_FLIGHT_PER_PEER="1",
+                                          RETRIEVAL_DEADLINE_MS="20000")
+        results = []
+        first = threading.Thread(target=lambda: results.append(post_retrieve(server.port)))
+        first.start()
+        self.addCleanup(first.join, WAIT_S)
+        latch.wait_in_flight("the first request to be in flight")
+        self.assertEqual(post_retrieve(server.port), (503, "overloaded"))  # at once
+        other = threading.Thread(
+            target=lambda: results.append(post_retrieve(server.port, "127.0.0.2")))
+        other.start()
+        self.addCleanup(other.join, WAIT_S)
+        wait_for(lambda: in_flight(server) == 2, "the other address's request to be admitted")
+        latch.release()
+        first.join(WAIT_S)
+        other.join(WAIT_S)
+        self.assertEqual(results, [(200, None), (200, None)])
+
+
+def in_flight(server) -> float:
+    text = requests.get(server.base_url + "/metrics", timeout=WAIT_S).text
+    return parse_exposition(text)["retrieval_in_flight"].value()
 
 
 if __name__ == "__main__":
