@@ -289,8 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
     _setting_flag(mcp, "allow_unauthenticated", action="store_true")
     mcp.add_argument("--url", help="front this running service instead of a snapshot "
                                    "(default: none, serve the snapshot in this process)")
-    mcp.add_argument("--api-key", help="the key calls are made with when the MCP request "
-                                       "carries no Authorization header (stdio); default: none")
+    mcp.add_argument("--api-key", help="the key calls are made with over stdio (refused "
+                                       "with --transport http, where each request's own "
+                                       "bearer is the caller); default: none")
     mcp.add_argument("--timeout", type=float, default=10.0,
                      help="with --url, seconds per HTTP exchange (default: %(default)s)")
     mcp.set_defaults(run=_mcp)

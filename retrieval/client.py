@@ -133,6 +133,10 @@ class InvalidContentLength(RetrievalError):
     """400 invalid_content_length."""
 
 
+class HostNotAllowed(RetrievalError):
+    """421 host_not_allowed: a keyless service does not answer for the URL's host name."""
+
+
 class NotReady(RetrievalError):
     """503 not_ready: the app was closed."""
 
@@ -182,6 +186,7 @@ ERROR_CLASSES = {
     "method_not_allowed": MethodNotAllowed,
     "query_not_allowed": QueryNotAllowed,
     "invalid_content_length": InvalidContentLength,
+    "host_not_allowed": HostNotAllowed,
     "not_ready": NotReady,
     "internal_error": InternalError,
     "unauthenticated": Unauthenticated,

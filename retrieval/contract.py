@@ -37,6 +37,7 @@ HTTP_STATUS = {
     "collection_not_found": "404 Not Found",
     "passage_not_found": "404 Not Found",
     "method_not_allowed": "405 Method Not Allowed",
+    "host_not_allowed": "421 Misdirected Request",
     "body_too_large": "413 Content Too Large",
     "unsupported_media_type": "415 Unsupported Media Type",
     "invalid_json": "422 Unprocessable Content",

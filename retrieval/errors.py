@@ -23,6 +23,8 @@ ISSUE_MESSAGES = {
     "int_type": "must be an integer (6, not 6.0 or true)",
     "greater_than_equal": "must be at least {limit}",
     "less_than_equal": "must be at most {limit}",
+    "too_many_terms": "must have at most {limit} distinct terms",
+    "null_character": "must not contain U+0000 (NUL)",
 }
 # The members an issue may carry besides path, type and message.
 ISSUE_BOUNDS = ("limit", "pattern")
@@ -68,7 +70,16 @@ class PassageNotFound(ServiceError):
 
 class QueryNotAllowed(ServiceError):
     code = "query_not_allowed"
-    message = "/retrieve takes no query string: send every field in the JSON body"
+
+    def __init__(self, route: str, detail: str = ""):
+        super().__init__(detail)
+        self.message = f"{route} takes no query string: send every field in the JSON body"
+
+
+class HostNotAllowed(ServiceError):
+    code = "host_not_allowed"
+    message = ("this service does not answer for that Host name: without keys it answers only "
+               "loopback names and the allowed_hosts setting's")
 
 
 class Unauthenticated(ServiceError):

@@ -17,11 +17,17 @@ DRAINING = "draining"
 
 
 class InFlightGate:
-    """A non-blocking counting semaphore with a readable count."""
+    """A non-blocking counting semaphore with a readable count, and an optional share per peer.
 
-    def __init__(self, limit: int):
+    per_peer (0: none): the most slots one peer (a client address, as the server names it) may
+    hold at once, so a few clients looping expensive requests cannot take every slot.
+    """
+
+    def __init__(self, limit: int, per_peer: int = 0):
         self.limit = limit
+        self.per_peer = per_peer
         self._count = 0
+        self._by_peer: dict = {}
         self._lock = threading.Lock()
 
     @property
@@ -29,15 +35,24 @@ class InFlightGate:
         """Return how many requests hold a slot now."""
         return self._count
 
-    def try_enter(self) -> bool:
-        """Take a slot if one is free; never wait."""
+    def try_enter(self, peer=None) -> bool:
+        """Take a slot if one is free (and the peer has its share left); never wait."""
         with self._lock:
             if self._count >= self.limit:
                 return False
+            if self.per_peer and peer is not None:
+                held = self._by_peer.get(peer, 0)
+                if held >= self.per_peer:
+                    return False
+                self._by_peer[peer] = held + 1
             self._count += 1
             return True
 
-    def leave(self):
-        """Give back a slot taken by try_enter."""
+    def leave(self, peer=None):
+        """Give back a slot taken by try_enter (with the same peer)."""
         with self._lock:
             self._count -= 1
+            if self.per_peer and peer is not None:
+                held = self._by_peer.pop(peer) - 1
+                if held:
+                    self._by_peer[peer] = held

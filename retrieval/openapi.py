@@ -19,6 +19,7 @@ from .contract import (
 )
 from .core.admission import Limits
 from .core.index import MATCH_ALL, MATCH_ANY
+from .core.query_bounds import MAX_QUERY_TERMS
 from .core.snapshot import DEFAULT_COLLECTION, MAX_SEARCH_K, READ_BEST
 from .errors import MAX_ISSUES, MAX_PATH_PART
 from .request import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
@@ -116,7 +117,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "description": f"At most {max_body_bytes} bytes of strict JSON, as RetrieveRequest.",
             "properties": {
                 "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
-                          "description": "Not blank: a question, or words (see analysis)."},
+                          "description": "Not blank: a question, or words (see analysis; "
+                                         f"raw: at most {MAX_QUERY_TERMS} distinct words, a word "
+                                         "given twice is searched once)."},
                 "version": {"type": "string", "pattern": VERSION_REGEX},
                 "collection": {"type": "string", "pattern": COLLECTION_REGEX,
                                "default": DEFAULT_COLLECTION},
@@ -255,7 +258,8 @@ def _operations() -> dict:
     not_modified = {"description": "Not Modified: If-None-Match named the current ETag."}
     if_none_match = {"name": "If-None-Match", "in": "header", "required": False,
                      "schema": {"type": "string"}}
-    route_errors = error_responses({"401", "404", "405", "503"})
+    # 421: without keys, a Host name the service is not served under (any route).
+    route_errors = error_responses({"401", "404", "405", "421", "503"})
     bearer = [{"bearer": []}]
     return {
         "/retrieve": {
@@ -281,7 +285,7 @@ def _operations() -> dict:
         },
         "/health": {"summary": "Readiness", "responses": {
             "200": _json(_ref("Health"), "Ready, with the served corpus"),
-            "503": _json(_ref("Health"), "Not ready"), **error_responses({"405"})}},
+            "503": _json(_ref("Health"), "Not ready"), **error_responses({"405", "421"})}},
         "/corpus": {
             "summary": "The caller's collections and their exact versions",
             "security": bearer,
@@ -296,9 +300,9 @@ def _operations() -> dict:
             "responses": {"200": _json(_ref("Passage"), "The passage (immutable)",
                                        content_addressed),
                           "304": not_modified, **route_errors}},
-        "/metrics": {"summary": "Prometheus text exposition", "responses": {
+        "/metrics": {"summary": "Prometheus text exposition", "security": bearer, "responses": {
             "200": {"description": "Counters, latency histogram, in-flight gauge",
-                    "content": {"text/plain": {}}}}},
+                    "content": {"text/plain": {}}}, **error_responses({"401", "421"})}},
         "/openapi.json": {"summary": "This document", "responses": {
             "200": {"description": "OpenAPI 3.1", "content": {"application/json": {}}}}},
         "/": {"summary": "The Retrieval Inspector page", "responses": {
@@ -319,8 +323,8 @@ def openapi_document(maxima: Limits, max_body_bytes: int) -> dict:
                   for route in ROUTES if route.documented},
         "components": {
             "schemas": _schemas(maxima, max_body_bytes),
-            # Required only when the server has a keys file; /health, /metrics and this
-            # document stay open.
+            # Required only when the server has a keys file; /health and this document stay
+            # open.
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     }

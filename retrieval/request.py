@@ -7,6 +7,7 @@ clients of the earlier FastAPI design of this service keep working.
 
 from .contract import ALLOWANCES, DEFAULT_LIMITS
 from .core.admission import Limits
+from .core.query_bounds import MAX_QUERY_TERMS, too_many_terms
 from .core.service import RetrieveRequest
 from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
 from .core.strict_json import NegativeZero, StrictJSONError, loads_strict
@@ -28,6 +29,22 @@ def _question_issue(value):
         return {"type": "string_too_short"}
     if len(value) > MAX_QUESTION_CHARS:
         return {"type": "string_too_long", "limit": MAX_QUESTION_CHARS}
+    return None
+
+
+def search_query_issue(value, count_terms: bool = True):
+    """Return what a search query may not be besides a question's issues, or None.
+
+    A NUL cannot reach the index as text (FTS5 reads it as the end of the query): it is the
+    caller's mistake, not a failed search. Too many distinct terms would cost the deadline
+    (count_terms: the query is searched as written).
+    """
+    if not isinstance(value, str):
+        return None  # _question_issue says what is wrong
+    if "\x00" in value:
+        return {"type": "null_character"}
+    if count_terms and too_many_terms(value):
+        return {"type": "too_many_terms", "limit": MAX_QUERY_TERMS}
     return None
 
 

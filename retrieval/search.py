@@ -19,7 +19,7 @@ from .core.index import MATCH_ALL
 from .core.service import RetrievalService
 from .core.tools import RetrievalTools, ToolFailure
 from .errors import InvalidRequest, SearchFailed
-from .request import body_issue, common_issues, count_issue
+from .request import body_issue, common_issues, count_issue, search_query_issue
 
 MIN_LIMIT, MAX_LIMIT, DEFAULT_LIMIT = 1, 20, 5
 DEFAULT_MAX_TEXT_BYTES = 4096
@@ -55,6 +55,11 @@ class SearchRequest:
 def parse_search_request(document, max_text_bytes_limit: int) -> SearchRequest:
     """Validate a search's arguments (a decoded JSON object) as /retrieve validates its body."""
     issues, collection = common_issues(document, "query")
+    analysis = document.get("analysis", ANALYSES[0])
+    # A question's analysis keeps at most MAX_QUESTION_TERMS words; a raw query is searched
+    # whole, so only it can have too many terms.
+    issues += body_issue("query", search_query_issue(document.get("query"),
+                                                     count_terms=analysis == "raw"))
 
     def check(field, issue):
         issues.extend(body_issue(field, issue))
@@ -66,7 +71,6 @@ def parse_search_request(document, max_text_bytes_limit: int) -> SearchRequest:
     check("limit", issue)
     max_text_bytes = document.get("max_text_bytes", DEFAULT_MAX_TEXT_BYTES)
     check("max_text_bytes", count_issue(max_text_bytes, max_text_bytes_limit))
-    analysis = document.get("analysis", ANALYSES[0])
     if analysis not in ANALYSES:
         check("analysis", {"type": "string_type"} if not isinstance(analysis, str) else
               {"type": "string_pattern_mismatch", "pattern": ANALYSIS_REGEX})

@@ -8,8 +8,14 @@ Waitress protections set here, each from a setting (docs/operating.md):
   after its head, closes the connection however the client trickles (Waitress's channel_timeout
   is an idle timeout that every byte resets); a connection idle between requests is closed after
   keepalive_timeout_s. So slow or idle clients cannot hold the connection_limit slots;
-- connection_limit: at most this many open connections are served, the rest wait in the
-  listen backlog;
+- slow readers (close_overdue, GuardedChannel): a connection whose response bytes have waited
+  send_grace_s and that took them at less than send_floor_bytes_s a second since is closed (every
+  send() refreshes Waitress's last_activity, so a reader taking a few bytes at a time was never
+  idle); a connection may have at most max_pipelined_requests requests read and unanswered, and
+  one that pipelines more is closed once those are answered, so queued output stays bounded;
+- connection_limit: at most this many open connections are served; at the limit a new connection
+  closes the one that has waited longest without a request in service (make_room_at_limit), so
+  idlers that reconnect cannot keep a new client in the backlog;
 - admission before the task queue (AdmittingDispatcher): at most max_in_flight /retrieve requests
   are queued or running; the next is answered 503 overloaded at once by a separate thread, which
   also answers /health, /metrics and unknown paths so probes never wait behind retrievals (each
@@ -96,9 +102,23 @@ class GuardedParser(HTTPRequestParser):
 
 
 class GuardedChannel(HTTPChannel):
-    """A channel that times each request from its first byte (see close_overdue)."""
+    """A channel that times each request from its first byte, and its output (close_overdue).
+
+    Also caps pipelining: requests read beyond max_pipelined are dropped unanswered and the
+    connection is closed once the ones kept are answered (RFC 9112 9.3.2: a client retries what
+    a closed connection left unanswered), so one burst cannot queue hundreds of responses.
+    """
 
     parser_class = GuardedParser
+    max_pipelined: int | None = None  # set per server by build_server()
+    pipeline_full = False  # requests were dropped: read nothing more, close when answered
+    bytes_sent = 0  # response bytes the socket took, counted for the send floor
+    output_since: float | None = None  # time.monotonic() when unsent output was first seen
+    sent_at_output_since = 0
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.waiting_since = time.monotonic()  # since when no request of it has been in service
 
     def received(self, data):
         pending = self.request
@@ -110,7 +130,34 @@ class GuardedChannel(HTTPChannel):
                 request.head_started = now
             if request.headers_finished and request.body_started is None:
                 request.body_started = now
+        cap = self.max_pipelined
+        if cap is not None and len(self.requests) > cap:
+            with self.requests_lock:
+                for dropped in self.requests[cap:]:
+                    dropped.close()
+                del self.requests[cap:]
+                if self.request is not None:
+                    self.request.close()
+                    self.request = None
+                self.pipeline_full = True
         return result
+
+    def readable(self):
+        return not self.pipeline_full and super().readable()
+
+    def send(self, data, do_close=True):
+        sent = super().send(data, do_close)
+        self.bytes_sent += sent
+        return sent
+
+    def service(self):
+        super().service()
+        if not self.requests:
+            self.waiting_since = time.monotonic()
+            if self.pipeline_full and not self.close_when_flushed:
+                with self.requests_lock:
+                    self.close_when_flushed = True
+                self.server.pull_trigger()
 
     def send_continue(self):
         # Waitress 3.0.2 sends "100 Continue" to a request that has no body as well, and marks
@@ -129,6 +176,25 @@ class ConnectionDeadlines:
     header_s: float
     body_s: float
     keepalive_s: float
+    send_grace_s: float = 10.0
+    send_floor_bytes_s: float = 1024.0
+
+    def too_slow_a_reader(self, channel, now: float) -> bool:
+        """Tell whether a channel's waiting output has been taken below the floor too long.
+
+        Counted from when maintenance first saw output waiting, whatever is being served:
+        a worker blocked on a full output buffer is released when the channel closes.
+        """
+        if not channel.total_outbufs_len:
+            channel.output_since = None
+            return False
+        if channel.output_since is None:
+            channel.output_since = now
+            channel.sent_at_output_since = channel.bytes_sent
+            return False
+        waited = now - channel.output_since
+        taken = channel.bytes_sent - channel.sent_at_output_since
+        return waited > self.send_grace_s and taken < self.send_floor_bytes_s * waited
 
     def overdue(self, channel, now: float) -> bool:
         """Tell whether a channel no request of which is being served has run out of time."""
@@ -152,10 +218,59 @@ def close_overdue(server, deadlines: ConnectionDeadlines, loop=None):
             # A request being served is bounded by the app (deadline_ms), not here.
             if not channel.requests and deadlines.overdue(channel, monotonic_now):
                 channel.will_close = True
+            elif hasattr(channel, "bytes_sent") and \
+                    deadlines.too_slow_a_reader(channel, monotonic_now):
+                channel.will_close = True
         if loop is not None:
             loop.ask_all()  # channels marked to close must be seen writable
 
     server.maintenance = maintenance
+
+
+# A connection closed to make room must have waited this long: a newcomer has time to send its
+# request, and idlers that reconnect at once cannot make each other churn faster than this.
+MAKE_ROOM_AFTER_S = 1.0
+
+
+def waiting_longest(server):
+    """Return the channel that has waited longest without a request in service, or None.
+
+    Idle keep-alive connections and heads still arriving qualify once they have waited
+    MAKE_ROOM_AFTER_S; one with output still to send does not (the send floor bounds those).
+    """
+    cutoff = time.monotonic() - MAKE_ROOM_AFTER_S
+    candidates = [channel for channel in server.active_channels.values()
+                  if getattr(channel, "waiting_since", cutoff) < cutoff
+                  and not channel.requests and not channel.total_outbufs_len
+                  and not channel.will_close]
+    return min(candidates, key=lambda channel: channel.waiting_since, default=None)
+
+
+def make_room_at_limit(server):
+    """At connection_limit, accept a new connection by closing the one waiting longest.
+
+    Waitress stops polling its listener at the limit, so clients that hold every slot idle (and
+    reconnect the moment one is closed) keep everyone else in the backlog. Here the listener
+    stays readable while some connection is only waiting; a connection in the backlog then
+    closes that one, on the I/O thread, and is accepted in its place.
+    """
+    stock_readable, stock_accept = server.readable, server.handle_accept
+
+    def readable():
+        if stock_readable():
+            return True
+        return bool(server.accepting) and waiting_longest(server) is not None
+
+    def handle_accept():
+        if len(server._map) >= server.adj.connection_limit:
+            oldest = waiting_longest(server)
+            if oldest is None:
+                return  # everything is being served: the newcomer waits in the backlog
+            oldest.handle_close()
+        stock_accept()
+
+    server.readable = readable
+    server.handle_accept = handle_accept
 
 
 class AdmissionTask(WSGITask):
@@ -205,7 +320,13 @@ class AdmissionChannel(SelfFlushingChannel):
         finally:
             if getattr(request, "retrieval_admitted", None) is True:
                 request.retrieval_admitted = None
-                self.gate.leave()
+                self.gate.leave(peer_of(self))
+
+
+def peer_of(channel):
+    """Return the client address a channel's connection comes from (None for a unix socket)."""
+    addr = getattr(channel, "addr", None)
+    return addr[0] if isinstance(addr, tuple) and addr else None
 
 
 class AdmittingDispatcher(ThreadedTaskDispatcher):
@@ -236,7 +357,7 @@ class AdmittingDispatcher(ThreadedTaskDispatcher):
             if queue == ADMITTED:
                 # Once draining, nothing new is queued: what was admitted before still runs.
                 request.retrieval_admitted = DRAINING if self._draining else \
-                    self._gate.try_enter()
+                    self._gate.try_enter(peer_of(task))
                 if request.retrieval_admitted is not True:
                     self._fast_lane.add_task(task)
                     return
@@ -353,7 +474,8 @@ def _create_server(app, options, **hooks):
 def build_server(app, settings, inherited_fd=None):
     """Create the Waitress server `retrieval serve` runs: options, admission, channel class."""
     deadlines = ConnectionDeadlines(settings.request_header_timeout_s,
-                                    settings.request_body_timeout_s, settings.keepalive_timeout_s)
+                                    settings.request_body_timeout_s, settings.keepalive_timeout_s,
+                                    settings.send_grace_s, settings.send_floor_bytes_s)
     options = {
         "threads": settings.threads,
         # Far above the app's own cap, so the app's JSON 413 answers everything in between;
@@ -363,7 +485,7 @@ def build_server(app, settings, inherited_fd=None):
         # Waitress checks channels once per cleanup_interval (30 s by default), so a shorter
         # timeout needs checks at least that often to mean anything.
         "cleanup_interval": min(30, settings.channel_timeout_s, deadlines.header_s,
-                                deadlines.body_s, deadlines.keepalive_s),
+                                deadlines.body_s, deadlines.keepalive_s, deadlines.send_grace_s),
         "connection_limit": settings.connection_limit,
         "ident": "retrieval",
     }
@@ -380,15 +502,18 @@ def build_server(app, settings, inherited_fd=None):
         dispatcher = AdmittingDispatcher(gate)
         dispatcher.set_thread_count(settings.threads)
         server = _create_server(app, options, _dispatcher=dispatcher)
-        channel_class = type("RetrievalChannel", (AdmissionChannel,), {"gate": gate})
+        channel_class = type("RetrievalChannel", (AdmissionChannel,),
+                             {"gate": gate, "max_pipelined": settings.max_pipelined_requests})
     else:
         server = _create_server(app, options)
-        channel_class = SelfFlushingChannel
+        channel_class = type("RetrievalChannel", (SelfFlushingChannel,),
+                             {"max_pipelined": settings.max_pipelined_requests})
     loop = io_loop.install(server)
     for listener in _listeners(server):
         listener.channel_class = channel_class
         listener.io_loop = loop
         close_overdue(listener, deadlines, loop)
+        make_room_at_limit(listener)
     return server
 
 

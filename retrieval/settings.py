@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass, field
 
 from .contract import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA
+from .hosts import parse_hosts
 
 ENV_PREFIX = "RETRIEVAL_"
 
@@ -53,11 +54,17 @@ class Settings:
     keys_file: str | None = _setting(
         str, None, "API keys file (`retrieval keys add`); when set, /corpus, /passages and "
                    "/retrieve need `Authorization: Bearer <secret>`.")
+    allowed_hosts: str = _setting(
+        str, "", "Comma-separated Host names (no port) a service without a keys file answers "
+                 "besides loopback names (`*`: any); other names get 421 host_not_allowed.")
     allow_unauthenticated: bool = _setting(
         bool, False, "Let `retrieval serve` listen on a non-loopback address without a keys file.")
     max_in_flight: int = _setting(
         int, 32, "Most /retrieve requests admitted at once (running or waiting for a worker); "
                  "the next gets 503 overloaded.")
+    max_in_flight_per_peer: int = _setting(
+        int, 0, "Most of those one client address may hold (0: no share); beyond it, 503 "
+                "overloaded. Leave 0 behind a proxy, where every request has its address.")
     deadline_ms: int = _setting(
         int, 2000, "Wall-clock budget of one retrieval; a search still running then is "
                    "interrupted and the run ends limited/deadline.")
@@ -74,7 +81,16 @@ class Settings:
     keepalive_timeout_s: int = _setting(
         int, 15, "Close a connection idle this long between requests (or before its first).")
     connection_limit: int = _setting(
-        int, 100, "Most open client connections Waitress serves; more wait in the backlog.")
+        int, 100, "Most open client connections Waitress serves; at the limit a new one closes "
+                  "the connection that has waited longest without a request in service.")
+    max_pipelined_requests: int = _setting(
+        int, 8, "Most requests one connection may have read and not yet answered; one that "
+                "pipelines more is closed once those are answered.")
+    send_grace_s: int = _setting(
+        int, 10, "How long a connection's response bytes may wait before the send floor applies.")
+    send_floor_bytes_s: int = _setting(
+        int, 1024, "Close a connection whose response bytes have waited send_grace_s and that "
+                   "took them at less than this many bytes a second since (slow readers).")
     access_log: bool = _setting(
         bool, True, "Write one JSON line per request to stderr.")
     # The memos' caps. Their names say "cache" because users set them by these names; the size
@@ -180,13 +196,21 @@ def parse_origins(value: str) -> frozenset:
 
 def _check_ranges(settings: Settings):
     parse_origins(settings.cors_origins)
+    try:
+        parse_hosts(settings.allowed_hosts)
+    except ValueError as exc:
+        raise SettingsError(f"setting allowed_hosts: {exc}") from None
     for name in ("shutdown_grace_s", "drain_delay_s"):
         if not 0 <= getattr(settings, name) < 3600:
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
     for name in ("port", "threads", "max_body_bytes", "server_max_request_body_size",
                  "max_in_flight", "deadline_ms", "channel_timeout_s", "connection_limit",
-                 "request_header_timeout_s", "request_body_timeout_s", "keepalive_timeout_s"):
+                 "request_header_timeout_s", "request_body_timeout_s", "keepalive_timeout_s",
+                 "max_pipelined_requests", "send_grace_s"):
         if getattr(settings, name) < (0 if name == "port" else 1):
+            raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
+    for name in ("send_floor_bytes_s", "max_in_flight_per_peer"):
+        if getattr(settings, name) < 0:
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
     if settings.port > 65535:
         raise SettingsError(f"setting port: {settings.port} is out of range (0..65535)")

@@ -47,6 +47,7 @@ from .errors import (
     BodyTooLarge,
     CollectionNotFound,
     Draining,
+    HostNotAllowed,
     InternalError,
     InvalidContentLength,
     MethodNotAllowed,
@@ -59,6 +60,7 @@ from .errors import (
     ServiceError,
     UnsupportedMediaType,
 )
+from .hosts import HostCheck, parse_hosts
 from .inflight import ADMISSION_KEY, DRAINING, InFlightGate
 from .keys import KeysFileError, KeyStore, RateLimiter, retry_after_seconds
 from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -220,7 +222,7 @@ class RetrievalApp:
         self._keys = keys
         self._rate_limiter = RateLimiter()
         self._access_log = access_log
-        self.in_flight = InFlightGate(settings.max_in_flight)
+        self.in_flight = InFlightGate(settings.max_in_flight, settings.max_in_flight_per_peer)
         self._memos = RetrieveMemos(settings.cache_entries, settings.cache_bytes)
         self.metrics = Metrics(in_flight=lambda: self.in_flight.count, memos=self._memo_stats)
         # Replies whose bytes never change are built (and hashed) once, not per request.
@@ -234,6 +236,8 @@ class RetrievalApp:
             OK, encode_json(openapi_document(self.maxima, settings.max_body_bytes)),
             cache_control=REVALIDATE)
         self._pages = StaticPages()
+        # Without keys, only the names the service is served under (DNS rebinding).
+        self._hosts = HostCheck(parse_hosts(settings.allowed_hosts)) if keys is None else None
 
     @property
     def corpus_id(self):
@@ -273,7 +277,12 @@ class RetrievalApp:
         route = find_route(path)
         exchange = Exchange(OTHER if route is None else route.path)
         method = environ["REQUEST_METHOD"]
-        if path == "" and environ.get("SCRIPT_NAME"):
+        hosts = self._hosts
+        if hosts is not None and not hosts.allows(environ.get("HTTP_HOST")):
+            # Before any page, preflight or route: a rebound name gets nothing of this service.
+            exchange.code = HostNotAllowed.code
+            body = self._send(environ, start_response, exchange, error_reply(HostNotAllowed()))
+        elif path == "" and environ.get("SCRIPT_NAME"):
             body = self._redirect_to_mount(environ, start_response, exchange)
         elif route is not None and route.page is not None and method in route.methods:
             body = self._send_page(environ, start_response, exchange, path)
@@ -376,13 +385,15 @@ class RetrievalApp:
         return self._openapi_reply
 
     def _metrics(self, environ, exchange: Exchange, path: str) -> Reply:
+        # With keys, the counters (memo hits among them) would tell one key of others' requests.
+        self._authenticate(environ, exchange)
         return Reply(OK, self.metrics.render(), content_type=METRICS_CONTENT_TYPE)
 
     def _ready_service(self) -> RetrievalService:
         service = self._service
         if service is None:
             raise NotReady("application closed")
-        return service
+        return _verified(service)
 
     def _corpus(self, environ, exchange: Exchange, path: str) -> Reply:
         self._ready_service()
@@ -404,6 +415,7 @@ class RetrievalApp:
         # after the same work (the lookup reads and decodes a row either way).
         if passage is None or (key is not None and not key.may_read(passage.collection)):
             raise PassageNotFound(passage_id[:64])
+        _verified(service)  # the row just read came from the verified file
         corpus_id = self._collections[passage.collection].corpus_id
         return Reply(OK, encode_json(passage_body(corpus_id, passage)),
                      cache_control=IMMUTABLE if self._keys is None else PRIVATE_IMMUTABLE)
@@ -427,12 +439,13 @@ class RetrievalApp:
         if admitted:
             return run(service, environ, exchange)
         # Not admitted by retrieval's own server: count the running request here.
-        if not self.in_flight.try_enter():
+        peer = environ.get("REMOTE_ADDR")
+        if not self.in_flight.try_enter(peer):
             raise Overloaded(f"{self.in_flight.limit} requests in flight")
         try:
             return run(service, environ, exchange)
         finally:
-            self.in_flight.leave()
+            self.in_flight.leave(peer)
 
     @property
     def keys_required(self) -> bool:
@@ -461,10 +474,13 @@ class RetrievalApp:
                 raise RateLimited(retry_after_seconds(wait_s))
         # Every input is in the body; a query string would otherwise be silently ignored.
         if environ.get("QUERY_STRING"):
-            raise QueryNotAllowed(environ["QUERY_STRING"][:64])
+            raise QueryNotAllowed(exchange.route, environ["QUERY_STRING"][:64])
         if not is_json_media_type(environ.get("CONTENT_TYPE", "")):
             raise UnsupportedMediaType(environ.get("CONTENT_TYPE", "")[:64])
         return key, read_bounded_body(environ, self._body_cap)
+
+    def _reads_all(self, key) -> bool:
+        return key is None or all(key.may_read(name) for name in self._collections)
 
     def _check_readable(self, key, collection: str):
         # One answer whether the collection is missing or only hidden from this key.
@@ -477,13 +493,18 @@ class RetrievalApp:
         key, body = self._json_body(environ, exchange, started)
         request = parse_search_request(decode_body(body), self.maxima.max_source_bytes)
         self._check_readable(key, request.collection)
-        return Reply(OK, encode_json(run_search(service, request, started + self._deadline_s)))
+        found = run_search(service, request, started + self._deadline_s)
+        _verified(service)  # what a rewritten file gave is never sent
+        return Reply(OK, encode_json(found))
 
     def _run(self, service, environ, exchange: Exchange) -> Reply:
         started = time.monotonic()
         key, body = self._json_body(environ, exchange, started)
         memos = self._memos
-        known, memoized = memos.find(body)
+        # A key that may not read every collection is checked before any memo is consulted:
+        # a memoized body of a hidden collection would otherwise answer faster (and count a hit
+        # on /metrics), telling the key that somebody asked it, so that it exists.
+        known, memoized = memos.find(body) if self._reads_all(key) else (None, None)
         request = known.request if known else parse_retrieve_request(body, self.maxima)
         self._check_readable(key, request.collection)
         if known is None:
@@ -493,6 +514,7 @@ class RetrievalApp:
             memoized = memos.responses.get(known.request_id)
         if memoized is None:
             result = service.retrieve(request, started + self._deadline_s, known.request_id)
+            _verified(service)  # never memoize, nor send, what a rewritten file gave
             status, payload = encode_run_result(result)
             memoized = MemoizedRun(Reply(status, payload), result, run_fields(result))
             memos.responses.put(known.request_id, memoized)
@@ -512,6 +534,15 @@ HANDLERS = {
     METRICS.path: RetrievalApp._metrics,
     OPENAPI.path: RetrievalApp._openapi,
 }
+
+
+def _verified(service: RetrievalService) -> RetrievalService:
+    """Return service, or refuse (503 not_ready) once its verified file was rewritten in place."""
+    # One fstat of the held descriptor: a file rewritten under the server (cp over it) must not
+    # be answered under the corpus_id verified at load, by any route (/health says not_ready).
+    if not service.serving_verified():
+        raise NotReady("snapshot file rewritten")
+    return service
 
 
 def _body(environ, body: bytes) -> list:

@@ -210,7 +210,7 @@ class SlowClientTest(unittest.TestCase):
     def test_a_connection_trickling_its_request_is_closed(self):
         server = start_server(self, env=subprocess_env(RETRIEVAL_CHANNEL_TIMEOUT_S="1"))
         with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT_S) as client:
-            client.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\n")  # and never the rest
+            client.sendall(b"POST /retrieve HTTP/1.1\r\nHost: localhost\r\n")  # and never the rest
             started = time.monotonic()
             self.assertEqual(client.recv(1024), b"")  # closed by the server, no response
             self.assertLess(time.monotonic() - started, 10)

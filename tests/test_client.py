@@ -208,6 +208,7 @@ class ErrorMappingTest(unittest.TestCase):
         ("not_found", 404, rc.NotFound), ("method_not_allowed", 405, rc.MethodNotAllowed),
         ("query_not_allowed", 400, rc.QueryNotAllowed),
         ("invalid_content_length", 400, rc.InvalidContentLength),
+        ("host_not_allowed", 421, rc.HostNotAllowed),
         ("not_ready", 503, rc.NotReady), ("internal_error", 500, rc.InternalError),
         ("unauthenticated", 401, rc.Unauthenticated),
         ("invalid_credentials", 401, rc.InvalidCredentials),

@@ -81,7 +81,8 @@ class CorsTest(unittest.TestCase):
     def test_preflight_over_a_real_socket(self):
         server = start_server(self, env=subprocess_env(RETRIEVAL_CORS_ORIGINS=ALLOWED))
         with socket.create_connection(("127.0.0.1", server.port), timeout=20) as conn:
-            conn.sendall(b"OPTIONS /retrieve HTTP/1.1\r\nHost: t\r\nOrigin: " + ALLOWED.encode()
+            conn.sendall(b"OPTIONS /retrieve HTTP/1.1\r\nHost: localhost\r\nOrigin: "
+                         + ALLOWED.encode()
                          + b"\r\nAccess-Control-Request-Method: POST\r\n"
                          b"Access-Control-Request-Headers: content-type\r\n"
                          b"Connection: close\r\n\r\n")

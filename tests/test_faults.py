@@ -72,7 +72,8 @@ class VanishingClientTest(unittest.TestCase):
     def test_disconnect_mid_body(self):
         for _ in range(20):
             with socket.create_connection(("127.0.0.1", self.server.port), timeout=WAIT_S) as s:
-                s.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\nContent-Type: application/json"
+                s.sendall(b"POST /retrieve HTTP/1.1\r\nHost: localhost\r\n"
+                          b"Content-Type: application/json"
                           b"\r\nContent-Length: 1000\r\n\r\n{\"question\": \"half")
         self.assertHealthy()
 
@@ -82,7 +83,8 @@ class VanishingClientTest(unittest.TestCase):
             s = socket.create_connection(("127.0.0.1", self.server.port), timeout=WAIT_S)
             # Abort with RST after reading a few bytes of the ~10 KB answer.
             s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            s.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+            s.sendall(b"POST /retrieve HTTP/1.1\r\nHost: localhost\r\n"
+                      b"Content-Type: application/json\r\n"
                       b"Content-Length: %d\r\n\r\n" % len(payload) + payload)
             self.assertTrue(s.recv(16).startswith(b"HTTP/1.1 200"))
             s.close()

@@ -69,7 +69,7 @@ class ExpectContinueTest(unittest.TestCase):
     def test_expect_100_continue_without_a_body_gets_a_final_response(self):
         server = start_server(self)
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
-            sock.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n"
                          b"Connection: close\r\n\r\n")
             sock.settimeout(1.0)
             data = b""
@@ -88,13 +88,13 @@ class ExpectContinueTest(unittest.TestCase):
         server = start_server(self)
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
             # Bodiless, kept alive (as HAProxy sends it): the final answer, no 100 before it.
-            sock.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+            sock.sendall(b"POST /retrieve HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n"
                          b"Content-Type: application/json\r\nContent-Length: 0\r\n\r\n")
             first = read_response(sock)
             self.assertIn(b"invalid_json", first)
             # With a body: 100 Continue first, then the body is read and answered.
             body = json.dumps(ask()).encode()
-            sock.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+            sock.sendall(b"POST /retrieve HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n"
                          b"Content-Type: application/json\r\nContent-Length: "
                          + str(len(body)).encode() + b"\r\n\r\n")
             self.assertEqual(sock.recv(25), b"HTTP/1.1 100 Continue\r\n\r\n")

@@ -34,7 +34,7 @@ def limited_server(testcase, **settings):
 class Trickle:
     """Connections that each send one more byte every interval until the server closes them."""
 
-    def __init__(self, port, count, head=b"GET /health HTTP/1.1\r\nHost: t\r\nX-Slow: ",
+    def __init__(self, port, count, head=b"GET /health HTTP/1.1\r\nHost: localhost\r\nX-Slow: ",
                  interval=0.2):
         self.sockets = [socket.create_connection(("127.0.0.1", port), timeout=WAIT_S)
                         for _ in range(count)]
@@ -84,7 +84,7 @@ class SlowClientTest(unittest.TestCase):
 
     def test_a_trickled_body_is_closed_at_the_body_deadline(self):
         self.server = limited_server(self, request_body_timeout_s=1, keepalive_timeout_s=60)
-        head = (b"POST /retrieve HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        head = (b"POST /retrieve HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                 b"Content-Length: 4000\r\n\r\n")
         attackers = Trickle(self.server.port, SLOTS, head=head + b" " * 4000, interval=0.05)
         wait_for(lambda: attackers.sent >= len(head) + 3, "the bodies to be under way")
@@ -97,7 +97,7 @@ class SlowClientTest(unittest.TestCase):
         for _ in range(SLOTS):
             sock = socket.create_connection(("127.0.0.1", self.server.port), timeout=WAIT_S)
             self.addCleanup(sock.close)
-            sock.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
             self.assertTrue(read_response(sock).startswith(b"HTTP/1.1 200"))
             idle.append(sock)
         started = time.monotonic()
@@ -126,7 +126,7 @@ def status_and_code(response: bytes):
 
 
 def post(path: bytes, body: bytes) -> bytes:
-    return (b"POST " + path + b" HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+    return (b"POST " + path + b" HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
             b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n"
             + body)
 
@@ -159,8 +159,8 @@ class RouteSpellingTest(unittest.TestCase):
                                  answer)
         for path in (b"//health", b"/%68ealth"):
             with self.subTest(path=path):
-                reply = raw_exchange(server.port, b"GET " + path + b" HTTP/1.1\r\nHost: t\r\n"
-                                     b"Connection: close\r\n\r\n")
+                reply = raw_exchange(server.port, b"GET " + path + b" HTTP/1.1\r\n"
+                                     b"Host: localhost\r\nConnection: close\r\n\r\n")
                 self.assertEqual(status_and_code(reply), (200, None))
         self.assertTrue(first.is_alive())  # all of it answered while the only slot was taken
         metrics = requests.get(server.base_url + "/metrics", timeout=WAIT_S).text
@@ -182,7 +182,7 @@ class FramingTest(unittest.TestCase):
             response = read_response(sock)
             # A keep-alive request after it: a connection left open would answer it.
             try:
-                sock.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+                sock.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
                 rest = sock.recv(65536)
             except ConnectionError:
                 rest = b""
@@ -193,14 +193,14 @@ class FramingTest(unittest.TestCase):
         body = json.dumps(ask()).encode()
         chunked = hex(len(body))[2:].encode() + b"\r\n" + body + b"\r\n0\r\n\r\n"
         cases = {
-            "HTTP/1.0 with chunked": b"POST /retrieve HTTP/1.0\r\nHost: t\r\nConnection: "
+            "HTTP/1.0 with chunked": b"POST /retrieve HTTP/1.0\r\nHost: localhost\r\nConnection: "
                                      b"keep-alive\r\nContent-Type: application/json\r\n"
                                      b"Transfer-Encoding: chunked\r\n\r\n" + chunked,
-            "Content-Length and chunked": b"POST /retrieve HTTP/1.1\r\nHost: t\r\n"
+            "Content-Length and chunked": b"POST /retrieve HTTP/1.1\r\nHost: localhost\r\n"
                                           b"Content-Type: application/json\r\nContent-Length: "
                                           + str(len(chunked)).encode()
                                           + b"\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked,
-            "chunked and Content-Length": b"POST /retrieve HTTP/1.1\r\nHost: t\r\n"
+            "chunked and Content-Length": b"POST /retrieve HTTP/1.1\r\nHost: localhost\r\n"
                                           b"Content-Type: application/json\r\nTransfer-Encoding: "
                                           b"chunked\r\nContent-Length: 5\r\n\r\n" + chunked,
         }
@@ -209,9 +209,9 @@ class FramingTest(unittest.TestCase):
                 self.assertIn(b" 400 Bad Request\r\n", self.exchange_to_close(request)[:30])
 
     def test_malformed_head_is_not_echoed(self):
-        for head in (b"GET /health HTTP/1.1\r\nHost: t\r\nX-Secret-Marker: a\rb\r\n\r\n",
+        for head in (b"GET /health HTTP/1.1\r\nHost: localhost\r\nX-Secret-Marker: a\rb\r\n\r\n",
                      b"GET /health HTTP/1.1\r\n X-Secret-Marker: folded\r\n\r\n",
-                     b"secret-marker /health HTTP/1.1\r\nHost: t\r\n\r\n"):
+                     b"secret-marker /health HTTP/1.1\r\nHost: localhost\r\n\r\n"):
             with self.subTest(head=head):
                 response = self.exchange_to_close(head)
                 self.assertIn(b" 400 Bad Request\r\n", response[:30])

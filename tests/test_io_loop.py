@@ -142,12 +142,13 @@ class IOLoopTest(unittest.TestCase):
         idle = [connect() for _ in range(IDLE_CONNECTIONS)]
         probe = connect()
         for sock in idle + [probe]:  # every connection accepted and kept alive
-            sock.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
             read_ok_body(sock)
         body = json.dumps({"question": "Will write_text replace the contents of an existing file?",
                            "version": "3.12"}).encode()
         slow = connect()
-        slow.sendall(b"POST /retrieve HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        slow.sendall(b"POST /retrieve HTTP/1.1\r\nHost: localhost\r\n"
+                     b"Content-Type: application/json\r\n"
                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
         self.assertTrue(parked.wait(WAIT_S), "the /retrieve worker never flushed")
 
@@ -157,7 +158,7 @@ class IOLoopTest(unittest.TestCase):
         hand_over_the_gil(HANDOFFS)
         passes = loop.passes - before
         # The loop still serves the other connections meanwhile (the fast lane answers /health).
-        probe.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+        probe.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         read_ok_body(probe)
 
         release.set()
@@ -180,16 +181,16 @@ class IOLoopTest(unittest.TestCase):
         server, loop, connect = serving(self, counting)
         idle = [connect() for _ in range(IDLE_CONNECTIONS)]
         for sock in idle:  # every connection accepted, served once and kept alive
-            sock.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
             read_ok_body(sock)
         probe = connect()
-        probe.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+        probe.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         read_ok_body(probe)
         port = probe.getsockname()[1]
         before = {channel: calls for channel, calls in asked.items() if channel.addr[1] != port}
         started = time.monotonic()
         for _ in range(REQUESTS):
-            probe.sendall(b"GET /health HTTP/1.1\r\nHost: t\r\n\r\n")
+            probe.sendall(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
             read_ok_body(probe)
         elapsed = time.monotonic() - started
         idle_asks = sum(asked[channel] - calls for channel, calls in before.items())

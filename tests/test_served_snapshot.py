@@ -46,13 +46,18 @@ def passage_ids(directory):
         conn.close()
 
 
+def build_verified_and_other(cls):
+    """Give a test class two built snapshots: cls.verified (served) and cls.other (its stand-in)."""
+    tmp = class_temporary_directory(cls)
+    cls.verified = build(os.path.join(tmp, "a"), "First paragraph\nof plain text.\n\n"
+                                                 "Second plain paragraph.\n")
+    cls.other = build(os.path.join(tmp, "b"), "Another plain paragraph\nof other text.\n")
+
+
 class ReplacedSnapshotTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        tmp = class_temporary_directory(cls)
-        cls.verified = build(os.path.join(tmp, "a"), "First paragraph\nof plain text.\n\n"
-                                                     "Second plain paragraph.\n")
-        cls.other = build(os.path.join(tmp, "b"), "Another plain paragraph\nof other text.\n")
+        build_verified_and_other(cls)
         cls.corpus_id = load_snapshot(cls.verified).corpus_id
         assert cls.corpus_id != load_snapshot(cls.other).corpus_id
         # What the verified snapshot answers, computed in process from an untouched copy.

@@ -82,7 +82,7 @@ class WireBytesTest(unittest.TestCase):
         self.server = start_server(self)
 
     def post_raw(self, headers: str, body: bytes):
-        request = ("POST /retrieve HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+        request = ("POST /retrieve HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
                    + headers + "\r\n").encode() + body
         return split_response(raw_exchange(self.server.port, request))
 
@@ -118,8 +118,8 @@ class WireBytesTest(unittest.TestCase):
 
     def test_head_sends_no_body_bytes(self):
         with socket.create_connection(("127.0.0.1", self.server.port), timeout=WAIT_S) as conn:
-            conn.sendall(b"HEAD /health HTTP/1.1\r\nHost: t\r\n\r\n"
-                         b"GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            conn.sendall(b"HEAD /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                         b"GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             received = b""
             while True:
                 chunk = conn.recv(65536)

@@ -18,14 +18,15 @@ TIERS = {
     # The WSGI app called in this process (through wsgiref.validate), or Waitress on a thread.
     "inprocess": ("test_collections", "test_contract", "test_deadline", "test_golden",
                   "test_html_ingest", "test_io_loop", "test_memo", "test_openapi",
-                  "test_operations", "test_passages", "test_search", "test_sphinx_build",
-                  "test_wsgi"),
+                  "test_operations", "test_passages", "test_query_bounds", "test_search",
+                  "test_service_hardening", "test_sphinx_build", "test_wsgi"),
     # A real server or the command line in a child process, over real sockets.
     "server": ("test_boundary", "test_cli", "test_client", "test_client_bounds", "test_corpus",
                "test_cors", "test_docs", "test_docs_integrations", "test_driver", "test_faults",
                "test_fuzz", "test_hostile_clients", "test_hostile_trees", "test_integrations",
-               "test_keys", "test_mcp", "test_minilm", "test_package_sources", "test_semantic",
-               "test_served_snapshot", "test_server", "test_startup_errors"),
+               "test_keys", "test_mcp", "test_mcp_hardening", "test_minilm",
+               "test_package_sources", "test_semantic", "test_served_snapshot", "test_server",
+               "test_slow_readers", "test_startup_errors"),
     # Chromium driving the Inspector; replicas behind haproxy.
     "browser": ("test_cluster", "test_inspector"),
 }

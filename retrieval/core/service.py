@@ -5,10 +5,10 @@ from dataclasses import dataclass
 
 from . import digests
 from .admission import AdmissionRunner, Limits, RunEnded
-from .index import MATCH_ALL, MATCH_ANY, CollectionIndex, SnapshotIndex
+from .index import MATCH_ANY, CollectionIndex, SnapshotIndex
 from .loading import load_snapshot
 from .memo import ResultMemo
-from .model import QUESTION_TERMS, Snapshot, repeatable
+from .model import QUESTION_TERMS, Snapshot, question_terms, repeatable
 from .policy import run_rule
 from .tools import RetrievalTools, result_size
 
@@ -89,20 +89,20 @@ class RetrievalService:
         return collection
 
     def question_query(self, question: str, collection: str) -> tuple:
-        """Return (query, match): what the policy's fallback searches for a question with.
+        """Return (query, match): what a question is searched with, as a /retrieve run's first
+        search would.
 
-        The question's own words less stop words, literals and the collection's ubiquitous
-        words, any of them matching (MATCH_ANY), ranked as a /retrieve run's first search is.
-        A snapshot whose fallback is not a question-terms rule, or a question with no word
-        left, searches its words as written, all of them required (MATCH_ALL).
+        The question's own words (at most MAX_QUESTION_TERMS, each once) less the policy
+        fallback's stop words and literals and the collection's ubiquitous words, any of them
+        matching (MATCH_ANY). A snapshot whose fallback is not a question-terms rule (the
+        fixture's) has no stop words to leave out; a question of no words searches nothing.
         """
         fallback = self.snapshot.fallback
         if fallback.kind == QUESTION_TERMS:
-            query = fallback.for_question(
-                question, self.snapshot.collections[collection].ubiquitous_terms).initial_query
-            if query:
-                return query, MATCH_ANY
-        return question, MATCH_ALL
+            return fallback.for_question(
+                question, self.snapshot.collections[collection].ubiquitous_terms
+            ).initial_query, MATCH_ANY
+        return question_terms(question, frozenset()), MATCH_ANY
 
     def request_id(self, request: RetrieveRequest) -> str:
         """Return the id a run of request gets: its normalized request bound to the collection."""

@@ -13,6 +13,7 @@ import sqlite3
 from . import digests
 from .index import MATCH_ALL, CollectionIndex, DeadlineExceeded
 from .memo import ResultMemo
+from .query_bounds import bounded_query
 
 DEADLINE_EXCEEDED = "deadline_exceeded"
 
@@ -62,7 +63,8 @@ def build_search_result(index: CollectionIndex, query: str, version: str, k: int
     corpus = index.corpus_id
     search_id = digests.search_request_id(corpus, query, version, k, match)
     results = []
-    ranked = index.rank(query, version, k, match, deadline)
+    # A term given twice is searched once: its cost, not its result, grows with the copies.
+    ranked = index.rank(bounded_query(query), version, k, match, deadline)
     for rank, (passage, score) in enumerate(ranked, start=1):
         results.append(ToolResult.sealed({
             "corpus_id": corpus,

@@ -8,12 +8,15 @@ gate, rate limits, memos, metrics and the access log apply exactly as over HTTP.
 Both return decoded, verified documents and raise `BackendError` with the service's error body.
 """
 
+import hashlib
 import io
 import json
 import sys
+import time
 from wsgiref.util import setup_testing_defaults
 
 from ..contract import CORPUS, PASSAGE, RETRIEVE, SEARCH
+from ..errors import Unauthenticated
 from ..settings import Settings
 from ..wsgi import create_app
 
@@ -100,33 +103,59 @@ class LocalBackend:
 
 
 class RemoteBackend:
-    """A running service, through the verifying client (an altered response raises)."""
+    """A running service, through the verifying client (an altered response raises).
 
-    keys_required = False  # the service decides; its refusals come back as BackendError
+    Every caller's client shares one HTTP session, so distinct bearers cost no socket each (the
+    session's pool is bounded). Whether the service wants keys is asked once, at start-up: a
+    service that does not answer /corpus without one is taken to want them.
+    """
+
+    # How long a bearer the service accepted is taken as valid without asking again, and how
+    # many such verdicts are kept: random bearers cannot grow them past the cap.
+    ACCEPTED_S = 30.0
+    ACCEPTED_MAX = 256
 
     def __init__(self, url: str, api_key=None, timeout=10.0):
-        from ..client import RetrievalClient
+        import requests
 
-        self._open = lambda key: RetrievalClient(url, api_key=key, timeout=timeout)
+        from ..client import IntegrityError, RetrievalClient, RetrievalError, TransportError
+
+        self._session = requests.Session()
+        self._open = lambda key: RetrievalClient(url, api_key=key, timeout=timeout,
+                                                 session=self._session)
         self._api_key = api_key
-        self._clients = {}  # api key -> its client: concurrent callers never share a key slot
+        self._accepted: dict[str, float] = {}  # digest of a bearer -> when its verdict ends
+        try:
+            self._open(None).corpus()
+            self.keys_required = False
+        except (RetrievalError, TransportError, IntegrityError):
+            self.keys_required = True  # unreachable or refusing: ask every caller for a key
 
     def authenticate(self, authorization):
-        """Nothing to check here: the service checks the key."""
+        """Raise the service's refusal of this Authorization header; None when it may call."""
+        if not self.keys_required:
+            return None
+        if authorization is None:
+            raise Unauthenticated("no Authorization header")
+        digest = hashlib.sha256(authorization.encode("utf-8", "surrogateescape")).hexdigest()
+        now = time.monotonic()
+        if self._accepted.get(digest, 0.0) > now:
+            return None
+        self.corpus(authorization)  # the service's own 401 for a bearer it does not accept
+        if len(self._accepted) >= self.ACCEPTED_MAX:
+            self._accepted = {d: t for d, t in self._accepted.items() if t > now}
+        if len(self._accepted) < self.ACCEPTED_MAX:
+            self._accepted[digest] = now + self.ACCEPTED_S
         return None
 
     def close(self):
-        """Close the clients' sessions."""
-        for client in self._clients.values():
-            client.close()
+        """Close the shared session."""
+        self._session.close()
 
     def _with(self, authorization):
         # Over Streamable HTTP each MCP caller's own bearer is forwarded; over stdio, --api-key.
         key = self._api_key if authorization is None else authorization.partition(" ")[2]
-        client = self._clients.get(key)
-        if client is None:
-            client = self._clients.setdefault(key, self._open(key))
-        return client
+        return self._open(key)
 
     def corpus(self, authorization=None) -> dict:
         """Return the service's verified /corpus document."""

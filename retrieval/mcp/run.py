@@ -1,5 +1,6 @@
 """`retrieval mcp`: choose the backend and the transport, then serve until the client leaves."""
 
+import json
 import signal
 import socket
 import sys
@@ -7,10 +8,11 @@ import sys
 import anyio
 
 from ..errors import ServiceError
+from ..hosts import ANY, is_loopback_name, parse_hosts
 from ..response import encode_error
 from ..server import refuse_open_exposure
 from ..settings import SettingsError, load_settings
-from .backends import LocalBackend, RemoteBackend, bearer_header
+from .backends import BackendError, LocalBackend, RemoteBackend, bearer_header
 from .server import RetrievalMCP
 
 MCP_PATH = "/mcp"
@@ -23,6 +25,11 @@ def build(args):
         "keys_file": args.keys_file, "host": args.host, "port": args.port,
         "allow_unauthenticated": True if args.allow_unauthenticated else None,
     })
+    if args.api_key is not None and args.transport == "http":
+        # Over HTTP each request's own bearer is the caller: a default key would let a request
+        # without one act as that key.
+        raise SettingsError("--api-key is for --transport stdio: over HTTP each request's own "
+                            "Authorization header is the caller")
     if args.url:
         if args.snapshot or args.keys_file:
             raise SettingsError("--url fronts a running service: it takes no --snapshot or "
@@ -46,7 +53,7 @@ def run(args) -> int:
             anyio.run(_serve_stdio, mcp)
         else:
             refuse_open_exposure(settings)
-            anyio.run(_serve_http, mcp, settings.host, settings.port)
+            anyio.run(_serve_http, mcp, settings)
     finally:
         mcp.backend.close()
     return 0
@@ -60,39 +67,86 @@ async def _serve_stdio(mcp):
 
 
 def key_gate(app, backend):
-    """Wrap an ASGI app: with keys, a request without a valid bearer gets the service's 401."""
+    """Wrap an ASGI app: with keys, a request without a valid bearer gets the service's 401.
+
+    Before any MCP processing: the SDK never sees the request, so no session, no tool call.
+    """
     if not backend.keys_required:
         return app
 
     async def gated(scope, receive, send):
         if scope["type"] == "http":
             header = dict(scope["headers"]).get(b"authorization")
+            authorization = header.decode("latin-1") if header is not None else None
             try:
-                backend.authenticate(header.decode("latin-1") if header is not None else None)
+                # A remote check is an HTTP exchange: off the event loop.
+                await anyio.to_thread.run_sync(backend.authenticate, authorization)
             except ServiceError as error:
-                body = encode_error(error)
-                headers = [(b"content-type", b"application/json"),
-                           (b"content-length", str(len(body)).encode())]
-                headers += [(name.lower().encode(), value.encode())
-                            for name, value in error.headers()]
-                await send({"type": "http.response.start", "status": int(error.status[:3]),
-                            "headers": headers})
-                await send({"type": "http.response.body", "body": body})
+                await _send_refusal(send, int(error.status[:3]), encode_error(error),
+                                    error.headers())
+                return
+            except BackendError as error:
+                # The fronted service's own refusal (401 for a bearer it does not accept).
+                await _send_refusal(send, 401 if error.code in UNAUTHORIZED else 503,
+                                    compact_body(error.body), [("WWW-Authenticate", "Bearer")])
                 return
         await app(scope, receive, send)
 
     return gated
 
 
+UNAUTHORIZED = ("unauthenticated", "invalid_credentials")
+
+
+def compact_body(document) -> bytes:
+    """Return a JSON document as the service writes it: compact UTF-8."""
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+async def _send_refusal(send, status: int, body: bytes, extra_headers):
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode())]
+    headers += [(name.lower().encode(), value.encode()) for name, value in extra_headers]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def transport_security(host: str, allowed_hosts: str):
+    """Return the SDK's Host and Origin checks for a listen address (None: the SDK's own).
+
+    The SDK turns them on only for 127.0.0.1, localhost and ::1 exactly: on 127.0.0.2, also
+    loopback and so served keyless, they were off. Every loopback address gets them here, with
+    the loopback names and those of the allowed_hosts setting.
+    """
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    listen = f"[{host}]" if ":" in host else host.lower()
+    names = parse_hosts(allowed_hosts)
+    if not is_loopback_name(listen) or ANY in names:
+        return None
+    names = sorted({"127.0.0.1", "localhost", "[::1]", listen, *names})
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[pattern for name in names for pattern in (name, f"{name}:*")],
+        allowed_origins=[pattern for name in names
+                         for pattern in (f"http://{name}", f"http://{name}:*")])
+
+
 def _exit_cleanly(signum, frame):
     raise SystemExit(0)
 
 
-async def _serve_http(mcp, host, port):
+async def _serve_http(mcp, settings):
     import uvicorn
 
-    app = key_gate(mcp.server.streamable_http_app(streamable_http_path=MCP_PATH, host=host),
-                   mcp.backend)
+    from .request_deadline import deadline_protocol
+
+    host, port = settings.host, settings.port
+    # Stateless: no session outlives its request, so one key cannot fill a session table that
+    # every other caller then finds full, nor can a key use or end a session another opened.
+    app = key_gate(mcp.server.streamable_http_app(
+        streamable_http_path=MCP_PATH, host=host, stateless_http=True,
+        transport_security=transport_security(host, settings.allowed_hosts)), mcp.backend)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listening = socket.socket(family, socket.SOCK_STREAM)
     listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -106,6 +160,11 @@ async def _serve_http(mcp, host, port):
     # uvicorn shuts down gracefully on SIGTERM, then raises the signal again with the handler
     # it found: make that an ordinary exit, so a stop is status 0 and the backend is closed.
     signal.signal(signal.SIGTERM, _exit_cleanly)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    # A request must arrive in full within the head and body deadlines of `retrieval serve`;
+    # at connection_limit open connections (or tasks) uvicorn answers 503 at once.
+    protocol = deadline_protocol(settings.request_header_timeout_s +
+                                 settings.request_body_timeout_s)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", http=protocol,
+                            limit_concurrency=settings.connection_limit)
     await uvicorn.Server(config).serve(sockets=[listening])
 

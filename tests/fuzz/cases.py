@@ -54,7 +54,7 @@ def eol_join(lines, eol=b"\r\n") -> bytes:
 
 def http_request(method=b"POST", target=b"/retrieve", version=b"HTTP/1.1", headers=None,
                  body=b"", eol=b"\r\n", content_length="auto", content_type=b"application/json",
-                 host=b"fuzz") -> bytes:
+                 host=b"localhost") -> bytes:
     """Assemble one request. headers are extra raw lines (bytes, without line ends)."""
     line = method + b" " + target + (b" " + version if version else b"")
     lines = [line]

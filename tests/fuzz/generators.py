@@ -281,7 +281,7 @@ def gen_request_line(rng, ctx, case):
     body = valid_body(rng) if method in (b"POST", b"PUT", b"PATCH") or rng.random() < 0.1 else b""
     separator = rng.choice((b" ", b" ", b" ", b"  ", b"\t"))
     head = method + separator + target + ((separator + version) if version else b"")
-    lines = [head, b"Host: fuzz", b"Content-Type: application/json"]
+    lines = [head, b"Host: localhost", b"Content-Type: application/json"]
     if body:
         lines.append(b"Content-Length: %d" % len(body))
     if rng.random() < 0.2:

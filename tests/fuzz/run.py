@@ -40,7 +40,7 @@ def health_problem(host, port, timeout=HEALTH_TIMEOUT) -> str | None:
     """None if GET /health answers 200 {"status":"ok",...} within timeout, else why not."""
     started = time.perf_counter()
     try:
-        response = exchange(host, port, b"GET /health HTTP/1.1\r\nHost: fuzz\r\n"
+        response = exchange(host, port, b"GET /health HTTP/1.1\r\nHost: localhost\r\n"
                                         b"Connection: close\r\n\r\n", timeout)
     except (OSError, ProtocolError) as exc:
         return f"GET /health failed: {exc}"
@@ -62,7 +62,7 @@ def health_problem(host, port, timeout=HEALTH_TIMEOUT) -> str | None:
 
 def _get(host, port, path, timeout):
     """GET path on a fresh connection; return the response, or None if none came."""
-    request = f"GET {path} HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\n\r\n".encode()
+    request = f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode()
     try:
         return exchange(host, port, request, timeout)
     except (OSError, ProtocolError):

@@ -16,7 +16,8 @@ STATIC_TYPES = ("text/html; charset=utf-8", "text/javascript; charset=utf-8",
 RUN_STATUSES = ("completed", "incomplete", "limited")
 ISSUE_TYPES = ("model_attributes_type", "missing", "extra_forbidden", "string_type",
                "string_too_short", "string_too_long", "string_pattern_mismatch", "int_type",
-               "greater_than_equal", "less_than_equal")
+               "greater_than_equal", "less_than_equal", "too_many_terms",
+               "null_character")
 
 # Never in a body: a traceback, a source location, the storage engine, an exception's repr.
 FORBIDDEN = (b"Traceback", b'File "', b'.py"', b"Error:")
