@@ -175,6 +175,7 @@ def _ask(args) -> int:
         RetrievalError,
         TransportError,
         describe_error,
+        describe_failure,
         summarize,
     )
 
@@ -201,6 +202,10 @@ def _ask(args) -> int:
         sys.stdout.buffer.flush()
     else:
         print(summarize(result, max_chars=args.max_chars))
+    failure = describe_failure(result)
+    if failure is not None:
+        print(f"retrieval: {failure}", file=sys.stderr)
+        return 1
     return 0
 
 

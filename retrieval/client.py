@@ -592,6 +592,15 @@ def summarize(result: RetrievalResult, max_chars: int = 0) -> str:
     return "\n".join(lines)
 
 
+def describe_failure(result: RetrievalResult) -> str | None:
+    """Return one line naming the tool calls a failed run failed in, or None for another run."""
+    if result.status != FAILED:
+        return None
+    failed = [f"{_describe_action(entry)} failed {entry.reason}" for entry in result.trace
+              if entry.status == "failed"]
+    return f"the run failed ({result.reason}): " + ("; ".join(failed) or "no tool call failed")
+
+
 def describe_error(error: RetrievalError) -> str:
     """Return an error response's code, HTTP status, message and issues, one per line."""
     lines = [f"error {error.code} (HTTP {error.http_status})"]
