@@ -13,6 +13,7 @@ from tests.support import ROOT, temporary_directory
 
 # Run a Python snippet as if `requests` were not installed (import of it fails).
 WITHOUT_REQUESTS = "import sys; sys.modules['requests'] = None; "
+WITHOUT_WAITRESS = "import sys; sys.modules['waitress'] = None; "
 
 
 def run(command, env=None, cwd=ROOT):
@@ -100,6 +101,29 @@ class StartupRefusalTest(unittest.TestCase):
             "import runpy; sys.argv = ['run_scenarios.py']; "
             "runpy.run_path('run_scenarios.py', run_name='__main__')")]))
         self.assertIn("pip install '.[test]'", line)
+
+    def test_driver_without_waitress_is_one_line_before_any_server_starts(self):
+        line = one_line_refusal(self, run([sys.executable, "-c", WITHOUT_WAITRESS + (
+            "import runpy; sys.argv = ['run_scenarios.py']; "
+            "runpy.run_path('run_scenarios.py', run_name='__main__')")]))
+        self.assertEqual(line, "run_scenarios.py needs waitress: run pip install '.[test]' from "
+                               "the checkout")
+
+    def test_test_suite_without_its_dependencies_is_one_line(self):
+        for blocked in (WITHOUT_REQUESTS, WITHOUT_WAITRESS):
+            with self.subTest(blocked=blocked):
+                line = one_line_refusal(self, run([sys.executable, "-c", blocked + (
+                    "import unittest; unittest.main(module=None, "
+                    "argv=['python -m unittest', 'discover'])")]))
+                self.assertIn("pip install '.[test]'", line)
+                self.assertIn("requests" if "requests" in blocked else "waitress", line)
+
+
+class SetupPyTest(unittest.TestCase):
+    def test_setup_py_stands_beside_pyproject_and_reads_it(self):
+        done = run([sys.executable, "setup.py", "--version"])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.splitlines()[-1], __version__)
 
 
 if __name__ == "__main__":
