@@ -144,7 +144,8 @@ def _build(args) -> int:
         from .core.snapshot_directory import load_semantic
 
         semantic = load_semantic("--semantic", args.semantic)
-    manifest = build_snapshot(trees, args.out, policy, semantic=semantic)
+    manifest = build_snapshot(trees, args.out, policy, semantic=semantic,
+                              default_collection=args.default_collection)
     print(manifest["corpus_id"])
     return 0
 
@@ -294,6 +295,10 @@ def build_parser() -> argparse.ArgumentParser:
                        required=True, help="where that tree's pages are published (ends with /)")
     build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
     build.add_argument("--out", required=True, help="snapshot directory to write")
+    build.add_argument("--default-collection", metavar="COLLECTION",
+                       help="the collection requests that name none read (default: the only "
+                            "collection; else the one named default, if built; else none, and "
+                            "such requests are refused with the collections listed)")
     build.add_argument("--format", choices=FORMATS, default=FORMATS[0],
                        help="auto: a Sphinx site from its _sources (autodoc pages from their "
                             "HTML), an MkDocs site from its pages, other trees as reST, "

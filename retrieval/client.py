@@ -148,6 +148,17 @@ class CollectionNotFound(RetrievalError):
     """404 collection_not_found."""
 
 
+class VersionNotFound(RetrievalError):
+    """404 version_not_found: the collection has no such version; `.versions` lists its own."""
+
+    @property
+    def versions(self) -> list:
+        """Return the versions the collection has, as the service listed them."""
+        error = self.body.get("error") if isinstance(self.body, dict) else None
+        versions = error.get("versions") if isinstance(error, dict) else None
+        return list(versions) if isinstance(versions, list) else []
+
+
 class PassageNotFound(RetrievalError):
     """404 passage_not_found."""
 
@@ -182,6 +193,7 @@ ERROR_CLASSES = {
     "unauthenticated": Unauthenticated,
     "invalid_credentials": InvalidCredentials,
     "collection_not_found": CollectionNotFound,
+    "version_not_found": VersionNotFound,
     "passage_not_found": PassageNotFound,
     "search_failed": SearchFailed,
     "rate_limited": RateLimited,
@@ -581,6 +593,10 @@ def summarize(result: RetrievalResult, max_chars: int = 0) -> str:
         f"(delivered {usage.delivered_source_bytes})",
         f"actions ({len(result.trace)})",
     ]
+    request = result.request if isinstance(result.request, dict) else {}
+    if "served_version" in request:
+        lines.insert(1, f"version {request.get('version')} served as "
+                        f"{request['served_version']} (its highest release)")
     for number, entry in enumerate(result.trace, 1):
         lines.append(f"  {number} {_describe_action(entry)} {_describe_outcome(entry)}")
     lines.append(f"evidence ({len(result.evidence)})")

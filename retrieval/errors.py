@@ -89,11 +89,37 @@ class InvalidCredentials(ServiceError):
 
 
 class CollectionNotFound(ServiceError):
-    """The collection does not exist, or the caller's key may not read it: one answer for both."""
+    """The collection does not exist, or the caller's key may not read it: one answer for both.
+
+    named=False: the request named none, and the snapshot has no default collection; then
+    `yours` are the collections the caller may read, named in the message.
+    """
 
     code = "collection_not_found"
-    # Names no collection: a hidden one and a missing one must get the same bytes.
     message = "no such collection (or this key may not read it); GET /corpus lists yours"
+
+    def __init__(self, detail: str = "", yours=None, named: bool = True):
+        super().__init__(detail)
+        if not named:
+            self.message = ("the request names no collection, and this snapshot has several "
+                            "and no default: send collection")
+        if yours is not None:
+            self.message += f"; yours: {', '.join(yours) or 'none'}"
+
+
+class VersionNotFound(ServiceError):
+    """The collection declares the versions it holds, and the one asked for is not one of them."""
+
+    code = "version_not_found"
+
+    def __init__(self, collection: str, version: str, versions):
+        super().__init__(f"{collection} {version}")
+        self.versions = list(versions)
+        self.message = (f"collection {collection} has no version {version}: it has "
+                        f"{', '.join(self.versions) or 'none'}")
+
+    def error_object(self):
+        return {**super().error_object(), "versions": self.versions}
 
 
 class NotFound(ServiceError):

@@ -18,7 +18,7 @@ from .contract import (
     UNAVAILABLE,
 )
 from .core.admission import Limits
-from .core.snapshot import DEFAULT_COLLECTION, MAX_SEARCH_K, READ_BEST
+from .core.snapshot import MAX_SEARCH_K, READ_BEST
 from .errors import MAX_ISSUES, MAX_PATH_PART
 from .request import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
 from .search import DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, HIT_FIELDS, MAX_LIMIT, MIN_LIMIT
@@ -32,6 +32,19 @@ DIGEST_HEADER = {
     }
 }
 _INT0 = {"type": "integer", "minimum": 0}
+# Echoed only when the version searched is not the one asked for.
+SERVED_VERSION = {"served_version": {"type": "string", "description": (
+    "The version searched: the highest X.Y.Z release of the X.Y asked for.")}}
+# A request's version and collection, on /retrieve and /search alike.
+VERSION_FIELD = {"type": "string", "pattern": VERSION_REGEX, "description": (
+    "X.Y or X.Y.Z. Of a built snapshot, a version its collection does not hold is refused with "
+    "404 version_not_found (error.versions lists those it holds); an X.Y it holds only as X.Y.Z "
+    "releases is served as the highest of them, echoed as request.served_version.")}
+COLLECTION_FIELD = {"type": "string", "pattern": COLLECTION_REGEX, "description": (
+    "Default: the snapshot's default collection (GET /corpus names it): its only one, the one "
+    "it was built with as default, else the one named default. Refused with 404 "
+    "collection_not_found when it does not exist or the key may not read it, and when none is "
+    "named and the snapshot has no default (the message then names the caller's collections).")}
 
 
 def _ref(name):
@@ -95,11 +108,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "properties": {
                 "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
                              "description": "Not blank; echoed exactly as sent."},
-                "version": {"type": "string", "pattern": VERSION_REGEX},
-                "collection": {"type": "string", "pattern": COLLECTION_REGEX,
-                               "default": DEFAULT_COLLECTION,
-                               "description": "Refused with 404 collection_not_found when it "
-                                              "does not exist or the key may not read it."},
+                "version": VERSION_FIELD, "collection": COLLECTION_FIELD,
                 **counts,
             },
         },
@@ -109,9 +118,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "properties": {
                 "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
                           "description": "Not blank; its words are searched for (any of them)."},
-                "version": {"type": "string", "pattern": VERSION_REGEX},
-                "collection": {"type": "string", "pattern": COLLECTION_REGEX,
-                               "default": DEFAULT_COLLECTION},
+                "version": VERSION_FIELD, "collection": COLLECTION_FIELD,
                 "limit": {"type": "integer", "minimum": MIN_LIMIT, "maximum": MAX_LIMIT,
                           "default": DEFAULT_LIMIT},
                 "max_text_bytes": dict(_INT0, maximum=maxima.max_source_bytes,
@@ -123,8 +130,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
         "SearchResponse": _object({
             "corpus_id": HEX64, "search_request_id": HEX64, "text_bytes": _INT0,
             "request": _object({"query": {"type": "string"}, "version": {"type": "string"},
-                                "collection": {"type": "string"}, "limit": _INT0,
-                                "max_text_bytes": _INT0}),
+                                "collection": {"type": "string"}, **SERVED_VERSION,
+                                "limit": _INT0, "max_text_bytes": _INT0},
+                               ["query", "version", "collection", "limit", "max_text_bytes"]),
             "hits": {"type": "array", "items": _object({
                 **{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
                 **named, "score": {"type": "number"}, "text": {"type": "string"},
@@ -174,8 +182,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "model_called": {"const": False},
             "request_id": HEX64, "corpus_id": HEX64,
             "request": _object({"question": {"type": "string"}, "version": {"type": "string"},
-                                "collection": {"type": "string"},
-                                **{field: _INT0 for field in ALLOWANCES}}),
+                                "collection": {"type": "string"}, **SERVED_VERSION,
+                                **{field: _INT0 for field in ALLOWANCES}},
+                               ["question", "version", "collection", *ALLOWANCES]),
             "status": {"enum": list(RUN_STATUSES)},
             "reason": {"type": "string"},
             "admission": _object({"accepted": {"const": True}, "limits": _ref("Limits")}),
@@ -194,6 +203,8 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                             "description": "For a person reading it; the wording may change."},
                 "byte_offset": dict(_INT0, description=(
                     "invalid_json: the byte of the body where the problem was found.")),
+                "versions": {"type": "array", "items": {"type": "string"}, "description": (
+                    "version_not_found: the versions the collection holds.")},
                 "issues": {"type": "array", "maxItems": MAX_ISSUES, "items": _object({
                     "path": {"type": "array", "items": {"type": "string",
                                                         "maxLength": MAX_PATH_PART}},
@@ -216,7 +227,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             _object({"status": {"enum": ["not_ready", "draining"]}}),
         ]},
         "Corpus": _object({
-            "default_collection": {"type": "string"},
+            "default_collection": {"type": ["string", "null"], "description": (
+                "What a request naming no collection reads; null when the snapshot has no "
+                "default, or the caller may not read it.")},
             "collections": {"type": "array", "items": _object({
                 "collection": {"type": "string"}, "corpus_id": HEX64,
                 "versions": {"type": "array", "items": _object({

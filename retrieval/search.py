@@ -11,6 +11,7 @@ prefix of the ranking.
 from dataclasses import dataclass
 
 from .core.service import RetrievalService
+from .core.snapshot import DEFAULT_COLLECTION
 from .core.tools import RetrievalTools, ToolFailure
 from .errors import InvalidRequest, SearchFailed
 from .request import body_issue, common_issues, count_issue
@@ -33,16 +34,20 @@ class SearchRequest:
     collection: str
     limit: int
     max_text_bytes: int
+    # As RetrieveRequest's: the version searched, when it is not the one asked for.
+    served_version: str | None = None
 
     def normalized(self) -> dict:
         """Return the request as it is echoed."""
+        served = {} if self.served_version is None else {"served_version": self.served_version}
         return {"query": self.query, "version": self.version, "collection": self.collection,
-                "limit": self.limit, "max_text_bytes": self.max_text_bytes}
+                **served, "limit": self.limit, "max_text_bytes": self.max_text_bytes}
 
 
-def parse_search_request(document, max_text_bytes_limit: int) -> SearchRequest:
+def parse_search_request(document, max_text_bytes_limit: int,
+                         default_collection: str | None = DEFAULT_COLLECTION) -> SearchRequest:
     """Validate a search's arguments (a decoded JSON object) as /retrieve validates its body."""
-    issues, collection = common_issues(document, "query")
+    issues, collection = common_issues(document, "query", default_collection)
 
     def check(field, issue):
         issues.extend(body_issue(field, issue))
@@ -72,7 +77,8 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
     hits, text_bytes, budget_open = [], 0, True
     with RetrievalTools(collection, service.memo, deadline=deadline) as tools:
         try:
-            found = tools.search(request.query, request.version, request.limit)
+            found = tools.search(request.query, request.served_version or request.version,
+                                 request.limit)
             for handle in found["results"]:
                 # url and title are absent from hits of hand-written snapshots that lack them.
                 hit = {name: handle[name] for name in HIT_FIELDS if name in handle}

@@ -212,6 +212,7 @@ class ErrorMappingTest(unittest.TestCase):
         ("unauthenticated", 401, rc.Unauthenticated),
         ("invalid_credentials", 401, rc.InvalidCredentials),
         ("collection_not_found", 404, rc.CollectionNotFound),
+        ("version_not_found", 404, rc.VersionNotFound),
         ("passage_not_found", 404, rc.PassageNotFound), ("rate_limited", 429, rc.RateLimited),
         ("overloaded", 503, rc.Overloaded), ("draining", 503, rc.Draining),
         ("search_failed", 503, rc.SearchFailed), ("teapot", 418, rc.RetrievalError),

@@ -24,7 +24,7 @@ TIERS = {
                "test_docs_integrations", "test_driver", "test_faults", "test_fuzz",
                "test_hostile_clients", "test_integrations", "test_keys", "test_mcp", "test_minilm",
                "test_semantic", "test_served_snapshot", "test_server", "test_startup_errors",
-               "test_tampered_text"),
+               "test_tampered_text", "test_versions"),
     # Chromium driving the Inspector; replicas behind haproxy.
     "browser": ("test_cluster", "test_inspector"),
 }
