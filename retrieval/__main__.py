@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -136,30 +137,70 @@ def _build(args) -> int:
         collection, version = _collection_version(label)
         if not base_urls[label].endswith("/"):
             raise ValueError(f"--base-url {label}={base_urls[label]} must end with '/'")
+        if not os.path.isdir(sources[label]):
+            raise ValueError(f"--source {label}={sources[label]}: " + (
+                "not a directory (give the documentation tree's root)"
+                if os.path.exists(sources[label]) else "no such directory"))
         trees.append(SourceTree(version, sources[label], base_urls[label], collection,
                                 args.format))
-    policy = loads_strict(Path(args.policy).read_bytes()) if args.policy else None
+    _check_out(args.out)
+    policy = _read_json("--policy", args.policy) if args.policy else None
     semantic = None
     if args.semantic:
         from .core.snapshot_directory import load_semantic
 
         semantic = load_semantic("--semantic", args.semantic)
-    manifest = build_snapshot(trees, args.out, policy, semantic=semantic,
-                              default_collection=args.default_collection)
+    try:
+        manifest = build_snapshot(trees, args.out, policy, semantic=semantic,
+                                  default_collection=args.default_collection)
+    except OSError as exc:  # the checks above passed, and the disk said otherwise later
+        raise ValueError(f"--out {args.out}: cannot write the snapshot: "
+                         f"{exc.strerror or exc}") from None
     print(manifest["corpus_id"])
     return 0
+
+
+def _check_out(out: str):
+    """Refuse an --out that cannot become a snapshot directory, before any build work."""
+    path = Path(out)
+    if path.exists():
+        if not path.is_dir():
+            raise ValueError(f"--out {out}: exists and is not a directory (give a new directory)")
+        return
+    parent = path.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"--out {out}: cannot be created: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: cannot be created: {parent} is not writable")
+
+
+def _read_json(flag: str, path: str):
+    """Return a strict JSON file named by a flag; refuse an unreadable one in one line."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{flag} {path}: cannot read it: {exc.strerror or exc}") from None
+    try:
+        return loads_strict(data)
+    except StrictJSONError as exc:
+        raise ValueError(f"{flag} {path}: not strict JSON: {exc}") from None
 
 
 def _verify(args) -> int:
     from .core.snapshot_directory import verify_snapshot_directory
     from .ingest.rendered import dead_urls
 
-    problems = verify_snapshot_directory(args.snapshot)
     if args.rendered:
         plain = [value for value in args.rendered if "=" not in value]
         if len(plain) > 1 or (plain and len(args.rendered) > 1):
             raise ValueError("give one --rendered HTML_ROOT, or [COLLECTION/]VERSION=HTML_ROOT "
                              "for each version to check")
+        if plain:
+            _one_collection(args.snapshot)
+    problems = verify_snapshot_directory(args.snapshot)
+    if args.rendered:
         problems += dead_urls(args.snapshot, plain[0] if plain else {
             _collection_version(label): root
             for label, root in _pairs(args.rendered, "--rendered").items()})
@@ -167,6 +208,17 @@ def _verify(args) -> int:
         print(line)
     print("verified" if not problems else f"rejected: {len(problems)} problem(s)")
     return 1 if problems else 0
+
+
+def _one_collection(snapshot: str):
+    """Refuse a lone --rendered HTML_ROOT for a snapshot of several collections."""
+    from .core.snapshot_directory import read_manifest
+
+    collections = [entry["collection"] for entry in read_manifest(Path(snapshot))["collections"]]
+    if len(collections) > 1:
+        raise ValueError(f"one --rendered HTML_ROOT is one collection's site, and {snapshot} has "
+                         f"{len(collections)} ({', '.join(collections)}): give --rendered "
+                         "COLLECTION/VERSION=HTML_ROOT for each version to check")
 
 
 def _ask(args) -> int:

@@ -78,6 +78,7 @@ from .response_memo import KnownRequest, MemoizedRun, RetrieveMemos
 from .search import parse_search_request, run_search
 from .settings import Settings, SettingsError, load_settings, parse_origins
 from .static import StaticPages
+from .waitress_serve import check_addresses
 
 
 def is_json_media_type(content_type: str) -> bool:
@@ -575,6 +576,7 @@ def __getattr__(name):
     # this module for create_app() does not load a snapshot as a side effect.
     if name == "app":
         try:
+            check_addresses()
             app = create_app()
         except (SnapshotError, SettingsError, KeysFileError) as exc:
             # A start-up refusal under `waitress-serve retrieval.wsgi:app`: Waitress answers an
