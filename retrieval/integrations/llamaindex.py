@@ -4,7 +4,11 @@
     nodes = retriever.retrieve("Will write_text replace an existing file?")
 
 Each evidence passage becomes `NodeWithScore(TextNode(id_=passage_id, text=<verbatim text>,
-metadata=...), score=<the service's native score>)`; an altered response raises IntegrityError.
+metadata=...), score=...)`; an altered response raises IntegrityError. LlamaIndex reads a higher
+score as better (its postprocessors cut below a threshold and sort descending), and the service's
+native score is SQLite FTS5's bm25(), negative with lower better: the score is the native score
+negated, so order is kept and a plain BM25 match scores above 0. metadata["native_score"] keeps
+the service's own number.
 """
 
 
@@ -13,6 +17,9 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from . import RetrievalSettings, retrieve_passages
 
+# What llama-index-core's BaseRetriever.__init__ takes (0.14).
+BASE_OPTIONS = ("callback_manager", "object_map", "objects", "verbose")
+
 
 class RetrievalRetriever(BaseRetriever):
     """Retrieve verified documentation passages for a query (one budgeted run per query)."""
@@ -20,6 +27,12 @@ class RetrievalRetriever(BaseRetriever):
     def __init__(self, url: str = "http://127.0.0.1:8765", *, version: str,
                  collection: str | None = None, api_key: str | None = None,
                  timeout: float = 10.0, allowances: dict | None = None, **options):
+        unknown = sorted(set(options) - set(BASE_OPTIONS))
+        if unknown:
+            # Refused, never ignored: base_url= for url= would quietly ask the default URL.
+            raise TypeError(f"RetrievalRetriever: unknown setting(s) {', '.join(unknown)}; it "
+                            f"takes url, version, collection, api_key, timeout, allowances and "
+                            f"BaseRetriever's {', '.join(BASE_OPTIONS)}")
         super().__init__(**options)
         self._settings = RetrievalSettings(url, version, collection, api_key, timeout,
                                            dict(allowances or {}))
@@ -27,5 +40,5 @@ class RetrievalRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list:
         return [NodeWithScore(node=TextNode(id_=passage.metadata["passage_id"],
                                             text=passage.text, metadata=passage.metadata),
-                              score=passage.score)
+                              score=-passage.score)
                 for passage in retrieve_passages(self._settings, query_bundle.query_str)]
