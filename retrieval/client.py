@@ -582,6 +582,27 @@ def _passage_lines(text, max_chars=0) -> list:
     return lines
 
 
+def _first_search_hits(result: RetrievalResult) -> list:
+    """Return the first search's hits, one line each (rank, what it is, URL, whether read)."""
+    first = next((entry for entry in result.trace
+                  if entry.tool == "search" and isinstance(entry.result, dict)), None)
+    if first is None:
+        return []
+    hits = [hit for hit in first.result.get("results") or () if isinstance(hit, dict)]
+    read = {item.passage_id for item in result.evidence}
+    lines = [f"first search's hits ({len(hits)})"]
+    for hit in hits:
+        # Built snapshots name each hit (an object or a section title); the fixture's do not,
+        # and a plain file's units are all titled by its name: those say their lines.
+        named = hit.get("title") or hit.get("source_id")
+        if named == hit.get("source_id"):
+            named = f"{named} lines {hit.get('start_line')}-{hit.get('end_line')}"
+        url = f" {hit['url']}" if hit.get("url") else ""
+        mark = " (read)" if hit.get("passage_id") in read else ""
+        lines.append(f"  {hit.get('rank')} {named}{url}{mark}")
+    return lines
+
+
 def summarize(result: RetrievalResult, max_chars: int = 0) -> str:
     """Return a readable, multi-line summary of a verified result, passages whole by default."""
     usage, limits = result.usage, result.limits
@@ -599,6 +620,7 @@ def summarize(result: RetrievalResult, max_chars: int = 0) -> str:
                         f"{request['served_version']} (its highest release)")
     for number, entry in enumerate(result.trace, 1):
         lines.append(f"  {number} {_describe_action(entry)} {_describe_outcome(entry)}")
+    lines += _first_search_hits(result)
     lines.append(f"evidence ({len(result.evidence)})")
     for number, item in enumerate(result.evidence, 1):
         lines.append(f"  {number} {item.source_id} lines {item.start_line}-{item.end_line} "

@@ -143,6 +143,11 @@ class VersionsTest(unittest.TestCase):
                        "--url", server.base_url)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn(b"version 2.28 served as 2.28.2", done.stdout)
+        lines = done.stdout.decode().splitlines()
+        hits = lines.index("first search's hits (2)")
+        self.assertEqual(lines[hits + 1:hits + 3], [
+            f"  1 page.txt lines 3-3 {BASE}requests/2.28.2/page.html (read)",
+            f"  2 page.txt lines 1-1 {BASE}requests/2.28.2/page.html"])
 
 
 if __name__ == "__main__":
