@@ -31,7 +31,7 @@ EXAMPLES = """\
 examples:
   retrieval serve                          serve the embedded fixture on 127.0.0.1:8765
   retrieval ask "Will write_text replace the contents of an existing file?" --version 3.12
-  retrieval build --source 3.11=/usr/share/doc/python3.11/html/_sources \\
+  retrieval build --source 3.11=/usr/share/doc/python3.11/html \\
       --base-url 3.11=https://docs.python.org/3.11/ --out ./py311
   retrieval serve --snapshot ./py311       serve the built directory
   retrieval COMMAND --help                 the flags of one command"""

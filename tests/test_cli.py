@@ -2,6 +2,7 @@
 
 import argparse
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -41,6 +42,26 @@ class HelpTest(unittest.TestCase):
         self.assertIn("No model is", done.stdout)
         self.assertIn("examples:", done.stdout)
         self.assertIn("retrieval ask ", done.stdout)
+
+    def test_help_examples_are_the_readmes(self):
+        def commands(text, prefix):
+            # Each example command with its continuation lines joined, from its program on.
+            joined = re.sub(r"\\\n\s*", "", text)
+            return {" ".join(line.split()[len(prefix.split()):])
+                    for line in joined.splitlines()
+                    if line.strip().startswith(prefix)}
+
+        # An example's words for people stand two spaces after its command.
+        help_text = re.sub(r"(\S)  +\w.*$", r"\1",
+                           run([sys.executable, "-m", "retrieval", "--help"]).stdout, flags=re.M)
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+            readme = handle.read()
+        for command in ("build", "serve --snapshot"):
+            with self.subTest(command=command):
+                ours = commands(help_text, "retrieval " + command)
+                theirs = commands(readme, "python -m retrieval " + command)
+                self.assertTrue(ours, help_text)
+                self.assertEqual(ours, theirs)
 
     def test_every_flag_has_help_and_valued_flags_say_their_default(self):
         def commands(parser, prefix):
