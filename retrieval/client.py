@@ -73,6 +73,12 @@ class RetrievalError(Exception):
         self.raw = raw
         self.headers = headers if headers is not None else {}
 
+    def _error_list(self, member: str) -> list:
+        """Return a list member of the body's `error` object, or [] if it has none."""
+        error = self.body.get("error") if isinstance(self.body, dict) else None
+        value = error.get(member) if isinstance(error, dict) else None
+        return list(value) if isinstance(value, list) else []
+
 
 class _RetryAfter:
     """Mixin for refusals that may say when to come back."""
@@ -89,9 +95,7 @@ class InvalidRequest(RetrievalError):
     @property
     def issues(self) -> list:
         """Return the issues as sent: dicts with `path` (list), `type`, `message`, any bound."""
-        error = self.body.get("error") if isinstance(self.body, dict) else None
-        issues = error.get("issues") if isinstance(error, dict) else None
-        return list(issues) if isinstance(issues, list) else []
+        return self._error_list("issues")
 
 
 class InvalidJSON(RetrievalError):
@@ -154,9 +158,7 @@ class VersionNotFound(RetrievalError):
     @property
     def versions(self) -> list:
         """Return the versions the collection has, as the service listed them."""
-        error = self.body.get("error") if isinstance(self.body, dict) else None
-        versions = error.get("versions") if isinstance(error, dict) else None
-        return list(versions) if isinstance(versions, list) else []
+        return self._error_list("versions")
 
 
 class PassageNotFound(RetrievalError):
