@@ -1,5 +1,6 @@
 """Versions and collections as people write them: refused with what there is, X.Y resolved."""
 
+import asyncio
 import json
 import os
 import subprocess
@@ -10,7 +11,15 @@ from retrieval import client as rc
 from retrieval.core import digests
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
-from tests.support import ROOT, call, class_temporary_directory, quiet_settings, start_server
+from tests.support import (
+    ROOT,
+    WAIT_S,
+    call,
+    class_temporary_directory,
+    quiet_settings,
+    require_module,
+    start_server,
+)
 from tests.test_client import run_ask
 
 BASE = "https://docs.example.org/"
@@ -148,6 +157,34 @@ class VersionsTest(unittest.TestCase):
         self.assertEqual(lines[hits + 1:hits + 3], [
             f"  1 page.txt lines 3-3 {BASE}requests/2.28.2/page.html (read)",
             f"  2 page.txt lines 1-1 {BASE}requests/2.28.2/page.html"])
+
+
+    def test_mcp_search_docs_refuses_it_as_a_tool_error(self):
+        require_module(self, "mcp", "mcp")
+        from mcp import Client
+        from mcp.client.stdio import StdioServerParameters
+
+        async def scenario():
+            parameters = StdioServerParameters(
+                command=sys.executable, cwd=ROOT, env=subprocess_env(RETRIEVAL_ACCESS_LOG="false"),
+                args=["-m", "retrieval", "mcp", "--snapshot", self.python])
+            async with Client(parameters) as client:
+                return await client.call_tool("search_docs", {"query": "rmtree", "version": "3.12"})
+
+        found = asyncio.run(asyncio.wait_for(scenario(), WAIT_S * 3))
+        self.assertTrue(found.is_error)
+        error = json.loads(found.content[0].text)["error"]
+        self.assertEqual((error["code"], error["versions"]), ("version_not_found", ["3.11"]))
+
+    def test_langchain_raises_instead_of_returning_nothing(self):
+        require_module(self, "langchain_core", "langchain")
+        from retrieval.integrations.langchain import RetrievalRetriever
+
+        server = start_server(self, "--snapshot", self.python,
+                              env=subprocess_env(RETRIEVAL_ACCESS_LOG="false"))
+        with self.assertRaises(rc.VersionNotFound):
+            RetrievalRetriever(url=server.base_url, version="3.12").invoke("rmtree")
+        self.assertTrue(RetrievalRetriever(url=server.base_url, version="3.11").invoke("rmtree"))
 
 
 if __name__ == "__main__":
