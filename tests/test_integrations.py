@@ -86,14 +86,12 @@ class LlamaIndexTest(ServedRun, unittest.TestCase):
         from retrieval.integrations.llamaindex import RetrievalRetriever
 
         nodes = RetrievalRetriever(self.server.base_url, version="3.12").retrieve(QUESTION)
-        # Higher is better, as LlamaIndex reads scores: the native (bm25, lower better) negated.
+        # Higher is better, as LlamaIndex reads scores: 1 / the rank in the search that found it.
         self.assertEqual([(n.node.node_id, n.node.text, n.score) for n in nodes],
-                         [(e.passage_id, e.text, -e.native_score)
-                          for e in self.expected.evidence])
-        for node in nodes:
+                         [(e.passage_id, e.text, 1 / e.rank) for e in self.expected.evidence])
+        for node, evidence in zip(nodes, self.expected.evidence, strict=True):
             self.assertEqual(set(node.node.metadata), METADATA)
-            self.assertEqual(node.node.metadata["native_score"], -node.score)
-            self.assertGreater(node.score, 0)
+            self.assertEqual(node.node.metadata["native_score"], evidence.native_score)
         from llama_index.core.postprocessor import SimilarityPostprocessor
 
         kept = SimilarityPostprocessor(similarity_cutoff=0.0).postprocess_nodes(nodes)

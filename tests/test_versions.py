@@ -187,5 +187,32 @@ class VersionsTest(unittest.TestCase):
         self.assertTrue(RetrievalRetriever(url=server.base_url, version="3.11").invoke("rmtree"))
 
 
+    def test_llamaindex_scores_are_higher_better_whatever_the_native_sign(self):
+        require_module(self, "llama_index.core", "llamaindex")
+        from llama_index.core.postprocessor import SimilarityPostprocessor
+
+        from retrieval.integrations.llamaindex import RetrievalRetriever
+
+        root = class_temporary_directory(self)
+        os.makedirs(os.path.join(root, "src"))
+        with open(os.path.join(root, "src", "shutil.md"), "w", encoding="utf-8") as handle:
+            handle.write("# Trees\n\nCopy a tree.\n\n## Removing\n\nRemove a tree.\n")
+        subprocess.run([sys.executable, "-m", "retrieval", "build", "--source",
+                        f"3.11={root}/src", "--base-url", f"3.11={BASE}", "--out", f"{root}/out"],
+                       check=True, capture_output=True, env=subprocess_env(), cwd=ROOT,
+                       timeout=120)
+        server = start_server(self, "--snapshot", f"{root}/out",
+                              env=subprocess_env(RETRIEVAL_ACCESS_LOG="false"))
+        nodes = RetrievalRetriever(server.base_url, version="3.11").retrieve("a tree")
+        self.assertEqual(len(nodes), 2)
+        # Native scores of a built snapshot subtract priors: lower is better, whatever the sign.
+        self.assertEqual([n.score for n in nodes], [1 / n.node.metadata["rank"] for n in nodes])
+        self.assertEqual(sorted(nodes, key=lambda n: -n.score), nodes)
+        kept = SimilarityPostprocessor(similarity_cutoff=0.0).postprocess_nodes(nodes)
+        self.assertEqual(len(kept), len(nodes))
+        with self.assertRaises(rc.VersionNotFound):
+            RetrievalRetriever(server.base_url, version="3.12").retrieve("rmtree")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -5,10 +5,11 @@
 
 Each evidence passage becomes `NodeWithScore(TextNode(id_=passage_id, text=<verbatim text>,
 metadata=...), score=...)`; an altered response raises IntegrityError. LlamaIndex reads a higher
-score as better (its postprocessors cut below a threshold and sort descending), and the service's
-native score is SQLite FTS5's bm25(), negative with lower better: the score is the native score
-negated, so order is kept and a plain BM25 match scores above 0. metadata["native_score"] keeps
-the service's own number.
+score as better (its postprocessors cut below a threshold and sort descending). The service's
+native score is lower-better and of no fixed sign (FTS5's bm25() is negative; a built snapshot
+subtracts a prior that may be negative too), so the score is the reciprocal of the passage's
+rank in the search that found it: 1.0, 0.5, 0.33, ..., always above 0, in ranking order.
+metadata["native_score"] keeps the service's own number.
 """
 
 
@@ -40,5 +41,5 @@ class RetrievalRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list:
         return [NodeWithScore(node=TextNode(id_=passage.metadata["passage_id"],
                                             text=passage.text, metadata=passage.metadata),
-                              score=-passage.score)
+                              score=1 / passage.metadata["rank"])
                 for passage in retrieve_passages(self._settings, query_bundle.query_str)]
