@@ -7,6 +7,7 @@ is a bug: logged, and answered with `internal_error` and no detail.
 """
 
 from .contract import HTTP_STATUS  # each code's status line: the contract's one table
+from .core.tools import TEXT_DIGEST_MISMATCH
 
 MAX_ISSUES = 12
 MAX_PATH_PART = 64
@@ -199,6 +200,13 @@ class SearchFailed(ServiceError):
 
     code = "search_failed"
     message = "the search did not finish (deadline or index failure): retry"
+
+    def __init__(self, detail: str = ""):
+        super().__init__(detail)
+        if detail == TEXT_DIGEST_MISMATCH:  # a retry cannot help
+            self.message = ("a passage's stored text does not match its digest, so it was not "
+                            "sent: the snapshot was altered after its build (retrieval verify "
+                            "names the passage)")
 
 
 class Draining(ServiceError):

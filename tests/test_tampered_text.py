@@ -12,6 +12,7 @@ from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
 from tests.support import (
     ROOT,
+    call,
     class_temporary_directory,
     post_json,
     quiet_settings,
@@ -74,6 +75,17 @@ class TamperedTextTest(unittest.TestCase):
                          failed["action"]["arguments"]["handle"]["byte_count"])
         self.assertEqual(usage["delivered_source_bytes"], 0)
         self.assertEqual(document["evidence"], [])
+
+    def test_search_refuses_the_altered_text_and_says_why(self):
+        app = create_app(self.tampered, settings=quiet_settings())
+        self.addCleanup(app.close)
+        reply = call(app, "POST", "/search",
+                     json.dumps({"query": "rmtree", "version": "3.11"}).encode())
+        self.assertEqual(reply.code, 503)
+        self.assertNotIn(b"TAMPERED", reply.body)
+        error = reply.json()["error"]
+        self.assertEqual(error["code"], "search_failed")
+        self.assertIn("does not match its digest", error["message"])
 
     def test_the_client_and_ask_refuse_it_over_a_real_socket(self):
         server = start_server(self, "--snapshot", self.tampered,
