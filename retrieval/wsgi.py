@@ -390,7 +390,7 @@ class RetrievalApp:
     def _corpus(self, environ, exchange: Exchange, path: str) -> Reply:
         self._ready_service()
         key = self._authenticate(environ, exchange)
-        visible = tuple(name for name in self._collections if key is None or key.may_read(name))
+        visible = self._visible(key)
         reply = self._corpus_replies.get(visible)
         if reply is None:
             reply = Reply(OK, encode_json(corpus_body((self._collections[name] for name in visible),

@@ -54,7 +54,8 @@ def manifest_for(corpus_id, collection_ids, sources, policy_raw, base_urls,
     base_urls maps (collection, version) to the published base URL.
     """
     declared = {} if default_collection is None else {DEFAULT_COLLECTION_FIELD: default_collection}
-    return {**declared,
+    return {
+        **declared,
         "format": DIRECTORY_FORMAT,
         "schema_version": FIELDED_SCHEMA_VERSION,
         "corpus_id": corpus_id,
@@ -164,7 +165,7 @@ def load_snapshot_directory(directory) -> Snapshot:
     if sorted(collections) != sorted(tables):
         raise SnapshotError(f"{db_path}: collections do not match the manifest")
     default = manifest.get(DEFAULT_COLLECTION_FIELD)
-    if default is not None and default not in collections:
+    if default is not None and (not isinstance(default, str) or default not in collections):
         raise SnapshotError(f"{directory / MANIFEST}: {DEFAULT_COLLECTION_FIELD} {default!r} is "
                             "not one of its collections")
     # vector_rows read the vectors exactly when the policy has a semantic section.
