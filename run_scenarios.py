@@ -16,12 +16,13 @@ import sys
 
 try:
     import requests
-except ImportError:
+    import waitress  # noqa: F401  (the servers it starts run on it: checked before they start)
+except ImportError as missing:
     if __name__ != "__main__":
         raise
     # Run as a script without the test extra: one line saying what to install, no traceback.
-    print("run_scenarios.py needs requests: run pip install '.[test]' from the checkout",
-          file=sys.stderr)
+    print(f"run_scenarios.py needs {missing.name}: run pip install '.[test]' from the "
+          "checkout", file=sys.stderr)
     sys.exit(2)
 
 from retrieval.check import check_saved_result

@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -32,7 +33,7 @@ EXAMPLES = """\
 examples:
   retrieval serve                          serve the embedded fixture on 127.0.0.1:8765
   retrieval ask "Will write_text replace the contents of an existing file?" --version 3.12
-  retrieval build --source 3.11=/usr/share/doc/python3.11/html/_sources \\
+  retrieval build --source 3.11=/usr/share/doc/python3.11/html \\
       --base-url 3.11=https://docs.python.org/3.11/ --out ./py311
   retrieval serve --snapshot ./py311       serve the built directory
   retrieval COMMAND --help                 the flags of one command"""
@@ -143,12 +144,17 @@ def _build(args) -> int:
     trees = []
     for label in sorted(sources):
         collection, version = _collection_version(label)
+        if not os.path.isdir(sources[label]):
+            raise ValueError(f"--source {label}={sources[label]}: " + (
+                "not a directory (give the documentation tree's root)"
+                if os.path.exists(sources[label]) else "no such directory"))
         trees.append(SourceTree(version, sources[label], base_urls[label], collection,
                                 args.format, args.max_file_bytes))
+    _check_out(args.out)
     if args.policy and args.ranking:
         raise ValueError("--ranking chooses the default policy's ranking; a --policy file has "
                          "its own: give one of them")
-    policy = (loads_strict(Path(args.policy).read_bytes()) if args.policy
+    policy = (_read_json("--policy", args.policy) if args.policy
               else default_policy(args.ranking or RANKINGS[0]))
     semantic = None
     if args.semantic:
@@ -161,21 +167,57 @@ def _build(args) -> int:
         unused = sorted(set(base_urls) - {tree.label for tree in trees})
         if unused:
             raise ValueError(f"--base-url {unused[0]}: no --source of that version")
-        manifest = build_snapshot(trees, args.out, policy, semantic=semantic)
+        try:
+            manifest = build_snapshot(trees, args.out, policy, semantic=semantic,
+                                      default_collection=args.default_collection)
+        except OSError as exc:  # the checks above passed, and the disk said otherwise later
+            raise ValueError(f"--out {args.out}: cannot write the snapshot: "
+                             f"{exc.strerror or exc}") from None
     print(manifest["corpus_id"])
     return 0
+
+
+def _check_out(out: str):
+    """Refuse an --out that cannot become a snapshot directory, before any build work."""
+    path = Path(out)
+    if path.exists():
+        if not path.is_dir():
+            raise ValueError(f"--out {out}: exists and is not a directory (give a new directory)")
+        return
+    parent = path.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"--out {out}: cannot be created: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: cannot be created: {parent} is not writable")
+
+
+def _read_json(flag: str, path: str):
+    """Return a strict JSON file named by a flag; refuse an unreadable one in one line."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{flag} {path}: cannot read it: {exc.strerror or exc}") from None
+    try:
+        return loads_strict(data)
+    except StrictJSONError as exc:
+        raise ValueError(f"{flag} {path}: not strict JSON: {exc}") from None
 
 
 def _verify(args) -> int:
     from .core.snapshot_directory import verify_snapshot_directory
     from .ingest.rendered import dead_urls
 
-    problems = verify_snapshot_directory(args.snapshot)
     if args.rendered:
         plain = [value for value in args.rendered if "=" not in value]
         if len(plain) > 1 or (plain and len(args.rendered) > 1):
             raise ValueError("give one --rendered HTML_ROOT, or [COLLECTION/]VERSION=HTML_ROOT "
                              "for each version to check")
+        if plain:
+            _one_collection(args.snapshot)
+    problems = verify_snapshot_directory(args.snapshot)
+    if args.rendered:
         problems += dead_urls(args.snapshot, plain[0] if plain else {
             _collection_version(label): root
             for label, root in _pairs(args.rendered, "--rendered").items()})
@@ -185,6 +227,17 @@ def _verify(args) -> int:
     return 1 if problems else 0
 
 
+def _one_collection(snapshot: str):
+    """Refuse a lone --rendered HTML_ROOT for a snapshot of several collections."""
+    from .core.snapshot_directory import read_manifest
+
+    collections = [entry["collection"] for entry in read_manifest(Path(snapshot))["collections"]]
+    if len(collections) > 1:
+        raise ValueError(f"one --rendered HTML_ROOT is one collection's site, and {snapshot} has "
+                         f"{len(collections)} ({', '.join(collections)}): give --rendered "
+                         "COLLECTION/VERSION=HTML_ROOT for each version to check")
+
+
 def _ask(args) -> int:
     from .client import (
         IntegrityError,
@@ -192,6 +245,7 @@ def _ask(args) -> int:
         RetrievalError,
         TransportError,
         describe_error,
+        describe_failure,
         summarize,
     )
 
@@ -218,6 +272,10 @@ def _ask(args) -> int:
         sys.stdout.buffer.flush()
     else:
         print(summarize(result, max_chars=args.max_chars))
+    failure = describe_failure(result)
+    if failure is not None:
+        print(f"retrieval: {failure}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -318,6 +376,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "API and guide questions (the default); fielded: the fielded "
                             "score alone (better for the Python stdlib's API lookups)")
     build.add_argument("--out", required=True, help="snapshot directory to write")
+    build.add_argument("--default-collection", metavar="COLLECTION",
+                       help="the collection requests that name none read (default: the only "
+                            "collection; else the one named default, if built; else none, and "
+                            "such requests are refused with the collections listed)")
     build.add_argument("--format", choices=FORMATS, default=FORMATS[0],
                        help="auto: a Sphinx site from its _sources (autodoc pages from their "
                             "HTML), an MkDocs site from its pages, other trees as reST, "

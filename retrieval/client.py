@@ -78,6 +78,12 @@ class RetrievalError(Exception):
         self.raw = raw
         self.headers = headers if headers is not None else {}
 
+    def _error_list(self, member: str) -> list:
+        """Return a list member of the body's `error` object, or [] if it has none."""
+        error = self.body.get("error") if isinstance(self.body, dict) else None
+        value = error.get(member) if isinstance(error, dict) else None
+        return list(value) if isinstance(value, list) else []
+
 
 class _RetryAfter:
     """Mixin for refusals that may say when to come back."""
@@ -94,9 +100,7 @@ class InvalidRequest(RetrievalError):
     @property
     def issues(self) -> list:
         """Return the issues as sent: dicts with `path` (list), `type`, `message`, any bound."""
-        error = self.body.get("error") if isinstance(self.body, dict) else None
-        issues = error.get("issues") if isinstance(error, dict) else None
-        return list(issues) if isinstance(issues, list) else []
+        return self._error_list("issues")
 
 
 class InvalidJSON(RetrievalError):
@@ -157,6 +161,15 @@ class CollectionNotFound(RetrievalError):
     """404 collection_not_found."""
 
 
+class VersionNotFound(RetrievalError):
+    """404 version_not_found: the collection has no such version; `.versions` lists its own."""
+
+    @property
+    def versions(self) -> list:
+        """Return the versions the collection has, as the service listed them."""
+        return self._error_list("versions")
+
+
 class PassageNotFound(RetrievalError):
     """404 passage_not_found."""
 
@@ -192,6 +205,7 @@ ERROR_CLASSES = {
     "unauthenticated": Unauthenticated,
     "invalid_credentials": InvalidCredentials,
     "collection_not_found": CollectionNotFound,
+    "version_not_found": VersionNotFound,
     "passage_not_found": PassageNotFound,
     "search_failed": SearchFailed,
     "rate_limited": RateLimited,
@@ -629,6 +643,27 @@ def _passage_lines(text, max_chars=0) -> list:
     return lines
 
 
+def _first_search_hits(result: RetrievalResult) -> list:
+    """Return the first search's hits, one line each (rank, what it is, URL, whether read)."""
+    first = next((entry for entry in result.trace
+                  if entry.tool == "search" and isinstance(entry.result, dict)), None)
+    if first is None:
+        return []
+    hits = [hit for hit in first.result.get("results") or () if isinstance(hit, dict)]
+    read = {item.passage_id for item in result.evidence}
+    lines = [f"first search's hits ({len(hits)})"]
+    for hit in hits:
+        # Built snapshots name each hit (an object or a section title); the fixture's do not,
+        # and a plain file's units are all titled by its name: those say their lines.
+        named = hit.get("title") or hit.get("source_id")
+        if named == hit.get("source_id"):
+            named = f"{named} lines {hit.get('start_line')}-{hit.get('end_line')}"
+        url = f" {hit['url']}" if hit.get("url") else ""
+        mark = " (read)" if hit.get("passage_id") in read else ""
+        lines.append(f"  {hit.get('rank')} {named}{url}{mark}")
+    return lines
+
+
 def summarize(result: RetrievalResult, max_chars: int = 0) -> str:
     """Return a readable, multi-line summary of a verified result, passages whole by default."""
     usage, limits = result.usage, result.limits
@@ -640,8 +675,13 @@ def summarize(result: RetrievalResult, max_chars: int = 0) -> str:
         f"(delivered {usage.delivered_source_bytes})",
         f"actions ({len(result.trace)})",
     ]
+    request = result.request if isinstance(result.request, dict) else {}
+    if "served_version" in request:
+        lines.insert(1, f"version {request.get('version')} served as "
+                        f"{request['served_version']} (its highest release)")
     for number, entry in enumerate(result.trace, 1):
         lines.append(f"  {number} {_describe_action(entry)} {_describe_outcome(entry)}")
+    lines += _first_search_hits(result)
     lines.append(f"evidence ({len(result.evidence)})")
     for number, item in enumerate(result.evidence, 1):
         lines.append(f"  {number} {item.source_id} lines {item.start_line}-{item.end_line} "
@@ -649,6 +689,15 @@ def summarize(result: RetrievalResult, max_chars: int = 0) -> str:
         lines += _passage_lines(item.text, max_chars)
     lines += [f"request_id {result.request_id}", f"corpus_id {result.corpus_id}", "verified"]
     return "\n".join(lines)
+
+
+def describe_failure(result: RetrievalResult) -> str | None:
+    """Return one line naming the tool calls a failed run failed in, or None for another run."""
+    if result.status != FAILED:
+        return None
+    failed = [f"{_describe_action(entry)} failed {entry.reason}" for entry in result.trace
+              if entry.status == "failed"]
+    return f"the run failed ({result.reason}): " + ("; ".join(failed) or "no tool call failed")
 
 
 def describe_error(error: RetrievalError) -> str:

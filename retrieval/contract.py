@@ -35,6 +35,7 @@ HTTP_STATUS = {
     "invalid_credentials": "401 Unauthorized",
     "not_found": "404 Not Found",
     "collection_not_found": "404 Not Found",
+    "version_not_found": "404 Not Found",
     "passage_not_found": "404 Not Found",
     "method_not_allowed": "405 Method Not Allowed",
     "host_not_allowed": "421 Misdirected Request",

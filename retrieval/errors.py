@@ -7,6 +7,7 @@ is a bug: logged, and answered with `internal_error` and no detail.
 """
 
 from .contract import HTTP_STATUS  # each code's status line: the contract's one table
+from .core.tools import TEXT_DIGEST_MISMATCH
 
 MAX_ISSUES = 12
 MAX_PATH_PART = 64
@@ -100,11 +101,37 @@ class InvalidCredentials(ServiceError):
 
 
 class CollectionNotFound(ServiceError):
-    """The collection does not exist, or the caller's key may not read it: one answer for both."""
+    """The collection does not exist, or the caller's key may not read it: one answer for both.
+
+    named=False: the request named none, and the snapshot has no default collection; then
+    `yours` are the collections the caller may read, named in the message.
+    """
 
     code = "collection_not_found"
-    # Names no collection: a hidden one and a missing one must get the same bytes.
     message = "no such collection (or this key may not read it); GET /corpus lists yours"
+
+    def __init__(self, detail: str = "", yours=None, named: bool = True):
+        super().__init__(detail)
+        if not named:
+            self.message = ("the request names no collection, and this snapshot has several "
+                            "and no default: send collection")
+        if yours is not None:
+            self.message += f"; yours: {', '.join(yours) or 'none'}"
+
+
+class VersionNotFound(ServiceError):
+    """The collection declares the versions it holds, and the one asked for is not one of them."""
+
+    code = "version_not_found"
+
+    def __init__(self, collection: str, version: str, versions):
+        super().__init__(f"{collection} {version}")
+        self.versions = list(versions)
+        self.message = (f"collection {collection} has no version {version}: it has "
+                        f"{', '.join(self.versions) or 'none'}")
+
+    def error_object(self):
+        return {**super().error_object(), "versions": self.versions}
 
 
 class NotFound(ServiceError):
@@ -184,6 +211,13 @@ class SearchFailed(ServiceError):
 
     code = "search_failed"
     message = "the search did not finish (deadline or index failure): retry"
+
+    def __init__(self, detail: str = ""):
+        super().__init__(detail)
+        if detail == TEXT_DIGEST_MISMATCH:  # a retry cannot help
+            self.message = ("a passage's stored text does not match its digest, so it was not "
+                            "sent: the snapshot was altered after its build (retrieval verify "
+                            "names the passage)")
 
 
 class Draining(ServiceError):

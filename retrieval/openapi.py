@@ -20,7 +20,7 @@ from .contract import (
 from .core.admission import Limits
 from .core.index import MATCH_ALL, MATCH_ANY
 from .core.query_bounds import MAX_QUERY_TERMS
-from .core.snapshot import DEFAULT_COLLECTION, MAX_SEARCH_K, READ_BEST
+from .core.snapshot import MAX_SEARCH_K, READ_BEST
 from .errors import MAX_ISSUES, MAX_PATH_PART
 from .request import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
 from .search import (
@@ -41,6 +41,19 @@ DIGEST_HEADER = {
     }
 }
 _INT0 = {"type": "integer", "minimum": 0}
+# Echoed only when the version searched is not the one asked for.
+SERVED_VERSION = {"served_version": {"type": "string", "description": (
+    "The version searched: the highest X.Y.Z release of the X.Y asked for.")}}
+# A request's version and collection, on /retrieve and /search alike.
+VERSION_FIELD = {"type": "string", "pattern": VERSION_REGEX, "description": (
+    "X.Y or X.Y.Z. Of a built snapshot, a version its collection does not hold is refused with "
+    "404 version_not_found (error.versions lists those it holds); an X.Y it holds only as X.Y.Z "
+    "releases is served as the highest of them, echoed as request.served_version.")}
+COLLECTION_FIELD = {"type": "string", "pattern": COLLECTION_REGEX, "description": (
+    "Default: the snapshot's default collection (GET /corpus names it): its only one, the one "
+    "it was built with as default, else the one named default. Refused with 404 "
+    "collection_not_found when it does not exist or the key may not read it, and when none is "
+    "named and the snapshot has no default (the message then names the caller's collections).")}
 
 
 def _ref(name):
@@ -104,11 +117,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "properties": {
                 "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
                              "description": "Not blank; echoed exactly as sent."},
-                "version": {"type": "string", "pattern": VERSION_REGEX},
-                "collection": {"type": "string", "pattern": COLLECTION_REGEX,
-                               "default": DEFAULT_COLLECTION,
-                               "description": "Refused with 404 collection_not_found when it "
-                                              "does not exist or the key may not read it."},
+                "version": VERSION_FIELD, "collection": COLLECTION_FIELD,
                 **counts,
             },
         },
@@ -120,9 +129,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                           "description": "Not blank: a question, or words (see analysis; "
                                          f"raw: at most {MAX_QUERY_TERMS} distinct words, a word "
                                          "given twice is searched once)."},
-                "version": {"type": "string", "pattern": VERSION_REGEX},
-                "collection": {"type": "string", "pattern": COLLECTION_REGEX,
-                               "default": DEFAULT_COLLECTION},
+                "version": VERSION_FIELD, "collection": COLLECTION_FIELD,
                 "limit": {"type": "integer", "minimum": MIN_LIMIT, "maximum": MAX_LIMIT,
                           "default": DEFAULT_LIMIT},
                 "max_text_bytes": dict(_INT0, maximum=maxima.max_source_bytes,
@@ -138,8 +145,11 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
         "SearchResponse": _object({
             "corpus_id": HEX64, "search_request_id": HEX64, "text_bytes": _INT0,
             "request": _object({"query": {"type": "string"}, "version": {"type": "string"},
-                                "collection": {"type": "string"}, "limit": _INT0,
-                                "max_text_bytes": _INT0, "analysis": {"enum": list(ANALYSES)}}),
+                                "collection": {"type": "string"}, **SERVED_VERSION,
+                                "limit": _INT0, "max_text_bytes": _INT0,
+                                "analysis": {"enum": list(ANALYSES)}},
+                               ["query", "version", "collection", "limit", "max_text_bytes",
+                                "analysis"]),
             "searched": _object({"query": {"type": "string"},
                                  "match": {"enum": [MATCH_ALL, MATCH_ANY]}}),
             "hits": {"type": "array", "items": _object({
@@ -191,8 +201,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "model_called": {"const": False},
             "request_id": HEX64, "corpus_id": HEX64,
             "request": _object({"question": {"type": "string"}, "version": {"type": "string"},
-                                "collection": {"type": "string"},
-                                **{field: _INT0 for field in ALLOWANCES}}),
+                                "collection": {"type": "string"}, **SERVED_VERSION,
+                                **{field: _INT0 for field in ALLOWANCES}},
+                               ["question", "version", "collection", *ALLOWANCES]),
             "status": {"enum": list(RUN_STATUSES)},
             "reason": {"type": "string"},
             "admission": _object({"accepted": {"const": True}, "limits": _ref("Limits")}),
@@ -211,6 +222,8 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                             "description": "For a person reading it; the wording may change."},
                 "byte_offset": dict(_INT0, description=(
                     "invalid_json: the byte of the body where the problem was found.")),
+                "versions": {"type": "array", "items": {"type": "string"}, "description": (
+                    "version_not_found: the versions the collection holds.")},
                 "issues": {"type": "array", "maxItems": MAX_ISSUES, "items": _object({
                     "path": {"type": "array", "items": {"type": "string",
                                                         "maxLength": MAX_PATH_PART}},
@@ -233,7 +246,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             _object({"status": {"enum": ["not_ready", "draining"]}}),
         ]},
         "Corpus": _object({
-            "default_collection": {"type": "string"},
+            "default_collection": {"type": ["string", "null"], "description": (
+                "What a request naming no collection reads; null when the snapshot has no "
+                "default, or the caller may not read it.")},
             "collections": {"type": "array", "items": _object({
                 "collection": {"type": "string"}, "corpus_id": HEX64,
                 "versions": {"type": "array", "items": _object({

@@ -77,10 +77,12 @@ def body_issue(field, issue) -> list:
     return [] if issue is None else [{"path": ["body", field], **issue}]
 
 
-def common_issues(document, text_field: str):
+def common_issues(document, text_field: str, default_collection: str | None = DEFAULT_COLLECTION):
     """Check what every request body shares: an object, its text, version and collection.
 
-    Return the issues found and the collection (defaulted); refuse a body that is no object.
+    Return the issues found and the collection (default_collection when the body names none:
+    the app passes its snapshot's, which is None if the snapshot has none); refuse a body that
+    is no object.
     """
     if not isinstance(document, dict):
         raise InvalidRequest([{"path": ["body"], "type": "model_attributes_type"}])
@@ -88,7 +90,7 @@ def common_issues(document, text_field: str):
     for field, checker in ((text_field, _question_issue), ("version", _version_issue)):
         issues += body_issue(field, {"type": "missing"} if field not in document
                              else checker(document[field]))
-    collection = document.get("collection", DEFAULT_COLLECTION)
+    collection = document.get("collection", default_collection)
     if "collection" in document:
         issues += body_issue("collection", _collection_issue(collection))
     return issues, collection
@@ -102,10 +104,11 @@ def decode_body(body: bytes):
         raise InvalidJSON(str(exc), exc.byte_offset) from None
 
 
-def parse_retrieve_request(body: bytes, maxima: Limits) -> RetrieveRequest:
+def parse_retrieve_request(body: bytes, maxima: Limits,
+                           default_collection: str | None = DEFAULT_COLLECTION) -> RetrieveRequest:
     """Decode and validate a /retrieve body against the server's maximum allowances."""
     document = decode_body(body)
-    issues, collection = common_issues(document, "question")
+    issues, collection = common_issues(document, "question", default_collection)
 
     def check(field, issue):
         issues.extend(body_issue(field, issue))

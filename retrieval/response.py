@@ -3,7 +3,6 @@
 from .contract import run_status_line
 from .core import digests
 from .core.service import RunResult
-from .core.snapshot import DEFAULT_COLLECTION
 from .core.tools import ToolResult
 from .errors import ServiceError
 
@@ -110,13 +109,17 @@ def passage_body(corpus_id, passage) -> dict:
     }
 
 
-def corpus_body(collections) -> dict:
+def corpus_body(collections, default_collection: str | None) -> dict:
     """Return the /corpus body: the caller's collections, each with its id and versions.
 
     Only the collections the caller may read are listed, and nothing whole-snapshot (such as the
-    snapshot's corpus_id, which moves when any collection changes) is included.
+    snapshot's corpus_id, which moves when any collection changes) is included. The default
+    collection (what a request naming none reads) is named only if it is one of them: null
+    otherwise, and when the snapshot has none.
     """
-    return {"default_collection": DEFAULT_COLLECTION,
+    collections = list(collections)
+    names = [collection.name for collection in collections]
+    return {"default_collection": default_collection if default_collection in names else None,
             "collections": [collection.describe() for collection in collections]}
 
 

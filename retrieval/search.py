@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .core.index import MATCH_ALL
 from .core.service import RetrievalService
+from .core.snapshot import DEFAULT_COLLECTION
 from .core.tools import RetrievalTools, ToolFailure
 from .errors import InvalidRequest, SearchFailed
 from .request import body_issue, common_issues, count_issue, search_query_issue
@@ -44,17 +45,21 @@ class SearchRequest:
     limit: int
     max_text_bytes: int
     analysis: str = ANALYSES[0]
+    # As RetrieveRequest's: the version searched, when it is not the one asked for.
+    served_version: str | None = None
 
     def normalized(self) -> dict:
         """Return the request as it is echoed."""
+        served = {} if self.served_version is None else {"served_version": self.served_version}
         return {"query": self.query, "version": self.version, "collection": self.collection,
-                "limit": self.limit, "max_text_bytes": self.max_text_bytes,
+                **served, "limit": self.limit, "max_text_bytes": self.max_text_bytes,
                 "analysis": self.analysis}
 
 
-def parse_search_request(document, max_text_bytes_limit: int) -> SearchRequest:
+def parse_search_request(document, max_text_bytes_limit: int,
+                         default_collection: str | None = DEFAULT_COLLECTION) -> SearchRequest:
     """Validate a search's arguments (a decoded JSON object) as /retrieve validates its body."""
-    issues, collection = common_issues(document, "query")
+    issues, collection = common_issues(document, "query", default_collection)
     analysis = document.get("analysis", ANALYSES[0])
     # A question's analysis keeps at most MAX_QUESTION_TERMS words; a raw query is searched
     # whole, so only it can have too many terms.
@@ -94,7 +99,8 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
     hits, text_bytes, budget_open = [], 0, True
     with RetrievalTools(collection, service.memo, deadline=deadline) as tools:
         try:
-            found = tools.search(query, request.version, request.limit, match)
+            found = tools.search(query, request.served_version or request.version,
+                                 request.limit, match)
             for handle in found["results"]:
                 # url and title are absent from hits of hand-written snapshots that lack them.
                 hit = {name: handle[name] for name in HIT_FIELDS if name in handle}

@@ -15,7 +15,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .access_log import BatchedLineWriter, access_log_line, run_fields
 from .contract import (
@@ -40,7 +40,7 @@ from .core import digests
 from .core.admission import Limits
 from .core.index import IndexUnavailable
 from .core.model import FAILED, LIMITED
-from .core.service import RetrievalService, RunResult
+from .core.service import RetrievalService, RunResult, UnknownVersion, served_version
 from .core.snapshot import SnapshotError, default_snapshot_path
 from .cors import CorsPolicy
 from .errors import (
@@ -59,6 +59,7 @@ from .errors import (
     RateLimited,
     ServiceError,
     UnsupportedMediaType,
+    VersionNotFound,
 )
 from .hosts import HostCheck, parse_hosts
 from .inflight import ADMISSION_KEY, DRAINING, InFlightGate
@@ -79,6 +80,7 @@ from .response_memo import KnownRequest, MemoizedRun, RetrieveMemos
 from .search import parse_search_request, run_search
 from .settings import Settings, SettingsError, load_settings, parse_origins
 from .static import StaticPages
+from .waitress_serve import check_addresses
 
 
 def is_json_media_type(content_type: str) -> bool:
@@ -231,6 +233,7 @@ class RetrievalApp:
         self._draining = False
         self._cors = CorsPolicy(parse_origins(settings.cors_origins))
         self._collections = service.snapshot.collections
+        self._default_collection = service.snapshot.default_collection
         self._corpus_replies: dict[tuple, Reply] = {}  # by the collections a caller may read
         self._openapi_reply = Reply(
             OK, encode_json(openapi_document(self.maxima, settings.max_body_bytes)),
@@ -398,10 +401,11 @@ class RetrievalApp:
     def _corpus(self, environ, exchange: Exchange, path: str) -> Reply:
         self._ready_service()
         key = self._authenticate(environ, exchange)
-        visible = tuple(name for name in self._collections if key is None or key.may_read(name))
+        visible = self._visible(key)
         reply = self._corpus_replies.get(visible)
         if reply is None:
-            reply = Reply(OK, encode_json(corpus_body(self._collections[name] for name in visible)),
+            reply = Reply(OK, encode_json(corpus_body((self._collections[name] for name in visible),
+                                                      self._default_collection)),
                           cache_control=REVALIDATE if self._keys is None else PRIVATE_REVALIDATE)
             self._corpus_replies[visible] = reply
         return reply
@@ -482,17 +486,38 @@ class RetrievalApp:
     def _reads_all(self, key) -> bool:
         return key is None or all(key.may_read(name) for name in self._collections)
 
-    def _check_readable(self, key, collection: str):
-        # One answer whether the collection is missing or only hidden from this key.
+    def _visible(self, key) -> tuple:
+        """Return the names of the collections the caller may read."""
+        return tuple(name for name in self._collections if key is None or key.may_read(name))
+
+    def _check_readable(self, key, collection: str | None, named: bool = True):
+        # One answer whether the collection is missing or only hidden from this key. Only a
+        # request that named none is told the collections, and only the caller's own.
         if collection not in self._collections or (
                 key is not None and not key.may_read(collection)):
-            raise CollectionNotFound(collection)
+            raise CollectionNotFound(str(collection), None if named else self._visible(key),
+                                     named)
+
+    def _resolved(self, key, request):
+        """Return a parsed request with its served version settled, or refuse it.
+
+        Parsed with the snapshot's default collection, a request names None only when the
+        snapshot has no default. The version is served as Collection.serve_version says, once
+        the caller is known to be one who may read the collection.
+        """
+        name = request.collection
+        self._check_readable(key, name, named=name is not None)
+        try:
+            served = served_version(self._collections[name], request.version)
+        except UnknownVersion as unknown:
+            raise VersionNotFound(unknown.collection, unknown.version, unknown.versions) from None
+        return request if served is None else replace(request, served_version=served)
 
     def _run_search(self, service, environ, exchange: Exchange) -> Reply:
         started = time.monotonic()
         key, body = self._json_body(environ, exchange, started)
-        request = parse_search_request(decode_body(body), self.maxima.max_source_bytes)
-        self._check_readable(key, request.collection)
+        request = self._resolved(key, parse_search_request(
+            decode_body(body), self.maxima.max_source_bytes, self._default_collection))
         found = run_search(service, request, started + self._deadline_s)
         _verified(service)  # what a rewritten file gave is never sent
         return Reply(OK, encode_json(found))
@@ -505,8 +530,12 @@ class RetrievalApp:
         # a memoized body of a hidden collection would otherwise answer faster (and count a hit
         # on /metrics), telling the key that somebody asked it, so that it exists.
         known, memoized = memos.find(body) if self._reads_all(key) else (None, None)
-        request = known.request if known else parse_retrieve_request(body, self.maxima)
-        self._check_readable(key, request.collection)
+        if known:
+            request = known.request  # resolved when it was first parsed
+            self._check_readable(key, request.collection)
+        else:
+            request = self._resolved(key, parse_retrieve_request(body, self.maxima,
+                                                                 self._default_collection))
         if known is None:
             known = KnownRequest(request, service.request_id(request), len(body))
             memos.requests.put(body, known)
@@ -578,6 +607,7 @@ def __getattr__(name):
     # this module for create_app() does not load a snapshot as a side effect.
     if name == "app":
         try:
+            check_addresses()
             app = create_app()
         except (SnapshotError, SettingsError, KeysFileError) as exc:
             # A start-up refusal under `waitress-serve retrieval.wsgi:app`: Waitress answers an

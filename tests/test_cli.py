@@ -2,6 +2,8 @@
 
 import argparse
 import os
+import re
+import socket
 import subprocess
 import sys
 import unittest
@@ -13,6 +15,7 @@ from tests.support import ROOT, temporary_directory
 
 # Run a Python snippet as if `requests` were not installed (import of it fails).
 WITHOUT_REQUESTS = "import sys; sys.modules['requests'] = None; "
+WITHOUT_WAITRESS = "import sys; sys.modules['waitress'] = None; "
 
 
 def run(command, env=None, cwd=ROOT):
@@ -39,6 +42,26 @@ class HelpTest(unittest.TestCase):
         self.assertIn("No model is", done.stdout)
         self.assertIn("examples:", done.stdout)
         self.assertIn("retrieval ask ", done.stdout)
+
+    def test_help_examples_are_the_readmes(self):
+        def commands(text, prefix):
+            # Each example command with its continuation lines joined, from its program on.
+            joined = re.sub(r"\\\n\s*", "", text)
+            return {" ".join(line.split()[len(prefix.split()):])
+                    for line in joined.splitlines()
+                    if line.strip().startswith(prefix)}
+
+        # An example's words for people stand two spaces after its command.
+        help_text = re.sub(r"(\S)  +\w.*$", r"\1",
+                           run([sys.executable, "-m", "retrieval", "--help"]).stdout, flags=re.M)
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+            readme = handle.read()
+        for command in ("build", "serve --snapshot"):
+            with self.subTest(command=command):
+                ours = commands(help_text, "retrieval " + command)
+                theirs = commands(readme, "python -m retrieval " + command)
+                self.assertTrue(ours, help_text)
+                self.assertEqual(ours, theirs)
 
     def test_every_flag_has_help_and_valued_flags_say_their_default(self):
         def commands(parser, prefix):
@@ -100,6 +123,92 @@ class StartupRefusalTest(unittest.TestCase):
             "import runpy; sys.argv = ['run_scenarios.py']; "
             "runpy.run_path('run_scenarios.py', run_name='__main__')")]))
         self.assertIn("pip install '.[test]'", line)
+
+    def test_driver_without_waitress_is_one_line_before_any_server_starts(self):
+        line = one_line_refusal(self, run([sys.executable, "-c", WITHOUT_WAITRESS + (
+            "import runpy; sys.argv = ['run_scenarios.py']; "
+            "runpy.run_path('run_scenarios.py', run_name='__main__')")]))
+        self.assertEqual(line, "run_scenarios.py needs waitress: run pip install '.[test]' from "
+                               "the checkout")
+
+    def test_test_suite_without_its_dependencies_is_one_line(self):
+        for blocked in (WITHOUT_REQUESTS, WITHOUT_WAITRESS):
+            with self.subTest(blocked=blocked):
+                line = one_line_refusal(self, run([sys.executable, "-c", blocked + (
+                    "import unittest; unittest.main(module=None, "
+                    "argv=['python -m unittest', 'discover'])")]))
+                self.assertIn("pip install '.[test]'", line)
+                self.assertIn("requests" if "requests" in blocked else "waitress", line)
+
+
+class BuildAndVerifyRefusalTest(unittest.TestCase):
+    """A mistake knowable from the command line is one line, exit 2, before the build runs."""
+
+    def setUp(self):
+        self.root = temporary_directory(self)
+        self.docs = os.path.join(self.root, "docs")
+        os.makedirs(self.docs)
+        with open(os.path.join(self.docs, "page.txt"), "w", encoding="utf-8") as handle:
+            handle.write("A paragraph of documentation.\n")
+        self.file = os.path.join(self.root, "a-file")
+        with open(self.file, "w", encoding="utf-8") as handle:
+            handle.write("not a directory\n")
+
+    def build(self, *argv, source=None, out=None):
+        return one_line_refusal(self, run([
+            sys.executable, "-m", "retrieval", "build", "--source", f"3.11={source or self.docs}",
+            "--base-url", "3.11=https://docs.example.org/",
+            "--out", out or os.path.join(self.root, "out"), *argv]))
+
+    def test_each_mistake_is_one_line_before_any_work(self):
+        cases = (
+            ({"out": self.file}, f"--out {self.file}: exists and is not a directory"),
+            ({"out": os.path.join(self.file, "snapshot")}, f"{self.file} is not a directory"),
+            ({"source": os.path.join(self.root, "nope")}, "no such directory"),
+            ({"source": self.file}, "not a directory (give the documentation tree's root)"),
+        )
+        for where, expected in cases:
+            with self.subTest(**where):
+                self.assertIn(expected, self.build(**where))
+        missing = os.path.join(self.root, "policy.json")
+        self.assertEqual(self.build("--policy", missing),
+                         f"retrieval: --policy {missing}: cannot read it: No such file or "
+                         "directory")
+        self.assertFalse(os.path.exists(os.path.join(self.root, "out")))
+
+    def test_one_rendered_tree_for_several_collections_is_refused(self):
+        out = os.path.join(self.root, "two")
+        done = run([sys.executable, "-m", "retrieval", "build",
+                    "--source", f"a/3.11={self.docs}", "--base-url", "a/3.11=https://a.example/",
+                    "--source", f"b/3.11={self.docs}", "--base-url", "b/3.11=https://b.example/",
+                    "--out", out])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        line = one_line_refusal(self, run([sys.executable, "-m", "retrieval", "verify", out,
+                                           "--rendered", self.docs]))
+        self.assertIn("has 2 (a, b): give --rendered COLLECTION/VERSION=HTML_ROOT", line)
+
+
+class BusyPortTest(unittest.TestCase):
+    def test_waitress_serve_on_a_busy_port_is_one_line(self):
+        waitress_serve = os.path.join(os.path.dirname(sys.executable), "waitress-serve")
+        if not os.path.exists(waitress_serve):
+            self.skipTest("waitress-serve is not installed beside this Python")
+        with socket.socket() as busy:
+            busy.bind(("127.0.0.1", 0))
+            busy.listen(1)
+            port = busy.getsockname()[1]
+            line = one_line_refusal(self, run(
+                [waitress_serve, f"--listen=127.0.0.1:{port}", "retrieval.wsgi:app"],
+                cwd=temporary_directory(self)))
+        self.assertEqual(line, f"retrieval: waitress-serve cannot listen on 127.0.0.1:{port}: "
+                               "Address already in use")
+
+
+class SetupPyTest(unittest.TestCase):
+    def test_setup_py_stands_beside_pyproject_and_reads_it(self):
+        done = run([sys.executable, "setup.py", "--version"])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.splitlines()[-1], __version__)
 
 
 if __name__ == "__main__":

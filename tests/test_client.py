@@ -213,6 +213,7 @@ class ErrorMappingTest(unittest.TestCase):
         ("unauthenticated", 401, rc.Unauthenticated),
         ("invalid_credentials", 401, rc.InvalidCredentials),
         ("collection_not_found", 404, rc.CollectionNotFound),
+        ("version_not_found", 404, rc.VersionNotFound),
         ("passage_not_found", 404, rc.PassageNotFound), ("rate_limited", 429, rc.RateLimited),
         ("overloaded", 503, rc.Overloaded), ("draining", 503, rc.Draining),
         ("search_failed", 503, rc.SearchFailed), ("teapot", 418, rc.RetrievalError),
@@ -412,6 +413,10 @@ class AskCommandTest(Bodies, unittest.TestCase):
                                    "source bytes 378/4096 (delivered 378)")
         self.assertIn('  1 search "text" (3.12, k=2) executed succeeded', lines)
         self.assertIn("  4 read path-write lines 1-1 (3.12) executed succeeded", lines)
+        hits = lines.index("first search's hits (2)")
+        self.assertEqual(lines[hits + 1:hits + 4], ["  1 path-read lines 1-1 (read)",
+                                                    "  2 path-write lines 1-1 (read)",
+                                                    "evidence (2)"])
         self.assertIn("  2 path-write lines 1-1 "
                       "https://docs.python.org/3.12/library/pathlib.html#pathlib.Path.write_text",
                       lines)

@@ -85,8 +85,11 @@ class CollectionsTest(unittest.TestCase):
                   for c in call(self.both, "GET", "/corpus").json()["collections"]}
         self.assertEqual(result["corpus_id"], listed["internal"]["corpus_id"])
         self.assertNotEqual(result["request_id"], self.post(self.both, ask()).json()["request_id"])
-        # A snapshot without a default collection refuses requests that name none.
-        self.assertEqual(self.post(alone, ask()).json()["error"]["code"], "collection_not_found")
+        # A snapshot of one collection serves it to requests that name none (issue 26).
+        unnamed = self.post(alone, ask())
+        self.assertEqual(unnamed.code, 200)
+        self.assertEqual(unnamed.json()["request"]["collection"], "internal")
+        self.assertEqual(unnamed.json()["request_id"], self.post(alone, body).json()["request_id"])
 
     def test_collection_names_are_validated(self):
         for value, issue in (("Internal", "string_pattern_mismatch"),

@@ -11,6 +11,8 @@ import hashlib
 import json
 import os
 import re
+import subprocess
+import sys
 import unittest
 from html.parser import HTMLParser
 
@@ -21,6 +23,7 @@ from retrieval.contract import BODY_DIGEST_HEADER
 from retrieval.keys import add_key
 from retrieval.scenarios import QUESTION
 from retrieval.static import CONTENT_SECURITY_POLICY, STATIC_DIR
+from retrieval.testing import subprocess_env
 from tests import browser
 from tests.support import WAIT_S, ask, start_server, temporary_directory
 
@@ -426,6 +429,44 @@ class InspectorBrowserTest(unittest.TestCase):
         self.assertEqual(shown["rawResponse"].encode("utf-8"), direct.content)
         self.assertIn("/rag/retrieve", self.page.evaluate(
             "document.querySelector('#response-origin').textContent"))
+        self.assert_no_page_errors()
+
+    def test_a_built_snapshots_collections_are_chosen_and_its_hits_named(self):
+        root = temporary_directory(self)
+        argv = []
+        for label in ("python/3.11", "requests/2.28.1", "requests/2.28.2"):
+            source = os.path.join(root, label.replace("/", "-"))
+            os.makedirs(source)
+            with open(os.path.join(source, "notes.md"), "w", encoding="utf-8") as handle:
+                handle.write(f"# Sending\n\nSend a request ({label}).\n\n## Timeouts\n\n"
+                             "A request with a timeout gives up.\n")
+            argv += ["--source", f"{label}={source}",
+                     "--base-url", f"{label}=https://docs.example.org/{label}/"]
+        out = os.path.join(root, "snapshot")
+        subprocess.run([sys.executable, "-m", "retrieval", "build", *argv, "--out", out],
+                       check=True, capture_output=True, env=subprocess_env(), timeout=120)
+        self.server = start_server(self, "--snapshot", out)
+        self.page.navigate(self.server.base_url + "/")
+        # No default collection: the first listed is offered, and the choice is the user's.
+        self.page.wait_for("document.querySelector('#version option[value=\"3.11\"]') !== null",
+                           "the first collection's versions")
+        self.assertFalse(self.page.evaluate(
+            "document.querySelector('#collection-select-field').hidden"))
+        self.assertEqual(self.page.evaluate("Array.from(document.querySelectorAll("
+                                            "'#collection-choice option'), (o) => o.value)"),
+                         ["python", "requests"])
+        self.page.choose("#collection-choice", "requests")
+        self.page.wait_for("document.querySelector('#version option[value=\"2.28.2\"]') "
+                           "!== null", "the versions of the chosen collection")
+        self.page.choose("#version", "2.28.2")
+        shown = self.ask_through_the_form("send a request with a timeout")
+        self.assertEqual(shown["badge"], "completed", shown["error"])
+        sent = json.loads(self.page.requests_sent("/retrieve")[0]["postData"])
+        self.assertEqual((sent["collection"], sent["version"]), ("requests", "2.28.2"))
+        trace = self.page.evaluate("document.querySelector('#trace').textContent")
+        # Hits of one file told apart by anchor and lines, not six times its name.
+        self.assertIn("notes.md #timeouts lines 7 (rank ", trace)
+        self.assertIn("notes.md #sending lines 3 (rank ", trace)
         self.assert_no_page_errors()
 
     def test_placeholder_and_status_words_come_from_what_was_served(self):

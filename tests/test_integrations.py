@@ -17,7 +17,7 @@ from tests.test_client import FakeServer
 # What every document's metadata carries, whatever the framework.
 METADATA = {"url", "passage_id", "source_id", "version", "start_line", "end_line",
             "text_sha256", "result_sha256", "source_sha256", "rank", "corpus_id", "status",
-            "request_id"}
+            "request_id", "native_score"}
 
 
 class ServedRun:
@@ -60,6 +60,16 @@ class LangChainTest(ServedRun, unittest.TestCase):
             self.assertEqual(document.metadata["url"], evidence.url)
             self.assertEqual(document.metadata["status"], self.expected.status)
 
+    def test_an_unknown_setting_is_refused(self):
+        from pydantic import ValidationError
+
+        from retrieval.integrations.langchain import RetrievalRetriever
+
+        with self.assertRaises(ValidationError) as caught:
+            RetrievalRetriever(base_url=self.server.base_url, version="3.12")
+        self.assertIn("base_url", str(caught.exception))
+        self.assertIn("extra_forbidden", str(caught.exception))
+
     def test_an_altered_response_raises(self):
         from retrieval.integrations.langchain import RetrievalRetriever
 
@@ -76,10 +86,24 @@ class LlamaIndexTest(ServedRun, unittest.TestCase):
         from retrieval.integrations.llamaindex import RetrievalRetriever
 
         nodes = RetrievalRetriever(self.server.base_url, version="3.12").retrieve(QUESTION)
+        # Higher is better, as LlamaIndex reads scores: 1 / the rank in the search that found it.
         self.assertEqual([(n.node.node_id, n.node.text, n.score) for n in nodes],
-                         [(e.passage_id, e.text, e.native_score) for e in self.expected.evidence])
-        for node in nodes:
+                         [(e.passage_id, e.text, 1 / e.rank) for e in self.expected.evidence])
+        for node, evidence in zip(nodes, self.expected.evidence, strict=True):
             self.assertEqual(set(node.node.metadata), METADATA)
+            self.assertEqual(node.node.metadata["native_score"], evidence.native_score)
+        from llama_index.core.postprocessor import SimilarityPostprocessor
+
+        kept = SimilarityPostprocessor(similarity_cutoff=0.0).postprocess_nodes(nodes)
+        self.assertEqual([n.node.node_id for n in kept], [n.node.node_id for n in nodes])
+
+    def test_an_unknown_setting_is_refused(self):
+        from retrieval.integrations.llamaindex import RetrievalRetriever
+
+        with self.assertRaises(TypeError) as caught:
+            RetrievalRetriever(version="3.12", base_url=self.server.base_url)
+        self.assertIn("unknown setting(s) base_url", str(caught.exception))
+        RetrievalRetriever(self.server.base_url, version="3.12", verbose=True)
 
     def test_an_altered_response_raises(self):
         from retrieval.integrations.llamaindex import RetrievalRetriever

@@ -218,6 +218,17 @@ class HttpTest(McpSession, unittest.TestCase):
         async with http, Client(streamable_http_client(self.url, http_client=http)) as client:
             yield client
 
+    def test_a_busy_port_is_one_line(self):
+        port = self.url.split("//")[1].split("/")[0].rsplit(":", 1)[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "retrieval", "mcp", "--transport", "http", "--port", port,
+             "--snapshot", self.snapshot, "--keys-file", self.keys_file],
+            cwd=ROOT, env=subprocess_env(**CHILD_ENV), stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=WAIT_S * 3)
+        self.assertEqual((done.returncode, done.stdout), (2, ""))
+        self.assertEqual(done.stderr, f"retrieval: cannot listen on 127.0.0.1:{port}: Address "
+                                      "already in use\n")
+
     def test_a_request_without_a_key_gets_the_services_401(self):
         host, port = self.url.split("//")[1].split("/")[0].split(":")
         connection = http.client.HTTPConnection(host, int(port), timeout=WAIT_S)

@@ -80,7 +80,8 @@ class ErrorShapeTest(AppTestCase):
         arguments = {errors.MethodNotAllowed: (("POST",),), errors.BodyTooLarge: (4096,),
                      errors.InvalidJSON: ("expecting value at byte 0", 0),
                      errors.InvalidRequest: ([{"path": ["body"], "type": "missing"}],),
-                     errors.RateLimited: (3,), errors.QueryNotAllowed: ("/retrieve",)}
+                     errors.RateLimited: (3,), errors.QueryNotAllowed: ("/retrieve",),
+                     errors.VersionNotFound: ("python", "3.12", ["3.11"])}
         classes = [cls for cls in vars(errors).values() if isinstance(cls, type)
                    and issubclass(cls, errors.ServiceError) and cls is not errors.ServiceError]
         self.assertEqual(sorted({cls.code for cls in classes}), sorted(HTTP_STATUS))

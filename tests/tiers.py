@@ -26,7 +26,7 @@ TIERS = {
                "test_fuzz", "test_hostile_clients", "test_hostile_trees", "test_integrations",
                "test_keys", "test_mcp", "test_mcp_hardening", "test_minilm",
                "test_package_sources", "test_semantic", "test_served_snapshot", "test_server",
-               "test_slow_readers", "test_startup_errors"),
+               "test_slow_readers", "test_startup_errors", "test_tampered_text", "test_versions"),
     # Chromium driving the Inspector; replicas behind haproxy.
     "browser": ("test_cluster", "test_inspector"),
 }

@@ -140,7 +140,8 @@ class AdmissionRunner:
                 raise RunEnded(LIMITED, DEADLINE) from None
             raise RunEnded(FAILED, RETRIEVAL_FAILED) from None
         if action["tool"] == "read":
-            self.delivered_source_bytes += result["byte_count"]
+            # What was delivered is the text itself, measured, not the size its handle claimed.
+            self.delivered_source_bytes += len(result["text"].encode("utf-8"))
         entry["status"] = "succeeded"
         entry["result"] = result
         entry["usage_after"] = self.usage()

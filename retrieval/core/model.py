@@ -201,6 +201,29 @@ class Collection:
     ubiquitous_terms: frozenset = frozenset()
     # The words more than the ranking's common_terms share of its units hold (built snapshots).
     common_terms: frozenset = frozenset()
+    # Built snapshots: the manifest declares the versions it was built from, so a version not
+    # among them is a caller's mistake, refused. A JSON snapshot declares none: a version it
+    # holds no passage of is searched as asked, and finds nothing (the seed's empty_eligible).
+    declares_versions: bool = False
+
+    def version_names(self) -> tuple:
+        """Return the versions this collection holds, in version order."""
+        return tuple(entry["version"] for entry in self.versions)
+
+    def serve_version(self, asked: str) -> str | None:
+        """Return the version a request for `asked` searches, or None if it must be refused.
+
+        A version held is served as asked. An X.Y held only as X.Y.Z releases (2.28, when the
+        collection holds 2.28.1 and 2.28.2) is served as the highest of them. Any other version
+        is refused where the versions are declared, and searched as asked where they are not.
+        """
+        held = self.version_names()
+        if asked in held:
+            return asked
+        releases = [name for name in held if name.startswith(asked + ".")]
+        if asked.count(".") == 1 and releases:
+            return max(releases, key=_version_key)
+        return None if self.declares_versions else asked
 
     def describe(self) -> dict:
         """Return the collection as /corpus lists it."""
@@ -231,6 +254,22 @@ class Snapshot:
     # A policy with a semantic section re-ranks with this (see index.Reranker), made by the
     # directory loader; None: the lexical ranking alone.
     reranker: Optional["Reranker"] = None
+    # The collection a request that names none reads, as built (`build --default-collection`);
+    # None: see default_collection.
+    declared_default: str | None = None
+
+    @property
+    def default_collection(self) -> str | None:
+        """Return the collection a request naming none reads, or None if it must name one.
+
+        The declared default; else the only collection; else the one named DEFAULT_COLLECTION
+        (the passages given without a collection), if there is one.
+        """
+        if self.declared_default is not None:
+            return self.declared_default
+        if len(self.collections) == 1:
+            return next(iter(self.collections))
+        return DEFAULT_COLLECTION if DEFAULT_COLLECTION in self.collections else None
 
     def select_rule(self, question: str, collection: str = DEFAULT_COLLECTION) -> Rule:
         """Return the first rule whose phrase occurs in the question, else the fallback."""

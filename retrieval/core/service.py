@@ -17,19 +17,49 @@ class UnknownCollection(LookupError):
     """The snapshot has no collection of that name."""
 
 
+class UnknownVersion(LookupError):
+    """The collection declares its versions, and the one asked for is not among them."""
+
+    def __init__(self, collection: str, version: str, versions: tuple):
+        super().__init__(f"{collection} {version}")
+        self.collection = collection
+        self.version = version
+        self.versions = versions
+
+
 @dataclass(frozen=True)
 class RetrieveRequest:
-    """A validated retrieval request with every default filled in."""
+    """A validated retrieval request with every default filled in.
+
+    served_version: the version searched, when it is not the one asked for (an X.Y served as
+    its highest X.Y.Z release); echoed beside it, and so bound into request_id.
+    """
 
     question: str
     version: str
     collection: str
     limits: Limits
+    served_version: str | None = None
+
+    @property
+    def search_version(self) -> str:
+        """Return the version the run searches."""
+        return self.served_version or self.version
 
     def normalized(self) -> dict:
         """Return the request as it is echoed and bound into request_id."""
+        served = {} if self.served_version is None else {"served_version": self.served_version}
         return {"question": self.question, "version": self.version,
-                "collection": self.collection, **self.limits.as_dict()}
+                "collection": self.collection, **served, **self.limits.as_dict()}
+
+
+def served_version(collection, version: str) -> str | None:
+    """Return the version to record as served for `version` (None: the same); raise
+    UnknownVersion if the collection must refuse it (Collection.serve_version)."""
+    served = collection.serve_version(version)
+    if served is None:
+        raise UnknownVersion(collection.name, version, collection.version_names())
+    return None if served == version else served
 
 
 @dataclass(frozen=True)
@@ -124,7 +154,7 @@ class RetrievalService:
         try:
             runner = AdmissionRunner(request.limits, tools, deadline)
             try:
-                outcome = run_rule(rule, request.version, runner, evidence)
+                outcome = run_rule(rule, request.search_version, runner, evidence)
                 status, reason = outcome.status, outcome.reason
             except RunEnded as ended:
                 status, reason = ended.status, ended.reason

@@ -41,14 +41,21 @@ SEMANTIC_EXTRA = "pip install '.[semantic]' from the retrieval checkout"
 _DERIVED = ("text_sha256", "byte_count", "document_revision", "passage_id")
 _MANIFEST_FIELDS = ("format", "schema_version", "corpus_id", "tokenizer", "bm25", "database",
                     "collections", "sources", "policy")
+# Present only when the build declared it (`--default-collection`), so other manifests are as
+# they were. It names the collection a request without one reads; it is not content, so no
+# corpus_id covers it.
+DEFAULT_COLLECTION_FIELD = "default_collection"
 
 
-def manifest_for(corpus_id, collection_ids, sources, policy_raw, base_urls) -> dict:
+def manifest_for(corpus_id, collection_ids, sources, policy_raw, base_urls,
+                 default_collection: str | None = None) -> dict:
     """Return the manifest of a built snapshot; equal inputs give an equal manifest.
 
     base_urls maps (collection, version) to the published base URL.
     """
+    declared = {} if default_collection is None else {DEFAULT_COLLECTION_FIELD: default_collection}
     return {
+        **declared,
         "format": DIRECTORY_FORMAT,
         "schema_version": FIELDED_SCHEMA_VERSION,
         "corpus_id": corpus_id,
@@ -90,9 +97,11 @@ def read_manifest(directory: Path) -> dict:
                             f"({BUILD_HINT})") from None
     except StrictJSONError as exc:
         raise SnapshotError(f"{path}: not strict JSON: {exc}") from None
-    if not isinstance(manifest, dict) or sorted(manifest) != sorted(_MANIFEST_FIELDS):
+    if not isinstance(manifest, dict) or \
+            sorted(set(manifest) - {DEFAULT_COLLECTION_FIELD}) != sorted(_MANIFEST_FIELDS):
         raise SnapshotError(f"{path}: a manifest has exactly the fields "
-                            f"{', '.join(_MANIFEST_FIELDS)}")
+                            f"{', '.join(_MANIFEST_FIELDS)} (and {DEFAULT_COLLECTION_FIELD}, "
+                            "if the build declared one)")
     if (manifest["schema_version"] != FIELDED_SCHEMA_VERSION
             and manifest["format"] == DIRECTORY_FORMAT):
         raise SnapshotError(f"{path.parent}: built by another version of retrieval "
@@ -152,15 +161,20 @@ def load_snapshot_directory(directory) -> Snapshot:
             raise SnapshotError(f"{db_path}: collection {name!r} does not match the manifest")
         collections[name] = Collection(name, entry["corpus_id"], versions,
                                        ubiquitous.get(name, frozenset()),
-                                       common.get(name, frozenset()))
+                                       common.get(name, frozenset()), declares_versions=True)
     if sorted(collections) != sorted(tables):
         raise SnapshotError(f"{db_path}: collections do not match the manifest")
+    default = manifest.get(DEFAULT_COLLECTION_FIELD)
+    if default is not None and (not isinstance(default, str) or default not in collections):
+        raise SnapshotError(f"{directory / MANIFEST}: {DEFAULT_COLLECTION_FIELD} {default!r} is "
+                            "not one of its collections")
     # vector_rows read the vectors exactly when the policy has a semantic section.
     reranker = None if semantic is None or vectors is None else _reranker(directory, semantic,
                                                                           vectors)
     return Snapshot(corpus_id=manifest["corpus_id"], passages=(), rules=rules, fallback=fallback,
                     collections=collections, database_path=str(db_path),
-                    database_identity=identity, ranking=ranking, reranker=reranker)
+                    database_identity=identity, ranking=ranking, reranker=reranker,
+                    declared_default=default)
 
 
 def load_semantic(purpose: str, name: str | None = None, recipe: str | None = None):

@@ -16,6 +16,9 @@ from .memo import ResultMemo
 from .query_bounds import bounded_query
 
 DEADLINE_EXCEEDED = "deadline_exceeded"
+# A read whose text no longer digests to the text_sha256 (or measures the byte_count) its handle
+# was issued with: the stored text was altered after the build, and is never delivered.
+TEXT_DIGEST_MISMATCH = "text_digest_mismatch"
 
 
 class ToolFailure(Exception):
@@ -92,6 +95,13 @@ def build_search_result(index: CollectionIndex, query: str, version: str, k: int
     })
 
 
+def text_matches(text: str, handle: dict) -> bool:
+    """Tell whether text has the byte_count and text_sha256 the handle promises."""
+    data = text.encode("utf-8")
+    return len(data) == handle["byte_count"] and \
+        digests.sha256_hex(data) == handle["text_sha256"]
+
+
 def build_read_result(handle: dict, passage) -> ToolResult:
     """Return the handle's fields plus the passage text, its URL and the result's digests."""
     result = dict(handle)
@@ -162,6 +172,8 @@ class RetrievalTools:
             passage = index.passage(issued["passage_id"])
             if passage is None:
                 raise ToolFailure("passage_missing")
+            if not text_matches(passage.text, issued):
+                raise ToolFailure(TEXT_DIGEST_MISMATCH)
             return build_read_result(issued, passage)
 
         try:

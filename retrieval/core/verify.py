@@ -103,4 +103,24 @@ def _read_result_problems(document: dict) -> list:
         rest = {k: v for k, v in result.items() if k != "result_sha256"}
         if digests.read_result_sha256(rest) != result.get("result_sha256"):
             return [f"read result {result.get('source_id')!r}: result_sha256 does not recompute"]
+    # A read result's digest covers its text and its claims about it alike, so it recomputes
+    # over text that was altered before the result was made: the text is checked against them.
+    for number, item in enumerate(document.get("evidence", []), 1):
+        problem = _text_problem(item)
+        if problem:
+            return [f"evidence {number} ({item.get('source_id')} lines {item.get('start_line')}-"
+                    f"{item.get('end_line')}, passage {item.get('passage_id')}): {problem}"]
     return []
+
+
+def _text_problem(item: dict) -> str | None:
+    """Return how an evidence item's text disagrees with its byte_count or text_sha256, or None."""
+    text = item.get("text")
+    if not isinstance(text, str):
+        return "it has no text"
+    data = text.encode("utf-8")
+    if type(item.get("byte_count")) is not int or len(data) != item["byte_count"]:
+        return f"its text is {len(data)} bytes, byte_count says {item.get('byte_count')}"
+    if digests.sha256_hex(data) != item.get("text_sha256"):
+        return "its text does not digest to its text_sha256"
+    return None

@@ -516,12 +516,18 @@ def _embed(semantic, model, units, progress) -> list:
     return vectors
 
 
-def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None) -> dict:
+def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None,
+                   default_collection: str | None = None) -> dict:
     """Build a snapshot directory from documentation trees; return its manifest.
 
     semantic: (the semantic module, its loaded model) from load_semantic, to store a vector per
     unit and re-rank with them (`--semantic`); None builds a lexical snapshot.
+    default_collection: the collection requests that name none read (one of the trees').
     """
+    built = sorted({tree.collection for tree in trees})
+    if default_collection is not None and default_collection not in built:
+        raise SnapshotError(f"--default-collection {default_collection}: no --source builds it "
+                            f"(the collections: {', '.join(built)})")
     policy = DEFAULT_POLICY if policy is None else policy
     if semantic is not None:
         policy = semantic_policy(policy, *semantic)
@@ -575,7 +581,8 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None) ->
     os.replace(partial, out / DATABASE)
 
     manifest = manifest_for(corpus, collection_ids, sources, policy,
-                            {(tree.collection, tree.version): tree.base_url for tree in trees})
+                            {(tree.collection, tree.version): tree.base_url for tree in trees},
+                            default_collection)
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
                                 encoding="utf-8")
     progress.done(len(contents), corpus)

@@ -45,6 +45,7 @@ def retrieve_passages(settings: RetrievalSettings, question: str) -> list:
             "text_sha256": item.text_sha256, "result_sha256": item.result_sha256,
             "source_sha256": item.source_sha256, "rank": item.rank, "corpus_id": item.corpus_id,
             "status": result.status, "request_id": result.request_id,
+            "native_score": item.native_score,
         }
         passages.append(Passage(item.text, metadata, item.native_score))
     return passages

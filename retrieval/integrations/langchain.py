@@ -10,12 +10,17 @@ version, start_line, end_line, digests, status, ...})`; an altered response rais
 
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict
 
 from . import RetrievalSettings, retrieve_passages
 
 
 class RetrievalRetriever(BaseRetriever):
     """Retrieve verified documentation passages for a query (one budgeted run per query)."""
+
+    # An unknown setting (base_url= for url=) is refused, never ignored: ignored, the retriever
+    # would quietly talk to the default URL.
+    model_config = ConfigDict(extra="forbid")
 
     url: str = "http://127.0.0.1:8765"
     version: str

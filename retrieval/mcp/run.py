@@ -53,7 +53,7 @@ def run(args) -> int:
             anyio.run(_serve_stdio, mcp)
         else:
             refuse_open_exposure(settings)
-            anyio.run(_serve_http, mcp, settings)
+            anyio.run(_serve_http, mcp, settings, listen(settings.host, settings.port))
     finally:
         mcp.backend.close()
     return 0
@@ -136,22 +136,33 @@ def _exit_cleanly(signum, frame):
     raise SystemExit(0)
 
 
-async def _serve_http(mcp, settings):
+def listen(host: str, port: int) -> socket.socket:
+    """Return a socket listening on host:port; refuse a port in use in one line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host, port))
+        listening.listen(128)
+    except OSError as exc:
+        listening.close()
+        # As `retrieval serve` says it (server._create_server): one line, not a traceback.
+        raise SettingsError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return listening
+
+
+async def _serve_http(mcp, settings, listening):
     import uvicorn
 
     from .request_deadline import deadline_protocol
 
-    host, port = settings.host, settings.port
+    host = settings.host
     # Stateless: no session outlives its request, so one key cannot fill a session table that
     # every other caller then finds full, nor can a key use or end a session another opened.
     app = key_gate(mcp.server.streamable_http_app(
         streamable_http_path=MCP_PATH, host=host, stateless_http=True,
         transport_security=transport_security(host, settings.allowed_hosts)), mcp.backend)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listening = socket.socket(family, socket.SOCK_STREAM)
-    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listening.bind((host, port))
-    listening.listen(128)
+    family = listening.family
     bound = listening.getsockname()
     shown = f"[{bound[0]}]" if family == socket.AF_INET6 else bound[0]
     # One line a launcher (or a test) waits for: the port is known only now with --port 0.

@@ -17,7 +17,6 @@ from mcp.shared.exceptions import MCPError
 
 from .. import __version__
 from ..contract import ALLOWANCES
-from ..core.snapshot import DEFAULT_COLLECTION
 from ..errors import ServiceError
 from ..request import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGEX
 from ..search import ANALYSES, DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, MAX_LIMIT, MIN_LIMIT
@@ -49,9 +48,11 @@ def _object(properties: dict, required=()) -> dict:
 
 _STRING = {"type": "string"}
 _INTEGER = {"type": "integer"}
-_VERSION = {"type": "string", "pattern": VERSION_REGEX, "description": "exact version, e.g. 3.12"}
+_VERSION = {"type": "string", "pattern": VERSION_REGEX,
+            "description": "a version list_docs lists, e.g. 3.12 (an X.Y reads its highest X.Y.Z)"}
 _COLLECTION = {"type": "string", "pattern": COLLECTION_REGEX,
-               "description": f"default: {DEFAULT_COLLECTION!r}; list_docs names yours"}
+               "description": "default: the snapshot's default collection; list_docs names it "
+                              "and yours"}
 _PASSAGE_ID = {"type": "string", "pattern": PASSAGE_ID_REGEX}
 _PASSAGE_CORE = {"passage_id": _PASSAGE_ID, "source_id": _STRING, "url": _STRING,
                  "title": _STRING, "version": _STRING, "start_line": _INTEGER,
@@ -97,7 +98,7 @@ OUTPUT_SCHEMAS = {
         _PASSAGE_CORE, corpus_id=_STRING, collection=_STRING, source_sha256=_STRING,
         document_revision=_STRING), _LINES + ("text", "corpus_id", "collection")),
     "list_docs": _object({
-        "default_collection": _STRING,
+        "default_collection": {"type": ["string", "null"]},
         "collections": {"type": "array", "items": _object({
             "collection": _STRING, "corpus_id": _STRING,
             "versions": {"type": "array", "items": _object(

@@ -50,6 +50,7 @@
     unauthenticated: "The service needs an API key (see Optional fields).",
     invalid_credentials: "The API key was not accepted.",
     collection_not_found: "There is no such collection for this key.",
+    version_not_found: "The collection does not hold that version; the service lists the ones it holds.",
     rate_limited: "Too many requests for this key. Try again shortly.",
     not_ready: "The service is not ready: it is starting or has been closed. Try again shortly.",
     overloaded: "The service is busy and turned the request away. Try again shortly.",
@@ -102,6 +103,7 @@
   let busy = false;
   let renderGeneration = 0; // a newer render wins over an older one still computing digests
   let savedCases = []; // the cases of the driver result opened last, in memory only
+  let listedCollections = []; // the collections GET /corpus listed last, with their versions
 
   // ---------------------------------------------------------------- small DOM helpers
 
@@ -460,6 +462,25 @@
     return item.start_line === item.end_line ? `${item.start_line}` : `${item.start_line}–${item.end_line}`;
   }
 
+  // What a unit is called: a built snapshot's title (an object or a section), unless it only
+  // repeats the file's name, as a plain file's units and the fixture's untitled ones do.
+  function unitName(item) {
+    const title = typeof item.title === "string" && item.title !== "" ? item.title : null;
+    return title !== null && title !== item.source_id ? title : null;
+  }
+
+  // A search hit by what it is: its name, the URL's anchor when it says more, and for a unit
+  // named only by its file, its lines (six hits of one file must not read alike).
+  function hitLabel(hit) {
+    const name = unitName(hit);
+    const parts = [name ?? String(hit.source_id)];
+    const hash = typeof hit.url === "string" ? hit.url.indexOf("#") : -1;
+    const anchor = hash >= 0 ? hit.url.slice(hash + 1) : "";
+    if (anchor !== "" && anchor !== name) parts.push(`#${anchor}`);
+    if (name === null) parts.push(`lines ${lineRange(hit)}`);
+    return parts.join(" ");
+  }
+
   function resultSummary(tool, entry) {
     const result = entry.result;
     if (entry.decision === "denied") {
@@ -469,7 +490,7 @@
     if (!isObject(result)) return "No result.";
     if (tool === "search" && Array.isArray(result.results)) {
       if (!result.results.length) return "0 results.";
-      const hits = result.results.map((hit) => `${hit.source_id} (rank ${hit.rank})`);
+      const hits = result.results.map((hit) => `${hitLabel(hit)} (rank ${hit.rank})`);
       return `${result.results.length} result${result.results.length === 1 ? "" : "s"}: ${hits.join(", ")}`;
     }
     if (tool === "read") {
@@ -498,7 +519,7 @@
   function evidenceCard(item) {
     const card = el("article", { className: "evidence-card", "data-source-id": item.source_id });
     card.append(el("h4", { className: "card-title" },
-      el("span", { className: "source-id", text: String(item.source_id ?? "?") }),
+      el("span", { className: "source-id", text: String(unitName(item) ?? item.source_id ?? "?") }),
       el("span", { className: "card-meta", text: ` · version ${item.version} · lines ${lineRange(item) ?? "?"} · ${formatNumber(item.byte_count)} bytes` })));
     card.append(el("blockquote", { className: "passage", text: String(item.text ?? "") }));
     card.append(sourceLink(item.url));
@@ -550,6 +571,7 @@
     }
     const collection = byId("collection").value;
     if (collection !== "") payload.collection = collection;
+    else if (!byId("collection-select-field").hidden) payload.collection = byId("collection-choice").value;
     return { payload, problems };
   }
 
@@ -609,25 +631,47 @@
       const response = await fetch(apiUrl("corpus"), { cache: "no-store", headers });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const corpus = await response.json();
-      // The versions offered are those of the default collection, else of the first listed.
+      // The collection first offered is the default one, else the first listed.
       const collections = Array.isArray(corpus.collections)
-        ? corpus.collections.filter((c) => isObject(c) && Array.isArray(c.versions)) : [];
+        ? corpus.collections.filter((c) => isObject(c) && typeof c.collection === "string"
+          && Array.isArray(c.versions)) : [];
       const chosen = collections.find((c) => c.collection === corpus.default_collection)
         || collections[0];
-      const versions = chosen
-        ? chosen.versions.filter((v) => isObject(v) && typeof v.version === "string") : [];
-      if (!versions.length) throw new Error("no versions listed");
-      fillVersions(versions);
-      // The example question names what is served, never a question of one particular corpus.
-      const which = chosen.collection === corpus.default_collection ? "" : `${chosen.collection} `;
-      const listed = versions.map((v) => v.version).join(" or ");
-      byId("question").placeholder = `A question about the ${which}documentation, version ${listed}`;
-      const names = collections.map((c) => String(c.collection)).join(", ");
-      summary.textContent = `Serving collection ${chosen.collection} (corpus ${chosen.corpus_id}) with ${versions.length} version${versions.length === 1 ? "" : "s"}; collections: ${names}.`;
+      if (!chosen) throw new Error("no collections listed");
+      listedCollections = collections;
+      const select = byId("collection-choice");
+      clear(select);
+      for (const c of collections) select.append(el("option", { value: c.collection, text: c.collection }));
+      select.value = chosen.collection;
+      // One collection needs no choosing: the request names none, and the service serves it.
+      byId("collection-select-field").hidden = collections.length < 2;
+      showCollection(chosen);
     } catch (error) {
       // Without the list the typed field stays: any version can still be asked for.
       summary.textContent = `Could not list the corpus versions (${error.message || error}); type a version.`;
     }
+  }
+
+  // Offer one listed collection's versions, and say what is served.
+  function showCollection(chosen) {
+    const summary = byId("corpus-summary");
+    const versions = chosen.versions.filter((v) => isObject(v) && typeof v.version === "string");
+    if (!versions.length) {
+      summary.textContent = `Collection ${chosen.collection} lists no versions; type a version.`;
+      return;
+    }
+    fillVersions(versions);
+    // The example question names what is served, never a question of one particular corpus.
+    const which = listedCollections.length < 2 ? "" : `${chosen.collection} `;
+    const listed = versions.map((v) => v.version).join(" or ");
+    byId("question").placeholder = `A question about the ${which}documentation, version ${listed}`;
+    const names = listedCollections.map((c) => c.collection).join(", ");
+    summary.textContent = `Serving collection ${chosen.collection} (corpus ${chosen.corpus_id}) with ${versions.length} version${versions.length === 1 ? "" : "s"}; collections: ${names}.`;
+  }
+
+  function onCollectionChosen() {
+    const chosen = listedCollections.find((c) => c.collection === byId("collection-choice").value);
+    if (chosen) showCollection(chosen);
   }
 
   function fillVersions(versions) {
@@ -737,6 +781,7 @@
     byId("ask-form").addEventListener("submit", onSubmit);
     byId("reset-allowances").addEventListener("click", resetAllowances);
     byId("version").addEventListener("change", syncVersionFields);
+    byId("collection-choice").addEventListener("change", onCollectionChosen);
     byId("file-input").addEventListener("change", () => {
       onFileChosen().catch((error) => showError({ title: "Could not read the file.", details: [String(error)], code: "file" }));
     });

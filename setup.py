@@ -1,0 +1,5 @@
+"""The setup.py entry point the layout names; everything is declared in pyproject.toml."""
+
+from setuptools import setup
+
+setup()
