@@ -44,7 +44,7 @@ from ..core.snapshot_directory import (
     source_summary,
     vector_content,
 )
-from . import llms
+from . import llms, markdown
 from .html_units import page_units as html_page_units
 from .inventory import InventoryError, read_inventory
 from .parse import decode_source, iter_source_files, page_url, parse_source, source_kind
@@ -237,16 +237,33 @@ def _paragraph_contents(tree, relative_path, source_sha256, page, paragraphs, pr
     return contents
 
 
-def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
-    """Parse every supported file of a plain tree into one passage per paragraph, in path order.
+def _markdown_contents(tree, relative_path, page, source_sha256, text, flavour) -> list:
+    """Return [(content, heading)] of one Markdown file's section units, published as page."""
+    units = markdown.page_units(text, flavour, relative_path)
+    return _unit_contents(tree, page, relative_path, source_sha256, units, {page}, Counter())
 
-    Returns [(content, heading)]; a paragraph has no heading of its own ("").
+
+def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
+    """Parse every supported file of a plain tree, in path order: a Markdown page into one unit
+    per section, other files into one passage per paragraph.
+
+    Returns [(content, heading)]. The Markdown of an MkDocs project (its docs_dir) is read alone,
+    anchored and published as MkDocs renders it.
     """
+    site = markdown.mkdocs_site(tree.root)
     contents = []
-    for relative_path, text, source_sha256 in _read_sources(tree, tree.root, progress):
-        found = _paragraph_contents(
-            tree, relative_path, source_sha256, page_url(tree.base_url, relative_path),
-            parse_source(relative_path, text), source_kind(relative_path) == "rst")
+    for relative_path, text, source_sha256 in _read_sources(
+            tree, site.docs_dir if site else tree.root, progress):
+        if source_kind(relative_path) == "markdown":
+            found = _markdown_contents(tree, relative_path,
+                                       markdown.page_path(relative_path, site), source_sha256,
+                                       text, "mkdocs" if site else "github")
+        elif site:
+            continue  # MkDocs publishes only its Markdown as pages
+        else:
+            found = _paragraph_contents(
+                tree, relative_path, source_sha256, page_url(tree.base_url, relative_path),
+                parse_source(relative_path, text), source_kind(relative_path) == "rst")
         contents.extend(found)
         progress.passages += len(found)
     return contents
@@ -255,8 +272,8 @@ def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
 def read_llms_contents(tree: SourceTree, progress: Progress) -> list:
     """Read an llms-full.txt, or a directory's llms.txt and the Markdown pages it links.
 
-    Each file is Markdown, one passage per paragraph under its heading's anchor, published
-    under the base URL by its own name (the pages an llms.txt lists are the .md files).
+    Each file is Markdown, one unit per section under its heading's anchor, published under the
+    base URL by its own name (the pages an llms.txt lists are the .md files).
     """
     if os.path.isfile(tree.root):
         root, names = os.path.dirname(tree.root), [os.path.basename(tree.root)]
@@ -275,10 +292,7 @@ def read_llms_contents(tree: SourceTree, progress: Progress) -> list:
     for name in names:
         read = _read_file(tree, name, os.path.join(root, *name.split("/")), progress)
         if read is not None:
-            text, sha256 = read
-            page = tree.base_url + urllib.parse.quote(name, safe="/")
-            found = _paragraph_contents(tree, name, sha256, page,
-                                        parse_source(name, text, "markdown"), False)
+            found = _markdown_contents(tree, name, name, read[1], read[0], "github")
             contents.extend(found)
             progress.passages += len(found)
     progress.tick(tree.label, force=True)
