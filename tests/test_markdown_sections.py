@@ -10,7 +10,7 @@ from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build
 from retrieval.ingest.rendered import dead_urls
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings
-from tests.test_html_ingest import built_passages
+from tests.test_html_ingest import built_passages, write_tree
 
 BASE = "https://goat.example.org/1.0/"
 
@@ -90,19 +90,11 @@ def _build(out, *trees):
     return built_passages(out)
 
 
-def _write(root, files):
-    for relative, text in files.items():
-        path = os.path.join(root, relative)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-
-
 class LlmsFullSectionsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         base = class_temporary_directory(cls)
-        _write(base, {"src/llms-full.txt": HERD})
+        write_tree(base, {"src/llms-full.txt": HERD})
         cls.out = os.path.join(base, "snapshot")
         cls.passages = _build(cls.out, SourceTree("1.0", os.path.join(base, "src", "llms-full.txt"),
                                                   BASE))
@@ -132,7 +124,7 @@ class MkDocsSourcesTest(unittest.TestCase):
     def setUpClass(cls):
         cls.base = class_temporary_directory(cls)
         cls.project = os.path.join(cls.base, "project")
-        _write(cls.project, {"mkdocs.yml": MKDOCS_YML, "pages/index.md": INDEX_MD,
+        write_tree(cls.project, {"mkdocs.yml": MKDOCS_YML, "pages/index.md": INDEX_MD,
                              "pages/guide/install.md": INSTALL_MD,
                              "pages/notes.txt": "Not a page for MkDocs.\n",
                              "README.md": "# The repository's own readme\n\nNot the docs.\n"})
