@@ -1,6 +1,7 @@
 """Command line: `python -m retrieval serve|mcp|build|verify|check|seal|ask|keys|settings`."""
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -122,28 +123,49 @@ def _collection_version(label: str) -> tuple:
     return collection, version
 
 
+def _crawl_limits(args):
+    """Return the crawl limits the build flags set (the declared defaults elsewhere)."""
+    from .ingest.http_get import Limits
+
+    return Limits(**{f.name: getattr(args, "crawl_" + f.name)
+                     for f in dataclasses.fields(Limits)
+                     if getattr(args, "crawl_" + f.name) is not None})
+
+
 def _build(args) -> int:
     from .ingest.builder import SourceTree, build_snapshot
+    from .ingest.sources import FetchOptions, default_cache_dir, gives_base_url, resolve
 
     sources = _pairs(args.source, "--source")
     base_urls = _pairs(args.base_url, "--base-url")
     if not sources:
         raise ValueError("give at least one --source [COLLECTION/]VERSION=PATH")
-    if set(sources) != set(base_urls):
-        raise ValueError("every --source version needs exactly one --base-url, and no other")
-    trees = []
+    unused = sorted(set(base_urls) - set(sources))
+    if unused:
+        raise ValueError(f"--base-url {unused[0]} names no --source")
+    planned = []  # every check before anything is fetched
     for label in sorted(sources):
         collection, version = _collection_version(label)
-        if not base_urls[label].endswith("/"):
-            raise ValueError(f"--base-url {label}={base_urls[label]} must end with '/'")
-        trees.append(SourceTree(version, sources[label], base_urls[label], collection,
-                                args.format))
+        base_url = base_urls.get(label)
+        if base_url is None and not gives_base_url(sources[label]):
+            raise ValueError(f"--source {label} needs --base-url {label}=URL (where its pages "
+                             "are published)")
+        if base_url is not None and not base_url.endswith("/"):
+            raise ValueError(f"--base-url {label}={base_url} must end with '/'")
+        planned.append((label, collection, version, base_url))
+    options = FetchOptions(args.fetch_cache or default_cache_dir(), _crawl_limits(args))
     policy = loads_strict(Path(args.policy).read_bytes()) if args.policy else None
     semantic = None
     if args.semantic:
         from .core.snapshot_directory import load_semantic
 
         semantic = load_semantic("--semantic", args.semantic)
+    trees = []
+    for label, collection, version, base_url in planned:
+        local = resolve(sources[label], label, options)
+        form = args.format if args.format != FORMATS[0] else local.format or FORMATS[0]
+        trees.append(SourceTree(version, local.root, base_url or local.base_url, collection,
+                                form, local.provenance))
     manifest = build_snapshot(trees, args.out, policy, semantic=semantic)
     print(manifest["corpus_id"])
     return 0
@@ -151,9 +173,14 @@ def _build(args) -> int:
 
 def _verify(args) -> int:
     from .core.snapshot_directory import verify_snapshot_directory
+    from .ingest import provenance
     from .ingest.rendered import dead_urls
 
     problems = verify_snapshot_directory(args.snapshot)
+    fetched_problems, notes = provenance.check(args.snapshot)
+    problems += fetched_problems
+    for line in notes:
+        print(line)
     if args.rendered:
         plain = [value for value in args.rendered if "=" not in value]
         if len(plain) > 1 or (plain and len(args.rendered) > 1):
@@ -216,6 +243,16 @@ def _setting_flag(parser, name, **options):
         text += f" (default: {default})"
     parser.add_argument("--" + name.replace("_", "-"), help=f"{text}; setting {name}",
                         **options)
+
+
+def _crawl_flags(parser):
+    """Add a --crawl-NAME flag per crawl limit, its help and default from the declaration."""
+    from .ingest.http_get import Limits
+
+    for limit in dataclasses.fields(Limits):
+        parser.add_argument("--crawl-" + limit.name.replace("_", "-"), type=limit.type,
+                            metavar="N", help=f"{limit.metadata['help']} "
+                                              f"(default: {limit.default})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -283,10 +320,19 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     build = commands.add_parser("build", help="build a snapshot directory from documentation")
-    build.add_argument("--source", action="append", metavar="[COLLECTION/]VERSION=PATH",
-                       required=True, help="a documentation tree (collection default: default)")
+    build.add_argument("--source", action="append", metavar="[COLLECTION/]VERSION=WHERE",
+                       required=True,
+                       help="a documentation tree (collection default: default): a local PATH, "
+                            "a published site to crawl (https://PREFIX/; http:// on loopback "
+                            "only), or a git repository's docs folder (git+URL@REF[#PATH])")
     build.add_argument("--base-url", action="append", metavar="[COLLECTION/]VERSION=URL",
-                       required=True, help="where that tree's pages are published (ends with /)")
+                       help="where that tree's pages are published (ends with /); required but "
+                            "for a crawled site, whose own URL it defaults to")
+    build.add_argument("--fetch-cache", metavar="DIR",
+                       help="where crawled sites and git checkouts are kept between builds "
+                            "(default: $XDG_CACHE_HOME/retrieval/fetch or "
+                            "~/.cache/retrieval/fetch)")
+    _crawl_flags(build)
     build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
     build.add_argument("--out", required=True, help="snapshot directory to write")
     build.add_argument("--format", choices=FORMATS, default=FORMATS[0],

@@ -46,7 +46,7 @@ Goatherd logs to stderr; set `log_level` to change how much it says.
 Upgrade with pip; the configuration file format is unchanged since 1.0.
 """
 
-MKDOCS_YML = "site_name: Goat\ndocs_dir: pages  # not docs/\nnav:\n  - index.md\n"
+MKDOCS_YML = "site_name: Goat\ndocs_dir: pages  # not docs/\n"
 INDEX_MD = """\
 ---
 title: Home

@@ -21,7 +21,7 @@ import sys
 import time
 import urllib.parse
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core import database
@@ -48,6 +48,7 @@ from . import llms, markdown
 from .html_units import page_units as html_page_units
 from .inventory import InventoryError, read_inventory
 from .parse import decode_source, iter_source_files, page_url, parse_source, source_kind
+from .provenance import PROVENANCE
 from .rendered import RenderedSite
 from .units import page_units, plain_text
 
@@ -133,6 +134,8 @@ class SourceTree:
     base_url: str
     collection: str = DEFAULT_COLLECTION
     format: str = "auto"  # one of FORMATS
+    # Where a fetched tree came from (sources.LocalTree.provenance), written to PROVENANCE.
+    provenance: dict | None = field(default=None, compare=False, hash=False)
 
     @property
     def label(self) -> str:
@@ -511,6 +514,12 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None) ->
         conn.close()
     os.replace(partial, out / DATABASE)
 
+    fetched = {tree.label: tree.provenance for tree in trees if tree.provenance}
+    if fetched:  # before the manifest, whose presence says the directory is complete
+        (out / PROVENANCE).write_text(json.dumps(fetched, indent=1, sort_keys=True) + "\n",
+                                      encoding="utf-8")
+    else:
+        (out / PROVENANCE).unlink(missing_ok=True)  # left by a build that failed here
     manifest = manifest_for(corpus, collection_ids, sources, policy,
                             {(tree.collection, tree.version): tree.base_url for tree in trees})
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",

@@ -29,15 +29,22 @@ class InventoryEntry:
     display_name: str
 
 
-def read_inventory(data: bytes) -> list:
-    """Decode an objects.inv file into its entries, in file order."""
+def read_inventory(data: bytes, max_bytes: int = 0) -> list:
+    """Decode an objects.inv file into its entries, in file order.
+
+    max_bytes: refuse one whose compressed part expands past this (0: no bound), as for a
+    fetched file nobody vouches for.
+    """
     lines = data.split(b"\n", 4)
     if len(lines) < 5 or lines[0].rstrip() != _HEADER:
         raise InventoryError("not a Sphinx inventory version 2 (first line)")
     try:
-        body = zlib.decompress(lines[4]).decode("utf-8")
+        inflater = zlib.decompressobj()
+        body = inflater.decompress(lines[4], max_bytes).decode("utf-8")
     except (zlib.error, UnicodeDecodeError) as exc:
         raise InventoryError(f"compressed part unreadable: {exc}") from None
+    if inflater.unconsumed_tail:
+        raise InventoryError(f"compressed part expands past {max_bytes} bytes")
     entries = []
     for line in body.splitlines():
         match = _LINE.fullmatch(line.rstrip())
