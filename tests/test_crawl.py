@@ -351,10 +351,88 @@ class SameAsLocalTest(unittest.TestCase):
                                   "--format", "html")
 
 
+LLMS_INDEX = b"""\
+# Goatherd
+
+> Goatherd keeps goats in order.
+
+## Docs
+
+- [Herd](herd.md): configuring the herd
+- [Elsewhere](https://elsewhere.example/page.md)
+"""
+HERD_MD = (b"# Herd\n\n## Configure the herd\n\n"
+           b"Set herd_size: the herd holds at most that many goats.\n")
+
+
+class MarkdownSiteTest(unittest.TestCase):
+    """A site of Markdown only: an llms.txt and the pages it names, or one llms-full.txt."""
+
+    def test_an_llms_txt_site_builds_its_pages_by_section(self):
+        site = Site(self.addCleanup, {"/docs/llms.txt": Route(200, LLMS_INDEX, "text/plain"),
+                                      "/docs/herd.md": Route(200, HERD_MD, "text/markdown")})
+        prefix = site.origin + "/docs/"
+        out = os.path.join(temporary_directory(self), "snapshot")
+        code, err = run_build("--source", "1.0=" + prefix, "--out", out, "--fetch-cache",
+                              os.path.join(temporary_directory(self), "cache"))
+        self.assertEqual(code, 0, err)
+        passages = built_passages(out)
+        self.assertEqual(passages[prefix + "herd.md#configure-the-herd"][4],
+                         "## Configure the herd\n\nSet herd_size: the herd holds at most that "
+                         "many goats.")
+        self.assertIn(prefix + "llms.txt#goatherd", passages)
+
+    def test_an_llms_full_txt_named_by_its_url(self):
+        site = Site(self.addCleanup, {"/docs/llms-full.txt": Route(200, HERD_MD, "text/plain")})
+        out = os.path.join(temporary_directory(self), "snapshot")
+        code, err = run_build("--source", f"1.0={site.origin}/docs/llms-full.txt", "--out", out,
+                              "--fetch-cache", os.path.join(temporary_directory(self), "cache"))
+        self.assertEqual(code, 0, err)
+        self.assertEqual(list(built_passages(out)),
+                         [site.origin + "/docs/llms-full.txt#configure-the-herd"])
+
+
+class Interrupt(Exception):
+    """Stands for the Ctrl-C that stops a crawl half-way."""
+
+
+class ResumeTest(unittest.TestCase):
+    def test_an_interrupted_crawl_resumes_from_what_it_kept(self):
+        routes = good_routes()
+        routes["/docs/reference/"] = Route(503, b"later", "text/plain", then=routes[
+            "/docs/reference/"])
+        site = Site(self.addCleanup, routes)
+        cache = temporary_directory(self)
+
+        def interrupted(seconds):  # the 503's backoff: the moment the crawl is stopped
+            raise Interrupt
+
+        with self.assertRaises(Interrupt):
+            crawl(site.origin + "/docs/", cache, Limits(in_flight=1), "goat", io.StringIO(),
+                  interrupted)
+        kept_before = {path for path, _ in site.requests if path != "/docs/reference/"}
+        site.requests.clear()
+        result = crawl(site.origin + "/docs/", cache, Limits(in_flight=1), "goat", io.StringIO(),
+                       RecordedSleep())
+        conditional = {path for path, headers in site.requests if headers.get("If-None-Match")}
+        self.assertTrue(conditional)
+        self.assertLessEqual(conditional, kept_before)
+        self.assertEqual(sorted(f.path for f in result.files),
+                         ["guide.html", "index.html", "reference/index.html"])
+
+
 class CrawlApiTest(unittest.TestCase):
     def test_a_url_with_a_query_is_refused(self):
         with self.assertRaises(CrawlError):
             crawl("https://docs.example.org/?page=1", temporary_directory(self))
+
+    def test_a_directory_named_without_its_slash(self):
+        from retrieval.ingest.crawl import split_prefix
+
+        self.assertEqual(split_prefix("https://docs.example.org/en/2.2.x"),
+                         ("https://docs.example.org/en/2.2.x/", "https://docs.example.org/en/2.2.x/"))
+        self.assertEqual(split_prefix("https://docs.example.org/en/llms-full.txt"),
+                         ("https://docs.example.org/en/", "https://docs.example.org/en/llms-full.txt"))
 
 
 if __name__ == "__main__":

@@ -96,6 +96,8 @@ def split_prefix(url: str) -> tuple:
     if parts.query or parts.fragment:
         raise CrawlError(f"{url}: give the documentation's URL prefix, without ? or #")
     path = parts.path or "/"
+    if not path.endswith(("/", *_PAGE_SUFFIXES, ".txt", ".md")):
+        path += "/"  # ".../en/2.2.x" names the directory, not a file in ".../en/"
     prefix_path = path if path.endswith("/") else path.rsplit("/", 1)[0] + "/"
     prefix = urllib.parse.urlunsplit((parts.scheme, parts.netloc, prefix_path, "", ""))
     return prefix, urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
