@@ -292,13 +292,13 @@ class Crawler:
 
     def _enqueue(self, url: str, kind: str):
         url = url.partition("#")[0]
-        if url in self.queued:
+        if url in self.queued or url in self.rejected:
             return
-        if mirror_path(url, self.prefix) is None:
-            self.skipped["not a path the mirror can hold"] += 1
-            return
-        if not self.robots.can_fetch(USER_AGENT, url):
-            self.skipped["robots.txt"] += 1
+        reason = ("not a path the mirror can hold" if mirror_path(url, self.prefix) is None
+                  else "robots.txt" if not self.robots.can_fetch(USER_AGENT, url) else None)
+        if reason is not None:
+            self.skipped[reason] += 1
+            self.rejected.add(url)
             return
         self.queued.add(url)
         self.queue.append((url, kind))
