@@ -20,12 +20,11 @@ TIERS = {
                   "test_operations", "test_passages", "test_search", "test_sphinx_build",
                   "test_wsgi"),
     # A real server or the command line in a child process, over real sockets.
-    "server": ("test_boundary", "test_cli", "test_client", "test_corpus", "test_cors", "test_crawl",
-               "test_docs", "test_docs_integrations", "test_driver", "test_faults", "test_fuzz",
-               "test_git_source",
-               "test_hostile_clients", "test_integrations", "test_keys", "test_markdown_sections",
-               "test_mcp", "test_minilm", "test_semantic", "test_served_snapshot", "test_server",
-               "test_startup_errors"),
+    "server": ("test_boundary", "test_cli", "test_client", "test_corpus", "test_cors",
+               "test_crawl", "test_docs", "test_docs_integrations", "test_driver", "test_faults",
+               "test_fuzz", "test_git_source", "test_hostile_clients", "test_integrations",
+               "test_keys", "test_markdown_sections", "test_mcp", "test_minilm", "test_semantic",
+               "test_served_snapshot", "test_server", "test_startup_errors"),
     # Chromium driving the Inspector; replicas behind haproxy.
     "browser": ("test_cluster", "test_inspector"),
 }

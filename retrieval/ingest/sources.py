@@ -6,7 +6,6 @@ fetcher leaves a tree in the fetch cache and says where it came from; the builde
 tree as it reads any local one. A new form of source is one entry of FETCHERS.
 """
 
-import ipaddress
 import os
 import sys
 import urllib.parse
@@ -42,18 +41,11 @@ def default_cache_dir() -> str:
     return os.path.join(base, "retrieval", "fetch")
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _crawled(spec: str, label: str, options: FetchOptions) -> LocalTree:
+    from ..server import is_loopback  # the one definition of a loopback host (and its waitress)
+
     host = urllib.parse.urlsplit(spec).hostname or ""
-    if spec.startswith("http://") and not _is_loopback(host):
+    if spec.startswith("http://") and not is_loopback(host):
         raise crawl.CrawlError(f"{spec}: use https:// (http:// is for loopback hosts only)")
     result = crawl.crawl(spec, options.cache_dir, options.limits, label,
                          options.stream or sys.stderr)
