@@ -21,7 +21,7 @@ from retrieval.ingest.crawl import CrawlError, crawl
 from retrieval.ingest.http_get import Limits
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings, temporary_directory
-from tests.support.sites import Drip, Route, Site, page
+from tests.support.sites import Drip, Route, Site, Stream, page
 from tests.test_html_ingest import built_passages
 
 GUIDE = page("Guide", '<h1 id="guide">Guide</h1>\n<p>Goats are kept in a herd.</p>\n'
@@ -145,14 +145,15 @@ class HostileSiteTest(unittest.TestCase):
         cls.site = Site(cls.addClassCleanup, {
             "/robots.txt": Route(200, b"User-agent: *\nDisallow: /docs/private/\n", "text/plain"),
             "/docs/": Route(200, page("Docs", "<h1 id='docs'>Docs</h1><p>Start here.</p>", [
-                "guide.html", "loop-a.html", "away.html", "huge.html", "endless.html",
-                "picture.html", "private/secret.html", "busy.html", "flaky.html", "farm/0.html",
-                "missing.html", "search.html?q=goat", "../outside.html"])),
+                "guide.html", "loop-a.html", "away.html", "huge.html", "streams.html",
+                "endless.html", "picture.html", "private/secret.html", "busy.html", "flaky.html",
+                "farm/0.html", "missing.html", "search.html?q=goat", "../outside.html"])),
             "/docs/guide.html": Route(200, GUIDE),
             "/docs/loop-a.html": Route(302, headers={"Location": "loop-b.html"}),
             "/docs/loop-b.html": Route(302, headers={"Location": "/docs/loop-a.html"}),
             "/docs/away.html": Route(302, headers={"Location": "http://localhost:9/x.html"}),
             "/docs/huge.html": Route(200, b"<p>" + b"x" * 70000 + b"</p>"),
+            "/docs/streams.html": Stream(b"<p>" + b"x" * 70000 + b"</p>"),
             "/docs/picture.html": Route(200, b"\x89PNG\r\n", "image/png"),
             "/docs/private/secret.html": Route(200, page("Secret", "<p>secret</p>")),
             "/docs/busy.html": Route(429, b"slow down", "text/plain", {"Retry-After": "1"},
@@ -173,7 +174,7 @@ class HostileSiteTest(unittest.TestCase):
         skipped = self.result.skipped
         self.assertEqual(skipped["redirect loop"], 1)
         self.assertEqual(skipped["redirect off the prefix"], 1)
-        self.assertEqual(skipped["over the page cap"] > 0, True)
+        self.assertEqual(skipped["over the size cap"], 2)  # huge.html, and one that streams
         self.assertEqual(skipped["wrong content type"], 1)
         self.assertEqual(skipped["robots.txt"], 1)
         # missing.html and endless.html, and the guide's index.html and reference/, which this
@@ -187,8 +188,8 @@ class HostileSiteTest(unittest.TestCase):
         paths = [f.path for f in self.result.files]
         for path in ("index.html", "guide.html", "busy.html", "flaky.html", "farm/0.html"):
             self.assertIn(path, paths)
-        for path in ("huge.html", "picture.html", "missing.html", "loop-a.html", "loop-b.html",
-                     "llms.txt", "objects.inv", "sitemap.xml", "searchindex.js"):
+        for path in ("huge.html", "streams.html", "picture.html", "missing.html", "loop-a.html",
+                     "loop-b.html", "llms.txt", "objects.inv", "sitemap.xml", "searchindex.js"):
             self.assertNotIn(path, paths)
 
     def test_robots_txt_is_honoured_and_the_tool_names_itself(self):
@@ -205,7 +206,7 @@ class HostileSiteTest(unittest.TestCase):
     def test_the_page_cap_bounds_the_requests(self):
         asked = {path for path in self.site.paths() if path.startswith("/docs/")
                  and "retrieval-probe" not in path}
-        self.assertEqual(self.result.skipped["over the page cap"] > 0, True)
+        self.assertGreater(self.result.skipped["over the page cap"], 0)
         self.assertLessEqual(len(asked), 30 + 1)  # loop-b.html is reached only by redirect
 
 

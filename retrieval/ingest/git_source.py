@@ -10,6 +10,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 
 from .markdown import CONFIG, mkdocs_site
@@ -45,14 +46,22 @@ def parse_spec(spec: str) -> GitSpec:
     return GitSpec(url, ref, path.strip("/"))
 
 
-def _git(args: list, where: str, spec: str) -> str:
+def _program(spec: str) -> str:
     git = shutil.which("git")
     if git is None:
         raise GitSourceError(f"{spec}: needs the git program, which is not installed "
                              "(apt-get install git)")
+    return git
+
+
+def _git(args: list, where: str, spec: str) -> str:
+    git = _program(spec)
     try:
+        # Nothing may wait for a person: no credential prompt, no ssh host-key question.
+        env = {"GIT_SSH_COMMAND": "ssh -o BatchMode=yes", **os.environ,
+               "GIT_TERMINAL_PROMPT": "0"}
         done = subprocess.run([git, *args], cwd=where, capture_output=True, text=True,
-                              timeout=_TIMEOUT_S, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+                              stdin=subprocess.DEVNULL, timeout=_TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired:
         raise GitSourceError(f"{spec}: git {args[0]} took over {_TIMEOUT_S}s") from None
     if done.returncode != 0:
@@ -80,9 +89,12 @@ def docs_folder(checkout: str, path: str, spec: str) -> str:
                          "docs_dir); name one after #")
 
 
-def fetch(spec: str, cache_dir: str) -> tuple:
+def fetch(spec: str, cache_dir: str, stream=None) -> tuple:
     """Check out a git source at its ref in the fetch cache; return (folder, provenance)."""
     parsed = parse_spec(spec)
+    _program(spec)
+    print(f"fetch: git {parsed.url} at {parsed.ref} (depth 1)", file=stream or sys.stderr,
+          flush=True)
     key = hashlib.sha256(f"{parsed.url}\n{parsed.ref}".encode()).hexdigest()[:16]
     checkout = os.path.join(cache_dir, "git", key)
     os.makedirs(checkout, exist_ok=True)
@@ -93,5 +105,7 @@ def fetch(spec: str, cache_dir: str) -> tuple:
     _git(["clean", "-q", "-f", "-d", "-x"], checkout, spec)
     commit = _git(["rev-parse", "HEAD"], checkout, spec)
     folder = docs_folder(checkout, parsed.path, spec)
+    print(f"fetch: commit {commit}, folder {os.path.relpath(folder, checkout)}",
+          file=stream or sys.stderr, flush=True)
     return folder, {"kind": "git", "url": parsed.url, "ref": parsed.ref, "commit": commit,
                     "path": os.path.relpath(folder, checkout).replace(os.sep, "/")}

@@ -104,7 +104,7 @@ def retry_after_s(value: str | None, now: float) -> float | None:
 def _read_capped(response, limits: Limits, deadline: float) -> bytes:
     length = response.headers.get("Content-Length")
     if length and length.isdigit() and int(length) > limits.max_page_bytes:
-        raise FetchFailure("over the page cap", f"{length} bytes")
+        raise FetchFailure("over the size cap", f"{length} bytes")
     chunks, size = [], 0
     while True:
         if time.monotonic() > deadline:
@@ -114,7 +114,7 @@ def _read_capped(response, limits: Limits, deadline: float) -> bytes:
             return b"".join(chunks)
         size += len(chunk)
         if size > limits.max_page_bytes:
-            raise FetchFailure("over the page cap", f"more than {limits.max_page_bytes} bytes")
+            raise FetchFailure("over the size cap", f"more than {limits.max_page_bytes} bytes")
         chunks.append(chunk)
 
 
@@ -153,7 +153,7 @@ def get(url: str, limits: Limits, headers: dict | None = None,
         try:
             reply = _once(url, headers or {}, limits)
         except FetchFailure as failure:
-            if failure.reason in ("TLS error", "over the page cap") or attempt >= limits.retries:
+            if failure.reason in ("TLS error", "over the size cap") or attempt >= limits.retries:
                 raise
             wait = min(0.5 * 2 ** attempt, limits.max_retry_after_s)
         else:

@@ -59,7 +59,7 @@ def _crawled(spec: str, label: str, options: FetchOptions) -> LocalTree:
 
 
 def _git(spec: str, label: str, options: FetchOptions) -> LocalTree:
-    folder, provenance = git_source.fetch(spec, options.cache_dir)
+    folder, provenance = git_source.fetch(spec, options.cache_dir, options.stream)
     return LocalTree(folder, None, None, provenance)
 
 

@@ -32,6 +32,20 @@ class Route:
         handler.wfile.write(self.body)
 
 
+class Stream:
+    """A page sent without a Content-Length: its end is the end of the connection."""
+
+    def __init__(self, body: bytes):
+        self.body = body
+
+    def answer(self, handler):
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.end_headers()
+        handler.wfile.write(self.body)
+        handler.close_connection = True
+
+
 class Drip:
     """A page that promises a body and sends one byte at a time until the site stops."""
 
