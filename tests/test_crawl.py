@@ -422,6 +422,20 @@ class ResumeTest(unittest.TestCase):
                          ["guide.html", "index.html", "reference/index.html"])
 
 
+class SphinxSourcesTest(unittest.TestCase):
+    def test_sources_are_found_from_either_searchindex_format(self):
+        for index in (b'Search.setIndex({"docnames": ["guide"], "filenames": ["guide.rst"]})',
+                      b'Search.setIndex({docnames:["guide"],filenames:["guide.rst"]})'):
+            with self.subTest(index=index):
+                site = Site(self.addCleanup, {
+                    "/docs/": Route(200, INDEX),
+                    "/docs/searchindex.js": Route(200, index, "application/javascript"),
+                    "/docs/_sources/guide.rst.txt": Route(200, b"Guide\n=====\n", "text/plain")})
+                result = crawl(site.origin + "/docs/", temporary_directory(self),
+                               stream=io.StringIO())
+                self.assertIn("_sources/guide.rst.txt", [f.path for f in result.files])
+
+
 class CrawlApiTest(unittest.TestCase):
     def test_a_url_with_a_query_is_refused(self):
         with self.assertRaises(CrawlError):

@@ -43,7 +43,8 @@ _HTML_TYPES = frozenset(("text/html", "application/xhtml+xml"))
 _PAGE_SUFFIXES = (".html", ".htm")
 # The site's own maps, at the top of the prefix.
 _MAPS = ("objects.inv", "searchindex.js", "sitemap.xml", "llms.txt")
-_FILENAMES = re.compile(rb'"filenames"\s*:\s*\[([^\]]*)\]')
+# Sphinx's searchindex.js: Search.setIndex({"filenames": [...]}) (older Sphinx: unquoted keys).
+_FILENAMES = re.compile(rb'"?filenames"?\s*:\s*\[([^\]]*)\]')
 _QUOTED = re.compile(rb'"((?:[^"\\]|\\.)*)"')
 _TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.I | re.S)
 # How often (files kept) the cache's state is saved, so that a killed crawl resumes from it.
