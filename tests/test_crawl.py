@@ -21,7 +21,7 @@ from retrieval.ingest.crawl import CrawlError, crawl
 from retrieval.ingest.http_get import Limits
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings, temporary_directory
-from tests.support.sites import Drip, Route, Site, Stream, page
+from tests.support.sites import Drip, HeaderDrip, Route, Site, Stream, page
 from tests.test_html_ingest import built_passages
 
 GUIDE = page("Guide", '<h1 id="guide">Guide</h1>\n<p>Goats are kept in a herd.</p>\n'
@@ -219,6 +219,14 @@ class SlowDripTest(unittest.TestCase):
                        Limits(timeout_s=0.5, retries=0), "drip", io.StringIO(), RecordedSleep())
         self.assertEqual(result.skipped["timed out"], 1)
         self.assertEqual([f.path for f in result.files], ["index.html"])
+
+    def test_headers_that_drip_are_given_up_at_the_timeout(self):
+        site = Site(self.addCleanup,
+                    {"/docs/": Route(200, page("Docs", "<p>x</p>", ["drip.html"]))})
+        site.routes["/docs/drip.html"] = HeaderDrip(site.stopped)
+        result = crawl(site.origin + "/docs/", temporary_directory(self),
+                       Limits(timeout_s=0.5, retries=0), "drip", io.StringIO(), RecordedSleep())
+        self.assertEqual(result.skipped["timed out"], 1)
 
 
 def closed_port() -> int:

@@ -8,7 +8,10 @@ redirects are returned to the caller, who decides whether their target is in bou
 
 import dataclasses
 import email.utils
+import http.client
+import socket
 import ssl
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -84,7 +87,50 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
         return None  # the 3xx reaches the caller as an HTTPError with its Location
 
 
-_OPENER = urllib.request.build_opener(_NoRedirects)
+# The deadline of the exchange the current thread runs, and its watchdogs, for the connections.
+_exchange = threading.local()
+
+
+def _watch(sock):
+    """Shut a connection's socket at its exchange's deadline: no drip outlasts the timeout."""
+    # A socket timeout bounds each read, not the exchange: headers or a body sent a byte at a
+    # time would never trip it. Shutting the socket wakes the blocked read, which then fails.
+    timer = threading.Timer(max(0.0, _exchange.deadline - time.monotonic()), _shut, (sock,))
+    timer.daemon = True
+    timer.start()
+    _exchange.timers.append(timer)
+
+
+def _shut(sock):
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already closed: the exchange ended in time
+
+
+class _WatchedHTTP(http.client.HTTPConnection):
+    def connect(self):
+        super().connect()
+        _watch(self.sock)
+
+
+class _WatchedHTTPS(http.client.HTTPSConnection):
+    def connect(self):
+        super().connect()
+        _watch(self.sock)
+
+
+class _HTTP(urllib.request.HTTPHandler):
+    def http_open(self, req):
+        return self.do_open(_WatchedHTTP, req)
+
+
+class _HTTPS(urllib.request.HTTPSHandler):
+    def https_open(self, req):
+        return self.do_open(_WatchedHTTPS, req, context=self._context)
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects, _HTTP, _HTTPS)
 
 
 def retry_after_s(value: str | None, now: float) -> float | None:
@@ -109,8 +155,12 @@ def _read_capped(response, limits: Limits, deadline: float) -> bytes:
     while True:
         if time.monotonic() > deadline:
             raise FetchFailure("timed out", f"body not complete in {limits.timeout_s:g}s")
-        chunk = response.read1(_CHUNK) if hasattr(response, "read1") else response.read(_CHUNK)
+        chunk = response.read1(_CHUNK)
         if not chunk:
+            if time.monotonic() >= deadline:  # the watchdog shut the socket
+                raise FetchFailure("timed out", f"body not complete in {limits.timeout_s:g}s")
+            if response.length:  # what Content-Length promised and never came
+                raise FetchFailure("unreachable", f"body cut short by {response.length} bytes")
             return b"".join(chunks)
         size += len(chunk)
         if size > limits.max_page_bytes:
@@ -119,8 +169,22 @@ def _read_capped(response, limits: Limits, deadline: float) -> bytes:
 
 
 def _once(url: str, headers: dict, limits: Limits) -> Reply:
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, **headers})
     deadline = time.monotonic() + limits.timeout_s
+    _exchange.deadline, _exchange.timers = deadline, []
+    try:
+        return _exchange_once(url, headers, limits, deadline)
+    except FetchFailure as failure:
+        if time.monotonic() >= deadline and failure.reason == "unreachable":
+            raise FetchFailure("timed out", f"no complete reply in {limits.timeout_s:g}s") \
+                from None
+        raise
+    finally:
+        for timer in _exchange.timers:
+            timer.cancel()
+
+
+def _exchange_once(url: str, headers: dict, limits: Limits, deadline: float) -> Reply:
+    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, **headers})
     try:
         with _OPENER.open(request, timeout=limits.timeout_s) as response:
             body = _read_capped(response, limits, deadline)
@@ -141,8 +205,9 @@ def _once(url: str, headers: dict, limits: Limits) -> Reply:
     except TimeoutError as error:
         raise FetchFailure("timed out", str(error) or f"no reply in {limits.timeout_s:g}s") \
             from None
-    except (OSError, ValueError) as error:  # reset connections, malformed status lines
-        raise FetchFailure("unreachable", str(error)) from None
+    except (OSError, ValueError, http.client.HTTPException) as error:
+        # Reset connections, malformed status lines, bodies cut short.
+        raise FetchFailure("unreachable", str(error) or type(error).__name__) from None
 
 
 def get(url: str, limits: Limits, headers: dict | None = None,

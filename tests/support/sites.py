@@ -62,6 +62,16 @@ class Drip:
             handler.wfile.flush()
 
 
+class HeaderDrip(Drip):
+    """A page whose status line and headers arrive one byte at a time, never ending."""
+
+    def answer(self, handler):
+        handler.wfile.write(b"HTTP/1.0 200 OK\r\n")
+        while not self.stopped.wait(0.02):
+            handler.wfile.write(b"X")
+            handler.wfile.flush()
+
+
 class Site:
     """A loopback HTTP server answering GETs from a route table; it records every request."""
 
