@@ -279,6 +279,18 @@ class BadInputTest(unittest.TestCase):
                     {"/docs/": Route(301, headers={"Location": "http://localhost:9/docs/"})})
         self.assertIn("redirect off the prefix", self.refused(site.origin + "/docs/"))
 
+    def test_a_fetch_cache_that_cannot_be_written(self):
+        site = Site(self.addCleanup, good_routes())
+        blocked = os.path.join(temporary_directory(self), "a-file")
+        with open(blocked, "w", encoding="utf-8"):
+            pass
+        out = os.path.join(temporary_directory(self), "snapshot")
+        code, err = run_build("--source", f"1.0={site.origin}/docs/", "--fetch-cache",
+                              os.path.join(blocked, "cache"), "--out", out)
+        self.assertEqual(code, 2, err)
+        self.assertRegex(err[-1], r"^retrieval: http://\S+: Not a directory")
+        self.assertFalse(os.path.exists(out))
+
     def test_plain_http_to_a_host_that_is_not_loopback(self):
         self.assertIn("use https://", self.refused("http://docs.example.org/"))
 

@@ -92,4 +92,10 @@ def gives_base_url(spec: str) -> bool:
 def resolve(spec: str, label: str, options: FetchOptions) -> LocalTree:
     """Return the local tree of a --source value, fetching it first if it lives elsewhere."""
     fetcher = _fetcher(spec)
-    return LocalTree(spec) if fetcher is None else fetcher.fetch(spec, label, options)
+    if fetcher is None:
+        return LocalTree(spec)
+    try:
+        return fetcher.fetch(spec, label, options)
+    except OSError as exc:  # the fetch cache cannot be written, or the disk is full
+        raise ValueError(f"{spec}: {exc.strerror or exc} ({exc.filename or options.cache_dir})") \
+            from None
