@@ -124,7 +124,7 @@ def _collection_version(label: str) -> tuple:
 
 
 def _crawl_limits(args):
-    """Return the crawl limits the build flags set (the declared defaults elsewhere)."""
+    """Return the crawl limits: each --crawl-* flag given, else its declared default."""
     from .ingest.http_get import Limits
 
     return Limits(**{f.name: getattr(args, "crawl_" + f.name)

@@ -15,10 +15,12 @@ import shutil
 import socket
 import subprocess
 import unittest
+import zlib
 
 from retrieval.__main__ import main as retrieval_main
 from retrieval.ingest.crawl import CrawlError, crawl
 from retrieval.ingest.http_get import Limits
+from retrieval.ingest.inventory import InventoryError, read_inventory
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings, temporary_directory
 from tests.support.sites import Drip, HeaderDrip, Route, Site, Stream, page
@@ -454,6 +456,22 @@ class SphinxSourcesTest(unittest.TestCase):
                 result = crawl(site.origin + "/docs/", temporary_directory(self),
                                stream=io.StringIO())
                 self.assertIn("_sources/guide.rst.txt", [f.path for f in result.files])
+
+
+class InventoryBoundTest(unittest.TestCase):
+    """A fetched objects.inv is read within a bound: a zip bomb is refused, not expanded."""
+
+    BODY = zlib.compress(b"pkg.greet py:function 1 api.html#$ -\n" * 1000)
+    HEADER = b"# Sphinx inventory version 2\n# Project: pkg\n# Version: 1\n# zlib\n"
+
+    def test_an_inventory_over_the_bound_is_refused(self):
+        self.assertEqual(len(read_inventory(self.HEADER + self.BODY, 10 ** 6)), 1000)
+        with self.assertRaisesRegex(InventoryError, "expands past 1000 bytes"):
+            read_inventory(self.HEADER + self.BODY, 1000)
+
+    def test_a_truncated_inventory_is_still_refused(self):
+        with self.assertRaisesRegex(InventoryError, "truncated"):
+            read_inventory(self.HEADER + self.BODY[:-8])
 
 
 class CrawlApiTest(unittest.TestCase):
