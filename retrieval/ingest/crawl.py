@@ -39,6 +39,7 @@ from .inventory import InventoryError, read_inventory
 STATE = "state.json"
 MIRROR = "site"
 _PAGE, _DOCUMENT, _MAP = "page", "document", "map"
+_SOURCE_PROBE = "source-probe"  # the first _sources copy: are the others worth asking for?
 _HTML_TYPES = frozenset(("text/html", "application/xhtml+xml"))
 _PAGE_SUFFIXES = (".html", ".htm")
 # The site's own maps, at the top of the prefix.
@@ -391,14 +392,18 @@ class Crawler:
                 self._link(urllib.parse.urljoin(self.prefix, page))
         elif name == "searchindex.js":
             found = _FILENAMES.search(body)
-            names = [json.loads(b'"' + quoted + b'"') for quoted in
-                     _QUOTED.findall(found.group(1))] if found else []
+            names = []
+            for quoted in _QUOTED.findall(found.group(1)) if found else ():
+                try:
+                    names.append(json.loads(b'"' + quoted + b'"'))
+                except ValueError:
+                    continue  # a name the index mangled: its page is still linked
             # A Sphinx site's reST copies, at _sources/<file name>.txt: asked for one first, and
             # the rest only if the site keeps them (html_copy_source).
             self.sources_probe = [urllib.parse.urljoin(self.prefix, "_sources/" + name + ".txt")
                                   for name in names if isinstance(name, str)]
             if self.sources_probe:
-                self._enqueue(self.sources_probe.pop(0), "source-probe")
+                self._enqueue(self.sources_probe.pop(0), _SOURCE_PROBE)
         elif name.endswith(".xml"):
             self._read_sitemap(body)
         elif name == llms.INDEX:
@@ -472,7 +477,7 @@ class Crawler:
                   f"{len(self.queue)} queued", file=self.stream, flush=True)
 
     def _after(self, outcome: _Outcome):
-        if outcome.kind == "source-probe":
+        if outcome.kind == _SOURCE_PROBE:
             ok = outcome.reply is not None and outcome.reply.status in (200, 304)
             outcome = _Outcome(outcome.url, _DOCUMENT, outcome.reply, outcome.failure)
             for url in (self.sources_probe or []) if ok else ():
