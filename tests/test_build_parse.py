@@ -257,6 +257,15 @@ class MarkdownTest(unittest.TestCase):
         self.assertEqual(sections[-1].path, ("Pathlib Guide", "A heading with nothing of its own",
                                              "Ünïcode -- and  spaces"))
 
+    def test_an_attr_list_id_names_the_mkdocs_anchor(self):
+        sections = markdown_sections(
+            ["## Install it {#install .big}", "", "Run pip.", "## Install it", "", "Again."],
+            "mkdocs+attr_list")
+        self.assertEqual([(s.heading, s.anchor) for s in sections],
+                         [("Install it", "install"), ("Install it", "install-it")])
+        without = markdown_sections(["## Install it {#install .big}", "", "Run pip."], "mkdocs")
+        self.assertEqual(without[0].anchor, "install-it-install-big")  # as MkDocs 1.4 renders
+
     def test_a_heading_alone_is_no_passage(self):
         self.assertEqual(parse_source("a.md", "# One\n## Two\n\n### Three\n"), [])
 

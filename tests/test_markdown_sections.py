@@ -147,15 +147,32 @@ class MkDocsSourcesTest(unittest.TestCase):
         self.assertEqual(passages, self.passages)
 
     def test_every_url_lands_on_the_site_mkdocs_renders(self):
-        mkdocs = shutil.which("mkdocs")
-        if mkdocs is None:
-            if os.environ.get("CI"):
-                self.fail("mkdocs is not installed and CI is set (apt-get install mkdocs)")
-            self.skipTest("mkdocs is not installed (apt-get install mkdocs)")
-        site = os.path.join(self.base, "site")
-        subprocess.run([mkdocs, "build", "-q", "-f", os.path.join(self.project, "mkdocs.yml"),
-                        "-d", site], check=True, capture_output=True, timeout=120)
+        site = render(self, self.project)
         self.assertEqual(dead_urls(os.path.join(self.base, "snapshot"), site), [])
+
+    def test_attr_list_ids_where_the_project_enables_them(self):
+        project = os.path.join(self.base, "attr-list")
+        write_tree(project, {
+            "mkdocs.yml": "site_name: Goat\nmarkdown_extensions:\n  - toc:\n      permalink: true"
+                          "\n  - attr_list\n",
+            "docs/index.md": "# Goat {#top}\n\nWelcome.\n\n## Feed {: #feeding .big}\n\nHay.\n"})
+        out = os.path.join(self.base, "attr-list-snapshot")
+        passages = _build(out, SourceTree("1.0", project, BASE))
+        self.assertEqual(sorted(passages), [BASE + "#feeding", BASE + "#top"])
+        self.assertEqual(dead_urls(out, render(self, project)), [])
+
+
+def render(test, project: str) -> str:
+    """Return the site MkDocs renders from a project (the test is skipped without mkdocs)."""
+    mkdocs = shutil.which("mkdocs")
+    if mkdocs is None:
+        if os.environ.get("CI"):
+            test.fail("mkdocs is not installed and CI is set (apt-get install mkdocs)")
+        test.skipTest("mkdocs is not installed (apt-get install mkdocs)")
+    site = os.path.join(project, "site")
+    subprocess.run([mkdocs, "build", "-q", "-f", os.path.join(project, "mkdocs.yml"), "-d", site],
+                   check=True, capture_output=True, timeout=120)
+    return site
 
 
 if __name__ == "__main__":

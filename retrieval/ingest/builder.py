@@ -260,7 +260,7 @@ def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
         if source_kind(relative_path) == "markdown":
             found = _markdown_contents(tree, relative_path,
                                        markdown.page_path(relative_path, site), source_sha256,
-                                       text, "mkdocs" if site else "github")
+                                       text, site.flavour if site else "github")
         elif site:
             continue  # MkDocs publishes only its Markdown as pages
         else:

@@ -31,6 +31,12 @@ class MkDocsSite:
 
     docs_dir: str  # absolute
     directory_urls: bool
+    attr_list: bool = False  # markdown_extensions has attr_list: "{#id}" names a heading's id
+
+    @property
+    def flavour(self) -> str:
+        """Return how its pages' heading ids are made (a parse.SLUGGERS key)."""
+        return "mkdocs+attr_list" if self.attr_list else "mkdocs"
 
 
 def _read_config(config_path: str) -> MkDocsSite | None:
@@ -42,7 +48,9 @@ def _read_config(config_path: str) -> MkDocsSite | None:
     keys = {match.group(1): match.group(3) for match in _TOP_LEVEL.finditer(text)}
     docs_dir = os.path.join(os.path.dirname(config_path), keys.get("docs_dir") or "docs")
     directory_urls = keys.get("use_directory_urls", "true").lower() not in ("false", "no", "off")
-    return MkDocsSite(os.path.abspath(docs_dir), directory_urls)
+    # Listed as "- attr_list" or "- attr_list:" (with options) under markdown_extensions.
+    attr_list = re.search(r"^[ \t]*-?[ \t]*attr_list\b", text, re.M) is not None
+    return MkDocsSite(os.path.abspath(docs_dir), directory_urls, attr_list)
 
 
 def mkdocs_site(root: str) -> MkDocsSite | None:

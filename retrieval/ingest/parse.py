@@ -245,6 +245,10 @@ class _GithubSlugger:
     def __init__(self):
         self._seen = {}
 
+    def heading(self, text: str) -> tuple:
+        """Return (the heading as shown, its id)."""
+        return text, self.slug(text)
+
     def slug(self, heading: str) -> str | None:
         text = _MARKDOWN_LINK.sub(r"\1", heading)  # a link's id comes from its visible text
         base = _NOT_SLUG.sub("", text.lower()).replace(" ", "-")
@@ -261,8 +265,17 @@ class _GithubSlugger:
 class _TocSlugger:
     """Heading ids as MkDocs renders them: Python-Markdown's toc slugify, _1, _2 ... for repeats."""
 
-    def __init__(self):
+    def __init__(self, attr_list: bool = False):
         self._seen = set()
+        self._attr_list = attr_list
+
+    def heading(self, text: str) -> tuple:
+        """Return (the heading as shown, its id): with attr_list, `{#id}` names the id itself."""
+        given = _ATTR_LIST_ID.fullmatch(text) if self._attr_list else None
+        if given is None:
+            return text, self.slug(text)
+        self._seen.add(given.group(2))
+        return given.group(1), given.group(2)
 
     def slug(self, heading: str) -> str | None:
         text = _MARKDOWN_LINK.sub(r"\1", heading)
@@ -276,8 +289,12 @@ class _TocSlugger:
 
 
 _TOC_COUNT = re.compile(r"(.*)_([0-9]+)")
-# How a site renders Markdown heading ids: "github" (github-slugger) or "mkdocs" (toc).
-SLUGGERS = {"github": _GithubSlugger, "mkdocs": _TocSlugger}
+# "## Title {#custom-id .class}": Python-Markdown's attr_list, common in MkDocs projects.
+_ATTR_LIST_ID = re.compile(r"(.*?)[ \t]*\{:?[ \t]*(?:[^}#]*[ \t])?#([\w-]+)[^}]*\}")
+# How a site renders Markdown heading ids: GitHub's (github-slugger) or MkDocs' (toc), the
+# latter with or without the attr_list extension a project's mkdocs.yml may enable.
+SLUGGERS = {"github": _GithubSlugger, "mkdocs": _TocSlugger,
+            "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True)}
 
 
 @dataclass(frozen=True)
@@ -354,8 +371,9 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
         if text is not None:
             close()
             level = len(lines[span.start].strip()) - len(lines[span.start].strip().lstrip("#"))
+            text, anchor = slugger.heading(text)
             path = [(depth, shown) for depth, shown in path if depth < level] + [(level, text)]
-            heading, anchor, head, spans = text, slugger.slug(text), span.start, [span]
+            heading, head, spans = text, span.start, [span]
         else:
             spans.append(span)
     close()
