@@ -266,6 +266,15 @@ class MarkdownTest(unittest.TestCase):
         without = markdown_sections(["## Install it {#install .big}", "", "Run pip."], "mkdocs")
         self.assertEqual(without[0].anchor, "install-it-install-big")  # as MkDocs 1.4 renders
 
+    def test_setext_headings(self):
+        source = "Goat\n====\n\nIntro.\n\nFeeding\n-------\nHay.\n\n- a list\n---\n"
+        self.assertEqual(parse_source("a.md", source), [
+            P(1, 4, "Goat\n====\n\nIntro.", "goat"),
+            P(6, 11, "Feeding\n-------\nHay.\n\n- a list\n---", "feeding"),
+        ])
+        self.assertEqual([s.path for s in markdown_sections(source.split("\n"))],
+                         [("Goat",), ("Goat", "Feeding")])
+
     def test_a_heading_alone_is_no_passage(self):
         self.assertEqual(parse_source("a.md", "# One\n## Two\n\n### Three\n"), [])
 

@@ -169,6 +169,9 @@ _FENCE = re.compile(r" {0,3}(?:(`{3,})[^`]*|(~{3,}).*)")
 _ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*))?")
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+$")
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_SETEXT = re.compile(r" {0,3}(?:(=+)|-+)[ \t]*")
+# Paragraphs an underline does not make a heading: list items, quotes, tables, HTML.
+_NOT_SETEXT = re.compile(r" {0,3}(?:[-*+>|<]|\d+[.)])")
 _NOT_SLUG = re.compile(r"[^\w\- ]")
 
 
@@ -208,14 +211,14 @@ def _fence_end(lines: list, opening: int, marker: str) -> int:
 
 
 def _markdown_blocks(lines: list, first: int = 0) -> list:
-    """Return (span, heading text or None) for each block from line `first`: headings and
-    fences stand alone."""
+    """Return (span, heading text or None, heading level) for each block from line `first`:
+    headings and fences stand alone."""
     blocks, start, i = [], None, first
 
     def close_paragraph(stop):
         nonlocal start
         if start is not None:
-            blocks.append((range(start, stop), None))
+            blocks.append((range(start, stop), None, 0))
             start = None
 
     while i < len(lines):
@@ -227,10 +230,17 @@ def _markdown_blocks(lines: list, first: int = 0) -> list:
             # without a blank line between.
             close_paragraph(i)
             stop = _fence_end(lines, i, marker) if marker else i + 1
-            blocks.append((range(i, stop), heading))
+            level = len(lines[i].strip()) - len(lines[i].strip().lstrip("#"))
+            blocks.append((range(i, stop), heading, level))
             i = stop
             continue
-        if _is_blank(lines[i]):
+        underline = _SETEXT.fullmatch(lines[i].rstrip())
+        if underline and start is not None and not _NOT_SETEXT.match(lines[start]):
+            # "Title" over "=====" (level 1) or "-----" (level 2): the paragraph is the heading.
+            text = " ".join(lines[j].strip() for j in range(start, i))
+            blocks.append((range(start, i + 1), text, 1 if underline.group(1) else 2))
+            start = None
+        elif _is_blank(lines[i]):
             close_paragraph(i)
         elif start is None:
             start = i
@@ -327,7 +337,7 @@ def _span_bytes(lines: list, start: int, stop: int) -> int:
     return sum(len(lines[i].encode("utf-8")) for i in range(start, stop)) + stop - start - 1
 
 
-def _section_pieces(lines: list, head: int | None, spans: list) -> list:
+def _section_pieces(lines: list, head: range | None, spans: list) -> list:
     """Cut a section's blocks into pieces of whole blocks of at most MAX_PASSAGE_BYTES.
 
     A block over the cap on its own (a long fence) is cut on lines; the heading is never a piece
@@ -338,7 +348,7 @@ def _section_pieces(lines: list, head: int | None, spans: list) -> list:
         if start is not None and _span_bytes(lines, start, span.stop) <= MAX_PASSAGE_BYTES:
             stop = span.stop
             continue
-        if start is not None and not (start == head and stop == head + 1):
+        if start is not None and range(start, stop) != head:
             pieces.append(range(start, stop))
             start = None
         first = span.start if start is None else start
@@ -348,7 +358,7 @@ def _section_pieces(lines: list, head: int | None, spans: list) -> list:
             start, stop = cut[-1].start, cut[-1].stop
         else:
             start, stop = first, span.stop
-    if start is not None and not (start == head and stop == head + 1):
+    if start is not None and range(start, stop) != head:
         pieces.append(range(start, stop))
     return pieces
 
@@ -360,20 +370,19 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
     spans: list = []
 
     def close():
-        content = [span for span in spans if span.start != head]
+        content = [span for span in spans if span != head]
         if content:
             found.append(MarkdownSection(
                 heading, anchor, tuple(text for _, text in path),
                 tuple(_section_pieces(lines, head, spans)),
                 tuple((span, bool(_fence_marker(lines[span.start]))) for span in content)))
 
-    for span, text in _markdown_blocks(lines, _front_matter_end(lines)):
+    for span, text, level in _markdown_blocks(lines, _front_matter_end(lines)):
         if text is not None:
             close()
-            level = len(lines[span.start].strip()) - len(lines[span.start].strip().lstrip("#"))
             text, anchor = slugger.heading(text)
             path = [(depth, shown) for depth, shown in path if depth < level] + [(level, text)]
-            heading, head, spans = text, span.start, [span]
+            heading, head, spans = text, span, [span]
         else:
             spans.append(span)
     close()
