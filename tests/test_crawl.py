@@ -31,7 +31,8 @@ GUIDE = page("Guide", '<h1 id="guide">Guide</h1>\n<p>Goats are kept in a herd.</
 REFERENCE = page("Reference", '<h1 id="reference">Reference</h1>\n'
                               "<p>feed(goats) feeds every goat twice a day.</p>", ["../guide.html"])
 INDEX = page("Goat", '<h1 id="goat">Goat</h1>\n<p>Goat keeps goats.</p>',
-             ["guide.html", "reference/", "_static/style.css", "https://elsewhere.example/x.html"])
+             ["guide.html", "reference/", "_static/style.css", "_modules/goat.html", "goat.pdf",
+              "https://elsewhere.example/x.html"])
 
 
 def good_routes() -> dict:
@@ -84,10 +85,12 @@ class GoodSiteTest(unittest.TestCase):
                          "Configure the herd\n\nSet herd_size: the herd holds at most that many "
                          "goats.")
         self.assertIn(self.prefix + "reference/index.html#reference", passages)
-        self.assertFalse([path for path in self.site.paths() if "style.css" in path])
+        self.assertFalse([path for path in self.site.paths()
+                          if "style.css" in path or "_modules" in path or "pdf" in path])
         summary = [line for line in err if line.startswith("fetch: goat/1.0: done:")]
         self.assertEqual(len(summary), 1, err)
-        self.assertIn("skipped: asset or download 1, off the prefix 1", summary[0])
+        self.assertIn("skipped: asset or download 1, generator's own files 2, off the prefix 1",
+                      summary[0])
         app = create_app(snapshot_path=out, settings=quiet_settings())
         self.addCleanup(app.close)
         reply = post_json(app, {"question": "how big is the herd", "version": "1.0",

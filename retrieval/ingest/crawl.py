@@ -274,6 +274,11 @@ class Crawler:
         if not address.startswith(self.prefix):
             self.skipped["off the prefix"] += 1
             return None
+        if any(part.startswith("_") for part in address[len(self.prefix):].split("/")[:-1]):
+            # A generator's own folders (Sphinx's _modules, _static, _images, _downloads): no
+            # page of the documentation lives there, and the builder reads none from there.
+            self.skipped["generator's own files"] += 1
+            return None
         if _is_page_url(address):
             return _PAGE
         self.skipped["asset or download"] += 1
