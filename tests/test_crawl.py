@@ -214,22 +214,22 @@ class HostileSiteTest(unittest.TestCase):
 
 
 class SlowDripTest(unittest.TestCase):
-    def test_a_page_that_drips_is_given_up_at_the_timeout(self):
+    """A page sent a byte at a time is given up when the request's timeout runs out."""
+
+    def crawl_dripping(self, drip_class):
         site = Site(self.addCleanup,
                     {"/docs/": Route(200, page("Docs", "<p>x</p>", ["drip.html"]))})
-        site.routes["/docs/drip.html"] = Drip(site.stopped)
+        site.routes["/docs/drip.html"] = drip_class(site.stopped)
         result = crawl(site.origin + "/docs/", temporary_directory(self),
                        Limits(timeout_s=0.5, retries=0), "drip", io.StringIO(), RecordedSleep())
         self.assertEqual(result.skipped["timed out"], 1)
         self.assertEqual([f.path for f in result.files], ["index.html"])
 
-    def test_headers_that_drip_are_given_up_at_the_timeout(self):
-        site = Site(self.addCleanup,
-                    {"/docs/": Route(200, page("Docs", "<p>x</p>", ["drip.html"]))})
-        site.routes["/docs/drip.html"] = HeaderDrip(site.stopped)
-        result = crawl(site.origin + "/docs/", temporary_directory(self),
-                       Limits(timeout_s=0.5, retries=0), "drip", io.StringIO(), RecordedSleep())
-        self.assertEqual(result.skipped["timed out"], 1)
+    def test_a_body_that_drips(self):
+        self.crawl_dripping(Drip)
+
+    def test_headers_that_drip(self):
+        self.crawl_dripping(HeaderDrip)
 
 
 def closed_port() -> int:
