@@ -32,7 +32,7 @@ REFERENCE = page("Reference", '<h1 id="reference">Reference</h1>\n'
                               "<p>feed(goats) feeds every goat twice a day.</p>", ["../guide.html"])
 INDEX = page("Goat", '<h1 id="goat">Goat</h1>\n<p>Goat keeps goats.</p>',
              ["guide.html", "reference/", "_static/style.css", "_modules/goat.html", "goat.pdf",
-              "https://elsewhere.example/x.html"])
+              "feeding", "https://elsewhere.example/x.html"])
 
 
 def good_routes() -> dict:
@@ -89,8 +89,8 @@ class GoodSiteTest(unittest.TestCase):
                           if "style.css" in path or "_modules" in path or "pdf" in path])
         summary = [line for line in err if line.startswith("fetch: goat/1.0: done:")]
         self.assertEqual(len(summary), 1, err)
-        self.assertIn("skipped: asset or download 1, generator's own files 2, off the prefix 1",
-                      summary[0])
+        self.assertIn("skipped: asset or download 1, generator's own files 2, no page suffix 1, "
+                      "off the prefix 1", summary[0])
         app = create_app(snapshot_path=out, settings=quiet_settings())
         self.addCleanup(app.close)
         reply = post_json(app, {"question": "how big is the herd", "version": "1.0",

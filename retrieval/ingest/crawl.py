@@ -281,7 +281,12 @@ class Crawler:
             return None
         if _is_page_url(address):
             return _PAGE
-        self.skipped["asset or download"] += 1
+        if "." not in address.rsplit("/", 1)[-1]:
+            # "/docs/intro": a page, perhaps, but one the mirror could keep only under a name
+            # the site does not serve (intro.html), so its passages' URLs would not land.
+            self.skipped["no page suffix"] += 1
+        else:
+            self.skipped["asset or download"] += 1
         return None
 
     def _enqueue(self, url: str, kind: str):
