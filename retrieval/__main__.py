@@ -1,6 +1,7 @@
 """Command line: `python -m retrieval serve|mcp|build|verify|check|seal|ask|keys|settings`."""
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -125,44 +126,65 @@ def _collection_version(label: str) -> tuple:
     return collection, version
 
 
+def _crawl_limits(args):
+    """Return the crawl limits: each --crawl-* flag given, else its declared default."""
+    from .ingest.http_get import Limits
+
+    return Limits(**{f.name: getattr(args, "crawl_" + f.name)
+                     for f in dataclasses.fields(Limits)
+                     if getattr(args, "crawl_" + f.name) is not None})
+
+
 def _build(args) -> int:
-    from .ingest.builder import SourceTree, build_snapshot, default_policy
+    from .ingest.builder import SourceTree, build_snapshot, default_policy, is_llms_tree
     from .ingest.fetch import fetch_sources, scheme_of
+    from .ingest.sources import FetchOptions, default_cache_dir, gives_base_url, is_local, resolve
 
     fetched = [value for value in args.source if scheme_of(value)]
     sources = _pairs([value for value in args.source if not scheme_of(value)], "--source")
     base_urls = _pairs(args.base_url, "--base-url")
     if not sources and not fetched:
         raise ValueError("give at least one --source [COLLECTION/]VERSION=PATH")
-    if not set(sources) <= set(base_urls):
-        raise ValueError("every --source VERSION=PATH needs exactly one --base-url")
     for label, url in base_urls.items():
         if not url.endswith("/"):
             raise ValueError(f"--base-url {label}={url} must end with '/'")
     if args.max_file_bytes < 1:
         raise ValueError(f"--max-file-bytes {args.max_file_bytes} must be at least 1")
-    trees = []
+    planned = []  # every check before anything is fetched
     for label in sorted(sources):
         collection, version = _collection_version(label)
-        if not os.path.isdir(sources[label]):
+        base_url = base_urls.get(label)
+        if base_url is None and not gives_base_url(sources[label]):
+            raise ValueError(f"--source {label} needs --base-url {label}=URL (where its pages "
+                             "are published)")
+        # A tree is a directory, or an llms-full.txt (the one tree that is a file).
+        if is_local(sources[label]) and not (os.path.isdir(sources[label])
+                                             or is_llms_tree(sources[label])):
             raise ValueError(f"--source {label}={sources[label]}: " + (
                 "not a directory (give the documentation tree's root)"
                 if os.path.exists(sources[label]) else "no such directory"))
-        trees.append(SourceTree(version, sources[label], base_urls[label], collection,
-                                args.format, args.max_file_bytes))
+        planned.append((label, collection, version, base_url))
     _check_out(args.out)
     if args.policy and args.ranking:
         raise ValueError("--ranking chooses the default policy's ranking; a --policy file has "
                          "its own: give one of them")
     policy = (_read_json("--policy", args.policy) if args.policy
               else default_policy(args.ranking or RANKINGS[0]))
+    options = FetchOptions(args.fetch_cache or default_cache_dir(), _crawl_limits(args))
     semantic = None
     if args.semantic:
         from .core.snapshot_directory import load_semantic
 
         semantic = load_semantic("--semantic", args.semantic)
-    # Fetched releases are unpacked here and removed once the snapshot is built.
+    # Fetched releases are unpacked here and removed once the snapshot is built; crawled
+    # sites and git checkouts stay in the fetch cache.
     with tempfile.TemporaryDirectory(prefix="retrieval-build-") as workdir:
+        trees = []
+        for label, collection, version, base_url in planned:
+            local = resolve(sources[label], label, options)
+            form = args.format if args.format != FORMATS[0] else local.format or FORMATS[0]
+            trees.append(SourceTree(version, local.root, base_url or local.base_url, collection,
+                                    form, args.max_file_bytes, provenance=local.provenance))
         trees += fetch_sources(fetched, base_urls, workdir, _collection_version)
         unused = sorted(set(base_urls) - {tree.label for tree in trees})
         if unused:
@@ -207,6 +229,7 @@ def _read_json(flag: str, path: str):
 
 def _verify(args) -> int:
     from .core.snapshot_directory import verify_snapshot_directory
+    from .ingest import provenance
     from .ingest.rendered import dead_urls
 
     if args.rendered:
@@ -217,6 +240,10 @@ def _verify(args) -> int:
         if plain:
             _one_collection(args.snapshot)
     problems = verify_snapshot_directory(args.snapshot)
+    fetched_problems, notes = provenance.check(args.snapshot)
+    problems += fetched_problems
+    for line in notes:
+        print(line)
     if args.rendered:
         problems += dead_urls(args.snapshot, plain[0] if plain else {
             _collection_version(label): root
@@ -293,6 +320,16 @@ def _setting_flag(parser, name, **options):
                         **options)
 
 
+def _crawl_flags(parser):
+    """Add a --crawl-NAME flag per crawl limit, its help and default from the declaration."""
+    from .ingest.http_get import Limits
+
+    for limit in dataclasses.fields(Limits):
+        parser.add_argument("--crawl-" + limit.name.replace("_", "-"), type=limit.type,
+                            metavar="N", help=f"{limit.metadata['help']} "
+                                              f"(default: {limit.default})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Declare the commands and their flags."""
     parser = argparse.ArgumentParser(prog="retrieval", description=DESCRIPTION, epilog=EXAMPLES,
@@ -359,17 +396,25 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     build = commands.add_parser("build", help="build a snapshot directory from documentation")
-    build.add_argument("--source", action="append", metavar="[COLLECTION/]VERSION=PATH",
+    build.add_argument("--source", action="append", metavar="[COLLECTION/]VERSION=WHERE",
                        required=True,
-                       help="a documentation tree (collection default: default); or a "
-                            "release, [COLLECTION/VERSION=]pypi:DIST==VERSION (its sdist's "
+                       help="a documentation tree (collection default: default): a local PATH, "
+                            "a published site to crawl (https://PREFIX/; http:// on loopback "
+                            "only), or a git repository's docs folder (git+URL@REF[#PATH]); or "
+                            "a release, [COLLECTION/VERSION=]pypi:DIST==VERSION (its sdist's "
                             "docs with autodoc resolved, else its docstrings); or "
                             "[DIST,...=]env:PATH, each distribution installed in a virtual "
                             "environment or site-packages (its docstrings)")
     build.add_argument("--base-url", action="append", metavar="[COLLECTION/]VERSION=URL",
-                       help="where that tree's pages are published (ends with /); required "
-                            "for a tree, optional for pypi: and env: (default: the release's "
-                            "Documentation URL for a docs folder, else links to the files)")
+                       help="where that tree's pages are published (ends with /); required for "
+                            "a local tree or a git repository; default for a crawled site: its "
+                            "own URL, for pypi: and env: the release's Documentation URL for a "
+                            "docs folder, else links to the files")
+    build.add_argument("--fetch-cache", metavar="DIR",
+                       help="where crawled sites and git checkouts are kept between builds "
+                            "(default: $XDG_CACHE_HOME/retrieval/fetch or "
+                            "~/.cache/retrieval/fetch)")
+    _crawl_flags(build)
     build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
     build.add_argument("--ranking", choices=RANKINGS,
                        help="fitted: the fielded score's best re-sorted by a model fitted on "

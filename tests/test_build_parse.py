@@ -9,6 +9,7 @@ from retrieval.ingest.parse import (
     Paragraph,
     decode_source,
     iter_source_files,
+    markdown_sections,
     page_url,
     parse_source,
     source_kind,
@@ -197,6 +198,9 @@ class RstTest(unittest.TestCase):
 
 
 MARKDOWN = """\
+---
+title: front matter is not text
+---
 # Pathlib Guide
 
 Intro text.
@@ -220,43 +224,85 @@ After the fence.
 
 ## What's new in `pathlib` 3.12?
 
+Text.
+
 ## See [the docs](https://docs.python.org/) #
+## A heading with nothing of its own
+### Ünïcode -- and  spaces
+
+Last.
 """
 
 
 class MarkdownTest(unittest.TestCase):
-    def test_headings_duplicates_and_fences(self):
+    """One passage per heading's own text: heading and content up to the next heading."""
+
+    def test_sections_duplicates_fences_and_front_matter(self):
         self.assertEqual(parse_source("guide/pathlib.md", MARKDOWN), [
-            P(1, 1, "# Pathlib Guide", "pathlib-guide"),
-            P(3, 3, "Intro text.", "pathlib-guide"),
-            P(4, 4, "## Writing files", "writing-files"),
-            P(6, 10, '```python\np.write_text("x")\n\n# not a heading\n```', "writing-files"),
-            P(12, 12, "## Writing files", "writing-files-1"),
-            P(14, 14, "Again.", "writing-files-1"),
-            P(16, 16, "### Writing files", "writing-files-2"),
-            P(17, 19, "~~~\n## inside tilde\n~~~", "writing-files-2"),
-            P(20, 20, "After the fence.", "writing-files-2"),
-            P(22, 22, "## What's new in `pathlib` 3.12?", "whats-new-in-pathlib-312"),
-            P(24, 24, "## See [the docs](https://docs.python.org/) #", "see-the-docs"),
+            P(4, 6, "# Pathlib Guide\n\nIntro text.", "pathlib-guide"),
+            P(7, 13, '## Writing files\n\n```python\np.write_text("x")\n\n# not a heading\n```',
+              "writing-files"),
+            P(15, 17, "## Writing files\n\nAgain.", "writing-files-1"),
+            P(19, 23, "### Writing files\n~~~\n## inside tilde\n~~~\nAfter the fence.",
+              "writing-files-2"),
+            P(25, 27, "## What's new in `pathlib` 3.12?\n\nText.", "whats-new-in-pathlib-312"),
+            P(31, 33, "### Ünïcode -- and  spaces\n\nLast.", "ünïcode----and--spaces"),
         ])
+
+    def test_mkdocs_slugs(self):
+        sections = markdown_sections(MARKDOWN.split("\n"), "mkdocs")
+        self.assertEqual([section.anchor for section in sections], [
+            "pathlib-guide", "writing-files", "writing-files_1", "writing-files_2",
+            "whats-new-in-pathlib-312", "unicode-and-spaces"])
+        self.assertEqual(sections[-1].path, ("Pathlib Guide", "A heading with nothing of its own",
+                                             "Ünïcode -- and  spaces"))
+
+    def test_an_attr_list_id_names_the_mkdocs_anchor(self):
+        sections = markdown_sections(
+            ["## Install it {#install .big}", "", "Run pip.", "## Install it", "", "Again."],
+            "mkdocs+attr_list")
+        self.assertEqual([(s.heading, s.anchor) for s in sections],
+                         [("Install it", "install"), ("Install it", "install-it")])
+        without = markdown_sections(["## Install it {#install .big}", "", "Run pip."], "mkdocs")
+        self.assertEqual(without[0].anchor, "install-it-install-big")  # as MkDocs 1.4 renders
+
+    def test_setext_headings(self):
+        source = "Goat\n====\n\nIntro.\n\nFeeding\n-------\nHay.\n\n- a list\n---\n"
+        self.assertEqual(parse_source("a.md", source), [
+            P(1, 4, "Goat\n====\n\nIntro.", "goat"),
+            P(6, 11, "Feeding\n-------\nHay.\n\n- a list\n---", "feeding"),
+        ])
+        self.assertEqual([s.path for s in markdown_sections(source.split("\n"))],
+                         [("Goat",), ("Goat", "Feeding")])
+
+    def test_a_heading_alone_is_no_passage(self):
+        self.assertEqual(parse_source("a.md", "# One\n## Two\n\n### Three\n"), [])
 
     def test_unclosed_fence_runs_to_the_end(self):
         self.assertEqual(parse_source("a.md", "```\na\n\n# b\n\n"),
                          [P(1, 4, "```\na\n\n# b", None)])
 
-    def test_long_fence_is_split_under_its_heading(self):
+    def test_a_fence_is_never_cut_when_it_fits(self):
+        prose, code = "p" * 1200, "c" * 1200
+        source = f"# Code\n\n{prose}\n\n```\n{code}\n```\n\nAfter.\n"
+        self.assertEqual(parse_source("a.md", source), [
+            P(1, 3, f"# Code\n\n{prose}", "code"),
+            P(5, 9, f"```\n{code}\n```\n\nAfter.", "code"),
+        ])
+
+    def test_long_fence_is_cut_on_lines_with_its_heading(self):
         body = "x" * 1000
         source = f"# Code\n\n```\n{body}\n{body}\n{body}\n```\n"
         self.assertEqual(parse_source("a.md", source), [
-            P(1, 1, "# Code", "code"),
-            P(3, 5, f"```\n{body}\n{body}", "code"),
+            P(1, 5, f"# Code\n\n```\n{body}\n{body}", "code"),
             P(6, 7, f"{body}\n```", "code"),
         ])
+        self.assertTrue(all(len(p.text.encode()) <= MAX_PASSAGE_BYTES
+                            for p in parse_source("a.md", source)))
 
     def test_crlf_heading(self):
         self.assertEqual(parse_source("a.md", "# Hi there\r\ntext\r\n"), [
-            P(1, 1, "# Hi there\r", "hi-there"),
-            P(2, 2, "text\r", "hi-there"),
+            P(1, 2, "# Hi there\r\ntext\r", "hi-there"),
         ])
 
 

@@ -111,9 +111,9 @@ class BuiltCorpusTest(unittest.TestCase):
         self.assertEqual(by_text["      Write *data*. An existing file is overwritten."][2:5],
                          (16, 16, page + "#pathlib.Path.write_text"))
         self.assertEqual(by_text["   A concrete path."][2:5], (12, 12, page + "#pathlib.Path"))
-        self.assertEqual(by_text["Version 3.11 adds write_text examples."][2:5],
-                         (3, 3, "https://docs.example.org/3.11/notes.html#release-notes"))
-        self.assertEqual(by_text["More detail here."][4],
+        self.assertEqual(by_text["# Release notes\n\nVersion 3.11 adds write_text examples."][2:5],
+                         (1, 3, "https://docs.example.org/3.11/notes.html#release-notes"))
+        self.assertEqual(by_text["## Details\n\nMore detail here."][4],
                          "https://docs.example.org/3.11/notes.html#details")
         self.assertEqual(by_text["First paragraph\nof plain text."][2:5],
                          (1, 2, "https://docs.example.org/3.11/plain.html"))

@@ -95,7 +95,7 @@ class LinksOutOfTheTreeTest(unittest.TestCase):
         self.assert_refused(text, progress, "leak.md", "host.txt")
         self.assertIn("build: skipped 1.2/gone.md: cannot read: No such file or directory",
                       progress)
-        self.assertIn(BASE + "alias.html#inner A page linked from inside.", text)
+        self.assertIn(BASE + "alias.html#inner # Inner\n\nA page linked from inside.", text)
 
     def test_an_llms_txt_index_and_the_page_it_links(self):
         write_tree(self.root, {"llms.txt": "# pkg\n\n## Docs\n\n- [Guide](guide.md)\n"

@@ -366,10 +366,12 @@ class LlmsTxtTest(unittest.TestCase):
 
     def test_the_index_and_the_pages_it_links_are_read(self):
         passages = built_passages(self.out)
-        self.assertEqual(passages[BASE + "quickstart.md#first-greeting"][4], "Call greet(name).")
+        self.assertEqual(passages[BASE + "quickstart.md#first-greeting"][4],
+                         "## First greeting\n\nCall greet(name).")
         self.assertEqual(passages[BASE + "reference.md#greet"][4],
-                         "greet(name, loud=False) says hello.")
-        self.assertEqual(passages[BASE + "history.md#history"][4], "pkg began as a greeting card.")
+                         "## greet\n\ngreet(name, loud=False) says hello.")
+        self.assertEqual(passages[BASE + "history.md#history"][4],
+                         "# History\n\npkg began as a greeting card.")
         self.assertIn(BASE + "llms.txt#pkg", passages)
         self.assertFalse([url for url in passages if "draft.md" in url])
         self.assertIn("skipped pkg/1.2/https://other.example.com/page.md: linked page not in "
@@ -380,9 +382,9 @@ class LlmsTxtTest(unittest.TestCase):
         passages = built_passages(self.out)
         text = passages[BASE + "full/llms-full.txt#first-greeting"]
         self.assertEqual((text[0], text[2], text[3], text[4]),
-                         ("llms-full.txt", 7, 7, "Call greet(name)."))
+                         ("llms-full.txt", 5, 7, "## First greeting\n\nCall greet(name)."))
         self.assertEqual(passages[BASE + "full/llms-full.txt#greet"][4],
-                         "greet(name, loud=False) says hello.")
+                         "## greet\n\ngreet(name, loud=False) says hello.")
 
 
 if __name__ == "__main__":

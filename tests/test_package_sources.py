@@ -106,8 +106,9 @@ class PackageSourcesTest(unittest.TestCase):
         # The directives themselves are no passage; the page's prose and the Markdown are.
         texts = [row[4] for rows in units.values() for row in rows]
         self.assertFalse(any(".. auto" in text for text in texts))
-        self.assertIn((DOCS + "guide.html#guide", "docs/guide.md", 3, 3,
-                       "Start an engine with make_engine and register jobs on it.",
+        # The Markdown page is one section unit, its heading with the text under it.
+        self.assertIn((DOCS + "guide.html#guide", "docs/guide.md", 1, 3,
+                       "# Guide\n\nStart an engine with make_engine and register jobs on it.",
                        hashlib.sha256(b"# Guide\n\nStart an engine with make_engine and register "
                                       b"jobs on it.\n").hexdigest(), ""),
                       units["demo-pkg", "docs/guide.md"])

@@ -22,11 +22,12 @@ TIERS = {
                   "test_service_hardening", "test_sphinx_build", "test_wsgi"),
     # A real server or the command line in a child process, over real sockets.
     "server": ("test_boundary", "test_cli", "test_client", "test_client_bounds", "test_corpus",
-               "test_cors", "test_docs", "test_docs_integrations", "test_driver", "test_faults",
-               "test_fuzz", "test_hostile_clients", "test_hostile_trees", "test_integrations",
-               "test_keys", "test_mcp", "test_mcp_hardening", "test_minilm",
-               "test_package_sources", "test_semantic", "test_served_snapshot", "test_server",
-               "test_slow_readers", "test_startup_errors", "test_tampered_text", "test_versions"),
+               "test_cors", "test_crawl", "test_docs", "test_docs_integrations", "test_driver",
+               "test_faults", "test_fuzz", "test_git_source", "test_hostile_clients",
+               "test_hostile_trees", "test_integrations", "test_keys", "test_markdown_sections",
+               "test_mcp", "test_mcp_hardening", "test_minilm", "test_package_sources",
+               "test_semantic", "test_served_snapshot", "test_server", "test_slow_readers",
+               "test_startup_errors", "test_tampered_text", "test_versions"),
     # Chromium driving the Inspector; replicas behind haproxy.
     "browser": ("test_cluster", "test_inspector"),
 }

@@ -45,10 +45,11 @@ from ..core.snapshot_directory import (
     source_summary,
     vector_content,
 )
-from . import llms
+from . import llms, markdown
 from .html_units import page_units as html_page_units
 from .inventory import InventoryError, read_inventory
 from .parse import decode_source, iter_source_files, page_url, parse_source, source_kind
+from .provenance import PROVENANCE
 from .rendered import RenderedSite
 from .tree import DEFAULT_MAX_FILE_BYTES, Unreadable, open_tree_file, read_tree_file, shown
 from .units import page_units, plain_text
@@ -170,6 +171,8 @@ class SourceTree:
     # How a fetched source (ingest/fetch.py) is read, (tree, progress) -> contents; None: by
     # what the tree holds.
     reader: Callable | None = field(default=None, compare=False)
+    # Where a fetched tree came from (sources.LocalTree.provenance), written to PROVENANCE.
+    provenance: dict | None = field(default=None, compare=False, hash=False)
 
     @property
     def label(self) -> str:
@@ -288,16 +291,39 @@ def _paragraph_contents(tree, relative_path, source_sha256, page, paragraphs, pr
     return contents
 
 
-def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
-    """Parse every supported file of a plain tree into one passage per paragraph, in path order.
+def _markdown_contents(tree, relative_path, page, source_sha256, text, flavour) -> list:
+    """Return [(content, heading)] of one Markdown file's section units, published as page."""
+    units = markdown.page_units(text, flavour, relative_path)
+    return _unit_contents(tree, page, relative_path, source_sha256, units, {page}, Counter())
 
-    Returns [(content, heading)]; a paragraph has no heading of its own ("").
+
+def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
+    """Parse every supported file of a plain tree, in path order: a Markdown page into one unit
+    per section, other files into one passage per paragraph.
+
+    Returns [(content, heading)]. The Markdown of an MkDocs project (its docs_dir) is read alone,
+    anchored and published as MkDocs renders it.
     """
+    site = markdown.mkdocs_site(tree.root)
+    # Read through the tree's own reader (tree.py), so a docs_dir is a directory below the root;
+    # one that names a place outside the tree (`docs_dir: ../..`) is not read as MkDocs.
+    below = "" if site is None else os.path.relpath(site.docs_dir, os.path.abspath(tree.root))
+    if below == "." or below.startswith(".."):
+        site = None if below.startswith("..") else site
+        below = ""
+    below = below.replace(os.sep, "/")
     contents = []
-    for relative_path, text, source_sha256 in _read_sources(tree, "", progress):
-        found = _paragraph_contents(
-            tree, relative_path, source_sha256, page_url(tree.base_url, relative_path),
-            parse_source(relative_path, text), source_kind(relative_path) == "rst")
+    for relative_path, text, source_sha256 in _read_sources(tree, below, progress):
+        if source_kind(relative_path) == "markdown":
+            found = _markdown_contents(tree, relative_path,
+                                       markdown.page_path(relative_path, site), source_sha256,
+                                       text, site.flavour if site else "github")
+        elif site:
+            continue  # MkDocs publishes only its Markdown as pages
+        else:
+            found = _paragraph_contents(
+                tree, relative_path, source_sha256, page_url(tree.base_url, relative_path),
+                parse_source(relative_path, text), source_kind(relative_path) == "rst")
         contents.extend(found)
         progress.passages += len(found)
     return contents
@@ -306,8 +332,8 @@ def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
 def read_llms_contents(tree: SourceTree, progress: Progress) -> list:
     """Read an llms-full.txt, or a directory's llms.txt and the Markdown pages it links.
 
-    Each file is Markdown, one passage per paragraph under its heading's anchor, published
-    under the base URL by its own name (the pages an llms.txt lists are the .md files).
+    Each file is Markdown, one unit per section under its heading's anchor, published under the
+    base URL by its own name (the pages an llms.txt lists are the .md files).
     """
     if os.path.isfile(tree.root):
         # Read under its real name, published under the name it was given.
@@ -328,10 +354,7 @@ def read_llms_contents(tree: SourceTree, progress: Progress) -> list:
     for name, path in names.items():
         read = _read_file(tree, path, progress, name)
         if read is not None:
-            text, sha256 = read
-            page = tree.base_url + urllib.parse.quote(name, safe="/")
-            found = _paragraph_contents(tree, name, sha256, page,
-                                        parse_source(name, text, "markdown"), False)
+            found = _markdown_contents(tree, name, name, read[1], read[0], "github")
             contents.extend(found)
             progress.passages += len(found)
     progress.tick(tree.label, force=True)
@@ -580,6 +603,12 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None,
         conn.close()
     os.replace(partial, out / DATABASE)
 
+    fetched = {tree.label: tree.provenance for tree in trees if tree.provenance}
+    if fetched:  # before the manifest, whose presence says the directory is complete
+        (out / PROVENANCE).write_text(json.dumps(fetched, indent=1, sort_keys=True) + "\n",
+                                      encoding="utf-8")
+    else:
+        (out / PROVENANCE).unlink(missing_ok=True)  # left by a build that failed here
     manifest = manifest_for(corpus, collection_ids, sources, policy,
                             {(tree.collection, tree.version): tree.base_url for tree in trees},
                             default_collection)

@@ -51,6 +51,10 @@ def read_inventory(data: bytes, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> list
         body = inflated.decode("utf-8")
     except (zlib.error, UnicodeDecodeError) as exc:
         raise InventoryError(f"compressed part unreadable: {exc}") from None
+    if inflater.unconsumed_tail:
+        raise InventoryError(f"compressed part expands past {max_bytes} bytes")
+    if not inflater.eof:
+        raise InventoryError("compressed part unreadable: incomplete or truncated stream")
     entries = []
     for line in body.splitlines():
         match = _LINE.fullmatch(line.rstrip())

@@ -169,6 +169,9 @@ _FENCE = re.compile(r" {0,3}(?:(`{3,})[^`]*|(~{3,}).*)")
 _ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*))?")
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+$")
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_SETEXT = re.compile(r" {0,3}(?:(=+)|-+)[ \t]*")
+# Paragraphs an underline does not make a heading: list items, quotes, tables, HTML.
+_NOT_SETEXT = re.compile(r" {0,3}(?:[-*+>|<]|\d+[.)])")
 _NOT_SLUG = re.compile(r"[^\w\- ]")
 
 
@@ -207,14 +210,15 @@ def _fence_end(lines: list, opening: int, marker: str) -> int:
     return stop
 
 
-def _markdown_blocks(lines: list) -> list:
-    """Return (span, heading text or None) for each block: headings and fences stand alone."""
-    blocks, start, i = [], None, 0
+def _markdown_blocks(lines: list, first: int = 0) -> list:
+    """Return (span, heading text or None, heading level) for each block from line `first`:
+    headings and fences stand alone."""
+    blocks, start, i = [], None, first
 
     def close_paragraph(stop):
         nonlocal start
         if start is not None:
-            blocks.append((range(start, stop), None))
+            blocks.append((range(start, stop), None, 0))
             start = None
 
     while i < len(lines):
@@ -226,10 +230,17 @@ def _markdown_blocks(lines: list) -> list:
             # without a blank line between.
             close_paragraph(i)
             stop = _fence_end(lines, i, marker) if marker else i + 1
-            blocks.append((range(i, stop), heading))
+            level = len(lines[i].strip()) - len(lines[i].strip().lstrip("#"))
+            blocks.append((range(i, stop), heading, level))
             i = stop
             continue
-        if _is_blank(lines[i]):
+        underline = _SETEXT.fullmatch(lines[i].rstrip())
+        if underline and start is not None and not _NOT_SETEXT.match(lines[start]):
+            # "Title" over "=====" (level 1) or "-----" (level 2): the paragraph is the heading.
+            text = " ".join(lines[j].strip() for j in range(start, i))
+            blocks.append((range(start, i + 1), text, 1 if underline.group(1) else 2))
+            start = None
+        elif _is_blank(lines[i]):
             close_paragraph(i)
         elif start is None:
             start = i
@@ -244,6 +255,10 @@ class _GithubSlugger:
     def __init__(self):
         self._seen = {}
 
+    def heading(self, text: str) -> tuple:
+        """Return (the heading as shown, its id)."""
+        return text, self.slug(text)
+
     def slug(self, heading: str) -> str | None:
         text = _MARKDOWN_LINK.sub(r"\1", heading)  # a link's id comes from its visible text
         base = _NOT_SLUG.sub("", text.lower()).replace(" ", "-")
@@ -257,13 +272,127 @@ class _GithubSlugger:
         return slug
 
 
+class _TocSlugger:
+    """Heading ids as MkDocs renders them: Python-Markdown's toc slugify, _1, _2 ... for repeats."""
+
+    def __init__(self, attr_list: bool = False):
+        self._seen = set()
+        self._attr_list = attr_list
+
+    def heading(self, text: str) -> tuple:
+        """Return (the heading as shown, its id): with attr_list, `{#id}` names the id itself."""
+        given = _ATTR_LIST_ID.fullmatch(text) if self._attr_list else None
+        if given is None:
+            return text, self.slug(text)
+        self._seen.add(given.group(2))
+        return given.group(1), given.group(2)
+
+    def slug(self, heading: str) -> str | None:
+        text = _MARKDOWN_LINK.sub(r"\1", heading)
+        text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+        slug = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", text).strip().lower())
+        while slug in self._seen or not slug:  # markdown.extensions.toc.unique
+            counted = _TOC_COUNT.fullmatch(slug)
+            slug = f"{counted.group(1)}_{int(counted.group(2)) + 1}" if counted else f"{slug}_1"
+        self._seen.add(slug)
+        return slug
+
+
+_TOC_COUNT = re.compile(r"(.*)_([0-9]+)")
+# "## Title {#custom-id .class}": Python-Markdown's attr_list, common in MkDocs projects.
+_ATTR_LIST_ID = re.compile(r"(.*?)[ \t]*\{:?[ \t]*(?:[^}#]*[ \t])?#([\w-]+)[^}]*\}")
+# How a site renders Markdown heading ids: GitHub's (github-slugger) or MkDocs' (toc), the
+# latter with or without the attr_list extension a project's mkdocs.yml may enable.
+SLUGGERS = {"github": _GithubSlugger, "mkdocs": _TocSlugger,
+            "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True)}
+
+
+@dataclass(frozen=True)
+class MarkdownSection:
+    """One heading's own text: the heading and its content up to the next heading of any level.
+
+    `pieces` are what is quoted, whole blocks of at most MAX_PASSAGE_BYTES each (the first holds
+    the heading); `blocks` are every block of the section after its heading, with whether each is
+    fenced code.
+    """
+
+    heading: str | None  # None for the text before a page's first heading
+    anchor: str | None
+    path: tuple  # the headings of the enclosing sections, then its own
+    pieces: tuple  # ranges of line indexes
+    blocks: tuple  # (range, is_code)
+
+
+def _front_matter_end(lines: list) -> int:
+    """Return the index of the first line after a YAML front matter block (0 when none)."""
+    # MkDocs and GitHub read "---" on the first line up to a "---" or "..." line as metadata.
+    if lines and lines[0].rstrip() == "---":
+        for i in range(1, len(lines)):
+            if lines[i].rstrip() in ("---", "..."):
+                return i + 1
+    return 0
+
+
+def _span_bytes(lines: list, start: int, stop: int) -> int:
+    return sum(len(lines[i].encode("utf-8")) for i in range(start, stop)) + stop - start - 1
+
+
+def _section_pieces(lines: list, head: range | None, spans: list) -> list:
+    """Cut a section's blocks into pieces of whole blocks of at most MAX_PASSAGE_BYTES.
+
+    A block over the cap on its own (a long fence) is cut on lines; the heading is never a piece
+    alone: with no room for the next block beside it, it joins that block's first lines.
+    """
+    pieces, start, stop = [], None, None
+    for span in spans:
+        if start is not None and _span_bytes(lines, start, span.stop) <= MAX_PASSAGE_BYTES:
+            stop = span.stop
+            continue
+        if start is not None and range(start, stop) != head:
+            pieces.append(range(start, stop))
+            start = None
+        first = span.start if start is None else start
+        if _span_bytes(lines, first, span.stop) > MAX_PASSAGE_BYTES:
+            cut = _size_pieces(lines, range(first, span.stop))
+            pieces.extend(cut[:-1])
+            start, stop = cut[-1].start, cut[-1].stop
+        else:
+            start, stop = first, span.stop
+    if start is not None and range(start, stop) != head:
+        pieces.append(range(start, stop))
+    return pieces
+
+
+def markdown_sections(lines: list, flavour: str = "github") -> list:
+    """Split Markdown into its sections' own text; a heading with no text of its own gives none."""
+    slugger, found, path = SLUGGERS[flavour](), [], []
+    heading = anchor = head = None
+    spans: list = []
+
+    def close():
+        content = [span for span in spans if span != head]
+        if content:
+            found.append(MarkdownSection(
+                heading, anchor, tuple(text for _, text in path),
+                tuple(_section_pieces(lines, head, spans)),
+                tuple((span, bool(_fence_marker(lines[span.start]))) for span in content)))
+
+    for span, text, level in _markdown_blocks(lines, _front_matter_end(lines)):
+        if text is not None:
+            close()
+            text, anchor = slugger.heading(text)
+            path = [(depth, shown) for depth, shown in path if depth < level] + [(level, text)]
+            heading, head, spans = text, span, [span]
+        else:
+            spans.append(span)
+    close()
+    return found
+
+
 def _parse_markdown(lines: list) -> list:
-    slugger, anchor, out = _GithubSlugger(), None, []
-    for span, heading in _markdown_blocks(lines):
-        if heading is not None:
-            anchor = slugger.slug(heading)
-        out.extend(_paragraphs(lines, span, anchor))
-    return out
+    return [Paragraph(piece.start + 1, piece.stop, "\n".join(lines[piece.start:piece.stop]),
+                      section.anchor)
+            for section in markdown_sections(lines) for piece in section.pieces]
 
 
 # --- reStructuredText ----------------------------------------------------------------------------

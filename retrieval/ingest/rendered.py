@@ -396,7 +396,9 @@ class RenderedSite:
         address = url.partition("#")[0]
         if not address.startswith(self.base_url):
             return None
-        return urllib.parse.unquote(address[len(self.base_url):])
+        page = urllib.parse.unquote(address[len(self.base_url):])
+        # A directory's URL is its index page, as every web server (and MkDocs' URLs) has it.
+        return page + "index.html" if page == "" or page.endswith("/") else page
 
     def lands(self, url: str) -> bool:
         """Tell whether a URL names a published page and, if it has a fragment, an id on it.

@@ -1,0 +1,549 @@
+"""A published documentation site -> a local mirror the builder reads like any rendered tree.
+
+Everything under one URL prefix of one origin is in bounds; nothing else is fetched. Pages are
+found from the site's own maps (`objects.inv`, `searchindex.js`, `sitemap.xml`, `llms.txt`), then
+from the links of every page fetched. Only documentation is kept: HTML pages (a URL ending in
+`/`, `.html` or `.htm`, served as HTML), the Markdown an `llms.txt` names, a Sphinx site's
+`_sources` copies, and the maps themselves; assets, downloads, queries and off-prefix links are
+counted and skipped. robots.txt is honoured (its Crawl-delay too), and a page the site serves with
+status 200 but which is its own "not found" page is recognised by a probe and skipped.
+
+The mirror keeps each page at its path below the prefix (a directory URL at `index.html`), so the
+builder's readers see the tree a local build would and the passage URLs are the site's own. The
+fetch cache directory keeps the mirror and, per URL, its validators (ETag, Last-Modified) and
+provenance (final URL, fetch time, sha256): a second crawl asks only for what changed, and an
+interrupted one resumes from what it had.
+"""
+
+import concurrent.futures
+import hashlib
+import html
+import json
+import os
+import posixpath
+import re
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.robotparser
+import xml.etree.ElementTree as ElementTree
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from . import llms
+from .http_get import REDIRECTS, USER_AGENT, FetchFailure, Limits, Reply, get
+from .inventory import InventoryError, read_inventory
+
+STATE = "state.json"
+MIRROR = "site"
+_PAGE, _DOCUMENT, _MAP = "page", "document", "map"
+_SOURCE_PROBE = "source-probe"  # the first _sources copy: are the others worth asking for?
+_HTML_TYPES = frozenset(("text/html", "application/xhtml+xml"))
+_PAGE_SUFFIXES = (".html", ".htm")
+# The site's own maps, at the top of the prefix.
+_MAPS = ("objects.inv", "searchindex.js", "sitemap.xml", "llms.txt")
+# Sphinx's searchindex.js: Search.setIndex({"filenames": [...]}) (older Sphinx: unquoted keys).
+_FILENAMES = re.compile(rb'"?filenames"?\s*:\s*\[([^\]]*)\]')
+_QUOTED = re.compile(rb'"((?:[^"\\]|\\.)*)"')
+_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.I | re.S)
+_HREF = re.compile(rb"""<(?:a|area)\s[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""",
+                   re.I)
+# How often (files kept) the cache's state is saved, so that a killed crawl resumes from it.
+_SAVE_EVERY = 100
+
+
+class CrawlError(ValueError):
+    """A crawl cannot start or found nothing to build from; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """One file of the mirror and where it came from."""
+
+    path: str  # below the mirror root, with '/'
+    url: str  # the URL asked for
+    final_url: str  # after redirects within the prefix
+    fetched_at: str  # ISO 8601 UTC, when the site last served or confirmed it
+    sha256: str
+    etag: str = ""
+    last_modified: str = ""
+
+    def provenance(self) -> dict:
+        """Return what the snapshot records of it."""
+        return {"path": self.path, "url": self.final_url, "fetched_at": self.fetched_at,
+                "sha256": self.sha256}
+
+
+@dataclass
+class CrawlResult:
+    """The mirror a crawl left and its account of what it did."""
+
+    root: str
+    files: list  # [Fetched], sorted by path
+    pages: int
+    unchanged: int
+    bytes: int
+    skipped: Counter = field(default_factory=Counter)
+
+
+def _now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def split_prefix(url: str) -> tuple:
+    """Return (prefix ending in '/', the URL to start from) of a --source URL."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise CrawlError(f"{url}: not an http(s) URL with a host")
+    if parts.query or parts.fragment:
+        raise CrawlError(f"{url}: give the documentation's URL prefix, without ? or #")
+    path = parts.path or "/"
+    if not path.endswith(("/", *_PAGE_SUFFIXES, ".txt", ".md")):
+        path += "/"  # ".../en/2.2.x" names the directory, not a file in ".../en/"
+    prefix_path = path if path.endswith("/") else path.rsplit("/", 1)[0] + "/"
+    prefix = urllib.parse.urlunsplit((parts.scheme, parts.netloc, prefix_path, "", ""))
+    return prefix, urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def cache_key(prefix: str) -> str:
+    """Return the name of a prefix's directory in the fetch cache: readable, and unique."""
+    readable = re.sub(r"[^A-Za-z0-9.-]+", "-", prefix.split("://", 1)[1]).strip("-")[:80]
+    return f"{readable}-{hashlib.sha256(prefix.encode()).hexdigest()[:12]}"
+
+
+def mirror_path(url: str, prefix: str) -> str | None:
+    """Return the mirror path of a URL in bounds, or None if it is outside or cannot be kept."""
+    if not url.startswith(prefix):
+        return None
+    relative = urllib.parse.unquote(url[len(prefix):])
+    if relative == "" or relative.endswith("/"):
+        relative += "index.html"
+    normal = posixpath.normpath(relative)
+    if normal != relative or normal.startswith(("../", "/")) or "\x00" in normal \
+            or any(part.startswith(".") for part in normal.split("/")):
+        return None  # "a/../b", "a//b", hidden names: not a path a mirror may write
+    return normal
+
+
+def _page_links(body: bytes, base: str) -> list:
+    """Return the absolute URL of every <a href> (and <area href>) of a page."""
+    # A pattern, not html.parser: on 300 pages of the 3.11 docs (30 MB) html.parser took 23.5 s
+    # of this 2-core machine, the pattern 0.2 s; every page a crawl keeps is scanned.
+    return [urllib.parse.urljoin(base, html.unescape(
+        (match.group(1) or match.group(2) or match.group(3) or b"").decode("utf-8", "replace")))
+        for match in _HREF.finditer(body)]
+
+
+def _is_page_url(address: str) -> bool:
+    return address.endswith("/") or address.endswith(_PAGE_SUFFIXES)
+
+
+def _title(body: bytes) -> bytes:
+    match = _TITLE.search(body[:65536])
+    return match.group(1).strip() if match else b""
+
+
+class _Pace:
+    """Space the starts of requests at least `delay` seconds apart, across threads."""
+
+    def __init__(self, delay: float, sleep: Callable[[float], None]):
+        self._delay, self._sleep = delay, sleep
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self):
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self._delay
+        if start > now:
+            self._sleep(start - now)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    url: str
+    kind: str
+    reply: Reply | None = None  # the final reply, after redirects in bounds
+    failure: str = ""  # a skip reason when there is no reply
+
+
+class Crawler:
+    """One crawl of one prefix into its directory of the fetch cache."""
+
+    def __init__(self, url: str, cache_dir: str, limits: Limits, label: str = "",
+                 stream=None, sleep: Callable[[float], None] = time.sleep):
+        self.prefix, self.start = split_prefix(url)
+        self.directory = os.path.join(cache_dir, cache_key(self.prefix))
+        self.root = os.path.join(self.directory, MIRROR)
+        self.limits, self.sleep = limits, sleep
+        self.label = label or self.prefix
+        self.stream = stream or sys.stderr
+        self.pace = _Pace(limits.delay_s, sleep)
+        self.robots = urllib.robotparser.RobotFileParser()
+        self.previous = self._load_state()
+        self.kept: dict = {}  # path -> Fetched, this crawl
+        self.queued: set = set()
+        self.rejected: set = set()  # links counted as skipped once, however often linked
+        self.queue: deque = deque()
+        self.skipped: Counter = Counter()
+        self.pages = self.unchanged = self.bytes = self.requests = 0
+        self.not_found_title: bytes | None = None
+        self.sources_probe: list | None = None  # the _sources copies still to ask for
+        self._last_tick = 0.0
+        self._started = time.monotonic()
+
+    # -- the fetch cache --------------------------------------------------------------------
+
+    def _load_state(self) -> dict:
+        try:
+            with open(os.path.join(self.directory, STATE), encoding="utf-8") as f:
+                document = json.load(f)
+            if document.get("prefix") != self.prefix:
+                return {}
+            return {entry["url"]: Fetched(**entry) for entry in document["files"]}
+        except (OSError, ValueError, TypeError, KeyError):
+            return {}  # no cache yet, or one this version cannot read: fetch everything
+
+    def _save_state(self, complete: bool = False):
+        # An unfinished crawl keeps what earlier ones knew, to ask for it conditionally next time.
+        files = {} if complete else dict(self.previous)
+        files.update((f.url, f) for f in self.kept.values())
+        document = {"prefix": self.prefix, "files": [vars(f) for f in files.values()]}
+        os.makedirs(self.directory, exist_ok=True)
+        partial = os.path.join(self.directory, STATE + ".partial")
+        with open(partial, "w", encoding="utf-8") as f:
+            json.dump(document, f, indent=1, sort_keys=True)
+        os.replace(partial, os.path.join(self.directory, STATE))
+
+    def _cached_body(self, entry: Fetched) -> bytes | None:
+        try:
+            with open(os.path.join(self.root, *entry.path.split("/")), "rb") as f:
+                body = f.read()
+        except OSError:
+            return None
+        return body if hashlib.sha256(body).hexdigest() == entry.sha256 else None
+
+    def _write(self, path: str, body: bytes):
+        target = os.path.join(self.root, *path.split("/"))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        partial = target + ".partial"
+        with open(partial, "wb") as f:
+            f.write(body)
+        os.replace(partial, target)
+
+    # -- one URL ----------------------------------------------------------------------------
+
+    def _fetch(self, url: str, kind: str) -> _Outcome:
+        """Run in a worker: GET url (conditionally if cached), following redirects in bounds."""
+        seen, current = {url}, url
+        for _ in range(self.limits.max_redirects + 1):
+            entry = self.previous.get(current)
+            headers = {}
+            if entry is not None and self._cached_body(entry) is not None:
+                if entry.etag:
+                    headers["If-None-Match"] = entry.etag
+                if entry.last_modified:
+                    headers["If-Modified-Since"] = entry.last_modified
+            self.pace.wait()
+            try:
+                reply = get(current, self.limits, headers, self.sleep)
+            except FetchFailure as failure:
+                return _Outcome(url, kind, failure=failure.reason)
+            if reply.status not in REDIRECTS:
+                return _Outcome(url, kind, reply)
+            target = urllib.parse.urljoin(current, reply.headers.get("location", ""))
+            target = target.partition("#")[0]
+            if mirror_path(target, self.prefix) is None:
+                return _Outcome(url, kind, failure="redirect off the prefix")
+            if target in seen:
+                return _Outcome(url, kind, failure="redirect loop")
+            seen.add(target)
+            current = target
+        return _Outcome(url, kind, failure="too many redirects")
+
+    def _classify(self, url: str) -> str | None:
+        """Return the kind of a linked URL worth fetching, or None (counted) if it is not."""
+        parts = urllib.parse.urlsplit(url)
+        if parts.query:
+            self.skipped["query string"] += 1
+            return None
+        address = urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+        if not address.startswith(self.prefix):
+            self.skipped["off the prefix"] += 1
+            return None
+        if any(part.startswith("_") for part in address[len(self.prefix):].split("/")[:-1]):
+            # A generator's own folders (Sphinx's _modules, _static, _images, _downloads): no
+            # page of the documentation lives there, and the builder reads none from there.
+            self.skipped["generator's own files"] += 1
+            return None
+        if _is_page_url(address):
+            return _PAGE
+        if "." not in address.rsplit("/", 1)[-1]:
+            # "/docs/intro": a page, perhaps, but one the mirror could keep only under a name
+            # the site does not serve (intro.html), so its passages' URLs would not land.
+            self.skipped["no page suffix"] += 1
+        else:
+            self.skipped["asset or download"] += 1
+        return None
+
+    def _enqueue(self, url: str, kind: str):
+        url = url.partition("#")[0]
+        if url in self.queued or url in self.rejected:
+            return
+        reason = ("not a path the mirror can hold" if mirror_path(url, self.prefix) is None
+                  else "robots.txt" if not self.robots.can_fetch(USER_AGENT, url) else None)
+        if reason is not None:
+            self.skipped[reason] += 1
+            self.rejected.add(url)
+            return
+        self.queued.add(url)
+        self.queue.append((url, kind))
+
+    def _link(self, url: str):
+        url = url.partition("#")[0]
+        if url in self.queued or url in self.rejected:
+            return
+        kind = self._classify(url)
+        if kind is None:
+            self.rejected.add(url)
+        else:
+            self._enqueue(url, kind)
+
+    # -- what a reply says ------------------------------------------------------------------
+
+    def _keep(self, outcome: _Outcome, body: bytes, validated: Fetched | None):
+        reply = outcome.reply
+        path = mirror_path(reply.url, self.prefix) or mirror_path(outcome.url, self.prefix)
+        if path in self.kept:
+            return False  # a redirect to a page already kept
+        if validated is None:
+            entry = Fetched(path, outcome.url, reply.url, _now_iso(),
+                            hashlib.sha256(body).hexdigest(), reply.headers.get("etag", ""),
+                            reply.headers.get("last-modified", ""))
+            self._write(path, body)
+            self.bytes += len(body)
+        else:
+            entry = Fetched(validated.path, outcome.url, validated.final_url, _now_iso(),
+                            validated.sha256, validated.etag, validated.last_modified)
+            self.unchanged += 1
+        self.kept[path] = entry
+        if len(self.kept) % _SAVE_EVERY == 0:
+            self._save_state()
+        return True
+
+    def _handle(self, outcome: _Outcome):
+        if outcome.reply is None:
+            if outcome.kind != _MAP:
+                self.skipped[outcome.failure] += 1
+            if outcome.url == self.start and outcome.failure in ("unreachable", "TLS error",
+                                                                  "redirect off the prefix"):
+                raise CrawlError(f"{self.start}: {outcome.failure}")
+            return
+        reply, validated, body = outcome.reply, None, outcome.reply.body
+        if reply.status == 304:
+            validated = self.previous.get(reply.url) or self.previous.get(outcome.url)
+            body = self._cached_body(validated) if validated else None
+            if body is None:
+                self.skipped["304 without a cached copy"] += 1
+                return
+        elif reply.status != 200:
+            if outcome.kind != _MAP:
+                self.skipped[f"HTTP {reply.status}"] += 1
+            return
+        if self.bytes + (0 if validated else len(body)) > self.limits.max_total_bytes:
+            self.skipped["over the total byte cap"] += 1
+            return
+        is_html = reply.content_type in _HTML_TYPES
+        if validated is None and outcome.kind == _MAP and is_html:
+            return  # no site map is HTML: a page served for one the site does not have
+        if validated is None and ((outcome.kind == _PAGE and not is_html)
+                                  or (outcome.kind == _DOCUMENT and is_html)):
+            self.skipped["wrong content type"] += 1
+            return
+        if outcome.kind == _PAGE:
+            if self.not_found_title is not None and _title(body) == self.not_found_title:
+                self.skipped["error page served with 200"] += 1
+                return
+        if not self._keep(outcome, body, validated):
+            return
+        if outcome.kind == _PAGE:
+            self.pages += 1
+            for link in _page_links(body, reply.url):
+                self._link(link)
+        elif outcome.kind == _DOCUMENT:
+            self.pages += 1
+        else:
+            self._read_map(outcome.url[len(self.prefix):], body)
+
+    def _read_map(self, name: str, body: bytes):
+        """Queue the pages a site map lists."""
+        if name == "objects.inv":
+            try:
+                entries = read_inventory(body, self.limits.max_page_bytes)
+            except InventoryError:
+                return
+            for page in sorted({entry.page for entry in entries}):
+                self._link(urllib.parse.urljoin(self.prefix, page))
+        elif name == "searchindex.js":
+            found = _FILENAMES.search(body)
+            names = []
+            for quoted in _QUOTED.findall(found.group(1)) if found else ():
+                try:
+                    names.append(json.loads(b'"' + quoted + b'"'))
+                except ValueError:
+                    continue  # a name the index mangled: its page is still linked
+            # A Sphinx site's reST copies, at _sources/<file name>.txt: asked for one first, and
+            # the rest only if the site keeps them (html_copy_source).
+            self.sources_probe = [urllib.parse.urljoin(self.prefix, "_sources/" + name + ".txt")
+                                  for name in names if isinstance(name, str)]
+            if self.sources_probe:
+                self._enqueue(self.sources_probe.pop(0), _SOURCE_PROBE)
+        elif name.endswith(".xml"):
+            self._read_sitemap(body)
+        elif name == llms.INDEX:
+            for link in llms.read_index(body.decode("utf-8", "replace")):
+                url = urllib.parse.urljoin(self.prefix, link.url).partition("#")[0]
+                if url.startswith(self.prefix) and url.endswith((".md", ".txt")):
+                    self._enqueue(url, _DOCUMENT)
+                else:
+                    self._link(url)
+
+    def _read_sitemap(self, body: bytes):
+        try:
+            tree = ElementTree.fromstring(body)
+        except ElementTree.ParseError:
+            return
+        for element in tree.iter():
+            if element.tag.rsplit("}", 1)[-1] == "loc" and element.text:
+                loc = element.text.strip()
+                if tree.tag.endswith("sitemapindex"):  # nested maps: bounded by the page cap
+                    if loc.startswith(self.prefix) and loc.endswith(".xml"):
+                        self._enqueue(loc, _MAP)
+                else:
+                    self._link(loc)
+
+    # -- the crawl --------------------------------------------------------------------------
+
+    def _read_robots(self):
+        parts = urllib.parse.urlsplit(self.prefix)
+        robots_url = f"{parts.scheme}://{parts.netloc}/robots.txt"
+        try:
+            reply = get(robots_url, self.limits, sleep=self.sleep)
+        except FetchFailure as failure:
+            raise CrawlError(f"{robots_url}: {failure}") from None
+        if reply.status in (401, 403):
+            self.robots.disallow_all = True
+        elif reply.status >= 500:
+            raise CrawlError(f"{robots_url}: HTTP {reply.status}; not crawling a site whose "
+                             "robots.txt cannot be read")
+        elif reply.status == 200:
+            self.robots.parse(reply.body.decode("utf-8", "replace").splitlines())
+        else:
+            self.robots.allow_all = True
+        if not self.robots.can_fetch(USER_AGENT, self.start):
+            raise CrawlError(f"{robots_url} forbids {USER_AGENT.split()[0]} to crawl "
+                             f"{self.start}")
+        delay = self.robots.crawl_delay(USER_AGENT)
+        if delay:
+            delay = float(delay)
+            if delay > self.limits.max_retry_after_s:
+                raise CrawlError(f"{robots_url}: Crawl-delay {delay:g}s is over "
+                                 f"{self.limits.max_retry_after_s:g}s")
+            self.pace = _Pace(max(self.limits.delay_s, delay), self.sleep)
+
+    def _probe_not_found(self):
+        """Learn the title of the page the site serves for a page it does not have."""
+        probe = self.prefix + f"retrieval-probe-{os.urandom(6).hex()}.html"
+        try:
+            reply = get(probe, self.limits, sleep=self.sleep)
+        except FetchFailure:
+            return
+        if reply.status == 200 and reply.content_type in _HTML_TYPES:
+            self.not_found_title = _title(reply.body)
+
+    def tick(self, force=False):
+        now = time.monotonic()
+        if force or now - self._last_tick >= 1.0:
+            self._last_tick = now
+            print(f"fetch: {self.label}: {len(self.kept)} files ({self.pages} pages, "
+                  f"{self.unchanged} unchanged), "
+                  f"{sum(self.skipped.values())} skipped, {self.bytes} bytes, "
+                  f"{len(self.queue)} queued", file=self.stream, flush=True)
+
+    def _after(self, outcome: _Outcome):
+        if outcome.kind == _SOURCE_PROBE:
+            ok = outcome.reply is not None and outcome.reply.status in (200, 304)
+            outcome = _Outcome(outcome.url, _DOCUMENT, outcome.reply, outcome.failure)
+            for url in (self.sources_probe or []) if ok else ():
+                self._enqueue(url, _DOCUMENT)
+            self.sources_probe = None
+        self._handle(outcome)
+
+    def run(self) -> CrawlResult:
+        """Crawl the prefix; return the mirror, or raise CrawlError with one line."""
+        self._read_robots()
+        self._probe_not_found()
+        self._enqueue(self.start, _PAGE if _is_page_url(self.start) else _DOCUMENT)
+        for name in _MAPS:
+            self._enqueue(self.prefix + name, _MAP)
+        try:
+            self._loop()
+        except BaseException:
+            self._save_state()
+            raise
+        return self._finish()
+
+    def _loop(self):
+        pool = concurrent.futures.ThreadPoolExecutor(self.limits.in_flight,
+                                                     thread_name_prefix="crawl")
+        pending: set = set()
+        try:
+            while self.queue or pending:
+                while self.queue and len(pending) < self.limits.in_flight:
+                    if self.requests >= self.limits.max_pages:
+                        self.skipped["over the page cap"] += len(self.queue)
+                        self.queue.clear()
+                        break
+                    url, kind = self.queue.popleft()
+                    self.requests += 1
+                    pending.add(pool.submit(self._fetch, url, kind))
+                if not pending:
+                    break
+                done, pending = concurrent.futures.wait(
+                    pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in done:
+                    self._after(future.result())
+                self.tick()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _finish(self) -> CrawlResult:
+        # Files an earlier crawl kept that this one did not find are not the site any more.
+        kept = set(self.kept)
+        for directory, _, names in os.walk(self.root):
+            for name in names:
+                path = os.path.relpath(os.path.join(directory, name), self.root)
+                if path.replace(os.sep, "/") not in kept:
+                    os.remove(os.path.join(directory, name))
+        self._save_state(complete=True)
+        self.tick(force=True)
+        elapsed = time.monotonic() - self._started
+        skipped = ", ".join(f"{reason} {count}" for reason, count in sorted(self.skipped.items()))
+        print(f"fetch: {self.label}: done: {len(self.kept)} files ({self.pages} pages, "
+              f"{self.unchanged} unchanged), "
+              f"{self.bytes} bytes fetched in {elapsed:.1f}s; skipped: {skipped or 'none'}",
+              file=self.stream, flush=True)
+        if not self.pages:
+            raise CrawlError(f"{self.start}: no documentation pages under {self.prefix} "
+                             f"(skipped: {skipped or 'none'})")
+        return CrawlResult(self.root, sorted(self.kept.values(), key=lambda f: f.path),
+                           self.pages, self.unchanged, self.bytes, self.skipped)
+
+
+def crawl(url: str, cache_dir: str, limits: Limits | None = None, label: str = "",
+          stream=None, sleep: Callable[[float], None] = time.sleep) -> CrawlResult:
+    """Crawl a documentation site under a URL prefix into the fetch cache; return the mirror."""
+    return Crawler(url, cache_dir, limits or Limits(), label, stream, sleep).run()

@@ -1,0 +1,111 @@
+"""A documentation folder of a git repository at one tag or commit: `git+URL@REF[#PATH]`.
+
+Any URL git itself can clone (`https://`, `ssh://`, `file://`) is fetched at depth 1 into the
+fetch cache, and the documentation folder found in it: the path after `#`, else the `docs_dir`
+of a top-level `mkdocs.yml`, else `docs/`, else `doc/`. The provenance is the commit id. The
+`git` program is the one dependency.
+"""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from .markdown import CONFIG, mkdocs_site
+
+SCHEME = "git+"
+_TIMEOUT_S = 600
+_FOLDERS = ("docs", "doc")
+
+
+class GitSourceError(ValueError):
+    """A git source cannot be fetched or holds no documentation folder; one line."""
+
+
+@dataclass(frozen=True)
+class GitSpec:
+    """What a `git+URL@REF#PATH` source names."""
+
+    url: str
+    ref: str
+    path: str  # "" when the folder is to be found
+
+
+def parse_spec(spec: str) -> GitSpec:
+    """Split a git+URL@REF[#PATH] source, or raise GitSourceError saying what is missing."""
+    address, _, path = spec.removeprefix(SCHEME).partition("#")
+    url, at, ref = address.rpartition("@")
+    # "ssh://git@host/repo.git" without a ref splits inside the user part: no path after "://".
+    if not at or not ref or "/" not in url.partition("://")[2]:
+        raise GitSourceError(f"{spec}: give git+URL@REF (a tag, branch or commit), "
+                             "optionally #PATH of the documentation folder")
+    if path and (os.path.isabs(path) or ".." in path.split("/")):
+        raise GitSourceError(f"{spec}: #{path} must be a relative path inside the repository")
+    return GitSpec(url, ref, path.strip("/"))
+
+
+def _program(spec: str) -> str:
+    git = shutil.which("git")
+    if git is None:
+        raise GitSourceError(f"{spec}: needs the git program, which is not installed "
+                             "(apt-get install git)")
+    return git
+
+
+def _git(args: list, where: str, spec: str) -> str:
+    git = _program(spec)
+    try:
+        # Nothing may wait for a person: no credential prompt, no ssh host-key question.
+        env = {"GIT_SSH_COMMAND": "ssh -o BatchMode=yes", **os.environ,
+               "GIT_TERMINAL_PROMPT": "0"}
+        done = subprocess.run([git, *args], cwd=where, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=_TIMEOUT_S, env=env)
+    except subprocess.TimeoutExpired:
+        raise GitSourceError(f"{spec}: git {args[0]} took over {_TIMEOUT_S}s") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise GitSourceError(f"{spec}: git {args[0]} failed: {last}")
+    return done.stdout.strip()
+
+
+def docs_folder(checkout: str, path: str, spec: str) -> str:
+    """Return the documentation folder of a checkout: #PATH, mkdocs.yml's docs_dir, docs/, doc/."""
+    if path:
+        folder = os.path.join(checkout, *path.split("/"))
+        if not os.path.isdir(folder) and not os.path.isfile(folder):
+            raise GitSourceError(f"{spec}: the repository has no {path}")
+        return folder
+    if os.path.isfile(os.path.join(checkout, CONFIG)):
+        site = mkdocs_site(checkout)
+        if site is None:
+            raise GitSourceError(f"{spec}: {CONFIG} names a docs_dir the repository lacks")
+        return site.docs_dir
+    for name in _FOLDERS:
+        if os.path.isdir(os.path.join(checkout, name)):
+            return os.path.join(checkout, name)
+    raise GitSourceError(f"{spec}: no documentation folder (docs/, doc/ or {CONFIG}'s "
+                         "docs_dir); name one after #")
+
+
+def fetch(spec: str, cache_dir: str, stream=None) -> tuple:
+    """Check out a git source at its ref in the fetch cache; return (folder, provenance)."""
+    parsed = parse_spec(spec)
+    _program(spec)
+    print(f"fetch: git {parsed.url} at {parsed.ref} (depth 1)", file=stream or sys.stderr,
+          flush=True)
+    key = hashlib.sha256(f"{parsed.url}\n{parsed.ref}".encode()).hexdigest()[:16]
+    checkout = os.path.join(cache_dir, "git", key)
+    os.makedirs(checkout, exist_ok=True)
+    if not os.path.isdir(os.path.join(checkout, ".git")):
+        _git(["init", "-q"], checkout, spec)
+    _git(["fetch", "-q", "--depth", "1", "--no-tags", parsed.url, parsed.ref], checkout, spec)
+    _git(["checkout", "-q", "--force", "--detach", "FETCH_HEAD"], checkout, spec)
+    _git(["clean", "-q", "-f", "-d", "-x"], checkout, spec)
+    commit = _git(["rev-parse", "HEAD"], checkout, spec)
+    folder = docs_folder(checkout, parsed.path, spec)
+    print(f"fetch: commit {commit}, folder {os.path.relpath(folder, checkout)}",
+          file=stream or sys.stderr, flush=True)
+    return folder, {"kind": "git", "url": parsed.url, "ref": parsed.ref, "commit": commit,
+                    "path": os.path.relpath(folder, checkout).replace(os.sep, "/")}

@@ -1,0 +1,106 @@
+"""Where a `--source` value lives -> a local tree to build from, and its provenance.
+
+A value is a local path, or starts with a scheme a fetcher below knows: `https://` (a published
+site, crawled; `http://` for loopback hosts only), `git+` (a git repository at a ref). Each
+fetcher leaves a tree in the fetch cache and says where it came from; the builder then reads that
+tree as it reads any local one. A new form of source is one entry of FETCHERS.
+"""
+
+import os
+import sys
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from . import crawl, git_source
+from .http_get import Limits
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """What every fetcher may need: the cache directory, crawl limits, where progress goes."""
+
+    cache_dir: str
+    limits: Limits = field(default_factory=Limits)
+    stream: object = None
+
+
+@dataclass(frozen=True)
+class LocalTree:
+    """A source as the builder reads it: a local root, and what the source says about it."""
+
+    root: str
+    base_url: str | None = None  # where its pages are published, if the source itself says
+    format: str | None = None  # how to read it, if the source decides (None: --format)
+    provenance: dict | None = None  # recorded in the snapshot (provenance.json)
+
+
+def default_cache_dir() -> str:
+    """Return the fetch cache: $XDG_CACHE_HOME/retrieval/fetch, else ~/.cache/retrieval/fetch."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "retrieval", "fetch")
+
+
+def _crawled(spec: str, label: str, options: FetchOptions) -> LocalTree:
+    from ..server import is_loopback  # the one definition of a loopback host (and its waitress)
+
+    host = urllib.parse.urlsplit(spec).hostname or ""
+    if spec.startswith("http://") and not is_loopback(host):
+        raise crawl.CrawlError(f"{spec}: use https:// (http:// is for loopback hosts only)")
+    result = crawl.crawl(spec, options.cache_dir, options.limits, label,
+                         options.stream or sys.stderr)
+    prefix, _ = crawl.split_prefix(spec)
+    has_html = any(f.path.endswith((".html", ".htm")) for f in result.files)
+    has_sources = any(f.path.startswith("_sources/") for f in result.files)
+    # Pages without a generator's own layout are read page by page (--format html).
+    return LocalTree(result.root, prefix, "html" if has_html and not has_sources else None,
+                     {"kind": "crawl", "url": spec, "prefix": prefix,
+                      "files": [f.provenance() for f in result.files]})
+
+
+def _git(spec: str, label: str, options: FetchOptions) -> LocalTree:
+    folder, provenance = git_source.fetch(spec, options.cache_dir, options.stream)
+    return LocalTree(folder, None, None, provenance)
+
+
+@dataclass(frozen=True)
+class Fetcher:
+    """One form of --source: how to fetch it, and whether it knows its own published URL."""
+
+    fetch: Callable[[str, str, FetchOptions], LocalTree]  # (value, label, options)
+    gives_base_url: bool
+
+
+# Scheme prefix -> its fetcher. A value matching none is a local path.
+FETCHERS: dict[str, Fetcher] = {
+    "https://": Fetcher(_crawled, True),
+    "http://": Fetcher(_crawled, True),
+    git_source.SCHEME: Fetcher(_git, False),
+}
+
+
+def _fetcher(spec: str) -> Fetcher | None:
+    return next((f for scheme, f in FETCHERS.items() if spec.startswith(scheme)), None)
+
+
+def is_local(spec: str) -> bool:
+    """Tell whether a --source value is a local path (nothing to fetch)."""
+    return _fetcher(spec) is None
+
+
+def gives_base_url(spec: str) -> bool:
+    """Tell whether a --source value says where its pages are published (a crawled site)."""
+    fetcher = _fetcher(spec)
+    return fetcher is not None and fetcher.gives_base_url
+
+
+def resolve(spec: str, label: str, options: FetchOptions) -> LocalTree:
+    """Return the local tree of a --source value, fetching it first if it lives elsewhere."""
+    fetcher = _fetcher(spec)
+    if fetcher is None:
+        return LocalTree(spec)
+    try:
+        return fetcher.fetch(spec, label, options)
+    except OSError as exc:  # the fetch cache cannot be written, or the disk is full
+        raise ValueError(f"{spec}: {exc.strerror or exc} ({exc.filename or options.cache_dir})") \
+            from None
