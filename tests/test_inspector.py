@@ -464,9 +464,11 @@ class InspectorBrowserTest(unittest.TestCase):
         sent = json.loads(self.page.requests_sent("/retrieve")[0]["postData"])
         self.assertEqual((sent["collection"], sent["version"]), ("requests", "2.28.2"))
         trace = self.page.evaluate("document.querySelector('#trace').textContent")
-        # Hits of one file told apart by anchor and lines, not six times its name.
-        self.assertIn("notes.md #timeouts lines 7 (rank ", trace)
-        self.assertIn("notes.md #sending lines 3 (rank ", trace)
+        # Hits of one file told apart by their titles (each Markdown section's heading) and
+        # anchors, not each named by the file.
+        self.assertIn("Timeouts #timeouts (rank ", trace)
+        self.assertIn("Sending #sending (rank ", trace)
+        self.assertNotIn("notes.md (rank ", trace)
         self.assert_no_page_errors()
 
     def test_placeholder_and_status_words_come_from_what_was_served(self):
