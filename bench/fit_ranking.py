@@ -38,7 +38,7 @@ sys.path.insert(0, question_sets.REPO_ROOT)
 from retrieval.core.ranking import MODEL_FEATURES  # noqa: E402
 from retrieval.core.service import RetrievalService  # noqa: E402
 
-TOP_K = 10
+TOP_K = question_sets.TOP_K
 
 
 def candidate_matrices(question_set, snapshot_dir):
@@ -75,13 +75,9 @@ def figures(rows, weights, kind=None):
         gold += len(question.gold)
         if not places:
             continue
-        scores = -(features @ weights)
-        top = []
-        for i in np.argsort(scores, kind="stable"):
-            if places[i] not in top:
-                top.append(places[i])
-                if len(top) == TOP_K:
-                    break
+        # Stable: candidates come in row id order, and ties go to the lower row id, as served.
+        order = np.argsort(-(features @ weights), kind="stable")
+        top = question_sets.first_distinct((places[i] for i in order), TOP_K)
         matched = [place in question.gold for place in top]
         hit1 += matched[0]
         hit2 += any(matched[:2])

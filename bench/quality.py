@@ -32,7 +32,7 @@ else:  # python bench/quality.py, which puts bench/ itself on sys.path
 from retrieval.ingest.rendered import RenderedSite  # noqa: E402
 
 log = common.log
-TOP_K = 10
+TOP_K = question_sets.TOP_K
 KINDS = ("object", "section")
 # name, allowances sent with the question (none: the server's defaults).
 BUDGETS = (("default", {}),
@@ -48,15 +48,7 @@ def searches(response):
             if entry.get("action", {}).get("tool") == "search"]
 
 
-def first_distinct(urls, k=TOP_K):
-    """Return the first k distinct URLs of an iterable, in order; stop reading there."""
-    seen = []
-    for url in urls:
-        if url not in seen:
-            seen.append(url)
-            if len(seen) == k:
-                break
-    return seen
+first_distinct = question_sets.first_distinct
 
 
 def first_search_urls(response, url_of, k=TOP_K):
@@ -196,14 +188,7 @@ def run_budget(name, allowances, question_set, snapshot, log_dir, args):
 
 def places(question_set, item, urls, k=None):
     """Return the distinct places of urls, in order (the first k when k is given)."""
-    found = []
-    for url in urls:
-        place = question_set.place_of(item, url)
-        if place not in found:
-            found.append(place)
-            if k is not None and len(found) == k:
-                break
-    return found
+    return first_distinct((question_set.place_of(item, url) for url in urls), k)
 
 
 def summarize(question_set, runs, kind=None):

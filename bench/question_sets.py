@@ -30,6 +30,8 @@ PYTHON_HTML_ROOT = "/usr/share/doc/python3.11/html"
 PYTHON_BASE_URL = "https://docs.python.org/3.11/"
 PYTHON_VERSION = "3.11"
 CONALA_PREFIX = "python.library."
+# Results are scored over their first TOP_K distinct places (both sets' rules).
+TOP_K = 10
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,18 @@ class QuestionSet:
             label = version if collection == "default" else f"{collection}/{version}"
             arguments += ["--source", f"{label}={root}", "--base-url", f"{label}={base_url}"]
         return arguments
+
+
+def first_distinct(values, k: int | None = TOP_K) -> list:
+    """Return the first k distinct values of an iterable, in order (all when k is None); stop
+    reading there."""
+    seen: list = []
+    for value in values:
+        if value not in seen:
+            seen.append(value)
+            if len(seen) == k:
+                break
+    return seen
 
 
 def normalise_url(url: str) -> str:

@@ -294,10 +294,12 @@ class CollectionIndex:
         bounds = (fts_query, span[0], span[1])
         _, tagged = run(queries.candidates_sql, (*bounds, model.candidates, model.candidates),
                         deadline)
-        fielded = [rowid for rowid, plain in tagged if not plain]
-        fielded_rank = {rowid: place for place, rowid in enumerate(fielded)}
-        plain_rank = {rowid: place for place, rowid in
-                      enumerate(rowid for rowid, plain in tagged if plain)}
+        # Each list comes in its own rank order, tagged 0 (fielded) or 1 (plain).
+        fielded_rank: dict = {}
+        plain_rank: dict = {}
+        for rowid, plain in tagged:
+            ranks = plain_rank if plain else fielded_rank
+            ranks[rowid] = len(ranks)
         ids = sorted(fielded_rank.keys() | plain_rank.keys())
         conn, rows = run(queries.features_sql, (*bounds, json.dumps(ids)), deadline)
         end = 2 + len(FIELDS)

@@ -115,10 +115,12 @@ class CommonTerms:
 # - release_notes: 1 when the unit's page is a changelog or release notes (RELEASE_NOTES).
 # - fielded_rank, plain_rank: ln(1 + the unit's 0-based place) in the fielded ranking (weighted
 #   bm25 minus prior) and in bm25_all order, ln(1 + candidates) where it is not among them.
+_MODEL_KINDS = tuple(kind for kind in KINDS if kind != SECTION)  # a section is none of them
 MODEL_FEATURES = (*(f"bm25_{name}" for name in FIELDS), "bm25_all", "in_links",
-                  *(f"kind_{kind}" for kind in KINDS if kind != SECTION),
+                  *(f"kind_{kind}" for kind in _MODEL_KINDS),
                   "non_reference_page", "noindex", "release_notes", "fielded_rank", "plain_rank")
 IN_LINKS_CAP = 32
+_LOG_IN_LINKS_CAP = math.log1p(IN_LINKS_CAP)
 # A page whose path names a changelog or release notes: it mentions every feature once, in
 # passing, so it matches many questions and answers few.
 RELEASE_NOTES = re.compile(r"(?:^|[/_.-])(?:changelog|changes|whatsnew|release[-_]?notes|news)"
@@ -148,8 +150,8 @@ class RankingModel:
                  reference_page: bool, url: str, fielded_rank: int, plain_rank: int) -> tuple:
         """Return one candidate's features, in MODEL_FEATURES order."""
         absent = math.log1p(self.candidates)
-        return (*bm25_fields, bm25_all, min(math.log1p(in_links), math.log1p(IN_LINKS_CAP)),
-                *(float(kind == name) for name in KINDS if name != SECTION),
+        return (*bm25_fields, bm25_all, min(math.log1p(in_links), _LOG_IN_LINKS_CAP),
+                *(float(kind == name) for name in _MODEL_KINDS),
                 0.0 if reference_page else 1.0, 1.0 if noindex else 0.0,
                 1.0 if is_release_notes(url) else 0.0,
                 absent if fielded_rank < 0 else math.log1p(fielded_rank),
