@@ -150,6 +150,11 @@ def _build(args) -> int:
             raise ValueError(f"--base-url {label}={url} must end with '/'")
     if args.max_file_bytes < 1:
         raise ValueError(f"--max-file-bytes {args.max_file_bytes} must be at least 1")
+    # pypi: and env: sources may name their collections only once fetched; without them every
+    # label is known now, so a --base-url of no --source is refused before any fetch.
+    unused = sorted(set(base_urls) - set(sources))
+    if unused and not fetched:
+        raise ValueError(f"--base-url {unused[0]}: no --source of that version")
     planned = []  # every check before anything is fetched
     for label in sorted(sources):
         collection, version = _collection_version(label)

@@ -297,6 +297,23 @@ def _markdown_contents(tree, relative_path, page, source_sha256, text, flavour) 
     return _unit_contents(tree, page, relative_path, source_sha256, units, {page}, Counter())
 
 
+def _mkdocs_docs_dir(tree: SourceTree) -> tuple:
+    """Return (the MkDocs project a tree is the docs of, or None; its docs_dir below the root).
+
+    Files are read through the tree's reader (tree.py), relative to its root: a docs_dir that
+    names a place outside the tree (`docs_dir: ../..`) is not an MkDocs project to read.
+    """
+    site = markdown.mkdocs_site(tree.root)
+    if site is None:
+        return None, ""
+    below = os.path.relpath(site.docs_dir, os.path.abspath(tree.root))
+    if below == os.curdir:
+        return site, ""
+    if below == os.pardir or below.startswith(os.pardir + os.sep):
+        return None, ""
+    return site, below.replace(os.sep, "/")
+
+
 def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
     """Parse every supported file of a plain tree, in path order: a Markdown page into one unit
     per section, other files into one passage per paragraph.
@@ -304,14 +321,7 @@ def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
     Returns [(content, heading)]. The Markdown of an MkDocs project (its docs_dir) is read alone,
     anchored and published as MkDocs renders it.
     """
-    site = markdown.mkdocs_site(tree.root)
-    # Read through the tree's own reader (tree.py), so a docs_dir is a directory below the root;
-    # one that names a place outside the tree (`docs_dir: ../..`) is not read as MkDocs.
-    below = "" if site is None else os.path.relpath(site.docs_dir, os.path.abspath(tree.root))
-    if below == "." or below.startswith(".."):
-        site = None if below.startswith("..") else site
-        below = ""
-    below = below.replace(os.sep, "/")
+    site, below = _mkdocs_docs_dir(tree)
     contents = []
     for relative_path, text, source_sha256 in _read_sources(tree, below, progress):
         if source_kind(relative_path) == "markdown":
