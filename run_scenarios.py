@@ -27,9 +27,9 @@ except ImportError as missing:
 
 from retrieval.check import check_saved_result
 from retrieval.client import IntegrityError, RetrievalClient, RetrievalError
+from retrieval.http.contract import BODY_DIGEST_HEADER
 from retrieval.scenarios import SCENARIOS, TRUSTED_FAULT, expectation_failures
 from retrieval.testing import ServerProcess, subprocess_env
-from retrieval.wsgi import BODY_DIGEST_HEADER
 
 EXECUTION_MODE = "actual-loopback-waitress-http-offline-scripted-retrieval"
 INTERPRETATION = ("Real local HTTP boundary plus scripted retrieval; no generated answers, "

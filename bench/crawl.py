@@ -32,7 +32,7 @@ else:  # python bench/crawl.py, which puts bench/ itself on sys.path
 
 sys.path.insert(0, common.REPO_ROOT)
 
-from retrieval.__main__ import main as retrieval_main  # noqa: E402 (after the path is set)
+from retrieval.cli.main import main as retrieval_main  # noqa: E402 (after the path is set)
 from retrieval.wsgi import create_app  # noqa: E402
 from tests.support import post_json, quiet_settings  # noqa: E402
 

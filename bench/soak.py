@@ -42,9 +42,9 @@ else:  # python bench/soak.py
     import common
 
 sys.path.insert(0, common.REPO_ROOT)
+from retrieval.http.contract import BODY_DIGEST_HEADER  # noqa: E402
 from retrieval.scenarios import SCENARIOS, expectation_failures  # noqa: E402
 from retrieval.testing import ServerProcess, ServerStartError, subprocess_env  # noqa: E402
-from retrieval.wsgi import BODY_DIGEST_HEADER  # noqa: E402
 
 log = common.log
 KINDS = ("completed", "limited", "incomplete", "empty_eligible")

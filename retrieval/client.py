@@ -29,13 +29,13 @@ except ImportError as exc:  # the service itself does not need requests; only th
     raise ImportError("retrieval.client needs requests: run pip install '.[client]' "
                       "from the retrieval checkout") from exc
 
-from .contract import ALLOWANCES as ALLOWANCES  # importable from here, as it always was
-from .contract import BODY_DIGEST_HEADER, CORPUS, HEALTH, PASSAGE, RETRIEVE, SEARCH
 from .core import digests
 from .core.admission import Limits  # the allowances a run was admitted with
 from .core.model import FAILED
 from .core.strict_json import StrictJSONError, loads_strict
 from .core.verify import echo_problems, verify_passage, verify_run_result  # ValueError
+from .http.contract import ALLOWANCES as ALLOWANCES  # importable from here, as it always was
+from .http.contract import BODY_DIGEST_HEADER, CORPUS, HEALTH, PASSAGE, RETRIEVE, SEARCH
 
 RETRIED_CODES = frozenset({"overloaded", "draining"})
 DEFAULT_MAX_RETRY_WAIT = 30.0

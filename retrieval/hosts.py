@@ -63,3 +63,13 @@ class HostCheck:
             if len(self._verdicts) < self.MEMORY:
                 self._verdicts[host] = verdict
         return verdict
+
+
+def is_loopback(host: str) -> bool:
+    """Tell whether a listen address is reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name other than localhost may resolve anywhere

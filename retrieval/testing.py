@@ -88,7 +88,7 @@ class SlowTools(RetrievalTools):
 
 def create_fault_app(fail_at: int = 1, settings=None):
     """Return the retrieval app over the default snapshot with a tool failing at action fail_at."""
-    from .wsgi import create_app
+    from .http.factory import create_app
 
     return create_app(tool_factory=CountingToolFactory(FailingTools, fail_at=fail_at),
                       settings=settings)
@@ -96,7 +96,7 @@ def create_fault_app(fail_at: int = 1, settings=None):
 
 def create_slow_app(settings=None):
     """Return the retrieval app over the default snapshot with slow searches."""
-    from .wsgi import create_app
+    from .http.factory import create_app
 
     return create_app(tool_factory=CountingToolFactory(SlowTools), settings=settings)
 
@@ -110,7 +110,7 @@ def create_mounted_app(settings=None, prefix=MOUNT_PREFIX):
     What any stack that mounts the app at a path does: the prefix moves from PATH_INFO to
     SCRIPT_NAME; everything outside it is another application's (here a bare 404).
     """
-    from .wsgi import create_app
+    from .http.factory import create_app
 
     app = create_app(settings=settings)
 

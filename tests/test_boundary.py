@@ -10,8 +10,8 @@ import unittest
 
 import requests
 
-from retrieval.keys import add_key
-from retrieval.server import is_loopback
+from retrieval.hosts import is_loopback
+from retrieval.http.auth import add_key
 from retrieval.testing import subprocess_env
 from tests.support import (
     ROOT,

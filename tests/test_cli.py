@@ -9,7 +9,7 @@ import sys
 import unittest
 
 from retrieval import __version__
-from retrieval.__main__ import build_parser
+from retrieval.cli.main import build_parser
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, temporary_directory
 
@@ -114,7 +114,7 @@ class StartupRefusalTest(unittest.TestCase):
 
     def test_ask_without_the_client_extra_says_how_to_install_it(self):
         line = one_line_refusal(self, run([sys.executable, "-c", WITHOUT_REQUESTS + (
-            "from retrieval.__main__ import main; sys.exit(main(['ask', 'q', '--version', "
+            "from retrieval.cli.main import main; sys.exit(main(['ask', 'q', '--version', "
             "'3.12']))")]))
         self.assertIn("pip install '.[client]'", line)
 

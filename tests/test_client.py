@@ -12,13 +12,13 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import requests
 
 from retrieval import client as rc
-from retrieval.contract import HTTP_STATUS
 from retrieval.core import digests
 from retrieval.core.service import RetrievalService
 from retrieval.core.snapshot import default_snapshot_path
-from retrieval.response import encode_json
+from retrieval.http.contract import HTTP_STATUS
+from retrieval.http.exchange import encode_json
+from retrieval.http.operations.search import parse_search_request, run_search
 from retrieval.scenarios import QUESTION
-from retrieval.search import parse_search_request, run_search
 from retrieval.testing import create_fault_app, subprocess_env
 from retrieval.wsgi import create_app
 from tests.support import ROOT, ask, call, post_json, quiet_settings, start_server

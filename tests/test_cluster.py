@@ -27,10 +27,10 @@ import unittest
 import requests
 
 from retrieval.client import NotReady, RetrievalClient
-from retrieval.errors import NotReady as NotReadyError
-from retrieval.response import encode_error
+from retrieval.http.contract import BODY_DIGEST_HEADER
+from retrieval.http.errors import NotReady as NotReadyError
+from retrieval.http.exchange import encode_error
 from retrieval.testing import subprocess_env
-from retrieval.wsgi import BODY_DIGEST_HEADER
 from tests.support import ROOT, ask, start_slow_server, temporary_directory, wait_for
 
 SCRIPT = os.path.join(ROOT, "deploy", "local_cluster.py")

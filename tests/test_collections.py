@@ -6,7 +6,7 @@ import unittest
 from unittest import mock
 
 from retrieval.core import database
-from retrieval.keys import add_key
+from retrieval.http.auth import add_key
 from retrieval.scenarios import SCENARIOS
 from retrieval.wsgi import create_app
 from tests.support import (

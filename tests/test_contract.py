@@ -6,10 +6,11 @@ from types import SimpleNamespace
 
 from waitress.task import ThreadedTaskDispatcher
 
-from retrieval.contract import ADMITTED, FAST, ROUTES, WORKER
-from retrieval.inflight import InFlightGate
-from retrieval.server import AdmittingDispatcher
-from retrieval.wsgi import HANDLERS, create_app
+from retrieval.http.app import OPERATIONS
+from retrieval.http.contract import ADMITTED, FAST, ROUTES, WORKER
+from retrieval.http.inflight import InFlightGate
+from retrieval.serve.server import AdmittingDispatcher
+from retrieval.wsgi import create_app
 from tests.support import call, quiet_settings
 
 # Paths no route has (Waitress hands the server these, already percent-decoded).
@@ -101,8 +102,10 @@ class RouteTableTest(unittest.TestCase):
                     reply = call(self.app, route.methods[0], spelling, b"{}")
                     self.assertIsNone(routing_error(reply))
 
-    def test_dispatcher_has_one_handler_per_json_route(self):
-        self.assertEqual(set(HANDLERS), {route.path for route in ROUTES if route.page is None})
+    def test_dispatcher_has_one_operation_per_json_route(self):
+        paths = [operation.route.path for operation in OPERATIONS]
+        self.assertEqual(len(paths), len(set(paths)))
+        self.assertEqual(set(paths), {route.path for route in ROUTES if route.page is None})
 
     def test_the_app_answers_each_route_with_its_methods_only(self):
         for route in ROUTES:

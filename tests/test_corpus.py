@@ -13,7 +13,7 @@ import unittest
 
 import requests
 
-from retrieval.__main__ import main as retrieval_main
+from retrieval.cli.main import main as retrieval_main
 from retrieval.core import database
 from retrieval.core.index import SnapshotIndex
 from retrieval.core.snapshot import SnapshotError, load_snapshot, parse_snapshot, seal_snapshot

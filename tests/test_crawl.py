@@ -15,7 +15,7 @@ import socket
 import unittest
 import zlib
 
-from retrieval.__main__ import main as retrieval_main
+from retrieval.cli.main import main as retrieval_main
 from retrieval.ingest.crawl import CrawlError, crawl
 from retrieval.ingest.http_get import Limits
 from retrieval.ingest.inventory import InventoryError, read_inventory

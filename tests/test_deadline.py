@@ -17,6 +17,7 @@ from unittest import mock
 from retrieval.core import index
 from retrieval.core.admission import AdmissionRunner, Limits, RunEnded
 from retrieval.core.index import DeadlineExceeded
+from retrieval.core.service import RetrievalService
 from retrieval.core.snapshot import DEFAULT_COLLECTION
 from retrieval.wsgi import create_app
 from tests.support import call, one_line_passage, quiet_settings, write_snapshot
@@ -83,10 +84,16 @@ class DeadlineTest(unittest.TestCase):
         self.addCleanup(app.close)
         return app
 
+    def service(self):
+        # The core alone: these tests are about the index's deadline, not the HTTP layer.
+        service = RetrievalService.from_path(self.path, memo_entries=0)
+        self.addCleanup(service.close)
+        return service
+
     def test_the_fixture_separates_the_two_searches(self):
         # The premise: the long query is called back many times, the needle's never, so the
         # interruption below falls on the refinement and only there.
-        collection = self.app()._service.collection(DEFAULT_COLLECTION)
+        collection = self.service().collection(DEFAULT_COLLECTION)
 
         def callbacks(query) -> int:
             counter = WorkClock(step=0)
@@ -122,7 +129,7 @@ class DeadlineTest(unittest.TestCase):
         self.assertEqual([e["status"] for e in body["trace"]], ["succeeded"] * 4)
 
     def test_an_interrupted_query_raises_deadline_exceeded(self):
-        collection = self.app()._service.collection(DEFAULT_COLLECTION)
+        collection = self.service().collection(DEFAULT_COLLECTION)
         with self.assertRaises(DeadlineExceeded):
             collection.rank(LONG_QUERY, "3.12", 2, deadline=time.monotonic())
         # The connection is usable again afterwards, without the handler.

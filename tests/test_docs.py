@@ -21,7 +21,7 @@ import unittest
 import urllib.request
 
 from retrieval.client import RetrievalResult, summarize
-from retrieval.errors import HTTP_STATUS
+from retrieval.http.errors import HTTP_STATUS
 from retrieval.settings import settings_table
 from retrieval.wsgi import create_app
 from tests.support import ROOT, ask, call, quiet_settings, wait_for

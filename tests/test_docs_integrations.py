@@ -7,7 +7,7 @@ import os
 import re
 import unittest
 
-from retrieval.__main__ import build_parser
+from retrieval.cli.main import build_parser
 from tests.support import ROOT, require_module, start_server
 
 DOC = os.path.join(ROOT, "docs", "integrations.md")

@@ -9,8 +9,8 @@ import unittest
 from contextlib import redirect_stdout
 
 import run_scenarios
-from retrieval.__main__ import main as retrieval_main
 from retrieval.check import check_saved_result
+from retrieval.cli.main import main as retrieval_main
 from retrieval.core import digests
 from tests.support import temporary_directory
 

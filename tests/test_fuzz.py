@@ -63,7 +63,7 @@ class ExpectContinueTest(unittest.TestCase):
     """A bodiless request with `Expect: 100-continue` is complete: it gets its final response.
 
     Waitress 3.0.2 alone sends `100 Continue` and then waits for a body the request says does
-    not exist (until its channel timeout); retrieval/server.py's channel serves it instead.
+    not exist (until its channel timeout); retrieval/serve/server.py's channel serves it instead.
     """
 
     def test_expect_100_continue_without_a_body_gets_a_final_response(self):

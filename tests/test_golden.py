@@ -8,8 +8,9 @@ commit, and update the pins; an optimization must leave them untouched.
 import unittest
 
 from retrieval.core import digests
+from retrieval.http.contract import BODY_DIGEST_HEADER
 from retrieval.scenarios import SCENARIOS
-from retrieval.wsgi import BODY_DIGEST_HEADER, create_app
+from retrieval.wsgi import create_app
 from tests.support import call, quiet_settings
 
 

@@ -13,7 +13,7 @@ import os
 import sqlite3
 import unittest
 
-from retrieval.__main__ import main as retrieval_main
+from retrieval.cli.main import main as retrieval_main
 from retrieval.core.snapshot import SnapshotError, load_snapshot, parse_policy
 from retrieval.core.snapshot_directory import verify_snapshot_directory
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot

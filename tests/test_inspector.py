@@ -19,10 +19,10 @@ from html.parser import HTMLParser
 import requests
 
 import run_scenarios
-from retrieval.contract import BODY_DIGEST_HEADER
-from retrieval.keys import add_key
+from retrieval.http.auth import add_key
+from retrieval.http.contract import BODY_DIGEST_HEADER
+from retrieval.http.static import CONTENT_SECURITY_POLICY, STATIC_DIR
 from retrieval.scenarios import QUESTION
-from retrieval.static import CONTENT_SECURITY_POLICY, STATIC_DIR
 from retrieval.testing import subprocess_env
 from tests import browser
 from tests.support import WAIT_S, ask, start_server, temporary_directory

@@ -10,10 +10,11 @@ another thread hands the GIL back and forth 200 times over a socket pair (as the
 does), and the test counts passes of the I/O loop: a sleeping loop makes none (bar its timeout),
 a spinning one takes the GIL at every handoff. No timing is asserted, only counts.
 
-The second (retrieval/io_loop.py): Waitress's own loop asks every open connection readable() and
-writable() on every pass, so a pass cost grew with the connections open. The installed loop
-asks only what can have changed: with 64 idle keep-alive connections open, requests served on
-another connection ask the idle ones nothing, bar the loop's periodic full pass.
+The second (retrieval/serve/io_loop.py): Waitress's own loop asks every open connection
+readable() and writable() on every pass, so a pass cost grew with the connections open. The
+installed loop asks only what can have changed: with 64 idle keep-alive connections open,
+requests served on another connection ask the idle ones nothing, bar the loop's periodic full
+pass.
 """
 
 import json
@@ -27,8 +28,8 @@ import unittest
 
 from waitress import wasyncore
 
-from retrieval import io_loop
-from retrieval.server import build_server
+from retrieval.serve import io_loop
+from retrieval.serve.server import build_server
 from retrieval.wsgi import create_app
 from tests.support import WAIT_S, quiet_settings, read_response
 

@@ -15,16 +15,16 @@ import threading
 import unittest
 from unittest import mock
 
-from retrieval.errors import InvalidCredentials, Unauthenticated
-from retrieval.keys import (
+from retrieval.cli.keys import register_keys_command
+from retrieval.http.auth import (
     ApiKey,
     KeysFileError,
     KeyStore,
     RateLimiter,
     add_key,
-    register_keys_command,
     retry_after_seconds,
 )
+from retrieval.http.errors import InvalidCredentials, Unauthenticated
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, WAIT_S
 
@@ -165,7 +165,8 @@ class AuthenticateTest(KeysTestCase):
     def test_compares_against_every_key(self):
         others = [add_key(self.path, f"k{index}", ["default"]) for index in range(3)]
         store = KeyStore.load(self.path)
-        with mock.patch("retrieval.keys.hmac.compare_digest", wraps=hmac.compare_digest) as spy:
+        with mock.patch("retrieval.http.auth.hmac.compare_digest",
+                        wraps=hmac.compare_digest) as spy:
             self.assertEqual(store.authenticate(f"Bearer {self.secret}", NOW).key_id, "ci-bot")
         self.assertEqual(spy.call_count, 4)  # the match was the first key; no early stop
         self.assertEqual(store.authenticate(f"bearer {others[2]}", NOW).key_id, "k2")

@@ -18,8 +18,8 @@ import requests
 
 from retrieval.core import digests
 from retrieval.core.snapshot import load_snapshot
-from retrieval.errors import CollectionNotFound, PassageNotFound, Unauthenticated
-from retrieval.keys import add_key
+from retrieval.http.auth import add_key
+from retrieval.http.errors import CollectionNotFound, PassageNotFound, Unauthenticated
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, WAIT_S, class_temporary_directory, require_module, start_server
 from tests.test_collections import snapshot_with

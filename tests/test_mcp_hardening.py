@@ -10,7 +10,7 @@ import subprocess
 import sys
 import unittest
 
-from retrieval.keys import add_key
+from retrieval.http.auth import add_key
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, WAIT_S, class_temporary_directory, require_module, start_server
 from tests.test_collections import snapshot_with

@@ -6,10 +6,11 @@ import unittest
 from retrieval.core.memo import ResultMemo
 from retrieval.core.service import RunResult
 from retrieval.core.tools import DEADLINE_EXCEEDED, RetrievalTools, ToolFailure
-from retrieval.response_memo import KnownRequest, MemoizedRun, ResponseMemo, RetrieveMemos
+from retrieval.http.exchange import Reply
+from retrieval.http.response_memo import KnownRequest, MemoizedRun, ResponseMemo, RetrieveMemos
 from retrieval.scenarios import SCENARIOS
 from retrieval.testing import CountingToolFactory, FailingTools
-from retrieval.wsgi import Reply, create_app
+from retrieval.wsgi import create_app
 from tests.support import call, quiet_settings
 from tests.test_golden import memo_lookups
 

@@ -7,7 +7,7 @@ import time
 import unittest
 
 from retrieval.core.memo import MemoStats
-from retrieval.metrics import CONTENT_TYPE, LATENCY_BUCKETS, Metrics
+from retrieval.http.metrics import CONTENT_TYPE, LATENCY_BUCKETS, Metrics
 from tests.support.prometheus import ExpositionError, parse_exposition
 
 FAMILIES = (

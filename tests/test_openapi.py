@@ -4,8 +4,8 @@ import io
 import json
 import unittest
 
-from retrieval import errors as error_module
-from retrieval.errors import HTTP_STATUS
+from retrieval.http import errors as error_module
+from retrieval.http.errors import HTTP_STATUS
 from retrieval.scenarios import SCENARIOS, TRUSTED_FAULT
 from retrieval.testing import create_fault_app
 from retrieval.wsgi import create_app

@@ -5,10 +5,10 @@ import json
 import os
 import unittest
 
-from retrieval.access_log import BatchedLineWriter
-from retrieval.inflight import ADMISSION_KEY
-from retrieval.keys import add_key
-from retrieval.metrics import CONTENT_TYPE
+from retrieval.http.access_log import BatchedLineWriter
+from retrieval.http.auth import add_key
+from retrieval.http.inflight import ADMISSION_KEY
+from retrieval.http.metrics import CONTENT_TYPE
 from retrieval.scenarios import SCENARIOS
 from retrieval.wsgi import create_app
 from tests.support import ask, call, quiet_settings, temporary_directory, wait_for

@@ -1,13 +1,14 @@
-"""One ranked search (retrieval/search.py, POST /search): validation as strict as /retrieve's, an
-exact byte budget over a prefix of the ranking, and the search memo shared with /retrieve."""
+"""One ranked search (retrieval/http/operations/search.py, POST /search): validation as strict as
+/retrieve's, an exact byte budget over a prefix of the ranking, and the search memo shared with
+/retrieve."""
 
 import json
 import unittest
 
 from retrieval.core.service import RetrievalService
 from retrieval.core.snapshot import default_snapshot_path
-from retrieval.errors import InvalidRequest
-from retrieval.search import parse_search_request, run_search
+from retrieval.http.errors import InvalidRequest
+from retrieval.http.operations.search import parse_search_request, run_search
 from tests.schema import errors as schema_errors
 from tests.support import call
 from tests.test_collections import serve_two_collections_with_keys

@@ -19,7 +19,7 @@ import sys
 import unittest
 from unittest import mock
 
-from retrieval.__main__ import main as retrieval_main
+from retrieval.cli.main import main as retrieval_main
 from retrieval.core import database
 from retrieval.core.index import quote_fts_terms
 from retrieval.core.snapshot import SnapshotError, load_snapshot
@@ -147,7 +147,7 @@ class WithoutTheExtraTest(unittest.TestCase):
     """Nothing but a semantic snapshot or build ever imports the extra's modules."""
 
     def test_importing_the_service_and_the_builder_imports_no_third_party_module(self):
-        code = ("import sys, retrieval.__main__, retrieval.wsgi, retrieval.ingest.builder, "
+        code = ("import sys, retrieval.cli.main, retrieval.http.app, retrieval.ingest.builder, "
                 "retrieval.core.snapshot_directory; "
                 "print(sorted(m for m in ('numpy', 'tokenizers', 'threadpoolctl', 'wordllama', "
                 "'retrieval.semantic', 'retrieval.minilm') if m in sys.modules))")

@@ -13,9 +13,9 @@ import unittest
 
 import requests
 
+from retrieval.http.contract import BODY_DIGEST_HEADER
 from retrieval.scenarios import SCENARIOS, TRUSTED_FAULT, expectation_failures
 from retrieval.testing import subprocess_env
-from retrieval.wsgi import BODY_DIGEST_HEADER
 from tests.support import (
     ROOT,
     WAIT_S,

@@ -17,7 +17,7 @@ import sqlite3
 import unittest
 import zlib
 
-from retrieval.__main__ import main as retrieval_main
+from retrieval.cli.main import main as retrieval_main
 from retrieval.core.ranking import FIELDS, MODEL_FEATURES, IndexFields, is_release_notes
 from retrieval.core.snapshot import SnapshotError, load_snapshot, policy_ranking
 from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory

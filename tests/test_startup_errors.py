@@ -6,7 +6,7 @@ import subprocess
 import sys
 import unittest
 
-from retrieval.keys import KeysFileError, KeyStore, RateLimiter, add_key, retry_after_seconds
+from retrieval.http.auth import KeysFileError, KeyStore, RateLimiter, add_key, retry_after_seconds
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, WAIT_S, temporary_directory
 

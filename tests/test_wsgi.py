@@ -5,13 +5,15 @@ import io
 import json
 import unittest
 
-from retrieval import errors
 from retrieval.core import digests
 from retrieval.core.tools import RetrievalTools
-from retrieval.errors import HTTP_STATUS, MAX_ISSUES
+from retrieval.http import errors
+from retrieval.http.contract import BODY_DIGEST_HEADER
+from retrieval.http.errors import HTTP_STATUS, MAX_ISSUES
+from retrieval.http.exchange import is_json_media_type
 from retrieval.scenarios import QUESTION
 from retrieval.testing import CountingToolFactory, FailingTools
-from retrieval.wsgi import BODY_DIGEST_HEADER, create_app, is_json_media_type
+from retrieval.wsgi import create_app
 from tests.support import UnreadableInput, ask, call, quiet_settings
 
 

@@ -42,7 +42,7 @@ def default_cache_dir() -> str:
 
 
 def _crawled(spec: str, label: str, options: FetchOptions) -> LocalTree:
-    from ..server import is_loopback  # the one definition of a loopback host (and its waitress)
+    from ..hosts import is_loopback  # the one definition of a loopback listen address
 
     host = urllib.parse.urlsplit(spec).hostname or ""
     if spec.startswith("http://") and not is_loopback(host):

@@ -15,10 +15,10 @@ import sys
 import time
 from wsgiref.util import setup_testing_defaults
 
-from ..contract import CORPUS, PASSAGE, RETRIEVE, SEARCH
-from ..errors import Unauthenticated
+from ..http.contract import CORPUS, PASSAGE, RETRIEVE, SEARCH
+from ..http.errors import Unauthenticated
+from ..http.factory import create_app
 from ..settings import Settings
-from ..wsgi import create_app
 
 # What --url answers when the service fronted predates POST /search.
 NO_SEARCH_ROUTE = ("search_docs needs the service's POST /search, which this service does not "

@@ -7,10 +7,10 @@ import sys
 
 import anyio
 
-from ..errors import ServiceError
 from ..hosts import ANY, is_loopback_name, parse_hosts
-from ..response import encode_error
-from ..server import refuse_open_exposure
+from ..http.errors import ServiceError
+from ..http.exchange import encode_error
+from ..serve.exposure import refuse_open_exposure
 from ..settings import SettingsError, load_settings
 from .backends import BackendError, LocalBackend, RemoteBackend, bearer_header
 from .server import RetrievalMCP

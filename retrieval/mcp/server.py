@@ -16,10 +16,16 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
-from ..contract import ALLOWANCES
-from ..errors import ServiceError
-from ..request import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGEX
-from ..search import ANALYSES, DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, MAX_LIMIT, MIN_LIMIT
+from ..http.contract import ALLOWANCES
+from ..http.errors import ServiceError
+from ..http.operations.search import (
+    ANALYSES,
+    DEFAULT_LIMIT,
+    DEFAULT_MAX_TEXT_BYTES,
+    MAX_LIMIT,
+    MIN_LIMIT,
+)
+from ..http.validation import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGEX
 from .backends import BackendError
 
 SERVER_NAME = "retrieval"

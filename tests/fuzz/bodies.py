@@ -3,7 +3,7 @@
 import json
 import random
 
-from retrieval.errors import MAX_ISSUES
+from retrieval.http.errors import MAX_ISSUES
 
 from .service import APP_BODY_CAP
 

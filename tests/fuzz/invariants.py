@@ -4,10 +4,10 @@ import hashlib
 import json
 import re
 
-from retrieval.contract import HTTP_STATUS
 from retrieval.core import digests
-from retrieval.errors import ISSUE_BOUNDS, MAX_ISSUES, MAX_PATH_PART
-from retrieval.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from retrieval.http.contract import HTTP_STATUS
+from retrieval.http.errors import ISSUE_BOUNDS, MAX_ISSUES, MAX_PATH_PART
+from retrieval.http.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 
 from .cases import Case, Req
 from .responses import Response

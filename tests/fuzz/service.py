@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from retrieval.contract import BODY_DIGEST_HEADER
+from retrieval.http.contract import BODY_DIGEST_HEADER
 
 DIGEST_HEADER = BODY_DIGEST_HEADER.lower()  # responses are read with lower-cased names
 DEFAULT_TIMEOUT = 5.0

@@ -16,15 +16,16 @@ the two behind one lock, so a repeated body finds its reply with one acquisition
 import threading
 from dataclasses import dataclass
 
-from .core.memo import ResultMemo
-from .core.service import RetrieveRequest, RunResult
+from ..core.memo import ResultMemo
+from ..core.service import RetrieveRequest, RunResult
+from .exchange import Reply
 
 
 @dataclass(frozen=True)
 class MemoizedRun:
     """A reply ready to send (status, body, digest), the run it reports, its log fields."""
 
-    reply: object  # retrieval.wsgi.Reply
+    reply: Reply
     run: RunResult
     run_fields: str  # access_log.run_fields(run), formatted once
 

@@ -1,15 +1,15 @@
 """Concurrency admission: at most `limit` /retrieve requests in flight, the next refused at once.
 
 "In flight" means admitted and not yet answered. Under `retrieval serve` the server admits a
-request when Waitress hands it to the task queue (retrieval/server.py), so requests waiting for a
-worker thread count too and the queue of retrievals never grows past the limit; it marks the
-WSGI environ with the decision under ADMISSION_KEY. Under any other WSGI server the app admits
-the request itself when it starts running it, which bounds concurrent runs.
+request when Waitress hands it to the task queue (retrieval/serve/server.py), so requests
+waiting for a worker thread count too and the queue of retrievals never grows past the limit; it
+marks the WSGI environ with the decision under ADMISSION_KEY. Under any other WSGI server the
+app admits the request itself when it starts running it, which bounds concurrent runs.
 """
 
 import threading
 
-# environ key set by retrieval/server.py: True (admitted; the server releases the slot), False
+# environ key set by retrieval/serve/server.py: True (admitted; the server releases the slot), False
 # (refused), or DRAINING (arrived after the drain began: refused, never queued). Absent: the app
 # admits on its own.
 ADMISSION_KEY = "retrieval.admitted"

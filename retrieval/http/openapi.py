@@ -1,29 +1,26 @@
 """The OpenAPI 3.1 document of every route, generated from the same constants the code enforces.
 
 Routes, the digest header, error codes and their statuses, run statuses and allowances come from
-retrieval/contract.py; bounds and patterns of the request from retrieval/request.py, which
-applies them. So the document cannot drift from the behaviour; tests validate real responses
+contract.py; bounds and patterns of the request from validation.py and the operations, which
+apply them. So the document cannot drift from the behaviour; tests validate real responses
 against it.
 """
 
-from . import __version__
+from .. import __version__
+from ..core.admission import Limits
+from ..core.index import MATCH_ALL, MATCH_ANY
+from ..core.query_bounds import MAX_QUERY_TERMS
+from ..core.snapshot import MAX_SEARCH_K, READ_BEST
 from .contract import (
     ALLOWANCES,
-    BODY_DIGEST_HEADER,
     DEFAULT_LIMITS,
     DENIAL_REASONS,
     HTTP_STATUS,
     ROUTES,
     RUN_STATUSES,
-    UNAVAILABLE,
 )
-from .core.admission import Limits
-from .core.index import MATCH_ALL, MATCH_ANY
-from .core.query_bounds import MAX_QUERY_TERMS
-from .core.snapshot import MAX_SEARCH_K, READ_BEST
 from .errors import MAX_ISSUES, MAX_PATH_PART
-from .request import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
-from .search import (
+from .operations.search import (
     ANALYSES,
     DEFAULT_LIMIT,
     DEFAULT_MAX_TEXT_BYTES,
@@ -31,15 +28,13 @@ from .search import (
     MAX_LIMIT,
     MIN_LIMIT,
 )
+from .schema import (
+    HEX64,
+    closed,
+    ref,
+)
+from .validation import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
 
-HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
-DIGEST_HEADER = {
-    BODY_DIGEST_HEADER: {
-        "description": "Hex SHA-256 of the exact response body bytes (a consistency check; it "
-                       "authenticates no server).",
-        "schema": HEX64,
-    }
-}
 _INT0 = {"type": "integer", "minimum": 0}
 # Echoed only when the version searched is not the one asked for.
 SERVED_VERSION = {"served_version": {"type": "string", "description": (
@@ -56,39 +51,10 @@ COLLECTION_FIELD = {"type": "string", "pattern": COLLECTION_REGEX, "description"
     "named and the snapshot has no default (the message then names the caller's collections).")}
 
 
-def _ref(name):
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _object(properties, required=None):
-    return {"type": "object", "additionalProperties": False, "properties": properties,
-            "required": list(properties) if required is None else required}
-
-
-def _json(schema, description, headers=DIGEST_HEADER):
-    return {"description": description, "headers": headers,
-            "content": {"application/json": {"schema": schema}}}
-
-
-def _error_schema(codes):
-    return {"allOf": [_ref("Error"), {"type": "object", "properties": {"error": {
-        "type": "object", "properties": {"code": {"enum": sorted(codes)}}}}}]}
-
-
-def error_responses(statuses=None) -> dict:
-    """Return one documented response per error status, each with its code enum."""
-    by_status = {}
-    for code, status in HTTP_STATUS.items():
-        by_status.setdefault(status, []).append(code)
-    return {status.split()[0]: _json(_error_schema(codes), status.split(" ", 1)[1])
-            for status, codes in sorted(by_status.items())
-            if statuses is None or status.split()[0] in statuses}
-
-
 def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
     counts = {field: dict(_INT0, maximum=getattr(maxima, field),
                           default=getattr(DEFAULT_LIMITS, field)) for field in ALLOWANCES}
-    usage = _object({name: _INT0 for name in (
+    usage = closed({name: _INT0 for name in (
         "steps", "searches", "reads", "reserved_source_bytes", "delivered_source_bytes")})
     handle_fields = {
         "corpus_id": HEX64, "search_request_id": HEX64, "passage_id": HEX64,
@@ -105,9 +71,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
                         "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]}}
     action = {"oneOf": [
-        _object({"tool": {"const": "search"},
-                 "arguments": _object(search_arguments, ["query", "version", "k"])}),
-        _object({"tool": {"const": "read"}, "arguments": _object({"handle": _ref("ReadHandle")})}),
+        closed({"tool": {"const": "search"},
+                 "arguments": closed(search_arguments, ["query", "version", "k"])}),
+        closed({"tool": {"const": "read"}, "arguments": closed({"handle": ref("ReadHandle")})}),
     ]}
     return {
         "RetrieveRequest": {
@@ -142,47 +108,47 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                     "as written, every one required.")},
             },
         },
-        "SearchResponse": _object({
+        "SearchResponse": closed({
             "corpus_id": HEX64, "search_request_id": HEX64, "text_bytes": _INT0,
-            "request": _object({"query": {"type": "string"}, "version": {"type": "string"},
+            "request": closed({"query": {"type": "string"}, "version": {"type": "string"},
                                 "collection": {"type": "string"}, **SERVED_VERSION,
                                 "limit": _INT0, "max_text_bytes": _INT0,
                                 "analysis": {"enum": list(ANALYSES)}},
                                ["query", "version", "collection", "limit", "max_text_bytes",
                                 "analysis"]),
-            "searched": _object({"query": {"type": "string"},
+            "searched": closed({"query": {"type": "string"},
                                  "match": {"enum": [MATCH_ALL, MATCH_ANY]}}),
-            "hits": {"type": "array", "items": _object({
+            "hits": {"type": "array", "items": closed({
                 **{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
                 **named, "score": {"type": "number"}, "text": {"type": "string"},
             }, [name for name in HIT_FIELDS if name in handle_fields] + ["score"])},
         }),
-        "Limits": _object({field: _INT0 for field in ALLOWANCES}),
+        "Limits": closed({field: _INT0 for field in ALLOWANCES}),
         "Usage": usage,
         # Hits of built snapshots also name their unit's url and title (the fixture's do not).
-        "ReadHandle": _object({**handle_fields, **named}, list(handle_fields)),
-        "ReadResult": _object({**handle_fields, **named, **read_fields},
+        "ReadHandle": closed({**handle_fields, **named}, list(handle_fields)),
+        "ReadResult": closed({**handle_fields, **named, **read_fields},
                               list(handle_fields) + list(read_fields)),
-        "SearchResult": _object({
+        "SearchResult": closed({
             "corpus_id": HEX64, "search_request_id": HEX64, **search_arguments,
-            "results": {"type": "array", "items": _ref("ReadHandle")},
+            "results": {"type": "array", "items": ref("ReadHandle")},
         }, ["corpus_id", "search_request_id", "query", "version", "k", "results"]),
         "TraceEntry": {"oneOf": [
-            _object({"action": action, "decision": {"const": "executed"},
+            closed({"action": action, "decision": {"const": "executed"},
                      "invoked": {"const": True}, "reserved_source_bytes": _INT0,
                      "status": {"const": "succeeded"},
-                     "result": {"oneOf": [_ref("SearchResult"), _ref("ReadResult")]},
-                     "usage_after": _ref("Usage")}),
-            _object({"action": action, "decision": {"const": "executed"},
+                     "result": {"oneOf": [ref("SearchResult"), ref("ReadResult")]},
+                     "usage_after": ref("Usage")}),
+            closed({"action": action, "decision": {"const": "executed"},
                      "invoked": {"const": True}, "reserved_source_bytes": _INT0,
                      "status": {"const": "failed"},
-                     "reason": {"type": "string"}, "usage_after": _ref("Usage")}),
-            _object({"action": action, "decision": {"const": "denied"},
+                     "reason": {"type": "string"}, "usage_after": ref("Usage")}),
+            closed({"action": action, "decision": {"const": "denied"},
                      "reason": {"enum": list(DENIAL_REASONS)},
                      "invoked": {"const": False}, "preflight_source_bytes": _INT0},
                     ["action", "decision", "reason", "invoked"]),
         ]},
-        "Policy": _object({
+        "Policy": closed({
             "name": {"type": "string"}, "initial_query": {"type": "string"},
             "refinement_query": {"type": ["string", "null"]},
             "required_marker": {"type": ["string", "null"]},
@@ -195,27 +161,27 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                                  "description": "initial_query leaves out the words more than "
                                                 "this share of the collection's units hold."},
         }, ["name", "initial_query", "refinement_query", "required_marker", "max_rounds"]),
-        "RetrieveResponse": _object({
+        "RetrieveResponse": closed({
             "schema_version": {"const": 1},
             "execution_mode": {"const": "offline-scripted-retrieval-http"},
             "model_called": {"const": False},
             "request_id": HEX64, "corpus_id": HEX64,
-            "request": _object({"question": {"type": "string"}, "version": {"type": "string"},
+            "request": closed({"question": {"type": "string"}, "version": {"type": "string"},
                                 "collection": {"type": "string"}, **SERVED_VERSION,
                                 **{field: _INT0 for field in ALLOWANCES}},
                                ["question", "version", "collection", *ALLOWANCES]),
             "status": {"enum": list(RUN_STATUSES)},
             "reason": {"type": "string"},
-            "admission": _object({"accepted": {"const": True}, "limits": _ref("Limits")}),
-            "usage": _ref("Usage"),
-            "trace": {"type": "array", "items": _ref("TraceEntry")},
-            "evidence": {"type": "array", "items": _ref("ReadResult")},
-            "policy": _ref("Policy"),
+            "admission": closed({"accepted": {"const": True}, "limits": ref("Limits")}),
+            "usage": ref("Usage"),
+            "trace": {"type": "array", "items": ref("TraceEntry")},
+            "evidence": {"type": "array", "items": ref("ReadResult")},
+            "policy": ref("Policy"),
             "result_sha256": dict(HEX64, description=(
                 "Tagged SHA-256 of the exact body bytes with this final member removed.")),
         }),
-        "Error": _object({
-            "error": _object({
+        "Error": closed({
+            "error": closed({
                 "code": {"enum": sorted(HTTP_STATUS),
                          "description": "Stable: branch on this (and on issues' path and type)."},
                 "message": {"type": "string",
@@ -224,7 +190,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                     "invalid_json: the byte of the body where the problem was found.")),
                 "versions": {"type": "array", "items": {"type": "string"}, "description": (
                     "version_not_found: the versions the collection holds.")},
-                "issues": {"type": "array", "maxItems": MAX_ISSUES, "items": _object({
+                "issues": {"type": "array", "maxItems": MAX_ISSUES, "items": closed({
                     "path": {"type": "array", "items": {"type": "string",
                                                         "maxLength": MAX_PATH_PART}},
                     "type": {"enum": list(ISSUE_TYPES)},
@@ -236,25 +202,25 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                     "message": {"type": "string"},
                 }, ["path", "type", "message"])},
             }, ["code", "message"]),
-            "admission": _object({"accepted": {"const": False}}),
+            "admission": closed({"accepted": {"const": False}}),
         }),
         "Health": {"oneOf": [
-            _object({"status": {"const": "ok"}, "mode": {"const": "offline-scripted-retrieval"},
+            closed({"status": {"const": "ok"}, "mode": {"const": "offline-scripted-retrieval"},
                      "corpus_id": HEX64}),
             # With a keys file: no snapshot-wide id (it would reveal other collections' changes).
-            _object({"status": {"const": "ok"}, "mode": {"const": "offline-scripted-retrieval"}}),
-            _object({"status": {"enum": ["not_ready", "draining"]}}),
+            closed({"status": {"const": "ok"}, "mode": {"const": "offline-scripted-retrieval"}}),
+            closed({"status": {"enum": ["not_ready", "draining"]}}),
         ]},
-        "Corpus": _object({
+        "Corpus": closed({
             "default_collection": {"type": ["string", "null"], "description": (
                 "What a request naming no collection reads; null when the snapshot has no "
                 "default, or the caller may not read it.")},
-            "collections": {"type": "array", "items": _object({
+            "collections": {"type": "array", "items": closed({
                 "collection": {"type": "string"}, "corpus_id": HEX64,
-                "versions": {"type": "array", "items": _object({
+                "versions": {"type": "array", "items": closed({
                     "version": {"type": "string"}, "passages": _INT0, "sources": _INT0})}})},
         }),
-        "Passage": _object({
+        "Passage": closed({
             "corpus_id": HEX64, "collection": {"type": "string"}, "passage_id": HEX64,
             "source_id": {"type": "string"},
             "version": {"type": "string"}, "start_line": {"type": "integer", "minimum": 1},
@@ -265,69 +231,18 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
     }
 
 
-def _operations() -> dict:
-    """Return each documented route's one operation, by route path."""
-    content_addressed = {"ETag": {"description": "The body digest, quoted.",
-                                  "schema": {"type": "string"}},
-                         **DIGEST_HEADER}
-    not_modified = {"description": "Not Modified: If-None-Match named the current ETag."}
-    if_none_match = {"name": "If-None-Match", "in": "header", "required": False,
-                     "schema": {"type": "string"}}
-    # 421: without keys, a Host name the service is not served under (any route).
-    route_errors = error_responses({"401", "404", "405", "421", "503"})
-    bearer = [{"bearer": []}]
-    return {
-        "/retrieve": {
-            "summary": "Run the scripted retrieval policy under explicit allowances",
-            "security": bearer,
-            "requestBody": {"required": True, "content": {
-                "application/json": {"schema": _ref("RetrieveRequest")}}},
-            "responses": {
-                "200": _json(_ref("RetrieveResponse"), "completed, incomplete or limited"),
-                **error_responses(),
-                "503": _json({"oneOf": [_ref("RetrieveResponse"), _error_schema(
-                    [c for c, s in HTTP_STATUS.items() if s == UNAVAILABLE])]},
-                    "A run whose tool failed (status failed), or the app is not ready"),
-            },
-        },
-        "/search": {
-            "summary": "One ranked search, with the best hits' texts within a byte budget",
-            "security": bearer,
-            "requestBody": {"required": True, "content": {
-                "application/json": {"schema": _ref("SearchRequest")}}},
-            "responses": {"200": _json(_ref("SearchResponse"), "The ranked hits"),
-                          **error_responses()},
-        },
-        "/health": {"summary": "Readiness", "responses": {
-            "200": _json(_ref("Health"), "Ready, with the served corpus"),
-            "503": _json(_ref("Health"), "Not ready"), **error_responses({"405", "421"})}},
-        "/corpus": {
-            "summary": "The caller's collections and their exact versions",
-            "security": bearer,
-            "parameters": [if_none_match],
-            "responses": {"200": _json(_ref("Corpus"), "The corpus", content_addressed),
-                          "304": not_modified, **route_errors}},
-        "/passages/{passage_id}": {
-            "summary": "Look up a cited passage",
-            "security": bearer,
-            "parameters": [{"name": "passage_id", "in": "path", "required": True,
-                            "schema": HEX64}, if_none_match],
-            "responses": {"200": _json(_ref("Passage"), "The passage (immutable)",
-                                       content_addressed),
-                          "304": not_modified, **route_errors}},
-        "/metrics": {"summary": "Prometheus text exposition", "security": bearer, "responses": {
-            "200": {"description": "Counters, latency histogram, in-flight gauge",
-                    "content": {"text/plain": {}}}, **error_responses({"401", "421"})}},
-        "/openapi.json": {"summary": "This document", "responses": {
-            "200": {"description": "OpenAPI 3.1", "content": {"application/json": {}}}}},
-        "/": {"summary": "The Retrieval Inspector page", "responses": {
-            "200": {"description": "HTML", "content": {"text/html": {}}}}},
-    }
+# The Inspector's page: served by static.py, not by an operation, but documented like one.
+PAGE_OPERATION = {"summary": "The Retrieval Inspector page", "responses": {
+    "200": {"description": "HTML", "content": {"text/html": {}}}}}
 
 
-def openapi_document(maxima: Limits, max_body_bytes: int) -> dict:
-    """Return the OpenAPI 3.1 document for this app's settings."""
-    operations = _operations()
+def openapi_document(maxima: Limits, max_body_bytes: int, operations: dict) -> dict:
+    """Return the OpenAPI 3.1 document for this app's settings.
+
+    operations: each route's OpenAPI operation by route path, as its operation declares it
+    (retrieval/http/operations/); the Inspector's page is added here.
+    """
+    operations = {**operations, "/": PAGE_OPERATION}
     return {
         "openapi": "3.1.0",
         "info": {"title": "retrieval", "version": __version__,

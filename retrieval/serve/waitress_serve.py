@@ -9,7 +9,7 @@ import os
 import socket
 import sys
 
-from .settings import SettingsError
+from ..settings import SettingsError
 
 RUNNER = "waitress-serve"
 

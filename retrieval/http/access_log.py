@@ -16,7 +16,7 @@ BATCH_DELAY_S = 0.5
 
 _USAGE_JSON = ('{"steps":%d,"searches":%d,"reads":%d,"reserved_source_bytes":%d,'
                '"delivered_source_bytes":%d}')
-_last_second = [-1, ""]
+_last_second: list = [-1, ""]
 
 
 def _utc_timestamp() -> str:
@@ -30,7 +30,7 @@ def _utc_timestamp() -> str:
 def run_fields(run) -> str:
     """Return the part of a line a run decides (outcome, request_id, usage), without braces.
 
-    A memoized reply keeps it beside its run (retrieval/response_memo.py), so a repeated
+    A memoized reply keeps it beside its run (retrieval/http/response_memo.py), so a repeated
     question does not format the same fields again.
     """
     u = run.usage

@@ -1,20 +1,17 @@
-"""Turn the bytes of a /retrieve body into a validated `RetrieveRequest`, or refuse them.
+"""The checks every request body shares: strict JSON, the text field, version, collection, counts.
 
-Validation is by hand and total: every field is checked, nothing is coerced (6.0 and true are not
-integers here) and nothing unknown is dropped. Issue types use pydantic's vocabulary so that
+Each operation validates its own body with these (operations/retrieve.py, operations/search.py).
+Validation is by hand and total: every field is checked, nothing is coerced (6.0 and true are
+not integers here) and nothing unknown is dropped. Issue types use pydantic's vocabulary so that
 clients of the earlier FastAPI design of this service keep working.
 """
 
-from .contract import ALLOWANCES, DEFAULT_LIMITS
-from .core.admission import Limits
-from .core.query_bounds import MAX_QUERY_TERMS, too_many_terms
-from .core.service import RetrieveRequest
-from .core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
-from .core.strict_json import NegativeZero, StrictJSONError, loads_strict
+from ..core.query_bounds import MAX_QUERY_TERMS, too_many_terms
+from ..core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
+from ..core.strict_json import NegativeZero, StrictJSONError, loads_strict
 from .errors import ISSUE_MESSAGES, InvalidJSON, InvalidRequest
 
 MAX_QUESTION_CHARS = 1000
-KNOWN_FIELDS = ("question", "version", "collection") + ALLOWANCES
 # Every issue type this module can report (pydantic's names).
 ISSUE_TYPES = tuple(ISSUE_MESSAGES)
 # The patterns as sent in issues and in the OpenAPI document (anchored, as JSON Schema reads them).
@@ -102,26 +99,3 @@ def decode_body(body: bytes):
         return loads_strict(body)
     except StrictJSONError as exc:
         raise InvalidJSON(str(exc), exc.byte_offset) from None
-
-
-def parse_retrieve_request(body: bytes, maxima: Limits,
-                           default_collection: str | None = DEFAULT_COLLECTION) -> RetrieveRequest:
-    """Decode and validate a /retrieve body against the server's maximum allowances."""
-    document = decode_body(body)
-    issues, collection = common_issues(document, "question", default_collection)
-
-    def check(field, issue):
-        issues.extend(body_issue(field, issue))
-
-    counts = {}
-    for field in ALLOWANCES:
-        value = document.get(field, getattr(DEFAULT_LIMITS, field))
-        check(field, count_issue(value, getattr(maxima, field)))
-        counts[field] = value
-    for field in document:
-        if field not in KNOWN_FIELDS:
-            check(field, {"type": "extra_forbidden"})
-    if issues:
-        raise InvalidRequest(issues)
-    return RetrieveRequest(question=document["question"], version=document["version"],
-                           collection=collection, limits=Limits(**counts))

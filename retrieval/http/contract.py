@@ -1,18 +1,18 @@
 """The HTTP contract, each fact once: routes, header names, statuses, error codes, allowances.
 
-The app (retrieval/wsgi.py), the server's admission and fast lane (retrieval/server.py), the
-OpenAPI document (retrieval/openapi.py) and the client (retrieval/client.py) all read these
-values; none of them spells a route, a status line or the digest header itself. Run statuses and
-reasons are the core's (it knows nothing of HTTP, and never imports this module); they are
-re-exported here for the HTTP layer.
+The app (retrieval/http/app.py), the server's admission and fast lane
+(retrieval/serve/server.py), the OpenAPI document (retrieval/http/openapi.py) and the client
+(retrieval/client.py) all read these values; none of them spells a route, a status line or the
+digest header itself. Run statuses and reasons are the core's (it knows nothing of HTTP, and
+never imports this module); they are re-exported here for the HTTP layer.
 """
 
 from dataclasses import dataclass
 
-from .core.admission import Limits
-from .core.model import DENIAL_REASONS as DENIAL_REASONS  # re-exported for the HTTP side
-from .core.model import FAILED, MAX_READS, MAX_SEARCHES, MAX_SOURCE_BYTES, MAX_STEPS
-from .core.model import RUN_STATUSES as RUN_STATUSES  # re-exported for the HTTP side
+from ..core.admission import Limits
+from ..core.model import DENIAL_REASONS as DENIAL_REASONS  # re-exported for the HTTP side
+from ..core.model import FAILED, MAX_READS, MAX_SEARCHES, MAX_SOURCE_BYTES, MAX_STEPS
+from ..core.model import RUN_STATUSES as RUN_STATUSES  # re-exported for the HTTP side
 
 # --- headers ------------------------------------------------------------------------------------
 
@@ -79,7 +79,7 @@ DEFAULT_MAXIMA = Limits(max_steps=64, max_searches=32, max_reads=32, max_source_
 
 # --- routes -------------------------------------------------------------------------------------
 
-# Where `retrieval serve` queues a request of a route (retrieval/server.py).
+# Where `retrieval serve` queues a request of a route (retrieval/serve/server.py).
 ADMITTED = "admitted"  # through the in-flight gate; refused at once when it is full
 FAST = "fast"  # the one-thread fast lane: answered from memory, never behind retrievals
 WORKER = "worker"  # the worker threads' queue
@@ -141,7 +141,7 @@ def request_path(path: str) -> str:
     """Return the path a request is routed by: leading slashes collapse to one, as Waitress does.
 
     Waitress hands the app `//retrieve` as `/retrieve` (and percent-decodes), but its own request
-    object keeps the raw spelling; admission (retrieval/server.py), the fast lane, metrics and
+    object keeps the raw spelling; admission (retrieval/serve/server.py), the fast lane, metrics and
     dispatch all route the value this returns, so a spelling can never be one route to one of
     them and another route to the next. Any other variant (`/retrieve/`, `/./retrieve`) is a
     path the app does not have: 404 everywhere.

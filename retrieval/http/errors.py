@@ -1,4 +1,4 @@
-"""The one error hierarchy of the HTTP boundary; each code's status is in retrieval/contract.py.
+"""The one error hierarchy of the HTTP boundary; each code's status is in contract.py.
 
 Every client mistake is a `ServiceError` subclass with a stable `code` and a human `message`; the
 WSGI app turns it into the documented JSON shape. Clients branch on `code` (and on an issue's
@@ -6,8 +6,8 @@ WSGI app turns it into the documented JSON shape. Clients branch on `code` (and 
 is a bug: logged, and answered with `internal_error` and no detail.
 """
 
+from ..core.tools import TEXT_DIGEST_MISMATCH
 from .contract import HTTP_STATUS  # each code's status line: the contract's one table
-from .core.tools import TEXT_DIGEST_MISMATCH
 
 MAX_ISSUES = 12
 MAX_PATH_PART = 64

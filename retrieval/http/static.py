@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .contract import ROUTES
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 # Only this origin's own files may load or be connected to; nothing inline, no frames.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

@@ -23,8 +23,8 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from .core.snapshot import COLLECTION_PATTERN
-from .core.strict_json import StrictJSONError, loads_strict
+from ..core.snapshot import COLLECTION_PATTERN
+from ..core.strict_json import StrictJSONError, loads_strict
 from .errors import InvalidCredentials, Unauthenticated
 
 KEYS_FORMAT = "retrieval-keys"
@@ -77,8 +77,9 @@ def parse_timestamp(text: str) -> float:
     match = _TIMESTAMP.fullmatch(text)
     if not match:
         raise ValueError(f"{_show(text)} is not a UTC timestamp like 2027-01-01T00:00:00Z")
-    fields = [int(part) for part in match.groups()[:6]]
-    moment = datetime(*fields, tzinfo=UTC)  # ValueError for 2027-02-30 and the like
+    year, month, day, hour, minute, second = (int(part) for part in match.groups()[:6])
+    # ValueError for 2027-02-30 and the like.
+    moment = datetime(year, month, day, hour, minute, second, tzinfo=UTC)
     return moment.timestamp() + float("0" + (match.group(7) or ".0"))
 
 
@@ -143,7 +144,9 @@ def _parse_document(document, path) -> tuple:
         raise KeysFileError(f"{path}: format: must be {KEYS_FORMAT!r}, not {found}")
     if not isinstance(document.get("keys"), list):
         raise KeysFileError(f"{path}: keys: must be a list")
-    keys, ids, digests = [], {}, {}
+    keys: list[ApiKey] = []
+    ids: dict[str, int] = {}
+    digests: dict[str, int] = {}
     for index, entry in enumerate(document["keys"]):
         key = _parse_entry(entry, f"{path}: keys[{index}]")
         if key.key_id in ids:
@@ -344,30 +347,6 @@ def _add_key(path, key_id, collections, per_second, burst, expires) -> str:
     return secret
 
 
-def _run_add(args) -> int:
-    secret = add_key(args.keys_file, args.id, args.collections.split(","),
-                     per_second=args.rate_limit, burst=args.burst, expires=args.expires)
-    print(f"added key {args.id} to {args.keys_file}; its secret, shown only now, follows")
-    print(secret)
-    return 0
-
-
-def register_keys_command(subparsers) -> None:
-    """Add the `keys add` command to a CLI's subparsers."""
-    keys = subparsers.add_parser("keys", help="manage the API keys file")
-    commands = keys.add_subparsers(dest="keys_command", required=True)
-    add = commands.add_parser("add", help="add a key; print its secret alone on the last line")
-    add.add_argument("id", help="key id, e.g. ci-bot")
-    add.add_argument("--collections", required=True, help="comma-separated collections it may read")
-    add.add_argument("--keys-file", required=True, help="keys file (created if missing)")
-    add.add_argument("--rate-limit", type=float, metavar="PER_SECOND",
-                     help="requests per second (default: none, unlimited)")
-    add.add_argument("--burst", type=int, help="bucket size (default: the rate, rounded up)")
-    add.add_argument("--expires", metavar="TIMESTAMP",
-                     help="e.g. 2027-01-01T00:00:00Z (default: never)")
-    add.set_defaults(run=_run_add)
-
-
 class RateLimiter:
     """Token buckets per key id, refilled at the key's rate up to its burst; thread-safe."""
 
@@ -377,7 +356,7 @@ class RateLimiter:
 
     def take(self, key: ApiKey, now: float) -> float:
         """Take one token and return 0.0, or return the seconds until one is available."""
-        if key.per_second is None:
+        if key.per_second is None or key.burst is None:  # a rate always comes with its burst
             return 0.0
         with self._lock:
             bucket = self._buckets.setdefault(key.key_id, [float(key.burst), now])

@@ -19,11 +19,10 @@ Waitress protections set here, each from a setting (docs/operating.md):
 - admission before the task queue (AdmittingDispatcher): at most max_in_flight /retrieve requests
   are queued or running; the next is answered 503 overloaded at once by a separate thread, which
   also answers /health, /metrics and unknown paths so probes never wait behind retrievals (each
-  route's lane is in retrieval/contract.py).
+  route's lane is in retrieval/http/contract.py).
 """
 
 import importlib
-import ipaddress
 import logging
 import os
 import signal
@@ -38,10 +37,10 @@ from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
+from ..http.contract import ADMITTED, FAST, lane
+from ..http.inflight import ADMISSION_KEY, DRAINING
+from ..settings import SettingsError
 from . import io_loop
-from .contract import ADMITTED, FAST, lane
-from .inflight import ADMISSION_KEY, DRAINING
-from .settings import SettingsError
 
 
 def load_app_object(spec: str):
@@ -50,32 +49,6 @@ def load_app_object(spec: str):
     if not module_name or not attribute:
         raise ValueError(f"--app must be MODULE:ATTRIBUTE, not {spec!r}")
     return getattr(importlib.import_module(module_name), attribute)
-
-
-def refuse_open_exposure(settings, inherited_fd=None):
-    """Refuse to listen beyond loopback without a keys file, unless explicitly allowed."""
-    if settings.keys_file or settings.allow_unauthenticated:
-        return
-    if inherited_fd is not None:
-        with socket.socket(fileno=os.dup(inherited_fd)) as listening:
-            address = listening.getsockname()
-        host = address[0] if isinstance(address, tuple) else "localhost"  # AF_UNIX: local
-    else:
-        host = settings.host
-    if not is_loopback(host):
-        raise SettingsError(
-            f"refusing to serve on {host} without a keys file: anyone who reaches the port "
-            "could read every collection; set keys_file, or pass --allow-unauthenticated")
-
-
-def is_loopback(host: str) -> bool:
-    """Tell whether a listen address is reachable from this machine only."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a name other than localhost may resolve anywhere
 
 
 class GuardedParser(HTTPRequestParser):

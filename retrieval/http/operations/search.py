@@ -1,6 +1,6 @@
-"""One ranked search as an operation of its own: validated request -> core search -> body.
+"""POST /search: one ranked search as an operation of its own: validated request -> core search.
 
-What MCP's `search_docs` runs, and what a `POST /search` route would run: the same index search a
+What MCP's `search_docs` runs, and what the `POST /search` route runs: the same index search a
 /retrieve run's search step makes (memoized in the service's result memo), then the verbatim text
 of the best hits, in rank order, while their bytes fit the caller's budget. The budget is exact:
 the texts returned never total more than `max_text_bytes`, and a hit whose text would not fit
@@ -13,14 +13,19 @@ same ranking as a /retrieve run's first search, so the two surfaces find the sam
 The reply says what was searched (`searched`).
 """
 
+import time
 from dataclasses import dataclass
 
-from .core.index import MATCH_ALL
-from .core.service import RetrievalService
-from .core.snapshot import DEFAULT_COLLECTION
-from .core.tools import RetrievalTools, ToolFailure
-from .errors import InvalidRequest, SearchFailed
-from .request import body_issue, common_issues, count_issue, search_query_issue
+from ...core.index import MATCH_ALL
+from ...core.service import RetrievalService
+from ...core.snapshot import DEFAULT_COLLECTION
+from ...core.tools import RetrievalTools, ToolFailure
+from ..contract import OK, SEARCH
+from ..errors import InvalidRequest, SearchFailed
+from ..exchange import Exchange, Reply, encode_json
+from ..guards import Guards, verified
+from ..schema import BEARER, error_responses, json_body, ref, response
+from ..validation import body_issue, common_issues, count_issue, decode_body, search_query_issue
 
 MIN_LIMIT, MAX_LIMIT, DEFAULT_LIMIT = 1, 20, 5
 DEFAULT_MAX_TEXT_BYTES = 4096
@@ -118,3 +123,36 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
             "searched": {"query": query, "match": match},
             "search_request_id": found["search_request_id"], "hits": hits,
             "text_bytes": text_bytes}
+
+
+class Search:
+    """POST /search."""
+
+    route = SEARCH
+
+    def __init__(self, guards: Guards):
+        self.guards = guards
+
+    def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
+        return self.guards.admitted(environ, exchange, self._run)
+
+    def _run(self, service, environ, exchange: Exchange) -> Reply:
+        guards = self.guards
+        started = time.monotonic()
+        key, body = guards.json_body(environ, exchange, started)
+        request = guards.resolved(key, parse_search_request(
+            decode_body(body), guards.maxima.max_source_bytes, guards.default_collection))
+        found = run_search(service, request, started + guards.deadline_s)
+        verified(service)  # what a rewritten file gave is never sent
+        return Reply(OK, encode_json(found))
+
+    @staticmethod
+    def openapi() -> dict:
+        """Return this route's OpenAPI operation."""
+        return {
+            "summary": "One ranked search, with the best hits' texts within a byte budget",
+            "security": BEARER,
+            "requestBody": json_body("SearchRequest"),
+            "responses": {"200": response(ref("SearchResponse"), "The ranked hits"),
+                          **error_responses()},
+        }

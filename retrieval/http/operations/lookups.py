@@ -1,0 +1,144 @@
+"""GET /corpus and GET /passages/{id}: what a caller may read, and one cited passage.
+
+Both answer content-addressed bodies (an ETag, 304 on If-None-Match); with keys, what they show
+depends on who asked, so no shared cache may keep them.
+"""
+
+import re
+
+from ..contract import CORPUS, OK, PASSAGE
+from ..errors import PassageNotFound
+from ..exchange import (
+    IMMUTABLE,
+    PRIVATE_IMMUTABLE,
+    PRIVATE_REVALIDATE,
+    REVALIDATE,
+    Exchange,
+    Reply,
+    encode_json,
+)
+from ..guards import Guards, verified
+from ..schema import (
+    BEARER,
+    CONTENT_ADDRESSED,
+    HEX64,
+    IF_NONE_MATCH,
+    NOT_MODIFIED,
+    error_responses,
+    ref,
+    response,
+)
+
+_PASSAGE_ID = re.compile(r"[0-9a-f]{64}")
+_PASSAGE_PREFIX = PASSAGE.prefix or ""  # the path up to the id: "/passages/"
+
+
+def _lookup_errors() -> dict:
+    # 421: without keys, a Host name the service is not served under (any route).
+    return error_responses({"401", "404", "405", "421", "503"})
+
+
+def passage_body(corpus_id, passage) -> dict:
+    """Return the /passages/{id} body: the passage with its provenance and digests.
+
+    corpus_id is that of the passage's collection, the one its passage_id derives from.
+    """
+    return {
+        "corpus_id": corpus_id,
+        "collection": passage.collection,
+        "passage_id": passage.passage_id,
+        "source_id": passage.source_id,
+        "version": passage.version,
+        "start_line": passage.start_line,
+        "end_line": passage.end_line,
+        "url": passage.url,
+        "text": passage.text,
+        "text_sha256": passage.text_sha256,
+        "source_sha256": passage.source_sha256,
+        "document_revision": passage.document_revision,
+        "byte_count": passage.byte_count,
+    }
+
+
+def corpus_body(collections, default_collection: str | None) -> dict:
+    """Return the /corpus body: the caller's collections, each with its id and versions.
+
+    Only the collections the caller may read are listed, and nothing whole-snapshot (such as the
+    snapshot's corpus_id, which moves when any collection changes) is included. The default
+    collection (what a request naming none reads) is named only if it is one of them: null
+    otherwise, and when the snapshot has none.
+    """
+    collections = list(collections)
+    names = [collection.name for collection in collections]
+    return {"default_collection": default_collection if default_collection in names else None,
+            "collections": [collection.describe() for collection in collections]}
+
+
+class Corpus:
+    """GET /corpus: the caller's collections, one reply built per set of visible collections."""
+
+    route = CORPUS
+
+    def __init__(self, guards: Guards):
+        self.guards = guards
+        self._replies: dict[tuple, Reply] = {}  # by the collections a caller may read
+
+    def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
+        guards = self.guards
+        guards.ready_service()
+        key = guards.authenticate(environ, exchange)
+        visible = guards.visible(key)
+        reply = self._replies.get(visible)
+        if reply is None:
+            body = corpus_body((guards.collections[name] for name in visible),
+                               guards.default_collection)
+            reply = Reply(OK, encode_json(body),
+                          cache_control=REVALIDATE if guards.keys is None else PRIVATE_REVALIDATE)
+            self._replies[visible] = reply
+        return reply
+
+    @staticmethod
+    def openapi() -> dict:
+        """Return this route's OpenAPI operation."""
+        return {
+            "summary": "The caller's collections and their exact versions",
+            "security": BEARER,
+            "parameters": [IF_NONE_MATCH],
+            "responses": {"200": response(ref("Corpus"), "The corpus", CONTENT_ADDRESSED),
+                          "304": NOT_MODIFIED, **_lookup_errors()}}
+
+
+class Passage:
+    """GET /passages/{passage_id}: one passage by id, immutable."""
+
+    route = PASSAGE
+
+    def __init__(self, guards: Guards):
+        self.guards = guards
+
+    def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
+        guards = self.guards
+        service = guards.ready_service()
+        key = guards.authenticate(environ, exchange)
+        passage_id = path[len(_PASSAGE_PREFIX):]
+        passage = service.passage(passage_id) if _PASSAGE_ID.fullmatch(passage_id) else None
+        # A passage of a collection the key may not read is answered exactly like a missing one,
+        # after the same work (the lookup reads and decodes a row either way).
+        if passage is None or (key is not None and not key.may_read(passage.collection)):
+            raise PassageNotFound(passage_id[:64])
+        verified(service)  # the row just read came from the verified file
+        corpus_id = guards.collections[passage.collection].corpus_id
+        return Reply(OK, encode_json(passage_body(corpus_id, passage)),
+                     cache_control=IMMUTABLE if guards.keys is None else PRIVATE_IMMUTABLE)
+
+    @staticmethod
+    def openapi() -> dict:
+        """Return this route's OpenAPI operation."""
+        return {
+            "summary": "Look up a cited passage",
+            "security": BEARER,
+            "parameters": [{"name": "passage_id", "in": "path", "required": True,
+                            "schema": HEX64}, IF_NONE_MATCH],
+            "responses": {"200": response(ref("Passage"), "The passage (immutable)",
+                                               CONTENT_ADDRESSED),
+                          "304": NOT_MODIFIED, **_lookup_errors()}}
