@@ -457,7 +457,7 @@ class RetrievalClient:
 
     def passage(self, passage_id: str) -> dict:
         """Return the verified /passages/{id} document: its text, digests and id recompute."""
-        exchange = self._exchange("GET", PASSAGE.prefix + passage_id)
+        exchange = self._exchange("GET", PASSAGE.fill(passage_id))
         document = self._expect_document(exchange)
         try:
             if document.get("passage_id") != passage_id:

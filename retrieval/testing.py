@@ -195,10 +195,10 @@ class ServerProcess:
     """
 
     serve_args: list = field(default_factory=list)
-    env: dict = None
+    env: dict | None = None
     ready_timeout: float = 20.0
     stop_timeout: float = 20.0
-    cwd: str = None
+    cwd: str | None = None
     health_path: str = "/health"  # where readiness is polled (an app mounted elsewhere)
 
     def __post_init__(self):

@@ -114,6 +114,17 @@ class Route:
         head, brace, _ = self.path.partition("{")
         return head if brace else None
 
+    def fill(self, value: str) -> str:
+        """Return the path of a template route with its parameter set to value."""
+        prefix = self.prefix
+        if prefix is None:
+            raise ValueError(f"{self.path} has no parameter")
+        return prefix + value
+
+    def value_of(self, path: str) -> str:
+        """Return the parameter of a path this template route matched."""
+        return path[len(self.fill("")):]
+
 
 RETRIEVE = Route("/retrieve", ("POST",), ADMITTED)
 SEARCH = Route("/search", ("POST",), ADMITTED)  # one ranked search (MCP's search_docs)

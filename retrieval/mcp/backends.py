@@ -72,7 +72,7 @@ class LocalBackend:
 
     def passage(self, passage_id: str, authorization=None) -> dict:
         """Return the /passages/{id} document the caller would get."""
-        return self._call("GET", PASSAGE.prefix + passage_id, authorization)
+        return self._call("GET", PASSAGE.fill(passage_id), authorization)
 
     def retrieve(self, arguments: dict, authorization=None) -> dict:
         """Return the /retrieve run result (a failed run included) the caller would get."""
@@ -85,7 +85,7 @@ class LocalBackend:
         return self._call("POST", SEARCH.path, authorization, body)
 
     def _call(self, method, path, authorization, body=b"", run=False) -> dict:
-        environ = {}
+        environ: dict = {}
         setup_testing_defaults(environ)
         environ.update({"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "",
                         "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),

@@ -124,11 +124,11 @@ def transport_security(host: str, allowed_hosts: str):
     names = parse_hosts(allowed_hosts)
     if not is_loopback_name(listen) or ANY in names:
         return None
-    names = sorted({"127.0.0.1", "localhost", "[::1]", listen, *names})
+    served = sorted({"127.0.0.1", "localhost", "[::1]", listen, *names})
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=[pattern for name in names for pattern in (name, f"{name}:*")],
-        allowed_origins=[pattern for name in names
+        allowed_hosts=[pattern for name in served for pattern in (name, f"{name}:*")],
+        allowed_origins=[pattern for name in served
                          for pattern in (f"http://{name}", f"http://{name}:*")])
 
 

@@ -30,7 +30,6 @@ from ..schema import (
 )
 
 _PASSAGE_ID = re.compile(r"[0-9a-f]{64}")
-_PASSAGE_PREFIX = PASSAGE.prefix or ""  # the path up to the id: "/passages/"
 
 
 def _lookup_errors() -> dict:
@@ -120,7 +119,7 @@ class Passage:
         guards = self.guards
         service = guards.ready_service()
         key = guards.authenticate(environ, exchange)
-        passage_id = path[len(_PASSAGE_PREFIX):]
+        passage_id = PASSAGE.value_of(path)
         passage = service.passage(passage_id) if _PASSAGE_ID.fullmatch(passage_id) else None
         # A passage of a collection the key may not read is answered exactly like a missing one,
         # after the same work (the lookup reads and decodes a row either way).
