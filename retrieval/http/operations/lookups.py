@@ -28,6 +28,7 @@ from ..schema import (
     ref,
     response,
 )
+from . import Operation
 
 _PASSAGE_ID = re.compile(r"[0-9a-f]{64}")
 
@@ -73,13 +74,13 @@ def corpus_body(collections, default_collection: str | None) -> dict:
             "collections": [collection.describe() for collection in collections]}
 
 
-class Corpus:
+class Corpus(Operation):
     """GET /corpus: the caller's collections, one reply built per set of visible collections."""
 
     route = CORPUS
 
     def __init__(self, guards: Guards):
-        self.guards = guards
+        super().__init__(guards)
         self._replies: dict[tuple, Reply] = {}  # by the collections a caller may read
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
@@ -107,13 +108,10 @@ class Corpus:
                           "304": NOT_MODIFIED, **_lookup_errors()}}
 
 
-class Passage:
+class Passage(Operation):
     """GET /passages/{passage_id}: one passage by id, immutable."""
 
     route = PASSAGE
-
-    def __init__(self, guards: Guards):
-        self.guards = guards
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
         guards = self.guards

@@ -6,6 +6,7 @@ from ..guards import Guards
 from ..metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from ..openapi import openapi_document
 from ..schema import BEARER, error_responses, ref, response
+from . import Operation
 
 HEALTH_MODE = "offline-scripted-retrieval"
 
@@ -26,13 +27,13 @@ def health_body(corpus_id, draining=False, show_corpus_id=True) -> dict:
     return {"status": "ok", "mode": HEALTH_MODE, "corpus_id": corpus_id}
 
 
-class Health:
+class Health(Operation):
     """GET /health: ready with the served corpus, draining, or not ready."""
 
     route = HEALTH
 
     def __init__(self, guards: Guards):
-        self.guards = guards
+        super().__init__(guards)
         service = guards.service
         assert service is not None
         # Its bytes never change while ready: built (and hashed) once, not per request.
@@ -54,13 +55,10 @@ class Health:
             "503": response(ref("Health"), "Not ready"), **error_responses({"405", "421"})}}
 
 
-class MetricsText:
+class MetricsText(Operation):
     """GET /metrics: the Prometheus text exposition."""
 
     route = METRICS
-
-    def __init__(self, guards: Guards):
-        self.guards = guards
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
         # With keys, the counters (memo hits among them) would tell one key of others' requests.
@@ -75,12 +73,13 @@ class MetricsText:
                     "content": {"text/plain": {}}}, **error_responses({"401", "421"})}}
 
 
-class OpenAPIDocument:
+class OpenAPIDocument(Operation):
     """GET /openapi.json: the document of every operation, built once for these settings."""
 
     route = OPENAPI
 
     def __init__(self, guards: Guards):
+        super().__init__(guards)
         document = openapi_document(guards.maxima, guards.settings.max_body_bytes,
                                     guards.documented)
         self._reply = Reply(OK, encode_json(document), cache_control=REVALIDATE)

@@ -5,8 +5,6 @@ bytes -> a body already validated (the request memo) or strict JSON -> validated
 collection and version -> the memoized reply, or a run under the deadline -> response bytes.
 """
 
-import time
-
 from ...core import digests
 from ...core.admission import Limits
 from ...core.service import RetrieveRequest, RunResult
@@ -23,10 +21,11 @@ from ..contract import (
 )
 from ..errors import InvalidRequest
 from ..exchange import Exchange, Reply
-from ..guards import Guards, verified
+from ..guards import verified
 from ..response_memo import KnownRequest, MemoizedRun
 from ..schema import BEARER, error_responses, error_schema, json_body, ref, response
 from ..validation import body_issue, common_issues, count_issue, decode_body
+from . import BodyOperation
 
 SCHEMA_VERSION = 1
 EXECUTION_MODE = "offline-scripted-retrieval-http"
@@ -123,21 +122,13 @@ def encode_run_result(result: RunResult):
     return run_status_line(result.status), body
 
 
-class Retrieve:
+class Retrieve(BodyOperation):
     """POST /retrieve."""
 
     route = RETRIEVE
 
-    def __init__(self, guards: Guards):
-        self.guards = guards
-
-    def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
-        return self.guards.admitted(environ, exchange, self._run)
-
-    def _run(self, service, environ, exchange: Exchange) -> Reply:
+    def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
         guards = self.guards
-        started = time.monotonic()
-        key, body = guards.json_body(environ, exchange, started)
         memos = guards.memos
         # A key that may not read every collection is checked before any memo is consulted:
         # a memoized body of a hidden collection would otherwise answer faster (and count a hit

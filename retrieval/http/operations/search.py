@@ -13,7 +13,6 @@ same ranking as a /retrieve run's first search, so the two surfaces find the sam
 The reply says what was searched (`searched`).
 """
 
-import time
 from dataclasses import dataclass
 
 from ...core.index import MATCH_ALL
@@ -23,9 +22,10 @@ from ...core.tools import RetrievalTools, ToolFailure
 from ..contract import OK, SEARCH
 from ..errors import InvalidRequest, SearchFailed
 from ..exchange import Exchange, Reply, encode_json
-from ..guards import Guards, verified
+from ..guards import verified
 from ..schema import BEARER, error_responses, json_body, ref, response
 from ..validation import body_issue, common_issues, count_issue, decode_body, search_query_issue
+from . import BodyOperation
 
 MIN_LIMIT, MAX_LIMIT, DEFAULT_LIMIT = 1, 20, 5
 DEFAULT_MAX_TEXT_BYTES = 4096
@@ -125,21 +125,13 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
             "text_bytes": text_bytes}
 
 
-class Search:
+class Search(BodyOperation):
     """POST /search."""
 
     route = SEARCH
 
-    def __init__(self, guards: Guards):
-        self.guards = guards
-
-    def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
-        return self.guards.admitted(environ, exchange, self._run)
-
-    def _run(self, service, environ, exchange: Exchange) -> Reply:
+    def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
         guards = self.guards
-        started = time.monotonic()
-        key, body = guards.json_body(environ, exchange, started)
         request = guards.resolved(key, parse_search_request(
             decode_body(body), guards.maxima.max_source_bytes, guards.default_collection))
         found = run_search(service, request, started + guards.deadline_s)
