@@ -11,24 +11,17 @@ gives its Markdown pages' paragraphs, and any other tree of reST, Markdown and p
 per paragraph, ranked by its text alone.
 """
 
-import hashlib
 import json
 import os
 import posixpath
 import re
 import sqlite3
-import sys
-import time
-import urllib.parse
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core import database
 from ..core.ranking import SECTION, IndexFields, ubiquitous_by_collection, word_shares
 from ..core.snapshot import (
-    DEFAULT_COLLECTION,
     SnapshotError,
     built_policy_ranking,
     collection_corpus_ids,
@@ -56,10 +49,19 @@ from .default_policy import (
 )
 from .html_units import page_units as html_page_units
 from .inventory import InventoryError, read_inventory
-from .parse import decode_source, iter_source_files, page_url, parse_source, source_kind
+from .parse import page_url, parse_source, source_kind
 from .provenance import PROVENANCE
 from .rendered import RenderedSite
-from .tree import DEFAULT_MAX_FILE_BYTES, Unreadable, open_tree_file, read_tree_file, shown
+from .tree import (
+    Progress,
+    SourceTree,
+    UnitDraft,
+    Unreadable,
+    open_tree_file,
+    read_file,
+    read_sources,
+    unit_drafts,
+)
 from .units import page_units, plain_text
 
 # The names the command line and the tests import from here, wherever they are defined.
@@ -83,121 +85,11 @@ _GENERATOR = re.compile(r"<meta\s+name=[\"']generator[\"']\s+content=[\"'](?:mkd
 _GENERATED_PAGES = frozenset(("404.html", "search.html", "genindex.html", "py-modindex.html"))
 
 
-@dataclass(frozen=True)
-class SourceTree:
-    """One documentation version to build: version, source root, base URL, and collection."""
-
-    version: str
-    root: str
-    base_url: str
-    collection: str = DEFAULT_COLLECTION
-    format: str = "auto"  # one of FORMATS
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # a larger file is skipped, reported
-    # How a fetched source (ingest/fetch.py) is read, (tree, progress) -> contents; None: by
-    # what the tree holds.
-    reader: Callable | None = field(default=None, compare=False)
-    # Where a fetched tree came from (sources.LocalTree.provenance), written to PROVENANCE.
-    provenance: dict | None = field(default=None, compare=False, hash=False)
-
-    @property
-    def label(self) -> str:
-        """Return how progress lines and --source name this tree: [collection/]version."""
-        if self.collection == DEFAULT_COLLECTION:
-            return self.version
-        return f"{self.collection}/{self.version}"
-
-
-class Progress:
-    """Report files and passages done, with the rate, on stderr at most once a second."""
-
-    def __init__(self, stream=None):
-        self._stream = stream or sys.stderr
-        self._start = time.monotonic()
-        self._last = 0.0
-        self.files = 0
-        self.passages = 0
-        self.skipped = []
-
-    def tick(self, version, force=False):
-        now = time.monotonic()
-        if force or now - self._last >= 1.0:
-            self._last = now
-            rate = self.files / max(now - self._start, 1e-9)
-            print(f"build: {version}: {self.files} files, {self.passages} passages, "
-                  f"{rate:.0f} files/s", file=self._stream, flush=True)
-
-    def skip(self, relative_path, reason):
-        self.skipped.append(relative_path)
-        # Escaped: the name is the tree's, and a crafted one must not drive the terminal.
-        print(f"build: skipped {shown(relative_path)}: {reason}", file=self._stream, flush=True)
-
-    def note(self, message):
-        print(f"build: {message}", file=self._stream, flush=True)
-
-    def done(self, passages, corpus):
-        elapsed = time.monotonic() - self._start
-        print(f"build: done: {passages} passages from {self.files} files "
-              f"({len(self.skipped)} skipped) in {elapsed:.1f}s; corpus_id {corpus}",
-              file=self._stream, flush=True)
-
-
 def is_sphinx_site(root: str) -> bool:
     """Tell whether a tree is a published Sphinx HTML root (rendered pages beside _sources)."""
     return os.path.isdir(os.path.join(root, SOURCES)) and (
         os.path.isfile(os.path.join(root, INVENTORY))
         or os.path.isfile(os.path.join(root, "index.html")))
-
-
-def _read_file(tree: SourceTree, relative_path: str, progress: Progress, name=None):
-    """Return (text, sha256) of one UTF-8 file of a tree, or None (reported) if it is not UTF-8
-    or not read (a link out of the tree, not a regular file, over the size cap: tree.py).
-
-    relative_path is below the tree's root (a tree given as one file: below its directory);
-    name, if given, is how the skip line names it.
-    """
-    try:
-        data = read_tree_file(tree.root, relative_path, tree.max_file_bytes)
-    except Unreadable as exc:
-        progress.skip(f"{tree.label}/{name or relative_path}", str(exc))
-        return None
-    except OSError as exc:  # a dangling link, a file without read permission
-        progress.skip(f"{tree.label}/{name or relative_path}", f"cannot read: {exc.strerror}")
-        return None
-    try:
-        text = decode_source(data)
-    except UnicodeDecodeError as exc:
-        # Reported and skipped whole: a half-read file would be evidence nobody wrote.
-        progress.skip(f"{tree.label}/{name or relative_path}", f"not UTF-8 (byte {exc.start})")
-        return None
-    progress.files += 1
-    progress.tick(tree.label)
-    return text, hashlib.sha256(data).hexdigest()
-
-
-def _read_sources(tree: SourceTree, below: str, progress: Progress):
-    """Yield (path below `below`, text, sha256) of each supported, UTF-8 file of a tree's
-    directory `below` ("" for the whole tree)."""
-    for relative_path, _ in iter_source_files(os.path.join(tree.root, below)):
-        read = _read_file(tree, posixpath.join(below, relative_path), progress, relative_path)
-        if read is not None:
-            yield relative_path, *read
-    progress.tick(tree.label, force=True)
-
-
-def _content(tree, relative_path, source_sha256, url, start_line, end_line, text, title,
-             facts: IndexFields) -> dict:
-    # The default collection is the absence of the field (one spelling per identity).
-    collection = {} if tree.collection == DEFAULT_COLLECTION else {"collection": tree.collection}
-    return collection | {
-        "source_id": relative_path,
-        "version": tree.version,
-        "url": url,
-        "start_line": start_line,
-        "end_line": end_line,
-        "text": text,
-        "source_sha256": source_sha256,
-        "title": title,
-    } | facts.content()
 
 
 def _paragraph_contents(tree, relative_path, source_sha256, page, paragraphs, prose) -> list:
@@ -209,17 +101,17 @@ def _paragraph_contents(tree, relative_path, source_sha256, page, paragraphs, pr
         facts = IndexFields.of(
             kind=SECTION, in_links=0, noindex=False, reference_page=True, names="", name="",
             signature="", body=body, code="", context=relative_path)
-        contents.append((_content(
+        contents.append(UnitDraft.of(
             tree, relative_path, source_sha256,
             page + ("#" + paragraph.anchor if paragraph.anchor else ""),
-            paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts), ""))
+            paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts))
     return contents
 
 
 def _markdown_contents(tree, relative_path, page, source_sha256, text, flavour) -> list:
     """Return [(content, heading)] of one Markdown file's section units, published as page."""
     units = markdown.page_units(text, flavour, relative_path)
-    return _unit_contents(tree, page, relative_path, source_sha256, units, {page}, Counter())
+    return unit_drafts(tree, page, relative_path, source_sha256, units, {page}, Counter())
 
 
 def _mkdocs_docs_dir(tree: SourceTree) -> tuple:
@@ -248,7 +140,7 @@ def read_paragraph_contents(tree: SourceTree, progress: Progress) -> list:
     """
     site, below = _mkdocs_docs_dir(tree)
     contents = []
-    for relative_path, text, source_sha256 in _read_sources(tree, below, progress):
+    for relative_path, text, source_sha256 in read_sources(tree, below, progress):
         if source_kind(relative_path) == "markdown":
             found = _markdown_contents(tree, relative_path,
                                        markdown.page_path(relative_path, site), source_sha256,
@@ -275,7 +167,7 @@ def read_llms_contents(tree: SourceTree, progress: Progress) -> list:
         names = {os.path.basename(tree.root): os.path.basename(os.path.realpath(tree.root))}
     elif os.path.isfile(os.path.join(tree.root, llms.INDEX)):
         names = {llms.INDEX: llms.INDEX}
-        index = _read_file(tree, llms.INDEX, progress)
+        index = read_file(tree, llms.INDEX, progress)
         for link in llms.read_index(index[0] if index else ""):
             path = llms.local_path(link.url, tree.base_url)
             # lexists: a link is kept, for its read to say why it is not followed.
@@ -287,7 +179,7 @@ def read_llms_contents(tree: SourceTree, progress: Progress) -> list:
         names = {llms.FULL: llms.FULL}
     contents = []
     for name, path in names.items():
-        read = _read_file(tree, path, progress, name)
+        read = read_file(tree, path, progress, name)
         if read is not None:
             found = _markdown_contents(tree, name, name, read[1], read[0], "github")
             contents.extend(found)
@@ -329,27 +221,10 @@ def _reference_pages(tree: SourceTree, site: RenderedSite, documenting: set,
     return {page for page in python if python[page] >= other[page]}
 
 
-def _unit_contents(tree, page, source_id, source_sha256, units, reference, in_links) -> list:
-    """Return [(content, heading)] of one page's units, with their ranking facts."""
-    page_address = tree.base_url + urllib.parse.quote(page, safe="/")
-    contents = []
-    for unit in units:
-        facts = IndexFields.of(
-            kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
-            in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
-            names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
-            code=unit.code, context=unit.context)
-        contents.append((_content(
-            tree, source_id, source_sha256,
-            page_address + ("#" + unit.anchor if unit.anchor else ""),
-            unit.start_line, unit.end_line, unit.text, unit.title, facts), unit.heading))
-    return contents
-
-
 def _html_units(tree: SourceTree, page: str, progress: Progress):
     """Return (source_id, sha256, units) of a rendered page read as the document itself, or
     None (reported) if it is not UTF-8, as for every source file."""
-    read = _read_file(tree, page, progress)
+    read = read_file(tree, page, progress)
     if read is None:
         return None
     text, sha256 = read
@@ -381,7 +256,7 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
     reference = _reference_pages(tree, site, {page for page in pages if any(
         obj.ids for obj in site.page(page).objects)}, progress)
     contents = []
-    for relative_source, text, source_sha256 in _read_sources(tree, SOURCES, progress):
+    for relative_source, text, source_sha256 in read_sources(tree, SOURCES, progress):
         if not relative_source.endswith(_SOURCE_SUFFIX):
             continue
         page = relative_source[:-len(_SOURCE_SUFFIX)] + ".html"
@@ -398,7 +273,7 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
         else:
             source_id, sha256 = f"{SOURCES}/{relative_source}", source_sha256
             units = page_units(text, rendered)
-        contents.extend(_unit_contents(tree, page, source_id, sha256, units, reference, in_links))
+        contents.extend(unit_drafts(tree, page, source_id, sha256, units, reference, in_links))
         progress.passages += len(units)
     return contents
 
@@ -416,7 +291,7 @@ def read_html_contents(tree: SourceTree, progress: Progress) -> list:
                                  progress)
     contents = []
     for page, sha256, units in read:
-        contents.extend(_unit_contents(tree, page, page, sha256, units, reference, in_links))
+        contents.extend(unit_drafts(tree, page, page, sha256, units, reference, in_links))
         progress.passages += len(units)
     return contents
 
@@ -464,14 +339,11 @@ def semantic_policy(policy: dict, semantic, model) -> dict:
 
 
 def _embed(semantic, model, units, progress) -> list:
-    """Return each unit's vector bytes, and put its digest into its content."""
+    """Return each unit's vector bytes."""
     progress.note(f"embedding {len(units)} units (model sha256 {model.digest[:12]})")
-    texts = [semantic.document_text(content["fields"]["names"], heading,
-                                    content["fields"]["body"]) for content, heading in units]
-    vectors = semantic.vector_bytes(model.embed(texts))
-    for (content, _), vector in zip(units, vectors, strict=True):
-        content.update(vector_content(vector))
-    return vectors
+    texts = [semantic.document_text(unit.content["fields"]["names"], unit.heading,
+                                    unit.content["fields"]["body"]) for unit in units]
+    return semantic.vector_bytes(model.embed(texts))
 
 
 def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None,
@@ -509,7 +381,10 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None,
     if not units:
         raise SnapshotError("no passages: the sources hold no supported, readable files")
     vectors = None if semantic is None else _embed(*semantic, units, progress)
-    contents = [content for content, _ in units]
+    contents = [unit.content for unit in units]
+    if vectors is not None:  # a unit's vector is part of its content (its digest): corpus_id
+        contents = [content | vector_content(vector)  # covers it
+                    for content, vector in zip(contents, vectors, strict=True)]
 
     corpus = compute_corpus_id(contents, policy, **IDENTITY)
     collection_ids = collection_corpus_ids(contents, policy, **IDENTITY)

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from ..core.model import VERSION_PATTERN, VERSION_SHAPE
-from .builder import SourceTree
+from .tree import SourceTree
 from .docstrings import module_name
 from .package_docs import PackageTree, docs_folder, read_package_contents
 from .unpack import ARCHIVE_SUFFIXES, unpack
