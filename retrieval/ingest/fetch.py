@@ -21,9 +21,9 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from ..core.model import VERSION_PATTERN, VERSION_SHAPE
-from .tree import SourceTree
 from .docstrings import module_name
 from .package_docs import PackageTree, docs_folder, read_package_contents
+from .tree import SourceTree
 from .unpack import ARCHIVE_SUFFIXES, unpack
 
 _DIST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")

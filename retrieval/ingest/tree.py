@@ -101,7 +101,7 @@ class SourceTree:
     root: str
     base_url: str
     collection: str = DEFAULT_COLLECTION
-    format: str = "auto"  # "auto" (by what the tree holds) or a format's name (formats/)
+    format: str = "auto"  # one of formats.CHOICES: by what the tree holds, or named
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # a larger file is skipped, reported
     # How a fetched source (package_sources.py) is read, (tree, progress) -> contents; None: by
     # what the tree holds.
