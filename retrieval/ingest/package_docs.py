@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from ..core.ranking import SECTION, IndexFields
 from . import autodoc
+from .blocks import size_pieces
 from .docstrings import MODULE, PackageSource, aliases, public_objects, read_package
-from .parse import _size_pieces, iter_source_files, page_url, parse_source, source_kind
+from .parse import iter_source_files, page_url, parse_source, source_kind
 from .tree import Progress, SourceTree, UnitDraft, read_file
 from .units import plain_text
 
@@ -109,7 +110,7 @@ class _Units:
             self.references["." + names[0].split(".", cut)[-1]]
             for cut in range(1, names[0].count(".") + 1))
         lines = module.lines
-        pieces = _size_pieces(lines, range(obj.start_line - 1, obj.end_line))
+        pieces = size_pieces(lines, range(obj.start_line - 1, obj.end_line))
         contents = []
         for piece in pieces:
             if len(pieces) == 1:
