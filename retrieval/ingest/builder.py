@@ -6,30 +6,10 @@ package gives it; the units of every tree are then embedded (`--semantic`) and w
 snapshot directory (core/snapshot_directory.py).
 """
 
-import json
-import os
-import sqlite3
 from pathlib import Path
 
-from ..core import database
-from ..core.ranking import ubiquitous_by_collection, word_shares
-from ..core.snapshot import (
-    SnapshotError,
-    built_policy_ranking,
-    collection_corpus_ids,
-    collection_of,
-    compute_corpus_id,
-    derive_passage,
-    parse_policy,
-)
-from ..core.snapshot_directory import (
-    DATABASE,
-    IDENTITY,
-    MANIFEST,
-    manifest_for,
-    source_summary,
-    vector_content,
-)
+from ..core.snapshot import SnapshotError, built_policy_ranking, parse_policy
+from ..core.snapshot_directory import refuse_existing, vector_content, write_snapshot_directory
 from .default_policy import (
     DEFAULT_CANDIDATES,
     DEFAULT_POLICY,
@@ -40,7 +20,6 @@ from .default_policy import (
 )
 from .formats import CHOICES, read_passage_contents
 from .formats.llms import is_llms_tree
-from .provenance import PROVENANCE
 from .tree import Progress, SourceTree
 
 # The names the command line and the tests import from here, wherever they are defined.
@@ -92,14 +71,9 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None,
         policy = semantic_policy(policy, *semantic)
     elif "semantic" in policy:
         raise SnapshotError("policy: a semantic section needs a --semantic build")
-    _, fallback = parse_policy(policy)  # refuse a bad policy before any work
-    ranking = built_policy_ranking(policy)
-    out = Path(out_dir)
-    for name in (MANIFEST, DATABASE):
-        # A served snapshot's files are never rewritten in place: build into a new directory.
-        if (out / name).exists():
-            raise SnapshotError(f"{out}: already holds a snapshot ({name}); build into a new "
-                                "directory and point the server at it")
+    parse_policy(policy)  # refuse a bad policy before any work
+    built_policy_ranking(policy)
+    refuse_existing(Path(out_dir))
     progress = progress or Progress()
     labels = [tree.label for tree in trees]
     if len(set(labels)) != len(labels):
@@ -114,44 +88,9 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None,
     if vectors is not None:  # a unit's vector is part of its content (its digest): corpus_id
         contents = [content | vector_content(vector)  # covers it
                     for content, vector in zip(contents, vectors, strict=True)]
-
-    corpus = compute_corpus_id(contents, policy, **IDENTITY)
-    collection_ids = collection_corpus_ids(contents, policy, **IDENTITY)
-    out.mkdir(parents=True, exist_ok=True)
-    # Written under a temporary name and renamed, so a failed build never leaves a database that
-    # looks complete.
-    partial = out / (DATABASE + ".partial")
-    partial.unlink(missing_ok=True)
-    conn = sqlite3.connect(partial)
-    try:
-        conn.execute("PRAGMA journal_mode = OFF")
-        conn.execute("PRAGMA synchronous = OFF")
-        passages = [derive_passage(collection_ids[collection_of(c)], c) for c in contents]
-        words = ubiquitous_by_collection(
-            ((passage.collection, passage.index) for passage in passages),
-            word_shares(fallback.ubiquitous_share, ranking))
-        database.create(
-            conn, passages,
-            {"corpus_id": corpus, "schema_version": str(IDENTITY["schema_version"])},
-            collection_ids, ranking, None if vectors is None else {
-                passage.passage_id: vector
-                for passage, vector in zip(passages, vectors, strict=True)},
-            words.get("ubiquitous"), words.get("common"))
-        sources = source_summary(conn)
-    finally:
-        conn.close()
-    os.replace(partial, out / DATABASE)
-
-    fetched = {tree.label: tree.provenance for tree in trees if tree.provenance}
-    if fetched:  # before the manifest, whose presence says the directory is complete
-        (out / PROVENANCE).write_text(json.dumps(fetched, indent=1, sort_keys=True) + "\n",
-                                      encoding="utf-8")
-    else:
-        (out / PROVENANCE).unlink(missing_ok=True)  # left by a build that failed here
-    manifest = manifest_for(corpus, collection_ids, sources, policy,
-                            {(tree.collection, tree.version): tree.base_url for tree in trees},
-                            default_collection)
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
-                                encoding="utf-8")
-    progress.done(len(contents), corpus)
+    manifest = write_snapshot_directory(
+        out_dir, contents, policy,
+        {(tree.collection, tree.version): tree.base_url for tree in trees}, vectors,
+        default_collection, {tree.label: tree.provenance for tree in trees if tree.provenance})
+    progress.done(len(contents), manifest["corpus_id"])
     return manifest
