@@ -155,7 +155,8 @@ class _Units:
         # are counted for a site).
         self.references = sum((autodoc.references(text) for relative, text, _ in pages
                                if source_kind(relative) == "rst"), Counter())
-        contents, seen = [], {}
+        contents: list[UnitDraft] = []
+        seen: dict[tuple, int] = {}  # (source_id, start, end) -> its place in contents
         for relative, text, sha256 in pages:
             source_id = f"{docs}/{relative}"
             for unit in self._page(relative, source_id, text, sha256, progress):
