@@ -103,10 +103,10 @@ class SourceTree:
     collection: str = DEFAULT_COLLECTION
     format: str = "auto"  # one of formats.CHOICES: by what the tree holds, or named
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # a larger file is skipped, reported
-    # How a fetched source (package_sources.py) is read, (tree, progress) -> contents; None: by
-    # what the tree holds.
+    # How a fetched package (package_sources.py) is read, (tree, progress) -> its UnitDrafts;
+    # None: by its format (formats/).
     reader: Callable | None = field(default=None, compare=False)
-    # Where a fetched tree came from (sources.LocalTree.provenance), written to PROVENANCE.
+    # Where a fetched tree came from (sources.LocalTree.provenance), written to provenance.json.
     provenance: dict | None = field(default=None, compare=False, hash=False)
 
     @property
