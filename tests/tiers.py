@@ -12,9 +12,9 @@ import unittest
 # Each test module sits in the tier of the heaviest thing any of its tests does.
 TIERS = {
     # Functions and objects alone: no app, no socket, no child process.
-    "unit": ("test_build_parse", "test_core", "test_docstrings", "test_layout", "test_metrics",
-             "test_packaging", "test_quality_bench", "test_settings", "test_snapshot",
-             "test_strict_json"),
+    "unit": ("test_build_parse", "test_core", "test_docstrings", "test_formats", "test_layout",
+             "test_metrics", "test_packaging", "test_quality_bench", "test_settings",
+             "test_snapshot", "test_strict_json"),
     # The WSGI app called in this process (through wsgiref.validate), or Waitress on a thread.
     "inprocess": ("test_collections", "test_contract", "test_deadline", "test_golden",
                   "test_html_ingest", "test_io_loop", "test_memo", "test_openapi",

@@ -1,4 +1,5 @@
-"""Built snapshots: a directory holding a manifest and one SQLite database of passages.
+"""Built snapshots: a directory holding a manifest and one SQLite database of passages, written
+and read here.
 
 The manifest says what the database must contain (corpus_id, per version and per source the
 passage counts and source digests, the policy); loading checks the two against each other and
@@ -6,11 +7,19 @@ refuses a mismatch. Loading does not re-hash every passage, so start-up stays ch
 corpus size; `verify_snapshot_directory` (`python -m retrieval verify DIR`) recomputes everything.
 """
 
+import json
+import os
 import sqlite3
 from pathlib import Path
 
 from . import database, digests
-from .identity import PASSAGE_CONTENT, collection_corpus_ids, compute_corpus_id, derive_passage
+from .identity import (
+    PASSAGE_CONTENT,
+    collection_corpus_ids,
+    collection_of,
+    compute_corpus_id,
+    derive_passage,
+)
 from .model import (
     BM25,
     BUILD_HINT,
@@ -33,6 +42,8 @@ from .strict_json import StrictJSONError, loads_strict
 DIRECTORY_FORMAT = "retrieval-snapshot-directory"
 MANIFEST = "manifest.json"
 DATABASE = "passages.sqlite"
+# Where a fetched snapshot's sources came from, by label (checked by ingest/provenance.py).
+PROVENANCE = "provenance.json"
 # What a built snapshot's identity is computed with (compute_corpus_id's keyword arguments).
 IDENTITY = {"schema_version": FIELDED_SCHEMA_VERSION, "tokenizer": FIELDED_TOKENIZER}
 # How to get the optional re-rank's code and model, named wherever they are missing.
@@ -85,6 +96,67 @@ def source_summary(conn) -> list:
              "sha256": sha256, "passages": count}
             for collection, version, source_id, sha256, count
             in conn.execute(database.SOURCE_SUMMARY)]
+
+
+def refuse_existing(out: Path):
+    """Refuse a directory that already holds a snapshot: a served one is never rewritten."""
+    for name in (MANIFEST, DATABASE):
+        # A served snapshot's files are never rewritten in place: build into a new directory.
+        if (out / name).exists():
+            raise SnapshotError(f"{out}: already holds a snapshot ({name}); build into a new "
+                                "directory and point the server at it")
+
+
+def write_snapshot_directory(out_dir, contents: list, policy: dict, base_urls: dict,
+                             vectors: list | None = None, default_collection: str | None = None,
+                             provenance: dict | None = None) -> dict:
+    """Write a snapshot directory of passage contents under a policy; return its manifest.
+
+    contents are the passages' contents in order (a vector's digest included, vector_content);
+    vectors their vector bytes (a --semantic build) or None; base_urls maps (collection, version)
+    to the published base URL; provenance maps a fetched version's label to where it came from.
+    The manifest is written last: its presence says the directory is complete.
+    """
+    out = Path(out_dir)
+    refuse_existing(out)
+    _, fallback = parse_policy(policy)
+    ranking = built_policy_ranking(policy)
+    corpus = compute_corpus_id(contents, policy, **IDENTITY)
+    collection_ids = collection_corpus_ids(contents, policy, **IDENTITY)
+    out.mkdir(parents=True, exist_ok=True)
+    # Written under a temporary name and renamed, so a failed build never leaves a database that
+    # looks complete.
+    partial = out / (DATABASE + ".partial")
+    partial.unlink(missing_ok=True)
+    conn = sqlite3.connect(partial)
+    try:
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+        passages = [derive_passage(collection_ids[collection_of(c)], c) for c in contents]
+        words = ubiquitous_by_collection(
+            ((passage.collection, passage.index) for passage in passages),
+            word_shares(fallback.ubiquitous_share, ranking))
+        database.create(
+            conn, passages,
+            {"corpus_id": corpus, "schema_version": str(IDENTITY["schema_version"])},
+            collection_ids, ranking, None if vectors is None else {
+                passage.passage_id: vector
+                for passage, vector in zip(passages, vectors, strict=True)},
+            words.get("ubiquitous"), words.get("common"))
+        sources = source_summary(conn)
+    finally:
+        conn.close()
+    os.replace(partial, out / DATABASE)
+    if provenance:  # before the manifest, whose presence says the directory is complete
+        (out / PROVENANCE).write_text(json.dumps(provenance, indent=1, sort_keys=True) + "\n",
+                                      encoding="utf-8")
+    else:
+        (out / PROVENANCE).unlink(missing_ok=True)  # left by a build that failed here
+    manifest = manifest_for(corpus, collection_ids, sources, policy, base_urls,
+                            default_collection)
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
+                                encoding="utf-8")
+    return manifest
 
 
 def read_manifest(directory: Path) -> dict:

@@ -18,14 +18,15 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.ranking import SECTION
-from .parse import _OBJECT_DIRECTIVES, MAX_PASSAGE_BYTES
-from .rendered import _HEADINGS, MAX_SECTION_DEPTH, _attributes, _classes, main_start, scan
+from .blocks import MAX_PASSAGE_BYTES
+from .rendered import HEADINGS, MAX_SECTION_DEPTH, class_names, main_start, scan, tag_attributes
+from .rst import OBJECT_DIRECTIVES
 from .units import Unit
 
 # Elements that end a run of text: what follows starts a new line of the extracted text.
 _BLOCKS = frozenset(("p", "div", "li", "dt", "dd", "pre", "tr", "table", "section", "dl",
                      "blockquote", "ul", "ol", "br", "hr", "figure", "figcaption", "caption",
-                     "article", "main", "header")) | _HEADINGS
+                     "article", "main", "header")) | HEADINGS
 # Elements whose content is never documentation text, wherever they are.
 _SKIPPED_TAGS = frozenset(("script", "style", "nav", "footer", "form", "button", "template",
                            "noscript", "svg", "header"))
@@ -73,7 +74,7 @@ def _may_start_main(tag: str, raw_attributes: str) -> bool:
 def _object_kind(tag: str, classes: list, inside_class: bool) -> str | None:
     """Return the kind of object an element documents (Sphinx `dl.py`, mkdocstrings), or None."""
     if tag == "dl" and len(classes) >= 2 and classes[0] == "py":
-        return _OBJECT_DIRECTIVES.get(classes[1])  # Sphinx names the class after the directive
+        return OBJECT_DIRECTIVES.get(classes[1])  # Sphinx names the class after the directive
     if tag == "div" and "doc-object" in classes:
         for name in classes:
             if name.startswith("doc-") and name[4:] in _MKDOCSTRINGS_KIND:
@@ -135,7 +136,7 @@ class _PageReader:
             elif self._main is not None or _may_start_main(tag, raw):
                 # Attributes are parsed only where they can matter: most of a page's tags are
                 # navigation outside its main content (a pandas API page: 50 KB of sidebar).
-                self._start(tag, _attributes(raw) if "=" in raw else {}, start, self_closing)
+                self._start(tag, tag_attributes(raw) if "=" in raw else {}, start, self_closing)
         self._flush()
 
     # -- structure ---------------------------------------------------------------------------
@@ -146,7 +147,7 @@ class _PageReader:
                 self._main = [tag, 1]
                 self._open(_Owner(SECTION, None, self.line(offset)))
             return
-        classes = _classes(attrs)
+        classes = class_names(attrs)
         if tag in _SKIPPED_TAGS or _SKIPPED_CLASSES.intersection(classes):
             # Its end tag is the skip's, so it is not counted in the main element's nesting.
             if tag not in _VOID and not self_closing:
@@ -167,7 +168,7 @@ class _PageReader:
             if part is not None:
                 self._signature_part = part
             self._span_parts.append(part)
-        elif tag in _HEADINGS:
+        elif tag in HEADINGS:
             self._begin_heading(tag, attrs, offset)
 
     def _container(self, tag: str, attrs: dict, classes: list, offset: int) -> _Owner | None:
@@ -251,7 +252,7 @@ class _PageReader:
         elif tag == "span" and self._signature is not None and self._span_parts:
             if self._span_parts.pop() is not None:
                 self._signature_part = 3  # what follows a name is its parameters
-        elif tag in _HEADINGS and self._heading is not None:
+        elif tag in HEADINGS and self._heading is not None:
             self._heading.title = _SPACE.sub(" ", self._heading.title).strip()
             self._heading.heading = self._heading.title
             self.title = self.title or self._heading.title

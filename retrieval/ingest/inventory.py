@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from .tree import DEFAULT_MAX_FILE_BYTES
 
+# Where Sphinx writes it: at the root of the published site.
+INVENTORY = "objects.inv"
 _HEADER = b"# Sphinx inventory version 2"
 _LINE = re.compile(r"(.+?)\s+(\S+):(\S+)\s+(-?\d+)\s+?(\S*)\s+(.*)")
 

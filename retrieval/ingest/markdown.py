@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.ranking import SECTION
-from .parse import _MARKDOWN_LINK, markdown_sections
+from .parse import MARKDOWN_LINK, markdown_sections
 from .units import Unit
 
 CONFIG = "mkdocs.yml"
@@ -77,7 +77,7 @@ def page_path(relative_path: str, site: MkDocsSite | None) -> str:
 
 def _plain(text: str) -> str:
     """Return Markdown prose as a reader reads it: heading marks out, links as their text."""
-    return _MARKDOWN_LINK.sub(r"\1", _HEADING_MARKS.sub("", text))
+    return MARKDOWN_LINK.sub(r"\1", _HEADING_MARKS.sub("", text))
 
 
 def page_units(text: str, flavour: str, fallback_title: str) -> list:

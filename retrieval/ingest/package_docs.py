@@ -13,6 +13,7 @@ docs page documents it and the docs' site is known; otherwise it is the file and
 fragment against the tree's file).
 """
 
+import dataclasses
 import os
 import re
 import textwrap
@@ -22,9 +23,10 @@ from dataclasses import dataclass
 
 from ..core.ranking import SECTION, IndexFields
 from . import autodoc
-from .builder import Progress, SourceTree, _content, _read_file
+from .blocks import size_pieces
 from .docstrings import MODULE, PackageSource, aliases, public_objects, read_package
-from .parse import _size_pieces, iter_source_files, page_url, parse_source, source_kind
+from .parse import iter_source_files, page_url, parse_source, source_kind
+from .tree import Progress, SourceTree, UnitDraft, read_file
 from .units import plain_text
 
 # Where a source tree keeps its documentation sources, in the order looked for.
@@ -53,7 +55,7 @@ def docs_folder(root: str) -> str | None:
 
 def read_package_contents(package_tree: PackageTree, tree: SourceTree,
                           progress: Progress) -> list:
-    """Read one package collection into [(passage content, heading)]."""
+    """Read one package collection into its units' drafts (UnitDraft), in path order."""
     package = read_package(tree.root, package_tree.modules)
     progress.files += len(package.modules)
     for path, reason in package.skipped:
@@ -108,7 +110,7 @@ class _Units:
             self.references["." + names[0].split(".", cut)[-1]]
             for cut in range(1, names[0].count(".") + 1))
         lines = module.lines
-        pieces = _size_pieces(lines, range(obj.start_line - 1, obj.end_line))
+        pieces = size_pieces(lines, range(obj.start_line - 1, obj.end_line))
         contents = []
         for piece in pieces:
             if len(pieces) == 1:
@@ -129,9 +131,9 @@ class _Units:
                 signature=" ".join(obj.signature.split()), body=body, code=code,
                 context=context)
             parent = names[0].rsplit(".", 1)[0] if "." in names[0] else names[0]
-            contents.append((_content(
+            contents.append(UnitDraft.of(
                 self.tree, module.path, module.sha256, url, piece.start + 1, piece.stop,
-                "\n".join(lines[piece.start:piece.stop]), names[0], facts), parent))
+                "\n".join(lines[piece.start:piece.stop]), names[0], facts, parent))
         return contents
 
     def api_reference(self) -> list:
@@ -146,28 +148,33 @@ class _Units:
         docs = self.package_tree.docs
         pages = []
         for relative, _ in iter_source_files(os.path.join(self.tree.root, docs)):
-            read = _read_file(self.tree, f"{docs}/{relative}", progress)
+            read = read_file(self.tree, f"{docs}/{relative}", progress)
             if read is not None:
                 pages.append((relative, *read))
         # The docs' own cross-references, for the in-link prior (as the rendered pages' links
         # are counted for a site).
         self.references = sum((autodoc.references(text) for relative, text, _ in pages
                                if source_kind(relative) == "rst"), Counter())
-        contents, seen = [], {}
+        contents: list[UnitDraft] = []
+        seen: dict[tuple, int] = {}  # (source_id, start, end) -> its place in contents
         for relative, text, sha256 in pages:
             source_id = f"{docs}/{relative}"
-            for content, heading in self._page(relative, source_id, text, sha256, progress):
+            for unit in self._page(relative, source_id, text, sha256, progress):
                 # An object two directives document is one passage (the same lines are the
                 # same passage id), first where it is first documented, with both names.
+                content = unit.content
                 key = (content["source_id"], content["start_line"], content["end_line"])
                 if key in seen:
-                    names = seen[key]["fields"]["names"].split()
+                    first = contents[seen[key]]
+                    names = first.content["fields"]["names"].split()
                     names += [name for name in content["fields"]["names"].split()
                               if name not in names]
-                    seen[key]["fields"]["names"] = " ".join(names)
+                    fields = dict(first.content["fields"], names=" ".join(names))
+                    contents[seen[key]] = dataclasses.replace(
+                        first, content=dict(first.content, fields=fields))
                     continue
-                seen[key] = content
-                contents.append((content, heading))
+                seen[key] = len(contents)
+                contents.append(unit)
         return contents
 
     def _page(self, relative, source_id, text, sha256, progress) -> list:
@@ -198,7 +205,7 @@ class _Units:
             facts = IndexFields.of(
                 kind=SECTION, in_links=0, noindex=False, reference_page=True, names="",
                 name="", signature="", body=body, code="", context=source_id)
-            contents.append((_content(
+            contents.append(UnitDraft.of(
                 self.tree, source_id, sha256, url, paragraph.start_line, paragraph.end_line,
-                paragraph.text, source_id, facts), ""))
+                paragraph.text, source_id, facts))
         return contents

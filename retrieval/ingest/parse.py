@@ -5,8 +5,9 @@ markup is rendered, no whitespace or line ending is normalized) and its line ran
 it against the source. The anchor is the fragment of the rendered page that passage appears under,
 so that its URL opens the page where the passage is, not merely the top of the page.
 
-Three source kinds are understood: reStructuredText (Sphinx), Markdown and plain text. Lines are
-split on "\\n" only: a "\\r" before it stays part of the line, so CRLF sources are quoted exactly.
+Three source kinds are understood: reStructuredText (Sphinx; its reader is rst.py), Markdown and
+plain text, each cut into blocks and pieces first (blocks.py). Lines are split on "\\n" only: a
+"\\r" before it stays part of the line, so CRLF sources are quoted exactly.
 """
 
 import os
@@ -14,25 +15,20 @@ import re
 import unicodedata
 import urllib.parse
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-# A passage is read into a bounded budget (max_source_bytes) and indexed as one FTS5 row; a whole
-# chapter in one passage would be unaffordable to read and would dilute BM25's length
-# normalization, so long blocks are cut on line boundaries into pieces of at most this many bytes.
-MAX_PASSAGE_BYTES = 2048
+from .blocks import (
+    MAX_PASSAGE_BYTES,
+    Paragraph,
+    blank_separated,
+    is_blank,
+    paragraphs,
+    size_pieces,
+)
+from .rst import parse_rst
 
 # Longest first: "x.rst.txt" (Sphinx's _sources copy) must not be taken for plain text.
 _SUFFIXES = ((".rst.txt", "rst"), (".rst", "rst"), (".md", "markdown"), (".txt", "text"))
-
-
-@dataclass(frozen=True)
-class Paragraph:
-    """One passage of a source file: a run of whole lines, quoted exactly."""
-
-    start_line: int  # 1-based, in the source file
-    end_line: int  # inclusive
-    text: str  # the source lines start_line..end_line joined with "\n" (no trailing newline)
-    anchor: str | None  # the most specific anchor in force here, without '#', or None
 
 
 # --- public API ----------------------------------------------------------------------------------
@@ -93,72 +89,17 @@ def parse_source(relative_path: str, text: str, kind: str | None = None) -> list
         raise ValueError(f"not a supported source file: {relative_path!r}")
     lines = text.split("\n")
     if kind == "rst":
-        return _parse_rst(lines)
+        return parse_rst(lines)
     if kind == "markdown":
         return _parse_markdown(lines)
     return _parse_text(lines)
-
-
-# --- shared: blocks and pieces -------------------------------------------------------------------
-
-def _is_blank(line: str) -> bool:
-    # Whitespace-only lines separate paragraphs too: invisible trailing spaces (or the "\r" of a
-    # CRLF file) must not glue two paragraphs together.
-    return not line.strip()
-
-
-def _indent(line: str) -> int:
-    # reST expands tabs to 8-column stops before it compares indentation.
-    expanded = line.expandtabs(8)
-    return len(expanded) - len(expanded.lstrip())
-
-
-def _blank_separated(lines: list) -> list:
-    """Return the runs of non-blank lines, as ranges of line indexes."""
-    blocks, start = [], None
-    for i in range(len(lines)):
-        if _is_blank(lines[i]):
-            if start is not None:
-                blocks.append(range(start, i))
-                start = None
-        elif start is None:
-            start = i
-    if start is not None:
-        blocks.append(range(start, len(lines)))
-    return blocks
-
-
-def _size_pieces(lines: list, span: range) -> list:
-    """Cut span into consecutive runs of whole lines of at most MAX_PASSAGE_BYTES each (greedy)."""
-    # Never inside a line: a passage must stay a range of whole lines to be checkable against its
-    # line numbers, so one over-long line is a piece of its own.
-    pieces, start, size = [], span.start, 0
-    for i in span:
-        line_size = len(lines[i].encode("utf-8"))
-        if i == start:
-            size = line_size
-        elif size + 1 + line_size > MAX_PASSAGE_BYTES:  # + 1 for the joining "\n"
-            pieces.append(range(start, i))
-            start, size = i, line_size
-        else:
-            size += 1 + line_size
-    pieces.append(range(start, span.stop))
-    return pieces
-
-
-def _paragraphs(lines: list, span: range, anchor: str | None) -> list:
-    """Return span as paragraphs, split by size, all under one anchor."""
-    return [
-        Paragraph(piece.start + 1, piece.stop, "\n".join(lines[piece.start:piece.stop]), anchor)
-        for piece in _size_pieces(lines, span)
-    ]
 
 
 # --- plain text ----------------------------------------------------------------------------------
 
 def _parse_text(lines: list) -> list:
     # A plain text file has no headings a URL fragment could point at.
-    return [p for block in _blank_separated(lines) for p in _paragraphs(lines, block, None)]
+    return [p for block in blank_separated(lines) for p in paragraphs(lines, block, None)]
 
 
 # --- Markdown ------------------------------------------------------------------------------------
@@ -168,7 +109,7 @@ def _parse_text(lines: list) -> list:
 _FENCE = re.compile(r" {0,3}(?:(`{3,})[^`]*|(~{3,}).*)")
 _ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*))?")
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+$")
-_MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _SETEXT = re.compile(r" {0,3}(?:(=+)|-+)[ \t]*")
 # Paragraphs an underline does not make a heading: list items, quotes, tables, HTML.
 _NOT_SETEXT = re.compile(r" {0,3}(?:[-*+>|<]|\d+[.)])")
@@ -205,7 +146,7 @@ def _fence_end(lines: list, opening: int, marker: str) -> int:
         return stop + 1  # the closing fence belongs to the block
     # An unclosed fence runs to the end of the file (CommonMark); its trailing blank lines (at
     # least the empty "line" after the final newline) are not content.
-    while _is_blank(lines[stop - 1]):
+    while is_blank(lines[stop - 1]):
         stop -= 1
     return stop
 
@@ -240,7 +181,7 @@ def _markdown_blocks(lines: list, first: int = 0) -> list:
             text = " ".join(lines[j].strip() for j in range(start, i))
             blocks.append((range(start, i + 1), text, 1 if underline.group(1) else 2))
             start = None
-        elif _is_blank(lines[i]):
+        elif is_blank(lines[i]):
             close_paragraph(i)
         elif start is None:
             start = i
@@ -260,7 +201,7 @@ class _GithubSlugger:
         return text, self.slug(text)
 
     def slug(self, heading: str) -> str | None:
-        text = _MARKDOWN_LINK.sub(r"\1", heading)  # a link's id comes from its visible text
+        text = MARKDOWN_LINK.sub(r"\1", heading)  # a link's id comes from its visible text
         base = _NOT_SLUG.sub("", text.lower()).replace(" ", "-")
         if not base:
             return None  # nothing to point at; the page URL is the honest answer
@@ -288,7 +229,7 @@ class _TocSlugger:
         return given.group(1), given.group(2)
 
     def slug(self, heading: str) -> str | None:
-        text = _MARKDOWN_LINK.sub(r"\1", heading)
+        text = MARKDOWN_LINK.sub(r"\1", heading)
         text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
         slug = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", text).strip().lower())
         while slug in self._seen or not slug:  # markdown.extensions.toc.unique
@@ -353,7 +294,7 @@ def _section_pieces(lines: list, head: range | None, spans: list) -> list:
             start = None
         first = span.start if start is None else start
         if _span_bytes(lines, first, span.stop) > MAX_PASSAGE_BYTES:
-            cut = _size_pieces(lines, range(first, span.stop))
+            cut = size_pieces(lines, range(first, span.stop))
             pieces.extend(cut[:-1])
             start, stop = cut[-1].start, cut[-1].stop
         else:
@@ -393,232 +334,3 @@ def _parse_markdown(lines: list) -> list:
     return [Paragraph(piece.start + 1, piece.stop, "\n".join(lines[piece.start:piece.stop]),
                       section.anchor)
             for section in markdown_sections(lines) for piece in section.pieces]
-
-
-# --- reStructuredText ----------------------------------------------------------------------------
-
-# docutils' explicit markup forms, tried in this order on a unit's first line (indent stripped).
-_LABEL = re.compile(r"\.\.[ \t]+_(`[^`]+`|[^`:][^:]*):(?:[ \t]+(.*))?")
-_FOOTNOTE = re.compile(r"\.\.[ \t]+\[[^\]]+\](?:[ \t].*)?")
-_SUBSTITUTION = re.compile(r"\.\.[ \t]+\|")
-_DIRECTIVE = re.compile(r"\.\.[ \t]+([A-Za-z0-9]+(?:[-_+:.][A-Za-z0-9]+)*) ?::(?:[ \t]+(.*))?")
-_OPTION = re.compile(r"[ \t]+:([\w-]+):(?:[ \t]+(.*))?")
-_OBJECT_NAME = re.compile(r"[\w.]+")
-_ROLE = re.compile(r":[\w.+:-]+:(?=`)")
-
-# Sphinx's Python domain directives plus CPython's own (Doc/tools/extensions/pyspecific.py); each
-# gives its object an id equal to its fully qualified name. Each maps to the kind of object it
-# documents, as the ranking's priors name kinds.
-_OBJECT_DIRECTIVES = {
-    "function": "function", "decorator": "function", "coroutinefunction": "function",
-    "awaitablefunction": "function",
-    "method": "method", "classmethod": "method", "staticmethod": "method",
-    "abstractmethod": "method", "decoratormethod": "method", "coroutinemethod": "method",
-    "awaitablemethod": "method",
-    "class": "class", "exception": "exception",
-    "attribute": "attribute", "property": "attribute", "data": "data",
-}
-# Their bodies are the namespace of nested objects (Sphinx's allow_nesting).
-_CLASS_DIRECTIVES = frozenset({"class", "exception"})
-# Navigation and index entries: markup for Sphinx, not prose for a reader.
-_DROPPED_DIRECTIVES = frozenset({"toctree", "index"})
-# docutils' recommended title adornment characters.
-_ADORNMENT = frozenset("=-~^\"'`#*+<>:._")
-
-
-def _docutils_id(text: str) -> str | None:
-    """Return the HTML id docutils (hence Sphinx) makes from a label or section title."""
-    # docutils.nodes.make_id: ASCII-folded, lowercase, runs of anything but [a-z0-9] -> "-",
-    # no leading digits or hyphens, no trailing hyphens ("_" too, so "a_b" becomes "a-b").
-    folded = unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"^[-0-9]+|-+$", "", re.sub(r"[^a-z0-9]+", "-", folded)) or None
-
-
-def _is_adornment(line: str) -> bool:
-    # Adornment starts in column 0 and repeats one punctuation character.
-    stripped = line.rstrip()
-    return bool(stripped) and stripped[0] in _ADORNMENT and stripped == stripped[0] * len(stripped)
-
-
-def _is_explicit_markup(line: str) -> bool:
-    # ".." followed by whitespace or the end of the line starts a comment, label or directive.
-    stripped = line.strip()
-    return stripped == ".." or stripped.startswith((".. ", "..\t"))
-
-
-def _section_title(lines: list, unit: range) -> str | None:
-    """Return the title if the unit starts with a section title (with or without overline)."""
-    first = [lines[i].rstrip() for i in unit[:3]]
-    if len(first) >= 3 and _is_adornment(first[0]) and first[2] == first[0]:
-        title = first[1].strip()
-        if title and not _is_adornment(first[1]) and len(title) <= len(first[0]):
-            return title
-    if (len(first) >= 2 and first[0] and not first[0][0].isspace()
-            and not _is_adornment(first[0]) and _is_adornment(first[1])
-            and len(first[1]) >= len(first[0])):
-        return first[0]
-    return None
-
-
-def _rst_units(lines: list, block: range) -> list:
-    """Cut a block where an explicit markup construct ends without a blank line."""
-    # docutils ends a comment, label or directive at the first line indented no deeper than its
-    # "..", and starts a new element there: ".. _a:" directly above ".. _b:" are two labels.
-    # Cutting there lets each construct be kept, dropped or anchored on its own.
-    units, start, markup_indent = [], block.start, None
-    for i in block:
-        if i > start and markup_indent is not None and _indent(lines[i]) <= markup_indent:
-            units.append(range(start, i))
-            start = i
-        if i == start:
-            markup_indent = _indent(lines[i]) if _is_explicit_markup(lines[i]) else None
-    units.append(range(start, block.stop))
-    return units
-
-
-def _options(lines: list, unit: range) -> dict:
-    """Return a directive's options (":name: value" lines of its first unit)."""
-    found = {}
-    for i in unit[1:]:
-        match = _OPTION.fullmatch(lines[i].rstrip())
-        if match:
-            found[match.group(1)] = (match.group(2) or "").strip()
-    return found
-
-
-def _qualify(name: str, module: str | None, class_path: str | None) -> str:
-    """Return an object's dotted path below its module, qualified as Sphinx's Python domain does."""
-    if module and name.startswith(module + "."):
-        return name[len(module) + 1:]  # already fully qualified: do not qualify twice
-    if class_path and not name.startswith(class_path + "."):
-        return f"{class_path}.{name}"  # "write_text" inside class Path
-    return name  # "Path.write_text" inside or outside class Path
-
-
-@dataclass
-class _Scope:
-    """The body of an object directive (or the whole file): where an anchor stays in force."""
-
-    indent: int  # the directive's indentation; a line at this indentation or less ends the body
-    anchor: str | None  # the anchor in force in the body; labels and sections inside replace it
-    class_path: str | None = None  # for a class body: the class's path below the module
-
-
-@dataclass
-class _RstReader:
-    """Walks a reST file's units in order, tracking what Sphinx would anchor each one under."""
-
-    module: str | None = None
-    # The file level never ends (indent -1); object directives push, dedents pop.
-    scopes: list = field(default_factory=lambda: [_Scope(-1, None)])
-    after_label: bool = False  # the previous unit was a label: it names the section that follows
-    skip_deeper_than: int | None = None  # inside the body of a dropped construct
-    used_ids: set = field(default_factory=set)
-
-    @property
-    def anchor(self) -> str | None:
-        return self.scopes[-1].anchor
-
-    def skips(self, indent: int) -> bool:
-        """Tell whether a unit belongs to the body of a dropped comment, toctree or index."""
-        if self.skip_deeper_than is not None and indent > self.skip_deeper_than:
-            return True
-        self.skip_deeper_than = None
-        return False
-
-    def read(self, lines: list, unit: range) -> bool:
-        """Update the state for one unit; tell whether the unit is worth keeping as a passage."""
-        first = lines[unit.start]
-        indent = _indent(first)
-        while self.scopes[-1].indent >= indent:  # a dedent ends the enclosing bodies
-            self.scopes.pop()
-        after_label, self.after_label = self.after_label, False
-        if _is_explicit_markup(first):
-            return self._explicit_markup(lines, unit, first.strip(), indent)
-        title = _section_title(lines, unit)
-        if title is not None:
-            self._section(title, after_label)
-            return True
-        # Lone adornment (a transition, a stray underline) is nothing a person would read.
-        return not all(_is_adornment(lines[i]) for i in unit)
-
-    def _set_anchor(self, anchor: str | None):
-        self.scopes[-1].anchor = anchor
-        if anchor is not None:
-            self.used_ids.add(anchor)
-
-    def _explicit_markup(self, lines, unit, head, indent) -> bool:
-        label = _LABEL.fullmatch(head)
-        if label:
-            name, target = label.group(1).strip("`"), label.group(2)
-            # ".. _name: URL" (or a URL on the next line) and anonymous ".. __:" are links to
-            # elsewhere, not anchors on this page; like labels, they hold nothing to read.
-            if not target and len(unit) == 1 and name != "_":
-                label_id = _docutils_id(name)
-                if label_id is not None:
-                    self._set_anchor(label_id)
-                    self.after_label = True
-            return False
-        if _FOOTNOTE.fullmatch(head) or _SUBSTITUTION.match(head):
-            return True  # footnotes and citations are prose; substitutions define text
-        directive = _DIRECTIVE.fullmatch(head)
-        if directive is None:
-            # A comment, with every indented line after it (blank lines included). A bare ".."
-            # followed by a blank line is an "empty comment" that owns no body (docutils).
-            if len(unit) > 1 or head != "..":
-                self.skip_deeper_than = indent
-            return False
-        name = directive.group(1).lower().removeprefix("py:")
-        argument = (directive.group(2) or "").strip()
-        if name in _DROPPED_DIRECTIVES:
-            self.skip_deeper_than = indent
-            return False
-        options = _options(lines, unit)
-        no_index = "no-index" in options or "noindex" in options  # Sphinx creates no id then
-        if name in ("module", "currentmodule"):
-            module = argument.split()[0] if argument else None
-            self.module = None if module == "None" else module  # "currentmodule:: None" resets
-            if name == "module" and module and not no_index:
-                self._set_anchor(f"module-{module}")  # Sphinx's module target id
-        elif name in _OBJECT_DIRECTIVES:
-            self._object(name, argument, options, no_index, indent)
-        # Every directive not dropped above is read: object signatures, notes, versionadded, ...
-        return True
-
-    def _object(self, name, argument, options, no_index, indent):
-        match = _OBJECT_NAME.match(argument)
-        if match is None:
-            return
-        module = options.get("module") or self.module
-        enclosing = next((s.class_path for s in reversed(self.scopes) if s.class_path), None)
-        path = _qualify(match.group(0), module, enclosing)
-        class_path = path if name in _CLASS_DIRECTIVES else None
-        if no_index:  # Sphinx makes no id: the body stays under the enclosing anchor
-            self.scopes.append(_Scope(indent, self.anchor, class_path))
-            return
-        anchor = f"{module}.{path}" if module else path
-        self.scopes.append(_Scope(indent, anchor, class_path))
-        self.used_ids.add(anchor)
-
-    def _section(self, title, after_label):
-        # docutils computes the id from the parsed title, where ":mod:`x`" reads "x".
-        section_id = _docutils_id(_ROLE.sub("", title))
-        if section_id in self.used_ids:
-            # docutils then numbers the section ("id3") with a counter shared by the whole
-            # document; that cannot be predicted from here, so point at the page instead.
-            section_id = None
-        if section_id is not None:
-            self.used_ids.add(section_id)
-        if not after_label:  # a label right above a section names it (Sphinx's :ref: target)
-            self._set_anchor(section_id)
-
-
-def _parse_rst(lines: list) -> list:
-    reader, out = _RstReader(), []
-    for block in _blank_separated(lines):
-        for unit in _rst_units(lines, block):
-            if reader.skips(_indent(lines[unit.start])):
-                continue
-            if reader.read(lines, unit):
-                out.extend(_paragraphs(lines, unit, reader.anchor))
-    return out

@@ -10,10 +10,8 @@ repository, ref and commit id its folder was checked out at.
 from pathlib import Path
 
 from ..core.snapshot import DEFAULT_COLLECTION
-from ..core.snapshot_directory import read_manifest
+from ..core.snapshot_directory import PROVENANCE, read_manifest
 from ..core.strict_json import StrictJSONError, loads_strict
-
-PROVENANCE = "provenance.json"
 
 
 def _label(collection: str, version: str) -> str:

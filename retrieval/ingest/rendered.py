@@ -63,7 +63,8 @@ class RenderedPage:
 MAX_SECTION_DEPTH = 32
 
 
-def _classes(attrs: dict) -> list:
+def class_names(attrs: dict) -> list:
+    """Return the classes of a tag's parsed attributes, in order."""
     return (attrs.get("class") or "").split()
 
 
@@ -81,7 +82,7 @@ _ATTRIBUTE_EVENT = re.compile(r"""[>"']""")
 # A name, then an optional value: double-quoted, single-quoted or bare.
 _ATTRIBUTE = re.compile(r"""([a-zA-Z_:][-a-zA-Z0-9_:.]*)"""
                         r"""(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
-_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 
 
 class _TagEnds:
@@ -192,7 +193,8 @@ class _Irregular:
         self.at = max(self.at, stop)
 
 
-def _attributes(text: str) -> dict:
+def tag_attributes(text: str) -> dict:
+    """Return a tag's raw attribute text as a dict of names (lowercased) to unescaped values."""
     attrs = {}
     for match in _ATTRIBUTE.finditer(text):
         value = match.group(2)
@@ -210,7 +212,7 @@ _MAIN_IDS = frozenset(("yui-main", "main-content"))
 def main_start(tag: str, attrs: dict) -> bool:
     """Tell whether an element is a page's main content (Sphinx themes, MkDocs, plain HTML5)."""
     return (tag == "main" or attrs.get("role") == "main" or attrs.get("id") in _MAIN_IDS
-            or (tag == "article" and "md-content__inner" in _classes(attrs)))
+            or (tag == "article" and "md-content__inner" in class_names(attrs)))
 
 
 class _PageParser:
@@ -248,12 +250,12 @@ class _PageParser:
             if closing:
                 self.handle_endtag(tag)
             else:
-                self.handle_starttag(tag, _attributes(raw) if "=" in raw else {})
+                self.handle_starttag(tag, tag_attributes(raw) if "=" in raw else {})
 
     def handle_starttag(self, tag, attrs):
         if attrs.get("id"):
             self.ids.add(attrs["id"])
-        classes = _classes(attrs)
+        classes = class_names(attrs)
         if self._main is not None:
             if tag == self._main[0]:
                 self._main[1] += 1
@@ -273,7 +275,7 @@ class _PageParser:
                 section = RenderedSection(attrs["id"], path=path)
                 self.sections.append(section)
             self._open_sections.append((section, section or enclosing))
-        elif tag in _HEADINGS and self._open_sections:
+        elif tag in HEADINGS and self._open_sections:
             current = self._open_sections[-1][0]
             if current is not None and not current.title:
                 self._heading = current
@@ -309,7 +311,7 @@ class _PageParser:
                 self._div_depth -= 1
         elif tag == "section" and self._open_sections:
             self._open_sections.pop()
-        elif tag in _HEADINGS:
+        elif tag in HEADINGS:
             if self._heading is not None:
                 self._heading.title = " ".join(self._heading.title.split())
             self._heading = None

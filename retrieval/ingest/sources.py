@@ -1,9 +1,11 @@
-"""Where a `--source` value lives -> a local tree to build from, and its provenance.
+"""Where a `--source` value lives -> the trees to build from: the one registry of source forms.
 
-A value is a local path, or starts with a scheme a fetcher below knows: `https://` (a published
-site, crawled; `http://` for loopback hosts only), `git+` (a git repository at a ref). Each
-fetcher leaves a tree in the fetch cache and says where it came from; the builder then reads that
-tree as it reads any local one. A new form of source is one entry of FETCHERS.
+A value is a local path, or starts with a scheme of FETCHERS. A tree form (Fetcher) gives one
+tree, built under the label given with it: `https://` (a published site, crawled; `http://` for
+loopback hosts only), `git+` (a git repository at a ref); each leaves its tree in the fetch cache
+and says where it came from, and the builder reads it as it reads any local one. A package form
+(PackageFetcher: `pypi:`, `env:`, package_sources.py) names packages, its label optional, and
+gives SourceTrees of its own. A new form of source is one entry of FETCHERS.
 """
 
 import os
@@ -11,8 +13,9 @@ import sys
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
-from . import crawl, git_source
+from . import crawl, git_source, package_sources
 from .http_get import Limits
 
 
@@ -65,26 +68,66 @@ def _git(spec: str, label: str, options: FetchOptions) -> LocalTree:
 
 @dataclass(frozen=True)
 class Fetcher:
-    """One form of --source: how to fetch it, and whether it knows its own published URL."""
+    """A form of --source that is one tree: how to fetch it, whether it knows its published URL."""
 
     fetch: Callable[[str, str, FetchOptions], LocalTree]  # (value, label, options)
     gives_base_url: bool
 
 
+@dataclass(frozen=True)
+class PackageFetcher:
+    """A form of --source that names packages, `[LABEL=]SCHEME...`: how to fetch their trees."""
+
+    # (label or "", the value after the scheme, --base-url by label, work directory, the label
+    # checker (label -> (collection, version))) -> SourceTrees
+    fetch: Callable[[str, str, dict, str, Callable], list]
+
+
+Form = TypeVar("Form", Fetcher, PackageFetcher)  # either kind of entry below (_forms)
 # Scheme prefix -> its fetcher. A value matching none is a local path.
-FETCHERS: dict[str, Fetcher] = {
+FETCHERS: dict[str, Fetcher | PackageFetcher] = {
     "https://": Fetcher(_crawled, True),
     "http://": Fetcher(_crawled, True),
     git_source.SCHEME: Fetcher(_git, False),
+    "pypi:": PackageFetcher(package_sources.fetch_pypi),
+    "env:": PackageFetcher(package_sources.fetch_env),
 }
 
 
+def _forms(kind: type[Form]) -> dict[str, Form]:
+    """Return the entries of FETCHERS of one kind (Fetcher or PackageFetcher), in order."""
+    return {scheme: fetcher for scheme, fetcher in FETCHERS.items() if isinstance(fetcher, kind)}
+
+
 def _fetcher(spec: str) -> Fetcher | None:
-    return next((f for scheme, f in FETCHERS.items() if spec.startswith(scheme)), None)
+    return next((f for scheme, f in _forms(Fetcher).items() if spec.startswith(scheme)), None)
+
+
+def scheme_of(value: str) -> str | None:
+    """Return the package scheme a --source value uses, or None for a tree."""
+    for spec in (value, value.partition("=")[2]):
+        for scheme in _forms(PackageFetcher):
+            if spec.startswith(scheme):
+                return scheme
+    return None
+
+
+def fetch_sources(values: list, base_urls: dict, workdir: str, collection_version) -> list:
+    """Return the SourceTrees of the package --source values, their files below workdir.
+
+    base_urls: the --base-url values by label; collection_version checks a label.
+    """
+    trees = []
+    for value in values:
+        scheme = scheme_of(value)
+        label, spec = ("", value) if value.startswith(scheme) else value.split("=", 1)
+        trees.extend(_forms(PackageFetcher)[scheme].fetch(label, spec[len(scheme):], base_urls,
+                                                          workdir, collection_version))
+    return trees
 
 
 def is_local(spec: str) -> bool:
-    """Tell whether a --source value is a local path (nothing to fetch)."""
+    """Tell whether a tree --source value (not a package one: scheme_of) is a local path."""
     return _fetcher(spec) is None
 
 

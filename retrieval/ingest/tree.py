@@ -1,4 +1,5 @@
-"""A documentation tree's files, read as untrusted input: people build from trees they downloaded.
+"""A documentation tree to build (SourceTree), its files read as untrusted input (people build from
+trees they downloaded), the build's progress lines, and what a format reader hands back (UnitDraft).
 
 Nothing outside the tree's real path is read: a symbolic link is followed only when what it names
 lies below the tree's own real path, so `leak.md -> ../outside/SECRET.md` or
@@ -10,8 +11,20 @@ cannot send escape sequences to the terminal.
 """
 
 import contextlib
+import hashlib
 import os
+import posixpath
 import stat
+import sys
+import time
+import urllib.parse
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..core.ranking import IndexFields
+from ..core.snapshot import DEFAULT_COLLECTION
+from .parse import decode_source, iter_source_files
 
 # Far above any page of the documentation sets we build (the largest page of the Python 3.11
 # docs, contents.html, is 2.5 MB; its objects.inv inflates to 1 MB), far below what would take
@@ -78,3 +91,141 @@ def _escaped(character: str) -> str:
 def shown(name: str) -> str:
     """Return a file name (or link) as a report may print it: unprintable characters escaped."""
     return "".join(c if c.isprintable() and c != "\\" else _escaped(c) for c in name)
+
+
+@dataclass(frozen=True)
+class SourceTree:
+    """One documentation version to build: version, source root, base URL, and collection."""
+
+    version: str
+    root: str
+    base_url: str
+    collection: str = DEFAULT_COLLECTION
+    format: str = "auto"  # one of formats.CHOICES: by what the tree holds, or named
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # a larger file is skipped, reported
+    # How a fetched package (package_sources.py) is read, (tree, progress) -> its UnitDrafts;
+    # None: by its format (formats/).
+    reader: Callable | None = field(default=None, compare=False)
+    # Where a fetched tree came from (sources.LocalTree.provenance), written to provenance.json.
+    provenance: dict | None = field(default=None, compare=False, hash=False)
+
+    @property
+    def label(self) -> str:
+        """Return how progress lines and --source name this tree: [collection/]version."""
+        if self.collection == DEFAULT_COLLECTION:
+            return self.version
+        return f"{self.collection}/{self.version}"
+
+
+class Progress:
+    """Report files and passages done, with the rate, on stderr at most once a second."""
+
+    def __init__(self, stream=None):
+        self._stream = stream or sys.stderr
+        self._start = time.monotonic()
+        self._last = 0.0
+        self.files = 0
+        self.passages = 0
+        self.skipped = []
+
+    def tick(self, version, force=False):
+        now = time.monotonic()
+        if force or now - self._last >= 1.0:
+            self._last = now
+            rate = self.files / max(now - self._start, 1e-9)
+            print(f"build: {version}: {self.files} files, {self.passages} passages, "
+                  f"{rate:.0f} files/s", file=self._stream, flush=True)
+
+    def skip(self, relative_path, reason):
+        self.skipped.append(relative_path)
+        # Escaped: the name is the tree's, and a crafted one must not drive the terminal.
+        print(f"build: skipped {shown(relative_path)}: {reason}", file=self._stream, flush=True)
+
+    def note(self, message):
+        print(f"build: {message}", file=self._stream, flush=True)
+
+    def done(self, passages, corpus):
+        elapsed = time.monotonic() - self._start
+        print(f"build: done: {passages} passages from {self.files} files "
+              f"({len(self.skipped)} skipped) in {elapsed:.1f}s; corpus_id {corpus}",
+              file=self._stream, flush=True)
+
+
+def read_file(tree: SourceTree, relative_path: str, progress: Progress, name=None):
+    """Return (text, sha256) of one UTF-8 file of a tree, or None (reported) if it is not UTF-8
+    or not read (a link out of the tree, not a regular file, over the size cap: above).
+
+    relative_path is below the tree's root (a tree given as one file: below its directory);
+    name, if given, is how the skip line names it.
+    """
+    try:
+        data = read_tree_file(tree.root, relative_path, tree.max_file_bytes)
+    except Unreadable as exc:
+        progress.skip(f"{tree.label}/{name or relative_path}", str(exc))
+        return None
+    except OSError as exc:  # a dangling link, a file without read permission
+        progress.skip(f"{tree.label}/{name or relative_path}", f"cannot read: {exc.strerror}")
+        return None
+    try:
+        text = decode_source(data)
+    except UnicodeDecodeError as exc:
+        # Reported and skipped whole: a half-read file would be evidence nobody wrote.
+        progress.skip(f"{tree.label}/{name or relative_path}", f"not UTF-8 (byte {exc.start})")
+        return None
+    progress.files += 1
+    progress.tick(tree.label)
+    return text, hashlib.sha256(data).hexdigest()
+
+
+def read_sources(tree: SourceTree, below: str, progress: Progress):
+    """Yield (path below `below`, text, sha256) of each supported, UTF-8 file of a tree's
+    directory `below` ("" for the whole tree)."""
+    for relative_path, _ in iter_source_files(os.path.join(tree.root, below)):
+        read = read_file(tree, posixpath.join(below, relative_path), progress, relative_path)
+        if read is not None:
+            yield relative_path, *read
+    progress.tick(tree.label, force=True)
+
+
+@dataclass(frozen=True)
+class UnitDraft:
+    """One unit a format reader found: its passage content and its section's heading.
+
+    content is what corpus_id covers (built by `of`); heading is the title of the section the
+    unit belongs to, which a --semantic build embeds with its names and body.
+    """
+
+    content: dict
+    heading: str = ""
+
+    @classmethod
+    def of(cls, tree: SourceTree, source_id: str, source_sha256: str, url: str, start_line: int,
+           end_line: int, text: str, title: str, facts: IndexFields,
+           heading: str = "") -> "UnitDraft":
+        """Return the draft of one unit of a tree, quoting its source's lines exactly."""
+        # The default collection is the absence of the field (one spelling per identity).
+        collection = ({} if tree.collection == DEFAULT_COLLECTION
+                      else {"collection": tree.collection})
+        return cls(collection | {
+            "source_id": source_id,
+            "version": tree.version,
+            "url": url,
+            "start_line": start_line,
+            "end_line": end_line,
+            "text": text,
+            "source_sha256": source_sha256,
+            "title": title,
+        } | facts.content(), heading)
+
+
+def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str, units,
+                reference: set, in_links: Counter) -> list:
+    """Return the drafts of one page's units (units.Unit), with their ranking facts."""
+    page_address = tree.base_url + urllib.parse.quote(page, safe="/")
+    return [UnitDraft.of(
+        tree, source_id, source_sha256, page_address + ("#" + unit.anchor if unit.anchor else ""),
+        unit.start_line, unit.end_line, unit.text, unit.title, IndexFields.of(
+            kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
+            in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
+            names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
+            code=unit.code, context=unit.context), unit.heading) for unit in units]

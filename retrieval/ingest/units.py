@@ -15,20 +15,18 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.ranking import SECTION
-from .parse import (
-    _DIRECTIVE,
-    _OBJECT_DIRECTIVES,
-    _OBJECT_NAME,
-    _OPTION,
-    _ROLE,
-    _blank_separated,
-    _indent,
-    _is_explicit_markup,
-    _rst_units,
-    _RstReader,
-    _size_pieces,
-)
+from .blocks import blank_separated, indentation, size_pieces
 from .rendered import RenderedPage
+from .rst import (
+    DIRECTIVE,
+    OBJECT_DIRECTIVES,
+    OBJECT_NAME,
+    OPTION,
+    ROLE,
+    RstReader,
+    is_explicit_markup,
+    rst_units,
+)
 
 # Directives whose body is code, not prose.
 _CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
@@ -47,7 +45,7 @@ def plain_text(rst: str) -> str:
     """Return reST as a reader would read it: roles, targets, directive and option markers out."""
     text = _OPTION_LINE.sub("", rst)
     text = _DIRECTIVE_MARKER.sub(r"\1", text)
-    text = _ROLE.sub("", text)
+    text = ROLE.sub("", text)
     text = _EXPLICIT_TARGET.sub(r"`\1`", text)
     return text.replace("`~", "`").replace("`!", "`")
 
@@ -66,7 +64,7 @@ class Unit:
     anchor: str | None  # the URL fragment (an id of the rendered page), or None
     title: str
     heading: str  # the title of the section that owns it (a section's own title)
-    kind: str  # an _OBJECT_DIRECTIVES value or SECTION
+    kind: str  # an OBJECT_DIRECTIVES value or SECTION
     anchors: tuple  # every id of the unit on the rendered page (for in-link counts)
     noindex: bool
     names: str  # qualified names, space-separated
@@ -98,7 +96,7 @@ class _Owner:
     code: list = field(default_factory=list)
 
 
-class _UnitReader(_RstReader):
+class _UnitReader(RstReader):
     """The paragraph reader, also telling which section or object owns each unit."""
 
     def __init__(self, lines: list, page: RenderedPage):
@@ -136,8 +134,8 @@ class _UnitReader(_RstReader):
         self._unit = unit
         return super().read(lines, unit)
 
-    def _section(self, title, after_label):
-        super()._section(title, after_label)
+    def on_section(self, title, after_label):
+        super().on_section(title, after_label)
         rendered = self._rendered_section(title)
         page_title = self.page.sections[0].title if self.page.sections else title
         if rendered is not None:
@@ -150,10 +148,10 @@ class _UnitReader(_RstReader):
                               context=" ".join(path + (shown,)))
         self.owners.append(self.section)
 
-    def _object(self, name, argument, options, no_index, indent):
-        super()._object(name, argument, options, no_index, indent)
+    def on_object(self, name, argument, options, no_index, indent):
+        super().on_object(name, argument, options, no_index, indent)
         signatures = self._signatures(argument)
-        if not signatures or name not in _OBJECT_DIRECTIVES:
+        if not signatures or name not in OBJECT_DIRECTIVES:
             return
         module = options.get("module") or self.module
         enclosing = next((s.owner for s in reversed(self.scopes[:-1])
@@ -175,7 +173,7 @@ class _UnitReader(_RstReader):
              else sig_name)
             for sig_name, _ in signatures)
         context = self.section.context if self.section else ""
-        owner = _Owner(_OBJECT_DIRECTIVES[name], self._unit.start, qualified[0], anchor,
+        owner = _Owner(OBJECT_DIRECTIVES[name], self._unit.start, qualified[0], anchor,
                        heading=self.section.title if self.section else "", anchors=ids,
                        noindex=no_index, names=qualified, bare_names=tuple(bare),
                        signature=" ".join(rest for _, rest in signatures), context=context)
@@ -187,12 +185,12 @@ class _UnitReader(_RstReader):
         unit, lines = self._unit, self.lines
         texts = [argument]
         for i in unit[1:]:
-            if _OPTION.fullmatch(lines[i].rstrip()):
+            if OPTION.fullmatch(lines[i].rstrip()):
                 break
             texts.append(lines[i].strip())
         found = []
         for text in texts:
-            match = _OBJECT_NAME.match(text)
+            match = OBJECT_NAME.match(text)
             if match:
                 found.append((match.group(0), text[match.end():].strip()))
         return found
@@ -212,9 +210,9 @@ def page_units(text: str, page: RenderedPage) -> list:
     reader = _UnitReader(lines, page)
     literal_indent = None  # units indented deeper than this are a literal (code) block
     current = None
-    for block in _blank_separated(lines):
-        for unit in _rst_units(lines, block):
-            indent = _indent(lines[unit.start])
+    for block in blank_separated(lines):
+        for unit in rst_units(lines, block):
+            indent = indentation(lines[unit.start])
             if reader.skips(indent):
                 continue
             if literal_indent is not None and indent <= literal_indent:
@@ -239,7 +237,7 @@ def page_units(text: str, page: RenderedPage) -> list:
             else:
                 owner.body.append(plain_text(chunk))
             head = lines[unit.start]
-            directive = _DIRECTIVE.fullmatch(head.strip()) if _is_explicit_markup(head) else None
+            directive = DIRECTIVE.fullmatch(head.strip()) if is_explicit_markup(head) else None
             if directive and directive.group(1).lower() in _CODE_DIRECTIVES:
                 literal_indent = indent
             elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
@@ -248,7 +246,7 @@ def page_units(text: str, page: RenderedPage) -> list:
 
 
 def _unit(lines: list, owner: _Owner) -> Unit:
-    piece = _size_pieces(lines, range(owner.head, owner.first_run_end))[0]
+    piece = size_pieces(lines, range(owner.head, owner.first_run_end))[0]
     return Unit(
         start_line=piece.start + 1, end_line=piece.stop,
         text="\n".join(lines[piece.start:piece.stop]),

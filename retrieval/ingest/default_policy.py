@@ -1,0 +1,92 @@
+"""The default policy of `retrieval build`: its stop words, fallback, ranking and fitted model."""
+
+# English function words. They are data in the policy (and so part of corpus_id), not code, so
+# changing the list changes the snapshot's identity.
+DEFAULT_STOP_WORDS = sorted(set("""
+a about above after again against all am an and any are as at be because been before being below
+between both but by can could did do does doing down during each few for from further had has have
+having he her here hers herself him himself his how i if in into is it its itself just me more most
+my myself no nor not now of off on once only or other our ours ourselves out over own same she
+should so some such than that the their theirs them themselves then there these they this those
+through to too under until up very was we were what when where which while who whom why will with
+would you your yours yourself yourselves
+""".split()))
+
+# bench/fit_ranking.py's output (docs/corpora.md, "The ranking model").
+MODEL_WEIGHTS = {
+    "bm25_names": -0.1331, "bm25_name": 0.03025, "bm25_signature": 0.08855,
+    "bm25_summary": 0.02494, "bm25_body": -0.1431, "bm25_code": -0.07266,
+    "bm25_context": 0.04553, "bm25_all": -0.1734, "in_links": 0.7247, "kind_function": 0.2132,
+    "kind_method": -0.3061, "kind_class": -0.8044, "kind_exception": -2.024,
+    "kind_attribute": -1.78, "kind_data": -2.167, "non_reference_page": 0.6614,
+    "noindex": -1.434, "release_notes": -2.527, "fielded_rank": -0.2736, "plain_rank": -0.2934,
+}
+DEFAULT_POLICY = {
+    "rules": [],
+    "fallback": {
+        "name": "question-terms",
+        "kind": "question_terms",
+        "phrases": [],
+        "initial_query": None,
+        "refinement_query": None,
+        "required_marker": None,
+        "max_rounds": 1,
+        "stop_words": DEFAULT_STOP_WORDS,
+        "drop_literals": True,
+        # Words more than half of a collection's units hold (`django` in Django's docs) are left
+        # out of its queries: they tell no unit apart, and matching them made FTS5 score nearly
+        # every unit (Django's distinct-question p99 61 -> 20 ms in process). No word of the
+        # 3.11 docs but stop words passes half, so CoNaLa figures are unchanged.
+        "ubiquitous_share": 0.5,
+        "search_k": 10,
+        "reads": "best",
+    },
+    # bm25() weight per indexed field, and the priors subtracted from it (see core/ranking.py).
+    "ranking": {
+        "fields": {"names": 8, "name": 8, "signature": 0.5, "summary": 2, "body": 0.5,
+                   "code": 0.5, "context": 0.25},
+        # Tuned on CoNaLa train (bench/quality.py; docs/corpora.md has the dev figures). The in-link
+        # prior stops growing at 32 links (3 x ln 33 = 10.5) so that the most linked-to objects
+        # cannot fill every unrelated question's top 10: at 12 (54 links) eval(), repr() and
+        # open(), gold for no train question, sat in 25, 23 and 21 % of train top 10s; at 10.5,
+        # 17 % and under 11 %, for 0.1 point of train R@10. Classes and sections are demoted only
+        # mildly, so a question that describes one still finds it.
+        "priors": {
+            "in_links": 3, "in_links_cap": 10.5,
+            "kind": {"function": 2, "method": 1, "class": -1, "exception": -3,
+                     "attribute": -3, "data": -3, "section": -5},
+            "non_reference_page": -12,
+            "noindex": -2,
+        },
+        # Words more than 15 % of a collection's units hold ("function", "file", "python") match
+        # only in names, signatures and first sentences: in prose they tell units apart poorly,
+        # and matching them there made FTS5 score thousands of units per question (3.11 docs:
+        # ranking query p99 28.6 -> 22.4 ms, CoNaLa train R@10 41.2 -> 40.9; docs/performance.md).
+        "common_terms": {"share": 0.15, "fields": ["names", "name", "signature", "summary"]},
+        # The fielded score above alone buries guides: its priors were tuned on CoNaLa, whose
+        # answers are all API objects. The model re-sorts the best 100 of it and of plain bm25
+        # by weights fitted on CoNaLa train and bench/data/libraries-train (half guides), by
+        # bench/fit_ranking.py; docs/corpora.md has the command and the dev figures.
+        "model": {"candidates": 100, "weights": MODEL_WEIGHTS},
+    },
+}
+# `retrieval build --ranking`: the default policy as it is ("fitted": the model re-sorts the
+# fielded ranking's candidates), or without its model ("fielded": the fielded score alone,
+# whose priors CoNaLa prefers on the Python stdlib docs; docs/corpora.md has both figures).
+RANKINGS = ("fitted", "fielded")
+
+
+def default_policy(ranking: str = RANKINGS[0]) -> dict:
+    """Return the default policy with the named ranking (one of RANKINGS)."""
+    if ranking not in RANKINGS:
+        raise ValueError(f"ranking {ranking!r} must be one of {', '.join(RANKINGS)}")
+    if ranking == "fitted":
+        return DEFAULT_POLICY
+    return dict(DEFAULT_POLICY, ranking={
+        key: value for key, value in DEFAULT_POLICY["ranking"].items() if key != "model"})
+
+
+# How a --semantic build re-ranks, unless its policy says otherwise: the 200 best lexical hits
+# re-sorted by score - weight x cosine, at the weight the model chose on CoNaLa train
+# (its default_weight).
+DEFAULT_CANDIDATES = 200

@@ -1,0 +1,65 @@
+"""A published Sphinx HTML root: rendered pages beside their reST sources (`_sources/`).
+
+Debian's python3.11-doc is one. Each page gives one unit per documented object and per
+section's own text, quoted from its reST source (units.py), or from the rendered page where the
+source is autodoc stubs (the text exists only in the HTML), anchored with the rendered pages' own
+ids and ranked with priors read off the documentation's structure (its cross-references, its
+object kinds, which pages describe objects).
+"""
+
+import os
+import re
+from collections import Counter
+
+from ..inventory import INVENTORY
+from ..rendered import RenderedSite
+from ..tree import Progress, SourceTree, read_sources, unit_drafts
+from ..units import page_units
+from .html import html_units, published, reference_pages
+
+SOURCES = "_sources"
+_SOURCE_SUFFIX = ".rst.txt"
+# An autodoc directive in a page's source: its text is generated, so it exists only in the HTML.
+_AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::", re.M)
+
+
+def is_sphinx_site(root: str) -> bool:
+    """Tell whether a tree is a published Sphinx HTML root (rendered pages beside _sources)."""
+    return os.path.isdir(os.path.join(root, SOURCES)) and (
+        os.path.isfile(os.path.join(root, INVENTORY))
+        or os.path.isfile(os.path.join(root, "index.html")))
+
+
+def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
+    """Parse a published Sphinx site into one passage per documented object and section text.
+
+    A page's units come from its reST source, or from the rendered page where the source is
+    autodoc stubs (the text exists only in the HTML).
+    """
+    site = RenderedSite(tree.root, tree.base_url, tree.max_file_bytes)
+    pages = published(tree, site, site.pages(), progress)
+    # The documentation's own cross-references: how often each (page, id) is linked to.
+    in_links = Counter(target for page in pages for target in site.page(page).links)
+    reference = reference_pages(tree, site, {page for page in pages if any(
+        obj.ids for obj in site.page(page).objects)}, progress)
+    contents = []
+    for relative_source, text, source_sha256 in read_sources(tree, SOURCES, progress):
+        if not relative_source.endswith(_SOURCE_SUFFIX):
+            continue
+        page = relative_source[:-len(_SOURCE_SUFFIX)] + ".html"
+        rendered = site.page(page)
+        if rendered is None:
+            if page not in site.refused:  # a refused page was reported with its reason
+                progress.skip(f"{tree.label}/{relative_source}", "no rendered page")
+            continue
+        if _AUTODOC.search(text):
+            read = html_units(tree, page, progress)
+            if read is None:
+                continue
+            source_id, sha256, units = read
+        else:
+            source_id, sha256 = f"{SOURCES}/{relative_source}", source_sha256
+            units = page_units(text, rendered)
+        contents.extend(unit_drafts(tree, page, source_id, sha256, units, reference, in_links))
+        progress.passages += len(units)
+    return contents

@@ -1,0 +1,238 @@
+"""`--source` forms that name a package, not a tree: fetched (or found) and read as packages.
+
+`[COLLECTION/VERSION=]pypi:DIST==VERSION` downloads that release with pip (so the user's index,
+proxy and credentials settings apply), its sdist if it has one, else its wheel, and unpacks it
+safely (unpack.py). `[DIST[,DIST...]=]env:PATH` reads the distributions installed in a virtual
+environment or site-packages directory, one collection each at its installed version. Each gives
+SourceTrees whose reader is package_docs.read_package_contents; nothing fetched is imported.
+
+Their schemes are entries of sources.FETCHERS, the one registry of --source forms.
+"""
+
+import email.parser
+import functools
+import importlib.metadata
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from ..core.model import VERSION_PATTERN, VERSION_SHAPE
+from .docstrings import module_name
+from .package_docs import PackageTree, docs_folder, read_package_contents
+from .tree import SourceTree
+from .unpack import ARCHIVE_SUFFIXES, unpack
+
+_DIST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+_RELEASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+!_-]*")
+# Directories of an sdist that hold no importable part of the package.
+_NOT_PACKAGES = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example",
+                           "benchmarks", "scripts", "build", "dist"})
+# Top-level modules of an sdist that are its build and tooling, not its API.
+_NOT_MODULES = frozenset({"setup", "conftest", "noxfile", "fabfile", "tasks", "versioneer"})
+
+
+class FetchError(ValueError):
+    """A --source that cannot be fetched or read: the whole build cannot go on."""
+
+
+def normalized(dist: str) -> str:
+    """Return a distribution name as a collection name: PEP 503's normal form."""
+    return re.sub(r"[-_.]+", "-", dist).lower()
+
+
+def _tree(version: str, root: Path, collection: str, package: PackageTree) -> SourceTree:
+    """Return the SourceTree of one package collection, published where its units link."""
+    return SourceTree(version, str(root), package.docs_url or package.source_url, collection,
+                      reader=functools.partial(read_package_contents, package))
+
+
+def _note(message: str):
+    print(f"build: {message}", file=sys.stderr, flush=True)
+
+
+# --- pypi: -----------------------------------------------------------------------------------
+
+def _pip_download(requirement: str, dest: Path, binary: bool) -> str | None:
+    """Download one release file into dest; return None, or pip's last error line."""
+    choice = ["--only-binary", ":all:"] if binary else ["--no-binary", ":all:"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+         "--progress-bar", "off", "--dest", str(dest), *choice, requirement],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False)
+    if done.returncode == 0:
+        return None
+    errors = [line.strip() for line in done.stderr.splitlines() if line.startswith("ERROR")]
+    lines = errors or [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    return lines[-1] if lines else f"pip exited with status {done.returncode}"
+
+
+def download_release(dist: str, version: str, dest: Path) -> Path:
+    """Return the sdist (else the wheel) of dist==version that pip downloaded into dest."""
+    if importlib.util.find_spec("pip") is None:
+        raise FetchError(f"pypi:{dist}=={version}: releases are fetched with pip, and this "
+                         f"Python ({sys.executable}) has no pip")
+    requirement = f"{dist}=={version}"
+    error = _pip_download(requirement, dest, binary=False)
+    if error is not None and _pip_download(requirement, dest, binary=True) is not None:
+        raise FetchError(f"pypi:{requirement}: pip downloaded no sdist or wheel of it ({error})")
+    found = sorted(path for path in dest.iterdir() if path.name.endswith(ARCHIVE_SUFFIXES))
+    if len(found) != 1:
+        raise FetchError(f"pypi:{requirement}: pip left {len(found)} archives, not one")
+    return found[0]
+
+
+def _metadata(path: Path):
+    return email.parser.Parser().parsestr(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def documentation_url(metadata) -> str | None:
+    """Return the Documentation Project-URL of a distribution's metadata, ending with '/'."""
+    for entry in metadata.get_all("Project-URL") or ():
+        label, _, url = entry.partition(",")
+        url = url.strip()
+        if label.strip().casefold() in ("documentation", "docs") \
+                and url.startswith(("https://", "http://")):
+            return url if url.endswith("/") else url + "/"
+    return None
+
+
+def _python_files(top: Path, import_root: Path, below: Path) -> list:
+    """Return (path below top, module name) of every module under below, sorted."""
+    found = []
+    for directory, subdirectories, names in os.walk(below):
+        subdirectories[:] = sorted(d for d in subdirectories
+                                   if not d.startswith(".") and d != "__pycache__")
+        for name in names:
+            path = Path(directory, name)
+            dotted = module_name(path.relative_to(import_root).as_posix())
+            if dotted is not None:
+                found.append((path.relative_to(top).as_posix(), dotted))
+    return sorted(found)
+
+
+def sdist_modules(top: Path) -> tuple:
+    """Return (path below top, module name) of the package modules of an unpacked sdist."""
+    src = top / "src"
+    base = src if src.is_dir() else top
+    found = []
+    for entry in sorted(base.iterdir()):
+        if entry.is_dir() and (entry / "__init__.py").is_file() \
+                and entry.name not in _NOT_PACKAGES and entry.name.isidentifier():
+            found.extend(_python_files(top, base, entry))
+        elif entry.is_file() and entry.suffix == ".py" and entry.stem not in _NOT_MODULES \
+                and entry.stem.isidentifier():
+            found.append((entry.relative_to(top).as_posix(), entry.stem))
+    return tuple(found)
+
+
+def wheel_modules(top: Path) -> tuple:
+    """Return (path below top, module name) of every module of an unpacked wheel."""
+    found = []
+    for entry in sorted(top.iterdir()):
+        if entry.name.endswith((".dist-info", ".data")):
+            continue
+        if entry.is_dir():
+            found.extend(_python_files(top, top, entry))
+        elif entry.suffix == ".py" and entry.stem.isidentifier():
+            found.append((entry.name, entry.stem))
+    return tuple(found)
+
+
+def _release_tree(archive: Path, root: Path) -> tuple:
+    """Unpack a release; return (its top directory, its metadata file, whether a wheel)."""
+    left_out = unpack(str(archive), str(root))
+    for name in left_out:
+        _note(f"{archive.name}: left out {name} (not a regular file)")
+    if archive.name.endswith(".whl"):
+        infos = sorted(root.glob("*.dist-info/METADATA"))
+        return root, (infos[0] if infos else None), True
+    entries = [entry for entry in root.iterdir() if entry.is_dir()]
+    top = entries[0] if len(entries) == 1 and not any(root.glob("*.py")) else root
+    info = top / "PKG-INFO"
+    return top, (info if info.is_file() else None), False
+
+
+def fetch_pypi(label, spec, base_urls, workdir, collection_version) -> list:
+    """Download, unpack and describe one release: docs folder and autodoc, else docstrings."""
+    dist, sep, version = spec.partition("==")
+    if not sep or not _DIST.fullmatch(dist) or not _RELEASE.fullmatch(version):
+        raise FetchError(f"--source pypi:{spec}: give pypi:DIST==VERSION, an exact release")
+    label = label or f"{normalized(dist)}/{version}"
+    collection, version_label = collection_version(label)
+    where = Path(tempfile.mkdtemp(prefix=f"{normalized(dist)}-", dir=workdir))
+    (where / "download").mkdir()
+    archive = download_release(dist, version, where / "download")
+    top, info, is_wheel = _release_tree(archive, where / "tree")
+    modules = wheel_modules(top) if is_wheel else sdist_modules(top)
+    docs = None if is_wheel else docs_folder(str(top))
+    if not modules and docs is None:
+        raise FetchError(f"pypi:{spec}: {archive.name} holds no Python package and no docs "
+                         "folder")
+    base_url = base_urls.get(label)
+    if docs is not None:
+        docs_url = base_url or (documentation_url(_metadata(info)) if info else None)
+        source_url = f"pypi:{dist}=={version}/"
+    else:
+        docs_url, source_url = None, base_url or f"pypi:{dist}=={version}/"
+    what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules"
+    _note(f"{label}: {archive.name}: {what}")
+    return [_tree(version_label, top, collection,
+                  PackageTree(modules, docs, docs_url, source_url))]
+
+
+# --- env: ------------------------------------------------------------------------------------
+
+def site_packages(path: Path) -> Path | None:
+    """Return the site-packages directory of a virtual environment or of itself, or None."""
+    if path.is_dir() and any(path.glob("*.dist-info")):
+        return path
+    for pattern in ("lib/python*/site-packages", "Lib/site-packages",
+                    "lib/pypy*/site-packages"):
+        found = sorted(path.glob(pattern))
+        if found:
+            return found[-1]
+    return None
+
+
+def fetch_env(label, spec, base_urls, workdir, collection_version) -> list:
+    """Describe each installed distribution (or the ones named) as one docstring collection."""
+    path = Path(spec)
+    site = site_packages(path) if path.is_dir() else None
+    if site is None:
+        raise FetchError(f"env:{spec}: not a virtual environment or site-packages directory "
+                         "(no site-packages with *.dist-info in it)")
+    wanted = [normalized(name) for name in label.split(",") if name] if label else None
+    trees, seen = [], set()
+    for dist in sorted(importlib.metadata.distributions(path=[str(site)]),
+                       key=lambda d: normalized(d.metadata["Name"] or "")):
+        name = normalized(dist.metadata["Name"] or "")
+        if not name or name in seen or (wanted is not None and name not in wanted):
+            continue
+        seen.add(name)
+        if not VERSION_PATTERN.fullmatch(dist.version):
+            _note(f"skipped {name} {dist.version}: its version is not {VERSION_SHAPE}")
+            continue
+        modules = []
+        for file in dist.files or ():
+            posix = PurePosixPath(str(file).replace(os.sep, "/")).as_posix()
+            dotted = module_name(posix) if not posix.startswith("../") else None
+            if dotted is not None and (site / posix).is_file():
+                modules.append((posix, dotted))
+        if not modules:
+            _note(f"skipped {name} {dist.version}: no Python source installed")
+            continue
+        collection, version = collection_version(f"{name}/{dist.version}")
+        source_url = base_urls.get(f"{name}/{dist.version}") or site.resolve().as_uri() + "/"
+        trees.append(_tree(version, site, collection,
+                           PackageTree(tuple(sorted(modules)), None, None, source_url)))
+    missing = sorted(set(wanted or ()) - seen)
+    if missing:
+        raise FetchError(f"env:{spec}: no distribution {missing[0]} is installed there")
+    if not trees:
+        raise FetchError(f"env:{spec}: no installed distribution with Python sources")
+    return trees
+

@@ -1,0 +1,241 @@
+"""reStructuredText -> paragraphs under the anchors Sphinx gives them: the reST reader.
+
+RstReader walks a file's units (rst_units: blocks cut where explicit markup ends) in order,
+tracking the module, the object bodies and the anchor in force, as docutils and Sphinx's Python
+domain would; parse_rst gives its paragraphs, and units.py extends the reader (its on_section
+and on_object hooks) into one unit per documented object and section.
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .blocks import blank_separated, indentation, paragraphs
+
+# docutils' explicit markup forms, tried in this order on a unit's first line (indent stripped).
+_LABEL = re.compile(r"\.\.[ \t]+_(`[^`]+`|[^`:][^:]*):(?:[ \t]+(.*))?")
+_FOOTNOTE = re.compile(r"\.\.[ \t]+\[[^\]]+\](?:[ \t].*)?")
+_SUBSTITUTION = re.compile(r"\.\.[ \t]+\|")
+DIRECTIVE = re.compile(r"\.\.[ \t]+([A-Za-z0-9]+(?:[-_+:.][A-Za-z0-9]+)*) ?::(?:[ \t]+(.*))?")
+OPTION = re.compile(r"[ \t]+:([\w-]+):(?:[ \t]+(.*))?")
+OBJECT_NAME = re.compile(r"[\w.]+")
+ROLE = re.compile(r":[\w.+:-]+:(?=`)")
+
+# Sphinx's Python domain directives plus CPython's own (Doc/tools/extensions/pyspecific.py); each
+# gives its object an id equal to its fully qualified name. Each maps to the kind of object it
+# documents, as the ranking's priors name kinds.
+OBJECT_DIRECTIVES = {
+    "function": "function", "decorator": "function", "coroutinefunction": "function",
+    "awaitablefunction": "function",
+    "method": "method", "classmethod": "method", "staticmethod": "method",
+    "abstractmethod": "method", "decoratormethod": "method", "coroutinemethod": "method",
+    "awaitablemethod": "method",
+    "class": "class", "exception": "exception",
+    "attribute": "attribute", "property": "attribute", "data": "data",
+}
+# Their bodies are the namespace of nested objects (Sphinx's allow_nesting).
+_CLASS_DIRECTIVES = frozenset({"class", "exception"})
+# Navigation and index entries: markup for Sphinx, not prose for a reader.
+_DROPPED_DIRECTIVES = frozenset({"toctree", "index"})
+# docutils' recommended title adornment characters.
+_ADORNMENT = frozenset("=-~^\"'`#*+<>:._")
+
+
+def _docutils_id(text: str) -> str | None:
+    """Return the HTML id docutils (hence Sphinx) makes from a label or section title."""
+    # docutils.nodes.make_id: ASCII-folded, lowercase, runs of anything but [a-z0-9] -> "-",
+    # no leading digits or hyphens, no trailing hyphens ("_" too, so "a_b" becomes "a-b").
+    folded = unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"^[-0-9]+|-+$", "", re.sub(r"[^a-z0-9]+", "-", folded)) or None
+
+
+def _is_adornment(line: str) -> bool:
+    # Adornment starts in column 0 and repeats one punctuation character.
+    stripped = line.rstrip()
+    return bool(stripped) and stripped[0] in _ADORNMENT and stripped == stripped[0] * len(stripped)
+
+
+def is_explicit_markup(line: str) -> bool:
+    # ".." followed by whitespace or the end of the line starts a comment, label or directive.
+    stripped = line.strip()
+    return stripped == ".." or stripped.startswith((".. ", "..\t"))
+
+
+def _section_title(lines: list, unit: range) -> str | None:
+    """Return the title if the unit starts with a section title (with or without overline)."""
+    first = [lines[i].rstrip() for i in unit[:3]]
+    if len(first) >= 3 and _is_adornment(first[0]) and first[2] == first[0]:
+        title = first[1].strip()
+        if title and not _is_adornment(first[1]) and len(title) <= len(first[0]):
+            return title
+    if (len(first) >= 2 and first[0] and not first[0][0].isspace()
+            and not _is_adornment(first[0]) and _is_adornment(first[1])
+            and len(first[1]) >= len(first[0])):
+        return first[0]
+    return None
+
+
+def rst_units(lines: list, block: range) -> list:
+    """Cut a block where an explicit markup construct ends without a blank line."""
+    # docutils ends a comment, label or directive at the first line indented no deeper than its
+    # "..", and starts a new element there: ".. _a:" directly above ".. _b:" are two labels.
+    # Cutting there lets each construct be kept, dropped or anchored on its own.
+    units, start, markup_indent = [], block.start, None
+    for i in block:
+        if i > start and markup_indent is not None and indentation(lines[i]) <= markup_indent:
+            units.append(range(start, i))
+            start = i
+        if i == start:
+            markup_indent = indentation(lines[i]) if is_explicit_markup(lines[i]) else None
+    units.append(range(start, block.stop))
+    return units
+
+
+def _options(lines: list, unit: range) -> dict:
+    """Return a directive's options (":name: value" lines of its first unit)."""
+    found = {}
+    for i in unit[1:]:
+        match = OPTION.fullmatch(lines[i].rstrip())
+        if match:
+            found[match.group(1)] = (match.group(2) or "").strip()
+    return found
+
+
+def _qualify(name: str, module: str | None, class_path: str | None) -> str:
+    """Return an object's dotted path below its module, qualified as Sphinx's Python domain does."""
+    if module and name.startswith(module + "."):
+        return name[len(module) + 1:]  # already fully qualified: do not qualify twice
+    if class_path and not name.startswith(class_path + "."):
+        return f"{class_path}.{name}"  # "write_text" inside class Path
+    return name  # "Path.write_text" inside or outside class Path
+
+
+@dataclass
+class _Scope:
+    """The body of an object directive (or the whole file): where an anchor stays in force."""
+
+    indent: int  # the directive's indentation; a line at this indentation or less ends the body
+    anchor: str | None  # the anchor in force in the body; labels and sections inside replace it
+    class_path: str | None = None  # for a class body: the class's path below the module
+
+
+@dataclass
+class RstReader:
+    """Walks a reST file's units in order, tracking what Sphinx would anchor each one under."""
+
+    module: str | None = None
+    # The file level never ends (indent -1); object directives push, dedents pop.
+    scopes: list = field(default_factory=lambda: [_Scope(-1, None)])
+    after_label: bool = False  # the previous unit was a label: it names the section that follows
+    skip_deeper_than: int | None = None  # inside the body of a dropped construct
+    used_ids: set = field(default_factory=set)
+
+    @property
+    def anchor(self) -> str | None:
+        return self.scopes[-1].anchor
+
+    def skips(self, indent: int) -> bool:
+        """Tell whether a unit belongs to the body of a dropped comment, toctree or index."""
+        if self.skip_deeper_than is not None and indent > self.skip_deeper_than:
+            return True
+        self.skip_deeper_than = None
+        return False
+
+    def read(self, lines: list, unit: range) -> bool:
+        """Update the state for one unit; tell whether the unit is worth keeping as a passage."""
+        first = lines[unit.start]
+        indent = indentation(first)
+        while self.scopes[-1].indent >= indent:  # a dedent ends the enclosing bodies
+            self.scopes.pop()
+        after_label, self.after_label = self.after_label, False
+        if is_explicit_markup(first):
+            return self._explicit_markup(lines, unit, first.strip(), indent)
+        title = _section_title(lines, unit)
+        if title is not None:
+            self.on_section(title, after_label)
+            return True
+        # Lone adornment (a transition, a stray underline) is nothing a person would read.
+        return not all(_is_adornment(lines[i]) for i in unit)
+
+    def _set_anchor(self, anchor: str | None):
+        self.scopes[-1].anchor = anchor
+        if anchor is not None:
+            self.used_ids.add(anchor)
+
+    def _explicit_markup(self, lines, unit, head, indent) -> bool:
+        label = _LABEL.fullmatch(head)
+        if label:
+            name, target = label.group(1).strip("`"), label.group(2)
+            # ".. _name: URL" (or a URL on the next line) and anonymous ".. __:" are links to
+            # elsewhere, not anchors on this page; like labels, they hold nothing to read.
+            if not target and len(unit) == 1 and name != "_":
+                label_id = _docutils_id(name)
+                if label_id is not None:
+                    self._set_anchor(label_id)
+                    self.after_label = True
+            return False
+        if _FOOTNOTE.fullmatch(head) or _SUBSTITUTION.match(head):
+            return True  # footnotes and citations are prose; substitutions define text
+        directive = DIRECTIVE.fullmatch(head)
+        if directive is None:
+            # A comment, with every indented line after it (blank lines included). A bare ".."
+            # followed by a blank line is an "empty comment" that owns no body (docutils).
+            if len(unit) > 1 or head != "..":
+                self.skip_deeper_than = indent
+            return False
+        name = directive.group(1).lower().removeprefix("py:")
+        argument = (directive.group(2) or "").strip()
+        if name in _DROPPED_DIRECTIVES:
+            self.skip_deeper_than = indent
+            return False
+        options = _options(lines, unit)
+        no_index = "no-index" in options or "noindex" in options  # Sphinx creates no id then
+        if name in ("module", "currentmodule"):
+            module = argument.split()[0] if argument else None
+            self.module = None if module == "None" else module  # "currentmodule:: None" resets
+            if name == "module" and module and not no_index:
+                self._set_anchor(f"module-{module}")  # Sphinx's module target id
+        elif name in OBJECT_DIRECTIVES:
+            self.on_object(name, argument, options, no_index, indent)
+        # Every directive not dropped above is read: object signatures, notes, versionadded, ...
+        return True
+
+    def on_object(self, name, argument, options, no_index, indent):
+        """Open an object directive's body under the id Sphinx gives it (a subclass hook)."""
+        match = OBJECT_NAME.match(argument)
+        if match is None:
+            return
+        module = options.get("module") or self.module
+        enclosing = next((s.class_path for s in reversed(self.scopes) if s.class_path), None)
+        path = _qualify(match.group(0), module, enclosing)
+        class_path = path if name in _CLASS_DIRECTIVES else None
+        if no_index:  # Sphinx makes no id: the body stays under the enclosing anchor
+            self.scopes.append(_Scope(indent, self.anchor, class_path))
+            return
+        anchor = f"{module}.{path}" if module else path
+        self.scopes.append(_Scope(indent, anchor, class_path))
+        self.used_ids.add(anchor)
+
+    def on_section(self, title, after_label):
+        """Put a section title's id in force, unless a label above it names it (a subclass hook)."""
+        # docutils computes the id from the parsed title, where ":mod:`x`" reads "x".
+        section_id = _docutils_id(ROLE.sub("", title))
+        if section_id in self.used_ids:
+            # docutils then numbers the section ("id3") with a counter shared by the whole
+            # document; that cannot be predicted from here, so point at the page instead.
+            section_id = None
+        if section_id is not None:
+            self.used_ids.add(section_id)
+        if not after_label:  # a label right above a section names it (Sphinx's :ref: target)
+            self._set_anchor(section_id)
+
+
+def parse_rst(lines: list) -> list:
+    reader, out = RstReader(), []
+    for block in blank_separated(lines):
+        for unit in rst_units(lines, block):
+            if reader.skips(indentation(lines[unit.start])):
+                continue
+            if reader.read(lines, unit):
+                out.extend(paragraphs(lines, unit, reader.anchor))
+    return out
