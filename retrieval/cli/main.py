@@ -138,8 +138,15 @@ def _crawl_limits(args):
 
 def _build(args) -> int:
     from ..ingest.builder import SourceTree, build_snapshot, default_policy, is_llms_tree
-    from ..ingest.fetch import fetch_sources, scheme_of
-    from ..ingest.sources import FetchOptions, default_cache_dir, gives_base_url, is_local, resolve
+    from ..ingest.sources import (
+        FetchOptions,
+        default_cache_dir,
+        fetch_sources,
+        gives_base_url,
+        is_local,
+        resolve,
+        scheme_of,
+    )
 
     fetched = [value for value in args.source if scheme_of(value)]
     sources = _pairs([value for value in args.source if not scheme_of(value)], "--source")
