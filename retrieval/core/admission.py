@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from .index import MATCH_ALL
-from .model import (
+from .outcomes import (
     DEADLINE,
     FAILED,
     LIMITED,

@@ -6,7 +6,8 @@ manifest), validated here; the policy's bytes are part of corpus_id.
 
 
 from . import checks
-from .model import (
+from .ranking import Ranking, Semantic, parse_ranking, parse_semantic
+from .rules import (
     DEFAULT_SEARCH_K,
     FIXED,
     MAX_SEARCH_K,
@@ -15,7 +16,6 @@ from .model import (
     READ_FIRST,
     Rule,
 )
-from .ranking import Ranking, Semantic, parse_ranking, parse_semantic
 
 _RULE_FIELDS = ("name", "phrases", "initial_query", "refinement_query", "required_marker",
                 "max_rounds")
