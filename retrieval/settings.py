@@ -12,7 +12,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
-from .contract import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA
+from .core.admission import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA
 from .hosts import parse_hosts
 
 ENV_PREFIX = "RETRIEVAL_"
