@@ -1,7 +1,7 @@
 """What a snapshot is made of: its passages, its collections, the snapshot, and their constants.
 
-It builds on rules (the policy's query plans), ranking (what a built unit is indexed by) and
-rerank (the re-rank Protocol), none of which imports it. The names that lived here before they
+It builds on policy_format (the policy, with rules and ranking) and rerank (the re-rank
+Protocol), none of which imports it. The names that lived here before they
 moved to rules, outcomes, checks and ranking are re-exported, so code that imports them from
 here keeps working.
 """
@@ -31,6 +31,7 @@ from .outcomes import (
     RUN_STATUSES,
     repeatable,
 )
+from .policy_format import Policy
 from .ranking import IndexFields, Ranking, ubiquitous_terms
 from .rerank import Reranker
 from .rules import (
@@ -160,22 +161,35 @@ class Snapshot:
 
     corpus_id: str
     passages: tuple
-    rules: tuple
-    fallback: Rule
+    policy: Policy
     # Name -> Collection, in name order.
     collections: dict
     # Built snapshots keep their passages in this SQLite file instead of `passages`, and every
     # connection must open the file verified at load (database.file_identity), no other.
     database_path: str | None = None
     database_identity: tuple | None = None
-    # Built snapshots rank by fields and priors; None: one text column, plain bm25.
-    ranking: Ranking | None = None
     # A policy with a semantic section re-ranks with this (see rerank.Reranker), made by the
     # directory loader; None: the lexical ranking alone.
     reranker: Reranker | None = None
     # The collection a request that names none reads, as built (`build --default-collection`);
     # None: see default_collection.
     declared_default: str | None = None
+
+    @property
+    def rules(self) -> tuple:
+        """Return the policy's rules, in the order they are tried."""
+        return self.policy.rules
+
+    @property
+    def fallback(self) -> Rule:
+        """Return the rule a question no rule's phrase matches gets."""
+        return self.policy.fallback
+
+    @property
+    def ranking(self) -> Ranking | None:
+        """Return how a built snapshot ranks (fields and priors); None: plain bm25 (the JSON
+        fixture's one text column)."""
+        return self.policy.ranking
 
     @property
     def default_collection(self) -> str | None:

@@ -29,13 +29,12 @@ from ..core import database
 from ..core.ranking import SECTION, IndexFields, ubiquitous_by_collection, word_shares
 from ..core.snapshot import (
     DEFAULT_COLLECTION,
+    Policy,
     SnapshotError,
-    built_policy_ranking,
     collection_corpus_ids,
     collection_of,
     compute_corpus_id,
     derive_passage,
-    parse_policy,
 )
 from ..core.snapshot_directory import (
     DATABASE,
@@ -566,8 +565,8 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None,
         policy = semantic_policy(policy, *semantic)
     elif "semantic" in policy:
         raise SnapshotError("policy: a semantic section needs a --semantic build")
-    _, fallback = parse_policy(policy)  # refuse a bad policy before any work
-    ranking = built_policy_ranking(policy)
+    parsed = Policy.parse(policy)  # refuse a bad policy before any work
+    fallback, ranking = parsed.fallback, parsed.built_ranking()
     out = Path(out_dir)
     for name in (MANIFEST, DATABASE):
         # A served snapshot's files are never rewritten in place: build into a new directory.
