@@ -1,9 +1,8 @@
 """What a snapshot is made of: its passages, its collections, the snapshot, and their constants.
 
-It builds on policy_format (the policy, with rules and ranking) and rerank (the re-rank
-Protocol), none of which imports it. The names that lived here before they
-moved to rules, outcomes, checks and ranking are re-exported, so code that imports them from
-here keeps working.
+It builds on policy_format (the policy, with its rules and ranking) and rerank (the re-rank
+Protocol), none of which imports it. The names that lived here before they moved to rules,
+outcomes, checks and ranking are re-exported, so code that imports them from here keeps working.
 """
 
 import re
