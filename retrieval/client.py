@@ -240,7 +240,7 @@ class Usage:
 
 @dataclass(frozen=True)
 class Evidence:
-    """One passage that was read, with its provenance and digests."""
+    """One passage that was read, with its provenance and digests (core.fields.EVIDENCE_FIELDS)."""
 
     passage_id: str
     source_id: str

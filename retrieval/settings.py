@@ -12,8 +12,8 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
+from .core.admission import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA
 from .hosts import parse_hosts
-from .http.contract import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA
 
 ENV_PREFIX = "RETRIEVAL_"
 

@@ -1,6 +1,7 @@
 """Unit: snapshots are validated, identified by content, and refused when they lie."""
 
 import copy
+import dataclasses
 import json
 import os
 import unittest
@@ -8,6 +9,7 @@ import unittest
 from retrieval.core import digests
 from retrieval.core.identity import identity_content
 from retrieval.core.snapshot import (
+    Policy,
     SnapshotError,
     compute_corpus_id,
     default_snapshot_path,
@@ -15,6 +17,7 @@ from retrieval.core.snapshot import (
     parse_snapshot,
     seal_snapshot,
 )
+from retrieval.ingest.builder import DEFAULT_POLICY, default_policy
 from tests.support import fixture_document, temporary_directory, write_snapshot
 
 
@@ -153,6 +156,36 @@ class QuestionTermsPolicyTest(unittest.TestCase):
         bad["policy"]["fallback"]["stop_words"] = ["the"]
         with self.assertRaisesRegex(SnapshotError, "only a question_terms fallback"):
             parse_snapshot(seal_snapshot(bad))
+
+
+class PolicyTest(unittest.TestCase):
+    def test_a_snapshot_holds_its_policy_parsed_once_with_the_document_it_came_from(self):
+        document = fixture_document()
+        snapshot = parse_snapshot(document)
+        policy = snapshot.policy
+        self.assertIsInstance(policy, Policy)
+        # The very document corpus_id digests: parsing changes none of its bytes.
+        self.assertIs(policy.document, document["policy"])
+        self.assertEqual(policy, Policy.parse(fixture_document()["policy"]))
+        self.assertEqual((snapshot.rules, snapshot.fallback, snapshot.ranking),
+                         (policy.rules, policy.fallback, None))
+        self.assertIsNone(policy.semantic)
+        with self.assertRaises(dataclasses.FrozenInstanceError):
+            policy.rules = ()
+        with self.assertRaisesRegex(SnapshotError, "^policy: a built snapshot's policy needs"):
+            policy.built_ranking()
+
+    def test_a_built_policy_is_parsed_with_its_sections(self):
+        fitted, fielded = Policy.parse(DEFAULT_POLICY), Policy.parse(default_policy("fielded"))
+        self.assertEqual(fitted.fallback.name, DEFAULT_POLICY["fallback"]["name"])
+        self.assertIs(fitted.built_ranking(), fitted.ranking)
+        self.assertIsNotNone(fitted.ranking.model)
+        self.assertIsNone(fielded.built_ranking().model)
+        self.assertEqual(fielded.ranking.weights, fitted.ranking.weights)
+        with self.assertRaisesRegex(SnapshotError, "^policy.semantic: re-ranks a fielded"):
+            Policy.parse(dict(fixture_document()["policy"], semantic={
+                "candidates": 1, "dimensions": 1, "model_sha256": "0" * 64, "recipe": "r",
+                "weight": 0.5}))
 
 
 class LoadSnapshotTest(unittest.TestCase):

@@ -16,8 +16,8 @@ TIERS = {
              "test_metrics", "test_packaging", "test_quality_bench", "test_settings",
              "test_snapshot", "test_strict_json"),
     # The WSGI app called in this process (through wsgiref.validate), or Waitress on a thread.
-    "inprocess": ("test_collections", "test_contract", "test_deadline", "test_golden",
-                  "test_html_ingest", "test_io_loop", "test_memo", "test_openapi",
+    "inprocess": ("test_collections", "test_contract", "test_deadline", "test_fields",
+                  "test_golden", "test_html_ingest", "test_io_loop", "test_memo", "test_openapi",
                   "test_operations", "test_passages", "test_query_bounds", "test_search",
                   "test_service_hardening", "test_sphinx_build", "test_wsgi"),
     # A real server or the command line in a child process, over real sockets.

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from .index import MATCH_ALL
-from .model import (
+from .outcomes import (
     DEADLINE,
     FAILED,
     LIMITED,
@@ -25,6 +25,10 @@ from .model import (
     RETRIEVAL_FAILED,
 )
 from .tools import DEADLINE_EXCEEDED, ToolFailure, search_arguments
+
+# A request's allowances, in their documented order; each is also the reason a denied action
+# names when that allowance is used up.
+ALLOWANCES = (MAX_STEPS, MAX_SEARCHES, MAX_READS, MAX_SOURCE_BYTES)
 
 
 @dataclass(frozen=True)
@@ -38,12 +42,14 @@ class Limits:
 
     def as_dict(self) -> dict:
         """Return the limits in their documented field order."""
-        return {
-            "max_steps": self.max_steps,
-            "max_searches": self.max_searches,
-            "max_reads": self.max_reads,
-            "max_source_bytes": self.max_source_bytes,
-        }
+        return {name: getattr(self, name) for name in ALLOWANCES}
+
+
+# What a request gets for an allowance it does not send.
+DEFAULT_LIMITS = Limits(max_steps=6, max_searches=2, max_reads=2, max_source_bytes=4096)
+# The largest allowance a request may ask for, unless the settings (`<allowance>_limit`) say
+# otherwise.
+DEFAULT_MAXIMA = Limits(max_steps=64, max_searches=32, max_reads=32, max_source_bytes=1048576)
 
 
 class RunEnded(Exception):

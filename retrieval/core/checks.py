@@ -4,9 +4,11 @@ import math
 import re
 from typing import NoReturn
 
-from .model import SnapshotError
-
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+class SnapshotError(ValueError):
+    """A snapshot file is missing, malformed, or does not match its own digests."""
 
 
 def fail(where: str, message: str) -> NoReturn:

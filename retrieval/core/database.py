@@ -13,6 +13,7 @@ import re
 import sqlite3
 from urllib.parse import quote
 
+from .fields import PASSAGE_FIELDS
 from .model import Passage
 from .ranking import FIELDED_TOKENIZER, FIELDS, Ranking
 
@@ -49,9 +50,7 @@ FTS_TABLE = """CREATE VIRTUAL TABLE {table} USING fts5(
     text, content='passages', content_rowid='id', tokenize='unicode61'
 )"""
 
-PASSAGE_COLUMNS = ("passage_id", "source_id", "version", "url", "start_line", "end_line", "text",
-                   "text_sha256", "source_sha256", "document_revision", "byte_count",
-                   "collection", "title")
+PASSAGE_COLUMNS = PASSAGE_FIELDS  # one column per field of model.Passage, in its order
 # Built snapshots: each unit's ranking facts with its prior (computed once, at build
 # time, from the facts and the policy's weights), and its indexed fields, which the FTS table
 # indexes as external content. Two tables, so that the join every ranking makes per matching row

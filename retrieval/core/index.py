@@ -18,11 +18,13 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass
-from typing import Optional, Protocol
+from typing import Optional
 
 from . import database
-from .model import Passage, Snapshot, SnapshotError
+from .checks import SnapshotError
+from .model import Passage, Snapshot
 from .ranking import FIELDS, RankingModel
+from .rerank import Reranker as Reranker  # importable from here, where it was declared first
 
 MATCH_ALL = "all"
 MATCH_ANY = "any"
@@ -46,18 +48,6 @@ def quote_fts_terms(query: str, match: str = MATCH_ALL, common: frozenset = froz
     restrict = "{" + " ".join(common_fields) + "} : " if common_fields else ""
     return joiner.join((restrict if term.casefold() in common else "")
                        + '"' + term.replace('"', '""') + '"' for term in terms)
-
-
-class Reranker(Protocol):
-    """Re-sorts a search's best lexical hits (the semantic extra implements it; core never does).
-
-    Deterministic: the same query and hits give the same order and scores on every machine.
-    """
-
-    candidates: int  # how many lexical hits it re-sorts
-
-    def __call__(self, query: str, ranked: list) -> list:
-        """Return (row id, score) pairs re-sorted best first, lower score better."""
 
 
 class IndexClosed(RuntimeError):

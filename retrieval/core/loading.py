@@ -6,7 +6,8 @@ a validated, identified Snapshot, refused unless it has the corpus_id a caller p
 
 from pathlib import Path
 
-from .model import BUILD_HINT, Snapshot, SnapshotError
+from .checks import SnapshotError
+from .model import BUILD_HINT, Snapshot
 from .snapshot_directory import load_snapshot_directory
 from .snapshot_json import parse_snapshot
 from .strict_json import StrictJSONError, loads_strict

@@ -1,16 +1,67 @@
-"""What a snapshot is made of: its values, their constants, and the words a run ends with.
+"""What a snapshot is made of: its passages, its collections, the snapshot, and their constants.
 
-This module imports nothing from the package (the type-only imports below never run), so every
-other module of core can build on it.
+It builds on policy_format (the policy, with its rules and ranking) and rerank (the re-rank
+Protocol), none of which imports it. The names that lived here before they moved to rules,
+outcomes, checks and ranking are re-exported, so code that imports them from here keeps working.
 """
 
 import re
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Optional
+from dataclasses import dataclass
 
-if TYPE_CHECKING:
-    from .index import Reranker
-    from .ranking import IndexFields, Ranking
+from .checks import SnapshotError
+from .outcomes import (
+    BEST_MATCHES_READ,
+    COMPLETED,
+    DEADLINE,
+    DENIAL_REASONS,
+    FAILED,
+    INCOMPLETE,
+    LIMITED,
+    MARKER_FOUND,
+    MAX_READS,
+    MAX_SEARCHES,
+    MAX_SOURCE_BYTES,
+    MAX_STEPS,
+    NO_MATCHES,
+    NO_REFINEMENT,
+    RETRIEVAL_FAILED,
+    ROUND_LIMIT,
+    RUN_REASONS,
+    RUN_STATUSES,
+    repeatable,
+)
+from .policy_format import Policy
+from .ranking import IndexFields, Ranking, ubiquitous_terms
+from .rerank import Reranker
+from .rules import (
+    DEFAULT_SEARCH_K,
+    FIXED,
+    MAX_QUESTION_TERMS,
+    MAX_SEARCH_K,
+    QUESTION_TERMS,
+    READ_BEST,
+    READ_FIRST,
+    Rule,
+    question_terms,
+    without_literals,
+)
+
+__all__ = [
+    # defined here
+    "BM25", "BUILD_HINT", "COLLECTION_PATTERN", "DEFAULT_COLLECTION", "SCHEMA_VERSION",
+    "SNAPSHOT_FORMAT", "TOKENIZER", "VERSION_PATTERN", "VERSION_SHAPE", "Collection", "Passage",
+    "Snapshot", "summarize_versions",
+    # re-exported: checks, ranking
+    "SnapshotError", "ubiquitous_terms",
+    # re-exported: rules
+    "DEFAULT_SEARCH_K", "FIXED", "MAX_QUESTION_TERMS", "MAX_SEARCH_K", "QUESTION_TERMS",
+    "READ_BEST", "READ_FIRST", "Rule", "question_terms", "without_literals",
+    # re-exported: outcomes
+    "BEST_MATCHES_READ", "COMPLETED", "DEADLINE", "DENIAL_REASONS", "FAILED", "INCOMPLETE",
+    "LIMITED", "MARKER_FOUND", "MAX_READS", "MAX_SEARCHES", "MAX_SOURCE_BYTES", "MAX_STEPS",
+    "NO_MATCHES", "NO_REFINEMENT", "RETRIEVAL_FAILED", "ROUND_LIMIT", "RUN_REASONS",
+    "RUN_STATUSES", "repeatable",
+]
 
 SNAPSHOT_FORMAT = "retrieval-snapshot"
 SCHEMA_VERSION = 1
@@ -31,10 +82,6 @@ BUILD_HINT = ("a snapshot is a JSON file or a directory made by "
               "`retrieval build --source VERSION=DOCS --base-url VERSION=URL --out DIR`")
 
 
-class SnapshotError(ValueError):
-    """A snapshot file is missing, malformed, or does not match its own digests."""
-
-
 @dataclass(frozen=True)
 class Passage:
     """One paragraph of one documentation source, with its provenance and digests."""
@@ -53,135 +100,7 @@ class Passage:
     collection: str = DEFAULT_COLLECTION
     # Built snapshots only: what search hits show, and what the unit is ranked by.
     title: str | None = None
-    index: Optional["IndexFields"] = None
-
-
-FIXED = "fixed"
-QUESTION_TERMS = "question_terms"
-MAX_QUESTION_TERMS = 16
-_WORD = re.compile(r"\w+")
-# Literal values a question quotes (`d1`, 'abc', "[1, 2]"): they name the asker's data, not the
-# documentation's words, and match unrelated code examples. A quote must stand at a word edge so
-# that apostrophes ("don't", "it's") are not taken for one.
-_LITERAL_SPAN = re.compile(r"`[^`]*`|(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)\"[^\"\n]*\"(?!\w)"
-                           r"|[\u2018\u201c][^\u2019\u201d\n]*[\u2019\u201d]")
-READ_FIRST = "first"  # one read per round: the first hit not read yet
-READ_BEST = "best"  # after a search, its distinct hits in rank order while the allowances permit
-DEFAULT_SEARCH_K = 2
-# The most hits a rule's search may ask for.
-MAX_SEARCH_K = 50
-
-
-def without_literals(question: str) -> str:
-    """Return the question with its quoted and backticked spans blanked out."""
-    return _LITERAL_SPAN.sub(" ", question)
-
-
-def question_terms(question: str, stop_words, drop_literals: bool = False) -> str:
-    """Derive a query from the question's own words: case-folded, stop words out, first use kept.
-
-    Words are runs of letters, digits and underscores, so no punctuation (quotes, `*`, `-`, `:`,
-    parentheses) survives, and case-folding means no word can be an FTS5 operator. With
-    drop_literals, quoted and backticked spans and words that are only digits are left out too.
-    """
-    if drop_literals:
-        question = without_literals(question)
-    terms = []
-    for word in _WORD.findall(question.casefold()):
-        if word in stop_words or word in terms or (drop_literals and word.isdigit()):
-            continue
-        terms.append(word)
-    return " ".join(terms[:MAX_QUESTION_TERMS])
-
-
-def ubiquitous_terms(unit_texts, shares: tuple) -> tuple:
-    """Return, for each share, the words (as question_terms spells them) more than it of the
-    units hold; the texts are read once for all shares.
-
-    unit_texts: each unit's indexed text. The builder stores them per collection and
-    `retrieval verify` recomputes them, as it does the priors.
-    """
-    holding: dict[str, int] = {}
-    count = 0
-    for text in unit_texts:
-        count += 1
-        for word in set(_WORD.findall(text.casefold())):
-            holding[word] = holding.get(word, 0) + 1
-    return tuple(frozenset(word for word, units in holding.items() if units > share * count)
-                 for share in shares)
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A scripted query plan chosen by phrases in the question.
-
-    A `question_terms` rule (only as the fallback) has no fixed initial query: it searches for
-    any of the question's own words; refinement and marker are fixed data as for every rule.
-    """
-
-    name: str
-    phrases: tuple
-    initial_query: str | None
-    refinement_query: str | None
-    required_marker: str | None
-    max_rounds: int
-    kind: str = FIXED
-    stop_words: frozenset = frozenset()
-    search_k: int = DEFAULT_SEARCH_K
-    reads: str = READ_FIRST
-    drop_literals: bool = False
-    # A question_terms query leaves out the words more than this share of the collection's units
-    # hold (Collection.ubiquitous_terms, derived by the builder); None: it keeps them.
-    ubiquitous_share: float | None = None
-
-    @property
-    def first_query(self) -> str:
-        """Return the first search's query (a question_terms rule has one once for_question)."""
-        if self.initial_query is None:
-            raise ValueError(f"rule {self.name!r}: no initial query before for_question")
-        return self.initial_query
-
-    @property
-    def initial_match(self) -> str:
-        """Return whether the first search needs all its terms or any of them."""
-        return "any" if self.kind == QUESTION_TERMS else "all"
-
-    def matches(self, folded_question: str) -> bool:
-        """Tell whether the case-folded question contains any of this rule's phrases."""
-        return any(phrase in folded_question for phrase in self.phrases)
-
-    def for_question(self, question: str, ubiquitous: frozenset = frozenset()) -> "Rule":
-        """Return the rule with its initial query settled for this question.
-
-        Words nearly every unit of the collection holds (`ubiquitous`: `django` in Django's
-        docs) tell its units apart no better than stop words, and matching them makes FTS5
-        score almost every unit; they are left out unless nothing else would remain.
-        """
-        if self.kind != QUESTION_TERMS:
-            return self
-        terms = question_terms(question, self.stop_words, self.drop_literals)
-        telling = " ".join(word for word in terms.split() if word not in ubiquitous)
-        return replace(self, initial_query=telling or terms)
-
-    def describe(self) -> dict:
-        """Return the rule as the response's `policy` section shows it."""
-        described: dict[str, object] = {
-            "name": self.name,
-            "initial_query": self.initial_query,
-            "refinement_query": self.refinement_query,
-            "required_marker": self.required_marker,
-            "max_rounds": self.max_rounds,
-        }
-        if self.kind != FIXED:
-            described["kind"] = self.kind
-        # Shown only where they differ from the defaults, so the seed rules read as they did.
-        if self.search_k != DEFAULT_SEARCH_K:
-            described["search_k"] = self.search_k
-        if self.reads != READ_FIRST:
-            described["reads"] = self.reads
-        if self.ubiquitous_share is not None:
-            described["ubiquitous_share"] = self.ubiquitous_share
-        return described
+    index: IndexFields | None = None
 
 
 @dataclass(frozen=True)
@@ -241,22 +160,35 @@ class Snapshot:
 
     corpus_id: str
     passages: tuple
-    rules: tuple
-    fallback: Rule
+    policy: Policy
     # Name -> Collection, in name order.
     collections: dict
     # Built snapshots keep their passages in this SQLite file instead of `passages`, and every
     # connection must open the file verified at load (database.file_identity), no other.
     database_path: str | None = None
     database_identity: tuple | None = None
-    # Built snapshots rank by fields and priors; None: one text column, plain bm25.
-    ranking: Optional["Ranking"] = None
-    # A policy with a semantic section re-ranks with this (see index.Reranker), made by the
+    # A policy with a semantic section re-ranks with this (see rerank.Reranker), made by the
     # directory loader; None: the lexical ranking alone.
-    reranker: Optional["Reranker"] = None
+    reranker: Reranker | None = None
     # The collection a request that names none reads, as built (`build --default-collection`);
     # None: see default_collection.
     declared_default: str | None = None
+
+    @property
+    def rules(self) -> tuple:
+        """Return the policy's rules, in the order they are tried."""
+        return self.policy.rules
+
+    @property
+    def fallback(self) -> Rule:
+        """Return the rule a question no rule's phrase matches gets."""
+        return self.policy.fallback
+
+    @property
+    def ranking(self) -> Ranking | None:
+        """Return how a built snapshot ranks (fields and priors); None: plain bm25 (the JSON
+        fixture's one text column)."""
+        return self.policy.ranking
 
     @property
     def default_collection(self) -> str | None:
@@ -296,48 +228,3 @@ def summarize_versions(counts) -> tuple:
 def _version_key(version) -> tuple:
     # Numerically, part by part: 3.9 < 3.10 < 3.10.1.
     return tuple(int(part) for part in version.split("."))
-
-
-# --- how a run ends: a status, and the reason for it ---------------------------------------------
-
-COMPLETED = "completed"
-INCOMPLETE = "incomplete"
-LIMITED = "limited"
-FAILED = "failed"
-# Completed: the rule's marker is in a passage read; or a `reads: best` rule read the best
-# distinct passages its search found, as many as the allowances permitted (usage says how many).
-MARKER_FOUND = "configured_context_marker_found"
-BEST_MATCHES_READ = "best_matches_read"
-# Incomplete: the rule has no refinement query for a second round; its rounds ran out; or its
-# search matched no passage of that version, so there was nothing to read.
-NO_REFINEMENT = "no_refinement_rule"
-ROUND_LIMIT = "round_limit"
-NO_MATCHES = "no_matching_passages"
-# Limited: an action was denied. The allowances are checked in this order and the first one
-# exhausted is the reason (each is named as the request's field); then the wall-clock deadline.
-MAX_STEPS = "max_steps"
-MAX_SEARCHES = "max_searches"
-MAX_READS = "max_reads"
-MAX_SOURCE_BYTES = "max_source_bytes"
-DEADLINE = "deadline"
-# Failed: an admitted tool call could not produce a result.
-RETRIEVAL_FAILED = "retrieval_failed"
-# Every run status with the reasons it can have.
-RUN_REASONS = {
-    COMPLETED: (MARKER_FOUND, BEST_MATCHES_READ),
-    INCOMPLETE: (NO_REFINEMENT, ROUND_LIMIT, NO_MATCHES),
-    LIMITED: (MAX_STEPS, MAX_SEARCHES, MAX_READS, MAX_SOURCE_BYTES, DEADLINE),
-    FAILED: (RETRIEVAL_FAILED,),
-}
-RUN_STATUSES = tuple(RUN_REASONS)
-# What a denied trace entry can give as its reason.
-DENIAL_REASONS = RUN_REASONS[LIMITED]
-
-
-def repeatable(status: str, reason: str) -> bool:
-    """Tell whether a run that ended so gives the same result when the same request runs again.
-
-    Every run is a pure function of (collection, normalized request, snapshot) except one ended by
-    the wall-clock deadline or by a tool failure.
-    """
-    return status != FAILED and not (status == LIMITED and reason == DEADLINE)

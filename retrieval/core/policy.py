@@ -5,17 +5,16 @@ from dataclasses import dataclass
 from .admission import AdmissionRunner
 
 # This module ends a run completed or incomplete; the admission runner ends it limited or failed.
-from .model import (
+from .outcomes import (
     BEST_MATCHES_READ,
     COMPLETED,
     INCOMPLETE,
     MARKER_FOUND,
     NO_MATCHES,
     NO_REFINEMENT,
-    READ_BEST,
     ROUND_LIMIT,
-    Rule,
 )
+from .rules import READ_BEST, Rule
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,14 @@
 """A snapshot's policy document: its rules, its fallback, and its ranking and semantic sections.
 
 Both snapshot formats carry one (the JSON file in its `policy` member, a built directory in its
-manifest), validated here; the policy's bytes are part of corpus_id.
+manifest), validated here, once, into a Policy; the policy's bytes are part of corpus_id.
 """
 
+from dataclasses import dataclass
 
 from . import checks
-from .model import (
+from .ranking import Ranking, Semantic, parse_ranking, parse_semantic
+from .rules import (
     DEFAULT_SEARCH_K,
     FIXED,
     MAX_SEARCH_K,
@@ -15,7 +17,6 @@ from .model import (
     READ_FIRST,
     Rule,
 )
-from .ranking import Ranking, Semantic, parse_ranking, parse_semantic
 
 _RULE_FIELDS = ("name", "phrases", "initial_query", "refinement_query", "required_marker",
                 "max_rounds")
@@ -86,36 +87,67 @@ def _rule(raw, where, *, fallback=False):
     )
 
 
-def parse_policy(raw):
+@dataclass(frozen=True)
+class Policy:
+    """A snapshot's policy, validated once: its rules, its fallback, and its optional sections.
+
+    `document` is the policy as the snapshot wrote it (never changed after parsing): corpus_id
+    digests its JSON bytes and a built manifest stores it, so both stay what they were.
+    """
+
+    document: dict
+    rules: tuple
+    fallback: Rule
+    # None: one text column and plain bm25 (the JSON fixture); built snapshots have one.
+    ranking: Ranking | None = None
+    # None: the lexical ranking alone; else how a `--semantic` build's vectors re-rank.
+    semantic: Semantic | None = None
+
+    @classmethod
+    def parse(cls, raw) -> "Policy":
+        """Validate a policy document (refusals name the field) and return it parsed."""
+        checks.json_object(raw, "policy", ("rules", "fallback"), ("ranking", "semantic"))
+        semantic = parse_semantic(raw["semantic"]) if "semantic" in raw else None
+        ranking = parse_ranking(raw["ranking"]) if "ranking" in raw else None
+        if semantic is not None and ranking is None:
+            checks.fail("policy.semantic",
+                        "re-ranks a fielded ranking: the policy needs a ranking section")
+        if not isinstance(raw["rules"], list):
+            checks.fail("policy.rules", "must be a list")
+        rules = tuple(_rule(r, f"policy.rules[{i}]") for i, r in enumerate(raw["rules"]))
+        fallback = _rule(raw["fallback"], "policy.fallback", fallback=True)
+        names = [rule.name for rule in rules] + [fallback.name]
+        for name in names:
+            if names.count(name) > 1:
+                checks.fail("policy", f"duplicate rule name {name!r}")
+        return cls(raw, rules, fallback, ranking, semantic)
+
+    def built_ranking(self) -> Ranking:
+        """Return the ranking section; a built snapshot's policy must have one."""
+        if self.ranking is None:
+            checks.fail("policy", "a built snapshot's policy needs a ranking section")
+        return self.ranking
+
+
+# The functions below return one part of Policy.parse(raw), for the callers that want one.
+
+
+def parse_policy(raw) -> tuple:
     """Validate a policy document; return (rules, fallback)."""
-    checks.json_object(raw, "policy", ("rules", "fallback"), ("ranking", "semantic"))
-    if policy_semantic(raw) is not None and policy_ranking(raw) is None:
-        checks.fail("policy.semantic",
-                    "re-ranks a fielded ranking: the policy needs a ranking section")
-    if not isinstance(raw["rules"], list):
-        checks.fail("policy.rules", "must be a list")
-    rules = tuple(_rule(r, f"policy.rules[{i}]") for i, r in enumerate(raw["rules"]))
-    fallback = _rule(raw["fallback"], "policy.fallback", fallback=True)
-    names = [rule.name for rule in rules] + [fallback.name]
-    for name in names:
-        if names.count(name) > 1:
-            checks.fail("policy", f"duplicate rule name {name!r}")
-    return rules, fallback
+    policy = Policy.parse(raw)
+    return policy.rules, policy.fallback
 
 
 def policy_ranking(raw) -> Ranking | None:
     """Return a validated policy's ranking section, or None when it has none (schema 1)."""
-    return parse_ranking(raw["ranking"]) if "ranking" in raw else None
+    return Policy.parse(raw).ranking
 
 
 def built_policy_ranking(raw) -> Ranking:
     """Return a built snapshot's ranking section; a built snapshot's policy must have one."""
-    ranking = policy_ranking(raw)
-    if ranking is None:
-        checks.fail("policy", "a built snapshot's policy needs a ranking section")
-    return ranking
+    return Policy.parse(raw).built_ranking()
 
 
 def policy_semantic(raw) -> Semantic | None:
     """Return a validated policy's semantic section, or None when it ranks lexically alone."""
-    return parse_semantic(raw["semantic"]) if "semantic" in raw else None
+    return Policy.parse(raw).semantic

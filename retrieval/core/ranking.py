@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 
 from . import checks
-from .model import SnapshotError, ubiquitous_terms
+from .checks import SnapshotError
+from .rules import folded_words
 
 FIELDED_SCHEMA_VERSION = 3
 FIELDED_TOKENIZER = "porter unicode61"
@@ -207,6 +208,23 @@ def word_shares(ubiquitous_share: float | None, ranking: "Ranking | None") -> di
     common_terms fields); None where the policy sets none."""
     common = None if ranking is None else ranking.common_terms
     return {"ubiquitous": ubiquitous_share, "common": None if common is None else common.share}
+
+
+def ubiquitous_terms(unit_texts, shares: tuple) -> tuple:
+    """Return, for each share, the words (as question_terms spells them) more than it of the
+    units hold; the texts are read once for all shares.
+
+    unit_texts: each unit's indexed text. The builder stores them per collection and
+    `retrieval verify` recomputes them, as it does the priors.
+    """
+    holding: dict[str, int] = {}
+    count = 0
+    for text in unit_texts:
+        count += 1
+        for word in set(folded_words(text)):
+            holding[word] = holding.get(word, 0) + 1
+    return tuple(frozenset(word for word, units in holding.items() if units > share * count)
+                 for share in shares)
 
 
 def ubiquitous_by_collection(units, shares: dict) -> dict:

@@ -8,8 +8,10 @@ from .admission import AdmissionRunner, Limits, RunEnded
 from .index import MATCH_ANY, CollectionIndex, SnapshotIndex
 from .loading import load_snapshot
 from .memo import ResultMemo
-from .model import QUESTION_TERMS, Snapshot, question_terms, repeatable
+from .model import Snapshot
+from .outcomes import repeatable
 from .policy import run_rule
+from .rules import QUESTION_TERMS, question_terms
 from .tools import RetrievalTools, result_size
 
 

@@ -29,7 +29,7 @@ from .model import (
     SnapshotError,
     summarize_versions,
 )
-from .policy_format import built_policy_ranking, parse_policy, policy_semantic
+from .policy_format import Policy
 from .ranking import (
     FIELDED_SCHEMA_VERSION,
     FIELDED_TOKENIZER,
@@ -119,8 +119,8 @@ def write_snapshot_directory(out_dir, contents: list, policy: dict, base_urls: d
     """
     out = Path(out_dir)
     refuse_existing(out)
-    _, fallback = parse_policy(policy)
-    ranking = built_policy_ranking(policy)
+    parsed = Policy.parse(policy)
+    fallback, ranking = parsed.fallback, parsed.built_ranking()
     corpus = compute_corpus_id(contents, policy, **IDENTITY)
     collection_ids = collection_corpus_ids(contents, policy, **IDENTITY)
     out.mkdir(parents=True, exist_ok=True)
@@ -192,9 +192,8 @@ def load_snapshot_directory(directory) -> Snapshot:
     directory = Path(directory)
     manifest = read_manifest(directory)
     try:
-        rules, fallback = parse_policy(manifest["policy"])
-        ranking = built_policy_ranking(manifest["policy"])
-        semantic = policy_semantic(manifest["policy"])
+        policy = Policy.parse(manifest["policy"])
+        ranking = policy.built_ranking()
     except SnapshotError as exc:
         raise SnapshotError(f"{directory / MANIFEST}: {exc}") from None
     db_path = directory / DATABASE
@@ -209,10 +208,11 @@ def load_snapshot_directory(directory) -> Snapshot:
             sources = source_summary(conn)
             tables = database.collection_tables(conn)
             ubiquitous = (database.collection_terms(conn)
-                          if fallback.ubiquitous_share is not None else {})
+                          if policy.fallback.ubiquitous_share is not None else {})
             common = (database.collection_terms(conn, "common")
                       if ranking.common_terms is not None else {})
-            vectors = None if semantic is None else database.vector_rows(conn, semantic.dimensions)
+            vectors = (None if policy.semantic is None
+                       else database.vector_rows(conn, policy.semantic.dimensions))
         finally:
             conn.close()
     except (sqlite3.Error, ValueError, OSError) as exc:
@@ -241,12 +241,11 @@ def load_snapshot_directory(directory) -> Snapshot:
         raise SnapshotError(f"{directory / MANIFEST}: {DEFAULT_COLLECTION_FIELD} {default!r} is "
                             "not one of its collections")
     # vector_rows read the vectors exactly when the policy has a semantic section.
-    reranker = None if semantic is None or vectors is None else _reranker(directory, semantic,
-                                                                          vectors)
-    return Snapshot(corpus_id=manifest["corpus_id"], passages=(), rules=rules, fallback=fallback,
+    reranker = (None if policy.semantic is None or vectors is None
+                else _reranker(directory, policy.semantic, vectors))
+    return Snapshot(corpus_id=manifest["corpus_id"], passages=(), policy=policy,
                     collections=collections, database_path=str(db_path),
-                    database_identity=identity, ranking=ranking, reranker=reranker,
-                    declared_default=default)
+                    database_identity=identity, reranker=reranker, declared_default=default)
 
 
 def load_semantic(purpose: str, name: str | None = None, recipe: str | None = None):
@@ -296,7 +295,7 @@ def verify_snapshot_directory(directory) -> list:
     try:
         rows = conn.execute(database.IN_ORDER).fetchall()
         index_rows = conn.execute(database.INDEX_IN_ORDER).fetchall()
-        semantic = policy_semantic(manifest["policy"])
+        semantic = snapshot.policy.semantic
         vectors = (None if semantic is None
                    else database.vector_rows(conn, semantic.dimensions))
     finally:
@@ -304,7 +303,7 @@ def verify_snapshot_directory(directory) -> list:
     contents = [dict(zip(database.PASSAGE_COLUMNS, row, strict=True)) for row in rows]
     if [index_row[0] for index_row in index_rows] != list(range(1, len(rows) + 1)):
         return ["passage_facts, passage_fields: not exactly one row per passage"]
-    ranking = built_policy_ranking(manifest["policy"])
+    ranking = snapshot.policy.built_ranking()
     facts = []
     for row, index_row in zip(contents, index_rows, strict=True):
         kind, in_links, noindex, reference_page, *texts = index_row[1:-1]

@@ -26,7 +26,7 @@ from .model import (
     Snapshot,
     summarize_versions,
 )
-from .policy_format import parse_policy
+from .policy_format import Policy
 
 # Absent means DEFAULT_COLLECTION: the single-collection snapshots of schema 1 keep their identity.
 _PASSAGE_OPTIONAL = ("collection",)
@@ -69,7 +69,7 @@ def seal_snapshot(document: dict) -> dict:
         raw = {key: raw[key] for key in PASSAGE_CONTENT + _PASSAGE_OPTIONAL if key in raw}
         raw.update(passage_id="0" * 64, text_sha256="0" * 64)
         contents.append(_passage_content(raw, f"passages[{i}]"))
-    parse_policy(document["policy"])
+    Policy.parse(document["policy"])  # refused here, before it is sealed into corpus_id
     corpus = compute_corpus_id(contents, document["policy"])
     collection_ids = collection_corpus_ids(contents, document["policy"])
     sealed_passages = []
@@ -102,8 +102,8 @@ def parse_snapshot(document) -> Snapshot:
     if document["bm25"] != BM25:
         checks.fail("bm25", f"must be {BM25} (FTS5's built-in constants)")
     claimed_corpus = checks.digest(document["corpus_id"], "corpus_id")
-    rules, fallback = parse_policy(document["policy"])
-    if "ranking" in document["policy"]:
+    policy = Policy.parse(document["policy"])
+    if policy.ranking is not None:
         checks.fail("policy.ranking",
                     "fielded ranking needs a built snapshot directory")
     if not isinstance(document["passages"], list) or not document["passages"]:
@@ -147,5 +147,5 @@ def parse_snapshot(document) -> Snapshot:
             (p.version, p.source_id, 1) for p in passages if p.collection == name))
         for name, collection_id in collection_ids.items()
     }
-    return Snapshot(corpus_id=corpus, passages=tuple(passages), rules=rules, fallback=fallback,
+    return Snapshot(corpus_id=corpus, passages=tuple(passages), policy=policy,
                     collections=collections)

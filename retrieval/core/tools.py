@@ -11,6 +11,7 @@ the module-level functions below and memoized in the shared index.
 import sqlite3
 
 from . import digests
+from .fields import HANDLE_PASSAGE_FIELDS, NAMED_FIELDS
 from .index import MATCH_ALL, CollectionIndex, DeadlineExceeded
 from .memo import ResultMemo
 from .query_bounds import bounded_query
@@ -69,23 +70,16 @@ def build_search_result(index: CollectionIndex, query: str, version: str, k: int
     # A term given twice is searched once: its cost, not its result, grows with the copies.
     ranked = index.rank(bounded_query(query), version, k, match, deadline)
     for rank, (passage, score) in enumerate(ranked, start=1):
+        # In HANDLE_FIELDS order, then NAMED_FIELDS where the snapshot names its units.
         results.append(ToolResult.sealed({
             "corpus_id": corpus,
             "search_request_id": search_id,
-            "passage_id": passage.passage_id,
-            "source_id": passage.source_id,
-            "version": passage.version,
-            "document_revision": passage.document_revision,
-            "source_sha256": passage.source_sha256,
-            "start_line": passage.start_line,
-            "end_line": passage.end_line,
-            "text_sha256": passage.text_sha256,
-            "byte_count": passage.byte_count,
+            **{name: getattr(passage, name) for name in HANDLE_PASSAGE_FIELDS},
             "native_score": score,
             "rank": rank,
             "read_token": digests.read_token(search_id, passage.passage_id),
-            # Built snapshots name what each hit is, so a caller can see it without reading it.
-            **({} if passage.title is None else {"url": passage.url, "title": passage.title}),
+            **({} if passage.title is None else {
+                name: getattr(passage, name) for name in NAMED_FIELDS}),
         }))
     return ToolResult.sealed({
         "corpus_id": corpus,

@@ -3,15 +3,16 @@
 The app (retrieval/http/app.py), the server's admission and fast lane
 (retrieval/serve/server.py), the OpenAPI document (retrieval/http/openapi.py) and the client
 (retrieval/client.py) all read these values; none of them spells a route, a status line or the
-digest header itself. Run statuses and reasons are the core's (it knows nothing of HTTP, and
-never imports this module); they are re-exported here for the HTTP layer.
+digest header itself. Run statuses and reasons, and the allowances with their defaults and
+maxima, are the core's (it knows nothing of HTTP, and never imports this module); they are
+re-exported here for the HTTP layer.
 """
 
 from dataclasses import dataclass
 
-from ..core.admission import Limits
+from ..core.admission import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA  # noqa: F401 (re-exported)
 from ..core.model import DENIAL_REASONS as DENIAL_REASONS  # re-exported for the HTTP side
-from ..core.model import FAILED, MAX_READS, MAX_SEARCHES, MAX_SOURCE_BYTES, MAX_STEPS
+from ..core.model import FAILED
 from ..core.model import RUN_STATUSES as RUN_STATUSES  # re-exported for the HTTP side
 
 # --- headers ------------------------------------------------------------------------------------
@@ -65,17 +66,6 @@ def run_status_line(run_status: str) -> str:
     """Return the HTTP status line a run result with this terminal status is sent with."""
     return RUN_HTTP_STATUS.get(run_status, OK)
 
-
-# --- allowances ---------------------------------------------------------------------------------
-
-# A request's allowances, in their documented order; each is also the reason a denied action
-# names when that allowance is used up.
-ALLOWANCES = (MAX_STEPS, MAX_SEARCHES, MAX_READS, MAX_SOURCE_BYTES)
-# What a request gets for an allowance it does not send.
-DEFAULT_LIMITS = Limits(max_steps=6, max_searches=2, max_reads=2, max_source_bytes=4096)
-# The largest allowance a request may ask for, unless the settings (`<allowance>_limit`) say
-# otherwise.
-DEFAULT_MAXIMA = Limits(max_steps=64, max_searches=32, max_reads=32, max_source_bytes=1048576)
 
 # --- routes -------------------------------------------------------------------------------------
 

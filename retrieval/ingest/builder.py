@@ -8,7 +8,7 @@ snapshot directory (core/snapshot_directory.py).
 
 from pathlib import Path
 
-from ..core.snapshot import SnapshotError, built_policy_ranking, parse_policy
+from ..core.snapshot import Policy, SnapshotError
 from ..core.snapshot_directory import refuse_existing, vector_content, write_snapshot_directory
 from .default_policy import (
     DEFAULT_CANDIDATES,
@@ -71,8 +71,7 @@ def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None,
         policy = semantic_policy(policy, *semantic)
     elif "semantic" in policy:
         raise SnapshotError("policy: a semantic section needs a --semantic build")
-    parse_policy(policy)  # refuse a bad policy before any work
-    built_policy_ranking(policy)
+    Policy.parse(policy).built_ranking()  # refuse a bad policy before any work
     refuse_existing(Path(out_dir))
     progress = progress or Progress()
     labels = [tree.label for tree in trees]

@@ -7,6 +7,8 @@ checks every digest before a passage is handed over, and an altered response rai
 
 from dataclasses import dataclass, field
 
+from ..core.fields import CITATION_FIELDS
+
 
 @dataclass
 class RetrievalSettings:
@@ -39,13 +41,7 @@ def retrieve_passages(settings: RetrievalSettings, question: str) -> list:
                                  **settings.allowances)
     passages = []
     for item in result.evidence:
-        metadata = {
-            "url": item.url, "passage_id": item.passage_id, "source_id": item.source_id,
-            "version": item.version, "start_line": item.start_line, "end_line": item.end_line,
-            "text_sha256": item.text_sha256, "result_sha256": item.result_sha256,
-            "source_sha256": item.source_sha256, "rank": item.rank, "corpus_id": item.corpus_id,
-            "status": result.status, "request_id": result.request_id,
-            "native_score": item.native_score,
-        }
+        metadata = {name: getattr(item, name) for name in CITATION_FIELDS}
+        metadata.update(status=result.status, request_id=result.request_id)
         passages.append(Passage(item.text, metadata, item.native_score))
     return passages

@@ -16,6 +16,7 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
+from ..core.fields import FIELD_TYPES, HIT_FIELDS
 from ..http.contract import ALLOWANCES
 from ..http.errors import ServiceError
 from ..http.operations.search import (
@@ -38,8 +39,7 @@ JSON = "application/json"
 READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                   idempotent_hint=True, open_world_hint=False)
 # What each evidence item of `retrieve` keeps: cite it, check its text, fetch it again by id.
-EVIDENCE_FIELDS = ("passage_id", "source_id", "url", "title", "version", "start_line",
-                   "end_line", "byte_count", "text_sha256", "result_sha256", "text")
+EVIDENCE_FIELDS = HIT_FIELDS + ("result_sha256", "text")
 
 
 def compact(value) -> str:
@@ -60,10 +60,9 @@ _COLLECTION = {"type": "string", "pattern": COLLECTION_REGEX,
                "description": "default: the snapshot's default collection; list_docs names it "
                               "and yours"}
 _PASSAGE_ID = {"type": "string", "pattern": PASSAGE_ID_REGEX}
-_PASSAGE_CORE = {"passage_id": _PASSAGE_ID, "source_id": _STRING, "url": _STRING,
-                 "title": _STRING, "version": _STRING, "start_line": _INTEGER,
-                 "end_line": _INTEGER, "byte_count": _INTEGER, "text_sha256": _STRING,
-                 "text": _STRING}
+# A hit's fields and its text, typed as core.fields types them (a passage_id also by its pattern).
+_PASSAGE_CORE = {name: _PASSAGE_ID if name == "passage_id"
+                 else {"type": FIELD_TYPES[name].json_type} for name in HIT_FIELDS + ("text",)}
 _LINES = ("passage_id", "version", "start_line", "end_line", "text_sha256")
 
 

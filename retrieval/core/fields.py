@@ -1,0 +1,64 @@
+"""The passage and hit field lists, once, each in the order the responses carry its fields.
+
+The core builds its values and results in these orders (key order is part of the response
+bytes); the HTTP side's schemas (OpenAPI, MCP), the client's Evidence and the framework adapters'
+metadata take their field lists and JSON types from here.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FieldType:
+    """A field's JSON type, as a schema states it."""
+
+    json_type: str  # "string", "integer" or "number"
+    minimum: int | None = None  # an integer's least value
+    hex64: bool = False  # a string of 64 lowercase hex digits: a SHA-256 digest or an id
+
+
+_HEX64 = FieldType("string", hex64=True)
+_STRING = FieldType("string")
+_LINE = FieldType("integer", minimum=1)
+# Every field a passage or a result made of one carries, by name.
+FIELD_TYPES = {
+    "corpus_id": _HEX64, "collection": _STRING, "search_request_id": _HEX64,
+    "passage_id": _HEX64, "source_id": _STRING, "version": _STRING, "url": _STRING,
+    "title": _STRING, "start_line": _LINE, "end_line": _LINE, "text": _STRING,
+    "text_sha256": _HEX64, "source_sha256": _HEX64, "document_revision": _HEX64,
+    "byte_count": FieldType("integer", minimum=0), "native_score": FieldType("number"),
+    "rank": _LINE, "read_token": _HEX64, "read_request_id": _HEX64, "result_sha256": _HEX64,
+}
+
+# A passage as a snapshot holds it: model.Passage's fields and the database's columns.
+PASSAGE_FIELDS = ("passage_id", "source_id", "version", "url", "start_line", "end_line", "text",
+                  "text_sha256", "source_sha256", "document_revision", "byte_count",
+                  "collection", "title")
+# A passage looked up by id (/passages/{id}): its collection's corpus_id, then its provenance.
+PASSAGE_BODY_FIELDS = ("corpus_id", "collection", "passage_id", "source_id", "version",
+                       "start_line", "end_line", "url", "text", "text_sha256", "source_sha256",
+                       "document_revision", "byte_count")
+# A search's hit, which is also the read handle that reads it.
+HANDLE_FIELDS = ("corpus_id", "search_request_id", "passage_id", "source_id", "version",
+                 "document_revision", "source_sha256", "start_line", "end_line", "text_sha256",
+                 "byte_count", "native_score", "rank", "read_token")
+# The handle's fields a passage gives (the rest are the search's).
+HANDLE_PASSAGE_FIELDS = HANDLE_FIELDS[HANDLE_FIELDS.index("passage_id"):
+                                      HANDLE_FIELDS.index("native_score")]
+# Built snapshots' hits also name what each is, so a caller can see it without reading it.
+NAMED_FIELDS = ("url", "title")
+# What a read adds to its handle: a read result, which a run's evidence is made of.
+READ_FIELDS = ("text", "url", "read_request_id", "result_sha256")
+# A read result as the client's Evidence has it (title, where a hit has one, stays in the raw
+# document).
+EVIDENCE_FIELDS = PASSAGE_FIELDS[:PASSAGE_FIELDS.index("collection")] + (
+    "native_score", "rank", "result_sha256", "corpus_id", "search_request_id", "read_token",
+    "read_request_id")
+# A compact hit (/search, MCP): enough to cite it, to fetch it again by id, and to recompute its
+# passage_id and text digest; url and title only where the snapshot names its units.
+HIT_FIELDS = ("passage_id", "source_id", "url", "title", "version", "start_line", "end_line",
+              "byte_count", "text_sha256")
+# What cites a passage a run read and lets anyone check it: the adapters' document metadata.
+CITATION_FIELDS = ("url", "passage_id", "source_id", "version", "start_line", "end_line",
+                   "text_sha256", "result_sha256", "source_sha256", "rank", "corpus_id",
+                   "native_score")

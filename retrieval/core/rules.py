@@ -1,0 +1,122 @@
+"""A snapshot policy's rules: the scripted query plans, and the words a question is searched by.
+
+This module imports nothing from the package, so every other module of core can build on it.
+"""
+
+import re
+from dataclasses import dataclass, replace
+
+FIXED = "fixed"
+QUESTION_TERMS = "question_terms"
+MAX_QUESTION_TERMS = 16
+_WORD = re.compile(r"\w+")
+# Literal values a question quotes (`d1`, 'abc', "[1, 2]"): they name the asker's data, not the
+# documentation's words, and match unrelated code examples. A quote must stand at a word edge so
+# that apostrophes ("don't", "it's") are not taken for one.
+_LITERAL_SPAN = re.compile(r"`[^`]*`|(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)\"[^\"\n]*\"(?!\w)"
+                           r"|[\u2018\u201c][^\u2019\u201d\n]*[\u2019\u201d]")
+READ_FIRST = "first"  # one read per round: the first hit not read yet
+READ_BEST = "best"  # after a search, its distinct hits in rank order while the allowances permit
+DEFAULT_SEARCH_K = 2
+# The most hits a rule's search may ask for.
+MAX_SEARCH_K = 50
+
+
+def folded_words(text: str) -> list:
+    """Return the text's words as question_terms reads them: case-folded runs of word characters."""
+    return _WORD.findall(text.casefold())
+
+
+def without_literals(question: str) -> str:
+    """Return the question with its quoted and backticked spans blanked out."""
+    return _LITERAL_SPAN.sub(" ", question)
+
+
+def question_terms(question: str, stop_words, drop_literals: bool = False) -> str:
+    """Derive a query from the question's own words: case-folded, stop words out, first use kept.
+
+    Words are runs of letters, digits and underscores, so no punctuation (quotes, `*`, `-`, `:`,
+    parentheses) survives, and case-folding means no word can be an FTS5 operator. With
+    drop_literals, quoted and backticked spans and words that are only digits are left out too.
+    """
+    if drop_literals:
+        question = without_literals(question)
+    terms = []
+    for word in folded_words(question):
+        if word in stop_words or word in terms or (drop_literals and word.isdigit()):
+            continue
+        terms.append(word)
+    return " ".join(terms[:MAX_QUESTION_TERMS])
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A scripted query plan chosen by phrases in the question.
+
+    A `question_terms` rule (only as the fallback) has no fixed initial query: it searches for
+    any of the question's own words; refinement and marker are fixed data as for every rule.
+    """
+
+    name: str
+    phrases: tuple
+    initial_query: str | None
+    refinement_query: str | None
+    required_marker: str | None
+    max_rounds: int
+    kind: str = FIXED
+    stop_words: frozenset = frozenset()
+    search_k: int = DEFAULT_SEARCH_K
+    reads: str = READ_FIRST
+    drop_literals: bool = False
+    # A question_terms query leaves out the words more than this share of the collection's units
+    # hold (Collection.ubiquitous_terms, derived by the builder); None: it keeps them.
+    ubiquitous_share: float | None = None
+
+    @property
+    def first_query(self) -> str:
+        """Return the first search's query (a question_terms rule has one once for_question)."""
+        if self.initial_query is None:
+            raise ValueError(f"rule {self.name!r}: no initial query before for_question")
+        return self.initial_query
+
+    @property
+    def initial_match(self) -> str:
+        """Return whether the first search needs all its terms or any of them."""
+        return "any" if self.kind == QUESTION_TERMS else "all"
+
+    def matches(self, folded_question: str) -> bool:
+        """Tell whether the case-folded question contains any of this rule's phrases."""
+        return any(phrase in folded_question for phrase in self.phrases)
+
+    def for_question(self, question: str, ubiquitous: frozenset = frozenset()) -> "Rule":
+        """Return the rule with its initial query settled for this question.
+
+        Words nearly every unit of the collection holds (`ubiquitous`: `django` in Django's
+        docs) tell its units apart no better than stop words, and matching them makes FTS5
+        score almost every unit; they are left out unless nothing else would remain.
+        """
+        if self.kind != QUESTION_TERMS:
+            return self
+        terms = question_terms(question, self.stop_words, self.drop_literals)
+        telling = " ".join(word for word in terms.split() if word not in ubiquitous)
+        return replace(self, initial_query=telling or terms)
+
+    def describe(self) -> dict:
+        """Return the rule as the response's `policy` section shows it."""
+        described: dict[str, object] = {
+            "name": self.name,
+            "initial_query": self.initial_query,
+            "refinement_query": self.refinement_query,
+            "required_marker": self.required_marker,
+            "max_rounds": self.max_rounds,
+        }
+        if self.kind != FIXED:
+            described["kind"] = self.kind
+        # Shown only where they differ from the defaults, so the seed rules read as they did.
+        if self.search_k != DEFAULT_SEARCH_K:
+            described["search_k"] = self.search_k
+        if self.reads != READ_FIRST:
+            described["reads"] = self.reads
+        if self.ubiquitous_share is not None:
+            described["ubiquitous_share"] = self.ubiquitous_share
+        return described
