@@ -8,6 +8,13 @@ against it.
 
 from .. import __version__
 from ..core.admission import Limits
+from ..core.fields import (
+    HANDLE_FIELDS,
+    HIT_FIELDS,
+    NAMED_FIELDS,
+    PASSAGE_BODY_FIELDS,
+    READ_FIELDS,
+)
 from ..core.index import MATCH_ALL, MATCH_ANY
 from ..core.query_bounds import MAX_QUERY_TERMS
 from ..core.snapshot import MAX_SEARCH_K, READ_BEST
@@ -24,15 +31,10 @@ from .operations.search import (
     ANALYSES,
     DEFAULT_LIMIT,
     DEFAULT_MAX_TEXT_BYTES,
-    HIT_FIELDS,
     MAX_LIMIT,
     MIN_LIMIT,
 )
-from .schema import (
-    HEX64,
-    closed,
-    ref,
-)
+from .schema import HEX64, closed, field_schema, ref
 from .validation import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
 
 _INT0 = {"type": "integer", "minimum": 0}
@@ -56,18 +58,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                           default=getattr(DEFAULT_LIMITS, field)) for field in ALLOWANCES}
     usage = closed({name: _INT0 for name in (
         "steps", "searches", "reads", "reserved_source_bytes", "delivered_source_bytes")})
-    handle_fields = {
-        "corpus_id": HEX64, "search_request_id": HEX64, "passage_id": HEX64,
-        "source_id": {"type": "string"}, "version": {"type": "string"},
-        "document_revision": HEX64, "source_sha256": HEX64,
-        "start_line": {"type": "integer", "minimum": 1},
-        "end_line": {"type": "integer", "minimum": 1},
-        "text_sha256": HEX64, "byte_count": _INT0, "native_score": {"type": "number"},
-        "rank": {"type": "integer", "minimum": 1}, "read_token": HEX64,
-    }
-    named = {"url": {"type": "string"}, "title": {"type": "string"}}
-    read_fields = {"text": {"type": "string"}, "url": {"type": "string"},
-                   "read_request_id": HEX64, "result_sha256": HEX64}
+    handle_fields = {name: field_schema(name) for name in HANDLE_FIELDS}
+    named = {name: field_schema(name) for name in NAMED_FIELDS}
+    read_fields = {name: field_schema(name) for name in READ_FIELDS}
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
                         "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]}}
     action = {"oneOf": [
@@ -220,14 +213,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                 "versions": {"type": "array", "items": closed({
                     "version": {"type": "string"}, "passages": _INT0, "sources": _INT0})}})},
         }),
-        "Passage": closed({
-            "corpus_id": HEX64, "collection": {"type": "string"}, "passage_id": HEX64,
-            "source_id": {"type": "string"},
-            "version": {"type": "string"}, "start_line": {"type": "integer", "minimum": 1},
-            "end_line": {"type": "integer", "minimum": 1}, "url": {"type": "string"},
-            "text": {"type": "string"}, "text_sha256": HEX64, "source_sha256": HEX64,
-            "document_revision": HEX64, "byte_count": _INT0,
-        }),
+        "Passage": closed({name: field_schema(name) for name in PASSAGE_BODY_FIELDS}),
     }
 
 

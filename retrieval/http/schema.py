@@ -1,5 +1,6 @@
 """The OpenAPI building blocks the document and each operation describe themselves with."""
 
+from ..core.fields import FIELD_TYPES
 from .contract import BODY_DIGEST_HEADER, HTTP_STATUS
 
 HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
@@ -10,6 +11,17 @@ DIGEST_HEADER = {
         "schema": HEX64,
     }
 }
+
+
+def field_schema(name: str) -> dict:
+    """Return the schema of a passage or hit field, from its declared JSON type."""
+    declared = FIELD_TYPES[name]
+    if declared.hex64:
+        return HEX64
+    schema: dict = {"type": declared.json_type}
+    if declared.minimum is not None:
+        schema["minimum"] = declared.minimum
+    return schema
 
 
 def ref(name):

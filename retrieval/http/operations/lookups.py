@@ -6,6 +6,7 @@ depends on who asked, so no shared cache may keep them.
 
 import re
 
+from ...core.fields import PASSAGE_BODY_FIELDS
 from ..contract import CORPUS, OK, PASSAGE
 from ..errors import PassageNotFound
 from ..exchange import (
@@ -43,21 +44,8 @@ def passage_body(corpus_id, passage) -> dict:
 
     corpus_id is that of the passage's collection, the one its passage_id derives from.
     """
-    return {
-        "corpus_id": corpus_id,
-        "collection": passage.collection,
-        "passage_id": passage.passage_id,
-        "source_id": passage.source_id,
-        "version": passage.version,
-        "start_line": passage.start_line,
-        "end_line": passage.end_line,
-        "url": passage.url,
-        "text": passage.text,
-        "text_sha256": passage.text_sha256,
-        "source_sha256": passage.source_sha256,
-        "document_revision": passage.document_revision,
-        "byte_count": passage.byte_count,
-    }
+    return {name: corpus_id if name == "corpus_id" else getattr(passage, name)
+            for name in PASSAGE_BODY_FIELDS}
 
 
 def corpus_body(collections, default_collection: str | None) -> dict:

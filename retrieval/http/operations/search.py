@@ -15,6 +15,7 @@ The reply says what was searched (`searched`).
 
 from dataclasses import dataclass
 
+from ...core.fields import HIT_FIELDS
 from ...core.index import MATCH_ALL
 from ...core.service import RetrievalService
 from ...core.snapshot import DEFAULT_COLLECTION
@@ -34,10 +35,6 @@ DEFAULT_MAX_TEXT_BYTES = 4096
 ANALYSES = ("question", "raw")
 ANALYSIS_REGEX = f"^({'|'.join(ANALYSES)})$"
 KNOWN_FIELDS = ("query", "version", "collection", "limit", "max_text_bytes", "analysis")
-# What each hit carries besides its text: enough to cite it, to fetch it again by id, and to
-# recompute its passage_id and text digest.
-HIT_FIELDS = ("passage_id", "source_id", "url", "title", "version", "start_line", "end_line",
-              "byte_count", "text_sha256")
 
 
 @dataclass(frozen=True)
