@@ -41,7 +41,7 @@ from .core.admission import Limits
 from .core.index import IndexUnavailable
 from .core.model import FAILED, LIMITED
 from .core.service import RetrievalService, RunResult, UnknownVersion, served_version
-from .core.snapshot import SnapshotError, default_snapshot_path
+from .core.snapshot import SnapshotError, default_snapshot_path, load_snapshot
 from .cors import CorsPolicy
 from .errors import (
     BodyTooLarge,
@@ -68,6 +68,7 @@ from .metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from .metrics import Metrics
 from .openapi import openapi_document
 from .request import decode_body, parse_retrieve_request
+from .rerank import attach
 from .response import (
     corpus_body,
     encode_error,
@@ -593,8 +594,9 @@ def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corp
     settings = settings or load_settings()
     path = snapshot_path or settings.snapshot or default_snapshot_path()
     keys = KeyStore.load(settings.keys_file) if settings.keys_file else None
-    service = RetrievalService.from_path(
-        path, expect_corpus_id or settings.expect_corpus_id, tool_factory,
+    # A semantic snapshot's re-ranker is attached here, by the extra, before its index opens.
+    service = RetrievalService(
+        attach(load_snapshot(path, expect_corpus_id or settings.expect_corpus_id)), tool_factory,
         memo_entries=settings.cache_entries, memo_bytes=settings.cache_bytes,
         connections=settings.threads)
     if access_log is None and settings.access_log:

