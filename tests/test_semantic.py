@@ -21,12 +21,14 @@ from unittest import mock
 
 from retrieval.cli.main import main as retrieval_main
 from retrieval.core import database
-from retrieval.core.index import quote_fts_terms
+from retrieval.core.index import SnapshotIndex, quote_fts_terms
 from retrieval.core.snapshot import SnapshotError, load_snapshot
-from retrieval.core.snapshot_directory import MANIFEST, load_semantic, verify_snapshot_directory
+from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, build_snapshot
+from retrieval.rerank import attach, load_named_model, load_semantic, model_for_recipe
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings
+from tests.test_layout import import_graph
 from tests.test_sphinx_build import BASE, build_site
 
 EXTRA = ("numpy", "tokenizers", "threadpoolctl", "wordllama")
@@ -60,7 +62,7 @@ class EmbeddingChecks:
         text = "Remove a directory tree with all its files"
         alone = self.model.embed([text])
         batched = self.model.embed(["shutil.rmtree", text, "an unrelated, much longer text " * 9])
-        again = self.semantic.load_named_model(self.MODEL).embed([text])
+        again = load_named_model(self.MODEL).embed([text])
         self.assertEqual(alone.dtype.name, "float16")
         self.assertEqual(alone.shape, (1, self.DIMENSIONS))
         self.assertEqual(alone[0].tobytes(), batched[1].tobytes())
@@ -68,8 +70,8 @@ class EmbeddingChecks:
         self.assertAlmostEqual(float(self.semantic.cosines(alone[0], alone)[0]), 1.0, places=2)
 
     def test_a_snapshot_of_its_recipe_loads_it_again(self):
-        self.assertEqual(self.semantic.model_for_recipe(self.model.recipe), self.MODEL)
-        self.assertIsNone(self.semantic.model_for_recipe("another/recipe"))
+        self.assertEqual(model_for_recipe(self.model.recipe), self.MODEL)
+        self.assertIsNone(model_for_recipe("another/recipe"))
 
     def test_related_texts_are_closer_than_unrelated_ones(self):
         query, related, unrelated = self.model.embed([
@@ -85,7 +87,8 @@ class ModelTest(EmbeddingChecks, unittest.TestCase):
     def test_loads_the_bundled_files_and_names_them_by_digest(self):
         directory = os.path.dirname(importlib.util.find_spec("wordllama").origin)
         digest = hashlib.sha256()
-        for parts in (self.semantic.WEIGHTS, self.semantic.TOKENIZER):
+        from retrieval.rerank import wordllama
+        for parts in (wordllama.FILES.weights, wordllama.FILES.tokenizer):
             with open(os.path.join(directory, *parts), "rb") as handle:
                 digest.update(handle.read())
         self.assertEqual(self.model.digest, digest.hexdigest())
@@ -100,8 +103,8 @@ class RerankTest(unittest.TestCase):
     def setUp(self):
         import numpy
 
-        from retrieval import semantic
-        self.rerank = semantic.rerank
+        from retrieval.rerank import exact
+        self.rerank = exact.rerank
         # Row i is unit i; row 0 is unused, as SQLite row ids start at 1.
         self.vectors = numpy.array([[0, 0], [1, 0], [0, 1], [0.6, 0.8], [0, 1]], dtype="float16")
         self.query = numpy.array([0, 1], dtype="float16")
@@ -126,7 +129,7 @@ class RerankTest(unittest.TestCase):
 @unittest.skipUnless(RUN, SKIP_REASON)
 class DocumentTextTest(unittest.TestCase):
     def test_names_heading_and_first_sentence(self):
-        from retrieval.semantic import document_text
+        from retrieval.rerank.exact import document_text
         self.assertEqual(
             document_text("shutil.rmtree", "Directory and files operations",
                           "Delete an entire directory tree; *path* must point to a directory.\n"
@@ -135,7 +138,7 @@ class DocumentTextTest(unittest.TestCase):
             "Delete an entire directory tree; *path* must point to a directory.")
 
     def test_a_section_body_loses_its_title_and_underline(self):
-        from retrieval.semantic import document_text
+        from retrieval.rerank.exact import document_text
         self.assertEqual(
             document_text("", "Using the issue tracker",
                           "Using the issue tracker\n=======================\n"
@@ -147,13 +150,21 @@ class WithoutTheExtraTest(unittest.TestCase):
     """Nothing but a semantic snapshot or build ever imports the extra's modules."""
 
     def test_importing_the_service_and_the_builder_imports_no_third_party_module(self):
-        code = ("import sys, retrieval.cli.main, retrieval.http.app, retrieval.ingest.builder, "
-                "retrieval.core.snapshot_directory; "
+        code = ("import sys, retrieval.cli.main, retrieval.http.factory, retrieval.wsgi, "
+                "retrieval.ingest.builder, retrieval.core.snapshot_directory, retrieval.rerank; "
                 "print(sorted(m for m in ('numpy', 'tokenizers', 'threadpoolctl', 'wordllama', "
-                "'retrieval.semantic', 'retrieval.minilm') if m in sys.modules))")
+                "'retrieval.rerank.exact', 'retrieval.rerank.files', 'retrieval.rerank.minilm', "
+                "'retrieval.rerank.wordllama') if m in sys.modules))")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
         self.assertEqual(out.stdout.strip(), "[]")
+
+    def test_core_imports_nothing_above_it(self):
+        # The re-ranker is attached by retrieval.rerank (the extra), never loaded by core.
+        for module, targets in import_graph().items():
+            if module.startswith("retrieval.core"):
+                self.assertEqual({t for t in targets if not t.startswith("retrieval.core")},
+                                 set(), module)
 
     def test_build_refuses_a_semantic_policy_without_the_flag(self):
         policy = dict(DEFAULT_POLICY, semantic={"weight": 20})
@@ -162,7 +173,7 @@ class WithoutTheExtraTest(unittest.TestCase):
 
 
 def _model_missing():
-    from retrieval.semantic import ModelUnavailable
+    from retrieval.rerank.files import ModelUnavailable
     raise ModelUnavailable("wordllama is not installed")
 
 
@@ -215,6 +226,14 @@ class SemanticSnapshotTest(unittest.TestCase):
         expected = self.model.embed([self.semantic.document_text(names, "datetime Objects", body)])
         self.assertEqual(vectors[rowid], expected[0].astype("<f2").tobytes())
 
+    def test_core_loads_the_section_and_never_serves_it_without_its_reranker(self):
+        snapshot = load_snapshot(self.out)
+        self.assertEqual(snapshot.semantic.recipe, self.model.recipe)
+        self.assertIsNone(snapshot.reranker)
+        with self.assertRaisesRegex(SnapshotError, "served with its re-ranker"):
+            SnapshotIndex(snapshot)
+        self.assertIsNotNone(attach(snapshot).reranker)
+
     def test_verify_recomputes_the_vector_digests(self):
         self.assertEqual(verify_snapshot_directory(self.out), [])
         tampered = os.path.join(os.path.dirname(self.out), "tampered")
@@ -235,7 +254,7 @@ class SemanticSnapshotTest(unittest.TestCase):
         query = search["action"]["arguments"]["query"]
         served = [(hit["url"], hit["native_score"]) for hit in search["result"]["results"]]
         # Expected: the fielded ranking's 200 best, re-sorted by score - WEIGHT x cosine.
-        snapshot = load_snapshot(self.out)
+        snapshot = attach(load_snapshot(self.out))
         conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
         try:
             table = database.collection_tables(conn)["default"][1]
@@ -256,26 +275,27 @@ class SemanticSnapshotTest(unittest.TestCase):
     def test_serving_runs_blas_on_one_thread(self):
         from threadpoolctl import threadpool_info, threadpool_limits
         with threadpool_limits(limits=2, user_api="blas"):
-            load_snapshot(self.out)
+            attach(load_snapshot(self.out))
             self.assertEqual({pool["num_threads"] for pool in threadpool_info()
                               if pool["user_api"] == "blas"}, {1})
 
     def loader(self):
         """Return (module, name) of the function that loads this class's model."""
-        return self.semantic, "load_model"
+        from retrieval.rerank import wordllama
+        return wordllama, "load_model"
 
     def test_serving_refuses_another_model(self):
         other = dataclasses.replace(self.model, digest="0" * 64)
         with mock.patch.object(*self.loader(), return_value=other), \
                 self.assertRaisesRegex(SnapshotError, "built with the embedding model sha256 "
                                        + self.DIGEST + ", and the installed one is 0+"):
-            load_snapshot(self.out)
+            attach(load_snapshot(self.out))
 
     def test_serving_and_building_refuse_a_missing_extra_in_one_line(self):
         with mock.patch.object(*self.loader(), _model_missing):
             with self.assertRaisesRegex(SnapshotError, r"built with --semantic needs the semantic "
                                         r"extra, .*: pip install '\.\[semantic\]'"):
-                load_snapshot(self.out)
+                attach(load_snapshot(self.out))
             err = io.StringIO()
             with contextlib.redirect_stderr(err):
                 status = retrieval_main([

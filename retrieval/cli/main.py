@@ -9,11 +9,11 @@ import tempfile
 from pathlib import Path
 
 from .. import __version__
-from ..core.ranking import EMBEDDING_MODELS as SEMANTIC_MODELS
 from ..core.snapshot import SnapshotError, seal_snapshot
 from ..core.strict_json import StrictJSONError, loads_strict
 from ..ingest.builder import FORMATS, RANKINGS
 from ..ingest.tree import DEFAULT_MAX_FILE_BYTES
+from ..rerank import MODELS as SEMANTIC_MODELS
 from ..settings import (
     SETTINGS,
     SettingsError,
@@ -186,7 +186,7 @@ def _build(args) -> int:
     options = FetchOptions(args.fetch_cache or default_cache_dir(), _crawl_limits(args))
     semantic = None
     if args.semantic:
-        from ..core.snapshot_directory import load_semantic
+        from ..rerank import load_semantic
 
         semantic = load_semantic("--semantic", args.semantic)
     # Fetched releases are unpacked here and removed once the snapshot is built; crawled

@@ -72,6 +72,10 @@ class SnapshotIndex:
 
     def __init__(self, snapshot: Snapshot, connections: int = 1):
         """connections: how many worker threads will search; each gets a connection opened now."""
+        if snapshot.semantic is not None and snapshot.reranker is None:
+            # Served lexically, it would answer otherwise than the policy its corpus_id names.
+            raise SnapshotError("a snapshot built with --semantic is served with its re-ranker "
+                                "(retrieval.rerank.attach), never without")
         self.snapshot = snapshot
         self._image = None
         if snapshot.database_path is None:

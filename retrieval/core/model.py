@@ -31,7 +31,7 @@ from .outcomes import (
     repeatable,
 )
 from .policy_format import Policy
-from .ranking import IndexFields, Ranking, ubiquitous_terms
+from .ranking import IndexFields, Ranking, Semantic, ubiquitous_terms
 from .rerank import Reranker
 from .rules import (
     DEFAULT_SEARCH_K,
@@ -167,8 +167,9 @@ class Snapshot:
     # connection must open the file verified at load (database.file_identity), no other.
     database_path: str | None = None
     database_identity: tuple | None = None
-    # A policy with a semantic section re-ranks with this (see rerank.Reranker), made by the
-    # directory loader; None: the lexical ranking alone.
+    # A policy's semantic section: searches re-rank with `reranker` (see rerank.Reranker), which
+    # the semantic extra attaches (retrieval.rerank.attach); a snapshot with a section and no
+    # re-ranker is never served. None: the lexical ranking alone.
     reranker: Reranker | None = None
     # The collection a request that names none reads, as built (`build --default-collection`);
     # None: see default_collection.
@@ -189,6 +190,11 @@ class Snapshot:
         """Return how a built snapshot ranks (fields and priors); None: plain bm25 (the JSON
         fixture's one text column)."""
         return self.policy.ranking
+
+    @property
+    def semantic(self) -> Semantic | None:
+        """Return how a `--semantic` build's vectors re-rank; None: the lexical ranking alone."""
+        return self.policy.semantic
 
     @property
     def default_collection(self) -> str | None:

