@@ -19,7 +19,9 @@ file answers a missing key 401 `unauthenticated` and an unknown or expired one 4
 import json
 import textwrap
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 try:
     import requests
@@ -87,6 +89,8 @@ class RetrievalError(Exception):
 
 class _RetryAfter:
     """Mixin for refusals that may say when to come back."""
+
+    headers: Mapping[str, str]  # RetrievalError's: the response's headers
 
     @property
     def retry_after(self) -> int | None:
@@ -227,6 +231,21 @@ def _from_mapping(cls, mapping):
     return cls(**{f.name: mapping.get(f.name) for f in fields(cls) if f.init})
 
 
+def _member(document: dict, key: str) -> Any:
+    """Return a JSON object's member as parsed, None if absent.
+
+    The typed results' fields are annotated with the contract's types; what the service sent is
+    stored as it is (the client verifies digests and the echo, not each member's type).
+    """
+    return document.get(key)
+
+
+def _object(document: dict, key: str) -> dict:
+    """Return a JSON object's member if it is an object, else an empty one."""
+    value = document.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 @dataclass(frozen=True)
 class Usage:
     """What a run consumed (or had consumed after one action)."""
@@ -280,11 +299,11 @@ class TraceEntry:
     @classmethod
     def from_dict(cls, entry: dict) -> "TraceEntry":
         """Build from one element of a response's `trace`."""
-        action = entry.get("action") if isinstance(entry.get("action"), dict) else {}
+        action = _object(entry, "action")
         usage_after = entry.get("usage_after")
         return cls(
-            tool=action.get("tool"), arguments=action.get("arguments"),
-            decision=entry.get("decision"), invoked=entry.get("invoked"),
+            tool=_member(action, "tool"), arguments=_member(action, "arguments"),
+            decision=_member(entry, "decision"), invoked=_member(entry, "invoked"),
             status=entry.get("status"), reason=entry.get("reason"),
             usage_after=_from_mapping(Usage, usage_after) if usage_after is not None else None,
             result=entry.get("result"),
@@ -317,16 +336,18 @@ class RetrievalResult:
     def from_response(cls, document: dict, raw: bytes, http_status: int,
                       body_sha256: str) -> "RetrievalResult":
         """Build from a verified body and its parsed document."""
-        admission = document.get("admission") if isinstance(document.get("admission"), dict) else {}
+        admission = _object(document, "admission")
         return cls(
-            request_id=document.get("request_id"), corpus_id=document.get("corpus_id"),
-            request=document.get("request"), status=document.get("status"),
-            reason=document.get("reason"), limits=_from_mapping(Limits, admission.get("limits")),
+            request_id=_member(document, "request_id"), corpus_id=_member(document, "corpus_id"),
+            request=_member(document, "request"), status=_member(document, "status"),
+            reason=_member(document, "reason"),
+            limits=_from_mapping(Limits, admission.get("limits")),
             usage=_from_mapping(Usage, document.get("usage")),
             trace=tuple(TraceEntry.from_dict(e) for e in document.get("trace") or ()
                         if isinstance(e, dict)),
             evidence=tuple(_from_mapping(Evidence, e) for e in document.get("evidence") or ()),
-            policy=document.get("policy"), result_sha256=document.get("result_sha256"),
+            policy=_member(document, "policy"),
+            result_sha256=_member(document, "result_sha256"),
             http_status=http_status, body_sha256=body_sha256, raw=raw, document=document,
         )
 
@@ -357,7 +378,8 @@ def _json_body(fields_sent: dict) -> bytes:
 
 def _connection_refused(exc: BaseException) -> bool:
     """Return True if a requests error was caused by a refused connection (nothing was sent)."""
-    seen, stack = set(), [exc]
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [exc]
     while stack:
         current = stack.pop()
         if current is None or id(current) in seen:
@@ -498,6 +520,7 @@ class RetrievalClient:
                 verify_run_result(exchange.raw, document, fields_sent)
             except ValueError as exc:
                 raise _integrity_error(exchange, str(exc)) from None
+            assert isinstance(document, dict), "verify_run_result refuses any other document"
             return RetrievalResult.from_response(document, exchange.raw, exchange.http_status,
                                                  exchange.body_sha256)
         raise self._error(exchange)
@@ -606,7 +629,7 @@ def _describe_action(entry: TraceEntry) -> str:
         query = json.dumps(args.get("query"), ensure_ascii=False)
         return f'search {query} ({args.get("version")}, k={args.get("k")}{extra})'
     if entry.tool == "read":
-        handle = args.get("handle") if isinstance(args.get("handle"), dict) else {}
+        handle = _object(args, "handle")
         return (f"read {handle.get('source_id')} lines {handle.get('start_line')}-"
                 f"{handle.get('end_line')} ({handle.get('version')})")
     return f"{entry.tool} {json.dumps(args, ensure_ascii=False, sort_keys=True)}"

@@ -196,7 +196,10 @@ def _build(args) -> int:
         for label, collection, version, base_url in planned:
             local = resolve(sources[label], label, options)
             form = args.format if args.format != FORMATS[0] else local.format or FORMATS[0]
-            trees.append(SourceTree(version, local.root, base_url or local.base_url, collection,
+            published = base_url or local.base_url
+            # Checked above: a --source without a --base-url is one that gives its own.
+            assert published is not None, f"--source {label}: no base URL"
+            trees.append(SourceTree(version, local.root, published, collection,
                                     form, args.max_file_bytes, provenance=local.provenance))
         trees += fetch_sources(fetched, base_urls, workdir, _collection_version)
         unused = sorted(set(base_urls) - {tree.label for tree in trees})

@@ -51,7 +51,8 @@ def references(text: str) -> Counter:
     (`:func:`option`` under `.. currentmodule:: click`) for the name as written and under the
     current module, as Sphinx would look it up; `.name` (a suffix search) under "." + name.
     """
-    counts, current = Counter(), None
+    counts: Counter[str] = Counter()
+    current = None
     for line in text.split("\n"):
         module = _CURRENT.match(line) or _AUTODOC_MODULE.match(line)
         if module:
@@ -66,7 +67,8 @@ def references(text: str) -> Counter:
 def directives(text: str) -> list:
     """Return a reST page's autodoc directives, each with the module current where it stands."""
     lines, found, current = text.split("\n"), [], None
-    classes = []  # (indent, name) of the autoclass directives whose content this line is in
+    # (indent, name) of the autoclass directives whose content this line is in
+    classes: list[tuple[int, str]] = []
     for index, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
         if line.strip():
@@ -115,9 +117,10 @@ def resolve(directive: Directive, package) -> list | None:
         found = package.resolve(dotted) if dotted else None
         # As autodoc, any object for any directive, but a module only for automodule.
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
-            documented = [Documented(dotted, *found, directive)]
+            module, obj = found
+            documented = [Documented(dotted, module, obj, directive)]
             if "members" in directive.options:
-                documented.extend(_members(dotted, *found, directive, package, top=True))
+                documented.extend(_members(dotted, module, obj, directive, package, top=True))
             return documented
     return None
 

@@ -7,6 +7,7 @@ snapshot directory (core/snapshot_directory.py).
 """
 
 from pathlib import Path
+from typing import Any
 
 from ..core.snapshot import Policy, SnapshotError
 from ..core.snapshot_directory import refuse_existing, vector_content, write_snapshot_directory
@@ -54,7 +55,8 @@ def _embed(semantic, model, units, progress) -> list:
     return semantic.vector_bytes(model.embed(texts))
 
 
-def build_snapshot(trees, out_dir, policy=None, progress=None, semantic=None,
+def build_snapshot(trees, out_dir, policy=None, progress=None,
+                   semantic: tuple[Any, Any] | None = None,
                    default_collection: str | None = None) -> dict:
     """Build a snapshot directory from documentation trees; return its manifest.
 

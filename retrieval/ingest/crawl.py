@@ -314,9 +314,9 @@ class Crawler:
 
     # -- what a reply says ------------------------------------------------------------------
 
-    def _keep(self, outcome: _Outcome, body: bytes, validated: Fetched | None):
-        reply = outcome.reply
+    def _keep(self, outcome: _Outcome, reply: Reply, body: bytes, validated: Fetched | None):
         path = mirror_path(reply.url, self.prefix) or mirror_path(outcome.url, self.prefix)
+        assert path is not None, "_enqueue queues only URLs with a mirror path"
         if path in self.kept:
             return False  # a redirect to a page already kept
         if validated is None:
@@ -345,10 +345,11 @@ class Crawler:
         reply, validated, body = outcome.reply, None, outcome.reply.body
         if reply.status == 304:
             validated = self.previous.get(reply.url) or self.previous.get(outcome.url)
-            body = self._cached_body(validated) if validated else None
-            if body is None:
+            cached = self._cached_body(validated) if validated else None
+            if cached is None:
                 self.skipped["304 without a cached copy"] += 1
                 return
+            body = cached
         elif reply.status != 200:
             if outcome.kind != _MAP:
                 self.skipped[f"HTTP {reply.status}"] += 1
@@ -367,7 +368,7 @@ class Crawler:
             if self.not_found_title is not None and _title(body) == self.not_found_title:
                 self.skipped["error page served with 200"] += 1
                 return
-        if not self._keep(outcome, body, validated):
+        if not self._keep(outcome, reply, body, validated):
             return
         if outcome.kind == _PAGE:
             self.pages += 1
@@ -496,7 +497,7 @@ class Crawler:
             raise
         return self._finish()
 
-    def _loop(self):
+    def _loop(self) -> None:
         pool = concurrent.futures.ThreadPoolExecutor(self.limits.in_flight,
                                                      thread_name_prefix="crawl")
         pending: set = set()

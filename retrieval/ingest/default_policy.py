@@ -1,5 +1,7 @@
 """The default policy of `retrieval build`: its stop words, fallback, ranking and fitted model."""
 
+from typing import Any
+
 # English function words. They are data in the policy (and so part of corpus_id), not code, so
 # changing the list changes the snapshot's identity.
 DEFAULT_STOP_WORDS = sorted(set("""
@@ -21,7 +23,7 @@ MODEL_WEIGHTS = {
     "kind_attribute": -1.78, "kind_data": -2.167, "non_reference_page": 0.6614,
     "noindex": -1.434, "release_notes": -2.527, "fielded_rank": -0.2736, "plain_rank": -0.2934,
 }
-DEFAULT_POLICY = {
+DEFAULT_POLICY: dict[str, Any] = {
     "rules": [],
     "fallback": {
         "name": "question-terms",

@@ -350,7 +350,8 @@ class _Reader:
 
     def _doc_comments(self, lineno: int, column: int):
         """Return (first line, text) of the `#:` comment lines right above a line, or None."""
-        lines, first, texts = self.module.lines, lineno, []
+        lines, first = self.module.lines, lineno
+        texts: list[str] = []
         own = lines[lineno - 1]
         if "#:" in own and own.split("#:", 1)[0].strip():
             return lineno, own.split("#:", 1)[1].strip()
@@ -388,7 +389,7 @@ def _blocks(statement) -> list:
     """Return the statement lists of a compound statement that is no definition, else []."""
     if isinstance(statement, ast.If):
         return [statement.body, statement.orelse]
-    if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+    if isinstance(statement, (ast.Try, ast.TryStar)):
         return [statement.body, *(handler.body for handler in statement.handlers),
                 statement.orelse, statement.finalbody]
     if isinstance(statement, (ast.With, ast.AsyncWith)):

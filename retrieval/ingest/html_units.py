@@ -302,7 +302,8 @@ class _PageReader:
 
 def _quoted(owner: _Owner) -> tuple:
     """Return (text, last line) of what a unit quotes: its signatures and blocks up to the cap."""
-    parts, size, last = [], 0, owner.start_line
+    parts: list[str] = []
+    size, last = 0, owner.start_line
     signatures = [" ".join(part for part in (prefix, prename + name + rest) if part)
                   for prefix, prename, name, rest in owner.signatures]
     for text, line in [(s, owner.start_line) for s in signatures if s] + [

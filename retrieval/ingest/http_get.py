@@ -151,7 +151,8 @@ def _read_capped(response, limits: Limits, deadline: float) -> bytes:
     length = response.headers.get("Content-Length")
     if length and length.isdigit() and int(length) > limits.max_page_bytes:
         raise FetchFailure("over the size cap", f"{length} bytes")
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while True:
         if time.monotonic() > deadline:
             raise FetchFailure("timed out", f"body not complete in {limits.timeout_s:g}s")

@@ -64,7 +64,7 @@ def read_package_contents(package_tree: PackageTree, tree: SourceTree,
     if package_tree.docs is None:
         contents = builder.api_reference()
     else:
-        contents = builder.docs_pages(progress)
+        contents = builder.docs_pages(package_tree.docs, progress)
     progress.passages += len(contents)
     progress.tick(tree.label, force=True)
     return contents
@@ -72,7 +72,9 @@ def read_package_contents(package_tree: PackageTree, tree: SourceTree,
 
 def _split_code(text: str) -> tuple:
     """Return (prose, code) of a docstring: doctest lines and their output are code."""
-    prose, code, in_example = [], [], False
+    prose: list[str] = []
+    code: list[str] = []
+    in_example = False
     for line in text.split("\n"):
         stripped = line.strip()
         if stripped.startswith(">>>"):
@@ -143,9 +145,8 @@ class _Units:
             contents.extend(self.object_contents(module, obj, [obj.name], None, module.name))
         return contents
 
-    def docs_pages(self, progress: Progress) -> list:
+    def docs_pages(self, docs: str, progress: Progress) -> list:
         """Return the units of every page of the docs folder, autodoc directives resolved."""
-        docs = self.package_tree.docs
         pages = []
         for relative, _ in iter_source_files(os.path.join(self.tree.root, docs)):
             read = read_file(self.tree, f"{docs}/{relative}", progress)

@@ -14,7 +14,7 @@ import os
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .blocks import (
@@ -217,7 +217,7 @@ class _TocSlugger:
     """Heading ids as MkDocs renders them: Python-Markdown's toc slugify, _1, _2 ... for repeats."""
 
     def __init__(self, attr_list: bool = False):
-        self._seen = set()
+        self._seen: set[str] = set()
         self._attr_list = attr_list
 
     def heading(self, text: str) -> tuple:
@@ -244,8 +244,9 @@ _TOC_COUNT = re.compile(r"(.*)_([0-9]+)")
 _ATTR_LIST_ID = re.compile(r"(.*?)[ \t]*\{:?[ \t]*(?:[^}#]*[ \t])?#([\w-]+)[^}]*\}")
 # How a site renders Markdown heading ids: GitHub's (github-slugger) or MkDocs' (toc), the
 # latter with or without the attr_list extension a project's mkdocs.yml may enable.
-SLUGGERS = {"github": _GithubSlugger, "mkdocs": _TocSlugger,
-            "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True)}
+SLUGGERS: dict[str, Callable[[], _GithubSlugger | _TocSlugger]] = {
+    "github": _GithubSlugger, "mkdocs": _TocSlugger,
+    "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True)}
 
 
 @dataclass(frozen=True)
@@ -284,7 +285,9 @@ def _section_pieces(lines: list, head: range | None, spans: list) -> list:
     A block over the cap on its own (a long fence) is cut on lines; the heading is never a piece
     alone: with no room for the next block beside it, it joins that block's first lines.
     """
-    pieces, start, stop = [], None, None
+    pieces: list[range] = []
+    start: int | None = None  # the open piece's first line, and stop its end while it is open
+    stop = 0
     for span in spans:
         if start is not None and _span_bytes(lines, start, span.stop) <= MAX_PASSAGE_BYTES:
             stop = span.stop
@@ -306,7 +309,8 @@ def _section_pieces(lines: list, head: range | None, spans: list) -> list:
 
 def markdown_sections(lines: list, flavour: str = "github") -> list:
     """Split Markdown into its sections' own text; a heading with no text of its own gives none."""
-    slugger, found, path = SLUGGERS[flavour](), [], []
+    slugger, found = SLUGGERS[flavour](), []
+    path: list[tuple[int, str]] = []  # (level, heading) of each heading above
     heading = anchor = head = None
     spans: list = []
 

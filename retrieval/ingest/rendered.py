@@ -184,10 +184,11 @@ class _Irregular:
                 yield other, False, None, None
                 continue
             self._ends = self._ends or _TagEnds(text)
-            end = self._ends.end(start.end())
-            if end is not None:
-                self.at = end + 1
-                yield other, bool(start.group(1)), start.group(2).lower(), text[start.end():end]
+            tag_end = self._ends.end(start.end())
+            if tag_end is not None:
+                self.at = tag_end + 1
+                yield (other, bool(start.group(1)), start.group(2).lower(),
+                       text[start.end():tag_end])
             if self.at > stop:
                 return
         self.at = max(self.at, stop)
@@ -195,7 +196,7 @@ class _Irregular:
 
 def tag_attributes(text: str) -> dict:
     """Return a tag's raw attribute text as a dict of names (lowercased) to unescaped values."""
-    attrs = {}
+    attrs: dict[str, str] = {}
     for match in _ATTRIBUTE.finditer(text):
         value = match.group(2)
         if value is None:
@@ -224,13 +225,16 @@ class _PageParser:
 
     def __init__(self, page: str):
         self.page = page
-        self.ids = set()
-        self.sections, self.objects, self.links = [], [], []
+        self.ids: set[str] = set()
+        self.sections: list[RenderedSection] = []
+        self.objects: list[RenderedObject] = []
+        self.links: list[tuple[str, str]] = []  # (page, fragment)
         # Per open <section>: (it, or None without an id; the innermost open one with an id).
         self._open_sections: list = []
         self._heading = None  # the section whose heading text is being read
         self._headerlink_depth = 0
-        self._dl_stack = []  # RenderedObject for a Python object's <dl>, else None
+        # RenderedObject for a Python object's <dl>, else None
+        self._dl_stack: list[RenderedObject | None] = []
         self._signature = None  # [id, name] of the <dt> being read
         self._name_depth = 0  # >0 inside a signature's sig-name span
         self._span_depth = 0

@@ -120,6 +120,7 @@ def fetch_sources(values: list, base_urls: dict, workdir: str, collection_versio
     trees = []
     for value in values:
         scheme = scheme_of(value)
+        assert scheme is not None, "values are package --source values (scheme_of)"
         label, spec = ("", value) if value.startswith(scheme) else value.split("=", 1)
         trees.extend(_forms(PackageFetcher)[scheme].fetch(label, spec[len(scheme):], base_urls,
                                                           workdir, collection_version))

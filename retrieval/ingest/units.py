@@ -103,7 +103,7 @@ class _UnitReader(RstReader):
         super().__init__()
         self.lines = lines
         self.page = page
-        self.owners = []
+        self.owners: list[_Owner] = []
         self.section: _Owner | None = None
         self._sections_at = 0  # document-order cursors into the rendered page
         self._objects_at = 0
@@ -242,11 +242,12 @@ def page_units(text: str, page: RenderedPage) -> list:
                 literal_indent = indent
             elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
                 literal_indent = indent
-    return [_unit(lines, owner) for owner in reader.owners if owner.first_run_end is not None]
+    return [_unit(lines, owner, owner.first_run_end) for owner in reader.owners
+            if owner.first_run_end is not None]
 
 
-def _unit(lines: list, owner: _Owner) -> Unit:
-    piece = size_pieces(lines, range(owner.head, owner.first_run_end))[0]
+def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
+    piece = size_pieces(lines, range(owner.head, first_run_end))[0]
     return Unit(
         start_line=piece.start + 1, end_line=piece.stop,
         text="\n".join(lines[piece.start:piece.stop]),

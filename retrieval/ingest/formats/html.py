@@ -13,7 +13,7 @@ from collections import Counter
 from ...core.ranking import SECTION
 from ..html_units import page_units
 from ..inventory import INVENTORY, InventoryError, read_inventory
-from ..rendered import RenderedSite
+from ..rendered import RenderedPage, RenderedSite
 from ..tree import Progress, SourceTree, Unreadable, open_tree_file, read_file, unit_drafts
 
 MKDOCS_SEARCH_INDEX = ("search", "search_index.json")
@@ -44,7 +44,7 @@ def read_html_contents(tree: SourceTree, progress: Progress) -> list:
     site = RenderedSite(tree.root, tree.base_url, tree.max_file_bytes)
     pages = published(tree, site, [page for page in site.pages()
                                    if posixpath.basename(page) not in _GENERATED_PAGES], progress)
-    in_links = Counter(target for page in pages for target in site.page(page).links)
+    in_links = Counter(target for page in pages for target in published_page(site, page).links)
     read = [found for found in (html_units(tree, page, progress) for page in pages) if found]
     progress.tick(tree.label, force=True)
     reference = reference_pages(tree, site, {page for page, _, units in read
@@ -66,6 +66,13 @@ def published(tree: SourceTree, site: RenderedSite, pages, progress: Progress) -
         elif page in site.refused:
             progress.skip(f"{tree.label}/{page}", site.refused[page])
     return found
+
+
+def published_page(site: RenderedSite, page: str) -> RenderedPage:
+    """Return a page that published() returned: one the site has."""
+    rendered = site.page(page)
+    assert rendered is not None, f"{page} is not a published page"
+    return rendered
 
 
 def html_units(tree: SourceTree, page: str, progress: Progress):
@@ -95,7 +102,8 @@ def reference_pages(tree: SourceTree, site: RenderedSite, documenting: set,
         reason = f"cannot read: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
         progress.skip(f"{tree.label}/{INVENTORY}", reason)
         return documenting
-    python, other = Counter(), Counter()
+    python: Counter[str] = Counter()
+    other: Counter[str] = Counter()
     for entry in entries:
         if entry.domain == "py" and entry.role != "module":
             python[entry.page] += 1

@@ -15,7 +15,7 @@ from ..inventory import INVENTORY
 from ..rendered import RenderedSite
 from ..tree import Progress, SourceTree, read_sources, unit_drafts
 from ..units import page_units
-from .html import html_units, published, reference_pages
+from .html import html_units, published, published_page, reference_pages
 
 SOURCES = "_sources"
 _SOURCE_SUFFIX = ".rst.txt"
@@ -39,9 +39,9 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
     site = RenderedSite(tree.root, tree.base_url, tree.max_file_bytes)
     pages = published(tree, site, site.pages(), progress)
     # The documentation's own cross-references: how often each (page, id) is linked to.
-    in_links = Counter(target for page in pages for target in site.page(page).links)
+    in_links = Counter(target for page in pages for target in published_page(site, page).links)
     reference = reference_pages(tree, site, {page for page in pages if any(
-        obj.ids for obj in site.page(page).objects)}, progress)
+        obj.ids for obj in published_page(site, page).objects)}, progress)
     contents = []
     for relative_source, text, source_sha256 in read_sources(tree, SOURCES, progress):
         if not relative_source.endswith(_SOURCE_SUFFIX):
