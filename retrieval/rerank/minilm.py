@@ -176,7 +176,7 @@ def equal_length_batches(lengths: list, tokens: int = BATCH_TOKENS) -> list:
     by_length: dict = {}
     for row, length in enumerate(lengths):
         by_length.setdefault(length, []).append(row)
-    batches = []
+    batches: list[list[int]] = []
     for length, rows in by_length.items():
         size = max(1, tokens // max(1, length))
         batches.extend(rows[start:start + size] for start in range(0, len(rows), size))
