@@ -37,6 +37,7 @@ from .errors import (
 )
 from .exchange import Exchange, Reply, body_for, error_reply, etag_matches
 from .guards import Guards
+from .openapi import openapi_document
 from .operations.lookups import Corpus, Passage
 from .operations.probes import Health, MetricsText, OpenAPIDocument
 from .operations.retrieve import Retrieve
@@ -62,8 +63,10 @@ class RetrievalApp:
     def __init__(self, guards: Guards, cors: CorsPolicy, hosts: HostCheck | None,
                  pages: StaticPages, access_log: Callable[[str], None] | None = None):
         self._guards = guards
-        guards.documented = {operation.route.path: operation.openapi()
-                             for operation in OPERATIONS if operation.route.documented}
+        guards.openapi = openapi_document(
+            guards.maxima, guards.settings.max_body_bytes,
+            {operation.route.path: operation.openapi()
+             for operation in OPERATIONS if operation.route.documented})
         self._operations = {operation.route.path: operation(guards) for operation in OPERATIONS}
         self._cors = cors
         self._hosts = hosts

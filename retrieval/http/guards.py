@@ -63,8 +63,8 @@ class Guards:
     default_collection: str | None = field(init=False)
     deadline_s: float = field(init=False)
     draining: bool = False
-    # Each documented route's OpenAPI operation, by path (what /openapi.json is built from).
-    documented: dict = field(default_factory=dict)
+    # This app's OpenAPI document, built by the app from every operation's (/openapi.json).
+    openapi: dict = field(default_factory=dict)
     rate_limiter: RateLimiter = field(default_factory=RateLimiter)
 
     def __post_init__(self):

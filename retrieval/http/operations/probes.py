@@ -4,7 +4,6 @@ from ..contract import HEALTH, METRICS, OK, OPENAPI, UNAVAILABLE
 from ..exchange import REVALIDATE, Exchange, Reply, encode_json
 from ..guards import Guards
 from ..metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from ..openapi import openapi_document
 from ..schema import BEARER, error_responses, ref, response
 from . import Operation
 
@@ -80,9 +79,7 @@ class OpenAPIDocument(Operation):
 
     def __init__(self, guards: Guards):
         super().__init__(guards)
-        document = openapi_document(guards.maxima, guards.settings.max_body_bytes,
-                                    guards.documented)
-        self._reply = Reply(OK, encode_json(document), cache_control=REVALIDATE)
+        self._reply = Reply(OK, encode_json(guards.openapi), cache_control=REVALIDATE)
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
         return self._reply
