@@ -92,3 +92,7 @@ def default_policy(ranking: str = RANKINGS[0]) -> dict:
 # re-sorted by score - weight x cosine, at the weight the model chose on CoNaLa train
 # (its default_weight).
 DEFAULT_CANDIDATES = 200
+# How many units nearest the query by the embedding alone join those candidates (each at the
+# worst lexical candidate's score); 0, none: a section without `dense` re-ranks as before it
+# existed, and names the same corpus_id.
+DEFAULT_DENSE = 0
