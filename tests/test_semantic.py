@@ -125,9 +125,11 @@ class RerankTest(unittest.TestCase):
     def test_nearest_scores_only_the_rows_asked_and_ties_go_to_the_lower_row(self):
         from retrieval.rerank.exact import nearest
         # Rows 2 and 4 tie at cosine 1; row 3 is next; row 1 is orthogonal.
-        self.assertEqual(nearest(self.query, self.vectors, (1, 4), 3), [2, 4, 3])
-        self.assertEqual(nearest(self.query, self.vectors, (3, 4), 5), [4, 3])
-        self.assertEqual(nearest(self.query, self.vectors, (1, 4), 0), [])
+        wide = self.vectors.astype("float64")
+        self.assertEqual(nearest(self.query, wide, (1, 4), 3), [2, 4, 3])
+        self.assertEqual(nearest(self.query, wide, (1, 4), 1), [2])
+        self.assertEqual(nearest(self.query, wide, (3, 4), 5), [4, 3])
+        self.assertEqual(nearest(self.query, wide, (1, 4), 0), [])
 
     def test_dense_rows_enter_at_the_worst_lexical_score(self):
         from retrieval.rerank.exact import with_dense
@@ -219,7 +221,8 @@ class SemanticSnapshotTest(unittest.TestCase):
     def test_the_policy_names_the_model_and_only_a_semantic_build_has_vectors(self):
         self.assertEqual(self.manifest["policy"]["semantic"], {
             "model_sha256": self.DIGEST, "recipe": self.model.recipe,
-            "dimensions": self.DIMENSIONS, "weight": self.WEIGHT, "candidates": 200})
+            "dimensions": self.DIMENSIONS, "weight": self.WEIGHT, "candidates": 200,
+            "dense": 20})
         with open(os.path.join(self.lexical, MANIFEST), encoding="utf-8") as handle:
             lexical = json.load(handle)
         self.assertNotIn("semantic", lexical["policy"])
@@ -278,8 +281,17 @@ class SemanticSnapshotTest(unittest.TestCase):
             conn.close()
         query_vector = self.model.embed([query])[0]
         urls = dict(self.rows(self.out, "SELECT id, url FROM passages"))
+        # With the default dense candidates: the 20 units nearest the query join them, each
+        # new one at the worst lexical score.
+        vectors = snapshot.reranker.vectors
+        similarity = self.semantic.cosines(query_vector, vectors[1:]).tolist()
+        nearest = [rowid for _, rowid in sorted(
+            (-cosine, rowid) for rowid, cosine in enumerate(similarity, 1))][:20]
+        worst = max(score for _, score in lexical)
+        candidates = lexical + [(rowid, worst) for rowid in nearest
+                                if rowid not in dict(lexical)]
         expected = [(urls[rowid], score) for rowid, score in self.semantic.rerank(
-            lexical, query_vector, snapshot.reranker.vectors, self.WEIGHT)][:10]
+            candidates, query_vector, vectors, self.WEIGHT)][:10]
         self.assertEqual(served, expected)
         # The re-rank changes this question's order (else the test above proves little).
         self.assertNotEqual([url for url, _ in served], [urls[rowid] for rowid, _ in lexical][:10])
@@ -336,7 +348,10 @@ class DenseCandidatesTest(unittest.TestCase):
         policy = dict(default_policy("fielded"), semantic={"dense": cls.DENSE})
         cls.site, cls.out = build_site(base, "dense", policy,
                                        semantic=(cls.semantic, cls.model))
-        _, cls.without = build_site(base, "without", semantic=(cls.semantic, cls.model))
+        # A policy saying 0: the lexical candidates alone, as before `dense` existed.
+        _, cls.without = build_site(base, "without", dict(default_policy("fielded"),
+                                                          semantic={"dense": 0}),
+                                    semantic=(cls.semantic, cls.model))
         cls.apps = {}
         for name, out in (("dense", cls.out), ("without", cls.without)):
             cls.apps[name] = create_app(snapshot_path=out, settings=quiet_settings())

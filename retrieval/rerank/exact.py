@@ -49,17 +49,24 @@ def rerank(candidates, query_vector, doc_vectors, weight: float) -> list:
     return [(row_id, score) for score, row_id in scored]
 
 
-def nearest(query_vector, doc_vectors, rows: tuple[int, int], n: int) -> list:
+def nearest(query_vector, doc_rows, rows: tuple[int, int], n: int) -> list:
     """Return the row ids of rows[0]..rows[1] (inclusive) with the n largest cosines.
 
-    Exact: every row of the range is scored; ties go to the lower row id.
+    doc_rows: the unit float16 rows already widened to float64 (exact: every float16 is a
+    float64), so a search pays one matrix-vector product, not a conversion of the table. Exact:
+    every row of the range is scored; ties go to the lower row id.
     """
     first, last = rows
     if n <= 0 or last < first:
         return []
-    similarity = cosines(query_vector, doc_vectors[first:last + 1])
-    # lexsort's last key is the primary one: the larger cosine, then the lower row (offset).
-    order = np.lexsort((np.arange(len(similarity)), -similarity))[:n]
+    query = np.asarray(query_vector, dtype=np.float16).astype(np.float64)
+    similarity = doc_rows[first:last + 1] @ query
+    # Only rows at or above the n-th largest cosine can be chosen; of those (ties included),
+    # the larger cosine first, then the lower row (lexsort's last key is its primary one).
+    kept = np.arange(len(similarity))
+    if n < len(similarity):
+        kept = np.flatnonzero(similarity >= np.partition(similarity, -n)[-n])
+    order = kept[np.lexsort((kept, -similarity[kept]))][:n]
     return [first + int(offset) for offset in order]
 
 
@@ -93,6 +100,9 @@ class Reranker:
         # Row i is passage id i (SQLite row ids start at 1); row 0 is unused.
         self.vectors = np.vstack([np.zeros((1, model.dim), dtype="<f2"), table])
         self.vectors.flags.writeable = False
+        # Dense candidates score every row per search: widened once here (8 bytes a component,
+        # 40 MB for the 3.11 docs' 13,161 x 384), not per search (19 ms there).
+        self._wide = self.vectors.astype(np.float64) if dense else None
 
     def __call__(self, query: str, ranked: list, rows: tuple[int, int] | None = None) -> list:
         """Return (row id, score) pairs re-sorted by score - weight * cosine(query, unit).
@@ -100,6 +110,6 @@ class Reranker:
         With dense candidates and rows, the `dense` units of rows nearest the query join ranked.
         """
         query_vector = self.model.embed([query])[0]
-        if self.dense and rows is not None:
-            ranked = with_dense(ranked, nearest(query_vector, self.vectors, rows, self.dense))
+        if self._wide is not None and rows is not None:
+            ranked = with_dense(ranked, nearest(query_vector, self._wide, rows, self.dense))
         return rerank(ranked, query_vector, self.vectors, self.weight)
