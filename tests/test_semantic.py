@@ -24,10 +24,10 @@ from retrieval.core import database
 from retrieval.core.index import SnapshotIndex, quote_fts_terms
 from retrieval.core.snapshot import SnapshotError, load_snapshot
 from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory
-from retrieval.ingest.builder import DEFAULT_POLICY, Progress, build_snapshot
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, build_snapshot, default_policy
 from retrieval.rerank import attach, load_named_model, load_semantic, model_for_recipe
 from retrieval.wsgi import create_app
-from tests.support import class_temporary_directory, post_json, quiet_settings
+from tests.support import call, class_temporary_directory, post_json, quiet_settings
 from tests.test_layout import import_graph
 from tests.test_sphinx_build import BASE, build_site
 
@@ -122,6 +122,20 @@ class RerankTest(unittest.TestCase):
         self.assertEqual([row for row, _ in self.rerank(candidates, self.query, self.vectors, 2)],
                          [2, 4, 3, 1])
 
+    def test_nearest_scores_only_the_rows_asked_and_ties_go_to_the_lower_row(self):
+        from retrieval.rerank.exact import nearest
+        # Rows 2 and 4 tie at cosine 1; row 3 is next; row 1 is orthogonal.
+        wide = self.vectors.astype("float64")
+        self.assertEqual(nearest(self.query, wide, (1, 4), 3), [2, 4, 3])
+        self.assertEqual(nearest(self.query, wide, (1, 4), 1), [2])
+        self.assertEqual(nearest(self.query, wide, (3, 4), 5), [4, 3])
+        self.assertEqual(nearest(self.query, wide, (1, 4), 0), [])
+
+    def test_dense_rows_enter_at_the_worst_lexical_score(self):
+        from retrieval.rerank.exact import with_dense
+        self.assertEqual(with_dense([(1, 1.0), (3, 1.2)], [2, 3]), [(1, 1.0), (3, 1.2), (2, 1.2)])
+        self.assertEqual(with_dense([], [4, 2]), [(4, 0.0), (2, 0.0)])
+
     def test_no_candidates(self):
         self.assertEqual(self.rerank([], self.query, self.vectors, 30), [])
 
@@ -207,7 +221,8 @@ class SemanticSnapshotTest(unittest.TestCase):
     def test_the_policy_names_the_model_and_only_a_semantic_build_has_vectors(self):
         self.assertEqual(self.manifest["policy"]["semantic"], {
             "model_sha256": self.DIGEST, "recipe": self.model.recipe,
-            "dimensions": self.DIMENSIONS, "weight": self.WEIGHT, "candidates": 200})
+            "dimensions": self.DIMENSIONS, "weight": self.WEIGHT, "candidates": 200,
+            "dense": 20})
         with open(os.path.join(self.lexical, MANIFEST), encoding="utf-8") as handle:
             lexical = json.load(handle)
         self.assertNotIn("semantic", lexical["policy"])
@@ -266,8 +281,17 @@ class SemanticSnapshotTest(unittest.TestCase):
             conn.close()
         query_vector = self.model.embed([query])[0]
         urls = dict(self.rows(self.out, "SELECT id, url FROM passages"))
+        # With the default dense candidates: the 20 units nearest the query join them, each
+        # new one at the worst lexical score.
+        vectors = snapshot.reranker.vectors
+        similarity = self.semantic.cosines(query_vector, vectors[1:]).tolist()
+        nearest = [rowid for _, rowid in sorted(
+            (-cosine, rowid) for rowid, cosine in enumerate(similarity, 1))][:20]
+        worst = max(score for _, score in lexical)
+        candidates = lexical + [(rowid, worst) for rowid in nearest
+                                if rowid not in dict(lexical)]
         expected = [(urls[rowid], score) for rowid, score in self.semantic.rerank(
-            lexical, query_vector, snapshot.reranker.vectors, self.WEIGHT)][:10]
+            candidates, query_vector, vectors, self.WEIGHT)][:10]
         self.assertEqual(served, expected)
         # The re-rank changes this question's order (else the test above proves little).
         self.assertNotEqual([url for url, _ in served], [urls[rowid] for rowid, _ in lexical][:10])
@@ -307,6 +331,82 @@ class SemanticSnapshotTest(unittest.TestCase):
         self.assertIn("--semantic needs the semantic extra", err.getvalue())
         self.assertIn("pip install '.[semantic]'", err.getvalue())
         self.assertFalse(os.path.exists(os.path.join(os.path.dirname(self.out), "never")))
+
+
+@unittest.skipUnless(RUN, SKIP_REASON)
+class DenseCandidatesTest(unittest.TestCase):
+    """A policy's `semantic.dense`: the units nearest the query join the lexical candidates."""
+
+    # Shares no word with any unit, so no lexical search finds anything for it.
+    QUERY = "erase folder"
+    DENSE = 3
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        cls.semantic, cls.model = load_semantic("the tests", "wordllama")
+        policy = dict(default_policy("fielded"), semantic={"dense": cls.DENSE})
+        cls.site, cls.out = build_site(base, "dense", policy,
+                                       semantic=(cls.semantic, cls.model))
+        # A policy saying 0: the lexical candidates alone, as before `dense` existed.
+        _, cls.without = build_site(base, "without", dict(default_policy("fielded"),
+                                                          semantic={"dense": 0}),
+                                    semantic=(cls.semantic, cls.model))
+        cls.apps = {}
+        for name, out in (("dense", cls.out), ("without", cls.without)):
+            cls.apps[name] = create_app(snapshot_path=out, settings=quiet_settings())
+            cls.addClassCleanup(cls.apps[name].close)
+
+    def search(self, name, query):
+        reply = call(self.apps[name], "POST", "/search",
+                     json.dumps({"query": query, "version": "3.11", "analysis": "raw",
+                                 "limit": 10}).encode())
+        self.assertEqual(reply.code, 200, reply.body)
+        return [(hit["url"], hit["score"]) for hit in reply.json()["hits"]]
+
+    def test_the_policy_section_names_dense_and_corpus_id_binds_it(self):
+        manifests = []
+        for out in (self.out, self.without):
+            with open(os.path.join(out, MANIFEST), encoding="utf-8") as handle:
+                manifests.append(json.load(handle))
+        self.assertEqual(manifests[0]["policy"]["semantic"]["dense"], self.DENSE)
+        self.assertNotIn("dense", manifests[1]["policy"]["semantic"])
+        self.assertNotEqual(manifests[0]["corpus_id"], manifests[1]["corpus_id"])
+
+    def test_a_query_sharing_no_word_finds_the_units_nearest_it(self):
+        self.assertEqual(self.search("without", self.QUERY), [])
+        served = self.search("dense", self.QUERY)
+        # Expected: every unit of the version by exact cosine, the DENSE best, lower id on ties,
+        # each at score 0 - weight x cosine (no lexical candidate sets a worse score).
+        snapshot = attach(load_snapshot(self.out))
+        vectors = snapshot.reranker.vectors
+        query_vector = self.model.embed([self.QUERY])[0]
+        similarity = self.semantic.cosines(query_vector, vectors[1:]).tolist()
+        best = sorted((-cosine, rowid) for rowid, cosine in enumerate(similarity, 1))
+        conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
+        try:
+            urls = dict(conn.execute("SELECT id, url FROM passages").fetchall())
+        finally:
+            conn.close()
+        weight = snapshot.semantic.weight
+        self.assertEqual(served, [(urls[rowid], weight * negative)
+                                  for negative, rowid in best[:self.DENSE]])
+        self.assertIn(BASE + "library/shutil.html#shutil.rmtree", [url for url, _ in served])
+
+    def test_dense_units_join_a_lexical_search_below_its_worst_score(self):
+        lexical = self.search("without", "recursively")
+        served = self.search("dense", "recursively")
+        self.assertTrue(lexical)
+        self.assertLess(len(lexical), len(served))
+        self.assertLessEqual(set(lexical), set(served))
+        self.assertLessEqual(len(served), len(lexical) + self.DENSE)
+
+    def test_a_negative_dense_is_refused(self):
+        policy = dict(default_policy("fielded"), semantic={"dense": -1})
+        with self.assertRaisesRegex(SnapshotError, r"policy\.semantic\.dense: must be an "
+                                    r"integer >= 0"):
+            build_site(class_temporary_directory(self), "refused", policy,
+                       semantic=(self.semantic, self.model))
 
 
 if __name__ == "__main__":

@@ -240,8 +240,8 @@ class CollectionIndex:
         """Return up to k (passage, score) pairs of that version, best first.
 
         The score is bm25 (minus the prior), or with a reranker the re-sorted score of the
-        reranker's candidates. deadline is a time.monotonic() value; a ranking still running
-        then raises DeadlineExceeded.
+        reranker's candidates (the lexical ones, and its dense ones of this version). deadline
+        is a time.monotonic() value; a ranking still running then raises DeadlineExceeded.
         """
         fts_query = quote_fts_terms(query, match, self._common, self._common_fields)
         span = self._spans.get(version)
@@ -255,7 +255,8 @@ class CollectionIndex:
         else:
             conn, ranked = self._model_ranked(fts_query, span, limit, deadline)
         if reranker is not None:
-            ranked = reranker(query, ranked)[:k]
+            # The span's rows are the collection's version: the only units it may add.
+            ranked = reranker(query, ranked, span)[:k]
         return [(database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone()),
                  score) for rowid, score in ranked]
 

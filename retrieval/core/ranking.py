@@ -295,14 +295,18 @@ def parse_ranking(raw) -> Ranking:
 # The optional embedding re-rank (`retrieval build --semantic`, the `semantic` extra; its models
 # are named in retrieval/rerank).
 _SEMANTIC_KEYS = ("candidates", "dimensions", "model_sha256", "recipe", "weight")
+# Optional, so a section written before it names the same policy (and corpus_id) as before.
+_SEMANTIC_OPTIONAL = ("dense",)
 
 
 @dataclass(frozen=True)
 class Semantic:
     """A policy's semantic section: which model made the vectors, and how they re-rank.
 
-    The `candidates` best lexical hits are re-sorted by `score - weight * cosine(query, unit)`.
-    Being policy data, every field is part of corpus_id; so is each unit's vector digest.
+    The `candidates` best lexical hits, and the `dense` units nearest the query by the embedding
+    itself (each entering at the worst lexical candidate's score), are re-sorted by
+    `score - weight * cosine(query, unit)`. Being policy data, every field is part of
+    corpus_id; so is each unit's vector digest.
     """
 
     model_sha256: str  # the model (weights and tokenizer bytes) the vectors were computed with
@@ -310,13 +314,16 @@ class Semantic:
     dimensions: int
     weight: float
     candidates: int
+    dense: int = 0  # 0: the lexical candidates alone
 
 
 def parse_semantic(raw) -> Semantic:
     """Validate a policy's `semantic` section."""
-    if not isinstance(raw, dict) or sorted(raw) != list(_SEMANTIC_KEYS):
+    if not isinstance(raw, dict) or sorted(set(raw) - set(_SEMANTIC_OPTIONAL)) != list(
+            _SEMANTIC_KEYS):
         raise RankingError(f"policy.semantic: must have exactly the fields "
-                           f"{', '.join(_SEMANTIC_KEYS)}")
+                           f"{', '.join(_SEMANTIC_KEYS)}, and may have "
+                           f"{', '.join(_SEMANTIC_OPTIONAL)}")
     digest = checks.digest(raw["model_sha256"], "policy.semantic.model_sha256")
     if not isinstance(raw["recipe"], str) or not raw["recipe"]:
         raise RankingError("policy.semantic.recipe: must be a non-empty string")
@@ -326,4 +333,5 @@ def parse_semantic(raw) -> Semantic:
     return Semantic(model_sha256=digest, recipe=raw["recipe"],
                     dimensions=checks.integer(raw["dimensions"], "policy.semantic.dimensions", 1),
                     weight=weight,
-                    candidates=checks.integer(raw["candidates"], "policy.semantic.candidates", 1))
+                    candidates=checks.integer(raw["candidates"], "policy.semantic.candidates", 1),
+                    dense=checks.integer(raw.get("dense", 0), "policy.semantic.dense", 0))

@@ -11,5 +11,9 @@ class Reranker(Protocol):
 
     candidates: int  # how many lexical hits it re-sorts
 
-    def __call__(self, query: str, ranked: list) -> list:
-        """Return (row id, score) pairs re-sorted best first, lower score better."""
+    def __call__(self, query: str, ranked: list, rows: tuple[int, int] | None = None) -> list:
+        """Return (row id, score) pairs re-sorted best first, lower score better.
+
+        rows: the first and last row id of the searched collection's version; a re-ranker with
+        dense candidates adds the units of those rows nearest the query to the lexical hits.
+        """

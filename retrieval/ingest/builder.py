@@ -13,6 +13,7 @@ from ..core.snapshot import Policy, SnapshotError
 from ..core.snapshot_directory import refuse_existing, vector_content, write_snapshot_directory
 from .default_policy import (
     DEFAULT_CANDIDATES,
+    DEFAULT_DENSE,
     DEFAULT_POLICY,
     DEFAULT_STOP_WORDS,
     MODEL_WEIGHTS,
@@ -37,12 +38,16 @@ FORMATS = CHOICES
 def semantic_policy(policy: dict, semantic, model) -> dict:
     """Return the policy with its semantic section naming the model that computes the vectors.
 
-    Weight and candidates come from the policy's own semantic section when it has one.
+    Weight, candidates and dense come from the policy's own semantic section when it has one;
+    dense is written only when it is not 0.
     """
     given = policy.get("semantic")
     given = given if isinstance(given, dict) else {}  # anything else: parse_policy names it
     tuning = {"weight": given.get("weight", model.default_weight),
               "candidates": given.get("candidates", DEFAULT_CANDIDATES)}
+    dense = given.get("dense", DEFAULT_DENSE)
+    if dense != 0:
+        tuning["dense"] = dense
     return dict(policy, semantic={"model_sha256": model.digest, "recipe": model.recipe,
                                   "dimensions": model.dim, **tuning})
 

@@ -85,5 +85,6 @@ def attach(snapshot: Snapshot) -> Snapshot:
         raise SnapshotError(
             f"{directory}: built with the embedding recipe {spec.recipe!r} at {spec.dimensions} "
             f"dimensions, and this retrieval computes it at {model.dim}: rebuild the snapshot")
-    reranker = exact.Reranker(model, snapshot_vectors(snapshot), spec.weight, spec.candidates)
+    reranker = exact.Reranker(model, snapshot_vectors(snapshot), spec.weight, spec.candidates,
+                              spec.dense)
     return replace(snapshot, reranker=reranker)
