@@ -33,14 +33,21 @@ def host_name(host: str) -> str:
     return host.lower()
 
 
+def _is_loopback_ip(text: str) -> bool:
+    try:
+        return ipaddress.ip_address(text).is_loopback
+    except ValueError:
+        return False  # a name other than localhost may resolve anywhere
+
+
+def is_loopback(host: str) -> bool:
+    """Tell whether a listen address is reachable from this machine only."""
+    return host == "localhost" or _is_loopback_ip(host)
+
+
 def is_loopback_name(name: str) -> bool:
     """Tell whether a host name (as host_name returns it) names this machine's loopback."""
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name.removeprefix("[").removesuffix("]")).is_loopback
-    except ValueError:
-        return False
+    return name == "localhost" or _is_loopback_ip(name.removeprefix("[").removesuffix("]"))
 
 
 class HostCheck:
@@ -63,13 +70,3 @@ class HostCheck:
             if len(self._verdicts) < self.MEMORY:
                 self._verdicts[host] = verdict
         return verdict
-
-
-def is_loopback(host: str) -> bool:
-    """Tell whether a listen address is reachable from this machine only."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a name other than localhost may resolve anywhere
