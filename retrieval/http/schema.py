@@ -67,6 +67,6 @@ IF_NONE_MATCH = {"name": "If-None-Match", "in": "header", "required": False,
                  "schema": {"type": "string"}}
 
 
-def json_body(schema_name: str) -> dict:
+def request_body(schema_name: str) -> dict:
     """Return a required JSON request body of a named component schema."""
     return {"required": True, "content": {"application/json": {"schema": ref(schema_name)}}}

@@ -23,7 +23,7 @@ from ..errors import InvalidRequest
 from ..exchange import Exchange, Reply
 from ..guards import verified
 from ..response_memo import KnownRequest, MemoizedRun
-from ..schema import BEARER, error_responses, error_schema, json_body, ref, response
+from ..schema import BEARER, error_responses, error_schema, ref, request_body, response
 from ..validation import body_issue, common_issues, count_issue, decode_body
 from . import BodyOperation
 
@@ -161,7 +161,7 @@ class Retrieve(BodyOperation):
         return {
             "summary": "Run the scripted retrieval policy under explicit allowances",
             "security": BEARER,
-            "requestBody": json_body("RetrieveRequest"),
+            "requestBody": request_body("RetrieveRequest"),
             "responses": {
                 "200": response(ref("RetrieveResponse"), "completed, incomplete or limited"),
                 **error_responses(),

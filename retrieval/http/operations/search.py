@@ -24,7 +24,7 @@ from ..contract import OK, SEARCH
 from ..errors import InvalidRequest, SearchFailed
 from ..exchange import Exchange, Reply, encode_json
 from ..guards import verified
-from ..schema import BEARER, error_responses, json_body, ref, response
+from ..schema import BEARER, error_responses, ref, request_body, response
 from ..validation import body_issue, common_issues, count_issue, decode_body, search_query_issue
 from . import BodyOperation
 
@@ -141,7 +141,7 @@ class Search(BodyOperation):
         return {
             "summary": "One ranked search, with the best hits' texts within a byte budget",
             "security": BEARER,
-            "requestBody": json_body("SearchRequest"),
+            "requestBody": request_body("SearchRequest"),
             "responses": {"200": response(ref("SearchResponse"), "The ranked hits"),
                           **error_responses()},
         }
