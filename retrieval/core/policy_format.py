@@ -141,13 +141,3 @@ def parse_policy(raw) -> tuple:
 def policy_ranking(raw) -> Ranking | None:
     """Return a validated policy's ranking section, or None when it has none (schema 1)."""
     return Policy.parse(raw).ranking
-
-
-def built_policy_ranking(raw) -> Ranking:
-    """Return a built snapshot's ranking section; a built snapshot's policy must have one."""
-    return Policy.parse(raw).built_ranking()
-
-
-def policy_semantic(raw) -> Semantic | None:
-    """Return a validated policy's semantic section, or None when it ranks lexically alone."""
-    return Policy.parse(raw).semantic

@@ -15,13 +15,13 @@ from .model import (
     VERSION_SHAPE,
     Snapshot,
 )
-from .policy_format import Policy, built_policy_ranking, parse_policy, policy_ranking
+from .policy_format import Policy, parse_policy, policy_ranking
 from .rules import MAX_SEARCH_K, READ_BEST
 from .snapshot_json import parse_snapshot, seal_snapshot
 
 __all__ = [
     "COLLECTION_PATTERN", "DEFAULT_COLLECTION", "MAX_SEARCH_K", "READ_BEST", "VERSION_PATTERN",
-    "VERSION_SHAPE", "Policy", "Snapshot", "SnapshotError", "built_policy_ranking",
+    "VERSION_SHAPE", "Policy", "Snapshot", "SnapshotError",
     "collection_corpus_ids", "collection_of", "compute_corpus_id", "default_snapshot_path",
     "derive_passage", "load_snapshot", "parse_policy", "parse_snapshot", "policy_ranking",
     "seal_snapshot",
