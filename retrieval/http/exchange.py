@@ -140,5 +140,6 @@ def etag_matches(if_none_match: str, etag: str) -> bool:
 
 
 def body_for(environ, body: bytes) -> list:
+    """Return the WSGI body iterable of a reply: the bytes, or none for HEAD."""
     # Waitress sends whatever the app returns, even for HEAD; the headers stay those of GET.
     return [b""] if environ["REQUEST_METHOD"] == "HEAD" else [body]
