@@ -12,6 +12,12 @@ printed apply to the raw features, as policy.ranking.model.weights does.
 The snapshots must have been built with a policy that has a ranking model (any weights, the
 wanted `candidates`): its candidates and features do not depend on its weights.
 
+With --cosine, the snapshots must have been built with one --semantic model, and each
+candidate gets one more feature, the cosine of its vector with the query's (what the re-rank adds
+as score - weight x cosine): the model's weights and the re-rank's weight are fitted together,
+so the lexical weights are fitted at the scale the cosine is weighed at (the builder uses them
+for that model: its ranking_fit). The dense candidates a semantic search adds are not replayed.
+
     python bench/fit_ranking.py --train ../shared/eval/conala/train.json=PY311_DIR \
         --train bench/data/libraries-train/questions.json=TRAIN_LIBS_DIR:2 \
         --dev ../shared/eval/libraries/dev.json=DEV_LIBS_DIR \
@@ -37,14 +43,22 @@ else:  # python bench/fit_ranking.py
 sys.path.insert(0, question_sets.REPO_ROOT)
 from retrieval.core.ranking import MODEL_FEATURES  # noqa: E402
 from retrieval.core.service import RetrievalService  # noqa: E402
+from retrieval.core.snapshot import load_snapshot  # noqa: E402
 
 TOP_K = question_sets.TOP_K
 
 
-def candidate_matrices(question_set, snapshot_dir):
+def candidate_matrices(question_set, snapshot_dir, cosine=False):
     """Return (the snapshot's model's candidate count, per question (features matrix, gold
-    labels, places, question) of its model candidates)."""
-    service = RetrievalService.from_path(snapshot_dir)
+    labels, places, question) of its model candidates); with cosine, each matrix has a last
+    column, the candidate's cosine with the search's query (a semantic snapshot's)."""
+    snapshot = load_snapshot(snapshot_dir)
+    if cosine:
+        from retrieval.rerank import attach, exact
+        if snapshot.semantic is None:
+            sys.exit(f"{snapshot_dir}: --cosine needs a snapshot built with --semantic")
+        snapshot = attach(snapshot)
+    service = RetrievalService(snapshot)
     try:
         model = service.snapshot.ranking and service.snapshot.ranking.model
         if not model:
@@ -58,6 +72,13 @@ def candidate_matrices(question_set, snapshot_dir):
             places = [question_set.place_of(question, url) for _, url, _ in candidates]
             features = np.array([c[2] for c in candidates], float).reshape(
                 len(candidates), len(MODEL_FEATURES))
+            if cosine:
+                reranker = service.snapshot.reranker
+                similarity = np.zeros(len(candidates))
+                if candidates:  # the query a search embeds is the one it searched
+                    similarity = exact.cosines(reranker.model.embed([rule.initial_query])[0],
+                                               reranker.vectors[[c[0] for c in candidates]])
+                features = np.hstack([features, similarity[:, None]])
             labels = np.array([place in question.gold for place in places], float)
             rows.append((features, labels, places, question))
         return model.candidates, rows
@@ -100,7 +121,7 @@ def fit(sets, l2, steps, learning_rate):
     mean, scale = stacked.mean(0), stacked.std(0)
     scale[scale < 1e-9] = 1.0  # a constant feature: its weight stays 0
     items = [((x - mean) / scale, y, w) for x, y, w in items]
-    weights = np.zeros(len(MODEL_FEATURES))
+    weights = np.zeros(stacked.shape[1])
     first, second = np.zeros_like(weights), np.zeros_like(weights)
     for step in range(1, steps + 1):
         gradient = l2 * weights
@@ -147,13 +168,15 @@ def main(argv=None):
     parser.add_argument("--l2", type=float, default=0.1)
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--learning-rate", type=float, default=0.05)
+    parser.add_argument("--cosine", action="store_true",
+                        help="fit the semantic re-rank's weight too (semantic snapshots)")
     args = parser.parse_args(argv)
     loaded, counts = {}, set()
     for path, snapshot, _ in args.train + args.dev:
         if (path, snapshot) not in loaded:
             print(f"candidates: {path} on {snapshot}", file=sys.stderr)
             count, loaded[path, snapshot] = candidate_matrices(question_sets.load(path),
-                                                               snapshot)
+                                                               snapshot, args.cosine)
             counts.add(count)
     if len(counts) != 1:
         sys.exit(f"the snapshots' models read different candidate counts: {sorted(counts)}")
@@ -167,7 +190,9 @@ def main(argv=None):
             report(f"{role} {os.path.basename(path)}", loaded[path, snapshot], weights)
     model = {"candidates": counts.pop(),
              "weights": {name: float(value) for name, value in
-                         zip(MODEL_FEATURES, weights, strict=True)}}
+                         zip(MODEL_FEATURES, weights[:len(MODEL_FEATURES)], strict=True)}}
+    if args.cosine:  # the re-rank's weight: score - weight x cosine
+        model = {"model": model, "semantic_weight": float(weights[len(MODEL_FEATURES)])}
     json.dump(model, sys.stdout, indent=2)
     print()
     return 0 if all(math.isfinite(value) for value in weights) else 1

@@ -40,6 +40,7 @@ class Model:
     digest: str  # sha256 over the weights file's bytes, then the tokenizer file's bytes
     recipe: str = RECIPE
     default_weight: float = WEIGHT
+    ranking_fit: None = None  # none fitted with its cosine: the lexical fit's weights serve
 
     @property
     def dim(self) -> int:
