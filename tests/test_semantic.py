@@ -186,6 +186,46 @@ class WithoutTheExtraTest(unittest.TestCase):
             build_snapshot([], os.devnull, policy, Progress(io.StringIO()))
 
 
+@unittest.skipUnless(RUN, SKIP_REASON)
+class RankingFitTest(unittest.TestCase):
+    """A build of the default policy takes the ranking model fitted with the model's cosine."""
+
+    MODEL, WEIGHT = "wordllama", 20  # the model, and its weight over the fielded ranking
+
+    @classmethod
+    def setUpClass(cls):
+        cls.base = class_temporary_directory(cls)
+        cls.semantic = load_semantic("the tests", cls.MODEL)
+        cls.fit = cls.semantic[1].ranking_fit
+
+    def built_policy(self, name, policy):
+        _, out = build_site(self.base, name, policy, semantic=self.semantic)
+        with open(os.path.join(out, MANIFEST), encoding="utf-8") as handle:
+            return json.load(handle)["policy"]
+
+    def test_the_default_policy_gets_the_fitted_weights_and_their_rerank_weight(self):
+        policy = self.built_policy("fitted", DEFAULT_POLICY)
+        self.assertEqual(policy["ranking"]["model"], self.fit["model"])
+        self.assertNotEqual(self.fit["model"], DEFAULT_POLICY["ranking"]["model"])
+        self.assertEqual(policy["semantic"]["weight"], self.fit["semantic_weight"])
+        self.assertEqual({key: value for key, value in policy.items() if key != "semantic"},
+                         dict(DEFAULT_POLICY, ranking=dict(DEFAULT_POLICY["ranking"],
+                                                           model=self.fit["model"])))
+
+    def test_a_policy_of_its_own_weights_or_the_fielded_ranking_keeps_them(self):
+        model = DEFAULT_POLICY["ranking"]["model"]
+        own = dict(model, weights=dict(model["weights"], in_links=1.0))
+        policy = dict(DEFAULT_POLICY, ranking=dict(DEFAULT_POLICY["ranking"], model=own))
+        built = self.built_policy("own", policy)
+        self.assertEqual(built["ranking"]["model"], own)
+        self.assertEqual(built["semantic"]["weight"], self.WEIGHT)
+        fielded = self.built_policy("fielded", default_policy("fielded"))
+        self.assertNotIn("model", fielded["ranking"])
+        self.assertEqual(fielded["semantic"]["weight"], self.WEIGHT)
+        given = dict(DEFAULT_POLICY, semantic={"weight": 12})
+        self.assertEqual(self.built_policy("given", given)["semantic"]["weight"], 12)
+
+
 def _model_missing():
     from retrieval.rerank.files import ModelUnavailable
     raise ModelUnavailable("wordllama is not installed")

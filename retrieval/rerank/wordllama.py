@@ -27,8 +27,21 @@ FILES = files.ModelFiles("wordllama", ("weights", "l2_supercat_256.safetensors")
 TENSOR = "embedding.weight"
 # What is embedded and how; part of what a snapshot's vectors depend on besides the model digest.
 RECIPE = "names+heading+first-sentence/sum-pool/l2/float16"
-# The re-rank weight chosen on CoNaLa train (bench/README.md): score - 20 x cosine.
+# The re-rank weight chosen on CoNaLa train (bench/README.md): score - 20 x cosine, over the
+# fielded ranking's scores (`build --ranking fielded`).
 WEIGHT = 20
+# Over the default policy's ranking model: its weights and the re-rank's fitted together, as
+# minilm.RANKING_FIT's (`bench/fit_ranking.py --cosine` on wordllama snapshots; docs/corpora.md).
+RANKING_FIT = {
+    "model": {"candidates": 100, "weights": {
+        "bm25_names": -0.02171, "bm25_name": -0.01971, "bm25_signature": 0.0642,
+        "bm25_summary": 0.1344, "bm25_body": -0.1035, "bm25_code": -0.03725,
+        "bm25_context": 0.1109, "bm25_all": -0.1898, "in_links": 0.6859, "kind_function": 0.4315,
+        "kind_method": -0.2953, "kind_class": -0.6954, "kind_exception": -2.165,
+        "kind_attribute": -1.689, "kind_data": -1.886, "non_reference_page": 0.4426,
+        "noindex": -1.65, "release_notes": -2.402, "fielded_rank": -0.1946, "plain_rank": -0.279}},
+    "semantic_weight": 6.558,
+}
 
 
 @dataclass(frozen=True)
@@ -40,7 +53,11 @@ class Model:
     digest: str  # sha256 over the weights file's bytes, then the tokenizer file's bytes
     recipe: str = RECIPE
     default_weight: float = WEIGHT
-    ranking_fit: None = None  # none fitted with its cosine: the lexical fit's weights serve
+
+    @property
+    def ranking_fit(self) -> dict:
+        """Return the ranking model and re-rank weight fitted with this model's cosine."""
+        return RANKING_FIT
 
     @property
     def dim(self) -> int:
