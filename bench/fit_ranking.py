@@ -16,7 +16,8 @@ With --cosine, the snapshots must have been built with one --semantic model, and
 candidate gets one more feature, the cosine of its vector with the query's (what the re-rank adds
 as score - weight x cosine): the model's weights and the re-rank's weight are fitted together,
 so the lexical weights are fitted at the scale the cosine is weighed at (the builder uses them
-for that model: its ranking_fit). The dense candidates a semantic search adds are not replayed.
+for that model: its ranking_fit). The units nearest the query's vector that no lexical list
+holds (the policy's semantic.dense of them) are candidates too, with the `dense` feature set.
 
     python bench/fit_ranking.py --train ../shared/eval/conala/train.json=PY311_DIR \
         --train bench/data/libraries-train/questions.json=TRAIN_LIBS_DIR:2 \
@@ -28,6 +29,7 @@ Needs numpy (the semantic extra has it).
 """
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -41,7 +43,7 @@ else:  # python bench/fit_ranking.py
     import question_sets
 
 sys.path.insert(0, question_sets.REPO_ROOT)
-from retrieval.core.ranking import MODEL_FEATURES  # noqa: E402
+from retrieval.core.ranking import MODEL_FEATURES, OPTIONAL_FEATURES  # noqa: E402
 from retrieval.core.service import RetrievalService  # noqa: E402
 from retrieval.core.snapshot import load_snapshot  # noqa: E402
 
@@ -55,9 +57,13 @@ def candidate_matrices(question_set, snapshot_dir, cosine=False):
     snapshot = load_snapshot(snapshot_dir)
     if cosine:
         from retrieval.rerank import attach, exact
-        if snapshot.semantic is None:
-            sys.exit(f"{snapshot_dir}: --cosine needs a snapshot built with --semantic")
-        snapshot = attach(snapshot)
+        if snapshot.semantic is None or snapshot.ranking is None or snapshot.ranking.model is None:
+            sys.exit(f"{snapshot_dir}: --cosine needs a snapshot built with --semantic and a model")
+        # Its dense candidates are model candidates, whatever its own model weighs.
+        model = dataclasses.replace(snapshot.ranking.model, weighs_dense=True)
+        ranking = dataclasses.replace(snapshot.ranking, model=model)
+        snapshot = attach(dataclasses.replace(
+            snapshot, policy=dataclasses.replace(snapshot.policy, ranking=ranking)))
     service = RetrievalService(snapshot)
     try:
         model = service.snapshot.ranking and service.snapshot.ranking.model
@@ -188,9 +194,11 @@ def main(argv=None):
     for role, pairs in (("train", args.train), ("dev", args.dev)):
         for path, snapshot, *_ in pairs:
             report(f"{role} {os.path.basename(path)}", loaded[path, snapshot], weights)
+    # A lexical fit has no dense candidates: it leaves the feature out (the policy's 0).
+    named = MODEL_FEATURES if args.cosine else tuple(
+        name for name in MODEL_FEATURES if name not in OPTIONAL_FEATURES)
     model = {"candidates": counts.pop(),
-             "weights": {name: float(value) for name, value in
-                         zip(MODEL_FEATURES, weights[:len(MODEL_FEATURES)], strict=True)}}
+             "weights": {name: float(weights[MODEL_FEATURES.index(name)]) for name in named}}
     if args.cosine:  # the re-rank's weight: score - weight x cosine
         model = {"model": model, "semantic_weight": float(weights[len(MODEL_FEATURES)])}
     json.dump(model, sys.stdout, indent=2)

@@ -449,5 +449,70 @@ class DenseCandidatesTest(unittest.TestCase):
                        semantic=(self.semantic, self.model))
 
 
+@unittest.skipUnless(RUN, SKIP_REASON)
+class DenseModelCandidatesTest(unittest.TestCase):
+    """A ranking model that weighs `dense` scores the units nearest the query as candidates."""
+
+    QUERY = DenseCandidatesTest.QUERY  # shares no word with any unit
+    DENSE = 3
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        cls.semantic, cls.model = load_semantic("the tests", "wordllama")
+        model = DEFAULT_POLICY["ranking"]["model"]
+        cls.apps, cls.snapshots = {}, {}
+        # A policy of its own: its weights are kept (the builder swaps only the default's).
+        for name, weights in (("weighs", dict(model["weights"], dense=1.5)),
+                              ("floor", dict(model["weights"], in_links=0.5))):
+            policy = dict(DEFAULT_POLICY, semantic={"dense": cls.DENSE}, ranking=dict(
+                DEFAULT_POLICY["ranking"], model=dict(model, weights=weights)))
+            _, out = build_site(base, name, policy, semantic=(cls.semantic, cls.model))
+            cls.snapshots[name] = attach(load_snapshot(out))
+            cls.apps[name] = create_app(snapshot_path=out, settings=quiet_settings())
+            cls.addClassCleanup(cls.apps[name].close)
+
+    def search(self, name):
+        reply = call(self.apps[name], "POST", "/search",
+                     json.dumps({"query": self.QUERY, "version": "3.11", "analysis": "raw",
+                                 "limit": 10}).encode())
+        self.assertEqual(reply.code, 200, reply.body)
+        return [(hit["url"], hit["score"]) for hit in reply.json()["hits"]]
+
+    def expected(self, name, score_of):
+        """Return the DENSE units nearest the query, each scored score_of(facts) - w x cosine."""
+        snapshot = self.snapshots[name]
+        vectors = snapshot.reranker.vectors
+        similarity = self.semantic.cosines(self.model.embed([self.QUERY])[0], vectors[1:])
+        nearest = sorted((-cosine, rowid) for rowid, cosine in enumerate(similarity.tolist(), 1))
+        conn = sqlite3.connect(snapshot.database_path)
+        try:
+            facts = {row[0]: row[1:] for row in conn.execute(
+                "SELECT i.id, i.kind, i.in_links, i.noindex, i.reference_page, p.url "
+                "FROM passage_facts i JOIN passages p ON p.id = i.id")}
+        finally:
+            conn.close()
+        weight = snapshot.semantic.weight
+        scored = sorted((score_of(snapshot.ranking.model, facts[rowid]) + weight * negative,
+                         rowid) for negative, rowid in nearest[:self.DENSE])
+        return [(facts[rowid][-1], score) for score, rowid in scored]
+
+    def test_dense_units_are_scored_by_the_model(self):
+        model = self.snapshots["weighs"].ranking.model
+        self.assertTrue(model.weighs_dense)
+        served = self.search("weighs")
+        self.assertEqual(served, self.expected("weighs", lambda model, facts: model.score(
+            model.dense_features(facts[0], facts[1], bool(facts[2]), bool(facts[3]),
+                                 facts[4]))))
+        self.assertEqual(len(served), self.DENSE)
+        # The dense weight counts: the scores are not the floor's.
+        self.assertNotEqual(served, self.expected("weighs", lambda model, facts: 0.0))
+
+    def test_a_model_that_does_not_weigh_dense_adds_them_at_the_floor(self):
+        self.assertFalse(self.snapshots["floor"].ranking.model.weighs_dense)
+        # No lexical candidate: the floor is 0, so each scores 0 - weight x cosine.
+        self.assertEqual(self.search("floor"), self.expected("floor", lambda model, facts: 0.0))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -558,12 +558,25 @@ class FittedRankingTest(unittest.TestCase):
                 ({"candidates": 10, "weights": missing}, "weights: must weigh exactly"),
                 ({"candidates": 10, "weights": dict(weights, extra=1)}, "weights: must weigh"),
                 ({"candidates": 10, "weights": dict(weights, noindex="1")}, "weights.noindex"),
+                ({"candidates": 10, "weights": dict(weights, dense="1")}, "weights.dense"),
                 ({"weights": weights}, "must have exactly the fields candidates, weights")):
             policy = json.loads(json.dumps(DEFAULT_POLICY))
             policy["ranking"]["model"] = value
             with self.subTest(value=value), self.assertRaisesRegex(
                     SnapshotError, "^policy.ranking.model.*" + message):
                 policy_ranking(policy)
+
+    def test_dense_may_be_left_out_of_the_weights_and_is_then_zero(self):
+        model = DEFAULT_POLICY["ranking"]["model"]
+        self.assertNotIn("dense", model["weights"])
+        parsed = policy_ranking(DEFAULT_POLICY).model
+        self.assertEqual(parsed.weights[MODEL_FEATURES.index("dense")], 0)
+        self.assertFalse(parsed.weighs_dense)
+        policy = json.loads(json.dumps(DEFAULT_POLICY))
+        policy["ranking"]["model"]["weights"]["dense"] = 2.5
+        parsed = policy_ranking(policy).model
+        self.assertEqual(parsed.weights[MODEL_FEATURES.index("dense")], 2.5)
+        self.assertTrue(parsed.weighs_dense)
 
     def test_release_notes_pages_are_told_by_their_path(self):
         for url, expected in (("https://x.org/3.11/whatsnew/3.11.html#improved-modules", True),

@@ -122,6 +122,11 @@ MODEL_FEATURES_SQL = (
     "JOIN passages AS p ON p.id = f.rowid WHERE {table} MATCH ? AND f.rowid BETWEEN ? AND ? "
     "AND +f.rowid IN (SELECT value FROM json_each(?))"
 )
+# A ranking model's dense candidates (rows only the embedding found): their facts, no bm25.
+DENSE_FACTS_SQL = (
+    "SELECT i.id, i.kind, i.in_links, i.noindex, i.reference_page, p.url FROM passage_facts AS i "
+    "JOIN passages AS p ON p.id = i.id WHERE i.id IN (SELECT value FROM json_each(?))"
+)
 INDEX_IN_ORDER = (f"SELECT a.id, {', '.join('a.' + c for c in INDEX_FACTS)}, "
                   f"{', '.join('b.' + c for c in FIELDS)}, a.prior FROM passage_facts a "
                   "JOIN passage_fields b ON b.id = a.id ORDER BY a.id")

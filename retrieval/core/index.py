@@ -249,39 +249,71 @@ class CollectionIndex:
             return []
         reranker = self._reranker
         limit = k if reranker is None else max(k, reranker.candidates)
-        if self._model is None:
+        if self._model is not None:
+            conn, ranked = self._model_ranked(query, fts_query, span, limit, deadline)
+        else:
             conn, ranked = self._owner.run_ranked(
                 self._ranked_sql, (fts_query, span[0], span[1], limit), deadline)
-        else:
-            conn, ranked = self._model_ranked(fts_query, span, limit, deadline)
-        if reranker is not None:
-            # The span's rows are the collection's version: the only units it may add.
-            ranked = reranker(query, ranked, span)[:k]
+            if reranker is not None:
+                # The span's rows are the collection's version: the only units it may add.
+                ranked = reranker(query, ranked, span)
+        ranked = ranked[:k]
         return [(database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone()),
                  score) for rowid, score in ranked]
 
-    def _model_ranked(self, fts_query: str, span: tuple, limit: int, deadline: float | None):
-        """Return (connection, the best `limit` (row id, score) pairs) by the ranking model.
+    def _model_ranked(self, query: str, fts_query: str, span: tuple, limit: int,
+                      deadline: float | None):
+        """Return (connection, (row id, score) pairs best first) by the ranking model.
 
-        Ties go to the lower row id, as in every other ranking.
+        Without a re-ranker, the best `limit`; with one, every candidate (its dense ones too)
+        re-sorted by score - weight x cosine, as bench/fit_ranking.py --cosine fits them. Ties go
+        to the lower row id, as in every other ranking.
         """
         assert self._model is not None
-        model = self._model.model
-        conn, candidates = self._model_candidates(fts_query, span, deadline)
+        model, reranker = self._model.model, self._reranker
+        conn, candidates, vector = self._model_candidates(query, fts_query, span, deadline)
         scored = sorted((model.score(features), rowid) for rowid, _, features in candidates)
-        return conn, [(rowid, score) for score, rowid in scored[:limit]]
+        if reranker is None:
+            return conn, [(rowid, score) for score, rowid in scored[:limit]]
+        if vector is None:  # a model that does not weigh dense candidates: added at the floor
+            return conn, reranker(query, [(rowid, score) for score, rowid in scored[:limit]],
+                                  span)
+        return conn, reranker.resort(vector, [(rowid, score) for score, rowid in scored])
 
     def model_candidates(self, query: str, version: str, match: str = MATCH_ALL,
                          deadline: float | None = None) -> list:
         """Return the ranking model's candidates for a query as (row id, URL, features): what
-        the model scores, and what bench/fit_ranking.py fits it on."""
+        the model scores, and what bench/fit_ranking.py fits it on (with a re-ranker, its
+        dense candidates too)."""
         fts_query = quote_fts_terms(query, match, self._common, self._common_fields)
         span = self._spans.get(version)
         if self._model is None or fts_query is None or span is None:
             return []
-        return self._model_candidates(fts_query, span, deadline)[1]
+        return self._model_candidates(query, fts_query, span, deadline)[1]
 
-    def _model_candidates(self, fts_query: str, span: tuple, deadline: float | None):
+    def _model_candidates(self, query: str, fts_query: str, span: tuple,
+                          deadline: float | None):
+        """Return (connection, candidates, the query's vector or None): the fielded ranking's
+        best and bm25_all's best, and with a re-ranker and a model that weighs `dense` the rows
+        nearest the query's vector that neither holds (dense candidates: no bm25, in no list).
+        """
+        assert self._model is not None
+        model, reranker = self._model.model, self._reranker
+        conn, candidates = self._lexical_candidates(fts_query, span, deadline)
+        if reranker is None or not model.weighs_dense:
+            return conn, candidates, None
+        vector = reranker.query_vector(query)
+        present = {rowid for rowid, _, _ in candidates}
+        dense = [rowid for rowid in reranker.nearest(vector, span) if rowid not in present]
+        if dense:
+            _, rows = self._owner.run_ranked(database.DENSE_FACTS_SQL, (json.dumps(dense),),
+                                             deadline)
+            candidates += [(rowid, url, model.dense_features(kind, in_links, bool(noindex),
+                                                             bool(reference_page), url))
+                           for rowid, kind, in_links, noindex, reference_page, url in rows]
+        return conn, candidates, vector
+
+    def _lexical_candidates(self, fts_query: str, span: tuple, deadline: float | None):
         """Return (connection, candidates): the fielded ranking's best and bm25_all's best."""
         assert self._model is not None
         queries, run = self._model, self._owner.run_ranked

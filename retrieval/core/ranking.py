@@ -119,7 +119,12 @@ class CommonTerms:
 _MODEL_KINDS = tuple(kind for kind in KINDS if kind != SECTION)  # a section is none of them
 MODEL_FEATURES = (*(f"bm25_{name}" for name in FIELDS), "bm25_all", "in_links",
                   *(f"kind_{kind}" for kind in _MODEL_KINDS),
-                  "non_reference_page", "noindex", "release_notes", "fielded_rank", "plain_rank")
+                  "non_reference_page", "noindex", "release_notes", "fielded_rank", "plain_rank",
+                  "dense")
+# Features a policy's model may leave out, at weight 0: "dense" marks a candidate only the
+# embedding found (a semantic snapshot's dense candidates: no bm25, no rank), so a lexical
+# policy, and every model written before it existed, weighs it 0 without naming it.
+OPTIONAL_FEATURES = ("dense",)
 IN_LINKS_CAP = 32
 _LOG_IN_LINKS_CAP = math.log1p(IN_LINKS_CAP)
 # A page whose path names a changelog or release notes: it mentions every feature once, in
@@ -146,17 +151,27 @@ class RankingModel:
 
     candidates: int
     weights: tuple  # in MODEL_FEATURES order
+    # Whether the policy weighs "dense": with a re-ranker, its dense candidates are then model
+    # candidates; else (every model before the feature) they join at the worst lexical score.
+    weighs_dense: bool = False
 
     def features(self, bm25_all: float, bm25_fields, kind: str, in_links: int, noindex: bool,
                  reference_page: bool, url: str, fielded_rank: int, plain_rank: int) -> tuple:
-        """Return one candidate's features, in MODEL_FEATURES order."""
+        """Return one lexical candidate's features, in MODEL_FEATURES order."""
         absent = math.log1p(self.candidates)
         return (*bm25_fields, bm25_all, min(math.log1p(in_links), _LOG_IN_LINKS_CAP),
                 *(float(kind == name) for name in _MODEL_KINDS),
                 0.0 if reference_page else 1.0, 1.0 if noindex else 0.0,
                 1.0 if is_release_notes(url) else 0.0,
                 absent if fielded_rank < 0 else math.log1p(fielded_rank),
-                absent if plain_rank < 0 else math.log1p(plain_rank))
+                absent if plain_rank < 0 else math.log1p(plain_rank), 0.0)
+
+    def dense_features(self, kind: str, in_links: int, noindex: bool, reference_page: bool,
+                       url: str) -> tuple:
+        """Return the features of a candidate only the embedding found: no bm25, in no list."""
+        lexical = self.features(0.0, (0.0,) * len(FIELDS), kind, in_links, noindex,
+                                reference_page, url, -1, -1)
+        return (*lexical[:-1], 1.0)
 
     def score(self, features) -> float:
         """Return a candidate's score: lower ranks first."""
@@ -169,12 +184,15 @@ def parse_model(raw) -> RankingModel:
     if not isinstance(raw, dict) or sorted(raw) != list(_MODEL_KEYS):
         raise RankingError(f"{where}: must have exactly the fields {', '.join(_MODEL_KEYS)}")
     weights = raw["weights"]
-    if not isinstance(weights, dict) or sorted(weights) != sorted(MODEL_FEATURES):
-        raise RankingError(f"{where}.weights: must weigh exactly {', '.join(MODEL_FEATURES)}")
+    required = set(MODEL_FEATURES) - set(OPTIONAL_FEATURES)
+    if not isinstance(weights, dict) or not required <= set(weights) <= set(MODEL_FEATURES):
+        raise RankingError(f"{where}.weights: must weigh exactly {', '.join(MODEL_FEATURES)} "
+                           f"({', '.join(OPTIONAL_FEATURES)} may be left out: 0)")
     return RankingModel(
         candidates=checks.integer(raw["candidates"], f"{where}.candidates", 1),
-        weights=tuple(checks.number(weights[name], f"{where}.weights.{name}")
-                      for name in MODEL_FEATURES))
+        weights=tuple(checks.number(weights.get(name, 0), f"{where}.weights.{name}")
+                      for name in MODEL_FEATURES),
+        weighs_dense="dense" in weights)
 
 
 @dataclass(frozen=True)

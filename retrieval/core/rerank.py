@@ -1,6 +1,6 @@
 """The re-rank extension point: what a semantic re-ranker must do (core never implements it)."""
 
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Reranker(Protocol):
@@ -15,5 +15,15 @@ class Reranker(Protocol):
         """Return (row id, score) pairs re-sorted best first, lower score better.
 
         rows: the first and last row id of the searched collection's version; a re-ranker with
-        dense candidates adds the units of those rows nearest the query to the lexical hits.
+        dense candidates adds the units of those rows nearest the query to the lexical hits,
+        each at the worst hit's score.
         """
+
+    def query_vector(self, query: str) -> Any:
+        """Return the query's vector (what nearest and resort take)."""
+
+    def nearest(self, vector: Any, rows: tuple[int, int]) -> list:
+        """Return the row ids of rows (first, last) nearest the vector: its dense candidates."""
+
+    def resort(self, vector: Any, ranked: list) -> list:
+        """Return (row id, score) pairs re-sorted by score - weight x cosine, best first."""

@@ -109,7 +109,19 @@ class Reranker:
 
         With dense candidates and rows, the `dense` units of rows nearest the query join ranked.
         """
-        query_vector = self.model.embed([query])[0]
-        if self._wide is not None and rows is not None:
-            ranked = with_dense(ranked, nearest(query_vector, self._wide, rows, self.dense))
-        return rerank(ranked, query_vector, self.vectors, self.weight)
+        vector = self.query_vector(query)
+        if rows is not None:
+            ranked = with_dense(ranked, self.nearest(vector, rows))
+        return self.resort(vector, ranked)
+
+    def query_vector(self, query: str):
+        """Return the query's unit float16 vector."""
+        return self.model.embed([query])[0]
+
+    def nearest(self, vector, rows: tuple[int, int]) -> list:
+        """Return the `dense` row ids of rows (first, last) nearest the vector (none if 0)."""
+        return [] if self._wide is None else nearest(vector, self._wide, rows, self.dense)
+
+    def resort(self, vector, ranked: list) -> list:
+        """Return (row id, score) pairs re-sorted by score - weight * cosine, best first."""
+        return rerank(ranked, vector, self.vectors, self.weight)

@@ -43,21 +43,22 @@ RECIPE = "names+heading+first-sentence/all-MiniLM-L6-v2/mean-pool/l2/float16"
 # fielded ranking's scores (`build --ranking fielded`).
 WEIGHT = 30
 # Over the default policy's ranking model, the model's weights and the re-rank's are fitted
-# together, the cosine as one more feature (`bench/fit_ranking.py --cosine`, on CoNaLa train and
+# together, the cosine as one more feature and the units nearest the query as candidates of
+# their own (`dense`: no bm25, in no list; `bench/fit_ranking.py --cosine`, on CoNaLa train and
 # bench/data/libraries-train at 2x, as the lexical fit): the lexical weights alone put the model's
-# scores on a scale where 30 x cosine swamps them (libraries dev hit@10 74.7 -> 78.0 %, CoNaLa
-# dev 56.8 -> 57.5 % in the fit's replay; docs/corpora.md). The builder takes them in place of
-# the lexical fit (ingest/builder.py semantic_policy).
+# scores on a scale where 30 x cosine swamps them (libraries dev hit@10 76.7 -> 79.3 %, CoNaLa
+# dev 56.8 -> 61.6 %; docs/corpora.md). The builder takes them in place of the lexical fit
+# (ingest/builder.py semantic_policy).
 RANKING_FIT = {
     "model": {"candidates": 100, "weights": {
-        "bm25_names": 0.003443, "bm25_name": 0.01171, "bm25_signature": 0.06493,
-        "bm25_summary": 0.1316, "bm25_body": -0.08448, "bm25_code": -0.03128,
-        "bm25_context": 0.1685, "bm25_all": -0.1689, "in_links": 0.7267, "kind_function": 0.5485,
-        "kind_method": -0.2205, "kind_class": -0.3962, "kind_exception": -2.409,
-        "kind_attribute": -1.89, "kind_data": -1.678, "non_reference_page": 0.4429,
-        "noindex": -1.805, "release_notes": -2.471, "fielded_rank": -0.1337,
-        "plain_rank": -0.2385}},
-    "semantic_weight": 9.541,
+        "bm25_names": 0.005951, "bm25_name": -0.003234, "bm25_signature": 0.06341,
+        "bm25_summary": 0.1343, "bm25_body": -0.08589, "bm25_code": -0.03438,
+        "bm25_context": 0.1623, "bm25_all": -0.1694, "in_links": 0.7136, "kind_function": 0.4907,
+        "kind_method": -0.2497, "kind_class": -0.4124, "kind_exception": -2.222,
+        "kind_attribute": -1.956, "kind_data": -1.744, "non_reference_page": 0.2425,
+        "noindex": -1.701, "release_notes": -2.469, "fielded_rank": -0.1013,
+        "plain_rank": -0.2518, "dense": 0.7058}},
+    "semantic_weight": 9.529,
 }
 LAYERS, HEADS, WIDTH = 6, 12, 384
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length
