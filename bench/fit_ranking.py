@@ -82,7 +82,7 @@ def candidate_matrices(question_set, snapshot_dir, cosine=False):
                 reranker = service.snapshot.reranker
                 similarity = np.zeros(len(candidates))
                 if candidates:  # the query a search embeds is the one it searched
-                    similarity = exact.cosines(reranker.model.embed([rule.initial_query])[0],
+                    similarity = exact.cosines(reranker.query_vector(rule.initial_query),
                                                reranker.vectors[[c[0] for c in candidates]])
                 features = np.hstack([features, similarity[:, None]])
             labels = np.array([place in question.gold for place in places], float)
