@@ -21,7 +21,7 @@ from unittest import mock
 
 from retrieval.cli.main import main as retrieval_main
 from retrieval.core import database
-from retrieval.core.index import SnapshotIndex, quote_fts_terms
+from retrieval.core.index import IndexClosed, SnapshotIndex, quote_fts_terms
 from retrieval.core.snapshot import SnapshotError, load_snapshot
 from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, build_snapshot, default_policy
@@ -68,6 +68,16 @@ class EmbeddingChecks:
         self.assertEqual(alone[0].tobytes(), batched[1].tobytes())
         self.assertEqual(alone.tobytes(), again.tobytes())
         self.assertAlmostEqual(float(self.semantic.cosines(alone[0], alone)[0]), 1.0, places=2)
+
+    def test_a_query_gives_the_same_bytes_every_time_and_nearly_its_text_vector(self):
+        text = "Remove a directory tree with all its files"
+        query = self.model.embed_query(text)
+        self.assertEqual(query.dtype.name, "float16")
+        self.assertEqual(query.shape, (self.DIMENSIONS,))
+        self.assertEqual(query.tobytes(), self.model.embed_query(text).tobytes())
+        self.assertEqual(query.tobytes(), load_named_model(self.MODEL).embed_query(text).tobytes())
+        self.assertGreater(float(self.semantic.cosines(query, self.model.embed([text]))[0]),
+                           0.999)
 
     def test_a_snapshot_of_its_recipe_loads_it_again(self):
         self.assertEqual(model_for_recipe(self.model.recipe), self.MODEL)
@@ -125,11 +135,36 @@ class RerankTest(unittest.TestCase):
     def test_nearest_scores_only_the_rows_asked_and_ties_go_to_the_lower_row(self):
         from retrieval.rerank.exact import nearest
         # Rows 2 and 4 tie at cosine 1; row 3 is next; row 1 is orthogonal.
-        wide = self.vectors.astype("float64")
-        self.assertEqual(nearest(self.query, wide, (1, 4), 3), [2, 4, 3])
-        self.assertEqual(nearest(self.query, wide, (1, 4), 1), [2])
-        self.assertEqual(nearest(self.query, wide, (3, 4), 5), [4, 3])
-        self.assertEqual(nearest(self.query, wide, (1, 4), 0), [])
+        screen = self.vectors.astype("float32")
+
+        def near(rows, n):
+            return nearest(self.query, self.vectors, screen, rows, n, 1.0)
+        self.assertEqual(near((1, 4), 3), [2, 4, 3])
+        self.assertEqual(near((1, 4), 1), [2])
+        self.assertEqual(near((3, 4), 5), [4, 3])
+        self.assertEqual(near((1, 4), 0), [])
+
+    def test_nearest_screened_in_float32_chooses_what_exact_scores_choose(self):
+        import numpy
+
+        from retrieval.rerank.exact import nearest
+        # Near ties are where a float32 screen could go wrong: rows one float16 step apart,
+        # duplicates, and a query close to them. The reference scores every row in float64.
+        rng = numpy.random.default_rng(7)
+        for trial in range(40):
+            base = rng.standard_normal((1, 64))
+            rows = base + rng.integers(-2, 3, (300, 64)) * 2.0 ** -11 * (trial % 3)
+            rows = numpy.vstack([numpy.zeros((1, 64)), rows, rows[:20]])
+            unit = (rows / numpy.maximum(numpy.linalg.norm(rows, axis=1), 1e-9)[:, None])
+            vectors = unit.astype("float16")
+            query = (base[0] + rng.standard_normal(64) * 0.01).astype("float16")
+            exact = vectors.astype("float64") @ query.astype("float64")
+            norm = float(numpy.linalg.norm(vectors.astype("float64"), axis=1).max())
+            for span, n in (((1, 320), 20), ((1, 320), 1), ((40, 320), 7), ((5, 6), 3)):
+                first, last = span
+                expected = sorted(range(first, last + 1), key=lambda row: (-exact[row], row))[:n]
+                self.assertEqual(nearest(query, vectors, vectors.astype("float32"), span, n,
+                                         norm), expected, (trial, span, n))
 
     def test_dense_rows_enter_at_the_worst_lexical_score(self):
         from retrieval.rerank.exact import with_dense
@@ -507,6 +542,16 @@ class DenseModelCandidatesTest(unittest.TestCase):
         self.assertEqual(len(served), self.DENSE)
         # The dense weight counts: the scores are not the floor's.
         self.assertNotEqual(served, self.expected("weighs", lambda model, facts: 0.0))
+
+    def test_the_embedding_worker_closes_with_the_index(self):
+        snapshot = self.snapshots["weighs"]
+        index = SnapshotIndex(snapshot)
+        collection = index.collection(next(iter(snapshot.collections)))
+        ranked = collection.rank(self.QUERY, "3.11", 10)
+        self.assertEqual(len(ranked), self.DENSE)
+        index.close()
+        with self.assertRaises(IndexClosed):
+            collection.rank(self.QUERY, "3.11", 10)
 
     def test_a_model_that_does_not_weigh_dense_adds_them_at_the_floor(self):
         self.assertFalse(self.snapshots["floor"].ranking.model.weighs_dense)

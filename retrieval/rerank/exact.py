@@ -49,24 +49,39 @@ def rerank(candidates, query_vector, doc_vectors, weight: float) -> list:
     return [(row_id, score) for score, row_id in scored]
 
 
-def nearest(query_vector, doc_rows, rows: tuple[int, int], n: int) -> list:
+def screen_error(dim: int, bound: float) -> float:
+    """Return how far a float32 dot product of two dim-wide rows whose norms multiply to at
+    most `bound` can lie from the exact one, in any order of summation, fused or not.
+
+    The classic bound: |fl(x.y) - x.y| <= gamma(dim) |x|.|y|, gamma(n) = n u / (1 - n u) with
+    u = 2**-24, and |x|.|y| <= |x| |y| (Cauchy-Schwarz); 1e-3 more covers the norms' own rounding.
+    """
+    u = 2.0 ** -24
+    return dim * u / (1 - dim * u) * bound * 1.001
+
+
+def nearest(query_vector, doc_vectors, screen_rows, rows: tuple[int, int], n: int,
+            doc_norm: float) -> list:
     """Return the row ids of rows[0]..rows[1] (inclusive) with the n largest cosines.
 
-    doc_rows: the unit float16 rows already widened to float64 (exact: every float16 is a
-    float64), so a search pays one matrix-vector product, not a conversion of the table. Exact:
-    every row of the range is scored; ties go to the lower row id.
+    Exact: every row of the range is screened in float32 (screen_rows: doc_vectors widened once,
+    so a search pays one matrix-vector product, half the bytes of float64), and only rows within
+    twice screen_error of the n-th best screened value can hold one of the n largest exact
+    cosines (each screened value is within it of its exact one); those are scored exactly and
+    chosen, the larger cosine first, then the lower row. doc_norm: the largest row norm.
     """
     first, last = rows
     if n <= 0 or last < first:
         return []
-    query = np.asarray(query_vector, dtype=np.float16).astype(np.float64)
-    similarity = doc_rows[first:last + 1] @ query
-    # Only rows at or above the n-th largest cosine can be chosen; of those (ties included),
-    # the larger cosine first, then the lower row (lexsort's last key is its primary one).
-    kept = np.arange(len(similarity))
-    if n < len(similarity):
-        kept = np.flatnonzero(similarity >= np.partition(similarity, -n)[-n])
-    order = kept[np.lexsort((kept, -similarity[kept]))][:n]
+    query = np.asarray(query_vector, dtype=np.float16)
+    screened = screen_rows[first:last + 1] @ query.astype(np.float32)
+    kept = np.arange(len(screened))
+    if n < len(screened):
+        error = screen_error(len(query), doc_norm * float(np.linalg.norm(query.astype(np.float64))))
+        kept = np.flatnonzero(screened >= np.partition(screened, -n)[-n] - 2 * error)
+    similarity = cosines(query, doc_vectors[first + kept])
+    # lexsort's last key is its primary one.
+    order = kept[np.lexsort((kept, -similarity))][:n]
     return [first + int(offset) for offset in order]
 
 
@@ -100,9 +115,13 @@ class Reranker:
         # Row i is passage id i (SQLite row ids start at 1); row 0 is unused.
         self.vectors = np.vstack([np.zeros((1, model.dim), dtype="<f2"), table])
         self.vectors.flags.writeable = False
-        # Dense candidates score every row per search: widened once here (8 bytes a component,
-        # 40 MB for the 3.11 docs' 13,161 x 384), not per search (19 ms there).
-        self._wide = self.vectors.astype(np.float64) if dense else None
+        # Dense candidates screen every row per search: widened once here (4 bytes a component,
+        # 20 MB for the 3.11 docs' 13,161 x 384), not per search (19 ms there in float64).
+        self._screen = self.vectors.astype(np.float32) if dense else None
+        # The largest row norm, for the screen's error bound (float32 sums of float16 squares:
+        # within 1e-4, which screen_error's 1e-3 covers).
+        self._norm = 0.0 if self._screen is None else float(
+            np.sqrt(np.einsum("ij,ij->i", self._screen, self._screen).max()))
 
     def __call__(self, query: str, ranked: list, rows: tuple[int, int] | None = None) -> list:
         """Return (row id, score) pairs re-sorted by score - weight * cosine(query, unit).
@@ -116,11 +135,13 @@ class Reranker:
 
     def query_vector(self, query: str):
         """Return the query's unit float16 vector."""
-        return self.model.embed([query])[0]
+        return self.model.embed_query(query)
 
     def nearest(self, vector, rows: tuple[int, int]) -> list:
         """Return the `dense` row ids of rows (first, last) nearest the vector (none if 0)."""
-        return [] if self._wide is None else nearest(vector, self._wide, rows, self.dense)
+        if self._screen is None:
+            return []
+        return nearest(vector, self.vectors, self._screen, rows, self.dense, self._norm)
 
     def resort(self, vector, ranked: list) -> list:
         """Return (row id, score) pairs re-sorted by score - weight * cosine, best first."""

@@ -77,6 +77,10 @@ class Model:
                 out[row] = pooled / norm
         return out
 
+    def embed_query(self, text: str) -> "np.ndarray":
+        """Return a search query's unit float16 vector: embed()'s row for it."""
+        return self.embed([text])[0]
+
 
 def load_model() -> Model:
     """Load the model bundled in the installed wordllama wheel, reading nothing else."""
