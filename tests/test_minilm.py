@@ -89,6 +89,31 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
             self.assertEqual(self.model.embed([text])[0].tobytes(), batched[position].tobytes(),
                              text)
 
+    def test_blocks_are_the_most_rows_blas_rounds_alike_in_every_row(self):
+        import numpy
+
+        class RoundsRowsFrom(numpy.ndarray):
+            """A dense weight whose product rounds the rows of a block past `first` otherwise."""
+
+            def __rmatmul__(self, rows):
+                out = rows @ numpy.asarray(self)
+                out[..., self.first:, :] += numpy.float32(1e-3)
+                return out
+
+        def weight(first, shape=(4, 3)):
+            tensor = numpy.ones(shape, numpy.float32).view(RoundsRowsFrom)
+            tensor.first = first
+            return tensor
+        blocks = self.minilm.block_rows
+        # Tiles of 12: blocks of 16 to 64 round by where a row lies; 8 is the most that do not.
+        self.assertEqual(blocks({"layer.dense.weight": weight(12),
+                                 "other.weight": weight(64, (3, 4))}), 8)
+        self.assertEqual(blocks({"layer.dense.weight": weight(64)}), 64)
+        self.assertEqual(blocks({"layer.dense.weight": weight(1)}), 1)
+        # Embedding tables and biases are not multiplied: they do not count.
+        self.assertEqual(blocks({"embeddings.word_embeddings.weight": weight(1)}), 64)
+        self.assertIn(self.model.block, self.minilm.BLOCK_CANDIDATES)
+
     def test_the_first_installed_wheel_of_the_model_is_read(self):
         from retrieval.rerank import files
         root = temporary_directory(self)
