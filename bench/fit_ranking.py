@@ -19,7 +19,11 @@ so the lexical weights are fitted at the scale the cosine is weighed at (the bui
 for that model: its ranking_fit). The units nearest the query's vector that no lexical list
 holds (the policy's semantic.dense of them) are candidates too, with the `dense` feature set.
 
-    python bench/fit_ranking.py --train ../shared/eval/conala/train.json=PY311_DIR \
+With --literals, every column is fitted once more for the questions that quote a literal value
+(the policy's rule tells them, as a search's `literals` argument does): the `literals_` weights,
+and with --cosine the re-rank's `semantic_literals_weight` (the policy's literals_weight).
+
+    python bench/fit_ranking.py --literals --train ../shared/eval/conala/train.json=PY311_DIR \
         --train bench/data/libraries-train/questions.json=TRAIN_LIBS_DIR:2 \
         --dev ../shared/eval/libraries/dev.json=DEV_LIBS_DIR \
         --dev ../shared/eval/conala/dev.json=PY311_DIR
@@ -43,24 +47,27 @@ else:  # python bench/fit_ranking.py
     import question_sets
 
 sys.path.insert(0, question_sets.REPO_ROOT)
-from retrieval.core.ranking import MODEL_FEATURES, OPTIONAL_FEATURES  # noqa: E402
+from retrieval.core.ranking import LITERALS_PREFIX, MODEL_FEATURES, OPTIONAL_FEATURES  # noqa: E402
 from retrieval.core.service import RetrievalService  # noqa: E402
 from retrieval.core.snapshot import load_snapshot  # noqa: E402
 
 TOP_K = question_sets.TOP_K
 
 
-def candidate_matrices(question_set, snapshot_dir, cosine=False):
+def candidate_matrices(question_set, snapshot_dir, cosine=False, literals=False, dense=True):
     """Return (the snapshot's model's candidate count, per question (features matrix, gold
     labels, places, question) of its model candidates); with cosine, each matrix has a last
-    column, the candidate's cosine with the search's query (a semantic snapshot's)."""
+    column, the candidate's cosine with the search's query (a semantic snapshot's); with
+    literals, every column once more, times 1 where the search has literals (else 0); with
+    cosine and not dense, the units nearest the query are left out (a model that does not weigh
+    `dense` serves them at the floor)."""
     snapshot = load_snapshot(snapshot_dir)
     if cosine:
         from retrieval.rerank import attach, exact
         if snapshot.semantic is None or snapshot.ranking is None or snapshot.ranking.model is None:
             sys.exit(f"{snapshot_dir}: --cosine needs a snapshot built with --semantic and a model")
-        # Its dense candidates are model candidates, whatever its own model weighs.
-        model = dataclasses.replace(snapshot.ranking.model, weighs_dense=True)
+        # Its dense candidates are model candidates or not, whatever its own model weighs.
+        model = dataclasses.replace(snapshot.ranking.model, weighs_dense=dense)
         ranking = dataclasses.replace(snapshot.ranking, model=model)
         snapshot = attach(dataclasses.replace(
             snapshot, policy=dataclasses.replace(snapshot.policy, ranking=ranking)))
@@ -85,6 +92,8 @@ def candidate_matrices(question_set, snapshot_dir, cosine=False):
                     similarity = exact.cosines(reranker.query_vector(rule.initial_query),
                                                reranker.vectors[[c[0] for c in candidates]])
                 features = np.hstack([features, similarity[:, None]])
+            if literals:
+                features = np.hstack([features, features * float(rule.literals)])
             labels = np.array([place in question.gold for place in places], float)
             rows.append((features, labels, places, question))
         return model.candidates, rows
@@ -176,13 +185,17 @@ def main(argv=None):
     parser.add_argument("--learning-rate", type=float, default=0.05)
     parser.add_argument("--cosine", action="store_true",
                         help="fit the semantic re-rank's weight too (semantic snapshots)")
+    parser.add_argument("--literals", action="store_true",
+                        help="fit each weight once more for searches with literals")
+    parser.add_argument("--no-dense", dest="dense", action="store_false",
+                        help="with --cosine: no dense model candidates (the fit weighs no dense)")
     args = parser.parse_args(argv)
     loaded, counts = {}, set()
     for path, snapshot, _ in args.train + args.dev:
         if (path, snapshot) not in loaded:
             print(f"candidates: {path} on {snapshot}", file=sys.stderr)
-            count, loaded[path, snapshot] = candidate_matrices(question_sets.load(path),
-                                                               snapshot, args.cosine)
+            count, loaded[path, snapshot] = candidate_matrices(
+                question_sets.load(path), snapshot, args.cosine, args.literals, args.dense)
             counts.add(count)
     if len(counts) != 1:
         sys.exit(f"the snapshots' models read different candidate counts: {sorted(counts)}")
@@ -195,12 +208,20 @@ def main(argv=None):
         for path, snapshot, *_ in pairs:
             report(f"{role} {os.path.basename(path)}", loaded[path, snapshot], weights)
     # A lexical fit has no dense candidates: it leaves the feature out (the policy's 0).
-    named = MODEL_FEATURES if args.cosine else tuple(
+    named = MODEL_FEATURES if args.cosine and args.dense else tuple(
         name for name in MODEL_FEATURES if name not in OPTIONAL_FEATURES)
-    model = {"candidates": counts.pop(),
-             "weights": {name: float(weights[MODEL_FEATURES.index(name)]) for name in named}}
-    if args.cosine:  # the re-rank's weight: score - weight x cosine
+    # The columns: MODEL_FEATURES, the cosine with --cosine; then all of them again with
+    # --literals, the weights a search with literals adds.
+    width = len(MODEL_FEATURES) + args.cosine
+    fitted_weights = {name: float(weights[MODEL_FEATURES.index(name)]) for name in named}
+    if args.literals:
+        fitted_weights.update({LITERALS_PREFIX + name: float(
+            weights[width + MODEL_FEATURES.index(name)]) for name in named})
+    model = {"candidates": counts.pop(), "weights": fitted_weights}
+    if args.cosine:  # the re-rank's weights: score - weight x cosine (+ literals_weight)
         model = {"model": model, "semantic_weight": float(weights[len(MODEL_FEATURES)])}
+        if args.literals:
+            model["semantic_literals_weight"] = float(weights[width + len(MODEL_FEATURES)])
     json.dump(model, sys.stdout, indent=2)
     print()
     return 0 if all(math.isfinite(value) for value in weights) else 1

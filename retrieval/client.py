@@ -626,6 +626,7 @@ def _describe_action(entry: TraceEntry) -> str:
     args = entry.arguments if isinstance(entry.arguments, dict) else {}
     if entry.tool == "search":
         extra = "" if args.get("match", "all") == "all" else f", match={args.get('match')}"
+        extra += ", literals" if args.get("literals") is True else ""
         query = json.dumps(args.get("query"), ensure_ascii=False)
         return f'search {query} ({args.get("version")}, k={args.get("k")}{extra})'
     if entry.tool == "read":

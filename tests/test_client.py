@@ -401,6 +401,17 @@ class RetryTest(Bodies, unittest.TestCase):
                                             "max_steps": 6})
 
 
+class DescribeActionTest(unittest.TestCase):
+    def test_a_search_shows_its_arguments_that_are_not_the_default(self):
+        def described(arguments):
+            return rc._describe_action(rc.TraceEntry("search", arguments, "executed", True,
+                                                     "succeeded", None, None, None))
+        base = {"query": "remove tree", "version": "3.11", "k": 10}
+        self.assertEqual(described(base), 'search "remove tree" (3.11, k=10)')
+        self.assertEqual(described(dict(base, match="any", literals=True)),
+                         'search "remove tree" (3.11, k=10, match=any, literals)')
+
+
 class AskCommandTest(Bodies, unittest.TestCase):
     def test_summary_json_and_exit_codes(self):
         server = start_server(self)

@@ -498,24 +498,30 @@ class DenseModelCandidatesTest(unittest.TestCase):
         model = DEFAULT_POLICY["ranking"]["model"]
         cls.apps, cls.snapshots = {}, {}
         # A policy of its own: its weights are kept (the builder swaps only the default's).
-        for name, weights in (("weighs", dict(model["weights"], dense=1.5)),
-                              ("floor", dict(model["weights"], in_links=0.5))):
-            policy = dict(DEFAULT_POLICY, semantic={"dense": cls.DENSE}, ranking=dict(
+        for name, weights, literals_weight in (
+                ("weighs", dict(model["weights"], dense=1.5), 0),
+                ("floor", dict(model["weights"], in_links=0.5), 0),
+                ("literals", dict(model["weights"], dense=1.5, literals_dense=-1.0), 5.0)):
+            semantic = {"dense": cls.DENSE, "literals_weight": literals_weight}
+            policy = dict(DEFAULT_POLICY, semantic=semantic, ranking=dict(
                 DEFAULT_POLICY["ranking"], model=dict(model, weights=weights)))
             _, out = build_site(base, name, policy, semantic=(cls.semantic, cls.model))
             cls.snapshots[name] = attach(load_snapshot(out))
             cls.apps[name] = create_app(snapshot_path=out, settings=quiet_settings())
             cls.addClassCleanup(cls.apps[name].close)
 
-    def search(self, name):
+    def search(self, name, question=None):
+        asked = {"query": question, "analysis": "question"} if question else {
+            "query": self.QUERY, "analysis": "raw"}
         reply = call(self.apps[name], "POST", "/search",
-                     json.dumps({"query": self.QUERY, "version": "3.11", "analysis": "raw",
-                                 "limit": 10}).encode())
+                     json.dumps({**asked, "version": "3.11", "limit": 10}).encode())
         self.assertEqual(reply.code, 200, reply.body)
+        self.assertEqual(reply.json()["searched"].get("literals", False), "`" in (question or ""))
         return [(hit["url"], hit["score"]) for hit in reply.json()["hits"]]
 
-    def expected(self, name, score_of):
-        """Return the DENSE units nearest the query, each scored score_of(facts) - w x cosine."""
+    def expected(self, name, score_of, literals=False):
+        """Return the DENSE units nearest the query, each scored score_of(facts) - w x cosine
+        (with literals, w + the policy's literals_weight)."""
         snapshot = self.snapshots[name]
         vectors = snapshot.reranker.vectors
         similarity = self.semantic.cosines(self.model.embed([self.QUERY])[0], vectors[1:])
@@ -527,7 +533,7 @@ class DenseModelCandidatesTest(unittest.TestCase):
                 "FROM passage_facts i JOIN passages p ON p.id = i.id")}
         finally:
             conn.close()
-        weight = snapshot.semantic.weight
+        weight = snapshot.semantic.weight + (snapshot.semantic.literals_weight if literals else 0)
         scored = sorted((score_of(snapshot.ranking.model, facts[rowid]) + weight * negative,
                          rowid) for negative, rowid in nearest[:self.DENSE])
         return [(facts[rowid][-1], score) for score, rowid in scored]
@@ -542,6 +548,30 @@ class DenseModelCandidatesTest(unittest.TestCase):
         self.assertEqual(len(served), self.DENSE)
         # The dense weight counts: the scores are not the floor's.
         self.assertNotEqual(served, self.expected("weighs", lambda model, facts: 0.0))
+
+    def test_a_search_with_literals_weighs_its_literal_weights_and_literals_weight(self):
+        snapshot = self.snapshots["literals"]
+        self.assertEqual(snapshot.semantic.literals_weight, 5.0)
+        model = snapshot.ranking.model
+
+        def score_of(literals):
+            return lambda model, facts: model.score(model.dense_features(
+                facts[0], facts[1], bool(facts[2]), bool(facts[3]), facts[4]), literals)
+        # The same words: "erase folder", with and without a quoted literal value.
+        quoting = self.search("literals", f"{self.QUERY} `tmp`")
+        self.assertEqual(quoting, self.expected("literals", score_of(True), literals=True))
+        plain = self.search("literals", self.QUERY)
+        self.assertEqual(plain, self.expected("literals", score_of(False)))
+        self.assertEqual(plain, self.search("weighs", self.QUERY))
+        self.assertNotEqual(quoting, plain)
+        self.assertTrue(model.literal_weights)
+
+    def test_literals_weight_may_not_turn_the_cosine_around(self):
+        policy = dict(default_policy("fielded"), semantic={"literals_weight": -1000})
+        with self.assertRaisesRegex(SnapshotError, r"policy\.semantic\.literals_weight: weight "
+                                    r"\+ literals_weight must be >= 0"):
+            build_site(class_temporary_directory(self), "refused", policy,
+                       semantic=(self.semantic, self.model))
 
     def test_the_embedding_worker_closes_with_the_index(self):
         snapshot = self.snapshots["weighs"]

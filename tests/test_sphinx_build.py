@@ -559,6 +559,10 @@ class FittedRankingTest(unittest.TestCase):
                 ({"candidates": 10, "weights": dict(weights, extra=1)}, "weights: must weigh"),
                 ({"candidates": 10, "weights": dict(weights, noindex="1")}, "weights.noindex"),
                 ({"candidates": 10, "weights": dict(weights, dense="1")}, "weights.dense"),
+                ({"candidates": 10, "weights": dict(weights, literals_noindex="1")},
+                 "weights.literals_noindex"),
+                ({"candidates": 10, "weights": dict(weights, literals_extra=1)},
+                 "weights: must weigh"),
                 ({"weights": weights}, "must have exactly the fields candidates, weights")):
             policy = json.loads(json.dumps(DEFAULT_POLICY))
             policy["ranking"]["model"] = value
@@ -577,6 +581,45 @@ class FittedRankingTest(unittest.TestCase):
         parsed = policy_ranking(policy).model
         self.assertEqual(parsed.weights[MODEL_FEATURES.index("dense")], 2.5)
         self.assertTrue(parsed.weighs_dense)
+
+    def test_a_question_quoting_literals_says_so_and_only_then_its_literal_weights_count(self):
+        policy = json.loads(json.dumps(DEFAULT_POLICY))
+        # A guide page ranks far lower for a question that quotes a literal value.
+        policy["ranking"]["model"]["weights"]["literals_non_reference_page"] = -50
+        _, out = build_site(self.base, "literals", policy=policy)
+        app = create_app(snapshot_path=out, settings=quiet_settings())
+        self.addCleanup(app.close)
+
+        def first(application, question):
+            search = post_json(application, {"question": question, "version": "3.11"}).json()[
+                "trace"][0]
+            return search["action"]["arguments"], [
+                hit["title"] for hit in search["result"]["results"]], search["result"]
+
+        plain = "How do I remove a directory tree?"
+        quoting = "How do I remove the directory tree `build`?"
+        arguments, titles, _ = first(app, plain)
+        self.assertNotIn("literals", arguments)
+        self.assertEqual(titles, [title for title, _, _ in self.first_search(plain)])
+        self.assertIn("How do I remove a directory tree?", titles[:2])
+        arguments, titles, result = first(app, quoting)
+        self.assertEqual((arguments["query"], arguments["literals"]),
+                         ("remove directory tree", True))
+        self.assertTrue(result["literals"])
+        # The FAQ entry (a page that documents no object) now comes after every object.
+        objects = [title for title in titles if "." in title]
+        self.assertEqual(titles[:len(objects)], objects)
+        self.assertIn("How do I remove a directory tree?", titles)
+        # The same query without literals is another search, with another id.
+        _, _, unmarked = first(app, "How do I remove the directory tree?")
+        self.assertNotEqual(unmarked["search_request_id"], result["search_request_id"])
+        # POST /search reads the question alike and says what it searched.
+        reply = call(app, "POST", "/search", json.dumps(
+            {"query": quoting, "version": "3.11", "limit": 10}).encode())
+        self.assertEqual(reply.code, 200, reply.body)
+        self.assertEqual(reply.json()["searched"],
+                         {"query": "remove directory tree", "match": "any", "literals": True})
+        self.assertEqual([hit["title"] for hit in reply.json()["hits"]], titles)
 
     def test_release_notes_pages_are_told_by_their_path(self):
         for url, expected in (("https://x.org/3.11/whatsnew/3.11.html#improved-modules", True),

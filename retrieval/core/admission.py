@@ -87,9 +87,11 @@ class AdmissionRunner:
             "delivered_source_bytes": self.delivered_source_bytes,
         }
 
-    def search(self, query: str, version: str, k: int, match: str = MATCH_ALL) -> dict:
+    def search(self, query: str, version: str, k: int, match: str = MATCH_ALL,
+               literals: bool = False) -> dict:
         """Run one admitted search, or record its denial and end the run."""
-        action = {"tool": "search", "arguments": search_arguments(query, version, k, match)}
+        action = {"tool": "search",
+                  "arguments": search_arguments(query, version, k, match, literals)}
         limits = self._limits
         if self.steps >= limits.max_steps:
             self._deny(action, MAX_STEPS)
@@ -99,7 +101,7 @@ class AdmissionRunner:
             self._deny(action, DEADLINE)
         self.steps += 1
         self.searches += 1
-        return self._invoke(action, 0, self._tools.search, query, version, k, match)
+        return self._invoke(action, 0, self._tools.search, query, version, k, match, literals)
 
     def can_read(self, handle: dict) -> bool:
         """Tell whether the allowances left would admit a read of this handle now."""

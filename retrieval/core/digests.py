@@ -89,11 +89,15 @@ def passage_id(corpus: str, source_id: str, version: str, start_line: int, end_l
     })
 
 
-def search_request_id(corpus: str, query: str, version: str, k: int, match: str = "all") -> str:
+def search_request_id(corpus: str, query: str, version: str, k: int, match: str = "all",
+                      literals: bool = False) -> str:
     """Identify one search call; equal calls on one corpus get equal ids."""
-    inputs = {"corpus_id": corpus, "query": query, "version": version, "k": k}
-    if match != "all":  # absent for the default, so all-terms ids stay what they always were
+    inputs: dict = {"corpus_id": corpus, "query": query, "version": version, "k": k}
+    # Each absent for its default, so the ids of searches without it stay what they always were.
+    if match != "all":
         inputs["match"] = match
+    if literals:
+        inputs["literals"] = True
     return tagged_digest("search_request", inputs)
 
 

@@ -264,12 +264,14 @@ class CollectionIndex:
         self._model = model
 
     def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL,
-             deadline: float | None = None):
+             deadline: float | None = None, literals: bool = False):
         """Return up to k (passage, score) pairs of that version, best first.
 
         The score is bm25 (minus the prior), or with a reranker the re-sorted score of the
         reranker's candidates (the lexical ones, and its dense ones of this version). deadline
         is a time.monotonic() value; a ranking still running then raises DeadlineExceeded.
+        literals: the query's question quoted literal values (a ranking model's literal weights
+        count; no other ranking reads it).
         """
         fts_query = quote_fts_terms(query, match, self._common, self._common_fields)
         span = self._spans.get(version)
@@ -278,7 +280,7 @@ class CollectionIndex:
         reranker = self._reranker
         limit = k if reranker is None else max(k, reranker.candidates)
         if self._model is not None:
-            conn, ranked = self._model_ranked(query, fts_query, span, limit, deadline)
+            conn, ranked = self._model_ranked(query, fts_query, span, limit, deadline, literals)
         else:
             conn, ranked = self._owner.run_ranked(
                 self._ranked_sql, (fts_query, span[0], span[1], limit), deadline)
@@ -290,7 +292,7 @@ class CollectionIndex:
                  score) for rowid, score in ranked]
 
     def _model_ranked(self, query: str, fts_query: str, span: tuple, limit: int,
-                      deadline: float | None):
+                      deadline: float | None, literals: bool):
         """Return (connection, (row id, score) pairs best first) by the ranking model.
 
         Without a re-ranker, the best `limit`; with one, every candidate (its dense ones too)
@@ -300,13 +302,15 @@ class CollectionIndex:
         assert self._model is not None
         model, reranker = self._model.model, self._reranker
         conn, candidates, vector = self._model_candidates(query, fts_query, span, deadline)
-        scored = sorted((model.score(features), rowid) for rowid, _, features in candidates)
+        scored = sorted((model.score(features, literals), rowid)
+                        for rowid, _, features in candidates)
         if reranker is None:
             return conn, [(rowid, score) for score, rowid in scored[:limit]]
         if vector is None:  # a model that does not weigh dense candidates: added at the floor
             return conn, reranker(query, [(rowid, score) for score, rowid in scored[:limit]],
-                                  span)
-        return conn, reranker.resort(vector, [(rowid, score) for score, rowid in scored])
+                                  span, literals)
+        return conn, reranker.resort(vector, [(rowid, score) for score, rowid in scored],
+                                     literals)
 
     def model_candidates(self, query: str, version: str, match: str = MATCH_ALL,
                          deadline: float | None = None) -> list:

@@ -125,6 +125,11 @@ MODEL_FEATURES = (*(f"bm25_{name}" for name in FIELDS), "bm25_all", "in_links",
 # embedding found (a semantic snapshot's dense candidates: no bm25, no rank), so a lexical
 # policy, and every model written before it existed, weighs it 0 without naming it.
 OPTIONAL_FEATURES = ("dense",)
+# A model may weigh each feature once more for a search whose question quotes literal values
+# (`literals` in its arguments: a coding intent, which an API object answers more often than a
+# guide does): "literals_" + the feature's name, optional (absent: 0).
+LITERALS_PREFIX = "literals_"
+LITERAL_FEATURES = tuple(LITERALS_PREFIX + name for name in MODEL_FEATURES)
 IN_LINKS_CAP = 32
 _LOG_IN_LINKS_CAP = math.log1p(IN_LINKS_CAP)
 # A page whose path names a changelog or release notes: it mentions every feature once, in
@@ -154,6 +159,8 @@ class RankingModel:
     # Whether the policy weighs "dense": with a re-ranker, its dense candidates are then model
     # candidates; else (every model before the feature) they join at the worst lexical score.
     weighs_dense: bool = False
+    # The further weights of a search with literals, in MODEL_FEATURES order; () if none.
+    literal_weights: tuple = ()
 
     def features(self, bm25_all: float, bm25_fields, kind: str, in_links: int, noindex: bool,
                  reference_page: bool, url: str, fielded_rank: int, plain_rank: int) -> tuple:
@@ -173,9 +180,13 @@ class RankingModel:
                                 reference_page, url, -1, -1)
         return (*lexical[:-1], 1.0)
 
-    def score(self, features) -> float:
-        """Return a candidate's score: lower ranks first."""
-        return -math.fsum(w * x for w, x in zip(self.weights, features, strict=True))
+    def score(self, features, literals: bool = False) -> float:
+        """Return a candidate's score, lower first; with literals, its literal weights count too
+        (one correctly rounded sum of both)."""
+        terms = [w * x for w, x in zip(self.weights, features, strict=True)]
+        if literals and self.literal_weights:
+            terms += [w * x for w, x in zip(self.literal_weights, features, strict=True)]
+        return -math.fsum(terms)
 
 
 def parse_model(raw) -> RankingModel:
@@ -185,14 +196,21 @@ def parse_model(raw) -> RankingModel:
         raise RankingError(f"{where}: must have exactly the fields {', '.join(_MODEL_KEYS)}")
     weights = raw["weights"]
     required = set(MODEL_FEATURES) - set(OPTIONAL_FEATURES)
-    if not isinstance(weights, dict) or not required <= set(weights) <= set(MODEL_FEATURES):
+    if not isinstance(weights, dict) or \
+            not required <= set(weights) <= set(MODEL_FEATURES) | set(LITERAL_FEATURES):
         raise RankingError(f"{where}.weights: must weigh exactly {', '.join(MODEL_FEATURES)} "
-                           f"({', '.join(OPTIONAL_FEATURES)} may be left out: 0)")
+                           f"({', '.join(OPTIONAL_FEATURES)} may be left out: 0), and may weigh "
+                           f"each once more as {LITERALS_PREFIX}NAME")
+
+    def weighed(names):
+        return tuple(checks.number(weights.get(name, 0), f"{where}.weights.{name}")
+                     for name in names)
     return RankingModel(
         candidates=checks.integer(raw["candidates"], f"{where}.candidates", 1),
-        weights=tuple(checks.number(weights.get(name, 0), f"{where}.weights.{name}")
-                      for name in MODEL_FEATURES),
-        weighs_dense="dense" in weights)
+        weights=weighed(MODEL_FEATURES),
+        weighs_dense="dense" in weights or LITERALS_PREFIX + "dense" in weights,
+        literal_weights=weighed(LITERAL_FEATURES) if set(weights) & set(LITERAL_FEATURES)
+        else ())
 
 
 @dataclass(frozen=True)
@@ -314,7 +332,7 @@ def parse_ranking(raw) -> Ranking:
 # are named in retrieval/rerank).
 _SEMANTIC_KEYS = ("candidates", "dimensions", "model_sha256", "recipe", "weight")
 # Optional, so a section written before it names the same policy (and corpus_id) as before.
-_SEMANTIC_OPTIONAL = ("dense",)
+_SEMANTIC_OPTIONAL = ("dense", "literals_weight")
 
 
 @dataclass(frozen=True)
@@ -323,8 +341,9 @@ class Semantic:
 
     The `candidates` best lexical hits, and the `dense` units nearest the query by the embedding
     itself (each entering at the worst lexical candidate's score), are re-sorted by
-    `score - weight * cosine(query, unit)`. Being policy data, every field is part of
-    corpus_id; so is each unit's vector digest.
+    `score - weight * cosine(query, unit)`; a ranking model's search with literals re-sorts by
+    weight + literals_weight. Being policy data, every field is part of corpus_id; so is each
+    unit's vector digest.
     """
 
     model_sha256: str  # the model (weights and tokenizer bytes) the vectors were computed with
@@ -333,6 +352,7 @@ class Semantic:
     weight: float
     candidates: int
     dense: int = 0  # 0: the lexical candidates alone
+    literals_weight: float = 0.0
 
 
 def parse_semantic(raw) -> Semantic:
@@ -348,8 +368,14 @@ def parse_semantic(raw) -> Semantic:
     weight = checks.number(raw["weight"], "policy.semantic.weight")
     if weight < 0:
         raise RankingError("policy.semantic.weight: must be >= 0")
+    literals_weight = checks.number(raw.get("literals_weight", 0),
+                                    "policy.semantic.literals_weight")
+    if weight + literals_weight < 0:
+        raise RankingError("policy.semantic.literals_weight: weight + literals_weight must be "
+                           ">= 0")
     return Semantic(model_sha256=digest, recipe=raw["recipe"],
                     dimensions=checks.integer(raw["dimensions"], "policy.semantic.dimensions", 1),
                     weight=weight,
                     candidates=checks.integer(raw["candidates"], "policy.semantic.candidates", 1),
-                    dense=checks.integer(raw.get("dense", 0), "policy.semantic.dense", 0))
+                    dense=checks.integer(raw.get("dense", 0), "policy.semantic.dense", 0),
+                    literals_weight=literals_weight)

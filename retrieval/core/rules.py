@@ -27,6 +27,11 @@ def folded_words(text: str) -> list:
     return _WORD.findall(text.casefold())
 
 
+def has_literals(question: str) -> bool:
+    """Tell whether the question quotes a literal value: a coding intent names its data so."""
+    return _LITERAL_SPAN.search(question) is not None
+
+
 def without_literals(question: str) -> str:
     """Return the question with its quoted and backticked spans blanked out."""
     return _LITERAL_SPAN.sub(" ", question)
@@ -71,6 +76,9 @@ class Rule:
     # A question_terms query leaves out the words more than this share of the collection's units
     # hold (Collection.ubiquitous_terms, derived by the builder); None: it keeps them.
     ubiquitous_share: float | None = None
+    # Whether the question (a question_terms rule's, once for_question) quotes literal values:
+    # its first search says so, and a ranking model may weigh its features otherwise then.
+    literals: bool = False
 
     @property
     def first_query(self) -> str:
@@ -99,7 +107,7 @@ class Rule:
             return self
         terms = question_terms(question, self.stop_words, self.drop_literals)
         telling = " ".join(word for word in terms.split() if word not in ubiquitous)
-        return replace(self, initial_query=telling or terms)
+        return replace(self, initial_query=telling or terms, literals=has_literals(question))
 
     def describe(self) -> dict:
         """Return the rule as the response's `policy` section shows it."""

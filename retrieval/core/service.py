@@ -121,20 +121,21 @@ class RetrievalService:
         return collection
 
     def question_query(self, question: str, collection: str) -> tuple:
-        """Return (query, match): what a question is searched with, as a /retrieve run's first
-        search would.
+        """Return (query, match, literals): what a question is searched with, as a /retrieve
+        run's first search would.
 
         The question's own words (at most MAX_QUESTION_TERMS, each once) less the policy
         fallback's stop words and literals and the collection's ubiquitous words, any of them
-        matching (MATCH_ANY). A snapshot whose fallback is not a question-terms rule (the
-        fixture's) has no stop words to leave out; a question of no words searches nothing.
+        matching (MATCH_ANY), and whether the question quoted literal values. A snapshot whose
+        fallback is not a question-terms rule (the fixture's) has no stop words to leave out
+        and reads no literals; a question of no words searches nothing.
         """
         fallback = self.snapshot.fallback
         if fallback.kind == QUESTION_TERMS:
-            return fallback.for_question(
-                question, self.snapshot.collections[collection].ubiquitous_terms
-            ).initial_query, MATCH_ANY
-        return question_terms(question, frozenset()), MATCH_ANY
+            rule = fallback.for_question(
+                question, self.snapshot.collections[collection].ubiquitous_terms)
+            return rule.initial_query, MATCH_ANY, rule.literals
+        return question_terms(question, frozenset()), MATCH_ANY, False
 
     def request_id(self, request: RetrieveRequest) -> str:
         """Return the id a run of request gets: its normalized request bound to the collection."""

@@ -53,22 +53,27 @@ def result_size(result: ToolResult) -> int:
     return len(result.encoded)
 
 
-def search_arguments(query: str, version: str, k: int, match: str = MATCH_ALL) -> dict:
-    """Return a search's arguments as traced; `match` appears only when it is not the default."""
-    arguments = {"query": query, "version": version, "k": k}
+def search_arguments(query: str, version: str, k: int, match: str = MATCH_ALL,
+                     literals: bool = False) -> dict:
+    """Return a search's arguments as traced; `match` and `literals` appear only when they are
+    not the default (all terms; a question that quotes no literal value)."""
+    arguments: dict = {"query": query, "version": version, "k": k}
     if match != MATCH_ALL:
         arguments["match"] = match
+    if literals:
+        arguments["literals"] = True
     return arguments
 
 
 def build_search_result(index: CollectionIndex, query: str, version: str, k: int,
-                        match: str = MATCH_ALL, deadline=None) -> ToolResult:
+                        match: str = MATCH_ALL, deadline=None,
+                        literals: bool = False) -> ToolResult:
     """Rank passages of exactly this version; each hit is a read handle."""
     corpus = index.corpus_id
-    search_id = digests.search_request_id(corpus, query, version, k, match)
+    search_id = digests.search_request_id(corpus, query, version, k, match, literals)
     results = []
     # A term given twice is searched once: its cost, not its result, grows with the copies.
-    ranked = index.rank(bounded_query(query), version, k, match, deadline)
+    ranked = index.rank(bounded_query(query), version, k, match, deadline, literals)
     for rank, (passage, score) in enumerate(ranked, start=1):
         # In HANDLE_FIELDS order, then NAMED_FIELDS where the snapshot names its units.
         results.append(ToolResult.sealed({
@@ -84,7 +89,7 @@ def build_search_result(index: CollectionIndex, query: str, version: str, k: int
     return ToolResult.sealed({
         "corpus_id": corpus,
         "search_request_id": search_id,
-        **search_arguments(query, version, k, match),
+        **search_arguments(query, version, k, match, literals),
         "results": results,
     })
 
@@ -134,15 +139,17 @@ class RetrievalTools:
         if self.closed:
             raise ToolFailure("tools_closed")
 
-    def search(self, query: str, version: str, k: int, match: str = MATCH_ALL) -> dict:
+    def search(self, query: str, version: str, k: int, match: str = MATCH_ALL,
+               literals: bool = False) -> dict:
         """Rank passages of exactly this version and issue a read handle for each hit."""
         self._ensure_open()
         index, deadline = self._index, self._deadline
         try:
             # The corpus_id names the collection, so one memo serves every collection.
             found = self._memo.get_or_compute(
-                ("search", index.corpus_id, query, version, k, match),
-                lambda: build_search_result(index, query, version, k, match, deadline))
+                ("search", index.corpus_id, query, version, k, match, literals),
+                lambda: build_search_result(index, query, version, k, match, deadline,
+                                            literals))
         except DeadlineExceeded:
             raise ToolFailure(DEADLINE_EXCEEDED) from None
         except sqlite3.Error:

@@ -62,7 +62,8 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
     named = {name: field_schema(name) for name in NAMED_FIELDS}
     read_fields = {name: field_schema(name) for name in READ_FIELDS}
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
-                        "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]}}
+                        "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]},
+                        "literals": {"const": True}}
     action = {"oneOf": [
         closed({"tool": {"const": "search"},
                  "arguments": closed(search_arguments, ["query", "version", "k"])}),
@@ -110,7 +111,8 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                                ["query", "version", "collection", "limit", "max_text_bytes",
                                 "analysis"]),
             "searched": closed({"query": {"type": "string"},
-                                 "match": {"enum": [MATCH_ALL, MATCH_ANY]}}),
+                                 "match": {"enum": [MATCH_ALL, MATCH_ANY]},
+                                 "literals": {"const": True}}, ["query", "match"]),
             "hits": {"type": "array", "items": closed({
                 **{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
                 **named, "score": {"type": "number"}, "text": {"type": "string"},

@@ -38,22 +38,27 @@ FORMATS = CHOICES
 def semantic_policy(policy: dict, semantic, model) -> dict:
     """Return the policy with its semantic section naming the model that computes the vectors.
 
-    Weight, candidates and dense come from the policy's own semantic section when it has one;
-    dense is written only when it is not 0. A policy whose ranking model is the default's gets
-    the model's ranking_fit instead when it has one: weights fitted with its cosine, and the
-    re-rank weight fitted with them (a policy's own weights are its own: kept).
+    Weight, candidates, dense and literals_weight come from the policy's own semantic section
+    when it has one; dense and literals_weight are written only when they are not 0. A policy
+    whose ranking model is the default's gets the model's ranking_fit instead when it has one:
+    weights fitted with its cosine, and the re-rank weights fitted with them (a policy's own
+    weights are its own: kept).
     """
     given = policy.get("semantic")
     given = given if isinstance(given, dict) else {}  # anything else: parse_policy names it
-    weight = model.default_weight
+    weight, literals_weight = model.default_weight, 0
     ranking = policy.get("ranking")
     fit = model.ranking_fit
     if fit is not None and isinstance(ranking, dict) and \
             ranking.get("model") == DEFAULT_POLICY["ranking"]["model"]:
         policy = dict(policy, ranking=dict(ranking, model=fit["model"]))
         weight = fit["semantic_weight"]
+        literals_weight = fit.get("semantic_literals_weight", 0)
     tuning = {"weight": given.get("weight", weight),
               "candidates": given.get("candidates", DEFAULT_CANDIDATES)}
+    literals_weight = given.get("literals_weight", literals_weight)
+    if literals_weight != 0:
+        tuning["literals_weight"] = literals_weight
     dense = given.get("dense", DEFAULT_DENSE)
     if dense != 0:
         tuning["dense"] = dense

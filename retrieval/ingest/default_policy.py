@@ -14,14 +14,24 @@ through to too under until up very was we were what when where which while who w
 would you your yours yourself yourselves
 """.split()))
 
-# bench/fit_ranking.py's output (docs/corpora.md, "The ranking model").
+# bench/fit_ranking.py --literals's output (docs/corpora.md, "The ranking model"): each feature's
+# weight, then (literals_*) what a search whose question quotes literal values adds to it.
 MODEL_WEIGHTS = {
-    "bm25_names": -0.1331, "bm25_name": 0.03025, "bm25_signature": 0.08855,
-    "bm25_summary": 0.02494, "bm25_body": -0.1431, "bm25_code": -0.07266,
-    "bm25_context": 0.04553, "bm25_all": -0.1734, "in_links": 0.7247, "kind_function": 0.2132,
-    "kind_method": -0.3061, "kind_class": -0.8044, "kind_exception": -2.024,
-    "kind_attribute": -1.78, "kind_data": -2.167, "non_reference_page": 0.6614,
-    "noindex": -1.434, "release_notes": -2.527, "fielded_rank": -0.2736, "plain_rank": -0.2934,
+    "bm25_names": -0.07711, "bm25_name": 0.04428, "bm25_signature": 0.1226,
+    "bm25_summary": 0.04363, "bm25_body": -0.1601, "bm25_code": -0.06652, "bm25_context": 0.03139,
+    "bm25_all": -0.1746, "in_links": 0.2938, "kind_function": -0.09055, "kind_method": -0.4699,
+    "kind_class": -0.3915, "kind_exception": -2.471, "kind_attribute": -1.613, "kind_data": -1.675,
+    "non_reference_page": 0.6206, "noindex": -0.8777, "release_notes": -2.461,
+    "fielded_rank": -0.3167, "plain_rank": -0.3762, "literals_bm25_names": -0.07922,
+    "literals_bm25_name": -0.07273, "literals_bm25_signature": -0.109,
+    "literals_bm25_summary": -0.03848, "literals_bm25_body": 0.04116,
+    "literals_bm25_code": 0.02029, "literals_bm25_context": -0.03176, "literals_bm25_all": 0.0843,
+    "literals_in_links": 0.4993, "literals_kind_function": 0.6744, "literals_kind_method": 0.9999,
+    "literals_kind_class": 0.1412, "literals_kind_exception": 2.372,
+    "literals_kind_attribute": -0.6472, "literals_kind_data": -0.686,
+    "literals_non_reference_page": -0.4733, "literals_noindex": -0.5602,
+    "literals_release_notes": -0.08557, "literals_fielded_rank": -0.232,
+    "literals_plain_rank": 0.3252,
 }
 DEFAULT_POLICY: dict[str, Any] = {
     "rules": [],

@@ -88,5 +88,5 @@ def attach(snapshot: Snapshot) -> Snapshot:
             f"{directory}: built with the embedding recipe {spec.recipe!r} at {spec.dimensions} "
             f"dimensions, and this retrieval computes it at {model.dim}: rebuild the snapshot")
     reranker = exact.Reranker(model, snapshot_vectors(snapshot), spec.weight, spec.candidates,
-                              spec.dense)
+                              spec.dense, spec.literals_weight)
     return replace(snapshot, reranker=reranker)

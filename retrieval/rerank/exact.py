@@ -99,11 +99,14 @@ class Reranker:
     One per loaded snapshot, shared read-only by every request thread (core's Reranker protocol).
     """
 
-    def __init__(self, model, vectors: list, weight: float, candidates: int, dense: int = 0):
+    def __init__(self, model, vectors: list, weight: float, candidates: int, dense: int = 0,
+                 literals_weight: float = 0.0):
         """vectors: each passage's float16 little-endian bytes, passage id 1 first; dense: how
-        many units nearest the query join the lexical candidates (0: none)."""
+        many units nearest the query join the lexical candidates (0: none); literals_weight:
+        added to weight when a ranking model's search has literals."""
         self.model = model
         self.weight = weight
+        self.literals_weight = literals_weight
         self.candidates = candidates
         self.dense = dense
         # Queries are embedded on request threads, so BLAS runs one thread per call: OpenBLAS's
@@ -123,7 +126,8 @@ class Reranker:
         self._norm = 0.0 if self._screen is None else float(
             np.sqrt(np.einsum("ij,ij->i", self._screen, self._screen).max()))
 
-    def __call__(self, query: str, ranked: list, rows: tuple[int, int] | None = None) -> list:
+    def __call__(self, query: str, ranked: list, rows: tuple[int, int] | None = None,
+                 literals: bool = False) -> list:
         """Return (row id, score) pairs re-sorted by score - weight * cosine(query, unit).
 
         With dense candidates and rows, the `dense` units of rows nearest the query join ranked.
@@ -131,7 +135,7 @@ class Reranker:
         vector = self.query_vector(query)
         if rows is not None:
             ranked = with_dense(ranked, self.nearest(vector, rows))
-        return self.resort(vector, ranked)
+        return self.resort(vector, ranked, literals)
 
     def query_vector(self, query: str):
         """Return the query's unit float16 vector."""
@@ -143,6 +147,8 @@ class Reranker:
             return []
         return nearest(vector, self.vectors, self._screen, rows, self.dense, self._norm)
 
-    def resort(self, vector, ranked: list) -> list:
-        """Return (row id, score) pairs re-sorted by score - weight * cosine, best first."""
-        return rerank(ranked, vector, self.vectors, self.weight)
+    def resort(self, vector, ranked: list, literals: bool = False) -> list:
+        """Return (row id, score) pairs re-sorted by score - weight * cosine, best first (with
+        literals, weight + literals_weight)."""
+        weight = self.weight + self.literals_weight if literals else self.weight
+        return rerank(ranked, vector, self.vectors, weight)

@@ -47,18 +47,31 @@ WEIGHT = 30
 # their own (`dense`: no bm25, in no list; `bench/fit_ranking.py --cosine`, on CoNaLa train and
 # bench/data/libraries-train at 2x, as the lexical fit): the lexical weights alone put the model's
 # scores on a scale where 30 x cosine swamps them (libraries dev hit@10 76.7 -> 79.3 %, CoNaLa
-# dev 56.8 -> 61.6 %; docs/corpora.md). The builder takes them in place of the lexical fit
-# (ingest/builder.py semantic_policy).
+# dev 56.8 -> 61.6 %; docs/corpora.md). Fitted with --literals too: a question that quotes a
+# literal value weighs each feature and the cosine once more (CoNaLa dev hit@10 61.6 -> 64.4 %,
+# hit@2 32.9 -> 42.5 %; libraries dev 79.3 -> 77.3 %, in the fit's replay). The builder takes
+# them in place of the lexical fit (ingest/builder.py semantic_policy).
 RANKING_FIT = {
     "model": {"candidates": 100, "weights": {
-        "bm25_names": 0.005951, "bm25_name": -0.003234, "bm25_signature": 0.06341,
-        "bm25_summary": 0.1343, "bm25_body": -0.08589, "bm25_code": -0.03438,
-        "bm25_context": 0.1623, "bm25_all": -0.1694, "in_links": 0.7136, "kind_function": 0.4907,
-        "kind_method": -0.2497, "kind_class": -0.4124, "kind_exception": -2.222,
-        "kind_attribute": -1.956, "kind_data": -1.744, "non_reference_page": 0.2425,
-        "noindex": -1.701, "release_notes": -2.469, "fielded_rank": -0.1013,
-        "plain_rank": -0.2518, "dense": 0.7058}},
-    "semantic_weight": 9.529,
+        "bm25_names": 0.02524, "bm25_name": 0.01674, "bm25_signature": 0.102,
+        "bm25_summary": 0.1442, "bm25_body": -0.1075, "bm25_code": -0.03054, "bm25_context": 0.138,
+        "bm25_all": -0.1617, "in_links": 0.311, "kind_function": -0.008425, "kind_method": -0.4994,
+        "kind_class": -0.02802, "kind_exception": -2.852, "kind_attribute": -1.806,
+        "kind_data": -1.362, "non_reference_page": 0.3361, "noindex": -1.126,
+        "release_notes": -2.346, "fielded_rank": -0.167, "plain_rank": -0.3778, "dense": 0.8298,
+        "literals_bm25_names": -0.05816, "literals_bm25_name": -0.03351,
+        "literals_bm25_signature": -0.1325, "literals_bm25_summary": -0.01699,
+        "literals_bm25_body": 0.05786, "literals_bm25_code": 0.06475,
+        "literals_bm25_context": 0.006978, "literals_bm25_all": 0.08107,
+        "literals_in_links": 0.4968, "literals_kind_function": 1.021,
+        "literals_kind_method": 1.017, "literals_kind_class": 0.03255,
+        "literals_kind_exception": 2.584, "literals_kind_attribute": -0.7794,
+        "literals_kind_data": -0.6006, "literals_non_reference_page": -0.8311,
+        "literals_noindex": -0.8549, "literals_release_notes": -0.09372,
+        "literals_fielded_rank": -0.08515, "literals_plain_rank": 0.3133,
+        "literals_dense": -0.5181}},
+    "semantic_weight": 8.637,
+    "semantic_literals_weight": 2.702,
 }
 LAYERS, HEADS, WIDTH = 6, 12, 384
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length

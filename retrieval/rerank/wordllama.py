@@ -31,16 +31,28 @@ RECIPE = "names+heading+first-sentence/sum-pool/l2/float16"
 # fielded ranking's scores (`build --ranking fielded`).
 WEIGHT = 20
 # Over the default policy's ranking model: its weights and the re-rank's fitted together, as
-# minilm.RANKING_FIT's (`bench/fit_ranking.py --cosine` on wordllama snapshots; docs/corpora.md).
+# minilm.RANKING_FIT's (`bench/fit_ranking.py --cosine --literals --no-dense` on wordllama
+# snapshots: its nearest units stay at the floor; docs/corpora.md).
 RANKING_FIT = {
     "model": {"candidates": 100, "weights": {
-        "bm25_names": -0.02171, "bm25_name": -0.01971, "bm25_signature": 0.0642,
-        "bm25_summary": 0.1344, "bm25_body": -0.1035, "bm25_code": -0.03725,
-        "bm25_context": 0.1109, "bm25_all": -0.1898, "in_links": 0.6859, "kind_function": 0.4315,
-        "kind_method": -0.2953, "kind_class": -0.6954, "kind_exception": -2.165,
-        "kind_attribute": -1.689, "kind_data": -1.886, "non_reference_page": 0.4426,
-        "noindex": -1.65, "release_notes": -2.402, "fielded_rank": -0.1946, "plain_rank": -0.279}},
-    "semantic_weight": 6.558,
+        "bm25_names": -0.008143, "bm25_name": 0.02018, "bm25_signature": 0.1058,
+        "bm25_summary": 0.1399, "bm25_body": -0.1268, "bm25_code": -0.03756,
+        "bm25_context": 0.08845, "bm25_all": -0.1836, "in_links": 0.28, "kind_function": 0.1259,
+        "kind_method": -0.4943, "kind_class": -0.3312, "kind_exception": -2.634,
+        "kind_attribute": -1.631, "kind_data": -1.358, "non_reference_page": 0.5183,
+        "noindex": -1.085, "release_notes": -2.309, "fielded_rank": -0.2722, "plain_rank": -0.3813,
+        "literals_bm25_names": -0.0328, "literals_bm25_name": -0.08302,
+        "literals_bm25_signature": -0.1321, "literals_bm25_summary": -0.01828,
+        "literals_bm25_body": 0.05936, "literals_bm25_code": 0.05784,
+        "literals_bm25_context": 0.02729, "literals_bm25_all": 0.07438,
+        "literals_in_links": 0.4865, "literals_kind_function": 0.6142,
+        "literals_kind_method": 0.9648, "literals_kind_class": 0.2176,
+        "literals_kind_exception": 2.155, "literals_kind_attribute": -0.6667,
+        "literals_kind_data": -0.7582, "literals_non_reference_page": -0.5586,
+        "literals_noindex": -0.7881, "literals_release_notes": -0.1211,
+        "literals_fielded_rank": -0.0937, "literals_plain_rank": 0.3221}},
+    "semantic_weight": 5.673,
+    "semantic_literals_weight": 2.233,
 }
 
 
