@@ -24,8 +24,9 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(BENCH_DIR)
 SHARED_EVAL = os.path.join(os.path.dirname(REPO_ROOT), "shared", "eval")
 LIBRARIES_CHECKER = os.path.join(SHARED_EVAL, "libraries", "check_questions.py")
-LIBRARIES_TRAIN = os.path.join(BENCH_DIR, "data", "libraries-train", "questions.json")
-LIBRARIES_TRAIN_ROOTS = os.path.join(BENCH_DIR, "data", "libraries-train", "roots.json")
+# A libraries-format set of bench/data/ names its trees in a roots.json beside it, the checker's
+# ROOTS table for its libraries ({library: [version, html root]}).
+ROOTS_FILE = "roots.json"
 PYTHON_HTML_ROOT = "/usr/share/doc/python3.11/html"
 PYTHON_BASE_URL = "https://docs.python.org/3.11/"
 PYTHON_VERSION = "3.11"
@@ -159,11 +160,11 @@ def load_libraries(path: str, roots_path: str | None = None) -> QuestionSet:
 
 
 def load(path: str) -> QuestionSet:
-    """Read any known set by its path: CoNaLa, the libraries dev set, or the training set."""
-    if os.path.abspath(path) == os.path.abspath(LIBRARIES_TRAIN):
-        return load_libraries(path, LIBRARIES_TRAIN_ROOTS)
+    """Read any known set by its path: CoNaLa, the libraries dev set, or a set of bench/data/
+    with its roots.json (the library training set, the natural stdlib questions)."""
     with open(path, encoding="utf-8") as f:
         first = json.load(f)[0]
     if "oracle_man" in first:
         return load_conala(path)
-    return load_libraries(path)
+    roots = os.path.join(os.path.dirname(os.path.abspath(path)), ROOTS_FILE)
+    return load_libraries(path, roots if os.path.exists(roots) else None)
