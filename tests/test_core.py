@@ -104,7 +104,8 @@ class ToolsTest(FixtureToolsTestCase):
         found = self.tools.search("text", "3.12", 2)
         corpus = self.service.corpus_id
         self.assertEqual(found["search_request_id"],
-                         digests.search_request_id(corpus, "text", "3.12", 2))
+                         digests.search_request_id(corpus, {"query": "text", "version": "3.12",
+                                                            "k": 2}))
         handle = found["results"][0]
         self.assertEqual(list(handle), [
             "corpus_id", "search_request_id", "passage_id", "source_id", "version",

@@ -89,16 +89,11 @@ def passage_id(corpus: str, source_id: str, version: str, start_line: int, end_l
     })
 
 
-def search_request_id(corpus: str, query: str, version: str, k: int, match: str = "all",
-                      literals: bool = False) -> str:
-    """Identify one search call; equal calls on one corpus get equal ids."""
-    inputs: dict = {"corpus_id": corpus, "query": query, "version": version, "k": k}
-    # Each absent for its default, so the ids of searches without it stay what they always were.
-    if match != "all":
-        inputs["match"] = match
-    if literals:
-        inputs["literals"] = True
-    return tagged_digest("search_request", inputs)
+def search_request_id(corpus: str, arguments: dict) -> str:
+    """Identify one search call by its traced arguments (tools.search_arguments: each one absent
+    at its default, so the ids of searches without it stay what they always were); equal calls
+    on one corpus get equal ids."""
+    return tagged_digest("search_request", {"corpus_id": corpus, **arguments})
 
 
 def read_token(search_request: str, passage: str) -> str:

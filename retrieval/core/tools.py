@@ -70,7 +70,8 @@ def build_search_result(index: CollectionIndex, query: str, version: str, k: int
                         literals: bool = False) -> ToolResult:
     """Rank passages of exactly this version; each hit is a read handle."""
     corpus = index.corpus_id
-    search_id = digests.search_request_id(corpus, query, version, k, match, literals)
+    arguments = search_arguments(query, version, k, match, literals)
+    search_id = digests.search_request_id(corpus, arguments)
     results = []
     # A term given twice is searched once: its cost, not its result, grows with the copies.
     ranked = index.rank(bounded_query(query), version, k, match, deadline, literals)
@@ -89,7 +90,7 @@ def build_search_result(index: CollectionIndex, query: str, version: str, k: int
     return ToolResult.sealed({
         "corpus_id": corpus,
         "search_request_id": search_id,
-        **search_arguments(query, version, k, match, literals),
+        **arguments,
         "results": results,
     })
 
