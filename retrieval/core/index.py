@@ -118,8 +118,8 @@ class SnapshotIndex:
         # waits for the longer of the two, not their sum (the 3.11 docs with minilm, one
         # request at a time: embedding and nearest p50 15 ms, lexical candidates 8 ms;
         # docs/corpora.md). One worker per connection: a search never waits for another's.
-        if (snapshot.reranker is not None and ranking is not None and ranking.model is not None
-                and ranking.model.weighs_dense):
+        # Workers start at the first such search (CollectionIndex._model_candidates decides).
+        if snapshot.reranker is not None:
             self._embedder = ThreadPoolExecutor(max(1, connections), "retrieval-embed")
         self._collections = {
             name: CollectionIndex(self, name, corpus_id, database.ranked_sql(
@@ -200,8 +200,7 @@ class SnapshotIndex:
     def dense_beside(self, reranker: Reranker, query: str, span: tuple) -> Future:
         """Start embedding the query and finding its nearest rows of span on a worker thread;
         return the future (vector, row ids)."""
-        if self._embedder is None:
-            raise IndexClosed("the snapshot index has no embedding worker")
+        assert self._embedder is not None  # a snapshot with a re-ranker has one
         try:
             return self._embedder.submit(_nearest_to, reranker, query, span)
         except RuntimeError:  # shut down by close()
