@@ -81,15 +81,17 @@ def candidate_matrices(question_set, snapshot_dir, cosine=False, literals=False,
             rule = service.snapshot.select_rule(question.question, question.collection)
             collection = service.collection(question.collection)
             candidates = collection.model_candidates(rule.initial_query, question.version,
-                                                     rule.initial_match)
+                                                     rule.initial_match,
+                                                     semantic_query=rule.semantic_query)
             places = [question_set.place_of(question, url) for _, url, _ in candidates]
             features = np.array([c[2] for c in candidates], float).reshape(
                 len(candidates), len(MODEL_FEATURES))
             if cosine:
                 reranker = service.snapshot.reranker
                 similarity = np.zeros(len(candidates))
-                if candidates:  # the query a search embeds is the one it searched
-                    similarity = exact.cosines(reranker.query_vector(rule.initial_query),
+                if candidates:  # what a search embeds: its semantic_query, else its query
+                    embedded = rule.semantic_query or rule.initial_query
+                    similarity = exact.cosines(reranker.query_vector(embedded),
                                                reranker.vectors[[c[0] for c in candidates]])
                 features = np.hstack([features, similarity[:, None]])
             if literals:

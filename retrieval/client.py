@@ -627,6 +627,8 @@ def _describe_action(entry: TraceEntry) -> str:
     if entry.tool == "search":
         extra = "" if args.get("match", "all") == "all" else f", match={args.get('match')}"
         extra += ", literals" if args.get("literals") is True else ""
+        if isinstance(args.get("semantic_query"), str):
+            extra += f", embedding {json.dumps(args['semantic_query'], ensure_ascii=False)}"
         query = json.dumps(args.get("query"), ensure_ascii=False)
         return f'search {query} ({args.get("version")}, k={args.get("k")}{extra})'
     if entry.tool == "read":

@@ -410,6 +410,8 @@ class DescribeActionTest(unittest.TestCase):
         self.assertEqual(described(base), 'search "remove tree" (3.11, k=10)')
         self.assertEqual(described(dict(base, match="any", literals=True)),
                          'search "remove tree" (3.11, k=10, match=any, literals)')
+        self.assertEqual(described(dict(base, semantic_query="How do I remove a tree?")),
+                         'search "remove tree" (3.11, k=10, embedding "How do I remove a tree?")')
 
 
 class AskCommandTest(Bodies, unittest.TestCase):

@@ -101,7 +101,7 @@ class RetrieveMemosTest(unittest.TestCase):
 class InterruptedTools(RetrievalTools):
     """Tools whose every search is interrupted by the deadline as SQLite's progress handler does."""
 
-    def search(self, query, version, k, match="all", literals=False):
+    def search(self, *arguments):
         raise ToolFailure(DEADLINE_EXCEEDED)
 
 

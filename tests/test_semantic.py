@@ -354,7 +354,9 @@ class SemanticSnapshotTest(unittest.TestCase):
                                    (fts, 1, 10**9, 200)).fetchall()
         finally:
             conn.close()
-        query_vector = self.model.embed([query])[0]
+        # As a search embeds it: alone (minilm's unblocked products may round a last bit
+        # otherwise than embed()'s blocks on some CPUs).
+        query_vector = snapshot.reranker.query_vector(query)
         urls = dict(self.rows(self.out, "SELECT id, url FROM passages"))
         # With the default dense candidates: the 20 units nearest the query join them, each
         # new one at the worst lexical score.
@@ -501,8 +503,11 @@ class DenseModelCandidatesTest(unittest.TestCase):
         for name, weights, literals_weight in (
                 ("weighs", dict(model["weights"], dense=1.5), 0),
                 ("floor", dict(model["weights"], in_links=0.5), 0),
-                ("literals", dict(model["weights"], dense=1.5, literals_dense=-1.0), 5.0)):
+                ("literals", dict(model["weights"], dense=1.5, literals_dense=-1.0), 5.0),
+                ("embeds", dict(model["weights"], dense=1.5), 0)):
             semantic = {"dense": cls.DENSE, "literals_weight": literals_weight}
+            if name == "embeds":
+                semantic["embeds"] = "question"
             policy = dict(DEFAULT_POLICY, semantic=semantic, ranking=dict(
                 DEFAULT_POLICY["ranking"], model=dict(model, weights=weights)))
             _, out = build_site(base, name, policy, semantic=(cls.semantic, cls.model))
@@ -516,15 +521,18 @@ class DenseModelCandidatesTest(unittest.TestCase):
         reply = call(self.apps[name], "POST", "/search",
                      json.dumps({**asked, "version": "3.11", "limit": 10}).encode())
         self.assertEqual(reply.code, 200, reply.body)
-        self.assertEqual(reply.json()["searched"].get("literals", False), "`" in (question or ""))
+        searched = reply.json()["searched"]
+        self.assertEqual(searched.get("literals", False), "`" in (question or ""))
+        # Only a policy that embeds questions, and only for a question, says what it embedded.
+        self.assertEqual("semantic_query" in searched, name == "embeds" and bool(question))
         return [(hit["url"], hit["score"]) for hit in reply.json()["hits"]]
 
-    def expected(self, name, score_of, literals=False):
-        """Return the DENSE units nearest the query, each scored score_of(facts) - w x cosine
-        (with literals, w + the policy's literals_weight)."""
+    def expected(self, name, score_of, literals=False, embedded=QUERY):
+        """Return the DENSE units nearest the embedded text, each scored score_of(facts) - w x
+        cosine (with literals, w + the policy's literals_weight)."""
         snapshot = self.snapshots[name]
         vectors = snapshot.reranker.vectors
-        similarity = self.semantic.cosines(self.model.embed([self.QUERY])[0], vectors[1:])
+        similarity = self.semantic.cosines(self.model.embed([embedded])[0], vectors[1:])
         nearest = sorted((-cosine, rowid) for rowid, cosine in enumerate(similarity.tolist(), 1))
         conn = sqlite3.connect(snapshot.database_path)
         try:
@@ -565,6 +573,38 @@ class DenseModelCandidatesTest(unittest.TestCase):
         self.assertEqual(plain, self.search("weighs", self.QUERY))
         self.assertNotEqual(quoting, plain)
         self.assertTrue(model.literal_weights)
+
+    def test_a_policy_that_embeds_questions_embeds_the_sentence_not_the_words(self):
+        snapshot = self.snapshots["embeds"]
+        self.assertEqual(snapshot.semantic.embeds, "question")
+        question = f"How   do I {self.QUERY} `tmp` quickly?"
+        sentence = f"How do I {self.QUERY} quickly?"  # literals out, spaces collapsed
+
+        def dense_score(model, facts):
+            return model.score(model.dense_features(
+                facts[0], facts[1], bool(facts[2]), bool(facts[3]), facts[4]), True)
+        served = self.search("embeds", question)
+        self.assertEqual(served, self.expected("embeds", dense_score, embedded=sentence))
+        self.assertNotEqual(served, self.expected("embeds", dense_score))  # the words' vector
+        # /retrieve's first search carries the same arguments, so it is the same search.
+        reply = call(self.apps["embeds"], "POST", "/retrieve", json.dumps(
+            {"question": question, "version": "3.11"}).encode())
+        self.assertEqual(reply.code, 200, reply.body)
+        first = reply.json()["trace"][0]
+        self.assertEqual(first["action"]["arguments"]["semantic_query"], sentence)
+        found = call(self.apps["embeds"], "POST", "/search", json.dumps(
+            {"query": question, "version": "3.11", "limit": first["action"]["arguments"]["k"]}
+        ).encode()).json()
+        self.assertEqual(first["result"]["search_request_id"], found["search_request_id"])
+        # A raw search embeds its words, as a policy that embeds queries does.
+        self.assertEqual(self.search("embeds"), self.search("weighs"))
+
+    def test_embeds_names_what_a_search_embeds(self):
+        policy = dict(default_policy("fielded"), semantic={"embeds": "title"})
+        with self.assertRaisesRegex(SnapshotError, r"policy\.semantic\.embeds: must be one of "
+                                    r"query, question"):
+            build_site(class_temporary_directory(self), "refused", policy,
+                       semantic=(self.semantic, self.model))
 
     def test_literals_weight_may_not_turn_the_cosine_around(self):
         policy = dict(default_policy("fielded"), semantic={"literals_weight": -1000})

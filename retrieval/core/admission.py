@@ -88,10 +88,10 @@ class AdmissionRunner:
         }
 
     def search(self, query: str, version: str, k: int, match: str = MATCH_ALL,
-               literals: bool = False) -> dict:
+               literals: bool = False, semantic_query: str | None = None) -> dict:
         """Run one admitted search, or record its denial and end the run."""
-        action = {"tool": "search",
-                  "arguments": search_arguments(query, version, k, match, literals)}
+        action = {"tool": "search", "arguments": search_arguments(
+            query, version, k, match, literals, semantic_query)}
         limits = self._limits
         if self.steps >= limits.max_steps:
             self._deny(action, MAX_STEPS)
@@ -101,7 +101,8 @@ class AdmissionRunner:
             self._deny(action, DEADLINE)
         self.steps += 1
         self.searches += 1
-        return self._invoke(action, 0, self._tools.search, query, version, k, match, literals)
+        return self._invoke(action, 0, self._tools.search, query, version, k, match, literals,
+                            semantic_query)
 
     def can_read(self, handle: dict) -> bool:
         """Tell whether the allowances left would admit a read of this handle now."""

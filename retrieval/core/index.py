@@ -263,14 +263,16 @@ class CollectionIndex:
         self._model = model
 
     def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL,
-             deadline: float | None = None, literals: bool = False):
+             deadline: float | None = None, literals: bool = False,
+             semantic_query: str | None = None):
         """Return up to k (passage, score) pairs of that version, best first.
 
         The score is bm25 (minus the prior), or with a reranker the re-sorted score of the
         reranker's candidates (the lexical ones, and its dense ones of this version). deadline
         is a time.monotonic() value; a ranking still running then raises DeadlineExceeded.
         literals: the query's question quoted literal values (a ranking model's literal weights
-        count; no other ranking reads it).
+        count; no other ranking reads it). semantic_query: what a re-ranker embeds in place of
+        the query (the question's sentence); no lexical ranking reads it.
         """
         fts_query = quote_fts_terms(query, match, self._common, self._common_fields)
         span = self._spans.get(version)
@@ -278,21 +280,24 @@ class CollectionIndex:
             return []
         reranker = self._reranker
         limit = k if reranker is None else max(k, reranker.candidates)
+        embedded = query if semantic_query is None else semantic_query
         if self._model is not None:
-            conn, ranked = self._model_ranked(query, fts_query, span, limit, deadline, literals)
+            conn, ranked = self._model_ranked(embedded, fts_query, span, limit, deadline,
+                                              literals)
         else:
             conn, ranked = self._owner.run_ranked(
                 self._ranked_sql, (fts_query, span[0], span[1], limit), deadline)
             if reranker is not None:
                 # The span's rows are the collection's version: the only units it may add.
-                ranked = reranker(query, ranked, span)
+                ranked = reranker(embedded, ranked, span)
         ranked = ranked[:k]
         return [(database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone()),
                  score) for rowid, score in ranked]
 
-    def _model_ranked(self, query: str, fts_query: str, span: tuple, limit: int,
+    def _model_ranked(self, embedded: str, fts_query: str, span: tuple, limit: int,
                       deadline: float | None, literals: bool):
-        """Return (connection, (row id, score) pairs best first) by the ranking model.
+        """Return (connection, (row id, score) pairs best first) by the ranking model; a
+        re-ranker embeds `embedded` (the query, or the question's sentence).
 
         Without a re-ranker, the best `limit`; with one, every candidate (its dense ones too)
         re-sorted by score - weight x cosine, as bench/fit_ranking.py --cosine fits them. Ties go
@@ -300,39 +305,41 @@ class CollectionIndex:
         """
         assert self._model is not None
         model, reranker = self._model.model, self._reranker
-        conn, candidates, vector = self._model_candidates(query, fts_query, span, deadline)
+        conn, candidates, vector = self._model_candidates(embedded, fts_query, span, deadline)
         scored = sorted((model.score(features, literals), rowid)
                         for rowid, _, features in candidates)
         if reranker is None:
             return conn, [(rowid, score) for score, rowid in scored[:limit]]
         if vector is None:  # a model that does not weigh dense candidates: added at the floor
-            return conn, reranker(query, [(rowid, score) for score, rowid in scored[:limit]],
+            return conn, reranker(embedded, [(rowid, score) for score, rowid in scored[:limit]],
                                   span, literals)
         return conn, reranker.resort(vector, [(rowid, score) for score, rowid in scored],
                                      literals)
 
     def model_candidates(self, query: str, version: str, match: str = MATCH_ALL,
-                         deadline: float | None = None) -> list:
+                         deadline: float | None = None,
+                         semantic_query: str | None = None) -> list:
         """Return the ranking model's candidates for a query as (row id, URL, features): what
         the model scores, and what bench/fit_ranking.py fits it on (with a re-ranker, its
-        dense candidates too)."""
+        dense candidates too, nearest semantic_query's vector if given)."""
         fts_query = quote_fts_terms(query, match, self._common, self._common_fields)
         span = self._spans.get(version)
         if self._model is None or fts_query is None or span is None:
             return []
-        return self._model_candidates(query, fts_query, span, deadline)[1]
+        return self._model_candidates(query if semantic_query is None else semantic_query,
+                                      fts_query, span, deadline)[1]
 
-    def _model_candidates(self, query: str, fts_query: str, span: tuple,
+    def _model_candidates(self, embedded: str, fts_query: str, span: tuple,
                           deadline: float | None):
-        """Return (connection, candidates, the query's vector or None): the fielded ranking's
-        best and bm25_all's best, and with a re-ranker and a model that weighs `dense` the rows
-        nearest the query's vector that neither holds (dense candidates: no bm25, in no list).
+        """Return (connection, candidates, the vector of `embedded` or None): the fielded
+        ranking's best and bm25_all's best, and with a re-ranker and a model that weighs `dense`
+        the rows nearest that vector that neither holds (dense candidates: no bm25, in no list).
         """
         assert self._model is not None
         model, reranker = self._model.model, self._reranker
         if reranker is None or not model.weighs_dense:
             return (*self._lexical_candidates(fts_query, span, deadline), None)
-        pending = self._owner.dense_beside(reranker, query, span)
+        pending = self._owner.dense_beside(reranker, embedded, span)
         conn, candidates = self._lexical_candidates(fts_query, span, deadline)
         vector, nearest = pending.result()
         present = {rowid for rowid, _, _ in candidates}

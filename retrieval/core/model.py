@@ -31,7 +31,7 @@ from .outcomes import (
     repeatable,
 )
 from .policy_format import Policy
-from .ranking import IndexFields, Ranking, Semantic, ubiquitous_terms
+from .ranking import EMBEDS_QUESTION, IndexFields, Ranking, Semantic, ubiquitous_terms
 from .rerank import Reranker
 from .rules import (
     DEFAULT_SEARCH_K,
@@ -197,6 +197,12 @@ class Snapshot:
         return self.policy.semantic
 
     @property
+    def embeds_question(self) -> bool:
+        """Tell whether a question's first search embeds its sentence (semantic.embeds)."""
+        semantic = self.policy.semantic
+        return semantic is not None and semantic.embeds == EMBEDS_QUESTION
+
+    @property
     def default_collection(self) -> str | None:
         """Return the collection a request naming none reads, or None if it must name one.
 
@@ -217,7 +223,8 @@ class Snapshot:
                 return rule
         found = self.collections.get(collection)
         return self.fallback.for_question(
-            question, found.ubiquitous_terms if found is not None else frozenset())
+            question, found.ubiquitous_terms if found is not None else frozenset(),
+            self.embeds_question)
 
 
 def summarize_versions(counts) -> tuple:

@@ -332,7 +332,11 @@ def parse_ranking(raw) -> Ranking:
 # are named in retrieval/rerank).
 _SEMANTIC_KEYS = ("candidates", "dimensions", "model_sha256", "recipe", "weight")
 # Optional, so a section written before it names the same policy (and corpus_id) as before.
-_SEMANTIC_OPTIONAL = ("dense", "literals_weight")
+_SEMANTIC_OPTIONAL = ("dense", "embeds", "literals_weight")
+# What a question's first search embeds: its query's words, or the question's own sentence
+# (rules.question_sentence: a sentence encoder's training text; the search's `semantic_query`).
+EMBEDS_QUERY, EMBEDS_QUESTION = "query", "question"
+EMBEDS = (EMBEDS_QUERY, EMBEDS_QUESTION)
 
 
 @dataclass(frozen=True)
@@ -353,6 +357,7 @@ class Semantic:
     candidates: int
     dense: int = 0  # 0: the lexical candidates alone
     literals_weight: float = 0.0
+    embeds: str = EMBEDS_QUERY  # one of EMBEDS
 
 
 def parse_semantic(raw) -> Semantic:
@@ -373,9 +378,12 @@ def parse_semantic(raw) -> Semantic:
     if weight + literals_weight < 0:
         raise RankingError("policy.semantic.literals_weight: weight + literals_weight must be "
                            ">= 0")
+    embeds = raw.get("embeds", EMBEDS_QUERY)
+    if embeds not in EMBEDS:
+        raise RankingError(f"policy.semantic.embeds: must be one of {', '.join(EMBEDS)}")
     return Semantic(model_sha256=digest, recipe=raw["recipe"],
                     dimensions=checks.integer(raw["dimensions"], "policy.semantic.dimensions", 1),
                     weight=weight,
                     candidates=checks.integer(raw["candidates"], "policy.semantic.candidates", 1),
                     dense=checks.integer(raw.get("dense", 0), "policy.semantic.dense", 0),
-                    literals_weight=literals_weight)
+                    literals_weight=literals_weight, embeds=embeds)

@@ -37,6 +37,12 @@ def without_literals(question: str) -> str:
     return _LITERAL_SPAN.sub(" ", question)
 
 
+def question_sentence(question: str, drop_literals: bool = False) -> str:
+    """Return the question as an embedding model reads it: its text, spaces collapsed, and with
+    drop_literals its quoted and backticked spans left out."""
+    return " ".join((without_literals(question) if drop_literals else question).split())
+
+
 def question_terms(question: str, stop_words, drop_literals: bool = False) -> str:
     """Derive a query from the question's own words: case-folded, stop words out, first use kept.
 
@@ -79,6 +85,9 @@ class Rule:
     # Whether the question (a question_terms rule's, once for_question) quotes literal values:
     # its first search says so, and a ranking model may weigh its features otherwise then.
     literals: bool = False
+    # What the first search's embedding compares units with (once for_question, when the
+    # snapshot's semantic policy embeds the question: its `semantic_query`); None: its query.
+    semantic_query: str | None = None
 
     @property
     def first_query(self) -> str:
@@ -96,18 +105,24 @@ class Rule:
         """Tell whether the case-folded question contains any of this rule's phrases."""
         return any(phrase in folded_question for phrase in self.phrases)
 
-    def for_question(self, question: str, ubiquitous: frozenset = frozenset()) -> "Rule":
+    def for_question(self, question: str, ubiquitous: frozenset = frozenset(),
+                     embeds_question: bool = False) -> "Rule":
         """Return the rule with its initial query settled for this question.
 
         Words nearly every unit of the collection holds (`ubiquitous`: `django` in Django's
         docs) tell its units apart no better than stop words, and matching them makes FTS5
         score almost every unit; they are left out unless nothing else would remain.
+        embeds_question: the snapshot's embedding reads the question's own sentence
+        (question_sentence) rather than the search's words; a sentence encoder was trained on
+        sentences, not on keyword lists.
         """
         if self.kind != QUESTION_TERMS:
             return self
         terms = question_terms(question, self.stop_words, self.drop_literals)
         telling = " ".join(word for word in terms.split() if word not in ubiquitous)
-        return replace(self, initial_query=telling or terms, literals=has_literals(question))
+        sentence = question_sentence(question, self.drop_literals) if embeds_question else ""
+        return replace(self, initial_query=telling or terms, literals=has_literals(question),
+                       semantic_query=sentence or None)
 
     def describe(self) -> dict:
         """Return the rule as the response's `policy` section shows it."""

@@ -121,21 +121,23 @@ class RetrievalService:
         return collection
 
     def question_query(self, question: str, collection: str) -> tuple:
-        """Return (query, match, literals): what a question is searched with, as a /retrieve
-        run's first search would.
+        """Return (query, match, literals, semantic_query): what a question is searched with, as
+        a /retrieve run's first search would.
 
         The question's own words (at most MAX_QUESTION_TERMS, each once) less the policy
         fallback's stop words and literals and the collection's ubiquitous words, any of them
-        matching (MATCH_ANY), and whether the question quoted literal values. A snapshot whose
+        matching (MATCH_ANY); whether the question quoted literal values; and what its embedding
+        reads when the snapshot's semantic policy embeds questions (else None). A snapshot whose
         fallback is not a question-terms rule (the fixture's) has no stop words to leave out
         and reads no literals; a question of no words searches nothing.
         """
         fallback = self.snapshot.fallback
         if fallback.kind == QUESTION_TERMS:
             rule = fallback.for_question(
-                question, self.snapshot.collections[collection].ubiquitous_terms)
-            return rule.initial_query, MATCH_ANY, rule.literals
-        return question_terms(question, frozenset()), MATCH_ANY, False
+                question, self.snapshot.collections[collection].ubiquitous_terms,
+                self.snapshot.embeds_question)
+            return rule.initial_query, MATCH_ANY, rule.literals, rule.semantic_query
+        return question_terms(question, frozenset()), MATCH_ANY, False, None
 
     def request_id(self, request: RetrieveRequest) -> str:
         """Return the id a run of request gets: its normalized request bound to the collection."""

@@ -63,7 +63,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
     read_fields = {name: field_schema(name) for name in READ_FIELDS}
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
                         "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]},
-                        "literals": {"const": True}}
+                        "literals": {"const": True}, "semantic_query": {"type": "string"}}
     action = {"oneOf": [
         closed({"tool": {"const": "search"},
                  "arguments": closed(search_arguments, ["query", "version", "k"])}),
@@ -112,7 +112,8 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                                 "analysis"]),
             "searched": closed({"query": {"type": "string"},
                                  "match": {"enum": [MATCH_ALL, MATCH_ANY]},
-                                 "literals": {"const": True}}, ["query", "match"]),
+                                 "literals": {"const": True},
+                                 "semantic_query": {"type": "string"}}, ["query", "match"]),
             "hits": {"type": "array", "items": closed({
                 **{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
                 **named, "score": {"type": "number"}, "text": {"type": "string"},

@@ -9,6 +9,7 @@ snapshot directory (core/snapshot_directory.py).
 from pathlib import Path
 from typing import Any
 
+from ..core.ranking import EMBEDS_QUERY
 from ..core.snapshot import Policy, SnapshotError
 from ..core.snapshot_directory import refuse_existing, vector_content, write_snapshot_directory
 from .default_policy import (
@@ -38,15 +39,16 @@ FORMATS = CHOICES
 def semantic_policy(policy: dict, semantic, model) -> dict:
     """Return the policy with its semantic section naming the model that computes the vectors.
 
-    Weight, candidates, dense and literals_weight come from the policy's own semantic section
-    when it has one; dense and literals_weight are written only when they are not 0. A policy
-    whose ranking model is the default's gets the model's ranking_fit instead when it has one:
-    weights fitted with its cosine, and the re-rank weights fitted with them (a policy's own
-    weights are its own: kept).
+    Weight, candidates, dense, literals_weight and embeds come from the policy's own semantic
+    section when it has one; dense and literals_weight are written only when they are not 0,
+    embeds only when it is not "query". A policy whose ranking model is the default's gets the
+    model's ranking_fit instead when it has one: weights fitted with its cosine, and the
+    re-rank weights (and what its searches embed) fitted with them (a policy's own weights are
+    its own: kept).
     """
     given = policy.get("semantic")
     given = given if isinstance(given, dict) else {}  # anything else: parse_policy names it
-    weight, literals_weight = model.default_weight, 0
+    weight, literals_weight, embeds = model.default_weight, 0, EMBEDS_QUERY
     ranking = policy.get("ranking")
     fit = model.ranking_fit
     if fit is not None and isinstance(ranking, dict) and \
@@ -54,6 +56,7 @@ def semantic_policy(policy: dict, semantic, model) -> dict:
         policy = dict(policy, ranking=dict(ranking, model=fit["model"]))
         weight = fit["semantic_weight"]
         literals_weight = fit.get("semantic_literals_weight", 0)
+        embeds = fit.get("semantic_embeds", EMBEDS_QUERY)
     tuning = {"weight": given.get("weight", weight),
               "candidates": given.get("candidates", DEFAULT_CANDIDATES)}
     literals_weight = given.get("literals_weight", literals_weight)
@@ -62,6 +65,9 @@ def semantic_policy(policy: dict, semantic, model) -> dict:
     dense = given.get("dense", DEFAULT_DENSE)
     if dense != 0:
         tuning["dense"] = dense
+    embeds = given.get("embeds", embeds)
+    if embeds != EMBEDS_QUERY:
+        tuning["embeds"] = embeds
     return dict(policy, semantic={"model_sha256": model.digest, "recipe": model.recipe,
                                   "dimensions": model.dim, **tuning})
 

@@ -96,13 +96,14 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
     The caller has checked that the collection exists and that the caller may read it.
     """
     collection = service.collection(request.collection)
-    query, match, literals = ((request.query, MATCH_ALL, False) if request.analysis == "raw"
-                              else service.question_query(request.query, request.collection))
+    query, match, literals, semantic_query = (
+        (request.query, MATCH_ALL, False, None) if request.analysis == "raw"
+        else service.question_query(request.query, request.collection))
     hits, text_bytes, budget_open = [], 0, True
     with RetrievalTools(collection, service.memo, deadline=deadline) as tools:
         try:
             found = tools.search(query, request.served_version or request.version,
-                                 request.limit, match, literals)
+                                 request.limit, match, literals, semantic_query)
             for handle in found["results"]:
                 # url and title are absent from hits of hand-written snapshots that lack them.
                 hit = {name: handle[name] for name in HIT_FIELDS if name in handle}
@@ -118,7 +119,9 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
             raise SearchFailed(failure.reason) from None
     return {"corpus_id": collection.corpus_id, "request": request.normalized(),
             "searched": {"query": query, "match": match,
-                         **({"literals": True} if literals else {})},
+                         **({"literals": True} if literals else {}),
+                         **({} if semantic_query is None else
+                            {"semantic_query": semantic_query})},
             "search_request_id": found["search_request_id"], "hits": hits,
             "text_bytes": text_bytes}
 
