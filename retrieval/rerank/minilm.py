@@ -49,29 +49,32 @@ WEIGHT = 30
 # scores on a scale where 30 x cosine swamps them (libraries dev hit@10 76.7 -> 79.3 %, CoNaLa
 # dev 56.8 -> 61.6 %; docs/corpora.md). Fitted with --literals too: a question that quotes a
 # literal value weighs each feature and the cosine once more (CoNaLa dev hit@10 61.6 -> 64.4 %,
-# hit@2 32.9 -> 42.5 %; libraries dev 79.3 -> 77.3 %, in the fit's replay). The builder takes
-# them in place of the lexical fit (ingest/builder.py semantic_policy).
+# hit@2 32.9 -> 42.5 %; libraries dev 79.3 -> 77.3 %, in the fit's replay). Its searches embed
+# the question's sentence, not the query's words (semantic_embeds; refitted at L2 0.03 chosen on
+# dev: libraries dev hit@10 77.3 -> 80.0 %, natural stdlib proxy 67.5 -> 72.5 %, CoNaLa dev 64.4
+# -> 64.4 %; docs/corpora.md). The builder takes them in place of the lexical fit
+# (ingest/builder.py semantic_policy).
 RANKING_FIT = {
     "model": {"candidates": 100, "weights": {
-        "bm25_names": 0.02524, "bm25_name": 0.01674, "bm25_signature": 0.102,
-        "bm25_summary": 0.1442, "bm25_body": -0.1075, "bm25_code": -0.03054, "bm25_context": 0.138,
-        "bm25_all": -0.1617, "in_links": 0.311, "kind_function": -0.008425, "kind_method": -0.4994,
-        "kind_class": -0.02802, "kind_exception": -2.852, "kind_attribute": -1.806,
-        "kind_data": -1.362, "non_reference_page": 0.3361, "noindex": -1.126,
-        "release_notes": -2.346, "fielded_rank": -0.167, "plain_rank": -0.3778, "dense": 0.8298,
-        "literals_bm25_names": -0.05816, "literals_bm25_name": -0.03351,
-        "literals_bm25_signature": -0.1325, "literals_bm25_summary": -0.01699,
-        "literals_bm25_body": 0.05786, "literals_bm25_code": 0.06475,
-        "literals_bm25_context": 0.006978, "literals_bm25_all": 0.08107,
-        "literals_in_links": 0.4968, "literals_kind_function": 1.021,
-        "literals_kind_method": 1.017, "literals_kind_class": 0.03255,
-        "literals_kind_exception": 2.584, "literals_kind_attribute": -0.7794,
-        "literals_kind_data": -0.6006, "literals_non_reference_page": -0.8311,
-        "literals_noindex": -0.8549, "literals_release_notes": -0.09372,
-        "literals_fielded_rank": -0.08515, "literals_plain_rank": 0.3133,
-        "literals_dense": -0.5181}},
-    "semantic_weight": 8.637,
-    "semantic_literals_weight": 2.702,
+        "bm25_names": -0.001334, "bm25_name": 0.01147, "bm25_signature": 0.119,
+        "bm25_summary": 0.1595, "bm25_body": -0.1071, "bm25_code": -0.01352,
+        "bm25_context": 0.1528, "bm25_all": -0.1871, "in_links": 0.2743, "kind_function": -0.1013,
+        "kind_method": -0.6026, "kind_class": 0.1648, "kind_exception": -3.763,
+        "kind_attribute": -1.957, "kind_data": -2.066, "non_reference_page": 0.2971,
+        "noindex": -1.841, "release_notes": -3.175, "fielded_rank": -0.1431, "plain_rank": -0.3509,
+        "dense": 1.431, "literals_bm25_names": -0.05218, "literals_bm25_name": -0.03575,
+        "literals_bm25_signature": -0.1546, "literals_bm25_summary": -0.04271,
+        "literals_bm25_body": 0.04928, "literals_bm25_code": 0.05526,
+        "literals_bm25_context": -0.001423, "literals_bm25_all": 0.09207,
+        "literals_in_links": 0.6331, "literals_kind_function": 1.77, "literals_kind_method": 1.726,
+        "literals_kind_class": 0.3467, "literals_kind_exception": 4.028,
+        "literals_kind_attribute": -0.9163, "literals_kind_data": -0.5706,
+        "literals_non_reference_page": -0.8612, "literals_noindex": -1.206,
+        "literals_release_notes": -0.07517, "literals_fielded_rank": -0.02668,
+        "literals_plain_rank": 0.3662, "literals_dense": -0.8321}},
+    "semantic_weight": 9.446,
+    "semantic_literals_weight": 3.039,
+    "semantic_embeds": "question",
 }
 LAYERS, HEADS, WIDTH = 6, 12, 384
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length
