@@ -74,6 +74,10 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
     def test_batches_hold_texts_of_one_length_in_their_order(self):
         batches = self.minilm.equal_length_batches([5, 3, 5, 5, 3, 5, 0], tokens=10)
         self.assertEqual(batches, [[0, 2], [3, 5], [1, 4], [6]])
+        # Batches of whole blocks where the tokens hold one: 4 texts of 6 tokens fill 3 of 8.
+        lengths = [6] * 9 + [7] * 3
+        self.assertEqual(self.minilm.equal_length_batches(lengths, tokens=30, block=8),
+                         [[0, 1, 2, 3], [4, 5, 6, 7], [8], [9, 10, 11]])
 
     def test_a_batch_of_equal_lengths_gives_each_text_its_bytes_alone(self):
         # Enough texts of one length for several batches, run on several threads: every row
@@ -102,13 +106,14 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
         self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at % 12 >= 6),
                                  "other.weight": weight(lambda at: at >= 192, (3, 4))}), (192, 12))
         self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at >= 64)}), (64, 1))
+        self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at >= 32)}), (32, 1))
         self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at % 24 >= 20)}),
                          (16, 1))
         self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at >= 8)}), (8, 1))
         self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at >= 1)}), (1, 1))
         # Embedding tables and biases are not multiplied: they do not count.
         self.assertEqual(layout({"embeddings.word_embeddings.weight": weight(lambda at: at >= 1)}),
-                         (192, 1))
+                         (64, 1))
         self.assertIn((self.model.block, self.model.period), self.minilm.LAYOUTS)
 
     def test_texts_padded_to_the_period_keep_their_bytes_where_blas_rounds_by_position(self):
