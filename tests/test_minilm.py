@@ -5,6 +5,7 @@ Without it the tests are skipped, unless CI is set: .ci/run installs it, so ther
 a failure.
 """
 
+import dataclasses
 import hashlib
 import importlib.util
 import os
@@ -73,6 +74,10 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
     def test_batches_hold_texts_of_one_length_in_their_order(self):
         batches = self.minilm.equal_length_batches([5, 3, 5, 5, 3, 5, 0], tokens=10)
         self.assertEqual(batches, [[0, 2], [3, 5], [1, 4], [6]])
+        # Batches of whole blocks where the tokens hold one: 4 texts of 6 tokens fill 3 of 8.
+        lengths = [6] * 9 + [7] * 3
+        self.assertEqual(self.minilm.equal_length_batches(lengths, tokens=30, block=8),
+                         [[0, 1, 2, 3], [4, 5, 6, 7], [8], [9, 10, 11]])
 
     def test_a_batch_of_equal_lengths_gives_each_text_its_bytes_alone(self):
         # Enough texts of one length for several batches, run on several threads: every row
@@ -89,30 +94,42 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
             self.assertEqual(self.model.embed([text])[0].tobytes(), batched[position].tobytes(),
                              text)
 
-    def test_blocks_are_the_most_rows_blas_rounds_alike_in_every_row(self):
+    def test_the_layout_is_the_first_whose_rows_round_by_their_position_mod_its_period(self):
         import numpy
 
-        class RoundsRowsFrom(numpy.ndarray):
-            """A dense weight whose product rounds the rows of a block past `first` otherwise."""
-
-            def __rmatmul__(self, rows):
-                out = rows @ numpy.asarray(self)
-                out[..., self.first:, :] += numpy.float32(1e-3)
-                return out
-
-        def weight(first, shape=(4, 3)):
-            tensor = numpy.ones(shape, numpy.float32).view(RoundsRowsFrom)
-            tensor.first = first
-            return tensor
-        blocks = self.minilm.block_rows
-        # Tiles of 12: blocks of 16 to 64 round by where a row lies; 8 is the most that do not.
-        self.assertEqual(blocks({"layer.dense.weight": weight(12),
-                                 "other.weight": weight(64, (3, 4))}), 8)
-        self.assertEqual(blocks({"layer.dense.weight": weight(64)}), 64)
-        self.assertEqual(blocks({"layer.dense.weight": weight(1)}), 1)
+        def weight(otherwise, shape=(4, 3)):
+            return _rounding_by_position(numpy.ones(shape, numpy.float32), otherwise)
+        layout = self.minilm.block_layout
+        # Tiles of 12 whose rows 6-11 round otherwise: no block of 12 or more rows is alike,
+        # blocks of 192 rows are by position mod 12 (not 2, 3, 4, 6 or 8), which pads less than
+        # blocks of 8 rows alike cost.
+        self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at % 12 >= 6),
+                                 "other.weight": weight(lambda at: at >= 192, (3, 4))}), (192, 12))
+        self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at >= 64)}), (64, 1))
+        self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at >= 32)}), (32, 1))
+        self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at % 24 >= 20)}),
+                         (16, 1))
+        self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at >= 8)}), (8, 1))
+        self.assertEqual(layout({"layer.dense.weight": weight(lambda at: at >= 1)}), (1, 1))
         # Embedding tables and biases are not multiplied: they do not count.
-        self.assertEqual(blocks({"embeddings.word_embeddings.weight": weight(1)}), 64)
-        self.assertIn(self.model.block, self.minilm.BLOCK_CANDIDATES)
+        self.assertEqual(layout({"embeddings.word_embeddings.weight": weight(lambda at: at >= 1)}),
+                         (64, 1))
+        self.assertIn((self.model.block, self.model.period), self.minilm.LAYOUTS)
+
+    def test_texts_padded_to_the_period_keep_their_bytes_where_blas_rounds_by_position(self):
+        # A BLAS whose rows 6-11 of every 12 round otherwise, as on one AMD EPYC: with texts
+        # padded to 12 tokens each text's rows lie where they lie alone; without, they do not.
+        rounding = {name: _rounding_by_position(tensor, lambda at: at % 12 >= 6)
+                    if self.minilm._is_linear(name, tensor) else tensor
+                    for name, tensor in self.model.weights.items()}
+        texts = [f"shutil.copy{i} copies a file" for i in range(10)]
+        self.assertEqual(len({len(e.ids) for e in self.model.tokenizer.encode_batch(texts)}), 1)
+        for period, alike in ((12, True), (1, False)):
+            model = dataclasses.replace(self.model, weights=rounding, block=24, period=period)
+            batched = model.embed(texts)
+            same = [model.embed([text])[0].tobytes() == row.tobytes()
+                    for text, row in zip(texts, batched, strict=True)]
+            self.assertEqual(all(same), alike, period)
 
     def test_the_first_installed_wheel_of_the_model_is_read(self):
         from retrieval.rerank import files
@@ -158,6 +175,20 @@ class MiniLMModelTest(EmbeddingChecks, unittest.TestCase):
                 self.assertRaisesRegex(SnapshotError, f"{MODEL_WHEEL} is not installed "
                                        r"\(pip install '\.\[semantic\]'\)"):
             load_semantic("--semantic", "minilm")
+
+
+def _rounding_by_position(tensor, otherwise):
+    """Return a dense weight whose product rounds the rows of a block otherwise where
+    otherwise(position) holds, as some BLAS kernels do."""
+    import numpy
+
+    class RoundsByPosition(numpy.ndarray):
+        def __rmatmul__(self, rows):
+            out = rows @ numpy.asarray(self)
+            out[..., otherwise(numpy.arange(out.shape[-2])), :] += numpy.float32(1e-2)
+            return out
+
+    return tensor.view(RoundsByPosition)
 
 
 @unittest.skipUnless(RUN, SKIP_REASON)

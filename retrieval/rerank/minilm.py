@@ -79,13 +79,20 @@ RANKING_FIT = {
 LAYERS, HEADS, WIDTH = 6, 12, 384
 MAX_TOKENS = 256  # sentence_bert_config.json's max_seq_length
 LAYER_NORM_EPS = 1e-12
-# Tokens per batch of equal-length texts: rows enough that BLAS runs at speed (256 to 2048 cost
-# the same per token here, within 10 %; one text per pass twice as much), activations small.
+# Tokens per batch of texts of one padded length: rows enough that BLAS runs at speed (256 to
+# 2048 cost the same per token here, within 10 %; one text per pass twice as much), activations
+# small. A batch holds whole blocks where its length allows (equal_length_batches).
 BATCH_TOKENS = 1024
-# Rows per BLAS call of a dense layer (_blocked_matmul), a product of the same shape every time:
-# the first of these that this CPU's BLAS rounds alike in every row of a block (block_rows). More
-# rows run faster (64: twice 8's speed here); one row alone always qualifies.
-BLOCK_CANDIDATES = (64, 48, 32, 24, 16, 8, 1)
+# (rows per BLAS call of embed()'s dense layers, period), the first that this CPU's BLAS rounds
+# a row of by its position mod the period only (block_layout): embed() pads each text's tokens
+# to a multiple of the period, so a token's position in its block, mod the period, is its index
+# in its text. More rows run faster (GFLOP/s of a layer's six products on one core of an AMD
+# EPYC, 2026-12-02: 192 rows 92, 48 or 64 89-90, 24 or 32 80-82, 16 72, 8 54) and a longer
+# period pads more (the 3.11 docs' tokens: 4 % for 4, 15 % for 12, 33 % for 24), hence the
+# order: blocks of 24 to 64 rows alike, then 192 rows by the shortest period up to 16, 16
+# alike, 192 by 24, 8 alike. One row alone always qualifies.
+LAYOUTS = ((64, 1), (48, 1), (32, 1), (24, 1), (192, 2), (192, 3), (192, 4), (192, 6), (192, 8),
+           (192, 12), (192, 16), (16, 1), (192, 24), (8, 1), (1, 1))
 
 
 # Abramowitz and Stegun 7.1.26: erf(x) within 1.5e-7 (numpy has no erf).
@@ -129,7 +136,8 @@ def _blocked_matmul(rows, weight, block: int):
     A row's product then does not depend on how many rows it is multiplied with: OpenBLAS picks
     its kernels and its order of summation by the matrices' shape, and on some CPUs rounds a row
     otherwise in a product of 5 rows than of 10 (AMD EPYC, OpenBLAS 0.3.31: most shapes differ).
-    Nor on where it lies among them, for a block that block_rows chose.
+    Nor on where it lies among them but by its position mod the period of a layout that
+    block_layout chose.
     """
     count, width = rows.shape
     padded = -(-count // block) * block
@@ -141,28 +149,40 @@ def _blocked_matmul(rows, weight, block: int):
     return blocks.reshape(padded, weight.shape[1])[:count]
 
 
-def block_rows(weights: dict) -> int:
-    """Return the first of BLOCK_CANDIDATES whose blocks BLAS rounds alike in every row, for
-    every shape of the dense layers' weights (the linear ones, stored (in, out)).
+def block_layout(weights: dict) -> tuple[int, int]:
+    """Return the first (block, period) of LAYOUTS for which BLAS rounds a row of a block by its
+    values and its position mod the period only, for every shape of the dense layers' weights
+    (the linear ones, stored (in, out)).
 
     Some kernels treat the rows of a tile unequally: on one AMD EPYC with OpenBLAS 0.3.31 a row
-    among 16, 32 or 64 rounded by where it lay (tiles of 12), on another none did. The order of
-    a kernel's arithmetic depends on the shape, never on the values, so a stack of two blocks of
-    one random row repeated gives equal rows exactly when every row is computed alike.
+    among 16 or more rounded by where it lay, alike at positions 0-5 of every 12 and alike at
+    6-11 (a period of 12); on another none did. The order of a kernel's arithmetic depends on
+    the shape and the position, never on the values, so distinct random rows, moved to other
+    positions of the same residue in another block among other neighbours, keep their bytes
+    exactly when the period holds.
     """
     shapes = {weight.shape: weight for name, weight in weights.items() if _is_linear(name, weight)}
+    # The smallest shape first: a layout that fails is most often told by the cheapest product.
+    ordered = sorted(shapes.values(), key=lambda weight: weight.size)
     probe = np.random.default_rng(0)
-    for block in BLOCK_CANDIDATES:
-        if all(_rounds_rows_alike(block, weight, probe) for weight in shapes.values()):
-            return block
-    return 1
+    for block, period in LAYOUTS:
+        if all(_rounds_by_period(block, period, weight, probe) for weight in ordered):
+            return block, period
+    return 1, 1
 
 
-def _rounds_rows_alike(block: int, weight, probe) -> bool:
-    row = probe.standard_normal(weight.shape[0]).astype(np.float32)
-    products = (np.broadcast_to(row, (2, block, row.size)).copy() @ weight).reshape(-1,
-                                                                                     weight.shape[1])
-    return bool((products == products[0]).all())
+def _rounds_by_period(block: int, period: int, weight, probe) -> bool:
+    rows = probe.standard_normal((block, weight.shape[0])).astype(np.float32)
+    # Row i of the first block is row moved[i] of the second: one period on (back in odd
+    # residues, so that its neighbours change), which shows any position that rounds otherwise
+    # than the one a period before it.
+    index = np.arange(block)
+    step = np.where(index % period % 2 == 0, period, -period)
+    moved = (index + step) % block
+    second = np.empty_like(rows)
+    second[moved] = rows
+    products = _blocked_matmul(np.concatenate([rows, second]), weight, block)
+    return bool((products[:block] == products[block:][moved]).all())
 
 
 def _is_linear(name: str, tensor) -> bool:
@@ -197,7 +217,8 @@ class MiniLM:
     weights: dict  # name -> float32 array; linear weights stored transposed (in, out)
     tokenizer: Tokenizer
     digest: str  # sha256 over model.safetensors's bytes, then tokenizer.json's
-    block: int = 1  # rows per BLAS call of embed()'s dense layers (block_rows)
+    block: int = 1  # rows per BLAS call of embed()'s dense layers (block_layout)
+    period: int = 1  # embed() pads each text's tokens to a multiple of this (block_layout)
     recipe: str = RECIPE
     default_weight: float = WEIGHT
     dim: int = WIDTH
@@ -211,13 +232,14 @@ class MiniLM:
         """Return one unit-length float16 row per text, the same bytes alone or among others."""
         encodings = self.tokenizer.encode_batch(list(texts))
         out = np.zeros((len(encodings), WIDTH), dtype=np.float16)
-        batches = equal_length_batches([len(encoding.ids) for encoding in encodings])
+        batches = equal_length_batches([_padded(len(encoding.ids), self.period)
+                                        for encoding in encodings], block=self.block)
 
         def matmul(rows, weight):
             return _blocked_matmul(rows, weight, self.block)
 
         def run(rows):
-            return self._forward([encodings[row].ids for row in rows], matmul)
+            return self._forward([encodings[row].ids for row in rows], matmul, self.period)
 
         # numpy releases the GIL in BLAS and its loops, so threads use every core; a batch is
         # one thread's, and BLAS runs one thread per call (load_model).
@@ -236,11 +258,15 @@ class MiniLM:
         """
         return self._forward([self.tokenizer.encode(text).ids], np.matmul)[0]
 
-    def _forward(self, batch: list, matmul) -> "np.ndarray":
+    def _forward(self, batch: list, matmul, period: int = 1) -> "np.ndarray":
         """Return the pooled, normalised float16 vectors of token id lists (with [CLS], [SEP]),
-        the dense layers' products by matmul."""
+        the dense layers' products by matmul, each text padded to a multiple of period tokens.
+
+        Padding is masked out of the attention and the pooling, as a shorter text's in a batch:
+        a text's rows are computed on its padded length, which is its own.
+        """
         w = self.weights
-        count, length = len(batch), max(len(ids) for ids in batch)
+        count, length = len(batch), _padded(max(len(ids) for ids in batch), period)
         ids = np.zeros((count, length), dtype=np.int64)
         mask = np.zeros((count, length), dtype=np.float32)
         for row, token_ids in enumerate(batch):
@@ -282,12 +308,13 @@ class MiniLM:
         return (pooled / np.where(norms == 0, 1, norms)).astype(np.float16)
 
 
-def equal_length_batches(lengths: list, tokens: int = BATCH_TOKENS) -> list:
-    """Return row lists of texts of one token count each, at most `tokens` tokens per batch.
+def equal_length_batches(lengths: list, tokens: int = BATCH_TOKENS, block: int = 1) -> list:
+    """Return row lists of texts of one (padded) token count each, at most `tokens` tokens per
+    batch, and a whole number of blocks of `block` rows whenever `tokens` hold one such batch.
 
-    No text is padded and none is truncated, so every row of a batch is computed by the same
-    operations on the same shapes as the text alone: its attention products and sums are its
-    own, and the dense layers multiply blocks of token rows (block_rows), whatever their
+    None is padded further and none is truncated, so every row of a batch is computed by the
+    same operations on the same shapes as the text alone: its attention products and sums are
+    its own, and the dense layers multiply blocks of token rows (block_layout), whatever their
     neighbours (_blocked_matmul). `tests/test_minilm.py` checks that the bytes are those of the
     text alone (docs/corpora.md). Batches follow the texts' order, so the same texts give the
     same batches.
@@ -298,8 +325,16 @@ def equal_length_batches(lengths: list, tokens: int = BATCH_TOKENS) -> list:
     batches: list[list[int]] = []
     for length, rows in by_length.items():
         size = max(1, tokens // max(1, length))
+        # The zeros that pad a batch's last block are multiplied too: `whole` texts fill blocks.
+        whole = block // math.gcd(max(1, length), block)
+        if size >= whole:
+            size -= size % whole
         batches.extend(rows[start:start + size] for start in range(0, len(rows), size))
     return batches
+
+
+def _padded(length: int, period: int) -> int:
+    return -(-length // period) * period
 
 
 def _cores() -> int:
@@ -322,5 +357,6 @@ def load_model() -> MiniLM:
     # use every core) and a server (one thread per call, exact.Reranker) would disagree in a
     # last bit. One thread everywhere: the same text, the same bytes, in every process here.
     threadpool_limits(limits=1, user_api="blas")
-    return MiniLM(weights=weights, tokenizer=tokenizer, digest=model.digest,
-                  block=block_rows(weights))
+    block, period = block_layout(weights)
+    return MiniLM(weights=weights, tokenizer=tokenizer, digest=model.digest, block=block,
+                  period=period)
