@@ -47,6 +47,7 @@ else:  # python bench/fit_ranking.py
     import question_sets
 
 sys.path.insert(0, question_sets.REPO_ROOT)
+from retrieval.core.index import embedded_text  # noqa: E402
 from retrieval.core.ranking import LITERALS_PREFIX, MODEL_FEATURES, OPTIONAL_FEATURES  # noqa: E402
 from retrieval.core.service import RetrievalService  # noqa: E402
 from retrieval.core.snapshot import load_snapshot  # noqa: E402
@@ -89,8 +90,8 @@ def candidate_matrices(question_set, snapshot_dir, cosine=False, literals=False,
             if cosine:
                 reranker = service.snapshot.reranker
                 similarity = np.zeros(len(candidates))
-                if candidates:  # what a search embeds: its semantic_query, else its query
-                    embedded = rule.semantic_query or rule.initial_query
+                if candidates:  # the text the search embeds
+                    embedded = embedded_text(rule.initial_query, rule.semantic_query)
                     similarity = exact.cosines(reranker.query_vector(embedded),
                                                reranker.vectors[[c[0] for c in candidates]])
                 features = np.hstack([features, similarity[:, None]])

@@ -229,6 +229,11 @@ class SnapshotIndex:
             self._embedder.shutdown(wait=False, cancel_futures=True)
 
 
+def embedded_text(query: str, semantic_query: str | None) -> str:
+    """Return what a search's re-ranker embeds: its semantic_query if it has one, else its query."""
+    return query if semantic_query is None else semantic_query
+
+
 def _nearest_to(reranker: Reranker, query: str, span: tuple) -> tuple:
     """Return the query's vector and the row ids of span nearest it."""
     vector = reranker.query_vector(query)
@@ -280,7 +285,7 @@ class CollectionIndex:
             return []
         reranker = self._reranker
         limit = k if reranker is None else max(k, reranker.candidates)
-        embedded = query if semantic_query is None else semantic_query
+        embedded = embedded_text(query, semantic_query)
         if self._model is not None:
             conn, ranked = self._model_ranked(embedded, fts_query, span, limit, deadline,
                                               literals)
@@ -326,8 +331,8 @@ class CollectionIndex:
         span = self._spans.get(version)
         if self._model is None or fts_query is None or span is None:
             return []
-        return self._model_candidates(query if semantic_query is None else semantic_query,
-                                      fts_query, span, deadline)[1]
+        return self._model_candidates(embedded_text(query, semantic_query), fts_query, span,
+                                      deadline)[1]
 
     def _model_candidates(self, embedded: str, fts_query: str, span: tuple,
                           deadline: float | None):

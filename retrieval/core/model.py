@@ -197,12 +197,6 @@ class Snapshot:
         return self.policy.semantic
 
     @property
-    def embeds_question(self) -> bool:
-        """Tell whether a question's first search embeds its sentence (semantic.embeds)."""
-        semantic = self.policy.semantic
-        return semantic is not None and semantic.embeds == EMBEDS_QUESTION
-
-    @property
     def default_collection(self) -> str | None:
         """Return the collection a request naming none reads, or None if it must name one.
 
@@ -221,10 +215,17 @@ class Snapshot:
         for rule in self.rules:
             if rule.matches(folded):
                 return rule
+        return self.fallback_for(question, collection)
+
+    def fallback_for(self, question: str, collection: str = DEFAULT_COLLECTION) -> Rule:
+        """Return the fallback settled for the question: the collection's ubiquitous words left
+        out, and its sentence as the first search's semantic_query where the policy's semantic
+        section embeds questions."""
         found = self.collections.get(collection)
+        semantic = self.policy.semantic
         return self.fallback.for_question(
             question, found.ubiquitous_terms if found is not None else frozenset(),
-            self.embeds_question)
+            semantic is not None and semantic.embeds == EMBEDS_QUESTION)
 
 
 def summarize_versions(counts) -> tuple:

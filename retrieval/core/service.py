@@ -131,11 +131,8 @@ class RetrievalService:
         fallback is not a question-terms rule (the fixture's) has no stop words to leave out
         and reads no literals; a question of no words searches nothing.
         """
-        fallback = self.snapshot.fallback
-        if fallback.kind == QUESTION_TERMS:
-            rule = fallback.for_question(
-                question, self.snapshot.collections[collection].ubiquitous_terms,
-                self.snapshot.embeds_question)
+        if self.snapshot.fallback.kind == QUESTION_TERMS:
+            rule = self.snapshot.fallback_for(question, collection)
             return rule.initial_query, MATCH_ANY, rule.literals, rule.semantic_query
         return question_terms(question, frozenset()), MATCH_ANY, False, None
 
