@@ -47,7 +47,6 @@ else:  # python bench/fit_ranking.py
     import question_sets
 
 sys.path.insert(0, question_sets.REPO_ROOT)
-from retrieval.core.index import embedded_text  # noqa: E402
 from retrieval.core.ranking import LITERALS_PREFIX, MODEL_FEATURES, OPTIONAL_FEATURES  # noqa: E402
 from retrieval.core.service import RetrievalService  # noqa: E402
 from retrieval.core.snapshot import load_snapshot  # noqa: E402
@@ -81,9 +80,8 @@ def candidate_matrices(question_set, snapshot_dir, cosine=False, literals=False,
         for question in question_set.questions:
             rule = service.snapshot.select_rule(question.question, question.collection)
             collection = service.collection(question.collection)
-            candidates = collection.model_candidates(rule.initial_query, question.version,
-                                                     rule.initial_match,
-                                                     semantic_query=rule.semantic_query)
+            search = rule.first_search(question.version)
+            candidates = collection.model_candidates(search)
             places = [question_set.place_of(question, url) for _, url, _ in candidates]
             features = np.array([c[2] for c in candidates], float).reshape(
                 len(candidates), len(MODEL_FEATURES))
@@ -91,8 +89,7 @@ def candidate_matrices(question_set, snapshot_dir, cosine=False, literals=False,
                 reranker = service.snapshot.reranker
                 similarity = np.zeros(len(candidates))
                 if candidates:  # the text the search embeds
-                    embedded = embedded_text(rule.initial_query, rule.semantic_query)
-                    similarity = exact.cosines(reranker.query_vector(embedded),
+                    similarity = exact.cosines(reranker.query_vector(search.embedded),
                                                reranker.vectors[[c[0] for c in candidates]])
                 features = np.hstack([features, similarity[:, None]])
             if literals:

@@ -53,9 +53,9 @@ class FailingTools(RetrievalTools):
         if self._actions == self._fail_at:
             raise ToolFailure("tool_failure")
 
-    def search(self, *arguments):
+    def search(self, search):
         self._maybe_fail()
-        return super().search(*arguments)
+        return super().search(search)
 
     def read(self, handle):
         self._maybe_fail()
@@ -74,7 +74,7 @@ class SlowTools(RetrievalTools):
 
     LATCH_LIMIT_S = 60.0
 
-    def search(self, *arguments):
+    def search(self, search):
         marker = os.environ.get("SLOW_TOOL_MARKER")
         if marker:
             with open(marker, "a", encoding="utf-8"):
@@ -83,7 +83,7 @@ class SlowTools(RetrievalTools):
         end = time.monotonic() + self.LATCH_LIMIT_S
         while release and not os.path.exists(release) and time.monotonic() < end:
             time.sleep(0.005)
-        return super().search(*arguments)
+        return super().search(search)
 
 
 def create_fault_app(fail_at: int = 1, settings=None):

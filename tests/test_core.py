@@ -8,6 +8,7 @@ from retrieval.core import digests
 from retrieval.core.admission import AdmissionRunner, Limits, RunEnded
 from retrieval.core.index import SnapshotIndex, quote_fts_terms
 from retrieval.core.model import DEADLINE, DENIAL_REASONS, RUN_REASONS, RUN_STATUSES, repeatable
+from retrieval.core.searches import SearchCall
 from retrieval.core.service import RetrievalService, RetrieveRequest
 from retrieval.core.snapshot import (
     DEFAULT_COLLECTION,
@@ -38,7 +39,7 @@ class RankingTest(unittest.TestCase):
         cls.index.close()
 
     def ranked(self, query, version="3.12", k=2):
-        ranked = self.index.collection(DEFAULT_COLLECTION).rank(query, version, k)
+        ranked = self.index.collection(DEFAULT_COLLECTION).rank(SearchCall(query, version, k))
         return [(p.source_id, score, p.byte_count) for p, score in ranked]
 
     def test_reference_scores_are_reproduced_exactly(self):
@@ -101,7 +102,7 @@ class FixtureToolsTestCase(unittest.TestCase):
 class ToolsTest(FixtureToolsTestCase):
 
     def test_search_hits_are_read_handles_with_documented_ids(self):
-        found = self.tools.search("text", "3.12", 2)
+        found = self.tools.search(SearchCall("text", "3.12", 2))
         corpus = self.service.corpus_id
         self.assertEqual(found["search_request_id"],
                          digests.search_request_id(corpus, {"query": "text", "version": "3.12",
@@ -115,7 +116,7 @@ class ToolsTest(FixtureToolsTestCase):
                          digests.read_token(found["search_request_id"], handle["passage_id"]))
 
     def test_read_returns_text_with_provenance_and_digest(self):
-        handle = self.tools.search("overwritten", "3.12", 2)["results"][0]
+        handle = self.tools.search(SearchCall("overwritten", "3.12", 2))["results"][0]
         result = self.tools.read(handle)
         self.assertTrue(result["text"].startswith("Path.write_text("))
         self.assertTrue(result["url"].endswith("#pathlib.Path.write_text"))
@@ -124,7 +125,7 @@ class ToolsTest(FixtureToolsTestCase):
         self.assertEqual(result["result_sha256"], digests.read_result_sha256(without))
 
     def test_read_refuses_altered_and_foreign_handles(self):
-        handle = self.tools.search("text", "3.12", 2)["results"][0]
+        handle = self.tools.search(SearchCall("text", "3.12", 2))["results"][0]
         altered = [
             dict(handle, byte_count=1),
             dict(handle, start_line=1.0),  # equal in Python, not the same JSON
@@ -144,12 +145,12 @@ class ToolsTest(FixtureToolsTestCase):
             other.read(handle)  # issued by another request's tools
 
     def test_closed_tools_refuse_everything(self):
-        handle = self.tools.search("text", "3.12", 2)["results"][0]
+        handle = self.tools.search(SearchCall("text", "3.12", 2))["results"][0]
         self.tools.close()
         with self.assertRaises(ToolFailure):
             self.tools.read(handle)
         with self.assertRaises(ToolFailure):
-            self.tools.search("text", "3.12", 2)
+            self.tools.search(SearchCall("text", "3.12", 2))
 
 
 class AdmissionTest(FixtureToolsTestCase):
@@ -159,7 +160,7 @@ class AdmissionTest(FixtureToolsTestCase):
     def test_steps_are_checked_before_searches(self):
         runner = self.runner(0, 0, 0, 0)
         with self.assertRaises(RunEnded) as caught:
-            runner.search("text", "3.12", 2)
+            runner.search(SearchCall("text", "3.12", 2))
         self.assertEqual((caught.exception.status, caught.exception.reason),
                          ("limited", "max_steps"))
         self.assertEqual(runner.trace, [{
@@ -169,17 +170,17 @@ class AdmissionTest(FixtureToolsTestCase):
     def test_searches_then_reads_then_source_bytes(self):
         runner = self.runner(5, 0, 5, 5000)
         with self.assertRaises(RunEnded) as caught:
-            runner.search("text", "3.12", 2)
+            runner.search(SearchCall("text", "3.12", 2))
         self.assertEqual(caught.exception.reason, "max_searches")
 
         runner = self.runner(5, 1, 0, 0)
-        handle = runner.search("text", "3.12", 2)["results"][0]
+        handle = runner.search(SearchCall("text", "3.12", 2))["results"][0]
         with self.assertRaises(RunEnded) as caught:
             runner.read(handle)
         self.assertEqual(caught.exception.reason, "max_reads")
 
         runner = self.runner(5, 1, 1, 153)
-        handle = runner.search("text", "3.12", 2)["results"][0]
+        handle = runner.search(SearchCall("text", "3.12", 2))["results"][0]
         with self.assertRaises(RunEnded) as caught:
             runner.read(handle)
         self.assertEqual(caught.exception.reason, "max_source_bytes")
@@ -189,7 +190,7 @@ class AdmissionTest(FixtureToolsTestCase):
 
     def test_exact_byte_allowance_admits_the_read(self):
         runner = self.runner(5, 1, 1, 154)
-        handle = runner.search("text", "3.12", 2)["results"][0]
+        handle = runner.search(SearchCall("text", "3.12", 2))["results"][0]
         runner.read(handle)
         self.assertEqual(runner.usage(), {"steps": 2, "searches": 1, "reads": 1,
                                           "reserved_source_bytes": 154,
@@ -200,7 +201,7 @@ class AdmissionTest(FixtureToolsTestCase):
                              fail_at=2)
         self.addCleanup(tools.close)
         runner = AdmissionRunner(DEFAULTS, tools)
-        handle = runner.search("text", "3.12", 2)["results"][0]
+        handle = runner.search(SearchCall("text", "3.12", 2))["results"][0]
         with self.assertRaises(RunEnded) as caught:
             runner.read(handle)
         self.assertEqual((caught.exception.status, caught.exception.reason),

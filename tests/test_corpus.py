@@ -16,6 +16,7 @@ import requests
 from retrieval.cli.main import main as retrieval_main
 from retrieval.core import database
 from retrieval.core.index import SnapshotIndex
+from retrieval.core.searches import SearchCall
 from retrieval.core.snapshot import SnapshotError, load_snapshot, parse_snapshot, seal_snapshot
 from retrieval.core.snapshot_directory import verify_snapshot_directory
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
@@ -251,7 +252,7 @@ class VersionRangeTest(unittest.TestCase):
         index = SnapshotIndex(snapshot)
         self.addCleanup(index.close)
         for version in ("3.11", "3.12"):
-            ranked = index.collection("default").rank("text", version, 4)
+            ranked = index.collection("default").rank(SearchCall("text", version, 4))
             self.assertEqual([p.source_id for p, _ in ranked], ["path-read", "path-write"])
             self.assertTrue(all(p.version == version for p, _ in ranked))
 

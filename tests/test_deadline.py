@@ -17,6 +17,7 @@ from unittest import mock
 from retrieval.core import index
 from retrieval.core.admission import AdmissionRunner, Limits, RunEnded
 from retrieval.core.index import DeadlineExceeded
+from retrieval.core.searches import SearchCall
 from retrieval.core.service import RetrievalService
 from retrieval.core.snapshot import DEFAULT_COLLECTION
 from retrieval.wsgi import create_app
@@ -98,7 +99,7 @@ class DeadlineTest(unittest.TestCase):
         def callbacks(query) -> int:
             counter = WorkClock(step=0)
             with counter.installed():
-                collection.rank(query, "3.12", 2, deadline=time.monotonic() + 3600)
+                collection.rank(SearchCall(query, "3.12", 2), deadline=time.monotonic() + 3600)
             return counter.reads
 
         self.assertEqual(callbacks("needle"), 0)
@@ -131,9 +132,9 @@ class DeadlineTest(unittest.TestCase):
     def test_an_interrupted_query_raises_deadline_exceeded(self):
         collection = self.service().collection(DEFAULT_COLLECTION)
         with self.assertRaises(DeadlineExceeded):
-            collection.rank(LONG_QUERY, "3.12", 2, deadline=time.monotonic())
+            collection.rank(SearchCall(LONG_QUERY, "3.12", 2), deadline=time.monotonic())
         # The connection is usable again afterwards, without the handler.
-        self.assertEqual(len(collection.rank("needle", "3.12", 2)), 1)
+        self.assertEqual(len(collection.rank(SearchCall("needle", "3.12", 2))), 1)
 
 
 class DeadlineBeforeAnActionTest(unittest.TestCase):
@@ -141,15 +142,15 @@ class DeadlineBeforeAnActionTest(unittest.TestCase):
         now = [0.0]
 
         class Tools:
-            def search(self, *args):
+            def search(self, search):
                 now[0] = 5.0  # the first search takes the clock past the deadline
                 return {"results": []}
 
         runner = AdmissionRunner(Limits(6, 2, 2, 4096), Tools(), deadline=1.0,
                                  clock=lambda: now[0])
-        runner.search("a", "3.12", 2)
+        runner.search(SearchCall("a", "3.12", 2))
         with self.assertRaises(RunEnded) as ended:
-            runner.search("b", "3.12", 2)
+            runner.search(SearchCall("b", "3.12", 2))
         self.assertEqual((ended.exception.status, ended.exception.reason), ("limited", "deadline"))
         self.assertEqual(runner.trace[-1], {
             "action": {"tool": "search", "arguments": {"query": "b", "version": "3.12", "k": 2}},

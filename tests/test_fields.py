@@ -19,6 +19,7 @@ from retrieval.core.fields import (
     READ_FIELDS,
 )
 from retrieval.core.model import Passage
+from retrieval.core.searches import SearchCall
 from retrieval.core.service import RetrievalService, RetrieveRequest
 from retrieval.core.snapshot import DEFAULT_COLLECTION, default_snapshot_path
 from retrieval.core.tools import build_read_result, build_search_result
@@ -35,7 +36,7 @@ class _OneHit:
     def __init__(self, passage):
         self.passage = passage
 
-    def rank(self, *arguments):
+    def rank(self, search, deadline=None):
         return [(self.passage, -1.5)]
 
 
@@ -59,7 +60,7 @@ class CoreFieldsTest(unittest.TestCase):
     def test_hits_and_read_results_carry_the_declared_fields_in_order(self):
         plain, named = a_passage(), a_passage(title="Path.write_text")
         for passage, extra in ((plain, ()), (named, NAMED_FIELDS)):
-            result = build_search_result(_OneHit(passage), "text", "3.12", 1)
+            result = build_search_result(_OneHit(passage), SearchCall("text", "3.12", 1))
             handle = result["results"][0]
             self.assertEqual(tuple(handle), HANDLE_FIELDS + extra)
             self.assertEqual(handle["url"] if extra else passage.url, passage.url)

@@ -101,7 +101,7 @@ class RetrieveMemosTest(unittest.TestCase):
 class InterruptedTools(RetrievalTools):
     """Tools whose every search is interrupted by the deadline as SQLite's progress handler does."""
 
-    def search(self, *arguments):
+    def search(self, search):
         raise ToolFailure(DEADLINE_EXCEEDED)
 
 

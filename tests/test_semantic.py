@@ -22,6 +22,7 @@ from unittest import mock
 from retrieval.cli.main import main as retrieval_main
 from retrieval.core import database
 from retrieval.core.index import IndexClosed, SnapshotIndex, quote_fts_terms
+from retrieval.core.searches import SearchCall
 from retrieval.core.snapshot import SnapshotError, load_snapshot
 from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, build_snapshot, default_policy
@@ -617,11 +618,11 @@ class DenseModelCandidatesTest(unittest.TestCase):
         snapshot = self.snapshots["weighs"]
         index = SnapshotIndex(snapshot)
         collection = index.collection(next(iter(snapshot.collections)))
-        ranked = collection.rank(self.QUERY, "3.11", 10)
+        ranked = collection.rank(SearchCall(self.QUERY, "3.11", 10))
         self.assertEqual(len(ranked), self.DENSE)
         index.close()
         with self.assertRaises(IndexClosed):
-            collection.rank(self.QUERY, "3.11", 10)
+            collection.rank(SearchCall(self.QUERY, "3.11", 10))
 
     def test_a_model_that_does_not_weigh_dense_adds_them_at_the_floor(self):
         self.assertFalse(self.snapshots["floor"].ranking.model.weighs_dense)

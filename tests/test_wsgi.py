@@ -420,7 +420,7 @@ class RetrieveResponseTest(AppTestCase):
 
     def test_unexpected_exception_is_a_bare_500_logged_to_wsgi_errors(self):
         class BrokenTools(RetrievalTools):
-            def search(self, *arguments):
+            def search(self, search):
                 raise RuntimeError("secret internal detail")
 
         factory = CountingToolFactory(BrokenTools)

@@ -13,7 +13,6 @@ with the evidence already read.
 import time
 from dataclasses import dataclass
 
-from .index import MATCH_ALL
 from .outcomes import (
     DEADLINE,
     FAILED,
@@ -24,7 +23,8 @@ from .outcomes import (
     MAX_STEPS,
     RETRIEVAL_FAILED,
 )
-from .tools import DEADLINE_EXCEEDED, ToolFailure, search_arguments
+from .searches import SearchCall
+from .tools import DEADLINE_EXCEEDED, ToolFailure
 
 # A request's allowances, in their documented order; each is also the reason a denied action
 # names when that allowance is used up.
@@ -87,11 +87,9 @@ class AdmissionRunner:
             "delivered_source_bytes": self.delivered_source_bytes,
         }
 
-    def search(self, query: str, version: str, k: int, match: str = MATCH_ALL,
-               literals: bool = False, semantic_query: str | None = None) -> dict:
+    def search(self, search: SearchCall) -> dict:
         """Run one admitted search, or record its denial and end the run."""
-        action = {"tool": "search", "arguments": search_arguments(
-            query, version, k, match, literals, semantic_query)}
+        action = {"tool": "search", "arguments": search.traced()}
         limits = self._limits
         if self.steps >= limits.max_steps:
             self._deny(action, MAX_STEPS)
@@ -101,8 +99,7 @@ class AdmissionRunner:
             self._deny(action, DEADLINE)
         self.steps += 1
         self.searches += 1
-        return self._invoke(action, 0, self._tools.search, query, version, k, match, literals,
-                            semantic_query)
+        return self._invoke(action, 0, self._tools.search, search)
 
     def can_read(self, handle: dict) -> bool:
         """Tell whether the allowances left would admit a read of this handle now."""

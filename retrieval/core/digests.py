@@ -90,7 +90,7 @@ def passage_id(corpus: str, source_id: str, version: str, start_line: int, end_l
 
 
 def search_request_id(corpus: str, arguments: dict) -> str:
-    """Identify one search call by its traced arguments (tools.search_arguments: each one absent
+    """Identify one search call by its traced arguments (SearchCall.traced: each one absent
     at its default, so the ids of searches without it stay what they always were); equal calls
     on one corpus get equal ids."""
     return tagged_digest("search_request", {"corpus_id": corpus, **arguments})

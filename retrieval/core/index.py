@@ -26,9 +26,7 @@ from .checks import SnapshotError
 from .model import Passage, Snapshot
 from .ranking import FIELDS, RankingModel
 from .rerank import Reranker as Reranker  # importable from here, where it was declared first
-
-MATCH_ALL = "all"
-MATCH_ANY = "any"
+from .searches import MATCH_ALL, MATCH_ANY, SearchCall
 
 
 def quote_fts_terms(query: str, match: str = MATCH_ALL, common: frozenset = frozenset(),
@@ -229,11 +227,6 @@ class SnapshotIndex:
             self._embedder.shutdown(wait=False, cancel_futures=True)
 
 
-def embedded_text(query: str, semantic_query: str | None) -> str:
-    """Return what a search's re-ranker embeds: its semantic_query if it has one, else its query."""
-    return query if semantic_query is None else semantic_query
-
-
 def _nearest_to(reranker: Reranker, query: str, span: tuple) -> tuple:
     """Return the query's vector and the row ids of span nearest it."""
     vector = reranker.query_vector(query)
@@ -267,42 +260,37 @@ class CollectionIndex:
         self._common_fields = common_fields
         self._model = model
 
-    def rank(self, query: str, version: str, k: int, match: str = MATCH_ALL,
-             deadline: float | None = None, literals: bool = False,
-             semantic_query: str | None = None):
-        """Return up to k (passage, score) pairs of that version, best first.
+    def rank(self, search: SearchCall, deadline: float | None = None):
+        """Return up to search.k (passage, score) pairs of its version, best first.
 
         The score is bm25 (minus the prior), or with a reranker the re-sorted score of the
         reranker's candidates (the lexical ones, and its dense ones of this version). deadline
         is a time.monotonic() value; a ranking still running then raises DeadlineExceeded.
-        literals: the query's question quoted literal values (a ranking model's literal weights
-        count; no other ranking reads it). semantic_query: what a re-ranker embeds in place of
-        the query (the question's sentence); no lexical ranking reads it.
         """
-        fts_query = quote_fts_terms(query, match, self._common, self._common_fields)
-        span = self._spans.get(version)
+        fts_query = quote_fts_terms(search.query, search.match, self._common,
+                                    self._common_fields)
+        span = self._spans.get(search.version)
+        k = search.k
         if fts_query is None or span is None or k <= 0:
             return []
         reranker = self._reranker
         limit = k if reranker is None else max(k, reranker.candidates)
-        embedded = embedded_text(query, semantic_query)
         if self._model is not None:
-            conn, ranked = self._model_ranked(embedded, fts_query, span, limit, deadline,
-                                              literals)
+            conn, ranked = self._model_ranked(search, fts_query, span, limit, deadline)
         else:
             conn, ranked = self._owner.run_ranked(
                 self._ranked_sql, (fts_query, span[0], span[1], limit), deadline)
             if reranker is not None:
                 # The span's rows are the collection's version: the only units it may add.
-                ranked = reranker(embedded, ranked, span)
+                ranked = reranker(search.embedded, ranked, span)
         ranked = ranked[:k]
         return [(database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone()),
                  score) for rowid, score in ranked]
 
-    def _model_ranked(self, embedded: str, fts_query: str, span: tuple, limit: int,
-                      deadline: float | None, literals: bool):
+    def _model_ranked(self, search: SearchCall, fts_query: str, span: tuple, limit: int,
+                      deadline: float | None):
         """Return (connection, (row id, score) pairs best first) by the ranking model; a
-        re-ranker embeds `embedded` (the query, or the question's sentence).
+        re-ranker embeds search.embedded (the query, or the question's sentence).
 
         Without a re-ranker, the best `limit`; with one, every candidate (its dense ones too)
         re-sorted by score - weight x cosine, as bench/fit_ranking.py --cosine fits them. Ties go
@@ -310,29 +298,30 @@ class CollectionIndex:
         """
         assert self._model is not None
         model, reranker = self._model.model, self._reranker
-        conn, candidates, vector = self._model_candidates(embedded, fts_query, span, deadline)
+        literals = search.literals
+        conn, candidates, vector = self._model_candidates(search.embedded, fts_query, span,
+                                                          deadline)
         scored = sorted((model.score(features, literals), rowid)
                         for rowid, _, features in candidates)
         if reranker is None:
             return conn, [(rowid, score) for score, rowid in scored[:limit]]
         if vector is None:  # a model that does not weigh dense candidates: added at the floor
-            return conn, reranker(embedded, [(rowid, score) for score, rowid in scored[:limit]],
-                                  span, literals)
+            return conn, reranker(search.embedded,
+                                  [(rowid, score) for score, rowid in scored[:limit]], span,
+                                  literals)
         return conn, reranker.resort(vector, [(rowid, score) for score, rowid in scored],
                                      literals)
 
-    def model_candidates(self, query: str, version: str, match: str = MATCH_ALL,
-                         deadline: float | None = None,
-                         semantic_query: str | None = None) -> list:
-        """Return the ranking model's candidates for a query as (row id, URL, features): what
-        the model scores, and what bench/fit_ranking.py fits it on (with a re-ranker, its
-        dense candidates too, nearest semantic_query's vector if given)."""
-        fts_query = quote_fts_terms(query, match, self._common, self._common_fields)
-        span = self._spans.get(version)
+    def model_candidates(self, search: SearchCall, deadline: float | None = None) -> list:
+        """Return the ranking model's candidates for a search as (row id, URL, features): what
+        the model scores, whatever search.k, and what bench/fit_ranking.py fits it on (with a
+        re-ranker, its dense candidates too, nearest search.embedded's vector)."""
+        fts_query = quote_fts_terms(search.query, search.match, self._common,
+                                    self._common_fields)
+        span = self._spans.get(search.version)
         if self._model is None or fts_query is None or span is None:
             return []
-        return self._model_candidates(embedded_text(query, semantic_query), fts_query, span,
-                                      deadline)[1]
+        return self._model_candidates(search.embedded, fts_query, span, deadline)[1]
 
     def _model_candidates(self, embedded: str, fts_query: str, span: tuple,
                           deadline: float | None):

@@ -1,12 +1,12 @@
 """A bounded, shared memo of pure values, least recently used evicted first.
 
-A snapshot is immutable, so a search is a pure function of its arguments (query, version, k,
-match, literals, semantic_query) and a read of its read token: computing one once per process
-instead of once per request changes no byte of any response. The memo is capped in entries and
-in bytes; when a new value would pass a cap, the least recently used values are evicted to make
-room, so a stream of distinct keys never stops caching for everyone (a value larger than the
-byte cap is computed and not kept). Evicting cannot change a response either: an evicted value
-is computed again, equal. Memoized values are shared between requests and must never be mutated.
+A snapshot is immutable, so a search is a pure function of its arguments (a SearchCall) and a
+read of its read token: computing one once per process instead of once per request changes no
+byte of any response. The memo is capped in entries and in bytes; when a new value would pass a
+cap, the least recently used values are evicted to make room, so a stream of distinct keys never
+stops caching for everyone (a value larger than the byte cap is computed and not kept). Evicting
+cannot change a response either: an evicted value is computed again, equal. Memoized values are
+shared between requests and must never be mutated.
 """
 
 import threading

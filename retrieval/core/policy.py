@@ -35,16 +35,11 @@ def run_rule(rule: Rule, version: str, runner: AdmissionRunner, evidence: list) 
         return _read_best(rule, version, runner, evidence)
     read_passages = set()
     for round_number in range(1, rule.max_rounds + 1):
-        # Only the first query comes from the question, so only it carries its literals and
-        # its sentence.
-        if round_number == 1:
-            query, match, literals = rule.first_query, rule.initial_match, rule.literals
-            semantic_query = rule.semantic_query
-        elif rule.refinement_query is None:
+        search = rule.first_search(version) if round_number == 1 else \
+            rule.refinement_search(version)
+        if search is None:
             return Outcome(INCOMPLETE, NO_REFINEMENT)
-        else:
-            query, match, literals, semantic_query = rule.refinement_query, "all", False, None
-        found = runner.search(query, version, rule.search_k, match, literals, semantic_query)
+        found = runner.search(search)
         handle = next(
             (hit for hit in found["results"] if hit["passage_id"] not in read_passages), None)
         if handle is None:
@@ -70,8 +65,7 @@ def _read_best(rule: Rule, version: str, runner: AdmissionRunner, evidence: list
     the remaining allowances cannot pay for is passed over for a smaller one below it; the first
     read is always attempted, so a run that can afford none ends with the runner's denial.
     """
-    found = runner.search(rule.first_query, version, rule.search_k, rule.initial_match,
-                          rule.literals, rule.semantic_query)
+    found = runner.search(rule.first_search(version))
     seen_urls = set()
     for hit in found["results"]:
         url = hit.get("url", hit["passage_id"])

@@ -1,10 +1,13 @@
 """A snapshot policy's rules: the scripted query plans, and the words a question is searched by.
 
-This module imports nothing from the package, so every other module of core can build on it.
+This module imports only the search value (searches.py) from the package, so every other module
+of core can build on it.
 """
 
 import re
 from dataclasses import dataclass, replace
+
+from .searches import MATCH_ALL, MATCH_ANY, SearchCall
 
 FIXED = "fixed"
 QUESTION_TERMS = "question_terms"
@@ -99,7 +102,19 @@ class Rule:
     @property
     def initial_match(self) -> str:
         """Return whether the first search needs all its terms or any of them."""
-        return "any" if self.kind == QUESTION_TERMS else "all"
+        return MATCH_ANY if self.kind == QUESTION_TERMS else MATCH_ALL
+
+    def first_search(self, version: str) -> SearchCall:
+        """Return the first search: the only one that comes from the question, so the only one
+        that carries its literals and its sentence."""
+        return SearchCall(self.first_query, version, self.search_k, self.initial_match,
+                      self.literals, self.semantic_query)
+
+    def refinement_search(self, version: str) -> SearchCall | None:
+        """Return the search of every later round, all its terms matching (None: there is none)."""
+        if self.refinement_query is None:
+            return None
+        return SearchCall(self.refinement_query, version, self.search_k, MATCH_ALL)
 
     def matches(self, folded_question: str) -> bool:
         """Tell whether the case-folded question contains any of this rule's phrases."""

@@ -5,13 +5,14 @@ from dataclasses import dataclass
 
 from . import digests
 from .admission import AdmissionRunner, Limits, RunEnded
-from .index import MATCH_ANY, CollectionIndex, SnapshotIndex
+from .index import CollectionIndex, SnapshotIndex
 from .loading import load_snapshot
 from .memo import ResultMemo
 from .model import Snapshot
 from .outcomes import repeatable
 from .policy import run_rule
 from .rules import QUESTION_TERMS, question_terms
+from .searches import MATCH_ANY, SearchCall
 from .tools import RetrievalTools, result_size
 
 
@@ -120,21 +121,21 @@ class RetrievalService:
             raise UnknownCollection(name)
         return collection
 
-    def question_query(self, question: str, collection: str) -> tuple:
-        """Return (query, match, literals, semantic_query): what a question is searched with, as
-        a /retrieve run's first search would.
+    def question_search(self, question: str, collection: str, version: str, k: int) -> SearchCall:
+        """Return the search a question gets, as a /retrieve run's first search would.
 
         The question's own words (at most MAX_QUESTION_TERMS, each once) less the policy
         fallback's stop words and literals and the collection's ubiquitous words, any of them
         matching (MATCH_ANY); whether the question quoted literal values; and what its embedding
-        reads when the snapshot's semantic policy embeds questions (else None). A snapshot whose
-        fallback is not a question-terms rule (the fixture's) has no stop words to leave out
-        and reads no literals; a question of no words searches nothing.
+        reads when the snapshot's semantic policy embeds questions. A snapshot whose fallback is
+        not a question-terms rule (the fixture's) has no stop words to leave out and reads no
+        literals; a question of no words searches nothing.
         """
         if self.snapshot.fallback.kind == QUESTION_TERMS:
             rule = self.snapshot.fallback_for(question, collection)
-            return rule.initial_query, MATCH_ANY, rule.literals, rule.semantic_query
-        return question_terms(question, frozenset()), MATCH_ANY, False, None
+            return SearchCall(rule.first_query, version, k, MATCH_ANY, rule.literals,
+                          rule.semantic_query)
+        return SearchCall(question_terms(question, frozenset()), version, k, MATCH_ANY)
 
     def request_id(self, request: RetrieveRequest) -> str:
         """Return the id a run of request gets: its normalized request bound to the collection."""

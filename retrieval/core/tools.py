@@ -9,12 +9,14 @@ the module-level functions below and memoized in the shared index.
 """
 
 import sqlite3
+from dataclasses import replace
 
 from . import digests
 from .fields import HANDLE_PASSAGE_FIELDS, NAMED_FIELDS
-from .index import MATCH_ALL, CollectionIndex, DeadlineExceeded
+from .index import CollectionIndex, DeadlineExceeded
 from .memo import ResultMemo
 from .query_bounds import bounded_query
+from .searches import SearchCall
 
 DEADLINE_EXCEEDED = "deadline_exceeded"
 # A read whose text no longer digests to the text_sha256 (or measures the byte_count) its handle
@@ -53,32 +55,14 @@ def result_size(result: ToolResult) -> int:
     return len(result.encoded)
 
 
-def search_arguments(query: str, version: str, k: int, match: str = MATCH_ALL,
-                     literals: bool = False, semantic_query: str | None = None) -> dict:
-    """Return a search's arguments as traced; `match`, `literals` and `semantic_query` appear
-    only when they are not the default (all terms; a question that quotes no literal value; an
-    embedding, if any, of the query itself)."""
-    arguments: dict = {"query": query, "version": version, "k": k}
-    if match != MATCH_ALL:
-        arguments["match"] = match
-    if literals:
-        arguments["literals"] = True
-    if semantic_query is not None:
-        arguments["semantic_query"] = semantic_query
-    return arguments
-
-
-def build_search_result(index: CollectionIndex, query: str, version: str, k: int,
-                        match: str = MATCH_ALL, deadline=None, literals: bool = False,
-                        semantic_query: str | None = None) -> ToolResult:
-    """Rank passages of exactly this version; each hit is a read handle."""
+def build_search_result(index: CollectionIndex, search: SearchCall, deadline=None) -> ToolResult:
+    """Rank passages of exactly the search's version; each hit is a read handle."""
     corpus = index.corpus_id
-    arguments = search_arguments(query, version, k, match, literals, semantic_query)
+    arguments = search.traced()
     search_id = digests.search_request_id(corpus, arguments)
     results = []
     # A term given twice is searched once: its cost, not its result, grows with the copies.
-    ranked = index.rank(bounded_query(query), version, k, match, deadline, literals,
-                        semantic_query)
+    ranked = index.rank(replace(search, query=bounded_query(search.query)), deadline)
     for rank, (passage, score) in enumerate(ranked, start=1):
         # In HANDLE_FIELDS order, then NAMED_FIELDS where the snapshot names its units.
         results.append(ToolResult.sealed({
@@ -144,18 +128,15 @@ class RetrievalTools:
         if self.closed:
             raise ToolFailure("tools_closed")
 
-    def search(self, query: str, version: str, k: int, match: str = MATCH_ALL,
-               literals: bool = False, semantic_query: str | None = None) -> dict:
-        """Rank passages of exactly this version and issue a read handle for each hit."""
+    def search(self, search: SearchCall) -> dict:
+        """Rank passages of exactly the search's version and issue a read handle for each hit."""
         self._ensure_open()
         index, deadline = self._index, self._deadline
         try:
             # The corpus_id names the collection, so one memo serves every collection.
             found = self._memo.get_or_compute(
-                ("search", index.corpus_id, query, version, k, match, literals,
-                 semantic_query),
-                lambda: build_search_result(index, query, version, k, match, deadline,
-                                            literals, semantic_query))
+                ("search", index.corpus_id, search),
+                lambda: build_search_result(index, search, deadline))
         except DeadlineExceeded:
             raise ToolFailure(DEADLINE_EXCEEDED) from None
         except sqlite3.Error:

@@ -16,7 +16,7 @@ The reply says what was searched (`searched`).
 from dataclasses import dataclass
 
 from ...core.fields import HIT_FIELDS
-from ...core.index import MATCH_ALL
+from ...core.searches import SearchCall
 from ...core.service import RetrievalService
 from ...core.snapshot import DEFAULT_COLLECTION
 from ...core.tools import RetrievalTools, ToolFailure
@@ -96,14 +96,13 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
     The caller has checked that the collection exists and that the caller may read it.
     """
     collection = service.collection(request.collection)
-    query, match, literals, semantic_query = (
-        (request.query, MATCH_ALL, False, None) if request.analysis == "raw"
-        else service.question_query(request.query, request.collection))
+    version = request.served_version or request.version
+    search = SearchCall(request.query, version, request.limit) if request.analysis == "raw" else \
+        service.question_search(request.query, request.collection, version, request.limit)
     hits, text_bytes, budget_open = [], 0, True
     with RetrievalTools(collection, service.memo, deadline=deadline) as tools:
         try:
-            found = tools.search(query, request.served_version or request.version,
-                                 request.limit, match, literals, semantic_query)
+            found = tools.search(search)
             for handle in found["results"]:
                 # url and title are absent from hits of hand-written snapshots that lack them.
                 hit = {name: handle[name] for name in HIT_FIELDS if name in handle}
@@ -118,10 +117,10 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
         except ToolFailure as failure:
             raise SearchFailed(failure.reason) from None
     return {"corpus_id": collection.corpus_id, "request": request.normalized(),
-            "searched": {"query": query, "match": match,
-                         **({"literals": True} if literals else {}),
-                         **({} if semantic_query is None else
-                            {"semantic_query": semantic_query})},
+            "searched": {"query": search.query, "match": search.match,
+                         **({"literals": True} if search.literals else {}),
+                         **({} if search.semantic_query is None else
+                            {"semantic_query": search.semantic_query})},
             "search_request_id": found["search_request_id"], "hits": hits,
             "text_bytes": text_bytes}
 

@@ -1,0 +1,47 @@
+"""One search call as a value: what the policy asks, the runner admits, the tools memoize and
+the index ranks, passed whole from each to the next."""
+
+from dataclasses import dataclass
+
+# How a search's terms match: every one of them, or any.
+MATCH_ALL = "all"
+MATCH_ANY = "any"
+
+
+@dataclass(frozen=True)
+class SearchCall:
+    """A search's arguments: its query, the version it ranks and how many hits, and how it
+    reads its query.
+
+    A snapshot is immutable, so a search's result is a function of this value alone (and the
+    collection it runs in): equal values are one memo entry and one search_request_id.
+    """
+
+    query: str
+    version: str
+    k: int
+    match: str = MATCH_ALL
+    # The question quoted literal values: a ranking model's literal weights count (no other
+    # ranking reads it).
+    literals: bool = False
+    # What a re-ranker embeds in place of the query (the question's sentence); no lexical
+    # ranking reads it.
+    semantic_query: str | None = None
+
+    @property
+    def embedded(self) -> str:
+        """Return what a re-ranker embeds: the semantic_query if there is one, else the query."""
+        return self.query if self.semantic_query is None else self.semantic_query
+
+    def traced(self) -> dict:
+        """Return the arguments as traced: `match`, `literals` and `semantic_query` appear only
+        when they are not the default (all terms; a question that quotes no literal value; an
+        embedding, if any, of the query itself)."""
+        arguments: dict = {"query": self.query, "version": self.version, "k": self.k}
+        if self.match != MATCH_ALL:
+            arguments["match"] = self.match
+        if self.literals:
+            arguments["literals"] = True
+        if self.semantic_query is not None:
+            arguments["semantic_query"] = self.semantic_query
+        return arguments
