@@ -215,19 +215,19 @@ def ranking_facts(snapshot, title) -> IndexFields:
     return IndexFields(kind, in_links, bool(noindex), bool(reference), *texts)
 
 
-def write_site(root):
+def write_site(root, pages=PAGES, sources=SOURCES, inventory=INVENTORY):
     """Write the rendered pages, their _sources and objects.inv under root."""
-    for relative, text in PAGES.items():
+    for relative, text in pages.items():
         path = os.path.join(root, relative)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-    for relative, text in SOURCES.items():
+    for relative, text in sources.items():
         path = os.path.join(root, "_sources", relative)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-    lines = "".join(f"{name} {role} 1 {uri} -\n" for name, role, uri in INVENTORY)
+    lines = "".join(f"{name} {role} 1 {uri} -\n" for name, role, uri in inventory)
     with open(os.path.join(root, "objects.inv"), "wb") as handle:
         handle.write(b"# Sphinx inventory version 2\n# Project: Example\n# Version: 3.11\n"
                      b"# The remainder of this file is compressed using zlib.\n"
@@ -504,6 +504,100 @@ class SphinxSiteTest(unittest.TestCase):
         with self.assertRaisesRegex(SnapshotError, "already holds a snapshot"):
             build_snapshot([SourceTree("3.11", self.site, BASE)], self.out, DEFAULT_POLICY,
                            Progress(io.StringIO()))
+
+
+# A page whose objects a directive of the project's own generates (Jinja's templates page:
+# `.. jinja:filters::` lists the filters' docstrings): the source has no lines for them.
+FILTERS_RST = """\
+Templates
+=========
+
+A filter changes a variable. :func:`upper` is one, written inline here.
+
+.. function:: upper(s)
+
+   Convert a value to uppercase.
+
+List of Builtin Filters
+-----------------------
+
+.. jinja:filters:: jinja2.defaults.DEFAULT_FILTERS
+"""
+FILTERS_HTML = page(section("templates", 1, "Templates", (
+    "<p>A filter changes a variable.</p>"
+    + obj("function", [("jinja-filters.upper", "jinja-filters.", "upper", "s")],
+          "<p>Convert a value to uppercase.</p>")
+    + section("list-of-builtin-filters", 2, "List of Builtin Filters", (
+        obj("function", [("jinja-filters.truncate", "jinja-filters.", "truncate",
+                          "s, length=255")],
+            "<p>Return a truncated copy of the string, ending in an ellipsis.</p>")
+        + obj("function", [("jinja-filters.count", "jinja-filters.", "count", "s"),
+                           ("jinja-filters.length", "jinja-filters.", "length", "s")],
+              "<p>Return the number of items in a sequence.</p>"))))))
+
+
+class GeneratedObjectsTest(unittest.TestCase):
+    """Objects with no lines in a page's reST source are read from the rendered page."""
+
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        cls.site, cls.out = os.path.join(base, "html"), os.path.join(base, "snapshot")
+        write_site(cls.site, {"templates.html": FILTERS_HTML},
+                   {"templates.rst.txt": FILTERS_RST},
+                   [("jinja-filters.upper", "py:function", "templates.html#$")])
+        build_snapshot([SourceTree("3.1", cls.site, BASE)], cls.out, DEFAULT_POLICY,
+                       Progress(io.StringIO()))
+
+    def units(self) -> dict:
+        conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
+        try:
+            return {url[len(BASE):]: (source_id, start, end, text)
+                    for url, source_id, start, end, text in conn.execute(
+                        "SELECT url, source_id, start_line, end_line, text FROM passages "
+                        "ORDER BY id")}
+        finally:
+            conn.close()
+
+    def test_a_generated_object_is_a_unit_quoted_from_the_rendered_page(self):
+        units = self.units()
+        source_id, start, end, text = units["templates.html#jinja-filters.truncate"]
+        self.assertEqual(source_id, "templates.html")
+        with open(os.path.join(self.site, "templates.html"), encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+        # Its text as the page shows it, its lines the page's lines that hold it.
+        self.assertEqual(text, "jinja-filters.truncate(s, length=255)\n\n"
+                               "Return a truncated copy of the string, ending in an ellipsis.")
+        self.assertIn('id="jinja-filters.truncate"', "\n".join(lines[start - 1:end]))
+        # One unit per object, at its first id; the later one is an alias, not a unit.
+        self.assertIn("templates.html#jinja-filters.count", units)
+        self.assertNotIn("templates.html#jinja-filters.length", units)
+        self.assertEqual(dead_urls(self.out, self.site), [])
+
+    def test_what_the_source_has_stays_quoted_from_the_source(self):
+        units = self.units()
+        # The object with source lines, and the sections around the generated ones.
+        self.assertEqual(units["templates.html#jinja-filters.upper"][0],
+                         "_sources/templates.rst.txt")
+        self.assertEqual(units["templates.html#list-of-builtin-filters"][0],
+                         "_sources/templates.rst.txt")
+        self.assertEqual(sorted(units), [
+            "templates.html#jinja-filters.count", "templates.html#jinja-filters.truncate",
+            "templates.html#jinja-filters.upper", "templates.html#list-of-builtin-filters",
+            "templates.html#templates"])
+        # The page's own units first, then what only the rendered page has.
+        self.assertEqual([url for url in units if units[url][0] == "templates.html"],
+                         ["templates.html#jinja-filters.truncate",
+                          "templates.html#jinja-filters.count"])
+
+    def test_a_question_finds_the_generated_filter(self):
+        app = create_app(snapshot_path=self.out, settings=quiet_settings())
+        self.addCleanup(app.close)
+        reply = post_json(app, {"question": "cut a long string and end it with an ellipsis",
+                                "version": "3.1"})
+        self.assertEqual(reply.code, 200, reply.body)
+        urls = [hit["url"][len(BASE):] for hit in reply.json()["trace"][0]["result"]["results"]]
+        self.assertEqual(urls[0], "templates.html#jinja-filters.truncate")
 
 
 class FittedRankingTest(unittest.TestCase):

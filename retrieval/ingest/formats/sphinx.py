@@ -4,13 +4,16 @@ Debian's python3.11-doc is one. Each page gives one unit per documented object a
 section's own text, quoted from its reST source (units.py), or from the rendered page where the
 source is autodoc stubs (the text exists only in the HTML), anchored with the rendered pages' own
 ids and ranked with priors read off the documentation's structure (its cross-references, its
-object kinds, which pages describe objects).
+object kinds, which pages describe objects). Objects a directive of the project's own generated
+(Jinja's `jinja:filters`) or an `.. include::` brought in have no lines in the page's source:
+they are quoted from the rendered page, beside the source's units.
 """
 
 import os
 import re
 from collections import Counter
 
+from ...core.ranking import SECTION
 from ..inventory import INVENTORY
 from ..rendered import RenderedSite
 from ..tree import Progress, SourceTree, read_sources, unit_drafts
@@ -34,7 +37,8 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
     """Parse a published Sphinx site into one passage per documented object and section text.
 
     A page's units come from its reST source, or from the rendered page where the source is
-    autodoc stubs (the text exists only in the HTML).
+    autodoc stubs (the text exists only in the HTML); so do the objects of a page the source
+    has no lines for.
     """
     site = RenderedSite(tree.root, tree.base_url, tree.max_file_bytes)
     pages = published(tree, site, site.pages(), progress)
@@ -62,4 +66,26 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
             units = page_units(text, rendered)
         contents.extend(unit_drafts(tree, page, source_id, sha256, units, reference, in_links))
         progress.passages += len(units)
+        if source_id != page:  # read from its source: objects it has no lines for, after them
+            contents.extend(_rendered_only_objects(tree, page, rendered, units, reference,
+                                                   in_links, progress))
     return contents
+
+
+def _rendered_only_objects(tree: SourceTree, page: str, rendered, units, reference: set,
+                           in_links: Counter, progress: Progress) -> list:
+    """Return the drafts of the rendered page's objects that no unit of its source anchors,
+    read from the rendered page (none if every object has its source lines)."""
+    anchored = {anchor for unit in units for anchor in unit.anchors}
+    missing = {obj_id for obj in rendered.objects for obj_id in obj.ids} - anchored
+    if not missing:
+        return []
+    read = html_units(tree, page, progress)
+    if read is None:
+        return []
+    source_id, sha256, rendered_units = read
+    # An object's own ids, all of them missing: the section units around them are the source's.
+    found = [unit for unit in rendered_units
+             if unit.kind != SECTION and unit.anchors and set(unit.anchors) <= missing]
+    progress.passages += len(found)
+    return unit_drafts(tree, page, source_id, sha256, found, reference, in_links)
