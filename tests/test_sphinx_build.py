@@ -129,15 +129,18 @@ def section(section_id, level, title, inner):
             f'{inner}\n</section>\n')
 
 
-def obj(kind, signatures, inner):
-    """A documented object: signatures are (id or None, prename, name, parameters)."""
+def obj(kind, signatures, inner, domain="py"):
+    """A documented object: signatures are (id or None, prename, name, parameters or None)."""
     dts = "".join(
-        f'<dt class="sig sig-object py"{f" id={chr(34)}{sig_id}{chr(34)}" if sig_id else ""}>'
+        f'<dt class="sig sig-object {domain}"'
+        f'{f" id={chr(34)}{sig_id}{chr(34)}" if sig_id else ""}>'
         f'<span class="sig-prename descclassname"><span class="pre">{prename}</span></span>'
         f'<span class="sig-name descname"><span class="pre">{name}</span></span>'
-        f'<span class="sig-paren">(</span>{params}<span class="sig-paren">)</span></dt>\n'
+        + ("" if params is None else
+           f'<span class="sig-paren">(</span>{params}<span class="sig-paren">)</span>')
+        + "</dt>\n"
         for sig_id, prename, name, params in signatures)
-    return f'<dl class="py {kind}">\n{dts}<dd>{inner}</dd></dl>\n'
+    return f'<dl class="{domain} {kind}">\n{dts}<dd>{inner}</dd></dl>\n'
 
 
 def link(href, text):
@@ -522,6 +525,10 @@ List of Builtin Filters
 -----------------------
 
 .. jinja:filters:: jinja2.defaults.DEFAULT_FILTERS
+
+.. envvar:: JINJA_CACHE_DIR
+
+   Where compiled templates are kept between runs.
 """
 FILTERS_HTML = page(section("templates", 1, "Templates", (
     "<p>A filter changes a variable.</p>"
@@ -533,7 +540,11 @@ FILTERS_HTML = page(section("templates", 1, "Templates", (
             "<p>Return a truncated copy of the string, ending in an ellipsis.</p>")
         + obj("function", [("jinja-filters.count", "jinja-filters.", "count", "s"),
                            ("jinja-filters.length", "jinja-filters.", "length", "s")],
-              "<p>Return the number of items in a sequence.</p>"))))))
+              "<p>Return the number of items in a sequence.</p>")
+        # A standard-domain object (an environment variable): the reST reader knows only
+        # Python's directives, so its text too is the rendered page's.
+        + obj("envvar", [("envvar-JINJA_CACHE_DIR", "", "JINJA_CACHE_DIR", None)],
+              "<p>Where compiled templates are kept between runs.</p>", domain="std"))))))
 
 
 class GeneratedObjectsTest(unittest.TestCase):
@@ -582,13 +593,20 @@ class GeneratedObjectsTest(unittest.TestCase):
         self.assertEqual(units["templates.html#list-of-builtin-filters"][0],
                          "_sources/templates.rst.txt")
         self.assertEqual(sorted(units), [
-            "templates.html#jinja-filters.count", "templates.html#jinja-filters.truncate",
-            "templates.html#jinja-filters.upper", "templates.html#list-of-builtin-filters",
-            "templates.html#templates"])
+            "templates.html#envvar-JINJA_CACHE_DIR", "templates.html#jinja-filters.count",
+            "templates.html#jinja-filters.truncate", "templates.html#jinja-filters.upper",
+            "templates.html#list-of-builtin-filters", "templates.html#templates"])
         # The page's own units first, then what only the rendered page has.
         self.assertEqual([url for url in units if units[url][0] == "templates.html"],
                          ["templates.html#jinja-filters.truncate",
-                          "templates.html#jinja-filters.count"])
+                          "templates.html#jinja-filters.count",
+                          "templates.html#envvar-JINJA_CACHE_DIR"])
+
+    def test_a_standard_domain_object_is_a_documented_value(self):
+        facts = ranking_facts(self.out, "JINJA_CACHE_DIR")
+        self.assertEqual((facts.kind, facts.names), ("data", "JINJA_CACHE_DIR"))
+        self.assertEqual(self.units()["templates.html#envvar-JINJA_CACHE_DIR"][3],
+                         "JINJA_CACHE_DIR\n\nWhere compiled templates are kept between runs.")
 
     def test_a_question_finds_the_generated_filter(self):
         app = create_app(snapshot_path=self.out, settings=quiet_settings())

@@ -64,6 +64,9 @@ class _Owner:
     signatures: list = field(default_factory=list)  # [prefix, prename, name, rest] each
     blocks: list = field(default_factory=list)
     level: int = 0  # a section a heading opens (MkDocs): the heading's level; else 0
+    # A Python object's ids are its qualified names; a standard-domain object's are not
+    # (`envvar-PYTHONPATH`): it is named by its signatures.
+    named_by_ids: bool = True
 
 
 def _may_start_main(tag: str, raw_attributes: str) -> bool:
@@ -72,9 +75,13 @@ def _may_start_main(tag: str, raw_attributes: str) -> bool:
 
 
 def _object_kind(tag: str, classes: list, inside_class: bool) -> str | None:
-    """Return the kind of object an element documents (Sphinx `dl.py`, mkdocstrings), or None."""
+    """Return the kind of object an element documents (Sphinx `dl.py`, `dl.std`, mkdocstrings),
+    or None."""
     if tag == "dl" and len(classes) >= 2 and classes[0] == "py":
         return OBJECT_DIRECTIVES.get(classes[1])  # Sphinx names the class after the directive
+    if tag == "dl" and len(classes) >= 2 and classes[0] == "std":
+        # An environment variable, a command-line option, a setting: a named value, not code.
+        return STD_OBJECT_KIND
     if tag == "div" and "doc-object" in classes:
         for name in classes:
             if name.startswith("doc-") and name[4:] in _MKDOCSTRINGS_KIND:
@@ -83,6 +90,9 @@ def _object_kind(tag: str, classes: list, inside_class: bool) -> str | None:
     return None
 
 
+# The kind of a Sphinx standard-domain object (`dl.std`: `envvar`, `cmdoption`, a project's own
+# `confval`...): the ranking's kinds are Python's, and its nearest is a documented value.
+STD_OBJECT_KIND = "data"
 # mkdocstrings' object classes (`doc-object doc-KIND`); a module is a section of its own.
 _MKDOCSTRINGS_KIND = {"function": "function", "class": "class", "attribute": "attribute",
                       "module": SECTION}
@@ -187,7 +197,8 @@ class _PageReader:
             section_anchor = next((owner.anchor for owner in reversed(self._owners)
                                    if owner.kind == SECTION and owner.anchor), None)
             return self._open(_Owner(kind, section_anchor, self.line(offset),
-                                     heading=section.title, context=context))
+                                     heading=section.title, context=context,
+                                     named_by_ids=not (tag == "dl" and classes[0] == "std")))
         if attrs.get("id") and (tag == "section" or (tag == "div" and "section" in classes)):
             enclosing = self._section()
             context = enclosing.context + ((enclosing.title,) if enclosing.title else ())
@@ -339,7 +350,8 @@ def _unit(owner: _Owner, page_title: str) -> Unit | None:
         context += (owner.title,) if owner.title else ()
     else:
         anchors = tuple(owner.ids)
-        names = anchors or tuple(prename + name for _, prename, name, _ in owner.signatures)
+        names = anchors if anchors and owner.named_by_ids else tuple(
+            prename + name for _, prename, name, _ in owner.signatures if name)
         bare = tuple(name for _, _, name, _ in owner.signatures if name) or tuple(
             qualified.rsplit(".", 1)[-1] for qualified in anchors)
         signature = " ".join(f"{prefix} {rest}".strip()

@@ -26,12 +26,20 @@ class RenderedSection:
     path: tuple = ()
 
 
+# The Sphinx domains whose object descriptions (`<dl class="DOMAIN KIND">`) are units: Python's,
+# and the standard domain's (environment variables, command-line options, and the object types
+# a project declares, pytest's `confval`), which name what a reader looks up just as often.
+OBJECT_DOMAINS = ("py", "std")
+
+
 @dataclass
 class RenderedObject:
-    """A documented object (`<dl class="py KIND">`): its kind and each signature's (id, name)."""
+    """A documented object (`<dl class="DOMAIN KIND">`, DOMAIN one of OBJECT_DOMAINS): its
+    domain, its kind and each signature's (id, name)."""
 
     kind: str
     signatures: list = field(default_factory=list)
+    domain: str = "py"
 
     @property
     def ids(self) -> list:
@@ -54,6 +62,11 @@ class RenderedPage:
     # (page path below the site root, fragment) of each internal link with a fragment, found in
     # the page's main content (navigation and sidebars are the same on every page: no signal).
     links: list
+
+    def python_objects(self) -> list:
+        """Return its Python objects, in document order (what a reST source's directives are
+        matched with)."""
+        return [obj for obj in self.objects if obj.domain == "py"]
 
 
 # Most enclosing sections whose headings a section's path (and a unit's context) holds. Real
@@ -217,7 +230,7 @@ def main_start(tag: str, attrs: dict) -> bool:
 
 
 class _PageParser:
-    """One pass over a page: ids, sections with their headings, Python objects, internal links.
+    """One pass over a page: ids, sections with their headings, objects, internal links.
 
     A tag scanner, not html.parser: Sphinx writes well-formed HTML, and the full CPython docs
     (47 MB) parse ten times faster this way, which keeps a build well under a minute.
@@ -290,8 +303,8 @@ class _PageParser:
                   and attrs.get("href")):
                 self._link(attrs["href"])
         elif tag == "dl":
-            kind = classes[1] if len(classes) >= 2 and classes[0] == "py" else None
-            obj = RenderedObject(kind) if kind else None
+            obj = RenderedObject(classes[1], domain=classes[0]) if len(classes) >= 2 and \
+                classes[0] in OBJECT_DOMAINS else None
             if obj is not None:
                 self.objects.append(obj)
             self._dl_stack.append(obj)

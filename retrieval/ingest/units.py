@@ -107,6 +107,7 @@ class _UnitReader(RstReader):
         self.section: _Owner | None = None
         self._sections_at = 0  # document-order cursors into the rendered page
         self._objects_at = 0
+        self._objects = page.python_objects()
         self._unit = None
 
     # -- matching with the rendered page ----------------------------------------------------
@@ -121,7 +122,7 @@ class _UnitReader(RstReader):
         return None
 
     def _rendered_object(self, bare_name: str):
-        candidates = self.page.objects[self._objects_at:self._objects_at + _LOOKAHEAD]
+        candidates = self._objects[self._objects_at:self._objects_at + _LOOKAHEAD]
         for offset, obj in enumerate(candidates):
             if obj.name == bare_name:
                 self._objects_at += offset + 1

@@ -45,7 +45,7 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
     # The documentation's own cross-references: how often each (page, id) is linked to.
     in_links = Counter(target for page in pages for target in published_page(site, page).links)
     reference = reference_pages(tree, site, {page for page in pages if any(
-        obj.ids for obj in published_page(site, page).objects)}, progress)
+        obj.ids for obj in published_page(site, page).python_objects())}, progress)
     contents = []
     for relative_source, text, source_sha256 in read_sources(tree, SOURCES, progress):
         if not relative_source.endswith(_SOURCE_SUFFIX):
