@@ -251,7 +251,11 @@ class MkDocsHtmlTest(BuiltSiteTest):
     """An MkDocs site (Material theme, mkdocstrings), detected by its generator tag."""
 
     FILES = {"index.html": MKDOCS_INDEX, "api/index.html": MKDOCS_API,
-             "404.html": MKDOCS_HEAD + "<p>Not found</p>" + MKDOCS_TAIL}
+             "404.html": MKDOCS_HEAD + "<p>Not found</p>" + MKDOCS_TAIL,
+             "search.html": MKDOCS_HEAD + "<p>Search results</p>" + MKDOCS_TAIL,
+             # A documentation page that a generator's own page is named like, below the root.
+             "guide/search.html": MKDOCS_HEAD + heading(1, "full-text-search", "Full text search")
+             + "<p>Rank rows by how well they match a query.</p>\n" + MKDOCS_TAIL}
     VERSION = "1.2.3"  # a version as the library writes it: X.Y.Z
 
     def test_a_three_part_version_is_built_and_served(self):
@@ -283,7 +287,10 @@ class MkDocsHtmlTest(BuiltSiteTest):
 
     def test_only_documentation_pages_and_their_main_content_are_read(self):
         passages = self.passages()
-        self.assertFalse([url for url in passages if "404.html" in url])
+        self.assertFalse([url for url in passages if url in (BASE + "404.html",
+                                                             BASE + "search.html")])
+        self.assertEqual(passages[BASE + "guide/search.html#full-text-search"][4],
+                         "Full text search\n\nRank rows by how well they match a query.")
         texts = "\n".join(row[4] for row in passages.values())
         for noise in NOISE:
             self.assertNotIn(noise, texts)

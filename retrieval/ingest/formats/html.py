@@ -6,7 +6,6 @@ with the site's own cross-references and, from objects.inv, which pages describe
 """
 
 import os
-import posixpath
 import re
 from collections import Counter
 
@@ -19,7 +18,8 @@ from ..tree import Progress, SourceTree, Unreadable, open_tree_file, read_file, 
 MKDOCS_SEARCH_INDEX = ("search", "search_index.json")
 _GENERATOR = re.compile(r"<meta\s+name=[\"']generator[\"']\s+content=[\"'](?:mkdocs|sphinx)",
                         re.I)
-# Pages a documentation generator writes about the site itself, not documentation.
+# Pages a documentation generator writes about the site itself, not documentation: at the root
+# only (Django's ref/contrib/postgres/search.html is a page of its own).
 _GENERATED_PAGES = frozenset(("404.html", "search.html", "genindex.html", "py-modindex.html"))
 
 
@@ -43,7 +43,7 @@ def read_html_contents(tree: SourceTree, progress: Progress) -> list:
     """Read every rendered page of an HTML tree (MkDocs, or any site) as the document itself."""
     site = RenderedSite(tree.root, tree.base_url, tree.max_file_bytes)
     pages = published(tree, site, [page for page in site.pages()
-                                   if posixpath.basename(page) not in _GENERATED_PAGES], progress)
+                                   if page not in _GENERATED_PAGES], progress)
     in_links = Counter(target for page in pages for target in published_page(site, page).links)
     read = [found for found in (html_units(tree, page, progress) for page in pages) if found]
     progress.tick(tree.label, force=True)
