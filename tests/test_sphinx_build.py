@@ -547,15 +547,27 @@ FILTERS_HTML = page(section("templates", 1, "Templates", (
               "<p>Where compiled templates are kept between runs.</p>", domain="std"))))))
 
 
+# A page written in MyST Markdown (or a notebook): Sphinx publishes its source too, which the
+# reST reader cannot read.
+CACHING_MD = """\
+# Caching
+
+Compiled templates are kept in memory between renders.
+"""
+CACHING_HTML = page(section("caching", 1, "Caching",
+                            "<p>Compiled templates are kept in memory between renders.</p>"))
+
+
 class GeneratedObjectsTest(unittest.TestCase):
-    """Objects with no lines in a page's reST source are read from the rendered page."""
+    """Objects with no lines in a page's reST source, and pages whose source is not reST, are
+    read from the rendered page."""
 
     @classmethod
     def setUpClass(cls):
         base = class_temporary_directory(cls)
         cls.site, cls.out = os.path.join(base, "html"), os.path.join(base, "snapshot")
-        write_site(cls.site, {"templates.html": FILTERS_HTML},
-                   {"templates.rst.txt": FILTERS_RST},
+        write_site(cls.site, {"templates.html": FILTERS_HTML, "guide/caching.html": CACHING_HTML},
+                   {"templates.rst.txt": FILTERS_RST, "guide/caching.md.txt": CACHING_MD},
                    [("jinja-filters.upper", "py:function", "templates.html#$")])
         build_snapshot([SourceTree("3.1", cls.site, BASE)], cls.out, DEFAULT_POLICY,
                        Progress(io.StringIO()))
@@ -593,14 +605,23 @@ class GeneratedObjectsTest(unittest.TestCase):
         self.assertEqual(units["templates.html#list-of-builtin-filters"][0],
                          "_sources/templates.rst.txt")
         self.assertEqual(sorted(units), [
-            "templates.html#envvar-JINJA_CACHE_DIR", "templates.html#jinja-filters.count",
-            "templates.html#jinja-filters.truncate", "templates.html#jinja-filters.upper",
-            "templates.html#list-of-builtin-filters", "templates.html#templates"])
+            "guide/caching.html#caching", "templates.html#envvar-JINJA_CACHE_DIR",
+            "templates.html#jinja-filters.count", "templates.html#jinja-filters.truncate",
+            "templates.html#jinja-filters.upper", "templates.html#list-of-builtin-filters",
+            "templates.html#templates"])
         # The page's own units first, then what only the rendered page has.
         self.assertEqual([url for url in units if units[url][0] == "templates.html"],
                          ["templates.html#jinja-filters.truncate",
                           "templates.html#jinja-filters.count",
                           "templates.html#envvar-JINJA_CACHE_DIR"])
+
+    def test_a_page_whose_source_is_not_rest_is_read_from_the_page(self):
+        source_id, start, end, text = self.units()["guide/caching.html#caching"]
+        self.assertEqual(source_id, "guide/caching.html")
+        self.assertEqual(text, "Caching\n\nCompiled templates are kept in memory between renders.")
+        with open(os.path.join(self.site, "guide", "caching.html"), encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+        self.assertIn('id="caching"', "\n".join(lines[start - 1:end]))
 
     def test_a_standard_domain_object_is_a_documented_value(self):
         facts = ranking_facts(self.out, "JINJA_CACHE_DIR")

@@ -2,7 +2,8 @@
 
 Debian's python3.11-doc is one. Each page gives one unit per documented object and per
 section's own text, quoted from its reST source (units.py), or from the rendered page where the
-source is autodoc stubs (the text exists only in the HTML), anchored with the rendered pages' own
+source is autodoc stubs (the text exists only in the HTML) or is not reST (MyST Markdown, a
+notebook), anchored with the rendered pages' own
 ids and ranked with priors read off the documentation's structure (its cross-references, its
 object kinds, which pages describe objects). Objects a directive of the project's own generated
 (Jinja's `jinja:filters`) or an `.. include::` brought in have no lines in the page's source:
@@ -10,6 +11,7 @@ they are quoted from the rendered page, beside the source's units.
 """
 
 import os
+import posixpath
 import re
 from collections import Counter
 
@@ -21,7 +23,9 @@ from ..units import page_units
 from .html import html_units, published, published_page, reference_pages
 
 SOURCES = "_sources"
-_SOURCE_SUFFIX = ".rst.txt"
+# Sphinx copies each source to _sources/DOCNAME + its suffix + this (html_sourcelink_suffix's
+# default; not doubled on a source that already ends so).
+_SOURCE_LINK_SUFFIX = ".txt"
 # An autodoc directive in a page's source: its text is generated, so it exists only in the HTML.
 _AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::", re.M)
 
@@ -37,8 +41,8 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
     """Parse a published Sphinx site into one passage per documented object and section text.
 
     A page's units come from its reST source, or from the rendered page where the source is
-    autodoc stubs (the text exists only in the HTML); so do the objects of a page the source
-    has no lines for.
+    autodoc stubs (the text exists only in the HTML) or not reST; so do the objects of a page
+    the source has no lines for.
     """
     site = RenderedSite(tree.root, tree.base_url, tree.max_file_bytes)
     pages = published(tree, site, site.pages(), progress)
@@ -48,15 +52,16 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
         obj.ids for obj in published_page(site, page).python_objects())}, progress)
     contents = []
     for relative_source, text, source_sha256 in read_sources(tree, SOURCES, progress):
-        if not relative_source.endswith(_SOURCE_SUFFIX):
-            continue
-        page = relative_source[:-len(_SOURCE_SUFFIX)] + ".html"
+        source = relative_source.removesuffix(_SOURCE_LINK_SUFFIX)
+        page = posixpath.splitext(source)[0] + ".html"
         rendered = site.page(page)
         if rendered is None:
             if page not in site.refused:  # a refused page was reported with its reason
                 progress.skip(f"{tree.label}/{relative_source}", "no rendered page")
             continue
-        if _AUTODOC.search(text):
+        # A source the reST reader cannot read (MyST Markdown, a notebook) says no more than
+        # its page: the page is read as the document.
+        if not source.endswith(".rst") or _AUTODOC.search(text):
             read = html_units(tree, page, progress)
             if read is None:
                 continue
