@@ -108,7 +108,7 @@ class Rule:
         """Return the first search: the only one that comes from the question, so the only one
         that carries its literals and its sentence."""
         return SearchCall(self.first_query, version, self.search_k, self.initial_match,
-                      self.literals, self.semantic_query)
+                          self.literals, self.semantic_query)
 
     def refinement_search(self, version: str) -> SearchCall | None:
         """Return the search of every later round, all its terms matching (None: there is none)."""

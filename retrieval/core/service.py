@@ -134,7 +134,7 @@ class RetrievalService:
         if self.snapshot.fallback.kind == QUESTION_TERMS:
             rule = self.snapshot.fallback_for(question, collection)
             return SearchCall(rule.first_query, version, k, MATCH_ANY, rule.literals,
-                          rule.semantic_query)
+                              rule.semantic_query)
         return SearchCall(question_terms(question, frozenset()), version, k, MATCH_ANY)
 
     def request_id(self, request: RetrieveRequest) -> str:

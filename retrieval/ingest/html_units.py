@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 
 from ..core.ranking import SECTION
 from .blocks import MAX_PASSAGE_BYTES
-from .rendered import HEADINGS, MAX_SECTION_DEPTH, class_names, main_start, scan, tag_attributes
+from .rendered import (
+    HEADINGS,
+    MAX_SECTION_DEPTH,
+    PYTHON_DOMAIN,
+    STANDARD_DOMAIN,
+    class_names,
+    main_start,
+    scan,
+    tag_attributes,
+)
 from .rst import OBJECT_DIRECTIVES
 from .units import Unit
 
@@ -77,9 +86,9 @@ def _may_start_main(tag: str, raw_attributes: str) -> bool:
 def _object_kind(tag: str, classes: list, inside_class: bool) -> str | None:
     """Return the kind of object an element documents (Sphinx `dl.py`, `dl.std`, mkdocstrings),
     or None."""
-    if tag == "dl" and len(classes) >= 2 and classes[0] == "py":
+    if tag == "dl" and len(classes) >= 2 and classes[0] == PYTHON_DOMAIN:
         return OBJECT_DIRECTIVES.get(classes[1])  # Sphinx names the class after the directive
-    if tag == "dl" and len(classes) >= 2 and classes[0] == "std":
+    if _is_standard_object(tag, classes):
         # An environment variable, a command-line option, a setting: a named value, not code.
         return STD_OBJECT_KIND
     if tag == "div" and "doc-object" in classes:
@@ -88,6 +97,11 @@ def _object_kind(tag: str, classes: list, inside_class: bool) -> str | None:
                 kind = _MKDOCSTRINGS_KIND[name[4:]]
                 return "method" if kind == "function" and inside_class else kind
     return None
+
+
+def _is_standard_object(tag: str, classes: list) -> bool:
+    """Tell whether an element describes a Sphinx standard-domain object (`dl.std KIND`)."""
+    return tag == "dl" and len(classes) >= 2 and classes[0] == STANDARD_DOMAIN
 
 
 # The kind of a Sphinx standard-domain object (`dl.std`: `envvar`, `cmdoption`, a project's own
@@ -198,7 +212,7 @@ class _PageReader:
                                    if owner.kind == SECTION and owner.anchor), None)
             return self._open(_Owner(kind, section_anchor, self.line(offset),
                                      heading=section.title, context=context,
-                                     named_by_ids=not (tag == "dl" and classes[0] == "std")))
+                                     named_by_ids=not _is_standard_object(tag, classes)))
         if attrs.get("id") and (tag == "section" or (tag == "div" and "section" in classes)):
             enclosing = self._section()
             context = enclosing.context + ((enclosing.title,) if enclosing.title else ())

@@ -29,7 +29,8 @@ class RenderedSection:
 # The Sphinx domains whose object descriptions (`<dl class="DOMAIN KIND">`) are units: Python's,
 # and the standard domain's (environment variables, command-line options, and the object types
 # a project declares, pytest's `confval`), which name what a reader looks up just as often.
-OBJECT_DOMAINS = ("py", "std")
+PYTHON_DOMAIN, STANDARD_DOMAIN = "py", "std"
+OBJECT_DOMAINS = (PYTHON_DOMAIN, STANDARD_DOMAIN)
 
 
 @dataclass
@@ -39,7 +40,7 @@ class RenderedObject:
 
     kind: str
     signatures: list = field(default_factory=list)
-    domain: str = "py"
+    domain: str = PYTHON_DOMAIN
 
     @property
     def ids(self) -> list:
@@ -66,7 +67,7 @@ class RenderedPage:
     def python_objects(self) -> list:
         """Return its Python objects, in document order (what a reST source's directives are
         matched with)."""
-        return [obj for obj in self.objects if obj.domain == "py"]
+        return [obj for obj in self.objects if obj.domain == PYTHON_DOMAIN]
 
 
 # Most enclosing sections whose headings a section's path (and a unit's context) holds. Real

@@ -1,13 +1,13 @@
 """A published Sphinx HTML root: rendered pages beside their reST sources (`_sources/`).
 
-Debian's python3.11-doc is one. Each page gives one unit per documented object and per
-section's own text, quoted from its reST source (units.py), or from the rendered page where the
-source is autodoc stubs (the text exists only in the HTML) or is not reST (MyST Markdown, a
-notebook), anchored with the rendered pages' own
-ids and ranked with priors read off the documentation's structure (its cross-references, its
-object kinds, which pages describe objects). Objects a directive of the project's own generated
-(Jinja's `jinja:filters`) or an `.. include::` brought in have no lines in the page's source:
-they are quoted from the rendered page, beside the source's units.
+Debian's python3.11-doc is one. Each page gives one unit per documented object and per section's
+own text, quoted from its reST source (units.py), or from the rendered page where the source is
+autodoc stubs (the text exists only in the HTML) or is not reST (MyST Markdown, a notebook),
+anchored with the rendered pages' own ids and ranked with priors read off the documentation's
+structure (its cross-references, its object kinds, which pages describe objects). Objects a
+directive of the project's own generated (Jinja's `jinja:filters`) or an `.. include::` brought
+in have no lines in the page's source: they are quoted from the rendered page, beside the
+source's units.
 """
 
 import os
@@ -17,7 +17,7 @@ from collections import Counter
 
 from ...core.ranking import SECTION
 from ..inventory import INVENTORY
-from ..rendered import RenderedSite
+from ..rendered import RenderedPage, RenderedSite
 from ..tree import Progress, SourceTree, read_sources, unit_drafts
 from ..units import page_units
 from .html import html_units, published, published_page, reference_pages
@@ -77,8 +77,8 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
     return contents
 
 
-def _rendered_only_objects(tree: SourceTree, page: str, rendered, units, reference: set,
-                           in_links: Counter, progress: Progress) -> list:
+def _rendered_only_objects(tree: SourceTree, page: str, rendered: RenderedPage, units: list,
+                           reference: set, in_links: Counter, progress: Progress) -> list:
     """Return the drafts of the rendered page's objects that no unit of its source anchors,
     read from the rendered page (none if every object has its source lines)."""
     anchored = {anchor for unit in units for anchor in unit.anchors}
