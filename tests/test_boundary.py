@@ -180,6 +180,10 @@ class OverloadTest(unittest.TestCase):
         latch.release()
         first.join(WAIT_S)
         self.assertEqual(replies[0].status_code, 200)
+        # The slot comes back once the server has closed the first response, which may be just
+        # after its client has read it all.
+        wait_for(lambda: "retrieval_in_flight 0" in requests.get(
+            server.base_url + "/metrics", timeout=WAIT_S).text, "the slot to come back")
         # The slot came back: the next request runs.
         self.assertEqual(requests.post(server.base_url + "/retrieve", json=ask(),
                                        timeout=WAIT_S).status_code, 200)
