@@ -68,6 +68,27 @@ GUIDE_HTML = ('<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
               + section("guide", 1, "Guide", "<p>Greeting people is the whole point of pkg.</p>")
               + "</div></body></html>\n")
 
+# Django's and pytest's sources describe many objects after the directive, unindented, so the
+# rendered object is empty (`<dd></dd>`) and its description follows it in the section.
+QUERIES_HTML = (
+    '<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
+    + section("queryset-api", 1, "QuerySet API", (
+        section("filter", 2, "filter()", (
+            obj("method", [("QuerySet.filter", "QuerySet.", "filter", "**kwargs")], "")
+            + "<p>Returns a new QuerySet of the rows that match.</p>\n"
+            + '<div class="versionadded"><p>New in version 2.0.</p></div>\n'))
+        + section("counting", 2, "Counting", (
+            obj("method", [("QuerySet.count", "QuerySet.", "count", "")],
+                "<p>Counts the rows.</p>")
+            + "<p>Counting reads no row.</p>\n"))
+        + section("nothing", 2, "Nothing", (
+            obj("method", [("QuerySet.none", "QuerySet.", "none", "")], "")
+            + obj("method", [("QuerySet.all", "QuerySet.", "all", "")], "<p>Every row.</p>")
+            + "<p>Both return a QuerySet.</p>\n"))))
+    + "</div></body></html>\n")
+# A source the reST reader cannot read (MyST Markdown): the page is read from its HTML.
+QUERIES_SOURCE = "# QuerySet API\n"
+
 
 def built_passages(out: str) -> dict:
     """Return url -> (source_id, source_sha256, start, end, text, title, kind) of a build."""
@@ -207,6 +228,38 @@ class AutodocHtmlTest(BuiltSiteTest):
         evidence = reply.json()["evidence"]
         self.assertEqual(evidence[0]["url"], BASE + "api.html#pkg.Greeter.wave")
         self.assertIn("Wave at everyone present.", evidence[0]["text"])
+
+
+class UndescribedObjectTest(BuiltSiteTest):
+    """Objects whose description follows them (QUERIES_HTML), on a page read from its HTML."""
+
+    FILES = {"index.html": GUIDE_HTML, "queries.html": QUERIES_HTML,
+             "_sources/queries.md.txt": QUERIES_SOURCE}
+
+    def test_an_empty_object_is_described_by_the_text_that_follows_it(self):
+        passages = self.passages()
+        source_id, _, start, end, text, _, kind = passages[BASE + "queries.html#QuerySet.filter"]
+        self.assertEqual((source_id, kind), ("queries.html", "method"))
+        self.assertEqual(text, "QuerySet.filter(**kwargs)\n\n"
+                               "Returns a new QuerySet of the rows that match.\n\n"
+                               "New in version 2.0.")
+        self.assertEqual((start, end), (line_of(QUERIES_HTML, '<dl class="py method">'),
+                                        line_of(QUERIES_HTML, "New in version 2.0.")))
+        # Its section keeps the text: a reader may land on either place.
+        self.assertEqual(passages[BASE + "queries.html#filter"][4],
+                         "filter()\n\nReturns a new QuerySet of the rows that match.\n\n"
+                         "New in version 2.0.")
+
+    def test_a_described_object_leaves_the_text_after_it_to_its_section(self):
+        passages = self.passages()
+        self.assertEqual(passages[BASE + "queries.html#QuerySet.count"][4],
+                         "QuerySet.count()\n\nCounts the rows.")
+        self.assertEqual(passages[BASE + "queries.html#counting"][4],
+                         "Counting\n\nCounting reads no row.")
+        # An empty object that another object follows has no description to take.
+        self.assertEqual(passages[BASE + "queries.html#QuerySet.none"][4], "QuerySet.none()")
+        self.assertEqual(passages[BASE + "queries.html#nothing"][4],
+                         "Nothing\n\nBoth return a QuerySet.")
 
 
 MKDOCS_HEAD = ('<!DOCTYPE html>\n<html><head><meta name="generator" content="mkdocs-1.5.3, '

@@ -138,6 +138,12 @@ class _PageReader:
         self._run: list = []  # pieces of the text run being read
         self._run_lines: list | None = None  # [first, last] line of that run
         self.title = ""  # the page's title: its first heading
+        # (object, the owner around it) for an object that closed with no text and no member of
+        # its own (`<dd></dd>`: Django's and pytest's sources describe it after the directive,
+        # unindented): the text that follows it in that owner, up to the next section, object
+        # or heading, is its description too. The owner keeps it: a reader landing on either
+        # place finds the text, and no unit holds less than before.
+        self._undescribed: tuple | None = None
 
     def line(self, offset: int) -> int:
         """Return the 1-based line of a character offset."""
@@ -220,6 +226,7 @@ class _PageReader:
         return None
 
     def _begin_heading(self, tag: str, attrs: dict, offset: int):
+        self._undescribed = None  # a heading ends an undescribed object's description
         owner = self._owners[-1]
         if owner.kind != SECTION and not owner.ids and attrs.get("id"):
             # mkdocstrings: the object's heading carries its id and its signature.
@@ -272,6 +279,9 @@ class _PageReader:
             if owner is not None:
                 while self._owners and self._owners.pop() is not owner:
                     pass  # sections its headings opened end with it
+                if owner.kind != SECTION and not owner.blocks and self.owners[-1] is owner \
+                        and self._owners:
+                    self._undescribed = (owner, self._owners[-1])
         elif tag == "pre" and self._pre:
             self._pre -= 1
         elif tag == "span" and self._signature is not None and self._span_parts:
@@ -284,6 +294,7 @@ class _PageReader:
             self._heading = None
 
     def _open(self, owner: _Owner) -> _Owner:
+        self._undescribed = None
         self.owners.append(owner)
         self._owners.append(owner)
         return owner
@@ -322,7 +333,11 @@ class _PageReader:
         code = self._pre > 0
         text = run.strip("\n").rstrip() if code else _SPACE.sub(" ", run).strip()
         if text:
-            self._owners[-1].blocks.append(_Block(text, code, lines[0], lines[1]))
+            block = _Block(text, code, lines[0], lines[1])
+            owner = self._owners[-1]
+            owner.blocks.append(block)
+            if self._undescribed is not None and self._undescribed[1] is owner:
+                self._undescribed[0].blocks.append(block)
 
 
 def _quoted(owner: _Owner) -> tuple:
