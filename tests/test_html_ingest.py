@@ -133,6 +133,11 @@ class BuiltSiteTest(unittest.TestCase):
     def passages(self) -> dict:
         return built_passages(self.out)
 
+    def assert_texts(self, expected: dict):
+        """Assert the text of each unit, by its URL below BASE."""
+        passages = self.passages()
+        self.assertEqual({url: passages[BASE + url][4] for url in expected}, expected)
+
 
 class AutodocHtmlTest(BuiltSiteTest):
     """The site above, built once for the class."""
@@ -251,15 +256,12 @@ class UndescribedObjectTest(BuiltSiteTest):
                          "New in version 2.0.")
 
     def test_a_described_object_leaves_the_text_after_it_to_its_section(self):
-        passages = self.passages()
-        self.assertEqual(passages[BASE + "queries.html#QuerySet.count"][4],
-                         "QuerySet.count()\n\nCounts the rows.")
-        self.assertEqual(passages[BASE + "queries.html#counting"][4],
-                         "Counting\n\nCounting reads no row.")
-        # An empty object that another object follows has no description to take.
-        self.assertEqual(passages[BASE + "queries.html#QuerySet.none"][4], "QuerySet.none()")
-        self.assertEqual(passages[BASE + "queries.html#nothing"][4],
-                         "Nothing\n\nBoth return a QuerySet.")
+        self.assert_texts({
+            "queries.html#QuerySet.count": "QuerySet.count()\n\nCounts the rows.",
+            "queries.html#counting": "Counting\n\nCounting reads no row.",
+            # An empty object that another object follows has no description to take.
+            "queries.html#QuerySet.none": "QuerySet.none()",
+            "queries.html#nothing": "Nothing\n\nBoth return a QuerySet."})
 
 
 MKDOCS_HEAD = ('<!DOCTYPE html>\n<html><head><meta name="generator" content="mkdocs-1.5.3, '
@@ -319,12 +321,10 @@ class MkDocsHtmlTest(BuiltSiteTest):
         self.assertEqual(reply.json()["evidence"][0]["url"], BASE + "index.html#installing")
 
     def test_headings_with_ids_are_sections(self):
-        passages = self.passages()
-        self.assertEqual(passages[BASE + "index.html#installing"][4],
-                         "Installing\n\nInstall it with pip.\n\npip install pkg")
-        self.assertEqual(passages[BASE + "index.html#greeting-loudly"][4],
-                         "Greeting loudly\n\nPass loud to shout.")
-        self.assertEqual(passages[BASE + "index.html#pkg"][4], "pkg\n\npkg greets people.")
+        self.assert_texts({
+            "index.html#installing": "Installing\n\nInstall it with pip.\n\npip install pkg",
+            "index.html#greeting-loudly": "Greeting loudly\n\nPass loud to shout.",
+            "index.html#pkg": "pkg\n\npkg greets people."})
 
     def test_mkdocstrings_objects_are_units_with_their_heading_ids(self):
         passages = self.passages()
