@@ -5,7 +5,8 @@ training set) is read by bench/question_sets.py: its questions, its gold places 
 its snapshot is built from. Each scored item is sent twice, at the default allowances and at the
 large budget (BUDGETS), each budget on its own fresh `retrieval serve --threads 1` so neither
 pass meets a memo the other one filled. Figures are given over all items and per kind (object,
-section); dead anchors are returned URLs whose fragment is not an id of the rendered page.
+section); dead anchors are returned URLs whose fragment is not an id of the rendered page, and
+the gold places no unit of the snapshot names are counted apart (no ranking can find them).
 """
 
 import argparse
@@ -15,6 +16,7 @@ import json
 import os
 import platform
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -226,7 +228,37 @@ def dead_anchors(question_set, runs):
     return dead, len(returned)
 
 
-def report(args, question_set, built, summaries, dead, distinct):
+def snapshot_unit_urls(snapshot_dir) -> list:
+    """Return (collection, URL) of every unit of a built snapshot directory."""
+    conn = sqlite3.connect(f"file:{os.path.join(snapshot_dir, 'passages.sqlite')}?mode=ro",
+                           uri=True)
+    try:
+        return conn.execute("SELECT DISTINCT collection, url FROM passages").fetchall()
+    finally:
+        conn.close()
+
+
+def gold_without_unit(question_set, unit_urls) -> dict:
+    """Count the gold places no unit names: an ingest gap, which no ranking can close.
+
+    Returns the gold places, those without a unit, and the items none of whose gold places
+    has one.
+    """
+    places: dict = {}
+    for item in question_set.questions:
+        if item.collection not in places:
+            places[item.collection] = {question_set.place_of(item, url)
+                                       for collection, url in unit_urls
+                                       if collection == item.collection}
+    missing = [[place for place in item.gold if place not in places[item.collection]]
+               for item in question_set.questions]
+    return {"gold": sum(len(item.gold) for item in question_set.questions),
+            "without_unit": sum(map(len, missing)),
+            "items_without_any": sum(len(lost) == len(item.gold) for lost, item
+                                     in zip(missing, question_set.questions, strict=True))}
+
+
+def report(args, question_set, built, summaries, dead, distinct, uncovered):
     """Print the plain-text table on stdout."""
     kinds = Counter(item.kind for item in question_set.questions)
     print(f"set {args.split}: {len(question_set.questions)} scored items ("
@@ -257,6 +289,8 @@ def report(args, question_set, built, summaries, dead, distinct):
     for label, cell in rows:
         print(f"{label:<30}" + "".join(f"{cell(summaries[name]):>16}" for name in names))
     print(f"dead anchors: {len(dead)} of {distinct} distinct returned URLs")
+    print(f"gold places no unit names: {uncovered['without_unit']} of {uncovered['gold']} "
+          f"(items with none: {uncovered['items_without_any']})")
     for name in names:
         outcomes = ", ".join(f"{k} {v}" for k, v in summaries[name]["outcomes"].items())
         print(f"status/reason {name}: {outcomes}")
@@ -314,6 +348,7 @@ def main(argv=None):
                                               log_dir, args)
                 summaries[name] = dict(summarize(question_set, runs[name]),
                                        allowances=allowances, **meta)
+            uncovered = gold_without_unit(question_set, snapshot_unit_urls(args.snapshot_dir))
         except BaseException:
             # Server logs are only worth keeping when something failed.
             log(f"server logs kept in {log_dir}")
@@ -321,7 +356,7 @@ def main(argv=None):
         shutil.rmtree(log_dir, ignore_errors=True)
 
     dead, distinct = dead_anchors(question_set, runs)
-    report(args, question_set, built, summaries, dead, distinct)
+    report(args, question_set, built, summaries, dead, distinct, uncovered)
     if args.json_out:
         document = {
             "meta": {"split": args.split, "limit": args.limit, "snapshot": args.snapshot_dir,
@@ -331,6 +366,7 @@ def main(argv=None):
             "budgets": summaries,
             "dead_anchors": {"count": len(dead), "distinct_returned_urls": distinct,
                              "urls": dead},
+            "gold_without_unit": uncovered,
             "items": [{"question_id": item.question_id, "question": item.question,
                        "collection": item.collection, "kind": item.kind,
                        **{name: {k: v for k, v in runs[name][i].items() if k != "returned_urls"}

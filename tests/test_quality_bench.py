@@ -2,7 +2,7 @@
 
 import unittest
 
-from bench import quality
+from bench import quality, question_sets
 
 BASE = "https://docs.python.org/3.11/"
 
@@ -77,6 +77,21 @@ class ScoreTest(unittest.TestCase):
         self.assertEqual(quality.score(runs),
                          {"hit_at_1": 2 / 3, "hit_at_10": 2 / 3, "recall_at_10": 3 / 7,
                           "evidence_hit": 2 / 3})
+
+
+class GoldWithoutUnitTest(unittest.TestCase):
+    def test_gold_places_no_unit_names_are_counted_per_place_and_per_item(self):
+        def question(qid, collection, *gold):
+            return question_sets.Question(qid, "q", collection, "1", "object", frozenset(gold))
+
+        # A place is a URL without its query here; each collection has its own units.
+        questions = (question("a", "one", "p#x", "p#y"), question("b", "one", "p#z"),
+                     question("c", "two", "p#x"))
+        question_set = question_sets.QuestionSet(
+            "set", questions, (), lambda item, url: url.split("?")[0])
+        units = [("one", "p#x?1"), ("one", "p#x?2"), ("two", "p#w")]
+        self.assertEqual(quality.gold_without_unit(question_set, units),
+                         {"gold": 4, "without_unit": 3, "items_without_any": 2})
 
 
 if __name__ == "__main__":
