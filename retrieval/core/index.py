@@ -260,6 +260,12 @@ class CollectionIndex:
         self._common_fields = common_fields
         self._model = model
 
+    def _fts_query_and_span(self, search: SearchCall) -> tuple:
+        """Return the search's FTS5 query (None: no term) and its version's row span (None: a
+        version the collection does not hold)."""
+        return (quote_fts_terms(search.query, search.match, self._common, self._common_fields),
+                self._spans.get(search.version))
+
     def rank(self, search: SearchCall, deadline: float | None = None):
         """Return up to search.k (passage, score) pairs of its version, best first.
 
@@ -267,9 +273,7 @@ class CollectionIndex:
         reranker's candidates (the lexical ones, and its dense ones of this version). deadline
         is a time.monotonic() value; a ranking still running then raises DeadlineExceeded.
         """
-        fts_query = quote_fts_terms(search.query, search.match, self._common,
-                                    self._common_fields)
-        span = self._spans.get(search.version)
+        fts_query, span = self._fts_query_and_span(search)
         k = search.k
         if fts_query is None or span is None or k <= 0:
             return []
@@ -316,9 +320,7 @@ class CollectionIndex:
         """Return the ranking model's candidates for a search as (row id, URL, features): what
         the model scores, whatever search.k, and what bench/fit_ranking.py fits it on (with a
         re-ranker, its dense candidates too, nearest search.embedded's vector)."""
-        fts_query = quote_fts_terms(search.query, search.match, self._common,
-                                    self._common_fields)
-        span = self._spans.get(search.version)
+        fts_query, span = self._fts_query_and_span(search)
         if self._model is None or fts_query is None or span is None:
             return []
         return self._model_candidates(search.embedded, fts_query, span, deadline)[1]

@@ -40,8 +40,15 @@ class SearchCall:
         arguments: dict = {"query": self.query, "version": self.version, "k": self.k}
         if self.match != MATCH_ALL:
             arguments["match"] = self.match
+        return arguments | self.query_reading()
+
+    def query_reading(self) -> dict:
+        """Return how the query is read beyond its words, as traced (and as `POST /search`
+        says): `literals` when the question quotes literal values, `semantic_query` when an
+        embedding reads another text; neither at its default."""
+        reading: dict = {}
         if self.literals:
-            arguments["literals"] = True
+            reading["literals"] = True
         if self.semantic_query is not None:
-            arguments["semantic_query"] = self.semantic_query
-        return arguments
+            reading["semantic_query"] = self.semantic_query
+        return reading

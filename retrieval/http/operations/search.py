@@ -118,9 +118,7 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
             raise SearchFailed(failure.reason) from None
     return {"corpus_id": collection.corpus_id, "request": request.normalized(),
             "searched": {"query": search.query, "match": search.match,
-                         **({"literals": True} if search.literals else {}),
-                         **({} if search.semantic_query is None else
-                            {"semantic_query": search.semantic_query})},
+                         **search.query_reading()},
             "search_request_id": found["search_request_id"], "hits": hits,
             "text_bytes": text_bytes}
 
