@@ -758,6 +758,12 @@ class FittedRankingTest(unittest.TestCase):
         for url, expected in (("https://x.org/3.11/whatsnew/3.11.html#improved-modules", True),
                               ("https://x.org/en/changelog.html", True),
                               ("file:///usr/share/doc/x/html/changes/index.html#v1", True),
+                              ("https://x.org/en/3.2/releases/3.2.1.html#bugfixes", True),
+                              ("https://x.org/en/announce/release-7.2.0.html", True),
+                              ("https://x.org/community/3.14-announcement/#django-versions", True),
+                              ("https://x.org/whats_new_3_0.html#features", True),
+                              ("https://x.org/intro/whatsnext.html", False),
+                              ("https://x.org/internals/howto-release-django.html", False),
                               ("https://x.org/3.11/library/shutil.html#shutil.rmtree", False),
                               ("https://x.org/newsletters/howto.html", False),
                               ("https://changelog.example.org/guide.html", False)):

@@ -133,9 +133,11 @@ LITERAL_FEATURES = tuple(LITERALS_PREFIX + name for name in MODEL_FEATURES)
 IN_LINKS_CAP = 32
 _LOG_IN_LINKS_CAP = math.log1p(IN_LINKS_CAP)
 # A page whose path names a changelog or release notes: it mentions every feature once, in
-# passing, so it matches many questions and answers few.
-RELEASE_NOTES = re.compile(r"(?:^|[/_.-])(?:changelog|changes|whatsnew|release[-_]?notes|news)"
-                           r"(?:[/_.-]|$)", re.I)
+# passing, so it matches many questions and answers few. The names are those projects publish
+# them under: Django's releases/3.2.html, pytest's announce/release-7.2.0.html, Django REST
+# framework's community/3.14-announcement/, aiohttp's whats_new_3_0.html.
+RELEASE_NOTES = re.compile(r"(?:^|[/_.-])(?:changelog|changes|whats[-_]?new|release[-_]?notes|"
+                           r"releases|news|announce|announcement)(?:[/_.-]|$)", re.I)
 _MODEL_KEYS = ("candidates", "weights")
 
 
