@@ -47,7 +47,7 @@ else:  # python bench/fit_ranking.py
     import question_sets
 
 sys.path.insert(0, question_sets.REPO_ROOT)
-from retrieval.core.ranking import LITERALS_PREFIX, MODEL_FEATURES, OPTIONAL_FEATURES  # noqa: E402
+from retrieval.core.ranking import DENSE_FEATURE, LITERALS_PREFIX, MODEL_FEATURES  # noqa: E402
 from retrieval.core.service import RetrievalService  # noqa: E402
 from retrieval.core.snapshot import load_snapshot  # noqa: E402
 
@@ -209,7 +209,7 @@ def main(argv=None):
             report(f"{role} {os.path.basename(path)}", loaded[path, snapshot], weights)
     # A lexical fit has no dense candidates: it leaves the feature out (the policy's 0).
     named = MODEL_FEATURES if args.cosine and args.dense else tuple(
-        name for name in MODEL_FEATURES if name not in OPTIONAL_FEATURES)
+        name for name in MODEL_FEATURES if name != DENSE_FEATURE)
     # The columns: MODEL_FEATURES, the cosine with --cosine; then all of them again with
     # --literals, the weights a search with literals adds.
     width = len(MODEL_FEATURES) + args.cosine

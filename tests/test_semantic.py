@@ -22,6 +22,7 @@ from unittest import mock
 from retrieval.cli.main import main as retrieval_main
 from retrieval.core import database
 from retrieval.core.index import IndexClosed, SnapshotIndex, quote_fts_terms
+from retrieval.core.ranking import page_counts, page_of
 from retrieval.core.searches import SearchCall
 from retrieval.core.snapshot import SnapshotError, load_snapshot
 from retrieval.core.snapshot_directory import MANIFEST, verify_snapshot_directory
@@ -543,8 +544,11 @@ class DenseModelCandidatesTest(unittest.TestCase):
         finally:
             conn.close()
         weight = snapshot.semantic.weight + (snapshot.semantic.literals_weight if literals else 0)
-        scored = sorted((score_of(snapshot.ranking.model, facts[rowid]) + weight * negative,
-                         rowid) for negative, rowid in nearest[:self.DENSE])
+        # Every candidate is a dense one: page_candidates counts them.
+        on_page = page_counts(facts[rowid][-1] for _, rowid in nearest[:self.DENSE])
+        scored = sorted((score_of(snapshot.ranking.model, (
+            *facts[rowid], on_page[page_of(facts[rowid][-1])])) + weight * negative, rowid)
+            for negative, rowid in nearest[:self.DENSE])
         return [(facts[rowid][-1], score) for score, rowid in scored]
 
     def test_dense_units_are_scored_by_the_model(self):
@@ -553,7 +557,7 @@ class DenseModelCandidatesTest(unittest.TestCase):
         served = self.search("weighs")
         self.assertEqual(served, self.expected("weighs", lambda model, facts: model.score(
             model.dense_features(facts[0], facts[1], bool(facts[2]), bool(facts[3]),
-                                 facts[4]))))
+                                 facts[4], facts[5]))))
         self.assertEqual(len(served), self.DENSE)
         # The dense weight counts: the scores are not the floor's.
         self.assertNotEqual(served, self.expected("weighs", lambda model, facts: 0.0))
@@ -565,7 +569,8 @@ class DenseModelCandidatesTest(unittest.TestCase):
 
         def score_of(literals):
             return lambda model, facts: model.score(model.dense_features(
-                facts[0], facts[1], bool(facts[2]), bool(facts[3]), facts[4]), literals)
+                facts[0], facts[1], bool(facts[2]), bool(facts[3]), facts[4], facts[5]),
+                literals)
         # The same words: "erase folder", with and without a quoted literal value.
         quoting = self.search("literals", f"{self.QUERY} `tmp`")
         self.assertEqual(quoting, self.expected("literals", score_of(True), literals=True))
@@ -583,7 +588,7 @@ class DenseModelCandidatesTest(unittest.TestCase):
 
         def dense_score(model, facts):
             return model.score(model.dense_features(
-                facts[0], facts[1], bool(facts[2]), bool(facts[3]), facts[4]), True)
+                facts[0], facts[1], bool(facts[2]), bool(facts[3]), facts[4], facts[5]), True)
         served = self.search("embeds", question)
         self.assertEqual(served, self.expected("embeds", dense_score, embedded=sentence))
         self.assertNotEqual(served, self.expected("embeds", dense_score))  # the words' vector

@@ -703,6 +703,28 @@ class FittedRankingTest(unittest.TestCase):
                     SnapshotError, "^policy.ranking.model.*" + message):
                 policy_ranking(policy)
 
+    def test_page_candidates_counts_the_searchs_candidates_on_each_hits_page(self):
+        policy = json.loads(json.dumps(DEFAULT_POLICY))
+        # Only the feature counts: every hit scores -ln(1 + its page's candidates).
+        policy["ranking"]["model"]["weights"] = dict.fromkeys(
+            (name for name in MODEL_FEATURES if name != "dense"), 0) | {"page_candidates": 1}
+        _, out = build_site(self.base, "pages", policy=policy)
+        app = create_app(snapshot_path=out, settings=quiet_settings())
+        self.addCleanup(app.close)
+        reply = call(app, "POST", "/search", json.dumps(
+            {"query": "directory tree", "version": "3.11", "limit": 20}).encode())
+        self.assertEqual(reply.code, 200, reply.body)
+        hits = reply.json()["hits"]
+        pages = [hit["url"].partition("#")[0] for hit in hits]
+        # Fewer hits than the limit: every candidate is shown, so each page's count is exact.
+        self.assertLess(len(hits), 20)
+        self.assertGreater(len(set(pages)), 1)
+        for hit, page in zip(hits, pages, strict=True):
+            self.assertAlmostEqual(hit["score"], -math.log1p(pages.count(page)),
+                                   places=12, msg=hit["url"])
+        # The page most of them share comes first.
+        self.assertEqual(pages.count(pages[0]), max(map(pages.count, pages)))
+
     def test_dense_may_be_left_out_of_the_weights_and_is_then_zero(self):
         model = DEFAULT_POLICY["ranking"]["model"]
         self.assertNotIn("dense", model["weights"])

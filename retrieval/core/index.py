@@ -24,7 +24,7 @@ from typing import Optional
 from . import database
 from .checks import SnapshotError
 from .model import Passage, Snapshot
-from .ranking import FIELDS, RankingModel
+from .ranking import FIELDS, RankingModel, page_counts, page_of
 from .rerank import Reranker as Reranker  # importable from here, where it was declared first
 from .searches import MATCH_ALL, MATCH_ANY, SearchCall
 
@@ -330,26 +330,40 @@ class CollectionIndex:
         """Return (connection, candidates, the vector of `embedded` or None): the fielded
         ranking's best and bm25_all's best, and with a re-ranker and a model that weighs `dense`
         the rows nearest that vector that neither holds (dense candidates: no bm25, in no list).
+        Each candidate's page_candidates counts them all.
         """
         assert self._model is not None
         model, reranker = self._model.model, self._reranker
+        vector, dense_rows = None, []
         if reranker is None or not model.weighs_dense:
-            return (*self._lexical_candidates(fts_query, span, deadline), None)
-        pending = self._owner.dense_beside(reranker, embedded, span)
-        conn, candidates = self._lexical_candidates(fts_query, span, deadline)
-        vector, nearest = pending.result()
-        present = {rowid for rowid, _, _ in candidates}
-        dense = [rowid for rowid in nearest if rowid not in present]
-        if dense:
-            _, rows = self._owner.run_ranked(database.DENSE_FACTS_SQL, (json.dumps(dense),),
-                                             deadline)
-            candidates += [(rowid, url, model.dense_features(kind, in_links, bool(noindex),
-                                                             bool(reference_page), url))
-                           for rowid, kind, in_links, noindex, reference_page, url in rows]
+            conn, lexical = self._lexical_rows(fts_query, span, deadline)
+        else:
+            pending = self._owner.dense_beside(reranker, embedded, span)
+            conn, lexical = self._lexical_rows(fts_query, span, deadline)
+            vector, nearest = pending.result()
+            present = {row[0] for row, _, _ in lexical}
+            dense = [rowid for rowid in nearest if rowid not in present]
+            if dense:
+                _, dense_rows = self._owner.run_ranked(database.DENSE_FACTS_SQL,
+                                                       (json.dumps(dense),), deadline)
+        end = 2 + len(FIELDS)
+        on_page = page_counts([row[-1] for row, _, _ in lexical] +
+                              [row[-1] for row in dense_rows])
+        candidates = []
+        for row, fielded_rank, plain_rank in lexical:
+            kind, in_links, noindex, reference_page, url = row[end:]
+            candidates.append((row[0], url, model.features(
+                row[1], row[2:end], kind, in_links, bool(noindex), bool(reference_page), url,
+                fielded_rank, plain_rank, on_page[page_of(url)])))
+        candidates += [(rowid, url, model.dense_features(kind, in_links, bool(noindex),
+                                                         bool(reference_page), url,
+                                                         on_page[page_of(url)]))
+                       for rowid, kind, in_links, noindex, reference_page, url in dense_rows]
         return conn, candidates, vector
 
-    def _lexical_candidates(self, fts_query: str, span: tuple, deadline: float | None):
-        """Return (connection, candidates): the fielded ranking's best and bm25_all's best."""
+    def _lexical_rows(self, fts_query: str, span: tuple, deadline: float | None):
+        """Return (connection, [(features row, fielded rank, plain rank)]): the fielded
+        ranking's best and bm25_all's best, a rank -1 where the unit is not in that list."""
         assert self._model is not None
         queries, run = self._model, self._owner.run_ranked
         model = queries.model
@@ -364,15 +378,8 @@ class CollectionIndex:
             ranks[rowid] = len(ranks)
         ids = sorted(fielded_rank.keys() | plain_rank.keys())
         conn, rows = run(queries.features_sql, (*bounds, json.dumps(ids)), deadline)
-        end = 2 + len(FIELDS)
-        candidates = []
-        for row in rows:
-            rowid = row[0]
-            kind, in_links, noindex, reference_page, url = row[end:]
-            candidates.append((rowid, url, model.features(
-                row[1], row[2:end], kind, in_links, bool(noindex), bool(reference_page), url,
-                fielded_rank.get(rowid, -1), plain_rank.get(rowid, -1))))
-        return conn, candidates
+        return conn, [(row, fielded_rank.get(row[0], -1), plain_rank.get(row[0], -1))
+                      for row in rows]
 
     def passage(self, passage_id: str) -> Passage | None:
         """Return the passage with this id if it belongs to this collection, else None."""

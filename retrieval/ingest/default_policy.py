@@ -16,22 +16,24 @@ would you your yours yourself yourselves
 
 # bench/fit_ranking.py --literals's output (docs/corpora.md, "The ranking model"): each feature's
 # weight, then (literals_*) what a search whose question quotes literal values adds to it.
+# Refitted with page_candidates (docs/corpora.md, "Candidates that share a page").
 MODEL_WEIGHTS = {
-    "bm25_names": -0.07711, "bm25_name": 0.04428, "bm25_signature": 0.1226,
-    "bm25_summary": 0.04363, "bm25_body": -0.1601, "bm25_code": -0.06652, "bm25_context": 0.03139,
-    "bm25_all": -0.1746, "in_links": 0.2938, "kind_function": -0.09055, "kind_method": -0.4699,
-    "kind_class": -0.3915, "kind_exception": -2.471, "kind_attribute": -1.613, "kind_data": -1.675,
-    "non_reference_page": 0.6206, "noindex": -0.8777, "release_notes": -2.461,
-    "fielded_rank": -0.3167, "plain_rank": -0.3762, "literals_bm25_names": -0.07922,
-    "literals_bm25_name": -0.07273, "literals_bm25_signature": -0.109,
-    "literals_bm25_summary": -0.03848, "literals_bm25_body": 0.04116,
-    "literals_bm25_code": 0.02029, "literals_bm25_context": -0.03176, "literals_bm25_all": 0.0843,
-    "literals_in_links": 0.4993, "literals_kind_function": 0.6744, "literals_kind_method": 0.9999,
-    "literals_kind_class": 0.1412, "literals_kind_exception": 2.372,
-    "literals_kind_attribute": -0.6472, "literals_kind_data": -0.686,
-    "literals_non_reference_page": -0.4733, "literals_noindex": -0.5602,
-    "literals_release_notes": -0.08557, "literals_fielded_rank": -0.232,
-    "literals_plain_rank": 0.3252,
+    "bm25_names": -0.03105, "bm25_name": -0.01568, "bm25_signature": 0.1122,
+    "bm25_summary": 0.03365, "bm25_body": -0.1578, "bm25_code": -0.0528, "bm25_context": 0.08723,
+    "bm25_all": -0.1827, "in_links": 0.2294, "kind_function": -0.00451, "kind_method": -0.5208,
+    "kind_class": -0.2896, "kind_exception": -2.245, "kind_attribute": -1.876,
+    "kind_data": -1.631, "non_reference_page": 1.191, "noindex": -1.09, "release_notes": -2.723,
+    "fielded_rank": -0.2715, "plain_rank": -0.3914, "page_candidates": 0.5079,
+    "literals_bm25_names": -0.05482, "literals_bm25_name": -0.09382,
+    "literals_bm25_signature": -0.1252, "literals_bm25_summary": -0.02885,
+    "literals_bm25_body": 0.04176, "literals_bm25_code": 0.01832,
+    "literals_bm25_context": -0.008762, "literals_bm25_all": 0.0787, "literals_in_links": 0.4531,
+    "literals_kind_function": 0.6573, "literals_kind_method": 1.102,
+    "literals_kind_class": 0.1703, "literals_kind_exception": 3.247,
+    "literals_kind_attribute": -0.7018, "literals_kind_data": -0.5595,
+    "literals_non_reference_page": -0.3205, "literals_noindex": -0.7311,
+    "literals_release_notes": -0.05476, "literals_fielded_rank": -0.156,
+    "literals_plain_rank": 0.3286, "literals_page_candidates": 0.4885,
 }
 DEFAULT_POLICY: dict[str, Any] = {
     "rules": [],

@@ -52,28 +52,30 @@ WEIGHT = 30
 # hit@2 32.9 -> 42.5 %; libraries dev 79.3 -> 77.3 %, in the fit's replay). Its searches embed
 # the question's sentence, not the query's words (semantic_embeds; refitted at L2 0.03 chosen on
 # dev: libraries dev hit@10 77.3 -> 80.0 %, natural stdlib proxy 67.5 -> 72.5 %, CoNaLa dev 64.4
-# -> 64.4 %; docs/corpora.md). The builder takes them in place of the lexical fit
-# (ingest/builder.py semantic_policy).
+# -> 64.4 %; docs/corpora.md), and with page_candidates (CoNaLa dev R@10 45.9 -> 48.5 %, served).
+# The builder takes them in place of the lexical fit (ingest/builder.py semantic_policy).
 RANKING_FIT = {
     "model": {"candidates": 100, "weights": {
-        "bm25_names": -0.001334, "bm25_name": 0.01147, "bm25_signature": 0.119,
-        "bm25_summary": 0.1595, "bm25_body": -0.1071, "bm25_code": -0.01352,
-        "bm25_context": 0.1528, "bm25_all": -0.1871, "in_links": 0.2743, "kind_function": -0.1013,
-        "kind_method": -0.6026, "kind_class": 0.1648, "kind_exception": -3.763,
-        "kind_attribute": -1.957, "kind_data": -2.066, "non_reference_page": 0.2971,
-        "noindex": -1.841, "release_notes": -3.175, "fielded_rank": -0.1431, "plain_rank": -0.3509,
-        "dense": 1.431, "literals_bm25_names": -0.05218, "literals_bm25_name": -0.03575,
-        "literals_bm25_signature": -0.1546, "literals_bm25_summary": -0.04271,
-        "literals_bm25_body": 0.04928, "literals_bm25_code": 0.05526,
-        "literals_bm25_context": -0.001423, "literals_bm25_all": 0.09207,
-        "literals_in_links": 0.6331, "literals_kind_function": 1.77, "literals_kind_method": 1.726,
-        "literals_kind_class": 0.3467, "literals_kind_exception": 4.028,
-        "literals_kind_attribute": -0.9163, "literals_kind_data": -0.5706,
-        "literals_non_reference_page": -0.8612, "literals_noindex": -1.206,
-        "literals_release_notes": -0.07517, "literals_fielded_rank": -0.02668,
-        "literals_plain_rank": 0.3662, "literals_dense": -0.8321}},
-    "semantic_weight": 9.446,
-    "semantic_literals_weight": 3.039,
+        "bm25_names": 0.02324, "bm25_name": -0.01608, "bm25_signature": 0.112,
+        "bm25_summary": 0.1486, "bm25_body": -0.1067, "bm25_code": -0.004901,
+        "bm25_context": 0.1966, "bm25_all": -0.1947, "in_links": 0.2207,
+        "kind_function": -0.05756, "kind_method": -0.6924, "kind_class": 0.1469,
+        "kind_exception": -3.714, "kind_attribute": -2.168, "kind_data": -2.288,
+        "non_reference_page": 0.7532, "noindex": -2.064, "release_notes": -3.665,
+        "fielded_rank": -0.1425, "plain_rank": -0.3506, "dense": 1.447, "page_candidates": 0.3431,
+        "literals_bm25_names": -0.05277, "literals_bm25_name": -0.0559,
+        "literals_bm25_signature": -0.1709, "literals_bm25_summary": -0.04096,
+        "literals_bm25_body": 0.03723, "literals_bm25_code": 0.04091,
+        "literals_bm25_context": -0.006551, "literals_bm25_all": 0.0892,
+        "literals_in_links": 0.6165, "literals_kind_function": 1.829,
+        "literals_kind_method": 1.799, "literals_kind_class": 0.4398,
+        "literals_kind_exception": 4.693, "literals_kind_attribute": -0.8523,
+        "literals_kind_data": -0.5029, "literals_non_reference_page": -0.5421,
+        "literals_noindex": -1.495, "literals_release_notes": -0.03925,
+        "literals_fielded_rank": 0.04843, "literals_plain_rank": 0.381, "literals_dense": -0.7639,
+        "literals_page_candidates": 0.4133}},
+    "semantic_weight": 9.191,
+    "semantic_literals_weight": 2.404,
     "semantic_embeds": "question",
 }
 LAYERS, HEADS, WIDTH = 6, 12, 384
