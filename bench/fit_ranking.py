@@ -25,6 +25,7 @@ and with --cosine the re-rank's `semantic_literals_weight` (the policy's literal
 
     python bench/fit_ranking.py --literals --train ../shared/eval/conala/train.json=PY311_DIR \
         --train bench/data/libraries-train/questions.json=TRAIN_LIBS_DIR:2 \
+        --train bench/data/stdlib-natural-train/questions.json=NATURAL_DIR:0.25 \
         --dev ../shared/eval/libraries/dev.json=DEV_LIBS_DIR \
         --dev ../shared/eval/conala/dev.json=PY311_DIR
 

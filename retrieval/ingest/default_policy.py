@@ -18,22 +18,22 @@ would you your yours yourself yourselves
 # weight, then (literals_*) what a search whose question quotes literal values adds to it.
 # Refitted with page_candidates (docs/corpora.md, "Candidates that share a page").
 MODEL_WEIGHTS = {
-    "bm25_names": -0.03105, "bm25_name": -0.01568, "bm25_signature": 0.1122,
-    "bm25_summary": 0.03365, "bm25_body": -0.1578, "bm25_code": -0.0528, "bm25_context": 0.08723,
-    "bm25_all": -0.1827, "in_links": 0.2294, "kind_function": -0.00451, "kind_method": -0.5208,
-    "kind_class": -0.2896, "kind_exception": -2.245, "kind_attribute": -1.876,
-    "kind_data": -1.631, "non_reference_page": 1.191, "noindex": -1.09, "release_notes": -2.723,
-    "fielded_rank": -0.2715, "plain_rank": -0.3914, "page_candidates": 0.5079,
-    "literals_bm25_names": -0.05482, "literals_bm25_name": -0.09382,
-    "literals_bm25_signature": -0.1252, "literals_bm25_summary": -0.02885,
-    "literals_bm25_body": 0.04176, "literals_bm25_code": 0.01832,
-    "literals_bm25_context": -0.008762, "literals_bm25_all": 0.0787, "literals_in_links": 0.4531,
-    "literals_kind_function": 0.6573, "literals_kind_method": 1.102,
-    "literals_kind_class": 0.1703, "literals_kind_exception": 3.247,
-    "literals_kind_attribute": -0.7018, "literals_kind_data": -0.5595,
-    "literals_non_reference_page": -0.3205, "literals_noindex": -0.7311,
-    "literals_release_notes": -0.05476, "literals_fielded_rank": -0.156,
-    "literals_plain_rank": 0.3286, "literals_page_candidates": 0.4885,
+    "bm25_names": -0.07753, "bm25_name": 0.03517, "bm25_signature": 0.05126,
+    "bm25_summary": 0.02186, "bm25_body": -0.1142, "bm25_code": -0.04206, "bm25_context": 0.05009,
+    "bm25_all": -0.1512, "in_links": 0.2235, "kind_function": 0.4017, "kind_method": -0.3886,
+    "kind_class": -0.05892, "kind_exception": -2.394, "kind_attribute": -1.693,
+    "kind_data": -1.994, "non_reference_page": 1.081, "noindex": -1.175, "release_notes": -2.769,
+    "fielded_rank": -0.2188, "plain_rank": -0.5018, "page_candidates": 0.4308,
+    "literals_bm25_names": -0.01795, "literals_bm25_name": -0.1318,
+    "literals_bm25_signature": -0.06429, "literals_bm25_summary": -0.0222,
+    "literals_bm25_body": 0.008652, "literals_bm25_code": 0.007693,
+    "literals_bm25_context": 0.02215, "literals_bm25_all": 0.06056, "literals_in_links": 0.4788,
+    "literals_kind_function": 0.4516, "literals_kind_method": 1.125,
+    "literals_kind_class": 0.1126, "literals_kind_exception": 3.497,
+    "literals_kind_attribute": -0.7559, "literals_kind_data": -0.4272,
+    "literals_non_reference_page": -0.2022, "literals_noindex": -0.7571,
+    "literals_release_notes": -0.04938, "literals_fielded_rank": -0.1775,
+    "literals_plain_rank": 0.3436, "literals_page_candidates": 0.5355,
 }
 DEFAULT_POLICY: dict[str, Any] = {
     "rules": [],
@@ -79,7 +79,8 @@ DEFAULT_POLICY: dict[str, Any] = {
         "common_terms": {"share": 0.15, "fields": ["names", "name", "signature", "summary"]},
         # The fielded score above alone buries guides: its priors were tuned on CoNaLa, whose
         # answers are all API objects. The model re-sorts the best 100 of it and of plain bm25
-        # by weights fitted on CoNaLa train and bench/data/libraries-train (half guides), by
+        # by weights fitted on CoNaLa train, bench/data/libraries-train (half guides) and
+        # bench/data/stdlib-natural-train (questions that describe a need), by
         # bench/fit_ranking.py; docs/corpora.md has the command and the dev figures.
         "model": {"candidates": 100, "weights": MODEL_WEIGHTS},
     },

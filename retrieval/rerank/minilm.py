@@ -43,39 +43,41 @@ RECIPE = "names+heading+first-sentence/all-MiniLM-L6-v2/mean-pool/l2/float16"
 # fielded ranking's scores (`build --ranking fielded`).
 WEIGHT = 30
 # Over the default policy's ranking model, the model's weights and the re-rank's are fitted
-# together, the cosine as one more feature and the units nearest the query as candidates of
-# their own (`dense`: no bm25, in no list; `bench/fit_ranking.py --cosine`, on CoNaLa train and
-# bench/data/libraries-train at 2x, as the lexical fit): the lexical weights alone put the model's
-# scores on a scale where 30 x cosine swamps them (libraries dev hit@10 76.7 -> 79.3 %, CoNaLa
-# dev 56.8 -> 61.6 %; docs/corpora.md). Fitted with --literals too: a question that quotes a
-# literal value weighs each feature and the cosine once more (CoNaLa dev hit@10 61.6 -> 64.4 %,
-# hit@2 32.9 -> 42.5 %; libraries dev 79.3 -> 77.3 %, in the fit's replay). Its searches embed
-# the question's sentence, not the query's words (semantic_embeds; refitted at L2 0.03 chosen on
-# dev: libraries dev hit@10 77.3 -> 80.0 %, natural stdlib proxy 67.5 -> 72.5 %, CoNaLa dev 64.4
-# -> 64.4 %; docs/corpora.md), and with page_candidates (CoNaLa dev R@10 45.9 -> 48.5 %, served).
-# The builder takes them in place of the lexical fit (ingest/builder.py semantic_policy).
+# together, the cosine as one more feature and the units nearest the query as candidates of their
+# own (`dense`: no bm25, in no list; `bench/fit_ranking.py --cosine`, on CoNaLa train,
+# bench/data/libraries-train at 2x and bench/data/stdlib-natural-train at 0.25x, as the lexical
+# fit): the lexical weights alone put the model's scores on a scale where 30 x cosine swamps them
+# (libraries dev hit@10 76.7 -> 79.3 %, CoNaLa dev 56.8 -> 61.6 %; docs/corpora.md). Fitted with
+# --literals too: a question that quotes a literal value weighs each feature and the cosine once
+# more (CoNaLa dev hit@10 61.6 -> 64.4 %, hit@2 32.9 -> 42.5 %; libraries dev 79.3 -> 77.3 %, in
+# the fit's replay). Its searches embed the question's sentence, not the query's words
+# (semantic_embeds; refitted at L2 0.03 chosen on dev: libraries dev hit@10 77.3 -> 80.0 %, natural
+# stdlib proxy 67.5 -> 72.5 %, CoNaLa dev 64.4 -> 64.4 %; docs/corpora.md), with page_candidates
+# (CoNaLa dev R@10 45.9 -> 48.5 %, served) and with the natural training questions (natural stdlib
+# proxy hit@10 75.0 -> 85.0 %, served). The builder takes them in place of the lexical fit
+# (ingest/builder.py semantic_policy).
 RANKING_FIT = {
     "model": {"candidates": 100, "weights": {
-        "bm25_names": 0.02324, "bm25_name": -0.01608, "bm25_signature": 0.112,
-        "bm25_summary": 0.1486, "bm25_body": -0.1067, "bm25_code": -0.004901,
-        "bm25_context": 0.1966, "bm25_all": -0.1947, "in_links": 0.2207,
-        "kind_function": -0.05756, "kind_method": -0.6924, "kind_class": 0.1469,
-        "kind_exception": -3.714, "kind_attribute": -2.168, "kind_data": -2.288,
-        "non_reference_page": 0.7532, "noindex": -2.064, "release_notes": -3.665,
-        "fielded_rank": -0.1425, "plain_rank": -0.3506, "dense": 1.447, "page_candidates": 0.3431,
-        "literals_bm25_names": -0.05277, "literals_bm25_name": -0.0559,
-        "literals_bm25_signature": -0.1709, "literals_bm25_summary": -0.04096,
-        "literals_bm25_body": 0.03723, "literals_bm25_code": 0.04091,
-        "literals_bm25_context": -0.006551, "literals_bm25_all": 0.0892,
-        "literals_in_links": 0.6165, "literals_kind_function": 1.829,
-        "literals_kind_method": 1.799, "literals_kind_class": 0.4398,
-        "literals_kind_exception": 4.693, "literals_kind_attribute": -0.8523,
-        "literals_kind_data": -0.5029, "literals_non_reference_page": -0.5421,
-        "literals_noindex": -1.495, "literals_release_notes": -0.03925,
-        "literals_fielded_rank": 0.04843, "literals_plain_rank": 0.381, "literals_dense": -0.7639,
-        "literals_page_candidates": 0.4133}},
-    "semantic_weight": 9.191,
-    "semantic_literals_weight": 2.404,
+        "bm25_names": -0.04004, "bm25_name": 0.05232, "bm25_signature": 0.04701,
+        "bm25_summary": 0.1223, "bm25_body": -0.06133, "bm25_code": -0.004154,
+        "bm25_context": 0.1301, "bm25_all": -0.1547, "in_links": 0.2394, "kind_function": 0.5236,
+        "kind_method": -0.3812, "kind_class": 0.4942, "kind_exception": -3.986,
+        "kind_attribute": -1.892, "kind_data": -2.739, "non_reference_page": 0.6376,
+        "noindex": -2.22, "release_notes": -3.632, "fielded_rank": -0.05102,
+        "plain_rank": -0.4678, "dense": 1.202, "page_candidates": 0.2542,
+        "literals_bm25_names": 0.002408, "literals_bm25_name": -0.1144,
+        "literals_bm25_signature": -0.1049, "literals_bm25_summary": -0.0209,
+        "literals_bm25_body": -0.005361, "literals_bm25_code": 0.03786,
+        "literals_bm25_context": 0.05768, "literals_bm25_all": 0.06338,
+        "literals_in_links": 0.6257, "literals_kind_function": 1.475,
+        "literals_kind_method": 1.684, "literals_kind_class": 0.2906,
+        "literals_kind_exception": 5.103, "literals_kind_attribute": -0.945,
+        "literals_kind_data": -0.3494, "literals_non_reference_page": -0.3555,
+        "literals_noindex": -1.533, "literals_release_notes": -0.03974,
+        "literals_fielded_rank": -0.01306, "literals_plain_rank": 0.428,
+        "literals_dense": -0.5884, "literals_page_candidates": 0.4824}},
+    "semantic_weight": 9.776,
+    "semantic_literals_weight": 1.953,
     "semantic_embeds": "question",
 }
 LAYERS, HEADS, WIDTH = 6, 12, 384
