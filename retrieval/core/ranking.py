@@ -162,7 +162,7 @@ def page_counts(urls) -> dict:
 
 def is_release_notes(url: str) -> bool:
     """Tell whether a unit's URL is on a changelog or release-notes page."""
-    page = url.split("#", 1)[0].split("?", 1)[0]
+    page = page_of(url).split("?", 1)[0]
     return RELEASE_NOTES.search(page.split("://", 1)[-1].split("/", 1)[-1]) is not None
 
 
