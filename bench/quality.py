@@ -301,8 +301,8 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--split", required=True,
                    help="a question set: ../shared/eval/conala/dev.json, "
-                        "../shared/eval/libraries/dev.json, bench/data/libraries-train/"
-                        "questions.json")
+                        "../shared/eval/libraries/dev.json, bench/data/<set>/questions.json "
+                        "(libraries-train, libraries-heldout, stdlib-natural, ...)")
     p.add_argument("--snapshot", dest="snapshot_dir",
                    help="a built snapshot directory (default: build one into a temp dir)")
     p.add_argument("--out", help="build the snapshot here and keep it")
