@@ -31,7 +31,14 @@ from retrieval.ingest.builder import (
 from retrieval.ingest.rendered import dead_urls
 from retrieval.wsgi import create_app
 from tests.schema import errors as schema_errors
-from tests.support import call, class_temporary_directory, post_json, quiet_settings, tampered_copy
+from tests.support import (
+    call,
+    class_temporary_directory,
+    post_json,
+    quiet_settings,
+    tampered_copy,
+    temporary_directory,
+)
 
 BASE = "https://docs.example.org/3.11/"
 
@@ -556,6 +563,36 @@ Compiled templates are kept in memory between renders.
 """
 CACHING_HTML = page(section("caching", 1, "Caching",
                             "<p>Compiled templates are kept in memory between renders.</p>"))
+
+
+class ShortenedRoleTitleTest(unittest.TestCase):
+    """A source title with a `~` role is anchored at the section Sphinx rendered for it."""
+
+    def test_a_title_with_a_shortened_role_target_gets_its_sections_id(self):
+        # Sphinx shows :meth:`~a.b.find_one` as find_one(): the title is matched by that.
+        source = ("Tutorial\n========\n\nIntro.\n\n"
+                  "Getting a Document With :meth:`~pymongo.collection.Collection.find_one`\n"
+                  "-----------------------------------------------------------------------\n\n"
+                  "The most basic query returns a single document.\n")
+        rendered = page(section("tutorial", 1, "Tutorial", "<p>Intro.</p>" + section(
+            "getting-a-document-with-find-one", 2,
+            "Getting a Document With " + link("api.html#pymongo.Collection.find_one",
+                                              "find_one()"),
+            "<p>The most basic query returns a single document.</p>")))
+        base = temporary_directory(self)
+        site = os.path.join(base, "html")
+        write_site(site, {"tutorial.html": rendered}, {"tutorial.rst.txt": source}, [])
+        out = os.path.join(base, "snapshot")
+        build_snapshot([SourceTree("3.11", site, BASE)], out, progress=Progress(io.StringIO()))
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            urls = {text.splitlines()[0]: url for url, text in conn.execute(
+                "SELECT url, text FROM passages")}
+        finally:
+            conn.close()
+        self.assertEqual(urls["Getting a Document With :meth:`~pymongo.collection.Collection."
+                              "find_one`"], BASE + "tutorial.html#getting-a-document-with-find-one")
+        self.assertEqual(urls["Tutorial"], BASE + "tutorial.html#tutorial")
 
 
 class GeneratedObjectsTest(unittest.TestCase):

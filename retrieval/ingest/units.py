@@ -50,8 +50,14 @@ def plain_text(rst: str) -> str:
     return text.replace("`~", "`").replace("`!", "`")
 
 
+# A role's `~dotted.name` target: Sphinx shows its last component only (`find_one()` for
+# :meth:`~pymongo.collection.Collection.find_one`), so a title is matched by that.
+_SHORTENED_TARGET = re.compile(r"`~(?:\w+\.)*(\w+)")
+
+
 def _folded(title: str) -> str:
-    return _NOT_WORD.sub("", plain_text(title).casefold())
+    """Return a source title as it is compared with the rendered titles: its words only."""
+    return _NOT_WORD.sub("", plain_text(_SHORTENED_TARGET.sub(r"`\1", title)).casefold())
 
 
 @dataclass(frozen=True)
