@@ -565,20 +565,13 @@ CACHING_HTML = page(section("caching", 1, "Caching",
                             "<p>Compiled templates are kept in memory between renders.</p>"))
 
 
-class ShortenedRoleTitleTest(unittest.TestCase):
-    """A source title with a `~` role is anchored at the section Sphinx rendered for it."""
+class SourceTitleMatchingTest(unittest.TestCase):
+    """A source title is anchored at the section Sphinx rendered for it, whatever Sphinx
+    showed in place of its markup."""
 
-    def test_a_title_with_a_shortened_role_target_gets_its_sections_id(self):
-        # Sphinx shows :meth:`~a.b.find_one` as find_one(): the title is matched by that.
-        source = ("Tutorial\n========\n\nIntro.\n\n"
-                  "Getting a Document With :meth:`~pymongo.collection.Collection.find_one`\n"
-                  "-----------------------------------------------------------------------\n\n"
-                  "The most basic query returns a single document.\n")
-        rendered = page(section("tutorial", 1, "Tutorial", "<p>Intro.</p>" + section(
-            "getting-a-document-with-find-one", 2,
-            "Getting a Document With " + link("api.html#pymongo.Collection.find_one",
-                                              "find_one()"),
-            "<p>The most basic query returns a single document.</p>")))
+    def urls(self, source, rendered) -> dict:
+        """Build one page from its source and rendered HTML; return each unit's URL by the
+        first line of its text."""
         base = temporary_directory(self)
         site = os.path.join(base, "html")
         write_site(site, {"tutorial.html": rendered}, {"tutorial.rst.txt": source}, [])
@@ -586,13 +579,39 @@ class ShortenedRoleTitleTest(unittest.TestCase):
         build_snapshot([SourceTree("3.11", site, BASE)], out, progress=Progress(io.StringIO()))
         conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
         try:
-            urls = {text.splitlines()[0]: url for url, text in conn.execute(
+            return {text.splitlines()[0]: url[len(BASE):] for url, text in conn.execute(
                 "SELECT url, text FROM passages")}
         finally:
             conn.close()
-        self.assertEqual(urls["Getting a Document With :meth:`~pymongo.collection.Collection."
-                              "find_one`"], BASE + "tutorial.html#getting-a-document-with-find-one")
-        self.assertEqual(urls["Tutorial"], BASE + "tutorial.html#tutorial")
+
+    def test_a_title_with_a_shortened_role_target_gets_its_sections_id(self):
+        # Sphinx shows :meth:`~a.b.find_one` as find_one(): the title is matched by that.
+        title = "Getting a Document With :meth:`~pymongo.collection.Collection.find_one`"
+        urls = self.urls(
+            f"Tutorial\n========\n\nIntro.\n\n{title}\n{'-' * len(title)}\n\n"
+            "The most basic query returns a single document.\n",
+            page(section("tutorial", 1, "Tutorial", "<p>Intro.</p>" + section(
+                "getting-a-document-with-find-one", 2,
+                "Getting a Document With " + link("api.html#pymongo.Collection.find_one",
+                                                  "find_one()"),
+                "<p>The most basic query returns a single document.</p>"))))
+        self.assertEqual(urls[title], "tutorial.html#getting-a-document-with-find-one")
+        self.assertEqual(urls["Tutorial"], "tutorial.html#tutorial")
+
+    def test_a_numbered_sections_number_is_not_its_title(self):
+        # A `:numbered:` toctree prefixes each rendered heading with its number ("3.1. "); a
+        # module's section is anchored by the module's id, which no title's words give.
+        number = '<span class="section-number">{}</span>'
+        title = ":mod:`shelve` --- Object persistence"
+        urls = self.urls(
+            f"API Reference\n=============\n\nIntro.\n\n{title}\n{'-' * len(title)}\n\n"
+            "A shelf is a persistent dictionary.\n",
+            page(section("api-reference", 1, number.format("3. ") + "API Reference",
+                         "<p>Intro.</p>" + section(
+                             "module-shelve", 2, number.format("3.1. ") + "shelve — Object "
+                             "persistence", "<p>A shelf is a persistent dictionary.</p>"))))
+        self.assertEqual(urls[title], "tutorial.html#module-shelve")
+        self.assertEqual(urls["API Reference"], "tutorial.html#api-reference")
 
 
 class GeneratedObjectsTest(unittest.TestCase):

@@ -247,6 +247,9 @@ class _PageParser:
         self._open_sections: list = []
         self._heading = None  # the section whose heading text is being read
         self._headerlink_depth = 0
+        # The span depth of a heading's section number ("9.1. ", a `:numbered:` toctree's), 0
+        # outside one: not the title's words, which the source's title is matched by.
+        self._number_depth = 0
         # RenderedObject for a Python object's <dl>, else None
         self._dl_stack: list[RenderedObject | None] = []
         self._signature = None  # [id, name] of the <dt> being read
@@ -316,6 +319,8 @@ class _PageParser:
             self._span_depth += 1
             if self._signature is not None and "sig-name" in classes and not self._name_depth:
                 self._name_depth = self._span_depth
+            if self._heading is not None and "section-number" in classes:
+                self._number_depth = self._span_depth
 
     def handle_endtag(self, tag):
         if self._main is not None and tag == self._main[0]:
@@ -343,10 +348,12 @@ class _PageParser:
         elif tag == "span":
             if self._name_depth == self._span_depth:
                 self._name_depth = 0
+            if self._number_depth == self._span_depth:
+                self._number_depth = 0
             self._span_depth -= 1
 
     def handle_data(self, data):
-        if self._heading is not None and not self._headerlink_depth:
+        if self._heading is not None and not self._headerlink_depth and not self._number_depth:
             self._heading.title += data
         if self._name_depth and self._signature is not None:
             self._signature[1] += data
