@@ -20,7 +20,7 @@ from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build
 from retrieval.ingest.rendered import dead_urls
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings, tampered_copy
-from tests.test_sphinx_build import obj, section
+from tests.test_sphinx_build import obj, ranking_facts, section
 
 BASE = "https://docs.example.org/pkg/1.2/"
 NOISE = ("SIDEBAR-NOISE", "FOOTER-NOISE", "SCRIPT-NOISE", "SEARCH-NOISE", "PAGER-NOISE", "¶")
@@ -262,6 +262,95 @@ class UndescribedObjectTest(BuiltSiteTest):
             # An empty object that another object follows has no description to take.
             "queries.html#QuerySet.none": "QuerySet.none()",
             "queries.html#nothing": "Nothing\n\nBoth return a QuerySet."})
+
+
+def glossary(entries, classes="glossary"):
+    """A glossary as Sphinx renders it: entries are ([(term id, term)], description HTML)."""
+    return f'<dl class="{classes}">\n' + "".join(
+        "".join(f'<dt id="{term_id}">{term}<a class="headerlink" href="#{term_id}" '
+                f'title="Permalink to this term">¶</a></dt>' for term_id, term in terms)
+        + f"<dd>{description}</dd>\n" for terms, description in entries) + "</dl>\n"
+
+
+GLOSSARY_SOURCE = """\
+Glossary
+========
+
+.. glossary::
+
+   hashable
+      An object is hashable if its hash value never changes.
+
+   iterable
+   iterables
+      An object able to return its members one at a time.
+
+      Example
+         A list.
+"""
+GLOSSARY_HTML = (
+    '<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
+    + section("glossary", 1, "Glossary", glossary([
+        ([("term-hashable", "hashable")],
+         "<p>An object is hashable if its hash value never changes.</p>"),
+        ([("term-iterable", "iterable"), ("term-iterables", "iterables")],
+         "<p>An object able to return its members one at a time.</p>\n"
+         '<dl class="simple"><dt>Example</dt><dd><p>A list.</p></dd></dl>')]))
+    + "</div></body></html>\n")
+# Older Sphinx (Django's docs) writes `glossary docutils`; a page read from its HTML.
+TERMS_HTML = (
+    '<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
+    + section("terms", 1, "Terms", "<p>Words used here.</p>\n" + glossary([
+        ([("term-widget", "widget")], "<p>A thing on the screen.</p>")], "glossary docutils")
+        + "<p>See also the guide.</p>\n")
+    + "</div></body></html>\n")
+LOOPING_HTML = ('<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
+                + section("looping", 1, "Looping", "<p>Loop over any "
+                          '<a class="reference internal" href="glossary.html#term-iterables">'
+                          "iterable</a> with a for statement.</p>")
+                + "</div></body></html>\n")
+
+
+class GlossaryTest(BuiltSiteTest):
+    """Glossary entries, each a unit of its own at its term's id: from a reST page's rendered
+    twin (the source's glossary directive has no ids) and from a page read from its HTML."""
+
+    FILES = {"index.html": GUIDE_HTML, "glossary.html": GLOSSARY_HTML,
+             "_sources/glossary.rst.txt": GLOSSARY_SOURCE, "terms.html": TERMS_HTML,
+             "_sources/terms.md.txt": "# Terms\n", "looping.html": LOOPING_HTML,
+             "_sources/looping.rst.txt": "Looping\n=======\n\nLoop over any iterable.\n"}
+
+    def test_each_entry_is_a_section_at_its_terms_id(self):
+        passages = self.passages()
+        source_id, _, start, end, text, title, kind = passages[BASE + "glossary.html#term-hashable"]
+        self.assertEqual((source_id, title, kind), ("glossary.html", "hashable", "section"))
+        self.assertEqual(text, "hashable\n\nAn object is hashable if its hash value never changes.")
+        self.assertEqual((start, end), (line_of(GLOSSARY_HTML, 'id="term-hashable"'),
+                                        line_of(GLOSSARY_HTML, "never changes.")))
+        self.assert_texts({
+            # A term and its synonym are one entry, at the first term's id.
+            "glossary.html#term-iterable": "iterable\n\niterables\n\n"
+                                           "An object able to return its members one at a time."
+                                           "\n\nExample\n\nA list.",
+            "terms.html#term-widget": "widget\n\nA thing on the screen.",
+            # The page's own text around the glossary stays its section's.
+            "terms.html#terms": "Terms\n\nWords used here.\n\nSee also the guide."})
+        self.assertNotIn(BASE + "glossary.html#term-iterables", passages)
+        # The reST page's section is still quoted from its source.
+        self.assertEqual(passages[BASE + "glossary.html#glossary"][0],
+                         "_sources/glossary.rst.txt")
+        self.assertEqual(dead_urls(self.out, self.site), [])
+
+    def test_a_link_to_a_synonym_counts_for_its_entry(self):
+        self.assertEqual(ranking_facts(self.out, "iterable").in_links, 1)
+
+    def test_a_question_about_a_term_finds_its_entry(self):
+        app = create_app(snapshot_path=self.out, settings=quiet_settings())
+        self.addCleanup(app.close)
+        reply = post_json(app, {"question": "What does hashable mean?", "version": self.VERSION})
+        self.assertEqual(reply.code, 200, reply.body)
+        results = reply.json()["trace"][0]["result"]["results"]
+        self.assertEqual(results[0]["url"], BASE + "glossary.html#term-hashable")
 
 
 MKDOCS_HEAD = ('<!DOCTYPE html>\n<html><head><meta name="generator" content="mkdocs-1.5.3, '

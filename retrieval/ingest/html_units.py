@@ -5,7 +5,9 @@ page is a list of `.. autofunction::` lines, and the words a reader needs are on
 page. This reads them from there, with the same units as `units.py`: one per documented object
 (`<dl class="py KIND">`: its signatures and its own description, nested objects apart) and one per
 section's own text, from the page's main content only (no navigation, sidebars, footers, search
-boxes or permalink pilcrows).
+boxes or permalink pilcrows); and one per glossary entry (`<dl class="glossary">`: a term, its
+synonyms and its description), a section of its own at the term's id, which a reST glossary's
+source has no id for.
 
 A unit's text is the text a reader sees, extracted: whitespace folded outside code, code blocks
 kept line for line. Its provenance is the HTML file (its sha256) and the lines of that file the
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from ..core.ranking import SECTION
 from .blocks import MAX_PASSAGE_BYTES
 from .rendered import (
+    GLOSSARY,
     HEADINGS,
     MAX_SECTION_DEPTH,
     PYTHON_DOMAIN,
@@ -118,8 +121,9 @@ class _PageReader:
     """One pass over a page's tags and text, collecting each section's and object's own text.
 
     Sections are `<section id>` elements (Sphinx) or, where a page has none, the span from a
-    heading with an id to the next heading of the same or a higher level (MkDocs). Objects are
-    Sphinx's `<dl class="py KIND">` and mkdocstrings' `<div class="doc-object doc-KIND">`.
+    heading with an id to the next heading of the same or a higher level (MkDocs), and a
+    glossary's entries. Objects are Sphinx's `<dl class="py KIND">` and mkdocstrings' `<div
+    class="doc-object doc-KIND">`.
     """
 
     def __init__(self, text: str):
@@ -135,6 +139,9 @@ class _PageReader:
         self._signature_end = ""  # the tag that ends it: dt (Sphinx) or a heading
         self._span_parts: list = []  # per open <span> in a signature: the part it set, or None
         self._heading: _Owner | None = None  # a section whose heading is being read
+        # The glossary being read (`<dl class="glossary">`): its place in _elements, and the
+        # section-like owner of its open entry (a term, its synonyms and their description).
+        self._glossary: list | None = None  # [element depth, entry owner or None, described]
         self._run: list = []  # pieces of the text run being read
         self._run_lines: list | None = None  # [first, last] line of that run
         self.title = ""  # the page's title: its first heading
@@ -189,6 +196,11 @@ class _PageReader:
             self._flush()
         if tag in _CONTAINERS:
             self._elements.append(self._container(tag, attrs, classes, offset))
+            if tag == "dl" and GLOSSARY in classes and self._glossary is None:
+                self._glossary = [len(self._elements), None, False]
+        elif tag in ("dt", "dd") and self._glossary is not None and \
+                self._glossary[0] == len(self._elements):
+            self._glossary_entry(tag, attrs.get("id"), offset)
         elif tag == "pre":
             self._pre += 1
         elif tag == "dt" and "sig-object" in classes and self._owners[-1].kind != SECTION:
@@ -245,6 +257,32 @@ class _PageReader:
         if owner.kind == SECTION and not owner.title:
             self._heading = owner
 
+    def _glossary_entry(self, tag: str, term_id: str | None, offset: int):
+        """Read a glossary's <dt> or <dd>: a term with an id after a description opens the next
+        entry, a section of the page's of its own at the term's id; its synonyms' ids join it."""
+        assert self._glossary is not None
+        _, entry, described = self._glossary
+        if tag == "dd":
+            self._glossary[2] = entry is not None
+            return
+        if not term_id:
+            return
+        if entry is not None and not described:
+            entry.ids.append(term_id)  # a synonym: the same description
+            return
+        if entry is not None:
+            self._close(entry)
+        section = self._section()
+        context = section.context + ((section.title,) if section.title else ())
+        entry = self._open(_Owner(SECTION, term_id, self.line(offset), context=context))
+        self._heading = entry  # the term's words are its title
+        self._glossary[1:] = [entry, False]
+
+    def _close(self, owner: _Owner):
+        """Take an owner, and any opened inside it and still open, off the open owners."""
+        while self._owners and self._owners.pop() is not owner:
+            pass
+
     def _begin_signature(self, signature_id: str | None, end_tag: str):
         owner = self._owners[-1]
         if signature_id:
@@ -275,10 +313,13 @@ class _PageReader:
             self._signature[:] = [_SPACE.sub(" ", part).strip() for part in self._signature]
             self._signature = None
         elif tag in _CONTAINERS and self._elements:
+            if self._glossary is not None and self._glossary[0] == len(self._elements):
+                if self._glossary[1] is not None:
+                    self._close(self._glossary[1])
+                self._glossary = None
             owner = self._elements.pop()
             if owner is not None:
-                while self._owners and self._owners.pop() is not owner:
-                    pass  # sections its headings opened end with it
+                self._close(owner)  # sections its headings opened end with it
                 if owner.kind != SECTION and not owner.blocks and self.owners[-1] is owner \
                         and self._owners:
                     self._undescribed = (owner, self._owners[-1])
@@ -287,7 +328,7 @@ class _PageReader:
         elif tag == "span" and self._signature is not None and self._span_parts:
             if self._span_parts.pop() is not None:
                 self._signature_part = 3  # what follows a name is its parameters
-        elif tag in HEADINGS and self._heading is not None:
+        elif (tag in HEADINGS or tag == "dt") and self._heading is not None:
             self._heading.title = _SPACE.sub(" ", self._heading.title).strip()
             self._heading.heading = self._heading.title
             self.title = self.title or self._heading.title
@@ -372,8 +413,8 @@ def _unit(owner: _Owner, page_title: str) -> Unit | None:
     if not quoted:
         return None
     context = owner.context or ((page_title,) if page_title else ())
-    if owner.kind == SECTION:
-        anchors = (owner.anchor,) if owner.anchor else ()
+    if owner.kind == SECTION:  # a glossary entry's synonyms are ids of its too
+        anchors = (owner.anchor, *owner.ids) if owner.anchor else ()
         names, bare, signature = (), (), ""
         title = owner.title or page_title
         context += (owner.title,) if owner.title else ()

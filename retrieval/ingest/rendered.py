@@ -31,12 +31,16 @@ class RenderedSection:
 # a project declares, pytest's `confval`), which name what a reader looks up just as often.
 PYTHON_DOMAIN, STANDARD_DOMAIN = "py", "std"
 OBJECT_DOMAINS = (PYTHON_DOMAIN, STANDARD_DOMAIN)
+# A glossary (`<dl class="glossary">`) describes terms, standard-domain objects too (Sphinx's
+# `std:term`): each entry's `<dt id>`s (a term and its synonyms) before its `<dd>` are one object
+# of this kind, named by nothing a source directive gives.
+GLOSSARY, GLOSSARY_TERM = "glossary", "term"
 
 
 @dataclass
 class RenderedObject:
-    """A documented object (`<dl class="DOMAIN KIND">`, DOMAIN one of OBJECT_DOMAINS): its
-    domain, its kind and each signature's (id, name)."""
+    """A documented object (`<dl class="DOMAIN KIND">`, DOMAIN one of OBJECT_DOMAINS, or a
+    glossary entry): its domain, its kind and each signature's (id, name; "" for a term)."""
 
     kind: str
     signatures: list = field(default_factory=list)
@@ -252,6 +256,10 @@ class _PageParser:
         self._number_depth = 0
         # RenderedObject for a Python object's <dl>, else None
         self._dl_stack: list[RenderedObject | None] = []
+        # How many <dl>s are open down to the glossary being read (0: none), and the term its
+        # open entry describes (None once that entry's <dd> has begun).
+        self._glossary_depth = 0
+        self._term: RenderedObject | None = None
         self._signature = None  # [id, name] of the <dt> being read
         self._name_depth = 0  # >0 inside a signature's sig-name span
         self._span_depth = 0
@@ -312,6 +320,16 @@ class _PageParser:
             if obj is not None:
                 self.objects.append(obj)
             self._dl_stack.append(obj)
+            if GLOSSARY in classes:
+                self._glossary_depth, self._term = len(self._dl_stack), None
+        elif tag in ("dt", "dd") and self._glossary_depth == len(self._dl_stack) > 0:
+            if tag == "dd":
+                self._term = None
+            elif attrs.get("id"):
+                if self._term is None:
+                    self._term = RenderedObject(GLOSSARY_TERM, domain=STANDARD_DOMAIN)
+                    self.objects.append(self._term)
+                self._term.signatures.append([attrs["id"], ""])
         elif tag == "dt" and "sig-object" in classes and self._dl_stack and self._dl_stack[-1]:
             self._signature = [attrs.get("id") or None, ""]
             self._dl_stack[-1].signatures.append(self._signature)
@@ -341,6 +359,8 @@ class _PageParser:
         elif tag == "a" and self._headerlink_depth:
             self._headerlink_depth -= 1
         elif tag == "dl" and self._dl_stack:
+            if self._glossary_depth == len(self._dl_stack):
+                self._glossary_depth, self._term = 0, None
             self._dl_stack.pop()
         elif tag == "dt" and self._signature is not None:
             self._signature[1] = self._signature[1].strip()

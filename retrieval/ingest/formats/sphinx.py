@@ -6,8 +6,8 @@ autodoc stubs (the text exists only in the HTML) or is not reST (MyST Markdown, 
 anchored with the rendered pages' own ids and ranked with priors read off the documentation's
 structure (its cross-references, its object kinds, which pages describe objects). Objects a
 directive of the project's own generated (Jinja's `jinja:filters`) or an `.. include::` brought
-in have no lines in the page's source: they are quoted from the rendered page, beside the
-source's units.
+in have no lines in the page's source, and a glossary's entries no ids there: they are quoted
+from the rendered page, beside the source's units.
 """
 
 import os
@@ -15,7 +15,6 @@ import posixpath
 import re
 from collections import Counter
 
-from ...core.ranking import SECTION
 from ..inventory import INVENTORY
 from ..rendered import RenderedPage, RenderedSite
 from ..tree import Progress, SourceTree, read_sources, unit_drafts
@@ -89,8 +88,8 @@ def _rendered_only_objects(tree: SourceTree, page: str, rendered: RenderedPage, 
     if read is None:
         return []
     source_id, sha256, rendered_units = read
-    # An object's own ids, all of them missing: the section units around them are the source's.
-    found = [unit for unit in rendered_units
-             if unit.kind != SECTION and unit.anchors and set(unit.anchors) <= missing]
+    # An object's own ids, all of them missing (a glossary entry's too, read as a section of
+    # its own): the section units around them are the source's.
+    found = [unit for unit in rendered_units if unit.anchors and set(unit.anchors) <= missing]
     progress.passages += len(found)
     return unit_drafts(tree, page, source_id, sha256, found, reference, in_links)
