@@ -259,7 +259,7 @@ class _PageReader:
 
     def _glossary_entry(self, tag: str, term_id: str | None, offset: int):
         """Read a glossary's <dt> or <dd>: a term with an id after a description opens the next
-        entry, a section of the page's of its own at the term's id; its synonyms' ids join it."""
+        entry, a section of its own at the term's id; the ids of its synonyms join it."""
         assert self._glossary is not None
         _, entry, described = self._glossary
         if tag == "dd":
@@ -413,7 +413,7 @@ def _unit(owner: _Owner, page_title: str) -> Unit | None:
     if not quoted:
         return None
     context = owner.context or ((page_title,) if page_title else ())
-    if owner.kind == SECTION:  # a glossary entry's synonyms are ids of its too
+    if owner.kind == SECTION:  # a glossary entry's synonyms are its ids too
         anchors = (owner.anchor, *owner.ids) if owner.anchor else ()
         names, bare, signature = (), (), ""
         title = owner.title or page_title
