@@ -38,7 +38,7 @@ WORDS = ("return the value of a file object when the path names a directory that
          "module's data and raise an error if the argument is not a string or bytes").split()
 
 
-def best_seconds(function, repeats: int) -> float:
+def median_seconds(function, repeats: int) -> float:
     """Return the median of `repeats` timings of function(), after one untimed call."""
     function()
     times = []
@@ -86,7 +86,7 @@ def main(argv=None) -> int:
         rows = rng.standard_normal((args.rows, shape[0])).astype(np.float32)
         weight = rng.standard_normal(shape).astype(np.float32)
         with threadpool_limits(limits=1, user_api="blas"):
-            seconds = best_seconds(lambda rows=rows, weight=weight: rows @ weight,
+            seconds = median_seconds(lambda rows=rows, weight=weight: rows @ weight,
                                    args.repeats)
         rates["float32"].append(flop / seconds / 1e9)
         line = [f"{shape[0]}x{shape[1]}: float32 {rates['float32'][-1]:.0f}"]
@@ -95,7 +95,7 @@ def main(argv=None) -> int:
             session = integer_session(b, a_type, b_type)
             product = session.run(None, {"A": a})[0]
             exact = bool((product == a.astype(np.int64) @ b.astype(np.int64)).all())
-            seconds = best_seconds(lambda session=session, a=a: session.run(None, {"A": a}),
+            seconds = median_seconds(lambda session=session, a=a: session.run(None, {"A": a}),
                                    args.repeats)
             rates.setdefault(name, []).append(flop / seconds / 1e9)
             line.append(f"{name} {rates[name][-1]:.0f}{'' if exact else ' (not exact)'}")

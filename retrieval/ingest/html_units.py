@@ -81,6 +81,15 @@ class _Owner:
     named_by_ids: bool = True
 
 
+@dataclass
+class _Glossary:
+    """A glossary (`<dl class="glossary">`) while its entries are read."""
+
+    depth: int  # its place in the reader's open container elements
+    entry: _Owner | None = None  # the open entry: a term, its synonyms and their description
+    described: bool = False  # the open entry's <dd> has begun: the next term opens another
+
+
 def _may_start_main(tag: str, raw_attributes: str) -> bool:
     """Tell, before parsing its attributes, whether a tag could be main_start's."""
     return tag in ("main", "article") or "main" in raw_attributes
@@ -139,9 +148,7 @@ class _PageReader:
         self._signature_end = ""  # the tag that ends it: dt (Sphinx) or a heading
         self._span_parts: list = []  # per open <span> in a signature: the part it set, or None
         self._heading: _Owner | None = None  # a section whose heading is being read
-        # The glossary being read (`<dl class="glossary">`): its place in _elements, and the
-        # section-like owner of its open entry (a term, its synonyms and their description).
-        self._glossary: list | None = None  # [element depth, entry owner or None, described]
+        self._glossary: _Glossary | None = None  # the glossary being read
         self._run: list = []  # pieces of the text run being read
         self._run_lines: list | None = None  # [first, last] line of that run
         self.title = ""  # the page's title: its first heading
@@ -197,9 +204,9 @@ class _PageReader:
         if tag in _CONTAINERS:
             self._elements.append(self._container(tag, attrs, classes, offset))
             if tag == "dl" and GLOSSARY in classes and self._glossary is None:
-                self._glossary = [len(self._elements), None, False]
+                self._glossary = _Glossary(len(self._elements))
         elif tag in ("dt", "dd") and self._glossary is not None and \
-                self._glossary[0] == len(self._elements):
+                self._glossary.depth == len(self._elements):
             self._glossary_entry(tag, attrs.get("id"), offset)
         elif tag == "pre":
             self._pre += 1
@@ -260,23 +267,23 @@ class _PageReader:
     def _glossary_entry(self, tag: str, term_id: str | None, offset: int):
         """Read a glossary's <dt> or <dd>: a term with an id after a description opens the next
         entry, a section of its own at the term's id; the ids of its synonyms join it."""
-        assert self._glossary is not None
-        _, entry, described = self._glossary
+        glossary = self._glossary
+        assert glossary is not None
         if tag == "dd":
-            self._glossary[2] = entry is not None
+            glossary.described = glossary.entry is not None
             return
         if not term_id:
             return
-        if entry is not None and not described:
-            entry.ids.append(term_id)  # a synonym: the same description
+        if glossary.entry is not None and not glossary.described:
+            glossary.entry.ids.append(term_id)  # a synonym: the same description
             return
-        if entry is not None:
-            self._close(entry)
+        if glossary.entry is not None:
+            self._close(glossary.entry)
         section = self._section()
         context = section.context + ((section.title,) if section.title else ())
-        entry = self._open(_Owner(SECTION, term_id, self.line(offset), context=context))
-        self._heading = entry  # the term's words are its title
-        self._glossary[1:] = [entry, False]
+        glossary.entry = self._open(_Owner(SECTION, term_id, self.line(offset), context=context))
+        glossary.described = False
+        self._heading = glossary.entry  # the term's words are its title
 
     def _close(self, owner: _Owner):
         """Take an owner, and any opened inside it and still open, off the open owners."""
@@ -313,9 +320,9 @@ class _PageReader:
             self._signature[:] = [_SPACE.sub(" ", part).strip() for part in self._signature]
             self._signature = None
         elif tag in _CONTAINERS and self._elements:
-            if self._glossary is not None and self._glossary[0] == len(self._elements):
-                if self._glossary[1] is not None:
-                    self._close(self._glossary[1])
+            if self._glossary is not None and self._glossary.depth == len(self._elements):
+                if self._glossary.entry is not None:
+                    self._close(self._glossary.entry)
                 self._glossary = None
             owner = self._elements.pop()
             if owner is not None:
