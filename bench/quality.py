@@ -31,7 +31,7 @@ else:  # python bench/quality.py, which puts bench/ itself on sys.path
     import question_sets
 
     sys.path.insert(0, common.REPO_ROOT)
-from retrieval.ingest.rendered import RenderedSite  # noqa: E402
+from retrieval.ingest.readers.rendered import RenderedSite  # noqa: E402
 
 log = common.log
 TOP_K = question_sets.TOP_K

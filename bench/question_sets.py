@@ -105,7 +105,7 @@ def gold_urls(oracle_man, site, base_url):
 def load_conala(path: str) -> QuestionSet:
     """Read a CoNaLa split; items left without a gold anchor on the rendered pages drop out."""
     sys.path.insert(0, REPO_ROOT)
-    from retrieval.ingest.rendered import RenderedSite
+    from retrieval.ingest.readers.rendered import RenderedSite
 
     site = RenderedSite(PYTHON_HTML_ROOT, PYTHON_BASE_URL)
     with open(path, encoding="utf-8") as f:

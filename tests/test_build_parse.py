@@ -4,16 +4,10 @@ import os
 import tempfile
 import unittest
 
-from retrieval.ingest.parse import (
-    MAX_PASSAGE_BYTES,
-    Paragraph,
-    decode_source,
-    iter_source_files,
-    markdown_sections,
-    page_url,
-    parse_source,
-    source_kind,
-)
+from retrieval.ingest.readers.blocks import MAX_PASSAGE_BYTES, Paragraph
+from retrieval.ingest.readers.markdown import markdown_sections
+from retrieval.ingest.readers.text import page_url, parse_source
+from retrieval.ingest.tree import decode_source, iter_source_files, source_kind
 
 P = Paragraph
 

@@ -16,9 +16,9 @@ import unittest
 import zlib
 
 from retrieval.cli.main import main as retrieval_main
-from retrieval.ingest.crawl import CrawlError, crawl
-from retrieval.ingest.http_get import Limits
-from retrieval.ingest.inventory import InventoryError, read_inventory
+from retrieval.ingest.readers.inventory import InventoryError, read_inventory
+from retrieval.ingest.sources.crawl import CrawlError, crawl
+from retrieval.ingest.sources.http_get import Limits
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings, temporary_directory
 from tests.support.sites import Drip, HeaderDrip, Route, Site, Stream, page
@@ -476,7 +476,7 @@ class CrawlApiTest(unittest.TestCase):
             crawl("https://docs.example.org/?page=1", temporary_directory(self))
 
     def test_a_directory_named_without_its_slash(self):
-        from retrieval.ingest.crawl import split_prefix
+        from retrieval.ingest.sources.crawl import split_prefix
 
         self.assertEqual(split_prefix("https://docs.example.org/en/2.2.x"),
                          ("https://docs.example.org/en/2.2.x/", "https://docs.example.org/en/2.2.x/"))

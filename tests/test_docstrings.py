@@ -8,8 +8,8 @@ import unittest
 import zipfile
 from unittest import mock
 
-from retrieval.ingest import autodoc, unpack
-from retrieval.ingest.docstrings import (
+from retrieval.ingest.readers import autodoc
+from retrieval.ingest.readers.docstrings import (
     PackageSource,
     aliases,
     module_name,
@@ -17,7 +17,8 @@ from retrieval.ingest.docstrings import (
     public_objects,
     read_package,
 )
-from retrieval.ingest.rendered import RenderedSite
+from retrieval.ingest.readers.rendered import RenderedSite
+from retrieval.ingest.sources import unpack
 from tests.package_fixtures import BROKEN, CORE, INIT
 from tests.support import temporary_directory
 

@@ -9,7 +9,8 @@ from retrieval.core.ranking import SECTION, IndexFields
 from retrieval.ingest import builder, formats, sources
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.ingest.formats import Format, format_of
-from retrieval.ingest.tree import UnitDraft, read_file
+from retrieval.ingest.tree import read_file
+from retrieval.ingest.unit import UnitDraft
 from tests.support import class_temporary_directory
 from tests.test_html_ingest import built_passages, write_tree
 

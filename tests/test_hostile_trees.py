@@ -19,8 +19,8 @@ import unittest
 import zlib
 
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
-from retrieval.ingest.html_units import page_units
-from retrieval.ingest.rendered import MAX_SECTION_DEPTH, parse_page, scan
+from retrieval.ingest.readers.html_page import page_units
+from retrieval.ingest.readers.rendered import MAX_SECTION_DEPTH, parse_page, scan
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, temporary_directory
 from tests.test_html_ingest import API_HTML, API_SOURCE, GUIDE_HTML, write_tree

@@ -17,7 +17,7 @@ from retrieval.cli.main import main as retrieval_main
 from retrieval.core.snapshot import SnapshotError, load_snapshot, parse_policy
 from retrieval.core.snapshot_directory import verify_snapshot_directory
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
-from retrieval.ingest.rendered import dead_urls
+from retrieval.ingest.verify import dead_urls
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings, tampered_copy
 from tests.test_sphinx_build import obj, ranking_facts, section

@@ -7,7 +7,7 @@ import subprocess
 import unittest
 
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
-from retrieval.ingest.rendered import dead_urls
+from retrieval.ingest.verify import dead_urls
 from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings
 from tests.test_html_ingest import built_passages, write_tree

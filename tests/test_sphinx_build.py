@@ -28,7 +28,7 @@ from retrieval.ingest.builder import (
     build_snapshot,
     default_policy,
 )
-from retrieval.ingest.rendered import dead_urls
+from retrieval.ingest.verify import dead_urls
 from retrieval.wsgi import create_app
 from tests.schema import errors as schema_errors
 from tests.support import (

@@ -129,7 +129,7 @@ def _collection_version(label: str) -> tuple:
 
 def _crawl_limits(args):
     """Return the crawl limits: each --crawl-* flag given, else its declared default."""
-    from ..ingest.http_get import Limits
+    from ..ingest.sources.http_get import Limits
 
     return Limits(**{f.name: getattr(args, "crawl_" + f.name)
                      for f in dataclasses.fields(Limits)
@@ -245,8 +245,8 @@ def _read_json(flag: str, path: str):
 
 def _verify(args) -> int:
     from ..core.snapshot_directory import verify_snapshot_directory
-    from ..ingest import provenance
-    from ..ingest.rendered import dead_urls
+    from ..ingest import verify
+    from ..ingest.verify import dead_urls
 
     if args.rendered:
         plain = [value for value in args.rendered if "=" not in value]
@@ -256,7 +256,7 @@ def _verify(args) -> int:
         if plain:
             _one_collection(args.snapshot)
     problems = verify_snapshot_directory(args.snapshot)
-    fetched_problems, notes = provenance.check(args.snapshot)
+    fetched_problems, notes = verify.check(args.snapshot)
     problems += fetched_problems
     for line in notes:
         print(line)
@@ -338,7 +338,7 @@ def _setting_flag(parser, name, **options):
 
 def _crawl_flags(parser):
     """Add a --crawl-NAME flag per crawl limit, its help and default from the declaration."""
-    from ..ingest.http_get import Limits
+    from ..ingest.sources.http_get import Limits
 
     for limit in dataclasses.fields(Limits):
         parser.add_argument("--crawl-" + limit.name.replace("_", "-"), type=limit.type,

@@ -17,14 +17,10 @@ import posixpath
 import stat
 import sys
 import time
-import urllib.parse
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..core.ranking import IndexFields
 from ..core.snapshot import DEFAULT_COLLECTION
-from .parse import decode_source, iter_source_files
 
 # Far above any page of the documentation sets we build (the largest page of the Python 3.11
 # docs, contents.html, is 2.5 MB; its objects.inv inflates to 1 MB), far below what would take
@@ -187,45 +183,40 @@ def read_sources(tree: SourceTree, below: str, progress: Progress):
     progress.tick(tree.label, force=True)
 
 
-@dataclass(frozen=True)
-class UnitDraft:
-    """One unit a format reader found: its passage content and its section's heading.
-
-    content is what corpus_id covers (built by `of`); heading is the title of the section the
-    unit belongs to, which a --semantic build embeds with its names and body.
-    """
-
-    content: dict
-    heading: str = ""
-
-    @classmethod
-    def of(cls, tree: SourceTree, source_id: str, source_sha256: str, url: str, start_line: int,
-           end_line: int, text: str, title: str, facts: IndexFields,
-           heading: str = "") -> "UnitDraft":
-        """Return the draft of one unit of a tree, quoting its source's lines exactly."""
-        # The default collection is the absence of the field (one spelling per identity).
-        collection = ({} if tree.collection == DEFAULT_COLLECTION
-                      else {"collection": tree.collection})
-        return cls(collection | {
-            "source_id": source_id,
-            "version": tree.version,
-            "url": url,
-            "start_line": start_line,
-            "end_line": end_line,
-            "text": text,
-            "source_sha256": source_sha256,
-            "title": title,
-        } | facts.content(), heading)
+# Longest first: "x.rst.txt" (Sphinx's _sources copy) must not be taken for plain text.
+SOURCE_SUFFIXES = ((".rst.txt", "rst"), (".rst", "rst"), (".md", "markdown"), (".txt", "text"))
 
 
-def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str, units,
-                reference: set, in_links: Counter) -> list:
-    """Return the drafts of one page's units (units.Unit), with their ranking facts."""
-    page_address = tree.base_url + urllib.parse.quote(page, safe="/")
-    return [UnitDraft.of(
-        tree, source_id, source_sha256, page_address + ("#" + unit.anchor if unit.anchor else ""),
-        unit.start_line, unit.end_line, unit.text, unit.title, IndexFields.of(
-            kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
-            in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
-            names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
-            code=unit.code, context=unit.context), unit.heading) for unit in units]
+def source_kind(relative_path: str) -> str | None:
+    """Return "rst", "markdown" or "text" for a supported source file name, else None."""
+    for suffix, kind in SOURCE_SUFFIXES:
+        if relative_path.endswith(suffix):
+            return kind
+    return None
+
+
+def iter_source_files(root: str) -> Iterator[tuple[str, str]]:
+    """Yield (relative path with '/' separators, absolute path) of each supported file, sorted."""
+    root = os.path.abspath(root)
+    found = []
+    for directory, subdirectories, file_names in os.walk(root):
+        # Hidden directories (.git, .venv, .tox, ...) hold no documentation of the project.
+        subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
+        for name in file_names:
+            # Hidden files are editor and OS artifacts (".#page.rst" lock links, macOS "._page.rst"
+            # resource forks), never documentation; reading them would only produce failures.
+            if name.startswith(".") or source_kind(name) is None:
+                continue
+            absolute = os.path.join(directory, name)
+            relative = os.path.relpath(absolute, root).replace(os.sep, "/")
+            found.append((relative, absolute))
+    # Sorted by relative path so that a build walks files in the same order on every machine.
+    found.sort()
+    yield from found
+
+
+def decode_source(data: bytes) -> str:
+    """Decode source bytes as strict UTF-8, changing nothing (BOM and "\\r" are kept)."""
+    # Strict, so that a passage is never quoted with replacement characters the source does not
+    # contain; the caller reports and skips a file that fails.
+    return data.decode("utf-8")

@@ -10,10 +10,11 @@ import re
 from collections import Counter
 
 from ...core.ranking import SECTION
-from ..html_units import page_units
-from ..inventory import INVENTORY, InventoryError, read_inventory
-from ..rendered import RenderedPage, RenderedSite
-from ..tree import Progress, SourceTree, Unreadable, open_tree_file, read_file, unit_drafts
+from ..readers.inventory import INVENTORY
+from ..readers.rendered import RenderedSite
+from ..tree import Progress, SourceTree, Unreadable, open_tree_file
+from ..unit import unit_drafts
+from .site import html_units, published, published_page, reference_pages
 
 MKDOCS_SEARCH_INDEX = ("search", "search_index.json")
 _GENERATOR = re.compile(r"<meta\s+name=[\"']generator[\"']\s+content=[\"'](?:mkdocs|sphinx)",
@@ -57,56 +58,3 @@ def read_html_contents(tree: SourceTree, progress: Progress) -> list:
     return contents
 
 
-def published(tree: SourceTree, site: RenderedSite, pages, progress: Progress) -> list:
-    """Return the pages of a site that are read (reporting each one refused: tree.py)."""
-    found = []
-    for page in pages:
-        if site.page(page) is not None:
-            found.append(page)
-        elif page in site.refused:
-            progress.skip(f"{tree.label}/{page}", site.refused[page])
-    return found
-
-
-def published_page(site: RenderedSite, page: str) -> RenderedPage:
-    """Return a page that published() returned: one the site has."""
-    rendered = site.page(page)
-    assert rendered is not None, f"{page} is not a published page"
-    return rendered
-
-
-def html_units(tree: SourceTree, page: str, progress: Progress):
-    """Return (source_id, sha256, units) of a rendered page read as the document itself, or
-    None (reported) if it is not UTF-8, as for every source file."""
-    read = read_file(tree, page, progress)
-    if read is None:
-        return None
-    text, sha256 = read
-    return page, sha256, page_units(text)
-
-
-def reference_pages(tree: SourceTree, site: RenderedSite, documenting: set,
-                    progress: Progress) -> set:
-    """Return the pages that describe Python objects: the documentation's reference pages.
-
-    From objects.inv when there is one: pages where Python objects are at least as many as the
-    objects of other domains (a C API page documents C functions, whatever Python it mentions).
-    Without it (or with one that is refused, reported), `documenting`: the pages whose rendered
-    HTML describes a Python object.
-    """
-    try:
-        entries = read_inventory(site.read(INVENTORY), tree.max_file_bytes)
-    except FileNotFoundError:
-        return documenting
-    except (OSError, Unreadable, InventoryError) as exc:
-        reason = f"cannot read: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
-        progress.skip(f"{tree.label}/{INVENTORY}", reason)
-        return documenting
-    python: Counter[str] = Counter()
-    other: Counter[str] = Counter()
-    for entry in entries:
-        if entry.domain == "py" and entry.role != "module":
-            python[entry.page] += 1
-        elif entry.domain not in ("py", "std"):
-            other[entry.page] += 1
-    return {page for page in python if python[page] >= other[page]}

@@ -6,7 +6,7 @@ Only the Markdown is published as pages, anchored and addressed as MkDocs render
 
 import os
 
-from .. import markdown
+from ..readers import markdown
 from ..tree import Progress, SourceTree
 from .plain import read_files
 

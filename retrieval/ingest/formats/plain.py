@@ -7,10 +7,11 @@ other file one unit per paragraph (parse.py), ranked by its text alone.
 from collections import Counter
 
 from ...core.ranking import SECTION, IndexFields
-from .. import markdown
-from ..parse import page_url, parse_source, source_kind
-from ..tree import Progress, SourceTree, UnitDraft, read_sources, unit_drafts
-from ..units import plain_text
+from ..readers import markdown
+from ..readers.rst import plain_text
+from ..readers.text import page_url, parse_source
+from ..tree import Progress, SourceTree, read_sources, source_kind
+from ..unit import UnitDraft, unit_drafts
 
 
 def is_plain_tree(root: str) -> bool:

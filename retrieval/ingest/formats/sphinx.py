@@ -15,11 +15,12 @@ import posixpath
 import re
 from collections import Counter
 
-from ..inventory import INVENTORY
-from ..rendered import RenderedPage, RenderedSite
-from ..tree import Progress, SourceTree, read_sources, unit_drafts
-from ..units import page_units
-from .html import html_units, published, published_page, reference_pages
+from ..readers.inventory import INVENTORY
+from ..readers.rendered import RenderedPage, RenderedSite
+from ..readers.sphinx_page import page_units
+from ..tree import Progress, SourceTree, read_sources
+from ..unit import unit_drafts
+from .site import html_units, published, published_page, reference_pages
 
 SOURCES = "_sources"
 # Sphinx copies each source to _sources/DOCNAME + its suffix + this (html_sourcelink_suffix's

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from .markdown import CONFIG, mkdocs_site
+from ..readers.markdown import CONFIG, mkdocs_site
 
 SCHEME = "git+"
 _TIMEOUT_S = 600

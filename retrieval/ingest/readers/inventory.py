@@ -9,7 +9,7 @@ import re
 import zlib
 from dataclasses import dataclass
 
-from .tree import DEFAULT_MAX_FILE_BYTES
+from ..tree import DEFAULT_MAX_FILE_BYTES
 
 # Where Sphinx writes it: at the root of the published site.
 INVENTORY = "objects.inv"

@@ -14,7 +14,8 @@ ids Sphinx really wrote, including each later signature of a multi-signature obj
 import re
 from dataclasses import dataclass, field
 
-from ..core.ranking import SECTION
+from ...core.ranking import SECTION
+from ..unit import Unit
 from .blocks import blank_separated, indentation, size_pieces
 from .rendered import RenderedPage
 from .rst import (
@@ -22,9 +23,9 @@ from .rst import (
     OBJECT_DIRECTIVES,
     OBJECT_NAME,
     OPTION,
-    ROLE,
     RstReader,
     is_explicit_markup,
+    plain_text,
     rst_units,
 )
 
@@ -35,19 +36,7 @@ _CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "te
 # (rendered pages may hold elements the source does not, e.g. from an included file).
 _LOOKAHEAD = 12
 
-_EXPLICIT_TARGET = re.compile(r"`([^`<]*?)\s*<[^`>]*>`")
-_DIRECTIVE_MARKER = re.compile(r"^(\s*)\.\.\s+[\w:.+-]+::", re.M)
-_OPTION_LINE = re.compile(r"^[ \t]+:[\w-]+:(?:[ \t].*)?$", re.M)
 _NOT_WORD = re.compile(r"[\W_]+")
-
-
-def plain_text(rst: str) -> str:
-    """Return reST as a reader would read it: roles, targets, directive and option markers out."""
-    text = _OPTION_LINE.sub("", rst)
-    text = _DIRECTIVE_MARKER.sub(r"\1", text)
-    text = ROLE.sub("", text)
-    text = _EXPLICIT_TARGET.sub(r"`\1`", text)
-    return text.replace("`~", "`").replace("`!", "`")
 
 
 # A role's `~dotted.name` target: Sphinx shows its last component only (`find_one()` for
@@ -58,27 +47,6 @@ _SHORTENED_TARGET = re.compile(r"`~(?:\w+\.)*(\w+)")
 def _folded(title: str) -> str:
     """Return a source title as it is compared with the rendered titles: its words only."""
     return _NOT_WORD.sub("", plain_text(_SHORTENED_TARGET.sub(r"`\1", title)).casefold())
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One retrievable unit of a page, with what the index and the priors need of it."""
-
-    start_line: int  # 1-based, inclusive
-    end_line: int
-    text: str  # byte-exact source lines start_line..end_line
-    anchor: str | None  # the URL fragment (an id of the rendered page), or None
-    title: str
-    heading: str  # the title of the section that owns it (a section's own title)
-    kind: str  # an OBJECT_DIRECTIVES value or SECTION
-    anchors: tuple  # every id of the unit on the rendered page (for in-link counts)
-    noindex: bool
-    names: str  # qualified names, space-separated
-    name: str  # bare last components
-    signature: str  # signatures without their names
-    body: str
-    code: str
-    context: str  # page title and section path
 
 
 @dataclass

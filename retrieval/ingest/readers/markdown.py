@@ -1,118 +1,132 @@
-"""Documentation sources -> paragraphs ("passages") with exact line ranges and a URL anchor.
+"""Markdown pages (MkDocs sources, GitHub trees, llms.txt pages) -> one unit per section's own text.
 
-A passage is quoted to callers as evidence, so its text is a byte-exact copy of source lines (no
-markup is rendered, no whitespace or line ending is normalized) and its line range lets anyone check
-it against the source. The anchor is the fragment of the rendered page that passage appears under,
-so that its URL opens the page where the passage is, not merely the top of the page.
-
-Three source kinds are understood: reStructuredText (Sphinx; its reader is rst.py), Markdown and
-plain text, each cut into blocks and pieces first (blocks.py). Lines are split on "\\n" only: a
-"\\r" before it stays part of the line, so CRLF sources are quoted exactly.
+A unit is a heading and its content up to the next heading of any level (`parse.markdown_sections`),
+never a heading alone; fenced code stays whole inside it; front matter is not text. Its anchor is
+the id the publishing site gives the heading: MkDocs' (Python-Markdown's toc) for a tree published
+by MkDocs, GitHub's otherwise. A tree is published by MkDocs when an `mkdocs.yml` beside it names
+it as its `docs_dir` (or it holds one): its pages are then `page/` (`use_directory_urls`, MkDocs'
+default) or `page.html`, and `index.md` / `README.md` the directory itself.
 """
 
 import os
+import posixpath
 import re
 import unicodedata
-import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from .blocks import (
-    MAX_PASSAGE_BYTES,
-    Paragraph,
-    blank_separated,
-    is_blank,
-    paragraphs,
-    size_pieces,
-)
-from .rst import parse_rst
+from ...core.ranking import SECTION
+from ..unit import Unit
+from .blocks import MAX_PASSAGE_BYTES, Paragraph, is_blank, size_pieces
 
-# Longest first: "x.rst.txt" (Sphinx's _sources copy) must not be taken for plain text.
-_SUFFIXES = ((".rst.txt", "rst"), (".rst", "rst"), (".md", "markdown"), (".txt", "text"))
+CONFIG = "mkdocs.yml"
+_HEADING_MARKS = re.compile(r"^ {0,3}#{1,6}[ \t]*|[ \t]+#+[ \t]*$", re.M)
+# Top-level keys of mkdocs.yml: the two that decide where pages are published. A YAML reader is
+# not needed for them (and mkdocs.yml often holds !!python tags a safe loader refuses).
+_TOP_LEVEL = re.compile(
+    r"^(docs_dir|use_directory_urls)[ \t]*:[ \t]*(['\"]?)(.*?)\2[ \t]*(?:#.*)?$", re.M)
 
 
-# --- public API ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MkDocsSite:
+    """Where an MkDocs project keeps its Markdown and how it publishes each page."""
 
-def source_kind(relative_path: str) -> str | None:
-    """Return "rst", "markdown" or "text" for a supported source file name, else None."""
-    for suffix, kind in _SUFFIXES:
-        if relative_path.endswith(suffix):
-            return kind
+    docs_dir: str  # absolute
+    directory_urls: bool
+    attr_list: bool = False  # markdown_extensions has attr_list: "{#id}" names a heading's id
+
+    @property
+    def flavour(self) -> str:
+        """Return how its pages' heading ids are made (a parse.SLUGGERS key)."""
+        return "mkdocs+attr_list" if self.attr_list else "mkdocs"
+
+
+def _read_config(config_path: str) -> MkDocsSite | None:
+    try:
+        with open(config_path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    keys = {match.group(1): match.group(3) for match in _TOP_LEVEL.finditer(text)}
+    docs_dir = os.path.join(os.path.dirname(config_path), keys.get("docs_dir") or "docs")
+    directory_urls = keys.get("use_directory_urls", "true").lower() not in ("false", "no", "off")
+    # Listed as "- attr_list" or "- attr_list:" (with options) under markdown_extensions.
+    attr_list = re.search(r"^[ \t]*-?[ \t]*attr_list\b", text, re.M) is not None
+    return MkDocsSite(os.path.abspath(docs_dir), directory_urls, attr_list)
+
+
+def mkdocs_site(root: str) -> MkDocsSite | None:
+    """Return the MkDocs project a tree is the docs of (its own or its parent's mkdocs.yml)."""
+    root = os.path.abspath(root)
+    for config in (os.path.join(root, CONFIG), os.path.join(os.path.dirname(root), CONFIG)):
+        site = _read_config(config) if os.path.isfile(config) else None
+        if site is not None and (site.docs_dir == root or config.startswith(root + os.sep)) \
+                and os.path.isdir(site.docs_dir):
+            return site
     return None
 
 
-def page_url(base_url: str, relative_path: str) -> str:
-    """Return the URL of the page built from a source file (its suffix replaced by .html)."""
-    # A base without its final "/" would silently glue the directory and the page name together.
-    if not base_url.endswith("/"):
-        raise ValueError(f"base_url must end with '/': {base_url!r}")
-    for suffix, _ in _SUFFIXES:
-        if relative_path.endswith(suffix):
-            page = relative_path[: -len(suffix)] + ".html"
-            # Quote so that a file name with a space or non-ASCII letter still gives a valid URL;
-            # ordinary names ("library/pathlib.html") are unchanged.
-            return base_url + urllib.parse.quote(page, safe="/")
-    raise ValueError(f"not a supported source file: {relative_path!r}")
+def page_path(relative_path: str, site: MkDocsSite | None) -> str:
+    """Return the path below the base URL of the page built from a Markdown file."""
+    stem = relative_path[:-len(".md")]
+    if site is None:
+        return stem + ".html"
+    directory, name = posixpath.split(stem)
+    if name in ("index", "README"):
+        return directory + "/" if directory else ""
+    return stem + "/" if site.directory_urls else stem + ".html"
 
 
-def iter_source_files(root: str) -> Iterator[tuple[str, str]]:
-    """Yield (relative path with '/' separators, absolute path) of each supported file, sorted."""
-    root = os.path.abspath(root)
-    found = []
-    for directory, subdirectories, file_names in os.walk(root):
-        # Hidden directories (.git, .venv, .tox, ...) hold no documentation of the project.
-        subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
-        for name in file_names:
-            # Hidden files are editor and OS artifacts (".#page.rst" lock links, macOS "._page.rst"
-            # resource forks), never documentation; reading them would only produce failures.
-            if name.startswith(".") or source_kind(name) is None:
-                continue
-            absolute = os.path.join(directory, name)
-            relative = os.path.relpath(absolute, root).replace(os.sep, "/")
-            found.append((relative, absolute))
-    # Sorted by relative path so that a build walks files in the same order on every machine.
-    found.sort()
-    yield from found
+def _plain(text: str) -> str:
+    """Return Markdown prose as a reader reads it: heading marks out, links as their text."""
+    return MARKDOWN_LINK.sub(r"\1", _HEADING_MARKS.sub("", text))
 
 
-def decode_source(data: bytes) -> str:
-    """Decode source bytes as strict UTF-8, changing nothing (BOM and "\\r" are kept)."""
-    # Strict, so that a passage is never quoted with replacement characters the source does not
-    # contain; the caller reports and skips a file that fails.
-    return data.decode("utf-8")
-
-
-def parse_source(relative_path: str, text: str, kind: str | None = None) -> list[Paragraph]:
-    """Split a source file into paragraphs, of the kind given or its file name says."""
-    kind = kind or source_kind(relative_path)
-    if kind is None:
-        raise ValueError(f"not a supported source file: {relative_path!r}")
+def page_units(text: str, flavour: str, fallback_title: str) -> list:
+    """Split one Markdown page into section units, anchored as `flavour` ("github", "mkdocs")."""
     lines = text.split("\n")
-    if kind == "rst":
-        return parse_rst(lines)
-    if kind == "markdown":
-        return _parse_markdown(lines)
-    return _parse_text(lines)
+    sections = markdown_sections(lines, flavour)
+    page_title = next((section.path[0] for section in sections if section.path), fallback_title)
+    units = []
+    for section in sections:
+        code_lines = {i for span, code in section.blocks if code for i in span}
+        title = section.heading or page_title
+        context = section.path if section.path and section.path[0] == page_title \
+            else (page_title, *section.path)
+        for piece in section.pieces:
+            prose = [lines[i] for i in piece if i not in code_lines]
+            code = [lines[i] for i in piece if i in code_lines]
+            units.append(Unit(
+                start_line=piece.start + 1, end_line=piece.stop,
+                text="\n".join(lines[piece.start:piece.stop]), anchor=section.anchor,
+                title=title, heading=section.heading or "", kind=SECTION,
+                anchors=(section.anchor,) if section.anchor else (), noindex=False,
+                names="", name="", signature="", body=_plain("\n".join(prose)).strip(),
+                code="\n".join(code), context=" ".join(context)))
+    return units
 
-
-# --- plain text ----------------------------------------------------------------------------------
-
-def _parse_text(lines: list) -> list:
-    # A plain text file has no headings a URL fragment could point at.
-    return [p for block in blank_separated(lines) for p in paragraphs(lines, block, None)]
-
-
-# --- Markdown ------------------------------------------------------------------------------------
 
 # CommonMark: up to 3 spaces of indentation (4 would be an indented code block); a backtick
 # fence's info string may not contain a backtick (that is inline code, not a fence).
 _FENCE = re.compile(r" {0,3}(?:(`{3,})[^`]*|(~{3,}).*)")
+
+
 _ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*))?")
+
+
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+$")
+
+
 MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+
+
 _SETEXT = re.compile(r" {0,3}(?:(=+)|-+)[ \t]*")
+
+
 # Paragraphs an underline does not make a heading: list items, quotes, tables, HTML.
 _NOT_SETEXT = re.compile(r" {0,3}(?:[-*+>|<]|\d+[.)])")
+
+
 _NOT_SLUG = re.compile(r"[^\w\- ]")
 
 
@@ -240,8 +254,12 @@ class _TocSlugger:
 
 
 _TOC_COUNT = re.compile(r"(.*)_([0-9]+)")
+
+
 # "## Title {#custom-id .class}": Python-Markdown's attr_list, common in MkDocs projects.
 _ATTR_LIST_ID = re.compile(r"(.*?)[ \t]*\{:?[ \t]*(?:[^}#]*[ \t])?#([\w-]+)[^}]*\}")
+
+
 # How a site renders Markdown heading ids: GitHub's (github-slugger) or MkDocs' (toc), the
 # latter with or without the attr_list extension a project's mkdocs.yml may enable.
 SLUGGERS: dict[str, Callable[[], _GithubSlugger | _TocSlugger]] = {
@@ -334,7 +352,8 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
     return found
 
 
-def _parse_markdown(lines: list) -> list:
+def parse_markdown(lines: list) -> list:
+    """Return a Markdown file's lines as paragraphs, one piece of a section each."""
     return [Paragraph(piece.start + 1, piece.stop, "\n".join(lines[piece.start:piece.stop]),
                       section.anchor)
             for section in markdown_sections(lines) for piece in section.pieces]

@@ -239,3 +239,21 @@ def parse_rst(lines: list) -> list:
             if reader.read(lines, unit):
                 out.extend(paragraphs(lines, unit, reader.anchor))
     return out
+
+
+_EXPLICIT_TARGET = re.compile(r"`([^`<]*?)\s*<[^`>]*>`")
+
+
+_DIRECTIVE_MARKER = re.compile(r"^(\s*)\.\.\s+[\w:.+-]+::", re.M)
+
+
+_OPTION_LINE = re.compile(r"^[ \t]+:[\w-]+:(?:[ \t].*)?$", re.M)
+
+
+def plain_text(rst: str) -> str:
+    """Return reST as a reader would read it: roles, targets, directive and option markers out."""
+    text = _OPTION_LINE.sub("", rst)
+    text = _DIRECTIVE_MARKER.sub(r"\1", text)
+    text = ROLE.sub("", text)
+    text = _EXPLICIT_TARGET.sub(r"`\1`", text)
+    return text.replace("`~", "`").replace("`!", "`")

@@ -14,7 +14,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .tree import DEFAULT_MAX_FILE_BYTES, Unreadable, read_tree_file
+from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, read_tree_file
 
 
 @dataclass
@@ -482,33 +482,3 @@ class RenderedSite:
         return sorted(found)
 
 
-def dead_urls(snapshot_directory, html_roots) -> list:
-    """Return one line per passage URL of a built snapshot that does not land on its site.
-
-    html_roots: one rendered tree for every version, or {(collection, version): tree} for the
-    versions to check (a tree built from llms.txt or Markdown has no rendered pages to check).
-    """
-    # Imported here: the core is only needed by this check, not by the builder's page parsing.
-    from ..core import database
-    from ..core.snapshot_directory import DATABASE, read_manifest
-
-    directory = Path(snapshot_directory)
-    manifest = read_manifest(directory)
-    sites = {}
-    for entry in manifest["collections"]:
-        for version in entry["versions"]:
-            key = (entry["collection"], version["version"])
-            root = html_roots if isinstance(html_roots, str) else html_roots.get(key)
-            if root is not None:
-                sites[key] = RenderedSite(root, version["base_url"])
-    conn = database.open_immutable(directory / DATABASE)
-    try:
-        rows = conn.execute("SELECT collection, version, url FROM passages ORDER BY id").fetchall()
-    finally:
-        conn.close()
-    unknown = [] if isinstance(html_roots, str) else [
-        f"{collection}/{version}: no such version in this snapshot"
-        for collection, version in sorted(set(html_roots) - set(sites))]
-    return unknown + [f"{collection}/{version}: dead URL {url}" for collection, version, url in
-                      sorted(set(rows)) if (collection, version) in sites
-                      and not sites[collection, version].lands(url)]

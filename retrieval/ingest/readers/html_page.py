@@ -19,7 +19,8 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from ..core.ranking import SECTION
+from ...core.ranking import SECTION
+from ..unit import Unit
 from .blocks import MAX_PASSAGE_BYTES
 from .rendered import (
     GLOSSARY,
@@ -33,7 +34,6 @@ from .rendered import (
     tag_attributes,
 )
 from .rst import OBJECT_DIRECTIVES
-from .units import Unit
 
 # Elements that end a run of text: what follows starts a new line of the extracted text.
 _BLOCKS = frozenset(("p", "div", "li", "dt", "dd", "pre", "tr", "table", "section", "dl",

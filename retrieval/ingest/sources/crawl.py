@@ -32,9 +32,9 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import llms
+from ..readers import llms_index
+from ..readers.inventory import InventoryError, read_inventory
 from .http_get import REDIRECTS, USER_AGENT, FetchFailure, Limits, Reply, get
-from .inventory import InventoryError, read_inventory
 
 STATE = "state.json"
 MIRROR = "site"
@@ -404,8 +404,8 @@ class Crawler:
                 self._enqueue(self.sources_probe.pop(0), _SOURCE_PROBE)
         elif name.endswith(".xml"):
             self._read_sitemap(body)
-        elif name == llms.INDEX:
-            for link in llms.read_index(body.decode("utf-8", "replace")):
+        elif name == llms_index.INDEX:
+            for link in llms_index.read_index(body.decode("utf-8", "replace")):
                 url = urllib.parse.urljoin(self.prefix, link.url).partition("#")[0]
                 if url.startswith(self.prefix) and url.endswith((".md", ".txt")):
                     self._enqueue(url, _DOCUMENT)

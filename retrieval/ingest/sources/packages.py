@@ -20,10 +20,10 @@ import sys
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from ..core.model import VERSION_PATTERN, VERSION_SHAPE
-from .docstrings import module_name
-from .package_docs import PackageTree, docs_folder, read_package_contents
-from .tree import SourceTree
+from ...core.model import VERSION_PATTERN, VERSION_SHAPE
+from ..formats.package import PackageTree, docs_folder, read_package_contents
+from ..readers.docstrings import module_name
+from ..tree import SourceTree
 from .unpack import ARCHIVE_SUFFIXES, unpack
 
 _DIST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")

@@ -21,13 +21,14 @@ import urllib.parse
 from collections import Counter
 from dataclasses import dataclass
 
-from ..core.ranking import SECTION, IndexFields
-from . import autodoc
-from .blocks import size_pieces
-from .docstrings import MODULE, PackageSource, aliases, public_objects, read_package
-from .parse import iter_source_files, page_url, parse_source, source_kind
-from .tree import Progress, SourceTree, UnitDraft, read_file
-from .units import plain_text
+from ...core.ranking import SECTION, IndexFields
+from ..readers import autodoc
+from ..readers.blocks import size_pieces
+from ..readers.docstrings import MODULE, PackageSource, aliases, public_objects, read_package
+from ..readers.rst import plain_text
+from ..readers.text import page_url, parse_source
+from ..tree import Progress, SourceTree, iter_source_files, read_file, source_kind
+from ..unit import UnitDraft
 
 # Where a source tree keeps its documentation sources, in the order looked for.
 DOCS_FOLDERS = ("docs", "doc", "Doc")

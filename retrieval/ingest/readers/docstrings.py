@@ -17,7 +17,7 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .parse import decode_source
+from ..tree import decode_source
 
 MODULE, CLASS, EXCEPTION, FUNCTION, METHOD, ATTRIBUTE, DATA = (
     "module", "class", "exception", "function", "method", "attribute", "data")

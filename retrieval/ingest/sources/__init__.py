@@ -4,7 +4,7 @@ A value is a local path, or starts with a scheme of FETCHERS. A tree form (Fetch
 tree, built under the label given with it: `https://` (a published site, crawled; `http://` for
 loopback hosts only), `git+` (a git repository at a ref); each leaves its tree in the fetch cache
 and says where it came from, and the builder reads it as it reads any local one. A package form
-(PackageFetcher: `pypi:`, `env:`, package_sources.py) names packages, its label optional, and
+(PackageFetcher: `pypi:`, `env:`, packages.py) names packages, its label optional, and
 gives SourceTrees of its own. A new form of source is one entry of FETCHERS.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from . import crawl, git_source, package_sources
+from . import crawl, git, packages
 from .http_get import Limits
 
 
@@ -45,7 +45,7 @@ def default_cache_dir() -> str:
 
 
 def _crawled(spec: str, label: str, options: FetchOptions) -> LocalTree:
-    from ..hosts import is_loopback  # the one definition of a loopback listen address
+    from ...hosts import is_loopback  # the one definition of a loopback listen address
 
     host = urllib.parse.urlsplit(spec).hostname or ""
     if spec.startswith("http://") and not is_loopback(host):
@@ -62,7 +62,7 @@ def _crawled(spec: str, label: str, options: FetchOptions) -> LocalTree:
 
 
 def _git(spec: str, label: str, options: FetchOptions) -> LocalTree:
-    folder, provenance = git_source.fetch(spec, options.cache_dir, options.stream)
+    folder, provenance = git.fetch(spec, options.cache_dir, options.stream)
     return LocalTree(folder, None, None, provenance)
 
 
@@ -88,9 +88,9 @@ Form = TypeVar("Form", Fetcher, PackageFetcher)  # either kind of entry below (_
 FETCHERS: dict[str, Fetcher | PackageFetcher] = {
     "https://": Fetcher(_crawled, True),
     "http://": Fetcher(_crawled, True),
-    git_source.SCHEME: Fetcher(_git, False),
-    "pypi:": PackageFetcher(package_sources.fetch_pypi),
-    "env:": PackageFetcher(package_sources.fetch_env),
+    git.SCHEME: Fetcher(_git, False),
+    "pypi:": PackageFetcher(packages.fetch_pypi),
+    "env:": PackageFetcher(packages.fetch_env),
 }
 
 

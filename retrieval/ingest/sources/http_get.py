@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .. import __version__
+from ... import __version__
 
 USER_AGENT = f"retrieval/{__version__} (documentation snapshot builder: retrieval build --source)"
 REDIRECTS = frozenset((301, 302, 303, 307, 308))

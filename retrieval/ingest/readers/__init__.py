@@ -1,0 +1,1 @@
+"""Readers: one document's text -> units. No trees are chosen and nothing is fetched here."""

@@ -1,0 +1,78 @@
+"""What a reader finds (Unit) and that unit placed in its tree with its ranking facts (UnitDraft).
+
+A Unit is one retrievable piece of one document: its lines, anchor, title and the facts the
+ranking reads. A UnitDraft is the passage content a build writes for it (what corpus_id covers).
+"""
+
+import urllib.parse
+from collections import Counter
+from dataclasses import dataclass
+
+from ..core.ranking import IndexFields
+from ..core.snapshot import DEFAULT_COLLECTION
+from .tree import SourceTree
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One retrievable unit of a page, with what the index and the priors need of it."""
+
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    text: str  # byte-exact source lines start_line..end_line
+    anchor: str | None  # the URL fragment (an id of the rendered page), or None
+    title: str
+    heading: str  # the title of the section that owns it (a section's own title)
+    kind: str  # an OBJECT_DIRECTIVES value or SECTION
+    anchors: tuple  # every id of the unit on the rendered page (for in-link counts)
+    noindex: bool
+    names: str  # qualified names, space-separated
+    name: str  # bare last components
+    signature: str  # signatures without their names
+    body: str
+    code: str
+    context: str  # page title and section path
+
+
+@dataclass(frozen=True)
+class UnitDraft:
+    """One unit a format reader found: its passage content and its section's heading.
+
+    content is what corpus_id covers (built by `of`); heading is the title of the section the
+    unit belongs to, which a --semantic build embeds with its names and body.
+    """
+
+    content: dict
+    heading: str = ""
+
+    @classmethod
+    def of(cls, tree: SourceTree, source_id: str, source_sha256: str, url: str, start_line: int,
+           end_line: int, text: str, title: str, facts: IndexFields,
+           heading: str = "") -> "UnitDraft":
+        """Return the draft of one unit of a tree, quoting its source's lines exactly."""
+        # The default collection is the absence of the field (one spelling per identity).
+        collection = ({} if tree.collection == DEFAULT_COLLECTION
+                      else {"collection": tree.collection})
+        return cls(collection | {
+            "source_id": source_id,
+            "version": tree.version,
+            "url": url,
+            "start_line": start_line,
+            "end_line": end_line,
+            "text": text,
+            "source_sha256": source_sha256,
+            "title": title,
+        } | facts.content(), heading)
+
+
+def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str, units,
+                reference: set, in_links: Counter) -> list:
+    """Return the drafts of one page's units (units.Unit), with their ranking facts."""
+    page_address = tree.base_url + urllib.parse.quote(page, safe="/")
+    return [UnitDraft.of(
+        tree, source_id, source_sha256, page_address + ("#" + unit.anchor if unit.anchor else ""),
+        unit.start_line, unit.end_line, unit.text, unit.title, IndexFields.of(
+            kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
+            in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
+            names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
+            code=unit.code, context=unit.context), unit.heading) for unit in units]
