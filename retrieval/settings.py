@@ -13,12 +13,13 @@ import tomllib
 from dataclasses import dataclass, field
 
 from .core.admission import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA
+from .core.errors import UserError
 from .hosts import parse_hosts
 
 ENV_PREFIX = "RETRIEVAL_"
 
 
-class SettingsError(ValueError):
+class SettingsError(UserError):
     """A setting is unknown or has a value of the wrong type."""
 
 

@@ -188,6 +188,29 @@ class BuildAndVerifyRefusalTest(unittest.TestCase):
         self.assertIn("has 2 (a, b): give --rendered COLLECTION/VERSION=HTML_ROOT", line)
 
 
+class UserErrorTest(unittest.TestCase):
+    """A user's mistake is one line and exit 2; a bug keeps its traceback, whatever its type."""
+
+    def build_raising(self, error: str):
+        # The build's planning step replaced by one that raises `error`, as a bug would.
+        script = ("import sys\nfrom unittest import mock\nimport retrieval.ingest.sources as s\n"
+                  "from retrieval.ingest.sources.form import SourceError\n"
+                  f"mock.patch.object(s, 'plan', side_effect={error}).start()\n"
+                  "from retrieval.cli.main import main\n"
+                  "sys.exit(main(['build', '--source', '1.0=docs', '--out', 'out']))\n")
+        return run([sys.executable, "-c", script])
+
+    def test_a_user_error_is_one_line_and_exit_2(self):
+        line = one_line_refusal(self, self.build_raising("SourceError('--source 1.0: no')"))
+        self.assertEqual(line, "retrieval: --source 1.0: no")
+
+    def test_a_bug_raising_value_error_shows_its_traceback(self):
+        done = self.build_raising("ValueError('a bug')")
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("Traceback (most recent call last)", done.stderr)
+        self.assertIn("ValueError: a bug", done.stderr)
+
+
 class BusyPortTest(unittest.TestCase):
     def test_waitress_serve_on_a_busy_port_is_one_line(self):
         waitress_serve = os.path.join(os.path.dirname(sys.executable), "waitress-serve")

@@ -9,6 +9,14 @@ from retrieval.core.ranking import SECTION, IndexFields
 from retrieval.ingest import builder, formats, sources
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.ingest.formats import Format, format_of
+from retrieval.ingest.registry import registry
+from retrieval.ingest.sources.form import (
+    LocalTree,
+    SourceError,
+    SourceForm,
+    SourceOptions,
+    tree_form,
+)
 from retrieval.ingest.tree import read_file
 from retrieval.ingest.unit import UnitDraft
 from tests.support import class_temporary_directory
@@ -55,7 +63,21 @@ class RegistryTest(unittest.TestCase):
 
     def test_the_formats_are_tried_in_the_documented_order(self):
         self.assertEqual([entry.name for entry in formats.REGISTRY],
-                         ["sphinx", "html", "llms", "mkdocs", "plain"])
+                         ["sphinx", "html", "llms", "mkdocs", "package", "plain"])
+
+    def test_the_package_format_reads_only_the_trees_a_package_source_names(self):
+        package = next(entry for entry in formats.REGISTRY if entry.name == "package")
+        self.assertIsNone(package.detect)
+        self.assertIs(format_of(self.tree("plain", format="package")), package)
+        self.assertNotIn("package", formats.CHOICES)  # not a --format choice
+        with self.assertRaisesRegex(ValueError, "comes from a package source"):
+            package.read(self.tree("plain", format="package"), Progress(io.StringIO()))
+
+    def test_a_registry_refuses_a_name_given_twice(self):
+        entries = (Format("a", None, list), Format("b", None, list), Format("a", None, list))
+        with self.assertRaisesRegex(ValueError, "two registry entries are named 'a'"):
+            registry(entries, lambda entry: entry.name)
+        self.assertEqual(list(registry(entries[:2], lambda entry: entry.name)), ["a", "b"])
 
     def test_each_tree_is_read_by_its_own_format(self):
         for name in TREES:
@@ -92,21 +114,64 @@ class RegistryTest(unittest.TestCase):
 
 
 class SourceFormsTest(unittest.TestCase):
-    def test_every_form_of_source_is_one_entry_of_one_registry(self):
-        self.assertEqual(list(sources.FETCHERS), ["https://", "http://", "git+", "pypi:", "env:"])
-        self.assertEqual([scheme for scheme, fetcher in sources.FETCHERS.items()
-                          if isinstance(fetcher, sources.PackageFetcher)], ["pypi:", "env:"])
+    """Every --source value is planned and fetched by one registry, whatever its form."""
 
-    def test_package_forms_are_told_from_trees_labelled_or_not(self):
-        self.assertEqual(sources.scheme_of("pypi:attrs==23.1.0"), "pypi:")
-        self.assertEqual(sources.scheme_of("attrs/23.1=pypi:attrs==23.1.0"), "pypi:")
-        self.assertEqual(sources.scheme_of("attrs=env:/venv"), "env:")
-        for tree in ("3.11=docs/html", "https://docs.example.org/", "git+https://x/y.git@v1"):
-            with self.subTest(tree):
-                self.assertIsNone(sources.scheme_of(tree))
-        self.assertTrue(sources.is_local("docs/html"))
-        self.assertFalse(sources.is_local("git+https://x/y.git@v1"))
-        self.assertTrue(sources.gives_base_url("https://docs.example.org/"))
+    def setUp(self):
+        self.fetched = []
+        self.options = SourceOptions("cache", "work", {"1.0": BASE})
+
+    def first(self, form):
+        """Return a patch of the registry with a test-only form tried first."""
+        return mock.patch.object(sources, "FORMS", {form.scheme: form, **sources.FORMS})
+
+    def fetch_local(self, requested, options):
+        self.fetched.append(requested.value)
+        return LocalTree("/trees/" + requested.spec.removeprefix("test:"))
+
+    def test_every_form_of_source_is_one_row_of_one_registry(self):
+        self.assertEqual(list(sources.FORMS), ["https://", "http://", "git+", "pypi:", "env:", ""])
+        self.assertEqual([scheme for scheme, form in sources.FORMS.items() if not form.labelled],
+                         ["pypi:", "env:"])
+        self.assertTrue(sources.FORMS["https://"].gives_base_url)
+
+    def test_values_are_told_apart_by_scheme_labelled_or_not(self):
+        for value, scheme in (("pypi:attrs==23.1.0", "pypi:"), ("attrs/23.1=pypi:attrs==23.1.0",
+                              "pypi:"), ("attrs=env:/venv", "env:"), ("3.11=docs/html", ""),
+                              ("3.11=https://docs.example.org/", "https://"),
+                              ("1.0=git+https://x/y.git@v1", "git+")):
+            with self.subTest(value):
+                self.assertIs(sources._requested(value)[0], sources.FORMS[scheme])
+
+    def test_a_new_form_is_one_row_and_its_trees_come_back_as_source_trees(self):
+        form = SourceForm("test:", tree_form(self.fetch_local), labelled=True)
+        with self.first(form):
+            trees = sources.resolve(["lib/1.0=test:one"], SourceOptions(
+                "cache", "work", {"lib/1.0": BASE}, max_file_bytes=99))
+        self.assertEqual(trees, [SourceTree("1.0", "/trees/one", BASE, "lib", "auto", 99)])
+        self.assertEqual(self.fetched, ["lib/1.0=test:one"])
+
+    def test_every_value_is_checked_before_any_is_fetched(self):
+        form = SourceForm("test:", tree_form(self.fetch_local), labelled=True)
+        refusals = (
+            (["1.0=test:one", "2.0=test:two"], "--source 2.0 needs --base-url 2.0=URL"),
+            (["1.0=test:one", "test:two"], "--source takes VERSION=VALUE, not 'test:two'"),
+            (["1.0=test:one", "1.0=test:two"], "--source 1.0 given twice"),
+            (["1.0=test:one", "x/y/1.0=test:two"], "collection 'x/y' must match"),
+        )
+        with self.first(form):
+            for values, message in refusals:
+                with self.subTest(values):
+                    with self.assertRaisesRegex(SourceError, message):
+                        sources.resolve(values, self.options)
+        self.assertEqual(self.fetched, [])
+
+    def test_a_base_url_of_no_source_is_refused(self):
+        form = SourceForm("test:", tree_form(self.fetch_local), labelled=True)
+        options = SourceOptions("cache", "work", {"1.0": BASE, "2.0": BASE})
+        with self.first(form):
+            with self.assertRaisesRegex(SourceError, "--base-url 2.0: no --source"):
+                sources.resolve(["1.0=test:one"], options)
+        self.assertEqual(self.fetched, [])
 
 
 if __name__ == "__main__":

@@ -173,6 +173,16 @@ FORBIDDEN = (
     ("retrieval.hosts", "retrieval.http", "the settings read the hosts"),
     ("retrieval.rerank", "retrieval.http", "a model serves the core, not a route"),
     ("retrieval.rerank", "retrieval.ingest", "a model serves the core, not a build"),
+    # The builder's wings, bottom up: readers (one document), formats (one kind of tree),
+    # sources (where trees come from), then the builder; nothing reaches up a floor.
+    ("retrieval.ingest.readers", "retrieval.ingest.formats", "a reader reads one document"),
+    ("retrieval.ingest.readers", "retrieval.ingest.sources", "a reader fetches nothing"),
+    ("retrieval.ingest.readers", "retrieval.ingest.builder", "a reader builds nothing"),
+    ("retrieval.ingest.formats", "retrieval.ingest.sources", "a format reads a tree on disk"),
+    ("retrieval.ingest.formats", "retrieval.ingest.builder", "a format builds nothing"),
+    ("retrieval.ingest.sources", "retrieval.ingest.builder", "a source fetches, builds nothing"),
+    ("retrieval.ingest.tree", "retrieval.ingest.readers", "the model is the bottom floor"),
+    ("retrieval.ingest.unit", "retrieval.ingest.readers", "the model is the bottom floor"),
 )
 # All serve/ may read of http/: the contract and the admission mark it shares with the app,
 # never the app's internals.

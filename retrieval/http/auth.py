@@ -23,6 +23,7 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ..core.errors import UserError
 from ..core.snapshot import COLLECTION_PATTERN
 from ..core.strict_json import StrictJSONError, loads_strict
 from .errors import InvalidCredentials, Unauthenticated
@@ -39,7 +40,7 @@ MIN_RATE_PER_SECOND = 1 / 86400
 _ENTRY_FIELDS = {"id", "secret_sha256", "collections", "rate_limit", "expires"}
 
 
-class KeysFileError(ValueError):
+class KeysFileError(UserError):
     """A keys file is missing, malformed, or cannot be written; the message names file and entry."""
 
 

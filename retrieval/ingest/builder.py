@@ -1,9 +1,9 @@
 """`retrieval build`: documentation trees in, a snapshot directory (manifest + SQLite) out.
 
 Each tree is read by its format (formats/: a Sphinx site, a rendered site, an llms.txt tree, an
-MkDocs project's Markdown, any other tree of reST, Markdown and text), or by the reader a fetched
-package gives it; the units of every tree are then embedded (`--semantic`) and written as one
-snapshot directory (core/snapshot_directory.py).
+MkDocs project's Markdown, a fetched package, any other tree of reST, Markdown and text); the
+units of every tree are then embedded (`--semantic`) and written as one snapshot directory
+(core/snapshot_directory.py).
 """
 
 from pathlib import Path
@@ -22,13 +22,12 @@ from .default_policy import (
     default_policy,
 )
 from .formats import CHOICES, read_passage_contents
-from .formats.llms import is_llms_tree
 from .tree import Progress, SourceTree
 
 # The names the command line and the tests import from here, wherever they are defined.
 __all__ = [
     "DEFAULT_CANDIDATES", "DEFAULT_POLICY", "DEFAULT_STOP_WORDS", "FORMATS", "MODEL_WEIGHTS",
-    "RANKINGS", "Progress", "SourceTree", "build_snapshot", "default_policy", "is_llms_tree",
+    "RANKINGS", "Progress", "SourceTree", "build_snapshot", "default_policy",
     "read_passage_contents", "semantic_policy",
 ]
 

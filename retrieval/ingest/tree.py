@@ -17,7 +17,7 @@ import posixpath
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..core.snapshot import DEFAULT_COLLECTION
@@ -26,6 +26,8 @@ from ..core.snapshot import DEFAULT_COLLECTION
 # docs, contents.html, is 2.5 MB; its objects.inv inflates to 1 MB), far below what would take
 # the build's memory: parsing costs about ten times a file's size.
 DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024
+# A tree's format when none is named: the first format whose detect holds (formats/).
+AUTO_FORMAT = "auto"
 
 
 class Unreadable(Exception):
@@ -90,6 +92,16 @@ def shown(name: str) -> str:
 
 
 @dataclass(frozen=True)
+class PackageLayout:
+    """What a package source found to read below a tree's root (the package format reads it)."""
+
+    modules: tuple  # (path below the root, dotted module name) of each module to read
+    docs: str | None  # the docs folder below the root, or None: the docstrings alone
+    docs_url: str | None  # where the docs folder's pages are published (ends with "/"), or None
+    source_url: str  # the base the files' own links start from (ends with "/")
+
+
+@dataclass(frozen=True)
 class SourceTree:
     """One documentation version to build: version, source root, base URL, and collection."""
 
@@ -97,11 +109,10 @@ class SourceTree:
     root: str
     base_url: str
     collection: str = DEFAULT_COLLECTION
-    format: str = "auto"  # one of formats.CHOICES: by what the tree holds, or named
+    format: str = AUTO_FORMAT  # by what the tree holds, or a format's name (formats/)
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # a larger file is skipped, reported
-    # How a fetched package (package_sources.py) is read, (tree, progress) -> its UnitDrafts;
-    # None: by its format (formats/).
-    reader: Callable | None = field(default=None, compare=False)
+    # What a package source found to read (format "package"); None for every other tree.
+    package: PackageLayout | None = field(default=None, compare=False)
     # Where a fetched tree came from (sources.LocalTree.provenance), written to provenance.json.
     provenance: dict | None = field(default=None, compare=False, hash=False)
 

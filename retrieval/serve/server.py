@@ -37,6 +37,7 @@ from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
+from ..core.errors import UserError
 from ..http.contract import ADMITTED, FAST, lane
 from ..http.inflight import ADMISSION_KEY, DRAINING
 from ..settings import SettingsError
@@ -47,8 +48,11 @@ def load_app_object(spec: str):
     """Import `module:attribute` and return the attribute (a WSGI app)."""
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise ValueError(f"--app must be MODULE:ATTRIBUTE, not {spec!r}")
-    return getattr(importlib.import_module(module_name), attribute)
+        raise UserError(f"--app must be MODULE:ATTRIBUTE, not {spec!r}")
+    try:
+        return getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise UserError(f"--app {spec}: {exc}") from None
 
 
 class GuardedParser(HTTPRequestParser):

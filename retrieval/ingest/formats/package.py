@@ -19,7 +19,6 @@ import re
 import textwrap
 import urllib.parse
 from collections import Counter
-from dataclasses import dataclass
 
 from ...core.ranking import SECTION, IndexFields
 from ..readers import autodoc
@@ -27,23 +26,13 @@ from ..readers.blocks import size_pieces
 from ..readers.docstrings import MODULE, PackageSource, aliases, public_objects, read_package
 from ..readers.rst import plain_text
 from ..readers.text import page_url, parse_source
-from ..tree import Progress, SourceTree, iter_source_files, read_file, source_kind
+from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
 from ..unit import UnitDraft
 
 # Where a source tree keeps its documentation sources, in the order looked for.
 DOCS_FOLDERS = ("docs", "doc", "Doc")
 # A string literal's opening and closing triple quotes, where a piece of a docstring has them.
 _QUOTES = re.compile(r"^[rRuUbB]*(?:\"\"\"|\'\'\')|(?:\"\"\"|\'\'\')$")
-
-
-@dataclass(frozen=True)
-class PackageTree:
-    """What one package collection is built from, below tree.root."""
-
-    modules: tuple  # (path below the root, dotted module name) of each module to read
-    docs: str | None  # the docs folder below the root, or None: the docstrings alone
-    docs_url: str | None  # where the docs folder's pages are published (ends with "/"), or None
-    source_url: str  # the base the files' own links start from (ends with "/")
 
 
 def docs_folder(root: str) -> str | None:
@@ -54,18 +43,25 @@ def docs_folder(root: str) -> str | None:
     return None
 
 
-def read_package_contents(package_tree: PackageTree, tree: SourceTree,
-                          progress: Progress) -> list:
+# The format a package source (sources/packages.py) names for its trees: never detected, since
+# what to read (modules, docs folder, links) is what the source found (SourceTree.package).
+PACKAGE_FORMAT = "package"
+
+
+def read_package_contents(tree: SourceTree, progress: Progress) -> list:
     """Read one package collection into its units' drafts (UnitDraft), in path order."""
-    package = read_package(tree.root, package_tree.modules)
+    layout = tree.package
+    if layout is None:
+        raise ValueError(f"{tree.label}: a package tree comes from a package source")
+    package = read_package(tree.root, layout.modules)
     progress.files += len(package.modules)
     for path, reason in package.skipped:
         progress.skip(f"{tree.label}/{path}", reason)
-    builder = _Units(package_tree, tree, package)
-    if package_tree.docs is None:
+    builder = _Units(layout, tree, package)
+    if layout.docs is None:
         contents = builder.api_reference()
     else:
-        contents = builder.docs_pages(package_tree.docs, progress)
+        contents = builder.docs_pages(layout.docs, progress)
     progress.passages += len(contents)
     progress.tick(tree.label, force=True)
     return contents
@@ -95,15 +91,15 @@ def _piece_docstring(lines: list) -> str:
 class _Units:
     """Units of one package collection: page paragraphs and docstring units."""
 
-    def __init__(self, package_tree: PackageTree, tree: SourceTree, package: PackageSource):
-        self.package_tree = package_tree
+    def __init__(self, layout: PackageLayout, tree: SourceTree, package: PackageSource):
+        self.layout = layout
         self.tree = tree
         self.package = package
         self.aliases = aliases(package)
         self.references: Counter = Counter()
 
     def _source_link(self, path: str, first: int, last: int) -> str:
-        return (self.package_tree.source_url + urllib.parse.quote(path, safe="/")
+        return (self.layout.source_url + urllib.parse.quote(path, safe="/")
                 + f"#L{first}-L{last}")
 
     def object_contents(self, module, obj, names: list, page: str | None, context: str) -> list:
@@ -180,7 +176,7 @@ class _Units:
         return contents
 
     def _page(self, relative, source_id, text, sha256, progress) -> list:
-        docs_url = self.package_tree.docs_url
+        docs_url = self.layout.docs_url
         page = page_url(docs_url, relative) if docs_url else None
         kind = source_kind(relative)
         found = {}

@@ -1,56 +1,39 @@
-"""Where a `--source` value lives -> the trees to build from: the one registry of source forms.
+"""Where each `--source` value lives -> the trees to build from: the one registry of source forms.
 
-A value is a local path, or starts with a scheme of FETCHERS. A tree form (Fetcher) gives one
-tree, built under the label given with it: `https://` (a published site, crawled; `http://` for
-loopback hosts only), `git+` (a git repository at a ref); each leaves its tree in the fetch cache
-and says where it came from, and the builder reads it as it reads any local one. A package form
-(PackageFetcher: `pypi:`, `env:`, packages.py) names packages, its label optional, and
-gives SourceTrees of its own. A new form of source is one entry of FETCHERS.
+A value is `[LABEL=]SPEC`; the first row of FORMS whose scheme SPEC starts with reads it, the last
+row (a local path) any other. `resolve` checks every value, and the --base-url values, before it
+fetches any, then returns every value's SourceTrees. A new form of source is one module in this
+package (its fetch: (Requested, SourceOptions) -> SourceTrees) and one row of FORMS.
 """
 
 import os
 import sys
 import urllib.parse
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TypeVar
+from dataclasses import dataclass
 
+from ..formats.llms import is_llms_tree
+from ..registry import registry
 from . import crawl, git, packages
-from .http_get import Limits
+from .form import (
+    LocalTree,
+    Requested,
+    SourceError,
+    SourceForm,
+    SourceOptions,
+    collection_version,
+    tree_form,
+)
 
 
-@dataclass(frozen=True)
-class FetchOptions:
-    """What every fetcher may need: the cache directory, crawl limits, where progress goes."""
-
-    cache_dir: str
-    limits: Limits = field(default_factory=Limits)
-    stream: object = None
-
-
-@dataclass(frozen=True)
-class LocalTree:
-    """A source as the builder reads it: a local root, and what the source says about it."""
-
-    root: str
-    base_url: str | None = None  # where its pages are published, if the source itself says
-    format: str | None = None  # how to read it, if the source decides (None: --format)
-    provenance: dict | None = None  # recorded in the snapshot (provenance.json)
-
-
-def default_cache_dir() -> str:
-    """Return the fetch cache: $XDG_CACHE_HOME/retrieval/fetch, else ~/.cache/retrieval/fetch."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "retrieval", "fetch")
-
-
-def _crawled(spec: str, label: str, options: FetchOptions) -> LocalTree:
+def _crawled(requested: Requested, options: SourceOptions) -> LocalTree:
+    """Crawl a published site (`https://`; `http://` for loopback hosts only) into the cache."""
     from ...hosts import is_loopback  # the one definition of a loopback listen address
 
+    spec = requested.spec
     host = urllib.parse.urlsplit(spec).hostname or ""
     if spec.startswith("http://") and not is_loopback(host):
         raise crawl.CrawlError(f"{spec}: use https:// (http:// is for loopback hosts only)")
-    result = crawl.crawl(spec, options.cache_dir, options.limits, label,
+    result = crawl.crawl(spec, options.cache_dir, options.limits, requested.label,
                          options.stream or sys.stderr)
     prefix, _ = crawl.split_prefix(spec)
     has_html = any(f.path.endswith((".html", ".htm")) for f in result.files)
@@ -61,90 +44,126 @@ def _crawled(spec: str, label: str, options: FetchOptions) -> LocalTree:
                       "files": [f.provenance() for f in result.files]})
 
 
-def _git(spec: str, label: str, options: FetchOptions) -> LocalTree:
-    folder, provenance = git.fetch(spec, options.cache_dir, options.stream)
+def _checked_out(requested: Requested, options: SourceOptions) -> LocalTree:
+    """Check a git repository's documentation folder out at its ref into the cache."""
+    folder, provenance = git.fetch(requested.spec, options.cache_dir, options.stream)
     return LocalTree(folder, None, None, provenance)
 
 
-@dataclass(frozen=True)
-class Fetcher:
-    """A form of --source that is one tree: how to fetch it, whether it knows its published URL."""
-
-    fetch: Callable[[str, str, FetchOptions], LocalTree]  # (value, label, options)
-    gives_base_url: bool
+def _local(requested: Requested, options: SourceOptions) -> LocalTree:
+    """Read a tree on disk where it is."""
+    return LocalTree(requested.spec)
 
 
-@dataclass(frozen=True)
-class PackageFetcher:
-    """A form of --source that names packages, `[LABEL=]SCHEME...`: how to fetch their trees."""
-
-    # (label or "", the value after the scheme, --base-url by label, work directory, the label
-    # checker (label -> (collection, version))) -> SourceTrees
-    fetch: Callable[[str, str, dict, str, Callable], list]
-
-
-Form = TypeVar("Form", Fetcher, PackageFetcher)  # either kind of entry below (_forms)
-# Scheme prefix -> its fetcher. A value matching none is a local path.
-FETCHERS: dict[str, Fetcher | PackageFetcher] = {
-    "https://": Fetcher(_crawled, True),
-    "http://": Fetcher(_crawled, True),
-    git.SCHEME: Fetcher(_git, False),
-    "pypi:": PackageFetcher(packages.fetch_pypi),
-    "env:": PackageFetcher(packages.fetch_env),
-}
+def _check_local(requested: Requested) -> None:
+    """Refuse a local tree that is not a directory (or an llms-full.txt, the one file tree)."""
+    path = requested.spec
+    if not (os.path.isdir(path) or is_llms_tree(path)):
+        raise SourceError(f"--source {requested.label}={path}: " + (
+            "not a directory (give the documentation tree's root)"
+            if os.path.exists(path) else "no such directory"))
 
 
-def _forms(kind: type[Form]) -> dict[str, Form]:
-    """Return the entries of FETCHERS of one kind (Fetcher or PackageFetcher), in order."""
-    return {scheme: fetcher for scheme, fetcher in FETCHERS.items() if isinstance(fetcher, kind)}
+# In the order tried; the last row, a local path, reads any value no scheme claims.
+FORMS = registry((
+    SourceForm("https://", tree_form(_crawled), labelled=True, gives_base_url=True),
+    SourceForm("http://", tree_form(_crawled), labelled=True, gives_base_url=True),
+    SourceForm(git.SCHEME, tree_form(_checked_out), labelled=True),
+    SourceForm("pypi:", packages.fetch_pypi, labelled=False),
+    SourceForm("env:", packages.fetch_env, labelled=False),
+    SourceForm("", tree_form(_local), labelled=True, check=_check_local),
+), lambda form: form.scheme)
 
 
-def _fetcher(spec: str) -> Fetcher | None:
-    return next((f for scheme, f in _forms(Fetcher).items() if spec.startswith(scheme)), None)
+def form_of(spec: str) -> SourceForm:
+    """Return the form that reads a spec (a value without its label)."""
+    return next(form for scheme, form in FORMS.items() if spec.startswith(scheme))
 
 
-def scheme_of(value: str) -> str | None:
-    """Return the package scheme a --source value uses, or None for a tree."""
-    for spec in (value, value.partition("=")[2]):
-        for scheme in _forms(PackageFetcher):
-            if spec.startswith(scheme):
-                return scheme
-    return None
+def _requested(value: str) -> tuple:
+    """Return (the form, Requested) of one --source value, its label checked."""
+    for scheme, form in FORMS.items():
+        if scheme and not form.labelled and value.startswith(scheme):
+            return form, Requested(value, "", value)  # a package form without a label
+    label, sep, spec = value.partition("=")
+    if not sep or not label or not spec:
+        raise SourceError(f"--source takes VERSION=VALUE, not {value!r}")
+    form = form_of(spec)
+    if form.labelled:  # a package form reads its own label (pypi: a version, env: names)
+        collection_version(label)
+    return form, Requested(value, label, spec)
 
 
-def fetch_sources(values: list, base_urls: dict, workdir: str, collection_version) -> list:
-    """Return the SourceTrees of the package --source values, their files below workdir.
-
-    base_urls: the --base-url values by label; collection_version checks a label.
-    """
-    trees = []
+def label_pairs(values, flag: str) -> dict:
+    """Return {label: value} of LABEL=VALUE flags; refuse a value without a label, or twice."""
+    pairs: dict = {}
     for value in values:
-        scheme = scheme_of(value)
-        assert scheme is not None, "values are package --source values (scheme_of)"
-        label, spec = ("", value) if value.startswith(scheme) else value.split("=", 1)
-        trees.extend(_forms(PackageFetcher)[scheme].fetch(label, spec[len(scheme):], base_urls,
-                                                          workdir, collection_version))
-    return trees
+        key, sep, rest = value.partition("=")
+        if not sep or not key or not rest:
+            raise SourceError(f"{flag} takes VERSION=VALUE, not {value!r}")
+        if key in pairs:
+            raise SourceError(f"{flag} {key} given twice")
+        pairs[key] = rest
+    return pairs
 
 
-def is_local(spec: str) -> bool:
-    """Tell whether a tree --source value (not a package one: scheme_of) is a local path."""
-    return _fetcher(spec) is None
+def check_base_urls(values) -> dict:
+    """Return the --base-url values by label, each checked to end with '/'."""
+    base_urls = label_pairs(values, "--base-url")
+    for label, url in base_urls.items():
+        if not url.endswith("/"):
+            raise SourceError(f"--base-url {label}={url} must end with '/'")
+    return base_urls
 
 
-def gives_base_url(spec: str) -> bool:
-    """Tell whether a --source value says where its pages are published (a crawled site)."""
-    fetcher = _fetcher(spec)
-    return fetcher is not None and fetcher.gives_base_url
+def _refuse_unused(base_urls, labels) -> None:
+    unused = sorted(set(base_urls) - set(labels))
+    if unused:
+        raise SourceError(f"--base-url {unused[0]}: no --source of that version")
 
 
-def resolve(spec: str, label: str, options: FetchOptions) -> LocalTree:
-    """Return the local tree of a --source value, fetching it first if it lives elsewhere."""
-    fetcher = _fetcher(spec)
-    if fetcher is None:
-        return LocalTree(spec)
-    try:
-        return fetcher.fetch(spec, label, options)
-    except OSError as exc:  # the fetch cache cannot be written, or the disk is full
-        raise ValueError(f"{spec}: {exc.strerror or exc} ({exc.filename or options.cache_dir})") \
-            from None
+@dataclass(frozen=True)
+class Plan:
+    """Every --source value checked, with the form that fetches it; nothing fetched yet."""
+
+    requested: tuple  # (SourceForm, Requested) of each value
+    options: SourceOptions
+
+    def fetch(self) -> list:
+        """Return the SourceTrees of every value: tree forms in label order, then packages."""
+        trees = []
+        for form, one in sorted(self.requested,
+                                key=lambda pair: (not pair[0].labelled, pair[1].label)):
+            try:
+                trees.extend(form.fetch(one, self.options))
+            except OSError as exc:  # the fetch cache cannot be written, or the disk is full
+                raise SourceError(f"{one.spec}: {exc.strerror or exc} "
+                                  f"({exc.filename or self.options.cache_dir})") from None
+        _refuse_unused(self.options.base_urls, [tree.label for tree in trees])
+        return trees
+
+
+def plan(values, options: SourceOptions) -> Plan:
+    """Check every --source value, and the --base-url values, before anything is fetched."""
+    if not values:
+        raise SourceError("give at least one --source [COLLECTION/]VERSION=PATH")
+    if options.max_file_bytes < 1:
+        raise SourceError(f"--max-file-bytes {options.max_file_bytes} must be at least 1")
+    requested = tuple(_requested(value) for value in values)
+    labelled = label_pairs([r.value for form, r in requested if form.labelled], "--source")
+    for form, one in requested:
+        if form.labelled and one.label not in options.base_urls and not form.gives_base_url:
+            raise SourceError(f"--source {one.label} needs --base-url {one.label}=URL (where "
+                              "its pages are published)")
+        if form.check is not None:
+            form.check(one)
+    # Package forms may name their collections only once fetched; without them every label is
+    # known now, so a --base-url of no --source is refused before any fetch.
+    if all(form.labelled for form, _ in requested):
+        _refuse_unused(options.base_urls, labelled)
+    return Plan(requested, options)
+
+
+def resolve(values, options: SourceOptions) -> list:
+    """Return the SourceTrees of every --source value, each checked before any is fetched."""
+    return plan(values, options).fetch()

@@ -32,6 +32,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ...core.errors import UserError
 from ..readers import llms_index
 from ..readers.inventory import InventoryError, read_inventory
 from .http_get import REDIRECTS, USER_AGENT, FetchFailure, Limits, Reply, get
@@ -54,7 +55,7 @@ _HREF = re.compile(rb"""<(?:a|area)\s[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|(
 _SAVE_EVERY = 100
 
 
-class CrawlError(ValueError):
+class CrawlError(UserError):
     """A crawl cannot start or found nothing to build from; the message is one line."""
 
 

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+from ...core.errors import UserError
 from ..readers.markdown import CONFIG, mkdocs_site
 
 SCHEME = "git+"
@@ -20,7 +21,7 @@ _TIMEOUT_S = 600
 _FOLDERS = ("docs", "doc")
 
 
-class GitSourceError(ValueError):
+class GitSourceError(UserError):
     """A git source cannot be fetched or holds no documentation folder; one line."""
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ... import __version__
+from ...core.errors import UserError
 
 USER_AGENT = f"retrieval/{__version__} (documentation snapshot builder: retrieval build --source)"
 REDIRECTS = frozenset((301, 302, 303, 307, 308))
@@ -51,8 +52,8 @@ class Limits:
             value, least = getattr(self, limit.name), _LEAST.get(limit.name, 0)
             if not (value > least if limit.name == "timeout_s" else value >= least):  # and NaN
                 relation = "above" if limit.name == "timeout_s" else "at least"
-                raise ValueError(f"--crawl-{limit.name.replace('_', '-')} must be {relation} "
-                                 f"{least}, not {value}")
+                raise UserError(f"--crawl-{limit.name.replace('_', '-')} must be {relation} "
+                                f"{least}, not {value}")
 
 
 _LEAST = {"max_pages": 1, "in_flight": 1}

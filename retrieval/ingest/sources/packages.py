@@ -4,13 +4,13 @@
 proxy and credentials settings apply), its sdist if it has one, else its wheel, and unpacks it
 safely (unpack.py). `[DIST[,DIST...]=]env:PATH` reads the distributions installed in a virtual
 environment or site-packages directory, one collection each at its installed version. Each gives
-SourceTrees whose reader is package_docs.read_package_contents; nothing fetched is imported.
+SourceTrees of the package format (formats/package.py), with the PackageLayout found here;
+nothing fetched is imported.
 
-Their schemes are entries of sources.FETCHERS, the one registry of --source forms.
+Their schemes are rows of sources.FORMS, the one registry of --source forms.
 """
 
 import email.parser
-import functools
 import importlib.metadata
 import importlib.util
 import os
@@ -21,9 +21,10 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from ...core.model import VERSION_PATTERN, VERSION_SHAPE
-from ..formats.package import PackageTree, docs_folder, read_package_contents
+from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..readers.docstrings import module_name
-from ..tree import SourceTree
+from ..tree import PackageLayout, SourceTree
+from .form import Requested, SourceError, SourceOptions, collection_version
 from .unpack import ARCHIVE_SUFFIXES, unpack
 
 _DIST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
@@ -35,7 +36,7 @@ _NOT_PACKAGES = frozenset({"tests", "test", "testing", "docs", "doc", "examples"
 _NOT_MODULES = frozenset({"setup", "conftest", "noxfile", "fabfile", "tasks", "versioneer"})
 
 
-class FetchError(ValueError):
+class FetchError(SourceError):
     """A --source that cannot be fetched or read: the whole build cannot go on."""
 
 
@@ -44,10 +45,10 @@ def normalized(dist: str) -> str:
     return re.sub(r"[-_.]+", "-", dist).lower()
 
 
-def _tree(version: str, root: Path, collection: str, package: PackageTree) -> SourceTree:
+def _tree(version: str, root: Path, collection: str, package: PackageLayout) -> SourceTree:
     """Return the SourceTree of one package collection, published where its units link."""
     return SourceTree(version, str(root), package.docs_url or package.source_url, collection,
-                      reader=functools.partial(read_package_contents, package))
+                      PACKAGE_FORMAT, package=package)
 
 
 def _note(message: str):
@@ -156,8 +157,10 @@ def _release_tree(archive: Path, root: Path) -> tuple:
     return top, (info if info.is_file() else None), False
 
 
-def fetch_pypi(label, spec, base_urls, workdir, collection_version) -> list:
+def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     """Download, unpack and describe one release: docs folder and autodoc, else docstrings."""
+    label, spec = requested.label, requested.spec.removeprefix("pypi:")
+    base_urls, workdir = options.base_urls, options.workdir
     dist, sep, version = spec.partition("==")
     if not sep or not _DIST.fullmatch(dist) or not _RELEASE.fullmatch(version):
         raise FetchError(f"--source pypi:{spec}: give pypi:DIST==VERSION, an exact release")
@@ -181,7 +184,7 @@ def fetch_pypi(label, spec, base_urls, workdir, collection_version) -> list:
     what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules"
     _note(f"{label}: {archive.name}: {what}")
     return [_tree(version_label, top, collection,
-                  PackageTree(modules, docs, docs_url, source_url))]
+                  PackageLayout(modules, docs, docs_url, source_url))]
 
 
 # --- env: ------------------------------------------------------------------------------------
@@ -198,8 +201,9 @@ def site_packages(path: Path) -> Path | None:
     return None
 
 
-def fetch_env(label, spec, base_urls, workdir, collection_version) -> list:
+def fetch_env(requested: Requested, options: SourceOptions) -> list:
     """Describe each installed distribution (or the ones named) as one docstring collection."""
+    label, spec, base_urls = requested.label, requested.spec.removeprefix("env:"), options.base_urls
     path = Path(spec)
     site = site_packages(path) if path.is_dir() else None
     if site is None:
@@ -228,7 +232,7 @@ def fetch_env(label, spec, base_urls, workdir, collection_version) -> list:
         collection, version = collection_version(f"{name}/{dist.version}")
         source_url = base_urls.get(f"{name}/{dist.version}") or site.resolve().as_uri() + "/"
         trees.append(_tree(version, site, collection,
-                           PackageTree(tuple(sorted(modules)), None, None, source_url)))
+                           PackageLayout(tuple(sorted(modules)), None, None, source_url)))
     missing = sorted(set(wanted or ()) - seen)
     if missing:
         raise FetchError(f"env:{spec}: no distribution {missing[0]} is installed there")

@@ -14,6 +14,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
+from ...core.errors import UserError
+
 # No release's sources come near these; an archive that does is refused rather than unpacked.
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 MAX_MEMBERS = 100_000
@@ -21,7 +23,7 @@ _CHUNK = 1024 * 1024
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar", ".zip", ".whl")
 
 
-class UnpackError(ValueError):
+class UnpackError(UserError):
     """An archive that cannot or may not be unpacked."""
 
 
