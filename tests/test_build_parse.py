@@ -15,6 +15,8 @@ from retrieval.ingest.parse import (
     source_kind,
 )
 
+TIER = "unit"
+
 P = Paragraph
 
 # A pathlib-like page: line numbers matter, so the expected values below cite them.

@@ -21,6 +21,8 @@ from retrieval.ingest.rendered import RenderedSite
 from tests.package_fixtures import BROKEN, CORE, INIT
 from tests.support import temporary_directory
 
+TIER = "unit"
+
 
 def demo_package(testcase):
     """Write the demo package (and its broken module) and read it."""
