@@ -24,6 +24,8 @@ from tests.support import (
     wait_for,
 )
 
+TIER = "server"
+
 
 def comparable(response):
     """Return what two refusals must share: status, headers but Date, and the body bytes."""

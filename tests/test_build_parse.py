@@ -9,6 +9,8 @@ from retrieval.ingest.readers.markdown import markdown_sections
 from retrieval.ingest.readers.text import page_url, parse_source
 from retrieval.ingest.tree import decode_source, iter_source_files, source_kind
 
+TIER = "unit"
+
 P = Paragraph
 
 # A pathlib-like page: line numbers matter, so the expected values below cite them.

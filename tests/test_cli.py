@@ -13,6 +13,8 @@ from retrieval.cli.main import build_parser
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, temporary_directory
 
+TIER = "server"
+
 # Run a Python snippet as if `requests` were not installed (import of it fails).
 WITHOUT_REQUESTS = "import sys; sys.modules['requests'] = None; "
 WITHOUT_WAITRESS = "import sys; sys.modules['waitress'] = None; "

@@ -23,6 +23,8 @@ from retrieval.testing import create_fault_app, subprocess_env
 from retrieval.wsgi import create_app
 from tests.support import ROOT, ask, call, post_json, quiet_settings, start_server
 
+TIER = "server"
+
 DROP = object()  # a scripted "response": read the request, then close without answering
 
 

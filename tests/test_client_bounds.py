@@ -14,6 +14,8 @@ import unittest
 from retrieval import client as rc
 from retrieval.scenarios import QUESTION
 
+TIER = "server"
+
 # How long a call may still be running when the test looks: far above the client timeouts used
 # here (0.5 s), so only a call the timeout does not bound is still running.
 JOIN_S = 30

@@ -33,6 +33,8 @@ from retrieval.http.exchange import encode_error
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, ask, start_slow_server, temporary_directory, wait_for
 
+TIER = "browser"
+
 SCRIPT = os.path.join(ROOT, "deploy", "local_cluster.py")
 CONFIG = os.path.join(ROOT, "deploy", "haproxy.cfg")
 HAPROXY = shutil.which("haproxy") or next(

@@ -19,6 +19,8 @@ from tests.support import (
     write_snapshot,
 )
 
+TIER = "inprocess"
+
 # Runbooks that share the fixture's terms ("text", "overwritten"): if BM25 statistics leaked
 # between collections, these would move the default collection's scores.
 RUNBOOK_TEXTS = (

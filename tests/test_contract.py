@@ -13,6 +13,8 @@ from retrieval.serve.server import AdmittingDispatcher
 from retrieval.wsgi import create_app
 from tests.support import call, quiet_settings
 
+TIER = "inprocess"
+
 # Paths no route has (Waitress hands the server these, already percent-decoded).
 UNKNOWN_PATHS = ("/nope", "/retrieve/", "/./retrieve", "/retrieve ", "/passages", "", "retrieve")
 OTHER_METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH")

@@ -22,6 +22,8 @@ from retrieval.scenarios import QUESTION, SCENARIOS, TRUSTED_FAULT
 from retrieval.testing import CountingToolFactory, FailingTools
 from tests.support import fixture_document
 
+TIER = "unit"
+
 DEFAULTS = Limits(6, 2, 2, 4096)
 
 

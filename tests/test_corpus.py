@@ -23,6 +23,8 @@ from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build
 from retrieval.wsgi import create_app
 from tests.support import call, fixture_document, quiet_settings, start_server, temporary_directory
 
+TIER = "server"
+
 RST = """\
 Paths
 =====

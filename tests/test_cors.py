@@ -9,6 +9,8 @@ from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
 from tests.support import ask, call, start_server
 
+TIER = "server"
+
 ALLOWED = "https://app.example"
 
 

@@ -24,6 +24,8 @@ from tests.support import class_temporary_directory, post_json, quiet_settings, 
 from tests.support.sites import Drip, HeaderDrip, Route, Site, Stream, page
 from tests.test_html_ingest import built_passages
 
+TIER = "server"
+
 GUIDE = page("Guide", '<h1 id="guide">Guide</h1>\n<p>Goats are kept in a herd.</p>\n'
                       '<h2 id="configure-the-herd">Configure the herd</h2>\n'
                       "<p>Set herd_size: the herd holds at most that many goats.</p>",

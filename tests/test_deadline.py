@@ -24,6 +24,8 @@ from retrieval.wsgi import create_app
 from tests.support import call, one_line_passage, quiet_settings, write_snapshot
 from tests.support.prometheus import parse_exposition
 
+TIER = "inprocess"
+
 WORDS = [f"common{i}" for i in range(20)]
 # Every bulk passage holds every word, so the long query matches all of them: thousands of
 # virtual-machine steps, where the needle's search (one row) takes a few dozen.

@@ -26,6 +26,8 @@ from retrieval.settings import settings_table
 from retrieval.wsgi import create_app
 from tests.support import ROOT, ask, call, quiet_settings, wait_for
 
+TIER = "server"
+
 
 def read_doc(name) -> str:
     """Return the text of a Markdown file, by its path from the root of the tree."""

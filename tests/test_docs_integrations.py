@@ -10,6 +10,8 @@ import unittest
 from retrieval.cli.main import build_parser
 from tests.support import ROOT, require_module, start_server
 
+TIER = "server"
+
 DOC = os.path.join(ROOT, "docs", "integrations.md")
 DOCUMENTED_URL = "http://127.0.0.1:8765"
 

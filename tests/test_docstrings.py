@@ -22,6 +22,8 @@ from retrieval.ingest.sources import unpack
 from tests.package_fixtures import BROKEN, CORE, INIT
 from tests.support import temporary_directory
 
+TIER = "unit"
+
 
 def demo_package(testcase):
     """Write the demo package (and its broken module) and read it."""

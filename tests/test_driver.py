@@ -14,6 +14,8 @@ from retrieval.cli.main import main as retrieval_main
 from retrieval.core import digests
 from tests.support import temporary_directory
 
+TIER = "server"
+
 REFERENCE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..",
                          "shared", "reference-recording", "saved-result.json")
 

@@ -23,6 +23,8 @@ from tests.support import (
     wait_for,
 )
 
+TIER = "server"
+
 
 class ToolFailureAtEachPositionTest(unittest.TestCase):
     # Action order of the completed scenario: search, read, search, read.

@@ -27,6 +27,8 @@ from retrieval.scenarios import QUESTION
 from retrieval.wsgi import create_app
 from tests.support import ask, call, post_json, quiet_settings
 
+TIER = "inprocess"
+
 
 class _OneHit:
     """A collection index that ranks one passage first, whatever is asked."""

@@ -22,6 +22,8 @@ from retrieval.ingest.unit import UnitDraft
 from tests.support import class_temporary_directory
 from tests.test_html_ingest import built_passages, write_tree
 
+TIER = "unit"
+
 BASE = "https://docs.example.org/1.0/"
 # One tree of each kind, each holding what its format's detect looks for and nothing earlier
 # formats look for.

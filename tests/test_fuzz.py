@@ -16,6 +16,8 @@ import unittest
 from tests import fuzz
 from tests.support import ask, read_response, start_server
 
+TIER = "server"
+
 SEED = 20250101
 CASES = 10000
 WORKERS = 8

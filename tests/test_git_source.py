@@ -11,6 +11,8 @@ from tests.test_crawl import run_build
 from tests.test_html_ingest import built_passages, write_tree
 from tests.test_markdown_sections import INDEX_MD, INSTALL_MD, MKDOCS_YML
 
+TIER = "server"
+
 BASE = "https://goat.example.org/1.0/"
 GIT_IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
                 "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}

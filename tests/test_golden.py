@@ -13,6 +13,8 @@ from retrieval.scenarios import SCENARIOS
 from retrieval.wsgi import create_app
 from tests.support import call, quiet_settings
 
+TIER = "inprocess"
+
 
 def memo_lookups(app, memo, outcome) -> int:
     """Return a memo's lookup count from the app's /metrics."""

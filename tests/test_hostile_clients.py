@@ -19,6 +19,8 @@ from tests.support import (
     wait_for,
 )
 
+TIER = "server"
+
 # Connections Waitress accepts at connection_limit 8: it counts its listener and its trigger.
 SLOTS = 6
 

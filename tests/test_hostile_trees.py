@@ -25,6 +25,8 @@ from retrieval.testing import subprocess_env
 from tests.support import ROOT, temporary_directory
 from tests.test_html_ingest import API_HTML, API_SOURCE, GUIDE_HTML, write_tree
 
+TIER = "server"
+
 BASE = "https://docs.example.org/pkg/1.2/"
 SECRET = "TOP-SECRET-OUTSIDE-THE-TREE"
 INVENTORY_HEAD = (b"# Sphinx inventory version 2\n# Project: pkg\n# Version: 1.2\n"

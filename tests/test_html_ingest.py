@@ -22,6 +22,8 @@ from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings, tampered_copy
 from tests.test_sphinx_build import obj, ranking_facts, section
 
+TIER = "inprocess"
+
 BASE = "https://docs.example.org/pkg/1.2/"
 NOISE = ("SIDEBAR-NOISE", "FOOTER-NOISE", "SCRIPT-NOISE", "SEARCH-NOISE", "PAGER-NOISE", "¶")
 

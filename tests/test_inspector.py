@@ -27,6 +27,8 @@ from retrieval.testing import subprocess_env
 from tests import browser
 from tests.support import WAIT_S, ask, start_server, temporary_directory
 
+TIER = "browser"
+
 CHROMIUM = browser.find_chromium()
 NO_CHROMIUM = "no Chromium binary found: apt-get install -y chromium (or set CHROMIUM_BINARY)"
 

@@ -14,6 +14,8 @@ from retrieval.scenarios import QUESTION
 from tests.support import require_module, start_server
 from tests.test_client import FakeServer
 
+TIER = "server"
+
 # What every document's metadata carries, whatever the framework.
 METADATA = {"url", "passage_id", "source_id", "version", "start_line", "end_line",
             "text_sha256", "result_sha256", "source_sha256", "rank", "corpus_id", "status",

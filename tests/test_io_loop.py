@@ -33,6 +33,8 @@ from retrieval.serve.server import build_server
 from retrieval.wsgi import create_app
 from tests.support import WAIT_S, quiet_settings, read_response
 
+TIER = "inprocess"
+
 IDLE_CONNECTIONS = 64
 REQUESTS = 100
 HANDOFFS = 200

@@ -28,6 +28,8 @@ from retrieval.http.errors import InvalidCredentials, Unauthenticated
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, WAIT_S
 
+TIER = "server"
+
 EXPIRY_2027 = 1798761600.0  # 2027-01-01T00:00:00Z
 NOW = 1767225600.0  # 2026-01-01T00:00:00Z
 

@@ -16,6 +16,8 @@ import unittest
 
 from tests.support import ROOT, temporary_directory
 
+TIER = "unit"
+
 PACKAGE = "retrieval"
 
 

@@ -12,6 +12,8 @@ from retrieval.wsgi import create_app
 from tests.support import class_temporary_directory, post_json, quiet_settings
 from tests.test_html_ingest import built_passages, write_tree
 
+TIER = "server"
+
 BASE = "https://goat.example.org/1.0/"
 
 # The case: a heading passage of its own ("## Configure the herd", 21 bytes) was read

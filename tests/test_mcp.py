@@ -24,6 +24,8 @@ from retrieval.testing import subprocess_env
 from tests.support import ROOT, WAIT_S, class_temporary_directory, require_module, start_server
 from tests.test_collections import snapshot_with
 
+TIER = "server"
+
 QUESTION = "Will write_text replace the contents of an existing file?"
 TOOLS = {"search_docs", "read_passage", "list_docs", "retrieve"}
 CHILD_ENV = {"RETRIEVAL_ACCESS_LOG": "false"}

@@ -15,6 +15,8 @@ from retrieval.testing import subprocess_env
 from tests.support import ROOT, WAIT_S, class_temporary_directory, require_module, start_server
 from tests.test_collections import snapshot_with
 
+TIER = "server"
+
 CHILD_ENV = {"RETRIEVAL_ACCESS_LOG": "false"}
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {},

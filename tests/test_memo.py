@@ -14,6 +14,8 @@ from retrieval.wsgi import create_app
 from tests.support import call, quiet_settings
 from tests.test_golden import memo_lookups
 
+TIER = "inprocess"
+
 
 def kept(memo, key) -> bool:
     """Tell whether memo holds key, without counting a lookup as a use."""

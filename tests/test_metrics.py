@@ -10,6 +10,8 @@ from retrieval.core.memo import MemoStats
 from retrieval.http.metrics import CONTENT_TYPE, LATENCY_BUCKETS, Metrics
 from tests.support.prometheus import ExpositionError, parse_exposition
 
+TIER = "unit"
+
 FAMILIES = (
     ("retrieval_requests_total", "counter"),
     ("retrieval_runs_total", "counter"),

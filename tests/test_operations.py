@@ -14,6 +14,8 @@ from retrieval.wsgi import create_app
 from tests.support import ask, call, quiet_settings, temporary_directory, wait_for
 from tests.support.prometheus import parse_exposition
 
+TIER = "inprocess"
+
 
 def post(app, body, key=None, environ=None):
     environ = dict(environ or {})

@@ -31,6 +31,8 @@ from tests.support import (
 )
 from tests.test_cli import one_line_refusal, run
 
+TIER = "server"
+
 DOCS = "https://demo.example/docs/"
 
 

@@ -8,6 +8,8 @@ import retrieval
 from retrieval.core.snapshot import default_snapshot_path
 from tests.support import ROOT
 
+TIER = "unit"
+
 
 class PackagingTest(unittest.TestCase):
     def test_installed_distribution_reports_the_package_version(self):

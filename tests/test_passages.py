@@ -8,6 +8,8 @@ from retrieval.core.snapshot import default_snapshot_path, load_snapshot
 from retrieval.wsgi import create_app
 from tests.support import call, quiet_settings
 
+TIER = "inprocess"
+
 
 class PassageLookupTest(unittest.TestCase):
     def setUp(self):

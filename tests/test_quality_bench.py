@@ -4,6 +4,8 @@ import unittest
 
 from bench import quality, question_sets
 
+TIER = "unit"
+
 BASE = "https://docs.python.org/3.11/"
 
 

@@ -14,6 +14,8 @@ from retrieval.wsgi import create_app
 from tests.support import call, quiet_settings, write_snapshot
 from tests.test_deadline import PASSAGES, POLICY, passage
 
+TIER = "inprocess"
+
 TERM = "a"  # in every passage: the 500 copies fit in a query
 
 

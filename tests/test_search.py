@@ -13,6 +13,8 @@ from tests.schema import errors as schema_errors
 from tests.support import call
 from tests.test_collections import serve_two_collections_with_keys
 
+TIER = "inprocess"
+
 QUERY = {"query": "write_text file", "version": "3.12"}
 
 

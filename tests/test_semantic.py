@@ -33,6 +33,8 @@ from tests.support import call, class_temporary_directory, post_json, quiet_sett
 from tests.test_layout import import_graph
 from tests.test_sphinx_build import BASE, build_site
 
+TIER = "server"
+
 EXTRA = ("numpy", "tokenizers", "threadpoolctl", "wordllama")
 INSTALLED = all(importlib.util.find_spec(name) for name in EXTRA)
 SKIP_REASON = f"the semantic extra ({', '.join(EXTRA)}) is not installed"

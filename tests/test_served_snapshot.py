@@ -23,6 +23,8 @@ from tests.support import (
     start_server,
 )
 
+TIER = "server"
+
 QUESTION = {"question": "plain paragraph text", "version": "3.11"}
 
 

@@ -26,6 +26,8 @@ from tests.support import (
     write_snapshot,
 )
 
+TIER = "server"
+
 
 def raw_exchange(port, request: bytes) -> bytes:
     """Send raw bytes on a fresh connection and return everything until the server closes."""

@@ -13,6 +13,8 @@ from tests.support.prometheus import parse_exposition
 from tests.test_collections import serve_two_collections_with_keys
 from tests.test_served_snapshot import QUESTION, build_verified_and_other, passage_ids
 
+TIER = "inprocess"
+
 SEARCH = {"query": "plain paragraph", "version": "3.11"}
 REBOUND = "attacker.example:8765"
 

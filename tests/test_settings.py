@@ -13,6 +13,8 @@ from retrieval.settings import (
 )
 from tests.support import temporary_directory
 
+TIER = "unit"
+
 
 class SettingsTest(unittest.TestCase):
     def test_defaults(self):

@@ -17,6 +17,8 @@ from tests.support import WAIT_S, ask, read_response, start_slow_server, wait_fo
 from tests.support.prometheus import parse_exposition
 from tests.test_hostile_clients import SLOTS, limited_server, post, status_and_code
 
+TIER = "server"
+
 PAGE = b"GET /inspector.js HTTP/1.1\r\nHost: localhost\r\n\r\n"
 HEALTH = b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
 LONG = {"keepalive_timeout_s": 60, "request_header_timeout_s": 60}

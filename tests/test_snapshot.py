@@ -20,6 +20,8 @@ from retrieval.core.snapshot import (
 from retrieval.ingest.builder import DEFAULT_POLICY, default_policy
 from tests.support import fixture_document, temporary_directory, write_snapshot
 
+TIER = "unit"
+
 
 class FixtureSnapshotTest(unittest.TestCase):
     def test_fixture_loads_with_four_passages_and_one_rule(self):

@@ -40,6 +40,8 @@ from tests.support import (
     temporary_directory,
 )
 
+TIER = "inprocess"
+
 BASE = "https://docs.example.org/3.11/"
 
 SHUTIL_RST = """\

@@ -10,6 +10,8 @@ from retrieval.http.auth import KeysFileError, KeyStore, RateLimiter, add_key, r
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, WAIT_S, temporary_directory
 
+TIER = "server"
+
 
 def run_retrieval(*argv):
     return subprocess.run([sys.executable, "-m", "retrieval", *argv], capture_output=True,

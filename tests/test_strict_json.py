@@ -4,6 +4,8 @@ import unittest
 
 from retrieval.core.strict_json import MAX_DEPTH, StrictJSONError, loads_strict
 
+TIER = "unit"
+
 
 class StrictJSONTest(unittest.TestCase):
     def assertRefused(self, data: bytes):

@@ -21,6 +21,8 @@ from tests.support import (
 )
 from tests.test_client import FakeServer, canned, run_ask
 
+TIER = "server"
+
 TEXT = "Shutil copies trees.\n\nThe rmtree function removes a directory tree.\n"
 QUESTION = "How does rmtree remove a directory tree?"
 TAMPER = "UPDATE passages SET text = text || ' TAMPERED' WHERE text LIKE '%rmtree%'"

@@ -22,6 +22,8 @@ from tests.support import (
 )
 from tests.test_client import run_ask
 
+TIER = "server"
+
 BASE = "https://docs.example.org/"
 TREES = {
     "python/3.11": "Shutil\n\nThe rmtree function removes a directory tree in Python 3.11.\n",

@@ -16,6 +16,8 @@ from retrieval.testing import CountingToolFactory, FailingTools
 from retrieval.wsgi import create_app
 from tests.support import UnreadableInput, ask, call, quiet_settings
 
+TIER = "inprocess"
+
 
 class AppTestCase(unittest.TestCase):
     def setUp(self):

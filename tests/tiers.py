@@ -3,49 +3,74 @@
 `python -m unittest discover` (CI and README) still runs every test; this only selects modules.
 Tier names may be combined and followed by unittest's own options:
 `python -m tests.tiers unit server -v`, `python -m tests.tiers fast -k wsgi`.
+
+Each `tests/test_*.py` declares its own tier at the top, beside its tests, as `TIER = "unit"`:
+the tier of the heaviest thing any of its tests does. The runner reads that line with `ast`, so
+selecting tiers imports no test module, and it refuses to run while a module declares no tier or
+one not in TIERS.
 """
 
+import ast
 import os
 import sys
 import unittest
 
-# Each test module sits in the tier of the heaviest thing any of its tests does.
+# The tiers a test module may declare, lightest first, each with what its tests need.
 TIERS = {
-    # Functions and objects alone: no app, no socket, no child process.
-    "unit": ("test_build_parse", "test_core", "test_docstrings", "test_formats", "test_layout",
-             "test_metrics", "test_packaging", "test_quality_bench", "test_settings",
-             "test_snapshot", "test_strict_json"),
-    # The WSGI app called in this process (through wsgiref.validate), or Waitress on a thread.
-    "inprocess": ("test_collections", "test_contract", "test_deadline", "test_fields",
-                  "test_golden", "test_html_ingest", "test_io_loop", "test_memo", "test_openapi",
-                  "test_operations", "test_passages", "test_query_bounds", "test_search",
-                  "test_service_hardening", "test_sphinx_build", "test_wsgi"),
-    # A real server or the command line in a child process, over real sockets.
-    "server": ("test_boundary", "test_cli", "test_client", "test_client_bounds", "test_corpus",
-               "test_cors", "test_crawl", "test_docs", "test_docs_integrations", "test_driver",
-               "test_faults", "test_fuzz", "test_git_source", "test_hostile_clients",
-               "test_hostile_trees", "test_integrations", "test_keys", "test_markdown_sections",
-               "test_mcp", "test_mcp_hardening", "test_minilm", "test_package_sources",
-               "test_semantic", "test_served_snapshot", "test_server", "test_slow_readers",
-               "test_startup_errors", "test_tampered_text", "test_versions"),
-    # Chromium driving the Inspector; replicas behind haproxy.
-    "browser": ("test_cluster", "test_inspector"),
+    "unit": "Functions and objects alone: no app, no socket, no child process",
+    "inprocess": "The WSGI app called in this process (through wsgiref.validate), "
+                 "or Waitress on a thread",
+    "server": "A real server or the command line in a child process, over real sockets",
+    "browser": "Chromium driving the Inspector; replicas behind haproxy",
 }
 GROUPS = {"fast": ("unit", "inprocess"), "all": tuple(TIERS)}
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-def undeclared() -> list:
-    """Return what the table and the test files disagree on, one line each."""
-    on_disk = {name[:-3] for name in os.listdir(TESTS_DIR)
-               if name.startswith("test") and name.endswith(".py")}
-    declared = [module for modules in TIERS.values() for module in modules]
-    problems = [f"tests/{module}.py is in no tier" for module in sorted(on_disk - set(declared))]
-    problems += [f"{module} is in TIERS but has no file"
-                 for module in sorted(set(declared) - on_disk)]
-    problems += [f"{module} is in two tiers" for module in sorted(set(declared))
-                 if declared.count(module) > 1]
-    return problems
+def module_names(tests_dir: str) -> list:
+    """Return the names of the test modules in tests_dir (those unittest discover finds), sorted."""
+    return sorted(name[:-3] for name in os.listdir(tests_dir)
+                  if name.startswith("test") and name.endswith(".py"))
+
+
+def declared_tier(path: str) -> tuple:
+    """Return (tier, None) from the file's top-level `TIER = "<tier>"`, or (None, why not)."""
+    try:
+        with open(path, encoding="utf-8") as source:
+            tree = ast.parse(source.read(), filename=path)
+    except (OSError, SyntaxError, ValueError) as error:
+        return None, f"cannot be read ({error.__class__.__name__}: {error})"
+    values = [node.value for node in tree.body if isinstance(node, ast.Assign)
+              and any(isinstance(target, ast.Name) and target.id == "TIER"
+                      for target in node.targets)]
+    if not values:
+        return None, 'declares no tier (a top-level TIER = "<tier>")'
+    if len(values) > 1:
+        return None, "assigns TIER more than once"
+    value = values[0]
+    if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+        return None, "assigns TIER something other than a string literal"
+    if value.value not in TIERS:
+        return None, f"declares TIER {value.value!r}, not one of {', '.join(TIERS)}"
+    return value.value, None
+
+
+def read_tiers(tests_dir: str = TESTS_DIR) -> tuple:
+    """Return ({tier: [module, ...]}, [problem, ...]) for the test modules in tests_dir."""
+    modules = {tier: [] for tier in TIERS}
+    problems = []
+    for module in module_names(tests_dir):
+        tier, problem = declared_tier(os.path.join(tests_dir, f"{module}.py"))
+        if problem:
+            problems.append(f"tests/{module}.py {problem}")
+        else:
+            modules[tier].append(module)
+    return modules, problems
+
+
+def undeclared(tests_dir: str = TESTS_DIR) -> list:
+    """Return, one line each, the test modules in tests_dir without a valid TIER declaration."""
+    return read_tiers(tests_dir)[1]
 
 
 def main(argv) -> None:
@@ -57,10 +82,10 @@ def main(argv) -> None:
     if not chosen:
         sys.exit(f"usage: python -m tests.tiers TIER... [unittest options]; "
                  f"tiers: {', '.join([*TIERS, *GROUPS])}")
-    problems = undeclared()
+    by_tier, problems = read_tiers(TESTS_DIR)
     if problems:
-        sys.exit("tests/tiers.py: " + "; ".join(problems))
-    modules = [f"tests.{module}" for tier in dict.fromkeys(chosen) for module in TIERS[tier]]
+        sys.exit("tests: " + "; ".join(problems))
+    modules = [f"tests.{module}" for tier in dict.fromkeys(chosen) for module in by_tier[tier]]
     unittest.main(module=None, argv=["python -m tests.tiers", *argv, *modules])
 
 
