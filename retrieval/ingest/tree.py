@@ -1,5 +1,6 @@
-"""A documentation tree to build (SourceTree), its files read as untrusted input (people build from
-trees they downloaded), the build's progress lines, and what a format reader hands back (UnitDraft).
+"""A documentation tree to build (SourceTree, and the PackageLayout a package source found), its
+files read as untrusted input (people build from trees they downloaded), which of them are
+sources (reST, Markdown, text), and the build's progress lines (Progress).
 
 Nothing outside the tree's real path is read: a symbolic link is followed only when what it names
 lies below the tree's own real path, so `leak.md -> ../outside/SECRET.md` or
