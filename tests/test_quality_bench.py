@@ -1,6 +1,8 @@
 """Scoring rules of quality/measure.py (the gold rule and metrics of ../shared/eval/README.md)."""
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import unittest
@@ -129,7 +131,8 @@ class FitFilesTest(unittest.TestCase):
         args = argparse.Namespace(write="lexical", train=[("t.json", "SNAP", 2.0)],
                                   dev=[("d.json", "SNAP", 1.0)])
         model = {"candidates": 100, "weights": {"bm25_all": -0.1512, "in_links": 0.2235}}
-        with mock.patch.object(fit, "FITS_DIR", directory):
+        with mock.patch.object(fit, "FITS_DIR", directory), \
+                contextlib.redirect_stderr(io.StringIO()):
             fit.write_fit(args, model, ["--write", "lexical", "--train", "t.json=SNAP:2"])
         with open(os.path.join(directory, "lexical.json"), encoding="utf-8") as handle:
             document = json.load(handle)

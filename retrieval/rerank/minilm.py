@@ -286,7 +286,7 @@ def equal_length_batches(lengths: list, tokens: int = BATCH_TOKENS, block: int =
     same operations on the same shapes as the text alone: its attention products and sums are
     its own, and the dense layers multiply blocks of token rows (block_layout), whatever their
     neighbours (_blocked_matmul). `tests/test_minilm.py` checks that the bytes are those of the
-    text alone (docs/corpora.md). Batches follow the texts' order, so the same texts give the
+    text alone (docs/building.md). Batches follow the texts' order, so the same texts give the
     same batches.
     """
     by_length: dict = {}
