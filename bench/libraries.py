@@ -4,7 +4,7 @@ Each library is one collection at the version its package documents, built from 
 package installs (`apt-get install python3.11-doc python-click-doc python-flask-doc
 python-requests-doc python-django-doc python-pandas-doc`). One run builds each collection alone
 (timed with /usr/bin/time: wall seconds and peak RSS) and then all of them with one command
-(the one docs/corpora.md lists), checks every URL of the HTML-built collections against the
+(the one docs/building.md lists), checks every URL of the HTML-built collections against the
 rendered pages (`retrieval verify --rendered`), and asks each collection a few questions in
 process, printing the evidence it returns: the report is Markdown on stdout.
 

@@ -41,7 +41,8 @@ OPERATING = read_doc("docs/operating.md")
 CLIENTS = read_doc("docs/clients.md")
 README_MAX_LINES = 200
 # The Markdown files whose relative links are checked.
-LINKED_DOCS = ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "bench/README.md") + tuple(
+LINKED_DOCS = ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "bench/README.md",
+               "quality/README.md", "quality/LOG.md") + tuple(
     sorted(os.path.relpath(path, ROOT) for path in glob.glob(os.path.join(ROOT, "docs", "*.md"))))
 
 

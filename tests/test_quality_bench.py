@@ -1,8 +1,18 @@
-"""The scoring rules of bench/quality.py (the gold rule and metrics of ../shared/eval/README.md)."""
+"""Scoring rules of quality/measure.py (the gold rule and metrics of ../shared/eval/README.md)."""
 
+import argparse
+import contextlib
+import io
+import json
+import os
 import unittest
+from unittest import mock
 
-from bench import quality, question_sets
+from quality import measure, question_sets
+from retrieval.fits import load_fit
+from tests.support import ROOT, require_module, temporary_directory
+
+FITS_DIR = os.path.join(ROOT, "retrieval", "fits")
 
 TIER = "unit"
 
@@ -29,7 +39,7 @@ def read():
 
 class GoldRuleTest(unittest.TestCase):
     def test_library_entries_whose_anchor_is_an_id_are_gold(self):
-        gold, dropped = quality.gold_urls(
+        gold, dropped = measure.gold_urls(
             ["pandas.reference.api.pandas.dataframe.groupby", "python.library.functions#sum",
              "python.library.os.path#os.path.join"], FakeSite(), BASE)
         self.assertEqual(gold, (BASE + "library/functions.html#sum",
@@ -37,13 +47,13 @@ class GoldRuleTest(unittest.TestCase):
         self.assertEqual(dropped, 0)
 
     def test_anchors_that_are_not_ids_and_missing_pages_drop_out(self):
-        gold, dropped = quality.gold_urls(
+        gold, dropped = measure.gold_urls(
             ["python.library.functions#list", "python.library.nowhere#x",
              "python.library.functions"], FakeSite(), BASE)
         self.assertEqual((gold, dropped), ((), 3))
 
     def test_a_repeated_entry_is_one_gold_anchor(self):
-        gold, _ = quality.gold_urls(["python.library.functions#max"] * 2, FakeSite(), BASE)
+        gold, _ = measure.gold_urls(["python.library.functions#max"] * 2, FakeSite(), BASE)
         self.assertEqual(gold, (BASE + "library/functions.html#max",))
 
 
@@ -51,23 +61,23 @@ class FirstSearchTest(unittest.TestCase):
     def test_first_ten_distinct_urls_of_the_first_search_in_rank_order(self):
         hits = [{"url": f"u{n // 2}"} for n in range(30)]  # each URL twice in a row
         response = {"trace": [search(*hits), read(), search({"url": "later"})]}
-        self.assertEqual(quality.first_search_urls(response, lambda hit: hit["url"]),
+        self.assertEqual(measure.first_search_urls(response, lambda hit: hit["url"]),
                          [f"u{n}" for n in range(10)])
 
     def test_fragments_are_compared_unquoted(self):
         response = {"trace": [search({"url": "p.html#a%2Eb"})]}
-        self.assertEqual(quality.first_search_urls(response, lambda hit: hit["url"]),
+        self.assertEqual(measure.first_search_urls(response, lambda hit: hit["url"]),
                          ["p.html#a.b"])
 
     def test_no_search_gives_no_urls(self):
-        self.assertEqual(quality.first_search_urls({"trace": [read()]}, None), [])
-        self.assertEqual(quality.first_search_urls({}, None), [])
+        self.assertEqual(measure.first_search_urls({"trace": [read()]}, None), [])
+        self.assertEqual(measure.first_search_urls({}, None), [])
 
     def test_returned_urls_are_every_search_hit_and_the_evidence(self):
         response = {"trace": [search({"url": "a"}, {"url": "b"}),
                               search({"url": "d"}, {"url": "a"})],
                     "evidence": [{"url": "c"}]}
-        self.assertEqual(quality.returned_urls(response, lambda hit: hit["url"]),
+        self.assertEqual(measure.returned_urls(response, lambda hit: hit["url"]),
                          {"a", "b", "c", "d"})
 
 
@@ -76,7 +86,7 @@ class ScoreTest(unittest.TestCase):
         runs = [(("g1", "g2", "g7"), ["g2", "x", "g1"], []),  # 2 of 3 found, no evidence hit
                 (("g3",), ["g3"], ["g3"]),                      # found, evidence hit
                 (("g4", "g5", "g6"), ["x"], ["x", "g6"])]       # none found, evidence hit
-        self.assertEqual(quality.score(runs),
+        self.assertEqual(measure.score(runs),
                          {"hit_at_1": 2 / 3, "hit_at_10": 2 / 3, "recall_at_10": 3 / 7,
                           "evidence_hit": 2 / 3})
 
@@ -92,8 +102,48 @@ class GoldWithoutUnitTest(unittest.TestCase):
         question_set = question_sets.QuestionSet(
             "set", questions, (), lambda item, url: url.split("?")[0])
         units = [("one", "p#x?1"), ("one", "p#x?2"), ("two", "p#w")]
-        self.assertEqual(quality.gold_without_unit(question_set, units),
+        self.assertEqual(measure.gold_without_unit(question_set, units),
                          {"gold": 4, "without_unit": 3, "items_without_any": 2})
+
+
+class FitFilesTest(unittest.TestCase):
+    """The shipped fits are quality/fit.py --write's files, and the builder reads them as such."""
+
+    def test_each_fit_file_names_its_command_and_sets(self):
+        names = sorted(name[:-len(".json")] for name in os.listdir(FITS_DIR)
+                       if name.endswith(".json"))
+        self.assertEqual(names, ["lexical", "minilm", "wordllama"])
+        for name in names:
+            with self.subTest(fit=name), open(os.path.join(FITS_DIR, f"{name}.json"),
+                                              encoding="utf-8") as handle:
+                document = json.load(handle)
+                self.assertEqual(list(document), ["note", "generated_by", "sets", "fit"])
+                self.assertIn("Generated by quality/fit.py --write", document["note"])
+                self.assertTrue(document["generated_by"].startswith("python quality/fit.py "))
+                self.assertIn(f"--write {name}", document["generated_by"])
+                trained = [entry["set"] for entry in document["sets"] if entry["role"] == "train"]
+                self.assertIn("../shared/eval/conala/train.json", trained)
+                self.assertEqual(load_fit(name), document["fit"])
+
+    def test_write_fit_writes_what_load_fit_reads(self):
+        require_module(self, "numpy", "semantic")
+        from quality import fit
+
+        directory = temporary_directory(self)
+        args = argparse.Namespace(write="lexical", train=[("t.json", "SNAP", 2.0)],
+                                  dev=[("d.json", "SNAP", 1.0)])
+        model = {"candidates": 100, "weights": {"bm25_all": -0.1512, "in_links": 0.2235}}
+        with mock.patch.object(fit, "FITS_DIR", directory), \
+                contextlib.redirect_stderr(io.StringIO()):
+            fit.write_fit(args, model, ["--write", "lexical", "--train", "t.json=SNAP:2"])
+        with open(os.path.join(directory, "lexical.json"), encoding="utf-8") as handle:
+            document = json.load(handle)
+        self.assertEqual(document["generated_by"],
+                         "python quality/fit.py --write lexical --train t.json=SNAP:2")
+        self.assertEqual(document["sets"], [
+            {"role": "train", "set": "t.json", "snapshot": "SNAP", "weight": 2.0},
+            {"role": "dev", "set": "d.json", "snapshot": "SNAP"}])
+        self.assertEqual(document["fit"], model)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ never served lexically (core refuses a semantic snapshot without its re-ranker).
 
 A model is a module of this package with RECIPE (what it embeds, and how) and load_model(),
 whose model has embed(texts) -> unit float16 rows, embed_query(text) -> a search query's row,
-digest, recipe, dim, default_weight and ranking_fit (bench/fit_ranking.py --cosine's output: the
+digest, recipe, dim, default_weight and ranking_fit (quality/fit.py --cosine's output: the
 default ranking model's weights refitted with the model's cosine, and the re-rank weight for
 them; None if there is none). Adding a model is one such module and one line of _MODULES.
 """

@@ -112,7 +112,7 @@ class Reranker:
         # Queries are embedded on request threads, so BLAS runs one thread per call: OpenBLAS's
         # own workers spin-wait, and beside other requests or processes on the same cores they
         # thrash (minilm, one busy process beside it: p50 15 ms at 1 thread, 29 ms at 2, max
-        # 20 vs 200 ms; docs/corpora.md). Process-wide, as BLAS's thread count is.
+        # 20 vs 200 ms; docs/building.md). Process-wide, as BLAS's thread count is.
         threadpool_limits(limits=1, user_api="blas")
         table = np.frombuffer(b"".join(vectors), dtype="<f2").reshape(len(vectors), model.dim)
         # Row i is passage id i (SQLite row ids start at 1); row 0 is unused.

@@ -11,12 +11,16 @@ of about the 3.11 docs' mean length, the rest of its time unchanged), and what t
 would take: a floor that no work on the rest could go below.
 
 Needs the semantic extra and ONNX Runtime (`pip install '.[semantic]' onnxruntime onnx`), which
-retrieval itself never imports; docs/corpora.md has the figures:
+retrieval itself never imports. A finished experiment: it answered no (quality/LOG.md,
+"Where the cost targets stand on 2 cores", has the figures), and is kept runnable from the
+repository's root:
 
-    python bench/int8_products.py
+    python quality/experiments/int8_products.py
 """
 
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
@@ -24,7 +28,9 @@ import onnxruntime
 from onnx import TensorProto, helper, numpy_helper
 from threadpoolctl import threadpool_limits
 
-from retrieval.rerank import minilm
+# `python quality/experiments/int8_products.py` puts its own folder on sys.path, not the root.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from retrieval.rerank import minilm  # noqa: E402
 
 # (in, out) of the encoder's dense weights: query/key/value/output, intermediate, output.
 SHAPES = ((minilm.WIDTH, minilm.WIDTH), (minilm.WIDTH, 4 * minilm.WIDTH),

@@ -1,7 +1,7 @@
 """Evidence quality: run a question set through /retrieve and score the answers.
 
-Any set under ../shared/eval/ (CoNaLa splits, libraries/dev.json) or bench/data/ (the libraries
-training set) is read by bench/question_sets.py: its questions, its gold places and the trees
+Any set under ../shared/eval/ (CoNaLa splits, libraries/dev.json) or quality/data/ (the libraries
+training set) is read by quality/question_sets.py: its questions, its gold places and the trees
 its snapshot is built from. Each scored item is sent twice, at the default allowances and at the
 large budget (BUDGETS), each budget on its own fresh `retrieval serve --threads 1` so neither
 pass meets a memo the other one filled. Figures are given over all items and per kind (object,
@@ -23,14 +23,14 @@ import tempfile
 import time
 from collections import Counter
 
-if __package__:  # python -m bench.quality, or imported by the tests
-    from bench import common, corpus_scale, question_sets
-else:  # python bench/quality.py, which puts bench/ itself on sys.path
-    import common
-    import corpus_scale
+if __package__:  # python -m quality.measure, or imported by the tests
+    from quality import question_sets
+else:  # python quality/measure.py, which puts quality/ itself on sys.path
     import question_sets
 
-    sys.path.insert(0, common.REPO_ROOT)
+    sys.path.insert(0, question_sets.REPO_ROOT)
+# The server and timing helpers are the bench harness's (a measure serves as a bench run does).
+from bench import common, corpus_scale  # noqa: E402
 from retrieval.ingest.readers.rendered import RenderedSite  # noqa: E402
 
 log = common.log
@@ -301,7 +301,7 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--split", required=True,
                    help="a question set: ../shared/eval/conala/dev.json, "
-                        "../shared/eval/libraries/dev.json, bench/data/<set>/questions.json "
+                        "../shared/eval/libraries/dev.json, quality/data/<set>/questions.json "
                         "(libraries-train, libraries-heldout, stdlib-natural, ...)")
     p.add_argument("--snapshot", dest="snapshot_dir",
                    help="a built snapshot directory (default: build one into a temp dir)")

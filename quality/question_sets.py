@@ -1,10 +1,10 @@
 """The evidence-quality question sets, read into one shape: questions with gold places.
 
-Two formats live under ../shared/eval/ and bench/data/:
+Two formats live under ../shared/eval/ and quality/data/:
 - CoNaLa (`conala/*.json`): StackOverflow intents on the Python 3.11 stdlib; gold is each
   `python.library.<page>#<anchor>` entry whose anchor is an id of the rendered page
   (../shared/eval/README.md).
-- Library questions (`libraries/dev.json`, bench/data/libraries-train/questions.json): one
+- Library questions (`libraries/dev.json`, quality/data/libraries-train/questions.json): one
   collection per library, gold `page#id` places under the library's html root, with ids that
   name the same place counted once (libraries/README.md; its check_questions.py implements
   the rule, and is used here rather than restated).
@@ -20,11 +20,11 @@ import sys
 import urllib.parse
 from dataclasses import dataclass
 
-BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
-REPO_ROOT = os.path.dirname(BENCH_DIR)
+QUALITY_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(QUALITY_DIR)
 SHARED_EVAL = os.path.join(os.path.dirname(REPO_ROOT), "shared", "eval")
 LIBRARIES_CHECKER = os.path.join(SHARED_EVAL, "libraries", "check_questions.py")
-# A libraries-format set of bench/data/ names its trees in a roots.json beside it, the checker's
+# A libraries-format set of quality/data/ names its trees in a roots.json beside it, the checker's
 # ROOTS table for its libraries ({library: [version, html root]}).
 ROOTS_FILE = "roots.json"
 PYTHON_HTML_ROOT = "/usr/share/doc/python3.11/html"
@@ -160,7 +160,7 @@ def load_libraries(path: str, roots_path: str | None = None) -> QuestionSet:
 
 
 def load(path: str) -> QuestionSet:
-    """Read any known set by its path: CoNaLa, the libraries dev set, or a set of bench/data/
+    """Read any known set by its path: CoNaLa, the libraries dev set, or a set of quality/data/
     with its roots.json (the library training set, the natural stdlib questions)."""
     with open(path, encoding="utf-8") as f:
         first = json.load(f)[0]

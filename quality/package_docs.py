@@ -8,7 +8,7 @@ question set's questions of those libraries (`../shared/eval/libraries/dev.json`
 README says: first search, hit@10, R@10, evidence hit) and this benchmark's own are asked of both;
 the report is Markdown on stdout.
 
-    python bench/package_docs.py [--questions DEV_JSON] [--out DIR] [--libraries jinja2,flask]
+    python quality/package_docs.py [--questions DEV_JSON] [--out DIR] [--libraries jinja2,flask]
         [--doc-root PREFIX]
 
 --doc-root reads the rendered docs below PREFIX (`apt-get download python-flask-doc` and
