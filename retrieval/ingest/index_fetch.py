@@ -33,7 +33,6 @@ import base64
 import configparser
 import hashlib
 import html.parser
-import ipaddress
 import json
 import netrc
 import os
@@ -50,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from retrieval import __version__
+from retrieval.hosts import is_loopback
 
 DEFAULT_INDEX = "https://pypi.org/simple/"
 # No release's sources come near these (the unpacked tree is capped at 512 MiB too).
@@ -448,11 +448,7 @@ class _Client:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme in ("https", "file") or self.trusted(url):
             return True
-        host = parts.hostname or ""
-        try:
-            return host == "localhost" or ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            return False
+        return is_loopback(parts.hostname or "")
 
     def _context(self, url: str) -> ssl.SSLContext:
         if self.trusted(url):
