@@ -312,7 +312,8 @@ class IndexFetchTest(unittest.TestCase):
                                   "failed: not https, loopback or a trusted-host (pip skips it "
                                   "too)")
 
-    def test_versions_are_normalized_as_packaging_normalizes_them(self):
+    def test_versions_are_normalized_and_ordered_as_packaging_does_it(self):
+        # ingest/ is the standard library alone; packaging is what it is held to, where installed.
         try:
             from packaging.version import InvalidVersion, Version
         except ImportError:
@@ -328,7 +329,12 @@ class IndexFetchTest(unittest.TestCase):
                     expected = str(Version(version))
                 except InvalidVersion:
                     expected = None
-                self.assertEqual(index_fetch._pep440_normal(version), expected)
+                self.assertEqual(index_fetch.normal_version(version), expected)
+        valid = [v for v in versions if index_fetch.normal_version(v) is not None] + [
+            "1.0.dev1", "1.0a1.dev1", "1.0rc1", "1.0.post1.dev1", "1.0+5", "1.0+a", "0", "0.0.1",
+            "1.1", "1.10", "1.9", "2!0.1", "1.0.0.0.1"]
+        self.assertEqual(sorted(valid, key=lambda v: (index_fetch.version_key(v), v)),
+                         sorted(valid, key=lambda v: (Version(v), v)))
 
 
 class NothingOfTheReleaseRunsTest(unittest.TestCase):

@@ -23,9 +23,9 @@ metadata runs its build backend, and pip unpacks the archive by its own rules):
   refused; a file an index gives no digest for is taken and its sha256 said on stderr (local
   find-links files, the user's own, silently).
 
-Every failure is one ReleaseNotFetched line naming the release and the reason. The `packaging`
-library normalizes versions when it is installed; a stdlib reading of PEP 440 does otherwise
-(the tests hold the two to the same answers).
+Every failure is one ReleaseNotFetched line naming the release and the reason. Like all of
+ingest/, this is the standard library alone: PEP 440's normal form and order are read here (the
+tests hold them to `packaging`'s answers).
 """
 
 import ast
@@ -205,8 +205,8 @@ _PRE = {"alpha": "a", "a": "a", "beta": "b", "b": "b", "c": "rc", "pre": "rc", "
         "rc": "rc"}
 
 
-def _pep440_normal(text: str) -> str | None:
-    """PEP 440's normal form of a version, or None: the stdlib reading (packaging's answers)."""
+def normal_version(text: str) -> str | None:
+    """PEP 440's normal form of a version (what packaging's str(Version(text)) is), or None."""
     match = _PEP440.fullmatch(text.strip())
     if match is None:
         return None
@@ -226,29 +226,25 @@ def _pep440_normal(text: str) -> str | None:
     return "".join(parts)
 
 
-def normal_version(text: str) -> str | None:
-    """Return PEP 440's normal form of a version (packaging's str(Version)), or None."""
-    try:
-        from packaging.version import InvalidVersion, Version
-    except ImportError:
-        return _pep440_normal(text)
-    try:
-        return str(Version(text))
-    except InvalidVersion:
-        return None
-
-
-def _version_key(text: str):
-    """Sort key of a version: PEP 440's order with packaging, else a natural order."""
-    try:
-        from packaging.version import InvalidVersion, Version
-    except ImportError:
-        return (0, [(0, int(p), "") if p.isdigit() else (1, 0, p)
-                    for p in re.findall(r"\d+|[a-z]+", text.lower())])
-    try:
-        return (1, Version(text))
-    except InvalidVersion:
+def version_key(text: str) -> tuple:
+    """Sort key of a version in PEP 440's order (packaging's); other strings first, by text."""
+    match = _PEP440.fullmatch(text.strip())
+    if match is None:
         return (0, text)
+    release = [int(n) for n in match["release"].split(".")]
+    while len(release) > 1 and release[-1] == 0:
+        release.pop()
+    if match["pre"]:
+        pre: tuple = (("a", "b", "rc").index(_PRE[match["pre_l"].lower()]),
+                      int(match["pre_n"] or 0))
+    else:  # a dev release of no pre-release comes before the pre-releases
+        pre = (-1, 0) if match["dev"] and not match["post"] else (3, 0)
+    post = int(match["post_n1"] or match["post_n2"] or 0) if match["post"] else -1
+    dev = (0, int(match["dev_n"] or 0)) if match["dev"] else (1, 0)
+    local: tuple = ((1, tuple((1, int(p), "") if p.isdigit() else (0, 0, p.lower())
+                              for p in re.split(r"[-_.]", match["local"])))
+                    if match["local"] else (0, ()))
+    return (1, (int(match["epoch"] or 0), tuple(release), pre, post, dev, local))
 
 
 def _same_version(text: str) -> str:
@@ -382,14 +378,7 @@ def _candidate(url: str, hashes: dict, yanked, project: str,
 
 def redacted(url: str) -> str:
     """Return url without the credentials it may carry (what errors and notes show)."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urllib.parse.urlunsplit(parts._replace(netloc="***@" + netloc))
+    return re.sub(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@", r"\1***@", url)
 
 
 class _Failure(Exception):
@@ -552,10 +541,11 @@ class _NotThere(_Failure):
 def _read(source, limit: int, deadline: float, deadline_s: float, sink):
     chunks: list[bytes] = []
     size = 0
+    read = getattr(source, "read1", source.read)  # what has come: a slow drip meets the deadline
     while True:
         if time.monotonic() > deadline:
             raise _Failure(f"not complete in {deadline_s:g}s")
-        chunk = source.read(_CHUNK)
+        chunk = read(_CHUNK)
         if not chunk:
             return b"".join(chunks) if sink is None else None
         size += len(chunk)
@@ -616,13 +606,18 @@ def _search(project: str, settings: PipSettings, client: _Client) -> _Search:
         search.searched.append(redacted(entry))
         try:
             found = _find_links(entry, project, client)
-        except _Failure as failure:
+        except (_Failure, OSError, ValueError) as failure:  # ValueError: not a URL, or JSON
             search.failures.append((redacted(entry), str(failure)))
             continue
         search.found = search.found or bool(found)
         search.candidates.extend(found)
     for index in settings.index_urls:
-        index = client.strip_credentials(index)
+        try:
+            index = client.strip_credentials(index)
+        except ValueError as error:  # a port that is no number
+            search.searched.append(redacted(index))
+            search.failures.append((redacted(index), f"not a URL: {error}"))
+            continue
         index = index if index.endswith("/") else index + "/"
         search.searched.append(index)
         if not client.secure(index):
@@ -678,13 +673,9 @@ def _find_links(entry: str, project: str, client: _Client) -> list:
 
 
 def _nearby(versions: list, wanted: str) -> str:
-    ordered = sorted(set(versions), key=_version_key)
-    keys = [_version_key(v) for v in ordered]
-    wanted_key = _version_key(wanted)
-    try:
-        at = sum(1 for key in keys if key < wanted_key)
-    except TypeError:
-        at = len(ordered)
+    ordered = sorted(set(versions), key=version_key)
+    keys = [version_key(v) for v in ordered]
+    at = sum(1 for key in keys if key < version_key(wanted))
     near = ordered[max(0, at - 3):at + 3]
     return f"{', '.join(near)} (of {len(ordered)} release{'s' if len(ordered) != 1 else ''})"
 
