@@ -673,11 +673,13 @@ def _find_links(entry: str, project: str, client: _Client) -> list:
 
 
 def _nearby(versions: list, wanted: str) -> str:
+    """The releases around wanted in PEP 440's order (the newest, if wanted is no version)."""
     ordered = sorted(set(versions), key=version_key)
-    keys = [version_key(v) for v in ordered]
-    at = sum(1 for key in keys if key < version_key(wanted))
-    near = ordered[max(0, at - 3):at + 3]
-    return f"{', '.join(near)} (of {len(ordered)} release{'s' if len(ordered) != 1 else ''})"
+    count = f"of {len(ordered)} release{'s' if len(ordered) != 1 else ''}"
+    if normal_version(wanted) is None:
+        return f"{wanted} is not a PEP 440 version; the newest: {', '.join(ordered[-3:])} ({count})"
+    at = sum(1 for v in ordered if version_key(v) < version_key(wanted))
+    return f"releases near it: {', '.join(ordered[max(0, at - 3):at + 3])} ({count})"
 
 
 def choose(candidates: list, version: str) -> tuple:
@@ -732,7 +734,7 @@ def _why_none(search: _Search, project: str, version: str, of_version: list) -> 
                 f"{', '.join(names[:3])}{more}")
     if not search.found:
         return f"no project {project} in {searched}{failed}"
-    return (f"{project} has no release {version}; releases near it: "
+    return (f"{project} has no release {version}; "
             f"{_nearby([c.version for c in search.candidates], version)} in {searched}{failed}")
 
 
