@@ -1,8 +1,8 @@
 """Small releases and environments for the package-source tests, made here (no index needed).
 
 A release is written the way an index serves it: an sdist (tar.gz, with PKG-INFO and an in-tree
-PEP 517 backend, so `pip download` prepares its metadata without fetching anything) or a wheel
-(zip); a find-links directory of them stands in for the index.
+PEP 517 backend, which the builder never calls: tests/test_index_fetch.py shows nothing of a
+release runs) or a wheel (zip); a find-links directory of them stands in for the index.
 """
 
 import io
@@ -10,7 +10,7 @@ import os
 import tarfile
 import zipfile
 
-# Its metadata hook only: what `pip download` calls; it writes the METADATA of the sdist.
+# Its metadata hook only, what `pip download` would call: it writes the METADATA of the sdist.
 BACKEND = '''\
 import os
 

@@ -1,7 +1,8 @@
 """`retrieval build --source pypi:...` and `env:...` as a user runs them, with no package index.
 
-pip really runs: it is pointed at a find-links directory of releases this test writes (PIP_NO_INDEX,
-PIP_FIND_LINKS, and PIP_CONFIG_FILE so that no configuration of this machine adds an index).
+The builder reads pip's configuration as pip does and is pointed at a find-links directory of
+releases this test writes (PIP_NO_INDEX, PIP_FIND_LINKS, and PIP_CONFIG_FILE so that no
+configuration of this machine adds an index); tests/test_index_fetch.py serves an index.
 """
 
 import hashlib
@@ -186,9 +187,12 @@ class PackageSourcesTest(unittest.TestCase):
 
     def test_bad_input_is_one_line_and_exit_2(self):
         cases = [
-            ("pypi:demo-pkg==9.9", True, "pypi:demo-pkg==9.9: pip downloaded no sdist or wheel"),
-            ("pypi:demo-pkg==1.0", False, "pypi:demo-pkg==1.0: pip downloaded no sdist or wheel"),
-            ("pypi:damaged==4.0", True, "pypi:damaged==4.0: pip downloaded no sdist or wheel"),
+            ("pypi:demo-pkg==9.9", True, "pypi:demo-pkg==9.9: demo-pkg has no release 9.9; "
+                                         "releases near it: 1.0 (of 1 release) in "),
+            ("pypi:demo-pkg==1.0", False, "pypi:demo-pkg==1.0: nowhere to look for it: pip's "
+                                          "no-index is set and find-links is empty"),
+            ("pypi:damaged==4.0", True, "damaged-4.0.tar.gz: will not unpack: file could not "
+                                        "be opened successfully: - method gz:"),
             ("pypi:demo-pkg", True, "give pypi:DIST==VERSION"),
             (f"env:{temporary_directory(self)}", True,
              "not a virtual environment or site-packages directory"),

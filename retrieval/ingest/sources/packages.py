@@ -1,21 +1,19 @@
 """`--source` forms that name a package, not a tree: fetched (or found) and read as packages.
 
-`[COLLECTION/VERSION=]pypi:DIST==VERSION` downloads that release with pip (so the user's index,
-proxy and credentials settings apply), its sdist if it has one, else its wheel, and unpacks it
-safely (unpack.py). `[DIST[,DIST...]=]env:PATH` reads the distributions installed in a virtual
-environment or site-packages directory, one collection each at its installed version. Each gives
-SourceTrees of the package format (formats/package.py), with the PackageLayout found here;
-nothing fetched is imported.
+`[COLLECTION/VERSION=]pypi:DIST==VERSION` fetches that release from the index pip is configured
+for (index_fetch.py: its sdist if it has one, else its pure wheel; nothing of it runs) and
+unpacks it safely (unpack.py). `[DIST[,DIST...]=]env:PATH` reads the distributions installed in
+a virtual environment or site-packages directory, one collection each at its installed version.
+Each gives SourceTrees of the package format (formats/package.py), with the PackageLayout found
+here; nothing fetched is imported or run.
 
 Their schemes are rows of sources.FORMS, the one registry of --source forms.
 """
 
 import email.parser
 import importlib.metadata
-import importlib.util
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path, PurePosixPath
@@ -25,7 +23,7 @@ from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..readers.docstrings import module_name
 from ..tree import PackageLayout, SourceTree
 from .form import Requested, SourceError, SourceOptions, collection_version
-from .unpack import ARCHIVE_SUFFIXES, unpack
+from .unpack import unpack
 
 _DIST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _RELEASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+!_-]*")
@@ -57,33 +55,18 @@ def _note(message: str):
 
 # --- pypi: -----------------------------------------------------------------------------------
 
-def _pip_download(requirement: str, dest: Path, binary: bool) -> str | None:
-    """Download one release file into dest; return None, or pip's last error line."""
-    choice = ["--only-binary", ":all:"] if binary else ["--no-binary", ":all:"]
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-         "--progress-bar", "off", "--dest", str(dest), *choice, requirement],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False)
-    if done.returncode == 0:
-        return None
-    errors = [line.strip() for line in done.stderr.splitlines() if line.startswith("ERROR")]
-    lines = errors or [line.strip() for line in done.stderr.splitlines() if line.strip()]
-    return lines[-1] if lines else f"pip exited with status {done.returncode}"
-
-
 def download_release(dist: str, version: str, dest: Path) -> Path:
-    """Return the sdist (else the wheel) of dist==version that pip downloaded into dest."""
-    if importlib.util.find_spec("pip") is None:
-        raise FetchError(f"pypi:{dist}=={version}: releases are fetched with pip, and this "
-                         f"Python ({sys.executable}) has no pip")
-    requirement = f"{dist}=={version}"
-    error = _pip_download(requirement, dest, binary=False)
-    if error is not None and _pip_download(requirement, dest, binary=True) is not None:
-        raise FetchError(f"pypi:{requirement}: pip downloaded no sdist or wheel of it ({error})")
-    found = sorted(path for path in dest.iterdir() if path.name.endswith(ARCHIVE_SUFFIXES))
-    if len(found) != 1:
-        raise FetchError(f"pypi:{requirement}: pip left {len(found)} archives, not one")
-    return found[0]
+    """Return the sdist (else the pure wheel) of dist==version, fetched into dest.
+
+    From the index pip is configured for, checked against its digest; nothing of the release
+    runs (index_fetch.py).
+    """
+    from .index_fetch import ReleaseNotFetched, fetch_release
+
+    try:
+        return fetch_release(dist, version, dest, note=_note)
+    except ReleaseNotFetched as error:
+        raise FetchError(str(error)) from None
 
 
 def _metadata(path: Path):

@@ -75,7 +75,8 @@ def unpack(archive: str, root: str) -> list:
             return _unpack_tar(archive, target, budget)
     except (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, RuntimeError,
             NotImplementedError, OSError) as exc:
-        raise UnpackError(f"{name}: will not unpack: {exc}") from None
+        # One line: tarfile's ReadError lists each compression it tried on a line of its own.
+        raise UnpackError(f"{name}: will not unpack: {' '.join(str(exc).split())}") from None
     raise UnpackError(f"{name}: not an archive this reads ({', '.join(ARCHIVE_SUFFIXES)})")
 
 
