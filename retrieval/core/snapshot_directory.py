@@ -105,6 +105,17 @@ def refuse_existing(out: Path):
                                 "directory and point the server at it")
 
 
+def _refuse_duplicates(passages) -> None:
+    """Refuse two contents of one passage (the builder merges them: ingest/unit.py)."""
+    seen = set()
+    for passage in passages:
+        if passage.passage_id in seen:
+            raise ValueError(f"{passage.collection}/{passage.version} {passage.source_id} lines "
+                             f"{passage.start_line}-{passage.end_line}: given twice (the same "
+                             "passage: merge its names into one content)")
+        seen.add(passage.passage_id)
+
+
 def write_snapshot_directory(out_dir, contents: list, policy: dict, base_urls: dict,
                              vectors: list | None = None, default_collection: str | None = None,
                              provenance: dict | None = None) -> dict:
@@ -131,6 +142,7 @@ def write_snapshot_directory(out_dir, contents: list, policy: dict, base_urls: d
         conn.execute("PRAGMA journal_mode = OFF")
         conn.execute("PRAGMA synchronous = OFF")
         passages = [derive_passage(collection_ids[collection_of(c)], c) for c in contents]
+        _refuse_duplicates(passages)
         words = ubiquitous_by_collection(
             ((passage.collection, passage.index) for passage in passages),
             word_shares(fallback.ubiquitous_share, ranking))

@@ -23,6 +23,7 @@ from .default_policy import (
 )
 from .formats import CHOICES, read_passage_contents
 from .tree import Progress, SourceTree
+from .unit import merge_same_passages
 
 # The names the command line and the tests import from here, wherever they are defined.
 __all__ = [
@@ -106,6 +107,8 @@ def build_snapshot(trees, out_dir, policy=None, progress=None,
     units = []
     for tree in sorted(trees, key=lambda t: (t.collection, t.version)):
         units.extend(read_passage_contents(tree, progress))
+    # Lines documented under several names (`a = b = None` and its docstring) are one passage.
+    units = merge_same_passages(units)
     if not units:
         raise SnapshotError("no passages: the sources hold no supported, readable files")
     vectors = None if semantic is None else _embed(*semantic, units, progress)
