@@ -1,4 +1,4 @@
-"""A build that meets bad input: the same lines under several names are one passage."""
+"""A build that meets bad input: what cannot be read is skipped and counted, the rest is built."""
 
 import os
 import sqlite3
@@ -11,7 +11,7 @@ from retrieval.ingest.builder import DEFAULT_POLICY, SourceTree
 from retrieval.ingest.unit import UnitDraft
 from tests.package_fixtures import write_site_packages
 from tests.support import temporary_directory
-from tests.test_cli import run
+from tests.test_cli import one_line_refusal, run
 
 TIER = "server"
 
@@ -26,6 +26,30 @@ class Statement:
     """True if this statement is that kind of statement."""
 '''
 
+# `python -c`: the build with the package format's module reader replaced by one that raises
+# argv[1] (a Python expression) for the distribution `bad`, as a bad package or a bug would.
+RAISING_READER = '''\
+import sys
+from unittest import mock
+
+import retrieval.ingest.formats.package as package
+
+real = package.read_package
+
+
+def reading(root, modules):
+    if any(path.startswith("bad") for path, _ in modules):
+        raise eval(sys.argv[1])
+    return real(root, modules)
+
+
+mock.patch.object(package, "read_package", reading).start()
+from retrieval.cli.main import main
+
+sys.exit(main(sys.argv[2:]))
+'''
+
+
 def names_of(out: str) -> dict:
     """Return {title: (names, bare names)} of a built snapshot's passages."""
     conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
@@ -35,6 +59,25 @@ def names_of(out: str) -> dict:
             "JOIN passage_fields x ON x.id = p.id")}
     finally:
         conn.close()
+
+
+def collections_of(out: str) -> list:
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        return [row[0] for row in conn.execute(
+            "SELECT DISTINCT collection FROM passages ORDER BY collection")]
+    finally:
+        conn.close()
+
+
+def progress_then_error(testcase, done) -> str:
+    """Assert a refused build: exit 2, no traceback, progress lines then one error; return it."""
+    testcase.assertEqual(done.returncode, 2, done.stderr)
+    testcase.assertNotIn("Traceback", done.stderr)
+    *progress, last = done.stderr.splitlines()
+    testcase.assertTrue(all(line.startswith("build: ") for line in progress), done.stderr)
+    testcase.assertTrue(last.startswith("retrieval: "), done.stderr)
+    return last
 
 
 def draft(names: str) -> UnitDraft:
@@ -69,6 +112,13 @@ class BadPackagesTest(unittest.TestCase):
     def out(self) -> str:
         return os.path.join(temporary_directory(self), "snapshot")
 
+    def build_raising(self, error: str, *sources):
+        out = self.out()
+        command = [sys.executable, "-c", RAISING_READER, error, "build", "--out", out]
+        for source in sources:
+            command += ["--source", source]
+        return run(command), out
+
     def test_lines_documented_under_several_names_are_one_passage_with_those_names(self):
         out = self.out()
         done = run([sys.executable, "-m", "retrieval", "build", "--out", out,
@@ -81,6 +131,62 @@ class BadPackagesTest(unittest.TestCase):
         self.assertNotIn("chained.Statement.isinsert", names)
         verified = run([sys.executable, "-m", "retrieval", "verify", out])
         self.assertEqual(verified.stdout.splitlines()[-1], "verified", verified.stdout)
+
+    def test_a_package_that_cannot_be_read_is_skipped_by_name_and_counted(self):
+        for error, reason in (("RecursionError('maximum recursion depth exceeded')",
+                               "nested too deeply to read"),
+                              ("MemoryError()", "too large to read in memory"),
+                              ("UnicodeDecodeError('utf-8', b'\\xff', 0, 1, 'invalid start byte')",
+                               "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff"),
+                              ("PermissionError(13, 'Permission denied', 'bad.py')",
+                               "cannot read bad.py: Permission denied")):
+            with self.subTest(error=error):
+                done, out = self.build_raising(error, f"bad,good=env:{self.venv}")
+                self.assertEqual(done.returncode, 0, done.stderr)
+                lines = done.stderr.splitlines()
+                self.assertIn(f"build: skipped bad/2.0: {reason}", done.stderr)
+                self.assertRegex(lines[-1], r"^build: done: 2 passages from 1 files "
+                                            r"\(0 skipped\); 1 tree skipped \(bad/2\.0\) in ")
+                self.assertEqual(collections_of(out), ["good"])
+
+    def test_a_build_whose_every_tree_cannot_be_read_is_refused_in_one_line(self):
+        done, out = self.build_raising("RecursionError()", f"bad=env:{self.venv}")
+        self.assertEqual(one_line_refusal(self, done),
+                         "retrieval: bad/2.0: cannot be read: nested too deeply to read")
+        self.assertFalse(os.path.exists(out))
+        venv = os.path.join(self.root, "bad-only")
+        write_site_packages(os.path.join(venv, "lib", "python3.11", "site-packages"), {
+            "bad": ("2.0", {"bad.py": '"""Bad."""\n'}),
+            "bad-too": ("3.0", {"bad_too.py": '"""Bad too."""\n'})})
+        done, out = self.build_raising("MemoryError()", f"env:{venv}")
+        self.assertEqual(progress_then_error(self, done),
+                         "retrieval: every tree was skipped (bad/2.0, bad-too/3.0): nothing "
+                         "to build")
+        self.assertFalse(os.path.exists(out))
+
+    def test_a_bug_in_a_reader_stops_the_build_with_its_traceback_naming_the_package(self):
+        done, _ = self.build_raising("KeyError('a bug')", f"env:{self.venv}")
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("Traceback (most recent call last)", done.stderr)
+        self.assertIn("KeyError: 'a bug'\nretrieval build: while reading bad/2.0 "
+                      "(format package)\n", done.stderr)
+
+    def test_a_package_source_that_cannot_be_fetched_is_skipped_when_others_are_built(self):
+        empty = temporary_directory(self)
+        out = self.out()
+        done = run([sys.executable, "-m", "retrieval", "build", "--out", out,
+                    "--source", f"good=env:{self.venv}", "--source", f"env:{empty}"])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn(f"build: skipped env:{empty}: not a virtual environment or "
+                      "site-packages directory", done.stderr)
+        self.assertIn(f"; 1 tree skipped (env:{empty}) in ", done.stderr.splitlines()[-1])
+        self.assertEqual(collections_of(out), ["good"])
+        # Alone, or with every other value failing too, it stops the build in one line.
+        done = run([sys.executable, "-m", "retrieval", "build", "--out", out + "-2",
+                    "--source", f"env:{empty}", "--source", f"env:{empty}/x"])
+        self.assertRegex(one_line_refusal(self, done),
+                         f"^retrieval: env:{empty}: not a virtual environment .* \\(and 1 more "
+                         r"--source value cannot be fetched\)$")
 
 
 if __name__ == "__main__":
