@@ -1,16 +1,24 @@
-"""A build that meets bad input: what cannot be read is skipped and counted, the rest is built."""
+"""A build that meets bad input, a full disk or Ctrl-C: what cannot be read is skipped and
+counted, the rest is built; a build that stops says one line and leaves nothing behind."""
 
+import errno
 import os
+import resource
+import signal
 import sqlite3
+import subprocess
 import sys
 import unittest
+from unittest import mock
 
+from retrieval.core import snapshot_directory
 from retrieval.core.ranking import SECTION, IndexFields
 from retrieval.core.snapshot_directory import write_snapshot_directory
 from retrieval.ingest.builder import DEFAULT_POLICY, SourceTree
 from retrieval.ingest.unit import UnitDraft
+from retrieval.testing import subprocess_env
 from tests.package_fixtures import write_site_packages
-from tests.support import temporary_directory
+from tests.support import ROOT, class_temporary_directory, temporary_directory, wait_for
 from tests.test_cli import one_line_refusal, run
 
 TIER = "server"
@@ -80,11 +88,11 @@ def progress_then_error(testcase, done) -> str:
     return last
 
 
-def draft(names: str) -> UnitDraft:
-    """Return the draft of lines 1-2 of page.rst under names."""
+def draft(names: str, line: int = 1) -> UnitDraft:
+    """Return the draft of lines line..line+1 of page.rst under names."""
     return UnitDraft.of(
         SourceTree("1.0", "/nowhere", "https://docs.example/"), "page.rst", "0" * 64,
-        "https://docs.example/page.html", 1, 2, "a = b = 1\n", names.split()[0],
+        "https://docs.example/page.html", line, line + 1, f"a = b = {line}\n", names.split()[0],
         IndexFields.of(kind=SECTION, in_links=0, noindex=False, reference_page=False,
                        names=names, name=names, signature="", body="", code="", context=""))
 
@@ -187,6 +195,106 @@ class BadPackagesTest(unittest.TestCase):
         self.assertRegex(one_line_refusal(self, done),
                          f"^retrieval: env:{empty}: not a virtual environment .* \\(and 1 more "
                          r"--source value cannot be fetched\)$")
+
+
+
+def write_large_tree(root: str, pages: int) -> None:
+    """Write a Markdown tree of pages x 200 sections (one passage each)."""
+    os.makedirs(root)
+    for page in range(pages):
+        with open(os.path.join(root, f"page{page:03}.md"), "w", encoding="utf-8") as out:
+            out.write(f"# Page {page}\n\n")
+            for section in range(200):
+                out.write(f"## Section {page}-{section}\n\nParagraph {section} of page {page} "
+                          f"is about frob{page * 1000 + section} and zap{section * 7 + page}.\n\n")
+
+
+def restore_sigint():
+    """In the child: SIGINT as a terminal would deliver it, whatever the test runner ignores."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+class StoppedBuildTest(unittest.TestCase):
+    """A build stopped by a full disk, Ctrl-C or an error: one line, nothing left behind."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tree = os.path.join(class_temporary_directory(cls), "tree")
+        write_large_tree(cls.tree, 100)  # 20,000 passages: writing them takes seconds
+
+    def setUp(self):
+        self.tmp = temporary_directory(self)  # the build's TMPDIR: its own folders go there
+        self.out = os.path.join(temporary_directory(self), "snapshot")
+
+    def command(self):
+        return [sys.executable, "-m", "retrieval", "build", "--source", f"1.0={self.tree}",
+                "--base-url", "1.0=https://docs.example/", "--out", self.out]
+
+    def assert_nothing_left(self):
+        self.assertFalse(os.path.exists(self.out), os.listdir(os.path.dirname(self.out)))
+        self.assertEqual(os.listdir(self.tmp), [])
+
+    def test_ctrl_c_says_one_line_exits_130_and_leaves_nothing(self):
+        child = subprocess.Popen(self.command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, env=subprocess_env(TMPDIR=self.tmp), cwd=ROOT,
+                                 preexec_fn=restore_sigint)
+        try:
+            # In progress: its first line said, then its database being written.
+            self.assertTrue(child.stderr.readline().startswith("build: 1.0: "))
+            partial = os.path.join(self.out, "passages.sqlite.partial")
+            wait_for(lambda: os.path.exists(partial), "the build to write its database")
+            self.assertEqual(len(os.listdir(self.tmp)), 1)  # its retrieval-build-* folder
+            child.send_signal(signal.SIGINT)
+            stdout, stderr = child.communicate(timeout=60)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.communicate()
+        self.assertEqual(child.returncode, 130, stderr)
+        self.assertEqual(stdout, "")
+        *progress, last = stderr.splitlines()
+        self.assertEqual(last, "retrieval: interrupted", stderr)
+        self.assertTrue(all(line.startswith("build: 1.0: ") for line in progress), stderr)
+        self.assert_nothing_left()
+
+    def test_a_full_disk_says_one_line_exits_2_and_leaves_nothing(self):
+        def small_files():  # in the child: a file grows to 256 KiB at most (EFBIG past it)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024, 256 * 1024))
+
+        done = subprocess.run(self.command(), capture_output=True, text=True, timeout=60,
+                              env=subprocess_env(TMPDIR=self.tmp), cwd=ROOT,
+                              preexec_fn=small_files)
+        last = progress_then_error(self, done)
+        self.assertRegex(last, f"^retrieval: --out {self.out}: cannot write the snapshot: "
+                               "disk I/O error$")
+        self.assert_nothing_left()
+
+    def test_the_writer_says_a_full_disk_as_the_os_does_and_removes_what_it_wrote(self):
+        real = snapshot_directory.database.create
+
+        def full(conn, *args):  # SQLite's own "database or disk is full", a few pages in
+            conn.execute("PRAGMA max_page_count = 8")
+            return real(conn, *args)
+
+        contents = [draft(f"n{line}", line).content for line in range(1, 2000)]
+        with mock.patch.object(snapshot_directory.database, "create", full), \
+                self.assertRaises(OSError) as raised:
+            write_snapshot_directory(self.out, contents, DEFAULT_POLICY,
+                                     {("default", "1.0"): "https://x/"})
+        self.assertEqual((raised.exception.errno, raised.exception.strerror),
+                         (errno.ENOSPC, "No space left on device"))
+        self.assertFalse(os.path.exists(self.out))
+        # Stopped after its database is in place: that is removed too, and --out built into.
+        os.makedirs(self.out)
+        with mock.patch.object(snapshot_directory, "manifest_for",
+                               side_effect=OSError(errno.ENOSPC, "No space left on device")), \
+                self.assertRaises(OSError):
+            write_snapshot_directory(self.out, contents, DEFAULT_POLICY,
+                                     {("default", "1.0"): "https://x/"})
+        self.assertEqual(os.listdir(self.out), [])
+        write_snapshot_directory(self.out, contents, DEFAULT_POLICY,
+                                 {("default", "1.0"): "https://x/"})
+        self.assertEqual(sorted(os.listdir(self.out)), ["manifest.json", "passages.sqlite"])
 
 
 if __name__ == "__main__":
