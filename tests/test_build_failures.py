@@ -179,6 +179,18 @@ class BadPackagesTest(unittest.TestCase):
         self.assertIn("KeyError: 'a bug'\nretrieval build: while reading bad/2.0 "
                       "(format package)\n", done.stderr)
 
+    def test_a_distribution_whose_metadata_has_no_version_is_skipped(self):
+        site = os.path.join(self.venv, "lib", "python3.11", "site-packages")
+        with open(os.path.join(site, "bad-2.0.dist-info", "METADATA"), "w",
+                  encoding="utf-8") as metadata:
+            metadata.write("Metadata-Version: 2.1\nName: bad\n")
+        out = self.out()
+        done = run([sys.executable, "-m", "retrieval", "build", "--out", out,
+                    "--source", f"bad,good=env:{self.venv}"])
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("build: skipped bad None: its version is not", done.stderr)
+        self.assertEqual(collections_of(out), ["good"])
+
     def test_a_package_source_that_cannot_be_fetched_is_skipped_when_others_are_built(self):
         empty = temporary_directory(self)
         out = self.out()
