@@ -36,7 +36,7 @@ def _crawl_limits(args):
 
 
 def _build(args) -> int:
-    from ..ingest.builder import build_snapshot, default_policy
+    from ..ingest.builder import Progress, build_snapshot, default_policy
     from ..ingest.sources import check_base_urls, plan
     from ..ingest.sources.form import SourceOptions, default_cache_dir
 
@@ -58,9 +58,10 @@ def _build(args) -> int:
             from ..rerank import load_semantic
 
             semantic = load_semantic("--semantic", args.semantic)
-        trees = sources.fetch()
+        progress = Progress()  # one for the build: what fetching skipped, its last line counts
+        trees = sources.fetch(progress)
         try:
-            manifest = build_snapshot(trees, args.out, policy, semantic=semantic,
+            manifest = build_snapshot(trees, args.out, policy, progress, semantic=semantic,
                                       default_collection=args.default_collection)
         except OSError as exc:  # the checks above passed, and the disk said otherwise later
             raise UserError(f"--out {args.out}: cannot write the snapshot: "

@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -252,10 +253,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The exit status of a command stopped by Ctrl-C (SIGINT): 128 + the signal's number, as a shell
+# reports a child the signal stopped.
+INTERRUPTED = 128 + signal.SIGINT
+
+
 def main(argv=None) -> int:
     """Run one command; a user's mistake (UserError) prints one line and exits 2.
 
-    Anything else raised is a bug in the package, and keeps its traceback.
+    Ctrl-C prints `retrieval: interrupted` and exits 130. Anything else raised is a bug in the
+    package, and keeps its traceback.
     """
     args = build_parser().parse_args(argv)
     try:
@@ -263,6 +270,13 @@ def main(argv=None) -> int:
     except UserError as exc:
         print(f"retrieval: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # The one place Ctrl-C is caught: the outermost frame, after every `finally` below has
+        # cleaned up (the build's .partial files and temporary directory) on its way here.
+        # Library code never catches it, so it always reaches this line. (`serve` handles
+        # SIGINT itself, as a graceful stop.)
+        print("retrieval: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ refuses a mismatch. Loading does not re-hash every passage, so start-up stays ch
 corpus size; `verify_snapshot_directory` (`python -m retrieval verify DIR`) recomputes everything.
 """
 
+import contextlib
+import errno
 import json
 import os
 import sqlite3
@@ -105,6 +107,17 @@ def refuse_existing(out: Path):
                                 "directory and point the server at it")
 
 
+def _refuse_duplicates(passages) -> None:
+    """Refuse two contents of one passage (the builder merges them: ingest/unit.py)."""
+    seen = set()
+    for passage in passages:
+        if passage.passage_id in seen:
+            raise ValueError(f"{passage.collection}/{passage.version} {passage.source_id} lines "
+                             f"{passage.start_line}-{passage.end_line}: given twice (the same "
+                             "passage: merge its names into one content)")
+        seen.add(passage.passage_id)
+
+
 def write_snapshot_directory(out_dir, contents: list, policy: dict, base_urls: dict,
                              vectors: list | None = None, default_collection: str | None = None,
                              provenance: dict | None = None) -> dict:
@@ -113,7 +126,9 @@ def write_snapshot_directory(out_dir, contents: list, policy: dict, base_urls: d
     contents are the passages' contents in order (a vector's digest included, vector_content);
     vectors their vector bytes (a --semantic build) or None; base_urls maps (collection, version)
     to the published base URL; provenance maps a fetched version's label to where it came from.
-    The manifest is written last: its presence says the directory is complete.
+    The manifest is written last: its presence says the directory is complete. Whatever stops
+    the writing (a full disk: OSError, Ctrl-C, a bug) removes every file it wrote, and the
+    directory if it made it, so nothing half-written is left and the same --out can be built into.
     """
     out = Path(out_dir)
     refuse_existing(out)
@@ -121,40 +136,85 @@ def write_snapshot_directory(out_dir, contents: list, policy: dict, base_urls: d
     fallback, ranking = parsed.fallback, parsed.built_ranking()
     corpus = compute_corpus_id(contents, policy, **IDENTITY)
     collection_ids = collection_corpus_ids(contents, policy, **IDENTITY)
+    made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
-    # Written under a temporary name and renamed, so a failed build never leaves a database that
-    # looks complete.
+    # Each written under a temporary name and renamed, so a build stopped at any point never
+    # leaves a database or a manifest that looks complete.
     partial = out / (DATABASE + ".partial")
-    partial.unlink(missing_ok=True)
-    conn = sqlite3.connect(partial)
+    manifest_partial = out / (MANIFEST + ".partial")
+    written = [partial, manifest_partial]  # removed again unless the directory is complete
     try:
-        conn.execute("PRAGMA journal_mode = OFF")
-        conn.execute("PRAGMA synchronous = OFF")
-        passages = [derive_passage(collection_ids[collection_of(c)], c) for c in contents]
-        words = ubiquitous_by_collection(
-            ((passage.collection, passage.index) for passage in passages),
-            word_shares(fallback.ubiquitous_share, ranking))
-        database.create(
-            conn, passages,
-            {"corpus_id": corpus, "schema_version": str(IDENTITY["schema_version"])},
-            collection_ids, ranking, None if vectors is None else {
-                passage.passage_id: vector
-                for passage, vector in zip(passages, vectors, strict=True)},
-            words.get("ubiquitous"), words.get("common"))
-        sources = source_summary(conn)
+        partial.unlink(missing_ok=True)
+        sources = _write_database(partial, contents, collection_ids, corpus, fallback, ranking,
+                                  vectors)
+        written.append(out / DATABASE)
+        os.replace(partial, out / DATABASE)
+        written.append(out / PROVENANCE)
+        if provenance:  # before the manifest, whose presence says the directory is complete
+            (out / PROVENANCE).write_text(
+                json.dumps(provenance, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        else:
+            (out / PROVENANCE).unlink(missing_ok=True)  # left by a build that failed here
+        manifest = manifest_for(corpus, collection_ids, sources, policy, base_urls,
+                                default_collection)
+        manifest_partial.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
+                                    encoding="utf-8")
+        os.replace(manifest_partial, out / MANIFEST)
+        written = []
     finally:
-        conn.close()
-    os.replace(partial, out / DATABASE)
-    if provenance:  # before the manifest, whose presence says the directory is complete
-        (out / PROVENANCE).write_text(json.dumps(provenance, indent=1, sort_keys=True) + "\n",
-                                      encoding="utf-8")
-    else:
-        (out / PROVENANCE).unlink(missing_ok=True)  # left by a build that failed here
-    manifest = manifest_for(corpus, collection_ids, sources, policy, base_urls,
-                            default_collection)
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
-                                encoding="utf-8")
+        _remove(written, out if made else None)
     return manifest
+
+
+def _remove(paths, directory: Path | None) -> None:
+    """Remove what a stopped write left (each path, then the directory it made if now empty)."""
+    for path in paths:
+        with contextlib.suppress(OSError):  # cleaning up must not hide why it stopped
+            path.unlink(missing_ok=True)
+    if paths and directory is not None:
+        with contextlib.suppress(OSError):  # not empty: someone else's files, kept
+            directory.rmdir()
+
+
+# What SQLite reports when the disk fails it, as the errno the build's one line says.
+_DISK_ERRORS = {sqlite3.SQLITE_FULL: errno.ENOSPC, sqlite3.SQLITE_IOERR: errno.EIO,
+                sqlite3.SQLITE_CANTOPEN: errno.EACCES, sqlite3.SQLITE_READONLY: errno.EROFS}
+
+
+def _write_database(path: Path, contents, collection_ids, corpus, fallback, ranking,
+                    vectors) -> list:
+    """Write the passages' database at path; return its per-source summary.
+
+    SQLite failing to write (the disk full, an I/O error) raises OSError, as any other file
+    write of the build does.
+    """
+    try:
+        conn = sqlite3.connect(path)
+        try:
+            conn.execute("PRAGMA journal_mode = OFF")
+            conn.execute("PRAGMA synchronous = OFF")
+            passages = [derive_passage(collection_ids[collection_of(c)], c) for c in contents]
+            _refuse_duplicates(passages)
+            words = ubiquitous_by_collection(
+                ((passage.collection, passage.index) for passage in passages),
+                word_shares(fallback.ubiquitous_share, ranking))
+            database.create(
+                conn, passages,
+                {"corpus_id": corpus, "schema_version": str(IDENTITY["schema_version"])},
+                collection_ids, ranking, None if vectors is None else {
+                    passage.passage_id: vector
+                    for passage, vector in zip(passages, vectors, strict=True)},
+                words.get("ubiquitous"), words.get("common"))
+            return source_summary(conn)
+        finally:
+            conn.close()
+    except sqlite3.OperationalError as exc:
+        code = _DISK_ERRORS.get(exc.sqlite_errorcode & 0xFF)
+        if code is None:
+            raise
+        # A full disk in the OS's words; other failures in SQLite's ("disk I/O error").
+        raise OSError(code, os.strerror(code) if code == errno.ENOSPC else str(exc),
+                      str(path)) from exc
 
 
 def read_manifest(directory: Path) -> dict:

@@ -1,7 +1,8 @@
 """`retrieval build`: documentation trees in, a snapshot directory (manifest + SQLite) out.
 
 Each tree is read by its format (formats/: a Sphinx site, a rendered site, an llms.txt tree, an
-MkDocs project's Markdown, a fetched package, any other tree of reST, Markdown and text); the
+MkDocs project's Markdown, a fetched package, any other tree of reST, Markdown and text), and a
+tree whose input cannot be read is skipped, reported and counted (formats.read_trees); the
 units of every tree are then embedded (`--semantic`) and written as one snapshot directory
 (core/snapshot_directory.py).
 """
@@ -21,8 +22,9 @@ from .default_policy import (
     RANKINGS,
     default_policy,
 )
-from .formats import CHOICES, read_passage_contents
+from .formats import CHOICES, read_passage_contents, read_trees
 from .tree import Progress, SourceTree
+from .unit import merge_same_passages
 
 # The names the command line and the tests import from here, wherever they are defined.
 __all__ = [
@@ -103,9 +105,10 @@ def build_snapshot(trees, out_dir, policy=None, progress=None,
     labels = [tree.label for tree in trees]
     if len(set(labels)) != len(labels):
         raise SnapshotError("each version of a collection may be given once")
-    units = []
-    for tree in sorted(trees, key=lambda t: (t.collection, t.version)):
-        units.extend(read_passage_contents(tree, progress))
+    # A tree its input makes unreadable is skipped (formats.UNREADABLE); lines documented under
+    # several names (`a = b = None` and its docstring) are one passage.
+    units = merge_same_passages(read_trees(
+        sorted(trees, key=lambda t: (t.collection, t.version)), progress))
     if not units:
         raise SnapshotError("no passages: the sources hold no supported, readable files")
     vectors = None if semantic is None else _embed(*semantic, units, progress)

@@ -135,6 +135,7 @@ class Progress:
         self.files = 0
         self.passages = 0
         self.skipped = []
+        self.skipped_trees = []  # the labels of trees (or package sources) not built
 
     def tick(self, version, force=False):
         now = time.monotonic()
@@ -149,13 +150,23 @@ class Progress:
         # Escaped: the name is the tree's, and a crafted one must not drive the terminal.
         print(f"build: skipped {shown(relative_path)}: {reason}", file=self._stream, flush=True)
 
+    def skip_tree(self, label, reason):
+        """Report a whole tree (or a package source) not built, and why."""
+        self.skipped_trees.append(label)
+        print(f"build: skipped {shown(label)}: {reason}", file=self._stream, flush=True)
+
     def note(self, message):
         print(f"build: {message}", file=self._stream, flush=True)
 
     def done(self, passages, corpus):
         elapsed = time.monotonic() - self._start
+        trees = len(self.skipped_trees)
+        # Said only when a tree was skipped, so a build that skipped none says what it always did.
+        not_built = "" if not trees else (
+            f"; {trees} tree{'' if trees == 1 else 's'} skipped "
+            f"({', '.join(shown(label) for label in self.skipped_trees)})")
         print(f"build: done: {passages} passages from {self.files} files "
-              f"({len(self.skipped)} skipped) in {elapsed:.1f}s; corpus_id {corpus}",
+              f"({len(self.skipped)} skipped){not_built} in {elapsed:.1f}s; corpus_id {corpus}",
               file=self._stream, flush=True)
 
 

@@ -4,6 +4,7 @@ A Unit is one retrievable piece of one document: its lines, anchor, title and th
 ranking reads. A UnitDraft is the passage content a build writes for it (what corpus_id covers).
 """
 
+import dataclasses
 import urllib.parse
 from collections import Counter
 from dataclasses import dataclass
@@ -76,3 +77,38 @@ def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str,
             in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
             names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
             code=unit.code, context=unit.context), unit.heading) for unit in units]
+
+
+def _passage_key(content: dict) -> tuple:
+    """Return what a passage's id is computed from: the same key is the same passage."""
+    return (content.get("collection"), content["version"], content["source_id"],
+            content["start_line"], content["end_line"], content["text"])
+
+
+def _union(first: str, second: str) -> str:
+    """Return two space-separated name lists as one, in order, each name once."""
+    return " ".join(dict.fromkeys(first.split() + second.split()))
+
+
+def merge_same_passages(drafts) -> list:
+    """Return the drafts with those of the same passage merged into the first, with all names.
+
+    The same lines of the same source are one passage (core/identity.py: its id is computed from
+    them), whatever the names they are documented under: two autodoc directives documenting one
+    object, or a chained assignment `a = b = c = None` with its docstring. The first draft keeps
+    its place, title, URL and facts; its names and bare names gain the others'.
+    """
+    merged: list[UnitDraft] = []
+    seen: dict[tuple, int] = {}  # a passage's key -> its place in merged
+    for draft in drafts:
+        key = _passage_key(draft.content)
+        if key not in seen:
+            seen[key] = len(merged)
+            merged.append(draft)
+            continue
+        first = merged[seen[key]]
+        fields = dict(first.content["fields"])
+        for field in ("names", "name"):
+            fields[field] = _union(fields[field], draft.content["fields"][field])
+        merged[seen[key]] = dataclasses.replace(first, content=dict(first.content, fields=fields))
+    return merged

@@ -13,7 +13,6 @@ docs page documents it and the docs' site is known; otherwise it is the file and
 fragment against the tree's file).
 """
 
-import dataclasses
 import os
 import re
 import textwrap
@@ -27,7 +26,7 @@ from ..readers.docstrings import MODULE, PackageSource, aliases, public_objects,
 from ..readers.rst import plain_text
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
-from ..unit import UnitDraft
+from ..unit import UnitDraft, merge_same_passages
 
 # Where a source tree keeps its documentation sources, in the order looked for.
 DOCS_FOLDERS = ("docs", "doc", "Doc")
@@ -153,27 +152,11 @@ class _Units:
         # are counted for a site).
         self.references = sum((autodoc.references(text) for relative, text, _ in pages
                                if source_kind(relative) == "rst"), Counter())
-        contents: list[UnitDraft] = []
-        seen: dict[tuple, int] = {}  # (source_id, start, end) -> its place in contents
-        for relative, text, sha256 in pages:
-            source_id = f"{docs}/{relative}"
-            for unit in self._page(relative, source_id, text, sha256, progress):
-                # An object two directives document is one passage (the same lines are the
-                # same passage id), first where it is first documented, with both names.
-                content = unit.content
-                key = (content["source_id"], content["start_line"], content["end_line"])
-                if key in seen:
-                    first = contents[seen[key]]
-                    names = first.content["fields"]["names"].split()
-                    names += [name for name in content["fields"]["names"].split()
-                              if name not in names]
-                    fields = dict(first.content["fields"], names=" ".join(names))
-                    contents[seen[key]] = dataclasses.replace(
-                        first, content=dict(first.content, fields=fields))
-                    continue
-                seen[key] = len(contents)
-                contents.append(unit)
-        return contents
+        # An object two directives document is one passage, first where it is first
+        # documented, with both names.
+        return merge_same_passages(
+            unit for relative, text, sha256 in pages
+            for unit in self._page(relative, f"{docs}/{relative}", text, sha256, progress))
 
     def _page(self, relative, source_id, text, sha256, progress) -> list:
         docs_url = self.layout.docs_url

@@ -11,8 +11,10 @@ import sys
 import urllib.parse
 from dataclasses import dataclass
 
+from ...core.errors import UserError
 from ..formats.llms import is_llms_tree
 from ..registry import registry
+from ..tree import Progress
 from . import crawl, git, packages
 from .form import (
     LocalTree,
@@ -129,9 +131,15 @@ class Plan:
     requested: tuple  # (SourceForm, Requested) of each value
     options: SourceOptions
 
-    def fetch(self) -> list:
-        """Return the SourceTrees of every value: tree forms in label order, then packages."""
-        trees = []
+    def fetch(self, progress: Progress | None = None) -> list:
+        """Return the SourceTrees of every value: tree forms in label order, then packages.
+
+        A package value (`pypi:`, `env:`) that cannot be fetched is skipped, reported and
+        counted (progress.skip_tree) when the others give trees; alone, or with every other
+        value failing too, it stops the build (SourceError). A tree form's value names one tree
+        the user labelled, and its failure always stops the build, as does the disk.
+        """
+        trees, failed = [], []
         for form, one in sorted(self.requested,
                                 key=lambda pair: (not pair[0].labelled, pair[1].label)):
             try:
@@ -139,6 +147,20 @@ class Plan:
             except OSError as exc:  # the fetch cache cannot be written, or the disk is full
                 raise SourceError(f"{one.spec}: {exc.strerror or exc} "
                                   f"({exc.filename or self.options.cache_dir})") from None
+            except UserError as error:
+                if form.labelled:
+                    raise
+                failed.append((one, error))
+        if failed and not trees:
+            (_, first), others = failed[0], len(failed) - 1
+            if not others:
+                raise first
+            raise SourceError(f"{first} (and {others} more --source value"
+                              f"{'' if others == 1 else 's'} cannot be fetched)") from None
+        progress = progress or Progress()
+        for one, refusal in failed:
+            progress.skip_tree(one.value, str(refusal).removeprefix("--source ")
+                               .removeprefix(one.spec + ": "))
         _refuse_unused(self.options.base_urls, [tree.label for tree in trees])
         return trees
 

@@ -200,7 +200,7 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
         if not name or name in seen or (wanted is not None and name not in wanted):
             continue
         seen.add(name)
-        if not VERSION_PATTERN.fullmatch(dist.version):
+        if not VERSION_PATTERN.fullmatch(dist.version or ""):  # None: METADATA has no Version
             _note(f"skipped {name} {dist.version}: its version is not {VERSION_SHAPE}")
             continue
         modules = []
