@@ -170,12 +170,14 @@ class PackageSourcesTest(unittest.TestCase):
         site = write_site_packages(os.path.join(venv, "lib", "python3.11", "site-packages"), {
             "Demo_Pkg": ("1.0", {"demo/__init__.py": INIT, "demo/core.py": CORE}),
             "other.lib": ("0.3.1", {"other.py": '"""Other things."""\n'}),
-            "calver": ("2024.10.1", {"calver.py": '"""Dated."""\n'})})
+            "calver": ("2024.10.1", {"calver.py": '"""Dated."""\n'}),
+            "nightly": ("latest", {"nightly.py": '"""Undated."""\n'})})
         done, out = self.built(f"env:{venv}")
         units = passages(out)
+        # A calendar version is a PEP 440 version like any other (issue 45).
         self.assertEqual(sorted({collection for collection, _ in units}),
-                         ["demo-pkg", "other-lib"])
-        self.assertIn("build: skipped calver 2024.10.1: its version is not", done.stderr)
+                         ["calver", "demo-pkg", "other-lib"])
+        self.assertIn("build: skipped nightly latest: its version is not", done.stderr)
         [(url, source_id, start, end, *_)] = units["demo-pkg", "demo.core.make_engine"]
         self.assertEqual(url, f"file://{os.path.realpath(site)}/demo/core.py#L{start}-L{end}")
         with open(os.path.join(out, "manifest.json"), encoding="utf-8") as manifest:

@@ -9,6 +9,13 @@ import re
 from dataclasses import dataclass
 
 from .checks import SnapshotError
+from .names import (
+    VERSION_PATTERN,
+    VERSION_SHAPE,
+    resolve_collection,
+    serve_version,
+    version_order,
+)
 from .outcomes import (
     BEST_MATCHES_READ,
     COMPLETED,
@@ -31,6 +38,7 @@ from .outcomes import (
     repeatable,
 )
 from .policy_format import Policy
+from .project import Project
 from .ranking import EMBEDS_QUESTION, IndexFields, Ranking, Semantic, ubiquitous_terms
 from .rerank import Reranker
 from .rules import (
@@ -69,9 +77,6 @@ SCHEMA_VERSION = 1
 # which ranking function produced its scores.
 BM25 = {"k1": 1.2, "b": 0.75}
 TOKENIZER = "unicode61"
-# A documentation version as people write it: X.Y (3.11) or X.Y.Z (Django 3.2.25).
-VERSION_PATTERN = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?")
-VERSION_SHAPE = "two or three dot-separated runs of 1-3 digits"
 # Collection names appear in requests, keys files and SQL table names: a closed alphabet.
 COLLECTION_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 # Passages that name no collection belong to this one; requests that name none read it.
@@ -132,17 +137,16 @@ class Collection:
     def serve_version(self, asked: str) -> str | None:
         """Return the version a request for `asked` searches, or None if it must be refused.
 
-        A version held is served as asked. An X.Y held only as X.Y.Z releases (2.28, when the
-        collection holds 2.28.1 and 2.28.2) is served as the highest of them. Any other version
-        is refused where the versions are declared, and searched as asked where they are not.
+        A version held is served as asked; another spelling of one (v2.2.2, 2.5.0-beta.1) as
+        held; an X.Y held only as X.Y.* releases (2.28, when the collection holds 2.28.1 and
+        2.28.2) as the highest final or post release of them (names.serve_version). Any other
+        version is refused where the versions are declared, and searched as asked where they are
+        not.
         """
-        held = self.version_names()
-        if asked in held:
+        served = serve_version(asked, self.version_names())
+        if served is None and not self.declares_versions:
             return asked
-        releases = [name for name in held if name.startswith(asked + ".")]
-        if asked.count(".") == 1 and releases:
-            return max(releases, key=_version_key)
-        return None if self.declares_versions else asked
+        return served
 
     def describe(self) -> dict:
         """Return the collection as /corpus lists it."""
@@ -174,6 +178,8 @@ class Snapshot:
     # The collection a request that names none reads, as built (`build --default-collection`);
     # None: see default_collection.
     declared_default: str | None = None
+    # What the snapshot was built for (project.json beside the manifest), or None.
+    project: Project | None = None
 
     @property
     def rules(self) -> tuple:
@@ -209,6 +215,17 @@ class Snapshot:
             return next(iter(self.collections))
         return DEFAULT_COLLECTION if DEFAULT_COLLECTION in self.collections else None
 
+    def resolve_collection(self, asked: str) -> str | None:
+        """Return the collection a request naming `asked` reads (its own name, its distribution's
+        in any spelling, a pinned import name), or None (names.resolve_collection)."""
+        pins = self.project.pins if self.project is not None else ()
+        return resolve_collection(asked, self.collections, pins)
+
+    def pinned_version(self, collection: str) -> str | None:
+        """Return the version the project pins for a collection, or None."""
+        pin = self.project.pin_of(collection) if self.project is not None else None
+        return pin.version if pin is not None else None
+
     def select_rule(self, question: str, collection: str = DEFAULT_COLLECTION) -> Rule:
         """Return the first rule whose phrase occurs in the question, else the fallback."""
         folded = question.casefold()
@@ -236,9 +253,4 @@ def summarize_versions(counts) -> tuple:
         passages[version] = passages.get(version, 0) + count
         sources.setdefault(version, set()).add(source_id)
     return tuple({"version": v, "passages": passages[v], "sources": len(sources[v])}
-                 for v in sorted(passages, key=_version_key))
-
-
-def _version_key(version) -> tuple:
-    # Numerically, part by part: 3.9 < 3.10 < 3.10.1.
-    return tuple(int(part) for part in version.split("."))
+                 for v in sorted(passages, key=version_order))

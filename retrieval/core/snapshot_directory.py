@@ -32,6 +32,7 @@ from .model import (
     summarize_versions,
 )
 from .policy_format import Policy
+from .project import read_project
 from .ranking import (
     FIELDED_SCHEMA_VERSION,
     FIELDED_TOKENIZER,
@@ -300,7 +301,8 @@ def load_snapshot_directory(directory) -> Snapshot:
     # the semantic extra): core reads the vectors (snapshot_vectors), never a model.
     return Snapshot(corpus_id=manifest["corpus_id"], passages=(), policy=policy,
                     collections=collections, database_path=str(db_path),
-                    database_identity=identity, declared_default=default)
+                    database_identity=identity, declared_default=default,
+                    project=read_project(directory, collections))
 
 
 def snapshot_vectors(snapshot: Snapshot) -> list:

@@ -24,8 +24,9 @@ metadata runs its build backend, and pip unpacks the archive by its own rules):
   find-links files, the user's own, silently).
 
 Every failure is one ReleaseNotFetched line naming the release and the reason. Like all of
-ingest/, this is the standard library alone: PEP 440's normal form and order are read here (the
-tests hold them to `packaging`'s answers).
+ingest/, this is the standard library alone: PEP 440's normal form and order are read by
+core/names.py, which the service reads requests with too (the tests hold them to `packaging`'s
+answers).
 """
 
 import ast
@@ -49,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import __version__
+from ...core.names import normal_version, normalized_name, version_key
 from ...hosts import is_loopback
 
 DEFAULT_INDEX = "https://pypi.org/simple/"
@@ -184,68 +186,6 @@ def _has_pip() -> bool:
 
 
 # --- names, versions, files ------------------------------------------------------------------
-
-def normalized_name(name: str) -> str:
-    """PEP 503's normal form of a project name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-# PEP 440, Appendix B: the canonical pattern, matched case-insensitively after stripping.
-_PEP440 = re.compile(r"""
-    v?
-    (?:(?P<epoch>[0-9]+)!)?
-    (?P<release>[0-9]+(?:\.[0-9]+)*)
-    (?P<pre>[-_.]?(?P<pre_l>alpha|a|beta|b|preview|pre|c|rc)[-_.]?(?P<pre_n>[0-9]+)?)?
-    (?P<post>(?:-(?P<post_n1>[0-9]+))
-             |(?:[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]+)?))?
-    (?P<dev>[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>[0-9]+)?)?
-    (?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?
-""", re.VERBOSE | re.IGNORECASE)
-_PRE = {"alpha": "a", "a": "a", "beta": "b", "b": "b", "c": "rc", "pre": "rc", "preview": "rc",
-        "rc": "rc"}
-
-
-def normal_version(text: str) -> str | None:
-    """PEP 440's normal form of a version (what packaging's str(Version(text)) is), or None."""
-    match = _PEP440.fullmatch(text.strip())
-    if match is None:
-        return None
-    parts = []
-    if match["epoch"] and int(match["epoch"]):
-        parts.append(f"{int(match['epoch'])}!")
-    parts.append(".".join(str(int(n)) for n in match["release"].split(".")))
-    if match["pre"]:
-        parts.append(f"{_PRE[match['pre_l'].lower()]}{int(match['pre_n'] or 0)}")
-    if match["post"]:
-        parts.append(f".post{int(match['post_n1'] or match['post_n2'] or 0)}")
-    if match["dev"]:
-        parts.append(f".dev{int(match['dev_n'] or 0)}")
-    if match["local"]:
-        parts.append("+" + ".".join(str(int(p)) if p.isdigit() else p.lower()
-                                    for p in re.split(r"[-_.]", match["local"])))
-    return "".join(parts)
-
-
-def version_key(text: str) -> tuple:
-    """Sort key of a version in PEP 440's order (packaging's); other strings first, by text."""
-    match = _PEP440.fullmatch(text.strip())
-    if match is None:
-        return (0, text)
-    release = [int(n) for n in match["release"].split(".")]
-    while len(release) > 1 and release[-1] == 0:
-        release.pop()
-    if match["pre"]:
-        pre: tuple = (("a", "b", "rc").index(_PRE[match["pre_l"].lower()]),
-                      int(match["pre_n"] or 0))
-    else:  # a dev release of no pre-release comes before the pre-releases
-        pre = (-1, 0) if match["dev"] and not match["post"] else (3, 0)
-    post = int(match["post_n1"] or match["post_n2"] or 0) if match["post"] else -1
-    dev = (0, int(match["dev_n"] or 0)) if match["dev"] else (1, 0)
-    local: tuple = ((1, tuple((1, int(p), "") if p.isdigit() else (0, 0, p.lower())
-                              for p in re.split(r"[-_.]", match["local"])))
-                    if match["local"] else (0, ()))
-    return (1, (int(match["epoch"] or 0), tuple(release), pre, post, dev, local))
-
 
 def _same_version(text: str) -> str:
     """The form two versions are compared in: PEP 440's normal form, else lowercased."""

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from ...core.model import VERSION_PATTERN, VERSION_SHAPE
+from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..readers.docstrings import module_name
 from ..tree import PackageLayout, SourceTree
@@ -36,11 +37,6 @@ _NOT_MODULES = frozenset({"setup", "conftest", "noxfile", "fabfile", "tasks", "v
 
 class FetchError(SourceError):
     """A --source that cannot be fetched or read: the whole build cannot go on."""
-
-
-def normalized(dist: str) -> str:
-    """Return a distribution name as a collection name: PEP 503's normal form."""
-    return re.sub(r"[-_.]+", "-", dist).lower()
 
 
 def _tree(version: str, root: Path, collection: str, package: PackageLayout) -> SourceTree:

@@ -1,0 +1,130 @@
+"""A project's pins: what `project.json`, beside a built snapshot's manifest, says it was built for.
+
+`retrieval project` writes it: the project, the lockfile read, and per pinned distribution its
+PEP 503 name, the exact version pinned, the collection built for it (null: nothing was built),
+the names it is imported by, the source its docs came from and their coverage:
+
+    {"project": "app", "lockfile": "uv.lock", "pins": [
+      {"name": "flask", "version": "2.2.2", "collection": "flask", "import_names": ["flask"],
+       "source": "pypi", "units": 120, "api_objects": 80, "guide_sections": 40, "missing": ""}]}
+
+Optional: a snapshot without it is served as before. With it, a request naming a collection but
+no version is served at the pinned version, and a library is found by its distribution or import
+name (names.resolve_collection). It is checked at load as strictly as the manifest (no unknown
+field; each pin's collection one of the snapshot's, holding the pinned version exactly) and is
+immutable loaded state. It is not content: no corpus_id covers it.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import checks
+from .names import IMPORT_NAME_PATTERN, VERSION_PATTERN, VERSION_SHAPE, normalized_name
+from .strict_json import StrictJSONError, loads_strict
+
+PROJECT = "project.json"
+_FIELDS = ("project", "pins")
+_OPTIONAL = ("lockfile",)
+_PIN_FIELDS = ("name", "version", "collection", "source")
+_COUNTS = ("units", "api_objects", "guide_sections")
+_PIN_OPTIONAL = ("import_names", *_COUNTS, "missing")
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One pinned distribution: its version, the collection built for it, and its coverage."""
+
+    name: str  # PEP 503's normal form
+    version: str
+    collection: str | None  # None: nothing was built for it
+    source: str | None
+    import_names: tuple = ()
+    units: int | None = None
+    api_objects: int | None = None
+    guide_sections: int | None = None
+    missing: str | None = None
+
+    def describe(self) -> dict:
+        """Return the pin as list_docs and resolve_library show it."""
+        return {"name": self.name, "version": self.version, "collection": self.collection,
+                "import_names": list(self.import_names), "source": self.source,
+                **{name: getattr(self, name) for name in _COUNTS}, "missing": self.missing}
+
+
+@dataclass(frozen=True)
+class Project:
+    """What a snapshot was built for: a project's name, its lockfile and its pins, in order."""
+
+    project: str
+    lockfile: str | None
+    pins: tuple
+
+    def pin_of(self, collection: str) -> Pin | None:
+        """Return the pin whose collection this is, or None."""
+        return next((pin for pin in self.pins if pin.collection == collection), None)
+
+
+def _count(value, where: str) -> int | None:
+    return None if value is None else checks.integer(value, where, 0)
+
+
+def _pin(raw, where: str, collections: dict) -> Pin:
+    checks.json_object(raw, where, _PIN_FIELDS, _PIN_OPTIONAL)
+    name = checks.string(raw["name"], f"{where}.name")
+    if normalized_name(name) != name:
+        checks.fail(f"{where}.name", f"must be PEP 503's normal form ({normalized_name(name)})")
+    version = checks.string(raw["version"], f"{where}.version")
+    if not VERSION_PATTERN.fullmatch(version):
+        checks.fail(f"{where}.version", f"must be {VERSION_SHAPE}")
+    collection = checks.string_or_none(raw["collection"], f"{where}.collection")
+    if collection is not None:
+        if collection not in collections:
+            checks.fail(f"{where}.collection", f"{collection!r} is not one of the snapshot's "
+                        f"collections ({', '.join(collections)})")
+        held = collections[collection].version_names()
+        if version not in held:
+            checks.fail(f"{where}.version", f"collection {collection} holds no {version} (it "
+                        f"holds {', '.join(held)})")
+    import_names = raw.get("import_names", [])
+    if not isinstance(import_names, list) or not all(
+            isinstance(n, str) and IMPORT_NAME_PATTERN.fullmatch(n) for n in import_names):
+        checks.fail(f"{where}.import_names", "must be a list of dotted Python names")
+    missing = raw.get("missing")
+    if missing is not None and not isinstance(missing, str):
+        checks.fail(f"{where}.missing", "must be a string or null")
+    return Pin(name, version, collection, checks.string_or_none(raw["source"], f"{where}.source"),
+               tuple(import_names), *(_count(raw.get(n), f"{where}.{n}") for n in _COUNTS),
+               missing)
+
+
+def parse_project(document, collections: dict) -> Project:
+    """Check a project.json document against the snapshot's collections; return it."""
+    checks.json_object(document, "project.json", _FIELDS, _OPTIONAL)
+    project = checks.string(document["project"], "project")
+    lockfile = checks.string_or_none(document.get("lockfile"), "lockfile")
+    if not isinstance(document["pins"], list):
+        checks.fail("pins", "must be a list")
+    pins = tuple(_pin(raw, f"pins[{i}]", collections) for i, raw in enumerate(document["pins"]))
+    for field in ("name", "collection"):
+        values = [getattr(pin, field) for pin in pins if getattr(pin, field) is not None]
+        twice = sorted({value for value in values if values.count(value) > 1})
+        if twice:
+            checks.fail("pins", f"{field} {twice[0]!r} is pinned twice")
+    return Project(project, lockfile, pins)
+
+
+def read_project(directory: Path, collections: dict) -> Project | None:
+    """Read and check a snapshot directory's project.json; None where it has none."""
+    path = directory / PROJECT
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise checks.SnapshotError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return parse_project(loads_strict(data), collections)
+    except StrictJSONError as exc:
+        raise checks.SnapshotError(f"{path}: not strict JSON: {exc}") from None
+    except checks.SnapshotError as exc:
+        raise checks.SnapshotError(f"{path}: {exc}") from None
