@@ -489,9 +489,11 @@ class RetrievalClient:
             raise _integrity_error(exchange, str(exc)) from None
         return document
 
-    def search(self, query, version, **options) -> dict:
-        """Run one ranked search (POST /search); verify every text returned and the echo."""
-        fields_sent = _fields_sent({"query": query, "version": version}, options)
+    def search(self, query, version=None, **options) -> dict:
+        """Run one ranked search (POST /search); verify every text returned and the echo.
+
+        version None: none is sent, and the service serves the project's pin (or refuses)."""
+        fields_sent = _fields_sent({"query": query}, dict(version=version, **options))
         exchange = self._exchange("POST", SEARCH.path, _json_body(fields_sent))
         document = self._expect_document(exchange)
         try:
@@ -505,11 +507,13 @@ class RetrievalClient:
             raise _integrity_error(exchange, f"search result: {exc}") from None
         return document
 
-    def retrieve(self, question, version, **allowances) -> RetrievalResult:
-        """Run one retrieval (allowances and any other body fields as keywords); verify it."""
+    def retrieve(self, question, version=None, **allowances) -> RetrievalResult:
+        """Run one retrieval (allowances and any other body fields as keywords); verify it.
+
+        version None: none is sent, and the service serves the project's pin (or refuses)."""
         # Unknown keywords are sent as body fields so the server, not this client, decides what
         # it accepts; a keyword given as None is left out so the server's default applies.
-        fields_sent = _fields_sent({"question": question, "version": version}, allowances)
+        fields_sent = _fields_sent({"question": question}, dict(version=version, **allowances))
         exchange = self._exchange("POST", RETRIEVE.path, _json_body(fields_sent))
         document = exchange.document
         # A failed run comes back as 503 with a full result: returned, not raised (module doc).
@@ -702,9 +706,14 @@ def summarize(result: RetrievalResult, max_chars: int = 0) -> str:
         f"actions ({len(result.trace)})",
     ]
     request = result.request if isinstance(result.request, dict) else {}
-    if "served_version" in request:
+    if request.get("pinned"):
+        lines.insert(1, f"version {request.get('served_version')} served: the project's pin")
+    elif "served_version" in request:
         lines.insert(1, f"version {request.get('version')} served as "
-                        f"{request['served_version']} (its highest release)")
+                        f"{request['served_version']}")
+    if "served_collection" in request:
+        lines.insert(1, f"collection {request.get('collection')} served as "
+                        f"{request['served_collection']}")
     for number, entry in enumerate(result.trace, 1):
         lines.append(f"  {number} {_describe_action(entry)} {_describe_outcome(entry)}")
     lines += _first_search_hits(result)

@@ -94,7 +94,9 @@ class CollectionsTest(unittest.TestCase):
         self.assertEqual(unnamed.json()["request_id"], self.post(alone, body).json()["request_id"])
 
     def test_collection_names_are_validated(self):
-        for value, issue in (("Internal", "string_pattern_mismatch"),
+        # A name as people write it (Internal) reads its collection (issue 45): see test_names.
+        for value, issue in (("inter nal", "string_pattern_mismatch"), ("-internal",
+                                                                       "string_pattern_mismatch"),
                              ("", "string_pattern_mismatch"),
                              ("x" * 65, "string_pattern_mismatch"), (["internal"], "string_type"),
                              (None, "string_type")):

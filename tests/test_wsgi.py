@@ -11,6 +11,7 @@ from retrieval.http import errors
 from retrieval.http.contract import BODY_DIGEST_HEADER
 from retrieval.http.errors import HTTP_STATUS, MAX_ISSUES
 from retrieval.http.exchange import is_json_media_type
+from retrieval.http.validation import VERSION_REGEX
 from retrieval.scenarios import QUESTION
 from retrieval.testing import CountingToolFactory, FailingTools
 from retrieval.wsgi import create_app
@@ -237,14 +238,23 @@ class ValidationTest(AppTestCase):
         self.assertEqual(self.post(ask(question="é" * 1000)).code, 200)
 
     def test_version_pattern(self):
-        for version in ("3", "3.12.1.4", "3.12.", "3.12.1234", "v3.12", "3.1234", "3.12\n",
-                        "٣.١٢", " 3.12", "3-12", ""):
+        for version in ("3.12.", "3.12\n", "٣.١٢", " 3.12", "", "latest", "3.x", "1..2",
+                        "3.1234567890"):
             with self.subTest(version=version):
                 self.assertIssues(ask(version=version),
                                   (["body", "version"], "string_pattern_mismatch"))
-        # X.Y and X.Y.Z (issue 14: Django 3.2.25, pandas 1.5.3) are both versions.
-        for version in ("0.0", "123.456", "3.12", "3.2.25", "1.5.3"):
+        # X.Y and X.Y.Z (issue 14: Django 3.2.25, pandas 1.5.3) are both versions, and so is
+        # any PEP 440 spelling (issue 45: calendar versions, pre-, post- and dev releases, v).
+        for version in ("0.0", "123.456", "3.12", "3.2.25", "1.5.3", "3", "3.12.1.4", "v3.12",
+                        "2024.8.30", "2.5.0b1", "1.0.post1", "1.0.dev0", "3-12"):
             self.assertEqual(self.post(ask(version=version)).code, 200)
+        # Of the fixture (a JSON snapshot, which declares no versions), another spelling of a
+        # version it holds is served as held, and said so; any other is searched as its normal
+        # form (3-12 is PEP 440's 3.post12).
+        self.assertEqual(self.post(ask(version="v3.12")).json()["request"]["served_version"],
+                         "3.12")
+        self.assertEqual(self.post(ask(version="3-12")).json()["request"]["served_version"],
+                         "3.post12")
 
     def test_counts_must_be_true_integers_in_range(self):
         for field in ("max_steps", "max_searches", "max_reads", "max_source_bytes"):
@@ -313,11 +323,11 @@ class ExplainingErrorsTest(AppTestCase):
         self.assertIn("at most 1000 characters", self.issue(ask(question="x" * 1001))["message"])
 
     def test_pattern_mismatches_show_the_pattern(self):
-        version = self.issue(ask(version="3"))
-        self.assertEqual(version["pattern"], "^[0-9]{1,3}\\.[0-9]{1,3}(?:\\.[0-9]{1,3})?$")
+        version = self.issue(ask(version="latest"))
+        self.assertEqual(version["pattern"], VERSION_REGEX)  # PEP 440's grammar (core/names.py)
         self.assertIn(version["pattern"], version["message"])
         collection = self.issue(ask(collection="Docs!"))
-        self.assertEqual(collection["pattern"], "^[a-z0-9][a-z0-9_-]{0,63}$")
+        self.assertEqual(collection["pattern"], "^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$")
         self.assertEqual(self.issue(ask(version=3)), {
             "path": ["body", "version"], "type": "string_type",
             "message": "body.version must be a string"})

@@ -225,8 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ask = commands.add_parser("ask", help="ask a running service and print its verified result")
     ask.add_argument("question", help="the question, quoted as one argument")
-    ask.add_argument("--version", required=True,
-                     help="exact documentation version, e.g. 3.12 (required)")
+    ask.add_argument("--version",
+                     help="exact documentation version, e.g. 3.12 (required unless the "
+                          "snapshot pins the collection's: a project build)")
     ask.add_argument("--url", default="http://127.0.0.1:8765",
                      help="service base URL (default: %(default)s)")
     ask.add_argument("--collection", help="default: the snapshot's default collection")

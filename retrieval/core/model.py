@@ -12,6 +12,7 @@ from .checks import SnapshotError
 from .names import (
     VERSION_PATTERN,
     VERSION_SHAPE,
+    normal_version,
     resolve_collection,
     serve_version,
     version_order,
@@ -140,12 +141,12 @@ class Collection:
         A version held is served as asked; another spelling of one (v2.2.2, 2.5.0-beta.1) as
         held; an X.Y held only as X.Y.* releases (2.28, when the collection holds 2.28.1 and
         2.28.2) as the highest final or post release of them (names.serve_version). Any other
-        version is refused where the versions are declared, and searched as asked where they are
-        not.
+        version is refused where the versions are declared, and searched as its normal form
+        (v3.12 as 3.12) where they are not.
         """
         served = serve_version(asked, self.version_names())
         if served is None and not self.declares_versions:
-            return asked
+            return normal_version(asked) or asked
         return served
 
     def describe(self) -> dict:

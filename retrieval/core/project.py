@@ -92,9 +92,9 @@ def _pin(raw, where: str, collections: dict) -> Pin:
     missing = raw.get("missing")
     if missing is not None and not isinstance(missing, str):
         checks.fail(f"{where}.missing", "must be a string or null")
+    counts = {field: _count(raw.get(field), f"{where}.{field}") for field in _COUNTS}
     return Pin(name, version, collection, checks.string_or_none(raw["source"], f"{where}.source"),
-               tuple(import_names), *(_count(raw.get(n), f"{where}.{n}") for n in _COUNTS),
-               missing)
+               tuple(import_names), missing=missing, **counts)
 
 
 def parse_project(document, collections: dict) -> Project:

@@ -30,30 +30,73 @@ class UnknownVersion(LookupError):
         self.versions = versions
 
 
-@dataclass(frozen=True)
-class RetrieveRequest:
-    """A validated retrieval request with every default filled in.
+def echoed_names(version: str | None, collection: str | None, served_collection: str | None,
+                 served_version: str | None, pinned: bool) -> dict:
+    """Return what a request echoes of its version and collection, in the documented order.
 
-    served_version: the version searched, when it is not the one asked for (an X.Y served as
-    its highest X.Y.Z release); echoed beside it, and so bound into request_id.
+    The version and collection as asked (no version: none was asked), then what was served
+    where it is not what was asked: served_collection (the collection a distribution or import
+    name reads), served_version (the held version of another spelling, the highest X.Y.* of an
+    X.Y, or the project's pin), and pinned: true when the version served is the pin because the
+    request named none.
+    """
+    return {**({} if version is None else {"version": version}), "collection": collection,
+            **({} if served_collection is None else {"served_collection": served_collection}),
+            **({} if served_version is None else {"served_version": served_version}),
+            **({"pinned": True} if pinned else {})}
+
+
+class ServedNames:
+    """What a request named (its version may be None: the project's pin) and what it reads.
+
+    Mixed into the requests (RetrieveRequest, the search's SearchRequest), which declare these
+    fields. served_collection: the collection read, when the request named it otherwise (its
+    distribution's name in another spelling, an import name); served_version: the version
+    searched, when it is not the one asked for; pinned: the request named no version, and the
+    project's pin is served. All three are echoed, and so bound into request_id.
     """
 
-    question: str
-    version: str
-    collection: str
-    limits: Limits
-    served_version: str | None = None
+    version: str | None
+    collection: str | None
+    served_collection: str | None
+    served_version: str | None
+    pinned: bool
 
     @property
     def search_version(self) -> str:
-        """Return the version the run searches."""
-        return self.served_version or self.version
+        """Return the version searched."""
+        version = self.served_version or self.version
+        assert version is not None, "a request without a version is served at its pin"
+        return version
+
+    @property
+    def search_collection(self) -> str:
+        """Return the collection read."""
+        collection = self.served_collection or self.collection
+        assert collection is not None, "a request without a collection is refused"
+        return collection
+
+    def echoed_names(self) -> dict:
+        """Return the echo of the version and collection (echoed_names)."""
+        return echoed_names(self.version, self.collection, self.served_collection,
+                            self.served_version, self.pinned)
+
+
+@dataclass(frozen=True)
+class RetrieveRequest(ServedNames):
+    """A validated retrieval request with every default filled in."""
+
+    question: str
+    version: str | None
+    collection: str
+    limits: Limits
+    served_version: str | None = None
+    served_collection: str | None = None
+    pinned: bool = False
 
     def normalized(self) -> dict:
         """Return the request as it is echoed and bound into request_id."""
-        served = {} if self.served_version is None else {"served_version": self.served_version}
-        return {"question": self.question, "version": self.version,
-                "collection": self.collection, **served, **self.limits.as_dict()}
+        return {"question": self.question, **self.echoed_names(), **self.limits.as_dict()}
 
 
 def served_version(collection, version: str) -> str | None:
@@ -139,7 +182,7 @@ class RetrievalService:
 
     def request_id(self, request: RetrieveRequest) -> str:
         """Return the id a run of request gets: its normalized request bound to the collection."""
-        return digests.request_id(self.collection(request.collection).corpus_id,
+        return digests.request_id(self.collection(request.search_collection).corpus_id,
                                   request.normalized())
 
     def retrieve(self, request: RetrieveRequest, deadline: float | None = None,
@@ -149,8 +192,8 @@ class RetrievalService:
         deadline is a time.monotonic() value after which no action starts and a running search
         is interrupted. request_id: this request's request_id(), when the caller has it already.
         """
-        collection = self.collection(request.collection)
-        rule = self.snapshot.select_rule(request.question, request.collection)
+        collection = self.collection(request.search_collection)
+        rule = self.snapshot.select_rule(request.question, request.search_collection)
         normalized = request.normalized()
         evidence: list[dict] = []
         tools = self._tool_factory(collection, self.memo, deadline=deadline)

@@ -66,7 +66,7 @@ class RetrievalApp:
         guards.openapi = openapi_document(
             guards.maxima, guards.settings.max_body_bytes,
             {operation.route.path: operation.openapi()
-             for operation in OPERATIONS if operation.route.documented})
+             for operation in OPERATIONS if operation.route.documented}, guards.pins)
         self._operations = {operation.route.path: operation(guards) for operation in OPERATIONS}
         self._cors = cors
         self._hosts = hosts

@@ -16,6 +16,7 @@ from .auth import KeyStore, RateLimiter, retry_after_seconds
 from .errors import (
     CollectionNotFound,
     Draining,
+    InvalidRequest,
     NotReady,
     Overloaded,
     QueryNotAllowed,
@@ -27,6 +28,7 @@ from .exchange import Exchange, Reply, is_json_media_type, read_bounded_body
 from .inflight import ADMISSION_KEY, DRAINING, InFlightGate
 from .metrics import Metrics
 from .response_memo import RetrieveMemos
+from .validation import MISSING_VERSION
 
 
 def maxima_of(settings: Settings) -> Limits:
@@ -61,6 +63,7 @@ class Guards:
     metrics: Metrics = field(init=False)
     collections: dict = field(init=False)  # the snapshot's, by name
     default_collection: str | None = field(init=False)
+    pins: bool = field(init=False)  # the snapshot pins versions (project.json)
     deadline_s: float = field(init=False)
     draining: bool = False
     # This app's OpenAPI document, built by the app from every operation's (/openapi.json).
@@ -76,6 +79,7 @@ class Guards:
         self.metrics = Metrics(in_flight=lambda: self.in_flight.count, memos=self.memo_stats)
         self.collections = service.snapshot.collections
         self.default_collection = service.snapshot.default_collection
+        self.pins = service.snapshot.project is not None
         self.deadline_s = settings.deadline_ms / 1000
 
     def memo_stats(self) -> dict:
@@ -161,16 +165,27 @@ class Guards:
                                      named)
 
     def resolved(self, key, request):
-        """Return a parsed request with its served version settled, or refuse it.
+        """Return a parsed request with its collection and version settled, or refuse it.
 
         Parsed with the snapshot's default collection, a request names None only when the
-        snapshot has no default. The version is served as Collection.serve_version says, once
-        the caller is known to be one who may read the collection.
+        snapshot has no default. The collection is the one its name reads
+        (Snapshot.resolve_collection: a distribution's name in any spelling, a pinned import
+        name), refused alike whether missing or hidden from the key; once the caller is known
+        to be one who may read it, the version is served as Collection.serve_version says, or,
+        where the request names none, the project's pin.
         """
+        snapshot = self.ready_service().snapshot
         name = request.collection
-        self.check_readable(key, name, named=name is not None)
+        found = snapshot.resolve_collection(name) if name is not None else None
+        self.check_readable(key, name if found is None else found, named=name is not None)
+        names = {} if found == name else {"served_collection": found}
+        if request.version is None:
+            pinned = snapshot.pinned_version(found)
+            if pinned is None:
+                raise InvalidRequest([MISSING_VERSION])
+            return replace(request, served_version=pinned, pinned=True, **names)
         try:
-            served = served_version(self.collections[name], request.version)
+            served = served_version(self.collections[found], request.version)
         except UnknownVersion as unknown:
             raise VersionNotFound(unknown.collection, unknown.version, unknown.versions) from None
-        return request if served is None else replace(request, served_version=served)
+        return replace(request, served_version=served, **names)

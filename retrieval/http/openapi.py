@@ -38,22 +38,53 @@ from .schema import HEX64, closed, field_schema, ref
 from .validation import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
 
 _INT0 = {"type": "integer", "minimum": 0}
-# Echoed only when the version searched is not the one asked for.
-SERVED_VERSION = {"served_version": {"type": "string", "description": (
-    "The version searched: the highest X.Y.Z release of the X.Y asked for.")}}
+# Echoed only where what was served is not what was asked (core/service.echoed_names).
+SERVED = {
+    "served_collection": {"type": "string", "description": (
+        "The collection read, when the request named it otherwise: by its distribution's name "
+        "in another spelling (Flask, SQLAlchemy) or by a pinned import name (bs4, yaml).")},
+    "served_version": {"type": "string", "description": (
+        "The version searched: the held version of another spelling of it (v2.2.2, 2.5.0-beta.1),"
+        " the highest final or post X.Y.* release of the X.Y asked for, or the project's pin.")},
+    "pinned": {"const": True, "description": (
+        "The request named no version, and served_version is the one the snapshot's project "
+        "pins for the collection (GET /corpus lists the pins).")}}
 # A request's version and collection, on /retrieve and /search alike.
-VERSION_FIELD = {"type": "string", "pattern": VERSION_REGEX, "description": (
-    "X.Y or X.Y.Z. Of a built snapshot, a version its collection does not hold is refused with "
-    "404 version_not_found (error.versions lists those it holds); an X.Y it holds only as X.Y.Z "
-    "releases is served as the highest of them, echoed as request.served_version.")}
+VERSION_FIELD = {"type": "string", "pattern": VERSION_REGEX, "maxLength": 64, "description": (
+    "A PEP 440 version in any spelling: 3.12, 3.2.25, v2.2.2, 2024.8.30, 2.5.0b1, 1.0.post1, "
+    "1.0.dev0. Served exactly: the version held of the same normal form, else, for an X.Y "
+    "alone, the highest final or post X.Y.* release held (never a pre- or dev release, which "
+    "are served only by name), echoed as request.served_version. Of a built snapshot, any other "
+    "version is refused with 404 version_not_found (error.versions lists those held). Optional "
+    "only where the snapshot pins versions (a project build): a request naming none is served "
+    "the collection's pin, echoed as served_version with pinned: true (no pin: 422 missing).")}
 COLLECTION_FIELD = {"type": "string", "pattern": COLLECTION_REGEX, "description": (
+    "A collection's name, its distribution's name in any spelling (PEP 503: Flask, "
+    "SQLAlchemy, zope.interface), or an import name the snapshot's project pins (bs4, yaml, "
+    "sklearn); the collection read is echoed as served_collection when it is named otherwise. "
     "Default: the snapshot's default collection (GET /corpus names it): its only one, the one "
     "it was built with as default, else the one named default. Refused with 404 "
     "collection_not_found when it does not exist or the key may not read it, and when none is "
     "named and the snapshot has no default (the message then names the caller's collections).")}
+# What a request echoes of them, in this order.
+ECHOED_NAMES = {"version": {"type": "string"}, "collection": {"type": "string"}, **SERVED}
+# The pins of a snapshot built for a project (core/project.py), as GET /corpus lists them.
+_COUNT_OR_NULL = {"type": ["integer", "null"], "minimum": 0}
+PIN = {"type": "object", "additionalProperties": False, "required": [
+    "name", "version", "collection", "import_names", "source", "units", "api_objects",
+    "guide_sections", "missing"], "properties": {
+    "name": {"type": "string", "description": "The distribution, PEP 503's normal form."},
+    "version": {"type": "string", "description": "The exact version pinned."},
+    "collection": {"type": ["string", "null"], "description": "null: nothing was built."},
+    "import_names": {"type": "array", "items": {"type": "string"}},
+    "source": {"type": ["string", "null"]}, "units": _COUNT_OR_NULL,
+    "api_objects": _COUNT_OR_NULL, "guide_sections": _COUNT_OR_NULL,
+    "missing": {"type": ["string", "null"]}}}
 
 
-def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
+def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
+    # A snapshot that pins versions (project.json) serves a request naming none at the pin.
+    version = [] if pins else ["version"]
     counts = {field: dict(_INT0, maximum=getattr(maxima, field),
                           default=getattr(DEFAULT_LIMITS, field)) for field in ALLOWANCES}
     usage = closed({name: _INT0 for name in (
@@ -71,7 +102,8 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
     ]}
     return {
         "RetrieveRequest": {
-            "type": "object", "additionalProperties": False, "required": ["question", "version"],
+            "type": "object", "additionalProperties": False,
+            "required": ["question", *version],
             "description": f"At most {max_body_bytes} bytes of strict JSON (no duplicate keys, "
                            "NaN, lone surrogates or BOM). Integers only: true and 6.0 are refused.",
             "properties": {
@@ -82,7 +114,7 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             },
         },
         "SearchRequest": {
-            "type": "object", "additionalProperties": False, "required": ["query", "version"],
+            "type": "object", "additionalProperties": False, "required": ["query", *version],
             "description": f"At most {max_body_bytes} bytes of strict JSON, as RetrieveRequest.",
             "properties": {
                 "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
@@ -104,12 +136,10 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
         },
         "SearchResponse": closed({
             "corpus_id": HEX64, "search_request_id": HEX64, "text_bytes": _INT0,
-            "request": closed({"query": {"type": "string"}, "version": {"type": "string"},
-                                "collection": {"type": "string"}, **SERVED_VERSION,
+            "request": closed({"query": {"type": "string"}, **ECHOED_NAMES,
                                 "limit": _INT0, "max_text_bytes": _INT0,
                                 "analysis": {"enum": list(ANALYSES)}},
-                               ["query", "version", "collection", "limit", "max_text_bytes",
-                                "analysis"]),
+                               ["query", "collection", "limit", "max_text_bytes", "analysis"]),
             "searched": closed({"query": {"type": "string"},
                                  "match": {"enum": [MATCH_ALL, MATCH_ANY]},
                                  "literals": {"const": True},
@@ -162,10 +192,9 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
             "execution_mode": {"const": "offline-scripted-retrieval-http"},
             "model_called": {"const": False},
             "request_id": HEX64, "corpus_id": HEX64,
-            "request": closed({"question": {"type": "string"}, "version": {"type": "string"},
-                                "collection": {"type": "string"}, **SERVED_VERSION,
+            "request": closed({"question": {"type": "string"}, **ECHOED_NAMES,
                                 **{field: _INT0 for field in ALLOWANCES}},
-                               ["question", "version", "collection", *ALLOWANCES]),
+                               ["question", "collection", *ALLOWANCES]),
             "status": {"enum": list(RUN_STATUSES)},
             "reason": {"type": "string"},
             "admission": closed({"accepted": {"const": True}, "limits": ref("Limits")}),
@@ -215,7 +244,12 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
                 "collection": {"type": "string"}, "corpus_id": HEX64,
                 "versions": {"type": "array", "items": closed({
                     "version": {"type": "string"}, "passages": _INT0, "sources": _INT0})}})},
-        }),
+            "project": dict(closed({
+                "project": {"type": "string"}, "lockfile": {"type": ["string", "null"]},
+                "pins": {"type": "array", "items": PIN}}), description=(
+                "Only of a snapshot built for a project (project.json): what it pins, each pin "
+                "of a collection the caller may not read left out.")),
+        }, ["default_collection", "collections"]),
         "Passage": closed({name: field_schema(name) for name in PASSAGE_BODY_FIELDS}),
     }
 
@@ -225,8 +259,10 @@ PAGE_OPERATION = {"summary": "The Retrieval Inspector page", "responses": {
     "200": {"description": "HTML", "content": {"text/html": {}}}}}
 
 
-def openapi_document(maxima: Limits, max_body_bytes: int, operations: dict) -> dict:
-    """Return the OpenAPI 3.1 document for this app's settings.
+def openapi_document(maxima: Limits, max_body_bytes: int, operations: dict,
+                     pins: bool = False) -> dict:
+    """Return the OpenAPI 3.1 document for this app's settings and snapshot (pins: it pins
+    versions, so a request may name none).
 
     operations: each route's OpenAPI operation by route path, as its operation declares it
     (retrieval/http/operations/); the Inspector's page is added here.
@@ -241,7 +277,7 @@ def openapi_document(maxima: Limits, max_body_bytes: int, operations: dict) -> d
         "paths": {route.path: {route.methods[0].lower(): operations[route.path]}
                   for route in ROUTES if route.documented},
         "components": {
-            "schemas": _schemas(maxima, max_body_bytes),
+            "schemas": _schemas(maxima, max_body_bytes, pins),
             # Required only when the server has a keys file; /health and this document stay
             # open.
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},

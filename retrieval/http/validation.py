@@ -6,17 +6,19 @@ not integers here) and nothing unknown is dropped. Issue types use pydantic's vo
 clients of the earlier FastAPI design of this service keep working.
 """
 
+from ..core.names import REQUEST_COLLECTION_PATTERN, REQUEST_VERSION_PATTERN
 from ..core.query_bounds import MAX_QUERY_TERMS, too_many_terms
-from ..core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
+from ..core.snapshot import DEFAULT_COLLECTION
 from ..core.strict_json import NegativeZero, StrictJSONError, loads_strict
 from .errors import ISSUE_MESSAGES, InvalidJSON, InvalidRequest
 
 MAX_QUESTION_CHARS = 1000
 # Every issue type this module can report (pydantic's names).
 ISSUE_TYPES = tuple(ISSUE_MESSAGES)
-# The patterns as sent in issues and in the OpenAPI document (anchored, as JSON Schema reads them).
-VERSION_REGEX = f"^{VERSION_PATTERN.pattern}$"
-COLLECTION_REGEX = f"^{COLLECTION_PATTERN.pattern}$"
+# The patterns as sent in issues and in the OpenAPI document (anchored, as JSON Schema reads them):
+# versions and collections as people write them (core/names.py), resolved to what is held.
+VERSION_REGEX = f"^{REQUEST_VERSION_PATTERN.pattern}$"
+COLLECTION_REGEX = f"^{REQUEST_COLLECTION_PATTERN.pattern}$"
 
 
 def _question_issue(value):
@@ -55,8 +57,10 @@ def _pattern_issue(compiled, regex):
     return issue
 
 
-_version_issue = _pattern_issue(VERSION_PATTERN, VERSION_REGEX)
-_collection_issue = _pattern_issue(COLLECTION_PATTERN, COLLECTION_REGEX)
+_version_issue = _pattern_issue(REQUEST_VERSION_PATTERN, VERSION_REGEX)
+_collection_issue = _pattern_issue(REQUEST_COLLECTION_PATTERN, COLLECTION_REGEX)
+# The issue of a request that names no version where the collection read has no pin.
+MISSING_VERSION = {"path": ["body", "version"], "type": "missing"}
 
 
 def count_issue(value, maximum):
@@ -74,19 +78,23 @@ def body_issue(field, issue) -> list:
     return [] if issue is None else [{"path": ["body", field], **issue}]
 
 
-def common_issues(document, text_field: str, default_collection: str | None = DEFAULT_COLLECTION):
+def common_issues(document, text_field: str, default_collection: str | None = DEFAULT_COLLECTION,
+                  pins: bool = False):
     """Check what every request body shares: an object, its text, version and collection.
 
     Return the issues found and the collection (default_collection when the body names none:
     the app passes its snapshot's, which is None if the snapshot has none); refuse a body that
-    is no object.
+    is no object. pins: the snapshot pins versions (project.json), so a body may name none;
+    whether the collection read has a pin is told once the caller may read it (Guards.resolved).
     """
     if not isinstance(document, dict):
         raise InvalidRequest([{"path": ["body"], "type": "model_attributes_type"}])
     issues = []
     for field, checker in ((text_field, _question_issue), ("version", _version_issue)):
-        issues += body_issue(field, {"type": "missing"} if field not in document
-                             else checker(document[field]))
+        if field in document:
+            issues += body_issue(field, checker(document[field]))
+        elif not (pins and field == "version"):
+            issues += body_issue(field, {"type": "missing"})
     collection = document.get("collection", default_collection)
     if "collection" in document:
         issues += body_issue("collection", _collection_issue(collection))

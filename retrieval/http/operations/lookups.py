@@ -48,18 +48,24 @@ def passage_body(corpus_id, passage) -> dict:
             for name in PASSAGE_BODY_FIELDS}
 
 
-def corpus_body(collections, default_collection: str | None) -> dict:
+def corpus_body(collections, default_collection: str | None, project=None) -> dict:
     """Return the /corpus body: the caller's collections, each with its id and versions.
 
     Only the collections the caller may read are listed, and nothing whole-snapshot (such as the
     snapshot's corpus_id, which moves when any collection changes) is included. The default
     collection (what a request naming none reads) is named only if it is one of them: null
-    otherwise, and when the snapshot has none.
+    otherwise, and when the snapshot has none. A snapshot built for a project (core/project.py)
+    also lists its pins, but those of collections the caller may not read.
     """
     collections = list(collections)
     names = [collection.name for collection in collections]
-    return {"default_collection": default_collection if default_collection in names else None,
+    body: dict = {"default_collection": default_collection if default_collection in names else None,
             "collections": [collection.describe() for collection in collections]}
+    if project is not None:
+        body["project"] = {"project": project.project, "lockfile": project.lockfile,
+                           "pins": [pin.describe() for pin in project.pins
+                                    if pin.collection is None or pin.collection in names]}
+    return body
 
 
 class Corpus(Operation):
@@ -73,13 +79,13 @@ class Corpus(Operation):
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
         guards = self.guards
-        guards.ready_service()
+        service = guards.ready_service()
         key = guards.authenticate(environ, exchange)
         visible = guards.visible(key)
         reply = self._replies.get(visible)
         if reply is None:
             body = corpus_body((guards.collections[name] for name in visible),
-                               guards.default_collection)
+                               guards.default_collection, service.snapshot.project)
             reply = Reply(OK, encode_json(body),
                           cache_control=REVALIDATE if guards.keys is None else PRIVATE_REVALIDATE)
             self._replies[visible] = reply

@@ -33,10 +33,12 @@ KNOWN_FIELDS = ("question", "version", "collection") + ALLOWANCES
 
 
 def parse_retrieve_request(body: bytes, maxima: Limits,
-                           default_collection: str | None = DEFAULT_COLLECTION) -> RetrieveRequest:
-    """Decode and validate a /retrieve body against the server's maximum allowances."""
+                           default_collection: str | None = DEFAULT_COLLECTION,
+                           pins: bool = False) -> RetrieveRequest:
+    """Decode and validate a /retrieve body against the server's maximum allowances (pins: a
+    body may name no version, validation.common_issues)."""
     document = decode_body(body)
-    issues, collection = common_issues(document, "question", default_collection)
+    issues, collection = common_issues(document, "question", default_collection, pins)
 
     def check(field, issue):
         issues.extend(body_issue(field, issue))
@@ -51,7 +53,7 @@ def parse_retrieve_request(body: bytes, maxima: Limits,
             check(field, {"type": "extra_forbidden"})
     if issues:
         raise InvalidRequest(issues)
-    return RetrieveRequest(question=document["question"], version=document["version"],
+    return RetrieveRequest(question=document["question"], version=document.get("version"),
                            collection=collection, limits=Limits(**counts))
 
 
@@ -136,10 +138,10 @@ class Retrieve(BodyOperation):
         known, memoized = memos.find(body) if guards.reads_all(key) else (None, None)
         if known:
             request = known.request  # resolved when it was first parsed
-            guards.check_readable(key, request.collection)
+            guards.check_readable(key, request.search_collection)
         else:
-            request = guards.resolved(key, parse_retrieve_request(body, guards.maxima,
-                                                                  guards.default_collection))
+            request = guards.resolved(key, parse_retrieve_request(
+                body, guards.maxima, guards.default_collection, guards.pins))
         if known is None:
             known = KnownRequest(request, service.request_id(request), len(body))
             memos.requests.put(body, known)

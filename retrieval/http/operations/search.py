@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ...core.fields import HIT_FIELDS
 from ...core.searches import SearchCall
-from ...core.service import RetrievalService
+from ...core.service import RetrievalService, ServedNames
 from ...core.snapshot import DEFAULT_COLLECTION
 from ...core.tools import RetrievalTools, ToolFailure
 from ..contract import OK, SEARCH
@@ -38,30 +38,31 @@ KNOWN_FIELDS = ("query", "version", "collection", "limit", "max_text_bytes", "an
 
 
 @dataclass(frozen=True)
-class SearchRequest:
+class SearchRequest(ServedNames):
     """A validated search with every default filled in."""
 
     query: str
-    version: str
+    version: str | None
     collection: str
     limit: int
     max_text_bytes: int
     analysis: str = ANALYSES[0]
-    # As RetrieveRequest's: the version searched, when it is not the one asked for.
+    # As RetrieveRequest's (core/service.ServedNames).
     served_version: str | None = None
+    served_collection: str | None = None
+    pinned: bool = False
 
     def normalized(self) -> dict:
         """Return the request as it is echoed."""
-        served = {} if self.served_version is None else {"served_version": self.served_version}
-        return {"query": self.query, "version": self.version, "collection": self.collection,
-                **served, "limit": self.limit, "max_text_bytes": self.max_text_bytes,
-                "analysis": self.analysis}
+        return {"query": self.query, **self.echoed_names(), "limit": self.limit,
+                "max_text_bytes": self.max_text_bytes, "analysis": self.analysis}
 
 
 def parse_search_request(document, max_text_bytes_limit: int,
-                         default_collection: str | None = DEFAULT_COLLECTION) -> SearchRequest:
+                         default_collection: str | None = DEFAULT_COLLECTION,
+                         pins: bool = False) -> SearchRequest:
     """Validate a search's arguments (a decoded JSON object) as /retrieve validates its body."""
-    issues, collection = common_issues(document, "query", default_collection)
+    issues, collection = common_issues(document, "query", default_collection, pins)
     analysis = document.get("analysis", ANALYSES[0])
     # A question's analysis keeps at most MAX_QUESTION_TERMS words; a raw query is searched
     # whole, so only it can have too many terms.
@@ -86,7 +87,7 @@ def parse_search_request(document, max_text_bytes_limit: int,
             check(field, {"type": "extra_forbidden"})
     if issues:
         raise InvalidRequest(issues)
-    return SearchRequest(document["query"], document["version"], collection, limit,
+    return SearchRequest(document["query"], document.get("version"), collection, limit,
                          max_text_bytes, analysis)
 
 
@@ -95,10 +96,10 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
 
     The caller has checked that the collection exists and that the caller may read it.
     """
-    collection = service.collection(request.collection)
-    version = request.served_version or request.version
+    collection = service.collection(request.search_collection)
+    version = request.search_version
     search = SearchCall(request.query, version, request.limit) if request.analysis == "raw" else \
-        service.question_search(request.query, request.collection, version, request.limit)
+        service.question_search(request.query, request.search_collection, version, request.limit)
     hits, text_bytes, budget_open = [], 0, True
     with RetrievalTools(collection, service.memo, deadline=deadline) as tools:
         try:
@@ -131,7 +132,8 @@ class Search(BodyOperation):
     def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
         guards = self.guards
         request = guards.resolved(key, parse_search_request(
-            decode_body(body), guards.maxima.max_source_bytes, guards.default_collection))
+            decode_body(body), guards.maxima.max_source_bytes, guards.default_collection,
+            guards.pins))
         found = run_search(service, request, started + guards.deadline_s)
         verified(service)  # what a rewritten file gave is never sent
         return Reply(OK, encode_json(found))
