@@ -22,6 +22,7 @@ import run_scenarios
 from retrieval.http.auth import add_key
 from retrieval.http.contract import BODY_DIGEST_HEADER
 from retrieval.http.static import CONTENT_SECURITY_POLICY, STATIC_DIR
+from retrieval.http.validation import COLLECTION_REGEX
 from retrieval.scenarios import QUESTION
 from retrieval.testing import subprocess_env
 from tests import browser
@@ -255,7 +256,7 @@ class InspectorBrowserTest(unittest.TestCase):
             (QUESTION, {"max_steps": -1}, "", "body.max_steps", "must be at least 0",
              "greater_than_equal"),
             ("", {}, "", "body.question", "must not be blank", "string_too_short"),
-            (QUESTION, {}, "Docs!", "body.collection", "must match ^[a-z0-9][a-z0-9_-]{0,63}$",
+            (QUESTION, {}, "Docs!", "body.collection", f"must match {COLLECTION_REGEX}",
              "string_pattern_mismatch"),
         ]
         for question, allowances, collection, path, words, issue_type in cases:

@@ -30,7 +30,7 @@
     string_type: "must be a string",
     string_too_short: "must not be blank",
     string_too_long: "is too long",
-    string_pattern_mismatch: "does not have the required form (a version is digits.digits, such as 3.12; a collection is lowercase letters, digits, - and _)",
+    string_pattern_mismatch: "does not have the required form (a version as PEP 440 spells it, such as 3.12, v2.2.2 or 2.5.0b1; a collection or library name is letters, digits, ., - and _)",
     int_type: "must be a whole number (an integer, not 6.0 or true)",
     greater_than_equal: "is below the smallest allowed value",
     less_than_equal: "is above the largest allowed value",
