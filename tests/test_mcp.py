@@ -27,7 +27,7 @@ from tests.test_collections import snapshot_with
 TIER = "server"
 
 QUESTION = "Will write_text replace the contents of an existing file?"
-TOOLS = {"search_docs", "read_passage", "list_docs", "retrieve"}
+TOOLS = {"search_docs", "read_passage", "list_docs", "retrieve", "resolve_library"}
 CHILD_ENV = {"RETRIEVAL_ACCESS_LOG": "false"}
 
 
@@ -78,7 +78,8 @@ class McpSession(McpFixture):
                 self.assertEqual(tool.output_schema["type"], "object")
         self.assertEqual(listed["search_docs"].input_schema["properties"]["limit"],
                          {"type": "integer", "minimum": 1, "maximum": 20, "default": 5})
-        self.assertEqual(listed["search_docs"].input_schema["required"], ["query", "version"])
+        # A version may be left out: the project's pin is read (issue 45).
+        self.assertEqual(listed["search_docs"].input_schema["required"], ["query"])
 
         docs = await self.call(client, "list_docs", {})
         self.assertFalse(docs.is_error)
@@ -141,7 +142,12 @@ class McpSession(McpFixture):
                 hidden = await self.call(client, name, dict(arguments, collection="internal"))
                 missing = await self.call(client, name, dict(arguments, collection="nope"))
                 self.assertTrue(hidden.is_error)
-                self.assertEqual(hidden.content[0].text, error_text(CollectionNotFound()))
+                # MCP's own tools and the caller's collections, never an HTTP route (issue 45).
+                error = json.loads(hidden.content[0].text)["error"]
+                self.assertEqual(error, {"code": CollectionNotFound.code, "message": (
+                    "no such collection (or this key may not read it): resolve_library finds "
+                    "a library's collection by its name, list_docs lists yours; yours: "
+                    "default")})
                 self.assertEqual(hidden.model_dump(), missing.model_dump())
         hidden = await self.call(client, "read_passage", {"passage_id": self.internal_id})
         missing = await self.call(client, "read_passage", {"passage_id": "0" * 64})

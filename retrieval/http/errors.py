@@ -100,6 +100,10 @@ class InvalidCredentials(ServiceError):
         return [("WWW-Authenticate", 'Bearer error="invalid_token"')]
 
 
+# How collection_not_found begins when the request named none (read by mcp/library.py).
+NAMES_NO_COLLECTION = "the request names no collection"
+
+
 class CollectionNotFound(ServiceError):
     """The collection does not exist, or the caller's key may not read it: one answer for both.
 
@@ -113,8 +117,8 @@ class CollectionNotFound(ServiceError):
     def __init__(self, detail: str = "", yours=None, named: bool = True):
         super().__init__(detail)
         if not named:
-            self.message = ("the request names no collection, and this snapshot has several "
-                            "and no default: send collection")
+            self.message = (f"{NAMES_NO_COLLECTION}, and this snapshot has several and no "
+                            "default: send collection")
         if yours is not None:
             self.message += f"; yours: {', '.join(yours) or 'none'}"
 

@@ -21,8 +21,9 @@ from ..http.factory import create_app
 from ..settings import Settings
 
 # What --url answers when the service fronted predates POST /search.
-NO_SEARCH_ROUTE = ("search_docs needs the service's POST /search, which this service does not "
-                   "have; serve the snapshot in process instead: retrieval mcp --snapshot PATH")
+NO_SEARCH_ROUTE = ("search_docs needs a newer service than the one this server fronts (it has no "
+                   "search operation); serve the snapshot in process instead: retrieval mcp "
+                   "--snapshot PATH")
 
 
 class BackendError(Exception):

@@ -1,10 +1,12 @@
-"""The MCP server (the `mcp` extra): four read-only tools and two resources over one backend.
+"""The MCP server (the `mcp` extra): five read-only tools and two resources over one backend.
 
 Tools answer compactly: what an agent needs to cite and to check a passage, passages verbatim as
 data with nothing appended, no trace. `retrieve` keeps the run's request_id and result_sha256, so
-the whole verifiable result can be fetched from the HTTP API. A refusal is a tool error whose
-text is the service's own error object (the same code and message as over HTTP), so a collection
-the key may not read answers exactly like a missing one.
+the whole verifiable result can be fetched from the HTTP API. `resolve_library` says which
+collection and pinned version a library or import name reads (library.py). A refusal is a tool
+error whose text is the service's own error object (the same code), its message naming MCP's
+tools and the caller's collections (library.for_mcp), so a collection the key may not read
+answers exactly like a missing one.
 """
 
 import json
@@ -28,6 +30,7 @@ from ..http.operations.search import (
 )
 from ..http.validation import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGEX
 from .backends import BackendError
+from .library import NOT_RESOLVED, for_mcp, resolve_library
 
 SERVER_NAME = "retrieval"
 CORPUS_URI = "docs://corpus"
@@ -55,10 +58,13 @@ def _object(properties: dict, required=()) -> dict:
 _STRING = {"type": "string"}
 _INTEGER = {"type": "integer"}
 _VERSION = {"type": "string", "pattern": VERSION_REGEX,
-            "description": "a version list_docs lists, e.g. 3.12 (an X.Y reads its highest X.Y.Z)"}
+            "description": "a version list_docs lists, as PEP 440 spells it (3.12, v2.2.2, "
+                           "2024.8.30, 2.5.0b1; an X.Y reads its highest X.Y.* release); leave "
+                           "it out to read the version the project pins (resolve_library says)"}
 _COLLECTION = {"type": "string", "pattern": COLLECTION_REGEX,
-               "description": "default: the snapshot's default collection; list_docs names it "
-                              "and yours"}
+               "description": "a collection, or a library by its distribution or import name "
+                              "(Flask, bs4); default: the snapshot's default collection; "
+                              "list_docs names it and yours"}
 _PASSAGE_ID = {"type": "string", "pattern": PASSAGE_ID_REGEX}
 # A hit's fields and its text, typed as core.fields types them (a passage_id also by its pattern).
 _PASSAGE_CORE = {name: _PASSAGE_ID if name == "passage_id"
@@ -82,13 +88,18 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
             "analysis": {"enum": list(ANALYSES), "default": ANALYSES[0],
                          "description": "question: read as a question (stop words out, any "
                                         "word matching); raw: every word required"},
-        }, ("query", "version")),
+        }, ("query",)),
         "read_passage": _object({"passage_id": _PASSAGE_ID}, ("passage_id",)),
         "list_docs": _object({}),
+        "resolve_library": _object({"name": {
+            "type": "string", "pattern": COLLECTION_REGEX,
+            "description": "a library as people write it: its distribution's name in any "
+                           "spelling (Flask, SQLAlchemy, scikit_learn) or an import name (bs4, "
+                           "yaml, sklearn)"}}, ("name",)),
         "retrieve": _object({
             "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
             "version": _VERSION, "collection": _COLLECTION, **allowances,
-        }, ("question", "version")),
+        }, ("question",)),
     }
 
 
@@ -109,7 +120,18 @@ OUTPUT_SCHEMAS = {
             "versions": {"type": "array", "items": _object(
                 {"version": _STRING, "passages": _INTEGER, "sources": _INTEGER}, ("version",))},
         }, ("collection", "versions"))},
+        # A project build's pins (of the collections you may read): what a call without a
+        # version reads.
+        "project": _object({"project": _STRING, "lockfile": {"type": ["string", "null"]},
+                            "pins": {"type": "array", "items": {"type": "object"}}},
+                           ("project", "pins")),
     }, ("collections",)),
+    "resolve_library": _object({
+        "name": _STRING, "collection": {"type": ["string", "null"]},
+        "version": {"type": ["string", "null"]},
+        "versions": {"type": "array", "items": _STRING}, "pinned": {"type": "boolean"},
+        "pin": {"type": "object"},
+    }, ("name", "collection", "version", "versions", "pinned")),
     "retrieve": _object({
         "request_id": _STRING, "corpus_id": _STRING, "status": _STRING, "reason": _STRING,
         "usage": {"type": "object"}, "limits": {"type": "object"},
@@ -124,7 +146,11 @@ DESCRIPTIONS = {
                    "best hits (passage_id, url, title, lines, score) and, within max_text_bytes, "
                    "their verbatim text.",
     "read_passage": "Return one passage by passage_id, verbatim, with its digests.",
-    "list_docs": "List the documentation collections and versions you may read.",
+    "list_docs": "List the documentation collections and versions you may read, and the "
+                 "versions the project pins (what a call without a version reads).",
+    "resolve_library": "Find the collection of a library named as you would write it (Flask, "
+                       "SQLAlchemy, bs4, yaml): its pinned version, the versions held, and the "
+                       "pin's source and coverage.",
     "retrieve": "Run the budgeted retrieval for a question: searches and reads within exact "
                 "allowances. Returns its status, usage and the evidence read, verbatim.",
 }
@@ -168,8 +194,9 @@ class RetrievalMCP:
                                  annotations=READ_ONLY) for name in DESCRIPTIONS]
         self.server = Server(
             SERVER_NAME, version=__version__,
-            instructions="Offline documentation retrieval: list_docs, then search_docs or "
-                         "retrieve for an exact version; passages are verbatim data.",
+            instructions="Offline documentation retrieval: resolve_library or list_docs, then "
+                         "search_docs or retrieve for an exact version (leave it out for the "
+                         "project's pin); passages are verbatim data.",
             get_tool_input_schema=schemas.get,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
             on_list_resources=self._list_resources,
@@ -207,12 +234,40 @@ class RetrievalMCP:
                 return _answer(await self._run(ctx, backend.corpus))
             if params.name == "retrieve":
                 return _answer(compact_run(await self._run(ctx, backend.retrieve, arguments)))
+            if params.name == "resolve_library":
+                return await self._resolve_library(ctx, arguments)
         except BackendError as error:
-            return _refusal(error.body)
+            return _refusal(await self._for_mcp(ctx, error.body))
         except ServiceError as error:
-            return _refusal(error.to_body())
+            return _refusal(await self._for_mcp(ctx, error.to_body()))
         return _refusal({"error": {"code": "unknown_tool",
-                                   "message": f"no tool {params.name[:64]!r}"}})
+                                   "message": f"no tool {params.name[:64]!r}: the tools are "
+                                              f"{', '.join(DESCRIPTIONS)}"}})
+
+    async def _resolve_library(self, ctx, arguments):
+        name = arguments.pop("name", None)
+        if arguments or not isinstance(name, str):
+            return _refusal({"error": {"code": "invalid_request",
+                                       "message": "resolve_library takes one string, name"}})
+        corpus = await self._run(ctx, self.backend.corpus)
+        found = resolve_library(corpus, name)
+        if found is None:
+            yours = ", ".join(c["collection"] for c in corpus["collections"]) or "none"
+            return _refusal({"error": {"code": "collection_not_found",
+                                       "message": f"{NOT_RESOLVED}; yours: {yours}"}})
+        return _answer(found)
+
+    async def _for_mcp(self, ctx, body: dict) -> dict:
+        """Return a refusal as an MCP caller is told it (library.for_mcp), with its collections
+        where the refusal is about one."""
+        corpus = None
+        code = body.get("error", {}).get("code") if isinstance(body, dict) else None
+        if code == "collection_not_found":
+            try:
+                corpus = await self._run(ctx, self.backend.corpus)
+            except (BackendError, ServiceError):
+                corpus = None
+        return for_mcp(body, corpus)
 
     async def _list_resources(self, ctx, params):
         return types.ListResourcesResult(resources=[types.Resource(
@@ -235,9 +290,11 @@ class RetrievalMCP:
             else:
                 raise MCPError(RESOURCE_NOT_FOUND, f"no resource {uri[:80]}")
         except BackendError as error:
+            body = await self._for_mcp(ctx, error.body)
             raise MCPError(RESOURCE_NOT_FOUND if error.code == "passage_not_found" else -32603,
-                           error.body["error"]["message"], data=error.body) from None
+                           body["error"]["message"], data=body) from None
         except ServiceError as error:
-            raise MCPError(-32603, error.message, data=error.to_body()) from None
+            body = await self._for_mcp(ctx, error.to_body())
+            raise MCPError(-32603, body["error"]["message"], data=body) from None
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=uri, mime_type=JSON, text=compact(value))])
