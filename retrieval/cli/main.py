@@ -1,4 +1,4 @@
-"""Command line: `python -m retrieval serve|mcp|build|verify|check|seal|ask|keys|settings`."""
+"""Command line: `python -m retrieval COMMAND` (serve, mcp, mcp-config, build, ask, keys, ...)."""
 
 import argparse
 import json
@@ -19,6 +19,7 @@ from ..settings import (
 )
 from .build import register_build_commands
 from .keys import register_keys_command
+from .mcp_config import register_mcp_config_command
 
 DESCRIPTION = """\
 Budgeted, verifiable documentation retrieval over HTTP. A caller POSTs a question, an exact
@@ -188,8 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     mcp = commands.add_parser(
         "mcp", help="serve the tools over the Model Context Protocol (stdio or HTTP)",
-        description="Serve search_docs, read_passage, list_docs and retrieve as MCP tools, "
-                    "over a snapshot in this process (default) or a running service (--url).")
+        description="Serve search_docs, read_passage, list_docs, retrieve and resolve_library "
+                    "as MCP tools, over a snapshot in this process (default) or a running "
+                    "service (--url).")
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio",
                      help="stdio (what MCP clients launch) or Streamable HTTP at /mcp "
                           "(default: %(default)s)")
@@ -211,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--timeout", type=float, default=10.0,
                      help="with --url, seconds per HTTP exchange (default: %(default)s)")
     mcp.set_defaults(run=_mcp)
+    register_mcp_config_command(commands)
 
     check = commands.add_parser("check", help="re-verify a result saved by run_scenarios.py")
     check.add_argument("result", help="the JSON file run_scenarios.py --output wrote")
@@ -226,8 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
     ask = commands.add_parser("ask", help="ask a running service and print its verified result")
     ask.add_argument("question", help="the question, quoted as one argument")
     ask.add_argument("--version",
-                     help="exact documentation version, e.g. 3.12 (required unless the "
-                          "snapshot pins the collection's: a project build)")
+                     help="exact documentation version, e.g. 3.12 (default: the version the "
+                          "snapshot's project pins for the collection; without a pin, required)")
     ask.add_argument("--url", default="http://127.0.0.1:8765",
                      help="service base URL (default: %(default)s)")
     ask.add_argument("--collection", help="default: the snapshot's default collection")
