@@ -13,6 +13,7 @@ import unittest
 from retrieval.core import digests
 from retrieval.core.checks import SnapshotError
 from retrieval.core.loading import load_snapshot
+from retrieval.http.auth import add_key
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.wsgi import create_app
 from tests.support import call, class_temporary_directory, quiet_settings
@@ -195,6 +196,33 @@ class ProjectServingTest(unittest.TestCase):
         self.assertEqual([pin["name"] for pin in corpus["project"]["pins"]],
                          [pin["name"] for pin in PROJECT["pins"]])
         self.assertNotIn("project", call(self.plain, "GET", "/corpus").json())
+
+
+class HiddenLibrariesTest(unittest.TestCase):
+    """With keys, a library is resolved among the caller's collections and pins only."""
+
+    def test_a_hidden_librarys_names_answer_like_missing_ones(self):
+        root = class_temporary_directory(self)
+        _, pinned = build_project_snapshot(root)
+        keys_file = os.path.join(root, "keys.json")
+        key = add_key(keys_file, "web", ["flask"])
+        app = create_app(pinned, settings=quiet_settings(keys_file=keys_file))
+        self.addCleanup(app.close)
+
+        def ask(collection):
+            return call(app, "POST", "/retrieve", json.dumps(
+                {"question": "route find_all", "collection": collection}).encode(),
+                environ={"HTTP_AUTHORIZATION": f"Bearer {key}"})
+
+        self.assertEqual(ask("Flask").json()["request"]["served_version"], "2.2.2")
+        missing = ask("nope")
+        self.assertEqual(missing.json()["error"]["code"], "collection_not_found")
+        for hidden in ("bs4", "BeautifulSoup4", "beautifulsoup4"):
+            with self.subTest(hidden):
+                self.assertEqual(ask(hidden).body, missing.body)
+        pins = call(app, "GET", "/corpus", environ={"HTTP_AUTHORIZATION": f"Bearer {key}"}
+                    ).json()["project"]["pins"]
+        self.assertEqual([pin["name"] for pin in pins], ["flask", "left-out"])
 
 
 class ProjectFileTest(unittest.TestCase):

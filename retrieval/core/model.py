@@ -216,11 +216,16 @@ class Snapshot:
             return next(iter(self.collections))
         return DEFAULT_COLLECTION if DEFAULT_COLLECTION in self.collections else None
 
-    def resolve_collection(self, asked: str) -> str | None:
+    def resolve_collection(self, asked: str, readable=None) -> str | None:
         """Return the collection a request naming `asked` reads (its own name, its distribution's
-        in any spelling, a pinned import name), or None (names.resolve_collection)."""
+        in any spelling, a pinned import name), or None (names.resolve_collection).
+
+        readable: the names of the collections the caller may read (None: all), the only ones
+        (and pins) a name is resolved among, so that what a caller cannot read changes nothing.
+        """
+        names = self.collections if readable is None else readable
         pins = self.project.pins if self.project is not None else ()
-        return resolve_collection(asked, self.collections, pins)
+        return resolve_collection(asked, names, [pin for pin in pins if pin.collection in names])
 
     def pinned_version(self, collection: str) -> str | None:
         """Return the version the project pins for a collection, or None."""

@@ -170,13 +170,15 @@ class Guards:
         Parsed with the snapshot's default collection, a request names None only when the
         snapshot has no default. The collection is the one its name reads
         (Snapshot.resolve_collection: a distribution's name in any spelling, a pinned import
-        name), refused alike whether missing or hidden from the key; once the caller is known
+        name), among those the caller may read, refused alike whether missing or hidden from the
+        key; once the caller is known
         to be one who may read it, the version is served as Collection.serve_version says, or,
         where the request names none, the project's pin.
         """
         snapshot = self.ready_service().snapshot
         name = request.collection
-        found = snapshot.resolve_collection(name) if name is not None else None
+        readable = None if key is None else self.visible(key)
+        found = snapshot.resolve_collection(name, readable) if name is not None else None
         self.check_readable(key, name if found is None else found, named=name is not None)
         names = {} if found == name else {"served_collection": found}
         if request.version is None:
