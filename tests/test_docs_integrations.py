@@ -47,14 +47,22 @@ class ExamplesTest(unittest.TestCase):
         (config,) = blocks("json")
         servers = json.loads(config)["mcpServers"]
         stdio = servers["retrieval"]
-        self.assertEqual(stdio["command"], "retrieval")
-        args = build_parser().parse_args(stdio["args"])
+        # An interpreter by its absolute path, never "retrieval" on a PATH the client may not
+        # have (issue 45: what `retrieval mcp-config` prints).
+        self.assertTrue(os.path.isabs(stdio["command"]))
+        self.assertEqual(stdio["args"][:2], ["-m", "retrieval"])
+        args = build_parser().parse_args(stdio["args"][2:])
         self.assertEqual((args.command, args.transport), ("mcp", "stdio"))
         self.assertTrue(servers["retrieval-http"]["url"].endswith("/mcp"))
-        for line in blocks("sh", "### Claude Code"):
-            if "-- retrieval " in line:
-                argv = line.split("-- retrieval ", 1)[1].split()
-                self.assertEqual(build_parser().parse_args(argv).command, "mcp")
+        commands = [line for block in blocks("sh", "### Wiring a client") for line in
+                    block.splitlines() if line.startswith(("retrieval ", "claude mcp add"))]
+        self.assertEqual(len(commands), 4)
+        for line in commands:
+            argv = line.split("-m retrieval ", 1)[1] if "-m retrieval " in line else \
+                line[len("retrieval "):] if line.startswith("retrieval ") else None
+            if argv is not None:
+                self.assertIn(build_parser().parse_args(argv.split("#")[0].split()).command,
+                              ("mcp", "mcp-config"))
 
 
 if __name__ == "__main__":
