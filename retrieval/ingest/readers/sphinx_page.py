@@ -240,42 +240,64 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
     """Split one reST source into units, anchored and named from its rendered page."""
     lines = text.split("\n")
     reader = _UnitReader(lines, page, directives)
-    literal_indent = None  # units indented deeper than this are a literal (code) block
+    literal = LiteralBlocks()
     current = None
+    for unit, indent in reader_units(lines, reader):
+        is_code = literal.enter(lines, unit, indent)
+        if not reader.read(lines, unit):
+            continue
+        owner = reader.owner()
+        if owner is None:  # text before the first title: the page's own section
+            reader.section = owner = _Owner(SECTION, unit.start, "", None)
+            reader.owners.append(owner)
+        if current is not None and current is not owner:
+            current.run_open = False
+        current = owner
+        if owner.run_open:
+            owner.first_run_end = unit.stop
+        chunk = "\n".join(lines[unit.start:unit.stop])
+        if is_code:
+            owner.code.append(chunk)
+        elif unit.start == owner.head and owner.kind != SECTION:
+            pass  # signatures and options: indexed as names and signature, not as prose
+        else:
+            owner.body.append(plain_text(chunk))
+        literal.leave(lines, unit, indent, is_code)
+    return [_unit(lines, owner, owner.first_run_end) for owner in reader.owners
+            if owner.first_run_end is not None and owner.kind != _HIDDEN]
+
+
+def reader_units(lines: list, reader: RstReader):
+    """Yield (unit, indentation) of each unit of a reST source the reader does not skip (the
+    body of a comment, toctree or index)."""
     for block in blank_separated(lines):
         for unit in rst_units(lines, block):
             indent = indentation(lines[unit.start])
-            if reader.skips(indent):
-                continue
-            if literal_indent is not None and indent <= literal_indent:
-                literal_indent = None
-            is_code = literal_indent is not None or lines[unit.start].lstrip().startswith(">>>")
-            if not reader.read(lines, unit):
-                continue
-            owner = reader.owner()
-            if owner is None:  # text before the first title: the page's own section
-                reader.section = owner = _Owner(SECTION, unit.start, "", None)
-                reader.owners.append(owner)
-            if current is not None and current is not owner:
-                current.run_open = False
-            current = owner
-            if owner.run_open:
-                owner.first_run_end = unit.stop
-            chunk = "\n".join(lines[unit.start:unit.stop])
-            if is_code:
-                owner.code.append(chunk)
-            elif unit.start == owner.head and owner.kind != SECTION:
-                pass  # signatures and options: indexed as names and signature, not as prose
-            else:
-                owner.body.append(plain_text(chunk))
-            head = lines[unit.start]
-            directive = DIRECTIVE.fullmatch(head.strip()) if is_explicit_markup(head) else None
-            if directive and directive.group(1).lower() in _CODE_DIRECTIVES:
-                literal_indent = indent
-            elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
-                literal_indent = indent
-    return [_unit(lines, owner, owner.first_run_end) for owner in reader.owners
-            if owner.first_run_end is not None and owner.kind != _HIDDEN]
+            if not reader.skips(indent):
+                yield unit, indent
+
+
+class LiteralBlocks:
+    """Which units of a reST source are code: a literal block after `::`, a code directive's
+    body, a doctest."""
+
+    def __init__(self):
+        self._indent = None  # units indented deeper than this are a literal (code) block
+
+    def enter(self, lines: list, unit: range, indent: int) -> bool:
+        """Tell whether a unit, the next read, is code."""
+        if self._indent is not None and indent <= self._indent:
+            self._indent = None
+        return self._indent is not None or lines[unit.start].lstrip().startswith(">>>")
+
+    def leave(self, lines: list, unit: range, indent: int, is_code: bool):
+        """Open a literal block after a unit read that starts one."""
+        head = lines[unit.start]
+        directive = DIRECTIVE.fullmatch(head.strip()) if is_explicit_markup(head) else None
+        if directive and directive.group(1).lower() in _CODE_DIRECTIVES:
+            self._indent = indent
+        elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
+            self._indent = indent
 
 
 def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:

@@ -25,7 +25,6 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .blocks import blank_separated, indentation
 from .docutils_ids import DocumentIds, sphinx_id
 from .rendered import (
     PYTHON_DOMAIN,
@@ -42,10 +41,9 @@ from .rst import (
     RstReader,
     _section_title,
     is_explicit_markup,
-    rst_units,
 )
 from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf
-from .sphinx_page import STD_NAME, Directives
+from .sphinx_page import STD_NAME, Directives, LiteralBlocks, reader_units
 
 # Inline markup, reduced to the text docutils makes ids from.
 _ROLE_WITH_TITLE = re.compile(r":[\w.+:-]+:`([^`<]*?)\s*<[^`>]*>`")
@@ -327,22 +325,11 @@ def predict_page(docname: str, text: str, directives: Directives) -> SourcePage:
     """Return what one reST page of a project would render as, read from its source alone."""
     lines = text.split("\n")
     reader = _Predictor(lines, directives)
-    literal_indent = None  # as page_units: units deeper than this are a literal block
-    for block in blank_separated(lines):
-        for unit in rst_units(lines, block):
-            indent = indentation(lines[unit.start])
-            if reader.skips(indent):
-                continue
-            if literal_indent is not None and indent <= literal_indent:
-                literal_indent = None
-            head = lines[unit.start]
-            is_code = literal_indent is not None or head.lstrip().startswith(">>>")
-            reader.read_unit(unit, is_code)
-            directive = DIRECTIVE.fullmatch(head.strip()) if is_explicit_markup(head) else None
-            if directive and directive.group(1).lower() in _LITERAL_DIRECTIVES:
-                literal_indent = indent
-            elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
-                literal_indent = indent
+    literal = LiteralBlocks()  # as page_units reads them
+    for unit, indent in reader_units(lines, reader):
+        is_code = literal.enter(lines, unit, indent)
+        if reader.read_unit(unit, is_code):
+            literal.leave(lines, unit, indent, is_code)
     reader._settle_targets(None)
     page = RenderedPage(frozenset(reader.ids), reader.sections, reader.objects, [])
     title = reader.sections[0].title if reader.sections else ""
