@@ -359,7 +359,7 @@ class NothingOfTheReleaseRunsTest(unittest.TestCase):
                               'backend-path = ["_backend"]\n',
             "_backend/hostile.py": backend, "setup.py": write,
             "src/demo/__init__.py": INIT, "src/demo/core.py": '"""The engine."""\n',
-            "docs/guide.md": "# Guide\n\nStart an engine with make_engine.\n",
+            "docs/guide.rst": "Guide\n=====\n\nStart an engine with make_engine.\n",
             "docs/conf.py": "project = 'demo'\n"})
         # A build backend that does not exist, and a build requirement no index has: what
         # stopped pandas 1.5.3 from being fetched at all.
@@ -381,7 +381,7 @@ class NothingOfTheReleaseRunsTest(unittest.TestCase):
         self.assertFalse(os.path.exists(marker), "the release's code ran")
         self.assertEqual(done.returncode, 0, done.stderr)
         units = passages(out)
-        self.assertIn(("demo-pkg", "docs/guide.md"), units)
+        self.assertIn(("demo-pkg", "Guide"), units)
         self.assertIn(("unbuildable", "unbuildable.spin"), units)
         # Nothing was written outside the build's own folders: the snapshot, and the temporary
         # folder it removed.

@@ -100,6 +100,7 @@ class PackageLayout:
     docs: str | None  # the docs folder below the root, or None: the docstrings alone
     docs_url: str | None  # where the docs folder's pages are published (ends with "/"), or None
     source_url: str  # the base the files' own links start from (ends with "/")
+    dirhtml: bool = False  # the docs site publishes a page at DOCNAME/, not DOCNAME.html
 
 
 @dataclass(frozen=True)

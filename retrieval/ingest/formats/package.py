@@ -20,13 +20,17 @@ import urllib.parse
 from collections import Counter
 
 from ...core.ranking import SECTION, IndexFields
-from ..readers import autodoc
+from ..readers import autodoc, markdown
 from ..readers.blocks import size_pieces
 from ..readers.docstrings import MODULE, PackageSource, aliases, public_objects, read_package
 from ..readers.rst import plain_text
+from ..readers.sphinx_conf import RST
+from ..readers.sphinx_page import page_units
+from ..readers.sphinx_source import directives_of, in_links, predict_page
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
 from ..unit import UnitDraft, merge_same_passages
+from .sphinx_docs import SphinxProject, page_path, sphinx_project
 
 # Where a source tree keeps its documentation sources, in the order looked for.
 DOCS_FOLDERS = ("docs", "doc", "Doc")
@@ -142,35 +146,104 @@ class _Units:
         return contents
 
     def docs_pages(self, docs: str, progress: Progress) -> list:
-        """Return the units of every page of the docs folder, autodoc directives resolved."""
-        pages = []
-        for relative, _ in iter_source_files(os.path.join(self.tree.root, docs)):
-            read = read_file(self.tree, f"{docs}/{relative}", progress)
-            if read is not None:
-                pages.append((relative, *read))
-        # The docs' own cross-references, for the in-link prior (as the rendered pages' links
-        # are counted for a site).
-        self.references = sum((autodoc.references(text) for relative, text, _ in pages
-                               if source_kind(relative) == "rst"), Counter())
+        """Return the units of every page of the docs folder, autodoc directives resolved: as
+        Sphinx renders it where it has a conf.py (sphinx_docs.py), else paragraph by paragraph."""
+        project = sphinx_project(self.tree.root, docs, self.tree.max_file_bytes)
+        if project is not None:
+            units = self._sphinx_pages(project, progress)
+        else:
+            units = self._folder_pages(docs, progress)
         # An object two directives document is one passage, first where it is first
         # documented, with both names.
-        return merge_same_passages(
-            unit for relative, text, sha256 in pages
-            for unit in self._page(relative, f"{docs}/{relative}", text, sha256, progress))
+        return merge_same_passages(units)
+
+    def _read_pages(self, below: str, progress: Progress, kind) -> list:
+        """Return (path below `below`, kind, text, sha256) of each page kind(path) names."""
+        pages = []
+        for relative, _ in iter_source_files(os.path.join(self.tree.root, below)):
+            page_kind = kind(relative)
+            if page_kind is None:
+                continue
+            read = read_file(self.tree, f"{below}/{relative}", progress)
+            if read is not None:
+                pages.append((relative, page_kind, *read))
+        # The docs' own cross-references, for the in-link prior of autodoc's objects (as the
+        # rendered pages' links are counted for a site).
+        self.references = sum((autodoc.references(text) for _, page_kind, text, _ in pages
+                               if page_kind == "rst"), Counter())
+        return pages
+
+    def _folder_pages(self, docs: str, progress: Progress) -> list:
+        """Return a docs folder's units without a Sphinx project: paragraphs, autodoc resolved."""
+        contents = []
+        for relative, _, text, sha256 in self._read_pages(docs, progress, source_kind):
+            contents.extend(self._page(relative, f"{docs}/{relative}", text, sha256, progress))
+        return contents
+
+    def _autodoc(self, source_id: str, text: str, progress: Progress) -> dict:
+        """Return {line: [autodoc.Documented]} of a reST page's autodoc directives (a directive
+        naming what the source does not define is reported, with none)."""
+        found = {}
+        for directive in autodoc.directives(text):
+            documented = autodoc.resolve(directive, self.package)
+            if documented is None:
+                progress.skip(f"{self.tree.label}/{source_id}:{directive.line}",
+                              f"auto{directive.kind} {directive.name or '(no name)'}: "
+                              "the package source defines no such object")
+            found[directive.line] = documented or []
+        return found
+
+    def _sphinx_pages(self, project: SphinxProject, progress: Progress) -> list:
+        """Return a Sphinx project's units: one per section and object description of each
+        page, at the ids Sphinx gives them (sphinx_source.py), autodoc's objects in place."""
+        conf, layout = project.conf, self.layout
+        pages = self._read_pages(project.root, progress, conf.page_kind)
+        directives = directives_of(conf)
+        predicted = {}
+        for relative, kind, text, _ in pages:
+            if kind == RST:
+                page = page_path(conf, relative, layout.dirhtml)
+                predicted[page] = predict_page(conf.docname(relative), text, directives)
+        links = in_links(predicted, conf)
+        contents: list[UnitDraft] = []
+        for relative, kind, text, sha256 in pages:
+            source_id = f"{project.root}/{relative}"
+            page = page_path(conf, relative, layout.dirhtml)
+            address = (layout.docs_url + urllib.parse.quote(page, safe="/")
+                       if layout.docs_url else None)
+            placed: list[tuple] = []  # (line, order, draft)
+            if kind == RST:
+                units = page_units(text, predicted[page].page, directives)
+                found = self._autodoc(source_id, text, progress)
+                reference = bool(found) or any(
+                    obj.ids for obj in predicted[page].page.python_objects())
+                for line, documented in found.items():
+                    for item in documented:
+                        for draft in self.object_contents(item.module, item.obj, [item.name],
+                                                          address, source_id):
+                            placed.append((line, len(placed), draft))
+            else:
+                units = markdown.page_units(text, "sphinx", conf.docname(relative))
+                reference = False
+            for unit in units:
+                url = (address + ("#" + unit.anchor if unit.anchor else "") if address
+                       else self._source_link(source_id, unit.start_line, unit.end_line))
+                placed.append((unit.start_line, len(placed), UnitDraft.of(
+                    self.tree, source_id, sha256, url, unit.start_line, unit.end_line,
+                    unit.text, unit.title, IndexFields.of(
+                        kind=unit.kind, noindex=unit.noindex, reference_page=reference,
+                        in_links=sum(links[page, anchor] for anchor in unit.anchors),
+                        names=unit.names, name=unit.name, signature=unit.signature,
+                        body=unit.body, code=unit.code, context=unit.context),
+                    unit.heading)))
+            contents.extend(draft for _, _, draft in sorted(placed, key=lambda p: p[:2]))
+        return contents
 
     def _page(self, relative, source_id, text, sha256, progress) -> list:
         docs_url = self.layout.docs_url
         page = page_url(docs_url, relative) if docs_url else None
         kind = source_kind(relative)
-        found = {}
-        if kind == "rst":
-            for directive in autodoc.directives(text):
-                documented = autodoc.resolve(directive, self.package)
-                if documented is None:
-                    progress.skip(f"{self.tree.label}/{source_id}:{directive.line}",
-                                  f"auto{directive.kind} {directive.name or '(no name)'}: "
-                                  "the package source defines no such object")
-                found[directive.line] = documented or []
+        found = self._autodoc(source_id, text, progress) if kind == "rst" else {}
         contents = []
         for paragraph in parse_source(relative, text):
             if paragraph.start_line in found:

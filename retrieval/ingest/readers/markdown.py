@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ...core.ranking import SECTION
 from ..unit import Unit
 from .blocks import MAX_PASSAGE_BYTES, Paragraph, is_blank, size_pieces
+from .docutils_ids import DocumentIds
 
 CONFIG = "mkdocs.yml"
 _HEADING_MARKS = re.compile(r"^ {0,3}#{1,6}[ \t]*|[ \t]+#+[ \t]*$", re.M)
@@ -260,11 +261,23 @@ _TOC_COUNT = re.compile(r"(.*)_([0-9]+)")
 _ATTR_LIST_ID = re.compile(r"(.*?)[ \t]*\{:?[ \t]*(?:[^}#]*[ \t])?#([\w-]+)[^}]*\}")
 
 
+class _DocutilsSlugger:
+    """Heading ids as Sphinx renders a MyST page: a section's docutils id (docutils_ids.py)."""
+
+    def __init__(self):
+        self._document = DocumentIds()
+
+    def heading(self, text: str) -> tuple:
+        """Return (the heading as shown, its id)."""
+        shown = _plain(text).replace("`", "").strip()
+        return text, self._document.named(shown)
+
+
 # How a site renders Markdown heading ids: GitHub's (github-slugger) or MkDocs' (toc), the
 # latter with or without the attr_list extension a project's mkdocs.yml may enable.
-SLUGGERS: dict[str, Callable[[], _GithubSlugger | _TocSlugger]] = {
+SLUGGERS: dict[str, Callable[[], _GithubSlugger | _TocSlugger | _DocutilsSlugger]] = {
     "github": _GithubSlugger, "mkdocs": _TocSlugger,
-    "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True)}
+    "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True), "sphinx": _DocutilsSlugger}
 
 
 @dataclass(frozen=True)

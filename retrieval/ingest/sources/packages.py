@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from ...core.model import VERSION_PATTERN, VERSION_SHAPE
 from ..formats.package import PACKAGE_FORMAT, docs_folder
+from ..formats.sphinx_docs import published_site, sphinx_project
 from ..readers.docstrings import module_name
 from ..tree import PackageLayout, SourceTree
 from .form import Requested, SourceError, SourceOptions, collection_version
@@ -159,15 +160,21 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
         raise FetchError(f"pypi:{spec}: {archive.name} holds no Python package and no docs "
                          "folder")
     base_url = base_urls.get(label)
+    dirhtml = False
     if docs is not None:
-        docs_url = base_url or (documentation_url(_metadata(info)) if info else None)
+        metadata = _metadata(info) if info else None
+        urls = [documentation_url(metadata), metadata.get("Home-page")] if metadata else []
+        site = published_site(sphinx_project(str(top), docs), urls, version, base_url)
+        if site.note:
+            _note(f"{label}: {site.note}")
+        docs_url, dirhtml = site.url, site.dirhtml
         source_url = f"pypi:{dist}=={version}/"
     else:
         docs_url, source_url = None, base_url or f"pypi:{dist}=={version}/"
     what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules"
     _note(f"{label}: {archive.name}: {what}")
     return [_tree(version_label, top, collection,
-                  PackageLayout(modules, docs, docs_url, source_url))]
+                  PackageLayout(modules, docs, docs_url, source_url, dirhtml))]
 
 
 # --- env: ------------------------------------------------------------------------------------
