@@ -21,7 +21,8 @@ from unittest import mock
 
 from retrieval.cli.main import main as retrieval_main
 from retrieval.core import database
-from retrieval.core.index import IndexClosed, SnapshotIndex, quote_fts_terms
+from retrieval.core.index import IndexClosed, SnapshotIndex
+from retrieval.core.query import quote_fts_terms
 from retrieval.core.ranking import page_counts, page_of
 from retrieval.core.searches import SearchCall
 from retrieval.core.snapshot import SnapshotError, load_snapshot

@@ -24,29 +24,10 @@ from typing import Optional
 from . import database
 from .checks import SnapshotError
 from .model import Passage, Snapshot
+from .query import quote_fts_terms
 from .ranking import FIELDS, RankingModel, page_counts, page_of
-from .rerank import Reranker as Reranker  # importable from here, where it was declared first
-from .searches import MATCH_ALL, MATCH_ANY, SearchCall
-
-
-def quote_fts_terms(query: str, match: str = MATCH_ALL, common: frozenset = frozenset(),
-                    common_fields: tuple = ()):
-    """Turn a search query into an FTS5 query of quoted terms, or None when it has no terms.
-
-    Every whitespace-separated term becomes one FTS5 string (inner quotes doubled), so operators
-    such as NEAR, OR, *, -, : or parentheses in caller or rule text are searched as text, never
-    interpreted. Terms are ANDed (FTS5's default), or ORed when match is "any": the choice is an
-    argument of the search, never something the query text can say. A term whose case-folded
-    form is in `common` matches only in `common_fields` (column names, from the policy's ranking
-    section, validated against FIELDS).
-    """
-    terms = query.split()
-    if not terms:
-        return None
-    joiner = " OR " if match == MATCH_ANY else " "
-    restrict = "{" + " ".join(common_fields) + "} : " if common_fields else ""
-    return joiner.join((restrict if term.casefold() in common else "")
-                       + '"' + term.replace('"', '""') + '"' for term in terms)
+from .rerank import Reranker
+from .searches import SearchCall
 
 
 class IndexClosed(RuntimeError):

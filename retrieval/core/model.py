@@ -31,19 +31,17 @@ from .outcomes import (
     repeatable,
 )
 from .policy_format import Policy
+from .query import MAX_QUESTION_TERMS, question_terms, without_literals
 from .ranking import EMBEDS_QUESTION, IndexFields, Ranking, Semantic, ubiquitous_terms
 from .rerank import Reranker
 from .rules import (
     DEFAULT_SEARCH_K,
     FIXED,
-    MAX_QUESTION_TERMS,
     MAX_SEARCH_K,
     QUESTION_TERMS,
     READ_BEST,
     READ_FIRST,
     Rule,
-    question_terms,
-    without_literals,
 )
 
 __all__ = [
