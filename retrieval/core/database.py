@@ -76,7 +76,7 @@ VECTOR_SCHEMA = "CREATE TABLE passage_vectors (id INTEGER PRIMARY KEY REFERENCES
     "vector BLOB NOT NULL)"
 VECTORS_IN_ORDER = "SELECT id, vector FROM passage_vectors ORDER BY id"
 # With a fallback's ubiquitous_share: per collection, the words its question_terms queries leave
-# out (model.ubiquitous_terms of its units' fields). With a ranking's common_terms, the same of
+# out (ranking.ubiquitous_terms of its units' fields). With a ranking's common_terms, the same of
 # its share, in UBIQUITOUS_TABLES["common"]: the words that match only in its fields.
 UBIQUITOUS_TABLES = {"ubiquitous": "collection_terms", "common": "collection_common_terms"}
 UBIQUITOUS_SCHEMA = ("CREATE TABLE {table} (collection TEXT NOT NULL, "

@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable
 
 from ..core.index import IndexUnavailable
-from ..core.model import FAILED, LIMITED
+from ..core.outcomes import FAILED, LIMITED
 from ..hosts import HostCheck
 from .access_log import access_log_line
 from .contract import (
