@@ -15,7 +15,7 @@ from ..core.fields import (
     PASSAGE_BODY_FIELDS,
     READ_FIELDS,
 )
-from ..core.query_bounds import MAX_QUERY_TERMS
+from ..core.query import MAX_QUERY_TERMS
 from ..core.searches import MATCH_ALL, MATCH_ANY
 from ..core.snapshot import MAX_SEARCH_K, READ_BEST
 from .contract import (

@@ -6,7 +6,7 @@ not integers here) and nothing unknown is dropped. Issue types use pydantic's vo
 clients of the earlier FastAPI design of this service keep working.
 """
 
-from ..core.query_bounds import MAX_QUERY_TERMS, too_many_terms
+from ..core.query import MAX_QUERY_TERMS, too_many_terms
 from ..core.snapshot import COLLECTION_PATTERN, DEFAULT_COLLECTION, VERSION_PATTERN
 from ..core.strict_json import NegativeZero, StrictJSONError, loads_strict
 from .errors import ISSUE_MESSAGES, InvalidJSON, InvalidRequest

@@ -18,7 +18,6 @@ from ..exchange import (
     Reply,
     encode_json,
 )
-from ..guards import Guards, verified
 from ..schema import (
     BEARER,
     CONTENT_ADDRESSED,
@@ -29,6 +28,7 @@ from ..schema import (
     ref,
     response,
 )
+from ..state import AppState, verified
 from . import Operation
 
 _PASSAGE_ID = re.compile(r"[0-9a-f]{64}")
@@ -67,21 +67,21 @@ class Corpus(Operation):
 
     route = CORPUS
 
-    def __init__(self, guards: Guards):
-        super().__init__(guards)
+    def __init__(self, state: AppState):
+        super().__init__(state)
         self._replies: dict[tuple, Reply] = {}  # by the collections a caller may read
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
-        guards = self.guards
-        guards.ready_service()
-        key = guards.authenticate(environ, exchange)
-        visible = guards.visible(key)
+        state = self.state
+        state.ready_service()
+        key = state.authenticate(environ, exchange)
+        visible = state.visible(key)
         reply = self._replies.get(visible)
         if reply is None:
-            body = corpus_body((guards.collections[name] for name in visible),
-                               guards.default_collection)
+            body = corpus_body((state.collections[name] for name in visible),
+                               state.default_collection)
             reply = Reply(OK, encode_json(body),
-                          cache_control=REVALIDATE if guards.keys is None else PRIVATE_REVALIDATE)
+                          cache_control=REVALIDATE if state.keys is None else PRIVATE_REVALIDATE)
             self._replies[visible] = reply
         return reply
 
@@ -102,9 +102,9 @@ class Passage(Operation):
     route = PASSAGE
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
-        guards = self.guards
-        service = guards.ready_service()
-        key = guards.authenticate(environ, exchange)
+        state = self.state
+        service = state.ready_service()
+        key = state.authenticate(environ, exchange)
         passage_id = PASSAGE.value_of(path)
         passage = service.passage(passage_id) if _PASSAGE_ID.fullmatch(passage_id) else None
         # A passage of a collection the key may not read is answered exactly like a missing one,
@@ -112,9 +112,9 @@ class Passage(Operation):
         if passage is None or (key is not None and not key.may_read(passage.collection)):
             raise PassageNotFound(passage_id[:64])
         verified(service)  # the row just read came from the verified file
-        corpus_id = guards.collections[passage.collection].corpus_id
+        corpus_id = state.collections[passage.collection].corpus_id
         return Reply(OK, encode_json(passage_body(corpus_id, passage)),
-                     cache_control=IMMUTABLE if guards.keys is None else PRIVATE_IMMUTABLE)
+                     cache_control=IMMUTABLE if state.keys is None else PRIVATE_IMMUTABLE)
 
     @staticmethod
     def openapi() -> dict:

@@ -1,9 +1,10 @@
-"""What every operation checks first, in one place: ready, draining, in-flight, key, rate, body.
+"""One app's mutable state, and what every operation checks against it first: ready, draining,
+in-flight, key, rate, body.
 
-`Guards` holds what the operations of one app share (the service, the key store, the gate, the
-memos, the fixed maxima) and the checks they run against it. An operation calls the checks it
-needs in the order its route reads; each raises the ServiceError its refusal is, before any
-later work is done.
+`AppState` holds what the operations of one app share (the service, None once the app is
+closed; the key store, the gate, the memos, the draining flag, the fixed maxima) and the checks
+they run against it. An operation calls the checks it needs in the order its route reads; each
+raises the ServiceError its refusal is, before any later work is done.
 """
 
 import time
@@ -49,8 +50,8 @@ def verified(service: RetrievalService) -> RetrievalService:
 
 
 @dataclass(eq=False)
-class Guards:
-    """The state one app's operations share, and the checks they run first."""
+class AppState:
+    """One app's mutable state, which its operations share, and the checks they run first."""
 
     service: RetrievalService | None  # None once the app is closed
     settings: Settings
