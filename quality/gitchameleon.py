@@ -31,7 +31,6 @@ import os
 import platform
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -45,6 +44,7 @@ if REPO_ROOT not in sys.path:  # python quality/gitchameleon.py puts quality/ it
 # The quality lab's helpers (the budgets, the trace's searches).
 from bench import common, corpus_scale  # noqa: E402
 from quality import measure as lab  # noqa: E402
+from quality.package_docs import unit_counts  # noqa: E402
 from retrieval.core.admission import DEFAULT_MAXIMA  # noqa: E402
 from retrieval.core.model import VERSION_PATTERN  # noqa: E402
 from retrieval.core.service import RetrievalService, UnknownVersion, served_version  # noqa: E402
@@ -177,15 +177,6 @@ def git_commit() -> str | None:
 def default_cache(digest: str) -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "retrieval", "gitchameleon", digest)
-
-
-def unit_counts(snapshot: str) -> dict:
-    """Return {collection: units} of a built snapshot."""
-    conn = sqlite3.connect(f"file:{os.path.join(snapshot, 'passages.sqlite')}?mode=ro", uri=True)
-    try:
-        return dict(conn.execute("SELECT collection, count(*) FROM passages GROUP BY collection"))
-    finally:
-        conn.close()
 
 
 def last_line(path: str) -> str:

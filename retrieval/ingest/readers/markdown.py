@@ -110,24 +110,12 @@ def page_units(text: str, flavour: str, fallback_title: str) -> list:
 # CommonMark: up to 3 spaces of indentation (4 would be an indented code block); a backtick
 # fence's info string may not contain a backtick (that is inline code, not a fence).
 _FENCE = re.compile(r" {0,3}(?:(`{3,})[^`]*|(~{3,}).*)")
-
-
 _ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*))?")
-
-
 _ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+$")
-
-
 MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-
-
 _SETEXT = re.compile(r" {0,3}(?:(=+)|-+)[ \t]*")
-
-
 # Paragraphs an underline does not make a heading: list items, quotes, tables, HTML.
 _NOT_SETEXT = re.compile(r" {0,3}(?:[-*+>|<]|\d+[.)])")
-
-
 _NOT_SLUG = re.compile(r"[^\w\- ]")
 
 
