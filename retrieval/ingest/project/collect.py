@@ -267,7 +267,8 @@ def collect_one(pin: Pin, options: ProjectOptions, progress: Progress) -> Covera
         try:
             tree, drafts, import_names = _fetch(value, source, label, pin, options, progress)
         except UserError as error:
-            reason = str(error).removeprefix("--source ").removeprefix(value + ": ")
+            reason = str(error).removeprefix("--source ").removeprefix(value + ": ") \
+                .removeprefix(value.partition("=")[2] + ": ")
             coverage.missing.append(f"{source}: {reason}")
             continue
         if not drafts:

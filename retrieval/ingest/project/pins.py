@@ -524,7 +524,7 @@ def read_pins(path: str, environment: Mapping, transitive: bool = False,
         pins = read_pyproject(files[0], environment, installed, notes)
     else:
         pins = _READERS[kind](files[0], environment, transitive, notes)
-    pins = [replace(pin, version=normal_version(pin.version) or pin.version,
+    pins = [replace(pin, version=pin.version and (normal_version(pin.version) or pin.version),
                     installed=installed.get(pin.name) if installed is not None else None)
             for pin in pins]
     return Pins(files[0].name, ", ".join(str(f) for f in files),
