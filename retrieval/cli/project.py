@@ -119,7 +119,7 @@ def register_project_command(commands) -> None:
     project.add_argument("--python", metavar="X.Y",
                          help="the interpreter markers are evaluated for (default: this one)")
     project.add_argument("--extra", action="append", metavar="NAME",
-                         help="an extra of the project markers may name (repeat)")
+                         help="an extra of the project markers may name (repeat; default: none)")
     project.add_argument("--order", metavar="SOURCES",
                          help="the sources tried for each pin, in order, comma-separated "
                               "(default: site,pypi,git,crawl,env; git and crawl are not yet "
@@ -129,7 +129,8 @@ def register_project_command(commands) -> None:
                               "collection cache; nothing fetched")
     project.add_argument("--site", action="append", metavar="NAME=HTML_ROOT",
                          help="a rendered site of one dependency's docs at its pinned version "
-                              "(Debian's /usr/share/doc/python-jinja2-doc/html; repeat)")
+                              "(Debian's /usr/share/doc/python-jinja2-doc/html; repeat; default: "
+                              "none)")
     project.add_argument("--site-url", action="append", metavar="NAME=URL",
                          help="where that site is published, ending with / (default: the "
                               "folder's file:// URL)")
@@ -143,7 +144,8 @@ def register_project_command(commands) -> None:
                          help=f"as for build (default: {RANKINGS[0]})")
     project.add_argument("--semantic", nargs="?", const=SEMANTIC_MODELS[0],
                          choices=SEMANTIC_MODELS, metavar="MODEL",
-                         help="as for build: an embedding re-rank (the semantic extra)")
+                         help="as for build: an embedding re-rank (the semantic extra; default: "
+                              "none, lexical)")
     project.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
                          metavar="N", help="as for build (default: %(default)s)")
     project.set_defaults(run=_project)
