@@ -238,6 +238,17 @@ def _origin(source: object) -> str:
     return INDEX
 
 
+def _packages(document: dict, table: str, marker: str, environment: Mapping, path: Path):
+    """Yield (normalised name, package) of a lock's package tables whose marker holds."""
+    for package in document.get(table, []):
+        if not isinstance(package, dict) or "name" not in package:
+            continue
+        if not isinstance(package.get(marker), str | None):
+            continue  # not a marker: (an old poetry.lock's) nothing to evaluate
+        if holds(package.get(marker), environment, str(path)):
+            yield normalized(package["name"]), package
+
+
 def read_uv_lock(path: Path, environment: Mapping, transitive: bool, notes: list) -> list:
     """uv.lock: the project (a package whose source is editable or virtual) names the direct
     dependencies; each package's dependencies (markers on the edges) the rest."""
@@ -287,12 +298,7 @@ def read_pylock(path: Path, environment: Mapping, transitive: bool, notes: list)
     locked: dict = {}
     edges: dict = {}
     recorded = False
-    for package in document.get("packages", []):
-        if not isinstance(package, dict) or "name" not in package:
-            continue
-        if not holds(package.get("marker"), environment, str(path)):
-            continue
-        name = normalized(package["name"])
+    for name, package in _packages(document, "packages", "marker", environment, path):
         origin = INDEX
         for key in ("vcs", "directory", "archive"):
             if isinstance(package.get(key), dict):
@@ -315,13 +321,7 @@ def read_poetry_lock(path: Path, environment: Mapping, transitive: bool, notes: 
     document = _toml(path)
     locked: dict = {}
     edges: dict = {}
-    for package in document.get("package", []):
-        if not isinstance(package, dict) or "name" not in package:
-            continue
-        if not holds(package.get("markers") if isinstance(package.get("markers"), str)
-                     else None, environment, str(path)):
-            continue
-        name = normalized(package["name"])
+    for name, package in _packages(document, "package", "markers", environment, path):
         source = package.get("source")
         if not isinstance(source, dict):
             source = {}
@@ -345,12 +345,7 @@ def read_pdm_lock(path: Path, environment: Mapping, transitive: bool, notes: lis
     document = _toml(path)
     locked: dict = {}
     edges: dict = {}
-    for package in document.get("package", []):
-        if not isinstance(package, dict) or "name" not in package:
-            continue
-        if not holds(package.get("marker"), environment, str(path)):
-            continue
-        name = normalized(package["name"])
+    for name, package in _packages(document, "package", "marker", environment, path):
         locked[name] = Pin(name, package.get("version"), False,
                            INDEX if "version" in package else "url or path")
         targets = []
