@@ -1,4 +1,5 @@
-"""Command line: `python -m retrieval serve|mcp|build|verify|check|seal|ask|keys|settings`."""
+"""Command line: `python -m retrieval COMMAND`: serve, mcp, build, project, verify, check, seal,
+ask, keys, settings."""
 
 import argparse
 import json
@@ -19,6 +20,7 @@ from ..settings import (
 )
 from .build import register_build_commands
 from .keys import register_keys_command
+from .project import register_project_command
 
 DESCRIPTION = """\
 Budgeted, verifiable documentation retrieval over HTTP. A caller POSTs a question, an exact
@@ -217,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     register_build_commands(commands)
+    register_project_command(commands)
 
     seal = commands.add_parser("seal", help="fill in a snapshot's digests")
     seal.add_argument("input", help="a hand-written snapshot JSON file")
