@@ -1,4 +1,4 @@
-"""What a project pins (retrieval/ingest/project/pins.py) and PEP 508 markers (markers.py).
+"""What a project pins (retrieval/project/pins.py) and PEP 508 markers (markers.py).
 
 Each lock format is read from a small sample written here: its pins, which are direct and which
 only transitive (`--all`), and the markers that leave a dependency out for the target
@@ -10,9 +10,9 @@ import json
 import os
 import unittest
 
-from retrieval.ingest.project import markers
-from retrieval.ingest.project.markers import MarkerError, evaluate, target_environment
-from retrieval.ingest.project.pins import PinsError, drift, find_pins_file, read_pins
+from retrieval.project import markers
+from retrieval.project.markers import MarkerError, evaluate, target_environment
+from retrieval.project.pins import PinsError, drift, find_pins_file, read_pins
 from tests.package_fixtures import write_site_packages
 from tests.support import temporary_directory
 

@@ -1,7 +1,7 @@
 """`retrieval project [PATH]`: the documentation of what a project pins, at those versions.
 
-Reads the pins (ingest/project/pins.py), builds each from its best source into one snapshot
-(ingest/project/collect.py, through sources.plan and the builder as `retrieval build` does),
+Reads the pins (project/pins.py), builds each from its best source into one snapshot
+(project/collect.py, through sources.plan and the builder as `retrieval build` does),
 writes project.json beside the manifest and prints the coverage table, then the corpus_id.
 """
 
@@ -33,9 +33,9 @@ def _pairs(values, flag: str) -> dict:
 
 def _project(args) -> int:
     from ..ingest.builder import Progress, build_snapshot, default_policy
-    from ..ingest.project import collect, pins
-    from ..ingest.project.markers import MarkerError, target_environment
     from ..ingest.sources.form import SourceOptions, default_cache_dir
+    from ..project import collect, pins
+    from ..project.markers import MarkerError, target_environment
 
     try:
         environment = target_environment(args.python, args.extra or ())

@@ -25,17 +25,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ... import __version__
-from ...core import model
-from ...core.errors import UserError
-from ...core.ranking import SECTION
-from ..formats import UNREADABLE, read_passage_contents, unreadable_reason
-from ..readers.docstrings import module_name
-from ..sources import plan
-from ..sources.form import SourceOptions
-from ..sources.packages import site_packages
-from ..tree import Progress, SourceTree, shown
-from ..unit import UnitDraft
+from .. import __version__
+from ..core import model
+from ..core.errors import UserError
+from ..core.ranking import SECTION
+from ..ingest.formats import UNREADABLE, read_passage_contents, unreadable_reason
+from ..ingest.readers.docstrings import module_name
+from ..ingest.sources import plan
+from ..ingest.sources.form import SourceOptions
+from ..ingest.sources.packages import site_packages
+from ..ingest.tree import Progress, SourceTree, shown
+from ..ingest.unit import UnitDraft
 from .pins import INDEX, Pin, Pins, same_version
 
 SOURCES = ("site", "pypi", "git", "crawl", "env")
@@ -102,9 +102,8 @@ def builder_digest() -> str:
     """Return a digest of what makes a collection's drafts: the ingest code and ranking facts."""
     if not _builder_digest:
         digest = hashlib.sha256(f"retrieval {__version__} cache {CACHE_FORMAT}\n".encode())
-        package = Path(__file__).resolve().parents[2]  # retrieval/
-        files = sorted(path for path in (package / "ingest").rglob("*.py")
-                       if "project" not in path.relative_to(package / "ingest").parts)
+        package = Path(__file__).resolve().parents[1]  # retrieval/
+        files = sorted((package / "ingest").rglob("*.py"))
         for path in [*files, package / "core" / "ranking.py"]:
             digest.update(path.relative_to(package).as_posix().encode() + b"\0")
             digest.update(hashlib.sha256(path.read_bytes()).digest())
@@ -158,7 +157,7 @@ def _installed_import_names(env: str | None, name: str) -> tuple:
     """Return the import names of a distribution installed in env, from its RECORD."""
     import importlib.metadata
 
-    from ..sources.packages import normalized
+    from ..ingest.sources.packages import normalized
 
     site = site_packages(Path(env)) if env else None
     if site is None:

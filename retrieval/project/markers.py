@@ -16,7 +16,7 @@ import re
 import sys
 from collections.abc import Mapping
 
-from ..sources.index_fetch import normal_version, version_key
+from ..ingest.sources.index_fetch import normal_version, version_key
 
 
 class MarkerError(ValueError):

@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ...core.errors import UserError
-from ..sources.index_fetch import normal_version
-from ..sources.packages import normalized, site_packages
+from ..core.errors import UserError
+from ..ingest.sources.index_fetch import normal_version
+from ..ingest.sources.packages import normalized, site_packages
 from .markers import MarkerError, evaluate
 
 # The lock files, most trusted first; requirements files and pyproject.toml come after them.
