@@ -109,6 +109,26 @@ class Declared:
             self.roots.extend(d for d in directories if isinstance(d, str))
 
 
+def _pyproject_data(top: Path) -> dict:
+    path = top / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except tomllib.TOMLDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _setuptools_builds(pyproject: dict) -> bool:
+    """Tell whether setuptools builds the release (its configuration is then the one that
+    counts): no build backend named, or setuptools'. lightgbm 4.3.0's setup.cfg says
+    `where = lightgbm`, a leftover: scikit-build-core builds it."""
+    system = pyproject.get("build-system")
+    backend = system.get("build-backend") if isinstance(system, dict) else None
+    return not isinstance(backend, str) or backend.startswith("setuptools")
+
+
 def _setup_cfg(top: Path, declared: Declared):
     path = top / "setup.cfg"
     if not path.is_file():
@@ -132,18 +152,12 @@ def _setup_cfg(top: Path, declared: Declared):
         declared.where(_lines(parser.get("options.packages.find", "where")))
 
 
-def _pyproject(top: Path, declared: Declared):
-    path = top / "pyproject.toml"
-    if not path.is_file():
-        return
-    try:
-        tool = tomllib.loads(path.read_text(encoding="utf-8", errors="replace")).get("tool", {})
-    except tomllib.TOMLDecodeError:
-        return
+def _pyproject(pyproject: dict, declared: Declared):
+    tool = pyproject.get("tool", {})
     if not isinstance(tool, dict):
         return
     setuptools = tool.get("setuptools")
-    if isinstance(setuptools, dict):
+    if isinstance(setuptools, dict) and _setuptools_builds(pyproject):
         if isinstance(setuptools.get("package-dir"), dict):
             declared.package_dir(setuptools["package-dir"])
         declared.packages(setuptools.get("packages"))
@@ -223,8 +237,10 @@ def _scan(base: Path, names) -> list:
 def sdist_modules(top: Path) -> tuple:
     """Return (path below top, module name) of the API modules of an unpacked sdist."""
     declared = Declared()
-    _setup_cfg(top, declared)
-    _pyproject(top, declared)
+    pyproject = _pyproject_data(top)
+    if _setuptools_builds(pyproject):
+        _setup_cfg(top, declared)
+    _pyproject(pyproject, declared)
     listed, info_roots = _top_level(top)
     found: list = []
     for package, directory in declared.mapped:
@@ -232,9 +248,10 @@ def sdist_modules(top: Path) -> tuple:
         if path is not None and package.replace(".", "").isidentifier():
             found.extend(_python_files(top, path, path, package))
     names = list(dict.fromkeys(declared.names + listed)) or None
+    # A directory with an __init__.py is a package, not where packages are.
     roots = [path for path in (*(_below(top, root) for root in declared.roots), *info_roots,
-                               *(_below(top, root) for root in _CONVENTIONAL_ROOTS), top)
-             if path is not None]
+                               *(_below(top, root) for root in _CONVENTIONAL_ROOTS))
+             if path is not None and not (path / "__init__.py").is_file()] + [top]
     for base in dict.fromkeys(roots):
         entries = _scan(base, names)
         if not entries:
