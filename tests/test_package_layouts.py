@@ -221,6 +221,17 @@ class PublicApiTest(unittest.TestCase):
 
 class ParseTest(unittest.TestCase):
 
+    def test_star_imports_from_a_module_the_package_lacks_are_not_followed(self):
+        # scipy.linalg: many modules `from ._cythonized_array_utils import *`, an extension
+        # module: each name was looked up again under every star import, without end.
+        files = {"lin/__init__.py": "".join(f"from ._m{i} import *\n" for i in range(8))}
+        files |= {f"lin/_m{i}.py": "from ._ext import *\nfrom . import _ext\n"
+                  for i in range(8)}
+        root = write_tree(temporary_directory(self), files)
+        package = read_package(str(root), wheel_modules(root))
+        self.assertIsNone(package.resolve("lin._ext.LinAlgError"))
+        self.assertLess(len(package._resolved), 100)
+
     def test_an_attributes_section_documents_an_attribute_the_class_leaves_undocumented(self):
         source = (b'class C:\n    """C.\n\n    Attributes\n    ----------\n    size : int\n'
                   b'        From the section.\n    """\n\n    #: From the comment.\n'

@@ -83,17 +83,32 @@ class PackageSource:
 
     modules: dict = field(default_factory=dict)  # dotted name -> Module
     skipped: list = field(default_factory=list)  # (path, reason)
+    _resolved: dict = field(default_factory=dict, repr=False)  # dotted -> resolve()'s answer
 
     def resolve(self, dotted: str, hops: int = 0):
-        """Return (Module, DocObject) that a dotted name is bound to, or None if none is."""
+        """Return (Module, DocObject) that a dotted name is bound to, or None if none is.
+
+        Each name is looked up once (remembered until `changed`): star imports that import
+        each other (scipy's) are followed once each, not once per path to them; a name met
+        again while it is being looked up (a cycle) is bound to nothing."""
         if hops > _MAX_HOPS:
             return None
+        if dotted in self._resolved:
+            return self._resolved[dotted]
+        self._resolved[dotted] = None
+        found = None
         parts = dotted.split(".")
         for cut in range(len(parts), 0, -1):
             module = self.modules.get(".".join(parts[:cut]))
             if module is not None:
-                return self._resolve_in(module, parts[cut:], hops)
-        return None
+                found = self._resolve_in(module, parts[cut:], hops)
+                break
+        self._resolved[dotted] = found
+        return found
+
+    def changed(self):
+        """Forget every name looked up: an object was replaced (templates.py)."""
+        self._resolved.clear()
 
     def bases(self, module: Module, obj: DocObject) -> list:
         """Return (Module, DocObject) of a class's bases the package defines, in MRO-like
@@ -124,7 +139,9 @@ class PackageSource:
         if head in module.imports:
             return self.resolve(".".join([module.imports[head], *tail]), hops + 1)
         if head and head not in module.objects:
-            for source in module.star_imports:
+            # Only from a module the package holds: a name under one it does not (an extension
+            # module) would otherwise be looked up under its package's star imports, again.
+            for source in (source for source in module.star_imports if source in self.modules):
                 found = self.resolve(".".join([source, *rest]), hops + 1)
                 if found is not None:
                     return found

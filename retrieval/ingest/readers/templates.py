@@ -233,4 +233,6 @@ def resolve_templates(package: PackageSource) -> tuple:
             resolved += 1
             module.objects[path] = dataclasses.replace(
                 obj, docstring=inspect.cleandoc(text) if text.strip() else obj.docstring)
+    if resolved:
+        package.changed()
     return resolved, left
