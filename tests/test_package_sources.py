@@ -145,11 +145,12 @@ class PackageSourcesTest(unittest.TestCase):
         _, out = self.built("pypi:plain==2.0", "pypi:wheelonly==3.0",
                             extra=["--base-url", "wheelonly/3.0=https://example.org/src/"])
         units = passages(out)
-        [(url, source_id, start, end, text, _, names)] = units["plain", "plain.core.Engine.stop"]
+        # Under the name users import it by, with the name where it is defined.
+        [(url, source_id, start, end, text, _, names)] = units["plain", "plain.Engine.stop"]
         self.assertEqual((url, source_id), (f"pypi:plain==2.0/plain/core.py#L{start}-L{end}",
                                             "plain/core.py"))
         self.assertEqual(text, '    def stop(self):\n        """Stop every job."""')
-        self.assertEqual(names.split(), ["plain.core.Engine.stop", "plain.Engine.stop"])
+        self.assertEqual(names.split(), ["plain.Engine.stop", "plain.core.Engine.stop"])
         self.assertNotIn(("plain", "plain.core._private_helper"), units)
         self.assertIn(("plain", "plain"), units)  # the package's docstring
         # A wheel-only release: its wheel's modules, under the --base-url given for it.
@@ -175,7 +176,7 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertEqual(sorted({collection for collection, _ in units}),
                          ["demo-pkg", "other-lib"])
         self.assertIn("build: skipped calver 2024.10.1: its version is not", done.stderr)
-        [(url, source_id, start, end, *_)] = units["demo-pkg", "demo.core.make_engine"]
+        [(url, source_id, start, end, *_)] = units["demo-pkg", "demo.make_engine"]
         self.assertEqual(url, f"file://{os.path.realpath(site)}/demo/core.py#L{start}-L{end}")
         with open(os.path.join(out, "manifest.json"), encoding="utf-8") as manifest:
             self.assertIn('"version": "0.3.1"', manifest.read())

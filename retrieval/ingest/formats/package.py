@@ -22,11 +22,20 @@ from collections import Counter
 from ...core.ranking import SECTION, IndexFields
 from ..readers import autodoc, markdown
 from ..readers.blocks import size_pieces
-from ..readers.docstrings import MODULE, PackageSource, aliases, public_objects, read_package
+from ..readers.docstrings import (
+    MODULE,
+    PackageSource,
+    aliases,
+    exports,
+    public_name,
+    public_objects,
+    read_package,
+)
 from ..readers.rst import plain_text
 from ..readers.sphinx_conf import RST
 from ..readers.sphinx_page import page_units
 from ..readers.sphinx_source import directives_of, in_links, predict_page
+from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
 from ..unit import UnitDraft, merge_same_passages
@@ -60,6 +69,10 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
     progress.files += len(package.modules)
     for path, reason in package.skipped:
         progress.skip(f"{tree.label}/{path}", reason)
+    resolved, left = resolve_templates(package)
+    if resolved or left:
+        progress.note(f"{tree.label}: {resolved} docstrings assembled at import time resolved "
+                      f"from the source, {left} left as written")
     builder = _Units(layout, tree, package)
     if layout.docs is None:
         contents = builder.api_reference()
@@ -105,10 +118,13 @@ class _Units:
         return (self.layout.source_url + urllib.parse.quote(path, safe="/")
                 + f"#L{first}-L{last}")
 
-    def object_contents(self, module, obj, names: list, page: str | None, context: str) -> list:
-        """Return one object's units: its quoted lines cut by size, each linked and indexed."""
+    def object_contents(self, module, obj, names: list, page: str | None, context: str,
+                        links: int = 0, noindex: bool = False) -> list:
+        """Return one object's units: its quoted lines cut by size, each linked and indexed;
+        links: in-links counted besides the docs' cross-references to its first name;
+        noindex: whether it is out of the package's index of objects (its internals)."""
         names = list(dict.fromkeys([*names, obj.name, *self.aliases.get(obj.name, ())]))
-        in_links = self.references[names[0]] + sum(
+        in_links = links + self.references[names[0]] + sum(
             self.references["." + names[0].split(".", cut)[-1]]
             for cut in range(1, names[0].count(".") + 1))
         lines = module.lines
@@ -127,7 +143,7 @@ class _Units:
                 url = self._source_link(module.path, piece.start + 1, piece.stop)
             facts = IndexFields.of(
                 kind=SECTION if obj.kind == MODULE else obj.kind, in_links=in_links,
-                noindex=False,
+                noindex=noindex,
                 reference_page=True, names=" ".join(names),
                 name=" ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in names)),
                 signature=" ".join(obj.signature.split()), body=body, code=code,
@@ -139,11 +155,54 @@ class _Units:
         return contents
 
     def api_reference(self) -> list:
-        """Return the units of every public object, where it is defined."""
+        """Return the units of the public API (public_objects), where each is defined, under
+        the name users import it by (public_name) with every other name it has.
+
+        Its in-links, as a rendered site's links would be counted: each public name the package
+        exports it by (`exports`: its face links to it; a module-level object only), and each
+        Python cross-reference to it in the package's docstrings (`:class:`Response``, looked
+        up in the module of the docstring, as Sphinx would). So what the package exports, and
+        what its own documentation points to, ranks above its other helpers.
+
+        Where the package exports anything, its index of objects is what it exports (a public
+        module, and a module-level object the package exports, with their members); another
+        documented object (requests' `sessions.merge_setting`) is read as the package's
+        internals, documented but in no index, as Sphinx's `:noindex:` says: noindex, which
+        the ranking reads (and weighs below an indexed description of the same words).
+        """
+        exported = exports(self.package)
+        cited = self._docstring_references()
         contents = []
-        for module, obj in public_objects(self.package):
-            contents.extend(self.object_contents(module, obj, [obj.name], None, module.name))
-        return contents
+        for module, obj in public_objects(self.package, self.aliases):
+            # The module-level object it is or is a member of.
+            top = ".".join(obj.name.split(".")[:module.name.count(".") + 2])
+            internal = bool(exported) and obj.kind != MODULE and top not in exported
+            contents.extend(self.object_contents(
+                module, obj, [public_name(obj.name, self.aliases)], None, module.name,
+                exported[obj.name] + cited[obj.name], internal))
+        return merge_same_passages(contents)
+
+    def _docstring_references(self) -> Counter:
+        """Count the Python cross-references of the package's docstrings, by the defining name
+        of what each resolves to: looked up in the module the docstring is in, else as an
+        absolute name, else (requests' `:class:`Response <Response>`` in a module that does not
+        import it) the one module-level class or function the package defines by that name."""
+        counts: Counter = Counter()
+        by_name: dict = {}
+        for module in self.package.modules.values():
+            for member in module.objects[""].members:
+                by_name.setdefault(member, set()).add(module.objects[member].name)
+        for module in self.package.modules.values():
+            for obj in module.objects.values():
+                for target in autodoc.reference_targets(obj.docstring or ""):
+                    found = (self.package.resolve(f"{module.name}.{target.lstrip('.')}")
+                             or self.package.resolve(target.lstrip(".")))
+                    name = found[1].name if found is not None else None
+                    if name is None and len(by_name.get(target.lstrip("."), ())) == 1:
+                        [name] = by_name[target.lstrip(".")]
+                    if name is not None and name != obj.name:
+                        counts[name] += 1
+        return counts
 
     def docs_pages(self, docs: str, progress: Progress) -> list:
         """Return the units of every page of the docs folder, autodoc directives resolved: as

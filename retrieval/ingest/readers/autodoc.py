@@ -164,3 +164,9 @@ def _members(dotted, module, obj, directive, package, top) -> list:
                 found.extend(_members(f"{dotted}.{name}", owner_module, member, directive,
                                       package, top=False))
     return found
+
+
+def reference_targets(text: str) -> list:
+    """Return the targets of the Python cross-references in a text (a docstring), as written
+    without `~`, `!` and `()`: `:class:`Response <Response>`` gives "Response"."""
+    return [match.group(1).lstrip("~!") for match in _REFERENCE.finditer(text)]
