@@ -191,11 +191,13 @@ class IndexFetchTest(unittest.TestCase):
             with self.subTest(version=version):
                 self.assertEqual(self.fetch("multi", version, PIP_INDEX_URL=self.index.url),
                                  (expected, []))
-        # The project's name as the user spells it; 1.0 is not 1.0.0.
-        self.assertEqual(self.fetch("Multi", "1.0", PIP_INDEX_URL=self.index.url)[0],
-                         "multi-1.0.tar.gz")
-        message = self.refused("multi", "1.0.0", PIP_INDEX_URL=self.index.url)
-        self.assertIn("multi has no release 1.0.0; releases near it: 1.0, 1.1, 1.10 "
+        # The project's name as the user spells it; 1.0.0 is 1.0 (PEP 440 pads with zeros, as
+        # pip's ==), and 1.2 is no release of it.
+        for version in ("1.0", "1.0.0"):
+            self.assertEqual(self.fetch("Multi", version, PIP_INDEX_URL=self.index.url)[0],
+                             "multi-1.0.tar.gz")
+        message = self.refused("multi", "1.2", PIP_INDEX_URL=self.index.url)
+        self.assertIn("multi has no release 1.2; releases near it: 1.0, 1.1, 1.10, 2.0.RC1 "
                       "(of 4 releases) in " + self.index.url, message)
         # PEP 691 was asked for and answered.
         self.assertTrue(any(path == "/simple/multi/" and JSON_TYPE in accept

@@ -14,6 +14,7 @@ fragment against the tree's file).
 """
 
 import os
+import posixpath
 import re
 import textwrap
 import urllib.parse
@@ -39,7 +40,7 @@ from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
 from ..unit import UnitDraft, merge_same_passages
-from .sphinx_docs import SphinxProject, page_path, sphinx_project
+from .sphinx_docs import SphinxProject, docname_path, page_path, sphinx_project
 
 # Where a source tree keeps its documentation sources, in the order looked for.
 DOCS_FOLDERS = ("docs", "doc", "Doc")
@@ -252,6 +253,24 @@ class _Units:
             found[directive.line] = documented or []
         return found
 
+    def _summarized(self, conf, relative: str, text: str) -> list:
+        """Return (line, stub page address or None, autodoc.Documented) of each object a page's
+        autosummary tables give a stub page of its own (`:toctree:`): Sphinx generates
+        `TOCTREE/NAME.html` documenting it at the id NAME (pandas'
+        `reference/api/pandas.DataFrame.merge.html#pandas.DataFrame.merge`)."""
+        found = []
+        directory = posixpath.dirname(conf.docname(relative))
+        for entry in autodoc.autosummary_entries(text):
+            documented = autodoc.resolve_name(entry.name, self.package)
+            if documented is None:
+                continue  # what the source does not define (or autosummary imports elsewhere)
+            stub = docname_path(posixpath.normpath(posixpath.join(
+                directory, entry.toctree, entry.name)), self.layout.dirhtml)
+            address = (self.layout.docs_url + urllib.parse.quote(stub, safe="/")
+                       if self.layout.docs_url else None)
+            found.append((entry.line, address, documented[0]))
+        return found
+
     def _sphinx_pages(self, project: SphinxProject, progress: Progress) -> list:
         """Return a Sphinx project's units: one per section and object description of each
         page, at the ids Sphinx gives them (sphinx_source.py), autodoc's objects in place."""
@@ -281,6 +300,10 @@ class _Units:
                         for draft in self.object_contents(item.module, item.obj, [item.name],
                                                           address, source_id):
                             placed.append((line, len(placed), draft))
+                for line, stub, item in self._summarized(conf, relative, text):
+                    for draft in self.object_contents(item.module, item.obj, [item.name],
+                                                      stub, source_id):
+                        placed.append((line, len(placed), draft))
             else:
                 units = markdown.page_units(text, "sphinx", conf.docname(relative))
                 reference = False

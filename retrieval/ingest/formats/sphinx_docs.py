@@ -42,6 +42,10 @@ def _read(top: str, relative: str, max_bytes: int) -> str | None:
         return None
 
 
+# What a page of any Sphinx project is written in, for telling the main project from a side one.
+_PAGE_SUFFIXES = (".rst", ".txt", ".md")
+
+
 def _python_files(top: str, docs: str) -> list:
     """Return the .py files below the docs folder ('/'-separated, below top), shallowest first."""
     found = []
@@ -54,6 +58,12 @@ def _python_files(top: str, docs: str) -> list:
     return sorted(found, key=lambda path: (path.count("/"), path))
 
 
+def _pages_below(top: str, directory: str) -> int:
+    """Return how many reST, Markdown and text files a directory (below top) holds, at any depth."""
+    walk = os.walk(os.path.join(top, directory))
+    return sum(name.endswith(_PAGE_SUFFIXES) for _, _, names in walk for name in names)
+
+
 def sphinx_project(top: str, docs: str,
                    max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> SphinxProject | None:
     """Return the Sphinx project of a docs folder (below top), or None if it has no conf.py."""
@@ -63,7 +73,11 @@ def sphinx_project(top: str, docs: str,
              if path.endswith("/" + CONF) and path.count("/") - depth <= _CONF_DEPTH - 1]
     if not confs:
         return None
-    root = confs[0].rpartition("/")[0]
+    # Of several projects (numpy's doc/source beside doc/neps, sympy's doc/src beside doc/api),
+    # the documentation is the one with the most pages; the shallowest of equals.
+    conf = max(confs, key=lambda path: (_pages_below(top, path.rpartition("/")[0]),
+                                        -path.count("/")))
+    root = conf.rpartition("/")[0]
 
     def local_module(dotted: str) -> str | None:
         tail = dotted.replace(".", "/")
@@ -72,14 +86,18 @@ def sphinx_project(top: str, docs: str,
                 return _read(top, path, _MAX_EXTENSION_BYTES)
         return None
 
-    text = _read(top, confs[0], max_bytes)
+    text = _read(top, conf, max_bytes)
     return SphinxProject(root, read_conf(text, local_module) if text is not None
                          else SphinxConf())
 
 
 def page_path(conf: SphinxConf, relative: str, dirhtml: bool) -> str:
     """Return the published path of the page built from a source file below the root."""
-    docname = conf.docname(relative)
+    return docname_path(conf.docname(relative), dirhtml)
+
+
+def docname_path(docname: str, dirhtml: bool) -> str:
+    """Return the published path of a document (its path below the root, without suffix)."""
     if not dirhtml:
         return docname + ".html"
     if docname == "index" or docname.endswith("/index"):
