@@ -210,6 +210,40 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(units["Guide"]["url"], DOCS + "guide.html#guide")
 
 
+class GeneratedPagesTest(unittest.TestCase):
+    """What Sphinx generates beyond the sources: autosummary's stub pages; and which project."""
+
+    def setUp(self):
+        self.root = temporary_directory(self)
+
+    def test_an_autosummary_toctree_gives_each_object_a_unit_at_its_stub_page(self):
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\ndef make_engine(size=8):\n'
+                                '    """Return an engine of the given size."""\n\n\n'
+                                'class Engine:\n    """Run jobs."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n",
+            "docs/reference/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                                      ".. autosummary::\n   :toctree: generated/\n\n"
+                                      "   make_engine\n   ~demo.Engine\n   missing\n\n"
+                                      ".. autosummary::\n\n   make_engine\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
+        units = {draft.content["title"]: draft.content["url"]
+                 for draft in read_package_contents(tree, Progress(io.StringIO()))}
+        self.assertEqual(units["demo.make_engine"],
+                         DOCS + "reference/generated/demo.make_engine.html#demo.make_engine")
+        self.assertEqual(units["demo.Engine"],
+                         DOCS + "reference/generated/demo.Engine.html#demo.Engine")
+        self.assertNotIn("demo.missing", units)  # what the source does not define
+
+    def test_of_several_projects_the_one_with_the_most_pages_is_the_documentation(self):
+        write(self.root, {"doc/neps/conf.py": "", "doc/neps/index.rst": "NEPs\n====\n",
+                          "doc/source/conf.py": "", "doc/source/index.rst": "Index\n=====\n",
+                          "doc/source/user/guide.rst": "Guide\n=====\n",
+                          "doc/source/reference/api.rst": "API\n===\n"})
+        self.assertEqual(sphinx_project(self.root, "doc").root, "doc/source")
+
+
 class ConfTest(unittest.TestCase):
 
     def test_source_suffix_in_each_form_and_the_root_document(self):
