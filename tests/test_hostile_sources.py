@@ -1,0 +1,125 @@
+"""Hostile sources: a repository, a site, a package or a page that attacks the builder.
+
+Each case makes its hostile input here (a local `file://` repository, a site served over
+loopback, a Markdown page, an objects.inv) and builds it through `python -m retrieval build` in
+a child process: the input is refused with one line, skipped with one line, or read within its
+bound. Timing cases never assert a wall-clock threshold of their own: they compare the time of an
+input with that of one four times larger (a linear reader takes about four times as long, a
+quadratic one sixteen), and the child's timeout only turns a hang into a failure.
+"""
+
+import os
+import subprocess
+import sys
+import unittest
+
+from retrieval.testing import subprocess_env
+from tests.support import ROOT, temporary_directory
+from tests.test_git_source import git, make_repo
+from tests.test_html_ingest import write_tree
+
+TIER = "server"
+
+BASE = "https://docs.example.org/pkg/1.0/"
+SECRET = "TOP-SECRET-OUTSIDE-THE-REPOSITORY"
+CHILD_TIMEOUT_S = 120
+
+
+def build(test, *sources, extra=()) -> tuple:
+    """Run `python -m retrieval build` in a child; return (exit code, stderr, out directory)."""
+    work = temporary_directory(test)
+    out = os.path.join(work, "snapshot")
+    args = [sys.executable, "-m", "retrieval", "build", "--out", out, "--fetch-cache",
+            os.path.join(work, "cache")]
+    for label, source in sources:
+        args += ["--source", f"{label}={source}", "--base-url", f"{label}={BASE}"]
+    done = subprocess.run([*args, *extra], capture_output=True, text=True, env=subprocess_env(),
+                          cwd=ROOT, timeout=CHILD_TIMEOUT_S)
+    return done.returncode, done.stderr, out
+
+
+def snapshot_text(out: str) -> str:
+    """Return every file of a built snapshot directory, as text (the passages are in SQLite)."""
+    texts = []
+    for directory, _, names in os.walk(out):
+        for name in names:
+            with open(os.path.join(directory, name), "rb") as handle:
+                texts.append(handle.read().decode("utf-8", "replace"))
+    return "\n".join(texts)
+
+
+class GitOptionInjectionTest(unittest.TestCase):
+    """A git+ URL or ref that starts with '-' is refused; git never reads one as an option."""
+
+    def setUp(self):
+        base = temporary_directory(self)
+        self.repo = os.path.join(base, "repo")
+        make_repo(self.repo, {"docs/guide.md": "# Guide\n\nGreeting goats.\n"})
+        self.marker = os.path.join(base, "marker")
+        # A command git would run as its upload-pack: it leaves the marker, then serves the
+        # repository as the real one would, so that nothing shows it ran.
+        self.command = f"touch {self.marker}; git-upload-pack"
+
+    def assert_refused(self, source):
+        code, err, out = build(self, ("1.0", source))
+        self.assertEqual((code, len(err.splitlines())), (2, 1), err)
+        self.assertIn("starts with '-'", err)
+        self.assertFalse(os.path.exists(self.marker), "the URL or ref ran a command")
+        self.assertFalse(os.path.exists(out))
+
+    def test_an_upload_pack_option_as_the_url(self):
+        # The ref is where git then fetches from: a local path runs the upload-pack command.
+        command = f"touch {self.marker}; true ://x/y; git-upload-pack"
+        self.assert_refused(f"git+--upload-pack={command}@{self.repo}")
+
+    def test_an_upload_pack_option_as_the_ref(self):
+        self.assert_refused(f"git+file://{self.repo}@--upload-pack={self.command}")
+
+
+class GitDocsFolderOutsideTest(unittest.TestCase):
+    """However a git source names its documentation folder, it must resolve inside the checkout."""
+
+    def setUp(self):
+        base = temporary_directory(self)
+        self.outside = os.path.join(base, "outside")
+        write_tree(self.outside, {"secret.md": f"# Secret\n\n{SECRET}\n"})
+        self.repo = os.path.join(base, "repo")
+
+    def assert_refused(self, files, links=(), suffix=""):
+        write_tree(self.repo, files)
+        for name, target in links:
+            os.symlink(target, os.path.join(self.repo, name))
+        git(self.repo, "init", "-q")
+        git(self.repo, "add", "-A")
+        git(self.repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q",
+            "-m", "docs")
+        code, err, out = build(self, ("1.0", f"git+file://{self.repo}@HEAD{suffix}"))
+        self.assertEqual((code, len(err.splitlines()) > 0), (2, True), err)
+        self.assertIn("leads out of the repository", err.splitlines()[-1])
+        self.assertFalse(os.path.exists(out))
+        self.assertNotIn(SECRET, err)
+
+    def test_an_absolute_docs_dir(self):
+        self.assert_refused({"mkdocs.yml": f"site_name: x\ndocs_dir: {self.outside}\n"})
+
+    def test_a_docs_dir_that_climbs_out(self):
+        self.assert_refused({"mkdocs.yml": "site_name: x\ndocs_dir: ../..\n"})
+
+    def test_a_docs_folder_committed_as_a_link(self):
+        self.assert_refused({"README.md": "# x\n"}, links=[("docs", self.outside)])
+
+    def test_a_path_after_the_hash_committed_as_a_link(self):
+        self.assert_refused({"README.md": "# x\n"}, links=[("manual", self.outside)],
+                            suffix="#manual")
+
+    def test_a_link_inside_the_repository_is_still_read(self):
+        write_tree(self.repo, {"pages/guide.md": "# Guide\n\nGreeting goats.\n"})
+        os.symlink("pages", os.path.join(self.repo, "docs"))
+        make_repo(self.repo, {})
+        code, err, out = build(self, ("1.0", f"git+file://{self.repo}@HEAD"))
+        self.assertEqual(code, 0, err)
+        self.assertIn("Greeting goats.", snapshot_text(out))
+
+
+if __name__ == "__main__":
+    unittest.main()
