@@ -8,15 +8,26 @@ input with that of one four times larger (a linear reader takes about four times
 quadratic one sixteen), and the child's timeout only turns a hang into a failure.
 """
 
+import json
 import os
 import subprocess
 import sys
 import unittest
 
+from retrieval.http.auth import add_key
 from retrieval.testing import subprocess_env
-from tests.support import ROOT, temporary_directory
+from retrieval.wsgi import create_app
+from tests.support import (
+    ROOT,
+    call,
+    class_temporary_directory,
+    quiet_settings,
+    temporary_directory,
+)
 from tests.test_git_source import git, make_repo
 from tests.test_html_ingest import write_tree
+from tests.test_versions import TREES
+from tests.test_versions import build as build_versions
 
 TIER = "server"
 
@@ -119,6 +130,60 @@ class GitDocsFolderOutsideTest(unittest.TestCase):
         code, err, out = build(self, ("1.0", f"git+file://{self.repo}@HEAD"))
         self.assertEqual(code, 0, err)
         self.assertIn("Greeting goats.", snapshot_text(out))
+
+
+class ScopedKeyTest(unittest.TestCase):
+    """A key sees a snapshot as if it held only the collections the key may read: /corpus and the
+    answers to a request naming no collection are those of that smaller snapshot, unkeyed."""
+
+    @classmethod
+    def setUpClass(cls):
+        root = class_temporary_directory(cls)
+        write_tree(os.path.join(root, "src", "hidden-1.0"),
+                   {"page.txt": "Hidden\n\nA collection only staff may read.\n"})
+        every = [*TREES, "hidden/1.0"]
+        keys_file = os.path.join(root, "keys.json")
+        cls.one = add_key(keys_file, "one", ["requests"])
+        cls.two = add_key(keys_file, "two", ["python", "requests"])
+        keyed = quiet_settings(keys_file=keys_file)
+        cls.apps = {}
+        for name, labels, extra, settings in (
+                ("all", every, (), keyed),
+                ("defaulted", every, ("--default-collection", "hidden"), keyed),
+                ("requests", ["requests/2.28.1", "requests/2.28.2"], (), quiet_settings()),
+                ("two", list(TREES), (), quiet_settings())):
+            out = build_versions(root, name, labels, *extra)
+            cls.apps[name] = create_app(out, settings=settings)
+            cls.addClassCleanup(cls.apps[name].close)
+
+    def ask(self, app, secret, method, path, **body):
+        headers = {"HTTP_AUTHORIZATION": f"Bearer {secret}"} if secret else {}
+        reply = call(self.apps[app], method, path, json.dumps(body).encode() if body else b"",
+                     environ=headers)
+        return reply.code, reply.json()
+
+    def test_corpus_is_that_of_the_key_s_collections_alone(self):
+        for app in ("all", "defaulted"):
+            with self.subTest(app=app):
+                self.assertEqual(self.ask(app, self.one, "GET", "/corpus"),
+                                 self.ask("requests", None, "GET", "/corpus"))
+                self.assertEqual(self.ask(app, self.two, "GET", "/corpus"),
+                                 self.ask("two", None, "GET", "/corpus"))
+
+    def test_a_request_naming_no_collection_reads_or_refuses_as_the_smaller_snapshot(self):
+        for app in ("all", "defaulted"):
+            with self.subTest(app=app):
+                code, found = self.ask(app, self.one, "POST", "/search", query="request",
+                                       version="2.28")
+                self.assertEqual(code, 200, found)
+                self.assertEqual(found["request"]["collection"], "requests")
+                refused = self.ask(app, self.two, "POST", "/search", query="request",
+                                   version="2.28")
+                self.assertEqual(refused, self.ask("two", None, "POST", "/search",
+                                                   query="request", version="2.28"))
+                self.assertEqual(refused[0], 404)
+                self.assertNotIn("hidden", json.dumps(refused))
+                self.assertNotIn("snapshot", refused[1]["error"]["message"])
 
 
 if __name__ == "__main__":

@@ -139,7 +139,7 @@ class Retrieve(BodyOperation):
             guards.check_readable(key, request.collection)
         else:
             request = guards.resolved(key, parse_retrieve_request(body, guards.maxima,
-                                                                  guards.default_collection))
+                                                                  guards.default_for(key)))
         if known is None:
             known = KnownRequest(request, service.request_id(request), len(body))
             memos.requests.put(body, known)

@@ -131,7 +131,7 @@ class Search(BodyOperation):
     def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
         guards = self.guards
         request = guards.resolved(key, parse_search_request(
-            decode_body(body), guards.maxima.max_source_bytes, guards.default_collection))
+            decode_body(body), guards.maxima.max_source_bytes, guards.default_for(key)))
         found = run_search(service, request, started + guards.deadline_s)
         verified(service)  # what a rewritten file gave is never sent
         return Reply(OK, encode_json(found))
