@@ -10,13 +10,16 @@ quadratic one sixteen), and the child's timeout only turns a hang into a failure
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import unittest
+import zipfile
 
 from retrieval.http.auth import add_key
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
+from tests.package_fixtures import write_site_packages, write_wheel
 from tests.support import (
     ROOT,
     call,
@@ -36,16 +39,17 @@ SECRET = "TOP-SECRET-OUTSIDE-THE-REPOSITORY"
 CHILD_TIMEOUT_S = 120
 
 
-def build(test, *sources, extra=()) -> tuple:
+def build(test, *sources, extra=(), env=None) -> tuple:
     """Run `python -m retrieval build` in a child; return (exit code, stderr, out directory)."""
     work = temporary_directory(test)
     out = os.path.join(work, "snapshot")
     args = [sys.executable, "-m", "retrieval", "build", "--out", out, "--fetch-cache",
             os.path.join(work, "cache")]
     for label, source in sources:
-        args += ["--source", f"{label}={source}", "--base-url", f"{label}={BASE}"]
-    done = subprocess.run([*args, *extra], capture_output=True, text=True, env=subprocess_env(),
-                          cwd=ROOT, timeout=CHILD_TIMEOUT_S)
+        args += ["--source", f"{label}={source}" if label else source]
+        args += ["--base-url", f"{label}={BASE}"] if label else []
+    done = subprocess.run([*args, *extra], capture_output=True, text=True,
+                          env=subprocess_env(**(env or {})), cwd=ROOT, timeout=CHILD_TIMEOUT_S)
     return done.returncode, done.stderr, out
 
 
@@ -130,6 +134,45 @@ class GitDocsFolderOutsideTest(unittest.TestCase):
         code, err, out = build(self, ("1.0", f"git+file://{self.repo}@HEAD"))
         self.assertEqual(code, 0, err)
         self.assertIn("Greeting goats.", snapshot_text(out))
+
+
+class TerminalEscapesTest(unittest.TestCase):
+    """What a package says of itself is printed with its control characters escaped."""
+
+    ESCAPE = "\x1b]0;owned\x07\x1b[2J"
+
+    def assert_escaped(self, err):
+        self.assertNotIn("\x1b", err)
+        self.assertNotIn("\x07", err)
+        self.assertIn("\\x1b]0;owned\\x07\\x1b[2J", err)
+
+    def test_an_installed_version_holding_escape_sequences(self):
+        venv = temporary_directory(self)
+        write_site_packages(os.path.join(venv, "lib", "python3.11", "site-packages"), {
+            "good": ("1.0", {"good.py": '"""Good things."""\n'}),
+            "evil": (f"1.0{self.ESCAPE}", {"evil.py": '"""Evil things."""\n'})})
+        code, err, _ = build(self, ("", f"env:{venv}"))
+        self.assertEqual(code, 0, err)
+        self.assertIn("skipped evil 1.0", err)
+        self.assert_escaped(err)
+
+    def test_an_archive_member_named_with_escape_sequences(self):
+        links = temporary_directory(self)
+        path = write_wheel(links, "evil", "1.0", {"evil/__init__.py": '"""Evil things."""\n'})
+        with zipfile.ZipFile(path, "a") as wheel:  # a link member: left out, and named
+            member = zipfile.ZipInfo(f"evil/link{self.ESCAPE}.py")
+            member.external_attr = (stat.S_IFLNK | 0o777) << 16
+            wheel.writestr(member, "/etc/passwd")
+        code, err, _ = build(self, ("", "pypi:evil==1.0"), env={
+            "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": links})
+        self.assertEqual(code, 0, err)
+        self.assertIn("left out evil/link", err)
+        self.assert_escaped(err)
+
+    def test_a_refusal_s_last_line(self):
+        code, err, _ = build(self, ("1.0", f"git+file:///nowhere{self.ESCAPE}/x@v1"))
+        self.assertEqual(code, 2, err)
+        self.assert_escaped(err)
 
 
 class ScopedKeyTest(unittest.TestCase):
