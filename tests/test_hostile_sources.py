@@ -10,6 +10,8 @@ quadratic one sixteen), and the child's timeout only turns a hang into a failure
 
 import json
 import os
+import random
+import re
 import stat
 import subprocess
 import sys
@@ -17,6 +19,7 @@ import unittest
 import zipfile
 
 from retrieval.http.auth import add_key
+from retrieval.ingest.readers import markdown
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
 from tests.package_fixtures import write_site_packages, write_wheel
@@ -134,6 +137,115 @@ class GitDocsFolderOutsideTest(unittest.TestCase):
         code, err, out = build(self, ("1.0", f"git+file://{self.repo}@HEAD"))
         self.assertEqual(code, 0, err)
         self.assertIn("Greeting goats.", snapshot_text(out))
+
+
+def build_seconds(err: str) -> float:
+    """Return the seconds a build's last line says it took (the reading, not Python's start)."""
+    return float(re.search(r"build: done: .* in ([0-9.]+)s;", err).group(1))
+
+
+def assert_linear(test, make_tree, size):
+    """Build the tree make_tree(folder, n) makes at n = size and at 4 * size; the larger may
+    take about four times as long (a quadratic reader: sixteen), with half a second of slack
+    for a shared machine's noise and the timer's tenths."""
+    seconds = []
+    for n in (size, 4 * size):
+        folder = os.path.join(temporary_directory(test), "tree")
+        source = make_tree(folder, n)
+        code, err, _ = build(test, ("1.0", source))
+        test.assertEqual(code, 0, err)
+        seconds.append(build_seconds(err))
+    test.assertLess(seconds[1], 8 * seconds[0] + 0.5, seconds)
+
+
+class MarkdownInLinearTimeTest(unittest.TestCase):
+    """Markdown pages that made the readers' patterns backtrack: each costs what its size does."""
+
+    @staticmethod
+    def hostile_pages(n: int) -> dict:
+        return {
+            "heading-spaces.md": "# a" + " " * n + "b\n\ntext\n",
+            "text-spaces.md": "# T\n\nword" + " " * n + "word\n",
+            "brackets.md": "# T\n\n" + "[" * n + "\n",
+            "link-targets.md": "# T\n\n" + "[](" * n + "\n",
+            "same-headings.md": "## Same\n\nx\n" * (n // 8),
+            "attr-braces.md": "# a " + "{" * n + "}\n\nx\n",
+            "numbered-headings.md": "".join(f"## Same_{i}\n\nx\n## Same\n\ny\n"
+                                            for i in range(n // 40)),
+        }
+
+    def test_an_mkdocs_project_with_attr_list(self):
+        def make_tree(folder, n):
+            write_tree(folder, {"mkdocs.yml": "site_name: x\ndocs_dir: docs\n"
+                                              "use_directory_urls: a" + " " * n + "b\n"
+                                              "markdown_extensions:\n  - attr_list\n",
+                                **{f"docs/{name}": text
+                                   for name, text in self.hostile_pages(n).items()}})
+            return os.path.join(folder, "docs")
+        assert_linear(self, make_tree, 4000)
+
+    def test_a_plain_markdown_tree_and_an_llms_txt(self):
+        def make_tree(folder, n):
+            pages = self.hostile_pages(n)
+            index = "# pkg\n\n## Docs" + " " * n + "x\n\n" + "".join(
+                f"- [{name}]({name})\n" for name in pages)
+            write_tree(folder, {"llms.txt": index, **pages})
+            return folder
+        assert_linear(self, make_tree, 4000)
+
+
+# The patterns the linear Markdown scans replaced: the reference they must agree with.
+OLD_MARKS = re.compile(r"^ {0,3}#{1,6}[ \t]*|[ \t]+#+[ \t]*$", re.M)
+OLD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+OLD_CLOSING = re.compile(r"(?:^|[ \t]+)#+$")
+OLD_ATTR_LIST_ID = re.compile(r"(.*?)[ \t]*\{:?[ \t]*(?:[^}#]*[ \t])?#([\w-]+)[^}]*\}")
+OLD_TOP_LEVEL = re.compile(
+    r"^(docs_dir|use_directory_urls)[ \t]*:[ \t]*(['\"]?)(.*?)\2[ \t]*(?:#.*)?$", re.M)
+OLD_TOC_COUNT = re.compile(r"(.*)_([0-9]+)")
+
+
+def old_unique(slug, seen):
+    """markdown.extensions.toc.unique, as the slugger ran it."""
+    while slug in seen or not slug:
+        counted = OLD_TOC_COUNT.fullmatch(slug)
+        slug = f"{counted.group(1)}_{int(counted.group(2)) + 1}" if counted else f"{slug}_1"
+    seen.add(slug)
+    return slug
+
+
+class MarkdownSameAsBeforeTest(unittest.TestCase):
+    """The linear scans read what the patterns they replaced read, on random text."""
+
+    PIECES = ["#", "##", " ", "\t", "a", "[", "]", "(", ")", "!", "{", "}", ":", "\n", "-", "_",
+              "1", "9", "0", "'", '"', "docs_dir", "use_directory_urls", "\r", "é", "{#", "#id"]
+
+    def test_random_text(self):
+        rng = random.Random(46)
+        for _ in range(20000):
+            text = "".join(rng.choice(self.PIECES) for _ in range(rng.randrange(25)))
+            self.assertEqual(markdown.link_texts(text), OLD_LINK.sub(r"\1", text), text)
+            self.assertEqual(markdown._plain(text), OLD_LINK.sub(r"\1", OLD_MARKS.sub("", text)))
+            line = text.replace("\n", "")
+            heading = markdown._ATX_HEADING.fullmatch(("# " + line).rstrip())
+            self.assertEqual(markdown._heading_text("# " + line), OLD_CLOSING.sub(
+                "", (heading.group(1) or "").strip()).strip(), line)
+            given = OLD_ATTR_LIST_ID.fullmatch(line.strip())
+            self.assertEqual(markdown.attr_list_id(line.strip()), given and given.groups())
+            keys = {}
+            for each in text.split("\n"):
+                key = markdown._TOP_LEVEL.match(each)
+                if key:
+                    keys[key.group(1)] = markdown._config_value(each[key.end():])
+            self.assertEqual(keys, {match.group(1): match.group(3)
+                                    for match in OLD_TOP_LEVEL.finditer(text)}, text)
+
+    def test_repeated_headings_get_the_ids_toc_gives(self):
+        rng = random.Random(46)
+        for _ in range(2000):
+            seen, slugger = set(), markdown.SLUGGERS["mkdocs"]()
+            for _ in range(rng.randrange(40)):
+                heading = rng.choice(["a", "a_1", "a_9", "a_10", "b", "", "a_1_1", "a_009"])
+                self.assertEqual(slugger.heading(heading)[1], old_unique(heading, seen))
 
 
 class TerminalEscapesTest(unittest.TestCase):
