@@ -17,6 +17,7 @@ import subprocess
 import sys
 import unittest
 import zipfile
+import zlib
 
 from retrieval.http.auth import add_key
 from retrieval.ingest.readers import markdown
@@ -31,7 +32,8 @@ from tests.support import (
     temporary_directory,
 )
 from tests.test_git_source import git, make_repo
-from tests.test_html_ingest import write_tree
+from tests.test_hostile_trees import INVENTORY_HEAD
+from tests.test_html_ingest import GUIDE_HTML, write_tree
 from tests.test_versions import TREES
 from tests.test_versions import build as build_versions
 
@@ -246,6 +248,20 @@ class MarkdownSameAsBeforeTest(unittest.TestCase):
             for _ in range(rng.randrange(40)):
                 heading = rng.choice(["a", "a_1", "a_9", "a_10", "b", "", "a_1_1", "a_009"])
                 self.assertEqual(slugger.heading(heading)[1], old_unique(heading, seen))
+
+
+class InventoryInLinearTimeTest(unittest.TestCase):
+    """An objects.inv line crafted to make Sphinx's pattern backtrack (a 167-byte file took 12 s)
+    is read in time linear in its size."""
+
+    def test_a_type_of_colons(self):
+        def make_tree(folder, n):
+            lines = b"a " + b":" * n + b" 1 x\n" + b"b " + b"a:" * (n // 2) + b" 1 x\n"
+            write_tree(folder, {"index.html": GUIDE_HTML})
+            with open(os.path.join(folder, "objects.inv"), "wb") as handle:
+                handle.write(INVENTORY_HEAD + zlib.compress(lines, 9))
+            return folder
+        assert_linear(self, make_tree, 5000)
 
 
 class TerminalEscapesTest(unittest.TestCase):
