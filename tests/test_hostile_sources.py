@@ -4,8 +4,8 @@ Each case makes its hostile input here (a local `file://` repository, a site ser
 loopback, a Markdown page, an objects.inv) and builds it through `python -m retrieval build` in
 a child process: the input is refused with one line, skipped with one line, or read within its
 bound. Timing cases never assert a wall-clock threshold of their own: they compare the time of an
-input with that of one four times larger (a linear reader takes about four times as long, a
-quadratic one sixteen), and the child's timeout only turns a hang into a failure.
+input with that of one four or eight times larger (a linear reader takes about that many times as
+long, a quadratic one its square), and the child's timeout only turns a hang into a failure.
 """
 
 import json
@@ -31,6 +31,7 @@ from tests.support import (
     quiet_settings,
     temporary_directory,
 )
+from tests.support.sites import Route, Site, page
 from tests.test_git_source import git, make_repo
 from tests.test_hostile_trees import INVENTORY_HEAD
 from tests.test_html_ingest import GUIDE_HTML, write_tree
@@ -146,18 +147,23 @@ def build_seconds(err: str) -> float:
     return float(re.search(r"build: done: .* in ([0-9.]+)s;", err).group(1))
 
 
-def assert_linear(test, make_tree, size):
-    """Build the tree make_tree(folder, n) makes at n = size and at 4 * size; the larger may
-    take about four times as long (a quadratic reader: sixteen), with half a second of slack
-    for a shared machine's noise and the timer's tenths."""
+def crawl_seconds(err: str) -> float:
+    """Return the seconds a crawl's last line says it took (fetching and scanning)."""
+    return float(re.search(r"fetch: .*: done: .* fetched in ([0-9.]+)s;", err).group(1))
+
+
+def assert_linear(test, make_tree, size, seconds_of=build_seconds, factor=4):
+    """Build the source make_tree(folder, n) makes at n = size and at factor * size; the larger
+    may take about factor times as long (a quadratic reader: its square), here up to twice that,
+    with half a second of slack for a shared machine's noise and the timer's tenths."""
     seconds = []
-    for n in (size, 4 * size):
+    for n in (size, factor * size):
         folder = os.path.join(temporary_directory(test), "tree")
         source = make_tree(folder, n)
         code, err, _ = build(test, ("1.0", source))
         test.assertEqual(code, 0, err)
-        seconds.append(build_seconds(err))
-    test.assertLess(seconds[1], 8 * seconds[0] + 0.5, seconds)
+        seconds.append(seconds_of(err))
+    test.assertLess(seconds[1], 2 * factor * seconds[0] + 0.5, seconds)
 
 
 class MarkdownInLinearTimeTest(unittest.TestCase):
@@ -262,6 +268,27 @@ class InventoryInLinearTimeTest(unittest.TestCase):
                 handle.write(INVENTORY_HEAD + zlib.compress(lines, 9))
             return folder
         assert_linear(self, make_tree, 5000)
+
+
+class CrawledFilesInLinearTimeTest(unittest.TestCase):
+    """A crawled page or searchindex.js that made the crawler's patterns backtrack (links,
+    <title>, the filenames list and its strings) is scanned in time linear in its size."""
+
+    def test_a_hostile_page_and_search_index(self):
+        def make_site(folder, n):
+            hostile = (b"<html><head>" + b"<title>" * (n // 2) + b"</head><body><main><p>Goats."
+                       b'</p><area href="' * n + b"<a " * n + b"</main></body></html>")
+            index = b'Search.setIndex({' + b'"filenames":[' * n + b"})"
+            site = Site(self.addCleanup, {
+                "/robots.txt": Route(200, b"User-agent: *\nAllow: /\n", "text/plain"),
+                "/docs/": Route(200, page("Goat", "<p>Goat keeps goats.</p>", ["hostile.html"])),
+                "/docs/hostile.html": Route(200, hostile),
+                "/docs/searchindex.js": Route(200, index, "application/javascript")},
+                # A site whose missing pages are a page served with 200: every page's <title>
+                # is then read, to tell them apart.
+                fallback=Route(200, page("Not found", "<p>No such page.</p>")))
+            return site.origin + "/docs/"
+        assert_linear(self, make_site, 500, crawl_seconds, factor=8)
 
 
 class TerminalEscapesTest(unittest.TestCase):
