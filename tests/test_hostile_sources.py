@@ -8,6 +8,7 @@ input with that of one four or eight times larger (a linear reader takes about t
 long, a quadratic one its square), and the child's timeout only turns a hang into a failure.
 """
 
+import io
 import json
 import os
 import random
@@ -15,12 +16,15 @@ import re
 import stat
 import subprocess
 import sys
+import tracemalloc
 import unittest
 import zipfile
 import zlib
 
 from retrieval.http.auth import add_key
 from retrieval.ingest.readers import markdown
+from retrieval.ingest.sources.crawl import crawl
+from retrieval.ingest.sources.http_get import Limits
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
 from tests.package_fixtures import write_site_packages, write_wheel
@@ -289,6 +293,81 @@ class CrawledFilesInLinearTimeTest(unittest.TestCase):
                 fallback=Route(200, page("Not found", "<p>No such page.</p>")))
             return site.origin + "/docs/"
         assert_linear(self, make_site, 500, crawl_seconds, factor=8)
+
+
+ROBOTS_ALL = Route(200, b"User-agent: *\nAllow: /\n", "text/plain")
+
+
+class CrawlBoundsTest(unittest.TestCase):
+    """A crawled site cannot stop the crawl with paths the disk cannot hold, cannot get past
+    robots.txt through redirects, and cannot make the crawl remember links without bound."""
+
+    def serve(self, routes, fallback=None) -> Site:
+        return Site(self.addCleanup, routes, fallback)
+
+    def test_a_page_and_a_folder_of_one_name_and_a_name_too_long(self):
+        long_name = "x" * 300 + ".html"
+        site = self.serve({
+            "/robots.txt": ROBOTS_ALL,
+            "/docs/": Route(200, page("Goat", "<p>Goat keeps goats.</p>",
+                                      ["a.html", "a.html/", long_name])),
+            "/docs/a.html": Route(200, page("A", "<p>The page a.</p>")),
+            "/docs/a.html/": Route(200, page("A folder", "<p>The folder a.</p>")),
+            f"/docs/{long_name}": Route(200, page("Long", "<p>A long name.</p>"))})
+        code, err, out = build(self, ("1.0", site.origin + "/docs/"))
+        self.assertEqual(code, 0, err)
+        self.assertIn("a path the disk cannot hold beside the others 2", err)
+        self.assertIn("Goat keeps goats.", snapshot_text(out))
+
+    def test_robots_txt_served_through_a_redirect_is_honoured(self):
+        site = self.serve({
+            "/robots.txt": Route(301, headers={"Location": "/robots/current.txt"}),
+            "/robots/current.txt": Route(200, b"User-agent: *\nDisallow: /docs/private/\n",
+                                         "text/plain"),
+            "/docs/": Route(200, page("Goat", "<p>Goat keeps goats.</p>",
+                                      ["private/secret.html", "moved.html"])),
+            "/docs/moved.html": Route(302, headers={"Location": "/docs/private/other.html"}),
+            "/docs/private/secret.html": Route(200, page("Secret", f"<p>{SECRET}</p>")),
+            "/docs/private/other.html": Route(200, page("Other", f"<p>{SECRET}</p>"))})
+        code, err, out = build(self, ("1.0", site.origin + "/docs/"))
+        self.assertEqual(code, 0, err)
+        self.assertFalse(SECRET in snapshot_text(out), "a disallowed page was kept")
+        asked = [path for path, _ in site.requests]
+        self.assertNotIn("/docs/private/secret.html", asked)
+        self.assertNotIn("/docs/private/other.html", asked)  # reached through moved.html
+
+    def test_robots_txt_that_forbids_everything_through_a_redirect(self):
+        site = self.serve({
+            "/robots.txt": Route(302, headers={"Location": "/robots/current.txt"}),
+            "/robots/current.txt": Route(200, b"User-agent: *\nDisallow: /\n", "text/plain"),
+            "/docs/": Route(200, page("Goat", "<p>Goat keeps goats.</p>"))})
+        code, err, _ = build(self, ("1.0", site.origin + "/docs/"))
+        self.assertEqual(code, 2, err)
+        self.assertIn("forbids", err.splitlines()[-1])
+        self.assertNotIn("/docs/", [path for path, _ in site.requests])
+
+    def test_links_not_followed_are_remembered_within_a_bound(self):
+        # Each page links 3,000 assets of its own by short relative names: a crawl that kept
+        # every link it saw held about ten times the bytes it fetched.
+        pages = 20
+        routes = {"/robots.txt": ROBOTS_ALL}
+        for i in range(pages):
+            links = "".join(f"<a href=i{i}-{j}.png>x</a>" for j in range(3000))
+            routes[f"/docs/long/path/to/the/documentation/p{i}.html"] = Route(200, page(
+                f"Page {i}", f"<p>Page {i}.</p>{links}",
+                [f"p{i + 1}.html"] if i + 1 < pages else []))
+        site = self.serve(routes)
+        start = site.origin + "/docs/long/path/to/the/documentation/p0.html"
+        tracemalloc.start()
+        try:
+            result = crawl(start, temporary_directory(self), Limits(max_pages=30),
+                           stream=io.StringIO())
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        self.assertEqual(result.pages, pages)
+        self.assertEqual(result.skipped["asset or download"], pages * 3000)
+        self.assertLess(peak, 3 * 1024 * 1024)  # before: 9.6 MB; now under 1 MB
 
 
 class TerminalEscapesTest(unittest.TestCase):

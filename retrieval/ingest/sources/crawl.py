@@ -16,6 +16,8 @@ interrupted one resumes from what it had.
 """
 
 import concurrent.futures
+import contextlib
+import errno
 import hashlib
 import html
 import json
@@ -55,6 +57,14 @@ _TAG = re.compile(rb"<(?:a|area)\s", re.I)
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
 # How often (files kept) the cache's state is saved, so that a killed crawl resumes from it.
 _SAVE_EVERY = 100
+# What a crawl remembers of the links it does not follow (to count each once): at most this many
+# per page it may ask for, each of at most _MAX_URL_CHARS (a longer link is skipped). Past that,
+# a link is counted each time it is seen. The links it follows are at most --crawl-max-pages.
+REMEMBERED_PER_PAGE = 20
+MAX_URL_CHARS = 2048
+# A path the disk cannot hold beside another (a.html and a.html/index.html) or at all (a name
+# too long): that page is skipped, the crawl goes on.
+_UNKEEPABLE = frozenset((errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG))
 
 
 class CrawlError(UserError):
@@ -296,8 +306,9 @@ class Crawler:
         self.robots = urllib.robotparser.RobotFileParser()
         self.previous = self._load_state()
         self.kept: dict = {}  # path -> Fetched, this crawl
-        self.queued: set = set()
+        self.queued: set = set()  # at most limits.max_pages
         self.rejected: set = set()  # links counted as skipped once, however often linked
+        self.max_rejected = REMEMBERED_PER_PAGE * limits.max_pages
         self.queue: deque = deque()
         self.skipped: Counter = Counter()
         self.pages = self.unchanged = self.bytes = self.requests = 0
@@ -337,13 +348,22 @@ class Crawler:
             return None
         return body if hashlib.sha256(body).hexdigest() == entry.sha256 else None
 
-    def _write(self, path: str, body: bytes):
+    def _write(self, path: str, body: bytes) -> bool:
+        """Write a file of the mirror; False if its path cannot be kept beside the others."""
         target = os.path.join(self.root, *path.split("/"))
-        os.makedirs(os.path.dirname(target), exist_ok=True)
         partial = target + ".partial"
-        with open(partial, "wb") as f:
-            f.write(body)
-        os.replace(partial, target)
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(partial, "wb") as f:
+                f.write(body)
+            os.replace(partial, target)
+        except OSError as error:
+            if error.errno not in _UNKEEPABLE:
+                raise
+            with contextlib.suppress(OSError):
+                os.remove(partial)
+            return False
+        return True
 
     # -- one URL ----------------------------------------------------------------------------
 
@@ -369,6 +389,8 @@ class Crawler:
             target = target.partition("#")[0]
             if mirror_path(target, self.prefix) is None:
                 return _Outcome(url, kind, failure="redirect off the prefix")
+            if not self.robots.can_fetch(USER_AGENT, target):
+                return _Outcome(url, kind, failure="robots.txt")
             if target in seen:
                 return _Outcome(url, kind, failure="redirect loop")
             seen.add(target)
@@ -404,22 +426,33 @@ class Crawler:
         url = url.partition("#")[0]
         if url in self.queued or url in self.rejected:
             return
-        reason = ("not a path the mirror can hold" if mirror_path(url, self.prefix) is None
-                  else "robots.txt" if not self.robots.can_fetch(USER_AGENT, url) else None)
+        reason = ("URL too long" if len(url) > MAX_URL_CHARS
+                  else "not a path the mirror can hold" if mirror_path(url, self.prefix) is None
+                  else "robots.txt" if not self.robots.can_fetch(USER_AGENT, url)
+                  else "over the page cap" if len(self.queued) >= self.limits.max_pages
+                  else None)
         if reason is not None:
             self.skipped[reason] += 1
-            self.rejected.add(url)
+            self._reject(url)
             return
         self.queued.add(url)
         self.queue.append((url, kind))
+
+    def _reject(self, url: str):
+        """Remember a link not followed, so that it is counted once, while there is room."""
+        if len(self.rejected) < self.max_rejected and len(url) <= MAX_URL_CHARS:
+            self.rejected.add(url)
 
     def _link(self, url: str):
         url = url.partition("#")[0]
         if url in self.queued or url in self.rejected:
             return
+        if len(url) > MAX_URL_CHARS:
+            self.skipped["URL too long"] += 1
+            return
         kind = self._classify(url)
         if kind is None:
-            self.rejected.add(url)
+            self._reject(url)
         else:
             self._enqueue(url, kind)
 
@@ -434,7 +467,9 @@ class Crawler:
             entry = Fetched(path, outcome.url, reply.url, _now_iso(),
                             hashlib.sha256(body).hexdigest(), reply.headers.get("etag", ""),
                             reply.headers.get("last-modified", ""))
-            self._write(path, body)
+            if not self._write(path, body):
+                self.skipped["a path the disk cannot hold beside the others"] += 1
+                return False
             self.bytes += len(body)
         else:
             entry = Fetched(validated.path, outcome.url, validated.final_url, _now_iso(),
@@ -509,7 +544,8 @@ class Crawler:
             # A Sphinx site's reST copies, at _sources/<file name>.txt: asked for one first, and
             # the rest only if the site keeps them (html_copy_source).
             self.sources_probe = [urllib.parse.urljoin(self.prefix, "_sources/" + name + ".txt")
-                                  for name in names if isinstance(name, str)]
+                                  for name in names if isinstance(name, str)
+                                  ][:self.limits.max_pages]
             if self.sources_probe:
                 self._enqueue(self.sources_probe.pop(0), _SOURCE_PROBE)
         elif name.endswith(".xml"):
@@ -538,13 +574,29 @@ class Crawler:
 
     # -- the crawl --------------------------------------------------------------------------
 
+    def _robots_reply(self, robots_url: str) -> Reply:
+        """GET robots.txt, following redirects on its own host (RFC 9309 asks that they be
+        followed; one elsewhere is a robots.txt this crawl cannot read)."""
+        host, url = urllib.parse.urlsplit(robots_url).hostname, robots_url
+        for _ in range(self.limits.max_redirects + 1):
+            try:
+                reply = get(url, self.limits, sleep=self.sleep)
+            except FetchFailure as failure:
+                raise CrawlError(f"{robots_url}: {failure}") from None
+            if reply.status not in REDIRECTS:
+                return reply
+            url = urllib.parse.urljoin(url, reply.headers.get("location", ""))
+            parts = urllib.parse.urlsplit(url)
+            if parts.scheme not in ("http", "https") or parts.hostname != host:
+                raise CrawlError(f"{robots_url}: redirects off the site (to {url}); not "
+                                 "crawling a site whose robots.txt cannot be read")
+        raise CrawlError(f"{robots_url}: more than {self.limits.max_redirects} redirects; not "
+                         "crawling a site whose robots.txt cannot be read")
+
     def _read_robots(self):
         parts = urllib.parse.urlsplit(self.prefix)
         robots_url = f"{parts.scheme}://{parts.netloc}/robots.txt"
-        try:
-            reply = get(robots_url, self.limits, sleep=self.sleep)
-        except FetchFailure as failure:
-            raise CrawlError(f"{robots_url}: {failure}") from None
+        reply = self._robots_reply(robots_url)
         if reply.status in (401, 403):
             self.robots.disallow_all = True
         elif reply.status >= 500:
