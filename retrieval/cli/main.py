@@ -2,6 +2,7 @@
 ask, keys, settings."""
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -268,6 +269,17 @@ def main(argv=None) -> int:
     package, and keeps its traceback.
     """
     args = build_parser().parse_args(argv)
+    if getattr(args, "untrusted_output", False):
+        # build and verify print what their sources say (names, versions, messages): on
+        # stderr with every control character escaped, their last line included.
+        from ..ingest.tree import ShownStream
+
+        with contextlib.redirect_stderr(ShownStream(sys.stderr)):
+            return _run(args)
+    return _run(args)
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
     except UserError as exc:

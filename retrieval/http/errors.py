@@ -103,7 +103,7 @@ class InvalidCredentials(ServiceError):
 class CollectionNotFound(ServiceError):
     """The collection does not exist, or the caller's key may not read it: one answer for both.
 
-    named=False: the request named none, and the snapshot has no default collection; then
+    named=False: the request named none, and the caller has no default collection; then
     `yours` are the collections the caller may read, named in the message.
     """
 
@@ -113,8 +113,9 @@ class CollectionNotFound(ServiceError):
     def __init__(self, detail: str = "", yours=None, named: bool = True):
         super().__init__(detail)
         if not named:
-            self.message = ("the request names no collection, and this snapshot has several "
-                            "and no default: send collection")
+            # Said alike with or without a key: what a key may not read is not hinted at.
+            self.message = ("the request names no collection, and the several you may read "
+                            "have no default: send collection")
         if yours is not None:
             self.message += f"; yours: {', '.join(yours) or 'none'}"
 

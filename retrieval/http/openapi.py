@@ -48,9 +48,10 @@ VERSION_FIELD = {"type": "string", "pattern": VERSION_REGEX, "description": (
     "releases is served as the highest of them, echoed as request.served_version.")}
 COLLECTION_FIELD = {"type": "string", "pattern": COLLECTION_REGEX, "description": (
     "Default: the snapshot's default collection (GET /corpus names it): its only one, the one "
-    "it was built with as default, else the one named default. Refused with 404 "
+    "it was built with as default, else the one named default; for a key, as if the snapshot "
+    "held only the collections it may read. Refused with 404 "
     "collection_not_found when it does not exist or the key may not read it, and when none is "
-    "named and the snapshot has no default (the message then names the caller's collections).")}
+    "named and the caller has no default (the message then names the caller's collections).")}
 
 
 def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
@@ -209,8 +210,8 @@ def _schemas(maxima: Limits, max_body_bytes: int) -> dict:
         ]},
         "Corpus": closed({
             "default_collection": {"type": ["string", "null"], "description": (
-                "What a request naming no collection reads; null when the snapshot has no "
-                "default, or the caller may not read it.")},
+                "What a request naming no collection reads: the snapshot's default if the "
+                "caller may read it, else the caller's only collection; else null.")},
             "collections": {"type": "array", "items": closed({
                 "collection": {"type": "string"}, "corpus_id": HEX64,
                 "versions": {"type": "array", "items": closed({

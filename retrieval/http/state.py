@@ -152,6 +152,21 @@ class AppState:
         """Return the names of the collections the caller may read."""
         return tuple(name for name in self.collections if key is None or key.may_read(name))
 
+    def default_for(self, key) -> str | None:
+        """Return what a request of this caller naming no collection reads, or None.
+
+        A key sees the snapshot as if it held only the collections it may read: the snapshot's
+        default if the key may read it, else the key's only collection, else none. So a key
+        learns nothing of the others: not even that there are others, nor that the default is
+        one of them.
+        """
+        if key is None:
+            return self.default_collection
+        visible = self.visible(key)
+        if self.default_collection in visible:
+            return self.default_collection
+        return visible[0] if len(visible) == 1 else None
+
     def check_readable(self, key, collection: str | None, named: bool = True):
         """Refuse (404) a collection that is missing or hidden from the caller's key."""
         # One answer whether the collection is missing or only hidden from this key. Only a

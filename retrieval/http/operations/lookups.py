@@ -53,8 +53,8 @@ def corpus_body(collections, default_collection: str | None) -> dict:
 
     Only the collections the caller may read are listed, and nothing whole-snapshot (such as the
     snapshot's corpus_id, which moves when any collection changes) is included. The default
-    collection (what a request naming none reads) is named only if it is one of them: null
-    otherwise, and when the snapshot has none.
+    collection is what a request of this caller naming none reads (Guards.default_for): one of
+    them, or null.
     """
     collections = list(collections)
     names = [collection.name for collection in collections]
@@ -79,7 +79,7 @@ class Corpus(Operation):
         reply = self._replies.get(visible)
         if reply is None:
             body = corpus_body((state.collections[name] for name in visible),
-                               state.default_collection)
+                               state.default_for(key))
             reply = Reply(OK, encode_json(body),
                           cache_control=REVALIDATE if state.keys is None else PRIVATE_REVALIDATE)
             self._replies[visible] = reply

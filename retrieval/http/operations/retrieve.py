@@ -139,7 +139,7 @@ class Retrieve(BodyOperation):
             state.check_readable(key, request.collection)
         else:
             request = state.resolved(key, parse_retrieve_request(body, state.maxima,
-                                                                  state.default_collection))
+                                                                  state.default_for(key)))
         if known is None:
             known = KnownRequest(request, service.request_id(request), len(body))
             memos.requests.put(body, known)

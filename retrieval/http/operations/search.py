@@ -131,7 +131,7 @@ class Search(BodyOperation):
     def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
         state = self.state
         request = state.resolved(key, parse_search_request(
-            decode_body(body), state.maxima.max_source_bytes, state.default_collection))
+            decode_body(body), state.maxima.max_source_bytes, state.default_for(key)))
         found = run_search(service, request, started + state.deadline_s)
         verified(service)  # what a rewritten file gave is never sent
         return Reply(OK, encode_json(found))
