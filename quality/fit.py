@@ -98,15 +98,15 @@ def candidate_matrices(question_set, snapshot_dir, cosine=False, literals=False,
             collection = service.collection(question.collection)
             search = rule.first_search(question.version)
             candidates = collection.model_candidates(search)
-            places = [question_set.place_of(question, url) for _, url, _ in candidates]
-            features = np.array([c[2] for c in candidates], float).reshape(
+            places = [question_set.place_of(question, c.url) for c in candidates]
+            features = np.array([c.features for c in candidates], float).reshape(
                 len(candidates), len(MODEL_FEATURES))
             if cosine:
                 reranker = service.snapshot.reranker
                 similarity = np.zeros(len(candidates))
                 if candidates:  # the text the search embeds
                     similarity = exact.cosines(reranker.query_vector(search.embedded),
-                                               reranker.vectors[[c[0] for c in candidates]])
+                                               reranker.vectors[[c.rowid for c in candidates]])
                 features = np.hstack([features, similarity[:, None]])
             if literals:
                 features = np.hstack([features, features * float(rule.literals)])

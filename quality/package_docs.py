@@ -1,218 +1,330 @@
-"""Docs built from a release on the index (`pypi:`) beside the build from its rendered site.
+"""A question set's libraries built from the index (`pypi:`) beside their rendered sites.
 
-For each library whose release the index serves and whose rendered HTML Debian installs, one
-snapshot is built from `--source pypi:DIST==VERSION` (the sdist's docs folder, autodoc directives
-resolved from its docstrings) and one from the rendered site, both under the site's `file://`
-root as base URL, so that a unit of either build names a place of the same pages. The library
-question set's questions of those libraries (`../shared/eval/libraries/dev.json`, scored as its
-README says: first search, hit@10, R@10, evidence hit) and this benchmark's own are asked of both;
-the report is Markdown on stdout.
+For each library of a libraries-format question set (`../shared/eval/libraries/dev.json`, or a set
+of quality/data/ with its roots.json), two snapshots are built: one from `--source
+pypi:DIST==VERSION` (the release's archive from the index pip is configured for), one from the
+rendered HTML at the set's root for that library, both with the root's `file://` URL as base URL,
+so that a unit of either names a place of the same pages. Each library is its own build, so a
+release that cannot be fetched or read fails alone (recorded, its questions scored as misses).
+Every question of the library is sent through `/retrieve` at measure.py's two budgets (the
+server's default allowances, and 8 reads), each budget on a fresh `retrieval serve --threads 1`,
+and scored as the set's README says (first search, hit@10, R@10, evidence hit), per kind (object,
+section). Every passage URL of each build is checked against the rendered tree, as `retrieval
+verify SNAP --rendered COLLECTION/VERSION=ROOT` does (retrieval.ingest.verify.dead_urls): a page
+or id the rendered site lacks counts dead. The report is Markdown on stdout; --json writes the
+figures and every dead URL.
 
-    python quality/package_docs.py [--questions DEV_JSON] [--out DIR] [--libraries jinja2,flask]
-        [--doc-root PREFIX]
+    python quality/package_docs.py [--questions SET_JSON] [--libraries jinja2,pytest]
+        [--semantic minilm] [--retrieval-root DIR] [--out DIR] [--json FILE] [--jobs N]
 
---doc-root reads the rendered docs below PREFIX (`apt-get download python-flask-doc` and
-`dpkg-deb -x` it into PREFIX: no installing); the question set's own roots stay where it says.
+--retrieval-root runs the builder, the server and the dead-URL check of another checkout (its
+directory as cwd and PYTHONPATH): the "before" of a comparison. Nothing is fitted or tuned here.
 """
 
 import argparse
-import importlib.util
+import concurrent.futures
+import dataclasses
 import json
 import os
+import platform
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if __package__:  # python -m quality.package_docs, or imported by the tests
+    from quality import measure, question_sets
+else:  # python quality/package_docs.py, which puts quality/ itself on sys.path
+    import question_sets
+
+    sys.path.insert(0, question_sets.REPO_ROOT)
+    import measure
+from bench import common, corpus_scale  # noqa: E402
+
+log = common.log
+REPO_ROOT = question_sets.REPO_ROOT
+DEV_SET = os.path.join(question_sets.SHARED_EVAL, "libraries", "dev.json")
+# The distribution name on the index where it is not the set's library name (pip compares names
+# case-insensitively; these are spelled as the index spells them).
+DISTRIBUTIONS = {"sqlalchemy": "SQLAlchemy", "jinja2": "Jinja2", "pillow": "Pillow"}
+BUILDS = ("pypi", "rendered")
+# The same check as `retrieval verify --rendered`, run by the checkout under test (the module
+# moved from ingest/rendered.py to ingest/verify.py); prints the dead-URL lines as JSON.
+DEAD_URLS = """\
+import json, sys
+try:
+    from retrieval.ingest.verify import dead_urls
+except ImportError:
+    from retrieval.ingest.rendered import dead_urls
+roots = {tuple(key.split("/", 1)): root for key, root in json.loads(sys.argv[2]).items()}
+print(json.dumps(dead_urls(sys.argv[1], roots)))
+"""
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Library:
-    """One library: its release on the index and where Debian installs its rendered docs."""
+    """One library of the set: its release on the index and its rendered site."""
 
     collection: str
-    dist: str
     version: str
-    html: str
+    root: str
+    base_url: str
+
+    @property
+    def dist(self) -> str:
+        return DISTRIBUTIONS.get(self.collection, self.collection)
+
+    def source(self, build: str) -> str:
+        """The --source value of one kind of build."""
+        label = f"{self.collection}/{self.version}"
+        if build == "pypi":
+            return f"{label}=pypi:{self.dist}=={self.version}"
+        return f"{label}={self.root}"
 
 
-LIBRARIES = (
-    Library("jinja2", "jinja2", "3.1.2", "/usr/share/doc/python-jinja2-doc/html"),
-    Library("flask", "flask", "2.2.2", "/usr/share/doc/python-flask-doc/html"),
-    Library("click", "click", "8.1.3", "/usr/share/doc/python-click-doc/html"),
-    Library("requests", "requests", "2.28.1", "/usr/share/doc/python-requests-doc/html"),
-)
-# This benchmark's own questions: each names the object whose docstring answers it.
-OWN_QUESTIONS = {
-    "flask": [("register a blueprint on the application", "flask.Flask.register_blueprint"),
-              ("return JSON from a view", "flask.json.jsonify")],
-    "click": [("add a command line option with a default value", "click.option"),
-              ("prompt the user for a password", "click.password_option")],
-    "jinja2": [("load templates from a folder on disk", "jinja2.FileSystemLoader"),
-               ("render a template from a string", "jinja2.Environment.from_string")],
-    "requests": [("send a POST request with JSON", "requests.post"),
-                 ("keep cookies across requests", "requests.Session")],
-}
+def child_env(retrieval_root: str) -> dict:
+    """The environment of a child run from retrieval_root: it first on PYTHONPATH, and no
+    RETRIEVAL_* overrides."""
+    env = corpus_scale.child_env()
+    if retrieval_root != REPO_ROOT:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (retrieval_root, os.environ.get(
+            "PYTHONPATH")) if p)
+    return env
 
 
-def build(sources: list, out: str) -> float:
-    """Build a snapshot from (--source, --base-url) pairs; return the wall seconds."""
-    command = [sys.executable, "-m", "retrieval", "build", "--out", out]
-    for source, base_url in sources:
-        command += ["--source", source, "--base-url", base_url]
-    start = time.monotonic()
-    subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
-    return time.monotonic() - start
+class Server(corpus_scale.Server):
+    """`retrieval serve` of the checkout under test."""
+
+    def __init__(self, name, snapshot, log_dir, retrieval_root):
+        super().__init__(name, snapshot, log_dir)
+        self.retrieval_root = retrieval_root
+
+    def launch(self, cmd, env, pass_fds=()):
+        with open(self.log_path, "ab") as logf:
+            self.started = time.perf_counter()
+            self.proc = subprocess.Popen(
+                cmd, cwd=self.retrieval_root, env=child_env(self.retrieval_root),
+                stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
+                pass_fds=pass_fds, start_new_session=True)
 
 
-def unit_counts(snapshot: str) -> dict:
-    """Return {collection: units} of a built snapshot."""
+def build(library: Library, kind: str, out: str, args) -> dict:
+    """Build one library's snapshot of one kind; return its seconds, exit status and last
+    output lines (a failure is recorded, not raised)."""
+    command = [sys.executable, "-m", "retrieval", "build", "--source", library.source(kind),
+               "--base-url", f"{library.collection}/{library.version}={library.base_url}",
+               "--out", out]
+    if args.semantic:
+        command += ["--semantic", args.semantic]
+    log(f"build: {' '.join(command)}")
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=args.retrieval_root,
+                              env=child_env(args.retrieval_root), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=args.build_timeout)
+        status, output = done.returncode, (done.stdout + done.stderr).strip().splitlines()
+    except subprocess.TimeoutExpired:
+        status, output = "timeout", [f"no end within {args.build_timeout:.0f} s"]
+    seconds = time.perf_counter() - started
+    log(f"build {kind} {library.collection}: exit {status} in {seconds:.0f} s")
+    return {"exit": status, "seconds": round(seconds, 1), "tail": output[-5:]}
+
+
+def unit_counts(snapshot: str) -> tuple:
+    """Return (units, distinct unit URLs) of a built snapshot."""
     conn = sqlite3.connect(f"file:{os.path.join(snapshot, 'passages.sqlite')}?mode=ro", uri=True)
     try:
-        return dict(conn.execute("SELECT collection, count(*) FROM passages GROUP BY collection"))
+        return conn.execute("SELECT count(*), count(DISTINCT url) FROM passages").fetchone()
     finally:
         conn.close()
 
 
-def ask_all(snapshot: str, questions: list) -> list:
-    """Return, per (collection, version, question), (first search's URLs and titles, evidence)."""
-    sys.path.insert(0, ROOT)
-    from retrieval.mcp.backends import LocalBackend
-    from retrieval.settings import load_settings
-
-    service = LocalBackend(load_settings(overrides={"snapshot": snapshot, "access_log": False}))
-    try:
-        answers = []
-        for collection, version, question in questions:
-            result = service.retrieve({"question": question, "version": version,
-                                       "collection": collection})
-            searches = [entry["result"]["results"] for entry in result["trace"]
-                        if entry["action"]["tool"] == "search" and "result" in entry]
-            hits = searches[0] if searches else []
-            answers.append(([(hit.get("url", ""), hit.get("title", "")) for hit in hits],
-                            [(item["url"], item.get("title", "")) for item in
-                             result["evidence"]]))
-        return answers
-    finally:
-        service.close()
+def dead_urls(library: Library, snapshot: str, args) -> list:
+    """Return the snapshot's URLs that do not land on the library's rendered tree."""
+    done = subprocess.run(
+        [sys.executable, "-c", DEAD_URLS, snapshot,
+         json.dumps({f"{library.collection}/{library.version}": library.root})],
+        cwd=args.retrieval_root, env=child_env(args.retrieval_root), capture_output=True,
+        text=True, check=True)
+    return json.loads(done.stdout)
 
 
-def load_checker(questions_path: str):
-    """Import the question set's own check_questions.py (its URL normalizing and scoring)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(questions_path)), "check_questions.py")
-    spec = importlib.util.spec_from_file_location("check_questions", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def ask(question_set, snapshot: str, log_dir: str, args) -> dict:
+    """Send every question at each budget to a fresh server; return {budget: per-item runs}."""
+    runs = {}
+    for name, allowances in measure.BUDGETS:
+        server = Server(f"{os.path.basename(snapshot)}-{name}", snapshot, log_dir,
+                        args.retrieval_root)
+        client = None
+        runs[name] = []
+        try:
+            server.start(args.startup_timeout)
+            client = measure.Client(server.port)
+            for item in question_set.questions:
+                body = json.dumps({"question": item.question, "version": item.version,
+                                   "collection": item.collection, **allowances})
+                status, data, _ = client.send("POST", "/retrieve", body)
+                response = json.loads(data) if status == 200 else {}
+                runs[name].append({
+                    "first_urls": measure.first_search_urls(response, client.url_of),
+                    "evidence_urls": [measure.normalise_url(client.url_of(e))
+                                      for e in response.get("evidence", ())]})
+        finally:
+            if client is not None:
+                client.close()
+            server.stop()
+    return runs
 
 
-def score(checker, items: list, answers: list) -> dict:
-    """Return hit@10, R@10 and evidence hit of answers to items, as the set's README scores."""
-    totals = Counter()
-    for item, (hits, evidence) in zip(items, answers, strict=True):
-        library, root = item["library"], checker.ROOTS[item["library"]][1]
-        gold = {(os.path.normpath(page), checker.canonical(root, page, fragment))
-                for page, _, fragment in (entry.partition("#") for entry in item["gold"])}
-        top = []
-        for url, _ in hits:
-            place = checker.normalize(url, library) or ("?", url)
-            if place not in top:
-                top.append(place)
-            if len(top) == 10:
-                break
-        found = gold & set(top)
-        totals["n"] += 1
-        totals["hit"] += bool(found)
-        totals["gold"] += len(gold)
-        totals["found"] += len(found)
-        totals["evidence"] += bool(gold & {checker.normalize(url, library)
-                                           for url, _ in evidence})
-    return {"n": totals["n"], "hit@10": totals["hit"] / max(totals["n"], 1),
-            "R@10": totals["found"] / max(totals["gold"], 1),
-            "evidence hit": totals["evidence"] / max(totals["n"], 1)}
+def scores(question_set, runs: dict | None) -> dict:
+    """Return {kind: {budget: figures}} (kind "all" too); no runs (a failed build): misses."""
+    figures: dict = {}
+    for kind in ("all", *measure.KINDS):
+        mine = [i for i, item in enumerate(question_set.questions)
+                if kind == "all" or item.kind == kind]
+        figures[kind] = {"items": len(mine)}
+        for name, _ in measure.BUDGETS:
+            figures[kind][name] = measure.score([
+                (question_set.questions[i].gold,
+                 measure.places(question_set, question_set.questions[i],
+                                runs[name][i]["first_urls"], measure.TOP_K) if runs else [],
+                 measure.places(question_set, question_set.questions[i],
+                                runs[name][i]["evidence_urls"]) if runs else [])
+                for i in mine])
+    return figures
 
 
-def _same_object(title: str, answer: str) -> bool:
-    """Tell whether a docstring unit's title (where the object is defined, "requests.api.post")
-    names the answer (the name the docs use, "requests.post")."""
-    return title == answer or (title.split(".")[0] == answer.split(".")[0]
-                               and title.rsplit(".", 1)[-1] == answer.rsplit(".", 1)[-1])
+def measure_library(library: Library, kind: str, question_set, out: str, log_dir: str,
+                    args) -> dict:
+    """Build, check and ask one library's snapshot of one kind; return its record."""
+    snapshot = os.path.join(out, f"{kind}-{library.collection}")
+    record = {"source": library.source(kind), "build": build(library, kind, snapshot, args)}
+    runs = None
+    if record["build"]["exit"] == 0:
+        record["units"], record["distinct_urls"] = unit_counts(snapshot)
+        record["dead_urls"] = dead_urls(library, snapshot, args)
+        runs = ask(question_set, snapshot, log_dir, args)
+    record["scores"] = scores(question_set, runs)
+    return record
+
+
+def percent(value) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def report(libraries: list, results: dict, args) -> None:
+    """Print the Markdown tables: builds, then per library and kind, pypi / rendered."""
+    print(f"set {args.questions}; " + (f"--semantic {args.semantic}" if args.semantic
+                                       else "lexical") + f"; code: {args.retrieval_root}\n")
+    print("| library | build | source | exit | build (s) | units | distinct URLs | dead URLs |")
+    print("|---|---|---|---|---:|---:|---:|---:|")
+    for library in libraries:
+        for kind in BUILDS:
+            record = results[library.collection][kind]
+            print(f"| {library.collection} {library.version} | {kind} | `{record['source']}` "
+                  f"| {record['build']['exit']} | {record['build']['seconds']:.0f} "
+                  f"| {record.get('units', '-')} | {record.get('distinct_urls', '-')} "
+                  f"| {len(record['dead_urls']) if 'dead_urls' in record else '-'} |")
+    print("\nEach cell is pypi / rendered, in % (a failed build scores its questions as misses); "
+          "evidence at the server's default allowances and at 8 reads (measure.py's budgets).\n")
+    print("| library | kind | items | hit@10 | R@10 | evidence hit | evidence at 8 reads "
+          "| units | dead URLs |")
+    print("|---|---|---:|---|---|---|---|---|---|")
+    cells = (("default", "hit_at_10"), ("default", "recall_at_10"), ("default", "evidence_hit"),
+             ("max_reads_8", "evidence_hit"))
+    for library in libraries:
+        mine = results[library.collection]
+        for kind in ("all", *measure.KINDS):
+            row = [" / ".join(percent(mine[b]["scores"][kind][budget][key]) for b in BUILDS)
+                   for budget, key in cells]
+            row.append(" / ".join(str(mine[b].get("units", "-")) for b in BUILDS))
+            row.append(" / ".join(str(len(mine[b]["dead_urls"])) if "dead_urls" in mine[b]
+                                  else "-" for b in BUILDS))
+            print(f"| {library.collection} | {kind} | {mine['pypi']['scores'][kind]['items']} | "
+                  + " | ".join(row) + " |")
+    totals = {b: Counter() for b in BUILDS}
+    for library in libraries:
+        for b in BUILDS:
+            figures = results[library.collection][b]["scores"]["all"]
+            totals[b]["items"] += figures["items"]
+            for budget, key in cells:
+                totals[b][budget, key] += figures[budget][key] * figures["items"]
+    items = max(totals["pypi"]["items"], 1)
+    print("| all | all | " + str(totals["pypi"]["items"]) + " | "
+          + " | ".join(" / ".join(percent(totals[b][cell] / items) for b in BUILDS)
+                       for cell in cells)
+          + " | " + " / ".join(str(sum(results[lib.collection][b].get("units", 0)
+                                       for lib in libraries)) for b in BUILDS)
+          + " | " + " / ".join(str(sum(len(results[lib.collection][b].get("dead_urls", ()))
+                                       for lib in libraries)) for b in BUILDS) + " |")
+
+
+def parse_args(argv=None):
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--questions", default=DEV_SET,
+                        help="a libraries-format set (default: %(default)s; "
+                             "quality/data/libraries-heldout/questions.json with its roots.json)")
+    parser.add_argument("--libraries", help="only these of the set's libraries (comma-separated)")
+    parser.add_argument("--semantic", help="both builds' --semantic MODEL (default: lexical)")
+    parser.add_argument("--retrieval-root", default=REPO_ROOT,
+                        help="the checkout whose builder, server and dead-URL check run "
+                             "(default: this one)")
+    parser.add_argument("--out", help="build here and keep the snapshots (default: a temporary "
+                                      "directory, removed)")
+    parser.add_argument("--json", dest="json_out", help="write the figures and dead URLs here")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="libraries measured at once (default: %(default)s)")
+    parser.add_argument("--startup-timeout", type=float, default=120)
+    parser.add_argument("--build-timeout", type=float, default=1800)
+    args = parser.parse_args(argv)
+    args.retrieval_root = os.path.abspath(args.retrieval_root)
+    if args.jobs < 1:
+        parser.error("--jobs must be positive")
+    return args
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--questions", default=os.path.join(
-        ROOT, "..", "shared", "eval", "libraries", "dev.json"))
-    parser.add_argument("--out", help="where to build (default: a temporary directory)")
-    parser.add_argument("--libraries", default=",".join(lib.collection for lib in LIBRARIES))
-    parser.add_argument("--doc-root", default="/",
-                        help="where /usr/share/doc is found for the libraries' rendered docs, "
-                             "when not installed (default: %(default)s)")
-    args = parser.parse_args(argv)
-    chosen = []
-    for lib in LIBRARIES:
-        if lib.collection in args.libraries.split(","):
-            html = os.path.join(args.doc_root, lib.html.lstrip("/"))
-            chosen.append(lib if os.path.isdir(lib.html) or not os.path.isdir(html)
-                          else Library(lib.collection, lib.dist, lib.version, html))
-    present = [lib for lib in chosen if os.path.isdir(lib.html)]
-    for lib in chosen:
-        if lib not in present:
-            print(f"<!-- {lib.collection}: no rendered docs at {lib.html}: not compared -->")
-    if not present:
+    args = parse_args(argv)
+    common.exit_on_sigterm()
+    question_set = question_sets.load(args.questions)
+    wanted = set(args.libraries.split(",")) if args.libraries else None
+    libraries = [Library(*tree) for tree in question_set.trees
+                 if wanted is None or tree[0] in wanted]
+    for library in [lib for lib in libraries if not os.path.isdir(lib.root)]:
+        print(f"<!-- {library.collection}: no rendered site at {library.root}: not measured -->")
+        libraries.remove(library)
+    if not libraries:
         return 1
-    out = args.out or tempfile.mkdtemp(prefix="package-docs-")
-    builds = {}
-    for name, source_of in (("rendered site", lambda lib: lib.html),
-                            ("pypi: sdist", lambda lib: f"pypi:{lib.dist}=={lib.version}")):
-        snapshot = os.path.join(out, name.split()[0].rstrip(":"))
-        seconds = build([(f"{lib.collection}/{lib.version}={source_of(lib)}",
-                          f"{lib.collection}/{lib.version}=file://{lib.html}/")
-                         for lib in present], snapshot)
-        builds[name] = (snapshot, seconds)
-    with open(args.questions, encoding="utf-8") as handle:
-        items = [item for item in json.load(handle)
-                 if item["library"] in {lib.collection for lib in present}]
-    checker = load_checker(args.questions) if items else None
-    # Build seconds are for all the libraries of a build together.
-    print("| build | library | units | build (s) | questions | hit@10 | R@10 | evidence hit |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
-    own = {}
-    for name, (snapshot, seconds) in builds.items():
-        units = unit_counts(snapshot)
-        own[name] = ask_all(snapshot, [(lib.collection, lib.version, question)
-                                       for lib in present
-                                       for question, _ in OWN_QUESTIONS[lib.collection]])
-        for lib in present:
-            mine = [item for item in items if item["library"] == lib.collection]
-            cells = "| - | - | - | - |"
-            if mine:
-                figures = score(checker, mine, ask_all(snapshot, [
-                    (lib.collection, lib.version, item["question"]) for item in mine]))
-                cells = (f"| {figures['n']} | {figures['hit@10']:.3f} | {figures['R@10']:.3f} "
-                         f"| {figures['evidence hit']:.3f} |")
-            print(f"| {name} | {lib.collection} {lib.version} | {units.get(lib.collection, 0):,} "
-                  f"| {seconds:.0f} " + cells)
-    print("\nThe benchmark's own questions: rank of the answering object in the first search "
-          "(by its id, or by the name it is defined under; - if not in the top 10), and the "
-          "evidence titles.\n")
-    print("| library | question | answer | " + " | ".join(builds) + " |")
-    print("|---|---|---|" + "---|" * len(builds))
-    asked = [(lib, question, answer) for lib in present
-             for question, answer in OWN_QUESTIONS[lib.collection]]
-    for index, (lib, question, answer) in enumerate(asked):
-        cells = []
-        for name in builds:
-            hits, evidence = own[name][index]
-            ranks = [rank for rank, (url, title) in enumerate(hits, 1)
-                     if url.endswith("#" + answer) or _same_object(title, answer)]
-            cells.append(f"{ranks[0] if ranks else '-'}: "
-                         + ", ".join(title for _, title in evidence))
-        print(f"| {lib.collection} | {question} | `{answer}` | " + " | ".join(cells) + " |")
+    with tempfile.TemporaryDirectory(prefix="package-docs-") as scratch:
+        out = os.path.abspath(args.out) if args.out else scratch
+        os.makedirs(out, exist_ok=True)
+        log_dir = tempfile.mkdtemp(prefix="package-docs-logs-")
+        results: dict = {lib.collection: {} for lib in libraries}
+        work = [(lib, kind) for lib in libraries for kind in BUILDS]
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            futures = {(lib.collection, kind): pool.submit(
+                measure_library, lib, kind, dataclasses.replace(
+                    question_set, questions=tuple(q for q in question_set.questions
+                                                  if q.collection == lib.collection)),
+                out, log_dir, args) for lib, kind in work}
+            for (collection, kind), future in futures.items():
+                results[collection][kind] = future.result()
+        log(f"server logs in {log_dir}")
+    report(libraries, results, args)
+    if args.json_out:
+        with open(args.json_out, "w", encoding="utf-8") as handle:
+            json.dump({"meta": {"questions": args.questions, "semantic": args.semantic,
+                                "retrieval_root": args.retrieval_root, "budgets": dict(
+                                    measure.BUDGETS), "python": platform.python_version(),
+                                "finished_unix": time.time()},
+                       "libraries": {lib.collection: {"version": lib.version, "root": lib.root,
+                                                      "dist": lib.dist,
+                                                      **results[lib.collection]}
+                                     for lib in libraries}}, handle, indent=1)
+        log(f"wrote {args.json_out}")
     return 0
 
 

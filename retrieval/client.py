@@ -33,7 +33,7 @@ except ImportError as exc:  # the service itself does not need requests; only th
 
 from .core import digests
 from .core.admission import Limits  # the allowances a run was admitted with
-from .core.model import FAILED
+from .core.outcomes import FAILED
 from .core.strict_json import StrictJSONError, loads_strict
 from .core.verify import echo_problems, verify_passage, verify_run_result  # ValueError
 from .http.contract import ALLOWANCES as ALLOWANCES  # importable from here, as it always was

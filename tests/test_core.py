@@ -6,8 +6,9 @@ import unittest
 
 from retrieval.core import digests
 from retrieval.core.admission import AdmissionRunner, Limits, RunEnded
-from retrieval.core.index import SnapshotIndex, quote_fts_terms
-from retrieval.core.model import DEADLINE, DENIAL_REASONS, RUN_REASONS, RUN_STATUSES, repeatable
+from retrieval.core.index import SnapshotIndex
+from retrieval.core.outcomes import DEADLINE, DENIAL_REASONS, RUN_REASONS, RUN_STATUSES, repeatable
+from retrieval.core.query import quote_fts_terms
 from retrieval.core.searches import SearchCall
 from retrieval.core.service import RetrievalService, RetrieveRequest
 from retrieval.core.snapshot import (

@@ -77,11 +77,11 @@ class DocstringReaderTest(unittest.TestCase):
 
     def test_public_follows_all_where_defined_else_the_underscore(self):
         names = [obj.name for _, obj in public_objects(self.package)]
+        # An undocumented member (Engine.undocumented) is left out, as autodoc leaves it.
         self.assertEqual(names, [
             "demo", "demo.DEFAULT_SIZE", "demo.core", "demo.core.Engine",
             "demo.core.Engine.retries", "demo.core.Engine.name", "demo.core.Engine.register_job",
-            "demo.core.Engine.stop", "demo.core.Engine.undocumented", "demo.core.EngineError",
-            "demo.core.make_engine"])
+            "demo.core.Engine.stop", "demo.core.EngineError", "demo.core.make_engine"])
 
     def test_a_syntax_error_skips_that_module_only(self):
         self.assertEqual(self.package.skipped, [("demo/broken.py", "syntax error (line 3)")])

@@ -191,11 +191,13 @@ class IndexFetchTest(unittest.TestCase):
             with self.subTest(version=version):
                 self.assertEqual(self.fetch("multi", version, PIP_INDEX_URL=self.index.url),
                                  (expected, []))
-        # The project's name as the user spells it; 1.0 is not 1.0.0.
-        self.assertEqual(self.fetch("Multi", "1.0", PIP_INDEX_URL=self.index.url)[0],
-                         "multi-1.0.tar.gz")
-        message = self.refused("multi", "1.0.0", PIP_INDEX_URL=self.index.url)
-        self.assertIn("multi has no release 1.0.0; releases near it: 1.0, 1.1, 1.10 "
+        # The project's name as the user spells it; 1.0.0 is 1.0 (PEP 440 pads with zeros, as
+        # pip's ==), and 1.2 is no release of it.
+        for version in ("1.0", "1.0.0"):
+            self.assertEqual(self.fetch("Multi", version, PIP_INDEX_URL=self.index.url)[0],
+                             "multi-1.0.tar.gz")
+        message = self.refused("multi", "1.2", PIP_INDEX_URL=self.index.url)
+        self.assertIn("multi has no release 1.2; releases near it: 1.0, 1.1, 1.10, 2.0.RC1 "
                       "(of 4 releases) in " + self.index.url, message)
         # PEP 691 was asked for and answered.
         self.assertTrue(any(path == "/simple/multi/" and JSON_TYPE in accept
@@ -359,7 +361,7 @@ class NothingOfTheReleaseRunsTest(unittest.TestCase):
                               'backend-path = ["_backend"]\n',
             "_backend/hostile.py": backend, "setup.py": write,
             "src/demo/__init__.py": INIT, "src/demo/core.py": '"""The engine."""\n',
-            "docs/guide.md": "# Guide\n\nStart an engine with make_engine.\n",
+            "docs/guide.rst": "Guide\n=====\n\nStart an engine with make_engine.\n",
             "docs/conf.py": "project = 'demo'\n"})
         # A build backend that does not exist, and a build requirement no index has: what
         # stopped pandas 1.5.3 from being fetched at all.
@@ -381,7 +383,7 @@ class NothingOfTheReleaseRunsTest(unittest.TestCase):
         self.assertFalse(os.path.exists(marker), "the release's code ran")
         self.assertEqual(done.returncode, 0, done.stderr)
         units = passages(out)
-        self.assertIn(("demo-pkg", "docs/guide.md"), units)
+        self.assertIn(("demo-pkg", "Guide"), units)
         self.assertIn(("unbuildable", "unbuildable.spin"), units)
         # Nothing was written outside the build's own folders: the snapshot, and the temporary
         # folder it removed.

@@ -185,6 +185,7 @@ FORBIDDEN = (
     ("retrieval.ingest.sources", "retrieval.ingest.builder", "a source fetches, builds nothing"),
     ("retrieval.ingest.tree", "retrieval.ingest.readers", "the model is the bottom floor"),
     ("retrieval.ingest.unit", "retrieval.ingest.readers", "the model is the bottom floor"),
+    ("retrieval.ingest", "retrieval.project", "a project build is made of builds"),
 )
 # All serve/ may read of http/: the contract and the admission mark it shares with the app,
 # never the app's internals.

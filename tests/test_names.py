@@ -53,6 +53,15 @@ class VersionsTest(unittest.TestCase):
         # The highest numerically: 2.28.10 is above 2.28.9.
         self.assertEqual(names.serve_version("2.28", ("2.28.9", "2.28.10")), "2.28.10")
 
+    def test_serving_pads_no_zeros_where_fetching_does(self):
+        # Two contracts: a fetch matches a pin as pip's == does (1.0 is 1.0.0's file); a
+        # served version is the one held of the same normal form, 2.2.2.0 not being 2.2.2.
+        from retrieval.ingest.sources import index_fetch
+
+        self.assertEqual(index_fetch._same_version("1.0"), index_fetch._same_version("1.0.0"))
+        self.assertIsNone(names.serve_version("2.2.2.0", ["2.2.2"]))
+        self.assertIsNone(names.serve_version("1.0.0", ["1.0"]))
+
     def test_collections_list_versions_in_pep_440_order(self):
         collection = Collection("x", "0" * 64, tuple({"version": v} for v in (
             "2.5.0", "3.9", "3.9.0", "3.10", "2.5.0b1", "2.5.0.dev1", "2.5.0.post1")),

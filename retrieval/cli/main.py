@@ -1,6 +1,8 @@
-"""Command line: `python -m retrieval COMMAND` (serve, mcp, mcp-config, build, ask, keys, ...)."""
+"""Command line: `python -m retrieval COMMAND`: serve, mcp, mcp-config, build, project, verify,
+check, seal, ask, keys, settings."""
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -20,6 +22,7 @@ from ..settings import (
 from .build import register_build_commands
 from .keys import register_keys_command
 from .mcp_config import register_mcp_config_command
+from .project import register_project_command
 
 DESCRIPTION = """\
 Budgeted, verifiable documentation retrieval over HTTP. A caller POSTs a question, an exact
@@ -220,6 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     register_build_commands(commands)
+    register_project_command(commands)
 
     seal = commands.add_parser("seal", help="fill in a snapshot's digests")
     seal.add_argument("input", help="a hand-written snapshot JSON file")
@@ -269,6 +273,17 @@ def main(argv=None) -> int:
     package, and keeps its traceback.
     """
     args = build_parser().parse_args(argv)
+    if getattr(args, "untrusted_output", False):
+        # build and verify print what their sources say (names, versions, messages): on
+        # stderr with every control character escaped, their last line included.
+        from ..ingest.tree import ShownStream
+
+        with contextlib.redirect_stderr(ShownStream(sys.stderr)):
+            return _run(args)
+    return _run(args)
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
     except UserError as exc:

@@ -76,7 +76,7 @@ VECTOR_SCHEMA = "CREATE TABLE passage_vectors (id INTEGER PRIMARY KEY REFERENCES
     "vector BLOB NOT NULL)"
 VECTORS_IN_ORDER = "SELECT id, vector FROM passage_vectors ORDER BY id"
 # With a fallback's ubiquitous_share: per collection, the words its question_terms queries leave
-# out (model.ubiquitous_terms of its units' fields). With a ranking's common_terms, the same of
+# out (ranking.ubiquitous_terms of its units' fields). With a ranking's common_terms, the same of
 # its share, in UBIQUITOUS_TABLES["common"]: the words that match only in its fields.
 UBIQUITOUS_TABLES = {"ubiquitous": "collection_terms", "common": "collection_common_terms"}
 UBIQUITOUS_SCHEMA = ("CREATE TABLE {table} (collection TEXT NOT NULL, "
@@ -116,13 +116,16 @@ MODEL_CANDIDATES = (
     "SELECT * FROM (SELECT id, 0 FROM m ORDER BY fielded, id LIMIT ?) "
     "UNION ALL SELECT * FROM (SELECT id, 1 FROM m ORDER BY plain, id LIMIT ?)"
 )
+# Each candidate's facts (DENSE_FACTS_SQL's columns: index.UnitFacts), bm25_all, and the bm25
+# of each field in FIELDS order.
 MODEL_FEATURES_SQL = (
-    "SELECT f.rowid, bm25({table}), {per_field}, i.kind, i.in_links, i.noindex, "
-    "i.reference_page, p.url FROM {table} AS f JOIN passage_facts AS i ON i.id = f.rowid "
+    "SELECT f.rowid, i.kind, i.in_links, i.noindex, i.reference_page, p.url, bm25({table}), "
+    "{per_field} FROM {table} AS f JOIN passage_facts AS i ON i.id = f.rowid "
     "JOIN passages AS p ON p.id = f.rowid WHERE {table} MATCH ? AND f.rowid BETWEEN ? AND ? "
     "AND +f.rowid IN (SELECT value FROM json_each(?))"
 )
-# A ranking model's dense candidates (rows only the embedding found): their facts, no bm25.
+# A ranking model's dense candidates (rows only the embedding found): their facts (index.UnitFacts),
+# no bm25.
 DENSE_FACTS_SQL = (
     "SELECT i.id, i.kind, i.in_links, i.noindex, i.reference_page, p.url FROM passage_facts AS i "
     "JOIN passages AS p ON p.id = i.id WHERE i.id IN (SELECT value FROM json_each(?))"

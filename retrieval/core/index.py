@@ -19,34 +19,15 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from . import database
 from .checks import SnapshotError
 from .model import Passage, Snapshot
-from .ranking import FIELDS, RankingModel, page_counts, page_of
-from .rerank import Reranker as Reranker  # importable from here, where it was declared first
-from .searches import MATCH_ALL, MATCH_ANY, SearchCall
-
-
-def quote_fts_terms(query: str, match: str = MATCH_ALL, common: frozenset = frozenset(),
-                    common_fields: tuple = ()):
-    """Turn a search query into an FTS5 query of quoted terms, or None when it has no terms.
-
-    Every whitespace-separated term becomes one FTS5 string (inner quotes doubled), so operators
-    such as NEAR, OR, *, -, : or parentheses in caller or rule text are searched as text, never
-    interpreted. Terms are ANDed (FTS5's default), or ORed when match is "any": the choice is an
-    argument of the search, never something the query text can say. A term whose case-folded
-    form is in `common` matches only in `common_fields` (column names, from the policy's ranking
-    section, validated against FIELDS).
-    """
-    terms = query.split()
-    if not terms:
-        return None
-    joiner = " OR " if match == MATCH_ANY else " "
-    restrict = "{" + " ".join(common_fields) + "} : " if common_fields else ""
-    return joiner.join((restrict if term.casefold() in common else "")
-                       + '"' + term.replace('"', '""') + '"' for term in terms)
+from .query import quote_fts_terms
+from .ranking import RankingModel, page_counts, page_of
+from .rerank import Reranker
+from .searches import SearchCall
 
 
 class IndexClosed(RuntimeError):
@@ -115,7 +96,7 @@ class SnapshotIndex:
         # not depend on (both release the GIL: numpy in BLAS, sqlite3 in each step), so a search
         # waits for the longer of the two, not their sum (the 3.11 docs with minilm, one
         # request at a time: embedding and nearest p50 15 ms, lexical candidates 8 ms;
-        # docs/corpora.md). One worker per connection: a search never waits for another's.
+        # docs/building.md). One worker per connection: a search never waits for another's.
         # Workers start at the first such search (CollectionIndex._model_candidates decides).
         if snapshot.reranker is not None:
             self._embedder = ThreadPoolExecutor(max(1, connections), "retrieval-embed")
@@ -233,6 +214,41 @@ def _nearest_to(reranker: Reranker, query: str, span: tuple) -> tuple:
     return vector, reranker.nearest(vector, span)
 
 
+class UnitFacts(NamedTuple):
+    """What a ranking model reads of a candidate unit besides its bm25: a row of
+    database.DENSE_FACTS_SQL, and the first columns of a row of its features query."""
+
+    rowid: int
+    kind: str
+    in_links: int
+    noindex: int  # 0 or 1
+    reference_page: int  # 0 or 1
+    url: str
+
+
+# The features query's columns: the unit's facts, then bm25_all, then bm25 of each field.
+_FACT_COLUMNS = len(UnitFacts._fields)
+
+
+class Matched(NamedTuple):
+    """A unit the search's FTS5 scan matched: its facts, its bm25 scores, and its place in the
+    fielded ranking's best and in bm25_all's best (-1: not among them)."""
+
+    facts: UnitFacts
+    bm25_all: float
+    bm25_fields: tuple  # in FIELDS order
+    fielded_rank: int
+    plain_rank: int
+
+
+class Candidate(NamedTuple):
+    """One unit a ranking model scores for a search, and quality/fit.py fits it on."""
+
+    rowid: int
+    url: str
+    features: tuple  # in MODEL_FEATURES order
+
+
 @dataclass(frozen=True)
 class ModelQueries:
     """A ranking model and the two queries of one FTS table it reads its candidates with."""
@@ -297,7 +313,7 @@ class CollectionIndex:
         re-ranker embeds search.embedded (the query, or the question's sentence).
 
         Without a re-ranker, the best `limit`; with one, every candidate (its dense ones too)
-        re-sorted by score - weight x cosine, as bench/fit_ranking.py --cosine fits them. Ties go
+        re-sorted by score - weight x cosine, as quality/fit.py --cosine fits them. Ties go
         to the lower row id, as in every other ranking.
         """
         assert self._model is not None
@@ -305,8 +321,8 @@ class CollectionIndex:
         literals = search.literals
         conn, candidates, vector = self._model_candidates(search.embedded, fts_query, span,
                                                           deadline)
-        scored = sorted((model.score(features, literals), rowid)
-                        for rowid, _, features in candidates)
+        scored = sorted((model.score(candidate.features, literals), candidate.rowid)
+                        for candidate in candidates)
         if reranker is None:
             return conn, [(rowid, score) for score, rowid in scored[:limit]]
         if vector is None:  # a model that does not weigh dense candidates: added at the floor
@@ -317,53 +333,53 @@ class CollectionIndex:
                                      literals)
 
     def model_candidates(self, search: SearchCall, deadline: float | None = None) -> list:
-        """Return the ranking model's candidates for a search as (row id, URL, features): what
-        the model scores, whatever search.k, and what bench/fit_ranking.py fits it on (with a
-        re-ranker, its dense candidates too, nearest search.embedded's vector)."""
+        """Return the ranking model's Candidates for a search: what the model scores, whatever
+        search.k, and what quality/fit.py fits it on (with a re-ranker, its dense
+        candidates too, nearest search.embedded's vector)."""
         fts_query, span = self._fts_query_and_span(search)
         if self._model is None or fts_query is None or span is None:
             return []
-        return self._model_candidates(search.embedded, fts_query, span, deadline)[1]
+        _, candidates, _ = self._model_candidates(search.embedded, fts_query, span, deadline)
+        return candidates
 
     def _model_candidates(self, embedded: str, fts_query: str, span: tuple,
                           deadline: float | None):
-        """Return (connection, candidates, the vector of `embedded` or None): the fielded
+        """Return (connection, Candidates, the vector of `embedded` or None): the fielded
         ranking's best and bm25_all's best, and with a re-ranker and a model that weighs `dense`
         the rows nearest that vector that neither holds (dense candidates: no bm25, in no list).
         Each candidate's page_candidates counts them all.
         """
         assert self._model is not None
         model, reranker = self._model.model, self._reranker
-        vector, dense_rows = None, []
+        vector, dense = None, []
         if reranker is None or not model.weighs_dense:
             conn, lexical = self._lexical_rows(fts_query, span, deadline)
         else:
             pending = self._owner.dense_beside(reranker, embedded, span)
             conn, lexical = self._lexical_rows(fts_query, span, deadline)
             vector, nearest = pending.result()
-            present = {row[0] for row, _, _ in lexical}
-            dense = [rowid for rowid in nearest if rowid not in present]
-            if dense:
-                _, dense_rows = self._owner.run_ranked(database.DENSE_FACTS_SQL,
-                                                       (json.dumps(dense),), deadline)
-        end = 2 + len(FIELDS)
-        on_page = page_counts([row[-1] for row, _, _ in lexical] +
-                              [row[-1] for row in dense_rows])
+            present = {matched.facts.rowid for matched in lexical}
+            dense_ids = [rowid for rowid in nearest if rowid not in present]
+            if dense_ids:
+                _, rows = self._owner.run_ranked(database.DENSE_FACTS_SQL,
+                                                 (json.dumps(dense_ids),), deadline)
+                dense = list(map(UnitFacts._make, rows))
+        on_page = page_counts([matched.facts.url for matched in lexical] +
+                              [facts.url for facts in dense])
         candidates = []
-        for row, fielded_rank, plain_rank in lexical:
-            kind, in_links, noindex, reference_page, url = row[end:]
-            candidates.append((row[0], url, model.features(
-                row[1], row[2:end], kind, in_links, bool(noindex), bool(reference_page), url,
-                fielded_rank, plain_rank, on_page[page_of(url)])))
-        candidates += [(rowid, url, model.dense_features(kind, in_links, bool(noindex),
-                                                         bool(reference_page), url,
-                                                         on_page[page_of(url)]))
-                       for rowid, kind, in_links, noindex, reference_page, url in dense_rows]
+        for matched in lexical:
+            facts = matched.facts
+            candidates.append(Candidate(facts.rowid, facts.url, model.features(
+                matched.bm25_all, matched.bm25_fields, facts.kind, facts.in_links,
+                bool(facts.noindex), bool(facts.reference_page), facts.url,
+                matched.fielded_rank, matched.plain_rank, on_page[page_of(facts.url)])))
+        candidates += [Candidate(facts.rowid, facts.url, model.dense_features(
+            facts.kind, facts.in_links, bool(facts.noindex), bool(facts.reference_page),
+            facts.url, on_page[page_of(facts.url)])) for facts in dense]
         return conn, candidates, vector
 
     def _lexical_rows(self, fts_query: str, span: tuple, deadline: float | None):
-        """Return (connection, [(features row, fielded rank, plain rank)]): the fielded
-        ranking's best and bm25_all's best, a rank -1 where the unit is not in that list."""
+        """Return (connection, [Matched]): the fielded ranking's best and bm25_all's best."""
         assert self._model is not None
         queries, run = self._model, self._owner.run_ranked
         model = queries.model
@@ -378,7 +394,9 @@ class CollectionIndex:
             ranks[rowid] = len(ranks)
         ids = sorted(fielded_rank.keys() | plain_rank.keys())
         conn, rows = run(queries.features_sql, (*bounds, json.dumps(ids)), deadline)
-        return conn, [(row, fielded_rank.get(row[0], -1), plain_rank.get(row[0], -1))
+        end = _FACT_COLUMNS
+        return conn, [Matched(UnitFacts._make(row[:end]), row[end], row[end + 1:],
+                              fielded_rank.get(row[0], -1), plain_rank.get(row[0], -1))
                       for row in rows]
 
     def passage(self, passage_id: str) -> Passage | None:

@@ -1,14 +1,15 @@
 """What a snapshot is made of: its passages, its collections, the snapshot, and their constants.
 
 It builds on policy_format (the policy, with its rules and ranking) and rerank (the re-rank
-Protocol), none of which imports it. The names that lived here before they moved to rules,
-outcomes, checks and ranking are re-exported, so code that imports them from here keeps working.
+Protocol), none of which imports it. It defines every name it exports but VERSION_PATTERN and
+VERSION_SHAPE (a held version's shape: names.py's PEP 440 normal form, the snapshot's constants),
+and re-exports no other: run outcomes are outcomes.py's, rules rules.py's, SnapshotError
+checks.py's, a question's words query.py's.
 """
 
 import re
 from dataclasses import dataclass
 
-from .checks import SnapshotError
 from .names import (
     VERSION_PATTERN,
     VERSION_SHAPE,
@@ -17,59 +18,16 @@ from .names import (
     serve_version,
     version_order,
 )
-from .outcomes import (
-    BEST_MATCHES_READ,
-    COMPLETED,
-    DEADLINE,
-    DENIAL_REASONS,
-    FAILED,
-    INCOMPLETE,
-    LIMITED,
-    MARKER_FOUND,
-    MAX_READS,
-    MAX_SEARCHES,
-    MAX_SOURCE_BYTES,
-    MAX_STEPS,
-    NO_MATCHES,
-    NO_REFINEMENT,
-    RETRIEVAL_FAILED,
-    ROUND_LIMIT,
-    RUN_REASONS,
-    RUN_STATUSES,
-    repeatable,
-)
 from .policy_format import Policy
 from .project import Project
-from .ranking import EMBEDS_QUESTION, IndexFields, Ranking, Semantic, ubiquitous_terms
+from .ranking import EMBEDS_QUESTION, IndexFields, Ranking, Semantic
 from .rerank import Reranker
-from .rules import (
-    DEFAULT_SEARCH_K,
-    FIXED,
-    MAX_QUESTION_TERMS,
-    MAX_SEARCH_K,
-    QUESTION_TERMS,
-    READ_BEST,
-    READ_FIRST,
-    Rule,
-    question_terms,
-    without_literals,
-)
+from .rules import Rule
 
 __all__ = [
-    # defined here
     "BM25", "BUILD_HINT", "COLLECTION_PATTERN", "DEFAULT_COLLECTION", "SCHEMA_VERSION",
     "SNAPSHOT_FORMAT", "TOKENIZER", "VERSION_PATTERN", "VERSION_SHAPE", "Collection", "Passage",
     "Snapshot", "summarize_versions",
-    # re-exported: checks, ranking
-    "SnapshotError", "ubiquitous_terms",
-    # re-exported: rules
-    "DEFAULT_SEARCH_K", "FIXED", "MAX_QUESTION_TERMS", "MAX_SEARCH_K", "QUESTION_TERMS",
-    "READ_BEST", "READ_FIRST", "Rule", "question_terms", "without_literals",
-    # re-exported: outcomes
-    "BEST_MATCHES_READ", "COMPLETED", "DEADLINE", "DENIAL_REASONS", "FAILED", "INCOMPLETE",
-    "LIMITED", "MARKER_FOUND", "MAX_READS", "MAX_SEARCHES", "MAX_SOURCE_BYTES", "MAX_STEPS",
-    "NO_MATCHES", "NO_REFINEMENT", "RETRIEVAL_FAILED", "ROUND_LIMIT", "RUN_REASONS",
-    "RUN_STATUSES", "repeatable",
 ]
 
 SNAPSHOT_FORMAT = "retrieval-snapshot"

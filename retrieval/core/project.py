@@ -4,9 +4,16 @@
 PEP 503 name, the exact version pinned, the collection built for it (null: nothing was built),
 the names it is imported by, the source its docs came from and their coverage:
 
-    {"project": "app", "lockfile": "uv.lock", "pins": [
+    {"project": "app", "lockfile": "uv.lock", "python": "3.11", "environment": null, "pins": [
       {"name": "flask", "version": "2.2.2", "collection": "flask", "import_names": ["flask"],
-       "source": "pypi", "units": 120, "api_objects": 80, "guide_sections": 40, "missing": ""}]}
+       "source": "pypi", "units": 120, "api_objects": 80, "guide_sections": 40, "missing": "",
+       "direct": true, "installed": "2.2.2"}]}
+
+Also optional, recorded and not served from: the Python the pins were read for (`python`), the
+environment whose installed versions were read (`environment`), and per pin whether the project
+names it itself (`direct`) and the version installed there (`installed`). A pin nothing was
+built for (collection null) may have a version that is null (not pinned) or not PEP 440's normal
+form: it is listed, never served.
 
 Optional: a snapshot without it is served as before. With it, a request naming a collection but
 no version is served at the pinned version, and a library is found by its distribution or import
@@ -24,10 +31,10 @@ from .strict_json import StrictJSONError, loads_strict
 
 PROJECT = "project.json"
 _FIELDS = ("project", "pins")
-_OPTIONAL = ("lockfile",)
+_OPTIONAL = ("lockfile", "python", "environment")
 _PIN_FIELDS = ("name", "version", "collection", "source")
 _COUNTS = ("units", "api_objects", "guide_sections")
-_PIN_OPTIONAL = ("import_names", *_COUNTS, "missing")
+_PIN_OPTIONAL = ("import_names", *_COUNTS, "missing", "direct", "installed")
 
 
 @dataclass(frozen=True)
@@ -35,7 +42,7 @@ class Pin:
     """One pinned distribution: its version, the collection built for it, and its coverage."""
 
     name: str  # PEP 503's normal form
-    version: str
+    version: str | None  # None: not pinned (only where nothing was built)
     collection: str | None  # None: nothing was built for it
     source: str | None
     import_names: tuple = ()
@@ -43,6 +50,8 @@ class Pin:
     api_objects: int | None = None
     guide_sections: int | None = None
     missing: str | None = None
+    direct: bool | None = None  # the project names it itself (None: not recorded)
+    installed: str | None = None  # the version in the environment read, if any
 
     def describe(self) -> dict:
         """Return the pin as list_docs and resolve_library show it."""
@@ -73,11 +82,13 @@ def _pin(raw, where: str, collections: dict) -> Pin:
     name = checks.string(raw["name"], f"{where}.name")
     if normalized_name(name) != name:
         checks.fail(f"{where}.name", f"must be PEP 503's normal form ({normalized_name(name)})")
-    version = checks.string(raw["version"], f"{where}.version")
-    if not VERSION_PATTERN.fullmatch(version):
-        checks.fail(f"{where}.version", f"must be {VERSION_SHAPE}")
     collection = checks.string_or_none(raw["collection"], f"{where}.collection")
+    version = checks.string_or_none(raw["version"], f"{where}.version")
     if collection is not None:
+        # Only what is served is held to a held version's shape; a pin nothing was built for
+        # is listed as the lockfile has it (null: not pinned).
+        if version is None or not VERSION_PATTERN.fullmatch(version):
+            checks.fail(f"{where}.version", f"must be {VERSION_SHAPE}")
         if collection not in collections:
             checks.fail(f"{where}.collection", f"{collection!r} is not one of the snapshot's "
                         f"collections ({', '.join(collections)})")
@@ -92,9 +103,14 @@ def _pin(raw, where: str, collections: dict) -> Pin:
     missing = raw.get("missing")
     if missing is not None and not isinstance(missing, str):
         checks.fail(f"{where}.missing", "must be a string or null")
+    direct = raw.get("direct")
+    if direct is not None and not isinstance(direct, bool):
+        checks.fail(f"{where}.direct", "must be true, false or null")
+    installed = checks.string_or_none(raw.get("installed"), f"{where}.installed")
     counts = {field: _count(raw.get(field), f"{where}.{field}") for field in _COUNTS}
     return Pin(name, version, collection, checks.string_or_none(raw["source"], f"{where}.source"),
-               tuple(import_names), missing=missing, **counts)
+               tuple(import_names), missing=missing, direct=direct, installed=installed,
+               **counts)
 
 
 def parse_project(document, collections: dict) -> Project:
@@ -102,6 +118,8 @@ def parse_project(document, collections: dict) -> Project:
     checks.json_object(document, "project.json", _FIELDS, _OPTIONAL)
     project = checks.string(document["project"], "project")
     lockfile = checks.string_or_none(document.get("lockfile"), "lockfile")
+    for field in ("python", "environment"):  # recorded, not served from
+        checks.string_or_none(document.get(field), field)
     if not isinstance(document["pins"], list):
         checks.fail("pins", "must be a list")
     pins = tuple(_pin(raw, f"pins[{i}]", collections) for i, raw in enumerate(document["pins"]))

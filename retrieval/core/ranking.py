@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from . import checks
 from .checks import SnapshotError
-from .rules import folded_words
+from .query import folded_words
 
 FIELDED_SCHEMA_VERSION = 3
 FIELDED_TOKENIZER = "porter unicode61"
@@ -172,7 +172,7 @@ class RankingModel:
 
     The candidates are the best `candidates` units of the fielded ranking and of bm25_all; each
     is scored -sum(weight * feature), lower first, as bm25 is. The weights are fitted offline
-    (bench/fit_ranking.py) and are data in the policy, so corpus_id binds them.
+    (quality/fit.py) and are data in the policy, so corpus_id binds them.
     """
 
     candidates: int
@@ -357,7 +357,7 @@ _SEMANTIC_KEYS = ("candidates", "dimensions", "model_sha256", "recipe", "weight"
 # Optional, so a section written before it names the same policy (and corpus_id) as before.
 _SEMANTIC_OPTIONAL = ("dense", "embeds", "literals_weight")
 # What a question's first search embeds: its query's words, or the question's own sentence
-# (rules.question_sentence: a sentence encoder's training text; the search's `semantic_query`).
+# (query.question_sentence: a sentence encoder's training text; the search's `semantic_query`).
 EMBEDS_QUERY, EMBEDS_QUESTION = "query", "question"
 EMBEDS = (EMBEDS_QUERY, EMBEDS_QUESTION)
 

@@ -1,66 +1,21 @@
-"""A snapshot policy's rules: the scripted query plans, and the words a question is searched by.
+"""A snapshot policy's rules: the scripted query plans (a question's words are query.py's).
 
-This module imports only the search value (searches.py) from the package, so every other module
-of core can build on it.
+This module imports only the search value (searches.py) and the question's words (query.py) from
+the package, so every other module of core can build on it.
 """
 
-import re
 from dataclasses import dataclass, replace
 
+from .query import has_literals, question_sentence, question_terms
 from .searches import MATCH_ALL, MATCH_ANY, SearchCall
 
 FIXED = "fixed"
 QUESTION_TERMS = "question_terms"
-MAX_QUESTION_TERMS = 16
-_WORD = re.compile(r"\w+")
-# Literal values a question quotes (`d1`, 'abc', "[1, 2]"): they name the asker's data, not the
-# documentation's words, and match unrelated code examples. A quote must stand at a word edge so
-# that apostrophes ("don't", "it's") are not taken for one.
-_LITERAL_SPAN = re.compile(r"`[^`]*`|(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)\"[^\"\n]*\"(?!\w)"
-                           r"|[\u2018\u201c][^\u2019\u201d\n]*[\u2019\u201d]")
 READ_FIRST = "first"  # one read per round: the first hit not read yet
 READ_BEST = "best"  # after a search, its distinct hits in rank order while the allowances permit
 DEFAULT_SEARCH_K = 2
 # The most hits a rule's search may ask for.
 MAX_SEARCH_K = 50
-
-
-def folded_words(text: str) -> list:
-    """Return the text's words as question_terms reads them: case-folded runs of word characters."""
-    return _WORD.findall(text.casefold())
-
-
-def has_literals(question: str) -> bool:
-    """Tell whether the question quotes a literal value: a coding intent names its data so."""
-    return _LITERAL_SPAN.search(question) is not None
-
-
-def without_literals(question: str) -> str:
-    """Return the question with its quoted and backticked spans blanked out."""
-    return _LITERAL_SPAN.sub(" ", question)
-
-
-def question_sentence(question: str, drop_literals: bool = False) -> str:
-    """Return the question as an embedding model reads it: its text, spaces collapsed, and with
-    drop_literals its quoted and backticked spans left out."""
-    return " ".join((without_literals(question) if drop_literals else question).split())
-
-
-def question_terms(question: str, stop_words, drop_literals: bool = False) -> str:
-    """Derive a query from the question's own words: case-folded, stop words out, first use kept.
-
-    Words are runs of letters, digits and underscores, so no punctuation (quotes, `*`, `-`, `:`,
-    parentheses) survives, and case-folding means no word can be an FTS5 operator. With
-    drop_literals, quoted and backticked spans and words that are only digits are left out too.
-    """
-    if drop_literals:
-        question = without_literals(question)
-    terms = []
-    for word in folded_words(question):
-        if word in stop_words or word in terms or (drop_literals and word.isdigit()):
-            continue
-        terms.append(word)
-    return " ".join(terms[:MAX_QUESTION_TERMS])
 
 
 @dataclass(frozen=True)

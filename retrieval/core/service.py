@@ -11,7 +11,8 @@ from .memo import ResultMemo
 from .model import Snapshot
 from .outcomes import repeatable
 from .policy import run_rule
-from .rules import QUESTION_TERMS, question_terms
+from .query import question_terms
+from .rules import QUESTION_TERMS
 from .searches import MATCH_ANY, SearchCall
 from .tools import RetrievalTools, result_size
 

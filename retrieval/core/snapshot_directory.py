@@ -15,6 +15,7 @@ import sqlite3
 from pathlib import Path
 
 from . import database, digests
+from .checks import SnapshotError
 from .identity import (
     PASSAGE_CONTENT,
     collection_corpus_ids,
@@ -28,7 +29,6 @@ from .model import (
     DEFAULT_COLLECTION,
     Collection,
     Snapshot,
-    SnapshotError,
     summarize_versions,
 )
 from .policy_format import Policy

@@ -15,7 +15,7 @@ from . import digests
 from .fields import HANDLE_PASSAGE_FIELDS, NAMED_FIELDS
 from .index import CollectionIndex, DeadlineExceeded
 from .memo import ResultMemo
-from .query_bounds import bounded_query
+from .query import bounded_query
 from .searches import SearchCall
 
 DEADLINE_EXCEEDED = "deadline_exceeded"

@@ -1,11 +1,11 @@
 """The HTTP boundary: a PEP 3333 application over a `RetrievalService`.
 
 A request is routed by the contract's table (retrieval/http/contract.py): the Inspector's pages
-(static.py) and CORS preflights (cors.py) are answered at once; any other request is checked
-against its route's methods and handed to the route's operation (OPERATIONS below, one module
-each in operations/), which runs the checks it needs from guards.py first. Each refusal happens
-before any later work, and no tool instance exists for a refused request. Every request ends with
-its metrics and one access-log line. The app is built by factory.py; this package knows nothing
+(static.py) and CORS preflights (cors.py) are answered at once; any other request is checked against
+its route's methods and handed to the route's operation (OPERATIONS below, one module each in
+operations/), which runs the checks it needs from the app's state (state.py) first. Each refusal
+happens before any later work, and no tool instance exists for a refused request. Every request ends
+with its metrics and one access-log line. The app is built by factory.py; this package knows nothing
 of SQL.
 """
 
@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable
 
 from ..core.index import IndexUnavailable
-from ..core.model import FAILED, LIMITED
+from ..core.outcomes import FAILED, LIMITED
 from ..hosts import HostCheck
 from .access_log import access_log_line
 from .contract import (
@@ -36,12 +36,12 @@ from .errors import (
     ServiceError,
 )
 from .exchange import Exchange, Reply, body_for, error_reply, etag_matches
-from .guards import Guards
 from .openapi import openapi_document
 from .operations.lookups import Corpus, Passage
 from .operations.probes import Health, MetricsText, OpenAPIDocument
 from .operations.retrieve import Retrieve
 from .operations.search import Search
+from .state import AppState
 from .static import StaticPages
 
 # Every JSON route's operation, in the contract's order. A route without one fails the first
@@ -55,47 +55,47 @@ REFUSAL_CODES = frozenset({"overloaded", "rate_limited", "draining"})
 class RetrievalApp:
     """The WSGI application: refusals in order, then the route's operation (OPERATIONS).
 
-    Collaborators come in as arguments (factory.create_app builds them): the operations' shared
-    guards (service, keys, gate, memos), the CORS policy, the Host check (None: any Host), the
-    Inspector's pages and the access-log sink (a callable taking one line, or None).
+    Collaborators come in as arguments (factory.create_app builds them): the app's state, which its
+    operations share (service, keys, gate, memos), the CORS policy, the Host check (None: any Host),
+    the Inspector's pages and the access-log sink (a callable taking one line, or None).
     """
 
-    def __init__(self, guards: Guards, cors: CorsPolicy, hosts: HostCheck | None,
+    def __init__(self, state: AppState, cors: CorsPolicy, hosts: HostCheck | None,
                  pages: StaticPages, access_log: Callable[[str], None] | None = None):
-        self._guards = guards
-        guards.openapi = openapi_document(
-            guards.maxima, guards.settings.max_body_bytes,
+        self._state = state
+        state.openapi = openapi_document(
+            state.maxima, state.settings.max_body_bytes,
             {operation.route.path: operation.openapi()
-             for operation in OPERATIONS if operation.route.documented}, guards.pins)
-        self._operations = {operation.route.path: operation(guards) for operation in OPERATIONS}
+             for operation in OPERATIONS if operation.route.documented}, state.pins)
+        self._operations = {operation.route.path: operation(state) for operation in OPERATIONS}
         self._cors = cors
         self._hosts = hosts
         self._pages = pages
         self._access_log = access_log
         # What retrieval's server and MCP read of the app.
-        self.maxima = guards.maxima  # the largest allowances a request may ask for
-        self.in_flight = guards.in_flight
-        self.metrics = guards.metrics
+        self.maxima = state.maxima  # the largest allowances a request may ask for
+        self.in_flight = state.in_flight
+        self.metrics = state.metrics
 
     @property
     def corpus_id(self):
         """Return the served corpus_id, or None once closed."""
-        service = self._guards.service
+        service = self._state.service
         return service.corpus_id if service is not None else None
 
     def result_memo_stats(self):
         """Return the result memo's counters, or None once closed."""
-        service = self._guards.service
+        service = self._state.service
         return service.memo.stats() if service is not None else None
 
     def begin_drain(self):
         """Stop taking retrievals: /health, and /retrieve not admitted yet, answer 503 draining."""
-        self._guards.draining = True
+        self._state.draining = True
 
     def close(self):
         """Release the snapshot and write out the access log; /health reports not_ready."""
-        guards = self._guards
-        service, guards.service = guards.service, None
+        state = self._state
+        service, state.service = state.service, None
         if service is not None:
             service.close()
         close_log = getattr(self._access_log, "close", None)
@@ -105,12 +105,12 @@ class RetrievalApp:
     @property
     def keys_required(self) -> bool:
         """Tell whether callers must present a key (the app has a keys file)."""
-        return self._guards.keys is not None
+        return self._state.keys is not None
 
     def authenticate(self, authorization: str | None):
         """Return the key an Authorization header names (None without a keys file); raise the
         refusal a request with that header would get."""
-        return self._guards.key_for(authorization)
+        return self._state.key_for(authorization)
 
     def __call__(self, environ, start_response):
         started = time.perf_counter()
@@ -158,7 +158,7 @@ class RetrievalApp:
 
     def _observe(self, exchange: Exchange, duration_s: float):
         status = int(exchange.status[:3])
-        metrics = self._guards.metrics
+        metrics = self._state.metrics
         run = exchange.run
         metrics.record_request(exchange.route, status, exchange.code, duration_s,
                                None if run is None else run.status)

@@ -11,9 +11,9 @@ re-exported here for the HTTP layer.
 from dataclasses import dataclass
 
 from ..core.admission import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA  # noqa: F401 (re-exported)
-from ..core.model import DENIAL_REASONS as DENIAL_REASONS  # re-exported for the HTTP side
-from ..core.model import FAILED
-from ..core.model import RUN_STATUSES as RUN_STATUSES  # re-exported for the HTTP side
+from ..core.outcomes import DENIAL_REASONS as DENIAL_REASONS  # re-exported for the HTTP side
+from ..core.outcomes import FAILED
+from ..core.outcomes import RUN_STATUSES as RUN_STATUSES  # re-exported for the HTTP side
 
 # --- headers ------------------------------------------------------------------------------------
 
@@ -54,7 +54,7 @@ HTTP_STATUS = {
 
 # --- runs ---------------------------------------------------------------------------------------
 
-# Run statuses and reasons are the core's (core/model.py); RUN_STATUSES and DENIAL_REASONS are
+# Run statuses and reasons are the core's (core/outcomes.py); RUN_STATUSES and DENIAL_REASONS are
 # re-exported from here for the HTTP side.
 
 # A run that failed in a tool is reported in full, but with a status that tells proxies and

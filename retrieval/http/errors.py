@@ -107,7 +107,7 @@ NAMES_NO_COLLECTION = "the request names no collection"
 class CollectionNotFound(ServiceError):
     """The collection does not exist, or the caller's key may not read it: one answer for both.
 
-    named=False: the request named none, and the snapshot has no default collection; then
+    named=False: the request named none, and the caller has no default collection; then
     `yours` are the collections the caller may read, named in the message.
     """
 
@@ -117,7 +117,8 @@ class CollectionNotFound(ServiceError):
     def __init__(self, detail: str = "", yours=None, named: bool = True):
         super().__init__(detail)
         if not named:
-            self.message = (f"{NAMES_NO_COLLECTION}, and this snapshot has several and no "
+            # Said alike with or without a key: what a key may not read is not hinted at.
+            self.message = (f"{NAMES_NO_COLLECTION}, and the several you may read have no "
                             "default: send collection")
         if yours is not None:
             self.message += f"; yours: {', '.join(yours) or 'none'}"

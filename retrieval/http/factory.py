@@ -11,7 +11,7 @@ from .access_log import BatchedLineWriter
 from .app import RetrievalApp
 from .auth import KeyStore
 from .cors import CorsPolicy
-from .guards import Guards
+from .state import AppState
 from .static import StaticPages
 
 
@@ -35,4 +35,4 @@ def create_app(snapshot_path=None, tool_factory=None, settings=None, expect_corp
     # Without keys, only the names the service is served under (DNS rebinding).
     hosts = HostCheck(parse_hosts(settings.allowed_hosts)) if keys is None else None
     cors = CorsPolicy(parse_origins(settings.cors_origins))
-    return RetrievalApp(Guards(service, settings, keys), cors, hosts, StaticPages(), access_log)
+    return RetrievalApp(AppState(service, settings, keys), cors, hosts, StaticPages(), access_log)

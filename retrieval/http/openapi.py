@@ -15,7 +15,7 @@ from ..core.fields import (
     PASSAGE_BODY_FIELDS,
     READ_FIELDS,
 )
-from ..core.query_bounds import MAX_QUERY_TERMS
+from ..core.query import MAX_QUERY_TERMS
 from ..core.searches import MATCH_ALL, MATCH_ANY
 from ..core.snapshot import MAX_SEARCH_K, READ_BEST
 from .contract import (
@@ -63,9 +63,10 @@ COLLECTION_FIELD = {"type": "string", "pattern": COLLECTION_REGEX, "description"
     "SQLAlchemy, zope.interface), or an import name the snapshot's project pins (bs4, yaml, "
     "sklearn); the collection read is echoed as served_collection when it is named otherwise. "
     "Default: the snapshot's default collection (GET /corpus names it): its only one, the one "
-    "it was built with as default, else the one named default. Refused with 404 "
+    "it was built with as default, else the one named default; for a key, as if the snapshot "
+    "held only the collections it may read. Refused with 404 "
     "collection_not_found when it does not exist or the key may not read it, and when none is "
-    "named and the snapshot has no default (the message then names the caller's collections).")}
+    "named and the caller has no default (the message then names the caller's collections).")}
 # What a request echoes of them, in this order.
 ECHOED_NAMES = {"version": {"type": "string"}, "collection": {"type": "string"}, **SERVED}
 # The pins of a snapshot built for a project (core/project.py), as GET /corpus lists them.
@@ -74,7 +75,8 @@ PIN = {"type": "object", "additionalProperties": False, "required": [
     "name", "version", "collection", "import_names", "source", "units", "api_objects",
     "guide_sections", "missing"], "properties": {
     "name": {"type": "string", "description": "The distribution, PEP 503's normal form."},
-    "version": {"type": "string", "description": "The exact version pinned."},
+    "version": {"type": ["string", "null"], "description": (
+        "The exact version pinned; null: not pinned (then nothing was built).")},
     "collection": {"type": ["string", "null"], "description": "null: nothing was built."},
     "import_names": {"type": "array", "items": {"type": "string"}},
     "source": {"type": ["string", "null"]}, "units": _COUNT_OR_NULL,
@@ -238,8 +240,8 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
         ]},
         "Corpus": closed({
             "default_collection": {"type": ["string", "null"], "description": (
-                "What a request naming no collection reads; null when the snapshot has no "
-                "default, or the caller may not read it.")},
+                "What a request naming no collection reads: the snapshot's default if the "
+                "caller may read it, else the caller's only collection; else null.")},
             "collections": {"type": "array", "items": closed({
                 "collection": {"type": "string"}, "corpus_id": HEX64,
                 "versions": {"type": "array", "items": closed({

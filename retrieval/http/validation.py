@@ -7,7 +7,7 @@ clients of the earlier FastAPI design of this service keep working.
 """
 
 from ..core.names import REQUEST_COLLECTION_PATTERN, REQUEST_VERSION_PATTERN
-from ..core.query_bounds import MAX_QUERY_TERMS, too_many_terms
+from ..core.query import MAX_QUERY_TERMS, too_many_terms
 from ..core.snapshot import DEFAULT_COLLECTION
 from ..core.strict_json import NegativeZero, StrictJSONError, loads_strict
 from .errors import ISSUE_MESSAGES, InvalidJSON, InvalidRequest
@@ -85,7 +85,7 @@ def common_issues(document, text_field: str, default_collection: str | None = DE
     Return the issues found and the collection (default_collection when the body names none:
     the app passes its snapshot's, which is None if the snapshot has none); refuse a body that
     is no object. pins: the snapshot pins versions (project.json), so a body may name none;
-    whether the collection read has a pin is told once the caller may read it (Guards.resolved).
+    whether the collection read has a pin is told once the caller may read it (AppState.resolved).
     """
     if not isinstance(document, dict):
         raise InvalidRequest([{"path": ["body"], "type": "model_attributes_type"}])

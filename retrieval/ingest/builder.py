@@ -83,12 +83,14 @@ def _embed(semantic, model, units, progress) -> list:
 
 def build_snapshot(trees, out_dir, policy=None, progress=None,
                    semantic: tuple[Any, Any] | None = None,
-                   default_collection: str | None = None) -> dict:
+                   default_collection: str | None = None, read=read_trees) -> dict:
     """Build a snapshot directory from documentation trees; return its manifest.
 
     semantic: (the semantic module, its loaded model) from load_semantic, to store a vector per
     unit and re-rank with them (`--semantic`); None builds a lexical snapshot.
     default_collection: the collection requests that name none read (one of the trees').
+    read: (trees sorted by collection and version, progress) -> their drafts in that order;
+    formats.read_trees, or drafts read before (`retrieval project`'s cached collections).
     """
     built = sorted({tree.collection for tree in trees})
     if default_collection is not None and default_collection not in built:
@@ -107,7 +109,7 @@ def build_snapshot(trees, out_dir, policy=None, progress=None,
         raise SnapshotError("each version of a collection may be given once")
     # A tree its input makes unreadable is skipped (formats.UNREADABLE); lines documented under
     # several names (`a = b = None` and its docstring) are one passage.
-    units = merge_same_passages(read_trees(
+    units = merge_same_passages(read(
         sorted(trees, key=lambda t: (t.collection, t.version)), progress))
     if not units:
         raise SnapshotError("no passages: the sources hold no supported, readable files")

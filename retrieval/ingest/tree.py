@@ -92,6 +92,23 @@ def shown(name: str) -> str:
     return "".join(c if c.isprintable() and c != "\\" else _escaped(c) for c in name)
 
 
+class ShownStream:
+    """A text stream that writes what it is given with every unprintable character but the
+    line break escaped, as `shown` does: what a build prints (a package's name and version, an
+    archive's member names, a repository's or a site's messages) cannot drive the terminal."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write("".join(c if c.isprintable() or c in "\n\t" else _escaped(c)
+                                   for c in text))
+        return len(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)  # flush, fileno, isatty, encoding, ...
+
+
 @dataclass(frozen=True)
 class PackageLayout:
     """What a package source found to read below a tree's root (the package format reads it)."""
@@ -100,6 +117,7 @@ class PackageLayout:
     docs: str | None  # the docs folder below the root, or None: the docstrings alone
     docs_url: str | None  # where the docs folder's pages are published (ends with "/"), or None
     source_url: str  # the base the files' own links start from (ends with "/")
+    dirhtml: bool = False  # the docs site publishes a page at DOCNAME/, not DOCNAME.html
 
 
 @dataclass(frozen=True)

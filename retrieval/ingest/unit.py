@@ -96,7 +96,8 @@ def merge_same_passages(drafts) -> list:
     The same lines of the same source are one passage (core/identity.py: its id is computed from
     them), whatever the names they are documented under: two autodoc directives documenting one
     object, or a chained assignment `a = b = c = None` with its docstring. The first draft keeps
-    its place, title, URL and facts; its names and bare names gain the others'.
+    its place, title, URL and facts; its names and bare names gain the others', and its in-links
+    are the most any of them has (each name it is exported or linked by counted once).
     """
     merged: list[UnitDraft] = []
     seen: dict[tuple, int] = {}  # a passage's key -> its place in merged
@@ -110,5 +111,7 @@ def merge_same_passages(drafts) -> list:
         fields = dict(first.content["fields"])
         for field in ("names", "name"):
             fields[field] = _union(fields[field], draft.content["fields"][field])
-        merged[seen[key]] = dataclasses.replace(first, content=dict(first.content, fields=fields))
+        in_links = max(first.content["in_links"], draft.content["in_links"])
+        merged[seen[key]] = dataclasses.replace(first, content=dict(
+            first.content, in_links=in_links, fields=fields))
     return merged

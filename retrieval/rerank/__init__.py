@@ -17,7 +17,8 @@ import importlib
 from dataclasses import replace
 from pathlib import Path
 
-from ..core.model import Snapshot, SnapshotError
+from ..core.checks import SnapshotError
+from ..core.model import Snapshot
 from ..core.snapshot_directory import snapshot_vectors
 
 # `retrieval build --semantic [MODEL]`: model name -> its module here; the first is the default.

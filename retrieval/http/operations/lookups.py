@@ -18,7 +18,6 @@ from ..exchange import (
     Reply,
     encode_json,
 )
-from ..guards import Guards, verified
 from ..schema import (
     BEARER,
     CONTENT_ADDRESSED,
@@ -29,6 +28,7 @@ from ..schema import (
     ref,
     response,
 )
+from ..state import AppState, verified
 from . import Operation
 
 _PASSAGE_ID = re.compile(r"[0-9a-f]{64}")
@@ -53,9 +53,9 @@ def corpus_body(collections, default_collection: str | None, project=None) -> di
 
     Only the collections the caller may read are listed, and nothing whole-snapshot (such as the
     snapshot's corpus_id, which moves when any collection changes) is included. The default
-    collection (what a request naming none reads) is named only if it is one of them: null
-    otherwise, and when the snapshot has none. A snapshot built for a project (core/project.py)
-    also lists its pins, but those of collections the caller may not read.
+    collection is what a request of this caller naming none reads (AppState.default_for): one of
+    them, or null. A snapshot built for a project (core/project.py) also lists its pins, but those
+    of collections the caller may not read.
     """
     collections = list(collections)
     names = [collection.name for collection in collections]
@@ -73,21 +73,21 @@ class Corpus(Operation):
 
     route = CORPUS
 
-    def __init__(self, guards: Guards):
-        super().__init__(guards)
+    def __init__(self, state: AppState):
+        super().__init__(state)
         self._replies: dict[tuple, Reply] = {}  # by the collections a caller may read
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
-        guards = self.guards
-        service = guards.ready_service()
-        key = guards.authenticate(environ, exchange)
-        visible = guards.visible(key)
+        state = self.state
+        service = state.ready_service()
+        key = state.authenticate(environ, exchange)
+        visible = state.visible(key)
         reply = self._replies.get(visible)
         if reply is None:
-            body = corpus_body((guards.collections[name] for name in visible),
-                               guards.default_collection, service.snapshot.project)
+            body = corpus_body((state.collections[name] for name in visible),
+                               state.default_for(key), service.snapshot.project)
             reply = Reply(OK, encode_json(body),
-                          cache_control=REVALIDATE if guards.keys is None else PRIVATE_REVALIDATE)
+                          cache_control=REVALIDATE if state.keys is None else PRIVATE_REVALIDATE)
             self._replies[visible] = reply
         return reply
 
@@ -108,9 +108,9 @@ class Passage(Operation):
     route = PASSAGE
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
-        guards = self.guards
-        service = guards.ready_service()
-        key = guards.authenticate(environ, exchange)
+        state = self.state
+        service = state.ready_service()
+        key = state.authenticate(environ, exchange)
         passage_id = PASSAGE.value_of(path)
         passage = service.passage(passage_id) if _PASSAGE_ID.fullmatch(passage_id) else None
         # A passage of a collection the key may not read is answered exactly like a missing one,
@@ -118,9 +118,9 @@ class Passage(Operation):
         if passage is None or (key is not None and not key.may_read(passage.collection)):
             raise PassageNotFound(passage_id[:64])
         verified(service)  # the row just read came from the verified file
-        corpus_id = guards.collections[passage.collection].corpus_id
+        corpus_id = state.collections[passage.collection].corpus_id
         return Reply(OK, encode_json(passage_body(corpus_id, passage)),
-                     cache_control=IMMUTABLE if guards.keys is None else PRIVATE_IMMUTABLE)
+                     cache_control=IMMUTABLE if state.keys is None else PRIVATE_IMMUTABLE)
 
     @staticmethod
     def openapi() -> dict:

@@ -2,9 +2,9 @@
 
 from ..contract import HEALTH, METRICS, OK, OPENAPI, UNAVAILABLE
 from ..exchange import REVALIDATE, Exchange, Reply, encode_json
-from ..guards import Guards
 from ..metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from ..schema import BEARER, error_responses, ref, response
+from ..state import AppState
 from . import Operation
 
 HEALTH_MODE = "offline-scripted-retrieval"
@@ -31,19 +31,19 @@ class Health(Operation):
 
     route = HEALTH
 
-    def __init__(self, guards: Guards):
-        super().__init__(guards)
-        service = guards.service
+    def __init__(self, state: AppState):
+        super().__init__(state)
+        service = state.service
         assert service is not None
         # Its bytes never change while ready: built (and hashed) once, not per request.
         self._ok = Reply(OK, encode_json(health_body(service.corpus_id,
-                                                     show_corpus_id=guards.keys is None)))
+                                                     show_corpus_id=state.keys is None)))
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
-        guards = self.guards
-        service = guards.service
-        if guards.draining or service is None or not service.serving_verified():
-            return Reply(UNAVAILABLE, encode_json(health_body(None, draining=guards.draining)))
+        state = self.state
+        service = state.service
+        if state.draining or service is None or not service.serving_verified():
+            return Reply(UNAVAILABLE, encode_json(health_body(None, draining=state.draining)))
         return self._ok
 
     @staticmethod
@@ -61,8 +61,8 @@ class MetricsText(Operation):
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
         # With keys, the counters (memo hits among them) would tell one key of others' requests.
-        self.guards.authenticate(environ, exchange)
-        return Reply(OK, self.guards.metrics.render(), content_type=METRICS_CONTENT_TYPE)
+        self.state.authenticate(environ, exchange)
+        return Reply(OK, self.state.metrics.render(), content_type=METRICS_CONTENT_TYPE)
 
     @staticmethod
     def openapi() -> dict:
@@ -77,9 +77,9 @@ class OpenAPIDocument(Operation):
 
     route = OPENAPI
 
-    def __init__(self, guards: Guards):
-        super().__init__(guards)
-        self._reply = Reply(OK, encode_json(guards.openapi), cache_control=REVALIDATE)
+    def __init__(self, state: AppState):
+        super().__init__(state)
+        self._reply = Reply(OK, encode_json(state.openapi), cache_control=REVALIDATE)
 
     def __call__(self, environ, exchange: Exchange, path: str) -> Reply:
         return self._reply

@@ -21,9 +21,9 @@ from ..contract import (
 )
 from ..errors import InvalidRequest
 from ..exchange import Exchange, Reply
-from ..guards import verified
 from ..response_memo import KnownRequest, MemoizedRun
 from ..schema import BEARER, error_responses, error_schema, ref, request_body, response
+from ..state import verified
 from ..validation import body_issue, common_issues, count_issue, decode_body
 from . import BodyOperation
 
@@ -130,25 +130,25 @@ class Retrieve(BodyOperation):
     route = RETRIEVE
 
     def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
-        guards = self.guards
-        memos = guards.memos
+        state = self.state
+        memos = state.memos
         # A key that may not read every collection is checked before any memo is consulted:
         # a memoized body of a hidden collection would otherwise answer faster (and count a hit
         # on /metrics), telling the key that somebody asked it, so that it exists.
-        known, memoized = memos.find(body) if guards.reads_all(key) else (None, None)
+        known, memoized = memos.find(body) if state.reads_all(key) else (None, None)
         if known:
             request = known.request  # resolved when it was first parsed
-            guards.check_readable(key, request.search_collection)
+            state.check_readable(key, request.search_collection)
         else:
-            request = guards.resolved(key, parse_retrieve_request(
-                body, guards.maxima, guards.default_collection, guards.pins))
+            request = state.resolved(key, parse_retrieve_request(
+                body, state.maxima, state.default_for(key), state.pins))
         if known is None:
             known = KnownRequest(request, service.request_id(request), len(body))
             memos.requests.put(body, known)
             # Another spelling of the same request may have left its reply.
             memoized = memos.responses.get(known.request_id)
         if memoized is None:
-            result = service.retrieve(request, started + guards.deadline_s, known.request_id)
+            result = service.retrieve(request, started + state.deadline_s, known.request_id)
             verified(service)  # never memoize, nor send, what a rewritten file gave
             status, payload = encode_run_result(result)
             memoized = MemoizedRun(Reply(status, payload), result, run_fields(result))

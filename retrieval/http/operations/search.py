@@ -23,8 +23,8 @@ from ...core.tools import RetrievalTools, ToolFailure
 from ..contract import OK, SEARCH
 from ..errors import InvalidRequest, SearchFailed
 from ..exchange import Exchange, Reply, encode_json
-from ..guards import verified
 from ..schema import BEARER, error_responses, ref, request_body, response
+from ..state import verified
 from ..validation import body_issue, common_issues, count_issue, decode_body, search_query_issue
 from . import BodyOperation
 
@@ -130,11 +130,11 @@ class Search(BodyOperation):
     route = SEARCH
 
     def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
-        guards = self.guards
-        request = guards.resolved(key, parse_search_request(
-            decode_body(body), guards.maxima.max_source_bytes, guards.default_collection,
-            guards.pins))
-        found = run_search(service, request, started + guards.deadline_s)
+        state = self.state
+        request = state.resolved(key, parse_search_request(
+            decode_body(body), state.maxima.max_source_bytes, state.default_for(key),
+            state.pins))
+        found = run_search(service, request, started + state.deadline_s)
         verified(service)  # what a rewritten file gave is never sent
         return Reply(OK, encode_json(found))
 

@@ -14,19 +14,33 @@ fragment against the tree's file).
 """
 
 import os
+import posixpath
 import re
 import textwrap
 import urllib.parse
 from collections import Counter
 
 from ...core.ranking import SECTION, IndexFields
-from ..readers import autodoc
+from ..readers import autodoc, markdown
 from ..readers.blocks import size_pieces
-from ..readers.docstrings import MODULE, PackageSource, aliases, public_objects, read_package
+from ..readers.docstrings import (
+    MODULE,
+    PackageSource,
+    aliases,
+    exports,
+    public_name,
+    public_objects,
+    read_package,
+)
 from ..readers.rst import plain_text
+from ..readers.sphinx_conf import RST
+from ..readers.sphinx_page import page_units
+from ..readers.sphinx_source import directives_of, in_links, predict_page
+from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
 from ..unit import UnitDraft, merge_same_passages
+from .sphinx_docs import SphinxProject, docname_path, page_path, sphinx_project
 
 # Where a source tree keeps its documentation sources, in the order looked for.
 DOCS_FOLDERS = ("docs", "doc", "Doc")
@@ -56,6 +70,10 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
     progress.files += len(package.modules)
     for path, reason in package.skipped:
         progress.skip(f"{tree.label}/{path}", reason)
+    resolved, left = resolve_templates(package)
+    if resolved or left:
+        progress.note(f"{tree.label}: {resolved} docstrings assembled at import time resolved "
+                      f"from the source, {left} left as written")
     builder = _Units(layout, tree, package)
     if layout.docs is None:
         contents = builder.api_reference()
@@ -101,10 +119,13 @@ class _Units:
         return (self.layout.source_url + urllib.parse.quote(path, safe="/")
                 + f"#L{first}-L{last}")
 
-    def object_contents(self, module, obj, names: list, page: str | None, context: str) -> list:
-        """Return one object's units: its quoted lines cut by size, each linked and indexed."""
+    def object_contents(self, module, obj, names: list, page: str | None, context: str,
+                        links: int = 0, noindex: bool = False) -> list:
+        """Return one object's units: its quoted lines cut by size, each linked and indexed;
+        links: in-links counted besides the docs' cross-references to its first name;
+        noindex: whether it is out of the package's index of objects (its internals)."""
         names = list(dict.fromkeys([*names, obj.name, *self.aliases.get(obj.name, ())]))
-        in_links = self.references[names[0]] + sum(
+        in_links = links + self.references[names[0]] + sum(
             self.references["." + names[0].split(".", cut)[-1]]
             for cut in range(1, names[0].count(".") + 1))
         lines = module.lines
@@ -123,7 +144,7 @@ class _Units:
                 url = self._source_link(module.path, piece.start + 1, piece.stop)
             facts = IndexFields.of(
                 kind=SECTION if obj.kind == MODULE else obj.kind, in_links=in_links,
-                noindex=False,
+                noindex=noindex,
                 reference_page=True, names=" ".join(names),
                 name=" ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in names)),
                 signature=" ".join(obj.signature.split()), body=body, code=code,
@@ -135,42 +156,176 @@ class _Units:
         return contents
 
     def api_reference(self) -> list:
-        """Return the units of every public object, where it is defined."""
+        """Return the units of the public API (public_objects), where each is defined, under
+        the name users import it by (public_name) with every other name it has.
+
+        Its in-links, as a rendered site's links would be counted: each public name the package
+        exports it by (`exports`: its face links to it; a module-level object only), and each
+        Python cross-reference to it in the package's docstrings (`:class:`Response``, looked
+        up in the module of the docstring, as Sphinx would). So what the package exports, and
+        what its own documentation points to, ranks above its other helpers.
+
+        Where the package exports anything, its index of objects is what it exports (a public
+        module, and a module-level object the package exports, with their members); another
+        documented object (requests' `sessions.merge_setting`) is read as the package's
+        internals, documented but in no index, as Sphinx's `:noindex:` says: noindex, which
+        the ranking reads (and weighs below an indexed description of the same words).
+        """
+        exported = exports(self.package)
+        cited = self._docstring_references()
         contents = []
-        for module, obj in public_objects(self.package):
-            contents.extend(self.object_contents(module, obj, [obj.name], None, module.name))
-        return contents
+        for module, obj in public_objects(self.package, self.aliases):
+            # The module-level object it is or is a member of.
+            top = ".".join(obj.name.split(".")[:module.name.count(".") + 2])
+            internal = bool(exported) and obj.kind != MODULE and top not in exported
+            contents.extend(self.object_contents(
+                module, obj, [public_name(obj.name, self.aliases)], None, module.name,
+                exported[obj.name] + cited[obj.name], internal))
+        return merge_same_passages(contents)
+
+    def _docstring_references(self) -> Counter:
+        """Count the Python cross-references of the package's docstrings, by the defining name
+        of what each resolves to: looked up in the module the docstring is in, else as an
+        absolute name, else (requests' `:class:`Response <Response>`` in a module that does not
+        import it) the one module-level class or function the package defines by that name."""
+        counts: Counter = Counter()
+        by_name: dict = {}
+        for module in self.package.modules.values():
+            for member in module.objects[""].members:
+                by_name.setdefault(member, set()).add(module.objects[member].name)
+        for module in self.package.modules.values():
+            for obj in module.objects.values():
+                for target in autodoc.reference_targets(obj.docstring or ""):
+                    found = (self.package.resolve(f"{module.name}.{target.lstrip('.')}")
+                             or self.package.resolve(target.lstrip(".")))
+                    name = found[1].name if found is not None else None
+                    if name is None and len(by_name.get(target.lstrip("."), ())) == 1:
+                        [name] = by_name[target.lstrip(".")]
+                    if name is not None and name != obj.name:
+                        counts[name] += 1
+        return counts
 
     def docs_pages(self, docs: str, progress: Progress) -> list:
-        """Return the units of every page of the docs folder, autodoc directives resolved."""
-        pages = []
-        for relative, _ in iter_source_files(os.path.join(self.tree.root, docs)):
-            read = read_file(self.tree, f"{docs}/{relative}", progress)
-            if read is not None:
-                pages.append((relative, *read))
-        # The docs' own cross-references, for the in-link prior (as the rendered pages' links
-        # are counted for a site).
-        self.references = sum((autodoc.references(text) for relative, text, _ in pages
-                               if source_kind(relative) == "rst"), Counter())
+        """Return the units of every page of the docs folder, autodoc directives resolved: as
+        Sphinx renders it where it has a conf.py (sphinx_docs.py), else paragraph by paragraph."""
+        project = sphinx_project(self.tree.root, docs, self.tree.max_file_bytes)
+        if project is not None:
+            units = self._sphinx_pages(project, progress)
+        else:
+            units = self._folder_pages(docs, progress)
         # An object two directives document is one passage, first where it is first
         # documented, with both names.
-        return merge_same_passages(
-            unit for relative, text, sha256 in pages
-            for unit in self._page(relative, f"{docs}/{relative}", text, sha256, progress))
+        return merge_same_passages(units)
+
+    def _read_pages(self, below: str, progress: Progress, kind) -> list:
+        """Return (path below `below`, kind, text, sha256) of each page kind(path) names."""
+        pages = []
+        for relative, _ in iter_source_files(os.path.join(self.tree.root, below)):
+            page_kind = kind(relative)
+            if page_kind is None:
+                continue
+            read = read_file(self.tree, f"{below}/{relative}", progress)
+            if read is not None:
+                pages.append((relative, page_kind, *read))
+        # The docs' own cross-references, for the in-link prior of autodoc's objects (as the
+        # rendered pages' links are counted for a site).
+        self.references = sum((autodoc.references(text) for _, page_kind, text, _ in pages
+                               if page_kind == "rst"), Counter())
+        return pages
+
+    def _folder_pages(self, docs: str, progress: Progress) -> list:
+        """Return a docs folder's units without a Sphinx project: paragraphs, autodoc resolved."""
+        contents = []
+        for relative, _, text, sha256 in self._read_pages(docs, progress, source_kind):
+            contents.extend(self._page(relative, f"{docs}/{relative}", text, sha256, progress))
+        return contents
+
+    def _autodoc(self, source_id: str, text: str, progress: Progress) -> dict:
+        """Return {line: [autodoc.Documented]} of a reST page's autodoc directives (a directive
+        naming what the source does not define is reported, with none)."""
+        found = {}
+        for directive in autodoc.directives(text):
+            documented = autodoc.resolve(directive, self.package)
+            if documented is None:
+                progress.skip(f"{self.tree.label}/{source_id}:{directive.line}",
+                              f"auto{directive.kind} {directive.name or '(no name)'}: "
+                              "the package source defines no such object")
+            found[directive.line] = documented or []
+        return found
+
+    def _summarized(self, conf, relative: str, text: str) -> list:
+        """Return (line, stub page address or None, autodoc.Documented) of each object a page's
+        autosummary tables give a stub page of its own (`:toctree:`): Sphinx generates
+        `TOCTREE/NAME.html` documenting it at the id NAME (pandas'
+        `reference/api/pandas.DataFrame.merge.html#pandas.DataFrame.merge`)."""
+        found = []
+        directory = posixpath.dirname(conf.docname(relative))
+        for entry in autodoc.autosummary_entries(text):
+            documented = autodoc.resolve_name(entry.name, self.package)
+            if documented is None:
+                continue  # what the source does not define (or autosummary imports elsewhere)
+            stub = docname_path(posixpath.normpath(posixpath.join(
+                directory, entry.toctree, entry.name)), self.layout.dirhtml)
+            address = (self.layout.docs_url + urllib.parse.quote(stub, safe="/")
+                       if self.layout.docs_url else None)
+            found.append((entry.line, address, documented[0]))
+        return found
+
+    def _sphinx_pages(self, project: SphinxProject, progress: Progress) -> list:
+        """Return a Sphinx project's units: one per section and object description of each
+        page, at the ids Sphinx gives them (sphinx_source.py), autodoc's objects in place."""
+        conf, layout = project.conf, self.layout
+        pages = self._read_pages(project.root, progress, conf.page_kind)
+        directives = directives_of(conf)
+        predicted = {}
+        for relative, kind, text, _ in pages:
+            if kind == RST:
+                page = page_path(conf, relative, layout.dirhtml)
+                predicted[page] = predict_page(conf.docname(relative), text, directives)
+        links = in_links(predicted, conf)
+        contents: list[UnitDraft] = []
+        for relative, kind, text, sha256 in pages:
+            source_id = f"{project.root}/{relative}"
+            page = page_path(conf, relative, layout.dirhtml)
+            address = (layout.docs_url + urllib.parse.quote(page, safe="/")
+                       if layout.docs_url else None)
+            placed: list[tuple] = []  # (line, order, draft)
+            if kind == RST:
+                units = page_units(text, predicted[page].page, directives)
+                found = self._autodoc(source_id, text, progress)
+                reference = bool(found) or any(
+                    obj.ids for obj in predicted[page].page.python_objects())
+                for line, documented in found.items():
+                    for item in documented:
+                        for draft in self.object_contents(item.module, item.obj, [item.name],
+                                                          address, source_id):
+                            placed.append((line, len(placed), draft))
+                for line, stub, item in self._summarized(conf, relative, text):
+                    for draft in self.object_contents(item.module, item.obj, [item.name],
+                                                      stub, source_id):
+                        placed.append((line, len(placed), draft))
+            else:
+                units = markdown.page_units(text, "sphinx", conf.docname(relative))
+                reference = False
+            for unit in units:
+                url = (address + ("#" + unit.anchor if unit.anchor else "") if address
+                       else self._source_link(source_id, unit.start_line, unit.end_line))
+                placed.append((unit.start_line, len(placed), UnitDraft.of(
+                    self.tree, source_id, sha256, url, unit.start_line, unit.end_line,
+                    unit.text, unit.title, IndexFields.of(
+                        kind=unit.kind, noindex=unit.noindex, reference_page=reference,
+                        in_links=sum(links[page, anchor] for anchor in unit.anchors),
+                        names=unit.names, name=unit.name, signature=unit.signature,
+                        body=unit.body, code=unit.code, context=unit.context),
+                    unit.heading)))
+            contents.extend(draft for _, _, draft in sorted(placed, key=lambda p: p[:2]))
+        return contents
 
     def _page(self, relative, source_id, text, sha256, progress) -> list:
         docs_url = self.layout.docs_url
         page = page_url(docs_url, relative) if docs_url else None
         kind = source_kind(relative)
-        found = {}
-        if kind == "rst":
-            for directive in autodoc.directives(text):
-                documented = autodoc.resolve(directive, self.package)
-                if documented is None:
-                    progress.skip(f"{self.tree.label}/{source_id}:{directive.line}",
-                                  f"auto{directive.kind} {directive.name or '(no name)'}: "
-                                  "the package source defines no such object")
-                found[directive.line] = documented or []
+        found = self._autodoc(source_id, text, progress) if kind == "rst" else {}
         contents = []
         for paragraph in parse_source(relative, text):
             if paragraph.start_line in found:

@@ -98,6 +98,68 @@ def directives(text: str) -> list:
     return found
 
 
+_AUTOSUMMARY = re.compile(r"([ \t]*)\.\.[ \t]+autosummary::[ \t]*")
+# An autosummary entry: a dotted name, maybe `~`-shortened, maybe followed by its signature.
+_ENTRY = re.compile(r"[ \t]+~?([A-Za-z_][\w.]*)")
+
+
+@dataclass(frozen=True)
+class Summarized:
+    """One entry of an autosummary table whose `:toctree:` makes it a stub page of its own."""
+
+    line: int  # 1-based line of the entry
+    name: str  # the dotted name Sphinx gives the stub page and the object's id
+    toctree: str  # the stub pages' directory, relative to the page's own
+
+
+def autosummary_entries(text: str) -> list:
+    """Return the entries of a reST page's `.. autosummary::` tables that have a `:toctree:`.
+
+    Sphinx's autosummary writes a page `TOCTREE/NAME` for each (NAME qualified by the module
+    current where the table stands), documenting the object at the id NAME.
+    """
+    lines, found, current = text.split("\n"), [], None
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        module = _CURRENT.match(line)
+        if module:
+            current = None if module.group(1) == "None" else module.group(1)
+        table = _AUTOSUMMARY.fullmatch(line.rstrip("\r"))
+        index += 1
+        if table is None:
+            continue
+        indent, options = len(table.group(1)), {}
+        while index < len(lines):
+            option = _OPTION.fullmatch(lines[index].rstrip("\r"))
+            if option is None:
+                break
+            options[option.group(1)] = (option.group(2) or "").strip()
+            index += 1
+        while index < len(lines):
+            body = lines[index].rstrip("\r")
+            if body.strip() and len(body) - len(body.lstrip()) <= indent:
+                break  # the table's content ended
+            entry = _ENTRY.match(body)
+            if entry and options.get("toctree"):
+                name = entry.group(1)
+                if current and not name.startswith(current + "."):
+                    name = f"{current}.{name}"
+                found.append(Summarized(index + 1, name, options["toctree"].strip("/")))
+            index += 1
+    return found
+
+
+def resolve_name(name: str, package) -> list | None:
+    """Return [Documented] of the object a dotted name names (a module too), or None."""
+    found = package.resolve(name)
+    if found is None:
+        return None
+    module, obj = found
+    kind = "module" if obj.kind == MODULE else "data"
+    return [Documented(name, module, obj, Directive(0, kind, name, None, {}))]
+
+
 def _names(value: str) -> list:
     return [name.strip() for name in value.split(",") if name.strip()]
 
@@ -164,3 +226,9 @@ def _members(dotted, module, obj, directive, package, top) -> list:
                 found.extend(_members(f"{dotted}.{name}", owner_module, member, directive,
                                       package, top=False))
     return found
+
+
+def reference_targets(text: str) -> list:
+    """Return the targets of the Python cross-references in a text (a docstring), as written
+    without `~`, `!` and `()`: `:class:`Response <Response>`` gives "Response"."""
+    return [match.group(1).lstrip("~!") for match in _REFERENCE.finditer(text)]

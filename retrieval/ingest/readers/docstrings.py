@@ -13,7 +13,9 @@ import ast
 import hashlib
 import inspect
 import io
+import re
 import tokenize
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +43,10 @@ class DocObject:
     end_line: int
     members: tuple = ()  # bare names of its members, in source order
     bases: tuple = ()  # a class's bases as written, where each is a (dotted) name
+    # The decorators that assemble its docstring at import time (`@Appender(...)`, `@doc(...)`,
+    # `@Substitution(...)`; templates.py), innermost last, as ast nodes; () if none.
+    templates: tuple = field(default=(), compare=False)
+    overload: bool = False  # a `@typing.overload` stub
 
 
 @dataclass
@@ -55,6 +61,10 @@ class Module:
     all_names: tuple | None = None  # __all__, where the module defines it as a literal
     imports: dict = field(default_factory=dict)  # local name -> absolute dotted target
     star_imports: list = field(default_factory=list)  # modules whose names `*` brings in
+    # Module-level `NAME = value` (the last one) and `NAME["key"] = value` expressions, for
+    # docstrings assembled at import time (templates.py resolves them statically).
+    assigned: dict = field(default_factory=dict)
+    items: dict = field(default_factory=dict)  # NAME -> {key: value expression}
 
     def quote(self, obj: DocObject) -> str:
         """Return an object's quoted lines, byte-exact."""
@@ -73,17 +83,32 @@ class PackageSource:
 
     modules: dict = field(default_factory=dict)  # dotted name -> Module
     skipped: list = field(default_factory=list)  # (path, reason)
+    _resolved: dict = field(default_factory=dict, repr=False)  # dotted -> resolve()'s answer
 
     def resolve(self, dotted: str, hops: int = 0):
-        """Return (Module, DocObject) that a dotted name is bound to, or None if none is."""
+        """Return (Module, DocObject) that a dotted name is bound to, or None if none is.
+
+        Each name is looked up once (remembered until `changed`): star imports that import
+        each other (scipy's) are followed once each, not once per path to them; a name met
+        again while it is being looked up (a cycle) is bound to nothing."""
         if hops > _MAX_HOPS:
             return None
+        if dotted in self._resolved:
+            return self._resolved[dotted]
+        self._resolved[dotted] = None
+        found = None
         parts = dotted.split(".")
         for cut in range(len(parts), 0, -1):
             module = self.modules.get(".".join(parts[:cut]))
             if module is not None:
-                return self._resolve_in(module, parts[cut:], hops)
-        return None
+                found = self._resolve_in(module, parts[cut:], hops)
+                break
+        self._resolved[dotted] = found
+        return found
+
+    def changed(self):
+        """Forget every name looked up: an object was replaced (templates.py)."""
+        self._resolved.clear()
 
     def bases(self, module: Module, obj: DocObject) -> list:
         """Return (Module, DocObject) of a class's bases the package defines, in MRO-like
@@ -114,7 +139,9 @@ class PackageSource:
         if head in module.imports:
             return self.resolve(".".join([module.imports[head], *tail]), hops + 1)
         if head and head not in module.objects:
-            for source in module.star_imports:
+            # Only from a module the package holds: a name under one it does not (an extension
+            # module) would otherwise be looked up under its package's star imports, again.
+            for source in (source for source in module.star_imports if source in self.modules):
                 found = self.resolve(".".join([source, *rest]), hops + 1)
                 if found is not None:
                     return found
@@ -246,11 +273,17 @@ class _Reader:
             if not is_class:
                 self._imports(statement)
                 self._all(statement)
+                self._assigned(statement)
             following = statements[index + 1] if index + 1 < len(statements) else None
             for obj_name, obj in self._objects(statement, following, prefix, path, is_class):
                 if obj_name not in members:
                     members.append(obj_name)
-                self.module.objects.setdefault(f"{path}.{obj_name}" if path else obj_name, obj)
+                key = f"{path}.{obj_name}" if path else obj_name
+                existing = self.module.objects.get(key)
+                # The first definition is kept, but a function's implementation over the
+                # `@overload` stubs before it (which carry no docstring).
+                if existing is None or (existing.overload and not obj.overload):
+                    self.module.objects[key] = obj
 
     def _all(self, statement):
         if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -263,6 +296,19 @@ class _Reader:
                     before = self.module.all_names or ()
                     added = isinstance(statement, ast.AugAssign)
                     self.module.all_names = before + names if added else names
+
+    def _assigned(self, statement):
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) \
+                else [statement.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    self.module.assigned[target.id] = statement.value
+                elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                        and isinstance(target.slice, ast.Constant) \
+                        and isinstance(target.slice.value, str):
+                    self.module.items.setdefault(target.value.id, {})[target.slice.value] = \
+                        statement.value
 
     def _objects(self, statement, following, prefix, path, is_class):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -293,6 +339,8 @@ class _Reader:
             if init is not None:
                 signature = self._header(init)[1]
             self._instance_attributes(init, name, own_path)
+            if docstring is not None:
+                self._attributes_section(docstring, name, own_path)
             # Instance attributes are found after the class body: put them where __init__ is.
             members = tuple(sorted(self.members.get(own_path, ()), key=lambda member: self.module
                                    .objects[f"{own_path}.{member}"].start_line))
@@ -303,8 +351,27 @@ class _Reader:
             members = ()
         bases = tuple(ast.unparse(base) for base in getattr(node, "bases", ())
                       if isinstance(base, (ast.Name, ast.Attribute)))
+        templates = tuple(d for d in reversed(node.decorator_list)
+                          if _base_name(d) in TEMPLATE_DECORATORS and isinstance(d, ast.Call))
+        overload = any(_base_name(d) == "overload" for d in node.decorator_list)
         return DocObject(name, kind, signature, None if docstring is None else _clean(docstring),
-                         self.module.path, start, end, members, bases)
+                         self.module.path, start, end, members, bases, templates, overload)
+
+    def _attributes_section(self, docstring, prefix: str, path: str):
+        """Record each entry of a class docstring's Attributes section (numpydoc's
+        `Attributes` over dashes, Google's `Attributes:`) as an attribute of its own, quoting
+        the entry's lines, unless the class documents that attribute itself."""
+        members = self.members.setdefault(path, [])
+        for attribute, type_, first, last, text in attribute_entries(
+                self.module.lines, docstring.lineno, docstring.end_lineno):
+            key = f"{path}.{attribute}"
+            existing = self.module.objects.get(key)
+            if existing is not None and existing.docstring is not None:
+                continue
+            if attribute not in members:
+                members.append(attribute)
+            self.module.objects[key] = DocObject(
+                f"{prefix}.{attribute}", ATTRIBUTE, type_, text, self.module.path, first, last)
 
     def _header(self, node) -> tuple:
         """Return (last line of the header, the signature after the name, as written)."""
@@ -385,6 +452,80 @@ class _Reader:
                         self.module.objects[f"{path}.{target.attr}"] = found
 
 
+# Decorators that assemble a docstring at import time (pandas.util._decorators).
+TEMPLATE_DECORATORS = frozenset({"Appender", "Substitution", "doc"})
+_NUMPYDOC_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?::\s*(.*?))?\s*$")
+_GOOGLE_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:(?:\s+(.*?))?\s*$")
+_DASHES = re.compile(r"\s*-{3,}\s*$")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def attribute_entries(lines: list, first: int, last: int) -> list:
+    """Return (name, type, first line, last line, text) of each entry of the Attributes section
+    of the docstring on lines first..last (1-based) of a file: numpydoc's
+
+        Attributes
+        ----------
+        name : type
+            What it is.
+
+    or Google's `Attributes:` with `name (type): What it is.` entries indented below it."""
+    found: list = []
+    index = first - 1
+    while index < last:
+        line = lines[index].rstrip("\r")
+        stripped = line.strip().lstrip("rRuU").strip("\"'")
+        numpydoc = stripped == "Attributes" and index + 1 < last \
+            and _DASHES.fullmatch(lines[index + 1].rstrip("\r")) is not None
+        if numpydoc or stripped == "Attributes:":
+            start = index + (2 if numpydoc else 1)
+            found.extend(_entries(lines, start, last, _indent(line), numpydoc))
+            break
+        index += 1
+    return found
+
+
+def _entries(lines: list, start: int, last: int, header_indent: int, numpydoc: bool) -> list:
+    entries: list = []
+    current: list | None = None  # [name, type, first index, last index, description lines]
+    entry_indent = None
+    for index in range(start, last):
+        line = lines[index].rstrip("\r")
+        body = line.strip()
+        if not body or body in ('"""', "'''"):
+            continue
+        indent = _indent(line)
+        if numpydoc:
+            ends = indent < header_indent or (indent == header_indent and index + 1 < last
+                                              and _DASHES.fullmatch(lines[index + 1]
+                                                                    .rstrip("\r")) is not None)
+            is_entry = indent == header_indent
+        else:
+            ends = indent <= header_indent
+            entry_indent = indent if entry_indent is None else entry_indent
+            is_entry = indent == entry_indent
+        if ends:
+            break
+        text = body.removesuffix('"""').removesuffix("'''").rstrip()
+        if is_entry:
+            match = (_NUMPYDOC_ENTRY if numpydoc else _GOOGLE_ENTRY).fullmatch(text)
+            if match is None:
+                current = None
+                continue
+            described = [] if numpydoc or not match.group(3) else [match.group(3)]
+            current = [match.group(1), (match.group(2) or "").strip(), index, index, described]
+            entries.append(current)
+        elif current is not None and indent > (header_indent if numpydoc or entry_indent is None
+                                                else entry_indent):
+            current[3] = index
+            current[4].append(text)
+    return [(name, type_, begin + 1, end + 1, "\n".join(described) or type_ or name)
+            for name, type_, begin, end, described in entries]
+
+
 def _blocks(statement) -> list:
     """Return the statement lists of a compound statement that is no definition, else []."""
     if isinstance(statement, ast.If):
@@ -407,51 +548,104 @@ def _base_name(node) -> str:
     return ""
 
 
-def public_objects(package: PackageSource):
-    """Yield (Module, DocObject) of each public module, class, function, method and documented
-    attribute, where it is defined, modules in name order and members in source order.
+def is_private(dotted: str) -> bool:
+    """Tell whether a dotted name has a part with a leading "_" (`scipy.ndimage._filters`)."""
+    return any(part.startswith("_") for part in dotted.split("."))
 
-    Public: no part of the module's name starts with "_"; a top-level name in the module's
-    __all__ where it defines one, else without a leading "_"; a member without a leading "_".
-    Names a module imports are documented where they are defined, not again.
+
+def public_objects(package: PackageSource, names: dict | None = None):
+    """Yield (Module, DocObject) of each module, class, function, method and attribute of the
+    public API, where it is defined, modules in name order and members in source order.
+
+    Public: a module no part of whose name starts with "_", and in it a top-level name in its
+    __all__ where it defines one, else without a leading "_"; a member without a leading "_";
+    and, in a private module, what a public module re-exports (`from ._filters import
+    median_filter` in scipy/ndimage/__init__.py; names: `aliases`, computed if not given).
+    An undocumented object is yielded only where the package exports it by name (exports:
+    a module-level class or function), never an undocumented member or attribute, as autodoc
+    leaves out undocumented members. Names a module imports are documented where they are
+    defined.
     """
+    names = aliases(package) if names is None else names
+    exported = exports(package)
     for name in sorted(package.modules):
-        if any(part.startswith("_") for part in name.split(".")):
-            continue
         module = package.modules[name]
         top = module.objects[""]
-        if top.docstring is not None:
+        private = is_private(name)
+        if not private and top.docstring is not None:
             yield module, top
         for member in top.members:
-            if module.is_public(member):
-                yield from _public_tree(module, member)
+            obj = module.objects[member]
+            if (obj.name in names) if private else module.is_public(member):
+                yield from _public_tree(module, member, exported)
 
 
-def _public_tree(module: Module, path: str):
+def _public_tree(module: Module, path: str, exported):
     obj = module.objects[path]
-    if obj.docstring is None and obj.kind in (ATTRIBUTE, DATA):
+    if obj.docstring is None and (obj.kind in (ATTRIBUTE, DATA) or "." in path
+                                  or obj.name not in exported):
         return
     yield module, obj
     for member in obj.members:
         if not member.startswith("_"):
-            yield from _public_tree(module, f"{path}.{member}")
+            yield from _public_tree(module, f"{path}.{member}", exported)
+
+
+def exports(package: PackageSource) -> Counter:
+    """Count, by defining name, the public names the package exports each module-level object
+    by: each public module's re-export of it (`from .api import get` in requests/__init__.py,
+    `*` included) and its own name where its public module's __all__ lists it, or where it is
+    defined in a public package's __init__ (the package's face) under a public name."""
+    counts: Counter = Counter()
+    for name, module in sorted(package.modules.items()):
+        if is_private(name):
+            continue
+        for local in _exported_locals(package, module):
+            resolved = package.resolve(f"{name}.{local}")
+            if resolved is not None and resolved[1].kind != MODULE \
+                    and resolved[1].name != f"{name}.{local}":
+                counts[resolved[1].name] += 1
+        is_face = module.path.endswith("__init__.py")
+        for member in module.objects[""].members:
+            if (member in module.all_names) if module.all_names is not None \
+                    else (is_face and not member.startswith("_")):
+                counts[module.objects[member].name] += 1
+    return counts
+
+
+def _exported_locals(package: PackageSource, module: Module) -> list:
+    """Return the public names a module binds to what it imports: every public import of a
+    package's __init__ (a package's face), and names `*` brings in; the imports a module's
+    __all__ lists (any module)."""
+    is_face = module.path.endswith("__init__.py")
+    found = [local for local in module.imports if not local.startswith("_")
+             and (module.all_names is not None and local in module.all_names
+                  or is_face and module.is_public(local))]
+    for source in module.star_imports:
+        star = package.modules.get(source)
+        if star is None:
+            continue
+        brought = star.all_names if star.all_names is not None else tuple(
+            member for member in star.objects[""].members if not member.startswith("_"))
+        found.extend(local for local in brought if module.is_public(local)
+                     and local not in module.objects and local not in found)
+    return found
 
 
 def aliases(package: PackageSource) -> dict:
     """Return {defining dotted name: [public names a package re-exports it by]}, members too.
 
     `from .app import Flask as Flask` in flask/__init__.py makes "flask.Flask" a name of
-    "flask.app.Flask", and "flask.Flask.run" one of "flask.app.Flask.run".
+    "flask.app.Flask", and "flask.Flask.run" one of "flask.app.Flask.run"; `from ._filters
+    import *` in scipy/ndimage/__init__.py "scipy.ndimage.median_filter" one of
+    "scipy.ndimage._filters.median_filter". A package's __init__ is its public face; another
+    public module re-exports only what its __all__ lists.
     """
     found: dict = {}
     for name, module in sorted(package.modules.items()):
-        # A package's __init__ is its public face; other modules import for their own use.
-        if any(part.startswith("_") for part in name.split(".")) \
-                or not module.path.endswith("__init__.py"):
+        if is_private(name):
             continue
-        for local in module.imports:
-            if not module.is_public(local) or local.startswith("_"):
-                continue
+        for local in _exported_locals(package, module):
             resolved = package.resolve(f"{name}.{local}")
             if resolved is None or resolved[1].kind == MODULE:
                 continue
@@ -462,5 +656,16 @@ def aliases(package: PackageSource) -> dict:
             below = target.name[len(target_module.name) + 1:]
             for path, obj in target_module.objects.items():
                 if path == below or path.startswith(below + "."):
-                    found.setdefault(obj.name, []).append(public + path[len(below):])
+                    names = found.setdefault(obj.name, [])
+                    if public + path[len(below):] not in names:
+                        names.append(public + path[len(below):])
     return found
+
+
+def public_name(dotted: str, names: dict) -> str:
+    """Return the name users import an object by: the shortest of its own (where public) and
+    the public names a package re-exports it by (fewest dots, then fewest characters, its own
+    first): "requests.get" for "requests.api.get", "scipy.ndimage.median_filter" for
+    "scipy.ndimage._filters.median_filter"."""
+    public = [name for name in (dotted, *names.get(dotted, ())) if not is_private(name)]
+    return min(public, key=lambda name: (name.count("."), len(name))) if public else dotted

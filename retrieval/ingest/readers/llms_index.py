@@ -16,7 +16,9 @@ from dataclasses import dataclass
 INDEX = "llms.txt"
 FULL = "llms-full.txt"
 
-_HEADING = re.compile(r"^##[ \t]+(.*?)[ \t]*$")
+# "## " and what follows, trailing blanks out: a prefix match and rstrip, linear in the line
+# (a lazy group before [ \t]*$ was quadratic in a run of blanks inside the heading).
+_HEADING = re.compile(r"##[ \t]+")
 _LINK = re.compile(r"^[ \t]*[-*+][ \t]+\[([^\]]*)\]\(([^)\s]+)\)(?:[ \t]*:[ \t]*(.*))?$")
 
 
@@ -41,7 +43,7 @@ def read_index(text: str) -> list:
     for line in text.split("\n"):
         heading = _HEADING.match(line)
         if heading:
-            section = heading.group(1)
+            section = line[heading.end():].rstrip(" \t")
             continue
         link = _LINK.match(line)
         if link:

@@ -6,6 +6,10 @@ the id the publishing site gives the heading: MkDocs' (Python-Markdown's toc) fo
 by MkDocs, GitHub's otherwise. A tree is published by MkDocs when an `mkdocs.yml` beside it names
 it as its `docs_dir` (or it holds one): its pages are then `page/` (`use_directory_urls`, MkDocs'
 default) or `page.html`, and `index.md` / `README.md` the directory itself.
+
+A page is untrusted input: every scan here is linear in its input (no pattern that backtracks
+over a run of blanks, brackets or repeated headings), so a crafted page costs what a normal page
+of its size costs.
 """
 
 import os
@@ -18,13 +22,17 @@ from dataclasses import dataclass
 from ...core.ranking import SECTION
 from ..unit import Unit
 from .blocks import MAX_PASSAGE_BYTES, Paragraph, is_blank, size_pieces
+from .docutils_ids import DocumentIds
 
 CONFIG = "mkdocs.yml"
-_HEADING_MARKS = re.compile(r"^ {0,3}#{1,6}[ \t]*|[ \t]+#+[ \t]*$", re.M)
+# No mkdocs.yml comes near this; a larger one is read no further.
+MAX_CONFIG_BYTES = 1024 * 1024
+_OPENING_MARKS = re.compile(r" {0,3}#{1,6}[ \t]*")
 # Top-level keys of mkdocs.yml: the two that decide where pages are published. A YAML reader is
 # not needed for them (and mkdocs.yml often holds !!python tags a safe loader refuses).
-_TOP_LEVEL = re.compile(
-    r"^(docs_dir|use_directory_urls)[ \t]*:[ \t]*(['\"]?)(.*?)\2[ \t]*(?:#.*)?$", re.M)
+_TOP_LEVEL = re.compile(r"(docs_dir|use_directory_urls)[ \t]*:[ \t]*")
+_ATTR_LIST = re.compile(r"attr_list\b")
+_BLANKS = re.compile(r"[ \t]*")
 
 
 @dataclass(frozen=True)
@@ -41,17 +49,41 @@ class MkDocsSite:
         return "mkdocs+attr_list" if self.attr_list else "mkdocs"
 
 
+def _config_value(rest: str) -> str:
+    """Return a `key: value` line's value: quotes and a trailing comment out.
+
+    What `(['"]?)(.*?)\\2[ \\t]*(?:#.*)?$` captured, in one pass: the shortest value after an
+    opening quote that its closing quote ends (then only blanks or a comment), else the text up
+    to the first "#" (or the end), trailing blanks out.
+    """
+    if rest[:1] in ("'", '"'):
+        quote, start = rest[0], 1
+        while (end := rest.find(quote, start)) != -1:
+            after = _BLANKS.match(rest, end + 1).end()  # type: ignore[union-attr]
+            if after == len(rest) or rest[after] == "#":
+                return rest[1:end]
+            start = end + 1
+    cut = rest.find("#")
+    return (rest if cut == -1 else rest[:cut]).rstrip(" \t")
+
+
 def _read_config(config_path: str) -> MkDocsSite | None:
     try:
         with open(config_path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
+            text = f.read(MAX_CONFIG_BYTES)
     except OSError:
         return None
-    keys = {match.group(1): match.group(3) for match in _TOP_LEVEL.finditer(text)}
+    keys, attr_list = {}, False
+    for line in text.split("\n"):
+        key = _TOP_LEVEL.match(line)
+        if key is not None:
+            keys[key.group(1)] = _config_value(line[key.end():])
+        # Listed as "- attr_list" or "- attr_list:" (with options) under markdown_extensions.
+        item = line.lstrip(" \t")
+        item = item[1:].lstrip(" \t") if item.startswith("-") else item
+        attr_list = attr_list or _ATTR_LIST.match(item) is not None
     docs_dir = os.path.join(os.path.dirname(config_path), keys.get("docs_dir") or "docs")
     directory_urls = keys.get("use_directory_urls", "true").lower() not in ("false", "no", "off")
-    # Listed as "- attr_list" or "- attr_list:" (with options) under markdown_extensions.
-    attr_list = re.search(r"^[ \t]*-?[ \t]*attr_list\b", text, re.M) is not None
     return MkDocsSite(os.path.abspath(docs_dir), directory_urls, attr_list)
 
 
@@ -77,9 +109,53 @@ def page_path(relative_path: str, site: MkDocsSite | None) -> str:
     return stem + "/" if site.directory_urls else stem + ".html"
 
 
+def _without_heading_marks(line: str) -> str:
+    """Return a line without its opening `#`s and its closing sequence (` ##` at its end)."""
+    opening = _OPENING_MARKS.match(line)
+    start = opening.end() if opening else 0
+    # A closing sequence: blanks, then the line's last run of "#", then blanks to its end.
+    body = line.rstrip(" \t")
+    hashes = len(body) - len(body.rstrip("#"))
+    blanks = body[:len(body) - hashes].rstrip(" \t")
+    cut = max(len(blanks), start)
+    if hashes and cut < len(body) - hashes:
+        return line[start:cut]
+    return line[start:]
+
+
+def link_texts(text: str) -> str:
+    """Return text with each Markdown link or image `[text](target)` as its text alone.
+
+    What `!?\\[([^\\]]*)\\]\\([^)]*\\)` replaced by its group, in one pass: the "]" and
+    ")" searched for are found once and remembered, never searched for again from each "[".
+    """
+    out, done = [], 0
+    close = target_end = -2  # the next "]" and ")" found so far (-1: there is none)
+    at = text.find("[")
+    while at != -1:
+        if close < at:
+            close = text.find("]", at + 1)
+            if close == -1:
+                break  # no "]" after this "[": no link from here on
+        if text.startswith("(", close + 1):
+            if target_end < close + 2:
+                target_end = text.find(")", close + 2)
+                if target_end == -1:
+                    break
+            start = at - 1 if at > done and text[at - 1] == "!" else at
+            out.append(text[done:start])
+            out.append(text[at + 1:close])
+            done = target_end + 1
+            at = text.find("[", done)
+        else:
+            at = text.find("[", at + 1)
+    out.append(text[done:])
+    return "".join(out)
+
+
 def _plain(text: str) -> str:
     """Return Markdown prose as a reader reads it: heading marks out, links as their text."""
-    return MARKDOWN_LINK.sub(r"\1", _HEADING_MARKS.sub("", text))
+    return link_texts("\n".join(_without_heading_marks(line) for line in text.split("\n")))
 
 
 def page_units(text: str, flavour: str, fallback_title: str) -> list:
@@ -109,24 +185,10 @@ def page_units(text: str, flavour: str, fallback_title: str) -> list:
 # CommonMark: up to 3 spaces of indentation (4 would be an indented code block); a backtick
 # fence's info string may not contain a backtick (that is inline code, not a fence).
 _FENCE = re.compile(r" {0,3}(?:(`{3,})[^`]*|(~{3,}).*)")
-
-
 _ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*))?")
-
-
-_ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+$")
-
-
-MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-
-
 _SETEXT = re.compile(r" {0,3}(?:(=+)|-+)[ \t]*")
-
-
 # Paragraphs an underline does not make a heading: list items, quotes, tables, HTML.
 _NOT_SETEXT = re.compile(r" {0,3}(?:[-*+>|<]|\d+[.)])")
-
-
 _NOT_SLUG = re.compile(r"[^\w\- ]")
 
 
@@ -147,7 +209,15 @@ def _heading_text(line: str) -> str | None:
     match = _ATX_HEADING.fullmatch(line.rstrip())
     if match is None:
         return None
-    return _ATX_CLOSING.sub("", (match.group(1) or "").strip()).strip()
+    text = (match.group(1) or "").strip()
+    # The closing sequence: the text's last run of "#" when blanks come before it, or all of it.
+    hashes = len(text) - len(text.rstrip("#"))
+    if hashes == len(text):
+        return ""
+    before = text[:len(text) - hashes]
+    if hashes and before[-1] in " \t":
+        return before.rstrip(" \t").strip()
+    return text
 
 
 def _fence_end(lines: list, opening: int, marker: str) -> int:
@@ -215,7 +285,7 @@ class _GithubSlugger:
         return text, self.slug(text)
 
     def slug(self, heading: str) -> str | None:
-        text = MARKDOWN_LINK.sub(r"\1", heading)  # a link's id comes from its visible text
+        text = link_texts(heading)  # a link's id comes from its visible text
         base = _NOT_SLUG.sub("", text.lower()).replace(" ", "-")
         if not base:
             return None  # nothing to point at; the page URL is the honest answer
@@ -232,39 +302,98 @@ class _TocSlugger:
 
     def __init__(self, attr_list: bool = False):
         self._seen: set[str] = set()
+        # For an id taken, one taken later on its chain of candidates (id, id_1, id_2 ...):
+        # where the next search for a free one may resume. Without it, n equal headings cost
+        # n * n / 2 steps, as markdown.extensions.toc.unique's own loop does.
+        self._resume: dict[str, str] = {}
         self._attr_list = attr_list
 
     def heading(self, text: str) -> tuple:
         """Return (the heading as shown, its id): with attr_list, `{#id}` names the id itself."""
-        given = _ATTR_LIST_ID.fullmatch(text) if self._attr_list else None
+        given = attr_list_id(text) if self._attr_list else None
         if given is None:
             return text, self.slug(text)
-        self._seen.add(given.group(2))
-        return given.group(1), given.group(2)
+        self._seen.add(given[1])
+        return given
 
     def slug(self, heading: str) -> str | None:
-        text = MARKDOWN_LINK.sub(r"\1", heading)
+        text = link_texts(heading)
         text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
         slug = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", text).strip().lower())
-        while slug in self._seen or not slug:  # markdown.extensions.toc.unique
-            counted = _TOC_COUNT.fullmatch(slug)
-            slug = f"{counted.group(1)}_{int(counted.group(2)) + 1}" if counted else f"{slug}_1"
+        if not slug:
+            slug = _next_candidate(slug)  # markdown.extensions.toc.unique: "" is never an id
+        passed = []
+        while slug in self._seen:  # the unique loop, resuming where it last ended
+            passed.append(slug)
+            resume = self._resume.get(slug)
+            slug = _next_candidate(slug) if resume is None or resume == slug else resume
+        for taken in passed:
+            self._resume[taken] = slug
         self._seen.add(slug)
         return slug
 
 
+def _next_candidate(slug: str) -> str:
+    """Return the id markdown.extensions.toc.unique tries after a taken one: x_1 after x, x_3
+    after x_2 (its int() + 1, as digits of any length)."""
+    counted = _TOC_COUNT.fullmatch(slug)
+    if counted is None:
+        return f"{slug}_1"
+    digits = counted.group(2).lstrip("0") or "0"
+    nines = len(digits) - len(digits.rstrip("9"))
+    kept = digits[:len(digits) - nines]
+    bumped = (kept[:-1] + str(int(kept[-1]) + 1)) if kept else "1"
+    return f"{counted.group(1)}_{bumped}{'0' * nines}"
+
+
 _TOC_COUNT = re.compile(r"(.*)_([0-9]+)")
+_ID = re.compile(r"[\w-]+")
 
 
-# "## Title {#custom-id .class}": Python-Markdown's attr_list, common in MkDocs projects.
-_ATTR_LIST_ID = re.compile(r"(.*?)[ \t]*\{:?[ \t]*(?:[^}#]*[ \t])?#([\w-]+)[^}]*\}")
+def attr_list_id(text: str) -> tuple | None:
+    """Return (heading text, id) of a heading ending in attr_list's `{... #id ...}`, or None.
+
+    What `(.*?)[ \\t]*\\{:?[ \\t]*(?:[^}#]*[ \\t])?#([\\w-]+)[^}]*\\}` matched whole, in one
+    pass: the braces are the first "{" after the last "}" before the final one whose content's
+    first "#" is at its start (after an optional ":" and blanks) or after a blank, and begins an
+    id.
+    """
+    if not text.endswith("}"):
+        return None
+    end = len(text) - 1
+    opening = text.find("{", text.rfind("}", 0, end) + 1, end)
+    hash_at = -1
+    while opening != -1:
+        if hash_at <= opening:
+            hash_at = text.find("#", opening + 1, end)
+            if hash_at == -1:
+                return None  # no "#" after this "{": none after a later one either
+        between, last = hash_at - opening - 1, text[hash_at - 1]
+        if between == 0 or (between == 1 and last == ":") or last in " \t":
+            given = _ID.match(text, hash_at + 1, end)
+            if given is not None:
+                return text[:opening].rstrip(" \t"), given.group()
+        opening = text.find("{", opening + 1, end)
+    return None
+
+
+class _DocutilsSlugger:
+    """Heading ids as Sphinx renders a MyST page: a section's docutils id (docutils_ids.py)."""
+
+    def __init__(self):
+        self._document = DocumentIds()
+
+    def heading(self, text: str) -> tuple:
+        """Return (the heading as shown, its id)."""
+        shown = _plain(text).replace("`", "").strip()
+        return text, self._document.named(shown)
 
 
 # How a site renders Markdown heading ids: GitHub's (github-slugger) or MkDocs' (toc), the
 # latter with or without the attr_list extension a project's mkdocs.yml may enable.
-SLUGGERS: dict[str, Callable[[], _GithubSlugger | _TocSlugger]] = {
+SLUGGERS: dict[str, Callable[[], _GithubSlugger | _TocSlugger | _DocutilsSlugger]] = {
     "github": _GithubSlugger, "mkdocs": _TocSlugger,
-    "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True)}
+    "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True), "sphinx": _DocutilsSlugger}
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ and on_object hooks) into one unit per documented object and section.
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Any
 
 from .blocks import blank_separated, indentation, paragraphs
 
@@ -117,6 +118,7 @@ class _Scope:
     indent: int  # the directive's indentation; a line at this indentation or less ends the body
     anchor: str | None  # the anchor in force in the body; labels and sections inside replace it
     class_path: str | None = None  # for a class body: the class's path below the module
+    owner: Any = None  # what a subclass reads the body as (sphinx_page.py)
 
 
 @dataclass
@@ -197,8 +199,19 @@ class RstReader:
                 self._set_anchor(f"module-{module}")  # Sphinx's module target id
         elif name in OBJECT_DIRECTIVES:
             self.on_object(name, argument, options, no_index, indent)
+        else:
+            return self.on_directive(name, argument, options, no_index, indent)
         # Every directive not dropped above is read: object signatures, notes, versionadded, ...
         return True
+
+    def on_directive(self, name, argument, options, no_index, indent) -> bool:
+        """Read any other directive (a subclass hook): tell whether its unit is kept."""
+        return True
+
+    def open_body(self, indent: int, anchor: str | None) -> _Scope:
+        """Open a directive's body, which ends at the next line indented no deeper."""
+        self.scopes.append(_Scope(indent, anchor))
+        return self.scopes[-1]
 
     def on_object(self, name, argument, options, no_index, indent):
         """Open an object directive's body under the id Sphinx gives it (a subclass hook)."""
@@ -242,11 +255,7 @@ def parse_rst(lines: list) -> list:
 
 
 _EXPLICIT_TARGET = re.compile(r"`([^`<]*?)\s*<[^`>]*>`")
-
-
 _DIRECTIVE_MARKER = re.compile(r"^(\s*)\.\.\s+[\w:.+-]+::", re.M)
-
-
 _OPTION_LINE = re.compile(r"^[ \t]+:[\w-]+:(?:[ \t].*)?$", re.M)
 
 

@@ -8,7 +8,10 @@ the verifiability contract is the one every passage has; what is indexed is norm
 markup removed, code apart from prose) and may cover more of the object than is quoted.
 
 Anchors and names come from the rendered page (`rendered.py`), matched in document order: the
-ids Sphinx really wrote, including each later signature of a multi-signature object.
+ids Sphinx really wrote, including each later signature of a multi-signature object. A docs
+folder read without its rendered site (sphinx_source.py) gives the page it predicts, and the
+directives only such a build reads from the source (`Directives`: standard-domain descriptions,
+crossref targets, autodoc directives whose units come from the package source).
 """
 
 import re
@@ -17,7 +20,8 @@ from dataclasses import dataclass, field
 from ...core.ranking import SECTION
 from ..unit import Unit
 from .blocks import blank_separated, indentation, size_pieces
-from .rendered import RenderedPage
+from .html_page import STD_OBJECT_KIND
+from .rendered import STANDARD_DOMAIN, RenderedPage
 from .rst import (
     DIRECTIVE,
     OBJECT_DIRECTIVES,
@@ -37,6 +41,25 @@ _CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "te
 _LOOKAHEAD = 12
 
 _NOT_WORD = re.compile(r"[\W_]+")
+# The name a standard-domain description is known by: its argument's first word ("-k" of
+# "-k EXPRESSION", "--fixtures" of "--fixtures, --funcargs").
+STD_NAME = re.compile(r"[^\s,=\[]+")
+# The kind of the owner of an autodoc directive's lines: no unit of the page (the package
+# source's docstring units stand in its place), but it ends the section's first run.
+_HIDDEN = "hidden"
+
+
+@dataclass(frozen=True)
+class Directives:
+    """Directives a page's source is read by beyond the Python domain's, by name: a rendered
+    site's units take these from its HTML, a source-only build from the source."""
+
+    objects: frozenset = frozenset()  # descriptions of standard-domain objects: a unit each
+    targets: frozenset = frozenset()  # crossref targets (Django's `setting`): read as labels
+    hidden: frozenset = frozenset()  # autodoc directives: their units come from elsewhere
+
+
+NO_DIRECTIVES = Directives()
 
 
 # A role's `~dotted.name` target: Sphinx shows its last component only (`find_one()` for
@@ -73,16 +96,19 @@ class _Owner:
 class _UnitReader(RstReader):
     """The paragraph reader, also telling which section or object owns each unit."""
 
-    def __init__(self, lines: list, page: RenderedPage):
+    def __init__(self, lines: list, page: RenderedPage, directives: Directives):
         super().__init__()
         self.lines = lines
         self.page = page
+        self.directives = directives
         self.owners: list[_Owner] = []
         self.section: _Owner | None = None
         self._sections_at = 0  # document-order cursors into the rendered page
         self._objects_at = 0
         self._objects = page.python_objects()
-        self._unit = None
+        self._std_at = 0
+        self._std_objects = [obj for obj in page.objects if obj.domain == STANDARD_DOMAIN]
+        self._unit = range(0)  # the unit being read
 
     # -- matching with the rendered page ----------------------------------------------------
 
@@ -100,6 +126,14 @@ class _UnitReader(RstReader):
         for offset, obj in enumerate(candidates):
             if obj.name == bare_name:
                 self._objects_at += offset + 1
+                return obj
+        return None
+
+    def _rendered_std_object(self, name: str):
+        candidates = self._std_objects[self._std_at:self._std_at + _LOOKAHEAD]
+        for offset, obj in enumerate(candidates):
+            if obj.name == name:
+                self._std_at += offset + 1
                 return obj
         return None
 
@@ -155,6 +189,29 @@ class _UnitReader(RstReader):
         self.scopes[-1].owner = owner
         self.owners.append(owner)
 
+    def on_directive(self, name, argument, options, no_index, indent) -> bool:
+        directives = self.directives
+        if name in directives.targets:
+            return False
+        if name in directives.hidden:
+            owner = _Owner(_HIDDEN, self._unit.start, "", None)
+        elif name in directives.objects and (named := STD_NAME.match(argument)):
+            bare = named.group(0)
+            rendered = self._rendered_std_object(bare)
+            ids = tuple(rendered.ids) if rendered is not None else ()
+            section = self.section
+            owner = _Owner(STD_OBJECT_KIND, self._unit.start, bare,
+                           ids[0] if ids else (section.anchor if section else None),
+                           heading=section.title if section else "", anchors=ids,
+                           noindex=no_index or not ids, names=(bare,), bare_names=(bare,),
+                           signature=argument[len(bare):].strip(),
+                           context=section.context if section else "")
+        else:
+            return True
+        self.open_body(indent, owner.anchor).owner = owner
+        self.owners.append(owner)
+        return True
+
     def _signatures(self, argument):
         """Return [(name, rest)] of a directive's signature lines (continuations included)."""
         unit, lines = self._unit, self.lines
@@ -179,46 +236,68 @@ class _UnitReader(RstReader):
         return self.section
 
 
-def page_units(text: str, page: RenderedPage) -> list:
+def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECTIVES) -> list:
     """Split one reST source into units, anchored and named from its rendered page."""
     lines = text.split("\n")
-    reader = _UnitReader(lines, page)
-    literal_indent = None  # units indented deeper than this are a literal (code) block
+    reader = _UnitReader(lines, page, directives)
+    literal = LiteralBlocks()
     current = None
+    for unit, indent in reader_units(lines, reader):
+        is_code = literal.enter(lines, unit, indent)
+        if not reader.read(lines, unit):
+            continue
+        owner = reader.owner()
+        if owner is None:  # text before the first title: the page's own section
+            reader.section = owner = _Owner(SECTION, unit.start, "", None)
+            reader.owners.append(owner)
+        if current is not None and current is not owner:
+            current.run_open = False
+        current = owner
+        if owner.run_open:
+            owner.first_run_end = unit.stop
+        chunk = "\n".join(lines[unit.start:unit.stop])
+        if is_code:
+            owner.code.append(chunk)
+        elif unit.start == owner.head and owner.kind != SECTION:
+            pass  # signatures and options: indexed as names and signature, not as prose
+        else:
+            owner.body.append(plain_text(chunk))
+        literal.leave(lines, unit, indent, is_code)
+    return [_unit(lines, owner, owner.first_run_end) for owner in reader.owners
+            if owner.first_run_end is not None and owner.kind != _HIDDEN]
+
+
+def reader_units(lines: list, reader: RstReader):
+    """Yield (unit, indentation) of each unit of a reST source the reader does not skip (the
+    body of a comment, toctree or index)."""
     for block in blank_separated(lines):
         for unit in rst_units(lines, block):
             indent = indentation(lines[unit.start])
-            if reader.skips(indent):
-                continue
-            if literal_indent is not None and indent <= literal_indent:
-                literal_indent = None
-            is_code = literal_indent is not None or lines[unit.start].lstrip().startswith(">>>")
-            if not reader.read(lines, unit):
-                continue
-            owner = reader.owner()
-            if owner is None:  # text before the first title: the page's own section
-                reader.section = owner = _Owner(SECTION, unit.start, "", None)
-                reader.owners.append(owner)
-            if current is not None and current is not owner:
-                current.run_open = False
-            current = owner
-            if owner.run_open:
-                owner.first_run_end = unit.stop
-            chunk = "\n".join(lines[unit.start:unit.stop])
-            if is_code:
-                owner.code.append(chunk)
-            elif unit.start == owner.head and owner.kind != SECTION:
-                pass  # signatures and options: indexed as names and signature, not as prose
-            else:
-                owner.body.append(plain_text(chunk))
-            head = lines[unit.start]
-            directive = DIRECTIVE.fullmatch(head.strip()) if is_explicit_markup(head) else None
-            if directive and directive.group(1).lower() in _CODE_DIRECTIVES:
-                literal_indent = indent
-            elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
-                literal_indent = indent
-    return [_unit(lines, owner, owner.first_run_end) for owner in reader.owners
-            if owner.first_run_end is not None]
+            if not reader.skips(indent):
+                yield unit, indent
+
+
+class LiteralBlocks:
+    """Which units of a reST source are code: a literal block after `::`, a code directive's
+    body, a doctest."""
+
+    def __init__(self):
+        self._indent = None  # units indented deeper than this are a literal (code) block
+
+    def enter(self, lines: list, unit: range, indent: int) -> bool:
+        """Tell whether a unit, the next read, is code."""
+        if self._indent is not None and indent <= self._indent:
+            self._indent = None
+        return self._indent is not None or lines[unit.start].lstrip().startswith(">>>")
+
+    def leave(self, lines: list, unit: range, indent: int, is_code: bool):
+        """Open a literal block after a unit read that starts one."""
+        head = lines[unit.start]
+        directive = DIRECTIVE.fullmatch(head.strip()) if is_explicit_markup(head) else None
+        if directive and directive.group(1).lower() in _CODE_DIRECTIVES:
+            self._indent = indent
+        elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
+            self._indent = indent
 
 
 def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:

@@ -16,6 +16,8 @@ interrupted one resumes from what it had.
 """
 
 import concurrent.futures
+import contextlib
+import errno
 import hashlib
 import html
 import json
@@ -45,14 +47,24 @@ _HTML_TYPES = frozenset(("text/html", "application/xhtml+xml"))
 _PAGE_SUFFIXES = (".html", ".htm")
 # The site's own maps, at the top of the prefix.
 _MAPS = ("objects.inv", "searchindex.js", "sitemap.xml", "llms.txt")
-# Sphinx's searchindex.js: Search.setIndex({"filenames": [...]}) (older Sphinx: unquoted keys).
-_FILENAMES = re.compile(rb'"?filenames"?\s*:\s*\[([^\]]*)\]')
-_QUOTED = re.compile(rb'"((?:[^"\\]|\\.)*)"')
-_TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.I | re.S)
-_HREF = re.compile(rb"""<(?:a|area)\s[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))""",
-                   re.I)
+# A fetched file is untrusted input, read after the fetch and outside the crawl's bounds: each
+# scan below is one linear pass that reads what a pattern did (named beside it), where the
+# pattern backtracked (a 90-220 KB file took 14 s).
+_BLANKS = re.compile(rb"\s*")
+_UNQUOTED = re.compile(rb"[^\s>\"']+")
+_STRING_BODY = re.compile(rb'(?:[^"\\]|\\.)*')
+_TAG = re.compile(rb"<(?:a|area)\s", re.I)
+_WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
 # How often (files kept) the cache's state is saved, so that a killed crawl resumes from it.
 _SAVE_EVERY = 100
+# What a crawl remembers of the links it does not follow (to count each once): at most this many
+# per page it may ask for, each of at most _MAX_URL_CHARS (a longer link is skipped). Past that,
+# a link is counted each time it is seen. The links it follows are at most --crawl-max-pages.
+REMEMBERED_PER_PAGE = 20
+MAX_URL_CHARS = 2048
+# A path the disk cannot hold beside another (a.html and a.html/index.html) or at all (a name
+# too long): that page is skipped, the crawl goes on.
+_UNKEEPABLE = frozenset((errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG))
 
 
 class CrawlError(UserError):
@@ -128,13 +140,116 @@ def mirror_path(url: str, prefix: str) -> str | None:
     return normal
 
 
+class _Next:
+    """Where a byte string next occurs at or after a position that only moves forward: each
+    search starts past the last one's answer, so all of them cost one pass."""
+
+    def __init__(self, data: bytes, needle: bytes):
+        self._data, self._needle = data, needle
+        self._start, self._found = -1, -1
+
+    def find(self, start: int) -> int:
+        if not (0 <= self._start <= start and (self._found == -1 or self._found >= start)):
+            self._start, self._found = start, self._data.find(self._needle, start)
+        return self._found
+
+
+class _Hrefs:
+    """The href value of every <a> and <area> tag of a page, in one pass.
+
+    What `<(?:a|area)\\s[^>]*?\\bhref\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>"']+))` (re.I) found:
+    for each tag, the first `href=value` after its name and before its first ">", "href" at a
+    word's start; a quoted value may hold ">". The first such attribute at or after a place is
+    remembered, so that tags before one ">" do not each search the same text again.
+    """
+
+    def __init__(self, body: bytes):
+        self.body, self.lower = body, body.lower()
+        self.closing = _Next(body, b">")
+        self.quotes = {ord('"'): _Next(body, b'"'), ord("'"): _Next(body, b"'")}
+        self._from = -1  # the first href= at or after _from, once looked for
+        self._found: tuple | None = None
+
+    def values(self) -> list:
+        found: list = []
+        tag = _TAG.search(self.body)
+        while tag is not None:
+            start = tag.end()
+            if not (0 <= self._from <= start
+                    and (self._found is None or self._found[0] >= start)):
+                self._from, self._found = start, self._attribute(start)
+            if self._found is None:
+                break  # no href= after this tag: none after a later one either
+            limit = self.closing.find(start)
+            if limit == -1 or self._found[0] < limit:
+                found.append(self._found[1])
+                tag = _TAG.search(self.body, self._found[2])
+            else:
+                tag = _TAG.search(self.body, tag.start() + 1)
+        return found
+
+    def _attribute(self, start: int) -> tuple | None:
+        """Return (where, value, end) of the first well-formed href= at or after start."""
+        body, at = self.body, start
+        while (at := self.lower.find(b"href", at)) != -1:
+            if at == 0 or body[at - 1] not in _WORD_BYTES:
+                equals = _BLANKS.match(body, at + 4).end()  # type: ignore[union-attr]
+                if body[equals:equals + 1] == b"=":
+                    value = _BLANKS.match(body, equals + 1).end()  # type: ignore[union-attr]
+                    quote = body[value] if value < len(body) else None
+                    if quote in self.quotes:
+                        close = self.quotes[quote].find(value + 1)
+                        if close != -1:
+                            return at, body[value + 1:close], close + 1
+                    else:
+                        bare = _UNQUOTED.match(body, value)
+                        if bare is not None:
+                            return at, bare.group(), bare.end()
+            at += 1
+        return None
+
+
 def _page_links(body: bytes, base: str) -> list:
     """Return the absolute URL of every <a href> (and <area href>) of a page."""
-    # A pattern, not html.parser: on 300 pages of the 3.11 docs (30 MB) html.parser took 23.5 s
-    # of this 2-core machine, the pattern 0.2 s; every page a crawl keeps is scanned.
-    return [urllib.parse.urljoin(base, html.unescape(
-        (match.group(1) or match.group(2) or match.group(3) or b"").decode("utf-8", "replace")))
-        for match in _HREF.finditer(body)]
+    # A scan, not html.parser: on 300 pages of the 3.11 docs (30 MB) html.parser took 23.5 s
+    # of this 2-core machine, a pattern 0.2 s; every page a crawl keeps is scanned.
+    return [urllib.parse.urljoin(base, html.unescape(value.decode("utf-8", "replace")))
+            for value in _Hrefs(body).values()]
+
+
+def _filenames(body: bytes) -> list:
+    """Return the quoted names of a searchindex.js's filenames list (bytes, still escaped).
+
+    Sphinx's `Search.setIndex({"filenames": [...]})` (older Sphinx: unquoted keys): what
+    `"?filenames"?\\s*:\\s*\\[([^\\]]*)\\]` found, then `"((?:[^"\\\\]|\\\\.)*)"` in it.
+    """
+    at = body.find(b"filenames")
+    while at != -1:
+        after = at + len(b"filenames")
+        after += body[after:after + 1] == b'"'
+        colon = _BLANKS.match(body, after).end()  # type: ignore[union-attr]
+        if body[colon:colon + 1] == b":":
+            opening = _BLANKS.match(body, colon + 1).end()  # type: ignore[union-attr]
+            if body[opening:opening + 1] == b"[":
+                closing = body.find(b"]", opening + 1)
+                return [] if closing == -1 else _strings(body[opening + 1:closing])
+        at = body.find(b"filenames", at + 1)
+    return []
+
+
+def _strings(data: bytes) -> list:
+    """Return the body of each double-quoted string (backslash escapes kept) in data."""
+    found, at = [], data.find(b'"')
+    while at != -1:
+        end = _STRING_BODY.match(data, at + 1).end()  # type: ignore[union-attr]
+        if data[end:end + 1] == b'"':
+            found.append(data[at + 1:end])
+            at = data.find(b'"', end + 1)
+        else:
+            # A backslash before a line break, or the end: every quote before it is inside
+            # this string's escapes, and would stop at the same place.
+            at = data.find(b'"', end)
+    return found
 
 
 def _is_page_url(address: str) -> bool:
@@ -142,8 +257,13 @@ def _is_page_url(address: str) -> bool:
 
 
 def _title(body: bytes) -> bytes:
-    match = _TITLE.search(body[:65536])
-    return match.group(1).strip() if match else b""
+    """Return the text of a page's <title>, in its first 64 KiB (`<title[^>]*>(.*?)</title>`)."""
+    head = body[:65536]
+    lower = head.lower()
+    at = lower.find(b"<title")
+    opened = head.find(b">", at + len(b"<title")) if at != -1 else -1
+    closed = lower.find(b"</title>", opened + 1) if opened != -1 else -1
+    return head[opened + 1:closed].strip() if closed != -1 else b""
 
 
 class _Pace:
@@ -186,8 +306,9 @@ class Crawler:
         self.robots = urllib.robotparser.RobotFileParser()
         self.previous = self._load_state()
         self.kept: dict = {}  # path -> Fetched, this crawl
-        self.queued: set = set()
+        self.queued: set = set()  # at most limits.max_pages
         self.rejected: set = set()  # links counted as skipped once, however often linked
+        self.max_rejected = REMEMBERED_PER_PAGE * limits.max_pages
         self.queue: deque = deque()
         self.skipped: Counter = Counter()
         self.pages = self.unchanged = self.bytes = self.requests = 0
@@ -227,13 +348,22 @@ class Crawler:
             return None
         return body if hashlib.sha256(body).hexdigest() == entry.sha256 else None
 
-    def _write(self, path: str, body: bytes):
+    def _write(self, path: str, body: bytes) -> bool:
+        """Write a file of the mirror; False if its path cannot be kept beside the others."""
         target = os.path.join(self.root, *path.split("/"))
-        os.makedirs(os.path.dirname(target), exist_ok=True)
         partial = target + ".partial"
-        with open(partial, "wb") as f:
-            f.write(body)
-        os.replace(partial, target)
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(partial, "wb") as f:
+                f.write(body)
+            os.replace(partial, target)
+        except OSError as error:
+            if error.errno not in _UNKEEPABLE:
+                raise
+            with contextlib.suppress(OSError):
+                os.remove(partial)
+            return False
+        return True
 
     # -- one URL ----------------------------------------------------------------------------
 
@@ -259,6 +389,8 @@ class Crawler:
             target = target.partition("#")[0]
             if mirror_path(target, self.prefix) is None:
                 return _Outcome(url, kind, failure="redirect off the prefix")
+            if not self.robots.can_fetch(USER_AGENT, target):
+                return _Outcome(url, kind, failure="robots.txt")
             if target in seen:
                 return _Outcome(url, kind, failure="redirect loop")
             seen.add(target)
@@ -294,22 +426,33 @@ class Crawler:
         url = url.partition("#")[0]
         if url in self.queued or url in self.rejected:
             return
-        reason = ("not a path the mirror can hold" if mirror_path(url, self.prefix) is None
-                  else "robots.txt" if not self.robots.can_fetch(USER_AGENT, url) else None)
+        reason = ("URL too long" if len(url) > MAX_URL_CHARS
+                  else "not a path the mirror can hold" if mirror_path(url, self.prefix) is None
+                  else "robots.txt" if not self.robots.can_fetch(USER_AGENT, url)
+                  else "over the page cap" if len(self.queued) >= self.limits.max_pages
+                  else None)
         if reason is not None:
             self.skipped[reason] += 1
-            self.rejected.add(url)
+            self._reject(url)
             return
         self.queued.add(url)
         self.queue.append((url, kind))
+
+    def _reject(self, url: str):
+        """Remember a link not followed, so that it is counted once, while there is room."""
+        if len(self.rejected) < self.max_rejected and len(url) <= MAX_URL_CHARS:
+            self.rejected.add(url)
 
     def _link(self, url: str):
         url = url.partition("#")[0]
         if url in self.queued or url in self.rejected:
             return
+        if len(url) > MAX_URL_CHARS:
+            self.skipped["URL too long"] += 1
+            return
         kind = self._classify(url)
         if kind is None:
-            self.rejected.add(url)
+            self._reject(url)
         else:
             self._enqueue(url, kind)
 
@@ -324,7 +467,9 @@ class Crawler:
             entry = Fetched(path, outcome.url, reply.url, _now_iso(),
                             hashlib.sha256(body).hexdigest(), reply.headers.get("etag", ""),
                             reply.headers.get("last-modified", ""))
-            self._write(path, body)
+            if not self._write(path, body):
+                self.skipped["a path the disk cannot hold beside the others"] += 1
+                return False
             self.bytes += len(body)
         else:
             entry = Fetched(validated.path, outcome.url, validated.final_url, _now_iso(),
@@ -390,9 +535,8 @@ class Crawler:
             for page in sorted({entry.page for entry in entries}):
                 self._link(urllib.parse.urljoin(self.prefix, page))
         elif name == "searchindex.js":
-            found = _FILENAMES.search(body)
             names = []
-            for quoted in _QUOTED.findall(found.group(1)) if found else ():
+            for quoted in _filenames(body):
                 try:
                     names.append(json.loads(b'"' + quoted + b'"'))
                 except ValueError:
@@ -400,7 +544,8 @@ class Crawler:
             # A Sphinx site's reST copies, at _sources/<file name>.txt: asked for one first, and
             # the rest only if the site keeps them (html_copy_source).
             self.sources_probe = [urllib.parse.urljoin(self.prefix, "_sources/" + name + ".txt")
-                                  for name in names if isinstance(name, str)]
+                                  for name in names if isinstance(name, str)
+                                  ][:self.limits.max_pages]
             if self.sources_probe:
                 self._enqueue(self.sources_probe.pop(0), _SOURCE_PROBE)
         elif name.endswith(".xml"):
@@ -429,13 +574,29 @@ class Crawler:
 
     # -- the crawl --------------------------------------------------------------------------
 
+    def _robots_reply(self, robots_url: str) -> Reply:
+        """GET robots.txt, following redirects on its own host (RFC 9309 asks that they be
+        followed; one elsewhere is a robots.txt this crawl cannot read)."""
+        host, url = urllib.parse.urlsplit(robots_url).hostname, robots_url
+        for _ in range(self.limits.max_redirects + 1):
+            try:
+                reply = get(url, self.limits, sleep=self.sleep)
+            except FetchFailure as failure:
+                raise CrawlError(f"{robots_url}: {failure}") from None
+            if reply.status not in REDIRECTS:
+                return reply
+            url = urllib.parse.urljoin(url, reply.headers.get("location", ""))
+            parts = urllib.parse.urlsplit(url)
+            if parts.scheme not in ("http", "https") or parts.hostname != host:
+                raise CrawlError(f"{robots_url}: redirects off the site (to {url}); not "
+                                 "crawling a site whose robots.txt cannot be read")
+        raise CrawlError(f"{robots_url}: more than {self.limits.max_redirects} redirects; not "
+                         "crawling a site whose robots.txt cannot be read")
+
     def _read_robots(self):
         parts = urllib.parse.urlsplit(self.prefix)
         robots_url = f"{parts.scheme}://{parts.netloc}/robots.txt"
-        try:
-            reply = get(robots_url, self.limits, sleep=self.sleep)
-        except FetchFailure as failure:
-            raise CrawlError(f"{robots_url}: {failure}") from None
+        reply = self._robots_reply(robots_url)
         if reply.status in (401, 403):
             self.robots.disallow_all = True
         elif reply.status >= 500:

@@ -4,6 +4,13 @@ Any URL git itself can clone (`https://`, `ssh://`, `file://`) is fetched at dep
 fetch cache, and the documentation folder found in it: the path after `#`, else the `docs_dir`
 of a top-level `mkdocs.yml`, else `docs/`, else `doc/`. The provenance is the commit id. The
 `git` program is the one dependency.
+
+The source string may come from a package's own metadata, so it is untrusted: a URL or ref that
+starts with `-` is refused (git would read it as an option: `--upload-pack=CMD` runs CMD), git
+is always given `--end-of-options` before them, and only the file, git, http(s) and ssh
+transports are allowed (`ext::` runs a command). The documentation folder, however it is named
+(`#PATH`, `mkdocs.yml`'s `docs_dir`, `docs/`), must resolve inside the checkout: an absolute
+`docs_dir`, one that climbs out, or a committed link out of the repository is refused.
 """
 
 import hashlib
@@ -19,6 +26,8 @@ from ..readers.markdown import CONFIG, mkdocs_site
 SCHEME = "git+"
 _TIMEOUT_S = 600
 _FOLDERS = ("docs", "doc")
+# The transports git may use (GIT_ALLOW_PROTOCOL): not ext:: (a command) nor fd::.
+_PROTOCOLS = "file:git:http:https:ssh"
 
 
 class GitSourceError(UserError):
@@ -44,6 +53,10 @@ def parse_spec(spec: str) -> GitSpec:
                              "optionally #PATH of the documentation folder")
     if path and (os.path.isabs(path) or ".." in path.split("/")):
         raise GitSourceError(f"{spec}: #{path} must be a relative path inside the repository")
+    for what, value in (("URL", url), ("ref", ref)):
+        if value.startswith("-"):
+            raise GitSourceError(f"{spec}: the {what} starts with '-' (git would read it as an "
+                                 "option); give a URL and a tag, branch or commit")
     return GitSpec(url, ref, path.strip("/"))
 
 
@@ -60,7 +73,7 @@ def _git(args: list, where: str, spec: str) -> str:
     try:
         # Nothing may wait for a person: no credential prompt, no ssh host-key question.
         env = {"GIT_SSH_COMMAND": "ssh -o BatchMode=yes", **os.environ,
-               "GIT_TERMINAL_PROMPT": "0"}
+               "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": _PROTOCOLS}
         done = subprocess.run([git, *args], cwd=where, capture_output=True, text=True,
                               stdin=subprocess.DEVNULL, timeout=_TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired:
@@ -72,7 +85,21 @@ def _git(args: list, where: str, spec: str) -> str:
 
 
 def docs_folder(checkout: str, path: str, spec: str) -> str:
-    """Return the documentation folder of a checkout: #PATH, mkdocs.yml's docs_dir, docs/, doc/."""
+    """Return the documentation folder of a checkout: #PATH, mkdocs.yml's docs_dir, docs/, doc/.
+
+    Whichever names it, the folder must resolve inside the checkout, or GitSourceError.
+    """
+    folder = _named_folder(checkout, path, spec)
+    inside, real = os.path.realpath(checkout), os.path.realpath(folder)
+    if real != inside and not real.startswith(inside + os.sep):
+        named = f"#{path}" if path else os.path.relpath(folder, checkout)
+        raise GitSourceError(f"{spec}: the documentation folder {named} leads out of the "
+                             "repository (an absolute or climbing docs_dir, or a link); "
+                             "not read")
+    return folder
+
+
+def _named_folder(checkout: str, path: str, spec: str) -> str:
     if path:
         folder = os.path.join(checkout, *path.split("/"))
         if not os.path.isdir(folder) and not os.path.isfile(folder):
@@ -101,7 +128,8 @@ def fetch(spec: str, cache_dir: str, stream=None) -> tuple:
     os.makedirs(checkout, exist_ok=True)
     if not os.path.isdir(os.path.join(checkout, ".git")):
         _git(["init", "-q"], checkout, spec)
-    _git(["fetch", "-q", "--depth", "1", "--no-tags", parsed.url, parsed.ref], checkout, spec)
+    _git(["fetch", "-q", "--depth", "1", "--no-tags", "--end-of-options", parsed.url,
+          parsed.ref], checkout, spec)
     _git(["checkout", "-q", "--force", "--detach", "FETCH_HEAD"], checkout, spec)
     _git(["clean", "-q", "-f", "-d", "-x"], checkout, spec)
     commit = _git(["rev-parse", "HEAD"], checkout, spec)

@@ -14,10 +14,10 @@ metadata runs its build backend, and pip unpacks the archive by its own rules):
   go to that origin only, across redirects too) or from `~/.netrc` (`NETRC`). An `http://` index
   that is not loopback or a trusted host is skipped, as pip skips it.
 - **Which file.** Each index's project page (PEP 503 name, PEP 691 JSON, else the PEP 503 HTML
-  page), and every find-links entry, give files; the one chosen is of exactly that version (PEP
-  440's normal form compared as a string: `1.0` is not `1.0.0`), an sdist (`.tar.gz` first) else
-  a `py3-none-any` wheel, not yanked unless the version has only yanked files (PEP 592, as pip
-  does for an `==` pin; said on stderr).
+  page), and every find-links entry, give files; the one chosen is of exactly that version
+  (PEP 440's equality, as pip's `==`: `2.0-rc.1` is `2.0rc1`, `1.1` is `1.1.0`), an sdist
+  (`.tar.gz` first) else a `py3-none-any` wheel, not yanked unless the version has only yanked
+  files (PEP 592, as pip does for an `==` pin; said on stderr).
 - **The download.** urllib, at most MAX_ARCHIVE_BYTES within ARCHIVE_DEADLINE_S, checked against
   the index's digest (sha256 from the JSON `hashes` or the URL's `#sha256=`); a mismatch is
   refused; a file an index gives no digest for is taken and its sha256 said on stderr (local
@@ -188,8 +188,13 @@ def _has_pip() -> bool:
 # --- names, versions, files ------------------------------------------------------------------
 
 def _same_version(text: str) -> str:
-    """The form two versions are compared in: PEP 440's normal form, else lowercased."""
-    return normal_version(text) or text.strip().lower()
+    """The form two versions are compared in: PEP 440's equality, as pip's `==` (the shorter
+    release padded with zeros: `1.1` is `1.1.0`), else the text lowercased.
+
+    A fetch's contract, not the service's: serving a held version (names.serve_version) pads
+    nothing, so that `2.2.2.0` is not `2.2.2` there."""
+    key = version_key(text)
+    return repr(key) if key[0] == 1 else text.strip().lower()
 
 
 @dataclass(frozen=True)

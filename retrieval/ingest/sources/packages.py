@@ -21,18 +21,15 @@ from pathlib import Path, PurePosixPath
 from ...core.model import VERSION_PATTERN, VERSION_SHAPE
 from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
+from ..formats.sphinx_docs import published_site, sphinx_project
 from ..readers.docstrings import module_name
 from ..tree import PackageLayout, SourceTree
 from .form import Requested, SourceError, SourceOptions, collection_version
+from .layout import is_api_path, sdist_modules, wheel_modules
 from .unpack import unpack
 
 _DIST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 _RELEASE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+!_-]*")
-# Directories of an sdist that hold no importable part of the package.
-_NOT_PACKAGES = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example",
-                           "benchmarks", "scripts", "build", "dist"})
-# Top-level modules of an sdist that are its build and tooling, not its API.
-_NOT_MODULES = frozenset({"setup", "conftest", "noxfile", "fabfile", "tasks", "versioneer"})
 
 
 class FetchError(SourceError):
@@ -80,48 +77,6 @@ def documentation_url(metadata) -> str | None:
     return None
 
 
-def _python_files(top: Path, import_root: Path, below: Path) -> list:
-    """Return (path below top, module name) of every module under below, sorted."""
-    found = []
-    for directory, subdirectories, names in os.walk(below):
-        subdirectories[:] = sorted(d for d in subdirectories
-                                   if not d.startswith(".") and d != "__pycache__")
-        for name in names:
-            path = Path(directory, name)
-            dotted = module_name(path.relative_to(import_root).as_posix())
-            if dotted is not None:
-                found.append((path.relative_to(top).as_posix(), dotted))
-    return sorted(found)
-
-
-def sdist_modules(top: Path) -> tuple:
-    """Return (path below top, module name) of the package modules of an unpacked sdist."""
-    src = top / "src"
-    base = src if src.is_dir() else top
-    found = []
-    for entry in sorted(base.iterdir()):
-        if entry.is_dir() and (entry / "__init__.py").is_file() \
-                and entry.name not in _NOT_PACKAGES and entry.name.isidentifier():
-            found.extend(_python_files(top, base, entry))
-        elif entry.is_file() and entry.suffix == ".py" and entry.stem not in _NOT_MODULES \
-                and entry.stem.isidentifier():
-            found.append((entry.relative_to(top).as_posix(), entry.stem))
-    return tuple(found)
-
-
-def wheel_modules(top: Path) -> tuple:
-    """Return (path below top, module name) of every module of an unpacked wheel."""
-    found = []
-    for entry in sorted(top.iterdir()):
-        if entry.name.endswith((".dist-info", ".data")):
-            continue
-        if entry.is_dir():
-            found.extend(_python_files(top, top, entry))
-        elif entry.suffix == ".py" and entry.stem.isidentifier():
-            found.append((entry.name, entry.stem))
-    return tuple(found)
-
-
 def _release_tree(archive: Path, root: Path) -> tuple:
     """Unpack a release; return (its top directory, its metadata file, whether a wheel)."""
     left_out = unpack(str(archive), str(root))
@@ -155,15 +110,21 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
         raise FetchError(f"pypi:{spec}: {archive.name} holds no Python package and no docs "
                          "folder")
     base_url = base_urls.get(label)
+    dirhtml = False
     if docs is not None:
-        docs_url = base_url or (documentation_url(_metadata(info)) if info else None)
+        metadata = _metadata(info) if info else None
+        urls = [documentation_url(metadata), metadata.get("Home-page")] if metadata else []
+        site = published_site(sphinx_project(str(top), docs), urls, version, base_url)
+        if site.note:
+            _note(f"{label}: {site.note}")
+        docs_url, dirhtml = site.url, site.dirhtml
         source_url = f"pypi:{dist}=={version}/"
     else:
         docs_url, source_url = None, base_url or f"pypi:{dist}=={version}/"
     what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules"
     _note(f"{label}: {archive.name}: {what}")
     return [_tree(version_label, top, collection,
-                  PackageLayout(modules, docs, docs_url, source_url))]
+                  PackageLayout(modules, docs, docs_url, source_url, dirhtml))]
 
 
 # --- env: ------------------------------------------------------------------------------------
@@ -203,7 +164,7 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
         for file in dist.files or ():
             posix = PurePosixPath(str(file).replace(os.sep, "/")).as_posix()
             dotted = module_name(posix) if not posix.startswith("../") else None
-            if dotted is not None and (site / posix).is_file():
+            if dotted is not None and is_api_path(posix) and (site / posix).is_file():
                 modules.append((posix, dotted))
         if not modules:
             _note(f"skipped {name} {dist.version}: no Python source installed")

@@ -15,6 +15,7 @@ import zlib
 from pathlib import Path
 
 from ...core.errors import UserError
+from ..tree import shown
 
 # No release's sources come near these; an archive that does is refused rather than unpacked.
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
@@ -60,7 +61,8 @@ class _Budget:
 
 
 def unpack(archive: str, root: str) -> list:
-    """Unpack a .tar[.gz|.bz2|.xz], .zip or .whl into root; return the names not extracted.
+    """Unpack a .tar[.gz|.bz2|.xz], .zip or .whl into root; return the names not extracted
+    (as `shown` prints them: a member's name may hold escape sequences).
 
     Raises UnpackError for an archive that is not one, is damaged, or is refused.
     """
@@ -76,7 +78,8 @@ def unpack(archive: str, root: str) -> list:
     except (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, RuntimeError,
             NotImplementedError, OSError) as exc:
         # One line: tarfile's ReadError lists each compression it tried on a line of its own.
-        raise UnpackError(f"{name}: will not unpack: {' '.join(str(exc).split())}") from None
+        raise UnpackError(f"{name}: will not unpack: {shown(' '.join(str(exc).split()))}") \
+            from None
     raise UnpackError(f"{name}: not an archive this reads ({', '.join(ARCHIVE_SUFFIXES)})")
 
 
@@ -91,12 +94,12 @@ def _unpack_tar(archive: str, root: Path, budget: _Budget) -> list:
             elif member.isfile():
                 source = tar.extractfile(member)
                 if source is None:
-                    left_out.append(member.name)
+                    left_out.append(shown(member.name))
                     continue
                 with source:
                     budget.copy(source, path)
             else:
-                left_out.append(member.name)
+                left_out.append(shown(member.name))
     return left_out
 
 
@@ -110,7 +113,7 @@ def _unpack_zip(archive: str, root: Path, budget: _Budget) -> list:
             if info.is_dir():
                 path.mkdir(parents=True, exist_ok=True)
             elif kind and kind != stat.S_IFREG:
-                left_out.append(info.filename)  # a link (or worse) stored as a zip member
+                left_out.append(shown(info.filename))  # a link (or worse) stored as a zip member
             else:
                 with package.open(info) as source:
                     budget.copy(source, path)

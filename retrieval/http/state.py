@@ -1,9 +1,10 @@
-"""What every operation checks first, in one place: ready, draining, in-flight, key, rate, body.
+"""One app's mutable state, and what every operation checks against it first: ready, draining,
+in-flight, key, rate, body.
 
-`Guards` holds what the operations of one app share (the service, the key store, the gate, the
-memos, the fixed maxima) and the checks they run against it. An operation calls the checks it
-needs in the order its route reads; each raises the ServiceError its refusal is, before any
-later work is done.
+`AppState` holds what the operations of one app share (the service, None once the app is
+closed; the key store, the gate, the memos, the draining flag, the fixed maxima) and the checks
+they run against it. An operation calls the checks it needs in the order its route reads; each
+raises the ServiceError its refusal is, before any later work is done.
 """
 
 import time
@@ -51,8 +52,8 @@ def verified(service: RetrievalService) -> RetrievalService:
 
 
 @dataclass(eq=False)
-class Guards:
-    """The state one app's operations share, and the checks they run first."""
+class AppState:
+    """One app's mutable state, which its operations share, and the checks they run first."""
 
     service: RetrievalService | None  # None once the app is closed
     settings: Settings
@@ -155,6 +156,21 @@ class Guards:
         """Return the names of the collections the caller may read."""
         return tuple(name for name in self.collections if key is None or key.may_read(name))
 
+    def default_for(self, key) -> str | None:
+        """Return what a request of this caller naming no collection reads, or None.
+
+        A key sees the snapshot as if it held only the collections it may read: the snapshot's
+        default if the key may read it, else the key's only collection, else none. So a key
+        learns nothing of the others: not even that there are others, nor that the default is
+        one of them.
+        """
+        if key is None:
+            return self.default_collection
+        visible = self.visible(key)
+        if self.default_collection in visible:
+            return self.default_collection
+        return visible[0] if len(visible) == 1 else None
+
     def check_readable(self, key, collection: str | None, named: bool = True):
         """Refuse (404) a collection that is missing or hidden from the caller's key."""
         # One answer whether the collection is missing or only hidden from this key. Only a
@@ -167,13 +183,12 @@ class Guards:
     def resolved(self, key, request):
         """Return a parsed request with its collection and version settled, or refuse it.
 
-        Parsed with the snapshot's default collection, a request names None only when the
-        snapshot has no default. The collection is the one its name reads
+        Parsed with the caller's default collection (default_for), a request names None only
+        when the caller has no default. The collection is the one its name reads
         (Snapshot.resolve_collection: a distribution's name in any spelling, a pinned import
         name), among those the caller may read, refused alike whether missing or hidden from the
-        key; once the caller is known
-        to be one who may read it, the version is served as Collection.serve_version says, or,
-        where the request names none, the project's pin.
+        key; once the caller is known to be one who may read it, the version is served as
+        Collection.serve_version says, or, where the request names none, the project's pin.
         """
         snapshot = self.ready_service().snapshot
         name = request.collection

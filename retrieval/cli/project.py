@@ -1,0 +1,151 @@
+"""`retrieval project [PATH]`: the documentation of what a project pins, at those versions.
+
+Reads the pins (project/pins.py), builds each from its best source into one snapshot
+(project/collect.py, through sources.plan and the builder as `retrieval build` does),
+writes project.json beside the manifest and prints the coverage table, then the corpus_id.
+"""
+
+import os
+import sys
+import tempfile
+
+from ..core.errors import UserError
+from ..ingest.builder import RANKINGS
+from ..ingest.tree import DEFAULT_MAX_FILE_BYTES
+from ..rerank import MODELS as SEMANTIC_MODELS
+from .build import _check_out
+
+
+def _pairs(values, flag: str) -> dict:
+    """Return {normalised NAME: VALUE} of NAME=VALUE flags; refuse a malformed one or twice."""
+    from ..ingest.sources.packages import normalized
+
+    pairs: dict = {}
+    for value in values or ():
+        name, sep, rest = value.partition("=")
+        if not sep or not name or not rest:
+            raise UserError(f"{flag} takes NAME=VALUE, not {value!r}")
+        if normalized(name) in pairs:
+            raise UserError(f"{flag} {name} given twice")
+        pairs[normalized(name)] = rest
+    return pairs
+
+
+def _project(args) -> int:
+    from ..ingest.builder import Progress, build_snapshot, default_policy
+    from ..ingest.sources.form import SourceOptions, default_cache_dir
+    from ..project import collect, pins
+    from ..project.markers import MarkerError, target_environment
+
+    try:
+        environment = target_environment(args.python, args.extra or ())
+    except MarkerError as error:
+        raise UserError(str(error)) from None
+    order = collect.parse_order(args.order) if args.order else collect.ORDER
+    sites = _pairs(args.site, "--site")
+    site_urls = _pairs(args.site_url, "--site-url")
+    for name, url in site_urls.items():
+        if name not in sites:
+            raise UserError(f"--site-url {name}: no --site {name}=HTML_ROOT")
+        if not url.endswith("/"):
+            raise UserError(f"--site-url {name}={url} must end with '/'")
+    for name, root in sites.items():
+        if not os.path.isdir(root):
+            raise UserError(f"--site {name}={root}: no such directory")
+    if args.env and not os.path.isdir(args.env):
+        raise UserError(f"--env {args.env}: no such directory")
+    env = args.env or pins.default_env(args.path)
+    found = pins.read_pins(args.path, environment, args.all, env)
+    unknown = sorted(set(sites) - {pin.name for pin in found.pins})
+    if unknown:
+        raise UserError(f"--site {unknown[0]}: {found.lockfile} pins no {unknown[0]}")
+    print(f"project: {found.path}: {len(found.pins)} "
+          f"{'pins, their dependencies included' if args.all else 'direct pins'}; order "
+          + ", ".join(name if name in collect.AVAILABLE else f"{name} (not yet available)"
+                      for name in order)
+          + (f"; environment {env}" if env else "") + ("; offline" if args.offline else ""),
+          file=sys.stderr, flush=True)
+    for line in (*found.notes, *pins.drift(found)):
+        print(f"project: {line}", file=sys.stderr, flush=True)
+    _check_out(args.out)
+    policy = default_policy(args.ranking or RANKINGS[0])
+    semantic = None
+    if args.semantic:
+        from ..rerank import load_semantic
+
+        semantic = load_semantic("--semantic", args.semantic)
+    progress = Progress()
+    with tempfile.TemporaryDirectory(prefix="retrieval-project-") as workdir:
+        options = collect.ProjectOptions(
+            SourceOptions(args.fetch_cache or default_cache_dir(), workdir,
+                          max_file_bytes=args.max_file_bytes, stream=sys.stderr),
+            order, args.offline, sites, site_urls, env, not args.no_cache)
+        coverages = collect.collect(found, options, progress)
+        trees = [c.tree for c in coverages if c.tree is not None]
+        if not trees:
+            print(collect.coverage_table(coverages), end="")
+            raise UserError(f"no pin of {found.path} got any documentation (the table says why)")
+        try:
+            manifest = build_snapshot(trees, args.out, policy, progress, semantic=semantic,
+                                      read=collect.drafts_reader(coverages))
+            collect.write_project_json(args.out, collect.project_document(
+                os.path.abspath(args.path), found, coverages, environment["python_version"]))
+        except OSError as exc:
+            raise UserError(f"--out {args.out}: cannot write the snapshot: "
+                            f"{exc.strerror or exc}") from None
+    print(collect.coverage_table(coverages), end="")
+    print(manifest["corpus_id"])
+    return 0
+
+
+def register_project_command(commands) -> None:
+    """Add `project` to the command line's subcommands."""
+    project = commands.add_parser(
+        "project", help="build a snapshot of the docs of what a project pins, at those versions",
+        description="Read what a project pins (pylock.toml, uv.lock, poetry.lock, pdm.lock, "
+                    "Pipfile.lock, requirements*.txt, else pyproject.toml with the installed "
+                    "versions) and build one collection per dependency at its pinned version, "
+                    "each from its best source; print a coverage table and the corpus_id.")
+    project.add_argument("path", nargs="?", default=".",
+                         help="the project's folder, or its lock or requirements file "
+                              "(default: %(default)s)")
+    project.add_argument("--out", required=True, help="snapshot directory to write")
+    project.add_argument("--all", action="store_true",
+                         help="every locked dependency, not only the project's own (direct)")
+    project.add_argument("--env", metavar="PATH",
+                         help="the environment the project runs in: its versions are compared "
+                              "with the pins (drift) and its docstrings are a source "
+                              "(default: PATH/.venv if there is one)")
+    project.add_argument("--python", metavar="X.Y",
+                         help="the interpreter markers are evaluated for (default: this one)")
+    project.add_argument("--extra", action="append", metavar="NAME",
+                         help="an extra of the project markers may name (repeat; default: none)")
+    project.add_argument("--order", metavar="SOURCES",
+                         help="the sources tried for each pin, in order, comma-separated "
+                              "(default: site,pypi,git,crawl,env; git and crawl are not yet "
+                              "available)")
+    project.add_argument("--offline", action="store_true",
+                         help="only what is on disk: named sites, the environment and the "
+                              "collection cache; nothing fetched")
+    project.add_argument("--site", action="append", metavar="NAME=HTML_ROOT",
+                         help="a rendered site of one dependency's docs at its pinned version "
+                              "(Debian's /usr/share/doc/python-jinja2-doc/html; repeat; default: "
+                              "none)")
+    project.add_argument("--site-url", action="append", metavar="NAME=URL",
+                         help="where that site is published, ending with / (default: the "
+                              "folder's file:// URL)")
+    project.add_argument("--fetch-cache", metavar="DIR",
+                         help="where fetched sites and each dependency's collection are kept "
+                              "(default: $XDG_CACHE_HOME/retrieval/fetch or "
+                              "~/.cache/retrieval/fetch)")
+    project.add_argument("--no-cache", action="store_true",
+                         help="read every collection afresh (the cache is not read or written)")
+    project.add_argument("--ranking", choices=RANKINGS,
+                         help=f"as for build (default: {RANKINGS[0]})")
+    project.add_argument("--semantic", nargs="?", const=SEMANTIC_MODELS[0],
+                         choices=SEMANTIC_MODELS, metavar="MODEL",
+                         help="as for build: an embedding re-rank (the semantic extra; default: "
+                              "none, lexical)")
+    project.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
+                         metavar="N", help="as for build (default: %(default)s)")
+    project.set_defaults(run=_project)

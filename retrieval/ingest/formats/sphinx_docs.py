@@ -1,0 +1,203 @@
+"""A package's Sphinx docs folder: its project root, its pages, and where its site is published.
+
+The Sphinx root is the directory of the docs folder's conf.py (`docs/`, `doc/build/`,
+`docs/source/`), read statically (readers/sphinx_conf.py); its pages are the files of its
+`source_suffix` not in `exclude_patterns` (Django's `.txt`), published at their document name +
+`.html` (or `/` on a dirhtml site), relative to that root.
+
+Where the pages are published (`published_site`), never invented: `--base-url` if given; else
+conf.py's `html_baseurl`; else the release's `Project-URL: Documentation` (or `Home-page`) where
+its host is one whose versioned layout is known (`VERSIONED_HOSTS`), with this release's version
+where that host puts it; else none (the caller links each unit to its file and lines, and the
+build says why in a progress line).
+"""
+
+import os
+import re
+import urllib.parse
+from dataclasses import dataclass
+
+from ..readers.sphinx_conf import CONF, SphinxConf, read_conf
+from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, read_tree_file
+
+
+@dataclass(frozen=True)
+class SphinxProject:
+    """A docs folder's Sphinx project: its root below the tree's root ('/'), its conf.py."""
+
+    root: str
+    conf: SphinxConf
+
+
+# How deep below the docs folder a conf.py is looked for (`doc/build/conf.py` is one level).
+_CONF_DEPTH = 2
+# A module file of a local extension is read up to this size.
+_MAX_EXTENSION_BYTES = 1024 * 1024
+
+
+def _read(top: str, relative: str, max_bytes: int) -> str | None:
+    try:
+        return read_tree_file(top, relative, max_bytes).decode("utf-8")
+    except (OSError, Unreadable, UnicodeDecodeError):
+        return None
+
+
+# What a page of any Sphinx project is written in, for telling the main project from a side one.
+_PAGE_SUFFIXES = (".rst", ".txt", ".md")
+
+
+def _python_files(top: str, docs: str) -> list:
+    """Return the .py files below the docs folder ('/'-separated, below top), shallowest first."""
+    found = []
+    for directory, subdirectories, names in os.walk(os.path.join(top, docs)):
+        subdirectories[:] = sorted(name for name in subdirectories if not name.startswith("."))
+        for name in names:
+            if name.endswith(".py"):
+                found.append(os.path.relpath(os.path.join(directory, name), top)
+                             .replace(os.sep, "/"))
+    return sorted(found, key=lambda path: (path.count("/"), path))
+
+
+def _pages_below(top: str, directory: str) -> int:
+    """Return how many reST, Markdown and text files a directory (below top) holds, at any depth."""
+    walk = os.walk(os.path.join(top, directory))
+    return sum(name.endswith(_PAGE_SUFFIXES) for _, _, names in walk for name in names)
+
+
+def sphinx_project(top: str, docs: str,
+                   max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> SphinxProject | None:
+    """Return the Sphinx project of a docs folder (below top), or None if it has no conf.py."""
+    python = _python_files(top, docs)
+    depth = docs.count("/") + 1
+    confs = [path for path in python
+             if path.endswith("/" + CONF) and path.count("/") - depth <= _CONF_DEPTH - 1]
+    if not confs:
+        return None
+    # Of several projects (numpy's doc/source beside doc/neps, sympy's doc/src beside doc/api),
+    # the documentation is the one with the most pages; the shallowest of equals.
+    conf = max(confs, key=lambda path: (_pages_below(top, path.rpartition("/")[0]),
+                                        -path.count("/")))
+    root = conf.rpartition("/")[0]
+
+    def local_module(dotted: str) -> str | None:
+        tail = dotted.replace(".", "/")
+        for path in python:
+            if path.endswith((f"/{tail}.py", f"/{tail}/__init__.py")):
+                return _read(top, path, _MAX_EXTENSION_BYTES)
+        return None
+
+    text = _read(top, conf, max_bytes)
+    return SphinxProject(root, read_conf(text, local_module) if text is not None
+                         else SphinxConf())
+
+
+def page_path(conf: SphinxConf, relative: str, dirhtml: bool) -> str:
+    """Return the published path of the page built from a source file below the root."""
+    return docname_path(conf.docname(relative), dirhtml)
+
+
+def docname_path(docname: str, dirhtml: bool) -> str:
+    """Return the published path of a document (its path below the root, without suffix)."""
+    if not dirhtml:
+        return docname + ".html"
+    if docname == "index" or docname.endswith("/index"):
+        return docname[: -len("index")]
+    return docname + "/"
+
+
+# --- where the pages are published ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class VersionedHost:
+    """A documentation host whose versions are laid out one way, checked on its site."""
+
+    host: str  # the host, or ".suffix" for any host below it
+    path: str  # the version's path, from {major} and {minor} of the release
+    dirhtml: bool  # pages at DOCNAME/ (Sphinx's dirhtml builder), else DOCNAME.html
+
+
+# Hosts that publish every release line at its own path, each as its site has it. Read the
+# Docs' own domains are not among them (below).
+VERSIONED_HOSTS = (
+    # Pallets (Flask, Jinja, Click...): flask.palletsprojects.com/en/2.2.x/quickstart/
+    VersionedHost(".palletsprojects.com", "en/{major}.{minor}.x/", True),
+    # docs.pytest.org/en/7.2.x/how-to/fixtures.html
+    VersionedHost("docs.pytest.org", "en/{major}.{minor}.x/", False),
+    # docs.sqlalchemy.org/en/14/core/engines.html
+    VersionedHost("docs.sqlalchemy.org", "en/{major}{minor}/", False),
+    # docs.djangoproject.com/en/3.2/ref/settings/
+    VersionedHost("docs.djangoproject.com", "en/{major}.{minor}/", True),
+)
+# A path segment naming a moving version, not a release (Read the Docs' and others').
+_MOVING = frozenset({"latest", "stable", "master", "main", "dev", "devel", "current"})
+_RELEASE = re.compile(r"([0-9]+)\.([0-9]+)")
+
+
+@dataclass(frozen=True)
+class PublishedSite:
+    """Where a docs folder's pages are published, or why that is not known (note)."""
+
+    url: str | None
+    dirhtml: bool = False
+    note: str | None = None
+
+
+def _known_host(host: str) -> VersionedHost | None:
+    return next((known for known in VERSIONED_HOSTS if host == known.host or (
+        known.host.startswith(".") and host.endswith(known.host))), None)
+
+
+# Read the Docs serves a project at /LANGUAGE/VERSION/, a tag's version under the tag's name;
+# a URL there naming a moving version (/en/latest/) gives this release's at /en/VERSION/,
+# assuming the release is tagged as its version (said in the build's progress).
+_READTHEDOCS = (".readthedocs.io", ".readthedocs.org")
+_LANGUAGE = re.compile(r"[a-z]{2}(?:[-_][a-zA-Z]{2,4})?")
+
+
+def versioned_url(url: str, version: str) -> PublishedSite | None:
+    """Return the site of a release at a documentation URL whose host's layout is known."""
+    parts = urllib.parse.urlsplit(url)
+    host = (parts.hostname or "").lower()
+    known = _known_host(host)
+    release = _RELEASE.match(version)
+    if known is None and host.endswith(_READTHEDOCS):
+        segments = [segment for segment in parts.path.split("/") if segment]
+        if len(segments) >= 2 and _LANGUAGE.fullmatch(segments[0]) \
+                and segments[1] in _MOVING:
+            return PublishedSite(
+                f"https://{parts.netloc}/{segments[0]}/{urllib.parse.quote(version)}/",
+                note=f"links at {segments[0]}/{version}/ of {host}: Read the Docs' version of "
+                     "the tag named as the release")
+        return None
+    if known is None or release is None:
+        return None
+    path = known.path.format(major=release.group(1), minor=release.group(2))
+    return PublishedSite(f"https://{parts.netloc}/{path}", known.dirhtml)
+
+
+def _moving(url: str) -> bool:
+    return any(segment in _MOVING for segment in urllib.parse.urlsplit(url).path.split("/"))
+
+
+def published_site(project: SphinxProject | None, urls: list, version: str,
+                   base_url: str | None) -> PublishedSite:
+    """Return where a release's docs folder is published: base_url (--base-url), else its
+    conf.py's html_baseurl, else the first of urls (the release's Documentation Project-URL,
+    then its Home-page) on a host whose versions are known, at this version."""
+    if base_url:
+        return PublishedSite(base_url)
+    baseurl = project.conf.html_baseurl if project is not None else None
+    if baseurl and not _moving(baseurl):
+        return PublishedSite(baseurl if baseurl.endswith("/") else baseurl + "/")
+    candidates = [url for url in [baseurl, *urls]
+                  if isinstance(url, str) and url.startswith(("https://", "http://"))]
+    for url in candidates:
+        site = versioned_url(url, version)
+        if site is not None:
+            return site
+    if not candidates:
+        return PublishedSite(None, note="no published docs site is known (no --base-url, "
+                             "html_baseurl or Documentation URL): units link to their files")
+    return PublishedSite(None, note=f"no versioned link for {candidates[0]} (its host's "
+                         "versions are not known): units link to their files; give "
+                         "--base-url for the site of this release")

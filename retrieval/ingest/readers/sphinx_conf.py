@@ -1,0 +1,189 @@
+"""A Sphinx project's conf.py, read as text with `ast`: never executed, never imported.
+
+What a build needs of it to publish pages as Sphinx would: which files are pages (`source_suffix`,
+`exclude_patterns`), the root document, `html_baseurl`, the extensions, and the object types the
+project adds (`app.add_crossref_type` / `add_object_type` in conf.py's `setup()` or in a local
+extension module it names, as Django's docs/_ext/djangodocs.py adds `setting`). Only literal
+values are understood (a string, a list or dict of them, a name bound earlier to one); anything
+computed is left at Sphinx's default, as if the line were not there.
+"""
+
+import ast
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+CONF = "conf.py"
+RST, MARKDOWN = "rst", "markdown"
+# Sphinx's defaults.
+_DEFAULT_SUFFIXES = {".rst": RST}
+_DEFAULT_ROOT = "index"
+# Extensions that register Markdown (.md) as a source suffix of their own.
+_MARKDOWN_EXTENSIONS = frozenset({"myst_parser", "myst_nb", "recommonmark"})
+# What a source_suffix dict names the Markdown parser by (Sphinx's file types).
+_MARKDOWN_TYPES = frozenset({"markdown", "myst", "myst-nb"})
+# How a crossref type's directive marks its target: Sphinx's Target makes its id from the
+# directive's full name "std:NAME" (":" is no id character: "std-setting-DEBUG").
+CROSSREF, OBJECT_TYPE = "crossref", "object"
+
+
+@dataclass(frozen=True)
+class SphinxConf:
+    """What a build reads of one Sphinx project's configuration."""
+
+    source_suffix: dict = field(default_factory=lambda: dict(_DEFAULT_SUFFIXES))  # -> RST/...
+    root_doc: str = _DEFAULT_ROOT
+    html_baseurl: str | None = None
+    extensions: tuple = ()
+    exclude_patterns: tuple = ()
+    # directive name -> (CROSSREF: a target before what it names, or OBJECT_TYPE: a
+    # description; the role that refers to it)
+    object_types: dict = field(default_factory=dict)
+
+    def page_kind(self, relative: str) -> str | None:
+        """Return RST or MARKDOWN for a file Sphinx reads as a page, else None."""
+        for suffix in sorted(self.source_suffix, key=len, reverse=True):
+            if relative.endswith(suffix):
+                if any(_excluded(relative, pattern) for pattern in self.exclude_patterns):
+                    return None
+                return self.source_suffix[suffix]
+        return None
+
+    def docname(self, relative: str) -> str:
+        """Return a page's document name: its path below the root without its suffix."""
+        for suffix in sorted(self.source_suffix, key=len, reverse=True):
+            if relative.endswith(suffix):
+                return relative[: -len(suffix)]
+        return posixpath.splitext(relative)[0]
+
+
+def _excluded(relative: str, pattern: str) -> bool:
+    """Tell whether a path matches one of Sphinx's exclude patterns (`**` any depth, `*` one)."""
+    regex = re.escape(pattern).replace(r"\*\*", ".*").replace(r"\*", "[^/]*") \
+        .replace(r"\?", "[^/]")
+    # A pattern naming a directory excludes everything below it.
+    return re.fullmatch(regex + "(?:/.*)?", relative) is not None
+
+
+def _literal(node, known: dict):
+    """Return the value of a literal expression (a name bound to one too), else None."""
+    if isinstance(node, ast.Name):
+        return known.get(node.id)
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _strings(value) -> tuple:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    return ()
+
+
+def _parse(text: str):
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+
+
+def _assignments(tree) -> dict:
+    """Return the module-level names bound to literals, in order (later bindings win), with
+    `extensions.append/extend(...)` and `+=` applied."""
+    known: dict = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            value = _literal(node.value, known)
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    if value is None:
+                        known.pop(target.id, None)
+                    else:
+                        known[target.id] = value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and node.value is not None:
+            value = _literal(node.value, known)
+            if value is not None:
+                known[node.target.id] = value
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            value = _literal(node.value, known)
+            old = known.get(node.target.id)
+            if isinstance(old, list) and isinstance(value, (list, tuple)):
+                known[node.target.id] = old + list(value)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            call = node.value
+            func = call.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                    and isinstance(known.get(func.value.id), list) and len(call.args) == 1:
+                value = _literal(call.args[0], known)
+                if func.attr == "append" and value is not None:
+                    known[func.value.id] = known[func.value.id] + [value]
+                elif func.attr == "extend" and isinstance(value, (list, tuple)):
+                    known[func.value.id] = known[func.value.id] + list(value)
+    return known
+
+
+def _argument(call, position: int, keyword: str):
+    node = call.args[position] if len(call.args) > position else next(
+        (item.value for item in call.keywords if item.arg == keyword), None)
+    value = _literal(node, {}) if node is not None else None
+    return value if isinstance(value, str) and value else None
+
+
+def object_types(tree) -> dict:
+    """Return the object types a module's `setup(app)` adds: directive -> (kind, role)."""
+    found: dict = {}
+    if tree is None:
+        return found
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name == "setup"):
+            continue
+        for call in ast.walk(node):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+                continue
+            kind = {"add_crossref_type": CROSSREF, "add_object_type": OBJECT_TYPE}.get(
+                call.func.attr)
+            if kind is None:
+                continue
+            name = _argument(call, 0, "directivename")
+            if name is not None:
+                found[name] = (kind, _argument(call, 1, "rolename") or name)
+    return found
+
+
+def _suffixes(value, extensions: tuple) -> dict:
+    if isinstance(value, dict):
+        suffixes = {suffix: (MARKDOWN if kind in _MARKDOWN_TYPES else RST)
+                    for suffix, kind in value.items() if isinstance(suffix, str)}
+    else:
+        suffixes = {suffix: RST for suffix in _strings(value)} or dict(_DEFAULT_SUFFIXES)
+    if any(name in _MARKDOWN_EXTENSIONS for name in extensions):
+        suffixes.setdefault(".md", MARKDOWN)
+    return suffixes
+
+
+def read_conf(text: str, local_module=None) -> SphinxConf:
+    """Read a conf.py's text. local_module(dotted name) returns the text of an extension module
+    the project keeps in its docs folder, or None: its `setup()` adds object types too."""
+    tree = _parse(text)
+    if tree is None:
+        return SphinxConf()
+    known = _assignments(tree)
+    extensions = _strings(known.get("extensions"))
+    root = known.get("root_doc", known.get("master_doc"))
+    baseurl = known.get("html_baseurl")
+    types = object_types(tree)
+    for name in extensions:
+        module_text = local_module(name) if local_module is not None else None
+        if module_text is not None:
+            types = object_types(_parse(module_text)) | types
+    return SphinxConf(
+        source_suffix=_suffixes(known.get("source_suffix"), extensions),
+        root_doc=root if isinstance(root, str) and root else _DEFAULT_ROOT,
+        html_baseurl=baseurl if isinstance(baseurl, str) and baseurl.startswith(
+            ("https://", "http://")) else None,
+        extensions=extensions, exclude_patterns=_strings(known.get("exclude_patterns")),
+        object_types=types)

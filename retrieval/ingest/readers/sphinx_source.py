@@ -1,0 +1,375 @@
+"""A reST page of a Sphinx project -> the page Sphinx would render from it, predicted from source.
+
+A docs folder read without its rendered site (a release's sdist) is cut as the rendered-site
+build cuts it (sphinx_page.page_units: one unit per section's own text and per object
+description) against the RenderedPage predicted here: its sections with the ids docutils gives
+them, the ids of its labels and object descriptions, and its cross-references, resolved across
+the project's pages (`in_links`) as a rendered page's links are.
+
+The ids follow docutils' and Sphinx's rules, in document order:
+
+- a section's id is `make_id` of its title's text; a title whose id is taken (by an earlier
+  section, a label, a named hyperlink `text <url>`_) gets docutils' next `idN`, a counter that
+  footnotes, anonymous targets and their references share;
+- a `.. _label:` (or a crossref type's target, `.. setting:: DEBUG` -> `std-setting-DEBUG`)
+  right before a section is an extra id inside it; the section keeps its title's id;
+- a Python object's id is its qualified name (module, enclosing classes, the name as written:
+  Sphinx does not strip a module written again); a standard-domain object's is Sphinx's
+  `make_id` of its type and name (`envvar-HOME`, `cmdoption-pytest-k`, `confval-addopts`).
+
+The id functions are docutils' and Sphinx's, replicated in docutils_ids.py.
+"""
+
+import posixpath
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .docutils_ids import DocumentIds, sphinx_id
+from .rendered import (
+    PYTHON_DOMAIN,
+    STANDARD_DOMAIN,
+    RenderedObject,
+    RenderedPage,
+    RenderedSection,
+)
+from .rst import (
+    _ADORNMENT,
+    DIRECTIVE,
+    OBJECT_NAME,
+    OPTION,
+    RstReader,
+    _section_title,
+    is_explicit_markup,
+)
+from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf
+from .sphinx_page import STD_NAME, Directives, LiteralBlocks, reader_units
+
+# Inline markup, reduced to the text docutils makes ids from.
+_ROLE_WITH_TITLE = re.compile(r":[\w.+:-]+:`([^`<]*?)\s*<[^`>]*>`")
+_ROLE = re.compile(r":[\w.+:-]+:`([~!]?)([^`]*)`")
+_HYPERLINK = re.compile(r"`([^`<]*?)\s*(?:<[^`>]*>)?`__?")
+_INLINE = re.compile(r"``(.+?)``|\*\*(.+?)\*\*|\*(.+?)\*|`([^`]+)`|\|([^|]+)\|")
+
+
+def title_text(title: str) -> str:
+    """Return a reST title's text as rendered: markup out, a `~a.b` target shown as `b`."""
+    text = _ROLE_WITH_TITLE.sub(r"\1", title)
+    text = _ROLE.sub(lambda m: m.group(2).rsplit(".", 1)[-1] if m.group(1) == "~"
+                     else m.group(2), text)
+    text = _HYPERLINK.sub(r"\1", text)
+    text = _INLINE.sub(lambda m: next(group for group in m.groups() if group is not None), text)
+    return " ".join(re.sub(r"\\(.)", r"\1", text).split())
+
+
+# What gives a docutils node an id from the shared counter or a name, in running text.
+_NAMED_LINK = re.compile(r"(?<![:`\w])`([^`<]+?)\s*<[^`>]+>`_(?!_)")
+_FOOTNOTE_REF = re.compile(r"\[(?:#[\w-]*|\*|[0-9]+|[A-Za-z][\w.-]*)\]_")
+_EXPLICIT_TARGET = re.compile(r"\.\.[ \t]+_(`[^`]+`|[^`:][^:]*):(?:[ \t]+(.*))?")
+_FOOTNOTE = re.compile(r"\.\.[ \t]+\[([^\]]+)\](?:[ \t].*)?")
+# A cross-reference role: (role, explicit title text or None, target).
+_XREF = re.compile(r":(?:(?:py|std):)?([\w-]+):`(?:([^`<]*?)\s*<([^`>]*)>|([^`]*))`")
+PY_ROLES = frozenset({"func", "meth", "class", "attr", "data", "exc", "obj", "const",
+                      "decorator", "mod"})
+# Standard-domain description directives Sphinx itself has (GenericObject and Cmdoption).
+_STD_OBJECTS = frozenset({"envvar", "option", "cmdoption"})
+_LITERAL_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
+                                 "testoutput", "testsetup", "productionlist", "literalinclude",
+                                 "math", "raw", "parsed-literal", "highlight", "graphviz"})
+
+
+def directives_of(conf: SphinxConf) -> Directives:
+    """Return what page_units reads beyond Python's directives, for a project's conf."""
+    objects = set(_STD_OBJECTS) | {name for name, (kind, _) in conf.object_types.items()
+                                   if kind == OBJECT_TYPE}
+    targets = {name for name, (kind, _) in conf.object_types.items() if kind == CROSSREF}
+    hidden = {f"auto{kind}" for kind in ("module", "class", "function", "method", "attribute",
+                                         "data", "exception", "decorator", "property")}
+    both = {f"std:{name}" for name in objects | targets}
+    return Directives(frozenset(objects | {name for name in both if name[4:] in objects}),
+                      frozenset(targets | {name for name in both if name[4:] in targets}),
+                      frozenset(hidden | {f"py:{name}" for name in hidden}))
+
+
+@dataclass
+class SourcePage:
+    """What a page's source says of its rendered page, and what it links to."""
+
+    docname: str  # its document name (path below the Sphinx root, no suffix)
+    page: RenderedPage  # predicted: ids, sections, objects (links are resolved across pages)
+    title: str = ""
+    # label name (lowercase) -> the id a :ref: to it lands on (the section it names, or its own)
+    labels: dict = field(default_factory=dict)
+    # (domain, name) -> id: ("py", "flask.Flask"), ("setting", "DEBUG"), ("envvar", "HOME")
+    targets: dict = field(default_factory=dict)
+    # (role, target as written, current module) of each cross-reference, in order
+    references: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _PyClass:
+    """A class whose body is being read: what its members' names are qualified by."""
+
+    name: str  # below its module, as Sphinx's py:class context holds it
+    module: str | None
+
+
+class _Predictor(RstReader):
+    """Walks a page's units as page_units does, giving ids as docutils and Sphinx would."""
+
+    def __init__(self, lines: list, directives: Directives):
+        super().__init__()
+        self.lines = lines
+        self.directives = directives
+        self.document = DocumentIds()
+        self.ids = self.document.ids
+        self._serial: Counter = Counter()  # Sphinx's serial numbers, per prefix
+        self.sections: list[RenderedSection] = []
+        self.objects: list[RenderedObject] = []
+        self._styles: list = []  # adornment styles, in the order first used (their levels)
+        self._open: list = []  # (level, section) of the sections the current one is in
+        self._pending: list = []  # (label name, id, key) of targets waiting for what follows
+        self.labels: dict = {}
+        self.targets: dict = {}
+        self.references: list = []
+        self._program: str | None = None
+        self._unit = range(0)
+
+    # -- ids ------------------------------------------------------------------------------
+
+    def _object_id(self, prefix: str, term: str) -> str:
+        """Sphinx's make_id(env, document, prefix, term)."""
+        candidate = sphinx_id(f"{prefix}-{term}" if prefix else term)
+        if candidate == prefix:
+            candidate = ""
+        while not candidate or candidate in self.ids:
+            candidate = f"{prefix or 'id'}{'-' if prefix else ''}{self._serial[prefix]}"
+            self._serial[prefix] += 1
+        self.ids.add(candidate)
+        return candidate
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def read_unit(self, unit: range, is_code: bool) -> bool:
+        self._unit = unit
+        head = self.lines[unit.start]
+        if not is_code:
+            if is_explicit_markup(head):
+                self._explicit(head.strip(), unit)
+            else:
+                self._inline("\n".join(self.lines[unit.start:unit.stop]))
+                if _section_title(self.lines, unit) is None and not all(
+                        set(self.lines[i].strip()) <= _ADORNMENT for i in unit):
+                    self._settle_targets(None)
+        return self.read(self.lines, unit)
+
+    def _explicit(self, head: str, unit: range):
+        target = _EXPLICIT_TARGET.fullmatch(head)
+        if target:
+            name = target.group(1).strip("`")
+            if name == "_":
+                self.document.auto()  # an anonymous target
+            elif target.group(2) or len(unit) > 1:
+                self.document.named(name)  # a link to elsewhere: an id all the same
+            else:
+                self._pending.append((name.lower(), self.document.named(name), None))
+            return
+        footnote = _FOOTNOTE.fullmatch(head)
+        if footnote:
+            label = footnote.group(1)
+            if label.startswith("#") and len(label) > 1:
+                self.document.named(label[1:])
+            else:
+                self.document.auto()  # numbered and auto-numbered footnotes have no name id
+            self._inline("\n".join(self.lines[unit.start:unit.stop]))
+            return
+        directive = DIRECTIVE.fullmatch(head)
+        if directive is None:
+            return  # a comment
+        name = directive.group(1).lower().removeprefix("py:")
+        argument = (directive.group(2) or "").strip()
+        if name == "module" and argument and not any(
+                OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
+                for i in unit[1:]):
+            module = argument.split()[0]
+            self._settle_targets(None)
+            self.targets.setdefault((PYTHON_DOMAIN, module), self._object_id("module", module))
+        if name not in _LITERAL_DIRECTIVES:
+            self._inline("\n".join(self.lines[unit.start + 1:unit.stop]))
+
+    def _inline(self, text: str):
+        for match in _NAMED_LINK.finditer(text):
+            self.document.named(" ".join(match.group(1).split()))
+        for _ in _FOOTNOTE_REF.finditer(text):
+            self.document.auto()
+        for match in _XREF.finditer(text):
+            role = match.group(1)
+            target = (match.group(3) if match.group(3) is not None else match.group(4)).strip()
+            self.references.append((role, target, self.module))
+
+    def _settle_targets(self, section_id: str | None):
+        """Give the targets waiting before an element to it: a section's extra ids (a :ref:
+        lands on the section), else their own."""
+        for name, own_id, key in self._pending:
+            landing = section_id or own_id
+            if key is None:
+                self.labels.setdefault(name, landing)
+            else:
+                self.targets.setdefault(key, landing)
+        self._pending = []
+
+    # -- RstReader hooks ----------------------------------------------------------------------
+
+    def on_section(self, title, after_label):
+        super().on_section(title, after_label)
+        lines, unit = self.lines, self._unit
+        overline = len(unit) >= 3 and lines[unit.start + 1].strip() == title \
+            and lines[unit.start].rstrip() == lines[unit.start + 2].rstrip()
+        style = (lines[unit.start if overline else unit.start + 1].rstrip()[0], overline)
+        if style not in self._styles:
+            self._styles.append(style)
+        level = self._styles.index(style)
+        while self._open and self._open[-1][0] >= level:
+            self._open.pop()
+        text = title_text(title)
+        path = tuple(section.title for _, section in self._open)
+        section = RenderedSection(self.document.named(text), text, path)
+        self.sections.append(section)
+        self._open.append((level, section))
+        self._settle_targets(section.section_id)
+
+    def on_object(self, name, argument, options, no_index, indent):
+        super().on_object(name, argument, options, no_index, indent)
+        if OBJECT_NAME.match(argument) is None:
+            return  # no scope of its own: nothing to name
+        enclosing = [scope.owner for scope in self.scopes[:-1]
+                     if isinstance(scope.owner, _PyClass)]
+        classname = enclosing[-1].name if enclosing else None
+        module = options.get("module") or (
+            enclosing[-1].module if enclosing else None) or self.module
+        signatures = []
+        for text in self._signature_lines(argument):
+            match = OBJECT_NAME.match(text)
+            if match is None:
+                continue
+            written = match.group(0)
+            prefix, _, bare = written.rpartition(".")
+            if classname and prefix and (prefix == classname
+                                         or prefix.startswith(classname + ".")):
+                fullname = written
+            elif classname:
+                fullname = f"{classname}.{written}"
+            else:
+                fullname = written
+            qualified = f"{module}.{fullname}" if module else fullname
+            object_id = None if no_index else self._object_id("", qualified)
+            signatures.append((object_id, bare, fullname))
+            if object_id is not None:
+                self.targets.setdefault((PYTHON_DOMAIN, qualified), object_id)
+        if not signatures:
+            return
+        self.objects.append(RenderedObject(name, [(i, bare) for i, bare, _ in signatures],
+                                           PYTHON_DOMAIN))
+        if name in ("class", "exception"):
+            self.scopes[-1].owner = _PyClass(signatures[0][2], module)
+        self._settle_targets(None)
+
+    def _signature_lines(self, argument: str) -> list:
+        texts = [argument]
+        for i in self._unit[1:]:
+            if OPTION.fullmatch(self.lines[i].rstrip()):
+                break
+            texts.append(self.lines[i].strip())
+        return texts
+
+    def on_directive(self, name, argument, options, no_index, indent) -> bool:
+        directives = self.directives
+        short = name.removeprefix("std:")
+        if name == "program":
+            self._program = None if argument.strip() in ("", "None") else argument.split()[0]
+        elif name in directives.targets:
+            term = " ".join(argument.split())
+            self._pending.append((None, self._object_id(f"std:{short}", term), (short, term)))
+            return True
+        elif name in directives.objects and STD_NAME.match(argument):
+            self._settle_targets(None)
+            self._std_object(short, argument, no_index)
+        elif name in directives.hidden:
+            self._settle_targets(None)
+            written = OBJECT_NAME.match(argument)
+            if name.endswith(("autoclass", "autoexception")) and written:
+                # autodoc writes `.. py:class:: NAME` with `:module:` (the name's own dotted
+                # prefix, else the current module): the content's objects are its members.
+                prefix, _, bare = written.group(0).rpartition(".")
+                self.open_body(indent, self.anchor).owner = _PyClass(bare, prefix or self.module)
+        elif name not in ("index", "toctree"):
+            self._settle_targets(None)
+        return True
+
+    def _std_object(self, kind: str, argument: str, no_index: bool):
+        bare = STD_NAME.match(argument).group(0)  # type: ignore[union-attr]
+        if no_index:
+            object_id = None
+        elif kind in ("option", "cmdoption"):
+            prefix = "-".join(["cmdoption", *([self._program] if self._program else []),
+                               *([] if bare.startswith(("-", "/")) else ["arg"])])
+            object_id = self._object_id(prefix, bare)
+        else:
+            object_id = self._object_id(kind, bare)
+        if object_id is not None:
+            self.targets.setdefault((kind, bare), object_id)
+        self.objects.append(RenderedObject(kind, [(object_id, bare)], STANDARD_DOMAIN))
+
+
+def predict_page(docname: str, text: str, directives: Directives) -> SourcePage:
+    """Return what one reST page of a project would render as, read from its source alone."""
+    lines = text.split("\n")
+    reader = _Predictor(lines, directives)
+    literal = LiteralBlocks()  # as page_units reads them
+    for unit, indent in reader_units(lines, reader):
+        is_code = literal.enter(lines, unit, indent)
+        if reader.read_unit(unit, is_code):
+            literal.leave(lines, unit, indent, is_code)
+    reader._settle_targets(None)
+    page = RenderedPage(frozenset(reader.ids), reader.sections, reader.objects, [])
+    title = reader.sections[0].title if reader.sections else ""
+    return SourcePage(docname, page, title, reader.labels, reader.targets, reader.references)
+
+
+def in_links(pages: dict, conf: SphinxConf) -> Counter:
+    """Count the cross-references of a project's pages ({page path: SourcePage}) by the
+    (page path, id) each lands on, as a rendered site's links are counted: `:ref:` to a label,
+    `:doc:` to a page's first section, a Python role to its object's description, a project's
+    crossref role (`:setting:`) to its target."""
+    labels: dict = {}
+    targets: dict = {}
+    by_docname: dict = {}
+    for path, source in pages.items():
+        by_docname[source.docname] = (path, source)
+        for name, anchor in source.labels.items():
+            labels.setdefault(name, (path, anchor))
+        for key, anchor in source.targets.items():
+            targets.setdefault(key, (path, anchor))
+    python = {name: where for (domain, name), where in targets.items()
+              if domain == PYTHON_DOMAIN}
+    roles = {"envvar": "envvar"} | {role: name for name, (_, role) in conf.object_types.items()}
+    counts: Counter = Counter()
+    for source in pages.values():
+        for role, target, module in source.references:
+            found = None
+            if role == "ref":
+                found = labels.get(target.lower())
+            elif role == "doc":
+                docname = target.lstrip("/") if target.startswith("/") else posixpath.normpath(
+                    posixpath.join(posixpath.dirname(source.docname), target))
+                linked = by_docname.get(docname)
+                if linked is not None and linked[1].page.sections:
+                    found = (linked[0], linked[1].page.sections[0].section_id)
+            elif role in PY_ROLES:
+                name = target.lstrip("~!.")
+                found = python.get(name) or (python.get(f"{module}.{name}") if module else None)
+            elif role in roles:
+                found = targets.get((roles[role], target.lstrip("~!")))
+            if found is not None:
+                counts[found] += 1
+    return counts

@@ -1,0 +1,238 @@
+"""Docstrings a package assembles at import time, resolved statically where they can be.
+
+pandas writes many docstrings as templates its decorators fill in when the module is imported:
+`@Appender(_shared_docs["merge"] % _shared_doc_kwargs)`, `@Substitution(klass="Series")`,
+`@doc(NDFrame.fillna, klass="Series")`. Nothing is imported here: the decorator's arguments are
+evaluated from the source alone, where each is built of string literals, the module-level names
+and `NAME["key"] = ...` entries they are bound to (in this module or the one they are imported
+from), literal dicts and `dict(...)`, `%`, `+`, `.format(...)` and `dedent(...)`, and the docstrings
+of the package's own functions. What cannot be (a value computed by a call, a name from another
+package) is left as it was and counted.
+
+The object still quotes its own lines (its decorators and header); the assembled docstring is
+what its unit is indexed by.
+"""
+
+import ast
+import dataclasses
+import inspect
+import textwrap
+
+from .docstrings import CLASS, EXCEPTION, FUNCTION, METHOD, DocObject, Module, PackageSource
+
+# How deep a value may refer to other values before it is given up (a cycle, or worse).
+_MAX_DEPTH = 24
+
+
+class _Unresolved(Exception):
+    """A value the source alone does not give."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Callable:
+    """A function or class of the package that a decorator argument names."""
+
+    module: Module
+    obj: DocObject
+
+
+class _Templates:
+    def __init__(self, package: PackageSource):
+        self.package = package
+        self.components: dict = {}  # DocObject name -> its @doc components (None: in progress)
+
+    # -- values ---------------------------------------------------------------------------
+
+    def value(self, module: Module, node, depth: int = 0):
+        if depth > _MAX_DEPTH:
+            raise _Unresolved("too deep")
+        depth += 1
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.named(module, node.id, depth)
+        if isinstance(node, ast.Attribute):
+            return self.dotted(module, ast.unparse(node), depth)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            container = self.value(module, node.value, depth)
+            if isinstance(container, dict) and node.slice.value in container:
+                return container[node.slice.value]
+            raise _Unresolved("no such entry")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
+            left, right = self.value(module, node.left, depth), self.value(module, node.right,
+                                                                           depth)
+            try:
+                return left % right if isinstance(node.op, ast.Mod) else left + right
+            except (TypeError, ValueError, KeyError) as exc:
+                raise _Unresolved(str(exc)) from None
+        if isinstance(node, ast.Dict):
+            found: dict = {}
+            for key, item in zip(node.keys, node.values, strict=True):
+                if key is None:
+                    merged = self.value(module, item, depth)
+                    if not isinstance(merged, dict):
+                        raise _Unresolved("** of no dict")
+                    found.update(merged)
+                else:
+                    found[self.value(module, key, depth)] = self.value(module, item, depth)
+            return found
+        if isinstance(node, ast.Call):
+            return self.call(module, node, depth)
+        raise _Unresolved(type(node).__name__)
+
+    def keywords(self, module: Module, node: ast.Call, depth: int) -> dict:
+        found: dict = {}
+        for keyword in node.keywords:
+            item = self.value(module, keyword.value, depth)
+            if keyword.arg is None:
+                if not isinstance(item, dict):
+                    raise _Unresolved("** of no dict")
+                found.update(item)
+            else:
+                found[keyword.arg] = item
+        return found
+
+    def call(self, module: Module, node: ast.Call, depth: int):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name == "dict" and isinstance(func, ast.Name):
+            found: dict = {}
+            for argument in node.args:
+                merged = self.value(module, argument, depth)
+                if not isinstance(merged, dict):
+                    raise _Unresolved("dict() of no dict")
+                found.update(merged)
+            return found | self.keywords(module, node, depth)
+        if name == "dedent" and len(node.args) == 1:
+            text = self.value(module, node.args[0], depth)
+            if isinstance(text, str):
+                return textwrap.dedent(text)
+        if name == "format" and isinstance(func, ast.Attribute):
+            text = self.value(module, func.value, depth)
+            if isinstance(text, str):
+                arguments = [self.value(module, argument, depth) for argument in node.args]
+                try:
+                    return text.format(*arguments, **self.keywords(module, node, depth))
+                except (IndexError, KeyError, ValueError) as exc:
+                    raise _Unresolved(str(exc)) from None
+        raise _Unresolved(f"a call of {name or 'something'}")
+
+    def named(self, module: Module, name: str, depth: int):
+        if name in module.items and name not in module.assigned:
+            return self.entries(module, name, depth)
+        if name in module.assigned:
+            bound = self.value(module, module.assigned[name], depth)
+            if isinstance(bound, dict) and name in module.items:
+                return bound | self.entries(module, name, depth)
+            return bound
+        obj = module.objects.get(name)
+        if obj is not None and obj.kind in (CLASS, EXCEPTION, FUNCTION):
+            return _Callable(module, obj)
+        if name in module.imports:
+            return self.dotted(module, module.imports[name], depth, absolute=True)
+        raise _Unresolved(f"{name} is not bound in the source")
+
+    def entries(self, module: Module, name: str, depth: int) -> dict:
+        return {key: self.value(module, item, depth)
+                for key, item in module.items[name].items()}
+
+    def dotted(self, module: Module, dotted: str, depth: int, absolute: bool = False):
+        """The value of a dotted name: a module's variable or a function/class/method."""
+        head, _, rest = dotted.partition(".")
+        if not absolute and head in module.imports:
+            return self.dotted(module, ".".join(filter(None, (module.imports[head], rest))),
+                               depth, absolute=True)
+        full = dotted if absolute else f"{module.name}.{dotted}"
+        owner_name, _, last = full.rpartition(".")
+        owner = self.package.modules.get(owner_name)
+        if owner is not None and (last in owner.assigned or last in owner.items):
+            return self.named(owner, last, depth)
+        found = self.package.resolve(full)
+        if found is not None and found[1].kind in (CLASS, EXCEPTION, FUNCTION, METHOD):
+            return _Callable(*found)
+        raise _Unresolved(f"{dotted} is not defined in the package")
+
+    # -- decorators -----------------------------------------------------------------------
+
+    def doc_components(self, module: Module, obj: DocObject, depth: int) -> list:
+        """Return an object's docstring components as pandas' @doc keeps them: (text,
+        formatted) pairs, its own docstring first, then what each @doc argument gives."""
+        if obj.name in self.components:
+            if self.components[obj.name] is None:
+                raise _Unresolved("a cycle")
+            return self.components[obj.name]
+        self.components[obj.name] = None
+        found: list = []
+        own = obj.docstring
+        decorators = [d for d in obj.templates if getattr(d.func, "id", None) == "doc"
+                      or getattr(d.func, "attr", None) == "doc"]
+        if not decorators:
+            found = [(textwrap.dedent(own or ""), False)] if own else []
+        else:
+            if own:
+                found.append((own, True))
+            for argument in decorators[0].args:
+                item = self.value(module, argument, depth)
+                if isinstance(item, _Callable):
+                    found.extend(self.doc_components(item.module, item.obj, depth + 1))
+                elif isinstance(item, str):
+                    found.append((item, True))
+                elif item is not None:
+                    raise _Unresolved("a @doc argument that is no docstring")
+        self.components[obj.name] = found
+        return found
+
+    def assembled(self, module: Module, obj: DocObject) -> str:
+        """Return an object's docstring as its decorators leave it (raises _Unresolved)."""
+        text = obj.docstring or ""
+        for decorator in obj.templates:  # innermost first
+            func = decorator.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name == "Appender":
+                addendum = self.value(module, decorator.args[0], 0) if decorator.args else ""
+                keywords = self.keywords(module, decorator, 0)
+                if not isinstance(addendum, str) or set(keywords) - {"join", "indents"} \
+                        or keywords.get("indents", 0):
+                    raise _Unresolved("an Appender this reader does not follow")
+                text = textwrap.dedent(str(keywords.get("join", "")).join([text, addendum]))
+            elif name == "Substitution":
+                values: tuple | dict = (
+                    tuple(self.value(module, a, 0) for a in decorator.args) if decorator.args
+                    else self.keywords(module, decorator, 0))
+                try:
+                    text = text % values if text else text
+                except (TypeError, ValueError, KeyError) as exc:
+                    raise _Unresolved(str(exc)) from None
+            elif name == "doc":
+                params = self.keywords(module, decorator, 0)
+                parts = []
+                for component, formatted in self.doc_components(module, obj, 0):
+                    try:
+                        parts.append(component.format(**params) if formatted and params
+                                     else component)
+                    except (IndexError, KeyError, ValueError) as exc:
+                        raise _Unresolved(str(exc)) from None
+                text = "".join(parts)
+        return text
+
+
+def resolve_templates(package: PackageSource) -> tuple:
+    """Fill in each docstring the package assembles at import time from its decorators, where
+    the source alone gives it; return (how many were, how many were left as written)."""
+    templates = _Templates(package)
+    resolved = left = 0
+    for module in package.modules.values():
+        for path, obj in list(module.objects.items()):
+            if not obj.templates:
+                continue
+            try:
+                text = templates.assembled(module, obj)
+            except (_Unresolved, RecursionError):
+                left += 1
+                continue
+            resolved += 1
+            module.objects[path] = dataclasses.replace(
+                obj, docstring=inspect.cleandoc(text) if text.strip() else obj.docstring)
+    if resolved:
+        package.changed()
+    return resolved, left

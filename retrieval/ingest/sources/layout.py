@@ -1,0 +1,278 @@
+"""Where an unpacked release keeps its importable code, read from its own metadata, and which of
+its modules are its API: nothing is imported or run, `setup.py` least of all.
+
+An sdist's import packages are found, in this order, from:
+
+1. its build configuration: `setup.cfg` (read with configparser) `[options] package_dir`,
+   `packages` and `[options.packages.find] where`; `pyproject.toml` (read with tomllib)
+   `[tool.setuptools] package-dir`, `packages` and `[tool.setuptools.packages.find] where`,
+   Poetry's `packages` (`include`, `from`), Hatch's wheel `packages` and scikit-build-core's
+   `wheel.packages`;
+2. the names its `*.egg-info/top_level.txt` lists (setuptools writes it into the sdist beside
+   the code: sqlalchemy 1.4.46's `lib/SQLAlchemy.egg-info/`);
+3. the tree: the first of the declared roots, the egg-info's directory, `src/`, `lib/` and the
+   top that holds a Python package (lightgbm 4.3.0's `src/` is C++, its package `lightgbm/`).
+
+Several top-level packages, flat modules and namespace packages (a directory without
+`__init__.py` that the metadata names, or that holds packages where nothing else does) are read
+alike. Tests, benchmarks and examples are not API wherever they are (NOT_API_DIRECTORIES,
+`test_*.py`, `conftest.py`); a top-level `test/` or `testing/` of an sdist is its test suite,
+while a package's own `testing` or `test` module is API (`numpy.testing`, `django.test`).
+"""
+
+import configparser
+import os
+import tomllib
+from pathlib import Path
+
+from ..readers.docstrings import module_name
+
+# Directories that hold no API wherever they are in a package.
+NOT_API_DIRECTORIES = frozenset({"tests", "benchmarks", "benchmark", "examples", "example",
+                                 "__pycache__"})
+# Top-level directories of an sdist that hold no importable part of the package (beside the above).
+_NOT_PACKAGES = NOT_API_DIRECTORIES | frozenset({
+    "test", "testing", "docs", "doc", "Doc", "scripts", "build", "dist", "asv_bench", "ci",
+    "tools", "_backend"})
+# Top-level modules of an sdist that are its build and tooling, not its API.
+_NOT_MODULES = frozenset({"setup", "conftest", "noxfile", "fabfile", "tasks", "versioneer"})
+# Where a tree without metadata saying otherwise keeps its code, after the top.
+_CONVENTIONAL_ROOTS = ("src", "lib")
+
+
+def is_api_path(relative: str) -> bool:
+    """Tell whether a module path (below its import root, '/'-separated) may be API: no
+    directory of it is a test, benchmark or example directory, nor is it a test module."""
+    *directories, name = relative.split("/")
+    if any(part in NOT_API_DIRECTORIES for part in directories):
+        return False
+    return not (name.startswith("test_") or name == "conftest.py")
+
+
+def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
+    """Return (path below top, module name) of every API module under below; base is the
+    import root its names are relative to, prefix what they start with (package_dir maps)."""
+    found = []
+    for directory, subdirectories, names in os.walk(below):
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(".")
+                                   and d not in NOT_API_DIRECTORIES)
+        for name in names:
+            path = Path(directory, name)
+            relative = path.relative_to(base).as_posix()
+            dotted = module_name(relative)
+            if dotted is not None and is_api_path(relative):
+                found.append((path.relative_to(top).as_posix(),
+                              f"{prefix}.{dotted}" if prefix else dotted))
+    return sorted(found)
+
+
+def _below(top: Path, relative: str) -> Path | None:
+    """Return a directory a configuration names below top, or None (outside, or none)."""
+    relative = relative.strip().strip("/") or "."
+    path = (top / relative).resolve()
+    root = top.resolve()
+    if path != root and root not in path.parents:
+        return None
+    return path if path.is_dir() else None
+
+
+def _lines(value: str) -> list:
+    return [line.strip() for line in value.replace(",", "\n").split("\n") if line.strip()]
+
+
+class Declared:
+    """What a release's build configuration says about where its packages are."""
+
+    def __init__(self) -> None:
+        self.roots: list[str] = []  # directories below the top whose children are importable
+        self.mapped: list[tuple] = []  # (dotted package, directory below the top)
+        self.names: list[str] = []  # top-level packages or modules it names
+
+    def package_dir(self, mapping: dict):
+        for package, directory in mapping.items():
+            if not isinstance(directory, str):
+                continue
+            if package in ("", None):
+                self.roots.append(directory)
+            elif isinstance(package, str):
+                self.mapped.append((package, directory))
+
+    def packages(self, names):
+        if isinstance(names, list):
+            self.names.extend(name.split(".")[0] for name in names
+                              if isinstance(name, str) and name.split(".")[0].isidentifier())
+
+    def where(self, directories):
+        if isinstance(directories, str):
+            directories = [directories]
+        if isinstance(directories, list):
+            self.roots.extend(d for d in directories if isinstance(d, str))
+
+
+def _pyproject_data(top: Path) -> dict:
+    path = top / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except tomllib.TOMLDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _setuptools_builds(pyproject: dict) -> bool:
+    """Tell whether setuptools builds the release (its configuration is then the one that
+    counts): no build backend named, or setuptools'. lightgbm 4.3.0's setup.cfg says
+    `where = lightgbm`, a leftover: scikit-build-core builds it."""
+    system = pyproject.get("build-system")
+    backend = system.get("build-backend") if isinstance(system, dict) else None
+    return not isinstance(backend, str) or backend.startswith("setuptools")
+
+
+def _setup_cfg(top: Path, declared: Declared):
+    path = top / "setup.cfg"
+    if not path.is_file():
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
+    except configparser.Error:
+        return
+    if parser.has_option("options", "package_dir"):
+        mapping = {}
+        for line in _lines(parser.get("options", "package_dir")):
+            package, _, directory = line.rpartition("=")
+            mapping[package.strip()] = directory.strip()
+        declared.package_dir(mapping)
+    if parser.has_option("options", "packages"):
+        value = parser.get("options", "packages").strip()
+        if not value.startswith(("find:", "find_namespace:")):
+            declared.packages(_lines(value))
+    if parser.has_option("options.packages.find", "where"):
+        declared.where(_lines(parser.get("options.packages.find", "where")))
+
+
+def _pyproject(pyproject: dict, declared: Declared):
+    tool = pyproject.get("tool", {})
+    if not isinstance(tool, dict):
+        return
+    setuptools = tool.get("setuptools")
+    if isinstance(setuptools, dict) and _setuptools_builds(pyproject):
+        if isinstance(setuptools.get("package-dir"), dict):
+            declared.package_dir(setuptools["package-dir"])
+        declared.packages(setuptools.get("packages"))
+        packages = setuptools.get("packages")
+        if isinstance(packages, dict) and isinstance(packages.get("find"), dict):
+            declared.where(packages["find"].get("where"))
+    poetry = tool.get("poetry")
+    if isinstance(poetry, dict) and isinstance(poetry.get("packages"), list):
+        for entry in poetry["packages"]:
+            if isinstance(entry, dict) and isinstance(entry.get("include"), str):
+                declared.names.append(entry["include"].split("/")[0].split(".")[0])
+                if isinstance(entry.get("from"), str):
+                    declared.roots.append(entry["from"])
+    hatch = tool.get("hatch", {})
+    wheel = hatch.get("build", {}).get("targets", {}).get("wheel", {}) \
+        if isinstance(hatch, dict) else {}
+    scikit = tool.get("scikit-build", {})
+    for packages in (wheel.get("packages") if isinstance(wheel, dict) else None,
+                     scikit.get("wheel", {}).get("packages") if isinstance(scikit, dict)
+                     and isinstance(scikit.get("wheel"), dict) else None):
+        if isinstance(packages, list):
+            for entry in packages:
+                if isinstance(entry, str):
+                    parent, _, name = entry.strip("/").rpartition("/")
+                    declared.names.append(name)
+                    if parent:
+                        declared.roots.append(parent)
+
+
+def _top_level(top: Path) -> tuple:
+    """Return (the names *.egg-info/top_level.txt lists, the directories holding it)."""
+    names, roots = [], []
+    for info in sorted([*top.glob("*.egg-info/top_level.txt"),
+                        *top.glob("*/*.egg-info/top_level.txt")]):
+        roots.append(info.parent.parent)
+        for line in info.read_text(encoding="utf-8", errors="replace").split("\n"):
+            name = line.strip().replace("/", ".").split(".")[0]
+            if name.isidentifier():
+                names.append(name)
+    return names, roots
+
+
+def _holds_python(directory: Path) -> bool:
+    return any(name.endswith(".py") for _, _, names in os.walk(directory) for name in names)
+
+
+def _scan(base: Path, names) -> list:
+    """Return the top-level packages (directories) and modules (.py files) of an import root,
+    those named where names is given, else every one that looks like one."""
+    found = []
+    if names is not None:
+        for name in dict.fromkeys(names):
+            if (base / name).is_dir() and _holds_python(base / name):
+                found.append(base / name)
+            elif (base / f"{name}.py").is_file():
+                found.append(base / f"{name}.py")
+        return found
+    namespaces = []
+    for entry in sorted(base.iterdir()):
+        if not entry.name.isidentifier() and not entry.name.endswith(".py"):
+            continue
+        if entry.is_dir() and entry.name not in _NOT_PACKAGES:
+            if (entry / "__init__.py").is_file():
+                found.append(entry)
+            elif any((child / "__init__.py").is_file() for child in entry.iterdir()
+                     if child.is_dir()):
+                namespaces.append(entry)
+        elif entry.is_file() and entry.suffix == ".py" and entry.stem not in _NOT_MODULES \
+                and entry.stem.isidentifier():
+            found.append(entry)
+    # A namespace package is read where no regular package is (a top-level `tools/` with a
+    # package in it is no more API than its neighbours).
+    packages = [entry for entry in found if entry.is_dir()]
+    return found if packages else found + namespaces
+
+
+def sdist_modules(top: Path) -> tuple:
+    """Return (path below top, module name) of the API modules of an unpacked sdist."""
+    declared = Declared()
+    pyproject = _pyproject_data(top)
+    if _setuptools_builds(pyproject):
+        _setup_cfg(top, declared)
+    _pyproject(pyproject, declared)
+    listed, info_roots = _top_level(top)
+    found: list = []
+    for package, directory in declared.mapped:
+        path = _below(top, directory)
+        if path is not None and package.replace(".", "").isidentifier():
+            found.extend(_python_files(top, path, path, package))
+    names = list(dict.fromkeys(declared.names + listed)) or None
+    # A directory with an __init__.py is a package, not where packages are.
+    roots = [path for path in (*(_below(top, root) for root in declared.roots), *info_roots,
+                               *(_below(top, root) for root in _CONVENTIONAL_ROOTS))
+             if path is not None and not (path / "__init__.py").is_file()] + [top]
+    for base in dict.fromkeys(roots):
+        entries = _scan(base, names)
+        if not entries:
+            continue
+        for entry in entries:
+            if entry.is_dir():
+                found.extend(_python_files(top, base, entry))
+            else:
+                found.append((entry.relative_to(top).as_posix(), entry.stem))
+        break
+    return tuple(sorted(dict.fromkeys(found)))
+
+
+def wheel_modules(top: Path) -> tuple:
+    """Return (path below top, module name) of every API module of an unpacked wheel."""
+    found = []
+    for entry in sorted(top.iterdir()):
+        if entry.name.endswith((".dist-info", ".data")):
+            continue
+        if entry.is_dir() and entry.name not in NOT_API_DIRECTORIES:
+            found.extend(_python_files(top, top, entry))
+        elif entry.suffix == ".py" and entry.stem.isidentifier() and is_api_path(entry.name):
+            found.append((entry.name, entry.stem))
+    return tuple(found)

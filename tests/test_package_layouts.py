@@ -1,0 +1,248 @@
+"""Unit: where a release keeps its code and what of it is API, read from small hand-made trees.
+
+The import package from the archive's own metadata (setup.cfg, pyproject.toml, top_level.txt,
+the tree), tests not read as API, names re-exported from private modules documented under their
+public name, Attributes sections and chained assignments, templated docstrings, and a
+docstring-only collection's exported names above its undocumented helpers.
+"""
+
+import io
+import os
+import unittest
+from pathlib import Path
+
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.ingest.formats.package import PACKAGE_FORMAT, read_package_contents
+from retrieval.ingest.readers.docstrings import parse_module, read_package
+from retrieval.ingest.readers.templates import resolve_templates
+from retrieval.ingest.sources.layout import sdist_modules, wheel_modules
+from retrieval.ingest.tree import PackageLayout
+from tests.support import temporary_directory
+
+TIER = "unit"
+
+
+def write_tree(root: str, files: dict) -> Path:
+    for name, text in files.items():
+        path = os.path.join(root, *name.split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    return Path(root)
+
+
+def units_of(testcase, files: dict, modules=None) -> dict:
+    """Read a package tree's docstrings as a docstring-only collection: {title: content}."""
+    root = write_tree(temporary_directory(testcase), files)
+    layout = PackageLayout(modules or wheel_modules(root), None, None, "pypi:x==1.0/")
+    tree = SourceTree("1.0", str(root), layout.source_url, "x", PACKAGE_FORMAT, package=layout)
+    drafts = read_package_contents(tree, Progress(io.StringIO()))
+    return {draft.content["title"]: draft.content for draft in drafts}
+
+
+class LayoutTest(unittest.TestCase):
+
+    def modules(self, files: dict) -> list:
+        return [name for _, name in sdist_modules(write_tree(temporary_directory(self), files))]
+
+    def test_a_lib_layout_from_setup_cfg_package_dir(self):
+        # sqlalchemy 1.4.46: `package_dir = =lib`; no src/, nothing at the top.
+        self.assertEqual(self.modules({
+            "setup.cfg": "[metadata]\nname = sa\n\n[options]\npackages = find:\n"
+                         "package_dir =\n    =lib\n\n[options.packages.find]\nwhere = lib\n",
+            "setup.py": "raise SystemExit\n",
+            "lib/sa/__init__.py": "", "lib/sa/engine/__init__.py": "",
+            "lib/sa/engine/create.py": "", "lib/sa/testing/__init__.py": "",
+            "test/test_engine.py": "", "doc/build/conf.py": ""}),
+            ["sa", "sa.engine", "sa.engine.create", "sa.testing"])
+
+    def test_top_level_txt_names_the_packages_where_the_tree_is_ambiguous(self):
+        self.assertEqual(self.modules({
+            "lib/Two.egg-info/top_level.txt": "_two\ntwo\n",
+            "lib/two/__init__.py": "", "lib/_two/core.py": "", "lib/other/__init__.py": ""}),
+            ["_two.core", "two"])
+
+    def test_a_src_directory_that_is_not_python_is_passed_over(self):
+        # lightgbm 4.3.0: src/ is the C++ library, the package is lightgbm/ at the top.
+        files = {"src/boosting/gbdt.cpp": "int x;\n", "src/io/config.h": "",
+                 "lightgbm/__init__.py": "", "lightgbm/sklearn.py": "",
+                 "CMakeLists.txt": "", "tests/test_x.py": ""}
+        self.assertEqual(self.modules(files), ["lightgbm", "lightgbm.sklearn"])
+        files["pyproject.toml"] = ('[build-system]\nbuild-backend = "scikit_build_core.build"\n'
+                                   '[tool.scikit-build]\nwheel.py-api = "py3"\n')
+        # Its setup.cfg is a leftover scikit-build-core does not read: not followed.
+        files["setup.cfg"] = "[options.packages.find]\nwhere = lightgbm\n"
+        self.assertEqual(self.modules(files), ["lightgbm", "lightgbm.sklearn"])
+
+    def test_pyproject_package_dir_several_packages_and_a_namespace_package(self):
+        self.assertEqual(self.modules({
+            "pyproject.toml": '[tool.setuptools]\npackage-dir = {"" = "code"}\n',
+            "code/alpha/__init__.py": "", "code/beta/__init__.py": "", "code/solo.py": "",
+            "code/ns/plugin/__init__.py": "", "src/decoy/__init__.py": ""}),
+            ["alpha", "beta", "solo"])
+        # A namespace package is read where it is all there is.
+        self.assertEqual(self.modules({
+            "src/ns/plugin/__init__.py": "", "src/ns/plugin/core.py": ""}),
+            ["ns.plugin", "ns.plugin.core"])
+
+    def test_tests_benchmarks_and_examples_are_not_api_but_a_testing_package_is(self):
+        self.assertEqual(self.modules({
+            "pkg/__init__.py": "", "pkg/tests/__init__.py": "", "pkg/tests/test_a.py": "",
+            "pkg/sub/test_b.py": "", "pkg/sub/conftest.py": "", "pkg/sub/__init__.py": "",
+            "pkg/benchmarks/bench.py": "", "pkg/examples/demo.py": "",
+            "pkg/testing/__init__.py": "", "pkg/testing/asserts.py": "",
+            "testing/test_c.py": "", "conftest.py": ""}),
+            ["pkg", "pkg.sub", "pkg.testing", "pkg.testing.asserts"])
+
+
+FILTERS = '''\
+"""Filters."""
+
+__all__ = ["median_filter"]
+
+
+def median_filter(input, size=None):
+    """Calculate a multidimensional median filter."""
+
+
+def _helper(x):
+    """Internal."""
+'''
+
+
+class PublicApiTest(unittest.TestCase):
+
+    def test_a_name_re_exported_from_a_private_module_is_documented_by_its_public_name(self):
+        units = units_of(self, {
+            "sci/__init__.py": '"""Sci."""\n',
+            "sci/ndimage/__init__.py": '"""Images."""\nfrom ._filters import *\n',
+            "sci/ndimage/_filters.py": FILTERS,
+            "sci/linalg/__init__.py": '"""Linear algebra."""\nfrom ._basic import solve\n',
+            "sci/linalg/_basic.py": 'def solve(a, b):\n    """Solve a x = b."""\n\n\n'
+                                    'def _lapack():\n    """Internal."""\n',
+            "_pt/fixtures.py": 'def fixture(f):\n    """Mark a fixture."""\n',
+            "pt/__init__.py": '"""Testing."""\nfrom _pt.fixtures import fixture\n'})
+        unit = units["sci.ndimage.median_filter"]
+        self.assertEqual(unit["source_id"], "sci/ndimage/_filters.py")
+        self.assertIn("def median_filter(input, size=None):", unit["text"])
+        self.assertEqual(unit["fields"]["names"].split(),
+                         ["sci.ndimage.median_filter", "sci.ndimage._filters.median_filter"])
+        self.assertIn("sci.linalg.solve", units)
+        self.assertIn("pt.fixture", units)
+        self.assertFalse([title for title in units if "_helper" in title or "_lapack" in title])
+
+    def test_numpydoc_and_google_attributes_are_units_of_their_own(self):
+        units = units_of(self, {"geo/__init__.py": (
+            '"""Geometry."""\n\n\nclass Frame:\n    """A frame.\n\n    Attributes\n'
+            '    ----------\n    shape : tuple\n        Its rows and columns.\n    empty\n'
+            '        Whether it holds nothing.\n\n    Methods\n    -------\n    merge\n    """\n'
+            '\n\nclass Point:\n    """A point.\n\n    Attributes:\n        x (float): Where it'
+            ' is\n            across.\n    """\n')})
+        shape = units["geo.Frame.shape"]
+        self.assertEqual((shape["kind"], shape["text"], shape["fields"]["signature"]),
+                         ("attribute", "    shape : tuple\n        Its rows and columns.",
+                          "tuple"))
+        self.assertIn("geo.Frame.empty", units)
+        self.assertNotIn("geo.Frame.merge", units)
+        self.assertEqual(units["geo.Point.x"]["text"],
+                         "        x (float): Where it is\n            across.")
+        self.assertEqual(units["geo.Point.x"]["fields"]["body"], "Where it is\nacross.")
+
+    def test_a_documented_chained_assignment_is_one_passage_with_every_name(self):
+        units = units_of(self, {"orm/__init__.py": (
+            '"""ORM."""\n\n\nclass State:\n    """A state."""\n\n'
+            '    isdelete = isinsert = isupdate = False\n    """Whether it is one."""\n')})
+        [state] = [unit for title, unit in units.items() if title.startswith("orm.State.")]
+        self.assertEqual(state["fields"]["names"].split(),
+                         ["orm.State.isdelete", "orm.State.isinsert", "orm.State.isupdate"])
+        self.assertEqual(state["fields"]["name"], "isdelete isinsert isupdate")
+
+    def test_an_undocumented_helper_is_no_unit_but_an_undocumented_export_is(self):
+        units = units_of(self, {
+            "val/__init__.py": '"""Validation."""\nfrom .checks import validator\n'
+                               '__all__ = ["validator", "Model"]\n\n\nclass Model:\n    pass\n',
+            "val/checks.py": 'def validator(*fields):\n    pass\n\n\n'
+                             'def constant_validator(v):\n    pass\n\n\n'
+                             'def int_validator(v):\n    """Check an int."""\n'})
+        self.assertIn("val.validator", units)
+        self.assertIn("val.Model", units)
+        self.assertNotIn("val.checks.constant_validator", units)
+        self.assertIn("val.checks.int_validator", units)
+
+    def test_docstrings_assembled_from_templates_are_resolved_and_the_rest_counted(self):
+        root = write_tree(temporary_directory(self), {
+            "pd/shared.py": '_shared_docs = {}\n_shared_docs["merge"] = """\n'
+                            '    Merge %(klass)s objects by key.\n"""\n',
+            "pd/frame.py": 'from pd.shared import _shared_docs\n_kw = dict(klass="DataFrame")\n'
+                           '\n\nclass DataFrame:\n    @Appender(_shared_docs["merge"] % _kw)\n'
+                           '    def merge(self, right):\n        pass\n\n'
+                           '    @doc(klass="DataFrame")\n    def fill(self):\n'
+                           '        """Fill the {klass}."""\n\n'
+                           '    @Appender(make_docs())\n    def other(self):\n        pass\n'})
+        package = read_package(str(root), wheel_modules(root))
+        self.assertEqual(resolve_templates(package), (2, 1))
+        objects = package.modules["pd.frame"].objects
+        self.assertEqual(objects["DataFrame.merge"].docstring,
+                         "Merge DataFrame objects by key.")
+        self.assertEqual(objects["DataFrame.fill"].docstring, "Fill the DataFrame.")
+        self.assertIsNone(objects["DataFrame.other"].docstring)
+
+    def test_exported_names_have_in_links_and_rank_above_helpers(self):
+        files = {
+            "req/__init__.py": '"""Requests."""\nfrom .api import fetch\n',
+            "req/api.py": 'def fetch(url, timeout=None):\n    """Send a request with a'
+                          ' timeout.\n\n    See :class:`Session`.\n    """\n',
+            "req/sessions.py": 'def dispatch(url, timeout=None):\n'
+                               '    """Send a request with a timeout.\n\n    See it.\n    """'
+                               '\n\n\n'
+                               'class Session:\n    """A session."""\n'}
+        units = units_of(self, files)
+        self.assertEqual(units["req.fetch"]["in_links"], 1)
+        self.assertEqual(units["req.sessions.dispatch"]["in_links"], 0)
+        # Documented but not exported: the package's internals, in no index of its objects.
+        self.assertEqual((units["req.fetch"]["noindex"], units["req.sessions.dispatch"]["noindex"]),
+                         (False, True))
+        self.assertEqual(units["req.sessions.Session"]["in_links"], 1)  # :class:`Session`
+        root = write_tree(temporary_directory(self), files)
+        layout = PackageLayout(wheel_modules(root), None, None, "pypi:req==1.0/")
+        out = os.path.join(temporary_directory(self), "snapshot")
+        build_snapshot([SourceTree("1.0", str(root), layout.source_url, "req", PACKAGE_FORMAT,
+                                   package=layout)], out, DEFAULT_POLICY, Progress(io.StringIO()))
+        from retrieval.core.service import RetrievalService
+        service = RetrievalService.from_path(out)
+        self.addCleanup(service.close)
+        ranked = service.collection("req").rank(
+            service.question_search("send a request with a timeout", "req", "1.0", 5))
+        # The same words: the name the package exports first, the internal helper below it.
+        titles = [passage.title for passage, _ in ranked]
+        self.assertEqual(titles[0], "req.fetch")
+        self.assertIn("req.sessions.dispatch", titles)
+
+
+class ParseTest(unittest.TestCase):
+
+    def test_star_imports_from_a_module_the_package_lacks_are_not_followed(self):
+        # scipy.linalg: many modules `from ._cythonized_array_utils import *`, an extension
+        # module: each name was looked up again under every star import, without end.
+        files = {"lin/__init__.py": "".join(f"from ._m{i} import *\n" for i in range(8))}
+        files |= {f"lin/_m{i}.py": "from ._ext import *\nfrom . import _ext\n"
+                  for i in range(8)}
+        root = write_tree(temporary_directory(self), files)
+        package = read_package(str(root), wheel_modules(root))
+        self.assertIsNone(package.resolve("lin._ext.LinAlgError"))
+        self.assertLess(len(package._resolved), 100)
+
+    def test_an_attributes_section_documents_an_attribute_the_class_leaves_undocumented(self):
+        source = (b'class C:\n    """C.\n\n    Attributes\n    ----------\n    size : int\n'
+                  b'        From the section.\n    """\n\n    #: From the comment.\n'
+                  b'    size = 1\n')
+        self.assertEqual(parse_module("m", "m.py", source).objects["C.size"].docstring,
+                         "From the comment.")
+        module = parse_module("m", "m.py", source.replace(b"    #: From the comment.\n", b""))
+        size = module.objects["C.size"]
+        self.assertEqual((size.docstring, size.start_line, size.end_line),
+                         ("From the section.", 6, 7))
+
+
+if __name__ == "__main__":
+    unittest.main()

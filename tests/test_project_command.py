@@ -1,0 +1,165 @@
+"""`retrieval project PATH`, end to end: a requirements file's pins built from their best sources.
+
+The pins are served from a PEP 503/691 index on 127.0.0.1 (tests/test_index_fetch.py's), an
+installed environment (tests/package_fixtures.py's site-packages) and a rendered tree named
+with --site; the command runs as a user runs it, in a child process. Every pin is in the
+coverage table and in project.json, the one that gets nothing included; a re-run reads the
+collection cache (the same corpus_id, nothing asked of the index), and --offline uses only it.
+"""
+
+import json
+import os
+import sys
+import unittest
+
+from retrieval.core import model
+from retrieval.core.snapshot import load_snapshot
+from retrieval.testing import subprocess_env
+from tests.package_fixtures import INIT, demo_sdist, plain_sdist, write_site_packages
+from tests.support import class_temporary_directory, temporary_directory
+from tests.test_cli import run
+from tests.test_index_fetch import LocalIndex, _bytes, clean_env
+from tests.test_package_sources import passages
+
+TIER = "server"
+
+REQUIREMENTS = """\
+-r base.txt
+demo-pkg==1.0 --hash=sha256:0000
+envonly==3.1 ; python_version >= "3"
+calver==2024.8.30
+nowhere==1.0
+Plain==2.0
+"""
+
+
+def table(stdout: str) -> dict:
+    """{dependency: the rest of its row's cells} of the coverage table on stdout."""
+    rows = {}
+    for line in stdout.splitlines()[1:-2]:
+        cells = line.split(None, 6)
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+class ProjectCommandTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.base = base = class_temporary_directory(cls)
+        made = os.path.join(base, "made")
+        os.makedirs(made)
+        demo, plain = demo_sdist(made), plain_sdist(made)
+        cls.index = LocalIndex(cls, {
+            "demo-pkg": [(os.path.basename(demo), _bytes(demo), {})],
+            "plain": [(os.path.basename(plain), _bytes(plain), {})]})
+        cls.project = os.path.join(base, "app")
+        os.makedirs(cls.project)
+        for name, text in {"requirements.txt": REQUIREMENTS, "base.txt": "base-lib==0.5\n"}.items():
+            with open(os.path.join(cls.project, name), "w", encoding="utf-8") as out:
+                out.write(text)
+        # The environment: envonly at its pin (on no index), demo-pkg at another version.
+        cls.env = write_site_packages(os.path.join(base, "site"), {
+            "envonly": ("3.1", {"envonly/__init__.py": INIT.replace("demo", "envonly")}),
+            "demo-pkg": ("0.9", {"demo/__init__.py": INIT})})
+        cls.site = os.path.join(base, "plain-site")
+        os.makedirs(cls.site)
+        with open(os.path.join(cls.site, "index.md"), "w", encoding="utf-8") as out:
+            out.write("# Plain\n\nThe plain library's own guide.\n")
+        cls.cache = os.path.join(base, "cache")
+
+    def project_run(self, *flags):
+        out = os.path.join(temporary_directory(self), "snapshot")
+        env = subprocess_env(**clean_env(PIP_INDEX_URL=self.index.url,
+                                         HOME=os.path.join(self.base, "home")))
+        done = run([sys.executable, "-m", "retrieval", "project", self.project, "--out", out,
+                    "--env", self.env, "--fetch-cache", self.cache, *flags], env=env)
+        return done, out
+
+    def test_every_pin_is_built_from_its_best_source_or_listed_with_why_not(self):
+        asked = len(self.index.requests)
+        done, out = self.project_run("--site", "plain=" + self.site)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        rows = table(done.stdout)
+        self.assertEqual(set(rows), {"base-lib", "calver", "demo-pkg", "envonly", "nowhere",
+                                     "plain"})
+        self.assertEqual(rows["demo-pkg"][:2], ["1.0", "pypi"])  # its sdist's docs folder
+        self.assertIn("drift: installed 0.9", rows["demo-pkg"][-1])
+        self.assertEqual(rows["envonly"][:2], ["3.1", "env"])  # on no index: its docstrings
+        self.assertIn("pypi: no project envonly", rows["envonly"][-1])
+        self.assertIn("git: not yet available", rows["envonly"][-1])
+        self.assertEqual(rows["plain"][:2], ["2.0", "site"])  # the site named comes first
+        for name in ("nowhere", "base-lib"):
+            self.assertEqual(rows[name][1], "none", rows[name])
+        self.assertIn("env: not installed", rows["nowhere"][-1])
+        self.assertEqual(rows["calver"][1], "none")
+        if not model.VERSION_PATTERN.fullmatch("2024.8.30"):
+            self.assertIn("skipped: version 2024.8.30 is not", rows["calver"][-1])
+        self.assertIn("drift: demo-pkg pinned 1.0, installed 0.9", done.stderr)
+        # The snapshot: one collection per dependency built, at its pinned version.
+        units = passages(out)
+        self.assertEqual({collection for collection, _ in units}, {"demo-pkg", "envonly",
+                                                                   "plain"})
+        self.assertIn(("demo-pkg", "The engine"), units)  # its docs folder, as Sphinx renders it
+        corpus_id = done.stdout.splitlines()[-1]
+        with open(os.path.join(out, "manifest.json"), encoding="utf-8") as manifest:
+            self.assertEqual(json.load(manifest)["corpus_id"], corpus_id)
+        with open(os.path.join(out, "project.json"), encoding="utf-8") as document:
+            project = json.load(document)
+        self.assertEqual((project["project"], project["lockfile"]),
+                         (self.project, "requirements.txt"))
+        entries = {pin["name"]: pin for pin in project["pins"]}
+        self.assertEqual(set(entries), set(rows))
+        demo = entries["demo-pkg"]
+        self.assertEqual({key: demo[key] for key in ("version", "collection", "import_names",
+                                                     "source", "installed")},
+                         {"version": "1.0", "collection": "demo-pkg", "import_names": ["demo"],
+                          "source": "pypi", "installed": "0.9"})
+        self.assertEqual(demo["units"], demo["api_objects"] + demo["guide_sections"])
+        self.assertGreater(demo["api_objects"], 0)
+        self.assertGreater(demo["guide_sections"], 0)
+        self.assertEqual((entries["nowhere"]["collection"], entries["nowhere"]["source"]),
+                         (None, None))
+        self.assertEqual(entries["envonly"]["import_names"], ["envonly"])
+        # The service reads what the command wrote (core/project.py's schema, strictly).
+        served = load_snapshot(out).project
+        self.assertIsNotNone(served)
+        self.assertEqual(served.pin_of("demo-pkg").version, "1.0")
+        self.assertEqual(served.pin_of("demo-pkg").installed, "0.9")
+        self.assertEqual({pin.name for pin in served.pins}, set(rows))
+        self.assertGreater(len(self.index.requests), asked)
+
+        # Again, offline: every collection from the cache, the same snapshot, no index asked.
+        asked = len(self.index.requests)
+        again, out = self.project_run("--site", "plain=" + self.site, "--offline")
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual(again.stdout.splitlines()[-1], corpus_id)
+        rows = table(again.stdout)
+        self.assertEqual(rows["demo-pkg"][1:3], ["pypi", "(cached)"])
+        self.assertEqual(len(self.index.requests), asked)
+
+        # Without the cache, pypi first: plain from its sdist (docstrings), not the site.
+        third, out = self.project_run("--order", "pypi,env", "--no-cache")
+        self.assertEqual(third.returncode, 0, third.stderr)
+        rows = table(third.stdout)
+        self.assertEqual(rows["plain"][:2], ["2.0", "pypi"])
+        self.assertNotEqual(third.stdout.splitlines()[-1], corpus_id)
+
+    def test_a_project_whose_pins_get_nothing_is_refused_with_the_table(self):
+        done, out = self.project_run("--offline", "--order", "pypi", "--no-cache")
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("got any documentation", done.stderr.splitlines()[-1])
+        rows = table(done.stdout + "\n")
+        self.assertIn("pypi: offline, not in the cache", rows["demo-pkg"][-1])
+        self.assertFalse(os.path.exists(out))
+
+    def test_a_site_for_no_pin_is_refused_before_anything_is_fetched(self):
+        asked = len(self.index.requests)
+        done, _ = self.project_run("--site", "jinja2=" + self.site)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("--site jinja2: requirements.txt pins no jinja2", done.stderr)
+        self.assertEqual(len(self.index.requests), asked)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,314 @@
+"""A package's Sphinx docs folder read as Sphinx renders it, from its sources alone.
+
+Small hand-written Sphinx projects (a conf.py with `source_suffix = '.txt'`, a root under
+`doc/build/`, a local extension adding a crossref type) are read through the package format, and
+their units' URLs, anchors and titles checked against the ids Sphinx and docutils give; conf.py
+is read, never run; the link rules; docutils' make_id against docutils itself where installed.
+"""
+
+import io
+import os
+import unittest
+
+from retrieval.ingest.formats.package import read_package_contents
+from retrieval.ingest.formats.sphinx_docs import (
+    page_path,
+    published_site,
+    sphinx_project,
+)
+from retrieval.ingest.readers.docutils_ids import make_id, sphinx_id
+from retrieval.ingest.readers.sphinx_conf import CROSSREF, MARKDOWN, RST, read_conf
+from retrieval.ingest.tree import PackageLayout, Progress, SourceTree
+from tests.support import temporary_directory
+
+TIER = "unit"
+
+DOCS = "https://docs.example/demo/"
+
+CONF = '''\
+import os, sys
+sys.path.append(os.path.abspath("_ext"))
+open(os.path.join(os.path.dirname(__file__), "RAN"), "w").write("conf.py was run")
+extensions = ["djangodocs", "sphinx.ext.autodoc"]
+source_suffix = ".txt"
+root_doc = "contents"
+exclude_patterns = ["_build", "drafts"]
+'''
+
+EXTENSION = '''\
+def setup(app):
+    app.add_crossref_type(directivename="setting", rolename="setting",
+                          indextemplate="pair: %s; setting")
+    app.add_object_type("confval", "confval")
+    raise RuntimeError("never run")
+'''
+
+CONTENTS = '''\
+Demo
+====
+
+Demo runs jobs. See :ref:`installing` first, then :ref:`installing` again, and
+:func:`demo.make_engine`, :setting:`DEMO_SIZE` and :doc:`ref/settings`.
+
+.. _installing:
+
+Install
+-------
+
+Install it with pip.
+
+Examples
+--------
+
+First examples.
+
+Usage
+-----
+
+Examples
+~~~~~~~~
+
+Second examples, same title.
+
+.. currentmodule:: demo
+
+.. function:: make_engine(size)
+
+   Return an engine of that size.
+
+.. class:: Engine
+
+   An engine.
+
+   .. method:: stop()
+
+      Stop every job.
+
+.. envvar:: DEMO_HOME
+
+   Where demo keeps its state.
+
+.. confval:: retries
+
+   How often a job is retried.
+'''
+
+SETTINGS = '''\
+Settings
+========
+
+.. setting:: DEMO_SIZE
+
+``DEMO_SIZE``
+-------------
+
+How big an engine is.
+'''
+
+GUIDE_MD = '''\
+# Guide
+
+Start here.
+
+## Next steps
+
+Then go on.
+'''
+
+
+def write(root: str, files: dict):
+    for name, text in files.items():
+        path = os.path.join(root, *name.split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+
+
+def contents(root: str, docs: str, docs_url: str | None = DOCS) -> list:
+    """Return the unit contents of a package tree's docs folder, read by the package format."""
+    tree = SourceTree("1.0", root, docs_url or "pypi:demo==1.0/", "demo", "package",
+                      package=PackageLayout((), docs, docs_url, "pypi:demo==1.0/"))
+    return [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
+
+
+def read(root: str, docs: str, docs_url: str | None = DOCS) -> dict:
+    """Return {title: unit content} (the last unit of each title)."""
+    return {unit["title"]: unit for unit in contents(root, docs, docs_url)}
+
+
+class SphinxProjectTest(unittest.TestCase):
+
+    def setUp(self):
+        self.root = temporary_directory(self)
+        write(self.root, {
+            "doc/build/conf.py": CONF, "doc/build/_ext/djangodocs.py": EXTENSION,
+            "doc/build/contents.txt": CONTENTS, "doc/build/ref/settings.txt": SETTINGS,
+            "doc/build/drafts/wip.txt": "Draft\n=====\n\nNot published.\n",
+            "doc/README.rst": "Outside the Sphinx root\n=======================\n",
+            "doc/build/notes.md": "# Notes\n\nNo Markdown parser is configured.\n"})
+
+    def test_the_project_is_found_below_the_docs_folder_and_its_conf_read_never_run(self):
+        project = sphinx_project(self.root, "doc")
+        self.assertEqual(project.root, "doc/build")
+        self.assertEqual(project.conf.source_suffix, {".txt": RST})
+        self.assertEqual(project.conf.root_doc, "contents")
+        self.assertEqual(project.conf.object_types["setting"], (CROSSREF, "setting"))
+        self.assertEqual(project.conf.page_kind("drafts/wip.txt"), None)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "doc", "build", "RAN")))
+
+    def test_each_section_and_object_is_one_unit_at_the_id_sphinx_gives_it(self):
+        units = read(self.root, "doc")
+        where = {title: (unit["url"], unit["source_id"], unit["start_line"])
+                 for title, unit in units.items()}
+        self.assertEqual(where["Demo"], (DOCS + "contents.html#demo", "doc/build/contents.txt", 1))
+        # A label before a section is an extra id inside it: the section keeps its title's id.
+        self.assertEqual(where["Install"][0], DOCS + "contents.html#install")
+        # The second "Examples" section: docutils' idN, its title's id being taken.
+        self.assertEqual([unit["url"] for unit in contents(self.root, "doc")
+                          if unit["title"] == "Examples"],
+                         [DOCS + "contents.html#examples", DOCS + "contents.html#id1"])
+        self.assertEqual(where["demo.make_engine"][0], DOCS + "contents.html#demo.make_engine")
+        self.assertEqual(where["demo.Engine.stop"][0], DOCS + "contents.html#demo.Engine.stop")
+        self.assertEqual(where["DEMO_HOME"][0], DOCS + "contents.html#envvar-DEMO_HOME")
+        self.assertEqual(where["retries"][0], DOCS + "contents.html#confval-retries")
+        self.assertEqual(where["DEMO_SIZE"], (DOCS + "ref/settings.html#demo-size",
+                                             "doc/build/ref/settings.txt", 6))
+        # The crossref target is no prose of its section's parent.
+        self.assertNotIn(".. setting::", units["Settings"]["text"])
+        self.assertIn("How big an engine is.", units["DEMO_SIZE"]["text"])
+        # Only the Sphinx root's pages of its source_suffix, not excluded, are pages.
+        sources = {unit["source_id"] for unit in units.values()}
+        self.assertEqual(sources, {"doc/build/contents.txt", "doc/build/ref/settings.txt"})
+        # Each unit quotes its lines exactly.
+        lines = CONTENTS.split("\n")
+        for unit in units.values():
+            if unit["source_id"] == "doc/build/contents.txt":
+                self.assertEqual(unit["text"], "\n".join(
+                    lines[unit["start_line"] - 1:unit["end_line"]]))
+
+    def test_cross_references_are_the_in_links(self):
+        units = read(self.root, "doc")
+        in_links = {title: unit["in_links"] for title, unit in units.items()}
+        self.assertEqual(in_links["Install"], 2)  # two :ref:`installing`
+        self.assertEqual(in_links["demo.make_engine"], 1)
+        self.assertEqual(in_links["DEMO_SIZE"], 1)  # :setting:`DEMO_SIZE`
+        self.assertEqual(in_links["Settings"], 1)  # :doc:`ref/settings`
+        self.assertEqual(in_links["demo.Engine.stop"], 0)
+
+    def test_without_a_site_units_link_to_their_files_and_lines(self):
+        units = read(self.root, "doc", docs_url=None)
+        unit = units["Install"]
+        self.assertEqual(unit["url"], "pypi:demo==1.0/doc/build/contents.txt#L"
+                                      f"{unit['start_line']}-L{unit['end_line']}")
+
+    def test_markdown_pages_where_a_myst_parser_is_configured(self):
+        write(self.root, {"doc/build/conf.py": 'extensions = ["myst_parser"]\n',
+                          "doc/build/guide.md": GUIDE_MD})
+        self.assertEqual(sphinx_project(self.root, "doc").conf.page_kind("guide.md"), MARKDOWN)
+        units = read(self.root, "doc")
+        self.assertEqual(units["Next steps"]["url"], DOCS + "guide.html#next-steps")
+        self.assertEqual(units["Guide"]["url"], DOCS + "guide.html#guide")
+
+
+class GeneratedPagesTest(unittest.TestCase):
+    """What Sphinx generates beyond the sources: autosummary's stub pages; and which project."""
+
+    def setUp(self):
+        self.root = temporary_directory(self)
+
+    def test_an_autosummary_toctree_gives_each_object_a_unit_at_its_stub_page(self):
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\ndef make_engine(size=8):\n'
+                                '    """Return an engine of the given size."""\n\n\n'
+                                'class Engine:\n    """Run jobs."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n",
+            "docs/reference/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                                      ".. autosummary::\n   :toctree: generated/\n\n"
+                                      "   make_engine\n   ~demo.Engine\n   missing\n\n"
+                                      ".. autosummary::\n\n   make_engine\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
+        units = {draft.content["title"]: draft.content["url"]
+                 for draft in read_package_contents(tree, Progress(io.StringIO()))}
+        self.assertEqual(units["demo.make_engine"],
+                         DOCS + "reference/generated/demo.make_engine.html#demo.make_engine")
+        self.assertEqual(units["demo.Engine"],
+                         DOCS + "reference/generated/demo.Engine.html#demo.Engine")
+        self.assertNotIn("demo.missing", units)  # what the source does not define
+
+    def test_of_several_projects_the_one_with_the_most_pages_is_the_documentation(self):
+        write(self.root, {"doc/neps/conf.py": "", "doc/neps/index.rst": "NEPs\n====\n",
+                          "doc/source/conf.py": "", "doc/source/index.rst": "Index\n=====\n",
+                          "doc/source/user/guide.rst": "Guide\n=====\n",
+                          "doc/source/reference/api.rst": "API\n===\n"})
+        self.assertEqual(sphinx_project(self.root, "doc").root, "doc/source")
+
+
+class ConfTest(unittest.TestCase):
+
+    def test_source_suffix_in_each_form_and_the_root_document(self):
+        self.assertEqual(read_conf("source_suffix = ['.rst', '.txt']\nmaster_doc = 'index'\n")
+                         .source_suffix, {".rst": RST, ".txt": RST})
+        conf = read_conf("source_suffix = {'.rst': 'restructuredtext', '.md': 'markdown'}\n"
+                         "root_doc = 'start'\nhtml_baseurl = 'https://x.example/'\n")
+        self.assertEqual((conf.source_suffix, conf.root_doc, conf.html_baseurl),
+                         ({".rst": RST, ".md": MARKDOWN}, "start", "https://x.example/"))
+        conf = read_conf("extensions = []\nextensions.append('myst_parser')\nfrom x import y\n"
+                         "html_baseurl = y\n")
+        self.assertEqual((conf.extensions, conf.source_suffix, conf.html_baseurl),
+                         (("myst_parser",), {".rst": RST, ".md": MARKDOWN}, None))
+        self.assertEqual(read_conf("this is not Python").source_suffix, {".rst": RST})
+
+
+class LinksTest(unittest.TestCase):
+
+    def test_the_site_of_this_release_or_none_never_invented(self):
+        self.assertEqual(published_site(None, ["https://flask.palletsprojects.com/"], "2.2.2",
+                                        "https://mine.example/").url, "https://mine.example/")
+        site = published_site(None, ["https://flask.palletsprojects.com/"], "2.2.2", None)
+        self.assertEqual((site.url, site.dirhtml, site.note),
+                         ("https://flask.palletsprojects.com/en/2.2.x/", True, None))
+        self.assertEqual(published_site(None, ["https://docs.sqlalchemy.org"], "1.4.46", None)
+                         .url, "https://docs.sqlalchemy.org/en/14/")
+        site = published_site(None, ["https://demo.readthedocs.io/en/latest/"], "1.2.3", None)
+        self.assertEqual(site.url, "https://demo.readthedocs.io/en/1.2.3/")
+        self.assertIn("Read the Docs", site.note)
+        site = published_site(None, ["https://demo.example/docs/", None], "1.0", None)
+        self.assertEqual(site.url, None)
+        self.assertIn("no versioned link for https://demo.example/docs/", site.note)
+        conf = read_conf("html_baseurl = 'https://demo.example/en/1.0/'\n")
+        from retrieval.ingest.formats.sphinx_docs import SphinxProject
+        self.assertEqual(published_site(SphinxProject("docs", conf), [], "1.0", None).url,
+                         "https://demo.example/en/1.0/")
+
+    def test_page_paths_as_html_and_dirhtml_publish_them(self):
+        conf = read_conf("source_suffix = '.txt'\n")
+        self.assertEqual(page_path(conf, "ref/settings.txt", False), "ref/settings.html")
+        self.assertEqual(page_path(conf, "ref/settings.txt", True), "ref/settings/")
+        self.assertEqual(page_path(conf, "ref/index.txt", True), "ref/")
+        self.assertEqual(page_path(conf, "index.txt", True), "")
+
+
+class IdsTest(unittest.TestCase):
+
+    SAMPLES = ("Quickstart", "  Return JSON from Views ", "flask.json.jsonify()", "Ünïcödé Straße",
+               "œuvre ø đ ħ", "3 things", "--option", "a_b.c", "", "C++ and C#", "Ελληνικά",
+               "x  --  y", "2.2.x", "Über-Änderung: ¿qué?")
+
+    def test_make_id_as_docutils_and_sphinx(self):
+        self.assertEqual(make_id("Return JSON from Views"), "return-json-from-views")
+        self.assertEqual(make_id("3. Straße"), "strasze")
+        self.assertEqual(sphinx_id("std:setting-DEBUG"), "std-setting-DEBUG")
+        self.assertEqual(sphinx_id("cmdoption-pytest--k"), "cmdoption-pytest-k")
+
+    def test_make_id_is_docutils_own(self):
+        try:
+            from docutils.nodes import make_id as docutils_make_id
+        except ImportError:
+            self.skipTest("docutils is not installed")
+        for sample in self.SAMPLES + tuple(chr(code) * 2 + "x" for code in range(0x00c0, 0x0250)):
+            self.assertEqual(make_id(sample), docutils_make_id(sample), sample)
+
+
+if __name__ == "__main__":
+    unittest.main()
