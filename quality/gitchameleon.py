@@ -31,6 +31,7 @@ import os
 import platform
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -44,7 +45,6 @@ if REPO_ROOT not in sys.path:  # python quality/gitchameleon.py puts quality/ it
 # The quality lab's helpers (the budgets, the trace's searches).
 from bench import common, corpus_scale  # noqa: E402
 from quality import measure as lab  # noqa: E402
-from quality.package_docs import unit_counts  # noqa: E402
 from retrieval.core.admission import DEFAULT_MAXIMA  # noqa: E402
 from retrieval.core.model import VERSION_PATTERN  # noqa: E402
 from retrieval.core.service import RetrievalService, UnknownVersion, served_version  # noqa: E402
@@ -189,6 +189,15 @@ def last_line(path: str) -> str:
     return lines[-1] if lines else ""
 
 
+
+def units_per_collection(snapshot: str) -> dict:
+    """Return {collection: units} of a built snapshot."""
+    conn = sqlite3.connect(f"file:{os.path.join(snapshot, 'passages.sqlite')}?mode=ro", uri=True)
+    try:
+        return dict(conn.execute("SELECT collection, count(*) FROM passages GROUP BY collection"))
+    finally:
+        conn.close()
+
 class Builder:
     """Builds releases into the cache, each once, in child processes it can stop."""
 
@@ -243,7 +252,7 @@ class Builder:
                 with self._lock:
                     self._running.pop(proc.pid, None)
         seconds = time.monotonic() - started
-        units = unit_counts(out) if status == 0 and not timed_out else {}
+        units = units_per_collection(out) if status == 0 and not timed_out else {}
         ok = status == 0 and not timed_out and units.get(release.collection, 0) > 0
         record = {
             "release": release.key, "library": release.library, "version": release.version,
