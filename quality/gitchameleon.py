@@ -81,8 +81,12 @@ class Release:
 
     @property
     def label(self) -> str:
-        """The version as the service takes it: as written, else X.0.0 (`2` -> 2.0.0)."""
-        if VERSION_PATTERN.fullmatch(self.version):
+        """The version built and asked: as written, else X.0.0 (`2` -> 2.0.0).
+
+        A bare `2` is a PEP 440 version the service would serve as held, but the labels (and the
+        cache and results keyed by them) stay X.Y or longer, as they were measured.
+        """
+        if "." in self.version and VERSION_PATTERN.fullmatch(self.version):
             return self.version
         return f"{self.version.split('.', 1)[0]}.0.0"
 
