@@ -19,7 +19,7 @@ from retrieval.ingest.formats.sphinx_docs import (
 from retrieval.ingest.readers.docutils_ids import make_id, sphinx_id
 from retrieval.ingest.readers.sphinx_conf import CROSSREF, MARKDOWN, RST, read_conf
 from retrieval.ingest.tree import PackageLayout, Progress, SourceTree
-from tests.support import temporary_directory
+from tests.support import require_module, temporary_directory
 
 TIER = "unit"
 
@@ -302,10 +302,9 @@ class IdsTest(unittest.TestCase):
         self.assertEqual(sphinx_id("cmdoption-pytest--k"), "cmdoption-pytest-k")
 
     def test_make_id_is_docutils_own(self):
-        try:
-            from docutils.nodes import make_id as docutils_make_id
-        except ImportError:
-            self.skipTest("docutils is not installed")
+        require_module(self, "docutils", "test")
+        from docutils.nodes import make_id as docutils_make_id
+
         for sample in self.SAMPLES + tuple(chr(code) * 2 + "x" for code in range(0x00c0, 0x0250)):
             self.assertEqual(make_id(sample), docutils_make_id(sample), sample)
 
