@@ -93,6 +93,22 @@ class _Owner:
     code: list = field(default_factory=list)
 
 
+@dataclass
+class _InOrder:
+    """A rendered page's sections or objects, matched with the source's in document order."""
+
+    items: list
+    at: int = 0  # past the last one matched
+
+    def take(self, matches):
+        """Return the first of the next few items that matches, and move past it; else None."""
+        for offset, item in enumerate(self.items[self.at:self.at + _LOOKAHEAD]):
+            if matches(item):
+                self.at += offset + 1
+                return item
+        return None
+
+
 class _UnitReader(RstReader):
     """The paragraph reader, also telling which section or object owns each unit."""
 
@@ -103,39 +119,25 @@ class _UnitReader(RstReader):
         self.directives = directives
         self.owners: list[_Owner] = []
         self.section: _Owner | None = None
-        self._sections_at = 0  # document-order cursors into the rendered page
-        self._objects_at = 0
-        self._objects = page.python_objects()
-        self._std_at = 0
-        self._std_objects = [obj for obj in page.objects if obj.domain == STANDARD_DOMAIN]
+        # The rendered page's sections and objects, each matched in document order.
+        self._sections = _InOrder(page.sections)
+        self._objects = _InOrder(page.python_objects())
+        self._std_objects = _InOrder([obj for obj in page.objects
+                                      if obj.domain == STANDARD_DOMAIN])
         self._unit = range(0)  # the unit being read
 
     # -- matching with the rendered page ----------------------------------------------------
 
     def _rendered_section(self, title: str):
         folded = _folded(title)
-        candidates = self.page.sections[self._sections_at:self._sections_at + _LOOKAHEAD]
-        for offset, section in enumerate(candidates):
-            if _NOT_WORD.sub("", section.title.casefold()) == folded:
-                self._sections_at += offset + 1
-                return section
-        return None
+        return self._sections.take(
+            lambda section: _NOT_WORD.sub("", section.title.casefold()) == folded)
 
     def _rendered_object(self, bare_name: str):
-        candidates = self._objects[self._objects_at:self._objects_at + _LOOKAHEAD]
-        for offset, obj in enumerate(candidates):
-            if obj.name == bare_name:
-                self._objects_at += offset + 1
-                return obj
-        return None
+        return self._objects.take(lambda obj: obj.name == bare_name)
 
     def _rendered_std_object(self, name: str):
-        candidates = self._std_objects[self._std_at:self._std_at + _LOOKAHEAD]
-        for offset, obj in enumerate(candidates):
-            if obj.name == name:
-                self._std_at += offset + 1
-                return obj
-        return None
+        return self._std_objects.take(lambda obj: obj.name == name)
 
     # -- reader hooks -----------------------------------------------------------------------
 
