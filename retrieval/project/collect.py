@@ -157,13 +157,13 @@ def _installed_import_names(env: str | None, name: str) -> tuple:
     """Return the import names of a distribution installed in env, from its RECORD."""
     import importlib.metadata
 
-    from ..ingest.sources.packages import normalized
+    from ..core.names import normalized_name
 
     site = site_packages(Path(env)) if env else None
     if site is None:
         return ()
     for dist in importlib.metadata.distributions(path=[str(site)]):
-        if normalized(dist.metadata["Name"] or "") == name:
+        if normalized_name(dist.metadata["Name"] or "") == name:
             modules = [(None, dotted) for file in dist.files or ()
                        if not str(file).startswith("..")
                        and (dotted := module_name(str(file).replace(os.sep, "/"))) is not None]

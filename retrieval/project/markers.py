@@ -16,7 +16,7 @@ import re
 import sys
 from collections.abc import Mapping
 
-from ..ingest.sources.index_fetch import normal_version, version_key
+from ..core.names import normal_version, normalized_name, version_key
 
 
 class MarkerError(ValueError):
@@ -68,13 +68,9 @@ def target_environment(python: str | None = None, extras=()) -> dict:
         environment["python_version"] = ".".join(parts[:2])
         environment["python_full_version"] = python if len(parts) == 3 else python + ".0"
         environment["implementation_version"] = environment["python_full_version"]
-    environment["extras"] = frozenset(normalized_extra(extra) for extra in extras)
+    # PEP 685 normalises an extra's name as PEP 503 does a distribution's.
+    environment["extras"] = frozenset(normalized_name(extra) for extra in extras)
     return environment
-
-
-def normalized_extra(name: str) -> str:
-    """PEP 685's normal form of an extra's name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _tokens(text: str) -> list:
@@ -168,7 +164,7 @@ class _Parser:
 
 def _compare_extra(left, op: str, right, extras) -> bool:
     """`extra == "name"` (either way round): whether name is an extra asked for."""
-    name = normalized_extra(right if left is None else left or "")
+    name = normalized_name(right if left is None else left or "")
     if op == "==":
         return name in extras
     if op == "!=":
@@ -184,8 +180,8 @@ def _release(version: str) -> list:
 def compare(left, op: str, right) -> bool:
     """Evaluate `left op right`: PEP 440 where both are versions, else as Python's strings."""
     if isinstance(right, frozenset):
-        right = {normalized_extra(name) for name in right}
-        left = normalized_extra(left)
+        right = {normalized_name(name) for name in right}
+        left = normalized_name(left)
         if op not in ("in", "not in"):
             raise MarkerError(f"{op} compares strings, not a set: use in or not in")
     if op == "in":

@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..core.errors import UserError
-from ..ingest.sources.index_fetch import normal_version
-from ..ingest.sources.packages import normalized, site_packages
+from ..core.names import normal_version, normalized_name
+from ..ingest.sources.packages import site_packages
 from .markers import MarkerError, evaluate
 
 # The lock files, most trusted first; requirements files and pyproject.toml come after them.
@@ -88,7 +88,7 @@ def parse_requirement(text: str, where: str) -> Requirement:
     if match is None:
         raise PinsError(f"{where}: {text.strip()!r} is not a requirement (PEP 508)")
     extras = tuple(e.strip() for e in (match["extras"] or "").split(",") if e.strip())
-    return Requirement(normalized(match["name"]), extras, (match["spec"] or "").strip(),
+    return Requirement(normalized_name(match["name"]), extras, (match["spec"] or "").strip(),
                        (match["marker"] or "").strip(), match["url"])
 
 
@@ -114,7 +114,7 @@ def installed_versions(env: str) -> dict:
                         "(no site-packages with *.dist-info in it)")
     versions: dict = {}
     for dist in importlib.metadata.distributions(path=[str(site)]):
-        name = normalized(dist.metadata["Name"] or "")
+        name = normalized_name(dist.metadata["Name"] or "")
         if name and dist.version and name not in versions:
             versions[name] = dist.version
     return versions
@@ -188,7 +188,7 @@ def _project_names(folder: Path, environment: Mapping) -> list | None:
         return names
     poetry = document.get("tool", {}).get("poetry", {}).get("dependencies")
     if isinstance(poetry, dict):
-        return [normalized(name) for name in poetry if name.lower() != "python"]
+        return [normalized_name(name) for name in poetry if name.lower() != "python"]
     return None
 
 
@@ -246,7 +246,7 @@ def _packages(document: dict, table: str, marker: str, environment: Mapping, pat
         if not isinstance(package.get(marker), str | None):
             continue  # not a marker: (an old poetry.lock's) nothing to evaluate
         if holds(package.get(marker), environment, str(path)):
-            yield normalized(package["name"]), package
+            yield normalized_name(package["name"]), package
 
 
 def read_uv_lock(path: Path, environment: Mapping, transitive: bool, notes: list) -> list:
@@ -260,10 +260,10 @@ def read_uv_lock(path: Path, environment: Mapping, transitive: bool, notes: list
     if not roots:  # a workspace member, or a lock of a script
         roots = [p for p in packages if isinstance(p.get("source"), dict)
                  and {"editable", "virtual"} & set(p["source"])]
-    root_names = {normalized(p["name"]) for p in roots}
+    root_names = {normalized_name(p["name"]) for p in roots}
     locked: dict = {}
     for package in packages:
-        name = normalized(package["name"])
+        name = normalized_name(package["name"])
         if name in root_names:
             continue
         markers = package.get("resolution-markers") or []
@@ -276,13 +276,14 @@ def read_uv_lock(path: Path, environment: Mapping, transitive: bool, notes: list
         for edge in package.get("dependencies", []):
             if isinstance(edge, dict) and "name" in edge \
                     and holds(edge.get("marker"), environment, str(path)):
-                found.append(normalized(edge["name"]))
+                found.append(normalized_name(edge["name"]))
         for extra in (package.get("optional-dependencies") or {}):
             if extra in environment.get("extras", ()):
-                found += [normalized(e["name"]) for e in package["optional-dependencies"][extra]]
+                found += [normalized_name(edge["name"])
+                          for edge in package["optional-dependencies"][extra]]
         return found
 
-    edges = {normalized(p["name"]): edges_of(p) for p in packages}
+    edges = {normalized_name(p["name"]): edges_of(p) for p in packages}
     direct = None
     if roots:
         direct = [name for root in roots for name in edges_of(root) if name not in root_names]
@@ -307,7 +308,7 @@ def read_pylock(path: Path, environment: Mapping, transitive: bool, notes: list)
         locked[name] = Pin(name, package.get("version"), False, origin)
         if "dependencies" in package:
             recorded = True
-            edges[name] = [normalized(d["name"]) for d in package["dependencies"]
+            edges[name] = [normalized_name(d["name"]) for d in package["dependencies"]
                            if isinstance(d, dict) and "name" in d]
     direct = _project_names(path.parent, environment)
     if direct is None and recorded:
@@ -333,7 +334,7 @@ def read_poetry_lock(path: Path, environment: Mapping, transitive: bool, notes: 
             constraints = constraint if isinstance(constraint, list) else [constraint]
             if any(not isinstance(c, dict) or holds(c.get("markers"), environment, str(path))
                    for c in constraints):
-                targets.append(normalized(dependency))
+                targets.append(normalized_name(dependency))
         edges[name] = targets
     return _select(locked, _project_names(path.parent, environment), edges, transitive, notes,
                    path.name)
@@ -376,7 +377,7 @@ def read_pipfile_lock(path: Path, environment: Mapping, transitive: bool, notes:
             entry = {}
         if not holds(entry.get("markers"), environment, str(path)):
             continue
-        name = normalized(raw)
+        name = normalized_name(raw)
         version = str(entry.get("version", "")).removeprefix("==") or None
         origin = next((f"{key}: {entry[key]}" for key in ("git", "path", "file")
                        if key in entry), INDEX)
@@ -385,7 +386,7 @@ def read_pipfile_lock(path: Path, environment: Mapping, transitive: bool, notes:
     direct = None
     pipfile = path.parent / "Pipfile"
     if pipfile.is_file():
-        direct = [normalized(name) for name in (_toml(pipfile).get("packages") or {})]
+        direct = [normalized_name(name) for name in (_toml(pipfile).get("packages") or {})]
     if transitive:
         direct_names = set(direct if direct is not None else locked)
         return [replace(pin, direct=name in direct_names) for name, pin in locked.items()]
