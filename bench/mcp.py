@@ -1,4 +1,5 @@
-"""MCP round trips over stdio beside a direct POST /retrieve: p50/p99 of each, in one run.
+"""MCP round trips over stdio beside a direct POST /retrieve: p50/p99 of each, in one run; or,
+with --view-share, how much of what an agent reads of the MCP tools is passage text.
 
 Starts `retrieval serve` (loopback, inherited socket) and `retrieval mcp --snapshot` (stdio, the
 SDK's own client), both on the same snapshot with the access log off, then times sequential
@@ -15,6 +16,15 @@ asking again; every series measures transport and serialization around a memoize
 
 (As a module from the repository root: run as `python bench/mcp.py`, this file would shadow the
 `mcp` package it measures.)
+
+`--view-share SET` asks every question of a libraries-format question set (its `library` the
+collection, its `version`) through `retrieve`, then reads every evidence passage with
+`read_passage`, each call made twice, in the compact view (the default) and `verbose`, over one
+stdio session on `--snapshot`; and `search_docs` with the question at its defaults. Per tool it
+prints the characters of the results' text content and the share of them that is passage text
+(each passage's `text`, as the verbose result carries it), in each view:
+
+    python -m bench.mcp --view-share ../shared/eval/libraries/dev.json --snapshot LIBS_DIR
 """
 
 import argparse
@@ -39,13 +49,18 @@ def percentile(samples, fraction):
     return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))] * 1000
 
 
-async def measure(calls: int, snapshot, base_url):
-    from mcp import Client
+def _parameters(snapshot):
     from mcp.client.stdio import StdioServerParameters
 
     args = ["-m", "retrieval", "mcp"] + (["--snapshot", snapshot] if snapshot else [])
-    parameters = StdioServerParameters(command=sys.executable, args=args, cwd=ROOT,
-                                       env=subprocess_env(**ENV))
+    return StdioServerParameters(command=sys.executable, args=args, cwd=ROOT,
+                                 env=subprocess_env(**ENV))
+
+
+async def measure(calls: int, snapshot, base_url):
+    from mcp import Client
+
+    parameters = _parameters(snapshot)
     series = {"http /retrieve": [], "mcp search_docs": [], "mcp retrieve": []}
     sizes = {}
     session = requests.Session()
@@ -69,11 +84,57 @@ async def measure(calls: int, snapshot, base_url):
     return series, sizes
 
 
+async def view_share(questions: list, snapshot) -> dict:
+    """Return, per tool and view, the result characters and the passage text among them."""
+    from mcp import Client
+
+    counts = {(tool, view): [0, 0, 0] for tool in ("retrieve", "read_passage", "search_docs")
+              for view in ("compact", "verbose")}  # [calls, characters, passage text]
+
+    async def call(tool, arguments, texts_of):
+        verbose = await client.call_tool(tool, dict(arguments, verbose=True))
+        if verbose.is_error:
+            return None
+        document = verbose.structured_content
+        texts = sum(len(text) for text in texts_of(document))
+        for view, result in (("verbose", verbose),
+                             ("compact", await client.call_tool(tool, arguments))):
+            counts[tool, view][0] += 1
+            counts[tool, view][1] += sum(len(part.text) for part in result.content)
+            counts[tool, view][2] += texts
+        return document
+
+    async with Client(_parameters(snapshot)) as client:
+        for item in questions:
+            names = {"collection": item["library"], "version": item["version"]}
+            run = await call("retrieve", dict(names, question=item["question"]),
+                             lambda d: [e["text"] for e in d["evidence"]])
+            await call("search_docs", dict(names, query=item["question"]),
+                       lambda d: [h["text"] for h in d["hits"] if "text" in h])
+            for evidence in (run or {}).get("evidence", ()):
+                await call("read_passage", {"passage_id": evidence["passage_id"]},
+                           lambda d: [d["text"]])
+    return {f"{tool} {view}": {"calls": calls, "characters": characters,
+                               "passage_text": text,
+                               "share": round(text / characters, 3) if characters else None}
+            for (tool, view), (calls, characters, text) in counts.items()}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=1000, help="calls per series (default 1000)")
     parser.add_argument("--snapshot", help="snapshot for both servers (default: the fixture)")
+    parser.add_argument("--view-share", metavar="SET",
+                        help="measure the passage text share of the tools' results over a "
+                             "libraries-format question set instead")
     args = parser.parse_args(argv)
+    if args.view_share:
+        with open(args.view_share, encoding="utf-8") as handle:
+            questions = json.load(handle)
+        shares = asyncio.run(view_share(questions, args.snapshot))
+        print(json.dumps({"questions": len(questions), "snapshot": args.snapshot,
+                          "tools": shares}, indent=2))
+        return
     serve_args = ["--snapshot", args.snapshot] if args.snapshot else []
     with ServerProcess(serve_args=serve_args, env=subprocess_env(**ENV), cwd=ROOT) as server:
         series, sizes = asyncio.run(measure(args.calls, args.snapshot, server.base_url))

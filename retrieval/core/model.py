@@ -9,6 +9,7 @@ checks.py's, a question's words query.py's.
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .names import (
     VERSION_PATTERN,
@@ -23,6 +24,9 @@ from .project import Project
 from .ranking import EMBEDS_QUESTION, IndexFields, Ranking, Semantic
 from .rerank import Reranker
 from .rules import Rule
+
+if TYPE_CHECKING:  # provenance.py reads the model's DEFAULT_COLLECTION
+    from .provenance import Provenance
 
 __all__ = [
     "BM25", "BUILD_HINT", "COLLECTION_PATTERN", "DEFAULT_COLLECTION", "SCHEMA_VERSION",
@@ -139,6 +143,9 @@ class Snapshot:
     declared_default: str | None = None
     # What the snapshot was built for (project.json beside the manifest), or None.
     project: Project | None = None
+    # Where its versions came from and when it was built (provenance.json); None: a JSON
+    # snapshot, which records neither.
+    provenance: "Provenance | None" = None
 
     @property
     def rules(self) -> tuple:

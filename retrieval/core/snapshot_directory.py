@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 from . import database, digests
@@ -33,6 +34,7 @@ from .model import (
 )
 from .policy_format import Policy
 from .project import read_project
+from .provenance import PROVENANCE, read_provenance, write_provenance
 from .ranking import (
     FIELDED_SCHEMA_VERSION,
     FIELDED_TOKENIZER,
@@ -45,8 +47,6 @@ from .strict_json import StrictJSONError, loads_strict
 DIRECTORY_FORMAT = "retrieval-snapshot-directory"
 MANIFEST = "manifest.json"
 DATABASE = "passages.sqlite"
-# Where a fetched snapshot's sources came from, by label (checked by ingest/provenance.py).
-PROVENANCE = "provenance.json"
 # What a built snapshot's identity is computed with (compute_corpus_id's keyword arguments).
 IDENTITY = {"schema_version": FIELDED_SCHEMA_VERSION, "tokenizer": FIELDED_TOKENIZER}
 # What a database row holds beside its content: derived from it, and recomputed by verification.
@@ -126,7 +126,8 @@ def write_snapshot_directory(out_dir, contents: list, policy: dict, base_urls: d
 
     contents are the passages' contents in order (a vector's digest included, vector_content);
     vectors their vector bytes (a --semantic build) or None; base_urls maps (collection, version)
-    to the published base URL; provenance maps a fetched version's label to where it came from.
+    to the published base URL; provenance maps a version's label to where it came from, written
+    with the time of the build (core/provenance.py: both outside the snapshot's identity).
     The manifest is written last: its presence says the directory is complete. Whatever stops
     the writing (a full disk: OSError, Ctrl-C, a bug) removes every file it wrote, and the
     directory if it made it, so nothing half-written is left and the same --out can be built into.
@@ -151,11 +152,9 @@ def write_snapshot_directory(out_dir, contents: list, policy: dict, base_urls: d
         written.append(out / DATABASE)
         os.replace(partial, out / DATABASE)
         written.append(out / PROVENANCE)
-        if provenance:  # before the manifest, whose presence says the directory is complete
-            (out / PROVENANCE).write_text(
-                json.dumps(provenance, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        else:
-            (out / PROVENANCE).unlink(missing_ok=True)  # left by a build that failed here
+        # Before the manifest, whose presence says the directory is complete.
+        write_provenance(out / PROVENANCE, provenance or {},
+                         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         manifest = manifest_for(corpus, collection_ids, sources, policy, base_urls,
                                 default_collection)
         manifest_partial.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
@@ -302,7 +301,8 @@ def load_snapshot_directory(directory) -> Snapshot:
     return Snapshot(corpus_id=manifest["corpus_id"], passages=(), policy=policy,
                     collections=collections, database_path=str(db_path),
                     database_identity=identity, declared_default=default,
-                    project=read_project(directory, collections))
+                    project=read_project(directory, collections),
+                    provenance=read_provenance(directory, manifest))
 
 
 def snapshot_vectors(snapshot: Snapshot) -> list:

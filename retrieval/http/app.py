@@ -83,6 +83,13 @@ class RetrievalApp:
         service = self._state.service
         return service.corpus_id if service is not None else None
 
+    @property
+    def provenance(self):
+        """Return where the served snapshot's versions came from and when it was built
+        (core.provenance.Provenance), or None: a JSON snapshot records none, or closed."""
+        service = self._state.service
+        return service.snapshot.provenance if service is not None else None
+
     def result_memo_stats(self):
         """Return the result memo's counters, or None once closed."""
         service = self._state.service

@@ -4,19 +4,17 @@ checked by `retrieval verify`.
 A crawled version lists every file kept (its path below the site's prefix, final URL, fetch
 time and sha256): each source the snapshot quotes must be one of them, with the same digest, so
 every passage can be traced to the URL and time it was fetched. A git version records the
-repository, ref and commit id its folder was checked out at.
+repository, ref and commit id its folder was checked out at; a release from the index its file
+and digest, an installed distribution its environment, a directory its path; and the build its
+time (core/provenance.py).
 """
 
 from pathlib import Path
 
-from ..core.snapshot import DEFAULT_COLLECTION
-from ..core.snapshot_directory import PROVENANCE, read_manifest
+from ..core.provenance import BUILT_AT, PROVENANCE, describe_source, label_of
+from ..core.snapshot_directory import read_manifest
 from ..core.strict_json import StrictJSONError, loads_strict
 from .readers.rendered import RenderedSite
-
-
-def _label(collection: str, version: str) -> str:
-    return version if collection == DEFAULT_COLLECTION else f"{collection}/{version}"
 
 
 def check(snapshot_directory) -> tuple:
@@ -34,6 +32,9 @@ def check(snapshot_directory) -> tuple:
         return [f"{path}: not an object of versions"], []
     problems, notes = [], []
     sources = read_manifest(directory)["sources"]
+    built_at = recorded.pop(BUILT_AT, None)
+    if built_at is not None:
+        notes.append(f"provenance: built {built_at}")
     for label, entry in sorted(recorded.items()):
         if not isinstance(entry, dict):
             problems.append(f"{path}: {label}: not an object")
@@ -44,7 +45,7 @@ def check(snapshot_directory) -> tuple:
                          f"{entry.get('prefix')} ({times[0]} to {times[-1]})" if times else
                          f"provenance: {label}: nothing crawled")
             for source in sources:
-                if _label(source["collection"], source["version"]) != label:
+                if label_of(source["collection"], source["version"]) != label:
                     continue
                 fetched = files.get(source["source_id"])
                 if fetched is None:
@@ -53,9 +54,8 @@ def check(snapshot_directory) -> tuple:
                     problems.append(f"{label}: {source['source_id']}: not the file fetched "
                                     f"from {fetched.get('url')}")
         else:
-            notes.append(f"provenance: {label}: {entry.get('kind')} {entry.get('url')} "
-                         f"@{entry.get('ref')} commit {entry.get('commit')} "
-                         f"({entry.get('path')})")
+            described = describe_source(entry) or f"a source of kind {entry.get('kind')!r}"
+            notes.append(f"provenance: {label}: {described}")
     return problems, notes
 
 

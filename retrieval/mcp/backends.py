@@ -67,6 +67,10 @@ class LocalBackend:
         """Release the snapshot and flush the access log."""
         self.app.close()
 
+    def provenance(self):
+        """Return what the snapshot records of its sources (core.provenance), or None."""
+        return self.app.provenance
+
     def corpus(self, authorization=None) -> dict:
         """Return the /corpus document the caller would get."""
         return self._call("GET", CORPUS.path, authorization)
@@ -157,6 +161,11 @@ class RemoteBackend:
         # Over Streamable HTTP each MCP caller's own bearer is forwarded; over stdio, --api-key.
         key = self._api_key if authorization is None else authorization.partition(" ")[2]
         return self._open(key)
+
+    @staticmethod
+    def provenance():
+        """Return None: the HTTP API does not say where a snapshot's sources came from."""
+        return None
 
     def corpus(self, authorization=None) -> dict:
         """Return the service's verified /corpus document."""

@@ -1,8 +1,12 @@
 """The MCP server (the `mcp` extra): five read-only tools and two resources over one backend.
 
-Tools answer compactly: what an agent needs to cite and to check a passage, passages verbatim as
-data with nothing appended, no trace. `retrieve` keeps the run's request_id and result_sha256, so
-the whole verifiable result can be fetched from the HTTP API. `resolve_library` says which
+search_docs, read_passage and retrieve answer in the compact view (view.py): one provenance
+line, then each passage as its citation and its text, verbatim; `verbose: true` returns the
+service's JSON instead (digests, read tokens, ids; of a run no trace, but its request_id and
+result_sha256, so the whole verifiable result can be fetched from the HTTP API). Those three
+declare no output schema: a result with structured content is what several clients pass to the
+model in place of its text (Claude Code, VS Code), so the compact view is sent as text alone.
+Every answer carries its provenance line(s). `resolve_library` says which
 collection and pinned version a library or import name reads (library.py). A refusal is a tool
 error whose text is the service's own error object (the same code), its message naming MCP's
 tools and the caller's collections (library.for_mcp), so a collection the key may not read
@@ -31,6 +35,7 @@ from ..http.operations.search import (
 from ..http.validation import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGEX
 from .backends import BackendError
 from .library import NOT_RESOLVED, for_mcp, resolve_library
+from .view import corpus_lines, passage_view, provenance_line, run_view, search_view, served
 
 SERVER_NAME = "retrieval"
 CORPUS_URI = "docs://corpus"
@@ -70,6 +75,16 @@ _PASSAGE_ID = {"type": "string", "pattern": PASSAGE_ID_REGEX}
 _PASSAGE_CORE = {name: _PASSAGE_ID if name == "passage_id"
                  else {"type": FIELD_TYPES[name].json_type} for name in HIT_FIELDS + ("text",)}
 _LINES = ("passage_id", "version", "start_line", "end_line", "text_sha256")
+_VERBOSE = {"type": "boolean", "default": False,
+            "description": "true: the service's JSON (digests, read tokens, ids) in place of "
+                           "the compact view (citations and verbatim text)"}
+# The tools answering in the compact view (a renderer of the service's document each), unless
+# the call says verbose.
+VIEWS = {"search_docs": search_view, "read_passage": passage_view, "retrieve": run_view}
+_PROVENANCE = {"type": "string", "description": "collection@version, where its documentation "
+                                                "came from, when the snapshot was built, a "
+                                                "short corpus id"}
+_PROVENANCE_LINES = {"type": "array", "items": _PROVENANCE}
 
 
 def input_schemas(max_text_bytes: int, maxima=None) -> dict:
@@ -88,8 +103,10 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
             "analysis": {"enum": list(ANALYSES), "default": ANALYSES[0],
                          "description": "question: read as a question (stop words out, any "
                                         "word matching); raw: every word required"},
+            "verbose": _VERBOSE,
         }, ("query",)),
-        "read_passage": _object({"passage_id": _PASSAGE_ID}, ("passage_id",)),
+        "read_passage": _object({"passage_id": _PASSAGE_ID, "verbose": _VERBOSE},
+                                ("passage_id",)),
         "list_docs": _object({}),
         "resolve_library": _object({"name": {
             "type": "string", "pattern": COLLECTION_REGEX,
@@ -98,7 +115,7 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
                            "yaml, sklearn)"}}, ("name",)),
         "retrieve": _object({
             "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
-            "version": _VERSION, "collection": _COLLECTION, **allowances,
+            "version": _VERSION, "collection": _COLLECTION, **allowances, "verbose": _VERBOSE,
         }, ("question",)),
     }
 
@@ -108,11 +125,12 @@ OUTPUT_SCHEMAS = {
         "corpus_id": _STRING, "request": {"type": "object"}, "searched": {"type": "object"},
         "search_request_id": _STRING, "hits": {"type": "array", "items": _object(
             dict(_PASSAGE_CORE, score={"type": "number"}), _LINES + ("score",))},
-        "text_bytes": _INTEGER,
-    }, ("corpus_id", "request", "hits", "text_bytes")),
+        "text_bytes": _INTEGER, "provenance": _PROVENANCE,
+    }, ("corpus_id", "request", "hits", "text_bytes", "provenance")),
     "read_passage": _object(dict(
         _PASSAGE_CORE, corpus_id=_STRING, collection=_STRING, source_sha256=_STRING,
-        document_revision=_STRING), _LINES + ("text", "corpus_id", "collection")),
+        document_revision=_STRING, provenance=_PROVENANCE),
+        _LINES + ("text", "corpus_id", "collection", "provenance")),
     "list_docs": _object({
         "default_collection": {"type": ["string", "null"]},
         "collections": {"type": "array", "items": _object({
@@ -125,34 +143,37 @@ OUTPUT_SCHEMAS = {
         "project": _object({"project": _STRING, "lockfile": {"type": ["string", "null"]},
                             "pins": {"type": "array", "items": {"type": "object"}}},
                            ("project", "pins")),
-    }, ("collections",)),
+        "provenance": _PROVENANCE_LINES,
+    }, ("collections", "provenance")),
     "resolve_library": _object({
         "name": _STRING, "collection": {"type": ["string", "null"]},
         "version": {"type": ["string", "null"]},
         "versions": {"type": "array", "items": _STRING}, "pinned": {"type": "boolean"},
-        "pin": {"type": "object"},
-    }, ("name", "collection", "version", "versions", "pinned")),
+        "pin": {"type": "object"}, "provenance": _PROVENANCE_LINES,
+    }, ("name", "collection", "version", "versions", "pinned", "provenance")),
     "retrieve": _object({
         "request_id": _STRING, "corpus_id": _STRING, "status": _STRING, "reason": _STRING,
         "usage": {"type": "object"}, "limits": {"type": "object"},
         "evidence": {"type": "array", "items": _object(
             dict(_PASSAGE_CORE, result_sha256=_STRING), _LINES + ("text", "result_sha256"))},
-        "result_sha256": _STRING,
-    }, ("request_id", "status", "reason", "usage", "evidence", "result_sha256")),
+        "result_sha256": _STRING, "provenance": _PROVENANCE,
+    }, ("request_id", "status", "reason", "usage", "evidence", "result_sha256", "provenance")),
 }
 
 DESCRIPTIONS = {
     "search_docs": "Rank documentation passages of one exact version for a query. Returns the "
-                   "best hits (passage_id, url, title, lines, score) and, within max_text_bytes, "
-                   "their verbatim text.",
-    "read_passage": "Return one passage by passage_id, verbatim, with its digests.",
+                   "best hits, each cited (title, url, passage_id) and, within max_text_bytes, "
+                   "its verbatim text.",
+    "read_passage": "Return one passage by passage_id, cited and verbatim (verbose: with its "
+                    "digests).",
     "list_docs": "List the documentation collections and versions you may read, and the "
                  "versions the project pins (what a call without a version reads).",
     "resolve_library": "Find the collection of a library named as you would write it (Flask, "
                        "SQLAlchemy, bs4, yaml): its pinned version, the versions held, and the "
                        "pin's source and coverage.",
     "retrieve": "Run the budgeted retrieval for a question: searches and reads within exact "
-                "allowances. Returns its status, usage and the evidence read, verbatim.",
+                "allowances. Returns its status, usage and the evidence read, cited and "
+                "verbatim.",
 }
 
 
@@ -190,7 +211,8 @@ class RetrievalMCP:
         self._limiter = anyio.CapacityLimiter(threads)
         schemas = input_schemas(max_text_bytes, maxima)
         self.tools = [types.Tool(name=name, description=DESCRIPTIONS[name],
-                                 input_schema=schemas[name], output_schema=OUTPUT_SCHEMAS[name],
+                                 input_schema=schemas[name],
+                                 output_schema=None if name in VIEWS else OUTPUT_SCHEMAS[name],
                                  annotations=READ_ONLY) for name in DESCRIPTIONS]
         self.server = Server(
             SERVER_NAME, version=__version__,
@@ -220,20 +242,28 @@ class RetrievalMCP:
     async def _call_tool(self, ctx, params):
         arguments = dict(params.arguments or {})
         backend = self.backend
+        verbose = arguments.pop("verbose", False) if params.name in VIEWS else False
+        if type(verbose) is not bool:
+            return _refusal({"error": {"code": "invalid_request",
+                                       "message": "verbose is true or false"}})
         try:
             if params.name == "search_docs":
-                return _answer(await self._run(ctx, backend.search, arguments))
+                return self._viewed(params.name, verbose,
+                                    await self._run(ctx, backend.search, arguments))
             if params.name == "read_passage":
                 passage_id = arguments.pop("passage_id", "")
                 if arguments or not isinstance(passage_id, str):
                     return _refusal({"error": {"code": "invalid_request",
                                                "message": "read_passage takes one string, "
-                                                          "passage_id"}})
-                return _answer(await self._run(ctx, backend.passage, passage_id))
+                                                          "passage_id (and verbose)"}})
+                return self._viewed(params.name, verbose,
+                                    await self._run(ctx, backend.passage, passage_id))
             if params.name == "list_docs":
-                return _answer(await self._run(ctx, backend.corpus))
+                corpus = await self._run(ctx, backend.corpus)
+                return _answer(dict(corpus, provenance=corpus_lines(corpus, self._provenance)))
             if params.name == "retrieve":
-                return _answer(compact_run(await self._run(ctx, backend.retrieve, arguments)))
+                return self._viewed(params.name, verbose,
+                                    await self._run(ctx, backend.retrieve, arguments))
             if params.name == "resolve_library":
                 return await self._resolve_library(ctx, arguments)
         except BackendError as error:
@@ -255,7 +285,23 @@ class RetrievalMCP:
             yours = ", ".join(c["collection"] for c in corpus["collections"]) or "none"
             return _refusal({"error": {"code": "collection_not_found",
                                        "message": f"{NOT_RESOLVED}; yours: {yours}"}})
-        return _answer(found)
+        held = {"collections": [entry for entry in corpus["collections"]
+                                if entry["collection"] == found["collection"]]}
+        return _answer(dict(found, provenance=corpus_lines(held, self._provenance)))
+
+    @property
+    def _provenance(self):
+        """Return what the snapshot records of its sources (None: nothing, or not known)."""
+        return self.backend.provenance()
+
+    def _viewed(self, tool: str, verbose: bool, document: dict) -> types.CallToolResult:
+        """Return a document in the compact view, or verbose: as JSON, with its provenance."""
+        provenance = self._provenance
+        if not verbose:
+            text = VIEWS[tool](document, provenance)
+            return types.CallToolResult(content=[types.TextContent(text=text)])
+        value = compact_run(document) if tool == "retrieve" else document
+        return _answer(dict(value, provenance=provenance_line(served(document), provenance)))
 
     async def _for_mcp(self, ctx, body: dict) -> dict:
         """Return a refusal as an MCP caller is told it (library.for_mcp), with its collections

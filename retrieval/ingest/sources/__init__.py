@@ -54,7 +54,8 @@ def _checked_out(requested: Requested, options: SourceOptions) -> LocalTree:
 
 def _local(requested: Requested, options: SourceOptions) -> LocalTree:
     """Read a tree on disk where it is."""
-    return LocalTree(requested.spec)
+    return LocalTree(requested.spec, provenance={"kind": "path",
+                                                 "path": os.path.abspath(requested.spec)})
 
 
 def _check_local(requested: Requested) -> None:

@@ -11,6 +11,7 @@ Their schemes are rows of sources.FORMS, the one registry of --source forms.
 """
 
 import email.parser
+import hashlib
 import importlib.metadata
 import os
 import re
@@ -36,10 +37,11 @@ class FetchError(SourceError):
     """A --source that cannot be fetched or read: the whole build cannot go on."""
 
 
-def _tree(version: str, root: Path, collection: str, package: PackageLayout) -> SourceTree:
+def _tree(version: str, root: Path, collection: str, package: PackageLayout,
+          provenance: dict) -> SourceTree:
     """Return the SourceTree of one package collection, published where its units link."""
     return SourceTree(version, str(root), package.docs_url or package.source_url, collection,
-                      PACKAGE_FORMAT, package=package)
+                      PACKAGE_FORMAT, package=package, provenance=provenance)
 
 
 def _note(message: str):
@@ -123,8 +125,10 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
         docs_url, source_url = None, base_url or f"pypi:{dist}=={version}/"
     what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules"
     _note(f"{label}: {archive.name}: {what}")
+    fetched = {"kind": "pypi", "dist": dist, "version": version, "file": archive.name,
+               "sha256": hashlib.sha256(archive.read_bytes()).hexdigest()}
     return [_tree(version_label, top, collection,
-                  PackageLayout(modules, docs, docs_url, source_url, dirhtml))]
+                  PackageLayout(modules, docs, docs_url, source_url, dirhtml), fetched)]
 
 
 # --- env: ------------------------------------------------------------------------------------
@@ -172,7 +176,9 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
         collection, version = collection_version(f"{name}/{dist.version}")
         source_url = base_urls.get(f"{name}/{dist.version}") or site.resolve().as_uri() + "/"
         trees.append(_tree(version, site, collection,
-                           PackageLayout(tuple(sorted(modules)), None, None, source_url)))
+                           PackageLayout(tuple(sorted(modules)), None, None, source_url),
+                           {"kind": "env", "dist": name, "version": dist.version,
+                            "path": str(site.resolve())}))
     missing = sorted(set(wanted or ()) - seen)
     if missing:
         raise FetchError(f"env:{spec}: no distribution {missing[0]} is installed there")

@@ -1,0 +1,102 @@
+"""What an agent reads of a tool's answer: the compact view (MCP's default) and the provenance line.
+
+An agent pays for every character of a tool result, and what it needs of a passage is where it
+is from, its text, and how to read or check it again. So each passage is rendered as one
+citation line (its title, its URL or else its file and lines, and its passage_id: the handle
+read_passage and docs://passages/{id} take, from which every digest is one call away), then its
+text, verbatim and unescaped; and every result starts with one provenance line (which
+collection and version it is, where that documentation came from, when the snapshot was built,
+a short corpus id). The service's JSON documents, digests and read tokens included, are what
+`verbose: true` returns, as before.
+
+The view is plain text, not JSON: nothing in a passage is escaped, and a passage's text runs
+from the line after its citation to the blank line before the next `[n]` (or the end).
+"""
+
+from dataclasses import dataclass
+
+SEPARATOR = " · "
+# How many hex digits of the corpus id the provenance line shows (the full id: verbose).
+SHORT_ID = 12
+
+
+@dataclass(frozen=True)
+class Served:
+    """The collection and version a result is of, and its collection's corpus_id."""
+
+    collection: str
+    version: str
+    corpus_id: str
+
+
+def served(document: dict) -> Served:
+    """Return what a /search result, run result or passage is of (a request's names as served)."""
+    request = document.get("request")
+    if request is None:  # a passage: its own collection and version
+        return Served(document["collection"], document["version"], document["corpus_id"])
+    return Served(request.get("served_collection") or request["collection"],
+                  request.get("served_version") or request["version"], document["corpus_id"])
+
+
+def provenance_line(what: Served, provenance) -> str:
+    """Return `collection@version · source · built DATE · corpus ID` (provenance: the
+    snapshot's core.provenance.Provenance, or None where it records none)."""
+    if provenance is None:
+        source, built = "source not recorded", "build date not recorded"
+    else:
+        source = provenance.source(what.collection, what.version)
+        built = f"built {provenance.built_at[:10]}" if provenance.built_at else \
+            "build date not recorded"
+    return SEPARATOR.join((f"{what.collection}@{what.version}", source, built,
+                           f"corpus {what.corpus_id[:SHORT_ID]}"))
+
+
+def citation(item: dict) -> str:
+    """Return a passage's citation: its title, its URL (else file:lines), its passage_id."""
+    place = item.get("url") or f"{item['source_id']}:{item['start_line']}-{item['end_line']}"
+    title = [item["title"]] if item.get("title") else []
+    return SEPARATOR.join((*title, place, item["passage_id"]))
+
+
+def _passages(items, absent: str) -> str:
+    """Return numbered passages: each its citation line, then its text (or `absent`)."""
+    return "\n\n".join(f"[{number}] {citation(item)}\n" + (
+        item["text"] if "text" in item else absent)
+        for number, item in enumerate(items, 1))
+
+
+def search_view(document: dict, provenance) -> str:
+    """Return a /search document as an agent reads it."""
+    hits = document["hits"]
+    with_text = sum("text" in hit for hit in hits)
+    head = [provenance_line(served(document), provenance)]
+    if with_text < len(hits):  # say why some hits come without their text
+        head.append(f"{len(hits)} hits, the text of {with_text} within max_text_bytes "
+                    f"{document['request']['max_text_bytes']}")
+    elif not hits:
+        head.append("no hits")
+    return "\n".join(head) + ("\n\n" + _passages(
+        hits, "(text not sent: over max_text_bytes; read_passage reads it)") if hits else "")
+
+
+def run_view(document: dict, provenance) -> str:
+    """Return a run result as an agent reads it: its outcome, then the evidence read."""
+    usage, limits = document["usage"], document["admission"]["limits"]
+    outcome = (f"{document['status']} ({document['reason']}): {usage['reads']} reads, "
+               f"{usage['delivered_source_bytes']} of {limits['max_source_bytes']} source bytes")
+    evidence = document["evidence"]
+    return "\n".join((provenance_line(served(document), provenance), outcome)) + (
+        "\n\n" + _passages(evidence, "") if evidence else "\nno evidence read")
+
+
+def passage_view(document: dict, provenance) -> str:
+    """Return a /passages/{id} document as an agent reads it."""
+    return (f"{provenance_line(served(document), provenance)}\n{citation(document)}\n"
+            f"{document['text']}")
+
+
+def corpus_lines(corpus: dict, provenance) -> list:
+    """Return the provenance line of every collection and version a /corpus document lists."""
+    return [provenance_line(Served(entry["collection"], version["version"],
+                                   entry["corpus_id"]), provenance)
+            for entry in corpus.get("collections", ()) for version in entry["versions"]]
