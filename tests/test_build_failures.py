@@ -306,7 +306,8 @@ class StoppedBuildTest(unittest.TestCase):
         self.assertEqual(os.listdir(self.out), [])
         write_snapshot_directory(self.out, contents, DEFAULT_POLICY,
                                  {("default", "1.0"): "https://x/"})
-        self.assertEqual(sorted(os.listdir(self.out)), ["manifest.json", "passages.sqlite"])
+        self.assertEqual(sorted(os.listdir(self.out)),
+                         ["manifest.json", "passages.sqlite", "provenance.json"])
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import requests
 
 from retrieval.core import digests
 from retrieval.core.snapshot import load_snapshot
+from retrieval.core.verify import verify_passage
 from retrieval.http.auth import add_key
 from retrieval.http.errors import CollectionNotFound, PassageNotFound, Unauthenticated
 from retrieval.testing import subprocess_env
@@ -28,12 +29,30 @@ TIER = "server"
 
 QUESTION = "Will write_text replace the contents of an existing file?"
 TOOLS = {"search_docs", "read_passage", "list_docs", "retrieve", "resolve_library"}
+# The tools answering in the compact view unless the call says verbose.
+VIEWED = {"search_docs", "read_passage", "retrieve"}
+VERBOSE = {"verbose": True}
+# A JSON snapshot records neither where its documentation came from nor when it was built.
+NOT_KNOWN = "default@3.12 · source and build date not known · corpus "
 CHILD_ENV = {"RETRIEVAL_ACCESS_LOG": "false"}
 
 
 def error_text(error) -> str:
     """Return a refusal's text as a tool error carries it: the service's own error body."""
     return json.dumps(error.to_body(), separators=(",", ":"))
+
+
+def without_provenance(value: dict) -> dict:
+    """Return a tool's JSON answer without the provenance it adds to the service's document."""
+    return {key: item for key, item in value.items() if key != "provenance"}
+
+
+def compact_passages(text: str) -> list:
+    """Return the (citation, text) of each numbered passage of a compact view, in order."""
+    blocks = text.split("\n\n")[1:]
+    for number, block in enumerate(blocks, 1):
+        assert block.startswith(f"[{number}] "), block
+    return [tuple(block.partition(" ")[2].partition("\n")[::2]) for block in blocks]
 
 
 class McpFixture:
@@ -75,7 +94,12 @@ class McpSession(McpFixture):
                 self.assertTrue(tool.annotations.read_only_hint)
                 self.assertEqual(tool.input_schema["type"], "object")
                 self.assertFalse(tool.input_schema["additionalProperties"])
-                self.assertEqual(tool.output_schema["type"], "object")
+                if tool.name in VIEWED:  # text alone: clients show structured content instead
+                    self.assertIsNone(tool.output_schema)
+                    self.assertEqual(tool.input_schema["properties"]["verbose"]["default"],
+                                     False)
+                else:
+                    self.assertEqual(tool.output_schema["type"], "object")
         self.assertEqual(listed["search_docs"].input_schema["properties"]["limit"],
                          {"type": "integer", "minimum": 1, "maximum": 20, "default": 5})
         # A version may be left out: the project's pin is read (issue 45).
@@ -85,9 +109,11 @@ class McpSession(McpFixture):
         self.assertFalse(docs.is_error)
         self.assertEqual([c["collection"] for c in docs.structured_content["collections"]],
                          ["default"])  # the key's only: internal is not named
+        [line] = docs.structured_content["provenance"]
+        self.assertTrue(line.startswith(NOT_KNOWN), line)
 
-        found = await self.call(client, "search_docs",
-                                {"query": "write_text file", "version": "3.12", "limit": 3})
+        found = await self.call(client, "search_docs", {
+            "query": "write_text file", "version": "3.12", "limit": 3, **VERBOSE})
         self.assertFalse(found.is_error, found.content)
         hits = found.structured_content["hits"]
         self.assertTrue(0 < len(hits) <= 3)
@@ -96,28 +122,31 @@ class McpSession(McpFixture):
             self.assertEqual(hit["text"], passage.text)  # verbatim, nothing appended
             self.assertEqual(hit["text_sha256"], digests.text_sha256(hit["text"]))
         self.assertEqual(json.loads(found.content[0].text), found.structured_content)
+        self.assertTrue(found.structured_content["provenance"].startswith(NOT_KNOWN))
 
         # The byte budget is exact: the first text fits to the byte, one byte less fits none.
         first = hits[0]["byte_count"]
         exact = await self.call(client, "search_docs", {
-            "query": "write_text file", "version": "3.12", "limit": 3, "max_text_bytes": first})
+            "query": "write_text file", "version": "3.12", "limit": 3, "max_text_bytes": first,
+            **VERBOSE})
         self.assertEqual([("text" in hit) for hit in exact.structured_content["hits"]][:1],
                          [True])
         self.assertEqual(exact.structured_content["text_bytes"], first)
         short = await self.call(client, "search_docs", {
-            "query": "write_text file", "version": "3.12", "max_text_bytes": first - 1})
+            "query": "write_text file", "version": "3.12", "max_text_bytes": first - 1,
+            **VERBOSE})
         self.assertEqual(short.structured_content["text_bytes"], 0)
         self.assertFalse(any("text" in hit for hit in short.structured_content["hits"]))
 
         passage_id = hits[0]["passage_id"]
-        read = await self.call(client, "read_passage", {"passage_id": passage_id})
+        read = await self.call(client, "read_passage", {"passage_id": passage_id, **VERBOSE})
         self.assertFalse(read.is_error)
         self.assertEqual(read.structured_content["text"], self.passages[passage_id].text)
         self.assertEqual(read.structured_content["text_sha256"],
                          self.passages[passage_id].text_sha256)
 
         run = await self.call(client, "retrieve", {"question": QUESTION, "version": "3.12",
-                                                   "max_source_bytes": 300})
+                                                   "max_source_bytes": 300, **VERBOSE})
         self.assertFalse(run.is_error, run.content)
         result = run.structured_content
         self.assertIn(result["status"], ("completed", "incomplete", "limited"))
@@ -159,14 +188,58 @@ class McpSession(McpFixture):
         templates = (await client.list_resource_templates()).resource_templates
         self.assertEqual([t.uri_template for t in templates], ["docs://passages/{passage_id}"])
         corpus = await client.read_resource("docs://corpus")
-        self.assertEqual(json.loads(corpus.contents[0].text), docs.structured_content)
+        # The resources are the service's documents, as they were: no provenance added.
+        self.assertEqual(json.loads(corpus.contents[0].text),
+                         without_provenance(docs.structured_content))
         passage = await client.read_resource(f"docs://passages/{passage_id}")
-        self.assertEqual(json.loads(passage.contents[0].text), read.structured_content)
+        self.assertEqual(json.loads(passage.contents[0].text),
+                         without_provenance(read.structured_content))
         with self.assertRaises(Exception) as refused:
             await client.read_resource(f"docs://passages/{self.internal_id}")
         with self.assertRaises(Exception) as absent:
             await client.read_resource(f"docs://passages/{'0' * 64}")
         self.assertEqual(str(refused.exception), str(absent.exception))
+
+
+    def test_the_compact_view_is_citations_and_text_and_loses_nothing_verify_needs(self):
+        self.run_session(self._check_compact_view)
+
+    async def _check_compact_view(self, client):
+        for name, arguments, items in (
+                ("search_docs", {"query": "write_text file", "version": "3.12", "limit": 3},
+                 "hits"),
+                ("retrieve", {"question": QUESTION, "version": "3.12"}, "evidence")):
+            with self.subTest(tool=name):
+                viewed = await self.call(client, name, arguments)
+                verbose = await self.call(client, name, dict(arguments, **VERBOSE))
+                self.assertFalse(viewed.is_error, viewed.content)
+                # Text alone, so a client shows the model the view, not the JSON.
+                self.assertIsNone(viewed.structured_content)
+                [content] = viewed.content
+                document = verbose.structured_content
+                self.assertEqual(content.text.partition("\n")[0], document["provenance"])
+                shown = compact_passages(content.text)
+                self.assertEqual(len(shown), len(document[items]))
+                for (cited, text), item in zip(shown, document[items], strict=True):
+                    # Each passage: where it is, and the id every digest is one call away by.
+                    self.assertTrue(cited.endswith(" · " + item["passage_id"]), cited)
+                    self.assertIn(item.get("url") or f"{item['source_id']}:", cited)
+                    self.assertEqual(text, item["text"])  # verbatim
+                    self.assertNotIn(item["text_sha256"], content.text)
+                    read = await self.call(client, "read_passage",
+                                           {"passage_id": cited.rpartition(" · ")[2]})
+                    self.assertIsNone(read.structured_content)
+                    provenance, read_cited, read_text = read.content[0].text.split("\n", 2)
+                    self.assertEqual((provenance, read_text), (document["provenance"], text))
+                    self.assertTrue(read_cited.endswith(" · " + item["passage_id"]))
+                    full = await self.call(client, "read_passage", {
+                        "passage_id": item["passage_id"], **VERBOSE})
+                    verify_passage(full.structured_content)  # raises unless it checks
+                    self.assertEqual(full.structured_content["text"], text)
+        # verbose is true or false, nothing else is taken for it.
+        bad = await self.call(client, "retrieve",
+                              {"question": QUESTION, "version": "3.12", "verbose": "yes"})
+        self.assertTrue(bad.is_error)
 
 
 class StdioTest(McpSession, unittest.TestCase):
@@ -268,17 +341,24 @@ class FrontingTest(unittest.TestCase):
         async def check():
             async with Client(parameters) as client:
                 docs = await client.call_tool("list_docs", {})
-                self.assertEqual(docs.structured_content, corpus)
-                run = await client.call_tool("retrieve", {"question": QUESTION, "version": "3.12"})
+                self.assertEqual(without_provenance(docs.structured_content), corpus)
+                run = await client.call_tool("retrieve", {"question": QUESTION, "version": "3.12",
+                                                          **VERBOSE})
                 self.assertEqual(run.structured_content["status"], "completed")
+                # The HTTP API says nothing of where the snapshot's documentation came from.
+                self.assertTrue(run.structured_content["provenance"].startswith(NOT_KNOWN))
                 passage_id = run.structured_content["evidence"][0]["passage_id"]
-                read = await client.call_tool("read_passage", {"passage_id": passage_id})
+                read = await client.call_tool("read_passage", {"passage_id": passage_id,
+                                                               **VERBOSE})
                 self.assertEqual(read.structured_content["text"],
                                  run.structured_content["evidence"][0]["text"])
                 arguments = {"query": "write_text", "version": "3.12"}
-                search = await client.call_tool("search_docs", arguments)
-                self.assertEqual(search.structured_content, requests.post(
+                search = await client.call_tool("search_docs", dict(arguments, **VERBOSE))
+                self.assertEqual(without_provenance(search.structured_content), requests.post(
                     self.server.base_url + "/search", json=arguments, timeout=WAIT_S).json())
+                viewed = await client.call_tool("search_docs", arguments)
+                self.assertEqual(viewed.content[0].text.partition("\n")[0],
+                                 search.structured_content["provenance"])
 
         asyncio.run(asyncio.wait_for(check(), WAIT_S * 3))
 

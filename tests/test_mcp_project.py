@@ -6,12 +6,13 @@ official SDK's stdio client.
 
 import asyncio
 import json
+import re
 import sys
 import unittest
 
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, WAIT_S, class_temporary_directory, require_module
-from tests.test_project_serving import build_project_snapshot
+from tests.test_project_serving import BASE, build_project_snapshot
 
 TIER = "server"
 
@@ -60,11 +61,15 @@ class ProjectToolsTest(unittest.TestCase):
                 result = await client.call_tool("resolve_library", {"name": name})
                 resolved[name] = result
             docs = (await client.call_tool("list_docs", {})).structured_content
-            found = await client.call_tool("search_docs", {"query": "route", "collection": "Flask"})
-            run = await client.call_tool("retrieve", {"question": "fit", "collection": "sklearn"})
-            return resolved, docs, found, run
+            found = await client.call_tool("search_docs", {"query": "route", "collection": "Flask",
+                                                           "verbose": True})
+            run = await client.call_tool("retrieve", {"question": "fit", "collection": "sklearn",
+                                                      "verbose": True})
+            viewed = await client.call_tool("retrieve", {"question": "fit",
+                                                         "collection": "sklearn"})
+            return resolved, docs, found, run, viewed
 
-        resolved, docs, found, run = self.session(self.snapshot, check)
+        resolved, docs, found, run, viewed = self.session(self.snapshot, check)
         flask = resolved["Flask"].structured_content
         self.assertEqual((flask["collection"], flask["version"], flask["versions"],
                           flask["pinned"]), ("flask", "2.2.2", ["2.2.2", "2.3.0"], True))
@@ -95,6 +100,20 @@ class ProjectToolsTest(unittest.TestCase):
         self.assertEqual({hit["version"] for hit in found.structured_content["hits"]}, {"2.2.2"})
         self.assertEqual({item["version"] for item in run.structured_content["evidence"]},
                          {"1.5.1"})
+        # One provenance line per result: the version served, where from, when built, the id.
+        line = run.structured_content["provenance"]
+        self.assertRegex(line, r"^scikit-learn@1\.5\.1 · source not recorded, pages at "
+                               + re.escape(BASE) + r"scikit-learn/1\.5\.1/ · "
+                               r"built \d{4}-\d\d-\d\d · corpus [0-9a-f]{12}$")
+        self.assertTrue(run.structured_content["corpus_id"].startswith(line[-12:]))
+        self.assertEqual(viewed.content[0].text.partition("\n")[0], line)
+        self.assertIn(line, docs["provenance"])
+        # resolve_library: one line per version held.
+        self.assertEqual([held.partition(" ")[0] for held in
+                          resolved["sklearn"].structured_content["provenance"]],
+                         ["scikit-learn@1.5.0", "scikit-learn@1.5.1", "scikit-learn@1.6.0rc1"])
+        self.assertIn(line, resolved["sklearn"].structured_content["provenance"])
+        self.assertEqual(left_out["provenance"], [])  # nothing built, nothing to say
 
     def test_every_error_names_mcp_tools_and_your_collections_never_a_route(self):
         async def check(client):

@@ -6,10 +6,12 @@ configuration of this machine adds an index); tests/test_index_fetch.py serves a
 """
 
 import hashlib
+import json
 import os
 import sqlite3
 import sys
 import unittest
+from pathlib import Path
 
 from retrieval.ingest.sources.unpack import unpack
 from retrieval.testing import subprocess_env
@@ -162,7 +164,16 @@ class PackageSourcesTest(unittest.TestCase):
         unpack(self.plain, tree)
         verified = run([sys.executable, "-m", "retrieval", "verify", out, "--rendered",
                         f"plain/2.0={os.path.join(tree, 'plain-2.0')}"])
-        self.assertEqual(verified.stdout, "verified\n", verified.stdout)
+        # Where each release came from: its file and digest, and when the snapshot was built.
+        digests = {name: hashlib.sha256(Path(self.links, name).read_bytes()).hexdigest()[:12]
+                   for name in ("plain-2.0.tar.gz", "wheelonly-3.0-py3-none-any.whl")}
+        self.assertRegex(verified.stdout, "^" + "\n".join((
+            r"provenance: built \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ",
+            "provenance: plain/2.0: pypi plain==2.0 plain-2.0.tar.gz sha256 "
+            + digests["plain-2.0.tar.gz"],
+            "provenance: wheelonly/3.0: pypi wheelonly==3.0 wheelonly-3.0-py3-none-any.whl "
+            "sha256 " + digests["wheelonly-3.0-py3-none-any.whl"],
+            "verified")) + "\n$")
 
     # -- env: -------------------------------------------------------------------------------
 
@@ -183,6 +194,10 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertEqual(url, f"file://{os.path.realpath(site)}/demo/core.py#L{start}-L{end}")
         with open(os.path.join(out, "manifest.json"), encoding="utf-8") as manifest:
             self.assertIn('"version": "0.3.1"', manifest.read())
+        with open(os.path.join(out, "provenance.json"), encoding="utf-8") as recorded:
+            self.assertEqual(json.load(recorded)["demo-pkg/1.0"], {
+                "kind": "env", "dist": "demo-pkg", "version": "1.0",
+                "path": os.path.realpath(site)})
         _, out = self.built(f"other.lib=env:{site}")
         self.assertEqual(sorted({collection for collection, _ in passages(out)}), ["other-lib"])
 

@@ -9,9 +9,9 @@ checks.py's, a question's words query.py's.
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .names import (
+    DEFAULT_COLLECTION,
     VERSION_PATTERN,
     VERSION_SHAPE,
     normal_version,
@@ -21,12 +21,10 @@ from .names import (
 )
 from .policy_format import Policy
 from .project import Project
+from .provenance import Provenance
 from .ranking import EMBEDS_QUESTION, IndexFields, Ranking, Semantic
 from .rerank import Reranker
 from .rules import Rule
-
-if TYPE_CHECKING:  # provenance.py reads the model's DEFAULT_COLLECTION
-    from .provenance import Provenance
 
 __all__ = [
     "BM25", "BUILD_HINT", "COLLECTION_PATTERN", "DEFAULT_COLLECTION", "SCHEMA_VERSION",
@@ -42,8 +40,6 @@ BM25 = {"k1": 1.2, "b": 0.75}
 TOKENIZER = "unicode61"
 # Collection names appear in requests, keys files and SQL table names: a closed alphabet.
 COLLECTION_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
-# Passages that name no collection belong to this one; requests that name none read it.
-DEFAULT_COLLECTION = "default"
 
 # Said wherever a path turns out not to be a snapshot at all: the usual cause is a raw docs tree.
 BUILD_HINT = ("a snapshot is a JSON file or a directory made by "
@@ -145,7 +141,7 @@ class Snapshot:
     project: Project | None = None
     # Where its versions came from and when it was built (provenance.json); None: a JSON
     # snapshot, which records neither.
-    provenance: "Provenance | None" = None
+    provenance: Provenance | None = None
 
     @property
     def rules(self) -> tuple:

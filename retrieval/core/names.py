@@ -18,6 +18,9 @@ Three shapes of version are told apart:
 
 import re
 
+# Passages that name no collection belong to this one; requests that name none read it.
+DEFAULT_COLLECTION = "default"
+
 # PEP 440, Appendix B: the canonical pattern, matched case-insensitively after stripping.
 _PEP440 = re.compile(r"""
     v?

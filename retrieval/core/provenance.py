@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .checks import SnapshotError
-from .model import DEFAULT_COLLECTION
+from .names import DEFAULT_COLLECTION
 from .strict_json import StrictJSONError, loads_strict
 
 PROVENANCE = "provenance.json"

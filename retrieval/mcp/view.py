@@ -40,14 +40,14 @@ def served(document: dict) -> Served:
 
 def provenance_line(what: Served, provenance) -> str:
     """Return `collection@version · source · built DATE · corpus ID` (provenance: the
-    snapshot's core.provenance.Provenance, or None where it records none)."""
-    if provenance is None:
-        source, built = "source not recorded", "build date not recorded"
+    snapshot's core.provenance.Provenance, or None where none is known)."""
+    if provenance is None:  # a JSON snapshot, or a service fronted (--url)
+        known = ["source and build date not known"]
     else:
-        source = provenance.source(what.collection, what.version)
-        built = f"built {provenance.built_at[:10]}" if provenance.built_at else \
-            "build date not recorded"
-    return SEPARATOR.join((f"{what.collection}@{what.version}", source, built,
+        known = [provenance.source(what.collection, what.version),
+                 f"built {provenance.built_at[:10]}" if provenance.built_at else
+                 "build date not recorded"]
+    return SEPARATOR.join((f"{what.collection}@{what.version}", *known,
                            f"corpus {what.corpus_id[:SHORT_ID]}"))
 
 
