@@ -2,15 +2,32 @@
 
 import math
 import re
+from pathlib import Path
 from typing import NoReturn
 
 from .errors import UserError
+from .strict_json import StrictJSONError, loads_strict
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class SnapshotError(UserError):
     """A snapshot file is missing, malformed, or does not match its own digests."""
+
+
+def json_file(path: Path):
+    """Return a snapshot file's strict JSON; raise SnapshotError naming it, except that a file
+    that is not there raises FileNotFoundError (for the files a snapshot may leave out)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise SnapshotError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return loads_strict(data)
+    except StrictJSONError as exc:
+        raise SnapshotError(f"{path}: not strict JSON: {exc}") from None
 
 
 def fail(where: str, message: str) -> NoReturn:

@@ -27,7 +27,6 @@ from pathlib import Path
 
 from . import checks
 from .names import IMPORT_NAME_PATTERN, VERSION_PATTERN, VERSION_SHAPE, normalized_name
-from .strict_json import StrictJSONError, loads_strict
 
 PROJECT = "project.json"
 _FIELDS = ("project", "pins")
@@ -135,14 +134,10 @@ def read_project(directory: Path, collections: dict) -> Project | None:
     """Read and check a snapshot directory's project.json; None where it has none."""
     path = directory / PROJECT
     try:
-        data = path.read_bytes()
+        document = checks.json_file(path)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise checks.SnapshotError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
-        return parse_project(loads_strict(data), collections)
-    except StrictJSONError as exc:
-        raise checks.SnapshotError(f"{path}: not strict JSON: {exc}") from None
+        return parse_project(document, collections)
     except checks.SnapshotError as exc:
         raise checks.SnapshotError(f"{path}: {exc}") from None

@@ -13,9 +13,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .checks import SnapshotError
+from .checks import SnapshotError, json_file
 from .names import DEFAULT_COLLECTION
-from .strict_json import StrictJSONError, loads_strict
 
 PROVENANCE = "provenance.json"
 # The snapshot's own entry: when it was built (UTC, ISO 8601), not a version's.
@@ -80,15 +79,9 @@ def read_provenance(directory: Path, manifest: dict) -> Provenance:
                  for entry in manifest["collections"] for version in entry["versions"]}
     path = directory / PROVENANCE
     try:
-        raw = path.read_bytes()
+        recorded = json_file(path)
     except FileNotFoundError:
         return Provenance(base_urls=base_urls)
-    except OSError as exc:
-        raise SnapshotError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        recorded = loads_strict(raw)
-    except StrictJSONError as exc:
-        raise SnapshotError(f"{path}: not strict JSON: {exc}") from None
     built_at = recorded.pop(BUILT_AT, None) if isinstance(recorded, dict) else None
     if not isinstance(recorded, dict) or not all(
             isinstance(entry, dict) for entry in recorded.values()) or \
