@@ -42,6 +42,9 @@ from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_
 from ..unit import UnitDraft, merge_same_passages
 from .sphinx_docs import SphinxProject, docname_path, page_path, sphinx_project
 
+# The most names one object's passages are indexed under (its own, the names it is exported
+# and aliased by, the other targets of its assignment), in that order.
+MAX_NAMES = 64
 # Where a source tree keeps its documentation sources, in the order looked for.
 DOCS_FOLDERS = ("docs", "doc", "Doc")
 # A string literal's opening and closing triple quotes, where a piece of a docstring has them.
@@ -66,7 +69,7 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
     layout = tree.package
     if layout is None:
         raise ValueError(f"{tree.label}: a package tree comes from a package source")
-    package = read_package(tree.root, layout.modules)
+    package = read_package(tree.root, layout.modules, tree.max_file_bytes)
     progress.files += len(package.modules)
     for path, reason in package.skipped:
         progress.skip(f"{tree.label}/{path}", reason)
@@ -125,6 +128,11 @@ class _Units:
         links: in-links counted besides the docs' cross-references to its first name;
         noindex: whether it is out of the package's index of objects (its internals)."""
         names = list(dict.fromkeys([*names, obj.name, *self.aliases.get(obj.name, ())]))
+        # Each piece is indexed under every name: a crafted `a0 = a1 = ... = 1` under thousands
+        # of `#:` lines would otherwise index pieces x targets names. Real objects have a few.
+        indexed = names[:MAX_NAMES]
+        qualified = " ".join(indexed)
+        bare = " ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in indexed))
         in_links = links + self.references[names[0]] + sum(
             self.references["." + names[0].split(".", cut)[-1]]
             for cut in range(1, names[0].count(".") + 1))
@@ -145,8 +153,7 @@ class _Units:
             facts = IndexFields.of(
                 kind=SECTION if obj.kind == MODULE else obj.kind, in_links=in_links,
                 noindex=noindex,
-                reference_page=True, names=" ".join(names),
-                name=" ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in names)),
+                reference_page=True, names=qualified, name=bare,
                 signature=" ".join(obj.signature.split()), body=body, code=code,
                 context=context)
             parent = names[0].rsplit(".", 1)[0] if "." in names[0] else names[0]
@@ -173,14 +180,26 @@ class _Units:
         """
         exported = exports(self.package)
         cited = self._docstring_references()
-        contents = []
+        # Objects quoting the same lines (the targets of `a = b = c = None` under its `#:`
+        # comments) are one passage: gathered first, with every name and the most in-links any
+        # has, as merge_same_passages would, so their lines are cut and indexed once, not once
+        # per target (1,000 targets under 1,000 comment lines took 45 s).
+        same_lines: dict = {}  # (path, first, last line) -> [module, obj, names, links, internal]
         for module, obj in public_objects(self.package, self.aliases):
             # The module-level object it is or is a member of.
             top = ".".join(obj.name.split(".")[:module.name.count(".") + 2])
             internal = bool(exported) and obj.kind != MODULE and top not in exported
-            contents.extend(self.object_contents(
-                module, obj, [public_name(obj.name, self.aliases)], None, module.name,
-                exported[obj.name] + cited[obj.name], internal))
+            names = [public_name(obj.name, self.aliases), obj.name,
+                     *self.aliases.get(obj.name, ())]
+            links = exported[obj.name] + cited[obj.name]
+            found = same_lines.setdefault((module.path, obj.start_line, obj.end_line),
+                                          [module, obj, [], links, internal])
+            found[2].extend(names)
+            found[3] = max(found[3], links)
+        contents = []
+        for module, obj, names, links, internal in same_lines.values():
+            contents.extend(self.object_contents(module, obj, names, None, module.name, links,
+                                                 internal))
         return merge_same_passages(contents)
 
     def _docstring_references(self) -> Counter:
@@ -193,9 +212,13 @@ class _Units:
         for module in self.package.modules.values():
             for member in module.objects[""].members:
                 by_name.setdefault(member, set()).add(module.objects[member].name)
+        targets: dict = {}  # docstring -> its references: one docstring may document many
         for module in self.package.modules.values():
             for obj in module.objects.values():
-                for target in autodoc.reference_targets(obj.docstring or ""):
+                text = obj.docstring or ""
+                if text not in targets:
+                    targets[text] = autodoc.reference_targets(text)
+                for target in targets[text]:
                     found = (self.package.resolve(f"{module.name}.{target.lstrip('.')}")
                              or self.package.resolve(target.lstrip(".")))
                     name = found[1].name if found is not None else None

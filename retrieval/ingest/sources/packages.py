@@ -23,7 +23,7 @@ from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..formats.sphinx_docs import published_site, sphinx_project
 from ..readers.docstrings import module_name
-from ..tree import PackageLayout, SourceTree
+from ..tree import PackageLayout, SourceTree, Unreadable, read_tree_file, shown
 from .form import Requested, SourceError, SourceOptions, collection_version
 from .layout import is_api_path, sdist_modules, wheel_modules
 from .unpack import unpack
@@ -36,10 +36,11 @@ class FetchError(SourceError):
     """A --source that cannot be fetched or read: the whole build cannot go on."""
 
 
-def _tree(version: str, root: Path, collection: str, package: PackageLayout) -> SourceTree:
+def _tree(version: str, root: Path, collection: str, package: PackageLayout,
+          options: SourceOptions) -> SourceTree:
     """Return the SourceTree of one package collection, published where its units link."""
     return SourceTree(version, str(root), package.docs_url or package.source_url, collection,
-                      PACKAGE_FORMAT, package=package)
+                      PACKAGE_FORMAT, options.max_file_bytes, package=package)
 
 
 def _note(message: str):
@@ -124,7 +125,7 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules"
     _note(f"{label}: {archive.name}: {what}")
     return [_tree(version_label, top, collection,
-                  PackageLayout(modules, docs, docs_url, source_url, dirhtml))]
+                  PackageLayout(modules, docs, docs_url, source_url, dirhtml), options)]
 
 
 # --- env: ------------------------------------------------------------------------------------
@@ -141,6 +142,32 @@ def site_packages(path: Path) -> Path | None:
     return None
 
 
+# What importlib.metadata reads of an installed distribution: its metadata and its files' list.
+_METADATA_FILES = ("METADATA", "PKG-INFO", "RECORD", "installed-files.txt", "SOURCES.txt")
+
+
+def installed_distributions(site: Path, max_bytes: int) -> list:
+    """Return the distributions installed in site whose metadata files are read as a tree's
+    files are (tree.py: inside site's real path, regular, up to max_bytes); another is skipped
+    with one line (a METADATA linked to /dev/zero would fill the memory, one linked out of the
+    environment would be read)."""
+    found = []
+    for info in sorted(site.iterdir()):
+        if not info.name.lower().endswith((".dist-info", ".egg-info")) or not info.is_dir():
+            continue
+        try:
+            for name in _METADATA_FILES:
+                if os.path.lexists(info / name):
+                    read_tree_file(str(site), f"{info.name}/{name}", max_bytes)
+        except Unreadable as error:
+            _note(f"skipped {shown(info.name)}/{name}: {error}")
+        except OSError as error:
+            _note(f"skipped {shown(info.name)}/{name}: cannot read: {error.strerror}")
+        else:
+            found.append(importlib.metadata.Distribution.at(info))
+    return found
+
+
 def fetch_env(requested: Requested, options: SourceOptions) -> list:
     """Describe each installed distribution (or the ones named) as one docstring collection."""
     label, spec, base_urls = requested.label, requested.spec.removeprefix("env:"), options.base_urls
@@ -151,7 +178,7 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
                          "(no site-packages with *.dist-info in it)")
     wanted = [normalized(name) for name in label.split(",") if name] if label else None
     trees, seen = [], set()
-    for dist in sorted(importlib.metadata.distributions(path=[str(site)]),
+    for dist in sorted(installed_distributions(site, options.max_file_bytes),
                        key=lambda d: normalized(d.metadata["Name"] or "")):
         name = normalized(dist.metadata["Name"] or "")
         if not name or name in seen or (wanted is not None and name not in wanted):
@@ -159,6 +186,11 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
         seen.add(name)
         if not VERSION_PATTERN.fullmatch(dist.version or ""):  # None: METADATA has no Version
             _note(f"skipped {name} {dist.version}: its version is not {VERSION_SHAPE}")
+            continue
+        try:  # a name no collection may have ("_private", over 64 characters): this one alone
+            collection, version = collection_version(f"{name}/{dist.version}")
+        except SourceError as error:
+            _note(f"skipped {name} {dist.version}: {error}")
             continue
         modules = []
         for file in dist.files or ():
@@ -169,10 +201,10 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
         if not modules:
             _note(f"skipped {name} {dist.version}: no Python source installed")
             continue
-        collection, version = collection_version(f"{name}/{dist.version}")
         source_url = base_urls.get(f"{name}/{dist.version}") or site.resolve().as_uri() + "/"
         trees.append(_tree(version, site, collection,
-                           PackageLayout(tuple(sorted(modules)), None, None, source_url)))
+                           PackageLayout(tuple(sorted(modules)), None, None, source_url),
+                           options))
     missing = sorted(set(wanted or ()) - seen)
     if missing:
         raise FetchError(f"env:{spec}: no distribution {missing[0]} is installed there")
