@@ -14,7 +14,7 @@ import unittest
 from retrieval.ingest.formats.package import MAX_NAMES
 from retrieval.ingest.readers.docstrings import parse_module
 from retrieval.ingest.tree import MAX_MODULE_BYTES
-from tests.package_fixtures import write_site_packages, write_wheel
+from tests.package_fixtures import write_sdist, write_site_packages, write_wheel
 from tests.support import temporary_directory
 from tests.test_hostile_sources import SECRET, build, snapshot_text
 
@@ -150,22 +150,36 @@ class DocCommentsTest(unittest.TestCase):
         self.assertEqual(module.objects["Herd"].members,
                          ("__init__", *(f"c{i}" for i in range(50))))
 
+    def assert_chained_passages(self, out: str, n: int):
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            rows = conn.execute("SELECT p.start_line, p.end_line, x.names FROM passages p "
+                                "JOIN passage_fields x ON x.id = p.id "
+                                "WHERE p.title = 'herd.a0' ORDER BY p.start_line").fetchall()
+        finally:
+            conn.close()
+        # One passage per piece of the lines the targets quote, found by the first names.
+        self.assertEqual((rows[0][0], rows[-1][1]), (2, n + 2))
+        for _, _, names in rows:
+            self.assertEqual(names.split(), [f"herd.a{i}" for i in range(MAX_NAMES)])
+
     def test_a_module_of_thousands_of_targets_builds(self):
         n = 4000
         venv, _ = site_packages(self, {"herd": ("1.0", {"herd.py": chained_module(n)})})
         code, err, out = build(self, ("", f"env:{venv}"))
         self.assertEqual(code, 0, err)
-        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
-        try:
-            rows = conn.execute("SELECT p.title, p.start_line, p.end_line, x.names FROM passages "
-                                "p JOIN passage_fields x ON x.id = p.id "
-                                "WHERE p.title = 'herd.a0' ORDER BY p.start_line").fetchall()
-        finally:
-            conn.close()
-        # One passage per piece of the lines the targets quote, found by the first names.
-        self.assertEqual((rows[0][1], rows[-1][2]), (2, n + 2))
-        for _, _, _, names in rows:
-            self.assertEqual(names.split(), [f"herd.a{i}" for i in range(MAX_NAMES)])
+        self.assert_chained_passages(out, n)
+
+    def test_automodule_members_of_thousands_of_targets_builds(self):
+        n = 4000
+        links = temporary_directory(self)
+        write_sdist(links, "herd", "1.0", {
+            "herd/__init__.py": chained_module(n), "docs/conf.py": "project = 'herd'\n",
+            "docs/index.rst": "Herd\n====\n\n.. automodule:: herd\n   :members:\n"})
+        code, err, out = build(self, ("", "pypi:herd==1.0"),
+                               env={**PIP_OFFLINE, "PIP_FIND_LINKS": links})
+        self.assertEqual(code, 0, err)
+        self.assert_chained_passages(out, n)
 
 
 if __name__ == "__main__":

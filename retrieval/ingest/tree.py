@@ -84,6 +84,12 @@ def read_tree_file(root: str, relative: str, max_bytes: int, cap="--max-file-byt
     return data
 
 
+def not_read(error: Exception) -> str:
+    """Return the reason a skip line gives for a file read_tree_file refused (Unreadable) or
+    could not open (OSError: a dangling link, a file without read permission)."""
+    return f"cannot read: {error.strerror}" if isinstance(error, OSError) else str(error)
+
+
 def module_cap(max_file_bytes: int) -> tuple:
     """Return (bytes, how a skip line names it) of the cap on a Python module read for its
     docstrings: MAX_MODULE_BYTES, or --max-file-bytes where that is lower."""
@@ -213,11 +219,8 @@ def read_file(tree: SourceTree, relative_path: str, progress: Progress, name=Non
     """
     try:
         data = read_tree_file(tree.root, relative_path, tree.max_file_bytes)
-    except Unreadable as exc:
-        progress.skip(f"{tree.label}/{name or relative_path}", str(exc))
-        return None
-    except OSError as exc:  # a dangling link, a file without read permission
-        progress.skip(f"{tree.label}/{name or relative_path}", f"cannot read: {exc.strerror}")
+    except (Unreadable, OSError) as exc:
+        progress.skip(f"{tree.label}/{name or relative_path}", not_read(exc))
         return None
     try:
         text = decode_source(data)

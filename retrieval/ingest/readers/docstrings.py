@@ -18,7 +18,14 @@ import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, decode_source, module_cap, read_tree_file
+from ..tree import (
+    DEFAULT_MAX_FILE_BYTES,
+    Unreadable,
+    decode_source,
+    module_cap,
+    not_read,
+    read_tree_file,
+)
 
 MODULE, CLASS, EXCEPTION, FUNCTION, METHOD, ATTRIBUTE, DATA = (
     "module", "class", "exception", "function", "method", "attribute", "data")
@@ -172,11 +179,8 @@ def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES)
     for relative_path, name in files:
         try:
             data = read_tree_file(root, relative_path, max_bytes, cap)
-        except Unreadable as exc:
-            package.skipped.append((relative_path, str(exc)))
-            continue
-        except OSError as exc:  # a dangling link, a file without read permission
-            package.skipped.append((relative_path, f"cannot read: {exc.strerror}"))
+        except (Unreadable, OSError) as exc:
+            package.skipped.append((relative_path, not_read(exc)))
             continue
         try:
             module = parse_module(name, relative_path, data)

@@ -23,7 +23,7 @@ from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..formats.sphinx_docs import published_site, sphinx_project
 from ..readers.docstrings import module_name
-from ..tree import PackageLayout, SourceTree, Unreadable, read_tree_file, shown
+from ..tree import PackageLayout, SourceTree, Unreadable, not_read, read_tree_file, shown
 from .form import Requested, SourceError, SourceOptions, collection_version
 from .layout import is_api_path, sdist_modules, wheel_modules
 from .unpack import unpack
@@ -159,10 +159,8 @@ def installed_distributions(site: Path, max_bytes: int) -> list:
             for name in _METADATA_FILES:
                 if os.path.lexists(info / name):
                     read_tree_file(str(site), f"{info.name}/{name}", max_bytes)
-        except Unreadable as error:
-            _note(f"skipped {shown(info.name)}/{name}: {error}")
-        except OSError as error:
-            _note(f"skipped {shown(info.name)}/{name}: cannot read: {error.strerror}")
+        except (Unreadable, OSError) as error:
+            _note(f"skipped {shown(info.name)}/{name}: {not_read(error)}")
         else:
             found.append(importlib.metadata.Distribution.at(info))
     return found
