@@ -71,17 +71,27 @@ def open_tree_file(root: str, relative: str):
         yield handle
 
 
+def _over(max_bytes: int, cap: str) -> Unreadable:
+    return Unreadable(f"larger than the {max_bytes}-byte cap ({cap})")
+
+
 def read_tree_file(root: str, relative: str, max_bytes: int, cap="--max-file-bytes") -> bytes:
     """Return the bytes of a regular file below root, refusing one over max_bytes (Unreadable;
     its message names the cap as `cap` says)."""
-    over = f"larger than the {max_bytes}-byte cap ({cap})"
     with open_tree_file(root, relative) as handle:
         if os.fstat(handle.fileno()).st_size > max_bytes:
-            raise Unreadable(over)
+            raise _over(max_bytes, cap)
         data = handle.read(max_bytes + 1)  # + 1: a file that grew since is refused too
     if len(data) > max_bytes:
-        raise Unreadable(over)
+        raise _over(max_bytes, cap)
     return data
+
+
+def check_tree_file(root: str, relative: str, max_bytes: int):
+    """Raise what read_tree_file would for a file, without reading it (another reader will)."""
+    with open_tree_file(root, relative) as handle:
+        if os.fstat(handle.fileno()).st_size > max_bytes:
+            raise _over(max_bytes, "--max-file-bytes")
 
 
 def not_read(error: Exception) -> str:

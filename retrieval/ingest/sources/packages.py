@@ -23,7 +23,7 @@ from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..formats.sphinx_docs import published_site, sphinx_project
 from ..readers.docstrings import module_name
-from ..tree import PackageLayout, SourceTree, Unreadable, not_read, read_tree_file, shown
+from ..tree import PackageLayout, SourceTree, Unreadable, check_tree_file, not_read, shown
 from .form import Requested, SourceError, SourceOptions, collection_version
 from .layout import is_api_path, sdist_modules, wheel_modules
 from .unpack import unpack
@@ -142,27 +142,40 @@ def site_packages(path: Path) -> Path | None:
     return None
 
 
-# What importlib.metadata reads of an installed distribution: its metadata and its files' list.
-_METADATA_FILES = ("METADATA", "PKG-INFO", "RECORD", "installed-files.txt", "SOURCES.txt")
+# What importlib.metadata reads of an installed distribution: its metadata (for its name and
+# version), and, asked for its files, the list of them.
+_METADATA_FILES = ("METADATA", "PKG-INFO")
+_FILE_LISTS = ("RECORD", "installed-files.txt", "SOURCES.txt")
+
+
+def _refused(site: Path, info: Path, names: tuple, max_bytes: int) -> str | None:
+    """Return why one of a distribution's metadata files of these names is not read, or None.
+
+    Each is read as a tree's files are (tree.py: inside site's real path, a regular file, up
+    to max_bytes): a METADATA linked to /dev/zero would fill the memory, a RECORD that is a FIFO
+    hang the build, one linked out of the environment be read.
+    """
+    for name in names:
+        if os.path.lexists(info / name):
+            try:
+                check_tree_file(str(site), f"{info.name}/{name}", max_bytes)
+            except (Unreadable, OSError) as error:
+                return f"{shown(info.name)}/{name}: {not_read(error)}"
+    return None
 
 
 def installed_distributions(site: Path, max_bytes: int) -> list:
-    """Return the distributions installed in site whose metadata files are read as a tree's
-    files are (tree.py: inside site's real path, regular, up to max_bytes); another is skipped
-    with one line (a METADATA linked to /dev/zero would fill the memory, one linked out of the
-    environment would be read)."""
+    """Return (dist-info folder, Distribution) of each distribution installed in site whose
+    metadata may be read (_refused); another is skipped with one line."""
     found = []
     for info in sorted(site.iterdir()):
         if not info.name.lower().endswith((".dist-info", ".egg-info")) or not info.is_dir():
             continue
-        try:
-            for name in _METADATA_FILES:
-                if os.path.lexists(info / name):
-                    read_tree_file(str(site), f"{info.name}/{name}", max_bytes)
-        except (Unreadable, OSError) as error:
-            _note(f"skipped {shown(info.name)}/{name}: {not_read(error)}")
+        refused = _refused(site, info, _METADATA_FILES, max_bytes)
+        if refused is not None:
+            _note(f"skipped {refused}")
         else:
-            found.append(importlib.metadata.Distribution.at(info))
+            found.append((info, importlib.metadata.Distribution.at(info)))
     return found
 
 
@@ -176,8 +189,8 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
                          "(no site-packages with *.dist-info in it)")
     wanted = [normalized(name) for name in label.split(",") if name] if label else None
     trees, seen = [], set()
-    for dist in sorted(installed_distributions(site, options.max_file_bytes),
-                       key=lambda d: normalized(d.metadata["Name"] or "")):
+    for info, dist in sorted(installed_distributions(site, options.max_file_bytes),
+                             key=lambda found: normalized(found[1].metadata["Name"] or "")):
         name = normalized(dist.metadata["Name"] or "")
         if not name or name in seen or (wanted is not None and name not in wanted):
             continue
@@ -189,6 +202,10 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
             collection, version = collection_version(f"{name}/{dist.version}")
         except SourceError as error:
             _note(f"skipped {name} {dist.version}: {error}")
+            continue
+        refused = _refused(site, info, _FILE_LISTS, options.max_file_bytes)
+        if refused is not None:
+            _note(f"skipped {refused}")
             continue
         modules = []
         for file in dist.files or ():
