@@ -45,10 +45,10 @@ import retrieval.ingest.formats.package as package
 real = package.read_package
 
 
-def reading(root, modules):
+def reading(root, modules, *caps):
     if any(path.startswith("bad") for path, _ in modules):
         raise eval(sys.argv[1])
-    return real(root, modules)
+    return real(root, modules, *caps)
 
 
 mock.patch.object(package, "read_package", reading).start()

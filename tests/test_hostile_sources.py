@@ -346,6 +346,54 @@ class CrawlBoundsTest(unittest.TestCase):
         self.assertIn("forbids", err.splitlines()[-1])
         self.assertNotIn("/docs/", [path for path, _ in site.requests])
 
+    def test_robots_txt_redirected_to_another_host_is_not_asked_and_disallows_all(self):
+        # RFC 9309 would follow it; a crawl asks no other host, so the robots.txt cannot be
+        # read, which the RFC reads as disallowing everything (2.3.1.4, "unreachable").
+        other = self.serve({"/robots.txt": ROBOTS_ALL})
+        elsewhere = other.origin.replace("127.0.0.1", "localhost") + "/robots.txt"
+        site = self.serve({"/robots.txt": Route(301, headers={"Location": elsewhere}),
+                           "/docs/": Route(200, page("Goat", "<p>Goat keeps goats.</p>"))})
+        code, err, _ = build(self, ("1.0", site.origin + "/docs/"))
+        self.assertEqual(code, 2, err)
+        self.assertIn(f"redirects to another host ({elsewhere})", err.splitlines()[-1])
+        self.assertIn("disallows the whole site (RFC 9309)", err.splitlines()[-1])
+        self.assertEqual(other.paths(), [])
+        self.assertEqual(site.paths(), ["/robots.txt"])
+
+    def test_five_robots_txt_redirects_are_followed_a_sixth_is_not(self):
+        def chain(hops):
+            routes = {f"/r{i}": Route(302, headers={"Location": f"/r{i + 1}"})
+                      for i in range(hops)}
+            return {**routes, "/robots.txt": Route(302, headers={"Location": "/r1"}),
+                    f"/r{hops}": Route(200, b"User-agent: *\nDisallow: /docs/private/\n",
+                                       "text/plain"),
+                    "/docs/": Route(200, page("Goat", "<p>Goat keeps goats.</p>",
+                                              ["private/secret.html"])),
+                    "/docs/private/secret.html": Route(200, page("Secret", f"<p>{SECRET}</p>"))}
+        site = self.serve(chain(5))  # robots.txt, then r1 .. r4: five redirects to r5
+        code, err, out = build(self, ("1.0", site.origin + "/docs/"))
+        self.assertEqual(code, 0, err)
+        self.assertIn("Goat keeps goats.", snapshot_text(out))
+        self.assertNotIn("/docs/private/secret.html", site.paths())
+        site = self.serve(chain(6))
+        code, err, _ = build(self, ("1.0", site.origin + "/docs/"))
+        self.assertEqual(code, 2, err)
+        self.assertIn("more than 5 redirects; a robots.txt that cannot be read disallows",
+                      err.splitlines()[-1])
+        self.assertNotIn("/docs/", site.paths())
+
+    def test_robots_txt_unavailable_allows_all_unreachable_disallows_all(self):
+        for status, allowed in ((404, True), (410, True), (401, False), (403, False),
+                                (500, False), (503, False)):
+            with self.subTest(status=status):
+                site = self.serve({
+                    "/robots.txt": Route(status, b"no", "text/plain"),
+                    "/docs/": Route(200, page("Goat", "<p>Goat keeps goats.</p>"))})
+                code, err, _ = build(self, ("1.0", site.origin + "/docs/"),
+                                     extra=["--crawl-retries", "0"])
+                self.assertEqual(code, 0 if allowed else 2, err)
+                self.assertEqual("/docs/" in site.paths(), allowed)
+
     def test_links_not_followed_are_remembered_within_a_bound(self):
         # Each page links 3,000 assets of its own by short relative names: a crawl that kept
         # every link it saw held about ten times the bytes it fetched.

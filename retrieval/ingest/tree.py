@@ -27,6 +27,12 @@ from ..core.snapshot import DEFAULT_COLLECTION
 # docs, contents.html, is 2.5 MB; its objects.inv inflates to 1 MB), far below what would take
 # the build's memory: parsing costs about ten times a file's size.
 DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024
+# A Python module is parsed whole with `ast` for its docstrings, which takes far more: 45-75
+# bytes of memory per source byte for real modules (huggingface_hub's 700 KB hf_api.py, mypy's
+# checker.py), about 500 for a crafted one of nothing but tiny expressions (a 4 MiB module in a
+# 7 KB wheel took 1.7 GB). The largest real modules, generated API models, stay below 2 MiB; a
+# crafted one of 2 MiB takes about 1 GB. --max-file-bytes lowers it too (module_cap).
+MAX_MODULE_BYTES = 2 * 1024 * 1024
 # A tree's format when none is named: the first format whose detect holds (formats/).
 AUTO_FORMAT = "auto"
 
@@ -65,15 +71,41 @@ def open_tree_file(root: str, relative: str):
         yield handle
 
 
-def read_tree_file(root: str, relative: str, max_bytes: int) -> bytes:
-    """Return the bytes of a regular file below root, refusing one over max_bytes (Unreadable)."""
+def _over(max_bytes: int, cap: str) -> Unreadable:
+    return Unreadable(f"larger than the {max_bytes}-byte cap ({cap})")
+
+
+def read_tree_file(root: str, relative: str, max_bytes: int, cap="--max-file-bytes") -> bytes:
+    """Return the bytes of a regular file below root, refusing one over max_bytes (Unreadable;
+    its message names the cap as `cap` says)."""
     with open_tree_file(root, relative) as handle:
         if os.fstat(handle.fileno()).st_size > max_bytes:
-            raise Unreadable(f"larger than the {max_bytes}-byte cap (--max-file-bytes)")
+            raise _over(max_bytes, cap)
         data = handle.read(max_bytes + 1)  # + 1: a file that grew since is refused too
     if len(data) > max_bytes:
-        raise Unreadable(f"larger than the {max_bytes}-byte cap (--max-file-bytes)")
+        raise _over(max_bytes, cap)
     return data
+
+
+def check_tree_file(root: str, relative: str, max_bytes: int):
+    """Raise what read_tree_file would for a file, without reading it (another reader will)."""
+    with open_tree_file(root, relative) as handle:
+        if os.fstat(handle.fileno()).st_size > max_bytes:
+            raise _over(max_bytes, "--max-file-bytes")
+
+
+def not_read(error: Exception) -> str:
+    """Return the reason a skip line gives for a file read_tree_file refused (Unreadable) or
+    could not open (OSError: a dangling link, a file without read permission)."""
+    return f"cannot read: {error.strerror}" if isinstance(error, OSError) else str(error)
+
+
+def module_cap(max_file_bytes: int) -> tuple:
+    """Return (bytes, how a skip line names it) of the cap on a Python module read for its
+    docstrings: MAX_MODULE_BYTES, or --max-file-bytes where that is lower."""
+    if max_file_bytes < MAX_MODULE_BYTES:
+        return max_file_bytes, "--max-file-bytes"
+    return MAX_MODULE_BYTES, "on Python modules"
 
 
 def _escaped(character: str) -> str:
@@ -197,11 +229,8 @@ def read_file(tree: SourceTree, relative_path: str, progress: Progress, name=Non
     """
     try:
         data = read_tree_file(tree.root, relative_path, tree.max_file_bytes)
-    except Unreadable as exc:
-        progress.skip(f"{tree.label}/{name or relative_path}", str(exc))
-        return None
-    except OSError as exc:  # a dangling link, a file without read permission
-        progress.skip(f"{tree.label}/{name or relative_path}", f"cannot read: {exc.strerror}")
+    except (Unreadable, OSError) as exc:
+        progress.skip(f"{tree.label}/{name or relative_path}", not_read(exc))
         return None
     try:
         text = decode_source(data)

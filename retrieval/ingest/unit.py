@@ -85,33 +85,40 @@ def _passage_key(content: dict) -> tuple:
             content["start_line"], content["end_line"], content["text"])
 
 
-def _union(first: str, second: str) -> str:
-    """Return two space-separated name lists as one, in order, each name once."""
-    return " ".join(dict.fromkeys(first.split() + second.split()))
-
-
 def merge_same_passages(drafts) -> list:
     """Return the drafts with those of the same passage merged into the first, with all names.
 
     The same lines of the same source are one passage (core/identity.py: its id is computed from
     them), whatever the names they are documented under: two autodoc directives documenting one
     object, or a chained assignment `a = b = c = None` with its docstring. The first draft keeps
-    its place, title, URL and facts; its names and bare names gain the others', and its in-links
-    are the most any of them has (each name it is exported or linked by counted once).
+    its place, title, URL and facts; its names and bare names gain the others', in order, each
+    once, and its in-links are the most any of them has (each name it is exported or linked by
+    counted once).
     """
     merged: list[UnitDraft] = []
     seen: dict[tuple, int] = {}  # a passage's key -> its place in merged
+    # A merged draft's place -> its names and bare names (as dicts: in order, each once) and
+    # in-links, written into it once at the end (not re-joined once per draft merged into it).
+    gained: dict[int, tuple] = {}
     for draft in drafts:
         key = _passage_key(draft.content)
         if key not in seen:
             seen[key] = len(merged)
             merged.append(draft)
             continue
-        first = merged[seen[key]]
-        fields = dict(first.content["fields"])
-        for field in ("names", "name"):
-            fields[field] = _union(fields[field], draft.content["fields"][field])
-        in_links = max(first.content["in_links"], draft.content["in_links"])
-        merged[seen[key]] = dataclasses.replace(first, content=dict(
-            first.content, in_links=in_links, fields=fields))
+        place = seen[key]
+        if place not in gained:
+            fields = merged[place].content["fields"]
+            gained[place] = (dict.fromkeys(fields["names"].split()),
+                             dict.fromkeys(fields["name"].split()),
+                             [merged[place].content["in_links"]])
+        names, bare, in_links = gained[place]
+        names.update(dict.fromkeys(draft.content["fields"]["names"].split()))
+        bare.update(dict.fromkeys(draft.content["fields"]["name"].split()))
+        in_links[0] = max(in_links[0], draft.content["in_links"])
+    for place, (names, bare, in_links) in gained.items():
+        first = merged[place]
+        fields = dict(first.content["fields"], names=" ".join(names), name=" ".join(bare))
+        merged[place] = dataclasses.replace(first, content=dict(
+            first.content, in_links=in_links[0], fields=fields))
     return merged

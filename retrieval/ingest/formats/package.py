@@ -42,6 +42,9 @@ from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_
 from ..unit import UnitDraft, merge_same_passages
 from .sphinx_docs import SphinxProject, docname_path, page_path, sphinx_project
 
+# The most names one object's passages are indexed under (its own, the names it is exported
+# and aliased by, the other targets of its assignment), in that order.
+MAX_NAMES = 64
 # Where a source tree keeps its documentation sources, in the order looked for.
 DOCS_FOLDERS = ("docs", "doc", "Doc")
 # A string literal's opening and closing triple quotes, where a piece of a docstring has them.
@@ -66,7 +69,7 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
     layout = tree.package
     if layout is None:
         raise ValueError(f"{tree.label}: a package tree comes from a package source")
-    package = read_package(tree.root, layout.modules)
+    package = read_package(tree.root, layout.modules, tree.max_file_bytes)
     progress.files += len(package.modules)
     for path, reason in package.skipped:
         progress.skip(f"{tree.label}/{path}", reason)
@@ -119,15 +122,46 @@ class _Units:
         return (self.layout.source_url + urllib.parse.quote(path, safe="/")
                 + f"#L{first}-L{last}")
 
-    def object_contents(self, module, obj, names: list, page: str | None, context: str,
-                        links: int = 0, noindex: bool = False) -> list:
-        """Return one object's units: its quoted lines cut by size, each linked and indexed;
-        links: in-links counted besides the docs' cross-references to its first name;
-        noindex: whether it is out of the package's index of objects (its internals)."""
-        names = list(dict.fromkeys([*names, obj.name, *self.aliases.get(obj.name, ())]))
-        in_links = links + self.references[names[0]] + sum(
-            self.references["." + names[0].split(".", cut)[-1]]
-            for cut in range(1, names[0].count(".") + 1))
+    def _cited(self, name: str) -> int:
+        """Return the docs' cross-references to a name (or to a tail of it: `.Engine`)."""
+        return self.references[name] + sum(self.references["." + name.split(".", cut)[-1]]
+                                           for cut in range(1, name.count(".") + 1))
+
+    def objects_contents(self, objects, page: str | None, context: str | None) -> list:
+        """Return the units of objects, each (module, obj, name, links, noindex), in order;
+        links: its in-links besides the docs' cross-references to name; context None: each
+        object's module name.
+
+        Objects quoting the same lines (the targets of `a = b = c = None` under its `#:`
+        comments, documented by `automodule :members:`) are one passage, as merge_same_passages
+        makes them: made once, at the first, with every name and the most in-links any has, so
+        their lines are cut and indexed once, not once per target (1,000 targets under 1,000
+        comment lines took 45 s; 4,000 as many minutes).
+        """
+        same_lines: dict = {}  # (path, first, last line) -> [module, obj, names, links, noindex]
+        for module, obj, name, links, noindex in objects:
+            links += self._cited(name)
+            found = same_lines.setdefault((module.path, obj.start_line, obj.end_line),
+                                          [module, obj, [], links, noindex])
+            found[2].extend([name, obj.name, *self.aliases.get(obj.name, ())])
+            found[3] = max(found[3], links)
+        contents = []
+        for module, obj, names, links, noindex in same_lines.values():
+            contents.extend(self._object_contents(module, obj, names, page,
+                                                  context or module.name, links, noindex))
+        return contents
+
+    def _object_contents(self, module, obj, names: list, page: str | None, context: str,
+                         in_links: int, noindex: bool) -> list:
+        """Return one object's units: its quoted lines cut by size, each linked and indexed
+        under its names (the first MAX_NAMES of them); noindex: whether it is out of the
+        package's index of objects (its internals)."""
+        names = list(dict.fromkeys(names))
+        # Each piece is indexed under every name: a crafted `a0 = a1 = ... = 1` under thousands
+        # of `#:` lines would otherwise index pieces x targets names. Real objects have a few.
+        indexed = names[:MAX_NAMES]
+        qualified = " ".join(indexed)
+        bare = " ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in indexed))
         lines = module.lines
         pieces = size_pieces(lines, range(obj.start_line - 1, obj.end_line))
         contents = []
@@ -145,8 +179,7 @@ class _Units:
             facts = IndexFields.of(
                 kind=SECTION if obj.kind == MODULE else obj.kind, in_links=in_links,
                 noindex=noindex,
-                reference_page=True, names=" ".join(names),
-                name=" ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in names)),
+                reference_page=True, names=qualified, name=bare,
                 signature=" ".join(obj.signature.split()), body=body, code=code,
                 context=context)
             parent = names[0].rsplit(".", 1)[0] if "." in names[0] else names[0]
@@ -173,15 +206,14 @@ class _Units:
         """
         exported = exports(self.package)
         cited = self._docstring_references()
-        contents = []
+        objects = []
         for module, obj in public_objects(self.package, self.aliases):
             # The module-level object it is or is a member of.
             top = ".".join(obj.name.split(".")[:module.name.count(".") + 2])
             internal = bool(exported) and obj.kind != MODULE and top not in exported
-            contents.extend(self.object_contents(
-                module, obj, [public_name(obj.name, self.aliases)], None, module.name,
-                exported[obj.name] + cited[obj.name], internal))
-        return merge_same_passages(contents)
+            objects.append((module, obj, public_name(obj.name, self.aliases),
+                            exported[obj.name] + cited[obj.name], internal))
+        return merge_same_passages(self.objects_contents(objects, None, None))
 
     def _docstring_references(self) -> Counter:
         """Count the Python cross-references of the package's docstrings, by the defining name
@@ -193,9 +225,13 @@ class _Units:
         for module in self.package.modules.values():
             for member in module.objects[""].members:
                 by_name.setdefault(member, set()).add(module.objects[member].name)
+        targets: dict = {}  # docstring -> its references: one docstring may document many
         for module in self.package.modules.values():
             for obj in module.objects.values():
-                for target in autodoc.reference_targets(obj.docstring or ""):
+                text = obj.docstring or ""
+                if text not in targets:
+                    targets[text] = autodoc.reference_targets(text)
+                for target in targets[text]:
                     found = (self.package.resolve(f"{module.name}.{target.lstrip('.')}")
                              or self.package.resolve(target.lstrip(".")))
                     name = found[1].name if found is not None else None
@@ -296,13 +332,13 @@ class _Units:
                 reference = bool(found) or any(
                     obj.ids for obj in predicted[page].page.python_objects())
                 for line, documented in found.items():
-                    for item in documented:
-                        for draft in self.object_contents(item.module, item.obj, [item.name],
-                                                          address, source_id):
-                            placed.append((line, len(placed), draft))
+                    for draft in self.objects_contents(
+                            [(item.module, item.obj, item.name, 0, False) for item in documented],
+                            address, source_id):
+                        placed.append((line, len(placed), draft))
                 for line, stub, item in self._summarized(conf, relative, text):
-                    for draft in self.object_contents(item.module, item.obj, [item.name],
-                                                      stub, source_id):
+                    for draft in self.objects_contents(
+                            [(item.module, item.obj, item.name, 0, False)], stub, source_id):
                         placed.append((line, len(placed), draft))
             else:
                 units = markdown.page_units(text, "sphinx", conf.docname(relative))
@@ -329,9 +365,9 @@ class _Units:
         contents = []
         for paragraph in parse_source(relative, text):
             if paragraph.start_line in found:
-                for item in found.pop(paragraph.start_line):
-                    contents.extend(self.object_contents(
-                        item.module, item.obj, [item.name], page, source_id))
+                contents.extend(self.objects_contents(
+                    [(item.module, item.obj, item.name, 0, False)
+                     for item in found.pop(paragraph.start_line)], page, source_id))
                 continue
             if page is not None:
                 url = page + ("#" + paragraph.anchor if paragraph.anchor else "")

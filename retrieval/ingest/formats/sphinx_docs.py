@@ -18,7 +18,7 @@ import urllib.parse
 from dataclasses import dataclass
 
 from ..readers.sphinx_conf import CONF, SphinxConf, read_conf
-from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, read_tree_file
+from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, module_cap, read_tree_file
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,6 @@ class SphinxProject:
 
 # How deep below the docs folder a conf.py is looked for (`doc/build/conf.py` is one level).
 _CONF_DEPTH = 2
-# A module file of a local extension is read up to this size.
-_MAX_EXTENSION_BYTES = 1024 * 1024
 
 
 def _read(top: str, relative: str, max_bytes: int) -> str | None:
@@ -66,7 +64,11 @@ def _pages_below(top: str, directory: str) -> int:
 
 def sphinx_project(top: str, docs: str,
                    max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> SphinxProject | None:
-    """Return the Sphinx project of a docs folder (below top), or None if it has no conf.py."""
+    """Return the Sphinx project of a docs folder (below top), or None if it has no conf.py.
+
+    conf.py and the local extension modules it names are parsed with `ast`, so each is read up
+    to the cap on a Python module (tree.module_cap); one over it is read as absent."""
+    max_bytes = module_cap(max_bytes)[0]
     python = _python_files(top, docs)
     depth = docs.count("/") + 1
     confs = [path for path in python
@@ -83,7 +85,7 @@ def sphinx_project(top: str, docs: str,
         tail = dotted.replace(".", "/")
         for path in python:
             if path.endswith((f"/{tail}.py", f"/{tail}/__init__.py")):
-                return _read(top, path, _MAX_EXTENSION_BYTES)
+                return _read(top, path, max_bytes)
         return None
 
     text = _read(top, conf, max_bytes)

@@ -17,9 +17,15 @@ import re
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ..tree import decode_source
+from ..tree import (
+    DEFAULT_MAX_FILE_BYTES,
+    Unreadable,
+    decode_source,
+    module_cap,
+    not_read,
+    read_tree_file,
+)
 
 MODULE, CLASS, EXCEPTION, FUNCTION, METHOD, ATTRIBUTE, DATA = (
     "module", "class", "exception", "function", "method", "attribute", "data")
@@ -160,15 +166,22 @@ def module_name(relative_path: str) -> str | None:
     return ".".join(parts)
 
 
-def read_package(root: str, files) -> PackageSource:
+def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> PackageSource:
     """Parse each (path below root, dotted module name) into a PackageSource.
 
-    A file that is not UTF-8, has a syntax error or a lone carriage return (where `ast` and the
-    quoted lines would count lines differently) is skipped and listed, never fatal.
+    A file is read as a tree's files are (tree.py: nothing outside root's real path, only a
+    regular file, up to module_cap). One that is not read, is not UTF-8, has a syntax error or a
+    lone carriage return (where `ast` and the quoted lines would count lines differently) is
+    skipped and listed, never fatal.
     """
     package = PackageSource()
+    max_bytes, cap = module_cap(max_file_bytes)
     for relative_path, name in files:
-        data = Path(root, *relative_path.split("/")).read_bytes()
+        try:
+            data = read_tree_file(root, relative_path, max_bytes, cap)
+        except (Unreadable, OSError) as exc:
+            package.skipped.append((relative_path, not_read(exc)))
+            continue
         try:
             module = parse_module(name, relative_path, data)
         except UnicodeDecodeError as exc:
@@ -227,13 +240,59 @@ def _literal_names(node) -> tuple | None:
     return None
 
 
+class DocComments:
+    """The `#:` doc comments of a module's lines, read once: each assignment looks up its own.
+
+    An assignment is documented by a `#:` comment after code on its own line, else by the run
+    of lines right above it that hold only a `#:` comment starting at its column. Each line is
+    scanned once here and each answer joined once, so a statement of thousands of targets under
+    thousands of comment lines, or thousands of statements on one line, costs what its size
+    does (re-read per target, a 51 KB module took over a minute).
+    """
+
+    def __init__(self, lines: list):
+        self._lines = lines
+        # Per line (0-based): the column of a line holding only a `#:` comment, else -1; and
+        # the first line of the run of such lines at that column it ends.
+        self._column = [-1] * len(lines)
+        self._first = list(range(len(lines)))
+        for index, line in enumerate(lines):
+            if line.strip().startswith("#:"):
+                self._column[index] = column = line.find("#:")
+                if index and self._column[index - 1] == column:
+                    self._first[index] = self._first[index - 1]
+        self._inline: dict = {}  # line number -> text of a `#:` after code on it, or None
+        self._above: dict = {}  # (line number, column) -> (first line, text) or None
+
+    def of(self, lineno: int, column: int):
+        """Return (first line, text) documenting an assignment at a line and column, or None."""
+        if lineno not in self._inline:
+            code, sep, text = self._lines[lineno - 1].partition("#:")
+            self._inline[lineno] = text.strip() if sep and code.strip() else None
+        if self._inline[lineno] is not None:
+            return lineno, self._inline[lineno]
+        key = (lineno, column)
+        if key not in self._above:
+            above = lineno - 2  # 0-based index of the line above
+            if above < 0 or self._column[above] != column:
+                self._above[key] = None
+            else:
+                first = self._first[above]
+                self._above[key] = first + 1, "\n".join(
+                    line.strip()[2:].strip() for line in self._lines[first:above + 1])
+        return self._above[key]
+
+
 class _Reader:
     """Walks module and class bodies, recording their objects, members and imports."""
 
     def __init__(self, module: Module, is_package: bool):
         self.module = module
         self.is_package = is_package
+        # path -> {member name: None}: the names in order, each once (a dict, so that a
+        # statement of thousands of targets is not looked up in a list once per target).
         self.members: dict = {}
+        self.comments = DocComments(module.lines)
 
     def _package(self, level: int) -> str:
         parts = self.module.name.split(".")
@@ -261,7 +320,7 @@ class _Reader:
 
     def body(self, statements: list, prefix: str, path: str, is_class: bool):
         """Record the objects a module or class body defines, in source order."""
-        members = self.members.setdefault(path, [])
+        members = self.members.setdefault(path, {})
         for index, statement in enumerate(statements):
             blocks = _blocks(statement)
             if blocks:
@@ -276,8 +335,7 @@ class _Reader:
                 self._assigned(statement)
             following = statements[index + 1] if index + 1 < len(statements) else None
             for obj_name, obj in self._objects(statement, following, prefix, path, is_class):
-                if obj_name not in members:
-                    members.append(obj_name)
+                members.setdefault(obj_name)
                 key = f"{path}.{obj_name}" if path else obj_name
                 existing = self.module.objects.get(key)
                 # The first definition is kept, but a function's implementation over the
@@ -361,15 +419,14 @@ class _Reader:
         """Record each entry of a class docstring's Attributes section (numpydoc's
         `Attributes` over dashes, Google's `Attributes:`) as an attribute of its own, quoting
         the entry's lines, unless the class documents that attribute itself."""
-        members = self.members.setdefault(path, [])
+        members = self.members.setdefault(path, {})
         for attribute, type_, first, last, text in attribute_entries(
                 self.module.lines, docstring.lineno, docstring.end_lineno):
             key = f"{path}.{attribute}"
             existing = self.module.objects.get(key)
             if existing is not None and existing.docstring is not None:
                 continue
-            if attribute not in members:
-                members.append(attribute)
+            members.setdefault(attribute)
             self.module.objects[key] = DocObject(
                 f"{prefix}.{attribute}", ATTRIBUTE, type_, text, self.module.path, first, last)
 
@@ -408,31 +465,18 @@ class _Reader:
         if node is not None:
             end, docstring = node.end_lineno, _clean(node)
         else:
-            comments = self._doc_comments(statement.lineno, statement.col_offset)
+            comments = self.comments.of(statement.lineno, statement.col_offset)
             if comments is None and not undocumented:
                 return None
             if comments is not None:
                 start, docstring = comments
         return DocObject(name, kind, "", docstring, self.module.path, start, end)
 
-    def _doc_comments(self, lineno: int, column: int):
-        """Return (first line, text) of the `#:` comment lines right above a line, or None."""
-        lines, first = self.module.lines, lineno
-        texts: list[str] = []
-        own = lines[lineno - 1]
-        if "#:" in own and own.split("#:", 1)[0].strip():
-            return lineno, own.split("#:", 1)[1].strip()
-        while first > 1 and lines[first - 2].strip().startswith("#:") \
-                and lines[first - 2].find("#:") == column:
-            first -= 1
-            texts.insert(0, lines[first - 1].strip()[2:].strip())
-        return (first, "\n".join(texts)) if texts else None
-
     def _instance_attributes(self, init, prefix: str, path: str):
         """Record `self.name = ...` of __init__ documented with `#:` or a string after it."""
         if init is None:
             return
-        members = self.members.setdefault(path, [])
+        members = self.members.setdefault(path, {})
         statements = list(init.body)
         for index, statement in enumerate(statements):
             if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
@@ -448,7 +492,7 @@ class _Reader:
                     found = self._assignment(statement, following, f"{prefix}.{target.attr}",
                                              ATTRIBUTE, undocumented=False)
                     if found is not None:
-                        members.append(target.attr)
+                        members.setdefault(target.attr)
                         self.module.objects[f"{path}.{target.attr}"] = found
 
 

@@ -67,6 +67,11 @@ MAX_URL_CHARS = 2048
 _UNKEEPABLE = frozenset((errno.EEXIST, errno.ENOTDIR, errno.EISDIR, errno.ENAMETOOLONG))
 
 
+# Why a crawl stops where its site's robots.txt cannot be read (RFC 9309 2.3.1.4, "unreachable").
+_UNREACHABLE = ("a robots.txt that cannot be read disallows the whole site (RFC 9309): "
+                "not crawling")
+
+
 class CrawlError(UserError):
     """A crawl cannot start or found nothing to build from; the message is one line."""
 
@@ -575,33 +580,39 @@ class Crawler:
     # -- the crawl --------------------------------------------------------------------------
 
     def _robots_reply(self, robots_url: str) -> Reply:
-        """GET robots.txt, following redirects on its own host (RFC 9309 asks that they be
-        followed; one elsewhere is a robots.txt this crawl cannot read)."""
+        """GET robots.txt, following redirects on its own host, up to --crawl-max-redirects
+        (RFC 9309 2.3.1.2 asks for at least 5); raise CrawlError where it cannot be read."""
         host, url = urllib.parse.urlsplit(robots_url).hostname, robots_url
         for _ in range(self.limits.max_redirects + 1):
             try:
                 reply = get(url, self.limits, sleep=self.sleep)
             except FetchFailure as failure:
-                raise CrawlError(f"{robots_url}: {failure}") from None
+                raise CrawlError(f"{robots_url}: {failure}; {_UNREACHABLE}") from None
             if reply.status not in REDIRECTS:
                 return reply
             url = urllib.parse.urljoin(url, reply.headers.get("location", ""))
             parts = urllib.parse.urlsplit(url)
             if parts.scheme not in ("http", "https") or parts.hostname != host:
-                raise CrawlError(f"{robots_url}: redirects off the site (to {url}); not "
-                                 "crawling a site whose robots.txt cannot be read")
-        raise CrawlError(f"{robots_url}: more than {self.limits.max_redirects} redirects; not "
-                         "crawling a site whose robots.txt cannot be read")
+                # RFC 9309 would follow it; a crawl asks nothing of a host but its site's, so
+                # this robots.txt is one it cannot read.
+                raise CrawlError(f"{robots_url}: redirects to another host ({url}), which a "
+                                 f"crawl does not ask; {_UNREACHABLE}")
+        raise CrawlError(f"{robots_url}: more than {self.limits.max_redirects} redirects; "
+                         f"{_UNREACHABLE}")
 
     def _read_robots(self):
+        """Read the site's robots.txt as RFC 9309 2.3.1 says: its rules where it is served; a
+        4xx (unavailable) allows everything, but 401 and 403, which disallow everything (as
+        Python's robotparser reads them: a site that refuses its rules is not crawled); one
+        that cannot be read (unreachable: a 5xx, a network failure, a redirect off its host or
+        too many) disallows everything, so the crawl stops."""
         parts = urllib.parse.urlsplit(self.prefix)
         robots_url = f"{parts.scheme}://{parts.netloc}/robots.txt"
         reply = self._robots_reply(robots_url)
         if reply.status in (401, 403):
             self.robots.disallow_all = True
         elif reply.status >= 500:
-            raise CrawlError(f"{robots_url}: HTTP {reply.status}; not crawling a site whose "
-                             "robots.txt cannot be read")
+            raise CrawlError(f"{robots_url}: HTTP {reply.status}; {_UNREACHABLE}")
         elif reply.status == 200:
             self.robots.parse(reply.body.decode("utf-8", "replace").splitlines())
         else:

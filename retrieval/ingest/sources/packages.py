@@ -24,7 +24,7 @@ from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..formats.sphinx_docs import published_site, sphinx_project
 from ..readers.docstrings import module_name
-from ..tree import PackageLayout, SourceTree
+from ..tree import PackageLayout, SourceTree, Unreadable, check_tree_file, not_read, shown
 from .form import Requested, SourceError, SourceOptions, collection_version
 from .layout import is_api_path, sdist_modules, wheel_modules
 from .unpack import unpack
@@ -38,10 +38,11 @@ class FetchError(SourceError):
 
 
 def _tree(version: str, root: Path, collection: str, package: PackageLayout,
-          provenance: dict) -> SourceTree:
+          options: SourceOptions, provenance: dict) -> SourceTree:
     """Return the SourceTree of one package collection, published where its units link."""
     return SourceTree(version, str(root), package.docs_url or package.source_url, collection,
-                      PACKAGE_FORMAT, package=package, provenance=provenance)
+                      PACKAGE_FORMAT, options.max_file_bytes, package=package,
+                      provenance=provenance)
 
 
 def _note(message: str):
@@ -128,7 +129,8 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     fetched = {"kind": "pypi", "dist": dist, "version": version, "file": archive.name,
                "sha256": hashlib.sha256(archive.read_bytes()).hexdigest()}
     return [_tree(version_label, top, collection,
-                  PackageLayout(modules, docs, docs_url, source_url, dirhtml), fetched)]
+                  PackageLayout(modules, docs, docs_url, source_url, dirhtml), options,
+                  fetched)]
 
 
 # --- env: ------------------------------------------------------------------------------------
@@ -145,6 +147,43 @@ def site_packages(path: Path) -> Path | None:
     return None
 
 
+# What importlib.metadata reads of an installed distribution: its metadata (for its name and
+# version), and, asked for its files, the list of them.
+_METADATA_FILES = ("METADATA", "PKG-INFO")
+_FILE_LISTS = ("RECORD", "installed-files.txt", "SOURCES.txt")
+
+
+def _refused(site: Path, info: Path, names: tuple, max_bytes: int) -> str | None:
+    """Return why one of a distribution's metadata files of these names is not read, or None.
+
+    Each is read as a tree's files are (tree.py: inside site's real path, a regular file, up
+    to max_bytes): a METADATA linked to /dev/zero would fill the memory, a RECORD that is a FIFO
+    hang the build, one linked out of the environment be read.
+    """
+    for name in names:
+        if os.path.lexists(info / name):
+            try:
+                check_tree_file(str(site), f"{info.name}/{name}", max_bytes)
+            except (Unreadable, OSError) as error:
+                return f"{shown(info.name)}/{name}: {not_read(error)}"
+    return None
+
+
+def installed_distributions(site: Path, max_bytes: int) -> list:
+    """Return (dist-info folder, Distribution) of each distribution installed in site whose
+    metadata may be read (_refused); another is skipped with one line."""
+    found = []
+    for info in sorted(site.iterdir()):
+        if not info.name.lower().endswith((".dist-info", ".egg-info")) or not info.is_dir():
+            continue
+        refused = _refused(site, info, _METADATA_FILES, max_bytes)
+        if refused is not None:
+            _note(f"skipped {refused}")
+        else:
+            found.append((info, importlib.metadata.Distribution.at(info)))
+    return found
+
+
 def fetch_env(requested: Requested, options: SourceOptions) -> list:
     """Describe each installed distribution (or the ones named) as one docstring collection."""
     label, spec, base_urls = requested.label, requested.spec.removeprefix("env:"), options.base_urls
@@ -155,14 +194,23 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
                          "(no site-packages with *.dist-info in it)")
     wanted = [normalized(name) for name in label.split(",") if name] if label else None
     trees, seen = [], set()
-    for dist in sorted(importlib.metadata.distributions(path=[str(site)]),
-                       key=lambda d: normalized(d.metadata["Name"] or "")):
+    for info, dist in sorted(installed_distributions(site, options.max_file_bytes),
+                             key=lambda found: normalized(found[1].metadata["Name"] or "")):
         name = normalized(dist.metadata["Name"] or "")
         if not name or name in seen or (wanted is not None and name not in wanted):
             continue
         seen.add(name)
         if not VERSION_PATTERN.fullmatch(dist.version or ""):  # None: METADATA has no Version
             _note(f"skipped {name} {dist.version}: its version is not {VERSION_SHAPE}")
+            continue
+        try:  # a name no collection may have ("_private", over 64 characters): this one alone
+            collection, version = collection_version(f"{name}/{dist.version}")
+        except SourceError as error:
+            _note(f"skipped {name} {dist.version}: {error}")
+            continue
+        refused = _refused(site, info, _FILE_LISTS, options.max_file_bytes)
+        if refused is not None:
+            _note(f"skipped {refused}")
             continue
         modules = []
         for file in dist.files or ():
@@ -173,12 +221,11 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
         if not modules:
             _note(f"skipped {name} {dist.version}: no Python source installed")
             continue
-        collection, version = collection_version(f"{name}/{dist.version}")
         source_url = base_urls.get(f"{name}/{dist.version}") or site.resolve().as_uri() + "/"
         trees.append(_tree(version, site, collection,
                            PackageLayout(tuple(sorted(modules)), None, None, source_url),
-                           {"kind": "env", "dist": name, "version": dist.version,
-                            "path": str(site.resolve())}))
+                           options, {"kind": "env", "dist": name, "version": dist.version,
+                                     "path": str(site.resolve())}))
     missing = sorted(set(wanted or ()) - seen)
     if missing:
         raise FetchError(f"env:{spec}: no distribution {missing[0]} is installed there")
