@@ -1,4 +1,4 @@
-"""The MCP server (the `mcp` extra): five read-only tools and two resources over one backend.
+"""The MCP server (the `mcp` extra): six read-only tools and two resources over one backend.
 
 Tools answer compactly: what an agent needs to cite and to check a passage, passages verbatim as
 data with nothing appended, no trace. `retrieve` keeps the run's request_id and result_sha256, so
@@ -21,6 +21,7 @@ from .. import __version__
 from ..core.fields import FIELD_TYPES, HIT_FIELDS
 from ..http.contract import ALLOWANCES
 from ..http.errors import ServiceError
+from ..http.operations import diff
 from ..http.operations.search import (
     ANALYSES,
     DEFAULT_LIMIT,
@@ -100,6 +101,20 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
             "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
             "version": _VERSION, "collection": _COLLECTION, **allowances,
         }, ("question",)),
+        "diff_versions": _object({
+            "version": dict(_VERSION, description="the version upgraded from, as list_docs "
+                                                  "lists it; leave it out for the pinned one"),
+            "to_version": dict(_VERSION, description="the version upgraded to, one list_docs "
+                                                     "lists for the collection"),
+            "collection": _COLLECTION,
+            "names": {"type": "array", "maxItems": diff.MAX_NAMES, "items": {
+                "type": "string", "pattern": diff.NAME_REGEX, "maxLength": diff.MAX_NAME_CHARS},
+                "description": "only changes to these dotted names (your imports) and what "
+                               "lies under them"},
+            "limit": dict(_INTEGER, minimum=0, maximum=diff.MAX_LIMIT,
+                          default=diff.DEFAULT_LIMIT,
+                          description="at most this many changes of each kind"),
+        }, ("to_version",)),
     }
 
 
@@ -139,6 +154,10 @@ OUTPUT_SCHEMAS = {
             dict(_PASSAGE_CORE, result_sha256=_STRING), _LINES + ("text", "result_sha256"))},
         "result_sha256": _STRING,
     }, ("request_id", "status", "reason", "usage", "evidence", "result_sha256")),
+    "diff_versions": _object({
+        "corpus_id": _STRING, "request": {"type": "object"}, "old_version": _STRING,
+        "new_version": _STRING, "counts": {"type": "object"}, "changes": {"type": "object"},
+    }, ("corpus_id", "request", "old_version", "new_version", "counts", "changes")),
 }
 
 DESCRIPTIONS = {
@@ -153,6 +172,9 @@ DESCRIPTIONS = {
                        "pin's source and coverage.",
     "retrieve": "Run the budgeted retrieval for a question: searches and reads within exact "
                 "allowances. Returns its status, usage and the evidence read, verbatim.",
+    "diff_versions": "List what changed in a library's API from one version held to another "
+                     "(an upgrade): objects added, removed, renamed, whose signature changed, "
+                     "newly deprecated; each cited by passage_id (read_passage gives it).",
 }
 
 
@@ -234,6 +256,8 @@ class RetrievalMCP:
                 return _answer(await self._run(ctx, backend.corpus))
             if params.name == "retrieve":
                 return _answer(compact_run(await self._run(ctx, backend.retrieve, arguments)))
+            if params.name == "diff_versions":
+                return _answer(await self._run(ctx, backend.diff, arguments))
             if params.name == "resolve_library":
                 return await self._resolve_library(ctx, arguments)
         except BackendError as error:
