@@ -35,7 +35,7 @@ if REPO_ROOT not in sys.path:
     sys.path.insert(0, REPO_ROOT)
 
 from quality import gitchameleon as gc  # noqa: E402
-from retrieval.core.diff import CHANGES, diff_versions  # noqa: E402
+from retrieval.core.diff import CHANGES, api_objects, compare  # noqa: E402
 from retrieval.core.names import version_order  # noqa: E402
 from retrieval.core.service import RetrievalService  # noqa: E402
 
@@ -79,7 +79,12 @@ class PairForm(gc.SourceForm):
 
 
 def pairs_of(rows: list) -> dict:
-    """Return {problem id: Pair or None}: each problem's release and the next the set names."""
+    """Return {problem id: (its pair, the other adjacent pair or None)}, or (None, None) for a
+    library the set names one release of.
+
+    Its pair: the problem's release and the next the set names (the last one: with the one
+    before it). The other: the release before it and it, where there is one (a change made in
+    the pinned release itself shows there)."""
     releases: dict = {}
     for row in rows:
         releases.setdefault(row["library"], set()).add(row["version"])
@@ -87,23 +92,28 @@ def pairs_of(rows: list) -> dict:
                for library, versions in releases.items()}
     found = {}
     for row in rows:
-        versions = ordered[row["library"]]
+        library, versions = row["library"], ordered[row["library"]]
         at = versions.index(row["version"])
+        before = Pair(library, versions[at - 1], row["version"]) if at > 0 else None
         if len(versions) < 2:
-            found[row["example_id"]] = None
+            found[row["example_id"]] = (None, None)
         elif at + 1 < len(versions):
-            found[row["example_id"]] = Pair(row["library"], row["version"], versions[at + 1])
+            found[row["example_id"]] = (Pair(library, row["version"], versions[at + 1]), before)
         else:
-            found[row["example_id"]] = Pair(row["library"], versions[at - 1], row["version"])
+            found[row["example_id"]] = (before, None)
     return found
 
 
-def target_of(row: dict) -> str | None:
-    """Return the last part of the problem's changed API name, or None."""
+def target_of(score_module, row: dict) -> str | None:
+    """Return the last part of the problem's changed API name (else the first of the set's own
+    targets: gradio's problems name none), or None."""
     name = (row.get("name_of_class_or_func") or "").split("(", 1)[0].strip()
     name = (name.split() or [""])[0].strip(".")
     last = name.rsplit(".", 1)[-1]
-    return last if last.isidentifier() else None
+    if last.isidentifier():
+        return last
+    targets = score_module.targets(row)
+    return targets[0] if targets else None
 
 
 def listed(changes: dict, target: str) -> list:
@@ -119,37 +129,54 @@ def listed(changes: dict, target: str) -> list:
 
 
 def diff_pair(record: dict, pair: Pair) -> dict | None:
-    """Return the pair's diff (describe()'s document, every entry), or None if unbuilt."""
+    """Return the pair's diff (describe()'s document, every entry) with the bare names each
+    version documents (`documented`: old, new), or None if unbuilt."""
     if not record["ok"]:
         return None
     service = RetrievalService.from_path(record["snapshot"])
     try:
-        return diff_versions(service.collection(pair.collection), pair.label,
-                             pair.newer_release.label).describe()
+        collection = service.collection(pair.collection)
+        old, new = (api_objects(collection.api_units(release.label))
+                    for release in (pair, pair.newer_release))
     finally:
         service.close()
+    found = compare(pair.collection, pair.label, pair.newer_release.label, old, new).describe()
+    return dict(found, documented=[{obj.bare for obj in objects} for objects in (old, new)])
 
 
-def score(row: dict, pair: Pair | None, diff: dict | None) -> dict:
-    """Return one problem's result: its target, the kinds it is listed under, strict/lenient."""
+def score(row: dict, target: str | None, pairs: tuple, diffs: dict) -> dict:
+    """Return one problem's result: its target, the kinds it is listed under in its pair's diff
+    and in the other adjacent pair's, strict and lenient."""
     expected, also = EXPECTED[row["type_of_change"]]
-    target = target_of(row)
-    kinds = listed(diff["changes"], target) if diff is not None and target else []
+    pair, other = pairs
+    kinds, other_kinds = ([] if p is None or diffs.get(p) is None or not target
+                          else listed(diffs[p]["changes"], target) for p in (pair, other))
+    either = kinds + other_kinds
+    diff = diffs.get(pair) if pair is not None else None
+    documented = "unbuilt" if diff is None else {
+        (True, True): "both", (True, False): "old only", (False, True): "new only",
+        (False, False): "neither"}[tuple(target in names for names in diff["documented"])]
     return {"id": row["example_id"], "library": row["library"], "version": row["version"],
             "type_of_change": row["type_of_change"], "target": target,
             "pair": None if pair is None else [pair.version, pair.newer],
-            "built": diff is not None, "listed_as": kinds, "expected": expected,
-            "strict": expected in kinds, "lenient": bool(set(kinds) & {expected, *also})}
+            "other_pair": None if other is None else [other.version, other.newer],
+            "built": pair is not None and diffs.get(pair) is not None, "listed_as": kinds,
+            "other_listed_as": other_kinds, "expected": expected, "documented": documented,
+            "strict": expected in kinds, "lenient": bool(set(kinds) & {expected, *also}),
+            "adjacent_strict": expected in either,
+            "adjacent_lenient": bool(set(either) & {expected, *also})}
 
 
 def table(title: str, results: list, field: str) -> list:
     groups: dict = {}
     for result in results:
         groups.setdefault(result[field], []).append(result)
-    lines = [f"| {title} | problems | strict | lenient |", "|---|---:|---:|---:|"]
+    lines = [f"| {title} | problems | strict | lenient | adjacent strict | adjacent lenient |",
+             "|---|---:|---:|---:|---:|---:|"]
     for name, group in sorted(groups.items(), key=lambda item: -len(item[1])):
-        lines.append(f"| {name} | {len(group)} | {sum(r['strict'] for r in group)} | "
-                     f"{sum(r['lenient'] for r in group)} |")
+        lines.append(f"| {name} | {len(group)} | " + " | ".join(
+            str(sum(r[field] for r in group)) for field in (
+                "strict", "lenient", "adjacent_strict", "adjacent_lenient")) + " |")
     return lines
 
 
@@ -170,7 +197,8 @@ def main(argv=None) -> int:
     rows = [row for row in gc.read_problems(args.problems, args.libraries, None)
             if row["type_of_change"] in EXPECTED]
     cache = os.path.abspath(args.cache or gc.default_cache(gc.builder_digest()))
-    wanted = sorted({pairs[row["example_id"]] for row in rows} - {None}, key=lambda p: p.key)
+    wanted = sorted({p for row in rows for p in pairs[row["example_id"]]} - {None},
+                    key=lambda p: p.key)
     gc.log(f"{len(rows)} problems, {len(wanted)} pairs; cache {cache}")
     builder = gc.Builder(cache, PairForm(), None, args.build_timeout)
     diffs: dict = {}
@@ -191,18 +219,24 @@ def main(argv=None) -> int:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
-    results = [score(row, pairs[row["example_id"]], diffs.get(pairs[row["example_id"]]))
+    score_module = gc.load_score(args.problems)
+    results = [score(row, target_of(score_module, row), pairs[row["example_id"]], diffs)
                for row in rows]
-    strict = sum(r["strict"] for r in results)
-    lenient = sum(r["lenient"] for r in results)
-    listed_any = sum(bool(r["listed_as"]) for r in results)
+
+    def share(field):
+        count = sum(bool(r[field]) for r in results)
+        return f"{count} ({100 * count / len(results):.1f} %)"
+
     lines = [f"{len(results)} problems, {len(wanted)} pairs "
              f"({sum(b['ok'] for b in builds)} built)",
-             f"(b) listed under the right kind: {strict} ({100 * strict / len(results):.1f} %); "
-             f"leniently {lenient} ({100 * lenient / len(results):.1f} %); under any kind "
-             f"{listed_any} ({100 * listed_any / len(results):.1f} %)", "",
+             f"(b) its pair's diff lists the target under the right kind: {share('strict')}; "
+             f"leniently {share('lenient')}; under any kind {share('listed_as')}",
+             f"    either adjacent pair's diff (the release before too): "
+             f"{share('adjacent_strict')}; leniently {share('adjacent_lenient')}", "",
              *table("type_of_change", results, "type_of_change"), "",
              *table("library", results, "library"), "",
+             "Where the pair's two releases document the target (an object of that bare name):",
+             "", *table("documented", results, "documented"), "",
              "| pair | built | units | " + " | ".join(CHANGES) + " |",
              "|---|---|---:|" + "---:|" * len(CHANGES)]
     for build in sorted(builds, key=lambda b: b["pair"]):
@@ -211,6 +245,8 @@ def main(argv=None) -> int:
                      + " | ".join(str(counts.get(kind, "-")) for kind in CHANGES) + " |")
     print("\n".join(lines))
     print(f"kinds listed: {Counter(k for r in results for k in r['listed_as'])}")
+    misses = Counter((r["documented"], r["type_of_change"]) for r in results if not r["strict"])
+    print(f"strict misses by where the target is documented: {dict(misses)}")
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as handle:
             json.dump({"cache": cache, "builds": builds, "problems": results}, handle, indent=1)

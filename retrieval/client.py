@@ -178,6 +178,10 @@ class PassageNotFound(RetrievalError):
     """404 passage_not_found."""
 
 
+class DiffUnavailable(RetrievalError):
+    """409 diff_unavailable: the snapshot records no API objects to compare (a JSON one)."""
+
+
 class SearchFailed(RetrievalError):
     """503 search_failed: a search ended without a result (its deadline, or an index failure)."""
 
@@ -212,6 +216,7 @@ ERROR_CLASSES = {
     "version_not_found": VersionNotFound,
     "passage_not_found": PassageNotFound,
     "search_failed": SearchFailed,
+    "diff_unavailable": DiffUnavailable,
     "rate_limited": RateLimited,
     "overloaded": Overloaded,
     "draining": Draining,

@@ -33,7 +33,7 @@ def _lines(document: dict) -> list:
     lines = [f"{document['collection']} {document['old_version']} -> {document['new_version']}: "
              + ", ".join(f"{counts[kind]} {label}" for kind, label in _LABELS.items())]
     for kind, entries in document["changes"].items():
-        if not entries:
+        if not counts[kind]:
             continue
         lines.append(f"{_LABELS[kind]}:")
         for entry in entries:
@@ -109,7 +109,8 @@ def register_diff_command(commands) -> None:
                       help="the snapshot (default: the embedded fixture, which records no API)")
     diff.add_argument("--uses", metavar="PATH",
                       help="keep only the changes to names a project's Python code imports or "
-                           "uses (a file or a folder; read with ast, never run)")
+                           "uses (a file or a folder; read with ast, never run; default: "
+                           "every change)")
     diff.add_argument("--limit", type=int, metavar="N",
                       help="list at most N changes of each kind (default: all; the counts are "
                            "always whole)")

@@ -6,9 +6,12 @@ names, signature and prose). An API object is the units of one version under one
 a qualified name (a re-export moved is not a removal). Between an old and a new version:
 
 - added / removed: an object only the new / only the old version documents;
-- renamed: a removed and an added object of the same kind whose prose is the same, words for
-  words, once each one's own bare name is left out (and that prose is said by no other removed
-  or added object: an ambiguous pair is left as added and removed);
+- renamed: a removed and an added object of the same kind whose prose is the same, word for
+  word, once each one's own bare name is left out; else of the same bare name under a new
+  qualified name (moved: `pkg.tools.sjoin` to `pkg.sjoin`; a method or attribute in a class of
+  the same name). Either only where no other removed
+  or added object has the same prose (or bare name): an ambiguous pair is left as added and
+  removed. A renamed object's signature and deprecation are compared as any other's;
 - signature_changed: the same object, its signature otherwise spelled (whitespace aside);
 - deprecated: the same object, with a deprecation note (deprecation_note) only the new version
   has.
@@ -26,6 +29,8 @@ from .model import Passage
 
 # The change kinds, in the order a diff lists them.
 CHANGES = ("added", "removed", "renamed", "signature_changed", "deprecated")
+# The kinds of a class's members (core/ranking.KINDS).
+MEMBER_KINDS = ("method", "attribute")
 # Prose shorter than this says too little to tell a rename from two unrelated objects.
 MIN_RENAME_PROSE = 40
 
@@ -64,6 +69,14 @@ class ApiObject:
     def bare(self) -> str:
         """Return the last component of its primary name."""
         return self.name.rsplit(".", 1)[-1]
+
+    def member_of(self) -> str | None:
+        """Return the bare name of the class a method or attribute belongs to, else None (a
+        module-level object may move between modules; a member stays in its class)."""
+        if self.kind not in MEMBER_KINDS:
+            return None
+        parts = self.name.split(".")
+        return parts[-2] if len(parts) > 1 else None
 
     def prose_key(self) -> str:
         """Return its prose with its own bare name left out (a rename's prose names it)."""
@@ -166,18 +179,32 @@ def _by_name(objects) -> dict:
     return found
 
 
-def _renames(removed: list, added: list) -> list:
-    """Return the (old, new) pairs of removed and added objects that are one object renamed."""
+def _unique_pairs(removed: list, added: list, key) -> list:
+    """Return the (old, new) pairs of removed and added objects whose key (None: none) is the
+    same and is no other removed or added object's."""
     def keyed(objects):
         keys: dict = {}
         for obj in objects:
-            if len(obj.prose) >= MIN_RENAME_PROSE:
-                keys.setdefault((obj.kind, obj.prose_key()), []).append(obj)
+            value = key(obj)
+            if value is not None:
+                keys.setdefault(value, []).append(obj)
         return keys
 
     old_keys, new_keys = keyed(removed), keyed(added)
-    return [(olds[0], new_keys[key][0]) for key, olds in old_keys.items()
-            if len(olds) == 1 and len(new_keys.get(key, ())) == 1]
+    return [(olds[0], new_keys[value][0]) for value, olds in old_keys.items()
+            if len(olds) == 1 and len(new_keys.get(value, ())) == 1]
+
+
+def _renames(removed: list, added: list) -> list:
+    """Return the (old, new) pairs of removed and added objects that are one object renamed:
+    the same prose under a new name, or the same bare name under a new qualified name (moved)."""
+    same_prose = _unique_pairs(removed, added, lambda obj: (obj.kind, obj.prose_key())
+                               if len(obj.prose) >= MIN_RENAME_PROSE else None)
+    paired = {id(obj) for pair in same_prose for obj in pair}
+    moved = _unique_pairs([obj for obj in removed if id(obj) not in paired],
+                          [obj for obj in added if id(obj) not in paired],
+                          lambda obj: (obj.kind, obj.member_of(), obj.bare))
+    return same_prose + moved
 
 
 def compare(collection: str, old: str, new: str, old_objects, new_objects) -> VersionDiff:
@@ -194,7 +221,8 @@ def compare(collection: str, old: str, new: str, old_objects, new_objects) -> Ve
     removed = [obj for obj in old_objects if id(obj) not in kept]
     renamed = _renames(removed, added)
     gone = {id(obj) for pair in renamed for obj in pair}
-    pairs = [(matched[obj.name], obj) for obj in new_objects if obj.name in matched]
+    # A renamed object is the same object too: its signature and deprecation are compared.
+    pairs = [(matched[obj.name], obj) for obj in new_objects if obj.name in matched] + renamed
 
     def ordered(values, key=lambda value: value.name):
         return tuple(sorted(values, key=key))
