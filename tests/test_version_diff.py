@@ -20,6 +20,7 @@ from retrieval.core.diff import CHANGES
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
 from tests.package_fixtures import write_site_packages
+from tests.schema import errors as schema_errors
 from tests.support import (
     ROOT,
     WAIT_S,
@@ -184,6 +185,10 @@ class DiffRouteTest(unittest.TestCase):
                                                "to_version": "2.0", "limit": 100})
         only = self.post({"collection": "demo", "version": "1.0", "to_version": "2.0",
                           "names": ["demo.Engine"], "limit": 0}).json()
+        openapi = call(self.app, "GET", "/openapi.json").json()
+        for body in (document, only):
+            self.assertEqual(schema_errors({"$ref": "#/components/schemas/DiffResponse"}, body,
+                                           openapi), [])
         self.assertEqual(only["counts"], {**{kind: 0 for kind in CHANGES}, "deprecated": 1})
         self.assertEqual(only["changes"]["deprecated"], [])
 

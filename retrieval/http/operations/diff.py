@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ...core.diff import NoApiFacts, diff_versions
-from ...core.service import ServedNames, UnknownVersion, echoed_names, served_version
+from ...core.service import ServedNames, UnknownVersion, served_version
 from ...core.snapshot import DEFAULT_COLLECTION
 from ..contract import DIFF, OK
 from ..errors import DiffUnavailable, InvalidRequest, VersionNotFound
@@ -50,10 +50,10 @@ class DiffRequest(ServedNames):
 
     def normalized(self) -> dict:
         """Return the request as it is echoed."""
-        to = echoed_names(self.to_version, None, None, self.served_to_version, False)
-        return {**self.echoed_names(), "to_version": to["version"],
-                **({"served_to_version": to["served_version"]} if "served_version" in to
-                   else {}),
+        # to_version as asked, then the version held it reads where that is another spelling.
+        served_to = {} if self.served_to_version is None else {
+            "served_to_version": self.served_to_version}
+        return {**self.echoed_names(), "to_version": self.to_version, **served_to,
                 **({} if self.names is None else {"names": list(self.names)}),
                 "limit": self.limit}
 
