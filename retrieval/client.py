@@ -37,7 +37,7 @@ from .core.outcomes import FAILED
 from .core.strict_json import StrictJSONError, loads_strict
 from .core.verify import echo_problems, verify_passage, verify_run_result  # ValueError
 from .http.contract import ALLOWANCES as ALLOWANCES  # importable from here, as it always was
-from .http.contract import BODY_DIGEST_HEADER, CORPUS, HEALTH, PASSAGE, RETRIEVE, SEARCH
+from .http.contract import BODY_DIGEST_HEADER, CORPUS, DIFF, HEALTH, PASSAGE, RETRIEVE, SEARCH
 
 RETRIED_CODES = frozenset({"overloaded", "draining"})
 DEFAULT_MAX_RETRY_WAIT = 30.0
@@ -178,6 +178,10 @@ class PassageNotFound(RetrievalError):
     """404 passage_not_found."""
 
 
+class DiffUnavailable(RetrievalError):
+    """409 diff_unavailable: the snapshot records no API objects to compare (a JSON one)."""
+
+
 class SearchFailed(RetrievalError):
     """503 search_failed: a search ended without a result (its deadline, or an index failure)."""
 
@@ -212,6 +216,7 @@ ERROR_CLASSES = {
     "version_not_found": VersionNotFound,
     "passage_not_found": PassageNotFound,
     "search_failed": SearchFailed,
+    "diff_unavailable": DiffUnavailable,
     "rate_limited": RateLimited,
     "overloaded": Overloaded,
     "draining": Draining,
@@ -505,6 +510,17 @@ class RetrievalClient:
                 verify_passage(dict(hit, corpus_id=document.get("corpus_id")))
         except (ValueError, AttributeError, TypeError) as exc:
             raise _integrity_error(exchange, f"search result: {exc}") from None
+        return document
+
+    def diff(self, to_version, version=None, **options) -> dict:
+        """Ask what changed from version (None: the project's pin) to to_version (POST /diff);
+        verify the echo of what was sent (each change cites passage_id and text_sha256)."""
+        fields_sent = _fields_sent({"to_version": to_version}, dict(version=version, **options))
+        exchange = self._exchange("POST", DIFF.path, _json_body(fields_sent))
+        document = self._expect_document(exchange)
+        mismatch = echo_problems(document.get("request"), fields_sent, tuple(fields_sent))
+        if mismatch:
+            raise _integrity_error(exchange, f"diff result: {mismatch[0]}")
         return document
 
     def retrieve(self, question, version=None, **allowances) -> RetrievalResult:

@@ -219,6 +219,7 @@ class ErrorMappingTest(unittest.TestCase):
         ("passage_not_found", 404, rc.PassageNotFound), ("rate_limited", 429, rc.RateLimited),
         ("overloaded", 503, rc.Overloaded), ("draining", 503, rc.Draining),
         ("search_failed", 503, rc.SearchFailed), ("teapot", 418, rc.RetrievalError),
+        ("diff_unavailable", 409, rc.DiffUnavailable),
     )
 
     def test_every_contract_code_has_its_own_exception(self):

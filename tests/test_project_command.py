@@ -145,6 +145,25 @@ class ProjectCommandTest(unittest.TestCase):
         self.assertEqual(rows["plain"][:2], ["2.0", "pypi"])
         self.assertNotEqual(third.stdout.splitlines()[-1], corpus_id)
 
+    def test_also_builds_the_upgrade_version_beside_the_pin_which_stays_the_default(self):
+        # The environment holds demo-pkg 0.9: the other side of the pinned 1.0, built from it.
+        done, out = self.project_run("--site", "plain=" + self.site, "--also", "demo_pkg==0.9")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        also = next(line for line in done.stdout.splitlines() if line.startswith("demo-pkg (also)"))
+        self.assertEqual(also.split()[2:4], ["0.9", "env"])
+        snapshot = load_snapshot(out)
+        self.assertEqual(snapshot.collections["demo-pkg"].version_names(), ("0.9", "1.0"))
+        self.assertEqual(snapshot.pinned_version("demo-pkg"), "1.0")
+        diff = run([sys.executable, "-m", "retrieval", "diff", "demo-pkg", "0.9", "1.0",
+                    "--snapshot", out, "--json"], env=subprocess_env())
+        self.assertEqual(diff.returncode, 0, diff.stderr)
+        self.assertEqual(json.loads(diff.stdout)["old_version"], "0.9")
+        for wrong, said in (("demo-pkg==1.0", "already built"), ("jinja2==3.0", "pins no"),
+                            ("demo-pkg=0.9", "NAME==VERSION")):
+            refused, _ = self.project_run("--also", wrong)
+            self.assertEqual(refused.returncode, 2)
+            self.assertIn(said, refused.stderr)
+
     def test_a_project_whose_pins_get_nothing_is_refused_with_the_table(self):
         done, out = self.project_run("--offline", "--order", "pypi", "--no-cache")
         self.assertEqual(done.returncode, 2, done.stderr)

@@ -1,5 +1,5 @@
-"""Command line: `python -m retrieval COMMAND`: serve, mcp, mcp-config, build, project, verify,
-check, seal, ask, keys, settings."""
+"""Command line: `python -m retrieval COMMAND`: serve, mcp, mcp-config, build, project, diff,
+verify, check, seal, ask, keys, settings."""
 
 import argparse
 import contextlib
@@ -20,6 +20,7 @@ from ..settings import (
     settings_table,
 )
 from .build import register_build_commands
+from .diff import register_diff_command
 from .keys import register_keys_command
 from .mcp_config import register_mcp_config_command
 from .project import register_project_command
@@ -224,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_build_commands(commands)
     register_project_command(commands)
+    register_diff_command(commands)
 
     seal = commands.add_parser("seal", help="fill in a snapshot's digests")
     seal.add_argument("input", help="a hand-written snapshot JSON file")

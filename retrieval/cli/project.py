@@ -31,6 +31,30 @@ def _pairs(values, flag: str) -> dict:
     return pairs
 
 
+def _also_pins(values, found) -> list:
+    """Return the pins of --also NAME==VERSION: a pinned dependency at the version an upgrade
+    moves to, built beside the pinned one (served only when asked for by version)."""
+    import dataclasses
+
+    from ..ingest.sources.packages import normalized
+    from ..project.collect import ALSO
+
+    by_name = {pin.name: pin for pin in found.pins}
+    also: list = []
+    for value in values or ():
+        name, sep, version = value.partition("==")
+        pin = by_name.get(normalized(name))
+        if not sep or not name or not version:
+            raise UserError(f"--also takes NAME==VERSION, not {value!r}")
+        if pin is None:
+            raise UserError(f"--also {value}: {found.lockfile} pins no {name}")
+        if version == pin.version or any(
+                p.name == pin.name and p.version == version for p in also):
+            raise UserError(f"--also {value}: {name} {version} is already built")
+        also.append(dataclasses.replace(pin, version=version, note=ALSO))
+    return also
+
+
 def _project(args) -> int:
     from ..ingest.builder import Progress, build_snapshot, default_policy
     from ..ingest.sources.form import SourceOptions, default_cache_dir
@@ -56,6 +80,7 @@ def _project(args) -> int:
         raise UserError(f"--env {args.env}: no such directory")
     env = args.env or pins.default_env(args.path)
     found = pins.read_pins(args.path, environment, args.all, env)
+    also = _also_pins(args.also, found)
     unknown = sorted(set(sites) - {pin.name for pin in found.pins})
     if unknown:
         raise UserError(f"--site {unknown[0]}: {found.lockfile} pins no {unknown[0]}")
@@ -81,19 +106,22 @@ def _project(args) -> int:
                           max_file_bytes=args.max_file_bytes, stream=sys.stderr),
             order, args.offline, sites, site_urls, env, not args.no_cache)
         coverages = collect.collect(found, options, progress)
-        trees = [c.tree for c in coverages if c.tree is not None]
+        # The upgrade's versions: built into the same collections, never pinned (project.json
+        # lists the pins alone, so a request naming no version still reads the pinned one).
+        also_coverages = [collect.collect_one(pin, options, progress) for pin in also]
+        trees = [c.tree for c in coverages + also_coverages if c.tree is not None]
         if not trees:
-            print(collect.coverage_table(coverages), end="")
+            print(collect.coverage_table(coverages + also_coverages), end="")
             raise UserError(f"no pin of {found.path} got any documentation (the table says why)")
         try:
             manifest = build_snapshot(trees, args.out, policy, progress, semantic=semantic,
-                                      read=collect.drafts_reader(coverages))
+                                      read=collect.drafts_reader(coverages + also_coverages))
             collect.write_project_json(args.out, collect.project_document(
                 os.path.abspath(args.path), found, coverages, environment["python_version"]))
         except OSError as exc:
             raise UserError(f"--out {args.out}: cannot write the snapshot: "
                             f"{exc.strerror or exc}") from None
-    print(collect.coverage_table(coverages), end="")
+    print(collect.coverage_table(coverages + also_coverages), end="")
     print(manifest["corpus_id"])
     return 0
 
@@ -110,6 +138,12 @@ def register_project_command(commands) -> None:
                          help="the project's folder, or its lock or requirements file "
                               "(default: %(default)s)")
     project.add_argument("--out", required=True, help="snapshot directory to write")
+    project.add_argument("--also", action="append", metavar="NAME==VERSION",
+                         help="also build this version of a pinned dependency (the one a planned "
+                              "upgrade moves to; repeat), into its collection beside the pinned "
+                              "one, so that `retrieval diff` and searches naming that version work "
+                              "offline; the pin is still what a request naming no version reads "
+                              "(default: none)")
     project.add_argument("--all", action="store_true",
                          help="every locked dependency, not only the project's own (direct)")
     project.add_argument("--env", metavar="PATH",

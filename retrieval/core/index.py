@@ -258,6 +258,16 @@ class ModelQueries:
     features_sql: str  # every candidate's features
 
 
+class ApiUnit(NamedTuple):
+    """One API unit of a built snapshot: its passage and what it is indexed by (core/diff.py)."""
+
+    passage: Passage
+    kind: str
+    names: str  # qualified names, space-separated
+    signature: str
+    body: str
+
+
 class CollectionIndex:
     """One collection of a SnapshotIndex: its identity, its FTS table and its version ranges."""
 
@@ -398,6 +408,18 @@ class CollectionIndex:
         return conn, [Matched(UnitFacts._make(row[:end]), row[end], row[end + 1:],
                               fielded_rank.get(row[0], -1), plain_rank.get(row[0], -1))
                       for row in rows]
+
+    def api_units(self, version: str) -> list | None:
+        """Return the ApiUnits of one version in passage order ([]: a version it does not hold);
+        None for a snapshot that records no units' facts (the JSON fixture)."""
+        if self._owner.snapshot.ranking is None:
+            return None
+        span = self._spans.get(version)
+        if span is None:
+            return []
+        rows = self._owner._connection().execute(database.API_UNITS, span).fetchall()
+        end = len(database.PASSAGE_COLUMNS)
+        return [ApiUnit(database.passage_from_row(row), *row[end:]) for row in rows]
 
     def passage(self, passage_id: str) -> Passage | None:
         """Return the passage with this id if it belongs to this collection, else None."""

@@ -39,6 +39,7 @@ HTTP_STATUS = {
     "version_not_found": "404 Not Found",
     "passage_not_found": "404 Not Found",
     "method_not_allowed": "405 Method Not Allowed",
+    "diff_unavailable": "409 Conflict",
     "host_not_allowed": "421 Misdirected Request",
     "body_too_large": "413 Content Too Large",
     "unsupported_media_type": "415 Unsupported Media Type",
@@ -118,6 +119,7 @@ class Route:
 
 RETRIEVE = Route("/retrieve", ("POST",), ADMITTED)
 SEARCH = Route("/search", ("POST",), ADMITTED)  # one ranked search (MCP's search_docs)
+DIFF = Route("/diff", ("POST",), ADMITTED)  # two versions' API changes (MCP's diff_versions)
 HEALTH = Route("/health", READ_METHODS, FAST)
 CORPUS = Route("/corpus", READ_METHODS)
 PASSAGE = Route("/passages/{passage_id}", READ_METHODS)
@@ -125,7 +127,7 @@ METRICS = Route("/metrics", READ_METHODS, FAST)
 OPENAPI = Route("/openapi.json", READ_METHODS)
 # In the OpenAPI document's order.
 ROUTES = (
-    RETRIEVE, SEARCH, HEALTH, CORPUS, PASSAGE, METRICS, OPENAPI,
+    RETRIEVE, SEARCH, DIFF, HEALTH, CORPUS, PASSAGE, METRICS, OPENAPI,
     Route("/", READ_METHODS, page=Page("index.html", "text/html; charset=utf-8")),
     Route("/inspector.js", READ_METHODS,
           page=Page("inspector.js", "text/javascript; charset=utf-8"), documented=False),

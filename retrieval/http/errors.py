@@ -26,6 +26,8 @@ ISSUE_MESSAGES = {
     "less_than_equal": "must be at most {limit}",
     "too_many_terms": "must have at most {limit} distinct terms",
     "null_character": "must not contain U+0000 (NUL)",
+    "list_type": "must be a list",
+    "too_long": "must have at most {limit} items",
 }
 # The members an issue may carry besides path, type and message.
 ISSUE_BOUNDS = ("limit", "pattern")
@@ -137,6 +139,14 @@ class VersionNotFound(ServiceError):
 
     def error_object(self):
         return {**super().error_object(), "versions": self.versions}
+
+
+class DiffUnavailable(ServiceError):
+    """The snapshot records no API objects (the JSON fixture): there is nothing to compare."""
+
+    code = "diff_unavailable"
+    message = ("this snapshot records no API objects (a JSON snapshot): /diff needs one made by "
+               "`retrieval build` or `retrieval project`")
 
 
 class NotFound(ServiceError):

@@ -8,6 +8,7 @@ against it.
 
 from .. import __version__
 from ..core.admission import Limits
+from ..core.diff import CHANGES
 from ..core.fields import (
     HANDLE_FIELDS,
     HIT_FIELDS,
@@ -27,6 +28,7 @@ from .contract import (
     RUN_STATUSES,
 )
 from .errors import MAX_ISSUES, MAX_PATH_PART
+from .operations import diff
 from .operations.search import (
     ANALYSES,
     DEFAULT_LIMIT,
@@ -82,6 +84,54 @@ PIN = {"type": "object", "additionalProperties": False, "required": [
     "source": {"type": ["string", "null"]}, "units": _COUNT_OR_NULL,
     "api_objects": _COUNT_OR_NULL, "guide_sections": _COUNT_OR_NULL,
     "missing": {"type": ["string", "null"]}}}
+
+
+def _diff_schemas(version: list) -> dict:
+    """Return POST /diff's request and response schemas (operations/diff.py)."""
+    cited = closed({name: field_schema(name) for name in HIT_FIELDS}, list(HIT_FIELDS))
+    named = {"name": {"type": "string"}, "kind": {"type": "string"}}
+    both = {**named, "old": cited, "new": cited}
+    entries = {
+        "added": closed({**named, "new": cited}), "removed": closed({**named, "old": cited}),
+        "renamed": closed({**both, "new_name": {"type": "string"}}),
+        "signature_changed": closed({**both, "old_signature": {"type": "string"},
+                                     "new_signature": {"type": "string"}}),
+        "deprecated": closed({**both, "note": {"type": "string", "description": (
+            "The new version's deprecation note, as its text says it.")}}),
+    }
+    names = {"type": "array", "maxItems": diff.MAX_NAMES, "items": {
+        "type": "string", "pattern": diff.NAME_REGEX, "maxLength": diff.MAX_NAME_CHARS}}
+    limit = {"type": "integer", "minimum": 0, "maximum": diff.MAX_LIMIT,
+             "default": diff.DEFAULT_LIMIT}
+    return {
+        "DiffRequest": {
+            "type": "object", "additionalProperties": False,
+            "required": ["to_version", *version],
+            "properties": {
+                "version": dict(VERSION_FIELD, description=(
+                    "The version upgraded from, read as /search reads its version (a request "
+                    "naming none, where the snapshot pins one, diffs from the pin).")),
+                "to_version": dict(VERSION_FIELD, description=(
+                    "The version upgraded to: one the collection holds (as version).")),
+                "collection": COLLECTION_FIELD,
+                "names": dict(names, description=(
+                    "Only the changes to these dotted names and what lies under them "
+                    "(flask.Flask keeps flask.Flask.run), by any of an object's names.")),
+                "limit": dict(limit, description=(
+                    "At most this many changes of each kind are listed; counts are whole.")),
+            },
+        },
+        "DiffResponse": closed({
+            "corpus_id": HEX64,
+            "request": closed({**ECHOED_NAMES, "to_version": {"type": "string"},
+                               "served_to_version": {"type": "string"}, "names": names,
+                               "limit": _INT0}, ["collection", "to_version", "limit"]),
+            "old_version": {"type": "string"}, "new_version": {"type": "string"},
+            "counts": closed({kind: _INT0 for kind in CHANGES}),
+            "changes": closed({kind: {"type": "array", "items": entries[kind]}
+                               for kind in CHANGES}),
+        }),
+    }
 
 
 def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
@@ -151,6 +201,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                 **named, "score": {"type": "number"}, "text": {"type": "string"},
             }, [name for name in HIT_FIELDS if name in handle_fields] + ["score"])},
         }),
+        **_diff_schemas(version),
         "Limits": closed({field: _INT0 for field in ALLOWANCES}),
         "Usage": usage,
         # Hits of built snapshots also name their unit's url and title (the fixture's do not).

@@ -59,6 +59,8 @@ def _pattern_issue(compiled, regex):
 
 _version_issue = _pattern_issue(REQUEST_VERSION_PATTERN, VERSION_REGEX)
 _collection_issue = _pattern_issue(REQUEST_COLLECTION_PATTERN, COLLECTION_REGEX)
+# The same checks for a body with fields of its own (operations/diff.py).
+version_issue, collection_issue = _version_issue, _collection_issue
 # The issue of a request that names no version where the collection read has no pin.
 MISSING_VERSION = {"path": ["body", "version"], "type": "missing"}
 

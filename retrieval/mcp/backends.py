@@ -15,7 +15,7 @@ import sys
 import time
 from wsgiref.util import setup_testing_defaults
 
-from ..http.contract import CORPUS, PASSAGE, RETRIEVE, SEARCH
+from ..http.contract import CORPUS, DIFF, PASSAGE, RETRIEVE, SEARCH
 from ..http.errors import Unauthenticated
 from ..http.factory import create_app
 from ..settings import Settings
@@ -88,6 +88,11 @@ class LocalBackend:
         """Return the POST /search document the caller would get."""
         body = json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode()
         return self._call("POST", SEARCH.path, authorization, body)
+
+    def diff(self, arguments: dict, authorization=None) -> dict:
+        """Return the POST /diff document the caller would get."""
+        body = json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode()
+        return self._call("POST", DIFF.path, authorization, body)
 
     def _call(self, method, path, authorization, body=b"", run=False) -> dict:
         environ: dict = {}
@@ -194,6 +199,13 @@ class RemoteBackend:
                 raise
             raise BackendError({"error": {"code": "not_found", "message": NO_SEARCH_ROUTE}}) \
                 from None
+
+    def diff(self, arguments: dict, authorization=None) -> dict:
+        """Return the service's POST /diff document, its echo verified."""
+        options = dict(arguments)
+        to_version, version = options.pop("to_version", None), options.pop("version", None)
+        return self._translated(
+            lambda: self._with(authorization).diff(to_version, version, **options))
 
     @staticmethod
     def _translated(operation):

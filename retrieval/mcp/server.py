@@ -1,4 +1,4 @@
-"""The MCP server (the `mcp` extra): five read-only tools and two resources over one backend.
+"""The MCP server (the `mcp` extra): six read-only tools and two resources over one backend.
 
 search_docs, read_passage and retrieve answer in the compact view (view.py): one provenance
 line, then each passage as its citation and its text, verbatim; `verbose: true` returns the
@@ -25,6 +25,7 @@ from .. import __version__
 from ..core.fields import FIELD_TYPES, HIT_FIELDS
 from ..http.contract import ALLOWANCES
 from ..http.errors import ServiceError
+from ..http.operations import diff
 from ..http.operations.search import (
     ANALYSES,
     DEFAULT_LIMIT,
@@ -35,7 +36,15 @@ from ..http.operations.search import (
 from ..http.validation import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGEX
 from .backends import BackendError
 from .library import NOT_RESOLVED, for_mcp, resolve_library
-from .view import corpus_lines, passage_view, provenance_line, run_view, search_view, served
+from .view import (
+    Served,
+    corpus_lines,
+    passage_view,
+    provenance_line,
+    run_view,
+    search_view,
+    served,
+)
 
 SERVER_NAME = "retrieval"
 CORPUS_URI = "docs://corpus"
@@ -117,6 +126,20 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
             "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
             "version": _VERSION, "collection": _COLLECTION, **allowances, "verbose": _VERBOSE,
         }, ("question",)),
+        "diff_versions": _object({
+            "version": dict(_VERSION, description="the version upgraded from, as list_docs "
+                                                  "lists it; leave it out for the pinned one"),
+            "to_version": dict(_VERSION, description="the version upgraded to, one list_docs "
+                                                     "lists for the collection"),
+            "collection": _COLLECTION,
+            "names": {"type": "array", "maxItems": diff.MAX_NAMES, "items": {
+                "type": "string", "pattern": diff.NAME_REGEX, "maxLength": diff.MAX_NAME_CHARS},
+                "description": "only changes to these dotted names (your imports) and what "
+                               "lies under them"},
+            "limit": dict(_INTEGER, minimum=0, maximum=diff.MAX_LIMIT,
+                          default=diff.DEFAULT_LIMIT,
+                          description="at most this many changes of each kind"),
+        }, ("to_version",)),
     }
 
 
@@ -158,6 +181,12 @@ OUTPUT_SCHEMAS = {
             dict(_PASSAGE_CORE, result_sha256=_STRING), _LINES + ("text", "result_sha256"))},
         "result_sha256": _STRING, "provenance": _PROVENANCE,
     }, ("request_id", "status", "reason", "usage", "evidence", "result_sha256", "provenance")),
+    "diff_versions": _object({
+        "corpus_id": _STRING, "request": {"type": "object"}, "old_version": _STRING,
+        "new_version": _STRING, "counts": {"type": "object"}, "changes": {"type": "object"},
+        "provenance": _PROVENANCE_LINES,
+    }, ("corpus_id", "request", "old_version", "new_version", "counts", "changes",
+        "provenance")),
 }
 
 DESCRIPTIONS = {
@@ -174,6 +203,9 @@ DESCRIPTIONS = {
     "retrieve": "Run the budgeted retrieval for a question: searches and reads within exact "
                 "allowances. Returns its status, usage and the evidence read, cited and "
                 "verbatim.",
+    "diff_versions": "List what changed in a library's API from one version held to another "
+                     "(an upgrade): objects added, removed, renamed, whose signature changed, "
+                     "newly deprecated; each cited by passage_id (read_passage gives it).",
 }
 
 
@@ -264,6 +296,9 @@ class RetrievalMCP:
             if params.name == "retrieve":
                 return self._viewed(params.name, verbose,
                                     await self._run(ctx, backend.retrieve, arguments))
+            if params.name == "diff_versions":
+                return _answer(self._diff_answer(
+                    await self._run(ctx, backend.diff, arguments)))
             if params.name == "resolve_library":
                 return await self._resolve_library(ctx, arguments)
         except BackendError as error:
@@ -293,6 +328,15 @@ class RetrievalMCP:
     def _provenance(self):
         """Return what the snapshot records of its sources (None: nothing, or not known)."""
         return self.backend.provenance()
+
+    def _diff_answer(self, document: dict) -> dict:
+        """Return a diff with the provenance line of each of its two versions."""
+        request = document["request"]
+        collection = request.get("served_collection") or request["collection"]
+        lines = [provenance_line(Served(collection, version, document["corpus_id"]),
+                                 self._provenance)
+                 for version in (document["old_version"], document["new_version"])]
+        return dict(document, provenance=lines)
 
     def _viewed(self, tool: str, verbose: bool, document: dict) -> types.CallToolResult:
         """Return a document in the compact view, or verbose: as JSON, with its provenance."""

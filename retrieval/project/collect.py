@@ -43,6 +43,8 @@ AVAILABLE = ("site", "pypi", "env")
 ORDER = SOURCES  # the default: the best docs first
 NETWORK = ("pypi", "git", "crawl")  # what --offline leaves out unless the cache has it
 CACHE_FORMAT = 1
+# The note of a pin made by `project --also` (a version an upgrade moves to, not the pinned one).
+ALSO = "also"
 
 
 @dataclass(frozen=True)
@@ -295,7 +297,8 @@ def coverage_table(coverages: list) -> str:
         if c.pin.installed is not None and c.pin.version is not None \
                 and not same_version(c.pin.installed, c.pin.version):
             drift = [f"drift: installed {c.pin.installed}"]
-        rows.append((c.pin.name + ("" if c.pin.direct else " (t)"), c.pin.version or "-",
+        rows.append((c.pin.name + ("" if c.pin.direct else " (t)")
+                     + (" (also)" if c.pin.note == ALSO else ""), c.pin.version or "-",
                      (c.source or "none") + (" (cached)" if c.cached else ""),
                      str(c.units), str(c.api_objects), str(c.guide_sections),
                      "; ".join(drift + c.missing) or "-"))

@@ -1,0 +1,252 @@
+"""What changed in a collection's API between two of its versions, each change cited.
+
+A built snapshot records what every unit documents (core/index.ApiUnit: its kind, qualified
+names, signature and prose). An API object is the units of one version under one primary name
+(a long docstring is several units); two versions' objects are the same object when they share
+a qualified name (a re-export moved is not a removal). Between an old and a new version:
+
+- added / removed: an object only the new / only the old version documents;
+- renamed: a removed and an added object of the same kind whose prose is the same, word for
+  word, once each one's own bare name is left out; else of the same bare name under a new
+  qualified name (moved: `pkg.tools.sjoin` to `pkg.sjoin`; a method or attribute in a class of
+  the same name). Either only where no other removed
+  or added object has the same prose (or bare name): an ambiguous pair is left as added and
+  removed. A renamed object's signature and deprecation are compared as any other's;
+- signature_changed: the same object, its signature otherwise spelled (whitespace aside);
+- deprecated: the same object, with a deprecation note (deprecation_note) only the new version
+  has.
+
+Each change cites its object's first passage in each version it is in, as a search hit cites
+one (HIT_FIELDS: passage_id and text_sha256 to fetch it by id and check its bytes).
+"""
+
+import re
+from dataclasses import dataclass
+
+from .fields import HIT_FIELDS
+from .index import ApiUnit, CollectionIndex
+from .model import Passage
+
+# The change kinds, in the order a diff lists them.
+CHANGES = ("added", "removed", "renamed", "signature_changed", "deprecated")
+# The kinds of a class's members (core/ranking.KINDS).
+MEMBER_KINDS = ("method", "attribute")
+# Prose shorter than this says too little to tell a rename from two unrelated objects.
+MIN_RENAME_PROSE = 40
+
+_SPACE = re.compile(r"\s+")
+# A deprecation as the docs source or their rendering says it: the reST directive (in a .rst
+# page or a docstring), Sphinx's rendering of it, a `@deprecated` decorator quoted with its
+# object, and the "DEPRECATED:" first words scikit-learn's decorator gives a docstring.
+_DEPRECATION = re.compile(
+    r"^[ \t]*\.\.[ \t]+deprecated::.*$|Deprecated since version [^\n]*|^[ \t]*@(?:\w+\.)*"
+    r"deprecated\b.*$|(?:^|\"\"\"|''')[ \t]*DEPRECATED\b[^\n]*", re.MULTILINE)
+
+
+def deprecation_note(unit: ApiUnit) -> str | None:
+    """Return the first deprecation note of a unit's text (its line, stripped), or None.
+
+    The one place a unit's deprecation is read: from its quoted text, until the units record it
+    as a field of their own.
+    """
+    found = _DEPRECATION.search(unit.passage.text)
+    return None if found is None else _SPACE.sub(" ", found.group(0)).strip()
+
+
+@dataclass(frozen=True)
+class ApiObject:
+    """One documented object of one version: its names, what is compared, its first passage."""
+
+    name: str  # its primary qualified name
+    names: tuple  # every qualified name it is documented under, the primary first
+    kind: str
+    signature: str  # as the first unit spells it
+    prose: str  # every unit's prose, whitespace folded
+    deprecation: str | None
+    passage: Passage
+
+    @property
+    def bare(self) -> str:
+        """Return the last component of its primary name."""
+        return self.name.rsplit(".", 1)[-1]
+
+    def member_of(self) -> str | None:
+        """Return the bare name of the class a method or attribute belongs to, else None (a
+        module-level object may move between modules; a member stays in its class)."""
+        if self.kind not in MEMBER_KINDS:
+            return None
+        parts = self.name.split(".")
+        return parts[-2] if len(parts) > 1 else None
+
+    def prose_key(self) -> str:
+        """Return its prose with its own bare name left out (a rename's prose names it)."""
+        return re.sub(rf"\b{re.escape(self.bare)}\b", "\0", self.prose)
+
+
+def api_objects(units) -> list:
+    """Return the objects the units (ApiUnits of one version, in passage order) document."""
+    grouped: dict[str, list] = {}
+    for unit in units:
+        names = unit.names.split() or [unit.passage.title or ""]
+        if names[0]:
+            grouped.setdefault(names[0], []).append(unit)
+    objects = []
+    for name, group in grouped.items():
+        first = group[0]
+        notes = (deprecation_note(unit) for unit in group)
+        objects.append(ApiObject(
+            name, tuple(dict.fromkeys(n for unit in group for n in unit.names.split())) or (name,),
+            first.kind, first.signature, _SPACE.sub(" ", " ".join(u.body for u in group)).strip(),
+            next((note for note in notes if note is not None), None), first.passage))
+    return objects
+
+
+def _same_signature(first: str, second: str) -> bool:
+    """Tell whether two signatures differ only in whitespace (and a trailing comma)."""
+    def folded(signature):
+        return re.sub(r",\s*\)", ")", _SPACE.sub("", signature))
+    return folded(first) == folded(second)
+
+
+@dataclass(frozen=True)
+class VersionDiff:
+    """The changes between two versions of one collection, each kind in name order.
+
+    added and removed hold ApiObjects; renamed, signature_changed and deprecated hold
+    (old object, new object) pairs.
+    """
+
+    collection: str
+    old: str
+    new: str
+    added: tuple
+    removed: tuple
+    renamed: tuple
+    signature_changed: tuple
+    deprecated: tuple
+
+    def only(self, names) -> "VersionDiff":
+        """Return the changes to the given names only: an object is kept when one of its names
+        (old or new) is one of them or lies under one (flask.Flask keeps flask.Flask.run)."""
+        wanted = tuple(names)
+
+        def used(*objects):
+            return any(name == want or name.startswith(want + ".")
+                       for obj in objects for name in obj.names for want in wanted)
+
+        return VersionDiff(self.collection, self.old, self.new,
+                           *(tuple(obj for obj in getattr(self, kind) if used(obj))
+                             for kind in ("added", "removed")),
+                           *(tuple(pair for pair in getattr(self, kind) if used(*pair))
+                             for kind in CHANGES[2:]))
+
+    def counts(self) -> dict:
+        """Return how many changes of each kind there are."""
+        return {kind: len(getattr(self, kind)) for kind in CHANGES}
+
+    def describe(self, limit: int | None = None) -> dict:
+        """Return the changes as the diff route and tool answer them: per kind, its first
+        `limit` entries (None: all), and every kind's count."""
+        def side(obj: ApiObject) -> dict:
+            return {name: getattr(obj.passage, name) for name in HIT_FIELDS}
+
+        def entry(kind: str, value) -> dict:
+            if kind in ("added", "removed"):
+                where = "new" if kind == "added" else "old"
+                return {"name": value.name, "kind": value.kind, where: side(value)}
+            old, new = value
+            found: dict = {"name": old.name, "kind": new.kind}
+            if kind == "renamed":
+                found["new_name"] = new.name
+            elif kind == "signature_changed":
+                found.update(old_signature=old.signature, new_signature=new.signature)
+            else:
+                found["note"] = new.deprecation
+            return dict(found, old=side(old), new=side(new))
+
+        return {"old_version": self.old, "new_version": self.new, "counts": self.counts(),
+                "changes": {kind: [entry(kind, value) for value in getattr(self, kind)[:limit]]
+                            for kind in CHANGES}}
+
+
+def _by_name(objects) -> dict:
+    """Return {qualified name: object} over every name of every object, the first object
+    documenting a name keeping it."""
+    found: dict = {}
+    for obj in objects:
+        for name in obj.names:
+            found.setdefault(name, obj)
+    return found
+
+
+def _unique_pairs(removed: list, added: list, key) -> list:
+    """Return the (old, new) pairs of removed and added objects whose key (None: none) is the
+    same and is no other removed or added object's."""
+    def keyed(objects):
+        keys: dict = {}
+        for obj in objects:
+            value = key(obj)
+            if value is not None:
+                keys.setdefault(value, []).append(obj)
+        return keys
+
+    old_keys, new_keys = keyed(removed), keyed(added)
+    return [(olds[0], new_keys[value][0]) for value, olds in old_keys.items()
+            if len(olds) == 1 and len(new_keys.get(value, ())) == 1]
+
+
+def _renames(removed: list, added: list) -> list:
+    """Return the (old, new) pairs of removed and added objects that are one object renamed:
+    the same prose under a new name, or the same bare name under a new qualified name (moved)."""
+    same_prose = _unique_pairs(removed, added, lambda obj: (obj.kind, obj.prose_key())
+                               if len(obj.prose) >= MIN_RENAME_PROSE else None)
+    paired = {id(obj) for pair in same_prose for obj in pair}
+    moved = _unique_pairs([obj for obj in removed if id(obj) not in paired],
+                          [obj for obj in added if id(obj) not in paired],
+                          lambda obj: (obj.kind, obj.member_of(), obj.bare))
+    return same_prose + moved
+
+
+def compare(collection: str, old: str, new: str, old_objects, new_objects) -> VersionDiff:
+    """Return the changes from one version's objects to another's."""
+    old_names = _by_name(old_objects)
+    matched: dict[str, ApiObject] = {}  # new object's name -> its old object
+    for obj in new_objects:
+        same = old_names.get(obj.name) or next(
+            (old_names[name] for name in obj.names if name in old_names), None)
+        if same is not None:
+            matched[obj.name] = same
+    kept = {id(obj) for obj in matched.values()}
+    added = [obj for obj in new_objects if obj.name not in matched]
+    removed = [obj for obj in old_objects if id(obj) not in kept]
+    renamed = _renames(removed, added)
+    gone = {id(obj) for pair in renamed for obj in pair}
+    # A renamed object is the same object too: its signature and deprecation are compared.
+    pairs = [(matched[obj.name], obj) for obj in new_objects if obj.name in matched] + renamed
+
+    def ordered(values, key=lambda value: value.name):
+        return tuple(sorted(values, key=key))
+
+    def by_old(pair):
+        return pair[0].name
+
+    return VersionDiff(
+        collection, old, new,
+        ordered(obj for obj in added if id(obj) not in gone),
+        ordered(obj for obj in removed if id(obj) not in gone),
+        ordered(renamed, by_old),
+        ordered(((o, n) for o, n in pairs if not _same_signature(o.signature, n.signature)),
+                by_old),
+        ordered(((o, n) for o, n in pairs if n.deprecation and not o.deprecation), by_old))
+
+
+class NoApiFacts(LookupError):
+    """The snapshot records no units' facts (the JSON fixture): there is nothing to compare."""
+
+
+def diff_versions(collection: CollectionIndex, old: str, new: str) -> VersionDiff:
+    """Return what changed in a collection's API from version old to version new (both held)."""
+    old_units, new_units = collection.api_units(old), collection.api_units(new)
+    if old_units is None or new_units is None:
+        raise NoApiFacts(collection.name)
+    return compare(collection.name, old, new, api_objects(old_units), api_objects(new_units))

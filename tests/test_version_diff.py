@@ -1,0 +1,255 @@
+"""Two releases of one library in one snapshot: `retrieval diff`, POST /diff and diff_versions.
+
+The releases are two environments of a small package (its docstrings, read with ast), built into
+one snapshot by `retrieval build` with two --source values, as a user would; between them every
+kind of change happens once: an object added, one removed, one renamed (the same docstring under
+a new name), one whose signature changed and one newly deprecated.
+"""
+
+import asyncio
+import contextlib
+import hashlib
+import io
+import json
+import os
+import sys
+import unittest
+
+from retrieval.cli.main import main
+from retrieval.core.diff import CHANGES
+from retrieval.testing import subprocess_env
+from retrieval.wsgi import create_app
+from tests.package_fixtures import write_site_packages
+from tests.schema import errors as schema_errors
+from tests.support import (
+    ROOT,
+    WAIT_S,
+    call,
+    class_temporary_directory,
+    quiet_settings,
+    require_module,
+)
+
+TIER = "server"  # diff_versions is asked of a real MCP server, a child process
+
+OLD = '''"""Demo engines."""
+
+
+def make_engine(size=8):
+    """Make an engine of the given size, ready to run jobs when it starts."""
+
+
+def old_helper(path):
+    """Read the jobs file at path and return the list of jobs it declares, in order."""
+
+
+def gone():
+    """Something removed in the next release."""
+
+
+class Engine:
+    """An engine that runs registered jobs."""
+'''
+NEW = '''"""Demo engines."""
+
+
+def make_engine(size=8, *, name=None):
+    """Make an engine of the given size, ready to run jobs when it starts."""
+
+
+def read_jobs(path):
+    """Read the jobs file at path and return the list of jobs it declares, in order."""
+
+
+class Engine:
+    """An engine that runs registered jobs.
+
+    .. deprecated:: 2.0
+       Use :class:`demo.Runner`.
+    """
+
+
+class Runner:
+    """The new runner."""
+'''
+# What changes, by kind: the names listed (old names; a rename's new name beside it).
+EXPECTED = {"added": ["demo.Runner"], "removed": ["demo.gone"], "renamed": ["demo.old_helper"],
+            "signature_changed": ["demo.make_engine"], "deprecated": ["demo.Engine"]}
+USES = "import demo as d\nfrom demo import make_engine\n\nd.old_helper('jobs.txt')\n"
+
+
+def build_two_releases(root: str) -> str:
+    """Build demo 1.0 and 2.0 into one snapshot; return its directory."""
+    sources = []
+    for version, text in (("1.0", OLD), ("2.0", NEW)):
+        env = os.path.join(root, version)
+        write_site_packages(os.path.join(env, "lib", "python3.11", "site-packages"),
+                            {"demo": (version, {"demo.py": text})})
+        sources += ["--source", f"demo=env:{env}"]
+    out = os.path.join(root, "snapshot")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["build", "--out", out, *sources]) == 0
+    return out
+
+
+def run_cli(*argv) -> tuple:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(argv))
+    return status, out.getvalue(), err.getvalue()
+
+
+def listed(document: dict) -> dict:
+    return {kind: [entry["name"] for entry in entries]
+            for kind, entries in document["changes"].items()}
+
+
+class DiffTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.root = class_temporary_directory(cls)
+        cls.snapshot = build_two_releases(cls.root)
+
+    def cli(self, *argv):
+        return run_cli("diff", "demo", "1.0", "2.0", "--snapshot", self.snapshot, *argv)
+
+    def test_the_cli_lists_each_kind_of_change_with_its_passages_and_digests(self):
+        status, out, _ = self.cli("--json")
+        self.assertEqual(status, 0)
+        document = json.loads(out)
+        self.assertEqual(listed(document), EXPECTED)
+        self.assertEqual(document["counts"], {kind: 1 for kind in CHANGES})
+        renamed = document["changes"]["renamed"][0]
+        self.assertEqual(renamed["new_name"], "demo.read_jobs")
+        changed = document["changes"]["signature_changed"][0]
+        self.assertEqual((changed["old_signature"], changed["new_signature"]),
+                         ("(size=8)", "(size=8, *, name=None)"))
+        self.assertEqual(document["changes"]["deprecated"][0]["note"], ".. deprecated:: 2.0")
+        # Each side cites its own version's passage, whose text the digest is of.
+        self.assertEqual((renamed["old"]["version"], renamed["new"]["version"]), ("1.0", "2.0"))
+        app = create_app(settings=quiet_settings(snapshot=self.snapshot))
+        self.addCleanup(app.close)
+        text = call(app, "GET", f"/passages/{renamed['new']['passage_id']}").json()["text"]
+        self.assertEqual(hashlib.sha256(text.encode()).hexdigest(), renamed["new"]["text_sha256"])
+        self.assertTrue(text.startswith("def read_jobs(path):"))
+
+    def test_uses_keeps_the_changes_to_what_the_code_imports_and_calls(self):
+        code = os.path.join(class_temporary_directory(self), "app")
+        os.makedirs(code)
+        with open(os.path.join(code, "main.py"), "w", encoding="utf-8") as out:
+            out.write(USES)
+        with open(os.path.join(code, "broken.py"), "w", encoding="utf-8") as out:
+            out.write("def (:\n")
+        status, out, err = self.cli("--json", "--uses", code)
+        self.assertEqual(status, 0)
+        self.assertEqual(listed(json.loads(out)), {
+            "added": [], "removed": [], "renamed": ["demo.old_helper"],
+            "signature_changed": ["demo.make_engine"], "deprecated": []})
+        self.assertIn("broken.py", err)
+
+    def test_the_text_report_and_the_refusals(self):
+        status, out, _ = self.cli("--limit", "0")
+        self.assertEqual(status, 0)
+        self.assertIn("1 added, 1 removed, 1 renamed, 1 signature changed, 1 newly deprecated",
+                      out)
+        self.assertIn("... 1 more (--limit)", out)
+        status, _, err = run_cli("diff", "demo", "1.0", "3.0", "--snapshot", self.snapshot)
+        self.assertEqual(status, 2)
+        self.assertIn("holds no version 3.0 (it holds 1.0, 2.0)", err)
+        status, _, err = run_cli("diff", "default", "3.11", "3.12")  # the JSON fixture
+        self.assertEqual(status, 2)
+        self.assertIn("records no API objects", err)
+
+
+class DiffRouteTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.snapshot = build_two_releases(class_temporary_directory(cls))
+
+    def setUp(self):
+        self.app = create_app(settings=quiet_settings(snapshot=self.snapshot))
+        self.addCleanup(self.app.close)
+
+    def post(self, body):
+        return call(self.app, "POST", "/diff", json.dumps(body).encode())
+
+    def test_the_route_answers_what_the_cli_does_and_filters_by_names(self):
+        reply = self.post({"collection": "demo", "version": "1.0", "to_version": "2.0"})
+        self.assertEqual(reply.code, 200)
+        document = reply.json()
+        self.assertEqual(listed(document), EXPECTED)
+        status, out, _ = run_cli("diff", "demo", "1.0", "2.0", "--snapshot", self.snapshot,
+                                 "--json")
+        self.assertEqual(json.loads(out)["changes"], document["changes"])
+        self.assertEqual(document["request"], {"version": "1.0", "collection": "demo",
+                                               "to_version": "2.0", "limit": 100})
+        only = self.post({"collection": "demo", "version": "1.0", "to_version": "2.0",
+                          "names": ["demo.Engine"], "limit": 0}).json()
+        openapi = call(self.app, "GET", "/openapi.json").json()
+        for body in (document, only):
+            self.assertEqual(schema_errors({"$ref": "#/components/schemas/DiffResponse"}, body,
+                                           openapi), [])
+        self.assertEqual(only["counts"], {**{kind: 0 for kind in CHANGES}, "deprecated": 1})
+        self.assertEqual(only["changes"]["deprecated"], [])
+
+    def test_mistakes_are_refused_with_their_codes(self):
+        cases = [({"collection": "demo", "version": "1.0"}, 422, "invalid_request"),
+                 ({"collection": "demo", "version": "1.0", "to_version": "2.0",
+                   "names": ["not a name"]}, 422, "invalid_request"),
+                 ({"collection": "demo", "version": "1.0", "to_version": "2.0",
+                   "limit": 1001}, 422, "invalid_request"),
+                 ({"collection": "demo", "version": "1.0", "to_version": "2.0", "x": 1}, 422,
+                  "invalid_request"),
+                 ({"collection": "demo", "version": "1.0", "to_version": "9.9"}, 404,
+                  "version_not_found"),
+                 ({"collection": "nope", "version": "1.0", "to_version": "2.0"}, 404,
+                  "collection_not_found")]
+        for body, status, code in cases:
+            with self.subTest(body=body):
+                reply = self.post(body)
+                self.assertEqual((reply.code, reply.json()["error"]["code"]), (status, code))
+
+    def test_a_json_snapshot_cannot_be_diffed(self):
+        app = create_app(settings=quiet_settings())
+        self.addCleanup(app.close)
+        reply = call(app, "POST", "/diff",
+                     json.dumps({"version": "3.11", "to_version": "3.12"}).encode())
+        self.assertEqual((reply.code, reply.json()["error"]["code"]), (409, "diff_unavailable"))
+
+
+class DiffToolTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.snapshot = build_two_releases(class_temporary_directory(cls))
+
+    def setUp(self):
+        require_module(self, "mcp", "mcp")
+
+    def test_diff_versions_over_stdio(self):
+        from mcp import Client
+        from mcp.client.stdio import StdioServerParameters
+
+        parameters = StdioServerParameters(
+            command=sys.executable, cwd=ROOT, env=subprocess_env(RETRIEVAL_ACCESS_LOG="false"),
+            args=["-m", "retrieval", "mcp", "--snapshot", self.snapshot])
+
+        async def scenario():
+            async with Client(parameters) as client:
+                found = await client.call_tool("diff_versions", {
+                    "collection": "demo", "version": "1.0", "to_version": "2.0",
+                    "names": ["demo.make_engine"]})
+                refused = await client.call_tool("diff_versions", {
+                    "collection": "demo", "version": "1.0", "to_version": "7.0"})
+                return found, refused
+
+        found, refused = asyncio.run(asyncio.wait_for(scenario(), WAIT_S * 3))
+        self.assertFalse(found.is_error)
+        self.assertEqual(found.structured_content["counts"]["signature_changed"], 1)
+        self.assertEqual(sum(found.structured_content["counts"].values()), 1)
+        self.assertTrue(refused.is_error)
+        self.assertEqual(json.loads(refused.content[0].text)["error"]["code"],
+                         "version_not_found")
+
+
+if __name__ == "__main__":
+    unittest.main()
