@@ -246,6 +246,10 @@ class DiffToolTest(unittest.TestCase):
         self.assertFalse(found.is_error)
         self.assertEqual(found.structured_content["counts"]["signature_changed"], 1)
         self.assertEqual(sum(found.structured_content["counts"].values()), 1)
+        # Each version's provenance line: which release, where it came from, when built.
+        self.assertEqual([line.split(" · ")[0] for line in
+                          found.structured_content["provenance"]], ["demo@1.0", "demo@2.0"])
+        self.assertIn("built ", found.structured_content["provenance"][1])
         self.assertTrue(refused.is_error)
         self.assertEqual(json.loads(refused.content[0].text)["error"]["code"],
                          "version_not_found")
