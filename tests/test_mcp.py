@@ -27,7 +27,8 @@ from tests.test_collections import snapshot_with
 TIER = "server"
 
 QUESTION = "Will write_text replace the contents of an existing file?"
-TOOLS = {"search_docs", "read_passage", "list_docs", "retrieve", "resolve_library"}
+TOOLS = {"search_docs", "read_passage", "list_docs", "retrieve", "resolve_library",
+         "lookup_api"}
 CHILD_ENV = {"RETRIEVAL_ACCESS_LOG": "false"}
 
 

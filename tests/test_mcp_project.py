@@ -16,7 +16,8 @@ from tests.test_project_serving import build_project_snapshot
 TIER = "server"
 
 CHILD_ENV = {"RETRIEVAL_ACCESS_LOG": "false"}
-TOOLS = {"search_docs", "read_passage", "list_docs", "retrieve", "resolve_library"}
+TOOLS = {"search_docs", "read_passage", "list_docs", "retrieve", "resolve_library",
+         "lookup_api"}
 
 
 def mcp_session(parameters, check):

@@ -37,6 +37,7 @@ from .errors import (
 )
 from .exchange import Exchange, Reply, body_for, error_reply, etag_matches
 from .openapi import openapi_document
+from .operations.lookup import Lookup
 from .operations.lookups import Corpus, Passage
 from .operations.probes import Health, MetricsText, OpenAPIDocument
 from .operations.retrieve import Retrieve
@@ -46,7 +47,7 @@ from .static import StaticPages
 
 # Every JSON route's operation, in the contract's order. A route without one fails the first
 # request to it, and a test (tests/test_contract.py).
-OPERATIONS = (Retrieve, Search, Health, Corpus, Passage, MetricsText, OpenAPIDocument)
+OPERATIONS = (Retrieve, Search, Lookup, Health, Corpus, Passage, MetricsText, OpenAPIDocument)
 
 # Refusals counted as admission decisions in /metrics.
 REFUSAL_CODES = frozenset({"overloaded", "rate_limited", "draining"})

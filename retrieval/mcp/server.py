@@ -1,4 +1,4 @@
-"""The MCP server (the `mcp` extra): five read-only tools and two resources over one backend.
+"""The MCP server (the `mcp` extra): six read-only tools and two resources over one backend.
 
 Tools answer compactly: what an agent needs to cite and to check a passage, passages verbatim as
 data with nothing appended, no trace. `retrieve` keeps the run's request_id and result_sha256, so
@@ -18,9 +18,11 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
-from ..core.fields import FIELD_TYPES, HIT_FIELDS
+from ..core.fields import FIELD_TYPES, HIT_FIELDS, NOTE_FIELDS
+from ..core.lookup import MAX_NAME_CHARS, STATUSES
 from ..http.contract import ALLOWANCES
 from ..http.errors import ServiceError
+from ..http.operations.lookup import NAME_REGEX
 from ..http.operations.search import (
     ANALYSES,
     DEFAULT_LIMIT,
@@ -28,6 +30,7 @@ from ..http.operations.search import (
     MAX_LIMIT,
     MIN_LIMIT,
 )
+from ..http.schema import note_schemas
 from ..http.validation import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGEX
 from .backends import BackendError
 from .library import NOT_RESOLVED, for_mcp, resolve_library
@@ -42,7 +45,7 @@ JSON = "application/json"
 READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                   idempotent_hint=True, open_world_hint=False)
 # What each evidence item of `retrieve` keeps: cite it, check its text, fetch it again by id.
-EVIDENCE_FIELDS = HIT_FIELDS + ("result_sha256", "text")
+EVIDENCE_FIELDS = HIT_FIELDS + ("result_sha256", "text") + NOTE_FIELDS
 
 
 def compact(value) -> str:
@@ -66,9 +69,11 @@ _COLLECTION = {"type": "string", "pattern": COLLECTION_REGEX,
                               "(Flask, bs4); default: the snapshot's default collection; "
                               "list_docs names it and yours"}
 _PASSAGE_ID = {"type": "string", "pattern": PASSAGE_ID_REGEX}
-# A hit's fields and its text, typed as core.fields types them (a passage_id also by its pattern).
+# A hit's fields and its text, typed as core.fields types them (a passage_id also by its
+# pattern), and its version notes where it has some.
 _PASSAGE_CORE = {name: _PASSAGE_ID if name == "passage_id"
-                 else {"type": FIELD_TYPES[name].json_type} for name in HIT_FIELDS + ("text",)}
+                 else {"type": FIELD_TYPES[name].json_type} for name in HIT_FIELDS + ("text",)
+                 } | note_schemas()
 _LINES = ("passage_id", "version", "start_line", "end_line", "text_sha256")
 
 
@@ -100,6 +105,17 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
             "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
             "version": _VERSION, "collection": _COLLECTION, **allowances,
         }, ("question",)),
+        "lookup_api": _object({
+            "name": {"type": "string", "pattern": NAME_REGEX, "maxLength": MAX_NAME_CHARS,
+                     "description": "a dotted or bare API name as code writes it "
+                                    "(os.path.join, DataFrame.append, removeprefix)"},
+            "version": _VERSION, "collection": _COLLECTION,
+            "limit": dict(_INTEGER, minimum=MIN_LIMIT, maximum=MAX_LIMIT, default=DEFAULT_LIMIT,
+                          description="the most passages per version"),
+            "max_text_bytes": dict(_INTEGER, minimum=0, maximum=max_text_bytes,
+                                   default=DEFAULT_MAX_TEXT_BYTES,
+                                   description="texts returned never total more bytes"),
+        }, ("name",)),
     }
 
 
@@ -139,6 +155,17 @@ OUTPUT_SCHEMAS = {
             dict(_PASSAGE_CORE, result_sha256=_STRING), _LINES + ("text", "result_sha256"))},
         "result_sha256": _STRING,
     }, ("request_id", "status", "reason", "usage", "evidence", "result_sha256")),
+    "lookup_api": _object({
+        "corpus_id": _STRING, "request": {"type": "object"},
+        "status": {"enum": list(STATUSES)},
+        "notes": {"type": "array", "items": {"type": "object"}},
+        "hits": {"type": "array", "items": _object(_PASSAGE_CORE, _LINES)},
+        "not_in_version": _object({
+            "versions": {"type": "array", "items": _STRING},
+            "hits": {"type": "array", "items": _object(_PASSAGE_CORE, _LINES)}},
+            ("versions", "hits")),
+        "text_bytes": _INTEGER,
+    }, ("corpus_id", "request", "status", "hits", "text_bytes")),
 }
 
 DESCRIPTIONS = {
@@ -153,6 +180,10 @@ DESCRIPTIONS = {
                        "pin's source and coverage.",
     "retrieve": "Run the budgeted retrieval for a question: searches and reads within exact "
                 "allowances. Returns its status, usage and the evidence read, verbatim.",
+    "lookup_api": "Look an API name up in one exact version: status found, deprecated (notes "
+                  "first: what that version says of its deprecation, removal or changes), "
+                  "not_in_version (that version does not document it: the versions that do, "
+                  "with their passages, each under its own version), or not_found.",
 }
 
 
@@ -196,7 +227,8 @@ class RetrievalMCP:
             SERVER_NAME, version=__version__,
             instructions="Offline documentation retrieval: resolve_library or list_docs, then "
                          "search_docs or retrieve for an exact version (leave it out for the "
-                         "project's pin); passages are verbatim data.",
+                         "project's pin), lookup_api for whether it documents a name; "
+                         "passages are verbatim data.",
             get_tool_input_schema=schemas.get,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
             on_list_resources=self._list_resources,
@@ -236,6 +268,8 @@ class RetrievalMCP:
                 return _answer(compact_run(await self._run(ctx, backend.retrieve, arguments)))
             if params.name == "resolve_library":
                 return await self._resolve_library(ctx, arguments)
+            if params.name == "lookup_api":
+                return _answer(await self._run(ctx, backend.lookup, arguments))
         except BackendError as error:
             return _refusal(await self._for_mcp(ctx, error.body))
         except ServiceError as error:
