@@ -15,14 +15,10 @@ from ...core.lookup import API_NAME, MAX_NAME_CHARS, NOT_IN_VERSION, passage_hit
 from ...core.service import RetrievalService, ServedNames
 from ...core.snapshot import DEFAULT_COLLECTION
 from ...core.tools import RetrievalTools, ToolFailure
-from ..contract import LOOKUP, OK
+from ..contract import LOOKUP
 from ..errors import InvalidRequest, SearchFailed
-from ..exchange import Exchange, Reply, encode_json
-from ..schema import BEARER, error_responses, ref, request_body, response
-from ..state import verified
-from ..validation import body_issue, common_issues, count_issue, decode_body
-from . import BodyOperation
-from .search import DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, MAX_LIMIT, MIN_LIMIT
+from ..validation import body_issue, common_issues, count_issue
+from .search import DEFAULT_LIMIT, DEFAULT_MAX_TEXT_BYTES, MAX_LIMIT, MIN_LIMIT, Search
 
 NAME_REGEX = f"^{API_NAME.pattern}$"
 KNOWN_FIELDS = ("name", "version", "collection", "limit", "max_text_bytes")
@@ -111,28 +107,11 @@ def run_lookup(service: RetrievalService, request: LookupRequest, deadline=None)
     return body | {"text_bytes": text_bytes}
 
 
-class Lookup(BodyOperation):
-    """POST /lookup."""
+class Lookup(Search):
+    """POST /lookup: /search's steps over a lookup."""
 
     route = LOOKUP
-
-    def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
-        state = self.state
-        request = state.resolved(key, parse_lookup_request(
-            decode_body(body), state.maxima.max_source_bytes, state.default_for(key),
-            state.pins))
-        found = run_lookup(service, request, started + state.deadline_s)
-        verified(service)  # what a rewritten file gave is never sent
-        return Reply(OK, encode_json(found))
-
-    @staticmethod
-    def openapi() -> dict:
-        """Return this route's OpenAPI operation."""
-        return {
-            "summary": "Which versions document an API name, said for the version asked",
-            "security": BEARER,
-            "requestBody": request_body("LookupRequest"),
-            "responses": {"200": response(ref("LookupResponse"), "The name's units"),
-                          **error_responses()},
-        }
-
+    parse = staticmethod(parse_lookup_request)
+    answer = staticmethod(run_lookup)
+    described = ("Which versions document an API name, said for the version asked",
+                 "LookupRequest", "LookupResponse", "The name's units")

@@ -16,6 +16,7 @@ other versions are, gets `not_in_version`: those versions and their units' hits,
 own version (core/lookup.py); the hits stay the asked version's alone.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...core.fields import HIT_FIELDS, NOTE_FIELDS
@@ -136,26 +137,34 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
 
 
 class Search(BodyOperation):
-    """POST /search."""
+    """POST /search; its steps are attributes, so that POST /lookup is the same over its own."""
 
     route = SEARCH
+    # (document, max_text_bytes limit, default collection, pins) -> a ServedNames request;
+    # (service, request, deadline) -> the response body.
+    parse: Callable[..., ServedNames] = staticmethod(parse_search_request)
+    answer: Callable[..., dict] = staticmethod(run_search)
+    # The OpenAPI operation's summary, its request and response schemas, the 200's description.
+    described = ("One ranked search, with the best hits' texts within a byte budget",
+                 "SearchRequest", "SearchResponse", "The ranked hits")
 
     def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
         state = self.state
-        request = state.resolved(key, parse_search_request(
+        request = state.resolved(key, self.parse(
             decode_body(body), state.maxima.max_source_bytes, state.default_for(key),
             state.pins))
-        found = run_search(service, request, started + state.deadline_s)
+        found = self.answer(service, request, started + state.deadline_s)
         verified(service)  # what a rewritten file gave is never sent
         return Reply(OK, encode_json(found))
 
-    @staticmethod
-    def openapi() -> dict:
+    @classmethod
+    def openapi(cls) -> dict:
         """Return this route's OpenAPI operation."""
+        summary, request_schema, response_schema, answered = cls.described
         return {
-            "summary": "One ranked search, with the best hits' texts within a byte budget",
+            "summary": summary,
             "security": BEARER,
-            "requestBody": request_body("SearchRequest"),
-            "responses": {"200": response(ref("SearchResponse"), "The ranked hits"),
+            "requestBody": request_body(request_schema),
+            "responses": {"200": response(ref(response_schema), answered),
                           **error_responses()},
         }
