@@ -37,7 +37,16 @@ from .core.outcomes import FAILED
 from .core.strict_json import StrictJSONError, loads_strict
 from .core.verify import echo_problems, verify_passage, verify_run_result  # ValueError
 from .http.contract import ALLOWANCES as ALLOWANCES  # importable from here, as it always was
-from .http.contract import BODY_DIGEST_HEADER, CORPUS, DIFF, HEALTH, PASSAGE, RETRIEVE, SEARCH
+from .http.contract import (
+    BODY_DIGEST_HEADER,
+    CORPUS,
+    DIFF,
+    HEALTH,
+    LOOKUP,
+    PASSAGE,
+    RETRIEVE,
+    SEARCH,
+)
 
 RETRIED_CODES = frozenset({"overloaded", "draining"})
 DEFAULT_MAX_RETRY_WAIT = 30.0
@@ -498,18 +507,28 @@ class RetrievalClient:
         """Run one ranked search (POST /search); verify every text returned and the echo.
 
         version None: none is sent, and the service serves the project's pin (or refuses)."""
-        fields_sent = _fields_sent({"query": query}, dict(version=version, **options))
-        exchange = self._exchange("POST", SEARCH.path, _json_body(fields_sent))
+        return self._hits_call(SEARCH.path, "search", {"query": query}, version, options)
+
+    def lookup(self, name, version=None, **options) -> dict:
+        """Look an API name up across the collection's versions (POST /lookup); verify every
+        text returned and the echo. version None: as search's."""
+        return self._hits_call(LOOKUP.path, "lookup", {"name": name}, version, options)
+
+    def _hits_call(self, path: str, what: str, first: dict, version, options: dict) -> dict:
+        """POST a body whose answer echoes it and lists hits (search, lookup); verify both."""
+        fields_sent = _fields_sent(first, dict(version=version, **options))
+        exchange = self._exchange("POST", path, _json_body(fields_sent))
         document = self._expect_document(exchange)
         try:
             # Every field sent is echoed: each must be what was sent.
             mismatch = echo_problems(document.get("request"), fields_sent, tuple(fields_sent))
             if mismatch:
                 raise ValueError(mismatch[0])
-            for hit in document.get("hits") or ():
+            elsewhere = document.get("not_in_version") or {}
+            for hit in [*(document.get("hits") or ()), *(elsewhere.get("hits") or ())]:
                 verify_passage(dict(hit, corpus_id=document.get("corpus_id")))
         except (ValueError, AttributeError, TypeError) as exc:
-            raise _integrity_error(exchange, f"search result: {exc}") from None
+            raise _integrity_error(exchange, f"{what} result: {exc}") from None
         return document
 
     def diff(self, to_version, version=None, **options) -> dict:

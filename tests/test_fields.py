@@ -14,11 +14,13 @@ from retrieval.core.fields import (
     HANDLE_FIELDS,
     HIT_FIELDS,
     NAMED_FIELDS,
+    NOTE_FIELDS,
     PASSAGE_BODY_FIELDS,
     PASSAGE_FIELDS,
     READ_FIELDS,
 )
 from retrieval.core.model import Passage
+from retrieval.core.notes import VersionNote
 from retrieval.core.searches import SearchCall
 from retrieval.core.service import RetrievalService, RetrieveRequest
 from retrieval.core.snapshot import DEFAULT_COLLECTION, default_snapshot_path
@@ -56,12 +58,15 @@ class CoreFieldsTest(unittest.TestCase):
 
     def test_a_passage_is_stored_and_read_back_in_the_declared_order(self):
         declared = tuple(field.name for field in dataclasses.fields(Passage))
-        self.assertEqual(declared, PASSAGE_FIELDS + ("index",))
+        self.assertEqual(declared, PASSAGE_FIELDS + ("index", "notes"))
         self.assertIs(database.PASSAGE_COLUMNS, PASSAGE_FIELDS)
 
     def test_hits_and_read_results_carry_the_declared_fields_in_order(self):
         plain, named = a_passage(), a_passage(title="Path.write_text")
-        for passage, extra in ((plain, ()), (named, NAMED_FIELDS)):
+        noted = a_passage(title="f", notes=tuple(VersionNote(kind, "1.0", "") for kind in
+                                                 reversed(NOTE_FIELDS)))
+        for passage, extra in ((plain, ()), (named, NAMED_FIELDS),
+                               (noted, NAMED_FIELDS + NOTE_FIELDS)):
             result = build_search_result(_OneHit(passage), SearchCall("text", "3.12", 1))
             handle = result["results"][0]
             self.assertEqual(tuple(handle), HANDLE_FIELDS + extra)
@@ -111,19 +116,22 @@ class WireFieldsTest(unittest.TestCase):
         body = json.loads(call(self.app, "GET", f"/passages/{passage_id}").body)
         self.assertEqual(tuple(body), PASSAGE_BODY_FIELDS)
         properties = self.schemas["Passage"]["properties"]
-        self.assertEqual(tuple(properties), PASSAGE_BODY_FIELDS)
+        self.assertEqual(tuple(properties), PASSAGE_BODY_FIELDS + NOTE_FIELDS)
+        self.assertEqual(tuple(self.schemas["Passage"]["required"]), PASSAGE_BODY_FIELDS)
         self.assertTyped(properties, PASSAGE_BODY_FIELDS)
 
     def test_the_openapi_handles_results_and_hits_are_the_declared_lists(self):
         handle = self.schemas["ReadHandle"]
-        self.assertEqual(tuple(handle["properties"]), HANDLE_FIELDS + NAMED_FIELDS)
+        self.assertEqual(tuple(handle["properties"]), HANDLE_FIELDS + NAMED_FIELDS + NOTE_FIELDS)
         self.assertEqual(tuple(handle["required"]), HANDLE_FIELDS)
         self.assertTyped(handle["properties"], HANDLE_FIELDS + NAMED_FIELDS)
         read = self.schemas["ReadResult"]
-        self.assertEqual(set(read["properties"]), set(HANDLE_FIELDS + NAMED_FIELDS + READ_FIELDS))
+        self.assertEqual(set(read["properties"]),
+                         set(HANDLE_FIELDS + NAMED_FIELDS + NOTE_FIELDS + READ_FIELDS))
         self.assertTyped(read["properties"], READ_FIELDS)
         hit = self.schemas["SearchResponse"]["properties"]["hits"]["items"]
-        self.assertEqual(set(hit["properties"]), set(HIT_FIELDS) | {"score", "text"})
+        self.assertEqual(set(hit["properties"]),
+                         set(HIT_FIELDS + NOTE_FIELDS) | {"score", "text"})
         self.assertEqual(hit["required"],
                          [name for name in HIT_FIELDS if name not in NAMED_FIELDS] + ["score"])
         self.assertTyped(hit["properties"], HIT_FIELDS)

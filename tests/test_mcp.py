@@ -29,7 +29,7 @@ TIER = "server"
 
 QUESTION = "Will write_text replace the contents of an existing file?"
 TOOLS = {"search_docs", "read_passage", "list_docs", "retrieve", "resolve_library",
-         "diff_versions"}
+         "diff_versions", "lookup_api"}
 # The tools answering in the compact view unless the call says verbose.
 VIEWED = {"search_docs", "read_passage", "retrieve"}
 VERBOSE = {"verbose": True}

@@ -18,7 +18,7 @@ TIER = "server"
 
 CHILD_ENV = {"RETRIEVAL_ACCESS_LOG": "false"}
 TOOLS = {"search_docs", "read_passage", "list_docs", "retrieve", "resolve_library",
-         "diff_versions"}
+         "diff_versions", "lookup_api"}
 
 
 def mcp_session(parameters, check):

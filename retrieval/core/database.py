@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from .fields import PASSAGE_FIELDS
 from .model import Passage
+from .notes import VersionNote
 from .ranking import FIELDED_TOKENIZER, FIELDS, Ranking
 
 _FTS_TABLE_NAME = re.compile(r"passage_fts_[0-9]{1,6}")
@@ -81,6 +82,17 @@ VECTORS_IN_ORDER = "SELECT id, vector FROM passage_vectors ORDER BY id"
 UBIQUITOUS_TABLES = {"ubiquitous": "collection_terms", "common": "collection_common_terms"}
 UBIQUITOUS_SCHEMA = ("CREATE TABLE {table} (collection TEXT NOT NULL, "
                      "term TEXT NOT NULL, PRIMARY KEY (collection, term)) WITHOUT ROWID")
+# Built snapshots: each unit's version notes (notes.VersionNote), in the order its documentation
+# gives them. A table of its own, written by every build since notes exist: an older snapshot
+# without it has no notes, and serves as it did.
+NOTES_TABLE = "passage_notes"
+NOTES_SCHEMA = (f"CREATE TABLE {NOTES_TABLE} (id INTEGER NOT NULL REFERENCES passages(id), "
+                "position INTEGER NOT NULL, kind TEXT NOT NULL, version TEXT NOT NULL, "
+                "text TEXT NOT NULL, PRIMARY KEY (id, position)) WITHOUT ROWID")
+NOTES_OF = f"SELECT kind, version, text FROM {NOTES_TABLE} WHERE id = ? ORDER BY position"
+NOTES_OF_PASSAGE = (f"SELECT kind, version, text FROM {NOTES_TABLE} WHERE id = "
+                    "(SELECT id FROM passages WHERE passage_id = ?) ORDER BY position")
+NOTES_IN_ORDER = f"SELECT id, kind, version, text FROM {NOTES_TABLE} ORDER BY id, position"
 INDEX_FACTS = ("kind", "in_links", "noindex", "reference_page")
 FIELDED_FTS_TABLE = f"""CREATE VIRTUAL TABLE {{table}} USING fts5(
     {", ".join(FIELDS)}, content='passage_fields', content_rowid='id',
@@ -129,6 +141,12 @@ MODEL_FEATURES_SQL = (
 DENSE_FACTS_SQL = (
     "SELECT i.id, i.kind, i.in_links, i.noindex, i.reference_page, p.url FROM passage_facts AS i "
     "JOIN passages AS p ON p.id = i.id WHERE i.id IN (SELECT value FROM json_each(?))"
+)
+# A name lookup's candidates (core/lookup.py): the units whose names fields hold the name's
+# words, in a rowid range (a collection's versions), with those fields to match it exactly.
+NAMED = (
+    "SELECT f.rowid, b.names, b.name FROM {table} AS f JOIN passage_fields AS b ON b.id = f.rowid "
+    "WHERE {table} MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY f.rowid LIMIT ?"
 )
 INDEX_IN_ORDER = (f"SELECT a.id, {', '.join('a.' + c for c in INDEX_FACTS)}, "
                   f"{', '.join('b.' + c for c in FIELDS)}, a.prior FROM passage_facts a "
@@ -207,6 +225,13 @@ def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
             f"VALUES ({', '.join('?' for _ in range(1 + len(FIELDS)))})",
             ((rowid, *(getattr(p.index, name) for name in FIELDS))
              for rowid, p in enumerate(ordered, start=1)))
+        conn.execute(NOTES_SCHEMA)
+        conn.executemany(
+            f"INSERT INTO {NOTES_TABLE} (id, position, kind, version, text) "
+            "VALUES (?, ?, ?, ?, ?)",
+            ((rowid, position, note.kind, note.version, note.text)
+             for rowid, p in enumerate(ordered, start=1)
+             for position, note in enumerate(p.notes)))
     if vectors is not None:
         conn.execute(VECTOR_SCHEMA)
         conn.executemany("INSERT INTO passage_vectors (id, vector) VALUES (?, ?)",
@@ -338,6 +363,28 @@ def vector_rows(conn, dimensions: int) -> list:
            for _, vector in rows):
         raise ValueError(f"passage_vectors: every vector must be {dimensions} float16 values")
     return [vector for _, vector in rows]
+
+
+def has_notes(conn) -> bool:
+    """Tell whether a snapshot database holds version notes (built since they exist)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                        (NOTES_TABLE,)).fetchone() is not None
+
+
+def notes_of(conn, sql: str, key) -> tuple:
+    """Return one passage's VersionNotes, by its row id (NOTES_OF) or passage_id
+    (NOTES_OF_PASSAGE)."""
+    return tuple(VersionNote(*row) for row in conn.execute(sql, (key,)))
+
+
+def notes_by_row(conn) -> dict:
+    """Return {row id: its VersionNotes} of every passage that has some (none: an older
+    snapshot)."""
+    notes: dict = {}
+    if has_notes(conn):
+        for rowid, *note in conn.execute(NOTES_IN_ORDER):
+            notes.setdefault(rowid, []).append(VersionNote(*note))
+    return {rowid: tuple(found) for rowid, found in notes.items()}
 
 
 def passage_from_row(row) -> Passage:

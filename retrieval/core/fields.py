@@ -7,6 +7,8 @@ metadata take their field lists and JSON types from here.
 
 from dataclasses import dataclass
 
+from .notes import NOTE_FIELDS as NOTE_FIELDS  # re-exported: a hit's fields are listed here
+
 
 @dataclass(frozen=True)
 class FieldType:
@@ -47,6 +49,9 @@ HANDLE_PASSAGE_FIELDS = HANDLE_FIELDS[HANDLE_FIELDS.index("passage_id"):
                                       HANDLE_FIELDS.index("native_score")]
 # Built snapshots' hits also name what each is, so a caller can see it without reading it.
 NAMED_FIELDS = ("url", "title")
+# Then, each only where the unit's documentation has a note of its kind (core/notes.py), its
+# version notes: NOTE_FIELDS, each a list of {"version", "text"}; every hit, read result and
+# evidence item that carries the unit's URL carries them.
 # What a read adds to its handle: a read result, which a run's evidence is made of.
 READ_FIELDS = ("text", "url", "read_request_id", "result_sha256")
 # A read result as the client's Evidence has it (title, where a hit has one, stays in the raw

@@ -6,6 +6,7 @@ here, so a passage's id, text digest and revision are derived one way wherever t
 
 from . import digests
 from .model import BM25, DEFAULT_COLLECTION, SCHEMA_VERSION, SNAPSHOT_FORMAT, TOKENIZER, Passage
+from .notes import notes_from_content
 from .ranking import IndexFields
 
 # A passage's content as corpus_id covers it (besides its text's digest); `collection` is present
@@ -86,4 +87,5 @@ def derive_passage(corpus, content) -> Passage:
         collection=collection_of(content),
         title=content.get("title"),
         index=IndexFields.from_content(content, "passage") if "fields" in content else None,
+        notes=notes_from_content(content, "passage"),
     )

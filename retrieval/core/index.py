@@ -18,11 +18,12 @@ import sqlite3
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple, Optional
 
 from . import database
 from .checks import SnapshotError
+from .lookup import MAX_NAMED_ROWS, Lookup, exactness, name_query, names_match
 from .model import Passage, Snapshot
 from .query import quote_fts_terms
 from .ranking import RankingModel, page_counts, page_of
@@ -72,6 +73,7 @@ class SnapshotIndex:
         self._spare = []
         self._closed = False
         self._held = None
+        self._notes = False  # whether the database holds version notes (database.has_notes)
         self._embedder: ThreadPoolExecutor | None = None
         self._identity = snapshot.database_identity
         try:
@@ -83,6 +85,7 @@ class SnapshotIndex:
             conn = self._spare[0]
             spans = database.version_spans(conn)
             tables = database.collection_tables(conn)
+            self._notes = database.has_notes(conn)
         except (ValueError, sqlite3.Error, OSError) as exc:
             self.close()
             raise SnapshotError(f"snapshot database: {exc}") from None
@@ -108,7 +111,8 @@ class SnapshotIndex:
                 snapshot.collections[name].common_terms,
                 () if common is None else common.fields,
                 None if ranking is None or ranking.model is None else ModelQueries(
-                    ranking.model, *database.model_sql(table, ranking)))
+                    ranking.model, *database.model_sql(table, ranking)),
+                None if ranking is None else database.NAMED.format(table=table))
             for name, (corpus_id, table) in tables.items()
         }
 
@@ -192,7 +196,16 @@ class SnapshotIndex:
             return None
         # Built either way: a stand-in row for a missing id costs what a real one does.
         passage = database.passage_from_row(row)
-        return passage if passage.passage_id == passage_id else None
+        if passage.passage_id != passage_id:
+            return None
+        return self.with_notes(passage, database.NOTES_OF_PASSAGE, passage_id)
+
+    def with_notes(self, passage: Passage, sql: str, key) -> Passage:
+        """Return the passage with its version notes (database.notes_of by sql and key)."""
+        if not self._notes:
+            return passage
+        notes = database.notes_of(self._connection(), sql, key)
+        return replace(passage, notes=notes) if notes else passage
 
     def close(self):
         """Close every thread's connection; later searches raise IndexClosed."""
@@ -274,7 +287,7 @@ class CollectionIndex:
     def __init__(self, owner: SnapshotIndex, name: str, corpus_id: str, ranked_sql: str,
                  spans: dict, reranker: Reranker | None = None,
                  common: frozenset = frozenset(), common_fields: tuple = (),
-                 model: ModelQueries | None = None):
+                 model: ModelQueries | None = None, named_sql: str | None = None):
         self._owner = owner
         self.name = name
         self.corpus_id = corpus_id
@@ -285,6 +298,8 @@ class CollectionIndex:
         self._common = common
         self._common_fields = common_fields
         self._model = model
+        # Built snapshots: the name lookup's query (database.NAMED); None: no names to look up.
+        self._named_sql = named_sql
 
     def _fts_query_and_span(self, search: SearchCall) -> tuple:
         """Return the search's FTS5 query (None: no term) and its version's row span (None: a
@@ -313,9 +328,12 @@ class CollectionIndex:
             if reranker is not None:
                 # The span's rows are the collection's version: the only units it may add.
                 ranked = reranker(search.embedded, ranked, span)
-        ranked = ranked[:k]
-        return [(database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone()),
-                 score) for rowid, score in ranked]
+        return [(self.row_passage(conn, rowid), score) for rowid, score in ranked[:k]]
+
+    def row_passage(self, conn, rowid: int) -> Passage:
+        """Return the passage of a row id, with its version notes."""
+        passage = database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone())
+        return self._owner.with_notes(passage, database.NOTES_OF, rowid)
 
     def _model_ranked(self, search: SearchCall, fts_query: str, span: tuple, limit: int,
                       deadline: float | None):
@@ -420,6 +438,28 @@ class CollectionIndex:
         rows = self._owner._connection().execute(database.API_UNITS, span).fetchall()
         end = len(database.PASSAGE_COLUMNS)
         return [ApiUnit(database.passage_from_row(row), *row[end:]) for row in rows]
+
+    def lookup(self, name: str, version: str, per_version: int,
+               deadline: float | None = None) -> Lookup:
+        """Return the units documenting an API name in each of the collection's versions, at
+        most per_version of each, those whose qualified name is the name itself first, then in
+        snapshot order (core/lookup.py)."""
+        fts_query = name_query(name)
+        if self._named_sql is None or fts_query is None or not self._spans:
+            return Lookup(name, version, {})
+        first = min(span[0] for span in self._spans.values())
+        last = max(span[1] for span in self._spans.values())
+        conn, rows = self._owner.run_ranked(self._named_sql,
+                                            (fts_query, first, last, MAX_NAMED_ROWS), deadline)
+        ranked: dict = {}
+        for rowid, qualified, bare in rows:
+            if names_match(name, qualified, bare):
+                held = next(v for v, (a, b) in self._spans.items() if a <= rowid <= b)
+                ranked.setdefault(held, []).append((exactness(name, qualified), rowid))
+        return Lookup(name, version, {
+            held: tuple(self.row_passage(conn, rowid)
+                        for _, rowid in sorted(rows_of)[:per_version])
+            for held, rows_of in ranked.items()})
 
     def passage(self, passage_id: str) -> Passage | None:
         """Return the passage with this id if it belongs to this collection, else None."""

@@ -65,6 +65,8 @@ class Passage:
     # Built snapshots only: what search hits show, and what the unit is ranked by.
     title: str | None = None
     index: IndexFields | None = None
+    # Built snapshots only: what its documentation says of its versions (notes.VersionNote).
+    notes: tuple = ()
 
 
 @dataclass(frozen=True)

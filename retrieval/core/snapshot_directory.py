@@ -32,6 +32,7 @@ from .model import (
     Snapshot,
     summarize_versions,
 )
+from .notes import notes_content
 from .policy_format import Policy
 from .project import read_project
 from .provenance import PROVENANCE, read_provenance, write_provenance
@@ -329,6 +330,7 @@ def verify_snapshot_directory(directory) -> list:
     try:
         rows = conn.execute(database.IN_ORDER).fetchall()
         index_rows = conn.execute(database.INDEX_IN_ORDER).fetchall()
+        notes = database.notes_by_row(conn)
         semantic = snapshot.policy.semantic
         vectors = (None if semantic is None
                    else database.vector_rows(conn, semantic.dimensions))
@@ -354,7 +356,8 @@ def verify_snapshot_directory(directory) -> list:
             if words.get(name, frozenset()) != getattr(collection, f"{which}_terms"):
                 problems.append(f"collection {name}: its {which} words do not recompute")
     # The vectors' digests are part of each passage's content, so corpus_id recomputes over them.
-    identity = [identity_of(c, f, None if vectors is None else vectors[position])
+    identity = [identity_of(c, f, None if vectors is None else vectors[position],
+                            notes.get(position + 1, ()))
                 for position, (c, f) in enumerate(zip(contents, facts, strict=True))]
     corpus = compute_corpus_id(identity, manifest["policy"], **IDENTITY)
     if corpus != manifest["corpus_id"]:
@@ -374,12 +377,14 @@ def verify_snapshot_directory(directory) -> list:
     return problems
 
 
-def identity_of(row: dict, facts: IndexFields, vector: bytes | None = None) -> dict:
-    """Return a database row's passage content (ranking facts, vector) as corpus_id covers it."""
+def identity_of(row: dict, facts: IndexFields, vector: bytes | None = None,
+                notes: tuple = ()) -> dict:
+    """Return a database row's passage content (ranking facts, vector, version notes) as
+    corpus_id covers it."""
     content = {key: row[key] for key in PASSAGE_CONTENT + ("title",)}
     if row["collection"] != DEFAULT_COLLECTION:
         content = {"collection": row["collection"], **content}
-    return content | facts.content() | vector_content(vector)
+    return content | facts.content() | vector_content(vector) | notes_content(notes)
 
 
 def vector_content(vector: bytes | None = None) -> dict:

@@ -14,7 +14,9 @@ from dataclasses import replace
 from . import digests
 from .fields import HANDLE_PASSAGE_FIELDS, NAMED_FIELDS
 from .index import CollectionIndex, DeadlineExceeded
+from .lookup import Lookup
 from .memo import ResultMemo
+from .notes import note_fields
 from .query import bounded_query
 from .searches import SearchCall
 
@@ -64,7 +66,8 @@ def build_search_result(index: CollectionIndex, search: SearchCall, deadline=Non
     # A term given twice is searched once: its cost, not its result, grows with the copies.
     ranked = index.rank(replace(search, query=bounded_query(search.query)), deadline)
     for rank, (passage, score) in enumerate(ranked, start=1):
-        # In HANDLE_FIELDS order, then NAMED_FIELDS where the snapshot names its units.
+        # In HANDLE_FIELDS order, then NAMED_FIELDS where the snapshot names its units, then
+        # the unit's version notes (NOTE_FIELDS) where it has some.
         results.append(ToolResult.sealed({
             "corpus_id": corpus,
             "search_request_id": search_id,
@@ -74,6 +77,7 @@ def build_search_result(index: CollectionIndex, search: SearchCall, deadline=Non
             "read_token": digests.read_token(search_id, passage.passage_id),
             **({} if passage.title is None else {
                 name: getattr(passage, name) for name in NAMED_FIELDS}),
+            **note_fields(passage.notes),
         }))
     return ToolResult.sealed({
         "corpus_id": corpus,
@@ -143,6 +147,23 @@ class RetrievalTools:
             raise ToolFailure("tool_failure") from None
         for handle in found["results"]:
             self._issued[handle["read_token"]] = handle
+        return found
+
+    def lookup(self, name: str, version: str, per_version: int) -> Lookup:
+        """Return an API name's units in each version of the collection (core/lookup.py), every
+        one's text checked against its digest."""
+        self._ensure_open()
+        try:
+            found = self._index.lookup(name, version, per_version, self._deadline)
+        except DeadlineExceeded:
+            raise ToolFailure(DEADLINE_EXCEEDED) from None
+        except sqlite3.Error:
+            raise ToolFailure("tool_failure") from None
+        for passages in found.found.values():
+            for passage in passages:
+                if not text_matches(passage.text, {"byte_count": passage.byte_count,
+                                                   "text_sha256": passage.text_sha256}):
+                    raise ToolFailure(TEXT_DIGEST_MISMATCH)
         return found
 
     def read(self, handle: dict) -> dict:

@@ -38,6 +38,7 @@ from .errors import (
 from .exchange import Exchange, Reply, body_for, error_reply, etag_matches
 from .openapi import openapi_document
 from .operations.diff import Diff
+from .operations.lookup import Lookup
 from .operations.lookups import Corpus, Passage
 from .operations.probes import Health, MetricsText, OpenAPIDocument
 from .operations.retrieve import Retrieve
@@ -47,7 +48,8 @@ from .static import StaticPages
 
 # Every JSON route's operation, in the contract's order. A route without one fails the first
 # request to it, and a test (tests/test_contract.py).
-OPERATIONS = (Retrieve, Search, Diff, Health, Corpus, Passage, MetricsText, OpenAPIDocument)
+OPERATIONS = (Retrieve, Search, Lookup, Diff, Health, Corpus, Passage, MetricsText,
+              OpenAPIDocument)
 
 # Refusals counted as admission decisions in /metrics.
 REFUSAL_CODES = frozenset({"overloaded", "rate_limited", "draining"})

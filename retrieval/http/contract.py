@@ -120,6 +120,7 @@ class Route:
 RETRIEVE = Route("/retrieve", ("POST",), ADMITTED)
 SEARCH = Route("/search", ("POST",), ADMITTED)  # one ranked search (MCP's search_docs)
 DIFF = Route("/diff", ("POST",), ADMITTED)  # two versions' API changes (MCP's diff_versions)
+LOOKUP = Route("/lookup", ("POST",), ADMITTED)  # an API name across versions (MCP's lookup_api)
 HEALTH = Route("/health", READ_METHODS, FAST)
 CORPUS = Route("/corpus", READ_METHODS)
 PASSAGE = Route("/passages/{passage_id}", READ_METHODS)
@@ -127,7 +128,7 @@ METRICS = Route("/metrics", READ_METHODS, FAST)
 OPENAPI = Route("/openapi.json", READ_METHODS)
 # In the OpenAPI document's order.
 ROUTES = (
-    RETRIEVE, SEARCH, DIFF, HEALTH, CORPUS, PASSAGE, METRICS, OPENAPI,
+    RETRIEVE, SEARCH, DIFF, LOOKUP, HEALTH, CORPUS, PASSAGE, METRICS, OPENAPI,
     Route("/", READ_METHODS, page=Page("index.html", "text/html; charset=utf-8")),
     Route("/inspector.js", READ_METHODS,
           page=Page("inspector.js", "text/javascript; charset=utf-8"), documented=False),

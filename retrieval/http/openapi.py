@@ -16,6 +16,7 @@ from ..core.fields import (
     PASSAGE_BODY_FIELDS,
     READ_FIELDS,
 )
+from ..core.lookup import FIRST_KINDS, MAX_NAME_CHARS, NOT_IN_VERSION, STATUSES
 from ..core.query import MAX_QUERY_TERMS
 from ..core.searches import MATCH_ALL, MATCH_ANY
 from ..core.snapshot import MAX_SEARCH_K, READ_BEST
@@ -29,6 +30,7 @@ from .contract import (
 )
 from .errors import MAX_ISSUES, MAX_PATH_PART
 from .operations import diff
+from .operations.lookup import NAME_REGEX
 from .operations.search import (
     ANALYSES,
     DEFAULT_LIMIT,
@@ -36,7 +38,7 @@ from .operations.search import (
     MAX_LIMIT,
     MIN_LIMIT,
 )
-from .schema import HEX64, closed, field_schema, ref
+from .schema import HEX64, closed, field_schema, note_schemas, ref
 from .validation import COLLECTION_REGEX, ISSUE_TYPES, MAX_QUESTION_CHARS, VERSION_REGEX
 
 _INT0 = {"type": "integer", "minimum": 0}
@@ -142,8 +144,13 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
     usage = closed({name: _INT0 for name in (
         "steps", "searches", "reads", "reserved_source_bytes", "delivered_source_bytes")})
     handle_fields = {name: field_schema(name) for name in HANDLE_FIELDS}
-    named = {name: field_schema(name) for name in NAMED_FIELDS}
+    # Built snapshots' units also carry their version notes, where they have some.
+    named = {name: field_schema(name) for name in NAMED_FIELDS} | note_schemas()
     read_fields = {name: field_schema(name) for name in READ_FIELDS}
+    hit = {**{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
+           **named}
+    hit_required = [name for name in HIT_FIELDS if name in handle_fields]
+    names_list = {"type": "array", "items": {"type": "string"}}
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
                         "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]},
                         "literals": {"const": True}, "semantic_query": {"type": "string"}}
@@ -197,10 +204,47 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                                  "literals": {"const": True},
                                  "semantic_query": {"type": "string"}}, ["query", "match"]),
             "hits": {"type": "array", "items": closed({
-                **{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
-                **named, "score": {"type": "number"}, "text": {"type": "string"},
-            }, [name for name in HIT_FIELDS if name in handle_fields] + ["score"])},
-        }),
+                **hit, "score": {"type": "number"}, "text": {"type": "string"},
+            }, hit_required + ["score"])},
+            NOT_IN_VERSION: closed({
+                "name": {"type": "string"}, "versions": names_list,
+                "hits": {"type": "array", "items": closed(hit, hit_required)}}) | {
+                "description": "Only when the query is an API name no unit of the version asked "
+                               "names, and units of the collection's other versions do: those "
+                               "versions, and their units' hits (no text), each under its own "
+                               "version."},
+        }, ["corpus_id", "search_request_id", "text_bytes", "request", "searched", "hits"]),
+        "LookupRequest": {
+            "type": "object", "additionalProperties": False, "required": ["name", *version],
+            "description": f"At most {max_body_bytes} bytes of strict JSON, as RetrieveRequest.",
+            "properties": {
+                "name": {"type": "string", "pattern": NAME_REGEX, "maxLength": MAX_NAME_CHARS,
+                         "description": "A dotted or bare API name (os.path.join, "
+                                        "DataFrame.append, removeprefix)."},
+                "version": VERSION_FIELD, "collection": COLLECTION_FIELD,
+                "limit": {"type": "integer", "minimum": MIN_LIMIT, "maximum": MAX_LIMIT,
+                          "default": DEFAULT_LIMIT, "description": "The most units per version."},
+                "max_text_bytes": dict(_INT0, maximum=maxima.max_source_bytes,
+                                       default=DEFAULT_MAX_TEXT_BYTES),
+            },
+        },
+        "LookupResponse": closed({
+            "corpus_id": HEX64, "text_bytes": _INT0,
+            "request": closed({"name": {"type": "string"}, **ECHOED_NAMES,
+                                "limit": _INT0, "max_text_bytes": _INT0},
+                               ["name", "collection", "limit", "max_text_bytes"]),
+            "status": {"enum": list(STATUSES)},
+            "notes": {"type": "array", "items": closed({
+                "kind": {"enum": list(FIRST_KINDS)}, "version": {"type": "string"},
+                "text": {"type": "string"}, "passage_id": HEX64}), "description": (
+                "Only when the version asked documents the name's removal, deprecation or "
+                "changes: those notes first, each with the passage that says it.")},
+            "hits": {"type": "array", "items": closed(
+                {**hit, "text": {"type": "string"}}, hit_required)},
+            NOT_IN_VERSION: closed({
+                "versions": names_list, "hits": {"type": "array", "items": closed(
+                    {**hit, "text": {"type": "string"}}, hit_required)}}),
+        }, ["corpus_id", "text_bytes", "request", "status", "hits"]),
         **_diff_schemas(version),
         "Limits": closed({field: _INT0 for field in ALLOWANCES}),
         "Usage": usage,
@@ -303,7 +347,8 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                 "Only of a snapshot built for a project (project.json): what it pins, each pin "
                 "of a collection the caller may not read left out.")),
         }, ["default_collection", "collections"]),
-        "Passage": closed({name: field_schema(name) for name in PASSAGE_BODY_FIELDS}),
+        "Passage": closed({**{name: field_schema(name) for name in PASSAGE_BODY_FIELDS},
+                           **note_schemas()}, list(PASSAGE_BODY_FIELDS)),
     }
 
 

@@ -1,6 +1,6 @@
 """The OpenAPI building blocks the document and each operation describe themselves with."""
 
-from ..core.fields import FIELD_TYPES
+from ..core.fields import FIELD_TYPES, NOTE_FIELDS
 from .contract import BODY_DIGEST_HEADER, HTTP_STATUS
 
 HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
@@ -22,6 +22,17 @@ def field_schema(name: str) -> dict:
     if declared.minimum is not None:
         schema["minimum"] = declared.minimum
     return schema
+
+
+def note_schemas() -> dict:
+    """Return the version notes' fields' schemas (core/notes.py), each present only when the
+    unit's documentation has a note of its kind."""
+    note = {"type": "object", "additionalProperties": False, "required": ["version", "text"],
+            "properties": {"version": {"type": "string"}, "text": {"type": "string"}}}
+    return {kind: {"type": "array", "minItems": 1, "items": note, "description": (
+        f"Only where the unit's documentation has one: its {kind} notes, in its order "
+        "(version as written, \"\" if none; text: the note's words).")}
+        for kind in NOTE_FIELDS}
 
 
 def ref(name):

@@ -9,9 +9,11 @@ import urllib.parse
 from collections import Counter
 from dataclasses import dataclass
 
+from ..core.notes import notes_content
 from ..core.ranking import IndexFields
 from ..core.snapshot import DEFAULT_COLLECTION
 from .tree import SourceTree
+from .version_notes import notes_in, unrendered_labels
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,9 @@ class Unit:
     body: str
     code: str
     context: str  # page title and section path
+    # Its version notes (core/notes.py), read off all its lines, those a unit capped at
+    # MAX_PASSAGE_BYTES does not quote included; None: the reader leaves them to its text.
+    notes: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -49,11 +54,18 @@ class UnitDraft:
     @classmethod
     def of(cls, tree: SourceTree, source_id: str, source_sha256: str, url: str, start_line: int,
            end_line: int, text: str, title: str, facts: IndexFields,
-           heading: str = "") -> "UnitDraft":
-        """Return the draft of one unit of a tree, quoting its source's lines exactly."""
+           heading: str = "", notes: tuple | None = None) -> "UnitDraft":
+        """Return the draft of one unit of a tree, quoting its source's lines exactly, with its
+        version notes: those the reader found, else those its text holds (version_notes.py)."""
         # The default collection is the absence of the field (one spelling per identity).
         collection = ({} if tree.collection == DEFAULT_COLLECTION
                       else {"collection": tree.collection})
+        notes = notes_in(source_id, text) if notes is None else notes
+        labels = unrendered_labels(source_id, notes)
+        if labels:
+            # The prose gains the labels as the page shows them, so "deprecated since 3.2"
+            # finds the source's unit (its summary, the first sentence, stays the one written).
+            facts = dataclasses.replace(facts, body=facts.body + "\n" + labels)
         return cls(collection | {
             "source_id": source_id,
             "version": tree.version,
@@ -63,7 +75,7 @@ class UnitDraft:
             "text": text,
             "source_sha256": source_sha256,
             "title": title,
-        } | facts.content(), heading)
+        } | facts.content() | notes_content(notes), heading)
 
 
 def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str, units,
@@ -76,7 +88,7 @@ def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str,
             kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
             in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
             names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
-            code=unit.code, context=unit.context), unit.heading) for unit in units]
+            code=unit.code, context=unit.context), unit.heading, unit.notes) for unit in units]
 
 
 def _passage_key(content: dict) -> tuple:

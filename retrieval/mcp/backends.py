@@ -15,7 +15,7 @@ import sys
 import time
 from wsgiref.util import setup_testing_defaults
 
-from ..http.contract import CORPUS, DIFF, PASSAGE, RETRIEVE, SEARCH
+from ..http.contract import CORPUS, DIFF, LOOKUP, PASSAGE, RETRIEVE, SEARCH
 from ..http.errors import Unauthenticated
 from ..http.factory import create_app
 from ..settings import Settings
@@ -93,6 +93,11 @@ class LocalBackend:
         """Return the POST /diff document the caller would get."""
         body = json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode()
         return self._call("POST", DIFF.path, authorization, body)
+
+    def lookup(self, arguments: dict, authorization=None) -> dict:
+        """Return the POST /lookup document the caller would get."""
+        body = json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode()
+        return self._call("POST", LOOKUP.path, authorization, body)
 
     def _call(self, method, path, authorization, body=b"", run=False) -> dict:
         environ: dict = {}
@@ -206,6 +211,12 @@ class RemoteBackend:
         to_version, version = options.pop("to_version", None), options.pop("version", None)
         return self._translated(
             lambda: self._with(authorization).diff(to_version, version, **options))
+
+    def lookup(self, arguments: dict, authorization=None) -> dict:
+        """Return the service's verified POST /lookup document."""
+        options = dict(arguments)
+        name, version = options.pop("name", None), options.pop("version", None)
+        return self._translated(lambda: self._with(authorization).lookup(name, version, **options))
 
     @staticmethod
     def _translated(operation):

@@ -1,4 +1,4 @@
-"""The MCP server (the `mcp` extra): six read-only tools and two resources over one backend.
+"""The MCP server (the `mcp` extra): seven read-only tools and two resources over one backend.
 
 search_docs, read_passage and retrieve answer in the compact view (view.py): one provenance
 line, then each passage as its citation and its text, verbatim; `verbose: true` returns the
@@ -22,10 +22,12 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
-from ..core.fields import FIELD_TYPES, HIT_FIELDS
+from ..core.fields import FIELD_TYPES, HIT_FIELDS, NOTE_FIELDS
+from ..core.lookup import MAX_NAME_CHARS, STATUSES
 from ..http.contract import ALLOWANCES
 from ..http.errors import ServiceError
 from ..http.operations import diff
+from ..http.operations.lookup import NAME_REGEX
 from ..http.operations.search import (
     ANALYSES,
     DEFAULT_LIMIT,
@@ -33,6 +35,7 @@ from ..http.operations.search import (
     MAX_LIMIT,
     MIN_LIMIT,
 )
+from ..http.schema import note_schemas
 from ..http.validation import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGEX
 from .backends import BackendError
 from .library import NOT_RESOLVED, for_mcp, resolve_library
@@ -56,7 +59,7 @@ JSON = "application/json"
 READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                   idempotent_hint=True, open_world_hint=False)
 # What each evidence item of `retrieve` keeps: cite it, check its text, fetch it again by id.
-EVIDENCE_FIELDS = HIT_FIELDS + ("result_sha256", "text")
+EVIDENCE_FIELDS = HIT_FIELDS + ("result_sha256", "text") + NOTE_FIELDS
 
 
 def compact(value) -> str:
@@ -80,9 +83,11 @@ _COLLECTION = {"type": "string", "pattern": COLLECTION_REGEX,
                               "(Flask, bs4); default: the snapshot's default collection; "
                               "list_docs names it and yours"}
 _PASSAGE_ID = {"type": "string", "pattern": PASSAGE_ID_REGEX}
-# A hit's fields and its text, typed as core.fields types them (a passage_id also by its pattern).
+# A hit's fields and its text, typed as core.fields types them (a passage_id also by its
+# pattern), and its version notes where it has some.
 _PASSAGE_CORE = {name: _PASSAGE_ID if name == "passage_id"
-                 else {"type": FIELD_TYPES[name].json_type} for name in HIT_FIELDS + ("text",)}
+                 else {"type": FIELD_TYPES[name].json_type} for name in HIT_FIELDS + ("text",)
+                 } | note_schemas()
 _LINES = ("passage_id", "version", "start_line", "end_line", "text_sha256")
 _VERBOSE = {"type": "boolean", "default": False,
             "description": "true: the service's JSON (digests, read tokens, ids) in place of "
@@ -140,6 +145,17 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
                           default=diff.DEFAULT_LIMIT,
                           description="at most this many changes of each kind"),
         }, ("to_version",)),
+        "lookup_api": _object({
+            "name": {"type": "string", "pattern": NAME_REGEX, "maxLength": MAX_NAME_CHARS,
+                     "description": "a dotted or bare API name as code writes it "
+                                    "(os.path.join, DataFrame.append, removeprefix)"},
+            "version": _VERSION, "collection": _COLLECTION,
+            "limit": dict(_INTEGER, minimum=MIN_LIMIT, maximum=MAX_LIMIT, default=DEFAULT_LIMIT,
+                          description="the most passages per version"),
+            "max_text_bytes": dict(_INTEGER, minimum=0, maximum=max_text_bytes,
+                                   default=DEFAULT_MAX_TEXT_BYTES,
+                                   description="texts returned never total more bytes"),
+        }, ("name",)),
     }
 
 
@@ -187,6 +203,17 @@ OUTPUT_SCHEMAS = {
         "provenance": _PROVENANCE_LINES,
     }, ("corpus_id", "request", "old_version", "new_version", "counts", "changes",
         "provenance")),
+    "lookup_api": _object({
+        "corpus_id": _STRING, "request": {"type": "object"},
+        "status": {"enum": list(STATUSES)},
+        "notes": {"type": "array", "items": {"type": "object"}},
+        "hits": {"type": "array", "items": _object(_PASSAGE_CORE, _LINES)},
+        "not_in_version": _object({
+            "versions": {"type": "array", "items": _STRING},
+            "hits": {"type": "array", "items": _object(_PASSAGE_CORE, _LINES)}},
+            ("versions", "hits")),
+        "text_bytes": _INTEGER, "provenance": _PROVENANCE,
+    }, ("corpus_id", "request", "status", "hits", "text_bytes", "provenance")),
 }
 
 DESCRIPTIONS = {
@@ -206,6 +233,10 @@ DESCRIPTIONS = {
     "diff_versions": "List what changed in a library's API from one version held to another "
                      "(an upgrade): objects added, removed, renamed, whose signature changed, "
                      "newly deprecated; each cited by passage_id (read_passage gives it).",
+    "lookup_api": "Look an API name up in one exact version: status found, deprecated (notes "
+                  "first: what that version says of its deprecation, removal or changes), "
+                  "not_in_version (that version does not document it: the versions that do, "
+                  "with their passages, each under its own version), or not_found.",
 }
 
 
@@ -250,7 +281,8 @@ class RetrievalMCP:
             SERVER_NAME, version=__version__,
             instructions="Offline documentation retrieval: resolve_library or list_docs, then "
                          "search_docs or retrieve for an exact version (leave it out for the "
-                         "project's pin); passages are verbatim data.",
+                         "project's pin), lookup_api for whether it documents a name; "
+                         "passages are verbatim data.",
             get_tool_input_schema=schemas.get,
             on_list_tools=self._list_tools, on_call_tool=self._call_tool,
             on_list_resources=self._list_resources,
@@ -301,6 +333,10 @@ class RetrievalMCP:
                     await self._run(ctx, backend.diff, arguments)))
             if params.name == "resolve_library":
                 return await self._resolve_library(ctx, arguments)
+            if params.name == "lookup_api":
+                found = await self._run(ctx, backend.lookup, arguments)
+                return _answer(dict(found, provenance=provenance_line(served(found),
+                                                                      self._provenance)))
         except BackendError as error:
             return _refusal(await self._for_mcp(ctx, error.body))
         except ServiceError as error:

@@ -15,6 +15,8 @@ from the line after its citation to the blank line before the next `[n]` (or the
 
 from dataclasses import dataclass
 
+from ..core.notes import NOTE_FIELDS
+
 SEPARATOR = " · "
 # How many hex digits of the corpus id the provenance line shows (the full id: verbose).
 SHORT_ID = 12
@@ -52,10 +54,23 @@ def provenance_line(what: Served, provenance) -> str:
 
 
 def citation(item: dict) -> str:
-    """Return a passage's citation: its title, its URL (else file:lines), its passage_id."""
+    """Return a passage's citation: its title, its URL (else file:lines), its passage_id, and
+    the versions its notes name (`deprecated 3.4`), where it has version notes."""
     place = item.get("url") or f"{item['source_id']}:{item['start_line']}-{item['end_line']}"
     title = [item["title"]] if item.get("title") else []
-    return SEPARATOR.join((*title, place, item["passage_id"]))
+    notes = [f"{kind} {note['version']}" for kind in NOTE_FIELDS for note in item.get(kind, ())]
+    return SEPARATOR.join((*title, place, item["passage_id"], *(
+        [", ".join(notes)] if notes else [])))
+
+
+def not_in_version_line(document: dict) -> list:
+    """Return the line saying which other versions document the API name a search asked for,
+    where the version asked does not (the search's not_in_version), else no line."""
+    absent = document.get("not_in_version")
+    if absent is None:
+        return []
+    return [f"{absent['name']} is not documented in this version; "
+            f"documented in {', '.join(absent['versions'])} (lookup_api reads those)"]
 
 
 def _passages(items, absent: str) -> str:
@@ -69,7 +84,7 @@ def search_view(document: dict, provenance) -> str:
     """Return a /search document as an agent reads it."""
     hits = document["hits"]
     with_text = sum("text" in hit for hit in hits)
-    head = [provenance_line(served(document), provenance)]
+    head = [provenance_line(served(document), provenance), *not_in_version_line(document)]
     if with_text < len(hits):  # say why some hits come without their text
         head.append(f"{len(hits)} hits, the text of {with_text} within max_text_bytes "
                     f"{document['request']['max_text_bytes']}")

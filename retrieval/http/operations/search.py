@@ -10,12 +10,17 @@ prefix of the ranking.
 The query is read as a question unless the caller asks for `"analysis": "raw"`: the same query
 analysis (stop words, literals, the collection's ubiquitous words; any word matching) and the
 same ranking as a /retrieve run's first search, so the two surfaces find the same evidence.
-The reply says what was searched (`searched`).
+The reply says what was searched (`searched`). A query that is an API name (`os.path.join`,
+`removeprefix`) that no unit of the version asked for is named, while units of the collection's
+other versions are, gets `not_in_version`: those versions and their units' hits, each under its
+own version (core/lookup.py); the hits stay the asked version's alone.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...core.fields import HIT_FIELDS
+from ...core.fields import HIT_FIELDS, NOTE_FIELDS
+from ...core.lookup import NOT_IN_VERSION, api_name, not_in_version
 from ...core.searches import SearchCall
 from ...core.service import RetrievalService, ServedNames
 from ...core.snapshot import DEFAULT_COLLECTION
@@ -105,8 +110,10 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
         try:
             found = tools.search(search)
             for handle in found["results"]:
-                # url and title are absent from hits of hand-written snapshots that lack them.
-                hit = {name: handle[name] for name in HIT_FIELDS if name in handle}
+                # url and title are absent from hits of hand-written snapshots that lack them,
+                # version notes from those of units that have none.
+                hit = {name: handle[name] for name in HIT_FIELDS + NOTE_FIELDS
+                       if name in handle}
                 hit["score"] = handle["native_score"]
                 # The first text that does not fit ends the texts: a prefix of the ranking.
                 budget_open = budget_open and \
@@ -115,36 +122,49 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
                     hit["text"] = tools.read(handle)["text"]
                     text_bytes += handle["byte_count"]
                 hits.append(hit)
+            # A query that is an API name the version does not document, and others do: said.
+            name = api_name(request.query)
+            named = None if name is None else tools.lookup(name, version, request.limit)
         except ToolFailure as failure:
             raise SearchFailed(failure.reason) from None
+    absent = {} if named is None or named.status != NOT_IN_VERSION else {
+        NOT_IN_VERSION: not_in_version(named)}
     return {"corpus_id": collection.corpus_id, "request": request.normalized(),
             "searched": {"query": search.query, "match": search.match,
                          **search.query_reading()},
             "search_request_id": found["search_request_id"], "hits": hits,
-            "text_bytes": text_bytes}
+            "text_bytes": text_bytes} | absent
 
 
 class Search(BodyOperation):
-    """POST /search."""
+    """POST /search; its steps are attributes, so that POST /lookup is the same over its own."""
 
     route = SEARCH
+    # (document, max_text_bytes limit, default collection, pins) -> a ServedNames request;
+    # (service, request, deadline) -> the response body.
+    parse: Callable[..., ServedNames] = staticmethod(parse_search_request)
+    answer: Callable[..., dict] = staticmethod(run_search)
+    # The OpenAPI operation's summary, its request and response schemas, the 200's description.
+    described = ("One ranked search, with the best hits' texts within a byte budget",
+                 "SearchRequest", "SearchResponse", "The ranked hits")
 
     def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
         state = self.state
-        request = state.resolved(key, parse_search_request(
+        request = state.resolved(key, self.parse(
             decode_body(body), state.maxima.max_source_bytes, state.default_for(key),
             state.pins))
-        found = run_search(service, request, started + state.deadline_s)
+        found = self.answer(service, request, started + state.deadline_s)
         verified(service)  # what a rewritten file gave is never sent
         return Reply(OK, encode_json(found))
 
-    @staticmethod
-    def openapi() -> dict:
+    @classmethod
+    def openapi(cls) -> dict:
         """Return this route's OpenAPI operation."""
+        summary, request_schema, response_schema, answered = cls.described
         return {
-            "summary": "One ranked search, with the best hits' texts within a byte budget",
+            "summary": summary,
             "security": BEARER,
-            "requestBody": request_body("SearchRequest"),
-            "responses": {"200": response(ref("SearchResponse"), "The ranked hits"),
+            "requestBody": request_body(request_schema),
+            "responses": {"200": response(ref(response_schema), answered),
                           **error_responses()},
         }

@@ -40,6 +40,7 @@ from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
 from ..unit import UnitDraft, merge_same_passages
+from ..version_notes import rst_notes
 from .sphinx_docs import SphinxProject, docname_path, page_path, sphinx_project
 
 # The most names one object's passages are indexed under (its own, the names it is exported
@@ -164,6 +165,9 @@ class _Units:
         bare = " ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in indexed))
         lines = module.lines
         pieces = size_pieces(lines, range(obj.start_line - 1, obj.end_line))
+        # The object's own docstring's notes (its lines hold its members' too), on its first
+        # piece: the one a page anchors.
+        notes = rst_notes(obj.docstring or "")
         contents = []
         for piece in pieces:
             if len(pieces) == 1:
@@ -185,7 +189,8 @@ class _Units:
             parent = names[0].rsplit(".", 1)[0] if "." in names[0] else names[0]
             contents.append(UnitDraft.of(
                 self.tree, module.path, module.sha256, url, piece.start + 1, piece.stop,
-                "\n".join(lines[piece.start:piece.stop]), names[0], facts, parent))
+                "\n".join(lines[piece.start:piece.stop]), names[0], facts, parent,
+                notes if piece is pieces[0] else ()))
         return contents
 
     def api_reference(self) -> list:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from ...core.ranking import SECTION
 from ..unit import Unit
+from ..version_notes import rendered_notes
 from .blocks import MAX_PASSAGE_BYTES
 from .rendered import (
     GLOSSARY,
@@ -442,7 +443,8 @@ def _unit(owner: _Owner, page_title: str) -> Unit | None:
         name=" ".join(bare), signature=signature,
         body="\n".join(block.text for block in owner.blocks if not block.code),
         code="\n".join(block.text for block in owner.blocks if block.code),
-        context=" ".join(context))
+        context=" ".join(context), notes=rendered_notes("\n\n".join(
+            block.text for block in owner.blocks if not block.code)))
 
 
 def page_units(text: str) -> list:
