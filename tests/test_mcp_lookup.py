@@ -33,7 +33,11 @@ class LookupApiTest(unittest.TestCase):
                 answers[name, version] = await client.call_tool("lookup_api", {
                     "name": name, "collection": "pkg", "version": version})
             answers["search"] = await client.call_tool("search_docs", {
+                "query": "greet", "collection": "pkg", "version": "1.0", "verbose": True})
+            answers["viewed"] = await client.call_tool("search_docs", {
                 "query": "greet", "collection": "pkg", "version": "1.0"})
+            answers["absent"] = await client.call_tool("search_docs", {
+                "query": "old_greet", "collection": "pkg", "version": "2.0"})
             answers["missing"] = await client.call_tool("lookup_api", {
                 "name": "greet", "collection": "pkg", "version": "9.9"})
             return answers
@@ -53,6 +57,13 @@ class LookupApiTest(unittest.TestCase):
         hits = answers["search"].structured_content["hits"]
         self.assertIn({"version": "1.0", "text": "The *name* may be empty."},
                       next(hit for hit in hits if hit["url"].endswith("#pkg.greet"))["changed"])
+        # The compact view cites a passage's notes and says what the version does not document.
+        greet = next(line for line in answers["viewed"].content[0].text.splitlines()
+                     if line.startswith("[") and "#pkg.greet " in line)
+        self.assertIn("changed 1.0", greet)
+        self.assertIn("old_greet is not documented in this version; documented in 1.0",
+                      answers["absent"].content[0].text)
+        self.assertIn(" · ", deprecated["provenance"])
         self.assertTrue(answers["missing"].is_error)
         self.assertIn("version_not_found", answers["missing"].content[0].text)
 
