@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from . import digests
 from .fields import HANDLE_PASSAGE_FIELDS, NAMED_FIELDS
+from .flags import flags_field
 from .index import CollectionIndex, DeadlineExceeded
 from .memo import ResultMemo
 from .query import bounded_query
@@ -64,7 +65,8 @@ def build_search_result(index: CollectionIndex, search: SearchCall, deadline=Non
     # A term given twice is searched once: its cost, not its result, grows with the copies.
     ranked = index.rank(replace(search, query=bounded_query(search.query)), deadline)
     for rank, (passage, score) in enumerate(ranked, start=1):
-        # In HANDLE_FIELDS order, then NAMED_FIELDS where the snapshot names its units.
+        # In HANDLE_FIELDS order, then NAMED_FIELDS where the snapshot names its units, then
+        # FLAGGED_FIELDS where the passage has flags.
         results.append(ToolResult.sealed({
             "corpus_id": corpus,
             "search_request_id": search_id,
@@ -74,6 +76,7 @@ def build_search_result(index: CollectionIndex, search: SearchCall, deadline=Non
             "read_token": digests.read_token(search_id, passage.passage_id),
             **({} if passage.title is None else {
                 name: getattr(passage, name) for name in NAMED_FIELDS}),
+            **flags_field(passage.flags),
         }))
     return ToolResult.sealed({
         "corpus_id": corpus,

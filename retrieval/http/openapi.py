@@ -9,6 +9,7 @@ against it.
 from .. import __version__
 from ..core.admission import Limits
 from ..core.fields import (
+    FLAGGED_FIELDS,
     HANDLE_FIELDS,
     HIT_FIELDS,
     NAMED_FIELDS,
@@ -93,6 +94,10 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
         "steps", "searches", "reads", "reserved_source_bytes", "delivered_source_bytes")})
     handle_fields = {name: field_schema(name) for name in HANDLE_FIELDS}
     named = {name: field_schema(name) for name in NAMED_FIELDS}
+    flagged = {name: dict(field_schema(name), description=(
+        "Present only where the passage's text addresses an AI, tells its reader to ignore "
+        "instructions, hides text or pipes a download into a shell (docs/api.md, Flags): "
+        "the text itself is verbatim.")) for name in FLAGGED_FIELDS}
     read_fields = {name: field_schema(name) for name in READ_FIELDS}
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
                         "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]},
@@ -148,14 +153,14 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                                  "semantic_query": {"type": "string"}}, ["query", "match"]),
             "hits": {"type": "array", "items": closed({
                 **{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
-                **named, "score": {"type": "number"}, "text": {"type": "string"},
+                **named, **flagged, "score": {"type": "number"}, "text": {"type": "string"},
             }, [name for name in HIT_FIELDS if name in handle_fields] + ["score"])},
         }),
         "Limits": closed({field: _INT0 for field in ALLOWANCES}),
         "Usage": usage,
         # Hits of built snapshots also name their unit's url and title (the fixture's do not).
-        "ReadHandle": closed({**handle_fields, **named}, list(handle_fields)),
-        "ReadResult": closed({**handle_fields, **named, **read_fields},
+        "ReadHandle": closed({**handle_fields, **named, **flagged}, list(handle_fields)),
+        "ReadResult": closed({**handle_fields, **named, **flagged, **read_fields},
                               list(handle_fields) + list(read_fields)),
         "SearchResult": closed({
             "corpus_id": HEX64, "search_request_id": HEX64, **search_arguments,
@@ -252,7 +257,8 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                 "Only of a snapshot built for a project (project.json): what it pins, each pin "
                 "of a collection the caller may not read left out.")),
         }, ["default_collection", "collections"]),
-        "Passage": closed({name: field_schema(name) for name in PASSAGE_BODY_FIELDS}),
+        "Passage": closed({**{name: field_schema(name) for name in PASSAGE_BODY_FIELDS},
+                           **flagged}, list(PASSAGE_BODY_FIELDS)),
     }
 
 

@@ -9,6 +9,7 @@ import urllib.parse
 from collections import Counter
 from dataclasses import dataclass
 
+from ..core.flags import flags_field, text_flags
 from ..core.ranking import IndexFields
 from ..core.snapshot import DEFAULT_COLLECTION
 from .tree import SourceTree
@@ -33,14 +34,17 @@ class Unit:
     body: str
     code: str
     context: str  # page title and section path
+    # The page hides prose in it by markup the text does not show (a reader found an HTML
+    # comment, or an element styled invisible): flagged hidden_text (core/flags.py).
+    hidden: bool = False
 
 
 @dataclass(frozen=True)
 class UnitDraft:
     """One unit a format reader found: its passage content and its section's heading.
 
-    content is what corpus_id covers (built by `of`); heading is the title of the section the
-    unit belongs to, which a --semantic build embeds with its names and body.
+    content is what corpus_id covers (built by `of`), its flags included; heading is the title of
+    the section the unit belongs to, which a --semantic build embeds with its names and body.
     """
 
     content: dict
@@ -49,8 +53,9 @@ class UnitDraft:
     @classmethod
     def of(cls, tree: SourceTree, source_id: str, source_sha256: str, url: str, start_line: int,
            end_line: int, text: str, title: str, facts: IndexFields,
-           heading: str = "") -> "UnitDraft":
-        """Return the draft of one unit of a tree, quoting its source's lines exactly."""
+           heading: str = "", hidden: bool = False) -> "UnitDraft":
+        """Return the draft of one unit of a tree, quoting its source's lines exactly, with its
+        flags (hidden: the page hides prose in it by markup)."""
         # The default collection is the absence of the field (one spelling per identity).
         collection = ({} if tree.collection == DEFAULT_COLLECTION
                       else {"collection": tree.collection})
@@ -63,7 +68,7 @@ class UnitDraft:
             "text": text,
             "source_sha256": source_sha256,
             "title": title,
-        } | facts.content(), heading)
+        } | flags_field(text_flags(text, hidden)) | facts.content(), heading)
 
 
 def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str, units,
@@ -76,7 +81,7 @@ def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str,
             kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
             in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
             names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
-            code=unit.code, context=unit.context), unit.heading) for unit in units]
+            code=unit.code, context=unit.context), unit.heading, unit.hidden) for unit in units]
 
 
 def _passage_key(content: dict) -> tuple:

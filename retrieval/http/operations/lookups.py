@@ -7,6 +7,7 @@ depends on who asked, so no shared cache may keep them.
 import re
 
 from ...core.fields import PASSAGE_BODY_FIELDS
+from ...core.flags import flags_field
 from ..contract import CORPUS, OK, PASSAGE
 from ..errors import PassageNotFound
 from ..exchange import (
@@ -42,10 +43,11 @@ def _lookup_errors() -> dict:
 def passage_body(corpus_id, passage) -> dict:
     """Return the /passages/{id} body: the passage with its provenance and digests.
 
-    corpus_id is that of the passage's collection, the one its passage_id derives from.
+    corpus_id is that of the passage's collection, the one its passage_id derives from. Its
+    flags follow where it has any.
     """
     return {name: corpus_id if name == "corpus_id" else getattr(passage, name)
-            for name in PASSAGE_BODY_FIELDS}
+            for name in PASSAGE_BODY_FIELDS} | flags_field(passage.flags)
 
 
 def corpus_body(collections, default_collection: str | None, project=None) -> dict:

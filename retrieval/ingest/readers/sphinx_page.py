@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from ...core.ranking import SECTION
 from ..unit import Unit
 from .blocks import blank_separated, indentation, size_pieces
+from .hidden import hidden_in_markup
 from .html_page import STD_OBJECT_KIND
 from .rendered import STANDARD_DOMAIN, RenderedPage
 from .rst import (
@@ -91,6 +92,7 @@ class _Owner:
     run_open: bool = True
     body: list = field(default_factory=list)
     code: list = field(default_factory=list)
+    hidden: list = field(default_factory=list)  # line indices of prose hiding prose (hidden.py)
 
 
 @dataclass
@@ -264,6 +266,8 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
             pass  # signatures and options: indexed as names and signature, not as prose
         else:
             owner.body.append(plain_text(chunk))
+            if hidden_in_markup(chunk):  # a raw HTML comment or invisible element
+                owner.hidden.append(unit.start)
         literal.leave(lines, unit, indent, is_code)
     return [_unit(lines, owner, owner.first_run_end) for owner in reader.owners
             if owner.first_run_end is not None and owner.kind != _HIDDEN]
@@ -311,4 +315,4 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
         anchors=owner.anchors,
         noindex=owner.noindex, names=" ".join(owner.names), name=" ".join(owner.bare_names),
         signature=owner.signature, body="\n".join(owner.body), code="\n".join(owner.code),
-        context=owner.context)
+        context=owner.context, hidden=any(line in piece for line in owner.hidden))
