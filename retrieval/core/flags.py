@@ -85,13 +85,17 @@ _OVERRIDE = re.compile(
     r"|\[/?INST\]|<</?SYS>>|<start_of_turn>",
     re.I)
 
-# A download (curl, wget, PowerShell's) piped into a shell or interpreter, or run by one.
+# A download (curl, wget, PowerShell's) piped into a shell or interpreter, or run by one. An
+# interpreter runs what it is piped only when it is given no script of its own: `| python3 -`
+# does, `| python -m json.tool` (pretty-printing a response) does not.
 _FETCH = r"(?:curl|wget|fetch|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b"
+_RUNNER = r"(?:(?:ba|z|k|da|fi|tc|c|a)?sh|python[0-9.]*|perl|ruby|node|php)"
 _SHELL = (r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+\S+=\S*\s+)*(?:/usr)?(?:/bin/)?"
-          r"(?:ba|z|k|da|fi|tc|c|a)?sh|python[0-9.]*|perl|ruby|node|php|iex|Invoke-Expression")
+          r"(?:(?:(?:ba|z|k|da|fi|tc|c|a)?sh|iex|Invoke-Expression)\b"
+          r"|(?:python[0-9.]*|perl|ruby|node|php)(?:\s+-(?=\s|$)|\s*(?=$|[;&|)\n\"'`<])))")
 _PIPE_TO_SHELL = re.compile(
-    r"\b" + _FETCH + r"[^\n|;&]*\|\s*(?:" + _SHELL + r")\b"
-    r"|\b(?:" + _SHELL + r")\s+(?:-\w+\s+)*(?:<\(|-c\s+[\"']?\$\()\s*" + _FETCH
+    r"\b" + _FETCH + r"[^\n|;&]*\|\s*" + _SHELL
+    + r"|\b" + _RUNNER + r"\s+(?:-\w+\s+)*(?:<\(|-c\s+[\"']?\$\()\s*" + _FETCH
     + r"|\b(?:eval|source|\.)\s+[\"']?(?:<\(|\$\()\s*" + _FETCH,
     re.I)
 
