@@ -11,6 +11,7 @@ from retrieval.core.fields import (
     CITATION_FIELDS,
     EVIDENCE_FIELDS,
     FIELD_TYPES,
+    FLAGGED_FIELDS,
     HANDLE_FIELDS,
     HIT_FIELDS,
     NAMED_FIELDS,
@@ -46,7 +47,7 @@ class _OneHit:
 
 def a_passage(**fields) -> Passage:
     return Passage(**{name: 1 if FIELD_TYPES[name].json_type == "integer" else f"{name} value"
-                      for name in PASSAGE_FIELDS if name != "title"} | fields)
+                      for name in PASSAGE_FIELDS if name not in ("title", "flags")} | fields)
 
 
 class CoreFieldsTest(unittest.TestCase):
@@ -65,12 +66,15 @@ class CoreFieldsTest(unittest.TestCase):
         plain, named = a_passage(), a_passage(title="Path.write_text")
         noted = a_passage(title="f", notes=tuple(VersionNote(kind, "1.0", "") for kind in
                                                  reversed(NOTE_FIELDS)))
+        flagged = a_passage(title="Path.write_text", flags=("addresses_ai", "hidden_text"))
         for passage, extra in ((plain, ()), (named, NAMED_FIELDS),
-                               (noted, NAMED_FIELDS + NOTE_FIELDS)):
+                               (noted, NAMED_FIELDS + NOTE_FIELDS),
+                               (flagged, NAMED_FIELDS + FLAGGED_FIELDS)):
             result = build_search_result(_OneHit(passage), SearchCall("text", "3.12", 1))
             handle = result["results"][0]
             self.assertEqual(tuple(handle), HANDLE_FIELDS + extra)
             self.assertEqual(handle["url"] if extra else passage.url, passage.url)
+            self.assertEqual(handle.get("flags", []), list(passage.flags))
             read = build_read_result(handle, passage)
             self.assertEqual(set(read), set(HANDLE_FIELDS + extra + READ_FIELDS))
             self.assertEqual(tuple(read)[:len(handle)], tuple(handle))
@@ -116,24 +120,24 @@ class WireFieldsTest(unittest.TestCase):
         body = json.loads(call(self.app, "GET", f"/passages/{passage_id}").body)
         self.assertEqual(tuple(body), PASSAGE_BODY_FIELDS)
         properties = self.schemas["Passage"]["properties"]
-        self.assertEqual(tuple(properties), PASSAGE_BODY_FIELDS + NOTE_FIELDS)
+        self.assertEqual(tuple(properties), PASSAGE_BODY_FIELDS + NOTE_FIELDS + FLAGGED_FIELDS)
         self.assertEqual(tuple(self.schemas["Passage"]["required"]), PASSAGE_BODY_FIELDS)
-        self.assertTyped(properties, PASSAGE_BODY_FIELDS)
+        self.assertTyped(properties, PASSAGE_BODY_FIELDS + FLAGGED_FIELDS)
 
     def test_the_openapi_handles_results_and_hits_are_the_declared_lists(self):
         handle = self.schemas["ReadHandle"]
-        self.assertEqual(tuple(handle["properties"]), HANDLE_FIELDS + NAMED_FIELDS + NOTE_FIELDS)
+        optional = NAMED_FIELDS + NOTE_FIELDS + FLAGGED_FIELDS
+        self.assertEqual(tuple(handle["properties"]), HANDLE_FIELDS + optional)
         self.assertEqual(tuple(handle["required"]), HANDLE_FIELDS)
-        self.assertTyped(handle["properties"], HANDLE_FIELDS + NAMED_FIELDS)
+        self.assertTyped(handle["properties"], HANDLE_FIELDS + optional)
         read = self.schemas["ReadResult"]
-        self.assertEqual(set(read["properties"]),
-                         set(HANDLE_FIELDS + NAMED_FIELDS + NOTE_FIELDS + READ_FIELDS))
+        self.assertEqual(set(read["properties"]), set(HANDLE_FIELDS + optional + READ_FIELDS))
         self.assertTyped(read["properties"], READ_FIELDS)
         hit = self.schemas["SearchResponse"]["properties"]["hits"]["items"]
         self.assertEqual(set(hit["properties"]),
                          set(HIT_FIELDS + NOTE_FIELDS) | {"score", "text"})
         self.assertEqual(hit["required"],
-                         [name for name in HIT_FIELDS if name not in NAMED_FIELDS] + ["score"])
+                         [name for name in HIT_FIELDS if name not in optional] + ["score"])
         self.assertTyped(hit["properties"], HIT_FIELDS)
 
 

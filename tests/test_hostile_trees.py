@@ -209,14 +209,16 @@ class InventoryBombTest(unittest.TestCase):
 
 
 def old_scan(text):
-    """The tag scanner as it was (one regex): the reference the linear one must agree with."""
+    """The tag scanner as it was (one regex): the reference the linear one must agree with (a
+    comment's text as its raw member, which the readers look at for hidden prose)."""
     pattern = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>"
-                         r"|<!--.*?-->", re.S)
+                         r"|<!--(.*?)-->", re.S)
     position = 0
     for match in pattern.finditer(text):
         tag = match.group(2)
         yield (position, match.start(), bool(match.group(1)),
-               None if tag is None else tag.lower(), match.group(3))
+               None if tag is None else tag.lower(),
+               match.group(4) if tag is None else match.group(3))
         position = match.end()
 
 

@@ -36,7 +36,8 @@ CREATE TABLE passages (
     document_revision TEXT NOT NULL,
     byte_count INTEGER NOT NULL,
     collection TEXT NOT NULL,
-    title TEXT
+    title TEXT,
+    flags TEXT
 );
 CREATE INDEX passages_source ON passages(collection, version, source_id);
 CREATE TABLE collections (
@@ -52,6 +53,8 @@ FTS_TABLE = """CREATE VIRTUAL TABLE {table} USING fts5(
 )"""
 
 PASSAGE_COLUMNS = PASSAGE_FIELDS  # one column per field of model.Passage, in its order
+# A passage's flags are stored as their codes separated by spaces, NULL when it has none.
+_FLAGS_COLUMN = PASSAGE_COLUMNS.index("flags")
 # Built snapshots: each unit's ranking facts with its prior (computed once, at build
 # time, from the facts and the policy's weights), and its indexed fields, which the FTS table
 # indexes as external content. Two tables, so that the join every ranking makes per matching row
@@ -212,7 +215,8 @@ def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
     ordered = sorted(passages, key=lambda p: (p.collection, p.version))
     conn.executemany(
         f"INSERT INTO passages ({', '.join(PASSAGE_COLUMNS)}) VALUES ({placeholders})",
-        (tuple(getattr(p, column) for column in PASSAGE_COLUMNS) for p in ordered),
+        (tuple(" ".join(p.flags) or None if column == "flags" else getattr(p, column)
+               for column in PASSAGE_COLUMNS) for p in ordered),
     )
     if ranking is not None:
         conn.executemany(
@@ -389,4 +393,11 @@ def notes_by_row(conn) -> dict:
 
 def passage_from_row(row) -> Passage:
     """Build a Passage from a row selected with PASSAGE_COLUMNS first."""
-    return Passage(*row[:len(PASSAGE_COLUMNS)])
+    values = list(row[:len(PASSAGE_COLUMNS)])
+    values[_FLAGS_COLUMN] = stored_flags(values[_FLAGS_COLUMN])
+    return Passage(*values)
+
+
+def stored_flags(column) -> tuple:
+    """Return the flags a passages row's flags column holds."""
+    return tuple(column.split()) if column else ()

@@ -8,6 +8,7 @@ metadata take their field lists and JSON types from here.
 from dataclasses import dataclass
 
 from .notes import NOTE_FIELDS as NOTE_FIELDS  # re-exported: a hit's fields are listed here
+from .flags import FLAGS
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,7 @@ class FieldType:
     json_type: str  # "string", "integer" or "number"
     minimum: int | None = None  # an integer's least value
     hex64: bool = False  # a string of 64 lowercase hex digits: a SHA-256 digest or an id
+    items: tuple = ()  # an array's: the strings its items are drawn from
 
 
 _HEX64 = FieldType("string", hex64=True)
@@ -30,12 +32,13 @@ FIELD_TYPES = {
     "text_sha256": _HEX64, "source_sha256": _HEX64, "document_revision": _HEX64,
     "byte_count": FieldType("integer", minimum=0), "native_score": FieldType("number"),
     "rank": _LINE, "read_token": _HEX64, "read_request_id": _HEX64, "result_sha256": _HEX64,
+    "flags": FieldType("array", items=FLAGS),
 }
 
 # A passage as a snapshot holds it: model.Passage's fields and the database's columns.
 PASSAGE_FIELDS = ("passage_id", "source_id", "version", "url", "start_line", "end_line", "text",
                   "text_sha256", "source_sha256", "document_revision", "byte_count",
-                  "collection", "title")
+                  "collection", "title", "flags")
 # A passage looked up by id (/passages/{id}): its collection's corpus_id, then its provenance.
 PASSAGE_BODY_FIELDS = ("corpus_id", "collection", "passage_id", "source_id", "version",
                        "start_line", "end_line", "url", "text", "text_sha256", "source_sha256",
@@ -60,9 +63,13 @@ EVIDENCE_FIELDS = PASSAGE_FIELDS[:PASSAGE_FIELDS.index("collection")] + (
     "native_score", "rank", "result_sha256", "corpus_id", "search_request_id", "read_token",
     "read_request_id")
 # A compact hit (/search, MCP): enough to cite it, to fetch it again by id, and to recompute its
-# passage_id and text digest; url and title only where the snapshot names its units.
+# passage_id and text digest; url and title only where the snapshot names its units, flags only
+# where it has any.
 HIT_FIELDS = ("passage_id", "source_id", "url", "title", "version", "start_line", "end_line",
-              "byte_count", "text_sha256")
+              "byte_count", "text_sha256", "flags")
+# Present only where a passage has flags (core/flags.py), on every hit, handle, read result and
+# passage, after the fields above: unflagged passages' bytes are as they were without them.
+FLAGGED_FIELDS = ("flags",)
 # What cites a passage a run read and lets anyone check it: the adapters' document metadata.
 CITATION_FIELDS = ("url", "passage_id", "source_id", "version", "start_line", "end_line",
                    "text_sha256", "result_sha256", "source_sha256", "rank", "corpus_id",

@@ -86,6 +86,7 @@ def derive_passage(corpus, content) -> Passage:
         byte_count=len(content["text"].encode("utf-8")),
         collection=collection_of(content),
         title=content.get("title"),
+        flags=tuple(content.get("flags", ())),
         index=IndexFields.from_content(content, "passage") if "fields" in content else None,
         notes=notes_from_content(content, "passage"),
     )

@@ -64,6 +64,8 @@ class Passage:
     collection: str = DEFAULT_COLLECTION
     # Built snapshots only: what search hits show, and what the unit is ranked by.
     title: str | None = None
+    # Its flags (core/flags.py), in FLAGS order: none for most.
+    flags: tuple = ()
     index: IndexFields | None = None
     # Built snapshots only: what its documentation says of its versions (notes.VersionNote).
     notes: tuple = ()

@@ -16,7 +16,8 @@ from . import checks
 from .checks import SnapshotError
 from .query import folded_words
 
-FIELDED_SCHEMA_VERSION = 3
+# 4: passages carry their flags (core/flags.py), a column of their own.
+FIELDED_SCHEMA_VERSION = 4
 FIELDED_TOKENIZER = "porter unicode61"
 # Indexed fields, in FTS column order: qualified names, bare names, signatures without names,
 # the prose's first sentence (again, on its own: it says what the object does, and weighing it

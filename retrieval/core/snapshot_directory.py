@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import database, digests
 from .checks import SnapshotError
+from .flags import flags_field
 from .identity import (
     PASSAGE_CONTENT,
     collection_corpus_ids,
@@ -337,6 +338,8 @@ def verify_snapshot_directory(directory) -> list:
     finally:
         conn.close()
     contents = [dict(zip(database.PASSAGE_COLUMNS, row, strict=True)) for row in rows]
+    for row in contents:  # as a built unit's content has them: a list, absent when empty
+        row.update(flags=list(database.stored_flags(row["flags"])))
     if [index_row[0] for index_row in index_rows] != list(range(1, len(rows) + 1)):
         return ["passage_facts, passage_fields: not exactly one row per passage"]
     ranking = snapshot.policy.built_ranking()
@@ -384,7 +387,8 @@ def identity_of(row: dict, facts: IndexFields, vector: bytes | None = None,
     content = {key: row[key] for key in PASSAGE_CONTENT + ("title",)}
     if row["collection"] != DEFAULT_COLLECTION:
         content = {"collection": row["collection"], **content}
-    return content | facts.content() | vector_content(vector) | notes_content(notes)
+    return content | flags_field(row["flags"]) | facts.content() | vector_content(vector) | \
+        notes_content(notes)
 
 
 def vector_content(vector: bytes | None = None) -> dict:

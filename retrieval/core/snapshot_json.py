@@ -5,7 +5,10 @@ Every digest a snapshot file carries is recomputed on load, so a snapshot that w
 under an identity it no longer has.
 """
 
+from dataclasses import replace
+
 from . import checks, digests
+from .flags import text_flags
 from .identity import (
     PASSAGE_CONTENT,
     collection_corpus_ids,
@@ -129,7 +132,9 @@ def parse_snapshot(document) -> Snapshot:
     source_digests: dict = {}
     for i, (raw, content) in enumerate(zip(document["passages"], contents, strict=True)):
         where = f"passages[{i}]"
-        passage = derive_passage(collection_ids[collection_of(content)], content)
+        # A JSON snapshot stores no flags: they are its text's, found as it is loaded.
+        passage = replace(derive_passage(collection_ids[collection_of(content)], content),
+                          flags=text_flags(content["text"]))
         if raw["passage_id"] != passage.passage_id:
             checks.fail(f"{where}.passage_id", "does not match the passage content")
         if passage.passage_id in seen_ids:

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from . import digests
 from .fields import HANDLE_PASSAGE_FIELDS, NAMED_FIELDS
+from .flags import flags_field
 from .index import CollectionIndex, DeadlineExceeded
 from .lookup import Lookup
 from .memo import ResultMemo
@@ -67,7 +68,8 @@ def build_search_result(index: CollectionIndex, search: SearchCall, deadline=Non
     ranked = index.rank(replace(search, query=bounded_query(search.query)), deadline)
     for rank, (passage, score) in enumerate(ranked, start=1):
         # In HANDLE_FIELDS order, then NAMED_FIELDS where the snapshot names its units, then
-        # the unit's version notes (NOTE_FIELDS) where it has some.
+        # the unit's version notes (NOTE_FIELDS) where it has some, and FLAGGED_FIELDS where
+        # the passage has flags.
         results.append(ToolResult.sealed({
             "corpus_id": corpus,
             "search_request_id": search_id,
@@ -78,6 +80,7 @@ def build_search_result(index: CollectionIndex, search: SearchCall, deadline=Non
             **({} if passage.title is None else {
                 name: getattr(passage, name) for name in NAMED_FIELDS}),
             **note_fields(passage.notes),
+            **flags_field(passage.flags),
         }))
     return ToolResult.sealed({
         "corpus_id": corpus,

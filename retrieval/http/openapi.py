@@ -10,6 +10,7 @@ from .. import __version__
 from ..core.admission import Limits
 from ..core.diff import CHANGES
 from ..core.fields import (
+    FLAGGED_FIELDS,
     HANDLE_FIELDS,
     HIT_FIELDS,
     NAMED_FIELDS,
@@ -146,9 +147,13 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
     handle_fields = {name: field_schema(name) for name in HANDLE_FIELDS}
     # Built snapshots' units also carry their version notes, where they have some.
     named = {name: field_schema(name) for name in NAMED_FIELDS} | note_schemas()
+    flagged = {name: dict(field_schema(name), description=(
+        "Present only where the passage's text addresses an AI, tells its reader to ignore "
+        "instructions, hides text or pipes a download into a shell (docs/api.md, Flags): "
+        "the text itself is verbatim.")) for name in FLAGGED_FIELDS}
     read_fields = {name: field_schema(name) for name in READ_FIELDS}
     hit = {**{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
-           **named}
+           **named, **flagged}
     hit_required = [name for name in HIT_FIELDS if name in handle_fields]
     names_list = {"type": "array", "items": {"type": "string"}}
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
@@ -249,8 +254,8 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
         "Limits": closed({field: _INT0 for field in ALLOWANCES}),
         "Usage": usage,
         # Hits of built snapshots also name their unit's url and title (the fixture's do not).
-        "ReadHandle": closed({**handle_fields, **named}, list(handle_fields)),
-        "ReadResult": closed({**handle_fields, **named, **read_fields},
+        "ReadHandle": closed({**handle_fields, **named, **flagged}, list(handle_fields)),
+        "ReadResult": closed({**handle_fields, **named, **flagged, **read_fields},
                               list(handle_fields) + list(read_fields)),
         "SearchResult": closed({
             "corpus_id": HEX64, "search_request_id": HEX64, **search_arguments,
@@ -348,7 +353,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                 "of a collection the caller may not read left out.")),
         }, ["default_collection", "collections"]),
         "Passage": closed({**{name: field_schema(name) for name in PASSAGE_BODY_FIELDS},
-                           **note_schemas()}, list(PASSAGE_BODY_FIELDS)),
+                           **note_schemas(), **flagged}, list(PASSAGE_BODY_FIELDS)),
     }
 
 

@@ -19,6 +19,8 @@ def field_schema(name: str) -> dict:
     if declared.hex64:
         return HEX64
     schema: dict = {"type": declared.json_type}
+    if declared.items:
+        schema.update(items={"enum": list(declared.items)}, minItems=1, uniqueItems=True)
     if declared.minimum is not None:
         schema["minimum"] = declared.minimum
     return schema

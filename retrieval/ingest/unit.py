@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..core.notes import notes_content
+from ..core.flags import flags_field, text_flags
 from ..core.ranking import IndexFields
 from ..core.snapshot import DEFAULT_COLLECTION
 from .tree import SourceTree
@@ -38,14 +39,17 @@ class Unit:
     # Its version notes (core/notes.py), read off all its lines, those a unit capped at
     # MAX_PASSAGE_BYTES does not quote included; None: the reader leaves them to its text.
     notes: tuple | None = None
+    # The page hides prose in it by markup the text does not show (a reader found an HTML
+    # comment, or an element styled invisible): flagged hidden_text (core/flags.py).
+    hidden: bool = False
 
 
 @dataclass(frozen=True)
 class UnitDraft:
     """One unit a format reader found: its passage content and its section's heading.
 
-    content is what corpus_id covers (built by `of`); heading is the title of the section the
-    unit belongs to, which a --semantic build embeds with its names and body.
+    content is what corpus_id covers (built by `of`), its flags included; heading is the title of
+    the section the unit belongs to, which a --semantic build embeds with its names and body.
     """
 
     content: dict
@@ -54,9 +58,11 @@ class UnitDraft:
     @classmethod
     def of(cls, tree: SourceTree, source_id: str, source_sha256: str, url: str, start_line: int,
            end_line: int, text: str, title: str, facts: IndexFields,
-           heading: str = "", notes: tuple | None = None) -> "UnitDraft":
+           heading: str = "", notes: tuple | None = None,
+           hidden: bool = False) -> "UnitDraft":
         """Return the draft of one unit of a tree, quoting its source's lines exactly, with its
-        version notes: those the reader found, else those its text holds (version_notes.py)."""
+        version notes (those the reader found, else those its text holds: version_notes.py)
+        and its flags (hidden: the page hides prose in it by markup)."""
         # The default collection is the absence of the field (one spelling per identity).
         collection = ({} if tree.collection == DEFAULT_COLLECTION
                       else {"collection": tree.collection})
@@ -75,7 +81,8 @@ class UnitDraft:
             "text": text,
             "source_sha256": source_sha256,
             "title": title,
-        } | facts.content() | notes_content(notes), heading)
+        } | flags_field(text_flags(text, hidden)) | facts.content() | notes_content(notes),
+            heading)
 
 
 def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str, units,
@@ -88,7 +95,8 @@ def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str,
             kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
             in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
             names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
-            code=unit.code, context=unit.context), unit.heading, unit.notes) for unit in units]
+            code=unit.code, context=unit.context), unit.heading, unit.notes, unit.hidden)
+        for unit in units]
 
 
 def _passage_key(content: dict) -> tuple:

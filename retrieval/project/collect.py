@@ -101,12 +101,13 @@ _builder_digest: list = []
 
 
 def builder_digest() -> str:
-    """Return a digest of what makes a collection's drafts: the ingest code and ranking facts."""
+    """Return a digest of what makes a collection's drafts: the ingest code, ranking facts and
+    flags."""
     if not _builder_digest:
         digest = hashlib.sha256(f"retrieval {__version__} cache {CACHE_FORMAT}\n".encode())
         package = Path(__file__).resolve().parents[1]  # retrieval/
         files = sorted((package / "ingest").rglob("*.py"))
-        for path in [*files, package / "core" / "ranking.py"]:
+        for path in [*files, package / "core" / "ranking.py", package / "core" / "flags.py"]:
             digest.update(path.relative_to(package).as_posix().encode() + b"\0")
             digest.update(hashlib.sha256(path.read_bytes()).digest())
         _builder_digest.append(digest.hexdigest())

@@ -8,6 +8,7 @@ import re
 
 from ...core.fields import PASSAGE_BODY_FIELDS
 from ...core.notes import note_fields
+from ...core.flags import flags_field
 from ..contract import CORPUS, OK, PASSAGE
 from ..errors import PassageNotFound
 from ..exchange import (
@@ -44,10 +45,11 @@ def passage_body(corpus_id, passage) -> dict:
     """Return the /passages/{id} body: the passage with its provenance and digests.
 
     corpus_id is that of the passage's collection, the one its passage_id derives from. Its
-    version notes follow, where it has some (core/notes.py).
+    version notes follow, where it has some (core/notes.py), then its flags where it has any.
     """
     return {name: corpus_id if name == "corpus_id" else getattr(passage, name)
-            for name in PASSAGE_BODY_FIELDS} | note_fields(passage.notes)
+            for name in PASSAGE_BODY_FIELDS} | note_fields(passage.notes) | \
+        flags_field(passage.flags)
 
 
 def corpus_body(collections, default_collection: str | None, project=None) -> dict:

@@ -358,7 +358,7 @@ class _Units:
                         in_links=sum(links[page, anchor] for anchor in unit.anchors),
                         names=unit.names, name=unit.name, signature=unit.signature,
                         body=unit.body, code=unit.code, context=unit.context),
-                    unit.heading)))
+                    unit.heading, unit.hidden)))
             contents.extend(draft for _, _, draft in sorted(placed, key=lambda p: p[:2]))
         return contents
 

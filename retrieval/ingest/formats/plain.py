@@ -8,6 +8,7 @@ from collections import Counter
 
 from ...core.ranking import SECTION, IndexFields
 from ..readers import markdown
+from ..readers.hidden import hidden_in_markup
 from ..readers.rst import plain_text
 from ..readers.text import page_url, parse_source
 from ..tree import Progress, SourceTree, read_sources, source_kind
@@ -68,5 +69,6 @@ def _paragraph_drafts(tree, relative_path, source_sha256, page, paragraphs, pros
         contents.append(UnitDraft.of(
             tree, relative_path, source_sha256,
             page + ("#" + paragraph.anchor if paragraph.anchor else ""),
-            paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts))
+            paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts,
+            hidden=prose and hidden_in_markup(paragraph.text)))
     return contents

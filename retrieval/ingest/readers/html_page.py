@@ -23,12 +23,14 @@ from ...core.ranking import SECTION
 from ..unit import Unit
 from ..version_notes import rendered_notes
 from .blocks import MAX_PASSAGE_BYTES
+from .hidden import HiddenElement, hides, is_prose
 from .rendered import (
     GLOSSARY,
     HEADINGS,
     MAX_SECTION_DEPTH,
     PYTHON_DOMAIN,
     STANDARD_DOMAIN,
+    VOID,
     class_names,
     main_start,
     scan,
@@ -48,8 +50,6 @@ _SKIPPED_TAGS = frozenset(("script", "style", "nav", "footer", "form", "button",
 _SKIPPED_CLASSES = frozenset(("headerlink", "quote", "toctree-wrapper", "sphinxsidebar", "related",
                               "md-sidebar", "md-source-file", "rst-footer-buttons",
                               "viewcode-link", "md-content__button", "prev-next-area"))
-_VOID = frozenset(("br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base",
-                   "source", "track", "embed", "param"))
 _SPACE = re.compile(r"\s+")
 
 
@@ -80,6 +80,7 @@ class _Owner:
     # A Python object's ids are its qualified names; a standard-domain object's are not
     # (`envvar-PYTHONPATH`): it is named by its signatures.
     named_by_ids: bool = True
+    hidden: bool = False  # the page hides prose in it (hidden.py)
 
 
 @dataclass
@@ -159,6 +160,8 @@ class _PageReader:
         # or heading, is its description too. The owner keeps it: a reader landing on either
         # place finds the text, and no unit holds less than before.
         self._undescribed: tuple | None = None
+        # An element styled invisible inside the main content, and the owner its text went to.
+        self._hidden: tuple[HiddenElement, _Owner] | None = None
 
     def line(self, offset: int) -> int:
         """Return the 1-based line of a character offset."""
@@ -169,19 +172,23 @@ class _PageReader:
         for data_start, start, closing, tag, raw in scan(text):
             if start > data_start:
                 self._data(text[data_start:start], data_start)
-            if tag is None:
-                continue  # a comment
+            if tag is None:  # a comment: no text, unless it hides prose
+                if self._main is not None and self._skip is None and self._owners and \
+                        is_prose(raw or ""):
+                    self._owners[-1].hidden = True
+                continue
             if closing:
                 self._end(tag)
                 continue
             self_closing = raw.rstrip().endswith("/")
             if self._skip is not None:
-                if tag == self._skip[0] and not self_closing and tag not in _VOID:
+                if tag == self._skip[0] and not self_closing and tag not in VOID:
                     self._skip[1] += 1
             elif self._main is not None or _may_start_main(tag, raw):
                 # Attributes are parsed only where they can matter: most of a page's tags are
                 # navigation outside its main content (a pandas API page: 50 KB of sidebar).
-                self._start(tag, tag_attributes(raw) if "=" in raw else {}, start, self_closing)
+                self._start(tag, tag_attributes(raw) if "=" in raw or "hidden" in raw else {},
+                            start, self_closing)
         self._flush()
 
     # -- structure ---------------------------------------------------------------------------
@@ -195,11 +202,16 @@ class _PageReader:
         classes = class_names(attrs)
         if tag in _SKIPPED_TAGS or _SKIPPED_CLASSES.intersection(classes):
             # Its end tag is the skip's, so it is not counted in the main element's nesting.
-            if tag not in _VOID and not self_closing:
+            if tag not in VOID and not self_closing:
                 self._skip = [tag, 1]
             return
-        if tag == self._main[0] and tag not in _VOID:
+        if tag == self._main[0] and tag not in VOID:
             self._main[1] += 1
+        if tag not in VOID and not self_closing:
+            if self._hidden is not None:
+                self._hidden[0].start(tag)
+            elif hides(attrs) and self._owners:
+                self._hidden = (HiddenElement(tag), self._owners[-1])
         if tag in _BLOCKS:
             self._flush()
         if tag in _CONTAINERS:
@@ -309,6 +321,10 @@ class _PageReader:
             return
         if self._main is None:
             return
+        if self._hidden is not None and self._hidden[0].end(tag):
+            element, owner = self._hidden
+            owner.hidden = owner.hidden or element.hides_prose()
+            self._hidden = None
         if tag in _BLOCKS:
             self._flush()
         if tag == self._main[0]:
@@ -316,6 +332,7 @@ class _PageReader:
             if not self._main[1]:
                 self._main = None
                 self._owners.clear()
+                self._hidden = None
                 return
         if self._signature is not None and tag == self._signature_end:
             self._signature[:] = [_SPACE.sub(" ", part).strip() for part in self._signature]
@@ -357,6 +374,8 @@ class _PageReader:
         if self._main is None or self._skip is not None:
             return
         text = html.unescape(raw)
+        if self._hidden is not None:
+            self._hidden[0].text.append(text)
         if self._signature is not None:
             self._signature[self._signature_part] += text
             return
@@ -444,7 +463,7 @@ def _unit(owner: _Owner, page_title: str) -> Unit | None:
         body="\n".join(block.text for block in owner.blocks if not block.code),
         code="\n".join(block.text for block in owner.blocks if block.code),
         context=" ".join(context), notes=rendered_notes("\n\n".join(
-            block.text for block in owner.blocks if not block.code)))
+            block.text for block in owner.blocks if not block.code)), hidden=owner.hidden)
 
 
 def page_units(text: str) -> list:

@@ -23,6 +23,7 @@ from ...core.ranking import SECTION
 from ..unit import Unit
 from .blocks import MAX_PASSAGE_BYTES, Paragraph, is_blank, size_pieces
 from .docutils_ids import DocumentIds
+from .hidden import hidden_in_markup
 
 CONFIG = "mkdocs.yml"
 # No mkdocs.yml comes near this; a larger one is read no further.
@@ -178,7 +179,8 @@ def page_units(text: str, flavour: str, fallback_title: str) -> list:
                 title=title, heading=section.heading or "", kind=SECTION,
                 anchors=(section.anchor,) if section.anchor else (), noindex=False,
                 names="", name="", signature="", body=_plain("\n".join(prose)).strip(),
-                code="\n".join(code), context=" ".join(context)))
+                code="\n".join(code), context=" ".join(context),
+                hidden=hidden_in_markup("\n".join(prose))))
     return units
 
 

@@ -95,6 +95,9 @@ _LINES = re.compile(r"L([0-9]+)-L([0-9]+)")
 # tried from successive `<`s look at disjoint text. Generators write `&lt;` in attribute values;
 # the rare tag that holds a raw `<`, comments, and `<` as data are read one by one.
 _PLAIN_TAG = re.compile(r"""<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:[^<>"']|"[^"<]*"|'[^'<]*')*)>""")
+# Elements that have no end tag.
+VOID = frozenset(("br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base",
+                  "source", "track", "embed", "param"))
 _TAG_START = re.compile(r"<(?:(/?)([a-zA-Z][a-zA-Z0-9]*)|!--)")
 _ATTRIBUTE_EVENT = re.compile(r"""[>"']""")
 # A name, then an optional value: double-quoted, single-quoted or bare.
@@ -148,8 +151,9 @@ def scan(text: str):
     """Yield (data start, start, closing, tag, raw attributes) for each tag of a page, in order.
 
     The text between one tag's end and the next tag's start (text[data start:start]) is data. A
-    comment comes as tag None: it ends the data before it, and its own text is no data. A `<`
-    that starts no complete tag or comment is data. Linear in the page's size.
+    comment comes as tag None, its text as the raw attributes: it ends the data before it, and
+    its own text is no data. A `<` that starts no complete tag or comment is data. Linear in the
+    page's size.
     """
     position = at = 0
     limit = text.rfind(">") + 1  # past the last ">", no tag or comment can end
@@ -199,7 +203,7 @@ class _Irregular:
                     self._comment_end_ahead = False
                     continue
                 self.at = end + 3
-                yield other, False, None, None
+                yield other, False, None, text[start.end():end]
                 continue
             self._ends = self._ends or _TagEnds(text)
             tag_end = self._ends.end(start.end())

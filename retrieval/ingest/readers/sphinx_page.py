@@ -21,6 +21,7 @@ from ...core.ranking import SECTION
 from ..unit import Unit
 from ..version_notes import rst_notes
 from .blocks import blank_separated, indentation, size_pieces
+from .hidden import hidden_in_markup
 from .html_page import STD_OBJECT_KIND
 from .rendered import STANDARD_DOMAIN, RenderedPage
 from .rst import (
@@ -93,6 +94,7 @@ class _Owner:
     body: list = field(default_factory=list)
     code: list = field(default_factory=list)
     prose: list = field(default_factory=list)  # its prose's reST, as written: its notes'
+    hidden: list = field(default_factory=list)  # line indices of prose hiding prose (hidden.py)
 
 
 @dataclass
@@ -267,6 +269,8 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
         else:
             owner.body.append(plain_text(chunk))
             owner.prose.append(chunk)
+            if hidden_in_markup(chunk):  # a raw HTML comment or invisible element
+                owner.hidden.append(unit.start)
         literal.leave(lines, unit, indent, is_code)
     return [_unit(lines, owner, owner.first_run_end) for owner in reader.owners
             if owner.first_run_end is not None and owner.kind != _HIDDEN]
@@ -314,4 +318,5 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
         anchors=owner.anchors,
         noindex=owner.noindex, names=" ".join(owner.names), name=" ".join(owner.bare_names),
         signature=owner.signature, body="\n".join(owner.body), code="\n".join(owner.code),
-        context=owner.context, notes=rst_notes("\n\n".join(owner.prose)))
+        context=owner.context, notes=rst_notes("\n\n".join(owner.prose)),
+        hidden=any(line in piece for line in owner.hidden))
