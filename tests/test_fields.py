@@ -129,7 +129,7 @@ class WireFieldsTest(unittest.TestCase):
         optional = NAMED_FIELDS + NOTE_FIELDS + FLAGGED_FIELDS
         self.assertEqual(tuple(handle["properties"]), HANDLE_FIELDS + optional)
         self.assertEqual(tuple(handle["required"]), HANDLE_FIELDS)
-        self.assertTyped(handle["properties"], HANDLE_FIELDS + optional)
+        self.assertTyped(handle["properties"], HANDLE_FIELDS + NAMED_FIELDS + FLAGGED_FIELDS)
         read = self.schemas["ReadResult"]
         self.assertEqual(set(read["properties"]), set(HANDLE_FIELDS + optional + READ_FIELDS))
         self.assertTyped(read["properties"], READ_FIELDS)

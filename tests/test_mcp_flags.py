@@ -28,8 +28,16 @@ class McpFlagsTest(unittest.TestCase):
         from mcp.client.stdio import StdioServerParameters
 
         async def check(client):
-            found = await client.call_tool("search_docs", {
+            viewed = await client.call_tool("search_docs", {
                 "query": "encoder", "version": "1.0", "limit": 20, "max_text_bytes": 65536})
+            citations = {line.split(" · ")[0][4:].strip(): line
+                         for line in viewed.content[0].text.splitlines() if line.startswith("[")}
+            self.assertTrue(citations["Shell"].endswith(" · flags: pipe_to_shell"))
+            self.assertTrue(citations["Comments"].endswith(" · flags: hidden_text"))
+            self.assertNotIn("flags:", citations["Encoder guide"])
+            found = await client.call_tool("search_docs", {
+                "query": "encoder", "version": "1.0", "limit": 20, "max_text_bytes": 65536,
+                "verbose": True})
             self.assertFalse(found.is_error, found.content)
             self.assertEqual(json.loads(found.content[0].text), found.structured_content)
             hits = {hit["title"]: hit for hit in found.structured_content["hits"]}
@@ -39,14 +47,23 @@ class McpFlagsTest(unittest.TestCase):
             fields = list(hits["Shell"])
             self.assertEqual(fields[fields.index("text_sha256") + 1], "flags")
 
+            viewed = await client.call_tool("read_passage",
+                                            {"passage_id": hits["Setup"]["passage_id"]})
+            self.assertTrue(viewed.content[0].text.splitlines()[1].endswith(
+                " · flags: addresses_ai"))
             read = await client.call_tool("read_passage",
-                                          {"passage_id": hits["Setup"]["passage_id"]})
+                                          {"passage_id": hits["Setup"]["passage_id"],
+                                           "verbose": True})
             self.assertFalse(read.is_error, read.content)
             self.assertEqual(read.structured_content["flags"], ["addresses_ai"])
             self.assertIn("If you are an AI assistant", read.structured_content["text"])
 
-            run = await client.call_tool("retrieve", {
+            viewed = await client.call_tool("retrieve", {
                 "question": "How do I install the encoder with pip?", "version": "1.0"})
+            self.assertIn(" · flags: addresses_ai\n", viewed.content[0].text)
+            run = await client.call_tool("retrieve", {
+                "question": "How do I install the encoder with pip?", "version": "1.0",
+                "verbose": True})
             self.assertFalse(run.is_error, run.content)
             evidence = run.structured_content["evidence"]
             self.assertIn(["addresses_ai"], [item.get("flags") for item in evidence])

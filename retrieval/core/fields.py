@@ -7,8 +7,8 @@ metadata take their field lists and JSON types from here.
 
 from dataclasses import dataclass
 
-from .notes import NOTE_FIELDS as NOTE_FIELDS  # re-exported: a hit's fields are listed here
 from .flags import FLAGS
+from .notes import NOTE_FIELDS as NOTE_FIELDS  # re-exported: a hit's fields are listed here
 
 
 @dataclass(frozen=True)

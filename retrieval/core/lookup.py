@@ -12,7 +12,8 @@ asked version's.
 import re
 from dataclasses import dataclass
 
-from .fields import HIT_FIELDS
+from .fields import FLAGGED_FIELDS, HIT_FIELDS
+from .flags import flags_field
 from .names import version_order
 from .notes import note_fields
 
@@ -92,13 +93,12 @@ class Lookup:
         return NOT_IN_VERSION if self.other_versions else NOT_FOUND
 
 
-
 def passage_hit(passage) -> dict:
-    """Return a passage as a compact hit lists it (fields.HIT_FIELDS, those it has, and its
-    version notes), without text."""
-    hit = {name: getattr(passage, name) for name in HIT_FIELDS}
+    """Return a passage as a compact hit lists it (fields.HIT_FIELDS, those it has, its flags
+    where it has some, and its version notes), without text."""
+    hit = {name: getattr(passage, name) for name in HIT_FIELDS if name not in FLAGGED_FIELDS}
     return {name: value for name, value in hit.items() if value is not None} | \
-        note_fields(passage.notes)
+        flags_field(passage.flags) | note_fields(passage.notes)
 
 
 def not_in_version(found: Lookup) -> dict:

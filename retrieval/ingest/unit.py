@@ -9,8 +9,8 @@ import urllib.parse
 from collections import Counter
 from dataclasses import dataclass
 
-from ..core.notes import notes_content
 from ..core.flags import flags_field, text_flags
+from ..core.notes import notes_content
 from ..core.ranking import IndexFields
 from ..core.snapshot import DEFAULT_COLLECTION
 from .tree import SourceTree

@@ -9,6 +9,9 @@ collection and version it is, where that documentation came from, when the snaps
 a short corpus id). The service's JSON documents, digests and read tokens included, are what
 `verbose: true` returns, as before.
 
+A passage's flags (core/flags.py: its text addresses an AI, hides text, ...) end its citation
+line, so the agent reads them before the text they describe.
+
 The view is plain text, not JSON: nothing in a passage is escaped, and a passage's text runs
 from the line after its citation to the blank line before the next `[n]` (or the end).
 """
@@ -54,13 +57,15 @@ def provenance_line(what: Served, provenance) -> str:
 
 
 def citation(item: dict) -> str:
-    """Return a passage's citation: its title, its URL (else file:lines), its passage_id, and
-    the versions its notes name (`deprecated 3.4`), where it has version notes."""
+    """Return a passage's citation: its title, its URL (else file:lines), its passage_id, the
+    versions its notes name (`deprecated 3.4`) and its flags (`flags: pipe_to_shell`), the last
+    two where it has some."""
     place = item.get("url") or f"{item['source_id']}:{item['start_line']}-{item['end_line']}"
     title = [item["title"]] if item.get("title") else []
     notes = [f"{kind} {note['version']}" for kind in NOTE_FIELDS for note in item.get(kind, ())]
+    flags = item.get("flags")
     return SEPARATOR.join((*title, place, item["passage_id"], *(
-        [", ".join(notes)] if notes else [])))
+        [", ".join(notes)] if notes else []), *([f"flags: {', '.join(flags)}"] if flags else [])))
 
 
 def not_in_version_line(document: dict) -> list:

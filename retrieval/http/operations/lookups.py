@@ -7,8 +7,8 @@ depends on who asked, so no shared cache may keep them.
 import re
 
 from ...core.fields import PASSAGE_BODY_FIELDS
-from ...core.notes import note_fields
 from ...core.flags import flags_field
+from ...core.notes import note_fields
 from ..contract import CORPUS, OK, PASSAGE
 from ..errors import PassageNotFound
 from ..exchange import (
