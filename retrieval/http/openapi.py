@@ -18,6 +18,7 @@ from ..core.fields import (
 from ..core.query import MAX_QUERY_TERMS
 from ..core.searches import MATCH_ALL, MATCH_ANY
 from ..core.snapshot import MAX_SEARCH_K, READ_BEST
+from ..core.tokens import BYTES_PER_TOKEN
 from .contract import (
     ALLOWANCES,
     DEFAULT_LIMITS,
@@ -25,6 +26,7 @@ from .contract import (
     HTTP_STATUS,
     ROUTES,
     RUN_STATUSES,
+    TOKEN_ALLOWANCE,
 )
 from .errors import MAX_ISSUES, MAX_PATH_PART
 from .operations.search import (
@@ -89,8 +91,14 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
     version = [] if pins else ["version"]
     counts = {field: dict(_INT0, maximum=getattr(maxima, field),
                           default=getattr(DEFAULT_LIMITS, field)) for field in ALLOWANCES}
-    usage = closed({name: _INT0 for name in (
-        "steps", "searches", "reads", "reserved_source_bytes", "delivered_source_bytes")})
+    # No default: a request without it is not counted in tokens, and nothing mentions them.
+    tokens = {TOKEN_ALLOWANCE: dict(_INT0, maximum=maxima.max_tokens, description=(
+        f"A budget in estimated tokens: ceil(bytes / {BYTES_PER_TOKEN}) of each text's UTF-8 "
+        "bytes. Optional; sent, it is echoed and counted (usage, trace) beside the bytes."))}
+    usage_names = ("steps", "searches", "reads", "reserved_source_bytes",
+                   "delivered_source_bytes")
+    usage = closed({name: _INT0 for name in usage_names + ("reserved_tokens", "delivered_tokens")},
+                   list(usage_names))
     handle_fields = {name: field_schema(name) for name in HANDLE_FIELDS}
     named = {name: field_schema(name) for name in NAMED_FIELDS}
     read_fields = {name: field_schema(name) for name in READ_FIELDS}
@@ -112,7 +120,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                 "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
                              "description": "Not blank; echoed exactly as sent."},
                 "version": VERSION_FIELD, "collection": COLLECTION_FIELD,
-                **counts,
+                **counts, **tokens,
             },
         },
         "SearchRequest": {
@@ -130,6 +138,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                                        default=DEFAULT_MAX_TEXT_BYTES, description=(
                     "The hits' texts never total more; the first that does not fit ends "
                     "them, so texts are given for a prefix of the ranking.")),
+                **tokens,
                 "analysis": {"enum": list(ANALYSES), "default": ANALYSES[0], "description": (
                     "question: the query analysed and ranked as /retrieve's first search "
                     "(stop words and literals left out, any word matching); raw: its words "
@@ -138,8 +147,9 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
         },
         "SearchResponse": closed({
             "corpus_id": HEX64, "search_request_id": HEX64, "text_bytes": _INT0,
+            "text_tokens": _INT0,
             "request": closed({"query": {"type": "string"}, **ECHOED_NAMES,
-                                "limit": _INT0, "max_text_bytes": _INT0,
+                                "limit": _INT0, "max_text_bytes": _INT0, TOKEN_ALLOWANCE: _INT0,
                                 "analysis": {"enum": list(ANALYSES)}},
                                ["query", "collection", "limit", "max_text_bytes", "analysis"]),
             "searched": closed({"query": {"type": "string"},
@@ -150,8 +160,9 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                 **{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
                 **named, "score": {"type": "number"}, "text": {"type": "string"},
             }, [name for name in HIT_FIELDS if name in handle_fields] + ["score"])},
-        }),
-        "Limits": closed({field: _INT0 for field in ALLOWANCES}),
+        }, ["corpus_id", "search_request_id", "text_bytes", "request", "searched", "hits"]),
+        "Limits": closed({field: _INT0 for field in ALLOWANCES + (TOKEN_ALLOWANCE,)},
+                         list(ALLOWANCES)),
         "Usage": usage,
         # Hits of built snapshots also name their unit's url and title (the fixture's do not).
         "ReadHandle": closed({**handle_fields, **named}, list(handle_fields)),
@@ -164,16 +175,21 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
         "TraceEntry": {"oneOf": [
             closed({"action": action, "decision": {"const": "executed"},
                      "invoked": {"const": True}, "reserved_source_bytes": _INT0,
-                     "status": {"const": "succeeded"},
+                     "reserved_tokens": _INT0, "status": {"const": "succeeded"},
                      "result": {"oneOf": [ref("SearchResult"), ref("ReadResult")]},
-                     "usage_after": ref("Usage")}),
+                     "usage_after": ref("Usage")},
+                    ["action", "decision", "invoked", "reserved_source_bytes", "status",
+                     "result", "usage_after"]),
             closed({"action": action, "decision": {"const": "executed"},
                      "invoked": {"const": True}, "reserved_source_bytes": _INT0,
-                     "status": {"const": "failed"},
-                     "reason": {"type": "string"}, "usage_after": ref("Usage")}),
+                     "reserved_tokens": _INT0, "status": {"const": "failed"},
+                     "reason": {"type": "string"}, "usage_after": ref("Usage")},
+                    ["action", "decision", "invoked", "reserved_source_bytes", "status",
+                     "reason", "usage_after"]),
             closed({"action": action, "decision": {"const": "denied"},
                      "reason": {"enum": list(DENIAL_REASONS)},
-                     "invoked": {"const": False}, "preflight_source_bytes": _INT0},
+                     "invoked": {"const": False}, "preflight_source_bytes": _INT0,
+                     "preflight_tokens": _INT0},
                     ["action", "decision", "reason", "invoked"]),
         ]},
         "Policy": closed({
@@ -195,7 +211,8 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
             "model_called": {"const": False},
             "request_id": HEX64, "corpus_id": HEX64,
             "request": closed({"question": {"type": "string"}, **ECHOED_NAMES,
-                                **{field: _INT0 for field in ALLOWANCES}},
+                                **{field: _INT0 for field in ALLOWANCES},
+                                TOKEN_ALLOWANCE: _INT0},
                                ["question", "collection", *ALLOWANCES]),
             "status": {"enum": list(RUN_STATUSES)},
             "reason": {"type": "string"},

@@ -19,7 +19,8 @@ from mcp.shared.exceptions import MCPError
 
 from .. import __version__
 from ..core.fields import FIELD_TYPES, HIT_FIELDS
-from ..http.contract import ALLOWANCES
+from ..core.tokens import BYTES_PER_TOKEN
+from ..http.contract import ALLOWANCES, TOKEN_ALLOWANCE
 from ..http.errors import ServiceError
 from ..http.operations.search import (
     ANALYSES,
@@ -76,7 +77,11 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
     """Return each tool's input schema; maxima: the served allowance limits, when known."""
     allowances = {field: dict(_INTEGER, minimum=0, **(
         {"maximum": getattr(maxima, field)} if maxima is not None else {}))
-        for field in ALLOWANCES}
+        for field in ALLOWANCES + (TOKEN_ALLOWANCE,)}
+    # Optional on both tools: left out, nothing is counted in tokens (core/tokens.py).
+    allowances[TOKEN_ALLOWANCE]["description"] = (
+        f"a budget in estimated tokens, ceil(bytes / {BYTES_PER_TOKEN}) of each text; the reply "
+        "counts them beside the bytes")
     return {
         "search_docs": _object({
             "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
@@ -85,6 +90,7 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
             "max_text_bytes": dict(_INTEGER, minimum=0, maximum=max_text_bytes,
                                    default=DEFAULT_MAX_TEXT_BYTES,
                                    description="texts returned never total more bytes"),
+            TOKEN_ALLOWANCE: allowances[TOKEN_ALLOWANCE],
             "analysis": {"enum": list(ANALYSES), "default": ANALYSES[0],
                          "description": "question: read as a question (stop words out, any "
                                         "word matching); raw: every word required"},
@@ -108,7 +114,7 @@ OUTPUT_SCHEMAS = {
         "corpus_id": _STRING, "request": {"type": "object"}, "searched": {"type": "object"},
         "search_request_id": _STRING, "hits": {"type": "array", "items": _object(
             dict(_PASSAGE_CORE, score={"type": "number"}), _LINES + ("score",))},
-        "text_bytes": _INTEGER,
+        "text_bytes": _INTEGER, "text_tokens": _INTEGER,
     }, ("corpus_id", "request", "hits", "text_bytes")),
     "read_passage": _object(dict(
         _PASSAGE_CORE, corpus_id=_STRING, collection=_STRING, source_sha256=_STRING,
@@ -143,8 +149,8 @@ OUTPUT_SCHEMAS = {
 
 DESCRIPTIONS = {
     "search_docs": "Rank documentation passages of one exact version for a query. Returns the "
-                   "best hits (passage_id, url, title, lines, score) and, within max_text_bytes, "
-                   "their verbatim text.",
+                   "best hits (passage_id, url, title, lines, score) and, within max_text_bytes "
+                   "(and max_tokens, if given), their verbatim text.",
     "read_passage": "Return one passage by passage_id, verbatim, with its digests.",
     "list_docs": "List the documentation collections and versions you may read, and the "
                  "versions the project pins (what a call without a version reads).",
