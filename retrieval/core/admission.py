@@ -130,6 +130,16 @@ class AdmissionRunner:
                 and handle["byte_count"] <= limits.max_source_bytes - self.reserved_source_bytes
                 and not self._tokens_exceeded(tokens_of_bytes(handle["byte_count"])))
 
+    def piece(self, result: dict, side: str) -> dict:
+        """Return the handle of the piece of a cut unit beside a read result (tools.piece).
+
+        A lookup of what the read already named, not an action: reading the piece is one.
+        """
+        try:
+            return self._tools.piece(result, side)
+        except ToolFailure:
+            raise RunEnded(FAILED, RETRIEVAL_FAILED) from None
+
     def read(self, handle: dict) -> dict:
         """Run one admitted read, reserving the handle's byte_count (and its tokens, when counted)
         first, or record its denial."""

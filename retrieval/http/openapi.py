@@ -9,6 +9,7 @@ against it.
 from .. import __version__
 from ..core.admission import Limits
 from ..core.fields import (
+    CUT_FIELDS,
     HANDLE_FIELDS,
     HIT_FIELDS,
     NAMED_FIELDS,
@@ -166,7 +167,9 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
         "Usage": usage,
         # Hits of built snapshots also name their unit's url and title (the fixture's do not).
         "ReadHandle": closed({**handle_fields, **named}, list(handle_fields)),
-        "ReadResult": closed({**handle_fields, **named, **read_fields},
+        # A piece of a unit the build cut also says where the unit goes on (CUT_FIELDS).
+        "ReadResult": closed({**handle_fields, **named, **read_fields,
+                              **{name: field_schema(name) for name in CUT_FIELDS}},
                               list(handle_fields) + list(read_fields)),
         "SearchResult": closed({
             "corpus_id": HEX64, "search_request_id": HEX64, **search_arguments,

@@ -18,7 +18,7 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
-from ..core.fields import FIELD_TYPES, HIT_FIELDS
+from ..core.fields import CUT_FIELDS, FIELD_TYPES, HIT_FIELDS
 from ..core.tokens import BYTES_PER_TOKEN
 from ..http.contract import ALLOWANCES, TOKEN_ALLOWANCE
 from ..http.errors import ServiceError
@@ -43,7 +43,7 @@ JSON = "application/json"
 READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                   idempotent_hint=True, open_world_hint=False)
 # What each evidence item of `retrieve` keeps: cite it, check its text, fetch it again by id.
-EVIDENCE_FIELDS = HIT_FIELDS + ("result_sha256", "text")
+EVIDENCE_FIELDS = HIT_FIELDS + ("result_sha256", "text") + CUT_FIELDS
 
 
 def compact(value) -> str:
@@ -142,7 +142,9 @@ OUTPUT_SCHEMAS = {
         "request_id": _STRING, "corpus_id": _STRING, "status": _STRING, "reason": _STRING,
         "usage": {"type": "object"}, "limits": {"type": "object"},
         "evidence": {"type": "array", "items": _object(
-            dict(_PASSAGE_CORE, result_sha256=_STRING), _LINES + ("text", "result_sha256"))},
+            dict(_PASSAGE_CORE, result_sha256=_STRING,
+                 **{name: {"type": FIELD_TYPES[name].json_type} for name in CUT_FIELDS}),
+            _LINES + ("text", "result_sha256"))},
         "result_sha256": _STRING,
     }, ("request_id", "status", "reason", "usage", "evidence", "result_sha256")),
 }
