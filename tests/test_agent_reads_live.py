@@ -1,20 +1,28 @@
-"""max_tokens over the wire: the client against a real server, MCP through the official SDK.
+"""What an agent reads, over the wire: max_tokens and whole units through the client against a
+real server and through MCP with the official SDK.
 
-The in-process contract is tests/test_tokens.py; here each surface a caller uses passes the
-budget on and hands back what the service counted.
+The in-process contracts are tests/test_tokens.py and tests/test_whole_units.py; here each surface
+a caller uses passes the budget on and hands back what the service counted and where a cut unit
+goes on.
 """
 
 import asyncio
+import io
 import json
 import math
+import os
 import sys
 import unittest
 
 from retrieval import client as rc
 from retrieval.core.snapshot import default_snapshot_path
+from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.scenarios import QUESTION
 from retrieval.testing import subprocess_env
-from tests.support import ROOT, WAIT_S, require_module, start_server
+from tests.support import ROOT, WAIT_S, class_temporary_directory, require_module, start_server
+from tests.test_html_ingest import write_tree
+from tests.test_whole_units import BASE, HERD_URL, TEXT
+from tests.test_whole_units import QUESTION as HERD_QUESTION
 
 TIER = "server"
 
@@ -38,23 +46,28 @@ class ClientTokensTest(unittest.TestCase):
         self.assertIn(f"tokens {math.ceil(first / 4)}/40", rc.summarize(result))
 
 
+def mcp_session(snapshot, check):
+    """Run check(client) in an SDK client session with `retrieval mcp` on snapshot over stdio."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    parameters = StdioServerParameters(
+        command=sys.executable, cwd=ROOT, env=subprocess_env(RETRIEVAL_ACCESS_LOG="false"),
+        args=["-m", "retrieval", "mcp", "--snapshot", str(snapshot)])
+
+    async def scenario():
+        async with Client(parameters) as client:
+            return await check(client)
+
+    return asyncio.run(asyncio.wait_for(scenario(), WAIT_S * 3))
+
+
 class McpTokensTest(unittest.TestCase):
     def setUp(self):
         require_module(self, "mcp", "mcp")
 
     def session(self, check):
-        from mcp import Client
-        from mcp.client.stdio import StdioServerParameters
-
-        parameters = StdioServerParameters(
-            command=sys.executable, cwd=ROOT, env=subprocess_env(RETRIEVAL_ACCESS_LOG="false"),
-            args=["-m", "retrieval", "mcp", "--snapshot", str(default_snapshot_path())])
-
-        async def scenario():
-            async with Client(parameters) as client:
-                return await check(client)
-
-        return asyncio.run(asyncio.wait_for(scenario(), WAIT_S * 3))
+        return mcp_session(default_snapshot_path(), check)
 
     def test_retrieve_and_search_docs_take_max_tokens(self):
         async def check(client):
@@ -85,6 +98,41 @@ class McpTokensTest(unittest.TestCase):
         error = json.loads(refused.content[0].text)["error"]
         self.assertEqual((error["code"], error["issues"][0]["path"]),
                          ("invalid_request", ["max_tokens"]))
+
+
+class McpWholeUnitsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        base = class_temporary_directory(cls)
+        write_tree(base, {"src/llms-full.txt": TEXT})
+        cls.snapshot = os.path.join(base, "snapshot")
+        build_snapshot([SourceTree("1.0", os.path.join(base, "src", "llms-full.txt"), BASE)],
+                       cls.snapshot, DEFAULT_POLICY, Progress(io.StringIO()))
+
+    def setUp(self):
+        require_module(self, "mcp", "mcp")
+
+    def test_retrieve_gives_the_cut_unit_whole_or_says_where_it_goes_on(self):
+        async def check(client):
+            whole = await client.call_tool("retrieve", {"question": HERD_QUESTION,
+                                                        "version": "1.0"})
+            cut = await client.call_tool("retrieve", {"question": HERD_QUESTION,
+                                                      "version": "1.0",
+                                                      "max_source_bytes": 2048})
+            evidence = cut.structured_content["evidence"]
+            rest = await client.call_tool("read_passage",
+                                          {"passage_id": evidence[0]["next_passage_id"]})
+            return whole.structured_content, evidence, rest.structured_content
+
+        whole, evidence, rest = mcp_session(self.snapshot, check)
+        pieces = [item for item in whole["evidence"] if item["url"] == HERD_URL]
+        self.assertEqual([(p["start_line"], p["truncated"]) for p in pieces],
+                         [(5, True), (15, True)])
+        self.assertEqual(pieces[0]["next_passage_id"], pieces[1]["passage_id"])
+        self.assertEqual((evidence[0]["url"], evidence[0]["truncated"],
+                          evidence[0]["next_start_line"]), (HERD_URL, True, 15))
+        self.assertEqual((rest["passage_id"], rest["start_line"], rest["text"]),
+                         (pieces[1]["passage_id"], 15, pieces[1]["text"]))
 
 
 if __name__ == "__main__":
