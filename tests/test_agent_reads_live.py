@@ -7,21 +7,17 @@ goes on.
 """
 
 import asyncio
-import io
 import json
 import math
-import os
 import sys
 import unittest
 
 from retrieval import client as rc
 from retrieval.core.snapshot import default_snapshot_path
-from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.scenarios import QUESTION
 from retrieval.testing import subprocess_env
-from tests.support import ROOT, WAIT_S, class_temporary_directory, require_module, start_server
-from tests.test_html_ingest import write_tree
-from tests.test_whole_units import BASE, HERD_URL, TEXT
+from tests.support import ROOT, WAIT_S, require_module, start_server
+from tests.test_whole_units import HERD_URL, build_herd
 from tests.test_whole_units import QUESTION as HERD_QUESTION
 
 TIER = "server"
@@ -103,11 +99,7 @@ class McpTokensTest(unittest.TestCase):
 class McpWholeUnitsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        base = class_temporary_directory(cls)
-        write_tree(base, {"src/llms-full.txt": TEXT})
-        cls.snapshot = os.path.join(base, "snapshot")
-        build_snapshot([SourceTree("1.0", os.path.join(base, "src", "llms-full.txt"), BASE)],
-                       cls.snapshot, DEFAULT_POLICY, Progress(io.StringIO()))
+        cls.snapshot = build_herd(cls)
 
     def setUp(self):
         require_module(self, "mcp", "mcp")

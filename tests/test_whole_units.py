@@ -42,15 +42,20 @@ TEXT = ("# Goats\n\nAn introduction to goats.\n\n## Configure the herd\n\n"
         + "\n\n## Milking\n\nMilking happens twice daily, after the goats graze.\n")
 
 
+def build_herd(cls) -> str:
+    """Build TEXT at version 1.0 in a directory of the test class's; return the snapshot's path."""
+    base = class_temporary_directory(cls)
+    write_tree(base, {"src/llms-full.txt": TEXT})
+    out = os.path.join(base, "snapshot")
+    build_snapshot([SourceTree("1.0", os.path.join(base, "src", "llms-full.txt"), BASE)],
+                   out, DEFAULT_POLICY, Progress(io.StringIO()))
+    return out
+
+
 class WholeUnitsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        base = class_temporary_directory(cls)
-        write_tree(base, {"src/llms-full.txt": TEXT})
-        out = os.path.join(base, "snapshot")
-        build_snapshot([SourceTree("1.0", os.path.join(base, "src", "llms-full.txt"), BASE)],
-                       out, DEFAULT_POLICY, Progress(io.StringIO()))
-        cls.app = create_app(snapshot_path=out, settings=quiet_settings())
+        cls.app = create_app(snapshot_path=build_herd(cls), settings=quiet_settings())
 
     @classmethod
     def tearDownClass(cls):
