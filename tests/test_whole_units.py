@@ -121,6 +121,21 @@ class WholeUnitsTest(unittest.TestCase):
             self.assertFalse({"truncated", "previous_passage_id", "next_passage_id",
                               "next_start_line"} & set(item))
 
+    def test_a_search_text_that_is_a_piece_says_where_its_unit_goes_on(self):
+        reply = call(self.app, "POST", "/search", json.dumps(
+            {"query": QUESTION, "version": "1.0", "max_text_bytes": 8192}).encode())
+        hits = reply.json()["hits"]
+        [piece] = [hit for hit in hits if hit["url"] == HERD_URL]
+        self.assertEqual((piece["start_line"], piece["truncated"], piece["next_start_line"]),
+                         (5, True, 15))
+        for hit in hits:
+            if hit is not piece:
+                self.assertNotIn("truncated", hit)
+        document = call(self.app, "GET", "/openapi.json").json()
+        schema = document["paths"]["/search"]["post"]["responses"]["200"]["content"][
+            "application/json"]["schema"]
+        self.assertEqual(schema_errors(schema, reply.json(), document), [])
+
     def test_the_reads_are_the_documented_shape(self):
         schema_document = call(self.app, "GET", "/openapi.json").json()
         schema = schema_document["paths"]["/retrieve"]["post"]["responses"]["200"]["content"][

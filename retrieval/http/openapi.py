@@ -103,6 +103,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
     handle_fields = {name: field_schema(name) for name in HANDLE_FIELDS}
     named = {name: field_schema(name) for name in NAMED_FIELDS}
     read_fields = {name: field_schema(name) for name in READ_FIELDS}
+    cut = {name: field_schema(name) for name in CUT_FIELDS}
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
                         "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]},
                         "literals": {"const": True}, "semantic_query": {"type": "string"}}
@@ -159,7 +160,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                                  "semantic_query": {"type": "string"}}, ["query", "match"]),
             "hits": {"type": "array", "items": closed({
                 **{name: handle_fields[name] for name in HIT_FIELDS if name in handle_fields},
-                **named, "score": {"type": "number"}, "text": {"type": "string"},
+                **named, "score": {"type": "number"}, "text": {"type": "string"}, **cut,
             }, [name for name in HIT_FIELDS if name in handle_fields] + ["score"])},
         }, ["corpus_id", "search_request_id", "text_bytes", "request", "searched", "hits"]),
         "Limits": closed({field: _INT0 for field in ALLOWANCES + (TOKEN_ALLOWANCE,)},
@@ -168,8 +169,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
         # Hits of built snapshots also name their unit's url and title (the fixture's do not).
         "ReadHandle": closed({**handle_fields, **named}, list(handle_fields)),
         # A piece of a unit the build cut also says where the unit goes on (CUT_FIELDS).
-        "ReadResult": closed({**handle_fields, **named, **read_fields,
-                              **{name: field_schema(name) for name in CUT_FIELDS}},
+        "ReadResult": closed({**handle_fields, **named, **read_fields, **cut},
                               list(handle_fields) + list(read_fields)),
         "SearchResult": closed({
             "corpus_id": HEX64, "search_request_id": HEX64, **search_arguments,

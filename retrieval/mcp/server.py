@@ -71,6 +71,8 @@ _PASSAGE_ID = {"type": "string", "pattern": PASSAGE_ID_REGEX}
 _PASSAGE_CORE = {name: _PASSAGE_ID if name == "passage_id"
                  else {"type": FIELD_TYPES[name].json_type} for name in HIT_FIELDS + ("text",)}
 _LINES = ("passage_id", "version", "start_line", "end_line", "text_sha256")
+# Where a piece of a unit the build cut says the unit goes on (core.fields.CUT_FIELDS).
+_CUT = {name: {"type": FIELD_TYPES[name].json_type} for name in CUT_FIELDS}
 
 
 def input_schemas(max_text_bytes: int, maxima=None) -> dict:
@@ -113,7 +115,7 @@ OUTPUT_SCHEMAS = {
     "search_docs": _object({
         "corpus_id": _STRING, "request": {"type": "object"}, "searched": {"type": "object"},
         "search_request_id": _STRING, "hits": {"type": "array", "items": _object(
-            dict(_PASSAGE_CORE, score={"type": "number"}), _LINES + ("score",))},
+            dict(_PASSAGE_CORE, score={"type": "number"}, **_CUT), _LINES + ("score",))},
         "text_bytes": _INTEGER, "text_tokens": _INTEGER,
     }, ("corpus_id", "request", "hits", "text_bytes")),
     "read_passage": _object(dict(
@@ -142,8 +144,7 @@ OUTPUT_SCHEMAS = {
         "request_id": _STRING, "corpus_id": _STRING, "status": _STRING, "reason": _STRING,
         "usage": {"type": "object"}, "limits": {"type": "object"},
         "evidence": {"type": "array", "items": _object(
-            dict(_PASSAGE_CORE, result_sha256=_STRING,
-                 **{name: {"type": FIELD_TYPES[name].json_type} for name in CUT_FIELDS}),
+            dict(_PASSAGE_CORE, result_sha256=_STRING, **_CUT),
             _LINES + ("text", "result_sha256"))},
         "result_sha256": _STRING,
     }, ("request_id", "status", "reason", "usage", "evidence", "result_sha256")),

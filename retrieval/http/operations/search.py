@@ -17,7 +17,7 @@ The reply says what was searched (`searched`).
 from dataclasses import dataclass
 
 from ...core.admission import DEFAULT_MAXIMA
-from ...core.fields import HIT_FIELDS
+from ...core.fields import CUT_FIELDS, HIT_FIELDS
 from ...core.searches import SearchCall
 from ...core.service import RetrievalService, ServedNames
 from ...core.snapshot import DEFAULT_COLLECTION
@@ -127,7 +127,10 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
                     text_bytes + handle["byte_count"] <= request.max_text_bytes and \
                     (max_tokens is None or text_tokens + tokens <= max_tokens)
                 if budget_open:
-                    hit["text"] = tools.read(handle)["text"]
+                    read = tools.read(handle)
+                    hit["text"] = read["text"]
+                    # A piece of a unit the build cut says where the unit goes on, as a read does.
+                    hit.update((name, read[name]) for name in CUT_FIELDS if name in read)
                     text_bytes += handle["byte_count"]
                     text_tokens += tokens
                 hits.append(hit)
