@@ -75,7 +75,6 @@ def build_search_result(index: CollectionIndex, search: SearchCall, deadline=Non
     corpus = index.corpus_id
     arguments = search.traced()
     search_id = digests.search_request_id(corpus, arguments)
-    results = []
     # A term given twice is searched once: its cost, not its result, grows with the copies.
     ranked = index.rank(replace(search, query=bounded_query(search.query)), deadline)
     results = [build_handle(corpus, search_id, passage, score, rank)
