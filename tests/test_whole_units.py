@@ -86,20 +86,26 @@ class WholeUnitsTest(unittest.TestCase):
         section = "## Configure the herd" + TEXT.split("## Configure the herd")[1].split(
             "\n\n## Milking")[0]
         self.assertEqual(first["text"] + "\n\n" + second["text"], section)
-        # The piece no search found is read as any hit is: an admitted, charged, traced read of a
-        # handle issued for the same search, at the score and rank of the hit it continues.
+        # The piece no search found is read as any hit is: an admitted, traced read of a handle
+        # issued for the same search, at the score and rank of the hit it continues.
         [search] = [entry for entry in document["trace"] if entry["action"]["tool"] == "search"]
         self.assertNotIn(second["passage_id"], [hit["passage_id"]
                                                 for hit in search["result"]["results"]])
         reads = [entry for entry in document["trace"] if entry["action"]["tool"] == "read"]
         handles = [entry["action"]["arguments"]["handle"] for entry in reads]
-        self.assertEqual([handle["passage_id"] for handle in handles],
+        self.assertEqual([handle["passage_id"] for handle in handles[:2]],
                          [first["passage_id"], second["passage_id"]])
-        self.assertEqual({(h["search_request_id"], h["rank"], h["native_score"]) for h in handles},
+        self.assertEqual({(h["search_request_id"], h["rank"], h["native_score"])
+                          for h in handles[:2]},
                          {(handles[0]["search_request_id"], handles[0]["rank"],
                            handles[0]["native_score"])})
+        # Charged a step and its bytes, but no read: max_reads (2) counts units, and the next
+        # best unit is still read.
+        self.assertEqual(len(handles), 3)
+        self.assertNotEqual(handles[2]["url"], HERD_URL)
+        self.assertEqual((document["usage"]["steps"], document["usage"]["reads"]), (4, 2))
         self.assertEqual(document["usage"]["reserved_source_bytes"],
-                         first["byte_count"] + second["byte_count"])
+                         sum(handle["byte_count"] for handle in handles))
 
     def test_a_budget_that_cannot_pay_for_the_rest_leaves_it_said_where(self):
         document = self.retrieve(max_source_bytes=2048)

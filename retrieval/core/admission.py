@@ -123,10 +123,11 @@ class AdmissionRunner:
         self.searches += 1
         return self._invoke(action, 0, self._tools.search, search)
 
-    def can_read(self, handle: dict) -> bool:
-        """Tell whether the allowances left would admit a read of this handle now."""
+    def can_read(self, handle: dict, piece: bool = False) -> bool:
+        """Tell whether the allowances left would admit a read of this handle now (piece: as
+        read)."""
         limits = self._limits
-        return (self.steps < limits.max_steps and self.reads < limits.max_reads
+        return (self.steps < limits.max_steps and (piece or self.reads < limits.max_reads)
                 and handle["byte_count"] <= limits.max_source_bytes - self.reserved_source_bytes
                 and not self._tokens_exceeded(tokens_of_bytes(handle["byte_count"])))
 
@@ -140,15 +141,20 @@ class AdmissionRunner:
         except ToolFailure:
             raise RunEnded(FAILED, RETRIEVAL_FAILED) from None
 
-    def read(self, handle: dict) -> dict:
+    def read(self, handle: dict, piece: bool = False) -> dict:
         """Run one admitted read, reserving the handle's byte_count (and its tokens, when counted)
-        first, or record its denial."""
+        first, or record its denial.
+
+        piece: the handle is a further piece of a unit the build cut, one of which was just read
+        (policy._read_unit). max_reads counts the units read, so a piece is charged a step, its
+        bytes and its tokens, but no read: reading a unit whole costs no other unit its place.
+        """
         action = {"tool": "read", "arguments": {"handle": handle}}
         limits = self._limits
         preflight = handle["byte_count"]
         if self.steps >= limits.max_steps:
             self._deny(action, MAX_STEPS, preflight)
-        if self.reads >= limits.max_reads:
+        if not piece and self.reads >= limits.max_reads:
             self._deny(action, MAX_READS, preflight)
         if preflight > limits.max_source_bytes - self.reserved_source_bytes:
             self._deny(action, MAX_SOURCE_BYTES, preflight)
@@ -157,7 +163,7 @@ class AdmissionRunner:
         if self._deadline is not None and self._clock() >= self._deadline:
             self._deny(action, DEADLINE, preflight)
         self.steps += 1
-        self.reads += 1
+        self.reads += 0 if piece else 1
         self.reserved_source_bytes += preflight
         if self._counts_tokens:
             self.reserved_tokens += tokens_of_bytes(preflight)

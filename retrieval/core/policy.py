@@ -70,9 +70,9 @@ def _read_unit(result: dict, rule: Rule, runner: AdmissionRunner, evidence: list
         piece = result
         while side in piece:
             handle = runner.piece(piece, side)
-            if not runner.can_read(handle):
+            if not runner.can_read(handle, piece=True):
                 break
-            piece = runner.read(handle)
+            piece = runner.read(handle, piece=True)
             # The unit's pieces stay in line order: an earlier one goes before those read.
             evidence.insert(at if side == PREVIOUS_PIECE else len(evidence), piece)
             if _marked(piece, rule):
