@@ -195,7 +195,12 @@ class SnapshotIndex:
         return passage if passage.passage_id == passage_id else None
 
     def pieces_beside(self, passage: Passage) -> tuple:
-        """Return the pieces of passage's unit just before and just after it (None: none)."""
+        """Return the pieces of passage's unit just before and just after it (None: none).
+
+        A passage without a title (a JSON snapshot's) is a unit of its own (database._PIECES).
+        """
+        if passage.title is None:
+            return None, None
         unit = (passage.collection, passage.version, passage.source_id, passage.url, passage.title)
         connection = self._connection()
         rows = (connection.execute(database.PREVIOUS_PIECE, unit + (passage.start_line,)),
