@@ -14,6 +14,7 @@ import unittest
 
 from retrieval import client as rc
 from retrieval.core.snapshot import default_snapshot_path
+from retrieval.integrations import RetrievalSettings, retrieve_passages
 from retrieval.scenarios import QUESTION
 from retrieval.testing import subprocess_env
 from tests.support import ROOT, WAIT_S, require_module, start_server
@@ -40,6 +41,10 @@ class ClientTokensTest(unittest.TestCase):
         self.assertEqual((denied.reason, denied.preflight_tokens),
                          ("max_tokens", math.ceil(denied.preflight_source_bytes / 4)))
         self.assertIn(f"tokens {math.ceil(first / 4)}/40", rc.summarize(result))
+        # The framework adapters pass their allowances on as they are.
+        passages = retrieve_passages(RetrievalSettings(server.base_url, version="3.12",
+                                                       allowances={"max_tokens": 40}), QUESTION)
+        self.assertEqual([p.text for p in passages], [result.evidence[0].text])
 
 
 def mcp_session(snapshot, check):
