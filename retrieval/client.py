@@ -269,6 +269,9 @@ class Usage:
     reads: int
     reserved_source_bytes: int
     delivered_source_bytes: int
+    # Counted only for a request that sent max_tokens (None otherwise).
+    reserved_tokens: int | None = None
+    delivered_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -309,6 +312,8 @@ class TraceEntry:
     result: dict | None = field(repr=False)
     reserved_source_bytes: int | None = None
     preflight_source_bytes: int | None = None
+    reserved_tokens: int | None = None  # a request that sent max_tokens
+    preflight_tokens: int | None = None
 
     @classmethod
     def from_dict(cls, entry: dict) -> "TraceEntry":
@@ -323,6 +328,8 @@ class TraceEntry:
             result=entry.get("result"),
             reserved_source_bytes=entry.get("reserved_source_bytes"),
             preflight_source_bytes=entry.get("preflight_source_bytes"),
+            reserved_tokens=entry.get("reserved_tokens"),
+            preflight_tokens=entry.get("preflight_tokens"),
         )
 
 
@@ -679,7 +686,9 @@ def _describe_action(entry: TraceEntry) -> str:
 
 def _describe_outcome(entry: TraceEntry) -> str:
     if entry.decision == "denied":
-        needs = (f" (needs {entry.preflight_source_bytes} source bytes)"
+        tokens = (f", {entry.preflight_tokens} tokens"
+                  if entry.preflight_tokens is not None else "")
+        needs = (f" (needs {entry.preflight_source_bytes} source bytes{tokens})"
                  if entry.preflight_source_bytes is not None else "")
         return f"DENIED {entry.reason}{needs}"
     outcome = f"{entry.decision} {entry.status}"
@@ -737,7 +746,9 @@ def summarize(result: RetrievalResult, max_chars: int = 0) -> str:
         f"usage steps {usage.steps}/{limits.max_steps}, searches {usage.searches}/"
         f"{limits.max_searches}, reads {usage.reads}/{limits.max_reads}, source bytes "
         f"{usage.reserved_source_bytes}/{limits.max_source_bytes} "
-        f"(delivered {usage.delivered_source_bytes})",
+        f"(delivered {usage.delivered_source_bytes})" + (
+            "" if limits.max_tokens is None else
+            f", tokens {usage.reserved_tokens}/{limits.max_tokens}"),
         f"actions ({len(result.trace)})",
     ]
     request = result.request if isinstance(result.request, dict) else {}

@@ -110,6 +110,8 @@ class Settings:
         int, DEFAULT_MAXIMA.max_reads, "Largest max_reads a request may ask for.")
     max_source_bytes_limit: int = _setting(
         int, DEFAULT_MAXIMA.max_source_bytes, "Largest max_source_bytes a request may ask for.")
+    max_tokens_limit: int = _setting(
+        int, DEFAULT_MAXIMA.max_tokens, "Largest max_tokens a request may ask for.")
 
 
 SETTINGS = tuple(dataclasses.fields(Settings))
@@ -210,7 +212,7 @@ def _check_ranges(settings: Settings):
                  "max_pipelined_requests", "send_grace_s"):
         if getattr(settings, name) < (0 if name == "port" else 1):
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
-    for name in ("send_floor_bytes_s", "max_in_flight_per_peer"):
+    for name in ("send_floor_bytes_s", "max_in_flight_per_peer", "max_tokens_limit"):
         if getattr(settings, name) < 0:
             raise SettingsError(f"setting {name}: {getattr(settings, name)} is out of range")
     if settings.port > 65535:

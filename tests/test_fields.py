@@ -9,6 +9,7 @@ from retrieval.core import database
 from retrieval.core.admission import DEFAULT_LIMITS
 from retrieval.core.fields import (
     CITATION_FIELDS,
+    CUT_FIELDS,
     EVIDENCE_FIELDS,
     FIELD_TYPES,
     FLAGGED_FIELDS,
@@ -131,11 +132,12 @@ class WireFieldsTest(unittest.TestCase):
         self.assertEqual(tuple(handle["required"]), HANDLE_FIELDS)
         self.assertTyped(handle["properties"], HANDLE_FIELDS + NAMED_FIELDS + FLAGGED_FIELDS)
         read = self.schemas["ReadResult"]
-        self.assertEqual(set(read["properties"]), set(HANDLE_FIELDS + optional + READ_FIELDS))
-        self.assertTyped(read["properties"], READ_FIELDS)
+        self.assertEqual(set(read["properties"]),
+                         set(HANDLE_FIELDS + optional + READ_FIELDS + CUT_FIELDS))
+        self.assertTyped(read["properties"], READ_FIELDS + CUT_FIELDS)
         hit = self.schemas["SearchResponse"]["properties"]["hits"]["items"]
         self.assertEqual(set(hit["properties"]),
-                         set(HIT_FIELDS + NOTE_FIELDS) | {"score", "text"})
+                         set(HIT_FIELDS + NOTE_FIELDS + CUT_FIELDS) | {"score", "text"})
         self.assertEqual(hit["required"],
                          [name for name in HIT_FIELDS if name not in optional] + ["score"])
         self.assertTyped(hit["properties"], HIT_FIELDS)

@@ -156,9 +156,11 @@ class VersionsTest(unittest.TestCase):
         self.assertIn(b"version 2.28 served as 2.28.2", done.stdout)
         lines = done.stdout.decode().splitlines()
         hits = lines.index("first search's hits (2)")
+        # Both paragraphs are the one unit of a page without headings (one url and title): the
+        # run reads it whole (docs/api.md#whole-units).
         self.assertEqual(lines[hits + 1:hits + 3], [
             f"  1 page.txt lines 3-3 {BASE}requests/2.28.2/page.html (read)",
-            f"  2 page.txt lines 1-1 {BASE}requests/2.28.2/page.html"])
+            f"  2 page.txt lines 1-1 {BASE}requests/2.28.2/page.html (read)"])
 
 
     def test_mcp_search_docs_refuses_it_as_a_tool_error(self):

@@ -114,7 +114,8 @@ def _ask(args) -> int:
 
     allowances = {"collection": args.collection,
                   "max_steps": args.max_steps, "max_searches": args.max_searches,
-                  "max_reads": args.max_reads, "max_source_bytes": args.max_source_bytes}
+                  "max_reads": args.max_reads, "max_source_bytes": args.max_source_bytes,
+                  "max_tokens": args.max_tokens}
     try:
         with RetrievalClient(args.url, api_key=args.api_key, timeout=args.timeout,
                              max_retries=args.retries) as client:
@@ -243,6 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     for allowance in ("max-steps", "max-searches", "max-reads", "max-source-bytes"):
         ask.add_argument(f"--{allowance}", type=int, metavar="N",
                          help="allowance (default: the server's default)")
+    ask.add_argument("--max-tokens", type=int, metavar="N",
+                     help="budget in estimated tokens, ceil(bytes / 4) (default: none)")
     ask.add_argument("--api-key", help="sent as 'Authorization: Bearer KEY' (default: none)")
     ask.add_argument("--timeout", type=float, default=10.0,
                      help="seconds per HTTP exchange (default: %(default)s)")

@@ -162,6 +162,16 @@ BY_PASSAGE_ID = (
     f"SELECT {_SELECT} FROM passages AS p WHERE p.id = coalesce("
     "(SELECT id FROM passages WHERE passage_id = ?), (SELECT min(id) FROM passages))"
 )
+# The pieces of a unit the build cut (blocks.size_pieces, or a section's own text around its
+# objects) are the passages of one source, version, url and title; the piece before a passage and
+# the piece after it are the nearest of them on either side. Only built snapshots name their units:
+# a passage without a title (a JSON snapshot's) is a unit of its own, never looked up here.
+_PIECES = ("SELECT {columns} FROM passages AS p WHERE p.collection = ? AND p.version = ? "
+           "AND p.source_id = ? AND p.url = ? AND p.title = ? ")
+PREVIOUS_PIECE = _PIECES.format(columns=_SELECT) + \
+    "AND p.start_line < ? ORDER BY p.start_line DESC LIMIT 1"
+NEXT_PIECE = _PIECES.format(columns=_SELECT) + \
+    "AND p.start_line > ? ORDER BY p.start_line LIMIT 1"
 VERSION_SPANS = (
     "SELECT collection, version, min(id), max(id), count(*) FROM passages "
     "GROUP BY collection, version"

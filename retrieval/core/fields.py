@@ -33,6 +33,8 @@ FIELD_TYPES = {
     "byte_count": FieldType("integer", minimum=0), "native_score": FieldType("number"),
     "rank": _LINE, "read_token": _HEX64, "read_request_id": _HEX64, "result_sha256": _HEX64,
     "flags": FieldType("array", items=FLAGS),
+    "truncated": FieldType("boolean"), "previous_passage_id": _HEX64, "next_passage_id": _HEX64,
+    "next_start_line": _LINE,
 }
 
 # A passage as a snapshot holds it: model.Passage's fields and the database's columns.
@@ -57,6 +59,11 @@ NAMED_FIELDS = ("url", "title")
 # evidence item that carries the unit's URL carries them.
 # What a read adds to its handle: a read result, which a run's evidence is made of.
 READ_FIELDS = ("text", "url", "read_request_id", "result_sha256")
+# What a read of a piece of a unit the build cut adds after its url (and only then): that the unit
+# goes on (truncated: true), and where: the piece before this one, and the piece after it with the
+# line the unit goes on at (each only where there is one).
+CUT_FIELDS = ("truncated", "previous_passage_id", "next_passage_id", "next_start_line")
+PREVIOUS_PIECE, NEXT_PIECE = CUT_FIELDS[1:3]
 # A read result as the client's Evidence has it (title, where a hit has one, stays in the raw
 # document).
 EVIDENCE_FIELDS = PASSAGE_FIELDS[:PASSAGE_FIELDS.index("collection")] + (

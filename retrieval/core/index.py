@@ -207,6 +207,20 @@ class SnapshotIndex:
         notes = database.notes_of(self._connection(), sql, key)
         return replace(passage, notes=notes) if notes else passage
 
+    def pieces_beside(self, passage: Passage) -> tuple:
+        """Return the pieces of passage's unit just before and just after it (None: none).
+
+        A passage without a title (a JSON snapshot's) is a unit of its own (database._PIECES).
+        """
+        if passage.title is None:
+            return None, None
+        unit = (passage.collection, passage.version, passage.source_id, passage.url, passage.title)
+        connection = self._connection()
+        rows = (connection.execute(database.PREVIOUS_PIECE, unit + (passage.start_line,)),
+                connection.execute(database.NEXT_PIECE, unit + (passage.end_line,)))
+        return tuple(None if row is None else database.passage_from_row(row)
+                     for row in (cursor.fetchone() for cursor in rows))
+
     def close(self):
         """Close every thread's connection; later searches raise IndexClosed."""
         with self._lock:
@@ -465,3 +479,7 @@ class CollectionIndex:
         """Return the passage with this id if it belongs to this collection, else None."""
         passage = self._owner.passage(passage_id)
         return passage if passage is not None and passage.collection == self.name else None
+
+    def pieces_beside(self, passage: Passage) -> tuple:
+        """Return the pieces of passage's unit before and after it (SnapshotIndex.pieces_beside)."""
+        return self._owner.pieces_beside(passage)

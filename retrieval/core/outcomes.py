@@ -22,6 +22,8 @@ MAX_STEPS = "max_steps"
 MAX_SEARCHES = "max_searches"
 MAX_READS = "max_reads"
 MAX_SOURCE_BYTES = "max_source_bytes"
+# Only a request that sends max_tokens has it (core/tokens.py says what a token is).
+MAX_TOKENS = "max_tokens"
 DEADLINE = "deadline"
 # Failed: an admitted tool call could not produce a result.
 RETRIEVAL_FAILED = "retrieval_failed"
@@ -29,7 +31,7 @@ RETRIEVAL_FAILED = "retrieval_failed"
 RUN_REASONS = {
     COMPLETED: (MARKER_FOUND, BEST_MATCHES_READ),
     INCOMPLETE: (NO_REFINEMENT, ROUND_LIMIT, NO_MATCHES),
-    LIMITED: (MAX_STEPS, MAX_SEARCHES, MAX_READS, MAX_SOURCE_BYTES, DEADLINE),
+    LIMITED: (MAX_STEPS, MAX_SEARCHES, MAX_READS, MAX_SOURCE_BYTES, MAX_TOKENS, DEADLINE),
     FAILED: (RETRIEVAL_FAILED,),
 }
 RUN_STATUSES = tuple(RUN_REASONS)

@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 
 from .admission import AdmissionRunner
+from .fields import NEXT_PIECE, PREVIOUS_PIECE
 
 # This module ends a run completed or incomplete; the admission runner ends it limited or failed.
 from .outcomes import (
@@ -58,12 +59,35 @@ def _marked(result: dict, rule: Rule) -> bool:
     return rule.required_marker is not None and rule.required_marker in result["text"]
 
 
+def _read_unit(result: dict, rule: Rule, runner: AdmissionRunner, evidence: list) -> bool:
+    """Add a read result to evidence with the pieces of its unit the allowances pay for, the
+    earlier ones first, in line order; tell whether the rule's marker was read."""
+    at = len(evidence)
+    evidence.append(result)
+    if _marked(result, rule):
+        return True
+    for side in (PREVIOUS_PIECE, NEXT_PIECE):
+        piece = result
+        while side in piece:
+            handle = runner.piece(piece, side)
+            if not runner.can_read(handle, piece=True):
+                break
+            piece = runner.read(handle, piece=True)
+            # The unit's pieces stay in line order: an earlier one goes before those read.
+            evidence.insert(at if side == PREVIOUS_PIECE else len(evidence), piece)
+            if _marked(piece, rule):
+                return True
+    return False
+
+
 def _read_best(rule: Rule, version: str, runner: AdmissionRunner, evidence: list) -> Outcome:
     """Search once, then read the distinct hits in rank order while the allowances permit.
 
     Hits that share a URL are one piece of documentation: only the best ranked is read. A hit
     the remaining allowances cannot pay for is passed over for a smaller one below it; the first
-    read is always attempted, so a run that can afford none ends with the runner's denial.
+    read is always attempted, so a run that can afford none ends with the runner's denial. A hit
+    that is a piece of a unit the build cut is read whole while the allowances pay for each next
+    piece (_read_unit); where they do not, its last piece read says where the unit goes on.
     """
     found = runner.search(rule.first_search(version))
     seen_urls = set()
@@ -74,9 +98,7 @@ def _read_best(rule: Rule, version: str, runner: AdmissionRunner, evidence: list
         if evidence and not runner.can_read(hit):
             continue
         seen_urls.add(url)
-        result = runner.read(hit)
-        evidence.append(result)
-        if _marked(result, rule):
+        if _read_unit(runner.read(hit), rule, runner, evidence):
             return Outcome(COMPLETED, MARKER_FOUND)
     if not evidence:
         return Outcome(INCOMPLETE, NO_MATCHES)

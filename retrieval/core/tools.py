@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import replace
 
 from . import digests
-from .fields import HANDLE_PASSAGE_FIELDS, NAMED_FIELDS
+from .fields import HANDLE_PASSAGE_FIELDS, NAMED_FIELDS, NEXT_PIECE, PREVIOUS_PIECE
 from .flags import flags_field
 from .index import CollectionIndex, DeadlineExceeded
 from .lookup import Lookup
@@ -58,30 +58,34 @@ def result_size(result: ToolResult) -> int:
     return len(result.encoded)
 
 
+def build_handle(corpus: str, search_id: str, passage, score: float, rank: int) -> ToolResult:
+    """Return the read handle of a passage a search issues, at this score and rank."""
+    # In HANDLE_FIELDS order, then NAMED_FIELDS where the snapshot names its units, then the
+    # unit's version notes (NOTE_FIELDS) where it has some, and FLAGGED_FIELDS where the passage
+    # has flags.
+    return ToolResult.sealed({
+        "corpus_id": corpus,
+        "search_request_id": search_id,
+        **{name: getattr(passage, name) for name in HANDLE_PASSAGE_FIELDS},
+        "native_score": score,
+        "rank": rank,
+        "read_token": digests.read_token(search_id, passage.passage_id),
+        **({} if passage.title is None else {
+            name: getattr(passage, name) for name in NAMED_FIELDS}),
+        **note_fields(passage.notes),
+        **flags_field(passage.flags),
+    })
+
+
 def build_search_result(index: CollectionIndex, search: SearchCall, deadline=None) -> ToolResult:
     """Rank passages of exactly the search's version; each hit is a read handle."""
     corpus = index.corpus_id
     arguments = search.traced()
     search_id = digests.search_request_id(corpus, arguments)
-    results = []
     # A term given twice is searched once: its cost, not its result, grows with the copies.
     ranked = index.rank(replace(search, query=bounded_query(search.query)), deadline)
-    for rank, (passage, score) in enumerate(ranked, start=1):
-        # In HANDLE_FIELDS order, then NAMED_FIELDS where the snapshot names its units, then
-        # the unit's version notes (NOTE_FIELDS) where it has some, and FLAGGED_FIELDS where
-        # the passage has flags.
-        results.append(ToolResult.sealed({
-            "corpus_id": corpus,
-            "search_request_id": search_id,
-            **{name: getattr(passage, name) for name in HANDLE_PASSAGE_FIELDS},
-            "native_score": score,
-            "rank": rank,
-            "read_token": digests.read_token(search_id, passage.passage_id),
-            **({} if passage.title is None else {
-                name: getattr(passage, name) for name in NAMED_FIELDS}),
-            **note_fields(passage.notes),
-            **flags_field(passage.flags),
-        }))
+    results = [build_handle(corpus, search_id, passage, score, rank)
+               for rank, (passage, score) in enumerate(ranked, start=1)]
     return ToolResult.sealed({
         "corpus_id": corpus,
         "search_request_id": search_id,
@@ -97,11 +101,24 @@ def text_matches(text: str, handle: dict) -> bool:
         digests.sha256_hex(data) == handle["text_sha256"]
 
 
-def build_read_result(handle: dict, passage) -> ToolResult:
-    """Return the handle's fields plus the passage text, its URL and the result's digests."""
+def build_read_result(handle: dict, passage, beside=(None, None)) -> ToolResult:
+    """Return the handle's fields plus the passage text, its URL and the result's digests.
+
+    beside: the pieces before and after this one of the unit the build cut it from (None: the
+    unit starts or ends here); where there is either, the result says the unit was cut and where
+    it goes on (CUT_FIELDS), so that a caller can read the rest.
+    """
     result = dict(handle)
     result["text"] = passage.text
     result["url"] = passage.url
+    before, after = beside
+    if before is not None or after is not None:
+        result["truncated"] = True
+    if before is not None:
+        result[PREVIOUS_PIECE] = before.passage_id
+    if after is not None:
+        result[NEXT_PIECE] = after.passage_id
+        result["next_start_line"] = after.start_line
     result["read_request_id"] = digests.read_request_id(handle["read_token"])
     result["result_sha256"] = digests.read_result_sha256(result)
     return ToolResult.sealed(result)
@@ -186,9 +203,29 @@ class RetrievalTools:
                 raise ToolFailure("passage_missing")
             if not text_matches(passage.text, issued):
                 raise ToolFailure(TEXT_DIGEST_MISMATCH)
-            return build_read_result(issued, passage)
+            return build_read_result(issued, passage, index.pieces_beside(passage))
 
         try:
             return self._memo.get_or_compute(("read", issued["read_token"]), build)
         except sqlite3.Error:
             raise ToolFailure("tool_failure") from None
+
+    def piece(self, result: dict, side: str) -> dict:
+        """Issue the handle of the piece a read result of this instance names on one side
+        (PREVIOUS_PIECE or NEXT_PIECE), as its search would: at the score and rank of the hit
+        read, unless the search issued that passage a handle of its own."""
+        self._ensure_open()
+        issued = self._issued.get(result.get("read_token"))
+        if issued is None or side not in (PREVIOUS_PIECE, NEXT_PIECE) or side not in result:
+            raise ToolFailure("handle_not_issued")
+        token = digests.read_token(issued["search_request_id"], result[side])
+        if token not in self._issued:
+            try:
+                passage = self._index.passage(result[side])
+            except sqlite3.Error:
+                raise ToolFailure("tool_failure") from None
+            if passage is None:
+                raise ToolFailure("passage_missing")
+            self._issued[token] = build_handle(issued["corpus_id"], issued["search_request_id"],
+                                               passage, issued["native_score"], issued["rank"])
+        return self._issued[token]

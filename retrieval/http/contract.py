@@ -10,7 +10,12 @@ re-exported here for the HTTP layer.
 
 from dataclasses import dataclass
 
-from ..core.admission import ALLOWANCES, DEFAULT_LIMITS, DEFAULT_MAXIMA  # noqa: F401 (re-exported)
+from ..core.admission import (  # noqa: F401 (re-exported)
+    ALLOWANCES,
+    DEFAULT_LIMITS,
+    DEFAULT_MAXIMA,
+    TOKEN_ALLOWANCE,
+)
 from ..core.outcomes import DENIAL_REASONS as DENIAL_REASONS  # re-exported for the HTTP side
 from ..core.outcomes import FAILED
 from ..core.outcomes import RUN_STATUSES as RUN_STATUSES  # re-exported for the HTTP side

@@ -10,6 +10,7 @@ from .. import __version__
 from ..core.admission import Limits
 from ..core.diff import CHANGES
 from ..core.fields import (
+    CUT_FIELDS,
     FLAGGED_FIELDS,
     HANDLE_FIELDS,
     HIT_FIELDS,
@@ -21,6 +22,7 @@ from ..core.lookup import FIRST_KINDS, MAX_NAME_CHARS, NOT_IN_VERSION, STATUSES
 from ..core.query import MAX_QUERY_TERMS
 from ..core.searches import MATCH_ALL, MATCH_ANY
 from ..core.snapshot import MAX_SEARCH_K, READ_BEST
+from ..core.tokens import BYTES_PER_TOKEN
 from .contract import (
     ALLOWANCES,
     DEFAULT_LIMITS,
@@ -28,6 +30,7 @@ from .contract import (
     HTTP_STATUS,
     ROUTES,
     RUN_STATUSES,
+    TOKEN_ALLOWANCE,
 )
 from .errors import MAX_ISSUES, MAX_PATH_PART
 from .operations import diff
@@ -142,8 +145,14 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
     version = [] if pins else ["version"]
     counts = {field: dict(_INT0, maximum=getattr(maxima, field),
                           default=getattr(DEFAULT_LIMITS, field)) for field in ALLOWANCES}
-    usage = closed({name: _INT0 for name in (
-        "steps", "searches", "reads", "reserved_source_bytes", "delivered_source_bytes")})
+    # No default: a request without it is not counted in tokens, and nothing mentions them.
+    tokens = {TOKEN_ALLOWANCE: dict(_INT0, maximum=maxima.max_tokens, description=(
+        f"A budget in estimated tokens: ceil(bytes / {BYTES_PER_TOKEN}) of each text's UTF-8 "
+        "bytes. Optional; sent, it is echoed and counted (usage, trace) beside the bytes."))}
+    usage_names = ("steps", "searches", "reads", "reserved_source_bytes",
+                   "delivered_source_bytes")
+    usage = closed({name: _INT0 for name in usage_names + ("reserved_tokens", "delivered_tokens")},
+                   list(usage_names))
     handle_fields = {name: field_schema(name) for name in HANDLE_FIELDS}
     # Built snapshots' units also carry their version notes, where they have some.
     named = {name: field_schema(name) for name in NAMED_FIELDS} | note_schemas()
@@ -156,6 +165,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
            **named, **flagged}
     hit_required = [name for name in HIT_FIELDS if name in handle_fields]
     names_list = {"type": "array", "items": {"type": "string"}}
+    cut = {name: field_schema(name) for name in CUT_FIELDS}
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
                         "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]},
                         "literals": {"const": True}, "semantic_query": {"type": "string"}}
@@ -174,7 +184,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                 "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
                              "description": "Not blank; echoed exactly as sent."},
                 "version": VERSION_FIELD, "collection": COLLECTION_FIELD,
-                **counts,
+                **counts, **tokens,
             },
         },
         "SearchRequest": {
@@ -192,6 +202,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                                        default=DEFAULT_MAX_TEXT_BYTES, description=(
                     "The hits' texts never total more; the first that does not fit ends "
                     "them, so texts are given for a prefix of the ranking.")),
+                **tokens,
                 "analysis": {"enum": list(ANALYSES), "default": ANALYSES[0], "description": (
                     "question: the query analysed and ranked as /retrieve's first search "
                     "(stop words and literals left out, any word matching); raw: its words "
@@ -200,8 +211,9 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
         },
         "SearchResponse": closed({
             "corpus_id": HEX64, "search_request_id": HEX64, "text_bytes": _INT0,
+            "text_tokens": _INT0,
             "request": closed({"query": {"type": "string"}, **ECHOED_NAMES,
-                                "limit": _INT0, "max_text_bytes": _INT0,
+                                "limit": _INT0, "max_text_bytes": _INT0, TOKEN_ALLOWANCE: _INT0,
                                 "analysis": {"enum": list(ANALYSES)}},
                                ["query", "collection", "limit", "max_text_bytes", "analysis"]),
             "searched": closed({"query": {"type": "string"},
@@ -209,7 +221,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                                  "literals": {"const": True},
                                  "semantic_query": {"type": "string"}}, ["query", "match"]),
             "hits": {"type": "array", "items": closed({
-                **hit, "score": {"type": "number"}, "text": {"type": "string"},
+                **hit, "score": {"type": "number"}, "text": {"type": "string"}, **cut,
             }, hit_required + ["score"])},
             NOT_IN_VERSION: closed({
                 "name": {"type": "string"}, "versions": names_list,
@@ -251,11 +263,13 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                     {**hit, "text": {"type": "string"}}, hit_required)}}),
         }, ["corpus_id", "text_bytes", "request", "status", "hits"]),
         **_diff_schemas(version),
-        "Limits": closed({field: _INT0 for field in ALLOWANCES}),
+        "Limits": closed({field: _INT0 for field in ALLOWANCES + (TOKEN_ALLOWANCE,)},
+                         list(ALLOWANCES)),
         "Usage": usage,
         # Hits of built snapshots also name their unit's url and title (the fixture's do not).
         "ReadHandle": closed({**handle_fields, **named, **flagged}, list(handle_fields)),
-        "ReadResult": closed({**handle_fields, **named, **flagged, **read_fields},
+        # A piece of a unit the build cut also says where the unit goes on (CUT_FIELDS).
+        "ReadResult": closed({**handle_fields, **named, **flagged, **read_fields, **cut},
                               list(handle_fields) + list(read_fields)),
         "SearchResult": closed({
             "corpus_id": HEX64, "search_request_id": HEX64, **search_arguments,
@@ -264,16 +278,21 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
         "TraceEntry": {"oneOf": [
             closed({"action": action, "decision": {"const": "executed"},
                      "invoked": {"const": True}, "reserved_source_bytes": _INT0,
-                     "status": {"const": "succeeded"},
+                     "reserved_tokens": _INT0, "status": {"const": "succeeded"},
                      "result": {"oneOf": [ref("SearchResult"), ref("ReadResult")]},
-                     "usage_after": ref("Usage")}),
+                     "usage_after": ref("Usage")},
+                    ["action", "decision", "invoked", "reserved_source_bytes", "status",
+                     "result", "usage_after"]),
             closed({"action": action, "decision": {"const": "executed"},
                      "invoked": {"const": True}, "reserved_source_bytes": _INT0,
-                     "status": {"const": "failed"},
-                     "reason": {"type": "string"}, "usage_after": ref("Usage")}),
+                     "reserved_tokens": _INT0, "status": {"const": "failed"},
+                     "reason": {"type": "string"}, "usage_after": ref("Usage")},
+                    ["action", "decision", "invoked", "reserved_source_bytes", "status",
+                     "reason", "usage_after"]),
             closed({"action": action, "decision": {"const": "denied"},
                      "reason": {"enum": list(DENIAL_REASONS)},
-                     "invoked": {"const": False}, "preflight_source_bytes": _INT0},
+                     "invoked": {"const": False}, "preflight_source_bytes": _INT0,
+                     "preflight_tokens": _INT0},
                     ["action", "decision", "reason", "invoked"]),
         ]},
         "Policy": closed({
@@ -295,7 +314,8 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
             "model_called": {"const": False},
             "request_id": HEX64, "corpus_id": HEX64,
             "request": closed({"question": {"type": "string"}, **ECHOED_NAMES,
-                                **{field: _INT0 for field in ALLOWANCES}},
+                                **{field: _INT0 for field in ALLOWANCES},
+                                TOKEN_ALLOWANCE: _INT0},
                                ["question", "collection", *ALLOWANCES]),
             "status": {"enum": list(RUN_STATUSES)},
             "reason": {"type": "string"},

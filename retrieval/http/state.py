@@ -39,6 +39,7 @@ def maxima_of(settings: Settings) -> Limits:
         max_searches=settings.max_searches_limit,
         max_reads=settings.max_reads_limit,
         max_source_bytes=settings.max_source_bytes_limit,
+        max_tokens=settings.max_tokens_limit,
     )
 
 

@@ -22,9 +22,10 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
-from ..core.fields import FIELD_TYPES, FLAGGED_FIELDS, HIT_FIELDS, NOTE_FIELDS
+from ..core.fields import CUT_FIELDS, FIELD_TYPES, FLAGGED_FIELDS, HIT_FIELDS, NOTE_FIELDS
 from ..core.lookup import MAX_NAME_CHARS, STATUSES
-from ..http.contract import ALLOWANCES
+from ..core.tokens import BYTES_PER_TOKEN
+from ..http.contract import ALLOWANCES, TOKEN_ALLOWANCE
 from ..http.errors import ServiceError
 from ..http.operations import diff
 from ..http.operations.lookup import NAME_REGEX
@@ -59,7 +60,7 @@ JSON = "application/json"
 READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                   idempotent_hint=True, open_world_hint=False)
 # What each evidence item of `retrieve` keeps: cite it, check its text, fetch it again by id.
-EVIDENCE_FIELDS = HIT_FIELDS + ("result_sha256", "text") + NOTE_FIELDS
+EVIDENCE_FIELDS = HIT_FIELDS + ("result_sha256", "text") + NOTE_FIELDS + CUT_FIELDS
 
 
 def compact(value) -> str:
@@ -99,13 +100,19 @@ _PROVENANCE = {"type": "string", "description": "collection@version, where its d
                                                 "came from, when the snapshot was built, a "
                                                 "short corpus id"}
 _PROVENANCE_LINES = {"type": "array", "items": _PROVENANCE}
+# Where a piece of a unit the build cut says the unit goes on (core.fields.CUT_FIELDS).
+_CUT = {name: {"type": FIELD_TYPES[name].json_type} for name in CUT_FIELDS}
 
 
 def input_schemas(max_text_bytes: int, maxima=None) -> dict:
     """Return each tool's input schema; maxima: the served allowance limits, when known."""
     allowances = {field: dict(_INTEGER, minimum=0, **(
         {"maximum": getattr(maxima, field)} if maxima is not None else {}))
-        for field in ALLOWANCES}
+        for field in ALLOWANCES + (TOKEN_ALLOWANCE,)}
+    # Optional on both tools: left out, nothing is counted in tokens (core/tokens.py).
+    allowances[TOKEN_ALLOWANCE]["description"] = (
+        f"a budget in estimated tokens, ceil(bytes / {BYTES_PER_TOKEN}) of each text; the reply "
+        "counts them beside the bytes")
     return {
         "search_docs": _object({
             "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
@@ -114,6 +121,7 @@ def input_schemas(max_text_bytes: int, maxima=None) -> dict:
             "max_text_bytes": dict(_INTEGER, minimum=0, maximum=max_text_bytes,
                                    default=DEFAULT_MAX_TEXT_BYTES,
                                    description="texts returned never total more bytes"),
+            TOKEN_ALLOWANCE: allowances[TOKEN_ALLOWANCE],
             "analysis": {"enum": list(ANALYSES), "default": ANALYSES[0],
                          "description": "question: read as a question (stop words out, any "
                                         "word matching); raw: every word required"},
@@ -163,8 +171,8 @@ OUTPUT_SCHEMAS = {
     "search_docs": _object({
         "corpus_id": _STRING, "request": {"type": "object"}, "searched": {"type": "object"},
         "search_request_id": _STRING, "hits": {"type": "array", "items": _object(
-            dict(_PASSAGE_CORE, score={"type": "number"}), _LINES + ("score",))},
-        "text_bytes": _INTEGER, "provenance": _PROVENANCE,
+            dict(_PASSAGE_CORE, score={"type": "number"}, **_CUT), _LINES + ("score",))},
+        "text_bytes": _INTEGER, "text_tokens": _INTEGER, "provenance": _PROVENANCE,
     }, ("corpus_id", "request", "hits", "text_bytes", "provenance")),
     "read_passage": _object(dict(
         _PASSAGE_CORE, corpus_id=_STRING, collection=_STRING, source_sha256=_STRING,
@@ -194,7 +202,8 @@ OUTPUT_SCHEMAS = {
         "request_id": _STRING, "corpus_id": _STRING, "status": _STRING, "reason": _STRING,
         "usage": {"type": "object"}, "limits": {"type": "object"},
         "evidence": {"type": "array", "items": _object(
-            dict(_PASSAGE_CORE, result_sha256=_STRING), _LINES + ("text", "result_sha256"))},
+            dict(_PASSAGE_CORE, result_sha256=_STRING, **_CUT),
+            _LINES + ("text", "result_sha256"))},
         "result_sha256": _STRING, "provenance": _PROVENANCE,
     }, ("request_id", "status", "reason", "usage", "evidence", "result_sha256", "provenance")),
     "diff_versions": _object({
@@ -218,8 +227,8 @@ OUTPUT_SCHEMAS = {
 
 DESCRIPTIONS = {
     "search_docs": "Rank documentation passages of one exact version for a query. Returns the "
-                   "best hits, each cited (title, url, passage_id) and, within max_text_bytes, "
-                   "its verbatim text.",
+                   "best hits, each cited (title, url, passage_id) and, within max_text_bytes "
+                   "(and max_tokens, if given), its verbatim text.",
     "read_passage": "Return one passage by passage_id, cited and verbatim (verbose: with its "
                     "digests).",
     "list_docs": "List the documentation collections and versions you may read, and the "

@@ -56,16 +56,27 @@ def provenance_line(what: Served, provenance) -> str:
                            f"corpus {what.corpus_id[:SHORT_ID]}"))
 
 
-def citation(item: dict) -> str:
+def citation(item: dict, shown=frozenset()) -> str:
     """Return a passage's citation: its title, its URL (else file:lines), its passage_id, the
-    versions its notes name (`deprecated 3.4`) and its flags (`flags: pipe_to_shell`), the last
-    two where it has some."""
+    versions its notes name (`deprecated 3.4`), its flags (`flags: pipe_to_shell`) and, for a
+    piece of a cut unit, where it continues: the last three where it has some."""
     place = item.get("url") or f"{item['source_id']}:{item['start_line']}-{item['end_line']}"
     title = [item["title"]] if item.get("title") else []
     notes = [f"{kind} {note['version']}" for kind in NOTE_FIELDS for note in item.get(kind, ())]
     flags = item.get("flags")
     return SEPARATOR.join((*title, place, item["passage_id"], *(
-        [", ".join(notes)] if notes else []), *([f"flags: {', '.join(flags)}"] if flags else [])))
+        [", ".join(notes)] if notes else []), *([f"flags: {', '.join(flags)}"] if flags else []),
+        *_cut(item, shown)))
+
+
+def _cut(item: dict, shown) -> list:
+    """Return where a piece of a unit the build cut goes on (core.fields.CUT_FIELDS), unless its
+    next piece is among the passages shown with it (shown: their passage_ids)."""
+    following = item.get("next_passage_id")
+    if not item.get("truncated") or following is None or following in shown:
+        return []
+    return [f"cut: continues at line {item['next_start_line']}, "
+            f"read_passage {item['next_passage_id']}"]
 
 
 def not_in_version_line(document: dict) -> list:
@@ -80,7 +91,8 @@ def not_in_version_line(document: dict) -> list:
 
 def _passages(items, absent: str) -> str:
     """Return numbered passages: each its citation line, then its text (or `absent`)."""
-    return "\n\n".join(f"[{number}] {citation(item)}\n" + (
+    shown = {item["passage_id"] for item in items}
+    return "\n\n".join(f"[{number}] {citation(item, shown)}\n" + (
         item["text"] if "text" in item else absent)
         for number, item in enumerate(items, 1))
 

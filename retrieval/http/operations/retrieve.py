@@ -16,6 +16,7 @@ from ..contract import (
     DEFAULT_LIMITS,
     HTTP_STATUS,
     RETRIEVE,
+    TOKEN_ALLOWANCE,
     UNAVAILABLE,
     run_status_line,
 )
@@ -29,7 +30,7 @@ from . import BodyOperation
 
 SCHEMA_VERSION = 1
 EXECUTION_MODE = "offline-scripted-retrieval-http"
-KNOWN_FIELDS = ("question", "version", "collection") + ALLOWANCES
+KNOWN_FIELDS = ("question", "version", "collection") + ALLOWANCES + (TOKEN_ALLOWANCE,)
 
 
 def parse_retrieve_request(body: bytes, maxima: Limits,
@@ -48,6 +49,11 @@ def parse_retrieve_request(body: bytes, maxima: Limits,
         value = document.get(field, getattr(DEFAULT_LIMITS, field))
         check(field, count_issue(value, getattr(maxima, field)))
         counts[field] = value
+    # max_tokens has no default: left out, the request is the one it was before it existed.
+    if TOKEN_ALLOWANCE in document:
+        counts[TOKEN_ALLOWANCE] = document[TOKEN_ALLOWANCE]
+        check(TOKEN_ALLOWANCE, count_issue(counts[TOKEN_ALLOWANCE],
+                                           getattr(maxima, TOKEN_ALLOWANCE)))
     for field in document:
         if field not in KNOWN_FIELDS:
             check(field, {"type": "extra_forbidden"})

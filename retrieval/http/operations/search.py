@@ -5,7 +5,8 @@ What MCP's `search_docs` runs, and what the `POST /search` route runs: the same 
 of the best hits, in rank order, while their bytes fit the caller's budget. The budget is exact:
 the texts returned never total more than `max_text_bytes`, and a hit whose text would not fit
 ends the texts (the hits after it are listed without text), so what is returned is always a
-prefix of the ranking.
+prefix of the ranking. A caller that sends `max_tokens` budgets the texts in estimated tokens too
+(core/tokens.py): they fit both, and the reply counts both (`text_tokens` beside `text_bytes`).
 
 The query is read as a question unless the caller asks for `"analysis": "raw"`: the same query
 analysis (stop words, literals, the collection's ubiquitous words; any word matching) and the
@@ -19,13 +20,15 @@ own version (core/lookup.py); the hits stay the asked version's alone.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...core.fields import HIT_FIELDS, NOTE_FIELDS
+from ...core.admission import DEFAULT_MAXIMA
+from ...core.fields import CUT_FIELDS, HIT_FIELDS, NOTE_FIELDS
 from ...core.lookup import NOT_IN_VERSION, api_name, not_in_version
 from ...core.searches import SearchCall
 from ...core.service import RetrievalService, ServedNames
 from ...core.snapshot import DEFAULT_COLLECTION
+from ...core.tokens import tokens_of_bytes
 from ...core.tools import RetrievalTools, ToolFailure
-from ..contract import OK, SEARCH
+from ..contract import OK, SEARCH, TOKEN_ALLOWANCE
 from ..errors import InvalidRequest, SearchFailed
 from ..exchange import Exchange, Reply, encode_json
 from ..schema import BEARER, error_responses, ref, request_body, response
@@ -39,7 +42,8 @@ DEFAULT_MAX_TEXT_BYTES = 4096
 # policy's query analysis and ranking); "raw", its words as written, every one required.
 ANALYSES = ("question", "raw")
 ANALYSIS_REGEX = f"^({'|'.join(ANALYSES)})$"
-KNOWN_FIELDS = ("query", "version", "collection", "limit", "max_text_bytes", "analysis")
+KNOWN_FIELDS = ("query", "version", "collection", "limit", "max_text_bytes", TOKEN_ALLOWANCE,
+                "analysis")
 
 
 @dataclass(frozen=True)
@@ -56,16 +60,21 @@ class SearchRequest(ServedNames):
     served_version: str | None = None
     served_collection: str | None = None
     pinned: bool = False
+    max_tokens: int | None = None  # None: none sent, and the texts are not counted in tokens
 
     def normalized(self) -> dict:
-        """Return the request as it is echoed."""
+        """Return the request as it is echoed (max_tokens only when sent)."""
         return {"query": self.query, **self.echoed_names(), "limit": self.limit,
-                "max_text_bytes": self.max_text_bytes, "analysis": self.analysis}
+                "max_text_bytes": self.max_text_bytes,
+                **({} if self.max_tokens is None else {TOKEN_ALLOWANCE: self.max_tokens}),
+                "analysis": self.analysis}
 
 
 def parse_search_request(document, max_text_bytes_limit: int,
                          default_collection: str | None = DEFAULT_COLLECTION,
-                         pins: bool = False) -> SearchRequest:
+                         pins: bool = False,
+                         max_tokens_limit: int | None = DEFAULT_MAXIMA.max_tokens
+                         ) -> SearchRequest:
     """Validate a search's arguments (a decoded JSON object) as /retrieve validates its body."""
     issues, collection = common_issues(document, "query", default_collection, pins)
     analysis = document.get("analysis", ANALYSES[0])
@@ -84,6 +93,9 @@ def parse_search_request(document, max_text_bytes_limit: int,
     check("limit", issue)
     max_text_bytes = document.get("max_text_bytes", DEFAULT_MAX_TEXT_BYTES)
     check("max_text_bytes", count_issue(max_text_bytes, max_text_bytes_limit))
+    max_tokens = document.get(TOKEN_ALLOWANCE)
+    if TOKEN_ALLOWANCE in document:
+        check(TOKEN_ALLOWANCE, count_issue(max_tokens, max_tokens_limit))
     if analysis not in ANALYSES:
         check("analysis", {"type": "string_type"} if not isinstance(analysis, str) else
               {"type": "string_pattern_mismatch", "pattern": ANALYSIS_REGEX})
@@ -93,7 +105,7 @@ def parse_search_request(document, max_text_bytes_limit: int,
     if issues:
         raise InvalidRequest(issues)
     return SearchRequest(document["query"], document.get("version"), collection, limit,
-                         max_text_bytes, analysis)
+                         max_text_bytes, analysis, max_tokens=max_tokens)
 
 
 def run_search(service: RetrievalService, request: SearchRequest, deadline=None) -> dict:
@@ -105,7 +117,8 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
     version = request.search_version
     search = SearchCall(request.query, version, request.limit) if request.analysis == "raw" else \
         service.question_search(request.query, request.search_collection, version, request.limit)
-    hits, text_bytes, budget_open = [], 0, True
+    hits, text_bytes, text_tokens, budget_open = [], 0, 0, True
+    max_tokens = request.max_tokens
     with RetrievalTools(collection, service.memo, deadline=deadline) as tools:
         try:
             found = tools.search(search)
@@ -116,11 +129,17 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
                        if name in handle}
                 hit["score"] = handle["native_score"]
                 # The first text that does not fit ends the texts: a prefix of the ranking.
+                tokens = tokens_of_bytes(handle["byte_count"])
                 budget_open = budget_open and \
-                    text_bytes + handle["byte_count"] <= request.max_text_bytes
+                    text_bytes + handle["byte_count"] <= request.max_text_bytes and \
+                    (max_tokens is None or text_tokens + tokens <= max_tokens)
                 if budget_open:
-                    hit["text"] = tools.read(handle)["text"]
+                    read = tools.read(handle)
+                    hit["text"] = read["text"]
+                    # A piece of a unit the build cut says where the unit goes on, as a read does.
+                    hit.update((name, read[name]) for name in CUT_FIELDS if name in read)
                     text_bytes += handle["byte_count"]
+                    text_tokens += tokens
                 hits.append(hit)
             # A query that is an API name the version does not document, and others do: said.
             name = api_name(request.query)
@@ -133,7 +152,8 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
             "searched": {"query": search.query, "match": search.match,
                          **search.query_reading()},
             "search_request_id": found["search_request_id"], "hits": hits,
-            "text_bytes": text_bytes} | absent
+            "text_bytes": text_bytes,
+            **({} if max_tokens is None else {"text_tokens": text_tokens})} | absent
 
 
 class Search(BodyOperation):
@@ -152,7 +172,7 @@ class Search(BodyOperation):
         state = self.state
         request = state.resolved(key, self.parse(
             decode_body(body), state.maxima.max_source_bytes, state.default_for(key),
-            state.pins))
+            state.pins, state.maxima.max_tokens))
         found = self.answer(service, request, started + state.deadline_s)
         verified(service)  # what a rewritten file gave is never sent
         return Reply(OK, encode_json(found))
