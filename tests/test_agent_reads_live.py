@@ -74,9 +74,10 @@ class McpTokensTest(unittest.TestCase):
         async def check(client):
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
             run = await client.call_tool("retrieve", {"question": QUESTION, "version": "3.12",
-                                                      "max_tokens": 40})
+                                                      "max_tokens": 40, "verbose": True})
             found = await client.call_tool("search_docs", {"query": "file text",
-                                                           "version": "3.12", "max_tokens": 40})
+                                                           "version": "3.12", "max_tokens": 40,
+                                                           "verbose": True})
             refused = await client.call_tool("retrieve", {"question": QUESTION,
                                                           "version": "3.12", "max_tokens": -1})
             return listed, run, found, refused
@@ -112,16 +113,22 @@ class McpWholeUnitsTest(unittest.TestCase):
     def test_retrieve_gives_the_cut_unit_whole_or_says_where_it_goes_on(self):
         async def check(client):
             whole = await client.call_tool("retrieve", {"question": HERD_QUESTION,
-                                                        "version": "1.0"})
+                                                        "version": "1.0", "verbose": True})
             cut = await client.call_tool("retrieve", {"question": HERD_QUESTION,
                                                       "version": "1.0",
-                                                      "max_source_bytes": 2048})
+                                                      "max_source_bytes": 2048, "verbose": True})
+            viewed = await client.call_tool("retrieve", {"question": HERD_QUESTION,
+                                                         "version": "1.0",
+                                                         "max_source_bytes": 2048})
             evidence = cut.structured_content["evidence"]
-            rest = await client.call_tool("read_passage",
-                                          {"passage_id": evidence[0]["next_passage_id"]})
-            return whole.structured_content, evidence, rest.structured_content
+            rest = await client.call_tool("read_passage", {
+                "passage_id": evidence[0]["next_passage_id"], "verbose": True})
+            return whole.structured_content, evidence, rest.structured_content, viewed
 
-        whole, evidence, rest = mcp_session(self.snapshot, check)
+        whole, evidence, rest, viewed = mcp_session(self.snapshot, check)
+        # The compact view says where the cut piece goes on, and by which handle.
+        self.assertIn(f" · cut: continues at line 15, read_passage "
+                      f"{evidence[0]['next_passage_id']}\n", viewed.content[0].text)
         pieces = [item for item in whole["evidence"] if item["url"] == HERD_URL]
         self.assertEqual([(p["start_line"], p["truncated"]) for p in pieces],
                          [(5, True), (15, True)])

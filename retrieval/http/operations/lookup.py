@@ -46,8 +46,12 @@ class LookupRequest(ServedNames):
 
 def parse_lookup_request(document, max_text_bytes_limit: int,
                          default_collection: str | None = DEFAULT_COLLECTION,
-                         pins: bool = False) -> LookupRequest:
+                         pins: bool = False, max_tokens_limit: int | None = None
+                         ) -> LookupRequest:
     """Validate a lookup's arguments (a decoded JSON object) as /search validates its body."""
+    # max_tokens_limit: /search's parse takes it; a lookup has no token budget (its texts are
+    # bounded by max_text_bytes), so a body's max_tokens is an unknown field, refused.
+    del max_tokens_limit
     issues, collection = common_issues(document, "name", default_collection, pins)
     name = document.get("name")
     if isinstance(name, str) and name.strip() and (
