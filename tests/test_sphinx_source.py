@@ -236,6 +236,41 @@ class GeneratedPagesTest(unittest.TestCase):
                          DOCS + "reference/generated/demo.Engine.html#demo.Engine")
         self.assertNotIn("demo.missing", units)  # what the source does not define
 
+    def test_a_directive_of_the_projects_own_documents_the_objects_its_argument_names(self):
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "demo/filters.py": 'from .nodes import Node\n\n\n'
+                               'def do_upper(value):\n    """Upper-case a value."""\n\n\n'
+                               'def do_default(value, default=""):\n'
+                               '    """Return a default for an undefined value."""\n\n\n'
+                               'FILTERS = {"upper": do_upper, "d": do_default,\n'
+                               '           "default": do_default, "abs": abs}\n',
+            "demo/nodes.py": 'class Node:\n    """A node of the tree."""\n\n'
+                             '    def find(self, kind):\n        """Find the first node."""\n',
+            "demo/defaults.py": "from .filters import FILTERS as DEFAULT_FILTERS\n",
+            "docs/conf.py": "extensions = ['some_theme']\n",
+            "docs/templates.rst": "Templates\n=========\n\n.. py:currentmodule:: demo-filters\n\n"
+                                  ".. demo:filters:: demo.defaults.DEFAULT_FILTERS\n\n"
+                                  ".. demo:nodes:: demo.nodes.Node\n\n"
+                                  ".. demo:nodes:: demo.nodes.Missing\n\n"
+                                  ".. literalinclude:: demo.filters\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"), ("demo/filters.py", "demo.filters"),
+             ("demo/nodes.py", "demo.nodes"), ("demo/defaults.py", "demo.defaults")),
+            "docs", DOCS, "pypi:demo==1.0/"))
+        stream = io.StringIO()
+        units = [draft.content for draft in read_package_contents(tree, Progress(stream))]
+        urls = [unit["url"].removeprefix(DOCS + "templates.html#") for unit in units
+                if unit["url"] != DOCS + "templates.html#templates"]
+        # Each function of the mapping once, by its longest key, sorted; a builtin is not the
+        # package's; a class of the package documented with its members at its dotted name.
+        self.assertEqual(urls, ["demo-filters.default", "demo-filters.upper", "demo.nodes.Node",
+                                "demo.nodes.Node.find"])
+        default = next(unit for unit in units if unit["url"].endswith("#demo-filters.default"))
+        self.assertIn("demo-filters.d", default["fields"]["names"].split())
+        self.assertIn("Return a default", default["text"])
+        self.assertNotIn("Missing", stream.getvalue())  # none of autodoc's: no skip reported
+
     def test_of_several_projects_the_one_with_the_most_pages_is_the_documentation(self):
         write(self.root, {"doc/neps/conf.py": "", "doc/neps/index.rst": "NEPs\n====\n",
                           "doc/source/conf.py": "", "doc/source/index.rst": "Index\n=====\n",

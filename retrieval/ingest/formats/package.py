@@ -251,6 +251,10 @@ class _Units:
                               f"auto{directive.kind} {directive.name or '(no name)'}: "
                               "the package source defines no such object")
             found[directive.line] = documented or []
+        for directive in autodoc.own_directives(text):
+            documented = autodoc.resolve_own(directive, self.package)
+            if documented is not None:  # else a directive of its own about something else
+                found.setdefault(directive.line, []).extend(documented)
         return found
 
     def _summarized(self, conf, relative: str, text: str) -> list:
@@ -297,7 +301,8 @@ class _Units:
                     obj.ids for obj in predicted[page].page.python_objects())
                 for line, documented in found.items():
                     for item in documented:
-                        for draft in self.object_contents(item.module, item.obj, [item.name],
+                        for draft in self.object_contents(item.module, item.obj,
+                                                          [item.name, *item.aliases],
                                                           address, source_id):
                             placed.append((line, len(placed), draft))
                 for line, stub, item in self._summarized(conf, relative, text):
@@ -331,7 +336,7 @@ class _Units:
             if paragraph.start_line in found:
                 for item in found.pop(paragraph.start_line):
                     contents.extend(self.object_contents(
-                        item.module, item.obj, [item.name], page, source_id))
+                        item.module, item.obj, [item.name, *item.aliases], page, source_id))
                 continue
             if page is not None:
                 url = page + ("#" + paragraph.anchor if paragraph.anchor else "")

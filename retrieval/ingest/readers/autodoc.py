@@ -8,9 +8,10 @@ A directive naming what the source does not define resolves to None: the caller 
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .docstrings import CLASS, EXCEPTION, MODULE
+from .templates import mapping_entries
 
 _AUTODOC = re.compile(
     r"[ \t]*\.\.[ \t]+(?:py:)?auto(module|class|function|method|attribute|data|exception|"
@@ -42,6 +43,7 @@ class Documented:
     module: object  # docstrings.Module
     obj: object  # docstrings.DocObject
     directive: Directive
+    aliases: tuple = ()  # other dotted names it is documented by (no ids of their own)
 
 
 def references(text: str) -> Counter:
@@ -148,6 +150,69 @@ def autosummary_entries(text: str) -> list:
                 found.append(Summarized(index + 1, name, options["toctree"].strip("/")))
             index += 1
     return found
+
+
+# A directive a project (or its theme) defines itself, whose one argument is a dotted name:
+# jinja2's `.. jinja:filters:: jinja2.defaults.DEFAULT_FILTERS`, `.. autopydantic_model:: a.B`.
+_OWN = re.compile(r"[ \t]*\.\.[ \t]+((?:[\w-]+:)?[\w-]+)::[ \t]+([A-Za-z_]\w*(?:\.\w+)+)[ \t]*")
+# What Sphinx and docutils define, read elsewhere (the Python domain, autodoc, autosummary) or
+# naming no object (files, versions): never a project's own directive.
+_NOT_OWN = frozenset({
+    "module", "currentmodule", "function", "class", "method", "attribute", "data", "exception",
+    "decorator", "property", "classmethod", "staticmethod", "autosummary", "automodule",
+    "autoclass", "autofunction", "automethod", "autoattribute", "autodata", "autoexception",
+    "autodecorator", "autoproperty", "include", "literalinclude", "image", "figure", "graphviz",
+    "inheritance-diagram", "index", "seealso", "toctree", "code-block", "highlight"})
+# Domains Sphinx itself has: their directives are its own.
+_SPHINX_DOMAINS = ("py:", "std:", "c:", "cpp:", "js:", "rst:", "math:")
+_ANY_CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*(\S+)")
+
+
+def own_directives(text: str) -> list:
+    """Return a page's directives of the project's own whose argument is a dotted name (kind
+    "own"), each with the module current where it stands (`jinja-filters` too: Sphinx takes
+    any word as the current module's name)."""
+    found, current = [], None
+    for index, line in enumerate(text.split("\n")):
+        module = _ANY_CURRENT.fullmatch(line.rstrip("\r"))
+        if module:
+            current = None if module.group(1) == "None" else module.group(1)
+            continue
+        match = _OWN.fullmatch(line.rstrip("\r"))
+        if match is None or match.group(1).startswith(_SPHINX_DOMAINS) \
+                or match.group(1).lower() in _NOT_OWN:
+            continue
+        found.append(Directive(index + 1, "own", match.group(2), current, {}))
+    return found
+
+
+def resolve_own(directive: Directive, package) -> list | None:
+    """Return [Documented] of a project's own directive, or None where its argument names
+    nothing the source defines (what it documents is not known then).
+
+    A name bound to a dict of the package's functions (`FILTERS = {"default": do_default}`)
+    documents each as a function of the current module, at the id `MODULE.KEY` (a function
+    under several keys once, by its longest key, with the others as names too), sorted by
+    key, as pallets' `jinja:filters` renders them; a name of a class or function is
+    documented as `autoclass` with `:members:` would document it (at its dotted name).
+    """
+    entries = mapping_entries(package, directive.name)
+    if entries is None:
+        found = resolve(Directive(directive.line, "class", directive.name, None,
+                                  {"members": ""}), package)
+        return None if found is None else [replace(item, directive=directive)
+                                           for item in found]
+    keys: dict = {}  # the DocObject's name -> its keys
+    for key, (_, obj) in entries.items():
+        keys.setdefault(obj.name, []).append(key)
+    documented = []
+    prefix = f"{directive.module}." if directive.module else ""
+    for key, (module, obj) in sorted(entries.items()):
+        names = sorted(keys[obj.name], key=lambda name: (-len(name), name))
+        if key == names[0]:
+            documented.append(Documented(prefix + key, module, obj, directive,
+                                         tuple(prefix + name for name in names[1:])))
+    return documented
 
 
 def resolve_name(name: str, package) -> list | None:
