@@ -91,6 +91,13 @@ Second examples, same title.
 .. confval:: retries
 
    How often a job is retried.
+
+.. _database_urls:
+
+Database URLs
+-------------
+
+Where the database is.
 '''
 
 SETTINGS = '''\
@@ -171,6 +178,8 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(where["demo.Engine.stop"][0], DOCS + "contents.html#demo.Engine.stop")
         self.assertEqual(where["DEMO_HOME"][0], DOCS + "contents.html#envvar-DEMO_HOME")
         self.assertEqual(where["retries"][0], DOCS + "contents.html#confval-retries")
+        # A label whose id is the title's: the section is at it (its own id an extra idN).
+        self.assertEqual(where["Database URLs"][0], DOCS + "contents.html#database-urls")
         self.assertEqual(where["DEMO_SIZE"], (DOCS + "ref/settings.html#demo-size",
                                              "doc/build/ref/settings.txt", 6))
         # The crossref target is no prose of its section's parent.
@@ -270,6 +279,31 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("demo-filters.d", default["fields"]["names"].split())
         self.assertIn("Return a default", default["text"])
         self.assertNotIn("Missing", stream.getvalue())  # none of autodoc's: no skip reported
+
+    def test_autodoc_options_as_sphinx_reads_them(self):
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n__all__ = ["Row"]\n\n\n'
+                                'def _helper():\n    """Help."""\n\n\n'
+                                'class Row:\n    """A row."""\n\n\n'
+                                'class Cell:\n    """Not in __all__."""\n\n'
+                                '    def _asdict(self):\n        """As a dict."""\n\n'
+                                '    def _hidden(self):\n        """Hidden."""\n\n\n'
+                                'class Other:\n    """Documented without an id."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. automodule:: demo\n   :members:\n"
+                            "   :private-members:\n\n"
+                            "Cells\n-----\n\n.. autoclass:: demo.Cell\n   :members:\n"
+                            "   :private-members: _asdict\n\n"
+                            "Again\n-----\n\n.. autoclass:: demo.Other\n   :noindex:\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
+        units = [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
+        urls = [unit["url"].removeprefix(DOCS + "api.html") for unit in units]
+        # A module's __all__ is all :members: takes, :private-members: or not; a listed
+        # :private-members: takes those names only; a :noindex: description has no id.
+        self.assertEqual(urls, ["#api", "#module-demo", "#demo.Row", "#cells", "#demo.Cell",
+                                "#demo.Cell._asdict", "#again", "#again"])
+        self.assertEqual([unit["noindex"] for unit in units[-2:]], [False, True])
 
     def test_of_several_projects_the_one_with_the_most_pages_is_the_documentation(self):
         write(self.root, {"doc/neps/conf.py": "", "doc/neps/index.rst": "NEPs\n====\n",

@@ -84,6 +84,21 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
     return contents
 
 
+# autodoc's options that leave a description out of the index, without an id.
+_NOINDEX = frozenset({"noindex", "no-index"})
+
+
+def _section_at(units: list, line: int) -> str:
+    """Return the id of the section a line of a page is in (of page_units' units), else ""."""
+    anchor = ""
+    for unit in units:
+        if unit.start_line > line:
+            break
+        if unit.kind == SECTION and unit.anchor:
+            anchor = unit.anchor
+    return anchor
+
+
 def _split_code(text: str) -> tuple:
     """Return (prose, code) of a docstring: doctest lines and their output are code."""
     prose: list[str] = []
@@ -120,10 +135,12 @@ class _Units:
                 + f"#L{first}-L{last}")
 
     def object_contents(self, module, obj, names: list, page: str | None, context: str,
-                        links: int = 0, noindex: bool = False) -> list:
+                        links: int = 0, noindex: bool = False,
+                        anchor: str | None = None) -> list:
         """Return one object's units: its quoted lines cut by size, each linked and indexed;
         links: in-links counted besides the docs' cross-references to its first name;
-        noindex: whether it is out of the package's index of objects (its internals)."""
+        noindex: whether it is out of the package's index of objects (its internals);
+        anchor: the id on the page it is linked at, if not its own ("": the page alone)."""
         names = list(dict.fromkeys([*names, obj.name, *self.aliases.get(obj.name, ())]))
         in_links = links + self.references[names[0]] + sum(
             self.references["." + names[0].split(".", cut)[-1]]
@@ -138,8 +155,9 @@ class _Units:
                 docstring = _piece_docstring(lines[piece.start:piece.stop])
             body, code = _split_code(docstring)
             if page is not None:
-                anchor = f"module-{names[0]}" if obj.kind == MODULE else names[0]
-                url = f"{page}#{urllib.parse.quote(anchor, safe='')}"
+                own = f"module-{names[0]}" if obj.kind == MODULE else names[0]
+                fragment = own if anchor is None else anchor
+                url = f"{page}#{urllib.parse.quote(fragment, safe='')}" if fragment else page
             else:
                 url = self._source_link(module.path, piece.start + 1, piece.stop)
             facts = IndexFields.of(
@@ -301,9 +319,13 @@ class _Units:
                     obj.ids for obj in predicted[page].page.python_objects())
                 for line, documented in found.items():
                     for item in documented:
-                        for draft in self.object_contents(item.module, item.obj,
-                                                          [item.name, *item.aliases],
-                                                          address, source_id):
+                        # A `:noindex:` description has no id (nor have its members'): it is
+                        # linked at its section, as the rendered site's reader links it.
+                        hidden = _NOINDEX & item.directive.options.keys()
+                        for draft in self.object_contents(
+                                item.module, item.obj, [item.name, *item.aliases], address,
+                                source_id, noindex=bool(hidden),
+                                anchor=_section_at(units, line) if hidden else None):
                             placed.append((line, len(placed), draft))
                 for line, stub, item in self._summarized(conf, relative, text):
                     for draft in self.object_contents(item.module, item.obj, [item.name],

@@ -256,13 +256,18 @@ def _member_names(module, obj, options, listed) -> list:
     """Return the names :members: (with :private-members:, :special-members:) takes."""
     if listed:
         return listed
-    private, special = "private-members" in options, "special-members" in options
+
+    def takes(option: str, name: str) -> bool:
+        # `:private-members:` takes every private name; `:private-members: _a, _b` those.
+        return option in options and (not options[option].strip()
+                                      or name in _names(options[option]))
 
     def wanted(name):
         if name.startswith("__") and name.endswith("__"):
-            return special
-        return (private or not name.startswith("_")) and (
-            obj.kind != MODULE or private or module.is_public(name))
+            return takes("special-members", name)
+        if obj.kind == MODULE and module.all_names is not None:
+            return name in module.all_names  # a module's __all__ is all autodoc takes of it
+        return not name.startswith("_") or takes("private-members", name)
     return [name for name in obj.members if wanted(name)]
 
 

@@ -12,7 +12,8 @@ The ids follow docutils' and Sphinx's rules, in document order:
   section, a label, a named hyperlink `text <url>`_) gets docutils' next `idN`, a counter that
   footnotes, anonymous targets and their references share;
 - a `.. _label:` (or a crossref type's target, `.. setting:: DEBUG` -> `std-setting-DEBUG`)
-  right before a section is an extra id inside it; the section keeps its title's id;
+  right before a section is an extra id inside it; the section keeps its title's id (but
+  where the label's id is the title's: then the section is at it, its own an extra `idN`);
 - a Python object's id is its qualified name (module, enclosing classes, the name as written:
   Sphinx does not strip a module written again); a standard-domain object's is Sphinx's
   `make_id` of its type and name (`envvar-HOME`, `cmdoption-pytest-k`, `confval-addopts`).
@@ -25,7 +26,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .docutils_ids import DocumentIds, sphinx_id
+from .docutils_ids import DocumentIds, make_id, sphinx_id
 from .rendered import (
     PYTHON_DOMAIN,
     STANDARD_DOMAIN,
@@ -233,7 +234,13 @@ class _Predictor(RstReader):
             self._open.pop()
         text = title_text(title)
         path = tuple(section.title for _, section in self._open)
-        section = RenderedSection(self.document.named(text), text, path)
+        # A label whose id is the title's own (`.. _database_urls:` before "Database URLs")
+        # took that id first: the section's own is the next idN, yet the section is rendered
+        # at the label's (docutils lists the target's id first then, as Sphinx's pages show).
+        labelled = next((own for _, own, _ in self._pending if own == make_id(text)), None)
+        if labelled is not None:
+            self.document.auto()
+        section = RenderedSection(labelled or self.document.named(text), text, path)
         self.sections.append(section)
         self._open.append((level, section))
         self._settle_targets(section.section_id)
