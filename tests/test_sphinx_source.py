@@ -287,7 +287,10 @@ class GeneratedPagesTest(unittest.TestCase):
                                 'class Row:\n    """A row."""\n\n\n'
                                 'class Cell:\n    """Not in __all__."""\n\n'
                                 '    def _asdict(self):\n        """As a dict."""\n\n'
-                                '    def _hidden(self):\n        """Hidden."""\n\n\n'
+                                '    def _hidden(self):\n        """Hidden."""\n\n'
+                                '    def helper(self):\n        """:meta private:"""\n\n'
+                                '    def _shown(self):\n        """Shown.\n\n'
+                                '        :meta public:\n        """\n\n\n'
                                 'class Other:\n    """Documented without an id."""\n',
             "docs/conf.py": "",
             "docs/api.rst": "API\n===\n\n.. automodule:: demo\n   :members:\n"
@@ -300,10 +303,21 @@ class GeneratedPagesTest(unittest.TestCase):
         units = [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
         urls = [unit["url"].removeprefix(DOCS + "api.html") for unit in units]
         # A module's __all__ is all :members: takes, :private-members: or not; a listed
-        # :private-members: takes those names only; a :noindex: description has no id.
+        # :private-members: takes those names only, and a docstring's `:meta private:` or
+        # `:meta public:` says what is private; a :noindex: description has no id.
         self.assertEqual(urls, ["#api", "#module-demo", "#demo.Row", "#cells", "#demo.Cell",
-                                "#demo.Cell._asdict", "#again", "#again"])
+                                "#demo.Cell._asdict", "#demo.Cell._shown", "#again", "#again"])
         self.assertEqual([unit["noindex"] for unit in units[-2:]], [False, True])
+
+    def test_an_objects_id_is_sphinxs_make_id_of_its_name(self):
+        write(self.root, {"_demo/__init__.py": 'class Node:\n    """A node."""\n',
+                          "docs/conf.py": "",
+                          "docs/api.rst": "API\n===\n\n.. autoclass:: _demo.Node\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("_demo/__init__.py", "_demo"),), "docs", DOCS, "pypi:demo==1.0/"))
+        units = [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
+        self.assertEqual([unit["url"] for unit in units],
+                         [DOCS + "api.html#api", DOCS + "api.html#demo.Node"])
 
     def test_of_several_projects_the_one_with_the_most_pages_is_the_documentation(self):
         write(self.root, {"doc/neps/conf.py": "", "doc/neps/index.rst": "NEPs\n====\n",

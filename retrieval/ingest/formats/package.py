@@ -32,6 +32,7 @@ from ..readers.docstrings import (
     public_objects,
     read_package,
 )
+from ..readers.docutils_ids import sphinx_id
 from ..readers.rst import plain_text
 from ..readers.sphinx_conf import RST
 from ..readers.sphinx_page import page_units
@@ -155,7 +156,8 @@ class _Units:
                 docstring = _piece_docstring(lines[piece.start:piece.stop])
             body, code = _split_code(docstring)
             if page is not None:
-                own = f"module-{names[0]}" if obj.kind == MODULE else names[0]
+                # Sphinx's make_id of the name: `_pytest.nodes.Node` is at `pytest.nodes.Node`.
+                own = sphinx_id(f"module-{names[0]}" if obj.kind == MODULE else names[0])
                 fragment = own if anchor is None else anchor
                 url = f"{page}#{urllib.parse.quote(fragment, safe='')}" if fragment else page
             else:

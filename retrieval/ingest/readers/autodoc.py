@@ -252,8 +252,19 @@ def resolve(directive: Directive, package) -> list | None:
     return None
 
 
-def _member_names(module, obj, options, listed) -> list:
-    """Return the names :members: (with :private-members:, :special-members:) takes."""
+# A docstring's `:meta private:` / `:meta public:` field, which autodoc reads as the member's
+# privacy in place of its name's underscore.
+_META = re.compile(r"^[ \t]*:meta[ \t]+(private|public):", re.MULTILINE)
+
+
+def _private(name: str, member) -> bool:
+    meta = _META.search(member.docstring or "") if member is not None else None
+    return meta.group(1) == "private" if meta else name.startswith("_")
+
+
+def _member_names(module, obj, options, listed, path: str) -> list:
+    """Return the names :members: (with :private-members:, :special-members:) takes of the
+    object at path below its module."""
     if listed:
         return listed
 
@@ -267,7 +278,8 @@ def _member_names(module, obj, options, listed) -> list:
             return takes("special-members", name)
         if obj.kind == MODULE and module.all_names is not None:
             return name in module.all_names  # a module's __all__ is all autodoc takes of it
-        return not name.startswith("_") or takes("private-members", name)
+        member = module.objects.get(f"{path}.{name}" if path else name)
+        return not _private(name, member) or takes("private-members", name)
     return [name for name in obj.members if wanted(name)]
 
 
@@ -284,7 +296,7 @@ def _members(dotted, module, obj, directive, package, top) -> list:
     found, done = [], set()
     for owner_module, owner in owners:
         path = owner.name[len(owner_module.name) + 1:] if owner.name != owner_module.name else ""
-        for name in _member_names(owner_module, owner, options, listed):
+        for name in _member_names(owner_module, owner, options, listed, path):
             member = owner_module.objects.get(f"{path}.{name}" if path else name)
             if name in excluded or name in done or member is None:
                 continue
