@@ -309,6 +309,26 @@ class GeneratedPagesTest(unittest.TestCase):
                                 "#demo.Cell._asdict", "#demo.Cell._shown", "#again", "#again"])
         self.assertEqual([unit["noindex"] for unit in units[-2:]], [False, True])
 
+    def test_the_last_line_counts_autodoc_directives_and_says_when_none_resolved(self):
+        write(self.root, {"demo/__init__.py": 'class Node:\n    """A node."""\n',
+                          "docs/conf.py": "",
+                          "docs/api.rst": "API\n===\n\n.. autoclass:: demo.Node\n\n"
+                                          ".. autoclass:: demo.Missing\n"})
+        lines = []
+        for modules in ((("demo/__init__.py", "demo"),), ()):
+            tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+                modules, "docs", DOCS, "pypi:demo==1.0/"))
+            stream = io.StringIO()
+            progress = Progress(stream)
+            read_package_contents(tree, progress)
+            progress.done(1, "c0ffee")
+            lines.append(stream.getvalue().splitlines()[-1])
+        self.assertRegex(lines[0], r"^build: done: 1 passages from 2 files \(1 skipped\); "
+                                   r"1 of 2 autodoc directives resolved in [0-9.]+s; ")
+        self.assertRegex(lines[1], r"; 0 of 2 autodoc directives resolved; WARNING: no autodoc "
+                                   r"directive resolved in demo/1.0: no API reference from its "
+                                   r"docs in [0-9.]+s; ")
+
     def test_an_objects_id_is_sphinxs_make_id_of_its_name(self):
         write(self.root, {"_demo/__init__.py": 'class Node:\n    """A node."""\n',
                           "docs/conf.py": "",

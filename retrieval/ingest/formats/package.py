@@ -266,6 +266,7 @@ class _Units:
         found = {}
         for directive in autodoc.directives(text):
             documented = autodoc.resolve(directive, self.package)
+            progress.directive(self.tree.label, documented is not None)
             if documented is None:
                 progress.skip(f"{self.tree.label}/{source_id}:{directive.line}",
                               f"auto{directive.kind} {directive.name or '(no name)'}: "
