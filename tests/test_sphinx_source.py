@@ -248,12 +248,15 @@ class GeneratedPagesTest(unittest.TestCase):
     def test_a_directive_of_the_projects_own_documents_the_objects_its_argument_names(self):
         write(self.root, {
             "demo/__init__.py": '"""Demo."""\n',
-            "demo/filters.py": 'from .nodes import Node\n\n\n'
-                               'def do_upper(value):\n    """Upper-case a value."""\n\n\n'
+            "demo/filters.py": 'def do_upper(value):\n    """Upper-case a value."""\n\n\n'
+                               'def sync_do_join(value):\n    """Join the values."""\n\n\n'
+                               '@variant(sync_do_join)\nasync def do_join(value):\n'
+                               '    return value\n\n\n'
                                'def do_default(value, default=""):\n'
                                '    """Return a default for an undefined value."""\n\n\n'
                                'FILTERS = {"upper": do_upper, "d": do_default,\n'
-                               '           "default": do_default, "abs": abs}\n',
+                               '           "default": do_default, "abs": abs,\n'
+                               '           "join": do_join}\n',
             "demo/nodes.py": 'class Node:\n    """A node of the tree."""\n\n'
                              '    def find(self, kind):\n        """Find the first node."""\n',
             "demo/defaults.py": "from .filters import FILTERS as DEFAULT_FILTERS\n",
@@ -273,12 +276,16 @@ class GeneratedPagesTest(unittest.TestCase):
                 if unit["url"] != DOCS + "templates.html#templates"]
         # Each function of the mapping once, by its longest key, sorted; a builtin is not the
         # package's; a class of the package documented with its members at its dotted name.
-        self.assertEqual(urls, ["demo-filters.default", "demo-filters.upper", "demo.nodes.Node",
+        self.assertEqual(urls, ["demo-filters.default", "demo-filters.join",
+                                "demo-filters.upper", "demo.nodes.Node",
                                 "demo.nodes.Node.find"])
         default = next(unit for unit in units if unit["url"].endswith("#demo-filters.default"))
         self.assertIn("demo-filters.d", default["fields"]["names"].split())
         self.assertIn("Return a default", default["text"])
         self.assertNotIn("Missing", stream.getvalue())  # none of autodoc's: no skip reported
+        # An undocumented function shows the docstring of the one its decorator wraps.
+        join = next(unit for unit in units if unit["url"].endswith("#demo-filters.join"))
+        self.assertIn("Join the values.", join["text"])
 
     def test_autodoc_options_as_sphinx_reads_them(self):
         write(self.root, {

@@ -210,7 +210,8 @@ def resolve_own(directive: Directive, package) -> list | None:
     for key, (module, obj) in sorted(entries.items()):
         names = sorted(keys[obj.name], key=lambda name: (-len(name), name))
         if key == names[0]:
-            documented.append(Documented(prefix + key, module, obj, directive,
+            shown_module, shown = package.shown(module, obj)
+            documented.append(Documented(prefix + key, shown_module, shown, directive,
                                          tuple(prefix + name for name in names[1:])))
     return documented
 
@@ -245,7 +246,8 @@ def resolve(directive: Directive, package) -> list | None:
         # As autodoc, any object for any directive, but a module only for automodule.
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             module, obj = found
-            documented = [Documented(dotted, module, obj, directive)]
+            shown_module, shown = package.shown(module, obj)
+            documented = [Documented(dotted, shown_module, shown, directive)]
             if "members" in directive.options:
                 documented.extend(_members(dotted, module, obj, directive, package, top=True))
             return documented
@@ -301,9 +303,10 @@ def _members(dotted, module, obj, directive, package, top) -> list:
             if name in excluded or name in done or member is None:
                 continue
             done.add(name)  # a class's own definition hides its bases', documented or not
-            if member.docstring is None and not undocumented and not listed:
+            shown_module, shown = package.shown(owner_module, member)
+            if shown.docstring is None and not undocumented and not listed:
                 continue
-            found.append(Documented(f"{dotted}.{name}", owner_module, member, directive))
+            found.append(Documented(f"{dotted}.{name}", shown_module, shown, directive))
             if member.kind in (CLASS, EXCEPTION):
                 found.extend(_members(f"{dotted}.{name}", owner_module, member, directive,
                                       package, top=False))
