@@ -336,6 +336,28 @@ class GeneratedPagesTest(unittest.TestCase):
                                    r"directive resolved in demo/1.0: no API reference from its "
                                    r"docs in [0-9.]+s; ")
 
+    def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
+        write(self.root, {
+            "docs/conf.py": "",
+            "docs/index.rst": "Index\n=====\n\nSee :term:`DBAPI` and :term:`unit of work`.\n",
+            "docs/glossary.rst": "Glossary\n========\n\nWords.\n\n.. glossary::\n\n"
+                                 "    DBAPI\n    pep-249\n        The Python database API.\n\n"
+                                 "        Its second paragraph.\n\n"
+                                 "    unit of work\n        A pattern that tracks changes.\n\n"
+                                 "After the glossary.\n"})
+        units = contents(self.root, "docs")
+        glossary = [(unit["url"].removeprefix(DOCS), unit["title"], unit["in_links"])
+                    for unit in units if unit["source_id"] == "docs/glossary.rst"]
+        self.assertEqual(glossary, [("glossary.html#glossary", "Glossary", 0),
+                                    ("glossary.html#term-DBAPI", "DBAPI", 1),
+                                    ("glossary.html#term-unit-of-work", "unit of work", 1)])
+        dbapi = next(unit for unit in units if unit["title"] == "DBAPI")
+        self.assertIn("Its second paragraph.", dbapi["text"])
+        self.assertNotIn("A pattern", dbapi["text"])
+        # What follows the glossary is its section's again.
+        section = next(unit for unit in units if unit["title"] == "Glossary")
+        self.assertIn("After the glossary.", section["fields"]["body"])
+
     def test_an_objects_id_is_sphinxs_make_id_of_its_name(self):
         write(self.root, {"_demo/__init__.py": 'class Node:\n    """A node."""\n',
                           "docs/conf.py": "",

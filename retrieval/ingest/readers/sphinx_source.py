@@ -26,8 +26,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .blocks import indentation
 from .docutils_ids import DocumentIds, make_id, sphinx_id
 from .rendered import (
+    GLOSSARY_TERM,
     PYTHON_DOMAIN,
     STANDARD_DOMAIN,
     RenderedObject,
@@ -44,7 +46,14 @@ from .rst import (
     is_explicit_markup,
 )
 from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf
-from .sphinx_page import STD_NAME, Directives, LiteralBlocks, reader_units
+from .sphinx_page import (
+    STD_NAME,
+    Directives,
+    GlossaryBody,
+    LiteralBlocks,
+    glossary_terms,
+    reader_units,
+)
 
 # Inline markup, reduced to the text docutils makes ids from.
 _ROLE_WITH_TITLE = re.compile(r":[\w.+:-]+:`([^`<]*?)\s*<[^`>]*>`")
@@ -89,7 +98,7 @@ def directives_of(conf: SphinxConf) -> Directives:
     both = {f"std:{name}" for name in objects | targets}
     return Directives(frozenset(objects | {name for name in both if name[4:] in objects}),
                       frozenset(targets | {name for name in both if name[4:] in targets}),
-                      frozenset(hidden | {f"py:{name}" for name in hidden}))
+                      frozenset(hidden | {f"py:{name}" for name in hidden}), glossary=True)
 
 
 @dataclass
@@ -162,7 +171,19 @@ class _Predictor(RstReader):
                 if _section_title(self.lines, unit) is None and not all(
                         set(self.lines[i].strip()) <= _ADORNMENT for i in unit):
                     self._settle_targets(None)
-        return self.read(self.lines, unit)
+        kept = self.read(self.lines, unit)
+        terms = glossary_terms(self, self.lines, unit) if kept and not is_code else []
+        if terms:
+            # Sphinx's make_id("term", text) of each term (a synonym too), in document order.
+            signatures = []
+            for term in terms:
+                text = title_text(term)
+                term_id = self._object_id("term", text)
+                self.targets.setdefault(("term", text.lower()), term_id)
+                signatures.append((term_id, text))
+            self.objects.append(RenderedObject(GLOSSARY_TERM, signatures, STANDARD_DOMAIN))
+            self.open_body(indentation(head), self.anchor)
+        return kept
 
     def _explicit(self, head: str, unit: range):
         target = _EXPLICIT_TARGET.fullmatch(head)
@@ -298,6 +319,9 @@ class _Predictor(RstReader):
             term = " ".join(argument.split())
             self._pending.append((None, self._object_id(f"std:{short}", term), (short, term)))
             return True
+        elif name == "glossary" and directives.glossary:
+            self._settle_targets(None)
+            self.open_body(indent, self.anchor).owner = GlossaryBody()
         elif name in directives.objects and STD_NAME.match(argument):
             self._settle_targets(None)
             self._std_object(short, argument, no_index)
@@ -375,6 +399,8 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
             elif role in PY_ROLES:
                 name = target.lstrip("~!.")
                 found = python.get(name) or (python.get(f"{module}.{name}") if module else None)
+            elif role == "term":  # Sphinx looks a term up in lower case
+                found = targets.get(("term", target.lower()))
             elif role in roles:
                 found = targets.get((roles[role], target.lstrip("~!")))
             if found is not None:
