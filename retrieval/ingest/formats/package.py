@@ -137,12 +137,15 @@ class _Units:
 
     def object_contents(self, module, obj, names: list, page: str | None, context: str,
                         links: int = 0, noindex: bool = False,
-                        anchor: str | None = None) -> list:
+                        anchor: str | None = None, python_names: bool = True) -> list:
         """Return one object's units: its quoted lines cut by size, each linked and indexed;
         links: in-links counted besides the docs' cross-references to its first name;
         noindex: whether it is out of the package's index of objects (its internals);
-        anchor: the id on the page it is linked at, if not its own ("": the page alone)."""
-        names = list(dict.fromkeys([*names, obj.name, *self.aliases.get(obj.name, ())]))
+        anchor: the id on the page it is linked at, if not its own ("": the page alone);
+        python_names: whether the names Python knows it by are its names too (not for a
+        mapping's entry, which the site shows by its key alone)."""
+        known = [obj.name, *self.aliases.get(obj.name, ())] if python_names else []
+        names = list(dict.fromkeys([*names, *known]))
         in_links = links + self.references[names[0]] + sum(
             self.references["." + names[0].split(".", cut)[-1]]
             for cut in range(1, names[0].count(".") + 1))
@@ -328,7 +331,8 @@ class _Units:
                         for draft in self.object_contents(
                                 item.module, item.obj, [item.name, *item.aliases], address,
                                 source_id, noindex=bool(hidden),
-                                anchor=_section_at(units, line) if hidden else None):
+                                anchor=_section_at(units, line) if hidden else None,
+                                python_names=not item.keyed):
                             placed.append((line, len(placed), draft))
                 for line, stub, item in self._summarized(conf, relative, text):
                     for draft in self.object_contents(item.module, item.obj, [item.name],
@@ -361,7 +365,8 @@ class _Units:
             if paragraph.start_line in found:
                 for item in found.pop(paragraph.start_line):
                     contents.extend(self.object_contents(
-                        item.module, item.obj, [item.name, *item.aliases], page, source_id))
+                        item.module, item.obj, [item.name, *item.aliases], page, source_id,
+                        python_names=not item.keyed))
                 continue
             if page is not None:
                 url = page + ("#" + paragraph.anchor if paragraph.anchor else "")

@@ -44,6 +44,7 @@ class Documented:
     obj: object  # docstrings.DocObject
     directive: Directive
     aliases: tuple = ()  # other dotted names it is documented by (no ids of their own)
+    keyed: bool = False  # an entry of a mapping: known by its keys, not its Python names
 
 
 def references(text: str) -> Counter:
@@ -212,7 +213,7 @@ def resolve_own(directive: Directive, package) -> list | None:
         if key == names[0]:
             shown_module, shown = package.shown(module, obj)
             documented.append(Documented(prefix + key, shown_module, shown, directive,
-                                         tuple(prefix + name for name in names[1:])))
+                                         tuple(prefix + name for name in names[1:]), True))
     return documented
 
 
