@@ -91,6 +91,13 @@ Second examples, same title.
 .. confval:: retries
 
    How often a job is retried.
+
+.. _database_urls:
+
+Database URLs
+-------------
+
+Where the database is.
 '''
 
 SETTINGS = '''\
@@ -171,6 +178,8 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(where["demo.Engine.stop"][0], DOCS + "contents.html#demo.Engine.stop")
         self.assertEqual(where["DEMO_HOME"][0], DOCS + "contents.html#envvar-DEMO_HOME")
         self.assertEqual(where["retries"][0], DOCS + "contents.html#confval-retries")
+        # A label whose id is the title's: the section is at it (its own id an extra idN).
+        self.assertEqual(where["Database URLs"][0], DOCS + "contents.html#database-urls")
         self.assertEqual(where["DEMO_SIZE"], (DOCS + "ref/settings.html#demo-size",
                                              "doc/build/ref/settings.txt", 6))
         # The crossref target is no prose of its section's parent.
@@ -235,6 +244,131 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual(units["demo.Engine"],
                          DOCS + "reference/generated/demo.Engine.html#demo.Engine")
         self.assertNotIn("demo.missing", units)  # what the source does not define
+
+    def test_a_directive_of_the_projects_own_documents_the_objects_its_argument_names(self):
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "demo/filters.py": 'def do_upper(value):\n    """Upper-case a value."""\n\n\n'
+                               'def sync_do_join(value):\n    """Join the values."""\n\n\n'
+                               '@variant(sync_do_join)\nasync def do_join(value):\n'
+                               '    return value\n\n\n'
+                               'def do_default(value, default=""):\n'
+                               '    """Return a default for an undefined value."""\n\n\n'
+                               'FILTERS = {"upper": do_upper, "d": do_default,\n'
+                               '           "default": do_default, "abs": abs,\n'
+                               '           "join": do_join}\n',
+            "demo/nodes.py": 'class Node:\n    """A node of the tree."""\n\n'
+                             '    def find(self, kind):\n        """Find the first node."""\n',
+            "demo/defaults.py": "from .filters import FILTERS as DEFAULT_FILTERS\n",
+            "docs/conf.py": "extensions = ['some_theme']\n",
+            "docs/templates.rst": "Templates\n=========\n\n.. py:currentmodule:: demo-filters\n\n"
+                                  ".. demo:filters:: demo.defaults.DEFAULT_FILTERS\n\n"
+                                  ".. demo:nodes:: demo.nodes.Node\n\n"
+                                  ".. demo:nodes:: demo.nodes.Missing\n\n"
+                                  ".. literalinclude:: demo.filters\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"), ("demo/filters.py", "demo.filters"),
+             ("demo/nodes.py", "demo.nodes"), ("demo/defaults.py", "demo.defaults")),
+            "docs", DOCS, "pypi:demo==1.0/"))
+        stream = io.StringIO()
+        units = [draft.content for draft in read_package_contents(tree, Progress(stream))]
+        urls = [unit["url"].removeprefix(DOCS + "templates.html#") for unit in units
+                if unit["url"] != DOCS + "templates.html#templates"]
+        # Each function of the mapping once, by its longest key, sorted; a builtin is not the
+        # package's; a class of the package documented with its members at its dotted name.
+        self.assertEqual(urls, ["demo-filters.default", "demo-filters.join",
+                                "demo-filters.upper", "demo.nodes.Node",
+                                "demo.nodes.Node.find"])
+        default = next(unit for unit in units if unit["url"].endswith("#demo-filters.default"))
+        # Known by its keys, as the site shows it, not by its Python name.
+        self.assertEqual(default["fields"]["names"].split(), ["demo-filters.default",
+                                                               "demo-filters.d"])
+        self.assertIn("Return a default", default["text"])
+        self.assertNotIn("Missing", stream.getvalue())  # none of autodoc's: no skip reported
+        # An undocumented function shows the docstring of the one its decorator wraps.
+        join = next(unit for unit in units if unit["url"].endswith("#demo-filters.join"))
+        self.assertIn("Join the values.", join["text"])
+
+    def test_autodoc_options_as_sphinx_reads_them(self):
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n__all__ = ["Row"]\n\n\n'
+                                'def _helper():\n    """Help."""\n\n\n'
+                                'class Row:\n    """A row."""\n\n\n'
+                                'class Cell:\n    """Not in __all__."""\n\n'
+                                '    def _asdict(self):\n        """As a dict."""\n\n'
+                                '    def _hidden(self):\n        """Hidden."""\n\n'
+                                '    def helper(self):\n        """:meta private:"""\n\n'
+                                '    def _shown(self):\n        """Shown.\n\n'
+                                '        :meta public:\n        """\n\n\n'
+                                'class Other:\n    """Documented without an id."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. automodule:: demo\n   :members:\n"
+                            "   :private-members:\n\n"
+                            "Cells\n-----\n\n.. autoclass:: demo.Cell\n   :members:\n"
+                            "   :private-members: _asdict\n\n"
+                            "Again\n-----\n\n.. autoclass:: demo.Other\n   :noindex:\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
+        units = [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
+        urls = [unit["url"].removeprefix(DOCS + "api.html") for unit in units]
+        # A module's __all__ is all :members: takes, :private-members: or not; a listed
+        # :private-members: takes those names only, and a docstring's `:meta private:` or
+        # `:meta public:` says what is private; a :noindex: description has no id.
+        self.assertEqual(urls, ["#api", "#module-demo", "#demo.Row", "#cells", "#demo.Cell",
+                                "#demo.Cell._asdict", "#demo.Cell._shown", "#again", "#again"])
+        self.assertEqual([unit["noindex"] for unit in units[-2:]], [False, True])
+
+    def test_the_last_line_counts_autodoc_directives_and_says_when_none_resolved(self):
+        write(self.root, {"demo/__init__.py": 'class Node:\n    """A node."""\n',
+                          "docs/conf.py": "",
+                          "docs/api.rst": "API\n===\n\n.. autoclass:: demo.Node\n\n"
+                                          ".. autoclass:: demo.Missing\n"})
+        lines = []
+        for modules in ((("demo/__init__.py", "demo"),), ()):
+            tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+                modules, "docs", DOCS, "pypi:demo==1.0/"))
+            stream = io.StringIO()
+            progress = Progress(stream)
+            read_package_contents(tree, progress)
+            progress.done(1, "c0ffee")
+            lines.append(stream.getvalue().splitlines()[-1])
+        self.assertRegex(lines[0], r"^build: done: 1 passages from 2 files \(1 skipped\); "
+                                   r"1 of 2 autodoc directives resolved in [0-9.]+s; ")
+        self.assertRegex(lines[1], r"; 0 of 2 autodoc directives resolved; WARNING: no autodoc "
+                                   r"directive resolved in demo/1.0: no API reference from its "
+                                   r"docs in [0-9.]+s; ")
+
+    def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
+        write(self.root, {
+            "docs/conf.py": "",
+            "docs/index.rst": "Index\n=====\n\nSee :term:`DBAPI` and :term:`unit of work`.\n",
+            "docs/glossary.rst": "Glossary\n========\n\nWords.\n\n.. glossary::\n\n"
+                                 "    DBAPI\n    pep-249\n        The Python database API.\n\n"
+                                 "        Its second paragraph.\n\n"
+                                 "    unit of work\n        A pattern that tracks changes.\n\n"
+                                 "After the glossary.\n"})
+        units = contents(self.root, "docs")
+        glossary = [(unit["url"].removeprefix(DOCS), unit["title"], unit["in_links"])
+                    for unit in units if unit["source_id"] == "docs/glossary.rst"]
+        self.assertEqual(glossary, [("glossary.html#glossary", "Glossary", 0),
+                                    ("glossary.html#term-DBAPI", "DBAPI", 1),
+                                    ("glossary.html#term-unit-of-work", "unit of work", 1)])
+        dbapi = next(unit for unit in units if unit["title"] == "DBAPI")
+        self.assertIn("Its second paragraph.", dbapi["text"])
+        self.assertNotIn("A pattern", dbapi["text"])
+        # What follows the glossary is its section's again.
+        section = next(unit for unit in units if unit["title"] == "Glossary")
+        self.assertIn("After the glossary.", section["fields"]["body"])
+
+    def test_an_objects_id_is_sphinxs_make_id_of_its_name(self):
+        write(self.root, {"_demo/__init__.py": 'class Node:\n    """A node."""\n',
+                          "docs/conf.py": "",
+                          "docs/api.rst": "API\n===\n\n.. autoclass:: _demo.Node\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("_demo/__init__.py", "_demo"),), "docs", DOCS, "pypi:demo==1.0/"))
+        units = [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
+        self.assertEqual([unit["url"] for unit in units],
+                         [DOCS + "api.html#api", DOCS + "api.html#demo.Node"])
 
     def test_of_several_projects_the_one_with_the_most_pages_is_the_documentation(self):
         write(self.root, {"doc/neps/conf.py": "", "doc/neps/index.rst": "NEPs\n====\n",

@@ -186,6 +186,7 @@ class Progress:
         self.passages = 0
         self.skipped = []
         self.skipped_trees = []  # the labels of trees (or package sources) not built
+        self.autodoc: dict = {}  # tree label -> [autodoc directives resolved, of how many]
 
     def tick(self, version, force=False):
         now = time.monotonic()
@@ -208,6 +209,25 @@ class Progress:
     def note(self, message):
         print(f"build: {message}", file=self._stream, flush=True)
 
+    def directive(self, label, resolved: bool):
+        """Count one autodoc directive of a tree's docs, resolved from its source or not."""
+        counts = self.autodoc.setdefault(label, [0, 0])
+        counts[0] += resolved
+        counts[1] += 1
+
+    def _autodoc_said(self) -> str:
+        """The last line's count of autodoc directives, and which trees' docs resolved none
+        (their API reference is missing: loud, yet the guides are still built)."""
+        if not self.autodoc:
+            return ""
+        resolved = sum(done for done, _ in self.autodoc.values())
+        total = sum(count for _, count in self.autodoc.values())
+        none = [label for label, (done, _) in self.autodoc.items() if not done]
+        warning = "" if not none else (
+            f"; WARNING: no autodoc directive resolved in {', '.join(map(shown, none))}: "
+            "no API reference from its docs")
+        return f"; {resolved} of {total} autodoc directives resolved{warning}"
+
     def done(self, passages, corpus):
         elapsed = time.monotonic() - self._start
         trees = len(self.skipped_trees)
@@ -216,8 +236,8 @@ class Progress:
             f"; {trees} tree{'' if trees == 1 else 's'} skipped "
             f"({', '.join(shown(label) for label in self.skipped_trees)})")
         print(f"build: done: {passages} passages from {self.files} files "
-              f"({len(self.skipped)} skipped){not_built} in {elapsed:.1f}s; corpus_id {corpus}",
-              file=self._stream, flush=True)
+              f"({len(self.skipped)} skipped){not_built}{self._autodoc_said()} in "
+              f"{elapsed:.1f}s; corpus_id {corpus}", file=self._stream, flush=True)
 
 
 def read_file(tree: SourceTree, relative_path: str, progress: Progress, name=None):

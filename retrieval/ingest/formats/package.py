@@ -19,12 +19,15 @@ import re
 import textwrap
 import urllib.parse
 from collections import Counter
+from dataclasses import dataclass
 
 from ...core.ranking import SECTION, IndexFields
 from ..readers import autodoc, markdown
 from ..readers.blocks import size_pieces
 from ..readers.docstrings import (
     MODULE,
+    DocObject,
+    Module,
     PackageSource,
     aliases,
     exports,
@@ -32,6 +35,7 @@ from ..readers.docstrings import (
     public_objects,
     read_package,
 )
+from ..readers.docutils_ids import sphinx_id
 from ..readers.rst import plain_text
 from ..readers.sphinx_conf import RST
 from ..readers.sphinx_page import page_units
@@ -88,6 +92,21 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
     return contents
 
 
+# autodoc's options that leave a description out of the index, without an id.
+_NOINDEX = frozenset({"noindex", "no-index"})
+
+
+def _section_at(units: list, line: int) -> str:
+    """Return the id of the section a line of a page is in (of page_units' units), else ""."""
+    anchor = ""
+    for unit in units:
+        if unit.start_line > line:
+            break
+        if unit.kind == SECTION and unit.anchor:
+            anchor = unit.anchor
+    return anchor
+
+
 def _split_code(text: str) -> tuple:
     """Return (prose, code) of a docstring: doctest lines and their output are code."""
     prose: list[str] = []
@@ -109,6 +128,26 @@ def _piece_docstring(lines: list) -> str:
     return _QUOTES.sub("", text)
 
 
+
+@dataclass(frozen=True)
+class Documented:
+    """An object a package's units document: where it is defined and how its unit is named.
+
+    names: what the docs name it by, first the one its unit is titled with; links: in-links
+    besides the docs' cross-references to its first name; noindex: out of the package's index
+    of objects (its internals); anchor: the id on the page it is linked at, if not its own
+    ("": the page alone); python_names: whether the names Python knows it by are its names too
+    (not for a mapping's entry, which the site shows by its key alone).
+    """
+
+    module: Module
+    obj: DocObject
+    names: tuple
+    links: int = 0
+    noindex: bool = False
+    anchor: str | None = None
+    python_names: bool = True
+
 class _Units:
     """Units of one package collection: page paragraphs and docstring units."""
 
@@ -129,9 +168,8 @@ class _Units:
                                            for cut in range(1, name.count(".") + 1))
 
     def objects_contents(self, objects, page: str | None, context: str | None) -> list:
-        """Return the units of objects, each (module, obj, name, links, noindex), in order;
-        links: its in-links besides the docs' cross-references to name; context None: each
-        object's module name.
+        """Return the units of objects (Documented), in order; context None: each object's
+        module name.
 
         Objects quoting the same lines (the targets of `a = b = c = None` under its `#:`
         comments, documented by `automodule :members:`) are one passage, as merge_same_passages
@@ -139,24 +177,28 @@ class _Units:
         their lines are cut and indexed once, not once per target (1,000 targets under 1,000
         comment lines took 45 s; 4,000 as many minutes).
         """
-        same_lines: dict = {}  # (path, first, last line) -> [module, obj, names, links, noindex]
-        for module, obj, name, links, noindex in objects:
-            links += self._cited(name)
-            found = same_lines.setdefault((module.path, obj.start_line, obj.end_line),
-                                          [module, obj, [], links, noindex])
-            found[2].extend([name, obj.name, *self.aliases.get(obj.name, ())])
-            found[3] = max(found[3], links)
+        same_lines: dict = {}  # (path, first, last line) -> [first Documented, names, links]
+        for item in objects:
+            obj = item.obj
+            known = [obj.name, *self.aliases.get(obj.name, ())] if item.python_names else []
+            links = item.links + self._cited(item.names[0])
+            found = same_lines.setdefault((item.module.path, obj.start_line, obj.end_line),
+                                          [item, [], links])
+            found[1].extend([*item.names, *known])
+            found[2] = max(found[2], links)
         contents = []
-        for module, obj, names, links, noindex in same_lines.values():
-            contents.extend(self._object_contents(module, obj, names, page,
-                                                  context or module.name, links, noindex))
+        for item, names, links in same_lines.values():
+            contents.extend(self._object_contents(
+                item.module, item.obj, names, page, context or item.module.name, links,
+                item.noindex, item.anchor))
         return contents
 
     def _object_contents(self, module, obj, names: list, page: str | None, context: str,
-                         in_links: int, noindex: bool) -> list:
+                         in_links: int, noindex: bool, anchor: str | None) -> list:
         """Return one object's units: its quoted lines cut by size, each linked and indexed
         under its names (the first MAX_NAMES of them); noindex: whether it is out of the
-        package's index of objects (its internals)."""
+        package's index of objects (its internals); anchor: the id on the page it is linked
+        at, if not its own ("": the page alone)."""
         names = list(dict.fromkeys(names))
         # Each piece is indexed under every name: a crafted `a0 = a1 = ... = 1` under thousands
         # of `#:` lines would otherwise index pieces x targets names. Real objects have a few.
@@ -176,8 +218,10 @@ class _Units:
                 docstring = _piece_docstring(lines[piece.start:piece.stop])
             body, code = _split_code(docstring)
             if page is not None:
-                anchor = f"module-{names[0]}" if obj.kind == MODULE else names[0]
-                url = f"{page}#{urllib.parse.quote(anchor, safe='')}"
+                # Sphinx's make_id of the name: `_pytest.nodes.Node` is at `pytest.nodes.Node`.
+                own = sphinx_id(f"module-{names[0]}" if obj.kind == MODULE else names[0])
+                fragment = own if anchor is None else anchor
+                url = f"{page}#{urllib.parse.quote(fragment, safe='')}" if fragment else page
             else:
                 url = self._source_link(module.path, piece.start + 1, piece.stop)
             facts = IndexFields.of(
@@ -216,8 +260,8 @@ class _Units:
             # The module-level object it is or is a member of.
             top = ".".join(obj.name.split(".")[:module.name.count(".") + 2])
             internal = bool(exported) and obj.kind != MODULE and top not in exported
-            objects.append((module, obj, public_name(obj.name, self.aliases),
-                            exported[obj.name] + cited[obj.name], internal))
+            objects.append(Documented(module, obj, (public_name(obj.name, self.aliases),),
+                                      exported[obj.name] + cited[obj.name], internal))
         return merge_same_passages(self.objects_contents(objects, None, None))
 
     def _docstring_references(self) -> Counter:
@@ -287,11 +331,16 @@ class _Units:
         found = {}
         for directive in autodoc.directives(text):
             documented = autodoc.resolve(directive, self.package)
+            progress.directive(self.tree.label, documented is not None)
             if documented is None:
                 progress.skip(f"{self.tree.label}/{source_id}:{directive.line}",
                               f"auto{directive.kind} {directive.name or '(no name)'}: "
                               "the package source defines no such object")
             found[directive.line] = documented or []
+        for directive in autodoc.own_directives(text):
+            documented = autodoc.resolve_own(directive, self.package)
+            if documented is not None:  # else a directive of its own about something else
+                found.setdefault(directive.line, []).extend(documented)
         return found
 
     def _summarized(self, conf, relative: str, text: str) -> list:
@@ -337,13 +386,21 @@ class _Units:
                 reference = bool(found) or any(
                     obj.ids for obj in predicted[page].page.python_objects())
                 for line, documented in found.items():
-                    for draft in self.objects_contents(
-                            [(item.module, item.obj, item.name, 0, False) for item in documented],
-                            address, source_id):
+                    documented_here = []
+                    for item in documented:
+                        # A `:noindex:` description has no id (nor have its members'): it is
+                        # linked at its section, as the rendered site's reader links it.
+                        hidden = _NOINDEX & item.directive.options.keys()
+                        documented_here.append(Documented(
+                            item.module, item.obj, (item.name, *item.aliases),
+                            noindex=bool(hidden),
+                            anchor=_section_at(units, line) if hidden else None,
+                            python_names=not item.keyed))
+                    for draft in self.objects_contents(documented_here, address, source_id):
                         placed.append((line, len(placed), draft))
                 for line, stub, item in self._summarized(conf, relative, text):
                     for draft in self.objects_contents(
-                            [(item.module, item.obj, item.name, 0, False)], stub, source_id):
+                            [Documented(item.module, item.obj, (item.name,))], stub, source_id):
                         placed.append((line, len(placed), draft))
             else:
                 units = markdown.page_units(text, "sphinx", conf.docname(relative))
@@ -371,7 +428,8 @@ class _Units:
         for paragraph in parse_source(relative, text):
             if paragraph.start_line in found:
                 contents.extend(self.objects_contents(
-                    [(item.module, item.obj, item.name, 0, False)
+                    [Documented(item.module, item.obj, (item.name, *item.aliases),
+                                python_names=not item.keyed)
                      for item in found.pop(paragraph.start_line)], page, source_id))
                 continue
             if page is not None:

@@ -8,9 +8,10 @@ A directive naming what the source does not define resolves to None: the caller 
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .docstrings import CLASS, EXCEPTION, MODULE
+from .templates import mapping_entries
 
 _AUTODOC = re.compile(
     r"[ \t]*\.\.[ \t]+(?:py:)?auto(module|class|function|method|attribute|data|exception|"
@@ -42,6 +43,8 @@ class Documented:
     module: object  # docstrings.Module
     obj: object  # docstrings.DocObject
     directive: Directive
+    aliases: tuple = ()  # other dotted names it is documented by (no ids of their own)
+    keyed: bool = False  # an entry of a mapping: known by its keys, not its Python names
 
 
 def references(text: str) -> Counter:
@@ -150,6 +153,71 @@ def autosummary_entries(text: str) -> list:
     return found
 
 
+# A directive a project (or its theme) defines itself, whose one argument is a dotted name:
+# jinja2's `.. jinja:filters:: jinja2.defaults.DEFAULT_FILTERS`, `.. autopydantic_model:: a.B`.
+_OWN = re.compile(r"[ \t]*\.\.[ \t]+((?:[\w-]+:)?[\w-]+)::[ \t]+([A-Za-z_]\w*(?:\.\w+)+)[ \t]*")
+# What Sphinx and docutils define, read elsewhere (the Python domain, autodoc, autosummary) or
+# naming no object (files, versions): never a project's own directive.
+_NOT_OWN = frozenset({
+    "module", "currentmodule", "function", "class", "method", "attribute", "data", "exception",
+    "decorator", "property", "classmethod", "staticmethod", "autosummary", "automodule",
+    "autoclass", "autofunction", "automethod", "autoattribute", "autodata", "autoexception",
+    "autodecorator", "autoproperty", "include", "literalinclude", "image", "figure", "graphviz",
+    "inheritance-diagram", "index", "seealso", "toctree", "code-block", "highlight", "option",
+    "cmdoption", "envvar", "program", "describe", "object", "glossary"})
+# Domains Sphinx itself has: their directives are its own.
+_SPHINX_DOMAINS = ("py:", "std:", "c:", "cpp:", "js:", "rst:", "math:")
+_ANY_CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*(\S+)")
+
+
+def own_directives(text: str) -> list:
+    """Return a page's directives of the project's own whose argument is a dotted name (kind
+    "own"), each with the module current where it stands (`jinja-filters` too: Sphinx takes
+    any word as the current module's name)."""
+    found, current = [], None
+    for index, line in enumerate(text.split("\n")):
+        module = _ANY_CURRENT.fullmatch(line.rstrip("\r"))
+        if module:
+            current = None if module.group(1) == "None" else module.group(1)
+            continue
+        match = _OWN.fullmatch(line.rstrip("\r"))
+        if match is None or match.group(1).startswith(_SPHINX_DOMAINS) \
+                or match.group(1).lower() in _NOT_OWN:
+            continue
+        found.append(Directive(index + 1, "own", match.group(2), current, {}))
+    return found
+
+
+def resolve_own(directive: Directive, package) -> list | None:
+    """Return [Documented] of a project's own directive, or None where its argument names
+    nothing the source defines (what it documents is not known then).
+
+    A name bound to a dict of the package's functions (`FILTERS = {"default": do_default}`)
+    documents each as a function of the current module, at the id `MODULE.KEY` (a function
+    under several keys once, by its longest key, with the others as names too), sorted by
+    key, as pallets' `jinja:filters` renders them; a name of a class or function is
+    documented as `autoclass` with `:members:` would document it (at its dotted name).
+    """
+    entries = mapping_entries(package, directive.name)
+    if entries is None:
+        found = resolve(Directive(directive.line, "class", directive.name, None,
+                                  {"members": ""}), package)
+        return None if found is None else [replace(item, directive=directive)
+                                           for item in found]
+    keys: dict = {}  # the DocObject's name -> its keys
+    for key, (_, obj) in entries.items():
+        keys.setdefault(obj.name, []).append(key)
+    documented = []
+    prefix = f"{directive.module}." if directive.module else ""
+    for key, (module, obj) in sorted(entries.items()):
+        names = sorted(keys[obj.name], key=lambda name: (-len(name), name))
+        if key == names[0]:
+            shown_module, shown = package.shown(module, obj)
+            documented.append(Documented(prefix + key, shown_module, shown, directive,
+                                         tuple(prefix + name for name in names[1:]), True))
+    return documented
+
+
 def resolve_name(name: str, package) -> list | None:
     """Return [Documented] of the object a dotted name names (a module too), or None."""
     found = package.resolve(name)
@@ -180,24 +248,42 @@ def resolve(directive: Directive, package) -> list | None:
         # As autodoc, any object for any directive, but a module only for automodule.
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             module, obj = found
-            documented = [Documented(dotted, module, obj, directive)]
+            shown_module, shown = package.shown(module, obj)
+            documented = [Documented(dotted, shown_module, shown, directive)]
             if "members" in directive.options:
                 documented.extend(_members(dotted, module, obj, directive, package, top=True))
             return documented
     return None
 
 
-def _member_names(module, obj, options, listed) -> list:
-    """Return the names :members: (with :private-members:, :special-members:) takes."""
+# A docstring's `:meta private:` / `:meta public:` field, which autodoc reads as the member's
+# privacy in place of its name's underscore.
+_META = re.compile(r"^[ \t]*:meta[ \t]+(private|public):", re.MULTILINE)
+
+
+def _private(name: str, member) -> bool:
+    meta = _META.search(member.docstring or "") if member is not None else None
+    return meta.group(1) == "private" if meta else name.startswith("_")
+
+
+def _member_names(module, obj, options, listed, path: str) -> list:
+    """Return the names :members: (with :private-members:, :special-members:) takes of the
+    object at path below its module."""
     if listed:
         return listed
-    private, special = "private-members" in options, "special-members" in options
+
+    def takes(option: str, name: str) -> bool:
+        # `:private-members:` takes every private name; `:private-members: _a, _b` those.
+        return option in options and (not options[option].strip()
+                                      or name in _names(options[option]))
 
     def wanted(name):
         if name.startswith("__") and name.endswith("__"):
-            return special
-        return (private or not name.startswith("_")) and (
-            obj.kind != MODULE or private or module.is_public(name))
+            return takes("special-members", name)
+        if obj.kind == MODULE and module.all_names is not None:
+            return name in module.all_names  # a module's __all__ is all autodoc takes of it
+        member = module.objects.get(f"{path}.{name}" if path else name)
+        return not _private(name, member) or takes("private-members", name)
     return [name for name in obj.members if wanted(name)]
 
 
@@ -214,14 +300,15 @@ def _members(dotted, module, obj, directive, package, top) -> list:
     found, done = [], set()
     for owner_module, owner in owners:
         path = owner.name[len(owner_module.name) + 1:] if owner.name != owner_module.name else ""
-        for name in _member_names(owner_module, owner, options, listed):
+        for name in _member_names(owner_module, owner, options, listed, path):
             member = owner_module.objects.get(f"{path}.{name}" if path else name)
             if name in excluded or name in done or member is None:
                 continue
             done.add(name)  # a class's own definition hides its bases', documented or not
-            if member.docstring is None and not undocumented and not listed:
+            shown_module, shown = package.shown(owner_module, member)
+            if shown.docstring is None and not undocumented and not listed:
                 continue
-            found.append(Documented(f"{dotted}.{name}", owner_module, member, directive))
+            found.append(Documented(f"{dotted}.{name}", shown_module, shown, directive))
             if member.kind in (CLASS, EXCEPTION):
                 found.extend(_members(f"{dotted}.{name}", owner_module, member, directive,
                                       package, top=False))

@@ -53,6 +53,10 @@ class DocObject:
     # `@Substitution(...)`; templates.py), innermost last, as ast nodes; () if none.
     templates: tuple = field(default=(), compare=False)
     overload: bool = False  # a `@typing.overload` stub
+    # For a function without a docstring, the function its decorator is called with, as written
+    # (`@wraps(f)`, jinja2's `@async_variant(sync_do_join)`): whose docstring such a decorator
+    # copies onto it at import time (PackageSource.shown).
+    wraps: str | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -111,6 +115,17 @@ class PackageSource:
                 break
         self._resolved[dotted] = found
         return found
+
+    def shown(self, module: Module, obj: DocObject) -> tuple[Module, DocObject]:
+        """Return (Module, DocObject) whose docstring an object shows: its own; else, for a
+        function without one, the documented function of the package its decorator wraps
+        (obj.wraps, looked up where it is defined)."""
+        if obj.docstring is None and obj.wraps:
+            found = self.resolve(f"{module.name}.{obj.wraps}") or self.resolve(obj.wraps)
+            if found is not None and found[1].kind in (FUNCTION, METHOD) \
+                    and found[1].docstring is not None:
+                return found
+        return module, obj
 
     def changed(self):
         """Forget every name looked up: an object was replaced (templates.py)."""
@@ -412,8 +427,13 @@ class _Reader:
         templates = tuple(d for d in reversed(node.decorator_list)
                           if _base_name(d) in TEMPLATE_DECORATORS and isinstance(d, ast.Call))
         overload = any(_base_name(d) == "overload" for d in node.decorator_list)
+        wraps = None if docstring is not None or isinstance(node, ast.ClassDef) else next(
+            (ast.unparse(d.args[0]) for d in node.decorator_list
+             if isinstance(d, ast.Call) and len(d.args) == 1 and not d.keywords
+             and isinstance(d.args[0], (ast.Name, ast.Attribute))), None)
         return DocObject(name, kind, signature, None if docstring is None else _clean(docstring),
-                         self.module.path, start, end, members, bases, templates, overload)
+                         self.module.path, start, end, members, bases, templates, overload,
+                         wraps)
 
     def _attributes_section(self, docstring, prefix: str, path: str):
         """Record each entry of a class docstring's Attributes section (numpydoc's

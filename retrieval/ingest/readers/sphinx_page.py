@@ -23,7 +23,7 @@ from ..version_notes import rst_notes
 from .blocks import blank_separated, indentation, size_pieces
 from .hidden import hidden_in_markup
 from .html_page import STD_OBJECT_KIND
-from .rendered import STANDARD_DOMAIN, RenderedPage
+from .rendered import GLOSSARY_TERM, STANDARD_DOMAIN, RenderedPage
 from .rst import (
     DIRECTIVE,
     OBJECT_DIRECTIVES,
@@ -59,6 +59,26 @@ class Directives:
     objects: frozenset = frozenset()  # descriptions of standard-domain objects: a unit each
     targets: frozenset = frozenset()  # crossref targets (Django's `setting`): read as labels
     hidden: frozenset = frozenset()  # autodoc directives: their units come from elsewhere
+    glossary: bool = False  # a `.. glossary::`'s entries: a unit each, at its terms' ids
+
+
+class GlossaryBody:
+    """What owns a `.. glossary::` directive's body: each unit directly in it is an entry."""
+
+
+def glossary_terms(reader: RstReader, lines: list, unit: range) -> list:
+    """Return the terms of a unit read (reader.read) directly in a glossary's body, an entry:
+    its first lines, at its own indentation, before its deeper definition; else []."""
+    if not isinstance(reader.scopes[-1].owner, GlossaryBody) \
+            or is_explicit_markup(lines[unit.start]):
+        return []
+    indent = indentation(lines[unit.start])
+    terms = []
+    for i in unit:
+        if indentation(lines[i]) != indent:
+            break
+        terms.append(lines[i].strip())
+    return terms
 
 
 NO_DIRECTIVES = Directives()
@@ -147,7 +167,26 @@ class _UnitReader(RstReader):
 
     def read(self, lines, unit) -> bool:
         self._unit = unit
-        return super().read(lines, unit)
+        kept = super().read(lines, unit)
+        terms = glossary_terms(self, lines, unit) if kept and self.directives.glossary else []
+        if terms:
+            self._glossary_entry(terms, indentation(lines[unit.start]))
+        return kept
+
+    def _glossary_entry(self, terms: list, indent: int):
+        """Open a glossary entry: a section of its own at its terms' ids (as the rendered
+        site's reader reads `<dl class="glossary">`), its definition the body."""
+        rendered = self._std_objects.take(lambda obj: obj.kind == GLOSSARY_TERM)
+        ids = tuple(rendered.ids) if rendered is not None else ()
+        section = self.section
+        title = plain_text(terms[0]).strip()
+        owner = _Owner(SECTION, self._unit.start, title,
+                       ids[0] if ids else (section.anchor if section else None),
+                       heading=title, anchors=ids,
+                       context=" ".join(filter(None, (section.context if section else "",
+                                                      title))))
+        self.open_body(indent, owner.anchor).owner = owner
+        self.owners.append(owner)
 
     def on_section(self, title, after_label):
         super().on_section(title, after_label)
@@ -197,6 +236,9 @@ class _UnitReader(RstReader):
 
     def on_directive(self, name, argument, options, no_index, indent) -> bool:
         directives = self.directives
+        if name == "glossary" and directives.glossary:
+            self.open_body(indent, self.anchor).owner = GlossaryBody()
+            return True
         if name in directives.targets:
             return False
         if name in directives.hidden:
@@ -237,7 +279,7 @@ class _UnitReader(RstReader):
         """Return the object or section that owns the current unit."""
         for scope in reversed(self.scopes):
             owner = getattr(scope, "owner", None)
-            if owner is not None:
+            if isinstance(owner, _Owner):
                 return owner
         return self.section
 

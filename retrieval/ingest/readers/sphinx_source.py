@@ -12,7 +12,8 @@ The ids follow docutils' and Sphinx's rules, in document order:
   section, a label, a named hyperlink `text <url>`_) gets docutils' next `idN`, a counter that
   footnotes, anonymous targets and their references share;
 - a `.. _label:` (or a crossref type's target, `.. setting:: DEBUG` -> `std-setting-DEBUG`)
-  right before a section is an extra id inside it; the section keeps its title's id;
+  right before a section is an extra id inside it; the section keeps its title's id (but
+  where the label's id is the title's: then the section is at it, its own an extra `idN`);
 - a Python object's id is its qualified name (module, enclosing classes, the name as written:
   Sphinx does not strip a module written again); a standard-domain object's is Sphinx's
   `make_id` of its type and name (`envvar-HOME`, `cmdoption-pytest-k`, `confval-addopts`).
@@ -25,8 +26,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .docutils_ids import DocumentIds, sphinx_id
+from .blocks import indentation
+from .docutils_ids import DocumentIds, make_id, sphinx_id
 from .rendered import (
+    GLOSSARY_TERM,
     PYTHON_DOMAIN,
     STANDARD_DOMAIN,
     RenderedObject,
@@ -43,7 +46,14 @@ from .rst import (
     is_explicit_markup,
 )
 from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf
-from .sphinx_page import STD_NAME, Directives, LiteralBlocks, reader_units
+from .sphinx_page import (
+    STD_NAME,
+    Directives,
+    GlossaryBody,
+    LiteralBlocks,
+    glossary_terms,
+    reader_units,
+)
 
 # Inline markup, reduced to the text docutils makes ids from.
 _ROLE_WITH_TITLE = re.compile(r":[\w.+:-]+:`([^`<]*?)\s*<[^`>]*>`")
@@ -88,7 +98,7 @@ def directives_of(conf: SphinxConf) -> Directives:
     both = {f"std:{name}" for name in objects | targets}
     return Directives(frozenset(objects | {name for name in both if name[4:] in objects}),
                       frozenset(targets | {name for name in both if name[4:] in targets}),
-                      frozenset(hidden | {f"py:{name}" for name in hidden}))
+                      frozenset(hidden | {f"py:{name}" for name in hidden}), glossary=True)
 
 
 @dataclass
@@ -161,7 +171,19 @@ class _Predictor(RstReader):
                 if _section_title(self.lines, unit) is None and not all(
                         set(self.lines[i].strip()) <= _ADORNMENT for i in unit):
                     self._settle_targets(None)
-        return self.read(self.lines, unit)
+        kept = self.read(self.lines, unit)
+        terms = glossary_terms(self, self.lines, unit) if kept and not is_code else []
+        if terms:
+            # Sphinx's make_id("term", text) of each term (a synonym too), in document order.
+            signatures = []
+            for term in terms:
+                text = title_text(term)
+                term_id = self._object_id("term", text)
+                self.targets.setdefault(("term", text.lower()), term_id)
+                signatures.append((term_id, text))
+            self.objects.append(RenderedObject(GLOSSARY_TERM, signatures, STANDARD_DOMAIN))
+            self.open_body(indentation(head), self.anchor)
+        return kept
 
     def _explicit(self, head: str, unit: range):
         target = _EXPLICIT_TARGET.fullmatch(head)
@@ -233,7 +255,13 @@ class _Predictor(RstReader):
             self._open.pop()
         text = title_text(title)
         path = tuple(section.title for _, section in self._open)
-        section = RenderedSection(self.document.named(text), text, path)
+        # A label whose id is the title's own (`.. _database_urls:` before "Database URLs")
+        # took that id first: the section's own is the next idN, yet the section is rendered
+        # at the label's (docutils lists the target's id first then, as Sphinx's pages show).
+        labelled = next((own for _, own, _ in self._pending if own == make_id(text)), None)
+        if labelled is not None:
+            self.document.auto()
+        section = RenderedSection(labelled or self.document.named(text), text, path)
         self.sections.append(section)
         self._open.append((level, section))
         self._settle_targets(section.section_id)
@@ -291,6 +319,9 @@ class _Predictor(RstReader):
             term = " ".join(argument.split())
             self._pending.append((None, self._object_id(f"std:{short}", term), (short, term)))
             return True
+        elif name == "glossary" and directives.glossary:
+            self._settle_targets(None)
+            self.open_body(indent, self.anchor).owner = GlossaryBody()
         elif name in directives.objects and STD_NAME.match(argument):
             self._settle_targets(None)
             self._std_object(short, argument, no_index)
@@ -368,6 +399,8 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
             elif role in PY_ROLES:
                 name = target.lstrip("~!.")
                 found = python.get(name) or (python.get(f"{module}.{name}") if module else None)
+            elif role == "term":  # Sphinx looks a term up in lower case
+                found = targets.get(("term", target.lower()))
             elif role in roles:
                 found = targets.get((roles[role], target.lstrip("~!")))
             if found is not None:

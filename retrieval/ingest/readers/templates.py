@@ -236,3 +236,35 @@ def resolve_templates(package: PackageSource) -> tuple:
     if resolved:
         package.changed()
     return resolved, left
+
+
+def mapping_entries(package: PackageSource, dotted: str) -> dict | None:
+    """Return {key: (Module, DocObject)} of the module-level dict a dotted name is bound to
+    (`FILTERS = {"default": do_default, ...}`, followed through imports: jinja2's
+    `defaults.DEFAULT_FILTERS`), each string key whose value is a function or class the package
+    defines; None if the name is bound to no dict literal. An entry the source alone does not
+    give (a builtin, another package's function) is left out."""
+    templates = _Templates(package)
+    owner_name, _, name = dotted.rpartition(".")
+    owner = package.modules.get(owner_name)
+    for _ in range(_MAX_DEPTH):
+        if owner is None or name not in owner.imports or name in owner.assigned:
+            break
+        owner_name, _, name = owner.imports[name].rpartition(".")
+        owner = package.modules.get(owner_name)
+    if owner is None:
+        return None
+    node = owner.assigned.get(name)
+    if not isinstance(node, ast.Dict):
+        return None
+    written = [(key.value, item) for key, item in zip(node.keys, node.values, strict=True)
+               if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+    found = {}
+    for key, item in [*written, *owner.items.get(name, {}).items()]:
+        try:
+            value = templates.value(owner, item)
+        except (_Unresolved, RecursionError):
+            continue
+        if isinstance(value, _Callable):
+            found[key] = (value.module, value.obj)
+    return found
