@@ -58,7 +58,7 @@ class UnitDraft:
     @classmethod
     def of(cls, tree: SourceTree, source_id: str, source_sha256: str, url: str, start_line: int,
            end_line: int, text: str, title: str, facts: IndexFields,
-           heading: str = "", notes: tuple | None = None,
+           heading: str = "", *, notes: tuple | None = None,
            hidden: bool = False) -> "UnitDraft":
         """Return the draft of one unit of a tree, quoting its source's lines exactly, with its
         version notes (those the reader found, else those its text holds: version_notes.py)
@@ -95,7 +95,8 @@ def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str,
             kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
             in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
             names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
-            code=unit.code, context=unit.context), unit.heading, unit.notes, unit.hidden)
+            code=unit.code, context=unit.context), unit.heading, notes=unit.notes,
+        hidden=unit.hidden)
         for unit in units]
 
 

@@ -234,7 +234,7 @@ class _Units:
             contents.append(UnitDraft.of(
                 self.tree, module.path, module.sha256, url, piece.start + 1, piece.stop,
                 "\n".join(lines[piece.start:piece.stop]), names[0], facts, parent,
-                notes if piece is pieces[0] else ()))
+                notes=notes if piece is pieces[0] else ()))
         return contents
 
     def api_reference(self) -> list:
@@ -415,7 +415,7 @@ class _Units:
                         in_links=sum(links[page, anchor] for anchor in unit.anchors),
                         names=unit.names, name=unit.name, signature=unit.signature,
                         body=unit.body, code=unit.code, context=unit.context),
-                    unit.heading, unit.hidden)))
+                    unit.heading, notes=unit.notes, hidden=unit.hidden)))
             contents.extend(draft for _, _, draft in sorted(placed, key=lambda p: p[:2]))
         return contents
 
