@@ -15,6 +15,10 @@ from ..ingest.tree import DEFAULT_MAX_FILE_BYTES
 from ..rerank import MODELS as SEMANTIC_MODELS
 from .build import _check_out
 
+# The re-rank a project build uses where the semantic extra is installed (the better of
+# SEMANTIC_MODELS: quality/README.md); --lexical or its absence builds without one.
+PROJECT_SEMANTIC = "minilm"
+
 
 def _pairs(values, flag: str) -> dict:
     """Return {normalised NAME: VALUE} of NAME=VALUE flags; refuse a malformed one or twice."""
@@ -29,6 +33,30 @@ def _pairs(values, flag: str) -> dict:
             raise UserError(f"{flag} {name} given twice")
         pairs[normalized(name)] = rest
     return pairs
+
+
+def _ranking(args) -> tuple:
+    """Return (load_semantic's pair or None, the ranking as project.json records it).
+
+    Asked for, a model must load (its error is the user's); by default the recommended one is
+    used where the semantic extra is installed, and its absence builds lexical and says so.
+    """
+    from ..core.checks import SnapshotError
+    from ..rerank import load_semantic
+
+    lexical = args.ranking or RANKINGS[0]
+    if args.lexical:
+        return None, {"lexical": lexical, "semantic": None, "why": "--lexical"}
+    if args.semantic:
+        return (load_semantic("--semantic", args.semantic),
+                {"lexical": lexical, "semantic": args.semantic, "why": "--semantic"})
+    try:
+        semantic = load_semantic(f"--semantic {PROJECT_SEMANTIC}, the default,", PROJECT_SEMANTIC)
+    except SnapshotError as error:
+        return None, {"lexical": lexical, "semantic": None, "why": str(error)}
+    return semantic, {"lexical": lexical, "semantic": PROJECT_SEMANTIC,
+                      "why": "the default where the semantic extra is installed; --lexical "
+                             "for none"}
 
 
 def _project(args) -> int:
@@ -69,11 +97,10 @@ def _project(args) -> int:
         print(f"project: {line}", file=sys.stderr, flush=True)
     _check_out(args.out)
     policy = default_policy(args.ranking or RANKINGS[0])
-    semantic = None
-    if args.semantic:
-        from ..rerank import load_semantic
-
-        semantic = load_semantic("--semantic", args.semantic)
+    semantic, ranking = _ranking(args)
+    print(f"project: ranking: {ranking['lexical']}"
+          + (f" re-ranked by {ranking['semantic']} (" if ranking["semantic"] else ", lexical (")
+          + ranking["why"] + ")", file=sys.stderr, flush=True)
     progress = Progress()
     with tempfile.TemporaryDirectory(prefix="retrieval-project-") as workdir:
         options = collect.ProjectOptions(
@@ -89,7 +116,8 @@ def _project(args) -> int:
             manifest = build_snapshot(trees, args.out, policy, progress, semantic=semantic,
                                       read=collect.drafts_reader(coverages))
             collect.write_project_json(args.out, collect.project_document(
-                os.path.abspath(args.path), found, coverages, environment["python_version"]))
+                os.path.abspath(args.path), found, coverages, environment["python_version"],
+                ranking))
         except OSError as exc:
             raise UserError(f"--out {args.out}: cannot write the snapshot: "
                             f"{exc.strerror or exc}") from None
@@ -142,10 +170,15 @@ def register_project_command(commands) -> None:
                          help="read every collection afresh (the cache is not read or written)")
     project.add_argument("--ranking", choices=RANKINGS,
                          help=f"as for build (default: {RANKINGS[0]})")
-    project.add_argument("--semantic", nargs="?", const=SEMANTIC_MODELS[0],
-                         choices=SEMANTIC_MODELS, metavar="MODEL",
-                         help="as for build: an embedding re-rank (the semantic extra; default: "
-                              "none, lexical)")
+    rerank = project.add_mutually_exclusive_group()
+    rerank.add_argument("--semantic", nargs="?", const=PROJECT_SEMANTIC,
+                        choices=SEMANTIC_MODELS, metavar="MODEL",
+                        help=f"as for build, an embedding re-rank, here one that must load "
+                             f"(MODEL default: {PROJECT_SEMANTIC}); without the flag, "
+                             f"{PROJECT_SEMANTIC} where the semantic extra is installed, else "
+                             f"lexical, and the build says which")
+    rerank.add_argument("--lexical", action="store_true",
+                        help="no embedding re-rank, even where the semantic extra is installed")
     project.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
                          metavar="N", help="as for build (default: %(default)s)")
     project.set_defaults(run=_project)

@@ -310,10 +310,13 @@ def coverage_table(coverages: list) -> str:
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
-def project_document(project: str, pins: Pins, coverages: list, python: str) -> dict:
-    """Return project.json: the project, its pins file, the target and each pin's coverage."""
+def project_document(project: str, pins: Pins, coverages: list, python: str,
+                     ranking: dict) -> dict:
+    """Return project.json: the project, its pins file, the target, the ranking used and each
+    pin's coverage."""
     return {"project": project, "lockfile": pins.lockfile, "python": python,
-            "environment": pins.environment, "pins": [c.entry() for c in coverages]}
+            "environment": pins.environment, "ranking": ranking,
+            "pins": [c.entry() for c in coverages]}
 
 
 def write_project_json(out: str, document: dict) -> None:
