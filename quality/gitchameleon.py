@@ -2,9 +2,11 @@
 
 The dev problems (`../shared/eval/gitchameleon/dev.jsonl`) each pin one release of one library.
 Each distinct release is built once, as a user would (`retrieval build --source
-LIB/VERSION=pypi:DIST==VERSION`, in a child process with a timeout), into a cache keyed by the
-source form, the distribution, the version and a digest of this checkout's `retrieval/` (so a
-rerun on the same code rebuilds nothing, and a code change builds afresh). Each problem's
+LIB/VERSION=pypi:DIST==VERSION`, or with `--source-form project` a requirements file
+`DIST==VERSION` through `retrieval project`, which also says the source used and its coverage;
+in a child process with a timeout), into a cache keyed by the source form, the distribution,
+the version and a digest of this checkout's `retrieval/` (so a rerun on the same code rebuilds
+nothing, and a code change builds afresh). Each problem's
 `problem` text is then asked of its release in this process, through the service's own request
 validation and RetrievalService, at the default allowances and at the large budget, and scored
 with the set's own `score.py` (found beside the problems file):
@@ -18,7 +20,8 @@ every problem's targets, hit rank, top-10 titles and URLs and evidence, to compa
 item. Nothing here touches the network; only the builder's own fetch (pip) does.
 
     python -m quality.gitchameleon [--problems PATH] [--jobs 2] [--json OUT.json]
-        [--libraries falcon,sympy] [--limit N] [--semantic minilm] [--cache DIR]
+        [--source-form pypi|project] [--libraries falcon,sympy] [--limit N]
+        [--semantic minilm] [--cache DIR]
 """
 
 import argparse
