@@ -157,6 +157,14 @@ class ProjectCommandTest(unittest.TestCase):
         self.assertIn("pypi: offline, not in the cache", rows["demo-pkg"][-1])
         self.assertFalse(os.path.exists(out))
 
+    def test_a_group_the_pins_cannot_have_is_refused_before_anything_is_fetched(self):
+        asked = len(self.index.requests)
+        done, _ = self.project_run("--group", "dev")
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("--group dev: a requirements file has no dependency groups",
+                      done.stderr)
+        self.assertEqual(len(self.index.requests), asked)
+
     def test_a_site_for_no_pin_is_refused_before_anything_is_fetched(self):
         asked = len(self.index.requests)
         done, _ = self.project_run("--site", "jinja2=" + self.site)

@@ -66,7 +66,7 @@ def _project(args) -> int:
     from ..project.markers import MarkerError, target_environment
 
     try:
-        environment = target_environment(args.python, args.extra or ())
+        environment = target_environment(args.python, args.extra or (), args.group or ())
     except MarkerError as error:
         raise UserError(str(error)) from None
     order = collect.parse_order(args.order) if args.order else collect.ORDER
@@ -148,6 +148,11 @@ def register_project_command(commands) -> None:
                          help="the interpreter markers are evaluated for (default: this one)")
     project.add_argument("--extra", action="append", metavar="NAME",
                          help="an extra of the project markers may name (repeat; default: none)")
+    project.add_argument("--group", action="append", metavar="NAME",
+                         help="a dependency group whose dependencies are the project's too: "
+                              "PEP 735's [dependency-groups], Poetry's or PDM's groups, "
+                              "uv.lock's dev groups, a Pipfile.lock section (dev: develop) "
+                              "(repeat; default: none)")
     project.add_argument("--order", metavar="SOURCES",
                          help="the sources tried for each pin, in order, comma-separated "
                               "(default: site,pypi,git,crawl,env; git and crawl are not yet "
