@@ -11,6 +11,7 @@ way; the extra is made missing for one child by a numpy on its path that cannot 
 
 import json
 import os
+import shutil
 import sys
 import unittest
 
@@ -171,6 +172,50 @@ class ProjectCommandTest(unittest.TestCase):
         self.assertEqual(done.returncode, 2, done.stderr)
         self.assertIn("--site jinja2: requirements.txt pins no jinja2", done.stderr)
         self.assertEqual(len(self.index.requests), asked)
+
+
+class ReleaseCacheTest(unittest.TestCase):
+    """A fetched release is kept: a build whose collections are gone reads it, offline too."""
+
+    def test_offline_rebuilds_a_collection_from_its_kept_release(self):
+        base = temporary_directory(self)
+        demo = demo_sdist(base)
+        index = LocalIndex(self, {"demo-pkg": [(os.path.basename(demo), _bytes(demo), {})]})
+        project = os.path.join(base, "app")
+        os.makedirs(project)
+        with open(os.path.join(project, "requirements.txt"), "w", encoding="utf-8") as out:
+            out.write("demo-pkg==1.0\n")
+        cache = os.path.join(base, "cache")
+
+        def project_run(*flags):
+            out = os.path.join(temporary_directory(self), "snapshot")
+            env = subprocess_env(**clean_env(PIP_INDEX_URL=index.url,
+                                             HOME=os.path.join(base, "home")))
+            return run([sys.executable, "-m", "retrieval", "project", project, "--out", out,
+                        "--fetch-cache", cache, "--lexical", *flags], env=env)
+
+        first = project_run()
+        self.assertEqual(first.returncode, 0, first.stderr)
+        asked = len(index.requests)
+        self.assertGreater(asked, 0)
+        kept = os.path.join(cache, "releases", "demo-pkg", "1.0", os.path.basename(demo))
+        with open(kept, "rb") as archive:
+            self.assertEqual(archive.read(), _bytes(demo))
+        # The collections gone (a new builder's digest), the release is read from the cache.
+        shutil.rmtree(os.path.join(cache, "collections"))
+        again = project_run("--offline")
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual(table(again.stdout)["demo-pkg"][:2], ["1.0", "pypi"])
+        self.assertEqual(again.stdout.splitlines()[-1], first.stdout.splitlines()[-1])
+        self.assertEqual(len(index.requests), asked)
+        # Neither kept: offline gets nothing, and says so.
+        shutil.rmtree(os.path.join(cache, "collections"))
+        os.remove(kept)
+        gone = project_run("--offline")
+        self.assertEqual(gone.returncode, 2, gone.stderr)
+        self.assertIn("pypi: offline, and no archive of it is kept in",
+                      table(gone.stdout + "\n")["demo-pkg"][-1])
+        self.assertEqual(len(index.requests), asked)
 
 
 class RankingTest(unittest.TestCase):

@@ -103,10 +103,12 @@ def _project(args) -> int:
           + ranking["why"] + ")", file=sys.stderr, flush=True)
     progress = Progress()
     with tempfile.TemporaryDirectory(prefix="retrieval-project-") as workdir:
+        cache = args.fetch_cache or default_cache_dir()
         options = collect.ProjectOptions(
-            SourceOptions(args.fetch_cache or default_cache_dir(), workdir,
-                          max_file_bytes=args.max_file_bytes, stream=sys.stderr),
-            order, args.offline, sites, site_urls, env, not args.no_cache)
+            SourceOptions(cache, workdir, max_file_bytes=args.max_file_bytes, stream=sys.stderr,
+                          releases=None if args.no_cache else os.path.join(cache, "releases"),
+                          offline=args.offline),
+            order, sites, site_urls, env, not args.no_cache)
         coverages = collect.collect(found, options, progress)
         trees = [c.tree for c in coverages if c.tree is not None]
         if not trees:
@@ -158,8 +160,9 @@ def register_project_command(commands) -> None:
                               "(default: site,pypi,git,crawl,env; git and crawl are not yet "
                               "available)")
     project.add_argument("--offline", action="store_true",
-                         help="only what is on disk: named sites, the environment and the "
-                              "collection cache; nothing fetched")
+                         help="only what is on disk: named sites, the environment, the "
+                              "collection cache and the release archives kept there; nothing "
+                              "fetched")
     project.add_argument("--site", action="append", metavar="NAME=HTML_ROOT",
                          help="a rendered site of one dependency's docs at its pinned version "
                               "(Debian's /usr/share/doc/python-jinja2-doc/html; repeat; default: "
@@ -168,11 +171,13 @@ def register_project_command(commands) -> None:
                          help="where that site is published, ending with / (default: the "
                               "folder's file:// URL)")
     project.add_argument("--fetch-cache", metavar="DIR",
-                         help="where fetched sites and each dependency's collection are kept "
+                         help="where fetched releases and each dependency's collection are "
+                              "kept "
                               "(default: $XDG_CACHE_HOME/retrieval/fetch or "
                               "~/.cache/retrieval/fetch)")
     project.add_argument("--no-cache", action="store_true",
-                         help="read every collection afresh (the cache is not read or written)")
+                         help="read every collection afresh from its source, fetched again "
+                              "(the cache's collections and releases are not read or written)")
     project.add_argument("--ranking", choices=RANKINGS,
                          help=f"as for build (default: {RANKINGS[0]})")
     rerank = project.add_mutually_exclusive_group()

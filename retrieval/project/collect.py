@@ -3,7 +3,8 @@
 A pin's sources are tried in order (ORDER, or the user's `--order`) until one gives units:
 
 - `site`: a rendered site the user names for it (`--site NAME=HTML_ROOT`), read as a local tree;
-- `pypi`: the release's sdist (else its pure wheel) from the index pip is configured for;
+- `pypi`: the release's sdist (else its pure wheel) from the index pip is configured for,
+  kept in the fetch cache (`releases/`), where a later build (`--offline` too) reads it;
 - `git`, `crawl`: the repository's docs at the release's tag, the published site: not yet
   available (listed in the order and said when reached, never tried);
 - `env`: the installed package's docstrings, when the environment holds the pinned version
@@ -42,6 +43,7 @@ SOURCES = ("site", "pypi", "git", "crawl", "env")
 AVAILABLE = ("site", "pypi", "env")
 ORDER = SOURCES  # the default: the best docs first
 NETWORK = ("pypi", "git", "crawl")  # what --offline leaves out unless the cache has it
+KEPT = ("pypi",)  # of those, the sources whose fetched archives the cache keeps (`releases/`)
 CACHE_FORMAT = 1
 
 
@@ -49,9 +51,8 @@ CACHE_FORMAT = 1
 class ProjectOptions:
     """How a project's collections are found: the order, the sites named, the environment."""
 
-    sources: SourceOptions  # the fetch cache, the workdir, how trees are read
+    sources: SourceOptions  # the fetch cache, the workdir, how trees are read, --offline
     order: tuple = ORDER
-    offline: bool = False
     sites: Mapping = field(default_factory=dict)  # {name: HTML_ROOT}
     site_urls: Mapping = field(default_factory=dict)  # {name: URL}, default the root's file URL
     env: str | None = None
@@ -260,7 +261,8 @@ def collect_one(pin: Pin, options: ProjectOptions, progress: Progress) -> Covera
             coverage.cached = True
             progress.note(f"{label}: {source}: from the collection cache")
             return _counted(coverage, source, *cached)
-        if options.offline and source in NETWORK:
+        if options.sources.offline and source in NETWORK and \
+                (source not in KEPT or options.sources.releases is None):
             coverage.missing.append(f"{source}: offline, not in the cache")
             continue
         try:
