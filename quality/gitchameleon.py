@@ -239,6 +239,7 @@ class Builder:
         self.rebuild_failed = rebuild_failed
         self._running: dict = {}  # pid -> Popen, each the leader of its own session
         self._lock = threading.Lock()
+        self._stopped = False  # stop_all has run: start nothing more
 
     def home(self, release: Release) -> str:
         kind = self.form.name + (f"+{self.semantic}" if self.semantic else "")
@@ -263,11 +264,14 @@ class Builder:
         started = time.monotonic()
         timed_out = False
         with open(log_path, "w", encoding="utf-8") as stderr:
-            # Its own session, so a timeout stops pip and whatever pip started with it.
-            proc = subprocess.Popen(command, cwd=REPO_ROOT, env=corpus_scale.child_env(),
-                                    stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
-                                    start_new_session=True)
+            # Started under the lock stop_all takes: once it has run, no build starts.
             with self._lock:
+                if self._stopped:
+                    raise InterruptedError(f"build {release.key}: not started (stopping)")
+                # Its own session, so a timeout stops pip and whatever pip started with it.
+                proc = subprocess.Popen(command, cwd=REPO_ROOT, env=corpus_scale.child_env(),
+                                        stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
+                                        start_new_session=True)
                 self._running[proc.pid] = proc
             try:
                 status = proc.wait(timeout=self.timeout)
@@ -278,6 +282,10 @@ class Builder:
             finally:
                 with self._lock:
                     self._running.pop(proc.pid, None)
+                    stopped = self._stopped
+        if stopped:  # stopped by an interrupt: no record, so a rerun builds it
+            _remove_tree(out)
+            raise InterruptedError(f"build {release.key}: stopped")
         seconds = time.monotonic() - started
         units = units_per_collection(out) if status == 0 and not timed_out else {}
         ok = status == 0 and not timed_out and units.get(release.collection, 0) > 0
@@ -305,6 +313,7 @@ class Builder:
     def stop_all(self):
         """Stop every build still running (on an interrupt)."""
         with self._lock:
+            self._stopped = True
             running = list(self._running.values())
         for proc in running:
             _stop(proc)
