@@ -366,6 +366,12 @@ click = "*"
 '''
 
 
+def poetry_package(name: str, version: str) -> str:
+    """A poetry.lock package table of no dependencies."""
+    return (f'\n[[package]]\nname = "{name}"\nversion = "{version}"\noptional = false\n'
+            'python-versions = ">=3.8"\nfiles = []\n')
+
+
 def grouped(*groups) -> dict:
     """LINUX_311 with these dependency groups asked for."""
     return dict(LINUX_311, dependency_groups=frozenset(
@@ -379,21 +385,7 @@ class DependencyGroupTest(unittest.TestCase):
         return write(temporary_directory(self), files)
 
     def test_pep_735_groups_with_includes_and_markers(self):
-        lock = POETRY_LOCK + '''
-[[package]]
-name = "pytest"
-version = "8.0.0"
-optional = false
-python-versions = ">=3.8"
-files = []
-
-[[package]]
-name = "sphinx"
-version = "7.0.0"
-optional = false
-python-versions = ">=3.8"
-files = []
-'''
+        lock = POETRY_LOCK + poetry_package("pytest", "8.0.0") + poetry_package("sphinx", "7.0.0")
         folder = self.folder({"poetry.lock": lock, "pyproject.toml": GROUPS_PYPROJECT})
         self.assertEqual(pinned(read_pins(folder, LINUX_311)), {"flask": ("2.2.2", True)})
         self.assertEqual(pinned(read_pins(folder, grouped("test"))),
@@ -411,14 +403,7 @@ files = []
         self.assertIn("dependency group loop includes itself", str(refused.exception))
 
     def test_poetry_groups_and_the_old_dev_dependencies(self):
-        lock = POETRY_LOCK + '''
-[[package]]
-name = "pytest"
-version = "8.0.0"
-optional = false
-python-versions = ">=3.8"
-files = []
-'''
+        lock = POETRY_LOCK + poetry_package("pytest", "8.0.0")
         folder = self.folder({"poetry.lock": lock, "pyproject.toml": POETRY_GROUPS})
         self.assertEqual(pinned(read_pins(folder, grouped("test", "dev"))),
                          {"flask": ("2.2.2", True), "pytest": ("8.0.0", True),
