@@ -22,6 +22,7 @@ from tests.package_fixtures import INIT, demo_sdist, plain_sdist, write_site_pac
 from tests.support import class_temporary_directory, temporary_directory
 from tests.test_cli import run
 from tests.test_index_fetch import LocalIndex, _bytes, clean_env
+from tests.test_minilm import MINILM_DIGEST
 from tests.test_minilm import RUN as MINILM_RUN
 from tests.test_minilm import SKIP_REASON as MINILM_SKIP_REASON
 from tests.test_package_sources import passages
@@ -236,7 +237,7 @@ class RankingTest(unittest.TestCase):
         with open(os.path.join(cls.hidden, "numpy", "__init__.py"), "w", encoding="utf-8") as out:
             out.write("raise ImportError(\"No module named 'numpy'\")\n")
 
-    def project_run(self, *flags, without_extra=False):
+    def project_run(self, *flags, without_extra=False, cache="cache"):
         """Run the command; return (it, project.json's ranking, the manifest's policy)."""
         out = os.path.join(temporary_directory(self), "snapshot")
         env = subprocess_env(**clean_env(PIP_INDEX_URL=self.index.url,
@@ -244,7 +245,7 @@ class RankingTest(unittest.TestCase):
         if without_extra:
             env["PYTHONPATH"] += os.pathsep + self.hidden
         done = run([sys.executable, "-m", "retrieval", "project", self.project, "--out", out,
-                    "--fetch-cache", os.path.join(self.base, "cache"), *flags], env=env)
+                    "--fetch-cache", os.path.join(self.base, cache), *flags], env=env)
         if done.returncode != 0:
             return done, None, None
         with open(os.path.join(out, "project.json"), encoding="utf-8") as document:
@@ -279,6 +280,28 @@ class RankingTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual((ranking["lexical"], ranking["semantic"]), ("fielded", "wordllama"))
         self.assertNotIn("MiniLM", policy["semantic"]["recipe"])
+
+    @unittest.skipUnless(MINILM_RUN, MINILM_SKIP_REASON)
+    def test_a_rebuild_reads_the_vectors_it_embedded_and_is_the_same_snapshot(self):
+        def embedded(done) -> list:
+            return [line for line in done.stderr.splitlines() if "build: embedding" in line]
+
+        first, _, _ = self.project_run(cache="vectors-cache")
+        self.assertEqual(first.returncode, 0, first.stderr)
+        units = int(embedded(first)[0].split()[2])
+        self.assertEqual(embedded(first), [
+            f"build: embedding {units} of {units} units, the rest from the vector cache (model "
+            f"sha256 {MINILM_DIGEST[:12]})"])
+        again, _, _ = self.project_run(cache="vectors-cache")
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual(embedded(again), [])  # every vector from the cache
+        self.assertEqual(again.stdout.splitlines()[-1], first.stdout.splitlines()[-1])
+        # Without the cache, every unit embedded afresh: the same bytes, the same corpus_id.
+        fresh, _, _ = self.project_run("--no-cache", cache="vectors-cache")
+        self.assertEqual(fresh.returncode, 0, fresh.stderr)
+        self.assertEqual(embedded(fresh), [
+            f"build: embedding {units} units (model sha256 {MINILM_DIGEST[:12]})"])
+        self.assertEqual(fresh.stdout.splitlines()[-1], first.stdout.splitlines()[-1])
 
     def test_without_the_extra_a_lexical_build_that_says_why(self):
         done, ranking, policy = self.project_run(without_extra=True)

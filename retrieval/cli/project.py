@@ -116,7 +116,9 @@ def _project(args) -> int:
             raise UserError(f"no pin of {found.path} got any documentation (the table says why)")
         try:
             manifest = build_snapshot(trees, args.out, policy, progress, semantic=semantic,
-                                      read=collect.drafts_reader(coverages))
+                                      read=collect.drafts_reader(coverages),
+                                      vector_cache=None if args.no_cache
+                                      else os.path.join(cache, "vectors"))
             collect.write_project_json(args.out, collect.project_document(
                 os.path.abspath(args.path), found, coverages, environment["python_version"],
                 ranking))
@@ -176,8 +178,9 @@ def register_project_command(commands) -> None:
                               "(default: $XDG_CACHE_HOME/retrieval/fetch or "
                               "~/.cache/retrieval/fetch)")
     project.add_argument("--no-cache", action="store_true",
-                         help="read every collection afresh from its source, fetched again "
-                              "(the cache's collections and releases are not read or written)")
+                         help="read every collection afresh from its source, fetched again, "
+                              "and embed every unit (the cache's collections, releases and "
+                              "vectors are not read or written)")
     project.add_argument("--ranking", choices=RANKINGS,
                          help=f"as for build (default: {RANKINGS[0]})")
     rerank = project.add_mutually_exclusive_group()
