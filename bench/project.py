@@ -9,9 +9,10 @@ PIP_FIND_LINKS), so the figures are the build's, not the network's:
 2. bump: click 8.1.3 -> 8.1.7 in requirements.txt, the other 19 from the collection cache;
 3. the bumped project again with --no-cache: its corpus_id must equal the bump's.
 
-    python bench/project.py [--work DIR]
+    python bench/project.py [--work DIR] [--semantic MODEL]
 
-Lexical ranking (the default); the report is Markdown on stdout.
+Lexical ranking (`--lexical`, whatever the semantic extra) unless --semantic names the re-rank;
+the report is Markdown on stdout.
 """
 
 import argparse
@@ -61,7 +62,10 @@ def project(folder: Path, out: Path, cache: Path, archives: Path, *flags) -> tup
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", help="a folder to keep (default: a temporary one)")
+    parser.add_argument("--semantic", metavar="MODEL",
+                        help="build with this re-rank (default: none, lexical)")
     args = parser.parse_args()
+    ranking = ("--semantic", args.semantic) if args.semantic else ("--lexical",)
     work = Path(args.work or tempfile.mkdtemp(prefix="bench-project-"))
     archives, cache, folder = work / "archives", work / "cache", work / "app"
     for path in (archives, folder):
@@ -69,13 +73,14 @@ def main() -> None:
     fetched = download(archives)
     requirements = folder / "requirements.txt"
     requirements.write_text("\n".join(PINS) + "\n", encoding="utf-8")
-    cold, table = project(folder, work / "cold", cache, archives)
+    cold, table = project(folder, work / "cold", cache, archives, *ranking)
     requirements.write_text("\n".join(BUMP[1] if pin == BUMP[0] else pin for pin in PINS) + "\n",
                             encoding="utf-8")
-    bump, bumped = project(folder, work / "bump", cache, archives)
-    fresh, again = project(folder, work / "fresh", cache, archives, "--no-cache")
+    bump, bumped = project(folder, work / "bump", cache, archives, *ranking)
+    fresh, again = project(folder, work / "fresh", cache, archives, "--no-cache", *ranking)
     same = bumped.splitlines()[-1] == again.splitlines()[-1]
-    print(f"# retrieval project: {len(PINS)} pins, {os.cpu_count()} cores\n")
+    print(f"# retrieval project: {len(PINS)} pins, {os.cpu_count()} cores, "
+          f"{args.semantic or 'lexical'}\n")
     print(f"- download of {len(PINS) + 1} releases into find-links: {fetched:.1f} s")
     print(f"- cold build (releases on disk, empty collection cache): {cold:.1f} s")
     print(f"- one-pin bump ({BUMP[0]} -> {BUMP[1]}): {bump:.1f} s")

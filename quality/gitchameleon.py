@@ -2,9 +2,11 @@
 
 The dev problems (`../shared/eval/gitchameleon/dev.jsonl`) each pin one release of one library.
 Each distinct release is built once, as a user would (`retrieval build --source
-LIB/VERSION=pypi:DIST==VERSION`, in a child process with a timeout), into a cache keyed by the
-source form, the distribution, the version and a digest of this checkout's `retrieval/` (so a
-rerun on the same code rebuilds nothing, and a code change builds afresh). Each problem's
+LIB/VERSION=pypi:DIST==VERSION`, or with `--source-form project` a requirements file
+`DIST==VERSION` through `retrieval project`, which also says the source used and its coverage;
+in a child process with a timeout), into a cache keyed by the source form, the distribution,
+the version and a digest of this checkout's `retrieval/` (so a rerun on the same code rebuilds
+nothing, and a code change builds afresh). Each problem's
 `problem` text is then asked of its release in this process, through the service's own request
 validation and RetrievalService, at the default allowances and at the large budget, and scored
 with the set's own `score.py` (found beside the problems file):
@@ -18,7 +20,8 @@ every problem's targets, hit rank, top-10 titles and URLs and evidence, to compa
 item. Nothing here touches the network; only the builder's own fetch (pip) does.
 
     python -m quality.gitchameleon [--problems PATH] [--jobs 2] [--json OUT.json]
-        [--libraries falcon,sympy] [--limit N] [--semantic minilm] [--cache DIR]
+        [--source-form pypi|project] [--libraries falcon,sympy] [--limit N]
+        [--semantic minilm] [--cache DIR]
 """
 
 import argparse
@@ -104,9 +107,10 @@ class SourceForm:
         """Return why this form cannot be used with this checkout, or None."""
         return None
 
-    def command(self, release: Release, home: str, out: str) -> list:
+    def command(self, release: Release, home: str, out: str, semantic: str | None) -> list:
         """Return the `retrieval ...` arguments that build release into out (home: its cache
-        folder, for any file the form writes)."""
+        folder, for any file the form writes; semantic: the --semantic MODEL, or None for a
+        lexical build)."""
         raise NotImplementedError
 
 
@@ -115,17 +119,21 @@ class PypiForm(SourceForm):
 
     name = "pypi"
 
-    def command(self, release, home, out):
+    def command(self, release, home, out, semantic):
         return ["build", "--source",
                 f"{release.collection}/{release.label}=pypi:{release.dist}=={release.version}",
-                "--out", out]
+                "--out", out, *(["--semantic", semantic] if semantic else [])]
 
 
 class ProjectForm(SourceForm):
     """The form of issue 45: a requirements file per release (`DIST==VERSION`), built by
-    `retrieval project REQUIREMENTS --out DIR`, each dependency from its best source. That
-    command does not exist yet: the form refuses to run until `retrieval project --help` works,
-    and its argument list here is the one to adjust when it lands."""
+    `retrieval project REQUIREMENTS --out DIR`, each dependency from its best source (here, with
+    no site named and no environment, the release's sdist or pure wheel, as the pypi form).
+
+    Lexical unless --semantic is given (`--lexical`: a project build's own default is minilm
+    where the semantic extra is installed), so its figures compare with the pypi form's. Its
+    collection cache is the release's own folder, so each build is cold and its time honest.
+    """
 
     name = "project"
 
@@ -135,14 +143,31 @@ class ProjectForm(SourceForm):
                               text=True, stdin=subprocess.DEVNULL, check=False)
         if done.returncode != 0:
             return ("--source-form project needs the `retrieval project` command, which this "
-                    "checkout does not have yet (use --source-form pypi)")
+                    "checkout does not have (use --source-form pypi)")
         return None
 
-    def command(self, release, home, out):
+    def command(self, release, home, out, semantic):
         requirements = os.path.join(home, "requirements.txt")
         with open(requirements, "w", encoding="utf-8") as handle:
             handle.write(f"{release.key}\n")
-        return ["project", requirements, "--out", out]
+        return ["project", requirements, "--out", out,
+                "--fetch-cache", os.path.join(home, "fetch"),
+                *(["--semantic", semantic] if semantic else ["--lexical"])]
+
+
+def coverage(out: str, collection: str) -> dict | None:
+    """Return what a project build's project.json says of the release's pin (its source and
+    coverage) and the ranking used, or None (no project.json: the pypi form, or no build)."""
+    try:
+        with open(os.path.join(out, "project.json"), encoding="utf-8") as handle:
+            document = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    pin = next((pin for pin in document["pins"] if pin["collection"] == collection),
+               document["pins"][0] if document["pins"] else {})
+    return {"ranking": document.get("ranking"),
+            **{key: pin.get(key) for key in ("source", "units", "api_objects",
+                                            "guide_sections", "missing")}}
 
 
 SOURCE_FORMS = {form.name: form for form in (PypiForm(), ProjectForm())}
@@ -214,6 +239,7 @@ class Builder:
         self.rebuild_failed = rebuild_failed
         self._running: dict = {}  # pid -> Popen, each the leader of its own session
         self._lock = threading.Lock()
+        self._stopped = False  # stop_all has run: start nothing more
 
     def home(self, release: Release) -> str:
         kind = self.form.name + (f"+{self.semantic}" if self.semantic else "")
@@ -232,19 +258,20 @@ class Builder:
         out = os.path.join(home, "snapshot")
         _remove_tree(out)
         command = [sys.executable, "-m", "retrieval",
-                   *self.form.command(release, home, out)]
-        if self.semantic:
-            command += ["--semantic", self.semantic]
+                   *self.form.command(release, home, out, self.semantic)]
         log_path = os.path.join(home, "build.log")
         log(f"build {release.key}: {' '.join(command[1:])}")
         started = time.monotonic()
         timed_out = False
         with open(log_path, "w", encoding="utf-8") as stderr:
-            # Its own session, so a timeout stops pip and whatever pip started with it.
-            proc = subprocess.Popen(command, cwd=REPO_ROOT, env=corpus_scale.child_env(),
-                                    stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
-                                    start_new_session=True)
+            # Started under the lock stop_all takes: once it has run, no build starts.
             with self._lock:
+                if self._stopped:
+                    raise InterruptedError(f"build {release.key}: not started (stopping)")
+                # Its own session, so a timeout stops pip and whatever pip started with it.
+                proc = subprocess.Popen(command, cwd=REPO_ROOT, env=corpus_scale.child_env(),
+                                        stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
+                                        start_new_session=True)
                 self._running[proc.pid] = proc
             try:
                 status = proc.wait(timeout=self.timeout)
@@ -255,6 +282,10 @@ class Builder:
             finally:
                 with self._lock:
                     self._running.pop(proc.pid, None)
+                    stopped = self._stopped
+        if stopped:  # stopped by an interrupt: no record, so a rerun builds it
+            _remove_tree(out)
+            raise InterruptedError(f"build {release.key}: stopped")
         seconds = time.monotonic() - started
         units = units_per_collection(out) if status == 0 and not timed_out else {}
         ok = status == 0 and not timed_out and units.get(release.collection, 0) > 0
@@ -265,6 +296,7 @@ class Builder:
             "command": command[1:], "ok": ok, "exit_status": status, "timed_out": timed_out,
             "seconds": round(seconds, 1), "units": units.get(release.collection, 0),
             "units_by_collection": units,
+            "coverage": coverage(out, release.collection) if status == 0 else None,
             "last_line": (f"timed out after {self.timeout:.0f} s; " if timed_out else "")
             + last_line(log_path),
             "snapshot": out if ok else None, "finished_unix": time.time(),
@@ -281,6 +313,7 @@ class Builder:
     def stop_all(self):
         """Stop every build still running (on an interrupt)."""
         with self._lock:
+            self._stopped = True
             running = list(self._running.values())
         for proc in running:
             _stop(proc)
@@ -467,14 +500,19 @@ def report_lines(figures: dict, builds: list, expected: int) -> list:
              f"overall: hit@10 {pct['hit_at_10']:.1f} %, evidence hit "
              + " / ".join(f"{pct[f'evidence_{b}']:.1f} %" for b in BUDGET_NAMES)
              + " (default / 8 reads; every problem counted, unbuilt = miss)", "",
-             "| release | status | seconds | units | last line |", "|---|---|---:|---:|---|"]
+             "| release | status | seconds | units | source | api | sections | last line |",
+             "|---|---|---:|---:|---|---:|---:|---|"]
     for record in builds:
         status = "ok" if record["ok"] else ("timeout" if record["timed_out"] else
                                             f"failed ({record['exit_status']})")
         status += " (cached)" if record.get("cached") else ""
         line = "" if record["ok"] else record["last_line"].replace("|", "\\|")[:200]
+        # Only a project build says its source and coverage (project.json).
+        covered = record.get("coverage") or {}
+        cells = [str(covered.get(key) if covered.get(key) is not None else "-")
+                 for key in ("source", "api_objects", "guide_sections")]
         lines.append(f"| {record['release']} | {status} | {record['seconds']:.0f} | "
-                     f"{record['units']} | {line} |")
+                     f"{record['units']} | " + " | ".join(cells) + f" | {line} |")
     failed = [record["release"] for record in builds if not record["ok"]]
     lines.append("")
     lines.append(f"builds: {len(builds) - len(failed)} of {len(builds)} built"
@@ -494,7 +532,7 @@ def parse_args(argv=None):
     p.add_argument("--source-form", choices=sorted(SOURCE_FORMS), default="pypi",
                    help="how each release is built: pypi (--source LIB/VERSION=pypi:DIST==VERSION, "
                         "the default) or project (a requirements file per release through "
-                        "`retrieval project`, once it exists)")
+                        "`retrieval project`)")
     p.add_argument("--semantic", help="the builds' --semantic MODEL (minilm; default: lexical)")
     p.add_argument("--build-timeout", type=float, default=900,
                    help="seconds one release's build may take (default: %(default)s)")

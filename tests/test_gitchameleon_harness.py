@@ -2,7 +2,9 @@
 
 The harness runs as a user runs it, in a child process, and builds its releases with `retrieval
 build --source LIB/VERSION=pypi:DIST==VERSION`; pip is pointed at a find-links directory of one
-release this test writes (PIP_NO_INDEX, PIP_FIND_LINKS, PIP_CONFIG_FILE: no index, no network).
+release this test writes (PIP_NO_INDEX, PIP_FIND_LINKS, PIP_CONFIG_FILE: no index, no network),
+and again with `--source-form project` (a requirements file per release through `retrieval
+project`), which must score alike and say each release's source and coverage.
 The set's own score.py is copied beside the problems file, as the harness finds it there.
 """
 
@@ -65,14 +67,17 @@ class HarnessEndToEndTest(unittest.TestCase):
         cls.cache = os.path.join(base, "cache")
         cls.first = cls.run_harness(os.path.join(base, "first.json"))
         cls.second = cls.run_harness(os.path.join(base, "second.json"))
+        cls.project = cls.run_harness(os.path.join(base, "project.json"), "--source-form",
+                                      "project")
 
     @classmethod
-    def run_harness(cls, json_path):
+    def run_harness(cls, json_path, *flags):
         env = subprocess_env(PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1",
                              PIP_FIND_LINKS=cls.links)
         done = subprocess.run(
             [sys.executable, "-m", "quality.gitchameleon", "--problems", cls.problems,
-             "--cache", cls.cache, "--json", json_path, "--build-timeout", "120", "--jobs", "2"],
+             "--cache", cls.cache, "--json", json_path, "--build-timeout", "120", "--jobs", "2",
+             *flags],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
         report = None
         if done.returncode == 0:
@@ -142,6 +147,25 @@ class HarnessEndToEndTest(unittest.TestCase):
         self.assertTrue(all(record["cached"] for record in second["builds"]))
         self.assertEqual(first["problems"], second["problems"])
         self.assertEqual(first["summary"], second["summary"])
+
+    def test_the_project_form_builds_through_retrieval_project_and_scores_alike(self):
+        first = self.report()
+        done, project = self.project
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(project["summary"], first["summary"])
+        builds = {record["release"]: record for record in project["builds"]}
+        built = builds["plain==2.0"]
+        self.assertEqual(built["command"][2:4], ["project", os.path.join(
+            self.cache, "project", "plain==2.0", "requirements.txt")])
+        self.assertFalse(built["cached"])  # its own cache folder, beside the pypi form's
+        coverage = built["coverage"]
+        self.assertEqual((coverage["source"], coverage["ranking"]["semantic"]), ("pypi", None))
+        self.assertEqual(coverage["units"], built["units"])
+        self.assertGreater(coverage["api_objects"], 0)
+        self.assertIn(f"| plain==2.0 | ok | {built['seconds']:.0f} | {built['units']} | pypi | "
+                      f"{coverage['api_objects']} | {coverage['guide_sections']} |  |",
+                      done.stdout)
+        self.assertFalse(builds["plain==9.9"]["ok"])
 
 
 def fake_response(hits, evidence):

@@ -5,10 +5,13 @@ installed environment (tests/package_fixtures.py's site-packages) and a rendered
 with --site; the command runs as a user runs it, in a child process. Every pin is in the
 coverage table and in project.json, the one that gets nothing included; a re-run reads the
 collection cache (the same corpus_id, nothing asked of the index), and --offline uses only it.
+The ranking: minilm's re-rank where the semantic extra is installed, else lexical, said either
+way; the extra is made missing for one child by a numpy on its path that cannot be imported.
 """
 
 import json
 import os
+import shutil
 import sys
 import unittest
 
@@ -19,6 +22,9 @@ from tests.package_fixtures import INIT, demo_sdist, plain_sdist, write_site_pac
 from tests.support import class_temporary_directory, temporary_directory
 from tests.test_cli import run
 from tests.test_index_fetch import LocalIndex, _bytes, clean_env
+from tests.test_minilm import MINILM_DIGEST
+from tests.test_minilm import RUN as MINILM_RUN
+from tests.test_minilm import SKIP_REASON as MINILM_SKIP_REASON
 from tests.test_package_sources import passages
 
 TIER = "server"
@@ -172,12 +178,168 @@ class ProjectCommandTest(unittest.TestCase):
         self.assertIn("pypi: offline, not in the cache", rows["demo-pkg"][-1])
         self.assertFalse(os.path.exists(out))
 
+    def test_a_group_the_pins_cannot_have_is_refused_before_anything_is_fetched(self):
+        asked = len(self.index.requests)
+        done, _ = self.project_run("--group", "dev")
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("--group dev: a requirements file has no dependency groups",
+                      done.stderr)
+        self.assertEqual(len(self.index.requests), asked)
+
     def test_a_site_for_no_pin_is_refused_before_anything_is_fetched(self):
         asked = len(self.index.requests)
         done, _ = self.project_run("--site", "jinja2=" + self.site)
         self.assertEqual(done.returncode, 2, done.stderr)
         self.assertIn("--site jinja2: requirements.txt pins no jinja2", done.stderr)
         self.assertEqual(len(self.index.requests), asked)
+
+
+class ReleaseCacheTest(unittest.TestCase):
+    """A fetched release is kept: a build whose collections are gone reads it, offline too."""
+
+    def test_offline_rebuilds_a_collection_from_its_kept_release(self):
+        base = temporary_directory(self)
+        demo = demo_sdist(base)
+        index = LocalIndex(self, {"demo-pkg": [(os.path.basename(demo), _bytes(demo), {})]})
+        project = os.path.join(base, "app")
+        os.makedirs(project)
+        with open(os.path.join(project, "requirements.txt"), "w", encoding="utf-8") as out:
+            out.write("demo-pkg==1.0\n")
+        cache = os.path.join(base, "cache")
+
+        def project_run(*flags):
+            out = os.path.join(temporary_directory(self), "snapshot")
+            env = subprocess_env(**clean_env(PIP_INDEX_URL=index.url,
+                                             HOME=os.path.join(base, "home")))
+            return run([sys.executable, "-m", "retrieval", "project", project, "--out", out,
+                        "--fetch-cache", cache, "--lexical", *flags], env=env)
+
+        first = project_run()
+        self.assertEqual(first.returncode, 0, first.stderr)
+        asked = len(index.requests)
+        self.assertGreater(asked, 0)
+        kept = os.path.join(cache, "releases", "demo-pkg", "1.0", os.path.basename(demo))
+        with open(kept, "rb") as archive:
+            self.assertEqual(archive.read(), _bytes(demo))
+        # The collections gone (a new builder's digest), the release is read from the cache.
+        shutil.rmtree(os.path.join(cache, "collections"))
+        again = project_run("--offline")
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual(table(again.stdout)["demo-pkg"][:2], ["1.0", "pypi"])
+        self.assertEqual(again.stdout.splitlines()[-1], first.stdout.splitlines()[-1])
+        self.assertEqual(len(index.requests), asked)
+        # Neither kept: offline gets nothing, and says so.
+        shutil.rmtree(os.path.join(cache, "collections"))
+        os.remove(kept)
+        gone = project_run("--offline")
+        self.assertEqual(gone.returncode, 2, gone.stderr)
+        self.assertIn("pypi: offline, and no archive of it is kept in",
+                      table(gone.stdout + "\n")["demo-pkg"][-1])
+        self.assertEqual(len(index.requests), asked)
+
+
+class RankingTest(unittest.TestCase):
+    """Which ranking a project build uses, said on stderr and in project.json."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.base = base = class_temporary_directory(cls)
+        demo = demo_sdist(base)
+        cls.index = LocalIndex(cls, {"demo-pkg": [(os.path.basename(demo), _bytes(demo), {})]})
+        cls.project = os.path.join(base, "app")
+        os.makedirs(cls.project)
+        with open(os.path.join(cls.project, "requirements.txt"), "w", encoding="utf-8") as out:
+            out.write("demo-pkg==1.0\n")
+        # A numpy that cannot be imported, first on a child's path: the extra, as if missing.
+        cls.hidden = os.path.join(base, "hidden")
+        os.makedirs(os.path.join(cls.hidden, "numpy"))
+        with open(os.path.join(cls.hidden, "numpy", "__init__.py"), "w", encoding="utf-8") as out:
+            out.write("raise ImportError(\"No module named 'numpy'\")\n")
+
+    def project_run(self, *flags, without_extra=False, cache="cache"):
+        """Run the command; return (it, project.json's ranking, the manifest's policy)."""
+        out = os.path.join(temporary_directory(self), "snapshot")
+        env = subprocess_env(**clean_env(PIP_INDEX_URL=self.index.url,
+                                         HOME=os.path.join(self.base, "home")))
+        if without_extra:
+            env["PYTHONPATH"] += os.pathsep + self.hidden
+        done = run([sys.executable, "-m", "retrieval", "project", self.project, "--out", out,
+                    "--fetch-cache", os.path.join(self.base, cache), *flags], env=env)
+        if done.returncode != 0:
+            return done, None, None
+        with open(os.path.join(out, "project.json"), encoding="utf-8") as document:
+            ranking = json.load(document)["ranking"]
+        with open(os.path.join(out, "manifest.json"), encoding="utf-8") as manifest:
+            policy = json.load(manifest)["policy"]
+        self.assertIsNotNone(load_snapshot(out).project)  # the service reads what was written
+        return done, ranking, policy
+
+    def said(self, done) -> str:
+        """The one line of stderr that names the ranking."""
+        lines = [line for line in done.stderr.splitlines() if line.startswith("project: ranking")]
+        self.assertEqual(len(lines), 1, done.stderr)
+        return lines[0]
+
+    @unittest.skipUnless(MINILM_RUN, MINILM_SKIP_REASON)
+    def test_with_the_extra_installed_minilm_by_default_and_lexical_when_told(self):
+        done, ranking, policy = self.project_run()
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(self.said(done), "project: ranking: fitted re-ranked by minilm (the "
+                         "default where the semantic extra is installed; --lexical for none)")
+        self.assertEqual((ranking["lexical"], ranking["semantic"]), ("fitted", "minilm"))
+        self.assertIn("all-MiniLM-L6-v2", policy["semantic"]["recipe"])
+
+        done, ranking, policy = self.project_run("--lexical")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(self.said(done), "project: ranking: fitted, lexical (--lexical)")
+        self.assertEqual(ranking, {"lexical": "fitted", "semantic": None, "why": "--lexical"})
+        self.assertNotIn("semantic", policy)
+
+        done, ranking, policy = self.project_run("--semantic", "wordllama", "--ranking", "fielded")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual((ranking["lexical"], ranking["semantic"]), ("fielded", "wordllama"))
+        self.assertNotIn("MiniLM", policy["semantic"]["recipe"])
+
+    @unittest.skipUnless(MINILM_RUN, MINILM_SKIP_REASON)
+    def test_a_rebuild_reads_the_vectors_it_embedded_and_is_the_same_snapshot(self):
+        def embedded(done) -> list:
+            return [line for line in done.stderr.splitlines() if "build: embedding" in line]
+
+        first, _, _ = self.project_run(cache="vectors-cache")
+        self.assertEqual(first.returncode, 0, first.stderr)
+        units = int(embedded(first)[0].split()[2])
+        self.assertEqual(embedded(first), [
+            f"build: embedding {units} of {units} units, the rest from the vector cache (model "
+            f"sha256 {MINILM_DIGEST[:12]})"])
+        again, _, _ = self.project_run(cache="vectors-cache")
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual(embedded(again), [])  # every vector from the cache
+        self.assertEqual(again.stdout.splitlines()[-1], first.stdout.splitlines()[-1])
+        # Without the cache, every unit embedded afresh: the same bytes, the same corpus_id.
+        fresh, _, _ = self.project_run("--no-cache", cache="vectors-cache")
+        self.assertEqual(fresh.returncode, 0, fresh.stderr)
+        self.assertEqual(embedded(fresh), [
+            f"build: embedding {units} units (model sha256 {MINILM_DIGEST[:12]})"])
+        self.assertEqual(fresh.stdout.splitlines()[-1], first.stdout.splitlines()[-1])
+
+    def test_without_the_extra_a_lexical_build_that_says_why(self):
+        done, ranking, policy = self.project_run(without_extra=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("project: ranking: fitted, lexical (--semantic minilm, the default, needs "
+                      "the semantic extra, which is not installed (No module named 'numpy'): "
+                      "pip install", self.said(done))
+        self.assertEqual((ranking["lexical"], ranking["semantic"]), ("fitted", None))
+        self.assertIn("semantic extra", ranking["why"])
+        self.assertNotIn("semantic", policy)
+        # Asked for by name, the re-rank must load: the build fails, with the fix.
+        done, _, _ = self.project_run("--semantic", "minilm", without_extra=True)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertIn("--semantic needs the semantic extra", done.stderr.splitlines()[-1])
+
+    def test_lexical_and_semantic_together_are_refused(self):
+        done, _, _ = self.project_run("--lexical", "--semantic")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("not allowed with argument", done.stderr)
 
 
 if __name__ == "__main__":

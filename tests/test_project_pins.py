@@ -345,6 +345,101 @@ class LockFileTest(unittest.TestCase):
             read_pins(folder, LINUX_311)
 
 
+GROUPS_PYPROJECT = '''\
+[project]
+name = "myapp"
+version = "0.1"
+dependencies = ["Flask>=2"]
+
+[dependency-groups]
+Test = ["pytest>=8", "colorama; sys_platform == 'win32'"]
+docs = ["sphinx", {include-group = "test"}]
+loop = [{include-group = "loop"}]
+'''
+
+POETRY_GROUPS = POETRY_PYPROJECT + '''
+[tool.poetry.group.test.dependencies]
+pytest = "^8"
+
+[tool.poetry.dev-dependencies]
+click = "*"
+'''
+
+
+def poetry_package(name: str, version: str) -> str:
+    """A poetry.lock package table of no dependencies."""
+    return (f'\n[[package]]\nname = "{name}"\nversion = "{version}"\noptional = false\n'
+            'python-versions = ">=3.8"\nfiles = []\n')
+
+
+def grouped(*groups) -> dict:
+    """LINUX_311 with these dependency groups asked for."""
+    return dict(LINUX_311, dependency_groups=frozenset(
+        target_environment("3.11", groups=groups)["dependency_groups"]))
+
+
+class DependencyGroupTest(unittest.TestCase):
+    """--group: a group's dependencies are read as the project's own, from each format."""
+
+    def folder(self, files: dict) -> str:
+        return write(temporary_directory(self), files)
+
+    def test_pep_735_groups_with_includes_and_markers(self):
+        lock = POETRY_LOCK + poetry_package("pytest", "8.0.0") + poetry_package("sphinx", "7.0.0")
+        folder = self.folder({"poetry.lock": lock, "pyproject.toml": GROUPS_PYPROJECT})
+        self.assertEqual(pinned(read_pins(folder, LINUX_311)), {"flask": ("2.2.2", True)})
+        self.assertEqual(pinned(read_pins(folder, grouped("test"))),
+                         {"flask": ("2.2.2", True), "pytest": ("8.0.0", True)})
+        # docs includes test; colorama's marker does not hold on Linux.
+        self.assertEqual(pinned(read_pins(folder, grouped("Docs"))),
+                         {"flask": ("2.2.2", True), "pytest": ("8.0.0", True),
+                          "sphinx": ("7.0.0", True)})
+        with self.assertRaises(PinsError) as refused:
+            read_pins(folder, grouped("lint"))
+        self.assertIn("--group lint:", str(refused.exception))
+        self.assertIn("(it defines: docs, loop, test)", str(refused.exception))
+        with self.assertRaises(PinsError) as refused:
+            read_pins(folder, grouped("loop"))
+        self.assertIn("dependency group loop includes itself", str(refused.exception))
+
+    def test_poetry_groups_and_the_old_dev_dependencies(self):
+        lock = POETRY_LOCK + poetry_package("pytest", "8.0.0")
+        folder = self.folder({"poetry.lock": lock, "pyproject.toml": POETRY_GROUPS})
+        self.assertEqual(pinned(read_pins(folder, grouped("test", "dev"))),
+                         {"flask": ("2.2.2", True), "pytest": ("8.0.0", True),
+                          "click": ("8.1.3", True)})
+
+    def test_uv_lock_dev_dependencies(self):
+        folder = self.folder({"uv.lock": UV_LOCK})
+        self.assertEqual(pinned(read_pins(folder, grouped("dev"))),
+                         {"flask": ("2.2.2", True), "requests": ("2.28.1", True),
+                          "pytest": ("8.0.0", True)})
+        with self.assertRaises(PinsError) as refused:
+            read_pins(folder, grouped("docs"))
+        self.assertIn("(it defines: dev)", str(refused.exception))
+
+    def test_pylock_group_markers(self):
+        folder = self.folder({"pylock.toml": PYLOCK})
+        self.assertNotIn("sphinx", pinned(read_pins(folder, LINUX_311)))
+        self.assertEqual(pinned(read_pins(folder, grouped("docs")))["sphinx"], ("7.0.0", True))
+
+    def test_pipfile_lock_sections(self):
+        folder = self.folder({"Pipfile.lock": json.dumps(PIPFILE_LOCK),
+                              "Pipfile": '[packages]\nflask = "==2.2.2"\n'
+                                         '[dev-packages]\npytest = "*"\n'})
+        self.assertEqual(pinned(read_pins(folder, grouped("dev"))),
+                         {"flask": ("2.2.2", True), "pytest": ("8.0.0", True)})
+        with self.assertRaises(PinsError) as refused:
+            read_pins(folder, grouped("docs"))
+        self.assertIn("(it defines: dev)", str(refused.exception))
+
+    def test_a_requirements_file_has_no_groups(self):
+        folder = self.folder({"requirements.txt": "flask==2.2.2\n"})
+        with self.assertRaises(PinsError) as refused:
+            read_pins(folder, grouped("dev"))
+        self.assertIn("a requirements file has no dependency groups", str(refused.exception))
+
+
 class RequirementsTest(unittest.TestCase):
     def test_includes_constraints_hashes_and_markers(self):
         folder = write(temporary_directory(self), {

@@ -15,6 +15,10 @@ from ..ingest.tree import DEFAULT_MAX_FILE_BYTES
 from ..rerank import MODELS as SEMANTIC_MODELS
 from .build import _check_out
 
+# The re-rank a project build uses where the semantic extra is installed (the better of
+# SEMANTIC_MODELS: quality/README.md); --lexical or its absence builds without one.
+PROJECT_SEMANTIC = "minilm"
+
 
 def _pairs(values, flag: str) -> dict:
     """Return {normalised NAME: VALUE} of NAME=VALUE flags; refuse a malformed one or twice."""
@@ -55,6 +59,30 @@ def _also_pins(values, found) -> list:
     return also
 
 
+def _ranking(args) -> tuple:
+    """Return (load_semantic's pair or None, the ranking as project.json records it).
+
+    Asked for, a model must load (its error is the user's); by default the recommended one is
+    used where the semantic extra is installed, and its absence builds lexical and says so.
+    """
+    from ..core.checks import SnapshotError
+    from ..rerank import load_semantic
+
+    lexical = args.ranking or RANKINGS[0]
+    if args.lexical:
+        return None, {"lexical": lexical, "semantic": None, "why": "--lexical"}
+    if args.semantic:
+        return (load_semantic("--semantic", args.semantic),
+                {"lexical": lexical, "semantic": args.semantic, "why": "--semantic"})
+    try:
+        semantic = load_semantic(f"--semantic {PROJECT_SEMANTIC}, the default,", PROJECT_SEMANTIC)
+    except SnapshotError as error:
+        return None, {"lexical": lexical, "semantic": None, "why": str(error)}
+    return semantic, {"lexical": lexical, "semantic": PROJECT_SEMANTIC,
+                      "why": "the default where the semantic extra is installed; --lexical "
+                             "for none"}
+
+
 def _project(args) -> int:
     from ..ingest.builder import Progress, build_snapshot, default_policy
     from ..ingest.sources.form import SourceOptions, default_cache_dir
@@ -62,7 +90,7 @@ def _project(args) -> int:
     from ..project.markers import MarkerError, target_environment
 
     try:
-        environment = target_environment(args.python, args.extra or ())
+        environment = target_environment(args.python, args.extra or (), args.group or ())
     except MarkerError as error:
         raise UserError(str(error)) from None
     order = collect.parse_order(args.order) if args.order else collect.ORDER
@@ -94,17 +122,18 @@ def _project(args) -> int:
         print(f"project: {line}", file=sys.stderr, flush=True)
     _check_out(args.out)
     policy = default_policy(args.ranking or RANKINGS[0])
-    semantic = None
-    if args.semantic:
-        from ..rerank import load_semantic
-
-        semantic = load_semantic("--semantic", args.semantic)
+    semantic, ranking = _ranking(args)
+    print(f"project: ranking: {ranking['lexical']}"
+          + (f" re-ranked by {ranking['semantic']} (" if ranking["semantic"] else ", lexical (")
+          + ranking["why"] + ")", file=sys.stderr, flush=True)
     progress = Progress()
     with tempfile.TemporaryDirectory(prefix="retrieval-project-") as workdir:
+        cache = args.fetch_cache or default_cache_dir()
         options = collect.ProjectOptions(
-            SourceOptions(args.fetch_cache or default_cache_dir(), workdir,
-                          max_file_bytes=args.max_file_bytes, stream=sys.stderr),
-            order, args.offline, sites, site_urls, env, not args.no_cache)
+            SourceOptions(cache, workdir, max_file_bytes=args.max_file_bytes, stream=sys.stderr,
+                          releases=None if args.no_cache else os.path.join(cache, "releases"),
+                          offline=args.offline),
+            order, sites, site_urls, env, not args.no_cache)
         coverages = collect.collect(found, options, progress)
         # The upgrade's versions: built into the same collections, never pinned (project.json
         # lists the pins alone, so a request naming no version still reads the pinned one).
@@ -115,9 +144,12 @@ def _project(args) -> int:
             raise UserError(f"no pin of {found.path} got any documentation (the table says why)")
         try:
             manifest = build_snapshot(trees, args.out, policy, progress, semantic=semantic,
-                                      read=collect.drafts_reader(coverages + also_coverages))
+                                      read=collect.drafts_reader(coverages + also_coverages),
+                                      vector_cache=None if args.no_cache
+                                      else os.path.join(cache, "vectors"))
             collect.write_project_json(args.out, collect.project_document(
-                os.path.abspath(args.path), found, coverages, environment["python_version"]))
+                os.path.abspath(args.path), found, coverages, environment["python_version"],
+                ranking))
         except OSError as exc:
             raise UserError(f"--out {args.out}: cannot write the snapshot: "
                             f"{exc.strerror or exc}") from None
@@ -154,13 +186,19 @@ def register_project_command(commands) -> None:
                          help="the interpreter markers are evaluated for (default: this one)")
     project.add_argument("--extra", action="append", metavar="NAME",
                          help="an extra of the project markers may name (repeat; default: none)")
+    project.add_argument("--group", action="append", metavar="NAME",
+                         help="a dependency group whose dependencies are the project's too: "
+                              "PEP 735's [dependency-groups], Poetry's or PDM's groups, "
+                              "uv.lock's dev groups, a Pipfile.lock section (dev: develop) "
+                              "(repeat; default: none)")
     project.add_argument("--order", metavar="SOURCES",
                          help="the sources tried for each pin, in order, comma-separated "
                               "(default: site,pypi,git,crawl,env; git and crawl are not yet "
                               "available)")
     project.add_argument("--offline", action="store_true",
-                         help="only what is on disk: named sites, the environment and the "
-                              "collection cache; nothing fetched")
+                         help="only what is on disk: named sites, the environment, the "
+                              "collection cache and the release archives kept there; nothing "
+                              "fetched")
     project.add_argument("--site", action="append", metavar="NAME=HTML_ROOT",
                          help="a rendered site of one dependency's docs at its pinned version "
                               "(Debian's /usr/share/doc/python-jinja2-doc/html; repeat; default: "
@@ -169,17 +207,25 @@ def register_project_command(commands) -> None:
                          help="where that site is published, ending with / (default: the "
                               "folder's file:// URL)")
     project.add_argument("--fetch-cache", metavar="DIR",
-                         help="where fetched sites and each dependency's collection are kept "
+                         help="where fetched releases and each dependency's collection are "
+                              "kept "
                               "(default: $XDG_CACHE_HOME/retrieval/fetch or "
                               "~/.cache/retrieval/fetch)")
     project.add_argument("--no-cache", action="store_true",
-                         help="read every collection afresh (the cache is not read or written)")
+                         help="read every collection afresh from its source, fetched again, "
+                              "and embed every unit (the cache's collections, releases and "
+                              "vectors are not read or written)")
     project.add_argument("--ranking", choices=RANKINGS,
                          help=f"as for build (default: {RANKINGS[0]})")
-    project.add_argument("--semantic", nargs="?", const=SEMANTIC_MODELS[0],
-                         choices=SEMANTIC_MODELS, metavar="MODEL",
-                         help="as for build: an embedding re-rank (the semantic extra; default: "
-                              "none, lexical)")
+    rerank = project.add_mutually_exclusive_group()
+    rerank.add_argument("--semantic", nargs="?", const=PROJECT_SEMANTIC,
+                        choices=SEMANTIC_MODELS, metavar="MODEL",
+                        help=f"as for build, an embedding re-rank, here one that must load "
+                             f"(MODEL default: {PROJECT_SEMANTIC}); without the flag, "
+                             f"{PROJECT_SEMANTIC} where the semantic extra is installed, else "
+                             f"lexical, and the build says which")
+    rerank.add_argument("--lexical", action="store_true",
+                        help="no embedding re-rank, even where the semantic extra is installed")
     project.add_argument("--max-file-bytes", type=int, default=DEFAULT_MAX_FILE_BYTES,
                          metavar="N", help="as for build (default: %(default)s)")
     project.set_defaults(run=_project)

@@ -10,7 +10,9 @@ the names it is imported by, the source its docs came from and their coverage:
        "direct": true, "installed": "2.2.2"}]}
 
 Also optional, recorded and not served from: the Python the pins were read for (`python`), the
-environment whose installed versions were read (`environment`), and per pin whether the project
+environment whose installed versions were read (`environment`), the ranking the build used and
+why (`ranking`: {"lexical": "fitted", "semantic": "minilm" or null, "why": "..."}; the manifest's
+policy is what is served), and per pin whether the project
 names it itself (`direct`) and the version installed there (`installed`). A pin nothing was
 built for (collection null) may have a version that is null (not pinned) or not PEP 440's normal
 form: it is listed, never served.
@@ -30,7 +32,8 @@ from .names import IMPORT_NAME_PATTERN, VERSION_PATTERN, VERSION_SHAPE, normaliz
 
 PROJECT = "project.json"
 _FIELDS = ("project", "pins")
-_OPTIONAL = ("lockfile", "python", "environment")
+_OPTIONAL = ("lockfile", "python", "environment", "ranking")
+_RANKING_FIELDS = ("lexical", "semantic", "why")
 _PIN_FIELDS = ("name", "version", "collection", "source")
 _COUNTS = ("units", "api_objects", "guide_sections")
 _PIN_OPTIONAL = ("import_names", *_COUNTS, "missing", "direct", "installed")
@@ -119,6 +122,11 @@ def parse_project(document, collections: dict) -> Project:
     lockfile = checks.string_or_none(document.get("lockfile"), "lockfile")
     for field in ("python", "environment"):  # recorded, not served from
         checks.string_or_none(document.get(field), field)
+    if "ranking" in document:  # recorded: the manifest's policy is what is served
+        ranking = checks.json_object(document["ranking"], "ranking", _RANKING_FIELDS)
+        checks.string(ranking["lexical"], "ranking.lexical")
+        checks.string_or_none(ranking["semantic"], "ranking.semantic")
+        checks.string(ranking["why"], "ranking.why")
     if not isinstance(document["pins"], list):
         checks.fail("pins", "must be a list")
     pins = tuple(_pin(raw, f"pins[{i}]", collections) for i, raw in enumerate(document["pins"]))

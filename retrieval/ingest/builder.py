@@ -25,6 +25,7 @@ from .default_policy import (
 from .formats import CHOICES, read_passage_contents, read_trees
 from .tree import Progress, SourceTree
 from .unit import merge_same_passages
+from .vector_cache import cached_vectors
 
 # The names the command line and the tests import from here, wherever they are defined.
 __all__ = [
@@ -73,17 +74,27 @@ def semantic_policy(policy: dict, semantic, model) -> dict:
                                   "dimensions": model.dim, **tuning})
 
 
-def _embed(semantic, model, units, progress) -> list:
-    """Return each unit's vector bytes."""
-    progress.note(f"embedding {len(units)} units (model sha256 {model.digest[:12]})")
+def _embed(semantic, model, units, progress, vector_cache: str | None) -> list:
+    """Return each unit's vector bytes (those of texts vector_cache holds read from it)."""
     texts = [semantic.document_text(unit.content["fields"]["names"], unit.heading,
                                     unit.content["fields"]["body"]) for unit in units]
-    return semantic.vector_bytes(model.embed(texts))
+    if vector_cache is None:
+        progress.note(f"embedding {len(units)} units (model sha256 {model.digest[:12]})")
+        return semantic.vector_bytes(model.embed(texts))
+
+    def embed(missing: list) -> list:
+        progress.note(f"embedding {len(missing)} of {len(units)} units, the rest from the "
+                      f"vector cache (model sha256 {model.digest[:12]})")
+        return semantic.vector_bytes(model.embed(missing))
+
+    vectors, _ = cached_vectors(vector_cache, model, texts, embed)
+    return vectors
 
 
 def build_snapshot(trees, out_dir, policy=None, progress=None,
                    semantic: tuple[Any, Any] | None = None,
-                   default_collection: str | None = None, read=read_trees) -> dict:
+                   default_collection: str | None = None, read=read_trees,
+                   vector_cache: str | None = None) -> dict:
     """Build a snapshot directory from documentation trees; return its manifest.
 
     semantic: (the semantic module, its loaded model) from load_semantic, to store a vector per
@@ -91,6 +102,7 @@ def build_snapshot(trees, out_dir, policy=None, progress=None,
     default_collection: the collection requests that name none read (one of the trees').
     read: (trees sorted by collection and version, progress) -> their drafts in that order;
     formats.read_trees, or drafts read before (`retrieval project`'s cached collections).
+    vector_cache: a folder where vectors are kept by text and model (vector_cache.py), or None.
     """
     built = sorted({tree.collection for tree in trees})
     if default_collection is not None and default_collection not in built:
@@ -113,7 +125,7 @@ def build_snapshot(trees, out_dir, policy=None, progress=None,
         sorted(trees, key=lambda t: (t.collection, t.version)), progress))
     if not units:
         raise SnapshotError("no passages: the sources hold no supported, readable files")
-    vectors = None if semantic is None else _embed(*semantic, units, progress)
+    vectors = None if semantic is None else _embed(*semantic, units, progress, vector_cache)
     contents = [unit.content for unit in units]
     if vectors is not None:  # a unit's vector is part of its content (its digest): corpus_id
         contents = [content | vector_content(vector)  # covers it

@@ -3,7 +3,8 @@
 A pin's sources are tried in order (ORDER, or the user's `--order`) until one gives units:
 
 - `site`: a rendered site the user names for it (`--site NAME=HTML_ROOT`), read as a local tree;
-- `pypi`: the release's sdist (else its pure wheel) from the index pip is configured for;
+- `pypi`: the release's sdist (else its pure wheel) from the index pip is configured for,
+  kept in the fetch cache (`releases/`), where a later build (`--offline` too) reads it;
 - `git`, `crawl`: the repository's docs at the release's tag, the published site: not yet
   available (listed in the order and said when reached, never tried);
 - `env`: the installed package's docstrings, when the environment holds the pinned version
@@ -42,6 +43,7 @@ SOURCES = ("site", "pypi", "git", "crawl", "env")
 AVAILABLE = ("site", "pypi", "env")
 ORDER = SOURCES  # the default: the best docs first
 NETWORK = ("pypi", "git", "crawl")  # what --offline leaves out unless the cache has it
+KEPT = ("pypi",)  # of those, the sources whose fetched archives the cache keeps (`releases/`)
 CACHE_FORMAT = 1
 # The note of a pin made by `project --also` (a version an upgrade moves to, not the pinned one).
 ALSO = "also"
@@ -51,9 +53,8 @@ ALSO = "also"
 class ProjectOptions:
     """How a project's collections are found: the order, the sites named, the environment."""
 
-    sources: SourceOptions  # the fetch cache, the workdir, how trees are read
+    sources: SourceOptions  # the fetch cache, the workdir, how trees are read, --offline
     order: tuple = ORDER
-    offline: bool = False
     sites: Mapping = field(default_factory=dict)  # {name: HTML_ROOT}
     site_urls: Mapping = field(default_factory=dict)  # {name: URL}, default the root's file URL
     env: str | None = None
@@ -263,7 +264,8 @@ def collect_one(pin: Pin, options: ProjectOptions, progress: Progress) -> Covera
             coverage.cached = True
             progress.note(f"{label}: {source}: from the collection cache")
             return _counted(coverage, source, *cached)
-        if options.offline and source in NETWORK:
+        if options.sources.offline and source in NETWORK and \
+                (source not in KEPT or options.sources.releases is None):
             coverage.missing.append(f"{source}: offline, not in the cache")
             continue
         try:
@@ -314,10 +316,13 @@ def coverage_table(coverages: list) -> str:
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
-def project_document(project: str, pins: Pins, coverages: list, python: str) -> dict:
-    """Return project.json: the project, its pins file, the target and each pin's coverage."""
+def project_document(project: str, pins: Pins, coverages: list, python: str,
+                     ranking: dict) -> dict:
+    """Return project.json: the project, its pins file, the target, the ranking used and each
+    pin's coverage."""
     return {"project": project, "lockfile": pins.lockfile, "python": python,
-            "environment": pins.environment, "pins": [c.entry() for c in coverages]}
+            "environment": pins.environment, "ranking": ranking,
+            "pins": [c.entry() for c in coverages]}
 
 
 def write_project_json(out: str, document: dict) -> None:

@@ -42,10 +42,11 @@ _TOKEN = re.compile(r"""\s*(?:
 )""", re.VERBOSE)
 
 
-def target_environment(python: str | None = None, extras=()) -> dict:
+def target_environment(python: str | None = None, extras=(), groups=()) -> dict:
     """Return the marker variables of this interpreter, or of Python `python` (X.Y[.Z]) here.
 
-    extras: the extras asked for; a marker's `extra == "x"` holds for any of them.
+    extras: the extras asked for; a marker's `extra == "x"` holds for any of them. groups: the
+    dependency groups asked for (PEP 751's `dependency_groups`; pins.py reads them too).
     """
     implementation = sys.implementation
     info = implementation.version
@@ -70,6 +71,8 @@ def target_environment(python: str | None = None, extras=()) -> dict:
         environment["implementation_version"] = environment["python_full_version"]
     # PEP 685 normalises an extra's name as PEP 503 does a distribution's.
     environment["extras"] = frozenset(normalized_name(extra) for extra in extras)
+    # PEP 735 normalises a group's name the same way.
+    environment["dependency_groups"] = frozenset(normalized_name(group) for group in groups)
     return environment
 
 

@@ -7,6 +7,10 @@ name one of these files. Each reader gives Pins: a distribution (PEP 503 name), 
 whether the project names it itself (direct) or only something it depends on does, and where
 the lock says it comes from. Markers are evaluated for the target interpreter (markers.py); a
 dependency whose marker does not hold there is left out, as an installer would leave it out.
+Dependency groups asked for (`--group`, the target's `dependency_groups`) add their dependencies
+to the direct ones: PEP 735's `[dependency-groups]`, Poetry's and PDM's groups in
+pyproject.toml, uv.lock's project `dev-dependencies`, pylock.toml's group markers, a
+Pipfile.lock section; a group that is not defined is refused, naming those that are.
 
 Nothing here fetches: it reads files (tomllib, json) and an environment's metadata.
 """
@@ -168,28 +172,96 @@ def _toml(path: Path) -> dict:
         raise PinsError(f"{path}: not TOML: {error}") from None
 
 
+def asked_groups(environment: Mapping) -> list:
+    """Return the dependency groups asked for (`--group`), sorted."""
+    return sorted(environment.get("dependency_groups") or ())
+
+
+def _unknown_group(group: str, where: str, defined) -> PinsError:
+    """The error of a --group that where does not define, naming those it does."""
+    return PinsError(f"--group {group}: {where} defines no such dependency group (it defines: "
+                     f"{', '.join(sorted(defined)) or 'none'})")
+
+
+def _requirement_names(texts, environment: Mapping, where: str) -> list:
+    """Return the names of requirement strings whose markers hold."""
+    names = []
+    for text in texts:
+        requirement = parse_requirement(str(text), where)
+        if holds(requirement.marker, environment, where):
+            names.append(requirement.name)
+    return names
+
+
+def _group_tables(document: dict) -> dict:
+    """Return {normalised group: its entries} of a pyproject.toml: PEP 735's
+    `[dependency-groups]`, PDM's `[tool.pdm.dev-dependencies]` (requirement strings, include
+    tables), Poetry's `[tool.poetry.group.NAME.dependencies]` and its old `dev-dependencies`
+    (name tables: the names as requirements)."""
+    tool = document.get("tool")
+    if not isinstance(tool, dict):
+        tool = {}
+    groups: dict = {}
+    for table in (document.get("dependency-groups"), tool.get("pdm", {}).get("dev-dependencies")):
+        if isinstance(table, dict):
+            for name, entries in table.items():
+                if isinstance(entries, list):
+                    groups.setdefault(normalized_name(name), []).extend(entries)
+    poetry = tool.get("poetry", {})
+    tables = {name: group.get("dependencies") for name, group in
+              (poetry.get("group") or {}).items() if isinstance(group, dict)}
+    if isinstance(poetry.get("dev-dependencies"), dict):
+        tables.setdefault("dev", poetry["dev-dependencies"])
+    for name, dependencies in tables.items():
+        if isinstance(dependencies, dict):
+            groups.setdefault(normalized_name(name), []).extend(
+                dependency for dependency in dependencies if dependency.lower() != "python")
+    return groups
+
+
+def _group_names(document: dict, environment: Mapping, path: Path) -> list:
+    """Return the names the asked-for dependency groups of a pyproject.toml hold, includes
+    (PEP 735's `{include-group = "..."}`) followed; refuse a group it does not define."""
+    groups = _group_tables(document)
+    names: list = []
+
+    def add(group: str, including: tuple) -> None:
+        if group in including:
+            raise PinsError(f"{path}: dependency group {group} includes itself")
+        if group not in groups:
+            raise _unknown_group(group, str(path), groups)
+        for entry in groups[group]:
+            if isinstance(entry, dict) and isinstance(entry.get("include-group"), str):
+                add(normalized_name(entry["include-group"]), (*including, group))
+            elif isinstance(entry, str):
+                names.extend(_requirement_names(
+                    [entry], environment, f"{path} dependency group {group}"))
+
+    for group in asked_groups(environment):
+        add(group, ())
+    return names
+
+
 def _project_names(folder: Path, environment: Mapping) -> list | None:
     """Return the names pyproject.toml beside a lock file says the project depends on, or None.
 
     `[project].dependencies` (markers evaluated), else Poetry's `[tool.poetry.dependencies]`
-    (without python); None without a pyproject.toml or either table.
+    (without python), and the dependency groups asked for; None without a pyproject.toml or
+    either table (and no group asked for).
     """
     path = folder / "pyproject.toml"
     if not path.is_file():
         return None
     document = _toml(path)
+    grouped = _group_names(document, environment, path)
     project = document.get("project")
     if isinstance(project, dict) and isinstance(project.get("dependencies"), list):
-        names = []
-        for text in project["dependencies"]:
-            requirement = parse_requirement(str(text), f"{path} [project].dependencies")
-            if holds(requirement.marker, environment, str(path)):
-                names.append(requirement.name)
-        return names
+        return _requirement_names(project["dependencies"], environment,
+                                  f"{path} [project].dependencies") + grouped
     poetry = document.get("tool", {}).get("poetry", {}).get("dependencies")
     if isinstance(poetry, dict):
-        return [normalized_name(name) for name in poetry if name.lower() != "python"]
-    return None
+        return [normalized_name(name) for name in poetry if name.lower() != "python"] + grouped
+    return grouped or None
 
 
 # --- the readers -----------------------------------------------------------------------------
@@ -287,6 +359,17 @@ def read_uv_lock(path: Path, environment: Mapping, transitive: bool, notes: list
     direct = None
     if roots:
         direct = [name for root in roots for name in edges_of(root) if name not in root_names]
+        groups = {group: edges for root in roots
+                  for group, edges in (root.get("dev-dependencies") or {}).items()}
+        for group in asked_groups(environment):
+            if group not in groups:
+                raise _unknown_group(group, str(path), groups)
+            direct += [normalized_name(edge["name"]) for edge in groups[group]
+                       if isinstance(edge, dict) and "name" in edge
+                       and holds(edge.get("marker"), environment, str(path))]
+    elif asked_groups(environment):
+        raise PinsError(f"--group {asked_groups(environment)[0]}: {path} has no project whose "
+                        "dependency groups it could read")
     return _select(locked, direct, edges, transitive, notes, path.name)
 
 
@@ -294,8 +377,12 @@ def read_pylock(path: Path, environment: Mapping, transitive: bool, notes: list)
     """pylock.toml (PEP 751): every package whose marker holds; direct ones from pyproject.toml
     beside it, else those no other package depends on (when the lock records dependencies)."""
     document = _toml(path)
+    listed = document.get("dependency-groups")
+    for group in asked_groups(environment):
+        if isinstance(listed, list) and group not in map(normalized_name, listed):
+            raise _unknown_group(group, str(path), listed)
     environment = dict(environment, dependency_groups=frozenset(
-        document.get("default-groups") or ()))
+        document.get("default-groups") or ()) | set(asked_groups(environment)))
     locked: dict = {}
     edges: dict = {}
     recorded = False
@@ -360,8 +447,9 @@ def read_pdm_lock(path: Path, environment: Mapping, transitive: bool, notes: lis
 
 
 def read_pipfile_lock(path: Path, environment: Mapping, transitive: bool, notes: list) -> list:
-    """Pipfile.lock: its `default` section (its `develop` one is left out); direct ones from the
-    Pipfile's [packages] beside it. The lock records no edges, so --all reads all of default."""
+    """Pipfile.lock: its `default` section, and the sections of the groups asked for (`dev`:
+    `develop`); direct ones from the Pipfile's [packages] (and the groups' tables) beside it.
+    The lock records no edges, so --all reads all of those sections."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -371,8 +459,17 @@ def read_pipfile_lock(path: Path, environment: Mapping, transitive: bool, notes:
     default = document.get("default") if isinstance(document, dict) else None
     if not isinstance(default, dict):
         raise PinsError(f"{path}: no \"default\" section")
+    # A group is a section: dev the `develop` one ([dev-packages]), another its own category.
+    sections = {PIPENV_DEV.get(name, name): name for name in document
+                if name not in ("_meta", "default") and isinstance(document[name], dict)}
+    entries = dict(default)
+    for group in asked_groups(environment):
+        if group not in sections:
+            raise _unknown_group(group, str(path), sections)
+        entries.update({raw: entry for raw, entry in document[sections[group]].items()
+                        if raw not in entries})
     locked: dict = {}
-    for raw, entry in default.items():
+    for raw, entry in entries.items():
         if not isinstance(entry, dict):
             entry = {}
         if not holds(entry.get("markers"), environment, str(path)):
@@ -386,11 +483,19 @@ def read_pipfile_lock(path: Path, environment: Mapping, transitive: bool, notes:
     direct = None
     pipfile = path.parent / "Pipfile"
     if pipfile.is_file():
-        direct = [normalized_name(name) for name in (_toml(pipfile).get("packages") or {})]
+        tables = _toml(pipfile)
+        direct = [normalized_name(name) for table in (
+            "packages", *("dev-packages" if group == "dev" else group
+                          for group in asked_groups(environment)))
+            for name in (tables.get(table) or {})]
     if transitive:
         direct_names = set(direct if direct is not None else locked)
         return [replace(pin, direct=name in direct_names) for name, pin in locked.items()]
     return _select(locked, direct, {}, False, notes, path.name)
+
+
+# Pipfile.lock's section of a group whose name is not its own.
+PIPENV_DEV = {"develop": "dev"}
 
 
 _OPTION = re.compile(r"(?:^|\s)(-r|--requirement|-c|--constraint)(?:\s+|=)(\S+)")
@@ -512,6 +617,9 @@ def read_pins(path: str, environment: Mapping, transitive: bool = False,
     `installed`), and give pyproject.toml and unpinned requirements their versions.
     """
     kind, files = find_pins_file(path)
+    if kind == "requirements" and asked_groups(environment):
+        raise PinsError(f"--group {asked_groups(environment)[0]}: a requirements file has no "
+                        "dependency groups (name the group's own requirements file instead)")
     installed = installed_versions(env) if env else None
     notes: list = []
     if kind == "requirements":

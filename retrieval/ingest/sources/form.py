@@ -31,6 +31,10 @@ class SourceOptions:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # --max-file-bytes
     limits: Limits = field(default_factory=Limits)  # the crawl's bounds
     stream: object = None  # where fetch progress goes (None: stderr)
+    # Where fetched release archives are kept, by distribution and version, and read from
+    # before the index is asked (None: each build fetches its own, then removes it).
+    releases: str | None = None
+    offline: bool = False  # nothing fetched: a release only from `releases`
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 from ...core.model import VERSION_PATTERN, VERSION_SHAPE
+from ...core.names import normal_version
 from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..formats.sphinx_docs import published_site, sphinx_project
@@ -65,6 +66,29 @@ def download_release(dist: str, version: str, dest: Path) -> Path:
         raise FetchError(str(error)) from None
 
 
+def release_archive(dist: str, version: str, dest: Path, options: SourceOptions) -> Path:
+    """Return dist==version's archive: kept in options.releases, else fetched (into there)."""
+    if options.releases is None:
+        if options.offline:
+            raise FetchError(f"pypi:{dist}=={version}: offline, and no release archive is kept")
+        return download_release(dist, version, dest)
+    # One folder per release: the version's normal form, so 2.0 and 2.0.0 are one release.
+    folder = Path(options.releases, normalized(dist), normal_version(version) or version)
+    kept = sorted(path for path in folder.glob("*") if path.is_file()) \
+        if folder.is_dir() else []
+    if kept:
+        return kept[0]
+    if options.offline:
+        raise FetchError(f"pypi:{dist}=={version}: offline, and no archive of it is kept in "
+                         f"{options.releases}")
+    folder.mkdir(parents=True, exist_ok=True)
+    # Fetched beside it, then moved in whole: a build running at the same time reads no part.
+    with tempfile.TemporaryDirectory(prefix=".fetch-", dir=folder) as fetching:
+        fetched = download_release(dist, version, Path(fetching))
+        os.replace(fetched, folder / fetched.name)
+    return folder / fetched.name
+
+
 def _metadata(path: Path):
     return email.parser.Parser().parsestr(path.read_text(encoding="utf-8", errors="replace"))
 
@@ -105,7 +129,7 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     collection, version_label = collection_version(label)
     where = Path(tempfile.mkdtemp(prefix=f"{normalized(dist)}-", dir=workdir))
     (where / "download").mkdir()
-    archive = download_release(dist, version, where / "download")
+    archive = release_archive(dist, version, where / "download", options)
     top, info, is_wheel = _release_tree(archive, where / "tree")
     modules = wheel_modules(top) if is_wheel else sdist_modules(top)
     docs = None if is_wheel else docs_folder(str(top))
