@@ -98,7 +98,8 @@ class LockfileOverMCPTest(unittest.TestCase):
                 by_import = await client.call_tool("resolve_library",
                                                    {"name": f"tinymod{n:02d}"})
                 found = await client.call_tool("search_docs", {"query": f"{WORDS[n]} value",
-                                                               "collection": spelled(n)})
+                                                               "collection": spelled(n),
+                                                               "verbose": True})
                 answers.append((by_name, by_import, found))
             return docs, answers
 

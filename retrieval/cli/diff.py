@@ -56,11 +56,14 @@ def _diff(args) -> int:
     from ..core.diff import NoApiFacts, diff_versions
     from ..core.loading import default_snapshot_path
     from ..core.service import RetrievalService
+    from ..core.snapshot import load_snapshot
     from ..project.uses import project_uses
+    from ..rerank import attach
 
     if args.limit is not None and args.limit < 0:
         raise UserError("--limit must be 0 or more")
-    service = RetrievalService.from_path(args.snapshot or default_snapshot_path())
+    # Loaded as the service loads it: a snapshot built with --semantic opens with its re-ranker.
+    service = RetrievalService(attach(load_snapshot(args.snapshot or default_snapshot_path())))
     try:
         snapshot = service.snapshot
         name = snapshot.resolve_collection(args.collection)
