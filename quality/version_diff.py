@@ -70,12 +70,12 @@ class PairForm(gc.SourceForm):
 
     name = "pypi-pair"
 
-    def command(self, release, home, out):
+    def command(self, release, home, out, semantic):
         sources = []
         for one in (gc.Release(release.library, release.version), release.newer_release):
             sources += ["--source",
                         f"{one.collection}/{one.label}=pypi:{one.dist}=={one.version}"]
-        return ["build", *sources, "--out", out]
+        return ["build", *sources, "--out", out, *(["--semantic", semantic] if semantic else [])]
 
 
 def pairs_of(rows: list) -> dict:
