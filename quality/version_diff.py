@@ -1,6 +1,6 @@
-"""GitChameleon version diff: does `retrieval diff` list each problem's changed API as changed?
+"""GitChameleon across versions: issue 48's measures (a), (b) and (c) on two-release builds.
 
-Issue 48's measure (b). The dev problems whose `type_of_change` is a name change, a new
+The dev problems whose `type_of_change` is a name change, a new
 function/method/class, an argument change or a deprecation each pin one release of one library.
 Each is paired with the next release of that library the set names (the last release named:
 with the one before it), and the pair is built once into one two-version snapshot, as a user
@@ -14,9 +14,22 @@ problem's target, the last part of its `name_of_class_or_func`, under the right 
 
 and, leniently, under any kind the change can show as (a name change as an added or removed
 object whose prose changed too; a deprecation as a removal). A name is listed when the last part
-of one of an entry's names (old or new) is the target. A pair that does not build, or a library
-the set names one release of, counts its problems as misses. Printed: per type of change and per
-library, strict and lenient, and each pair's build and change counts.
+of one of an entry's names (old or new) is the target: measure (b).
+
+(a) Precision across versions: the problem is asked of its pinned release in the pair's snapshot
+as quality/gitchameleon.py asks it (a /retrieve run through the service's own request
+validation, at the default allowances and at 8 reads), and its evidence holds the target API
+(gitchameleon's evidence hit: a target named by a read passage's title or URL, or defined in its
+text, by the set's score.py) and none of the other release's API-only names (the bare names of
+the objects only the other release documents, by the same test).
+
+(c) Absence said: where the target (its bare name) is an object of one release of the pair
+only, it is looked up (core lookup, through the service as POST /lookup runs it) in the release
+without it; right when the answer is `not_in_version` naming exactly the release that has it.
+
+A pair that does not build, or a library the set names one release of, counts its problems as
+misses. Printed: per type of change and per library, strict and lenient, (a) and (c), and each
+pair's build and change counts.
 
     python -m quality.version_diff [--problems PATH] [--jobs 1] [--cache DIR]
         [--libraries falcon,sympy] [--json OUT.json]
@@ -35,9 +48,15 @@ if REPO_ROOT not in sys.path:
     sys.path.insert(0, REPO_ROOT)
 
 from quality import gitchameleon as gc  # noqa: E402
+from quality import measure as lab  # noqa: E402
+from retrieval.core.admission import DEFAULT_MAXIMA  # noqa: E402
 from retrieval.core.diff import CHANGES, api_objects, compare  # noqa: E402
+from retrieval.core.lookup import NOT_IN_VERSION  # noqa: E402
 from retrieval.core.names import version_order  # noqa: E402
-from retrieval.core.service import RetrievalService  # noqa: E402
+from retrieval.core.service import RetrievalService, served_version  # noqa: E402
+from retrieval.core.snapshot import load_snapshot  # noqa: E402
+from retrieval.http.operations.lookup import parse_lookup_request, run_lookup  # noqa: E402
+from retrieval.rerank import attach  # noqa: E402
 
 # type_of_change -> (the kind it is listed under, the kinds it may also show as).
 EXPECTED = {
@@ -70,12 +89,12 @@ class PairForm(gc.SourceForm):
 
     name = "pypi-pair"
 
-    def command(self, release, home, out):
+    def command(self, release, home, out, semantic):
         sources = []
         for one in (gc.Release(release.library, release.version), release.newer_release):
             sources += ["--source",
                         f"{one.collection}/{one.label}=pypi:{one.dist}=={one.version}"]
-        return ["build", *sources, "--out", out]
+        return ["build", *sources, "--out", out, *(["--semantic", semantic] if semantic else [])]
 
 
 def pairs_of(rows: list) -> dict:
@@ -144,6 +163,74 @@ def diff_pair(record: dict, pair: Pair) -> dict | None:
     return dict(found, documented=[{obj.bare for obj in objects} for objects in (old, new)])
 
 
+def pinned_and_other(row: dict, pair: Pair) -> tuple:
+    """Return the problem's pinned release and the other release of its pair."""
+    older, newer = gc.Release(pair.library, pair.version), pair.newer_release
+    return (older, newer) if row["version"] == pair.version else (newer, older)
+
+
+def holds(score_module, item: dict, names) -> list:
+    """Return the names a read passage holds (names by its title or URL, or defines), as
+    gitchameleon's evidence hit tests a target."""
+    title, url, text = item.get("title") or "", item.get("url") or "", item.get("text", "")
+    seen = [name for name in names if name in title or name in url or name in text]
+    return sorted(set(score_module.names_target(title, url, seen))
+                  | {name for name in seen if score_module.defines(text, name)})
+
+
+def look_up(service, release: gc.Release, name: str) -> dict:
+    """Return POST /lookup's answer to a name in one release (its default limits)."""
+    request = parse_lookup_request(
+        {"name": name, "version": release.label, "collection": release.collection},
+        DEFAULT_MAXIMA.max_source_bytes)
+    served = served_version(service.snapshot.collections[release.collection], release.label)
+    if served is not None:
+        request = dataclasses.replace(request, served_version=served)
+    return run_lookup(service, request)
+
+
+def ask_pair(score_module, record: dict, pair: Pair, diff: dict, rows: list,
+             target_of_row) -> dict:
+    """Return {problem id: its (a) and (c) results} for the problems the pair is theirs of."""
+    found: dict = {}
+    if not record["ok"] or diff is None:
+        return found
+    service = RetrievalService(attach(load_snapshot(record["snapshot"])))
+    try:
+        for row in rows:
+            pinned, other = pinned_and_other(row, pair)
+            documented = dict(zip((pair.version, pair.newer), diff["documented"], strict=True))
+            other_only = documented[other.version] - documented[pinned.version]
+            targets = score_module.targets(row)
+            precision = {}
+            for budget, allowances in lab.BUDGETS:
+                response = gc.ask(service, pinned, row["problem"], allowances)
+                evidence = response.get("evidence", ())
+                hit = any(holds(score_module, item, targets) for item in evidence)
+                foreign = sorted({name for item in evidence
+                                  for name in holds(score_module, item, other_only)})
+                precision[budget] = {"evidence_hit": hit, "foreign": foreign,
+                                     "precise": hit and not foreign}
+            target = target_of_row(row)
+            has = [release for release in (pinned, other)
+                   if target and target in documented[release.version]]
+            absence = None
+            if len(has) == 1:
+                without = other if has[0] is pinned else pinned
+                answer = look_up(service, without, target)
+                versions = answer.get(NOT_IN_VERSION, {}).get("versions")
+                absence = {"name": target, "asked": without.label, "status": answer["status"],
+                           "versions": versions,
+                           "right": answer["status"] == NOT_IN_VERSION
+                           and versions == [has[0].label]}
+            found[row["example_id"]] = {"pinned": pinned.label, "other": other.label,
+                                        "other_only_names": len(other_only),
+                                        "precision": precision, "absence": absence}
+    finally:
+        service.close()
+    return found
+
+
 def score(row: dict, target: str | None, pairs: tuple, diffs: dict) -> dict:
     """Return one problem's result: its target, the kinds it is listed under in its pair's diff
     and in the other adjacent pair's, strict and lenient."""
@@ -165,6 +252,35 @@ def score(row: dict, target: str | None, pairs: tuple, diffs: dict) -> dict:
             "strict": expected in kinds, "lenient": bool(set(kinds) & {expected, *also}),
             "adjacent_strict": expected in either,
             "adjacent_lenient": bool(set(either) & {expected, *also})}
+
+
+def precision_lines(results: list) -> list:
+    """Return measure (a)'s lines: per budget, the evidence hits and those without the other
+    release's API-only names, of every problem (unbuilt: a miss)."""
+    lines = []
+    n = len(results)
+    for budget, _ in lab.BUDGETS:
+        runs = [r["across"]["precision"][budget] for r in results if r["across"]]
+        hit = sum(run["evidence_hit"] for run in runs)
+        precise = sum(run["precise"] for run in runs)
+        foreign = sum(bool(run["foreign"]) for run in runs)
+        lines.append(f"(a) {budget}: evidence holds the target and none of the other release's "
+                     f"API-only names: {precise} ({100 * precise / n:.1f} %); evidence hit "
+                     f"{hit} ({100 * hit / n:.1f} %); evidence holding another release's "
+                     f"API-only name {foreign}")
+    return lines
+
+
+def absence_lines(results: list) -> list:
+    """Return measure (c)'s line: of the lookups of targets one release of the pair lacks,
+    those answered not_in_version with the release that has it."""
+    looked = [r["across"]["absence"] for r in results if r["across"] and r["across"]["absence"]]
+    right = sum(one["right"] for one in looked)
+    statuses = Counter(one["status"] for one in looked)
+    return [f"(c) lookups of a target one release of the pair lacks, answered not_in_version "
+            f"with the right versions: {right} of {len(looked)}"
+            + (f" ({100 * right / len(looked):.1f} %)" if looked else "")
+            + f"; statuses {dict(statuses)}"]
 
 
 def table(title: str, results: list, field: str) -> list:
@@ -201,7 +317,9 @@ def main(argv=None) -> int:
                     key=lambda p: p.key)
     gc.log(f"{len(rows)} problems, {len(wanted)} pairs; cache {cache}")
     builder = gc.Builder(cache, PairForm(), None, args.build_timeout)
+    score_module = gc.load_score(args.problems)
     diffs: dict = {}
+    asked: dict = {}  # problem id -> its (a) and (c) results
     builds: list = []
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs))
     try:
@@ -210,6 +328,9 @@ def main(argv=None) -> int:
             pair = futures[future]
             record = future.result()
             diffs[pair] = diff_pair(record, pair)
+            asked.update(ask_pair(score_module, record, pair, diffs[pair],
+                                  [row for row in rows if pairs[row["example_id"]][0] == pair],
+                                  lambda row: target_of(score_module, row)))
             counts = diffs[pair]["counts"] if diffs[pair] is not None else None
             builds.append({"pair": pair.key, "ok": record["ok"], "seconds": record["seconds"],
                            "units": record["units"], "counts": counts})
@@ -219,9 +340,8 @@ def main(argv=None) -> int:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
-    score_module = gc.load_score(args.problems)
     results = [score(row, target_of(score_module, row), pairs[row["example_id"]], diffs)
-               for row in rows]
+               | {"across": asked.get(row["example_id"])} for row in rows]
 
     def share(field):
         count = sum(bool(r[field]) for r in results)
@@ -232,7 +352,8 @@ def main(argv=None) -> int:
              f"(b) its pair's diff lists the target under the right kind: {share('strict')}; "
              f"leniently {share('lenient')}; under any kind {share('listed_as')}",
              f"    either adjacent pair's diff (the release before too): "
-             f"{share('adjacent_strict')}; leniently {share('adjacent_lenient')}", "",
+             f"{share('adjacent_strict')}; leniently {share('adjacent_lenient')}",
+             *precision_lines(results), *absence_lines(results), "",
              *table("type_of_change", results, "type_of_change"), "",
              *table("library", results, "library"), "",
              "Where the pair's two releases document the target (an object of that bare name):",

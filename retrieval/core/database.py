@@ -185,7 +185,7 @@ IN_ORDER = f"SELECT {_SELECT} FROM passages AS p ORDER BY p.id"
 # A built snapshot's API units of one version (a rowid range, as RANKED's): each passage with
 # its kind and the names, signature and prose it is indexed by, in passage order (core/diff.py).
 API_UNITS = (
-    f"SELECT {_SELECT}, i.kind, f.names, f.signature, f.body FROM passages AS p "
+    f"SELECT {_SELECT}, i.kind, f.names, f.signature, f.body, p.id FROM passages AS p "
     "JOIN passage_facts AS i ON i.id = p.id JOIN passage_fields AS f ON f.id = p.id "
     "WHERE p.id BETWEEN ? AND ? AND i.kind != 'section' AND i.noindex = 0 ORDER BY p.id"
 )

@@ -13,8 +13,8 @@ a qualified name (a re-export moved is not a removal). Between an old and a new 
   or added object has the same prose (or bare name): an ambiguous pair is left as added and
   removed. A renamed object's signature and deprecation are compared as any other's;
 - signature_changed: the same object, its signature otherwise spelled (whitespace aside);
-- deprecated: the same object, with a deprecation note (deprecation_note) only the new version
-  has.
+- deprecated: the same object, with a deprecation note (deprecation_note: its units' `deprecated`
+  version notes, else a deprecation its text quotes) only the new version has.
 
 Each change cites its object's first passage in each version it is in, as a search hit cites
 one (HIT_FIELDS: passage_id and text_sha256 to fetch it by id and check its bytes).
@@ -44,11 +44,18 @@ _DEPRECATION = re.compile(
 
 
 def deprecation_note(unit: ApiUnit) -> str | None:
-    """Return the first deprecation note of a unit's text (its line, stripped), or None.
+    """Return the unit's first deprecation note, said as Sphinx renders one, or None.
 
-    The one place a unit's deprecation is read: from its quoted text, until the units record it
-    as a field of their own.
+    The one place a unit's deprecation is read: its `deprecated` version notes (core/notes.py)
+    when it has notes; a unit without any (a snapshot built before notes were recorded) from
+    its quoted text, the line that says it, stripped.
     """
+    if unit.passage.notes:
+        note = next((n for n in unit.passage.notes if n.kind == "deprecated"), None)
+        if note is None:
+            return None
+        label = f"Deprecated since version {note.version}" if note.version else "Deprecated"
+        return f"{label}: {note.text}" if note.text else label
     found = _DEPRECATION.search(unit.passage.text)
     return None if found is None else _SPACE.sub(" ", found.group(0)).strip()
 

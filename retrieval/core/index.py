@@ -442,8 +442,9 @@ class CollectionIndex:
                       for row in rows]
 
     def api_units(self, version: str) -> list | None:
-        """Return the ApiUnits of one version in passage order ([]: a version it does not hold);
-        None for a snapshot that records no units' facts (the JSON fixture)."""
+        """Return the ApiUnits of one version in passage order, each passage with its version
+        notes ([]: a version it does not hold); None for a snapshot that records no units' facts
+        (the JSON fixture)."""
         if self._owner.snapshot.ranking is None:
             return None
         span = self._spans.get(version)
@@ -451,7 +452,8 @@ class CollectionIndex:
             return []
         rows = self._owner._connection().execute(database.API_UNITS, span).fetchall()
         end = len(database.PASSAGE_COLUMNS)
-        return [ApiUnit(database.passage_from_row(row), *row[end:]) for row in rows]
+        return [ApiUnit(self._owner.with_notes(database.passage_from_row(row), database.NOTES_OF,
+                                               row[-1]), *row[end:-1]) for row in rows]
 
     def lookup(self, name: str, version: str, per_version: int,
                deadline: float | None = None) -> Lookup:
