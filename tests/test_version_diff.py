@@ -182,6 +182,8 @@ class DiffRouteTest(unittest.TestCase):
         self.assertEqual(reply.code, 200)
         document = reply.json()
         self.assertEqual(listed(document), EXPECTED)
+        # An unflagged passage's hit carries no flags field, as on every hit.
+        self.assertNotIn("flags", document["changes"]["added"][0]["new"])
         status, out, _ = run_cli("diff", "demo", "1.0", "2.0", "--snapshot", self.snapshot,
                                  "--json")
         self.assertEqual(json.loads(out)["changes"], document["changes"])

@@ -23,7 +23,7 @@ one (HIT_FIELDS: passage_id and text_sha256 to fetch it by id and check its byte
 import re
 from dataclasses import dataclass
 
-from .fields import HIT_FIELDS
+from .fields import passage_hit_fields
 from .index import ApiUnit, CollectionIndex
 from .model import Passage
 
@@ -155,7 +155,7 @@ class VersionDiff:
         """Return the changes as the diff route and tool answer them: per kind, its first
         `limit` entries (None: all), and every kind's count."""
         def side(obj: ApiObject) -> dict:
-            return {name: getattr(obj.passage, name) for name in HIT_FIELDS}
+            return passage_hit_fields(obj.passage)
 
         def entry(kind: str, value) -> dict:
             if kind in ("added", "removed"):

@@ -7,7 +7,7 @@ metadata take their field lists and JSON types from here.
 
 from dataclasses import dataclass
 
-from .flags import FLAGS
+from .flags import FLAGS, flags_field
 from .notes import NOTE_FIELDS as NOTE_FIELDS  # re-exported: a hit's fields are listed here
 
 
@@ -81,3 +81,11 @@ FLAGGED_FIELDS = ("flags",)
 CITATION_FIELDS = ("url", "passage_id", "source_id", "version", "start_line", "end_line",
                    "text_sha256", "result_sha256", "source_sha256", "rank", "corpus_id",
                    "native_score")
+
+
+def passage_hit_fields(passage) -> dict:
+    """Return a passage's compact hit (HIT_FIELDS, in order): the fields it has, its flags only
+    where it has some (FLAGGED_FIELDS: absent when empty, as on every hit)."""
+    hit = {name: getattr(passage, name) for name in HIT_FIELDS if name not in FLAGGED_FIELDS}
+    return {name: value for name, value in hit.items() if value is not None} | \
+        flags_field(passage.flags)

@@ -12,8 +12,7 @@ asked version's.
 import re
 from dataclasses import dataclass
 
-from .fields import FLAGGED_FIELDS, HIT_FIELDS
-from .flags import flags_field
+from .fields import passage_hit_fields
 from .names import version_order
 from .notes import note_fields
 
@@ -96,9 +95,7 @@ class Lookup:
 def passage_hit(passage) -> dict:
     """Return a passage as a compact hit lists it (fields.HIT_FIELDS, those it has, its flags
     where it has some, and its version notes), without text."""
-    hit = {name: getattr(passage, name) for name in HIT_FIELDS if name not in FLAGGED_FIELDS}
-    return {name: value for name, value in hit.items() if value is not None} | \
-        flags_field(passage.flags) | note_fields(passage.notes)
+    return passage_hit_fields(passage) | note_fields(passage.notes)
 
 
 def not_in_version(found: Lookup) -> dict:

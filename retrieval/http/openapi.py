@@ -94,7 +94,9 @@ PIN = {"type": "object", "additionalProperties": False, "required": [
 
 def _diff_schemas(version: list) -> dict:
     """Return POST /diff's request and response schemas (operations/diff.py)."""
-    cited = closed({name: field_schema(name) for name in HIT_FIELDS}, list(HIT_FIELDS))
+    # Its passage as a hit: flags only where it has some (FLAGGED_FIELDS), as on every hit.
+    cited = closed({name: field_schema(name) for name in HIT_FIELDS},
+                   [name for name in HIT_FIELDS if name not in FLAGGED_FIELDS])
     named = {"name": {"type": "string"}, "kind": {"type": "string"}}
     both = {**named, "old": cited, "new": cited}
     entries = {
