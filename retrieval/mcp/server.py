@@ -41,8 +41,8 @@ from ..http.validation import COLLECTION_REGEX, MAX_QUESTION_CHARS, VERSION_REGE
 from .backends import BackendError
 from .library import NOT_RESOLVED, for_mcp, resolve_library
 from .view import (
-    Served,
     corpus_lines,
+    diff_lines,
     passage_view,
     provenance_line,
     run_view,
@@ -340,8 +340,8 @@ class RetrievalMCP:
                 return self._viewed(params.name, verbose,
                                     await self._run(ctx, backend.retrieve, arguments))
             if params.name == "diff_versions":
-                return _answer(self._diff_answer(
-                    await self._run(ctx, backend.diff, arguments)))
+                diff = await self._run(ctx, backend.diff, arguments)
+                return _answer(dict(diff, provenance=diff_lines(diff, self._provenance)))
             if params.name == "resolve_library":
                 return await self._resolve_library(ctx, arguments)
             if params.name == "lookup_api":
@@ -375,15 +375,6 @@ class RetrievalMCP:
     def _provenance(self):
         """Return what the snapshot records of its sources (None: nothing, or not known)."""
         return self.backend.provenance()
-
-    def _diff_answer(self, document: dict) -> dict:
-        """Return a diff with the provenance line of each of its two versions."""
-        request = document["request"]
-        collection = request.get("served_collection") or request["collection"]
-        lines = [provenance_line(Served(collection, version, document["corpus_id"]),
-                                 self._provenance)
-                 for version in (document["old_version"], document["new_version"])]
-        return dict(document, provenance=lines)
 
     def _viewed(self, tool: str, verbose: bool, document: dict) -> types.CallToolResult:
         """Return a document in the compact view, or verbose: as JSON, with its provenance."""

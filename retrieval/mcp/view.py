@@ -39,8 +39,13 @@ def served(document: dict) -> Served:
     request = document.get("request")
     if request is None:  # a passage: its own collection and version
         return Served(document["collection"], document["version"], document["corpus_id"])
-    return Served(request.get("served_collection") or request["collection"],
+    return Served(_collection_served(request),
                   request.get("served_version") or request["version"], document["corpus_id"])
+
+
+def _collection_served(request: dict) -> str:
+    """Return the collection a request read (echoed as served_collection where named otherwise)."""
+    return request.get("served_collection") or request["collection"]
 
 
 def provenance_line(what: Served, provenance) -> str:
@@ -132,3 +137,10 @@ def corpus_lines(corpus: dict, provenance) -> list:
     return [provenance_line(Served(entry["collection"], version["version"],
                                    entry["corpus_id"]), provenance)
             for entry in corpus.get("collections", ()) for version in entry["versions"]]
+
+
+def diff_lines(diff: dict, provenance) -> list:
+    """Return the provenance line of each of a /diff document's two versions, old then new."""
+    collection = _collection_served(diff["request"])
+    return [provenance_line(Served(collection, version, diff["corpus_id"]), provenance)
+            for version in (diff["old_version"], diff["new_version"])]
