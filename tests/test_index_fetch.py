@@ -211,6 +211,17 @@ class IndexFetchTest(unittest.TestCase):
                 self.assertEqual(self.fetch("wheelonly", "3.0", PIP_INDEX_URL=index.url)[0],
                                  "wheelonly-3.0-py3-none-any.whl")
 
+    def test_another_builds_download_in_progress_is_left_alone(self):
+        # Two builds sharing one fetch cache may fetch the same release at once: each writes
+        # its own partial file, so neither truncates nor renames the other's.
+        dest = Path(temporary_directory(self))
+        theirs = dest / "multi-1.0.tar.gz.part"
+        theirs.write_bytes(b"another build's first bytes")
+        with mock.patch.dict(os.environ, clean_env(PIP_INDEX_URL=self.index.url), clear=True):
+            path = fetch_release("multi", "1.0", dest)
+        self.assertEqual(sorted(os.listdir(dest)), sorted([path.name, theirs.name]))
+        self.assertEqual(theirs.read_bytes(), b"another build's first bytes")
+
     def test_a_release_with_no_sdist_and_no_pure_wheel_is_refused(self):
         message = self.refused("native", "1.0", PIP_INDEX_URL=self.index.url)
         self.assertEqual(message, "pypi:native==1.0: no sdist and no pure-Python (py3-none-any) "

@@ -38,6 +38,7 @@ import json
 import netrc
 import os
 import re
+import secrets
 import ssl
 import subprocess
 import sys
@@ -687,11 +688,13 @@ def _download(release: str, chosen: Candidate, dest: Path, client: _Client,
               notes: list) -> Path:
     """Fetch chosen into dest, check its digest, and return its path (nothing left on failure)."""
     target = dest / chosen.filename
-    partial = dest / (chosen.filename + ".part")
+    # A name of its own, so that two builds fetching the same release into one cache never
+    # write the same partial file (the last os.replace wins, and both files are the same bytes).
+    partial = dest / f"{chosen.filename}.{os.getpid()}-{secrets.token_hex(4)}.part"
     algorithm = next((name for name in _HASHES if name in chosen.hashes), None)
     where = redacted(chosen.url)
     try:
-        with open(partial, "w+b") as sink:
+        with open(partial, "xb") as sink:
             try:
                 client.fetch(chosen.url, "*/*", MAX_ARCHIVE_BYTES, ARCHIVE_DEADLINE_S, sink)
             except _NotThere:
