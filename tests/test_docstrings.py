@@ -280,6 +280,17 @@ class LineFragmentTest(unittest.TestCase):
         self.assertFalse(site.lands("pypi:demo==1.0/demo/missing.py#L1-L1"))
         self.assertFalse(site.lands("pypi:other==1.0/demo/core.py#L1-L1"))
 
+    def test_a_file_link_never_reaches_outside_the_site(self):
+        top = temporary_directory(self)
+        root = os.path.join(top, "site")
+        os.makedirs(root)
+        with open(os.path.join(top, "outside.py"), "w", encoding="utf-8") as out:
+            out.write(CORE)
+        os.symlink(os.path.join(top, "outside.py"), os.path.join(root, "linked.py"))
+        site = RenderedSite(root, "pypi:demo==1.0/")
+        self.assertFalse(site.lands("pypi:demo==1.0/../outside.py#L1-L1"))
+        self.assertFalse(site.lands("pypi:demo==1.0/linked.py#L1-L1"))
+
 
 if __name__ == "__main__":
     unittest.main()

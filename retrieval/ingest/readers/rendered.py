@@ -12,9 +12,8 @@ import posixpath
 import re
 import urllib.parse
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, read_tree_file
+from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, open_tree_file, read_tree_file
 
 
 @dataclass
@@ -468,11 +467,16 @@ class RenderedSite:
         return not hashed or urllib.parse.unquote(fragment) in ids
 
     def _has_lines(self, path: str, last: int) -> bool:
+        # Read as the tree's files are (contained, a regular file): a URL's `..` never reaches
+        # a file outside the site.
+        lines = 1
         try:
-            data = Path(self.root, *path.split("/")).read_bytes()
-        except OSError:
+            with open_tree_file(self.root, path) as handle:
+                while chunk := handle.read(1 << 16):
+                    lines += chunk.count(b"\n")
+        except (OSError, Unreadable):
             return False
-        return 0 < last <= data.count(b"\n") + 1
+        return 0 < last <= lines
 
     def pages(self) -> list:
         """Return every published page's path below the root, sorted."""
