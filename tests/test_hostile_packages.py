@@ -89,6 +89,7 @@ class EnvironmentContainedTest(unittest.TestCase):
             handle.write("Metadata-Version: 2.1\nName: leaked\nVersion: 1.0\n")
         venv, site = site_packages(self, {
             "evil": ("1.0", {"evil/__init__.py": GOOD, "evil/leak.py": "", "evil/inner.py": "",
+                             "evil/pipe.py": "", "evil/gone.py": "",
                              "shared/inner.py": '"""Inner things."""\n'}),
             "leaked": ("1.0", {"leaked.py": '"""Leaked."""\n'}),
             "stuck": ("1.0", {"stuck.py": '"""Stuck."""\n'})})
@@ -102,6 +103,9 @@ class EnvironmentContainedTest(unittest.TestCase):
                    os.path.join(site, "leaked-1.0.dist-info", "METADATA"))
         os.remove(os.path.join(site, "stuck-1.0.dist-info", "RECORD"))
         os.mkfifo(os.path.join(site, "stuck-1.0.dist-info", "RECORD"))  # read: waits forever
+        os.remove(os.path.join(site, "evil", "pipe.py"))
+        os.mkfifo(os.path.join(site, "evil", "pipe.py"))
+        os.remove(os.path.join(site, "evil", "gone.py"))  # in RECORD, not installed
         code, err, out = build(self, ("", f"env:{venv}"))
         self.assertEqual(code, 0, err)
         self.assertIn("build: skipped evil/1.0/evil/leak.py: a link out of the tree "
@@ -109,6 +113,9 @@ class EnvironmentContainedTest(unittest.TestCase):
         self.assertIn("build: skipped leaked-1.0.dist-info/METADATA: a link out of the tree "
                       "(not followed)\n", err)
         self.assertIn("build: skipped stuck-1.0.dist-info/RECORD: not a regular file\n", err)
+        self.assertIn("build: skipped evil/1.0/evil/pipe.py: not a regular file\n", err)
+        self.assertIn("build: evil 1.0: 1 module(s) its file list names are not installed, left "
+                      "out: evil/gone.py\n", err)
         text = snapshot_text(out)
         self.assertNotIn(SECRET, text)
         self.assertIn("Graze the field.", text)

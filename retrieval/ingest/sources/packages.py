@@ -236,12 +236,22 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
         if refused is not None:
             _note(f"skipped {refused}")
             continue
-        modules = []
+        modules, missing = [], []
         for file in dist.files or ():
             posix = PurePosixPath(str(file).replace(os.sep, "/")).as_posix()
             dotted = module_name(posix) if not posix.startswith("../") else None
-            if dotted is not None and is_api_path(posix) and (site / posix).is_file():
+            if dotted is None or not is_api_path(posix):
+                continue
+            # Whatever is there is read as a tree's files are, which refuses (and reports by
+            # name) a FIFO, a link out of the environment or an over-cap module.
+            if os.path.lexists(site / posix):
                 modules.append((posix, dotted))
+            else:
+                missing.append(posix)
+        if missing:
+            _note(f"{name} {dist.version}: {len(missing)} module(s) its file list names are not "
+                  f"installed, left out: {', '.join(shown(path) for path in missing[:3])}"
+                  + (" ..." if len(missing) > 3 else ""))
         if not modules:
             _note(f"skipped {name} {dist.version}: no Python source installed")
             continue
