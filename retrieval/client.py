@@ -276,7 +276,8 @@ class Usage:
 
 @dataclass(frozen=True)
 class Evidence:
-    """One passage that was read, with its provenance and digests (core.fields.EVIDENCE_FIELDS)."""
+    """One passage that was read, with its provenance and digests (core.fields.EVIDENCE_FIELDS),
+    then what it has of EVIDENCE_OPTIONAL_FIELDS."""
 
     passage_id: str
     source_id: str
@@ -296,6 +297,17 @@ class Evidence:
     search_request_id: str
     read_token: str
     read_request_id: str
+    # Each only where the passage has it (core.fields.EVIDENCE_OPTIONAL_FIELDS), None otherwise.
+    title: str | None = None
+    flags: list | None = None
+    since: list | None = None
+    changed: list | None = None
+    deprecated: list | None = None
+    removed: list | None = None
+    truncated: bool | None = None
+    previous_passage_id: str | None = None
+    next_passage_id: str | None = None
+    next_start_line: int | None = None
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,12 @@ import subprocess
 import sys
 import unittest
 
+from retrieval.client import RetrievalClient
+from retrieval.integrations import RetrievalSettings, retrieve_passages
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
 from tests.package_fixtures import write_site_packages
-from tests.support import ROOT, call, class_temporary_directory, quiet_settings
+from tests.support import ROOT, call, class_temporary_directory, quiet_settings, start_server
 
 TIER = "server"
 
@@ -74,6 +76,21 @@ class DocstringNotesTest(unittest.TestCase):
                                           answers["Engine.stop"]["hits"][0]["passage_id"]}]))
         self.assertEqual(answers["old"]["hits"][0]["deprecated"],
                          [{"version": "1.0", "text": "Since 1.0, use new."}])
+
+    def test_the_client_and_the_adapters_carry_a_passages_notes(self):
+        server = start_server(self, "--snapshot", self.out)
+        result = RetrievalClient(server.base_url).retrieve(
+            "old function deprecated", "1.2", collection="demo", max_reads=1)
+        [item] = result.evidence
+        self.assertEqual((item.title, item.deprecated),
+                         ("demo.old", [{"version": "1.0", "text": "Since 1.0, use new."}]))
+        self.assertIsNone(item.since)
+        [passage] = retrieve_passages(RetrievalSettings(server.base_url, "1.2", "demo",
+                                                        allowances={"max_reads": 1}),
+                                      "old function deprecated")
+        self.assertEqual(passage.metadata["deprecated"], item.deprecated)
+        self.assertEqual(passage.metadata["title"], "demo.old")
+        self.assertNotIn("since", passage.metadata)  # only what the passage has
 
 
 if __name__ == "__main__":

@@ -69,6 +69,10 @@ PREVIOUS_PIECE, NEXT_PIECE = CUT_FIELDS[1:3]
 EVIDENCE_FIELDS = PASSAGE_FIELDS[:PASSAGE_FIELDS.index("collection")] + (
     "native_score", "rank", "result_sha256", "corpus_id", "search_request_id", "read_token",
     "read_request_id")
+# What a read result carries beside those only where its passage has it (a built snapshot's
+# title, flags, version notes, a cut unit's continuation): the client's Evidence keeps them, and
+# the adapters' metadata passes on those present.
+EVIDENCE_OPTIONAL_FIELDS = ("title", "flags") + NOTE_FIELDS + CUT_FIELDS
 # A compact hit (/search, MCP): enough to cite it, to fetch it again by id, and to recompute its
 # passage_id and text digest; url and title only where the snapshot names its units, flags only
 # where it has any.

@@ -7,7 +7,7 @@ checks every digest before a passage is handed over, and an altered response rai
 
 from dataclasses import dataclass, field
 
-from ..core.fields import CITATION_FIELDS
+from ..core.fields import CITATION_FIELDS, EVIDENCE_OPTIONAL_FIELDS
 
 
 @dataclass
@@ -42,6 +42,10 @@ def retrieve_passages(settings: RetrievalSettings, question: str) -> list:
     passages = []
     for item in result.evidence:
         metadata = {name: getattr(item, name) for name in CITATION_FIELDS}
+        # What the passage has beyond its citation (title, flags, version notes, where a cut
+        # unit goes on): present only where it has it, as in the service's own evidence.
+        metadata.update({name: getattr(item, name) for name in EVIDENCE_OPTIONAL_FIELDS
+                         if getattr(item, name) is not None})
         metadata.update(status=result.status, request_id=result.request_id)
         passages.append(Passage(item.text, metadata, item.native_score))
     return passages
