@@ -44,8 +44,10 @@ from ..tree import Progress, SourceTree, Unreadable, decode_source, not_read, re
 # How deep includes nest (docutils refuses only circular ones; real projects nest 1 or 2).
 MAX_DEPTH = 8
 
-_INCLUDE = re.compile(r"\.\.[ \t]+include::[ \t]*(\S.*?)[ \t]*")
-_LITERALINCLUDE = re.compile(r"([ \t]*)\.\.[ \t]+literalinclude::[ \t]*(\S.*?)[ \t]*")
+# Matched against a line with its trailing blanks out (a lazy group before [ \t]* would be
+# quadratic in a run of blanks inside the line).
+_INCLUDE = re.compile(r"\.\.[ \t]+include::[ \t]*(\S.*)")
+_LITERALINCLUDE = re.compile(r"[ \t]*\.\.[ \t]+literalinclude::[ \t]*(\S.*)")
 _LINE_SPEC = re.compile(r"(\d*)(?:(-)(\d*))?")
 
 
@@ -173,55 +175,59 @@ class _Expander:
         self.budget -= len(data)
         return path, _file_lines(text), hashlib.sha256(data).hexdigest()
 
+    def _keep(self, source_id: str, sha256: str, lines: list, span: range):
+        for index in span:
+            self.lines.append(lines[index])
+            self.origins.append(Origin(source_id, sha256, index + 1))
+
     def expand(self, source_id: str, sha256: str, lines: list, span: range, chain: tuple):
-        """Append lines[span] of one file, expanding its top-level includes."""
+        """Append lines[span] of one file, expanding its top-level includes (chain: the files
+        being expanded, the page first)."""
         i = span.start
         while i < span.stop:
-            line = lines[i]
-            include = _INCLUDE.fullmatch(line.rstrip("\r"))
-            literal = _LITERALINCLUDE.fullmatch(line.rstrip("\r"))
-            if include is None and literal is None:
-                self.lines.append(line)
-                self.origins.append(Origin(source_id, sha256, i + 1))
+            include = _INCLUDE.fullmatch(lines[i].rstrip())
+            literal = _LITERALINCLUDE.fullmatch(lines[i].rstrip())
+            directive = include or literal
+            if directive is None:
+                self._keep(source_id, sha256, lines, range(i, i + 1))
                 i += 1
                 continue
             options, end = _options(lines, i)
             end = min(end, span.stop)
-            where = f"{source_id}:{i + 1}"
+            where, argument = f"{source_id}:{i + 1}", directive.group(1)
             if literal is not None or "literal" in options or "code" in options:
                 # Shown as code: the directive's lines stay; its code is indexed with them.
-                argument = literal.group(2) if literal else include.group(1)  # type: ignore
                 shown = self._code(where, argument, options, literal is not None)
                 if shown:
                     self.code[len(self.lines)] = shown
-                for index in range(i, end):
-                    self.lines.append(lines[index])
-                    self.origins.append(Origin(source_id, sha256, index + 1))
-                i = end
-                continue
-            assert include is not None
+                self._keep(source_id, sha256, lines, range(i, end))
+            else:
+                self._include(where, argument, options, chain)
             i = end
-            what = f"include {include.group(1)}"
-            if "parser" in options:
-                self._skip(where, what, "a :parser: other than reST's (not read)")
-                continue
-            if len(chain) > MAX_DEPTH:
-                self._skip(where, what, f"includes nested deeper than {MAX_DEPTH} (not read)")
-                continue
-            read = self._read(where, what, include.group(1))
-            if read is None:
-                continue
-            path, included, digest = read
-            if path in chain:
-                self._skip(where, what, "a circular inclusion (not read again)")
-                continue
-            selected = self._select(where, what, included, options)
-            if selected is None:
-                continue
-            self.expand(path, digest, included, selected, (*chain, path))
-            # docutils ends an inclusion with a blank line and a comment: from no file.
-            self.lines.append("")
-            self.origins.append(None)
+
+    def _include(self, where: str, argument: str, options: dict, chain: tuple):
+        """Append the lines an `.. include::` takes, expanded in turn; or none (reported)."""
+        what = f"include {argument}"
+        if "parser" in options:
+            self._skip(where, what, "a :parser: other than reST's (not read)")
+            return
+        if len(chain) > MAX_DEPTH:
+            self._skip(where, what, f"includes nested deeper than {MAX_DEPTH} (not read)")
+            return
+        if self._path(argument) in chain:
+            self._skip(where, what, "a circular inclusion (not read again)")
+            return
+        read = self._read(where, what, argument)
+        if read is None:
+            return
+        path, included, digest = read
+        selected = self._select(where, what, included, options)
+        if selected is None:
+            return
+        self.expand(path, digest, included, selected, (*chain, path))
+        # docutils ends an inclusion with a blank line and a comment: from no file.
+        self.lines.append("")
+        self.origins.append(None)
 
     def _select(self, where: str, what: str, lines: list, options: dict) -> range | None:
         """Return the lines an include takes (`:start-line:` ... `:end-before:`), or None."""
