@@ -194,6 +194,13 @@ class IncludeTest(unittest.TestCase):
         pages = {unit["url"].partition("#")[0] for unit in found}
         self.assertEqual(pages, {DOCS + "changes.html", DOCS + "guide.html"})
 
+    def test_a_file_included_that_is_a_page_too_keeps_its_units_at_its_own_page(self):
+        write(self.root, {"docs/index.rst": "Index\n=====\n\n.. include:: intro.rst\n",
+                          "docs/intro.rst": "Intro\n-----\n\nRead me first.\n"})
+        where = [(unit["url"], unit["source_id"]) for unit in units(self.root)
+                 if "Read me first." in unit["text"]]
+        self.assertEqual(where, [(DOCS + "intro.html#intro", "docs/intro.rst")])
+
     def test_a_literal_includes_code_is_indexed_with_the_unit_it_is_in(self):
         section = next(unit for unit in units(self.root) if unit["title"] == "Example code")
         self.assertEqual(section["source_id"], "docs/guide.rst")

@@ -43,7 +43,7 @@ from ..readers.sphinx_source import directives_of, in_links, predict_page
 from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
-from ..unit import UnitDraft, merge_same_passages
+from ..unit import UnitDraft, merge_same_passages, passage_key
 from ..version_notes import rst_notes
 from .sphinx_docs import SphinxProject, docname_path, page_path, sphinx_project
 from .sphinx_include import Origin, expand
@@ -381,6 +381,7 @@ class _Units:
                                                directives)
         links = in_links(predicted, conf)
         contents: list[UnitDraft] = []
+        included: set = set()  # id() of the drafts quoting a file the page includes
         for relative, kind, text, sha256 in pages:
             source_id = f"{project.root}/{relative}"
             page = page_path(conf, relative, layout.dirhtml)
@@ -424,16 +425,23 @@ class _Units:
                 first, last = origins[unit.start_line - 1], origins[unit.end_line - 1]
                 url = (address + ("#" + unit.anchor if unit.anchor else "") if address
                        else self._source_link(first.source_id, first.line, last.line))
-                placed.append((unit.start_line, len(placed), UnitDraft.of(
+                draft = UnitDraft.of(
                     self.tree, first.source_id, first.sha256, url, first.line, last.line,
                     unit.text, unit.title, IndexFields.of(
                         kind=unit.kind, noindex=unit.noindex, reference_page=reference,
                         in_links=sum(links[page, anchor] for anchor in unit.anchors),
                         names=unit.names, name=unit.name, signature=unit.signature,
                         body=unit.body, code=unit.code, context=unit.context),
-                    unit.heading, notes=unit.notes, hidden=unit.hidden)))
+                    unit.heading, notes=unit.notes, hidden=unit.hidden)
+                placed.append((unit.start_line, len(placed), draft))
+                if first.source_id != source_id:
+                    included.add(id(draft))
             contents.extend(draft for _, _, draft in sorted(placed, key=lambda p: p[:2]))
-        return contents
+        # A file included that is a page too (Sphinx publishes both): the same lines are one
+        # passage, at its own page.
+        own = {passage_key(draft.content) for draft in contents if id(draft) not in included}
+        return [draft for draft in contents
+                if id(draft) not in included or passage_key(draft.content) not in own]
 
     def _page(self, relative, source_id, text, sha256, progress) -> list:
         docs_url = self.layout.docs_url
