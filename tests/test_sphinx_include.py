@@ -76,7 +76,8 @@ Example code
 ------------
 
 .. literalinclude:: ../examples/demo.py
-   :lines: 3-4
+   :start-after: import os
+   :lines: 2-3
 
 .. include:: ../examples/demo.py
    :literal:
@@ -206,6 +207,7 @@ class IncludeTest(unittest.TestCase):
         self.assertEqual(section["source_id"], "docs/guide.rst")
         self.assertIn(".. literalinclude:: ../examples/demo.py", section["text"])
         code = section["fields"]["code"]
+        # Sphinx's order: :start-after: first, then :lines: of what is left.
         self.assertIn("def frobnicate_widgets(count):\n    return os.sep * count", code)
         self.assertIn("def never_shown", code)  # the :literal: include shows the whole file
         self.assertEqual(code.count("frobnicate_widgets"), 2)

@@ -261,18 +261,9 @@ class _Expander:
 
 
 def _literal_lines(lines: list, options: dict) -> str:
-    """Return what Sphinx's LiteralIncludeReader shows of a file: `:lines:` first, then
-    `:start-after:`/`:start-at:` and `:end-before:`/`:end-at:` (lines holding the text)."""
-    if options.get("lines"):
-        chosen = []
-        for spec in options["lines"].split(","):
-            match = _LINE_SPEC.fullmatch(spec.strip())
-            if match is None or not (match.group(1) or match.group(3)):
-                return ""
-            first = int(match.group(1) or 1)
-            last = int(match.group(3) or len(lines)) if match.group(2) else first
-            chosen.extend(lines[first - 1:last])
-        lines = chosen
+    """Return what Sphinx's LiteralIncludeReader shows of a file, its filters in its order:
+    `:start-after:`/`:start-at:` and `:end-before:`/`:end-at:` (the first line holding the
+    text), then `:lines:` of what is left; "" where a marker or a line spec does not fit."""
     start = options.get("start-after") or options.get("start-at")
     if start:
         at = next((i for i, line in enumerate(lines) if start in line), None)
@@ -285,6 +276,16 @@ def _literal_lines(lines: list, options: dict) -> str:
         if at is None:
             return ""
         lines = lines[:at + (0 if options.get("end-before") else 1)]
+    if options.get("lines"):
+        chosen = []
+        for spec in options["lines"].split(","):
+            match = _LINE_SPEC.fullmatch(spec.strip())
+            if match is None or not (match.group(1) or match.group(3)):
+                return ""
+            first = int(match.group(1) or 1)
+            last = int(match.group(3) or len(lines)) if match.group(2) else first
+            chosen.extend(lines[first - 1:last])
+        lines = chosen
     return "\n".join(lines)
 
 
