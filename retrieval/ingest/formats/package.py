@@ -19,6 +19,7 @@ import re
 import textwrap
 import urllib.parse
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...core.ranking import SECTION, IndexFields
@@ -326,7 +327,7 @@ class _Units:
             contents.extend(self._page(relative, f"{docs}/{relative}", text, sha256, progress))
         return contents
 
-    def _autodoc(self, where, text: str, progress: Progress) -> dict:
+    def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress) -> dict:
         """Return {line: [autodoc.Documented]} of a reST page's autodoc directives (a directive
         naming what the source does not define is reported, with none, at where(line))."""
         found = {}
@@ -394,7 +395,7 @@ class _Units:
             if kind == RST:
                 read = expanded[relative]
                 text, origins = read.text, read.origins
-                units = page_units(text, predicted[page].page, directives, tuple(read.breaks()),
+                units = page_units(text, predicted[page].page, directives, read.breaks(),
                                    read.code)
                 found = self._autodoc(read.where, text, progress)
                 reference = bool(found) or any(

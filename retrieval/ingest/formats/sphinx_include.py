@@ -68,7 +68,7 @@ class ExpandedPage:
     origins: list  # per line of text: Origin, or None for the blank line after an inclusion
     code: dict = field(default_factory=dict)  # directive's line index -> the code it shows
 
-    def breaks(self) -> list:
+    def breaks(self) -> tuple:
         """Return the line indices where a run of one file's consecutive lines starts."""
         found = []
         previous = None
@@ -77,7 +77,7 @@ class ExpandedPage:
                     or origin.line != previous.line + 1):
                 found.append(index)
             previous = origin
-        return found
+        return tuple(found)
 
     def where(self, line: int) -> str:
         """Return `file:line` of a line (1-based) of the expanded text, as a skip line names it."""
