@@ -100,7 +100,7 @@ def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str,
         for unit in units]
 
 
-def _passage_key(content: dict) -> tuple:
+def passage_key(content: dict) -> tuple:
     """Return what a passage's id is computed from: the same key is the same passage."""
     return (content.get("collection"), content["version"], content["source_id"],
             content["start_line"], content["end_line"], content["text"])
@@ -122,7 +122,7 @@ def merge_same_passages(drafts) -> list:
     # in-links, written into it once at the end (not re-joined once per draft merged into it).
     gained: dict[int, tuple] = {}
     for draft in drafts:
-        key = _passage_key(draft.content)
+        key = passage_key(draft.content)
         if key not in seen:
             seen[key] = len(merged)
             merged.append(draft)

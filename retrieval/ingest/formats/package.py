@@ -19,6 +19,7 @@ import re
 import textwrap
 import urllib.parse
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...core.ranking import SECTION, IndexFields
@@ -43,9 +44,10 @@ from ..readers.sphinx_source import directives_of, in_links, predict_page
 from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
-from ..unit import UnitDraft, merge_same_passages
+from ..unit import UnitDraft, merge_same_passages, passage_key
 from ..version_notes import rst_notes
 from .sphinx_docs import SphinxProject, docname_path, page_path, sphinx_project
+from .sphinx_include import Origin, expand
 
 # The most names one object's passages are indexed under (its own, the names it is exported
 # and aliased by, the other targets of its assignment), in that order.
@@ -325,15 +327,15 @@ class _Units:
             contents.extend(self._page(relative, f"{docs}/{relative}", text, sha256, progress))
         return contents
 
-    def _autodoc(self, source_id: str, text: str, progress: Progress) -> dict:
+    def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress) -> dict:
         """Return {line: [autodoc.Documented]} of a reST page's autodoc directives (a directive
-        naming what the source does not define is reported, with none)."""
+        naming what the source does not define is reported, with none, at where(line))."""
         found = {}
         for directive in autodoc.directives(text):
             documented = autodoc.resolve(directive, self.package)
             progress.directive(self.tree.label, documented is not None)
             if documented is None:
-                progress.skip(f"{self.tree.label}/{source_id}:{directive.line}",
+                progress.skip(f"{self.tree.label}/{where(directive.line)}",
                               f"auto{directive.kind} {directive.name or '(no name)'}: "
                               "the package source defines no such object")
             found[directive.line] = documented or []
@@ -367,22 +369,35 @@ class _Units:
         conf, layout = project.conf, self.layout
         pages = self._read_pages(project.root, progress, conf.page_kind)
         directives = directives_of(conf)
+        # Each reST page as Sphinx reads it: its includes' lines in place (sphinx_include.py).
+        expanded = {relative: expand(self.tree, project.root, relative, text, sha256, progress)
+                    for relative, kind, text, sha256 in pages if kind == RST}
+        self.references = sum((autodoc.references(page.text) for page in expanded.values()),
+                              Counter())
         predicted = {}
-        for relative, kind, text, _ in pages:
+        for relative, kind, _, _ in pages:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
-                predicted[page] = predict_page(conf.docname(relative), text, directives)
+                predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
+                                               directives)
         links = in_links(predicted, conf)
         contents: list[UnitDraft] = []
+        included: set = set()  # id() of the drafts quoting a file the page includes
         for relative, kind, text, sha256 in pages:
             source_id = f"{project.root}/{relative}"
             page = page_path(conf, relative, layout.dirhtml)
             address = (layout.docs_url + urllib.parse.quote(page, safe="/")
                        if layout.docs_url else None)
             placed: list[tuple] = []  # (line, order, draft)
+            # Where each line of what is read comes from: the page, or a file it includes.
+            origins = [Origin(source_id, sha256, line) for line in
+                       range(1, text.count("\n") + 2)]
             if kind == RST:
-                units = page_units(text, predicted[page].page, directives)
-                found = self._autodoc(source_id, text, progress)
+                read = expanded[relative]
+                text, origins = read.text, read.origins
+                units = page_units(text, predicted[page].page, directives, read.breaks(),
+                                   read.code)
+                found = self._autodoc(read.where, text, progress)
                 reference = bool(found) or any(
                     obj.ids for obj in predicted[page].page.python_objects())
                 for line, documented in found.items():
@@ -406,24 +421,35 @@ class _Units:
                 units = markdown.page_units(text, "sphinx", conf.docname(relative))
                 reference = False
             for unit in units:
+                # Quoted from the file its lines are in (page_units ends a unit's quoted lines
+                # where that file's run does), published on this page.
+                first, last = origins[unit.start_line - 1], origins[unit.end_line - 1]
                 url = (address + ("#" + unit.anchor if unit.anchor else "") if address
-                       else self._source_link(source_id, unit.start_line, unit.end_line))
-                placed.append((unit.start_line, len(placed), UnitDraft.of(
-                    self.tree, source_id, sha256, url, unit.start_line, unit.end_line,
+                       else self._source_link(first.source_id, first.line, last.line))
+                draft = UnitDraft.of(
+                    self.tree, first.source_id, first.sha256, url, first.line, last.line,
                     unit.text, unit.title, IndexFields.of(
                         kind=unit.kind, noindex=unit.noindex, reference_page=reference,
                         in_links=sum(links[page, anchor] for anchor in unit.anchors),
                         names=unit.names, name=unit.name, signature=unit.signature,
                         body=unit.body, code=unit.code, context=unit.context),
-                    unit.heading, notes=unit.notes, hidden=unit.hidden)))
+                    unit.heading, notes=unit.notes, hidden=unit.hidden)
+                placed.append((unit.start_line, len(placed), draft))
+                if first.source_id != source_id:
+                    included.add(id(draft))
             contents.extend(draft for _, _, draft in sorted(placed, key=lambda p: p[:2]))
-        return contents
+        # A file included that is a page too (Sphinx publishes both): the same lines are one
+        # passage, at its own page.
+        own = {passage_key(draft.content) for draft in contents if id(draft) not in included}
+        return [draft for draft in contents
+                if id(draft) not in included or passage_key(draft.content) not in own]
 
     def _page(self, relative, source_id, text, sha256, progress) -> list:
         docs_url = self.layout.docs_url
         page = page_url(docs_url, relative) if docs_url else None
         kind = source_kind(relative)
-        found = self._autodoc(source_id, text, progress) if kind == "rst" else {}
+        found = (self._autodoc(lambda line: f"{source_id}:{line}", text, progress)
+                 if kind == "rst" else {})
         contents = []
         for paragraph in parse_source(relative, text):
             if paragraph.start_line in found:

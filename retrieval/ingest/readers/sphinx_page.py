@@ -14,6 +14,7 @@ directives only such a build reads from the source (`Directives`: standard-domai
 crossref targets, autodoc directives whose units come from the package source).
 """
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -284,8 +285,16 @@ class _UnitReader(RstReader):
         return self.section
 
 
-def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECTIVES) -> list:
-    """Split one reST source into units, anchored and named from its rendered page."""
+def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECTIVES,
+               breaks: tuple = (), code: dict | None = None) -> list:
+    """Split one reST source into units, anchored and named from its rendered page.
+
+    A page read with its includes expanded (formats/sphinx_include.py) gives breaks, the sorted
+    line indices where a run of one file's consecutive lines starts: a unit's quoted lines end
+    at the next (its words past it are indexed all the same, as those past its first piece
+    are); and code, {line index of a literal include: the code it shows}, indexed as code of
+    the unit it is in.
+    """
     lines = text.split("\n")
     reader = _UnitReader(lines, page, directives)
     literal = LiteralBlocks()
@@ -304,6 +313,8 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
         if owner.run_open:
             owner.first_run_end = unit.stop
         chunk = "\n".join(lines[unit.start:unit.stop])
+        if code and unit.start in code:
+            owner.code.append(code[unit.start])
         if is_code:
             owner.code.append(chunk)
         elif unit.start == owner.head and owner.kind != SECTION:
@@ -314,8 +325,20 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
             if hidden_in_markup(chunk):  # a raw HTML comment or invisible element
                 owner.hidden.append(unit.start)
         literal.leave(lines, unit, indent, is_code)
-    return [_unit(lines, owner, owner.first_run_end) for owner in reader.owners
+    return [_unit(lines, owner, _quoted_end(lines, owner.head, owner.first_run_end, breaks))
+            for owner in reader.owners
             if owner.first_run_end is not None and owner.kind != _HIDDEN]
+
+
+def _quoted_end(lines: list, head: int, end: int, breaks: tuple) -> int:
+    """Return where the lines quoted from head end: at end, or before the next break after
+    head (without the blank lines before it)."""
+    cut = bisect.bisect_right(breaks, head)
+    if cut < len(breaks) and breaks[cut] < end:
+        end = breaks[cut]
+        while end > head + 1 and not lines[end - 1].strip():
+            end -= 1
+    return end
 
 
 def reader_units(lines: list, reader: RstReader):

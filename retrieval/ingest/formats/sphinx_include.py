@@ -1,0 +1,301 @@
+"""A Sphinx page's `.. include::` and `.. literalinclude::`, read as Sphinx renders them.
+
+Sphinx renders an included reST file's text inside the including page: its sections get their ids
+on that page (docutils' numbering and duplicate suffixes continuing the page's), its objects are
+described there, its labels land there. So a page is read expanded (`expand`): each top-level
+`.. include:: FILE` is replaced by the lines of FILE (its own includes expanded in turn), and every
+line of the expanded text remembers the file and line it came from (`Origin`), so a unit read from
+it is still quoted byte-exact from the file the bytes are in, at the including page's URL.
+
+What Sphinx and docutils do, and what is done here:
+
+- the path is Sphinx's (`env.relfn2path`): `/x` below the Sphinx root, else relative to the
+  including *page's* directory (a nested include too); docutils' `<standard>` includes are not
+  files of the release and are left as written;
+- `:start-line:`/`:end-line:` select lines, then `:start-after:`/`:end-before:` cut at the first
+  occurrence of their text; docutils cuts there inside a line, here at whole lines (the rest of
+  the marker's line, blank in practice, is left out), so that every line quoted is a whole line;
+- docutils ends each inclusion with a blank line and a comment: the expanded text has a blank
+  line there, from no file (`Origin` None);
+- only an include at the page's top level (column 0) is expanded: one inside a directive's body
+  is that directive's business (SQLAlchemy's `changelog_imports`, pytest's `.. only::`), which
+  Sphinx may not render;
+- bounded: an include may reach outside the Sphinx root but never outside the release's tree
+  (and no link out of it: tree.read_tree_file), at most MAX_DEPTH deep, never circular, and the
+  expanded page is held to the cap on one file; what is not included is reported by name;
+- `:literal:`/`:code:` includes and `.. literalinclude::` show a file as code: their lines stay
+  the directive's, and the code (its `:lines:`, `:start-after:`/`:start-at:`,
+  `:end-before:`/`:end-at:` honoured) is indexed as code of the unit the directive is in
+  (`ExpandedPage.code`); a `:pyobject:` or `:diff:` selection is not made, and reported.
+
+Whether an included file is also a page of its own is the project's `source_suffix` and
+`exclude_patterns`, as for any file (sphinx_conf.SphinxConf.page_kind): Sphinx publishes it
+then, and so is it read.
+"""
+
+import hashlib
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from ..readers.rst import OPTION
+from ..tree import Progress, SourceTree, Unreadable, decode_source, not_read, read_tree_file
+
+# How deep includes nest (docutils refuses only circular ones; real projects nest 1 or 2).
+MAX_DEPTH = 8
+
+# Matched against a line with its trailing blanks out (a lazy group before [ \t]* would be
+# quadratic in a run of blanks inside the line).
+_INCLUDE = re.compile(r"\.\.[ \t]+include::[ \t]*(\S.*)")
+_LITERALINCLUDE = re.compile(r"[ \t]*\.\.[ \t]+literalinclude::[ \t]*(\S.*)")
+_LINE_SPEC = re.compile(r"(\d*)(?:(-)(\d*))?")
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where one line of an expanded page comes from: a file of the tree and its line (1-based)."""
+
+    source_id: str
+    sha256: str
+    line: int
+
+
+@dataclass
+class ExpandedPage:
+    """A page's text with its includes expanded, each line's origin, and literal includes' code."""
+
+    text: str
+    origins: list  # per line of text: Origin, or None for the blank line after an inclusion
+    code: dict = field(default_factory=dict)  # directive's line index -> the code it shows
+
+    def breaks(self) -> tuple:
+        """Return the line indices where a run of one file's consecutive lines starts."""
+        found = []
+        previous = None
+        for index, origin in enumerate(self.origins):
+            if (origin is None or previous is None or origin.source_id != previous.source_id
+                    or origin.line != previous.line + 1):
+                found.append(index)
+            previous = origin
+        return tuple(found)
+
+    def where(self, line: int) -> str:
+        """Return `file:line` of a line (1-based) of the expanded text, as a skip line names it."""
+        origin = self.origins[line - 1] if 0 < line <= len(self.origins) else None
+        return f"{origin.source_id}:{origin.line}" if origin else f"line {line}"
+
+
+def _file_lines(text: str) -> list:
+    lines = text.split("\n")
+    return lines[:-1] if text.endswith("\n") else lines
+
+
+def _options(lines: list, head: int) -> tuple:
+    """Return ({option: value}, index past the directive) of a directive starting at head."""
+    options = {}
+    end = head + 1
+    while end < len(lines) and lines[end].strip() and lines[end][:1] in " \t":
+        option = OPTION.fullmatch(lines[end].rstrip())
+        if option:
+            options[option.group(1).lower()] = (option.group(2) or "").strip()
+        end += 1
+    return options, end
+
+
+def _cut(lines: list, window: range, after: str | None, before: str | None) -> range | None:
+    """Return the lines of a window left after docutils' `:start-after:` and `:end-before:`
+    cuts, at whole lines (the marker's lines left out); None where a marker is not found
+    (docutils' error: nothing is included)."""
+    first, stop = window.start, window.stop
+    text = "\n".join(lines[first:stop])
+    begin = 0  # where the included text starts in text
+    if after:
+        at = text.find(after)
+        if at < 0:
+            return None
+        begin = at + len(after)
+        first = window.start + text.count("\n", 0, begin) + 1
+    if before:
+        at = text.find(before, begin)
+        if at < 0:
+            return None
+        stop = window.start + text.count("\n", 0, at)
+    return range(first, max(first, stop))
+
+
+class _Expander:
+    """Expands one page: reads each included file once per inclusion, safely, within bounds."""
+
+    def __init__(self, tree: SourceTree, sphinx_root: str, page_dir: str, progress: Progress):
+        self.tree = tree
+        self.sphinx_root = sphinx_root
+        self.page_dir = page_dir
+        self.progress = progress
+        self.budget = tree.max_file_bytes
+        self.lines: list[str] = []
+        self.origins: list = []
+        self.code: dict = {}
+
+    def _skip(self, where: str, what: str, reason: str):
+        self.progress.skip(f"{self.tree.label}/{where}", f"{what}: {reason}")
+
+    def _path(self, argument: str) -> str | None:
+        """Return the tree path an include's argument names (Sphinx's relfn2path), or None
+        where it is outside the tree."""
+        if argument.startswith("/"):
+            path = posixpath.normpath(posixpath.join(self.sphinx_root, argument.lstrip("/")))
+        else:
+            path = posixpath.normpath(posixpath.join(self.page_dir, argument))
+        return None if path == ".." or path.startswith(("../", "/")) else path
+
+    def _read(self, where: str, what: str, argument: str) -> tuple | None:
+        """Return (path, lines, sha256) of an included file, or None (reported)."""
+        if argument.startswith("<") and argument.endswith(">"):
+            return None  # docutils' own standard definitions: nothing of the release
+        path = self._path(argument)
+        if path is None:
+            self._skip(where, what, "outside the release's tree (not read)")
+            return None
+        try:
+            data = read_tree_file(self.tree.root, path, self.tree.max_file_bytes)
+            text = decode_source(data)
+        except FileNotFoundError:
+            self._skip(where, what, "no such file in the release")
+            return None
+        except (OSError, Unreadable) as error:
+            self._skip(where, what, not_read(error))
+            return None
+        except UnicodeDecodeError as error:
+            self._skip(where, what, f"not UTF-8 (byte {error.start})")
+            return None
+        if len(data) > self.budget:
+            self._skip(where, what, "the page would be larger than the cap on one file "
+                                    "(--max-file-bytes)")
+            return None
+        self.budget -= len(data)
+        return path, _file_lines(text), hashlib.sha256(data).hexdigest()
+
+    def _keep(self, source_id: str, sha256: str, lines: list, span: range):
+        for index in span:
+            self.lines.append(lines[index])
+            self.origins.append(Origin(source_id, sha256, index + 1))
+
+    def expand(self, source_id: str, sha256: str, lines: list, span: range, chain: tuple):
+        """Append lines[span] of one file, expanding its top-level includes (chain: the files
+        being expanded, the page first)."""
+        i = span.start
+        while i < span.stop:
+            include = _INCLUDE.fullmatch(lines[i].rstrip())
+            literal = _LITERALINCLUDE.fullmatch(lines[i].rstrip())
+            directive = include or literal
+            if directive is None:
+                self._keep(source_id, sha256, lines, range(i, i + 1))
+                i += 1
+                continue
+            options, end = _options(lines, i)
+            end = min(end, span.stop)
+            where, argument = f"{source_id}:{i + 1}", directive.group(1)
+            if literal is not None or "literal" in options or "code" in options:
+                # Shown as code: the directive's lines stay; its code is indexed with them.
+                shown = self._code(where, argument, options, literal is not None)
+                if shown:
+                    self.code[len(self.lines)] = shown
+                self._keep(source_id, sha256, lines, range(i, end))
+            else:
+                self._include(where, argument, options, chain)
+            i = end
+
+    def _include(self, where: str, argument: str, options: dict, chain: tuple):
+        """Append the lines an `.. include::` takes, expanded in turn; or none (reported)."""
+        what = f"include {argument}"
+        if "parser" in options:
+            self._skip(where, what, "a :parser: other than reST's (not read)")
+            return
+        if len(chain) > MAX_DEPTH:
+            self._skip(where, what, f"includes nested deeper than {MAX_DEPTH} (not read)")
+            return
+        if self._path(argument) in chain:
+            self._skip(where, what, "a circular inclusion (not read again)")
+            return
+        read = self._read(where, what, argument)
+        if read is None:
+            return
+        path, included, digest = read
+        selected = self._select(where, what, included, options)
+        if selected is None:
+            return
+        self.expand(path, digest, included, selected, (*chain, path))
+        # docutils ends an inclusion with a blank line and a comment: from no file.
+        self.lines.append("")
+        self.origins.append(None)
+
+    def _select(self, where: str, what: str, lines: list, options: dict) -> range | None:
+        """Return the lines an include takes (`:start-line:` ... `:end-before:`), or None."""
+        try:
+            first = int(options.get("start-line") or 0)
+            last = int(options["end-line"]) if options.get("end-line") else len(lines)
+        except ValueError:
+            self._skip(where, what, "a :start-line: or :end-line: that is no number")
+            return None
+        window = range(len(lines))[first:last]
+        selected = _cut(lines, window, options.get("start-after"), options.get("end-before"))
+        if selected is None:
+            self._skip(where, what, "its :start-after: or :end-before: text is not in the file")
+        return selected
+
+    def _code(self, where: str, argument: str, options: dict, literalinclude: bool) -> str:
+        """Return the code a literal include shows ("" where none is read: reported)."""
+        what = f"{'literalinclude' if literalinclude else 'include'} {argument}"
+        if literalinclude and ({"pyobject", "diff"} & options.keys()):
+            self._skip(where, what, ":pyobject: and :diff: selections are not made (its code "
+                                    "is not indexed)")
+            return ""
+        read = self._read(where, what, argument)
+        if read is None:
+            return ""
+        _, lines, _ = read
+        if not literalinclude:
+            selected = self._select(where, what, lines, options)
+            return "\n".join(lines[selected.start:selected.stop]) if selected else ""
+        return _literal_lines(lines, options)
+
+
+def _literal_lines(lines: list, options: dict) -> str:
+    """Return what Sphinx's LiteralIncludeReader shows of a file, its filters in its order:
+    `:start-after:`/`:start-at:` and `:end-before:`/`:end-at:` (the first line holding the
+    text), then `:lines:` of what is left; "" where a marker or a line spec does not fit."""
+    start = options.get("start-after") or options.get("start-at")
+    if start:
+        at = next((i for i, line in enumerate(lines) if start in line), None)
+        if at is None:
+            return ""
+        lines = lines[at + (1 if options.get("start-after") else 0):]
+    end = options.get("end-before") or options.get("end-at")
+    if end:
+        at = next((i for i, line in enumerate(lines) if end in line), None)
+        if at is None:
+            return ""
+        lines = lines[:at + (0 if options.get("end-before") else 1)]
+    if options.get("lines"):
+        chosen = []
+        for spec in options["lines"].split(","):
+            match = _LINE_SPEC.fullmatch(spec.strip())
+            if match is None or not (match.group(1) or match.group(3)):
+                return ""
+            first = int(match.group(1) or 1)
+            last = int(match.group(3) or len(lines)) if match.group(2) else first
+            chosen.extend(lines[first - 1:last])
+        lines = chosen
+    return "\n".join(lines)
+
+
+def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256: str,
+           progress: Progress) -> ExpandedPage:
+    """Return a page of a Sphinx project (relative: below sphinx_root) with its includes
+    expanded, each line's origin, and the code its literal includes show."""
+    source_id = f"{sphinx_root}/{relative}"
+    expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress)
+    expander.budget -= len(text.encode("utf-8"))
+    lines = text.split("\n")
+    expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))
+    return ExpandedPage("\n".join(expander.lines), expander.origins, expander.code)

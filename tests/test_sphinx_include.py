@@ -1,0 +1,246 @@
+"""A Sphinx page's `.. include::` and `.. literalinclude::`, read as Sphinx renders them.
+
+Small hand-written release trees are read through the package format: an included file's
+sections are units of the including page, at the ids docutils gives them there (checked against
+docutils itself where it is installed), each quoted byte-exact from the file its lines are in;
+the include's options; which files are pages; the bounds (outside the tree, circular, depth).
+"""
+
+import io
+import os
+import unittest
+
+from retrieval.ingest.formats.package import read_package_contents
+from retrieval.ingest.formats.sphinx_include import MAX_DEPTH
+from retrieval.ingest.tree import PackageLayout, Progress, SourceTree
+from tests.support import require_module, temporary_directory
+from tests.test_sphinx_source import write
+
+TIER = "unit"
+
+DOCS = "https://docs.example/demo/1.0/"
+
+CONF = 'exclude_patterns = ["*_include.rst"]\n'
+
+# The page: its own "Examples" first, so the included file's is docutils' next idN; a label in
+# the included file, linked from another page.
+CHANGES_PAGE = """\
+Changes
+=======
+
+Examples
+--------
+
+The page's own examples.
+
+.. include:: ../CHANGES.rst
+
+After the inclusion
+-------------------
+
+The page goes on.
+"""
+
+CHANGES = """\
+Version 1.0
+-----------
+
+Released today.
+
+.. _examples-of-1:
+
+Examples
+--------
+
+Examples of version 1.0.
+
+Version 0.9
+-----------
+
+Released before.
+"""
+
+GUIDE = """\
+Guide
+=====
+
+.. include:: _nav_include.rst
+
+.. include:: snippets.rst.inc
+   :start-after: .. start-here
+   :end-before: .. stop-here
+
+See :ref:`examples-of-1`.
+
+Example code
+------------
+
+.. literalinclude:: ../examples/demo.py
+   :start-after: import os
+   :lines: 2-3
+
+.. include:: ../examples/demo.py
+   :literal:
+"""
+
+NAV = """\
+.. topic:: Navigation
+
+   Previous and next pages.
+"""
+
+SNIPPETS = """\
+Not this.
+
+.. start-here
+
+Snippet section
+---------------
+
+The part between the markers.
+
+.. stop-here
+
+Nor this.
+"""
+
+DEMO_PY = """\
+import os
+
+def frobnicate_widgets(count):
+    return os.sep * count
+
+def never_shown():
+    pass
+"""
+
+
+# The docutils settings Sphinx reads a page with (sphinx.environment's default_settings) that
+# bear on ids: no document title taken out of the sections, docutils' `idN` for a taken id.
+SPHINX_SETTINGS = {"doctitle_xform": False, "auto_id_prefix": "id", "report_level": 5}
+
+
+def units(root: str, progress_out: io.StringIO | None = None) -> list:
+    """Return the unit contents of a release tree's docs folder, read by the package format."""
+    tree = SourceTree("1.0", root, DOCS, "demo", "package",
+                      package=PackageLayout((), "docs", DOCS, "pypi:demo==1.0/"))
+    progress = Progress(progress_out if progress_out is not None else io.StringIO())
+    return [draft.content for draft in read_package_contents(tree, progress)]
+
+
+class IncludeTest(unittest.TestCase):
+
+    def setUp(self):
+        self.root = temporary_directory(self)
+        write(self.root, {"docs/conf.py": CONF, "docs/changes.rst": CHANGES_PAGE,
+                          "CHANGES.rst": CHANGES, "docs/guide.rst": GUIDE,
+                          "docs/_nav_include.rst": NAV, "docs/snippets.rst.inc": SNIPPETS,
+                          "examples/demo.py": DEMO_PY})
+
+    def test_an_included_files_sections_are_the_including_pages_at_its_ids(self):
+        where = [(unit["url"], unit["source_id"], unit["title"]) for unit in units(self.root)
+                 if unit["url"].startswith(DOCS + "changes.html")]
+        page = DOCS + "changes.html"
+        self.assertEqual(where, [
+            (page + "#changes", "docs/changes.rst", "Changes"),
+            (page + "#examples", "docs/changes.rst", "Examples"),
+            (page + "#version-1-0", "CHANGES.rst", "Version 1.0"),
+            # Its title's id taken on the page: docutils' next idN, the page's numbering.
+            (page + "#id1", "CHANGES.rst", "Examples"),
+            (page + "#version-0-9", "CHANGES.rst", "Version 0.9"),
+            (page + "#after-the-inclusion", "docs/changes.rst", "After the inclusion")])
+
+    def test_the_ids_are_the_ones_docutils_gives(self):
+        require_module(self, "docutils", "test")
+        from docutils.core import publish_doctree
+        from docutils.nodes import section
+
+        with open(os.path.join(self.root, "docs", "changes.rst"), encoding="utf-8") as page:
+            tree = publish_doctree(page.read(), source_path=os.path.join(
+                self.root, "docs", "changes.rst"), settings_overrides=SPHINX_SETTINGS)
+        rendered = [node["ids"][0] for node in tree.findall(section)]
+        ours = [unit["url"].rpartition("#")[2] for unit in units(self.root)
+                if unit["url"].startswith(DOCS + "changes.html")]
+        self.assertEqual(ours, rendered)
+
+    def test_each_unit_quotes_the_lines_of_the_file_they_are_in(self):
+        for unit in units(self.root):
+            with open(os.path.join(self.root, *unit["source_id"].split("/")),
+                      encoding="utf-8") as source:
+                lines = source.read().split("\n")
+            self.assertEqual(unit["text"], "\n".join(
+                lines[unit["start_line"] - 1:unit["end_line"]]), unit["url"])
+        # The page's own section ends its quoted lines where the inclusion starts.
+        examples = next(unit for unit in units(self.root)
+                        if unit["url"] == DOCS + "changes.html#examples")
+        self.assertEqual((examples["start_line"], examples["end_line"]), (4, 7))
+
+    def test_a_label_in_an_included_file_lands_on_the_including_page(self):
+        unit = next(unit for unit in units(self.root)
+                    if unit["url"] == DOCS + "changes.html#id1")
+        self.assertEqual(unit["in_links"], 1)  # guide.rst's :ref:`examples-of-1`
+
+    def test_start_after_and_end_before_and_which_files_are_pages(self):
+        found = units(self.root)
+        snippet = next(unit for unit in found if unit["title"] == "Snippet section")
+        self.assertEqual((snippet["url"], snippet["source_id"]),
+                         (DOCS + "guide.html#snippet-section", "docs/snippets.rst.inc"))
+        self.assertNotIn("Nor this", snippet["text"])
+        texts = " ".join(unit["fields"]["body"] for unit in found)
+        self.assertNotIn("Not this", texts)
+        self.assertNotIn("Nor this", texts)
+        self.assertIn("Previous and next pages.", texts)  # the excluded file, included
+        # Neither the excluded file, nor one of another suffix, nor one outside the Sphinx
+        # root is a page of its own: each is published where it is included only.
+        pages = {unit["url"].partition("#")[0] for unit in found}
+        self.assertEqual(pages, {DOCS + "changes.html", DOCS + "guide.html"})
+
+    def test_a_file_included_that_is_a_page_too_keeps_its_units_at_its_own_page(self):
+        write(self.root, {"docs/index.rst": "Index\n=====\n\n.. include:: intro.rst\n",
+                          "docs/intro.rst": "Intro\n-----\n\nRead me first.\n"})
+        where = [(unit["url"], unit["source_id"]) for unit in units(self.root)
+                 if "Read me first." in unit["text"]]
+        self.assertEqual(where, [(DOCS + "intro.html#intro", "docs/intro.rst")])
+
+    def test_a_literal_includes_code_is_indexed_with_the_unit_it_is_in(self):
+        section = next(unit for unit in units(self.root) if unit["title"] == "Example code")
+        self.assertEqual(section["source_id"], "docs/guide.rst")
+        self.assertIn(".. literalinclude:: ../examples/demo.py", section["text"])
+        code = section["fields"]["code"]
+        # Sphinx's order: :start-after: first, then :lines: of what is left.
+        self.assertIn("def frobnicate_widgets(count):\n    return os.sep * count", code)
+        self.assertIn("def never_shown", code)  # the :literal: include shows the whole file
+        self.assertEqual(code.count("frobnicate_widgets"), 2)
+
+    def test_an_include_outside_the_tree_circular_or_too_deep_is_reported_not_read(self):
+        outside = temporary_directory(self)
+        write(outside, {"secret.rst": "Secret\n======\n\nNot of the release.\n"})
+        os.symlink(os.path.join(outside, "secret.rst"), os.path.join(self.root, "docs",
+                                                                     "linked.inc"))
+        depth = MAX_DEPTH + 2
+        chain = {f"docs/chain{i}.inc": f"Level {i}\n{'-' * (6 + len(str(i)))}\n\n"
+                 f".. include:: chain{i + 1}.inc\n" for i in range(depth)}
+        write(self.root, chain | {
+            "docs/chain0.inc": "Chain\n=====\n\n.. include:: chain1.inc\n",
+            "docs/bounds.rst": "Bounds\n======\n\n"
+                               f".. include:: ../../{os.path.basename(outside)}/secret.rst\n\n"
+                               ".. include:: linked.inc\n\n.. include:: loop.inc\n\n"
+                               ".. include:: chain0.inc\n",
+            "docs/loop.inc": "Loop\n----\n\n.. include:: loop.inc\n"})
+        said = io.StringIO()
+        found = units(self.root, said)
+        texts = " ".join(unit["text"] for unit in found)
+        self.assertNotIn("Not of the release", texts)
+        self.assertEqual(sum(unit["title"] == "Loop" for unit in found), 1)
+        self.assertIn(f"Level {MAX_DEPTH - 1}", texts)  # the {MAX_DEPTH}th inclusion
+        self.assertNotIn(f"Level {MAX_DEPTH}", texts)
+        lines = said.getvalue()
+        self.assertIn("docs/bounds.rst:4: include ../../", lines)
+        self.assertIn("outside the release's tree", lines)
+        self.assertIn("docs/bounds.rst:6: include linked.inc: a link out of the tree", lines)
+        self.assertIn("docs/loop.inc:4: include loop.inc: a circular inclusion", lines)
+        self.assertIn(f"nested deeper than {MAX_DEPTH}", lines)
+
+
+if __name__ == "__main__":
+    unittest.main()
