@@ -78,6 +78,16 @@ def passages(out: str) -> dict:
         conn.close()
 
 
+def facts(out: str, fact: str) -> dict:
+    """Return {title: a ranking fact} of a built snapshot's passages (the last of a title)."""
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        return dict(conn.execute(f"SELECT p.title, i.{fact} FROM passages p "
+                                 "JOIN passage_facts i ON i.id = p.id"))
+    finally:
+        conn.close()
+
+
 class PackageSourcesTest(unittest.TestCase):
 
     @classmethod
@@ -157,12 +167,7 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertEqual(reply.json()["evidence"][0]["url"],
                          DOCS + "api.html#demo.Engine.register_job")
         # The docs' own cross-references are the in-link prior's links.
-        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
-        try:
-            in_links = dict(conn.execute(
-                "SELECT p.title, i.in_links FROM passages p JOIN passage_facts i ON i.id = p.id"))
-        finally:
-            conn.close()
+        in_links = facts(out, "in_links")
         self.assertEqual((in_links["demo.Engine.register_job"], in_links["demo.make_engine"],
                           in_links["demo.Engine.stop"]), (1, 1, 0))
         # The missing object and the module that does not parse: skipped, counted, not fatal.
@@ -191,12 +196,7 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertIn("build: partial/1.0: 3 public objects the docs do not describe added "
                       "from docstrings", done.stderr)
         self.assertRegex(done.stderr.splitlines()[-1], "; 1 of 1 autodoc directives resolved in ")
-        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
-        try:
-            noindex = dict(conn.execute(
-                "SELECT p.title, i.noindex FROM passages p JOIN passage_facts i ON i.id = p.id"))
-        finally:
-            conn.close()
+        noindex = facts(out, "noindex")
         # Out of the index of objects, as internals are: the pages' descriptions rank first.
         self.assertEqual((noindex["partial.any_true"], noindex["partial.some_true"]), (0, 1))
         app = create_app(snapshot_path=out, settings=quiet_settings())
