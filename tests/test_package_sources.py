@@ -13,6 +13,7 @@ import sys
 import unittest
 from pathlib import Path
 
+from retrieval.core.snapshot import load_snapshot
 from retrieval.ingest.sources.unpack import unpack
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
@@ -199,6 +200,11 @@ class PackageSourcesTest(unittest.TestCase):
         noindex = facts(out, "noindex")
         # Out of the index of objects, as internals are: the pages' descriptions rank first.
         self.assertEqual((noindex["partial.any_true"], noindex["partial.some_true"]), (0, 1))
+        # Nor do their words decide which of the docs' words are common (more than 15 % of
+        # the units: "truth", in one unit of five, would be; of the two indexed, none holds it).
+        common = load_snapshot(out).collections["partial"].common_terms
+        self.assertIn("partial", common)
+        self.assertFalse({"truth", "tests"} & common, common)
         app = create_app(snapshot_path=out, settings=quiet_settings())
         self.addCleanup(app.close)
         for question, first in (("is some_true deprecated", url),
