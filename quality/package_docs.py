@@ -11,8 +11,9 @@ server's default allowances, and 8 reads), each budget on a fresh `retrieval ser
 and scored as the set's README says (first search, hit@10, R@10, evidence hit), per kind (object,
 section). Every passage URL of each build is checked against the rendered tree, as `retrieval
 verify SNAP --rendered COLLECTION/VERSION=ROOT` does (retrieval.ingest.verify.dead_urls): a page
-or id the rendered site lacks counts dead. The report is Markdown on stdout; --json writes the
-figures and every dead URL.
+or id the rendered site lacks counts dead; a URL outside the site's base (an object no page
+documents, linked at its file and lines in the release) is counted apart, as off-site. The report
+is Markdown on stdout; --json writes the figures and every dead URL.
 
     python quality/package_docs.py [--questions SET_JSON] [--libraries jinja2,pytest]
         [--semantic minilm] [--retrieval-root DIR] [--out DIR] [--json FILE] [--jobs N]
@@ -151,6 +152,17 @@ def dead_urls(library: Library, snapshot: str, args) -> list:
     return json.loads(done.stdout)
 
 
+def site_urls(library: Library, dead: list) -> tuple:
+    """Return (the dead lines of URLs on the library's site, how many URLs are elsewhere).
+
+    A URL outside the site's base (`pypi:DIST==VERSION/PATH#L1-L9`: an object of the release
+    no page documents, linked at its file and lines) names no page of the site, so the check
+    finds it on none: it is counted apart, not as a dead page of the site."""
+    elsewhere = [line for line in dead
+                 if not line.partition(" dead URL ")[2].startswith(library.base_url)]
+    return [line for line in dead if line not in elsewhere], len(elsewhere)
+
+
 def ask(question_set, snapshot: str, log_dir: str, args) -> dict:
     """Send every question at each budget to a fresh server; return {budget: per-item runs}."""
     runs = {}
@@ -204,7 +216,8 @@ def measure_library(library: Library, kind: str, question_set, out: str, log_dir
     runs = None
     if record["build"]["exit"] == 0:
         record["units"], record["distinct_urls"] = unit_counts(snapshot)
-        record["dead_urls"] = dead_urls(library, snapshot, args)
+        record["dead_urls"], record["release_links"] = site_urls(
+            library, dead_urls(library, snapshot, args))
         runs = ask(question_set, snapshot, log_dir, args)
     record["scores"] = scores(question_set, runs)
     return record
@@ -218,16 +231,21 @@ def report(libraries: list, results: dict, args) -> None:
     """Print the Markdown tables: builds, then per library and kind, pypi / rendered."""
     print(f"set {args.questions}; " + (f"--semantic {args.semantic}" if args.semantic
                                        else "lexical") + f"; code: {args.retrieval_root}\n")
-    print("| library | build | source | exit | build (s) | units | distinct URLs | dead URLs |")
-    print("|---|---|---|---|---:|---:|---:|---:|")
+    print("| library | build | source | exit | build (s) | units | distinct URLs | dead URLs "
+          "| off-site URLs |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|")
     for library in libraries:
         for kind in BUILDS:
             record = results[library.collection][kind]
             print(f"| {library.collection} {library.version} | {kind} | `{record['source']}` "
                   f"| {record['build']['exit']} | {record['build']['seconds']:.0f} "
                   f"| {record.get('units', '-')} | {record.get('distinct_urls', '-')} "
-                  f"| {len(record['dead_urls']) if 'dead_urls' in record else '-'} |")
-    print("\nEach cell is pypi / rendered, in % (a failed build scores its questions as misses); "
+                  f"| {len(record['dead_urls']) if 'dead_urls' in record else '-'} "
+                  f"| {record.get('release_links', '-')} |")
+    print("\nDead URLs are the site's pages and ids the rendered tree lacks; off-site URLs link "
+          "into the release (`pypi:DIST==VERSION/PATH#Ln-Lm`: objects no page documents), no "
+          "page of the site.\n")
+    print("Each cell is pypi / rendered, in % (a failed build scores its questions as misses); "
           "evidence at the server's default allowances and at 8 reads (measure.py's budgets).\n")
     print("| library | kind | items | hit@10 | R@10 | evidence hit | evidence at 8 reads "
           "| units | dead URLs |")

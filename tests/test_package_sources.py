@@ -13,6 +13,7 @@ import sys
 import unittest
 from pathlib import Path
 
+from retrieval.core.snapshot import load_snapshot
 from retrieval.ingest.sources.unpack import unpack
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
@@ -22,6 +23,7 @@ from tests.package_fixtures import (
     INIT,
     demo_sdist,
     plain_sdist,
+    write_sdist,
     write_site_packages,
     write_wheel,
 )
@@ -37,6 +39,29 @@ from tests.test_cli import one_line_refusal, run
 TIER = "server"
 
 DOCS = "https://demo.example/docs/"
+PARTIAL_INIT = '''"""Partial: a package whose docs describe some of it."""
+from .core import any_true, some_true
+
+__all__ = ["any_true", "some_true"]
+'''
+PARTIAL_CORE = '''"""Truth tests."""
+
+
+def any_true(values):
+    """Tell whether any value is true."""
+
+
+def some_true(values):
+    """Tell whether some value is true.
+
+    .. deprecated:: 1.0
+       Use any_true.
+    """
+
+
+def _helper():
+    """Not public."""
+'''
 
 
 def passages(out: str) -> dict:
@@ -54,6 +79,16 @@ def passages(out: str) -> dict:
         conn.close()
 
 
+def facts(out: str, fact: str) -> dict:
+    """Return {title: a ranking fact} of a built snapshot's passages (the last of a title)."""
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        return dict(conn.execute(f"SELECT p.title, i.{fact} FROM passages p "
+                                 "JOIN passage_facts i ON i.id = p.id"))
+    finally:
+        conn.close()
+
+
 class PackageSourcesTest(unittest.TestCase):
 
     @classmethod
@@ -66,6 +101,13 @@ class PackageSourcesTest(unittest.TestCase):
         write_wheel(cls.links, "wheelonly", "3.0", {
             "wheelonly/__init__.py": '"""Only a wheel."""\n\n\ndef spin(times):\n'
                                      '    """Spin that many times."""\n'})
+        write_sdist(cls.links, "partial", "1.0", {
+            "docs/conf.py": "project = 'partial'\n",
+            "docs/index.rst": "Partial\n=======\n\n.. autofunction:: partial.any_true\n\n"
+                              "See :func:`partial.some_true`.\n",
+            "partial/__init__.py": PARTIAL_INIT, "partial/core.py": PARTIAL_CORE})
+        write_sdist(cls.links, "nomodule", "1.0", {
+            "docs/conf.py": "", "docs/api.rst": "API\n===\n\n.. autofunction:: nomodule.f\n"})
         with open(os.path.join(cls.links, "damaged-4.0.tar.gz"), "wb") as out:
             out.write(b"\x1f\x8b this is no gzip stream")
 
@@ -104,7 +146,7 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertEqual([t for t in titles if t.startswith("demo")], [
             "demo.Engine", "demo.Engine.retries", "demo.Engine.name", "demo.Engine.register_job",
             "demo.make_engine", "demo.DEFAULT_SIZE", "demo.core.EngineError", "demo.Engine.stop",
-            "demo.core"])
+            "demo.core", "demo"])
         # Documented twice (autofunction, then automodule :members:): one passage, both names.
         self.assertEqual(units["demo-pkg", "demo.make_engine"][0][-1].split(),
                          ["demo.make_engine", "demo.core.make_engine"])
@@ -126,12 +168,7 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertEqual(reply.json()["evidence"][0]["url"],
                          DOCS + "api.html#demo.Engine.register_job")
         # The docs' own cross-references are the in-link prior's links.
-        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
-        try:
-            in_links = dict(conn.execute(
-                "SELECT p.title, i.in_links FROM passages p JOIN passage_facts i ON i.id = p.id"))
-        finally:
-            conn.close()
+        in_links = facts(out, "in_links")
         self.assertEqual((in_links["demo.Engine.register_job"], in_links["demo.make_engine"],
                           in_links["demo.Engine.stop"]), (1, 1, 0))
         # The missing object and the module that does not parse: skipped, counted, not fatal.
@@ -140,6 +177,54 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertIn("build: skipped demo-pkg/1.0/src/demo/broken.py: syntax error (line 3)",
                       done.stderr)
         self.assertIn("(2 skipped)", done.stderr)
+
+    def test_the_public_objects_no_page_documents_follow_the_pages_at_their_lines(self):
+        done, out = self.built("pypi:partial==1.0",
+                               extra=["--base-url", f"partial/1.0={DOCS}"])
+        units = passages(out)
+        # Documented by a page: there, once.
+        self.assertEqual([row[0] for row in units["partial", "partial.any_true"]],
+                         [DOCS + "index.html#partial.any_true"])
+        # Public, described by its docstring alone (numpy's deprecated `sometrue`): a unit of
+        # its lines, at the file (no page of the site has it), under every name it has.
+        [(url, source_id, start, end, text, _, names)] = units["partial", "partial.some_true"]
+        self.assertEqual((url, source_id), (f"pypi:partial==1.0/partial/core.py#L{start}-L{end}",
+                                            "partial/core.py"))
+        self.assertEqual(text, "\n".join(PARTIAL_CORE.split("\n")[start - 1:end]))
+        self.assertEqual(names.split(), ["partial.some_true", "partial.core.some_true"])
+        self.assertIn(("partial", "partial.core"), units)  # a public module's docstring
+        self.assertNotIn(("partial", "partial.core._helper"), units)  # private: never
+        self.assertIn("build: partial/1.0: 3 public objects the docs do not describe added "
+                      "from docstrings", done.stderr)
+        self.assertRegex(done.stderr.splitlines()[-1], "; 1 of 1 autodoc directives resolved in ")
+        noindex = facts(out, "noindex")
+        # Out of the index of objects, as internals are: the pages' descriptions rank first.
+        self.assertEqual((noindex["partial.any_true"], noindex["partial.some_true"]), (0, 1))
+        # Nor do their words decide which of the docs' words are common (more than 15 % of
+        # the units: "truth", in one unit of five, would be; of the two indexed, none holds it).
+        common = load_snapshot(out).collections["partial"].common_terms
+        self.assertIn("partial", common)
+        self.assertFalse({"truth", "tests"} & common, common)
+        app = create_app(snapshot_path=out, settings=quiet_settings())
+        self.addCleanup(app.close)
+        for question, first in (("is some_true deprecated", url),
+                                ("tell whether some value is true",
+                                 DOCS + "index.html#partial.any_true")):
+            reply = post_json(app, {"question": question, "version": "1.0",
+                                    "collection": "partial"})
+            self.assertEqual(reply.code, 200, reply.body)
+            self.assertEqual(reply.json()["evidence"][0]["url"], first, question)
+
+    def test_docs_with_autodoc_directives_and_no_api_object_at_all_are_refused(self):
+        done, out = self.build("pypi:nomodule==1.0")
+        # After its progress lines, one line says why; exit status 2, nothing built.
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertEqual(done.stderr.splitlines()[-1], (
+            "retrieval: nomodule/1.0: cannot be read: its docs have 1 autodoc directive, yet "
+            "neither they nor its docstrings give an API object (no public module of the "
+            "package was read)"))
+        self.assertNotIn("Traceback", done.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "passages.sqlite")))
 
     # -- pypi: docstrings alone -------------------------------------------------------------
 

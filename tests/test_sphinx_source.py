@@ -276,9 +276,10 @@ class GeneratedPagesTest(unittest.TestCase):
                 if unit["url"] != DOCS + "templates.html#templates"]
         # Each function of the mapping once, by its longest key, sorted; a builtin is not the
         # package's; a class of the package documented with its members at its dotted name.
+        # The package's docstring, which no page documents, after the pages, at its lines.
         self.assertEqual(urls, ["demo-filters.default", "demo-filters.join",
                                 "demo-filters.upper", "demo.nodes.Node",
-                                "demo.nodes.Node.find"])
+                                "demo.nodes.Node.find", "pypi:demo==1.0/demo/__init__.py#L1-L1"])
         default = next(unit for unit in units if unit["url"].endswith("#demo-filters.default"))
         # Known by its keys, as the site shows it, not by its Python name.
         self.assertEqual(default["fields"]["names"].split(), ["demo-filters.default",
@@ -319,24 +320,30 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual([unit["noindex"] for unit in units[-2:]], [False, True])
 
     def test_the_last_line_counts_autodoc_directives_and_says_when_none_resolved(self):
-        write(self.root, {"demo/__init__.py": 'class Node:\n    """A node."""\n',
-                          "docs/conf.py": "",
-                          "docs/api.rst": "API\n===\n\n.. autoclass:: demo.Node\n\n"
-                                          ".. autoclass:: demo.Missing\n"})
-        lines = []
-        for modules in ((("demo/__init__.py", "demo"),), ()):
-            tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
-                modules, "docs", DOCS, "pypi:demo==1.0/"))
+        lines, units = [], []
+        for named in ("demo", "other"):
+            root = temporary_directory(self)
+            write(root, {"demo/__init__.py": 'class Node:\n    """A node."""\n',
+                         "docs/conf.py": "",
+                         "docs/api.rst": f"API\n===\n\n.. autoclass:: {named}.Node\n\n"
+                                         f".. autoclass:: {named}.Missing\n"})
+            tree = SourceTree("1.0", root, DOCS, "demo", "package", package=PackageLayout(
+                (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
             stream = io.StringIO()
             progress = Progress(stream)
-            read_package_contents(tree, progress)
+            units.append(read_package_contents(tree, progress))
             progress.done(1, "c0ffee")
             lines.append(stream.getvalue().splitlines()[-1])
         self.assertRegex(lines[0], r"^build: done: 1 passages from 2 files \(1 skipped\); "
                                    r"1 of 2 autodoc directives resolved in [0-9.]+s; ")
         self.assertRegex(lines[1], r"; 0 of 2 autodoc directives resolved; WARNING: no autodoc "
-                                   r"directive resolved in demo/1.0: no API reference from its "
-                                   r"docs in [0-9.]+s; ")
+                                   r"directive resolved in demo/1.0: its API reference is its "
+                                   r"docstrings' alone in [0-9.]+s; ")
+        # ... which the build still gives: the public objects no page documents, at their lines.
+        self.assertEqual([[unit.content["url"] for unit in found
+                           if unit.content["title"] == "demo.Node"] for found in units],
+                         [[DOCS + "api.html#demo.Node"],
+                          ["pypi:demo==1.0/demo/__init__.py#L1-L2"]])
 
     def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
         write(self.root, {

@@ -289,13 +289,18 @@ def ubiquitous_terms(unit_texts, shares: tuple) -> tuple:
 
 def ubiquitous_by_collection(units, shares: dict) -> dict:
     """Return {name: {collection: the words more than its share of its units hold}} for each
-    named share that is not None, of (collection, IndexFields) pairs, reading each unit once."""
+    named share that is not None, of (collection, IndexFields) pairs, reading each unit once.
+
+    A noindex unit (a repeated description, a package's internals, a public object its docs do
+    not describe) is not counted: it is out of the index of descriptions, and its words (a
+    package's code vocabulary) would otherwise decide which words of the docs are common."""
     wanted = {name: share for name, share in shares.items() if share is not None}
     if not wanted:
         return {}
     texts: dict[str, list] = {}
     for collection, fields in units:
-        texts.setdefault(collection, []).append(fields.indexed_text())
+        if not fields.noindex:
+            texts.setdefault(collection, []).append(fields.indexed_text())
     found: dict[str, dict] = {name: {} for name in wanted}
     for collection, unit_texts in texts.items():
         for name, words in zip(wanted, ubiquitous_terms(unit_texts, tuple(wanted.values())),

@@ -217,7 +217,7 @@ class Progress:
 
     def _autodoc_said(self) -> str:
         """The last line's count of autodoc directives, and which trees' docs resolved none
-        (their API reference is missing: loud, yet the guides are still built)."""
+        (their API reference is their docstrings' alone: loud, yet the tree is built)."""
         if not self.autodoc:
             return ""
         resolved = sum(done for done, _ in self.autodoc.values())
@@ -225,7 +225,7 @@ class Progress:
         none = [label for label, (done, _) in self.autodoc.items() if not done]
         warning = "" if not none else (
             f"; WARNING: no autodoc directive resolved in {', '.join(map(shown, none))}: "
-            "no API reference from its docs")
+            "its API reference is its docstrings' alone")
         return f"; {resolved} of {total} autodoc directives resolved{warning}"
 
     def done(self, passages, corpus):

@@ -2,9 +2,12 @@
 
 With a docs folder (an sdist's `docs/` or `doc/`), every reST, Markdown and text page gives its
 paragraphs as any plain tree does, except that an autodoc directive gives, in its place, the
-docstring units of what it names, read from the package source (autodoc.py, docstrings.py).
-Without one (a wheel, an installed environment), the API reference is the docstrings alone: one
-unit per public module, class, function, method and documented attribute.
+docstring units of what it names, read from the package source (autodoc.py, docstrings.py);
+after the pages, each public object the pages do not document is a unit of its docstring, out of
+the index of objects (noindex: the docs' own descriptions rank above it). Docs with autodoc
+directives that give no API object, nor do the docstrings, stop the tree's build. Without one (a
+wheel, an installed environment), the API reference is the docstrings alone: one unit per public
+module, class, function, method and documented attribute.
 
 A docstring unit quotes its `.py` file's lines byte-exact (source_id the file, its sha256, its line
 range). Its URL is the published page and the id Sphinx gives the object (its dotted name) where a
@@ -22,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ...core.checks import SnapshotError
 from ...core.ranking import SECTION, IndexFields
 from ..readers import autodoc, markdown
 from ..readers.blocks import size_pieces
@@ -89,6 +93,19 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
         contents = builder.api_reference()
     else:
         contents = builder.docs_pages(layout.docs, progress)
+        added, drafts = builder.undescribed(contents)
+        progress.note(f"{tree.label}: {added} public objects the docs do not describe added "
+                      "from docstrings")
+        contents = merge_same_passages(contents + drafts)
+        directives = progress.autodoc.get(tree.label, (0, 0))[1]
+        if directives and not builder.described and not any(
+                draft.content["kind"] != SECTION for draft in contents):
+            # Its docs mean to describe an API, and neither they nor its docstrings give one:
+            # what was read is not the package (no module of it found), so nothing is built.
+            raise SnapshotError(
+                f"its docs have {directives} autodoc directive{'' if directives == 1 else 's'}, "
+                "yet neither they nor its docstrings give an API object (no public module of "
+                "the package was read)")
     progress.passages += len(contents)
     progress.tick(tree.label, force=True)
     return contents
@@ -159,6 +176,8 @@ class _Units:
         self.package = package
         self.aliases = aliases(package)
         self.references: Counter = Counter()
+        # The defining names of the objects its units document so far (objects_contents).
+        self.described: set = set()
 
     def _source_link(self, path: str, first: int, last: int) -> str:
         return (self.layout.source_url + urllib.parse.quote(path, safe="/")
@@ -183,6 +202,7 @@ class _Units:
         for item in objects:
             obj = item.obj
             known = [obj.name, *self.aliases.get(obj.name, ())] if item.python_names else []
+            self.described.add(obj.name)  # a mapping's entry too: described, by its key
             links = item.links + self._cited(item.names[0])
             found = same_lines.setdefault((item.module.path, obj.start_line, obj.end_line),
                                           [item, [], links])
@@ -257,14 +277,45 @@ class _Units:
         """
         exported = exports(self.package)
         cited = self._docstring_references()
-        objects = []
+        objects = [Documented(module, obj, (public_name(obj.name, self.aliases),),
+                              exported[obj.name] + cited[obj.name], internal)
+                   for module, obj, internal in self._public_api(exported)]
+        return merge_same_passages(self.objects_contents(objects, None, None))
+
+    def _public_api(self, exported: Counter) -> list:
+        """Return (Module, DocObject, internal) of each public object (public_objects),
+        internal where the package exports anything (exported) and it is not a module, nor a
+        module-level object the package exports, nor one's member."""
+        found = []
         for module, obj in public_objects(self.package, self.aliases):
             # The module-level object it is or is a member of.
             top = ".".join(obj.name.split(".")[:module.name.count(".") + 2])
-            internal = bool(exported) and obj.kind != MODULE and top not in exported
-            objects.append(Documented(module, obj, (public_name(obj.name, self.aliases),),
-                                      exported[obj.name] + cited[obj.name], internal))
-        return merge_same_passages(self.objects_contents(objects, None, None))
+            found.append((module, obj, bool(exported) and obj.kind != MODULE
+                          and top not in exported))
+        return found
+
+    def undescribed(self, contents: list) -> tuple:
+        """Return (how many, their units) of the public objects (public_objects) that none of
+        a docs folder's units (contents) documents, by any name Python knows it by.
+
+        The docs pages document what their authors chose; the rest of the public API users
+        import (numpy's deprecated `sometrue`, which only its docstring describes) is still
+        the release's. Each is a unit of its docstring, linked at its file and lines (it has
+        no page on the published site), and out of the index of objects (noindex), as the
+        package's internals are: so the docs' own description of the same words ranks above
+        it. Its in-links are the names the package exports it by and the docs' references.
+        """
+        described = set(self.described)
+        for draft in contents:
+            described.update(draft.content["fields"]["names"].split())
+        exported = exports(self.package)
+        objects = [
+            Documented(module, obj, (public_name(obj.name, self.aliases),), exported[obj.name],
+                       noindex=True)
+            for module, obj, _ in self._public_api(exported)
+            if obj.name not in described
+            and described.isdisjoint(self.aliases.get(obj.name, ()))]
+        return len(objects), self.objects_contents(objects, None, None)
 
     def _docstring_references(self) -> Counter:
         """Count the Python cross-references of the package's docstrings, by the defining name
