@@ -193,8 +193,9 @@ def register_project_command(commands) -> None:
                               "(repeat; default: none)")
     project.add_argument("--order", metavar="SOURCES",
                          help="the sources tried for each pin, in order, comma-separated "
-                              "(default: site,pypi,git,crawl,env; git and crawl are not yet "
-                              "available)")
+                              "(default: site,pypi,git,crawl,env; crawl is not yet "
+                              "available); a source that gives docstrings only is used when "
+                              "no later site or git gives a docs folder")
     project.add_argument("--offline", action="store_true",
                          help="only what is on disk: named sites, the environment, the "
                               "collection cache and the release archives kept there; nothing "

@@ -89,7 +89,8 @@ def release_archive(dist: str, version: str, dest: Path, options: SourceOptions)
     return folder / fetched.name
 
 
-def _metadata(path: Path):
+def release_metadata(path: Path):
+    """Return a release's metadata file (PKG-INFO, METADATA) parsed as email headers."""
     return email.parser.Parser().parsestr(path.read_text(encoding="utf-8", errors="replace"))
 
 
@@ -104,7 +105,22 @@ def documentation_url(metadata) -> str | None:
     return None
 
 
-def _release_tree(archive: Path, root: Path) -> tuple:
+def docs_urls(metadata) -> list:
+    """Return where a release's metadata says its docs are: its Documentation URL, Home-page."""
+    return [url for url in (documentation_url(metadata), metadata.get("Home-page")) if url]
+
+
+def docs_site(top: Path, docs: str, urls: list, version: str, base_url: str | None,
+              label: str):
+    """Return where a release's docs folder is published (sphinx_docs.published_site), from
+    --base-url, its conf.py, else urls (docs_urls); say its note."""
+    site = published_site(sphinx_project(str(top), docs), urls, version, base_url)
+    if site.note:
+        _note(f"{label}: {site.note}")
+    return site
+
+
+def release_tree(archive: Path, root: Path) -> tuple:
     """Unpack a release; return (its top directory, its metadata file, whether a wheel)."""
     left_out = unpack(str(archive), str(root))
     for name in left_out:
@@ -130,7 +146,7 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     where = Path(tempfile.mkdtemp(prefix=f"{normalized(dist)}-", dir=workdir))
     (where / "download").mkdir()
     archive = release_archive(dist, version, where / "download", options)
-    top, info, is_wheel = _release_tree(archive, where / "tree")
+    top, info, is_wheel = release_tree(archive, where / "tree")
     modules = wheel_modules(top) if is_wheel else sdist_modules(top)
     docs = None if is_wheel else docs_folder(str(top))
     if not modules and docs is None:
@@ -139,11 +155,8 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     base_url = base_urls.get(label)
     dirhtml = False
     if docs is not None:
-        metadata = _metadata(info) if info else None
-        urls = [documentation_url(metadata), metadata.get("Home-page")] if metadata else []
-        site = published_site(sphinx_project(str(top), docs), urls, version, base_url)
-        if site.note:
-            _note(f"{label}: {site.note}")
+        site = docs_site(top, docs, docs_urls(release_metadata(info)) if info else [], version,
+                         base_url, label)
         docs_url, dirhtml = site.url, site.dirhtml
         source_url = f"pypi:{dist}=={version}/"
     else:
