@@ -27,6 +27,7 @@ from pathlib import Path
 from ...core.names import normal_version
 from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT
+from ..readers.markdown import CONFIG
 from ..tree import PackageLayout, SourceTree
 from . import git
 from .form import SourceOptions, collection_version
@@ -141,8 +142,10 @@ def _found(name: str, version: str, options: SourceOptions) -> tuple:
     urls = docs_urls(metadata)
     record = _record_path(options.cache_dir, name, version)
     record.parent.mkdir(parents=True, exist_ok=True)
-    record.write_text(json.dumps({"url": repo, "tag": tag, "commit": commit, "urls": urls}),
-                      encoding="utf-8")
+    partial = record.with_suffix(".partial")  # written whole or not at all
+    partial.write_text(json.dumps({"url": repo, "tag": tag, "commit": commit, "urls": urls}),
+                       encoding="utf-8")
+    os.replace(partial, record)
     return repo, tag, urls, checkout, commit
 
 
@@ -176,7 +179,11 @@ def fetch_repository(name: str, version: str, label: str, options: SourceOptions
     spec = f"git+{repo}@refs/tags/{tag}"
     docs = os.path.relpath(git.docs_folder(checkout, "", spec), checkout).replace(os.sep, "/")
     modules = sdist_modules(Path(checkout))
-    site = docs_site(Path(checkout), docs, urls, version, options.base_urls.get(label), label)
+    # An MkDocs site publishes `page/` where this reads `page.html`: its units link to their
+    # files at the tag instead (a Sphinx docs folder is published as the package format says).
+    mkdocs = os.path.isfile(os.path.join(checkout, CONFIG))
+    site = docs_site(Path(checkout), docs, [] if mkdocs else urls, version,
+                     options.base_urls.get(label), label)
     host = urllib.parse.urlsplit(repo).hostname or ""
     source_url = FORGES[host].format(repo=repo, tag=urllib.parse.quote(tag))
     _note(f"{label}: {repo} at tag {tag} ({commit[:12]}): {docs}/ with autodoc", options.stream)
