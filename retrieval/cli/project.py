@@ -114,8 +114,7 @@ def _project(args) -> int:
         raise UserError(f"--site {unknown[0]}: {found.lockfile} pins no {unknown[0]}")
     print(f"project: {found.path}: {len(found.pins)} "
           f"{'pins, their dependencies included' if args.all else 'direct pins'}; order "
-          + ", ".join(name if name in collect.AVAILABLE else f"{name} (not yet available)"
-                      for name in order)
+          + ", ".join(order)
           + (f"; environment {env}" if env else "") + ("; offline" if args.offline else ""),
           file=sys.stderr, flush=True)
     for line in (*found.notes, *pins.drift(found)):
@@ -193,9 +192,9 @@ def register_project_command(commands) -> None:
                               "(repeat; default: none)")
     project.add_argument("--order", metavar="SOURCES",
                          help="the sources tried for each pin, in order, comma-separated "
-                              "(default: site,pypi,git,crawl,env; crawl is not yet "
-                              "available); a source that gives docstrings only is used when "
-                              "no later site or git gives a docs folder")
+                              "(default: site,pypi,git,crawl,env); a source that gives "
+                              "docstrings only is used when no later site, git or crawl gives "
+                              "docs pages")
     project.add_argument("--offline", action="store_true",
                          help="only what is on disk: named sites, the environment, the "
                               "collection cache and the release archives kept there; nothing "

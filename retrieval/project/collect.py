@@ -7,8 +7,9 @@ A pin's sources are tried in order (ORDER, or the user's `--order`) until one gi
   kept in the fetch cache (`releases/`), where a later build (`--offline` too) reads it;
 - `git`: the repository the release's metadata names, at the release's own tag, read as its
   sdist is (sources/repository.py); `--offline`, only a clone the fetch cache holds;
-- `crawl`: the published site: not yet available (listed in the order and said when reached,
-  never tried);
+- `crawl`: the release's published site, where its metadata's Documentation URL names this
+  version exactly or its host puts it (packages.release_site), crawled as `retrieval build
+  --source LABEL=URL` crawls it;
 - `env`: the installed package's docstrings, when the environment holds the pinned version
   (another version would be served as the pinned one: never).
 
@@ -42,14 +43,13 @@ from ..ingest.formats import UNREADABLE, read_passage_contents, unreadable_reaso
 from ..ingest.readers.docstrings import module_name
 from ..ingest.sources import plan
 from ..ingest.sources.form import SourceOptions
-from ..ingest.sources.packages import site_packages
+from ..ingest.sources.packages import read_release_metadata, release_site, site_packages
 from ..ingest.sources.repository import fetch_repository
 from ..ingest.tree import Progress, SourceTree, shown
 from ..ingest.unit import UnitDraft
 from .pins import INDEX, Pin, Pins, same_version
 
 SOURCES = ("site", "pypi", "git", "crawl", "env")
-AVAILABLE = ("site", "pypi", "git", "env")
 # The sources that give a docs folder's pages: a docstrings-only result waits for these.
 DOCS = ("site", "git", "crawl")
 ORDER = SOURCES  # the default: the best docs first
@@ -226,11 +226,10 @@ def _value(source: str, pin: Pin, label: str, options: ProjectOptions) -> tuple:
         if not same_version(pin.installed, pin.version or ""):
             return None, f"{options.env} has {pin.installed}, not the pinned version"
         return f"{pin.name}=env:{options.env}", os.path.realpath(options.env)
-    if source == "git":
-        if pin.origin != INDEX:
-            return None, f"locked from {pin.origin}, not an index"
-        return f"{pin.name}=={pin.version}", ""
-    return None, "not yet available"
+    # git, crawl: found from the release's metadata when fetched
+    if pin.origin != INDEX:
+        return None, f"locked from {pin.origin}, not an index"
+    return f"{pin.name}=={pin.version}", ""
 
 
 def _counted(coverage: Coverage, found: Found) -> Coverage:
@@ -261,6 +260,8 @@ def _fetch(value: str, source: str, label: str, pin: Pin, options: ProjectOption
     sources = dataclasses.replace(options.sources, base_urls=base_urls)
     if source == "git":
         tree = fetch_repository(pin.name, pin.version or "", label, sources)
+    elif source == "crawl":
+        tree = _crawled(pin, label, sources, progress)
     else:
         trees = plan([value], sources).fetch(progress)
         tree = dataclasses.replace(trees[0], collection=collection, version=version)
@@ -275,6 +276,19 @@ def _fetch(value: str, source: str, label: str, pin: Pin, options: ProjectOption
     else:
         import_names = _installed_import_names(options.env, pin.name)
     return tree, drafts, import_names
+
+
+def _crawled(pin: Pin, label: str, sources: SourceOptions, progress: Progress) -> SourceTree:
+    """Return the crawled tree of a release's own published site (packages.release_site)."""
+    _, metadata = read_release_metadata(pin.name, pin.version or "", sources)
+    url, why = release_site(metadata, pin.version or "")
+    if url is None:
+        raise UserError(why)
+    try:
+        return plan([f"{label}={url}"], sources).fetch(progress)[0]
+    except UserError as error:
+        raise UserError(str(error).removeprefix("--source ").removeprefix(f"{label}=")) \
+            from None
 
 
 def collect_one(pin: Pin, options: ProjectOptions, progress: Progress) -> Coverage:
@@ -302,7 +316,7 @@ def collect_one(pin: Pin, options: ProjectOptions, progress: Progress) -> Covera
         if found.docs:
             return _counted(coverage, found)
         if kept is None:
-            if not any(later in DOCS and later in AVAILABLE for later in options.order[at + 1:]):
+            if not any(later in DOCS for later in options.order[at + 1:]):
                 return _counted(coverage, found)
             kept = found
             coverage.missing.append(f"{source}: docstrings only (no docs folder)")

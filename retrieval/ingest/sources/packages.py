@@ -17,13 +17,14 @@ import os
 import re
 import sys
 import tempfile
+import urllib.parse
 from pathlib import Path, PurePosixPath
 
 from ...core.model import VERSION_PATTERN, VERSION_SHAPE
 from ...core.names import normal_version
 from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
-from ..formats.sphinx_docs import published_site, sphinx_project
+from ..formats.sphinx_docs import published_site, sphinx_project, versioned_url
 from ..readers.docstrings import module_name
 from ..tree import PackageLayout, SourceTree, Unreadable, check_tree_file, not_read, shown
 from .form import Requested, SourceError, SourceOptions, collection_version
@@ -132,6 +133,50 @@ def release_tree(archive: Path, root: Path) -> tuple:
     top = entries[0] if len(entries) == 1 and not any(root.glob("*.py")) else root
     info = top / "PKG-INFO"
     return top, (info if info.is_file() else None), False
+
+
+def read_release_metadata(dist: str, version: str, options: SourceOptions) -> tuple:
+    """Return (the archive's name, the metadata) of dist==version, its archive kept or fetched
+    as pypi: fetches it (release_archive); raise FetchError saying why there is none."""
+    with tempfile.TemporaryDirectory(prefix=f"{normalized(dist)}-",
+                                     dir=options.workdir or None) as where:
+        try:
+            archive = release_archive(dist, version, Path(where, "download"), options)
+        except FetchError as error:
+            reason = str(error).removeprefix(f"pypi:{dist}=={version}: ")
+            raise FetchError(f"no release metadata: {reason}") from None
+        _, info, _ = release_tree(archive, Path(where, "tree"))
+        if info is None:
+            raise FetchError(f"no release metadata: {archive.name} holds no PKG-INFO or METADATA")
+        return archive.name, release_metadata(info)
+
+
+def release_site(metadata, version: str) -> tuple:
+    """Return (the URL of this version's published docs, None) or (None, why there is none).
+
+    Only an https site of exactly this version: the Documentation URL when a segment of its
+    path is the version (`/1.2.0/`, `/en/v1.2.0/`), else where its host puts the release (Read
+    the Docs' `/en/1.2.0/` for `/en/latest/`); a host that publishes release lines (`2.2.x`) or
+    only the latest is not this version's site.
+    """
+    url = documentation_url(metadata)
+    if url is None:
+        return None, "the release's metadata names no Documentation URL"
+    if not url.startswith("https://"):
+        # A package's metadata names no http:// service on this machine's loopback to crawl.
+        return None, f"{url} is not https (a release's own site is crawled over https only)"
+    site = versioned_url(url, version)
+    for candidate in (url, site.url if site is not None else None):
+        if candidate is not None and _names_version(candidate, version):
+            return candidate, None
+    return None, f"{url} is not the site of {version} alone (no version in its path, and its " \
+                 "host's versions are not known or are release lines)"
+
+
+def _names_version(url: str, version: str) -> bool:
+    wanted = normal_version(version) or version
+    return any(segment == version or normal_version(segment) == wanted
+               for segment in urllib.parse.urlsplit(url).path.split("/") if segment)
 
 
 def fetch_pypi(requested: Requested, options: SourceOptions) -> list:

@@ -20,7 +20,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import urllib.parse
 from pathlib import Path
 
@@ -32,14 +31,7 @@ from ..tree import PackageLayout, SourceTree
 from . import git
 from .form import SourceOptions, collection_version
 from .layout import sdist_modules
-from .packages import (
-    FetchError,
-    docs_site,
-    docs_urls,
-    release_archive,
-    release_metadata,
-    release_tree,
-)
+from .packages import FetchError, docs_site, docs_urls, read_release_metadata
 
 # The forges whose repositories are cloned, and where each shows a file at a tag (the base the
 # units' links to their source lines start from).
@@ -119,18 +111,10 @@ def _note(message: str, stream) -> None:
 
 def _found(name: str, version: str, options: SourceOptions) -> tuple:
     """Return (repository, tag, metadata's docs URLs, checkout, commit) of a release, fetched."""
-    with tempfile.TemporaryDirectory(prefix=f"{name}-", dir=options.workdir or None) as where:
-        try:
-            archive = release_archive(name, version, Path(where, "download"), options)
-        except FetchError as error:
-            reason = str(error).removeprefix(f"pypi:{name}=={version}: ")
-            raise FetchError(f"no release metadata to find its repository in: {reason}") \
-                from None
-        _, info, _ = release_tree(archive, Path(where, "tree"))
-        metadata = release_metadata(info) if info else None
-    repo = repository_url(metadata) if metadata is not None else None
+    archive, metadata = read_release_metadata(name, version, options)
+    repo = repository_url(metadata)
     if repo is None:
-        raise FetchError(f"{archive.name}'s metadata names no repository on "
+        raise FetchError(f"{archive}'s metadata names no repository on "
                          f"{', '.join(FORGES)} (Project-URL Source, Repository, Homepage...)")
     spec = f"git+{repo}"
     tag = release_tag(git.remote_tags(repo, spec, options.cache_dir), name, version)

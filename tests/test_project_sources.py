@@ -1,23 +1,29 @@
-"""`retrieval project`'s git step: a release without a docs folder read from its repository's tag.
+"""`retrieval project`'s git and crawl steps: a release without a docs folder read from its
+repository at its own tag, or from its own version's published site.
 
 The releases are served from tests/test_index_fetch.py's local index; their metadata names
 repositories on github.com, which git itself rewrites (`url.<base>.insteadOf`, given to the child
 through GIT_CONFIG_COUNT) to repositories made here: nothing here reaches a forge, and the code
 under test sees the URL a real release has. widget 1.0's sdist has no docs folder; its
 repository has one at tag v1.0, and a later tag (v1.1) whose docs must never be read for 1.0.
+The published sites are tests/support/sites.py's, on loopback.
 """
 
 import email.message
 import json
 import os
 import shutil
+import ssl
+import subprocess
 import sys
 import unittest
 
+from retrieval.ingest.sources.packages import release_site
 from retrieval.ingest.sources.repository import release_tag, repository_url
 from retrieval.testing import subprocess_env
 from tests.package_fixtures import API_RST, CORE, INIT, pkg_info, write_sdist
 from tests.support import class_temporary_directory, temporary_directory
+from tests.support.sites import Route, Site, page
 from tests.test_cli import run
 from tests.test_git_source import git, make_repo
 from tests.test_html_ingest import write_tree
@@ -145,6 +151,73 @@ class ProjectGitTest(unittest.TestCase):
         self.assertEqual(table(done.stdout)["widget"][:2], ["1.0", "git"])
 
 
+SITE_PAGE = page("Sitelib", '<h1 id="sitelib">Sitelib</h1>\n<p>Sitelib 1.0 keeps goats.</p>\n'
+                 '<h2 id="herds">Herds</h2>\n<p>A herd holds at most herd_size goats.</p>')
+
+
+def tls_context(directory: str) -> tuple:
+    """Return (a server context for 127.0.0.1, the file of its self-signed certificate)."""
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    return context, cert
+
+
+@unittest.skipUnless(shutil.which("openssl"), "needs the openssl program (a test certificate)")
+class ProjectCrawlTest(unittest.TestCase):
+    """Each release's metadata names its docs on an https site on loopback (its certificate
+    trusted by the child through SSL_CERT_FILE): sitelib 1.0's at /sitelib/1.0/, moving 1.0's
+    at /moving/latest/; plainhttp 1.0's on an http:// one."""
+
+    def test_a_release_without_docs_is_crawled_from_its_own_version_s_site(self):
+        base = temporary_directory(self)
+        context, cert = tls_context(base)
+        routes = {"/robots.txt": Route(200, b"User-agent: *\nAllow: /\n", "text/plain"),
+                  "/sitelib/1.0/": Route(200, SITE_PAGE), "/moving/latest/": Route(200, SITE_PAGE),
+                  "/plainhttp/1.0/": Route(200, SITE_PAGE)}
+        site, plain = Site(self.addCleanup, routes, tls=context), Site(self.addCleanup, routes)
+        releases = {name: write_sdist(base, name, "1.0", {
+            f"{name}/__init__.py": INIT.replace("demo", name), "PKG-INFO": metadata(
+                name, "1.0", f"Documentation, {origin}/{name}/{where}/")})
+            for name, where, origin in (("sitelib", "1.0", site.origin),
+                                        ("moving", "latest", site.origin),
+                                        ("plainhttp", "1.0", plain.origin))}
+        index = LocalIndex(self, {name: [(os.path.basename(path), _bytes(path), {})]
+                                  for name, path in releases.items()})
+        project = os.path.join(base, "app")
+        os.makedirs(project)
+        with open(os.path.join(project, "requirements.txt"), "w", encoding="utf-8") as out:
+            out.write("sitelib==1.0\nmoving==1.0\nplainhttp==1.0\n")
+        out = os.path.join(base, "snapshot")
+        done = run([sys.executable, "-m", "retrieval", "project", project, "--out", out,
+                    "--fetch-cache", os.path.join(base, "cache"), "--lexical"],
+                   env=subprocess_env(**clean_env(PIP_INDEX_URL=index.url, SSL_CERT_FILE=cert,
+                                                  HOME=os.path.join(base, "home"))))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        rows = table(done.stdout)
+        self.assertEqual(rows["sitelib"][:2], ["1.0", "crawl"])
+        self.assertIn("pypi: docstrings only (no docs folder)", rows["sitelib"][-1])
+        self.assertIn("git: sitelib-1.0.tar.gz's metadata names no repository",
+                      rows["sitelib"][-1])
+        units = passages(out)
+        self.assertEqual(units[("sitelib", "Herds")][0][0],
+                         f"{site.origin}/sitelib/1.0/index.html#herds")
+        # Its metadata names the latest docs, not 1.0's: never crawled as 1.0's.
+        self.assertEqual(rows["moving"][:2], ["1.0", "pypi"])
+        self.assertIn(f"crawl: {site.origin}/moving/latest/ is not the site of 1.0 alone",
+                      rows["moving"][-1])
+        # A package's metadata never has a loopback http:// service crawled.
+        self.assertEqual(rows["plainhttp"][:2], ["1.0", "pypi"])
+        self.assertIn(f"crawl: {plain.origin}/plainhttp/1.0/ is not https", rows["plainhttp"][-1])
+        self.assertEqual(plain.paths(), [])  # not even its robots.txt
+        self.assertFalse(any(collection in ("moving", "plainhttp") and "goats" in text
+                             for (collection, _), found in units.items()
+                             for _, _, _, _, text, _, _ in found))
+
+
 class RepositoryTest(unittest.TestCase):
     """Which repository a release names, and which of its tags is the release's."""
 
@@ -168,6 +241,23 @@ class RepositoryTest(unittest.TestCase):
                         "Source, ext::sh -c touch% /tmp/x", "Source, https://github.com/-x/y",
                         "Source, https://github.com/only-owner", "Changelog, https://github.com/a/b"):
             self.assertIsNone(named(refused), refused)
+
+    def test_a_site_of_exactly_the_version_or_none(self):
+        def site(url, version="1.2.0"):
+            message = email.message.Message()
+            message["Project-URL"] = f"Documentation, {url}"
+            return release_site(message, version)
+
+        self.assertEqual(site("https://docs.example.org/1.2.0/api/")[0],
+                         "https://docs.example.org/1.2.0/api/")
+        self.assertEqual(site("https://lib.readthedocs.io/en/v1.2.0/")[0],
+                         "https://lib.readthedocs.io/en/v1.2.0/")
+        self.assertEqual(site("https://lib.readthedocs.io/en/latest/")[0],
+                         "https://lib.readthedocs.io/en/1.2.0/")  # where the host puts it
+        for other in ("https://docs.example.org/1.2/", "https://docs.example.org/latest/",
+                      "https://flask.palletsprojects.com/en/1.2.x/", "https://x.org/1.2.1/"):
+            self.assertIsNone(site(other)[0], other)
+        self.assertIn("names no Documentation URL", release_site(email.message.Message(), "1")[1])
 
     def test_only_the_exact_version_s_tag(self):
         tags = ["1.9", "v2.0.1", "2.0rc1", "widget-2.0", "v2.0", "other-2.0", "release-2.0"]
