@@ -134,7 +134,7 @@ def _cache_path(options: ProjectOptions, pin: Pin, source: str, where: str) -> P
     return Path(options.sources.cache_dir, "collections", pin.name, f"{name}.json")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Found:
     """What one source gave a pin: its tree and drafts, whether a docs folder was read."""
 
@@ -325,8 +325,8 @@ def collect_one(pin: Pin, options: ProjectOptions, progress: Progress) -> Covera
 
 def _try(source: str, pin: Pin, label: str, options: ProjectOptions, progress: Progress,
          missing: list) -> Found | None:
-    """Return what one source gives a pin, or None: why not
-    appended to missing (nothing when the source is not one for this pin: no --site)."""
+    """Return what one source gives a pin, or None with why not appended to missing (nothing
+    appended when the source is not one for this pin: no --site for it)."""
     value, where = _value(source, pin, label, options)
     if value is None:
         if where is not None:
