@@ -149,6 +149,10 @@ class ProjectGitTest(unittest.TestCase):
         done, _ = self.project_run(cache, "--order", "git,pypi")
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(table(done.stdout)["widget"][:2], ["1.0", "git"])
+        # Without the cache: the release fetched again for its metadata (no archive kept).
+        done, _ = self.project_run(cache, "--no-cache")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(table(done.stdout)["widget"][:2], ["1.0", "git"])
 
 
 SITE_PAGE = page("Sitelib", '<h1 id="sitelib">Sitelib</h1>\n<p>Sitelib 1.0 keeps goats.</p>\n'

@@ -140,6 +140,7 @@ def read_release_metadata(dist: str, version: str, options: SourceOptions) -> tu
     as pypi: fetches it (release_archive); raise FetchError saying why there is none."""
     with tempfile.TemporaryDirectory(prefix=f"{normalized(dist)}-",
                                      dir=options.workdir or None) as where:
+        Path(where, "download").mkdir()
         try:
             archive = release_archive(dist, version, Path(where, "download"), options)
         except FetchError as error:
