@@ -149,10 +149,13 @@ class ProjectGitTest(unittest.TestCase):
         done, _ = self.project_run(cache, "--order", "git,pypi")
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(table(done.stdout)["widget"][:2], ["1.0", "git"])
-        # Without the cache: the release fetched again for its metadata (no archive kept).
+        # Without the cache: the release fetched once, for pypi, and its metadata read from it.
+        asked = len(self.index.requests)
         done, _ = self.project_run(cache, "--no-cache")
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(table(done.stdout)["widget"][:2], ["1.0", "git"])
+        self.assertEqual([path for path, _, _ in self.index.requests[asked:]
+                          if path.endswith("widget-1.0.tar.gz")], ["/files/widget-1.0.tar.gz"])
 
 
 SITE_PAGE = page("Sitelib", '<h1 id="sitelib">Sitelib</h1>\n<p>Sitelib 1.0 keeps goats.</p>\n'

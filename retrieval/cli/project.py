@@ -130,7 +130,9 @@ def _project(args) -> int:
         cache = args.fetch_cache or default_cache_dir()
         options = collect.ProjectOptions(
             SourceOptions(cache, workdir, max_file_bytes=args.max_file_bytes, stream=sys.stderr,
-                          releases=None if args.no_cache else os.path.join(cache, "releases"),
+                          # --no-cache: this build's own, so that git and crawl read the
+                          # metadata of the release pypi fetched without fetching it again
+                          releases=os.path.join(workdir if args.no_cache else cache, "releases"),
                           offline=args.offline),
             order, sites, site_urls, env, not args.no_cache)
         coverages = collect.collect(found, options, progress)

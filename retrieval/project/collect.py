@@ -338,7 +338,7 @@ def _try(source: str, pin: Pin, label: str, options: ProjectOptions, progress: P
         progress.note(f"{label}: {source}: from the collection cache")
         return cached
     if options.sources.offline and source in NETWORK and \
-            (source not in KEPT or options.sources.releases is None):
+            (source not in KEPT or not options.use_cache):
         missing.append(f"{source}: offline, not in the cache")
         return None
     try:
