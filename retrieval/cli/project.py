@@ -114,8 +114,7 @@ def _project(args) -> int:
         raise UserError(f"--site {unknown[0]}: {found.lockfile} pins no {unknown[0]}")
     print(f"project: {found.path}: {len(found.pins)} "
           f"{'pins, their dependencies included' if args.all else 'direct pins'}; order "
-          + ", ".join(name if name in collect.AVAILABLE else f"{name} (not yet available)"
-                      for name in order)
+          + ", ".join(order)
           + (f"; environment {env}" if env else "") + ("; offline" if args.offline else ""),
           file=sys.stderr, flush=True)
     for line in (*found.notes, *pins.drift(found)):
@@ -131,7 +130,9 @@ def _project(args) -> int:
         cache = args.fetch_cache or default_cache_dir()
         options = collect.ProjectOptions(
             SourceOptions(cache, workdir, max_file_bytes=args.max_file_bytes, stream=sys.stderr,
-                          releases=None if args.no_cache else os.path.join(cache, "releases"),
+                          # --no-cache: this build's own, so that git and crawl read the
+                          # metadata of the release pypi fetched without fetching it again
+                          releases=os.path.join(workdir if args.no_cache else cache, "releases"),
                           offline=args.offline),
             order, sites, site_urls, env, not args.no_cache)
         coverages = collect.collect(found, options, progress)
@@ -193,8 +194,9 @@ def register_project_command(commands) -> None:
                               "(repeat; default: none)")
     project.add_argument("--order", metavar="SOURCES",
                          help="the sources tried for each pin, in order, comma-separated "
-                              "(default: site,pypi,git,crawl,env; git and crawl are not yet "
-                              "available)")
+                              "(default: site,pypi,git,crawl,env); a source that gives "
+                              "docstrings only is used when no later site, git or crawl gives "
+                              "docs pages")
     project.add_argument("--offline", action="store_true",
                          help="only what is on disk: named sites, the environment, the "
                               "collection cache and the release archives kept there; nothing "

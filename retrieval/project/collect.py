@@ -5,17 +5,26 @@ A pin's sources are tried in order (ORDER, or the user's `--order`) until one gi
 - `site`: a rendered site the user names for it (`--site NAME=HTML_ROOT`), read as a local tree;
 - `pypi`: the release's sdist (else its pure wheel) from the index pip is configured for,
   kept in the fetch cache (`releases/`), where a later build (`--offline` too) reads it;
-- `git`, `crawl`: the repository's docs at the release's tag, the published site: not yet
-  available (listed in the order and said when reached, never tried);
+- `git`: the repository the release's metadata names, at the release's own tag, read as its
+  sdist is (sources/repository.py); `--offline`, only a clone the fetch cache holds;
+- `crawl`: the release's published site, where its metadata's Documentation URL names this
+  version exactly or its host puts it (packages.release_site), crawled as `retrieval build
+  --source LABEL=URL` crawls it;
 - `env`: the installed package's docstrings, when the environment holds the pinned version
   (another version would be served as the pinned one: never).
 
-Each value goes through sources.plan and Plan.fetch, as `retrieval build --source` would, and
-its tree is read by the formats. What a source gave is kept in the collection cache under the
-fetch cache, keyed by (distribution, version, source, where, builder): the builder is a digest
-of the ingest code and the ranking facts it writes, so a changed reader never reuses a stale
-collection. A re-run after one pin moves reads the others from there and fetches only it; the
-snapshot is the same bytes as a cold build's (the same drafts in the same order).
+A source that read no docs folder (docstrings only: a release's wheel, an sdist without
+docs/, doc/ or Doc/, an installed package) does not end the search while a later source in the
+order may give a docs folder's pages (DOCS): it is kept, the later ones are tried, and it is
+used only if none of them gives units (the table says "docstrings only" of it, and why each
+later one gave nothing).
+
+Each value but git's goes through sources.plan and Plan.fetch, as `retrieval build --source`
+would, and its tree is read by the formats. What a source gave is kept in the collection cache
+under the fetch cache, keyed by (distribution, version, source, where, builder): the builder is
+a digest of the ingest code and the ranking facts it writes, so a changed reader never reuses a
+stale collection. A re-run after one pin moves reads the others from there and fetches only it;
+the snapshot is the same bytes as a cold build's (the same drafts in the same order).
 """
 
 import dataclasses
@@ -34,17 +43,21 @@ from ..ingest.formats import UNREADABLE, read_passage_contents, unreadable_reaso
 from ..ingest.readers.docstrings import module_name
 from ..ingest.sources import plan
 from ..ingest.sources.form import SourceOptions
-from ..ingest.sources.packages import site_packages
+from ..ingest.sources.packages import read_release_metadata, release_site, site_packages
+from ..ingest.sources.repository import fetch_repository
 from ..ingest.tree import Progress, SourceTree, shown
 from ..ingest.unit import UnitDraft
 from .pins import INDEX, Pin, Pins, same_version
 
 SOURCES = ("site", "pypi", "git", "crawl", "env")
-AVAILABLE = ("site", "pypi", "env")
+# The sources that give a docs folder's pages: a docstrings-only result waits for these.
+DOCS = ("site", "git", "crawl")
 ORDER = SOURCES  # the default: the best docs first
 NETWORK = ("pypi", "git", "crawl")  # what --offline leaves out unless the cache has it
-KEPT = ("pypi",)  # of those, the sources whose fetched archives the cache keeps (`releases/`)
-CACHE_FORMAT = 1
+# Of those, the sources the fetch cache keeps what they fetched of (`releases/`, git clones),
+# so that --offline reads it (not with --no-cache).
+KEPT = ("pypi", "git")
+CACHE_FORMAT = 2  # 2: a collection records whether it read a docs folder
 # The note of a pin made by `project --also` (a version an upgrade moves to, not the pinned one).
 ALSO = "also"
 
@@ -121,24 +134,43 @@ def _cache_path(options: ProjectOptions, pin: Pin, source: str, where: str) -> P
     return Path(options.sources.cache_dir, "collections", pin.name, f"{name}.json")
 
 
-def _load(path: Path) -> tuple | None:
-    """Return (tree, drafts, import names) of a cached collection, or None (absent, unreadable)."""
+@dataclass(frozen=True)
+class Found:
+    """What one source gave a pin: its tree and drafts, whether a docs folder was read."""
+
+    source: str
+    tree: SourceTree
+    drafts: list
+    import_names: tuple
+    docs: bool  # read a docs folder (or a site): not docstrings alone
+    cached: bool = False
+
+
+def _read_docs(tree: SourceTree) -> bool:
+    """Return whether a tree reads a docs folder or site: not a package's docstrings alone."""
+    return tree.package is None or tree.package.docs is not None
+
+
+def _load(path: Path, source: str) -> Found | None:
+    """Return a cached collection, or None (absent, unreadable)."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
         tree = SourceTree(document["version"], "", document["base_url"], document["collection"],
                           provenance=document["provenance"])
         drafts = [UnitDraft(content, heading) for content, heading in document["drafts"]]
-        return tree, drafts, tuple(document["import_names"])
+        return Found(source, tree, drafts, tuple(document["import_names"]),
+                     bool(document["docs"]), cached=True)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def _store(path: Path, tree: SourceTree, drafts: list, import_names: tuple) -> None:
+def _store(path: Path, found: Found) -> None:
     """Keep a collection's drafts (written whole or not at all)."""
+    tree = found.tree
     document = {"version": tree.version, "collection": tree.collection,
                 "base_url": tree.base_url, "provenance": tree.provenance,
-                "import_names": list(import_names),
-                "drafts": [[draft.content, draft.heading] for draft in drafts]}
+                "import_names": list(found.import_names), "docs": found.docs,
+                "drafts": [[draft.content, draft.heading] for draft in found.drafts]}
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
     try:
@@ -194,13 +226,17 @@ def _value(source: str, pin: Pin, label: str, options: ProjectOptions) -> tuple:
         if not same_version(pin.installed, pin.version or ""):
             return None, f"{options.env} has {pin.installed}, not the pinned version"
         return f"{pin.name}=env:{options.env}", os.path.realpath(options.env)
-    return None, "not yet available"
+    # git, crawl: found from the release's metadata when fetched
+    if pin.origin != INDEX:
+        return None, f"locked from {pin.origin}, not an index"
+    return f"{pin.name}=={pin.version}", ""
 
 
-def _counted(coverage: Coverage, source: str, tree: SourceTree, drafts: list,
-             import_names: tuple) -> Coverage:
+def _counted(coverage: Coverage, found: Found) -> Coverage:
+    drafts, import_names = found.drafts, found.import_names
     kinds = [draft.content["kind"] for draft in drafts]
-    coverage.source, coverage.tree, coverage.drafts = source, tree, drafts
+    coverage.source, coverage.tree, coverage.drafts = found.source, found.tree, drafts
+    coverage.cached = found.cached
     coverage.units = len(drafts)
     coverage.guide_sections = kinds.count(SECTION)
     coverage.api_objects = len(kinds) - coverage.guide_sections
@@ -222,8 +258,13 @@ def _fetch(value: str, source: str, label: str, pin: Pin, options: ProjectOption
         base_urls[label] = options.site_urls.get(pin.name) or \
             Path(root).resolve().as_uri() + "/"
     sources = dataclasses.replace(options.sources, base_urls=base_urls)
-    trees = plan([value], sources).fetch(progress)
-    tree = dataclasses.replace(trees[0], collection=collection, version=version)
+    if source == "git":
+        tree = fetch_repository(pin.name, pin.version or "", label, sources)
+    elif source == "crawl":
+        tree = _crawled(pin, label, sources, progress)
+    else:
+        trees = plan([value], sources).fetch(progress)
+        tree = dataclasses.replace(trees[0], collection=collection, version=version)
     files, passages = progress.files, progress.passages
     try:
         drafts = read_passage_contents(tree, progress)
@@ -235,6 +276,19 @@ def _fetch(value: str, source: str, label: str, pin: Pin, options: ProjectOption
     else:
         import_names = _installed_import_names(options.env, pin.name)
     return tree, drafts, import_names
+
+
+def _crawled(pin: Pin, label: str, sources: SourceOptions, progress: Progress) -> SourceTree:
+    """Return the crawled tree of a release's own published site (packages.release_site)."""
+    _, metadata = read_release_metadata(pin.name, pin.version or "", sources)
+    url, why = release_site(metadata, pin.version or "")
+    if url is None:
+        raise UserError(why)
+    try:
+        return plan([f"{label}={url}"], sources).fetch(progress)[0]
+    except UserError as error:
+        raise UserError(str(error).removeprefix("--source ").removeprefix(f"{label}=")) \
+            from None
 
 
 def collect_one(pin: Pin, options: ProjectOptions, progress: Progress) -> Coverage:
@@ -252,36 +306,55 @@ def collect_one(pin: Pin, options: ProjectOptions, progress: Progress) -> Covera
         coverage.missing.append(f"skipped: {pin.name} is not a collection name")
         return coverage
     label = f"{pin.name}/{pin.version}"
-    for source in options.order:
-        value, where = _value(source, pin, label, options)
-        if value is None:
-            if where is not None:
-                coverage.missing.append(f"{source}: {where}")
+    kept = None  # the first docstrings-only result, while a later source may give docs pages
+    for at, source in enumerate(options.order):
+        if kept is not None and source not in DOCS:
             continue
-        cache = _cache_path(options, pin, source, where)
-        cached = _load(cache) if options.use_cache else None
-        if cached is not None:
-            coverage.cached = True
-            progress.note(f"{label}: {source}: from the collection cache")
-            return _counted(coverage, source, *cached)
-        if options.sources.offline and source in NETWORK and \
-                (source not in KEPT or options.sources.releases is None):
-            coverage.missing.append(f"{source}: offline, not in the cache")
+        found = _try(source, pin, label, options, progress, coverage.missing)
+        if found is None:
             continue
-        try:
-            tree, drafts, import_names = _fetch(value, source, label, pin, options, progress)
-        except UserError as error:
-            reason = str(error).removeprefix("--source ").removeprefix(value + ": ") \
-                .removeprefix(value.partition("=")[2] + ": ")
-            coverage.missing.append(f"{source}: {reason}")
-            continue
-        if not drafts:
-            coverage.missing.append(f"{source}: no units")
-            continue
-        if options.use_cache:
-            _store(cache, tree, drafts, import_names)
-        return _counted(coverage, source, tree, drafts, import_names)
-    return coverage
+        if found.docs:
+            return _counted(coverage, found)
+        if kept is None:
+            if not any(later in DOCS for later in options.order[at + 1:]):
+                return _counted(coverage, found)
+            kept = found
+            coverage.missing.append(f"{source}: docstrings only (no docs folder)")
+    return coverage if kept is None else _counted(coverage, kept)
+
+
+def _try(source: str, pin: Pin, label: str, options: ProjectOptions, progress: Progress,
+         missing: list) -> Found | None:
+    """Return what one source gives a pin, or None with why not appended to missing (nothing
+    appended when the source is not one for this pin: no --site for it)."""
+    value, where = _value(source, pin, label, options)
+    if value is None:
+        if where is not None:
+            missing.append(f"{source}: {where}")
+        return None
+    cache = _cache_path(options, pin, source, where)
+    cached = _load(cache, source) if options.use_cache else None
+    if cached is not None:
+        progress.note(f"{label}: {source}: from the collection cache")
+        return cached
+    if options.sources.offline and source in NETWORK and \
+            (source not in KEPT or not options.use_cache):
+        missing.append(f"{source}: offline, not in the cache")
+        return None
+    try:
+        tree, drafts, import_names = _fetch(value, source, label, pin, options, progress)
+    except UserError as error:
+        reason = str(error).removeprefix("--source ").removeprefix(value + ": ") \
+            .removeprefix(value.partition("=")[2] + ": ")
+        missing.append(f"{source}: {reason}")
+        return None
+    if not drafts:
+        missing.append(f"{source}: no units")
+        return None
+    found = Found(source, tree, drafts, import_names, _read_docs(tree))
+    if options.use_cache:
+        _store(cache, found)
+    return found
 
 
 def collect(pins: Pins, options: ProjectOptions, progress: Progress) -> list:

@@ -1,6 +1,7 @@
 """Documentation sites served over loopback for the crawler's tests: well-behaved and hostile."""
 
 import http.server
+import ssl
 import threading
 import urllib.parse
 
@@ -75,8 +76,9 @@ class HeaderDrip(Drip):
 class Site:
     """A loopback HTTP server answering GETs from a route table; it records every request."""
 
-    def __init__(self, add_cleanup, routes: dict, fallback: Route | None = None):
-        """add_cleanup: a test's addCleanup, or a class's addClassCleanup."""
+    def __init__(self, add_cleanup, routes: dict, fallback: Route | None = None,
+                 tls: ssl.SSLContext | None = None):
+        """add_cleanup: a test's addCleanup, or a class's addClassCleanup; tls: serve https."""
         self.routes = routes
         self.fallback = fallback or Route(404, b"not found", "text/plain")
         self.requests = []  # (path with query, headers)
@@ -97,6 +99,9 @@ class Site:
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        self.scheme = "http" if tls is None else "https"
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,),
                                        daemon=True)
         self.thread.start()
@@ -109,7 +114,7 @@ class Site:
 
     @property
     def origin(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return f"{self.scheme}://127.0.0.1:{self.server.server_address[1]}"
 
     def paths(self) -> list:
         """Return the paths asked for, in order."""

@@ -117,14 +117,20 @@ def _named_folder(checkout: str, path: str, spec: str) -> str:
                          "docs_dir); name one after #")
 
 
-def fetch(spec: str, cache_dir: str, stream=None) -> tuple:
-    """Check out a git source at its ref in the fetch cache; return (folder, provenance)."""
+def checkout_path(url: str, ref: str, cache_dir: str) -> str:
+    """Return where the fetch cache keeps the checkout of url at ref."""
+    key = hashlib.sha256(f"{url}\n{ref}".encode()).hexdigest()[:16]
+    return os.path.join(cache_dir, "git", key)
+
+
+def check_out(spec: str, cache_dir: str, stream=None) -> tuple:
+    """Check a git source out at its ref in the fetch cache (depth 1); return (the checkout,
+    its GitSpec, the commit)."""
     parsed = parse_spec(spec)
     _program(spec)
     print(f"fetch: git {parsed.url} at {parsed.ref} (depth 1)", file=stream or sys.stderr,
           flush=True)
-    key = hashlib.sha256(f"{parsed.url}\n{parsed.ref}".encode()).hexdigest()[:16]
-    checkout = os.path.join(cache_dir, "git", key)
+    checkout = checkout_path(parsed.url, parsed.ref, cache_dir)
     os.makedirs(checkout, exist_ok=True)
     if not os.path.isdir(os.path.join(checkout, ".git")):
         _git(["init", "-q"], checkout, spec)
@@ -132,7 +138,27 @@ def fetch(spec: str, cache_dir: str, stream=None) -> tuple:
           parsed.ref], checkout, spec)
     _git(["checkout", "-q", "--force", "--detach", "FETCH_HEAD"], checkout, spec)
     _git(["clean", "-q", "-f", "-d", "-x"], checkout, spec)
-    commit = _git(["rev-parse", "HEAD"], checkout, spec)
+    return checkout, parsed, head_commit(checkout, spec)
+
+
+def head_commit(checkout: str, spec: str) -> str:
+    """Return the commit a checkout is at."""
+    return _git(["rev-parse", "HEAD"], checkout, spec)
+
+
+def remote_tags(url: str, spec: str, where: str) -> list:
+    """Return the tag names of a remote repository (git ls-remote, nothing fetched)."""
+    if url.startswith("-"):
+        raise GitSourceError(f"{spec}: the URL starts with '-' (git would read it as an option)")
+    listed = _git(["ls-remote", "--tags", "--refs", "--end-of-options", url], where, spec)
+    return [ref.removeprefix("refs/tags/") for _, _, ref in
+            (line.partition("\t") for line in listed.splitlines())
+            if ref.startswith("refs/tags/")]
+
+
+def fetch(spec: str, cache_dir: str, stream=None) -> tuple:
+    """Check out a git source at its ref in the fetch cache; return (folder, provenance)."""
+    checkout, parsed, commit = check_out(spec, cache_dir, stream)
     folder = docs_folder(checkout, parsed.path, spec)
     print(f"fetch: commit {commit}, folder {os.path.relpath(folder, checkout)}",
           file=stream or sys.stderr, flush=True)

@@ -17,13 +17,14 @@ import os
 import re
 import sys
 import tempfile
+import urllib.parse
 from pathlib import Path, PurePosixPath
 
 from ...core.model import VERSION_PATTERN, VERSION_SHAPE
 from ...core.names import normal_version
 from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
-from ..formats.sphinx_docs import published_site, sphinx_project
+from ..formats.sphinx_docs import published_site, sphinx_project, versioned_url
 from ..readers.docstrings import module_name
 from ..tree import PackageLayout, SourceTree, Unreadable, check_tree_file, not_read, shown
 from .form import Requested, SourceError, SourceOptions, collection_version
@@ -89,7 +90,8 @@ def release_archive(dist: str, version: str, dest: Path, options: SourceOptions)
     return folder / fetched.name
 
 
-def _metadata(path: Path):
+def release_metadata(path: Path):
+    """Return a release's metadata file (PKG-INFO, METADATA) parsed as email headers."""
     return email.parser.Parser().parsestr(path.read_text(encoding="utf-8", errors="replace"))
 
 
@@ -104,7 +106,22 @@ def documentation_url(metadata) -> str | None:
     return None
 
 
-def _release_tree(archive: Path, root: Path) -> tuple:
+def docs_urls(metadata) -> list:
+    """Return where a release's metadata says its docs are: its Documentation URL, Home-page."""
+    return [url for url in (documentation_url(metadata), metadata.get("Home-page")) if url]
+
+
+def docs_site(top: Path, docs: str, urls: list, version: str, base_url: str | None,
+              label: str):
+    """Return where a release's docs folder is published (sphinx_docs.published_site), from
+    --base-url, its conf.py, else urls (docs_urls); say its note."""
+    site = published_site(sphinx_project(str(top), docs), urls, version, base_url)
+    if site.note:
+        _note(f"{label}: {site.note}")
+    return site
+
+
+def release_tree(archive: Path, root: Path) -> tuple:
     """Unpack a release; return (its top directory, its metadata file, whether a wheel)."""
     left_out = unpack(str(archive), str(root))
     for name in left_out:
@@ -116,6 +133,51 @@ def _release_tree(archive: Path, root: Path) -> tuple:
     top = entries[0] if len(entries) == 1 and not any(root.glob("*.py")) else root
     info = top / "PKG-INFO"
     return top, (info if info.is_file() else None), False
+
+
+def read_release_metadata(dist: str, version: str, options: SourceOptions) -> tuple:
+    """Return (the archive's name, the metadata) of dist==version, its archive kept or fetched
+    as pypi: fetches it (release_archive); raise FetchError saying why there is none."""
+    with tempfile.TemporaryDirectory(prefix=f"{normalized(dist)}-",
+                                     dir=options.workdir or None) as where:
+        Path(where, "download").mkdir()
+        try:
+            archive = release_archive(dist, version, Path(where, "download"), options)
+        except FetchError as error:
+            reason = str(error).removeprefix(f"pypi:{dist}=={version}: ")
+            raise FetchError(f"no release metadata: {reason}") from None
+        _, info, _ = release_tree(archive, Path(where, "tree"))
+        if info is None:
+            raise FetchError(f"no release metadata: {archive.name} holds no PKG-INFO or METADATA")
+        return archive.name, release_metadata(info)
+
+
+def release_site(metadata, version: str) -> tuple:
+    """Return (the URL of this version's published docs, None) or (None, why there is none).
+
+    Only an https site of exactly this version: the Documentation URL when a segment of its
+    path is the version (`/1.2.0/`, `/en/v1.2.0/`), else where its host puts the release (Read
+    the Docs' `/en/1.2.0/` for `/en/latest/`); a host that publishes release lines (`2.2.x`) or
+    only the latest is not this version's site.
+    """
+    url = documentation_url(metadata)
+    if url is None:
+        return None, "the release's metadata names no Documentation URL"
+    if not url.startswith("https://"):
+        # A package's metadata names no http:// service on this machine's loopback to crawl.
+        return None, f"{url} is not https (a release's own site is crawled over https only)"
+    site = versioned_url(url, version)
+    for candidate in (url, site.url if site is not None else None):
+        if candidate is not None and _names_version(candidate, version):
+            return candidate, None
+    return None, f"{url} is not the site of {version} alone (no version in its path, and its " \
+                 "host's versions are not known or are release lines)"
+
+
+def _names_version(url: str, version: str) -> bool:
+    wanted = normal_version(version) or version
+    return any(segment == version or normal_version(segment) == wanted
+               for segment in urllib.parse.urlsplit(url).path.split("/") if segment)
 
 
 def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
@@ -130,7 +192,7 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     where = Path(tempfile.mkdtemp(prefix=f"{normalized(dist)}-", dir=workdir))
     (where / "download").mkdir()
     archive = release_archive(dist, version, where / "download", options)
-    top, info, is_wheel = _release_tree(archive, where / "tree")
+    top, info, is_wheel = release_tree(archive, where / "tree")
     modules = wheel_modules(top) if is_wheel else sdist_modules(top)
     docs = None if is_wheel else docs_folder(str(top))
     if not modules and docs is None:
@@ -139,11 +201,8 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     base_url = base_urls.get(label)
     dirhtml = False
     if docs is not None:
-        metadata = _metadata(info) if info else None
-        urls = [documentation_url(metadata), metadata.get("Home-page")] if metadata else []
-        site = published_site(sphinx_project(str(top), docs), urls, version, base_url)
-        if site.note:
-            _note(f"{label}: {site.note}")
+        site = docs_site(top, docs, docs_urls(release_metadata(info)) if info else [], version,
+                         base_url, label)
         docs_url, dirhtml = site.url, site.dirhtml
         source_url = f"pypi:{dist}=={version}/"
     else:
