@@ -39,6 +39,20 @@ from tests.test_cli import one_line_refusal, run
 TIER = "server"
 
 DOCS = "https://demo.example/docs/"
+MKDOCS_VIEWS = """# Views
+
+Views take a request.
+
+## Returning JSON
+
+Return a Response with a dict:
+
+    return Response({"ok": True})
+
+## Errors
+
+Raise an exception.
+"""
 PARTIAL_INIT = '''"""Partial: a package whose docs describe some of it."""
 from .core import any_true, some_true
 
@@ -108,6 +122,9 @@ class PackageSourcesTest(unittest.TestCase):
             "partial/__init__.py": PARTIAL_INIT, "partial/core.py": PARTIAL_CORE})
         write_sdist(cls.links, "nomodule", "1.0", {
             "docs/conf.py": "", "docs/api.rst": "API\n===\n\n.. autofunction:: nomodule.f\n"})
+        write_sdist(cls.links, "mkdoc", "1.0", {
+            "mkdocs.yml": "site_name: Mkdoc\n", "mkdoc/__init__.py": '"""Mkdoc."""\n',
+            "docs/index.md": "# Mkdoc\n\nWelcome.\n", "docs/api-guide/views.md": MKDOCS_VIEWS})
         with open(os.path.join(cls.links, "damaged-4.0.tar.gz"), "wb") as out:
             out.write(b"\x1f\x8b this is no gzip stream")
 
@@ -177,6 +194,20 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertIn("build: skipped demo-pkg/1.0/src/demo/broken.py: syntax error (line 3)",
                       done.stderr)
         self.assertIn("(2 skipped)", done.stderr)
+
+    def test_a_markdown_docs_folder_gives_its_sections_not_paragraphs(self):
+        # An MkDocs docs folder: each section one unit, its heading and prose together, at the
+        # page MkDocs publishes (`page/`) and its heading's id where the site is given...
+        _, out = self.built("pypi:mkdoc==1.0", extra=["--base-url", f"mkdoc/1.0={DOCS}"])
+        units = passages(out)
+        [(url, source_id, start, end, text, _, _)] = units["mkdoc", "Returning JSON"]
+        self.assertEqual((url, source_id, start, end), (
+            DOCS + "api-guide/views/#returning-json", "docs/api-guide/views.md", 5, 9))
+        self.assertEqual(text, "\n".join(MKDOCS_VIEWS.split("\n")[4:9]))
+        # ... else at its file's lines.
+        _, out = self.built("pypi:mkdoc==1.0")
+        [(url, *_)] = passages(out)["mkdoc", "Returning JSON"]
+        self.assertEqual(url, "pypi:mkdoc==1.0/docs/api-guide/views.md#L5-L9")
 
     def test_the_public_objects_no_page_documents_follow_the_pages_at_their_lines(self):
         done, out = self.built("pypi:partial==1.0",

@@ -372,10 +372,37 @@ class _Units:
         return pages
 
     def _folder_pages(self, docs: str, progress: Progress) -> list:
-        """Return a docs folder's units without a Sphinx project: paragraphs, autodoc resolved."""
+        """Return a docs folder's units without a Sphinx project: a Markdown page's sections
+        (anchored as MkDocs renders them where an mkdocs.yml names the folder, else as GitHub
+        does), another file's paragraphs, autodoc resolved."""
+        site = markdown.mkdocs_site(os.path.join(self.tree.root, *docs.split("/")))
         contents = []
         for relative, _, text, sha256 in self._read_pages(docs, progress, source_kind):
-            contents.extend(self._page(relative, f"{docs}/{relative}", text, sha256, progress))
+            source_id = f"{docs}/{relative}"
+            if source_kind(relative) == "markdown":
+                contents.extend(self._markdown_page(relative, source_id, text, sha256, site))
+            else:
+                contents.extend(self._page(relative, source_id, text, sha256, progress))
+        return contents
+
+    def _markdown_page(self, relative: str, source_id: str, text: str, sha256: str,
+                       site: markdown.MkDocsSite | None) -> list:
+        """Return a Markdown page's section units: at its published page where the folder's
+        site is known (an MkDocs site's `page/`), else at their files' lines."""
+        docs_url = self.layout.docs_url
+        page = (docs_url + urllib.parse.quote(markdown.page_path(relative, site), safe="/")
+                if docs_url else None)
+        contents = []
+        for unit in markdown.page_units(text, site.flavour if site else "github", relative):
+            url = (page + ("#" + unit.anchor if unit.anchor else "") if page is not None
+                   else self._source_link(source_id, unit.start_line, unit.end_line))
+            contents.append(UnitDraft.of(
+                self.tree, source_id, sha256, url, unit.start_line, unit.end_line, unit.text,
+                unit.title, IndexFields.of(
+                    kind=unit.kind, noindex=unit.noindex, reference_page=False, in_links=0,
+                    names=unit.names, name=unit.name, signature=unit.signature,
+                    body=unit.body, code=unit.code, context=unit.context),
+                unit.heading, notes=unit.notes, hidden=unit.hidden))
         return contents
 
     def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress) -> dict:
