@@ -155,12 +155,16 @@ class VersionsTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn(b"version 2.28 served as 2.28.2", done.stdout)
         lines = done.stdout.decode().splitlines()
-        hits = lines.index("first search's hits (2)")
+        hits = lines.index("first search's hits (1)")
         # Both paragraphs are the one unit of a page without headings (one url and title): the
-        # run reads it whole (docs/api.md#whole-units).
-        self.assertEqual(lines[hits + 1:hits + 3], [
-            f"  1 page.txt lines 3-3 {BASE}requests/2.28.2/page.html (read)",
-            f"  2 page.txt lines 1-1 {BASE}requests/2.28.2/page.html (read)"])
+        # search gives it one place, and the run reads it whole, in line order
+        # (docs/api.md#whole-units).
+        self.assertEqual(lines[hits + 1],
+                         f"  1 page.txt lines 3-3 {BASE}requests/2.28.2/page.html (read)")
+        evidence = lines.index("evidence (2)")
+        self.assertEqual(lines[evidence + 1:evidence + 4:2], [
+            f"  1 page.txt lines 1-1 {BASE}requests/2.28.2/page.html",
+            f"  2 page.txt lines 3-3 {BASE}requests/2.28.2/page.html"])
 
 
     def test_mcp_search_docs_refuses_it_as_a_tool_error(self):

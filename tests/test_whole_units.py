@@ -14,6 +14,7 @@ import unittest
 
 from retrieval.core.verify import verify_run_result
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
+from retrieval.ingest.default_policy import default_policy
 from retrieval.wsgi import create_app
 from tests.schema import errors as schema_errors
 from tests.support import call, class_temporary_directory, quiet_settings
@@ -42,13 +43,13 @@ TEXT = ("# Goats\n\nAn introduction to goats.\n\n## Configure the herd\n\n"
         + "\n\n## Milking\n\nMilking happens twice daily, after the goats graze.\n")
 
 
-def build_herd(cls) -> str:
+def build_herd(cls, policy=DEFAULT_POLICY) -> str:
     """Build TEXT at version 1.0 in a directory of the test class's; return the snapshot's path."""
     base = class_temporary_directory(cls)
     write_tree(base, {"src/llms-full.txt": TEXT})
     out = os.path.join(base, "snapshot")
     build_snapshot([SourceTree("1.0", os.path.join(base, "src", "llms-full.txt"), BASE)],
-                   out, DEFAULT_POLICY, Progress(io.StringIO()))
+                   out, policy, Progress(io.StringIO()))
     return out
 
 
@@ -142,6 +143,15 @@ class WholeUnitsTest(unittest.TestCase):
             "application/json"]["schema"]
         self.assertEqual(schema_errors(schema, reply.json(), document), [])
 
+    def test_a_search_gives_a_cut_unit_one_place_at_its_best_piece(self):
+        # Both pieces of the section hold "pasture": the unit is one hit, not two.
+        reply = call(self.app, "POST", "/search", json.dumps(
+            {"query": "pasture", "version": "1.0", "max_text_bytes": 8192}).encode())
+        self.assertEqual(reply.code, 200, reply.body)
+        hits = reply.json()["hits"]
+        self.assertEqual(len([hit for hit in hits if hit["url"] == HERD_URL]), 1)
+        self.assertEqual(len({(hit["url"], hit["title"]) for hit in hits}), len(hits))
+
     def test_the_reads_are_the_documented_shape(self):
         schema_document = call(self.app, "GET", "/openapi.json").json()
         schema = schema_document["paths"]["/retrieve"]["post"]["responses"]["200"]["content"][
@@ -150,6 +160,29 @@ class WholeUnitsTest(unittest.TestCase):
             with self.subTest(fields=fields):
                 self.assertEqual(schema_errors(schema, self.retrieve(**fields), schema_document),
                                  [])
+
+
+class FieldedSearchTest(unittest.TestCase):
+    """Without a ranking model a search ranks k rows: where pieces of one unit took some of
+    them, it ranks deeper until it has k units."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.app = create_app(snapshot_path=build_herd(cls, default_policy("fielded")),
+                             settings=quiet_settings())
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.app.close()
+
+    def test_k_places_go_to_k_units(self):
+        reply = call(self.app, "POST", "/search", json.dumps(
+            {"query": "pasture fences goat", "version": "1.0", "limit": 2}).encode())
+        self.assertEqual(reply.code, 200, reply.body)
+        hits = reply.json()["hits"]
+        self.assertEqual(len(hits), 2)
+        self.assertEqual(len({(hit["url"], hit["title"]) for hit in hits}), 2)
+        self.assertIn(HERD_URL, [hit["url"] for hit in hits])
 
 
 if __name__ == "__main__":

@@ -168,6 +168,16 @@ BY_PASSAGE_ID = (
 # a passage without a title (a JSON snapshot's) is a unit of its own, never looked up here.
 _PIECES = ("SELECT {columns} FROM passages AS p WHERE p.collection = ? AND p.version = ? "
            "AND p.source_id = ? AND p.url = ? AND p.title = ? ")
+
+
+def unit_of(passage: Passage) -> tuple:
+    """Return what names a passage's unit, as _PIECES reads it: its source, url and title (its
+    collection and version are the search's), or for a passage without a title its own id."""
+    if passage.title is None:
+        return (passage.passage_id,)
+    return (passage.source_id, passage.url, passage.title)
+
+
 PREVIOUS_PIECE = _PIECES.format(columns=_SELECT) + \
     "AND p.start_line < ? ORDER BY p.start_line DESC LIMIT 1"
 NEXT_PIECE = _PIECES.format(columns=_SELECT) + \

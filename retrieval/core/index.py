@@ -322,7 +322,8 @@ class CollectionIndex:
                 self._spans.get(search.version))
 
     def rank(self, search: SearchCall, deadline: float | None = None):
-        """Return up to search.k (passage, score) pairs of its version, best first.
+        """Return up to search.k (passage, score) pairs of its version, best first, one per unit
+        (_unit_hits).
 
         The score is bm25 (minus the prior), or with a reranker the re-sorted score of the
         reranker's candidates (the lexical ones, and its dense ones of this version). deadline
@@ -334,22 +335,51 @@ class CollectionIndex:
             return []
         reranker = self._reranker
         limit = k if reranker is None else max(k, reranker.candidates)
-        if self._model is not None:
-            conn, ranked = self._model_ranked(search, fts_query, span, limit, deadline)
-        else:
-            conn, ranked = self._owner.run_ranked(
-                self._ranked_sql, (fts_query, span[0], span[1], limit), deadline)
-            if reranker is not None:
-                # The span's rows are the collection's version: the only units it may add.
-                ranked = reranker(search.embedded, ranked, span)
-        return [(self.row_passage(conn, rowid), score) for rowid, score in ranked[:k]]
+        while True:
+            if self._model is not None:
+                # Without a re-ranker every candidate is scored anyway: take them all.
+                conn, ranked = self._model_ranked(
+                    search, fts_query, span, None if reranker is None else limit, deadline)
+            else:
+                conn, ranked = self._owner.run_ranked(
+                    self._ranked_sql, (fts_query, span[0], span[1], limit), deadline)
+                if reranker is not None:
+                    # The span's rows are the collection's version: the only units it may add.
+                    ranked = reranker(search.embedded, ranked, span)
+            hits = self._unit_hits(conn, ranked, k)
+            # Pieces of one unit take one place: rank deeper until k units or no more rows.
+            every_candidate = self._model is not None and reranker is None
+            if len(hits) == k or every_candidate or len(ranked) < limit:
+                return hits
+            limit *= 2
+
+    def _unit_hits(self, conn, ranked, k: int) -> list:
+        """Return the first k (passage, score) pairs of ranked (row id, score) pairs, one per
+        unit: a unit the build cut is hit by its best-ranked piece alone. A search's places go
+        to distinct units, and a `reads: best` run reads a hit's unit whole anyway."""
+        hits: list = []
+        units: set = set()
+        for rowid, score in ranked:
+            passage = self._row(conn, rowid)
+            unit = database.unit_of(passage)
+            if unit in units:
+                continue
+            units.add(unit)
+            hits.append((self._owner.with_notes(passage, database.NOTES_OF, rowid), score))
+            if len(hits) == k:
+                break
+        return hits
+
+    @staticmethod
+    def _row(conn, rowid: int) -> Passage:
+        """Return the passage of a row id, without its version notes."""
+        return database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone())
 
     def row_passage(self, conn, rowid: int) -> Passage:
         """Return the passage of a row id, with its version notes."""
-        passage = database.passage_from_row(conn.execute(database.BY_ID, (rowid,)).fetchone())
-        return self._owner.with_notes(passage, database.NOTES_OF, rowid)
+        return self._owner.with_notes(self._row(conn, rowid), database.NOTES_OF, rowid)
 
-    def _model_ranked(self, search: SearchCall, fts_query: str, span: tuple, limit: int,
+    def _model_ranked(self, search: SearchCall, fts_query: str, span: tuple, limit: int | None,
                       deadline: float | None):
         """Return (connection, (row id, score) pairs best first) by the ranking model; a
         re-ranker embeds search.embedded (the query, or the question's sentence).
