@@ -29,6 +29,7 @@ from tests.package_fixtures import (
 )
 from tests.support import (
     ROOT,
+    call,
     class_temporary_directory,
     post_json,
     quiet_settings,
@@ -103,6 +104,18 @@ def facts(out: str, fact: str) -> dict:
         conn.close()
 
 
+def _herd_paragraph(number: int) -> str:
+    return (f"    Paragraph {number}: the herd grazes each pasture in turn, and a goat that "
+            "strays is counted again at dusk.\n") * 4
+
+
+# One function whose docstring (about 3 KiB) the builder cuts in pieces, every one of which
+# holds the words "herd" and "pasture"; and a short one beside it.
+LONGDOC = ('"""Goats."""\n\n\ndef graze(herd):\n    """Graze a herd.\n\n'
+           + "\n".join(_herd_paragraph(number) for number in range(8))
+           + '    """\n\n\ndef milk(herd):\n    """Milk a herd that came back from pasture."""\n')
+
+
 class PackageSourcesTest(unittest.TestCase):
 
     @classmethod
@@ -125,6 +138,7 @@ class PackageSourcesTest(unittest.TestCase):
         write_sdist(cls.links, "mkdoc", "1.0", {
             "mkdocs.yml": "site_name: Mkdoc\n", "mkdoc/__init__.py": '"""Mkdoc."""\n',
             "docs/index.md": "# Mkdoc\n\nWelcome.\n", "docs/api-guide/views.md": MKDOCS_VIEWS})
+        write_wheel(cls.links, "longdoc", "1.0", {"longdoc/__init__.py": LONGDOC})
         with open(os.path.join(cls.links, "damaged-4.0.tar.gz"), "wb") as out:
             out.write(b"\x1f\x8b this is no gzip stream")
 
@@ -290,6 +304,30 @@ class PackageSourcesTest(unittest.TestCase):
             "provenance: wheelonly/3.0: pypi wheelonly==3.0 wheelonly-3.0-py3-none-any.whl "
             "sha256 " + digests["wheelonly-3.0-py3-none-any.whl"],
             "verified")) + "\n$")
+
+    def test_a_cut_docstring_s_pieces_link_its_object_and_are_one_hit_read_whole(self):
+        _, out = self.built("pypi:longdoc==1.0")
+        pieces = passages(out)["longdoc", "longdoc.graze"]
+        self.assertGreater(len(pieces), 1)
+        # Every piece links the object's lines, first to last: one unit, by url and title.
+        first, last = pieces[0][2], pieces[-1][3]
+        self.assertEqual({url for url, *_ in pieces},
+                         {f"pypi:longdoc==1.0/longdoc/__init__.py#L{first}-L{last}"})
+        app = create_app(snapshot_path=out, settings=quiet_settings())
+        self.addCleanup(app.close)
+        # A search gives the unit one place, at its best piece, whatever its pieces match.
+        reply = call(app, "POST", "/search", json.dumps(
+            {"query": "herd pasture", "version": "1.0", "collection": "longdoc"}).encode())
+        self.assertEqual(reply.code, 200, reply.body)
+        titles = [hit["title"] for hit in reply.json()["hits"]]
+        self.assertEqual(sorted(titles), ["longdoc.graze", "longdoc.milk"])
+        # And a run reads it whole, its pieces in line order.
+        reply = post_json(app, {"question": "how does a herd graze each pasture",
+                                "version": "1.0", "collection": "longdoc", "max_reads": 1})
+        self.assertEqual(reply.code, 200, reply.body)
+        evidence = reply.json()["evidence"]
+        self.assertEqual([(item["start_line"], item["end_line"]) for item in evidence],
+                         [(start, end) for _, _, start, end, *_ in pieces])
 
     # -- env: -------------------------------------------------------------------------------
 

@@ -245,7 +245,10 @@ class _Units:
                 fragment = own if anchor is None else anchor
                 url = f"{page}#{urllib.parse.quote(fragment, safe='')}" if fragment else page
             else:
-                url = self._source_link(module.path, piece.start + 1, piece.stop)
+                # Every piece links the object's lines: the passages of one source under one
+                # url and title are the pieces of one unit (database._PIECES), read whole and
+                # hit once.
+                url = self._source_link(module.path, obj.start_line, obj.end_line)
             facts = IndexFields.of(
                 kind=SECTION if obj.kind == MODULE else obj.kind, in_links=in_links,
                 noindex=noindex,
