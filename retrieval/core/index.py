@@ -286,10 +286,12 @@ class ModelQueries:
 
 
 class ApiUnit(NamedTuple):
-    """One API unit of a built snapshot: its passage and what it is indexed by (core/diff.py)."""
+    """One unit of a built snapshot that documents an API object (database.DOCUMENTS_OBJECT):
+    its passage and what it is indexed by (core/diff.py)."""
 
     passage: Passage
     kind: str
+    noindex: int  # 0 or 1: out of the site's index of objects (a `:noindex:` duplicate)
     names: str  # qualified names, space-separated
     signature: str
     body: str
@@ -442,7 +444,8 @@ class CollectionIndex:
                       for row in rows]
 
     def api_units(self, version: str) -> list | None:
-        """Return the ApiUnits of one version in passage order, each passage with its version
+        """Return the ApiUnits of one version (the units documenting an object, as a lookup
+        finds them: database.DOCUMENTS_OBJECT) in passage order, each passage with its version
         notes ([]: a version it does not hold); None for a snapshot that records no units' facts
         (the JSON fixture)."""
         if self._owner.snapshot.ranking is None:
@@ -458,8 +461,9 @@ class CollectionIndex:
     def lookup(self, name: str, version: str, per_version: int,
                deadline: float | None = None) -> Lookup:
         """Return the units documenting an API name in each of the collection's versions, at
-        most per_version of each, those whose qualified name is the name itself first, then in
-        snapshot order (core/lookup.py)."""
+        most per_version of each, those whose qualified name is the name itself first, then the
+        indexed ones (a `:noindex:` duplicate after its description), then in snapshot order
+        (core/lookup.py)."""
         fts_query = name_query(name)
         if self._named_sql is None or fts_query is None or not self._spans:
             return Lookup(name, version, {})
@@ -468,13 +472,13 @@ class CollectionIndex:
         conn, rows = self._owner.run_ranked(self._named_sql,
                                             (fts_query, first, last, MAX_NAMED_ROWS), deadline)
         ranked: dict = {}
-        for rowid, qualified, bare in rows:
+        for rowid, qualified, bare, noindex in rows:
             if names_match(name, qualified, bare):
                 held = next(v for v, (a, b) in self._spans.items() if a <= rowid <= b)
-                ranked.setdefault(held, []).append((exactness(name, qualified), rowid))
+                ranked.setdefault(held, []).append((exactness(name, qualified), noindex, rowid))
         return Lookup(name, version, {
             held: tuple(self.row_passage(conn, rowid)
-                        for _, rowid in sorted(rows_of)[:per_version])
+                        for *_, rowid in sorted(rows_of)[:per_version])
             for held, rows_of in ranked.items()})
 
     def passage(self, passage_id: str) -> Passage | None:
