@@ -237,6 +237,12 @@ class VersionNotesTest(unittest.TestCase):
             refused = post(self.app, "/lookup", version="1.0", collection="pkg", **body)
             self.assertEqual((refused.code, refused.json()["error"]["code"]),
                              (422, "invalid_request"), body)
+        # /search's token budget is no field of a lookup's (its texts are bounded in bytes).
+        refused = post(self.app, "/lookup", name="greet", version="1.0", collection="pkg",
+                       max_tokens=100)
+        self.assertEqual((refused.code, [(issue["path"], issue["type"]) for issue in
+                                         refused.json()["error"]["issues"]]),
+                         (422, [(["body", "max_tokens"], "extra_forbidden")]))
 
     def test_the_openapi_document_describes_lookup(self):
         document = call(self.app, "GET", "/openapi.json").json()

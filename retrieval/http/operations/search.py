@@ -157,22 +157,25 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
 
 
 class Search(BodyOperation):
-    """POST /search; its steps are attributes, so that POST /lookup is the same over its own."""
+    """POST /search; its steps (parse, answer) are its own, so that POST /lookup runs the same
+    over its own: each parse takes what its route validates, and only that."""
 
     route = SEARCH
-    # (document, max_text_bytes limit, default collection, pins) -> a ServedNames request;
     # (service, request, deadline) -> the response body.
-    parse: Callable[..., ServedNames] = staticmethod(parse_search_request)
     answer: Callable[..., dict] = staticmethod(run_search)
     # The OpenAPI operation's summary, its request and response schemas, the 200's description.
     described = ("One ranked search, with the best hits' texts within a byte budget",
                  "SearchRequest", "SearchResponse", "The ranked hits")
 
+    def parse(self, document, key) -> ServedNames:
+        """Validate the decoded body of this caller's request, with the app's limits."""
+        state = self.state
+        return parse_search_request(document, state.maxima.max_source_bytes,
+                                    state.default_for(key), state.pins, state.maxima.max_tokens)
+
     def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
         state = self.state
-        request = state.resolved(key, self.parse(
-            decode_body(body), state.maxima.max_source_bytes, state.default_for(key),
-            state.pins, state.maxima.max_tokens))
+        request = state.resolved(key, self.parse(decode_body(body), key))
         found = self.answer(service, request, started + state.deadline_s)
         verified(service)  # what a rewritten file gave is never sent
         return Reply(OK, encode_json(found))
