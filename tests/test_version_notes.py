@@ -202,6 +202,25 @@ class VersionNotesTest(unittest.TestCase):
         self.assertNotIn("not_in_version", self.search("greet", "2.0"))
         self.assertNotIn("not_in_version", self.search("nowhere_at_all", "2.0"))
 
+    def test_search_says_not_in_version_exactly_when_lookup_does(self):
+        # /search checks the asked version alone first and looks across versions only for a
+        # name it does not document: the same answer as a lookup, for every kind of name (bare,
+        # dotted, a dotted suffix, in both versions, in one, in none).
+        names = ("greet", "pkg.greet", "old_greet", "pkg.old_greet", "new_greet",
+                 "pkg.new_greet", "shout", "pkg.shout", "nowhere_at_all", "pkg")
+        for name in names:
+            for version in ("1.0", "2.0"):
+                with self.subTest(name=name, version=version):
+                    looked = post(self.app, "/lookup", name=name, version=version,
+                                  collection="pkg").json()
+                    searched = self.search(name, version)
+                    if looked["status"] == "not_in_version":
+                        self.assertEqual(searched["not_in_version"]["versions"],
+                                         looked["not_in_version"]["versions"])
+                    else:
+                        self.assertNotIn("not_in_version", searched)
+                    self.assertTrue(all(hit["version"] == version for hit in searched["hits"]))
+
     def test_lookup_says_deprecation_first_and_absence_with_passages(self):
         deprecated = post(self.app, "/lookup", name="old_greet", version="1.0",
                           collection="pkg").json()

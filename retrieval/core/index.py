@@ -458,24 +458,39 @@ class CollectionIndex:
         return [ApiUnit(self._owner.with_notes(database.passage_from_row(row), database.NOTES_OF,
                                                row[-1]), *row[end:-1]) for row in rows]
 
+    def _named(self, name: str, first: int, last: int, deadline: float | None):
+        """Return (connection, [(exactness, noindex, rowid)]): the units of rows first..last
+        documenting an API name, in snapshot order (core/lookup.py's test)."""
+        fts_query = name_query(name)
+        if self._named_sql is None or fts_query is None:
+            return None, []
+        conn, rows = self._owner.run_ranked(self._named_sql,
+                                            (fts_query, first, last, MAX_NAMED_ROWS), deadline)
+        return conn, [(exactness(name, qualified), noindex, rowid)
+                      for rowid, qualified, bare, noindex in rows
+                      if names_match(name, qualified, bare)]
+
+    def documents(self, name: str, version: str, deadline: float | None = None) -> bool:
+        """Tell whether a version documents an API name, as lookup() would find it there,
+        reading that version's rows alone and none of its passages."""
+        span = self._spans.get(version)
+        return span is not None and bool(self._named(name, span[0], span[1], deadline)[1])
+
     def lookup(self, name: str, version: str, per_version: int,
                deadline: float | None = None) -> Lookup:
         """Return the units documenting an API name in each of the collection's versions, at
         most per_version of each, those whose qualified name is the name itself first, then the
         indexed ones (a `:noindex:` duplicate after its description), then in snapshot order
         (core/lookup.py)."""
-        fts_query = name_query(name)
-        if self._named_sql is None or fts_query is None or not self._spans:
+        if not self._spans:
             return Lookup(name, version, {})
-        first = min(span[0] for span in self._spans.values())
-        last = max(span[1] for span in self._spans.values())
-        conn, rows = self._owner.run_ranked(self._named_sql,
-                                            (fts_query, first, last, MAX_NAMED_ROWS), deadline)
+        conn, rows = self._named(name, min(span[0] for span in self._spans.values()),
+                                 max(span[1] for span in self._spans.values()), deadline)
         ranked: dict = {}
-        for rowid, qualified, bare, noindex in rows:
-            if names_match(name, qualified, bare):
-                held = next(v for v, (a, b) in self._spans.items() if a <= rowid <= b)
-                ranked.setdefault(held, []).append((exactness(name, qualified), noindex, rowid))
+        for row in rows:
+            rowid = row[-1]
+            held = next(v for v, (a, b) in self._spans.items() if a <= rowid <= b)
+            ranked.setdefault(held, []).append(row)
         return Lookup(name, version, {
             held: tuple(self.row_passage(conn, rowid)
                         for *_, rowid in sorted(rows_of)[:per_version])

@@ -142,8 +142,11 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
                     text_tokens += tokens
                 hits.append(hit)
             # A query that is an API name the version does not document, and others do: said.
+            # The version asked is checked first, on its rows alone: a name it documents (most
+            # names asked) costs no read of the other versions' units.
             name = api_name(request.query)
-            named = None if name is None else tools.lookup(name, version, request.limit)
+            named = None if name is None or tools.documents(name, version) else \
+                tools.lookup(name, version, request.limit)
         except ToolFailure as failure:
             raise SearchFailed(failure.reason) from None
     absent = {} if named is None or named.status != NOT_IN_VERSION else {
