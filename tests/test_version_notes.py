@@ -221,6 +221,24 @@ class VersionNotesTest(unittest.TestCase):
                         self.assertNotIn("not_in_version", searched)
                     self.assertTrue(all(hit["version"] == version for hit in searched["hits"]))
 
+    def test_search_for_a_name_says_what_the_version_documents_of_it_first(self):
+        # What /lookup says first, /search says first too (before its hits, whatever they rank).
+        for name, version, kinds in (("old_greet", "1.0", ["deprecated"]),
+                                     ("pkg.greet", "2.0", ["changed"]),
+                                     ("shout", "2.0", ["deprecated"])):
+            with self.subTest(name=name):
+                searched = self.search(name, version)
+                looked = post(self.app, "/lookup", name=name, version=version,
+                              collection="pkg").json()
+                self.assertEqual([note["kind"] for note in searched["notes"]], kinds)
+                self.assertEqual(searched["notes"], looked["notes"])
+                self.assertEqual(list(searched).index("notes") + 1, list(searched).index("hits"))
+        # A name without such notes (new in 2.0 is no warning), one the version lacks, and a
+        # question that is no API name: no notes.
+        for query, version in (("new_greet", "2.0"), ("old_greet", "2.0"),
+                               ("how do I greet someone", "1.0")):
+            self.assertNotIn("notes", self.search(query, version))
+
     def test_lookup_says_deprecation_first_and_absence_with_passages(self):
         deprecated = post(self.app, "/lookup", name="old_greet", version="1.0",
                           collection="pkg").json()

@@ -95,6 +95,11 @@ NOTES_SCHEMA = (f"CREATE TABLE {NOTES_TABLE} (id INTEGER NOT NULL REFERENCES pas
 NOTES_OF = f"SELECT kind, version, text FROM {NOTES_TABLE} WHERE id = ? ORDER BY position"
 NOTES_OF_PASSAGE = (f"SELECT kind, version, text FROM {NOTES_TABLE} WHERE id = "
                     "(SELECT id FROM passages WHERE passage_id = ?) ORDER BY position")
+# The notes of some rows (a json array of row ids) with their passages' ids, reading no text: what
+# a name's units in the version asked say first (core/lookup.first_notes).
+NOTES_OF_ROWS = (f"SELECT n.id, p.passage_id, n.kind, n.version, n.text FROM {NOTES_TABLE} AS n "
+                 "JOIN passages AS p ON p.id = n.id "
+                 "WHERE n.id IN (SELECT value FROM json_each(?)) ORDER BY n.id, n.position")
 NOTES_IN_ORDER = f"SELECT id, kind, version, text FROM {NOTES_TABLE} ORDER BY id, position"
 INDEX_FACTS = ("kind", "in_links", "noindex", "reference_page")
 FIELDED_FTS_TABLE = f"""CREATE VIRTUAL TABLE {{table}} USING fts5(

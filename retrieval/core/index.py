@@ -25,6 +25,7 @@ from . import database
 from .checks import SnapshotError
 from .lookup import MAX_NAMED_ROWS, Lookup, exactness, name_query, names_match
 from .model import Passage, Snapshot
+from .notes import VersionNote
 from .query import quote_fts_terms
 from .ranking import RankingModel, page_counts, page_of
 from .rerank import Reranker
@@ -199,6 +200,11 @@ class SnapshotIndex:
         if passage.passage_id != passage_id:
             return None
         return self.with_notes(passage, database.NOTES_OF_PASSAGE, passage_id)
+
+    @property
+    def has_notes(self) -> bool:
+        """Tell whether the snapshot records version notes (one built since they exist)."""
+        return self._notes
 
     def with_notes(self, passage: Passage, sql: str, key) -> Passage:
         """Return the passage with its version notes (database.notes_of by sql and key)."""
@@ -470,11 +476,26 @@ class CollectionIndex:
                       for rowid, qualified, bare, noindex in rows
                       if names_match(name, qualified, bare)]
 
-    def documents(self, name: str, version: str, deadline: float | None = None) -> bool:
-        """Tell whether a version documents an API name, as lookup() would find it there,
-        reading that version's rows alone and none of its passages."""
+    def noted(self, name: str, version: str, per_version: int,
+              deadline: float | None = None) -> tuple | None:
+        """Return the version notes of the units documenting an API name in one version, those
+        lookup() would give (at most per_version, in its order): (passage_id, VersionNotes)
+        pairs, of the units with notes only; None when the version documents the name in no
+        unit. Reads that version's rows alone, and no passage text."""
         span = self._spans.get(version)
-        return span is not None and bool(self._named(name, span[0], span[1], deadline)[1])
+        if span is None:
+            return None
+        conn, rows = self._named(name, span[0], span[1], deadline)
+        if not rows:
+            return None
+        ids = [rowid for *_, rowid in sorted(rows)[:per_version]]
+        if not self._owner.has_notes:
+            return ()
+        noted: dict = {}
+        for rowid, passage_id, *note in conn.execute(database.NOTES_OF_ROWS, (json.dumps(ids),)):
+            noted.setdefault(rowid, (passage_id, []))[1].append(VersionNote(*note))
+        return tuple((noted[rowid][0], tuple(noted[rowid][1])) for rowid in ids
+                     if rowid in noted)
 
     def lookup(self, name: str, version: str, per_version: int,
                deadline: float | None = None) -> Lookup:

@@ -177,11 +177,12 @@ class RetrievalTools:
             self._issued[handle["read_token"]] = handle
         return found
 
-    def documents(self, name: str, version: str) -> bool:
-        """Tell whether the version documents an API name (core/lookup.py), reading no text."""
+    def noted(self, name: str, version: str, per_version: int) -> tuple | None:
+        """Return the version notes of an API name's units in one version, or None if it
+        documents the name in none (CollectionIndex.noted): no text is read."""
         self._ensure_open()
         with _index_failures():
-            return self._index.documents(name, version, self._deadline)
+            return self._index.noted(name, version, per_version, self._deadline)
 
     def lookup(self, name: str, version: str, per_version: int) -> Lookup:
         """Return an API name's units in each version of the collection (core/lookup.py), every
