@@ -15,8 +15,12 @@ import os
 import sys
 import unittest
 
+import requests
+
+from retrieval import client as rc
 from retrieval.cli.main import main
 from retrieval.core.diff import CHANGES
+from retrieval.mcp.backends import BackendError, RemoteBackend
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
 from tests.package_fixtures import write_site_packages
@@ -28,7 +32,9 @@ from tests.support import (
     class_temporary_directory,
     quiet_settings,
     require_module,
+    start_server,
 )
+from tests.test_client import FakeServer, canned
 
 TIER = "server"  # diff_versions is asked of a real MCP server, a child process
 
@@ -292,6 +298,69 @@ class DocumentedObjectsTest(unittest.TestCase):
                         answer = self.lookup(name, absent)
                         self.assertEqual((answer["status"], answer["not_in_version"]["versions"]),
                                          ("not_in_version", [present]))
+
+
+class RemoteDiffTest(unittest.TestCase):
+    """The client's diff and MCP's RemoteBackend.diff, against a real `retrieval serve`."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.snapshot = build_two_releases(class_temporary_directory(cls))
+
+    def setUp(self):
+        self.server = start_server(self, "--snapshot", self.snapshot)
+
+    def served(self, body):
+        reply = requests.post(self.server.base_url + "/diff", json=body, timeout=WAIT_S)
+        self.assertEqual(reply.status_code, 200, reply.text)
+        return reply.json()
+
+    def test_the_client_diff_is_the_route_document_verified(self):
+        with rc.RetrievalClient(self.server.base_url) as client:
+            document = client.diff("2.0", "1.0", collection="demo")
+            self.assertEqual(listed(document), EXPECTED)
+            self.assertEqual(document, self.served(
+                {"collection": "demo", "version": "1.0", "to_version": "2.0"}))
+            only = client.diff("2.0", "1.0", collection="demo", names=["demo.Engine"], limit=1)
+            self.assertEqual(only["counts"], {**{kind: 0 for kind in CHANGES}, "deprecated": 1})
+            self.assertEqual(only["request"]["names"], ["demo.Engine"])
+            with self.assertRaises(rc.VersionNotFound) as refused:
+                client.diff("9.9", "1.0", collection="demo")
+            self.assertEqual(refused.exception.body["error"]["versions"], ["1.0", "2.0"])
+            with self.assertRaises(rc.InvalidRequest):
+                client.diff("2.0", "1.0", collection="demo", names=["not a name"])
+
+    def test_remote_backend_diff_answers_and_refuses_as_the_service(self):
+        backend = RemoteBackend(self.server.base_url)
+        self.addCleanup(backend.close)
+        arguments = {"collection": "demo", "version": "1.0", "to_version": "2.0",
+                     "names": ["demo.make_engine"]}
+        self.assertEqual(backend.diff(arguments), self.served(arguments))
+        with self.assertRaises(BackendError) as refused:
+            backend.diff({"collection": "demo", "version": "1.0", "to_version": "7.0"})
+        self.assertEqual(refused.exception.code, "version_not_found")
+        with self.assertRaises(BackendError) as refused:
+            backend.diff({"collection": "nope", "version": "1.0", "to_version": "2.0"})
+        self.assertEqual(refused.exception.code, "collection_not_found")
+
+
+class DiffEchoTest(unittest.TestCase):
+    """A diff document whose echo is not what was sent is refused, never returned."""
+
+    def test_an_altered_echo_raises(self):
+        body = {"corpus_id": "0" * 64, "request": {"version": "1.0", "collection": "demo",
+                                                   "to_version": "3.0", "limit": 100},
+                "old_version": "1.0", "new_version": "3.0",
+                "counts": {kind: 0 for kind in CHANGES},
+                "changes": {kind: [] for kind in CHANGES}}
+        fake = FakeServer(self, canned(200, body))
+        with self.assertRaises(rc.IntegrityError):
+            rc.RetrievalClient(fake.base_url).diff("2.0", "1.0", collection="demo")
+        fake = FakeServer(self, canned(200, dict(body, request=dict(body["request"],
+                                                                     to_version="2.0"))))
+        self.assertEqual(rc.RetrievalClient(fake.base_url).diff("2.0", "1.0",
+                                                                collection="demo")["new_version"],
+                         "3.0")  # what the echo does not cover is the server's word
 
 
 class DiffToolTest(unittest.TestCase):
