@@ -38,6 +38,8 @@ class LookupApiTest(unittest.TestCase):
                 "query": "greet", "collection": "pkg", "version": "1.0"})
             answers["absent"] = await client.call_tool("search_docs", {
                 "query": "old_greet", "collection": "pkg", "version": "2.0"})
+            answers["noted"] = await client.call_tool("search_docs", {
+                "query": "old_greet", "collection": "pkg", "version": "1.0"})
             answers["missing"] = await client.call_tool("lookup_api", {
                 "name": "greet", "collection": "pkg", "version": "9.9"})
             return answers
@@ -63,6 +65,10 @@ class LookupApiTest(unittest.TestCase):
         self.assertIn("changed 1.0", greet)
         self.assertIn("old_greet is not documented in this version; documented in 1.0",
                       answers["absent"].content[0].text)
+        # A search for a name the version documents as deprecated says so first.
+        noted = answers["noted"].content[0].text.splitlines()
+        self.assertEqual(noted[1], "this version documents it as deprecated 1.0: Use "
+                         f":func:`greet` instead. ({deprecated['notes'][0]['passage_id']})")
         self.assertIn(" · ", deprecated["provenance"])
         self.assertTrue(answers["missing"].is_error)
         self.assertIn("version_not_found", answers["missing"].content[0].text)

@@ -171,6 +171,28 @@ class ProjectCommandTest(unittest.TestCase):
             self.assertEqual(refused.returncode, 2)
             self.assertIn(said, refused.stderr)
 
+    def test_also_lock_builds_what_a_target_lockfile_moves(self):
+        # The target pins demo-pkg at 0.9 (the environment's), plain as the project does, and
+        # a dependency the project does not pin: only demo-pkg's 0.9 is built, beside the pin.
+        target = os.path.join(temporary_directory(self), "upgrade")
+        os.makedirs(target)
+        with open(os.path.join(target, "requirements.txt"), "w", encoding="utf-8") as out:
+            out.write("demo-pkg==0.9\nPlain==2.0\nunpinned-here==1.0\n")
+        done, out = self.project_run("--site", "plain=" + self.site, "--also-lock", target,
+                                     "--also", "Demo_Pkg==0.9")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn(": 1 pin moves (demo-pkg==0.9), 1 the same; not pinned by the project, "
+                      "not built: unpinned-here", done.stderr)
+        also = [line for line in done.stdout.splitlines() if "(also)" in line]
+        self.assertEqual([line.split()[:4] for line in also],
+                         [["demo-pkg", "(also)", "0.9", "env"]])
+        snapshot = load_snapshot(out)
+        self.assertEqual(snapshot.collections["demo-pkg"].version_names(), ("0.9", "1.0"))
+        self.assertEqual(snapshot.pinned_version("demo-pkg"), "1.0")
+        refused, _ = self.project_run("--also-lock", os.path.join(target, "missing.lock"))
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("missing.lock", refused.stderr)
+
     def test_a_project_whose_pins_get_nothing_is_refused_with_the_table(self):
         done, out = self.project_run("--offline", "--order", "pypi", "--no-cache")
         self.assertEqual(done.returncode, 2, done.stderr)

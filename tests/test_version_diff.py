@@ -15,8 +15,12 @@ import os
 import sys
 import unittest
 
+import requests
+
+from retrieval import client as rc
 from retrieval.cli.main import main
 from retrieval.core.diff import CHANGES
+from retrieval.mcp.backends import BackendError, RemoteBackend
 from retrieval.testing import subprocess_env
 from retrieval.wsgi import create_app
 from tests.package_fixtures import write_site_packages
@@ -28,7 +32,9 @@ from tests.support import (
     class_temporary_directory,
     quiet_settings,
     require_module,
+    start_server,
 )
+from tests.test_client import FakeServer, canned
 
 TIER = "server"  # diff_versions is asked of a real MCP server, a child process
 
@@ -79,13 +85,14 @@ EXPECTED = {"added": ["demo.Runner"], "removed": ["demo.gone"], "renamed": ["dem
 USES = "import demo as d\nfrom demo import make_engine\n\nd.old_helper('jobs.txt')\n"
 
 
-def build_two_releases(root: str) -> str:
-    """Build demo 1.0 and 2.0 into one snapshot; return its directory."""
+def build_two_releases(root: str, old=None, new=None) -> str:
+    """Build demo 1.0 and 2.0 (their files: {path: text}; demo.py of OLD and NEW unless given)
+    into one snapshot; return its directory."""
     sources = []
-    for version, text in (("1.0", OLD), ("2.0", NEW)):
+    for version, files in (("1.0", old or {"demo.py": OLD}), ("2.0", new or {"demo.py": NEW})):
         env = os.path.join(root, version)
         write_site_packages(os.path.join(env, "lib", "python3.11", "site-packages"),
-                            {"demo": (version, {"demo.py": text})})
+                            {"demo": (version, files)})
         sources += ["--source", f"demo=env:{env}"]
     out = os.path.join(root, "snapshot")
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -221,6 +228,139 @@ class DiffRouteTest(unittest.TestCase):
         reply = call(app, "POST", "/diff",
                      json.dumps({"version": "3.11", "to_version": "3.12"}).encode())
         self.assertEqual((reply.code, reply.json()["error"]["code"]), (409, "diff_unavailable"))
+
+
+# Two releases where one object is documented only out of the index in the old one (a public
+# module's helper the package does not export: its internals, `noindex`) and exported by the new
+# one, and a module (with its internal tool) only the new one has.
+TOOLS = '''"""Tools."""
+
+
+def helper(path):
+    """Read a jobs file at path and return the jobs it lists, in order."""
+'''
+FACE = '''"""Demo."""
+{imports}
+
+def run(jobs):
+    """Run the jobs given, in order, and return their results as a list."""
+'''
+EXTRA = '''"""Extra tools, new in 2.0."""
+
+
+def tool():
+    """A tool of the extra module."""
+'''
+
+
+class DocumentedObjectsTest(unittest.TestCase):
+    """The diff and the lookup read one definition of what a release documents."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.snapshot = build_two_releases(
+            class_temporary_directory(cls),
+            {"demo/__init__.py": FACE.format(imports=""), "demo/tools.py": TOOLS},
+            {"demo/__init__.py": FACE.format(imports="from .tools import helper\n"),
+             "demo/tools.py": TOOLS, "demo/extra.py": EXTRA})
+
+    def setUp(self):
+        self.app = create_app(settings=quiet_settings(snapshot=self.snapshot))
+        self.addCleanup(self.app.close)
+
+    def lookup(self, name, version):
+        reply = call(self.app, "POST", "/lookup", json.dumps(
+            {"collection": "demo", "name": name, "version": version}).encode())
+        self.assertEqual(reply.code, 200, reply.body)
+        return reply.json()
+
+    def test_an_object_out_of_the_index_is_documented_for_both(self):
+        # 1.0 documents demo.tools.helper out of the index; 2.0 exports it as demo.helper too.
+        self.assertEqual(self.lookup("demo.tools.helper", "1.0")["status"], "found")
+        self.assertEqual(self.lookup("demo.tools.helper", "2.0")["status"], "found")
+        document = call(self.app, "POST", "/diff", json.dumps(
+            {"collection": "demo", "version": "1.0", "to_version": "2.0"}).encode()).json()
+        self.assertEqual(listed(document), {**{kind: [] for kind in CHANGES},
+                                            "added": ["demo.extra", "demo.extra.tool"]})
+        self.assertEqual([entry["kind"] for entry in document["changes"]["added"]],
+                         ["module", "function"])
+
+    def test_what_the_diff_adds_or_removes_a_lookup_finds_only_on_that_side(self):
+        for old, new in (("1.0", "2.0"), ("2.0", "1.0")):
+            document = call(self.app, "POST", "/diff", json.dumps(
+                {"collection": "demo", "version": old, "to_version": new}).encode()).json()
+            changed = {kind: [entry["name"] for entry in document["changes"][kind]]
+                       for kind in ("added", "removed")}
+            self.assertTrue(changed["added"] or changed["removed"])
+            for kind, absent, present in (("added", old, new), ("removed", new, old)):
+                for name in changed[kind]:
+                    with self.subTest(old=old, kind=kind, name=name):
+                        answer = self.lookup(name, absent)
+                        self.assertEqual((answer["status"], answer["not_in_version"]["versions"]),
+                                         ("not_in_version", [present]))
+
+
+class RemoteDiffTest(unittest.TestCase):
+    """The client's diff and MCP's RemoteBackend.diff, against a real `retrieval serve`."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.snapshot = build_two_releases(class_temporary_directory(cls))
+
+    def setUp(self):
+        self.server = start_server(self, "--snapshot", self.snapshot)
+
+    def served(self, body):
+        reply = requests.post(self.server.base_url + "/diff", json=body, timeout=WAIT_S)
+        self.assertEqual(reply.status_code, 200, reply.text)
+        return reply.json()
+
+    def test_the_client_diff_is_the_route_document_verified(self):
+        with rc.RetrievalClient(self.server.base_url) as client:
+            document = client.diff("2.0", "1.0", collection="demo")
+            self.assertEqual(listed(document), EXPECTED)
+            self.assertEqual(document, self.served(
+                {"collection": "demo", "version": "1.0", "to_version": "2.0"}))
+            only = client.diff("2.0", "1.0", collection="demo", names=["demo.Engine"], limit=1)
+            self.assertEqual(only["counts"], {**{kind: 0 for kind in CHANGES}, "deprecated": 1})
+            self.assertEqual(only["request"]["names"], ["demo.Engine"])
+            with self.assertRaises(rc.VersionNotFound) as refused:
+                client.diff("9.9", "1.0", collection="demo")
+            self.assertEqual(refused.exception.body["error"]["versions"], ["1.0", "2.0"])
+            with self.assertRaises(rc.InvalidRequest):
+                client.diff("2.0", "1.0", collection="demo", names=["not a name"])
+
+    def test_remote_backend_diff_answers_and_refuses_as_the_service(self):
+        backend = RemoteBackend(self.server.base_url)
+        self.addCleanup(backend.close)
+        arguments = {"collection": "demo", "version": "1.0", "to_version": "2.0",
+                     "names": ["demo.make_engine"]}
+        self.assertEqual(backend.diff(arguments), self.served(arguments))
+        with self.assertRaises(BackendError) as refused:
+            backend.diff({"collection": "demo", "version": "1.0", "to_version": "7.0"})
+        self.assertEqual(refused.exception.code, "version_not_found")
+        with self.assertRaises(BackendError) as refused:
+            backend.diff({"collection": "nope", "version": "1.0", "to_version": "2.0"})
+        self.assertEqual(refused.exception.code, "collection_not_found")
+
+
+class DiffEchoTest(unittest.TestCase):
+    """A diff document whose echo is not what was sent is refused, never returned."""
+
+    def test_an_altered_echo_raises(self):
+        body = {"corpus_id": "0" * 64, "request": {"version": "1.0", "collection": "demo",
+                                                   "to_version": "3.0", "limit": 100},
+                "old_version": "1.0", "new_version": "3.0",
+                "counts": {kind: 0 for kind in CHANGES},
+                "changes": {kind: [] for kind in CHANGES}}
+        fake = FakeServer(self, canned(200, body))
+        with self.assertRaises(rc.IntegrityError):
+            rc.RetrievalClient(fake.base_url).diff("2.0", "1.0", collection="demo")
+        fake = FakeServer(self, canned(200, dict(body, request=dict(body["request"],
+                                                                     to_version="2.0"))))
+        self.assertEqual(rc.RetrievalClient(fake.base_url).diff("2.0", "1.0",
+                                                                collection="demo")["new_version"],
+                         "3.0")  # what the echo does not cover is the server's word
 
 
 class DiffToolTest(unittest.TestCase):

@@ -202,6 +202,43 @@ class VersionNotesTest(unittest.TestCase):
         self.assertNotIn("not_in_version", self.search("greet", "2.0"))
         self.assertNotIn("not_in_version", self.search("nowhere_at_all", "2.0"))
 
+    def test_search_says_not_in_version_exactly_when_lookup_does(self):
+        # /search checks the asked version alone first and looks across versions only for a
+        # name it does not document: the same answer as a lookup, for every kind of name (bare,
+        # dotted, a dotted suffix, in both versions, in one, in none).
+        names = ("greet", "pkg.greet", "old_greet", "pkg.old_greet", "new_greet",
+                 "pkg.new_greet", "shout", "pkg.shout", "nowhere_at_all", "pkg")
+        for name in names:
+            for version in ("1.0", "2.0"):
+                with self.subTest(name=name, version=version):
+                    looked = post(self.app, "/lookup", name=name, version=version,
+                                  collection="pkg").json()
+                    searched = self.search(name, version)
+                    if looked["status"] == "not_in_version":
+                        self.assertEqual(searched["not_in_version"]["versions"],
+                                         looked["not_in_version"]["versions"])
+                    else:
+                        self.assertNotIn("not_in_version", searched)
+                    self.assertTrue(all(hit["version"] == version for hit in searched["hits"]))
+
+    def test_search_for_a_name_says_what_the_version_documents_of_it_first(self):
+        # What /lookup says first, /search says first too (before its hits, whatever they rank).
+        for name, version, kinds in (("old_greet", "1.0", ["deprecated"]),
+                                     ("pkg.greet", "2.0", ["changed"]),
+                                     ("shout", "2.0", ["deprecated"])):
+            with self.subTest(name=name):
+                searched = self.search(name, version)
+                looked = post(self.app, "/lookup", name=name, version=version,
+                              collection="pkg").json()
+                self.assertEqual([note["kind"] for note in searched["notes"]], kinds)
+                self.assertEqual(searched["notes"], looked["notes"])
+                self.assertEqual(list(searched).index("notes") + 1, list(searched).index("hits"))
+        # A name without such notes (new in 2.0 is no warning), one the version lacks, and a
+        # question that is no API name: no notes.
+        for query, version in (("new_greet", "2.0"), ("old_greet", "2.0"),
+                               ("how do I greet someone", "1.0")):
+            self.assertNotIn("notes", self.search(query, version))
+
     def test_lookup_says_deprecation_first_and_absence_with_passages(self):
         deprecated = post(self.app, "/lookup", name="old_greet", version="1.0",
                           collection="pkg").json()
@@ -237,6 +274,12 @@ class VersionNotesTest(unittest.TestCase):
             refused = post(self.app, "/lookup", version="1.0", collection="pkg", **body)
             self.assertEqual((refused.code, refused.json()["error"]["code"]),
                              (422, "invalid_request"), body)
+        # /search's token budget is no field of a lookup's (its texts are bounded in bytes).
+        refused = post(self.app, "/lookup", name="greet", version="1.0", collection="pkg",
+                       max_tokens=100)
+        self.assertEqual((refused.code, [(issue["path"], issue["type"]) for issue in
+                                         refused.json()["error"]["issues"]]),
+                         (422, [(["body", "max_tokens"], "extra_forbidden")]))
 
     def test_the_openapi_document_describes_lookup(self):
         document = call(self.app, "GET", "/openapi.json").json()

@@ -59,6 +59,34 @@ def _also_pins(values, found) -> list:
     return also
 
 
+def _lock_upgrades(path: str, found, environment: dict, transitive: bool, given) -> list:
+    """Return the --also values (NAME==VERSION) a target lockfile's pins make: each pin of the
+    project's that it locks at another version, but one --also gives (`given`) already. It is
+    read as the project's pins are (the same readers, markers and --all), with no environment:
+    a version it does not pin moves nothing."""
+    from ..ingest.sources.packages import normalized
+    from ..project import pins
+
+    target = pins.read_pins(path, environment, transitive)
+    pinned = {pin.name: pin.version for pin in found.pins if pin.version is not None}
+    named = [(normalized(name), version) for name, _, version in
+             (value.partition("==") for value in given or ())]
+    moved = [f"{pin.name}=={pin.version}" for pin in target.pins
+             if pin.version is not None and pin.name in pinned
+             and not pins.same_version(pin.version, pinned[pin.name])]
+    same = sum(pin.name in pinned and pin.version is not None
+               and pins.same_version(pin.version, pinned[pin.name]) for pin in target.pins)
+    alone = sorted(pin.name for pin in target.pins if pin.name not in pinned)
+    print(f"project: --also-lock {target.path}: {len(moved)} "
+          f"{'pin moves' if len(moved) == 1 else 'pins move'}"
+          + (f" ({', '.join(moved)})" if moved else "") + f", {same} the same"
+          + (f"; not pinned by the project, not built: {', '.join(alone)}" if alone else ""),
+          file=sys.stderr, flush=True)
+    return [value for value in moved if not any(
+        value.partition("==")[0] == name and pins.same_version(value.partition("==")[2], version)
+        for name, version in named if version)]
+
+
 def _ranking(args) -> tuple:
     """Return (load_semantic's pair or None, the ranking as project.json records it).
 
@@ -108,7 +136,9 @@ def _project(args) -> int:
         raise UserError(f"--env {args.env}: no such directory")
     env = args.env or pins.default_env(args.path)
     found = pins.read_pins(args.path, environment, args.all, env)
-    also = _also_pins(args.also, found)
+    upgrades = [] if args.also_lock is None else _lock_upgrades(
+        args.also_lock, found, environment, args.all, args.also)
+    also = _also_pins([*(args.also or ()), *upgrades], found)
     unknown = sorted(set(sites) - {pin.name for pin in found.pins})
     if unknown:
         raise UserError(f"--site {unknown[0]}: {found.lockfile} pins no {unknown[0]}")
@@ -177,6 +207,11 @@ def register_project_command(commands) -> None:
                               "one, so that `retrieval diff` and searches naming that version work "
                               "offline; the pin is still what a request naming no version reads "
                               "(default: none)")
+    project.add_argument("--also-lock", metavar="PATH",
+                         help="the lockfile (or requirements file, or project folder) a planned "
+                              "upgrade moves to: each pin of the project's it locks at another "
+                              "version is built as --also NAME==VERSION would build it; read as "
+                              "the project's pins are (default: none)")
     project.add_argument("--all", action="store_true",
                          help="every locked dependency, not only the project's own (direct)")
     project.add_argument("--env", metavar="PATH",

@@ -95,6 +95,11 @@ NOTES_SCHEMA = (f"CREATE TABLE {NOTES_TABLE} (id INTEGER NOT NULL REFERENCES pas
 NOTES_OF = f"SELECT kind, version, text FROM {NOTES_TABLE} WHERE id = ? ORDER BY position"
 NOTES_OF_PASSAGE = (f"SELECT kind, version, text FROM {NOTES_TABLE} WHERE id = "
                     "(SELECT id FROM passages WHERE passage_id = ?) ORDER BY position")
+# The notes of some rows (a json array of row ids) with their passages' ids, reading no text: what
+# a name's units in the version asked say first (core/lookup.first_notes).
+NOTES_OF_ROWS = (f"SELECT n.id, p.passage_id, n.kind, n.version, n.text FROM {NOTES_TABLE} AS n "
+                 "JOIN passages AS p ON p.id = n.id "
+                 "WHERE n.id IN (SELECT value FROM json_each(?)) ORDER BY n.id, n.position")
 NOTES_IN_ORDER = f"SELECT id, kind, version, text FROM {NOTES_TABLE} ORDER BY id, position"
 INDEX_FACTS = ("kind", "in_links", "noindex", "reference_page")
 FIELDED_FTS_TABLE = f"""CREATE VIRTUAL TABLE {{table}} USING fts5(
@@ -145,11 +150,20 @@ DENSE_FACTS_SQL = (
     "SELECT i.id, i.kind, i.in_links, i.noindex, i.reference_page, p.url FROM passage_facts AS i "
     "JOIN passages AS p ON p.id = i.id WHERE i.id IN (SELECT value FROM json_each(?))"
 )
-# A name lookup's candidates (core/lookup.py): the units whose names fields hold the name's
-# words, in a rowid range (a collection's versions), with those fields to match it exactly.
+# The units that document an API object, one definition for what a release documents, which a
+# name lookup (core/lookup.py) and a diff (core/diff.py) both read: those indexed under a
+# qualified name (`f`: their passage_fields row). A `:noindex:` description and a docstring
+# build's internals count (documented, only out of the site's index of objects), and so does a
+# docstring build's module (a section under its module's name); a section of prose does not.
+DOCUMENTS_OBJECT = "f.names != ''"
+# A name lookup's candidates (core/lookup.py): the units documenting an object whose names fields
+# hold the name's words, in a rowid range (a collection's versions), with those fields to match
+# it exactly and whether each is out of the index (an indexed description is given first).
 NAMED = (
-    "SELECT f.rowid, b.names, b.name FROM {table} AS f JOIN passage_fields AS b ON b.id = f.rowid "
-    "WHERE {table} MATCH ? AND f.rowid BETWEEN ? AND ? ORDER BY f.rowid LIMIT ?"
+    "SELECT t.rowid, f.names, f.name, i.noindex FROM {table} AS t "
+    "JOIN passage_fields AS f ON f.id = t.rowid JOIN passage_facts AS i ON i.id = t.rowid "
+    "WHERE {table} MATCH ? AND t.rowid BETWEEN ? AND ? AND " + DOCUMENTS_OBJECT +
+    " ORDER BY t.rowid LIMIT ?"
 )
 INDEX_IN_ORDER = (f"SELECT a.id, {', '.join('a.' + c for c in INDEX_FACTS)}, "
                   f"{', '.join('b.' + c for c in FIELDS)}, a.prior FROM passage_facts a "
@@ -192,12 +206,13 @@ SOURCE_SUMMARY = (
     "GROUP BY collection, version, source_id, source_sha256 ORDER BY collection, version, source_id"
 )
 IN_ORDER = f"SELECT {_SELECT} FROM passages AS p ORDER BY p.id"
-# A built snapshot's API units of one version (a rowid range, as RANKED's): each passage with
-# its kind and the names, signature and prose it is indexed by, in passage order (core/diff.py).
+# A built snapshot's units documenting an object (DOCUMENTS_OBJECT) in one version (a rowid range,
+# as RANKED's): each passage with its kind, whether it is out of the index, and the names,
+# signature and prose it is indexed by, in passage order (core/diff.py).
 API_UNITS = (
-    f"SELECT {_SELECT}, i.kind, f.names, f.signature, f.body, p.id FROM passages AS p "
+    f"SELECT {_SELECT}, i.kind, i.noindex, f.names, f.signature, f.body, p.id FROM passages AS p "
     "JOIN passage_facts AS i ON i.id = p.id JOIN passage_fields AS f ON f.id = p.id "
-    "WHERE p.id BETWEEN ? AND ? AND i.kind != 'section' AND i.noindex = 0 ORDER BY p.id"
+    f"WHERE p.id BETWEEN ? AND ? AND {DOCUMENTS_OBJECT} ORDER BY p.id"
 )
 
 

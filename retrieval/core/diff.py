@@ -1,9 +1,12 @@
 """What changed in a collection's API between two of its versions, each change cited.
 
 A built snapshot records what every unit documents (core/index.ApiUnit: its kind, qualified
-names, signature and prose). An API object is the units of one version under one primary name
-(a long docstring is several units); two versions' objects are the same object when they share
-a qualified name (a re-export moved is not a removal). Between an old and a new version:
+names, signature and prose). The objects a version documents are those a name lookup finds in it
+(database.DOCUMENTS_OBJECT: `:noindex:` descriptions and a docstring build's internals and
+modules included). An API object is the units of one version under one primary name (a long
+docstring is several units, a `:noindex:` description a duplicate of an indexed one); two
+versions' objects are the same object when they share a qualified name (a re-export moved is
+not a removal). Between an old and a new version:
 
 - added / removed: an object only the new / only the old version documents;
 - renamed: a removed and an added object of the same kind whose prose is the same, word for
@@ -26,11 +29,15 @@ from dataclasses import dataclass
 from .fields import passage_hit_fields
 from .index import ApiUnit, CollectionIndex
 from .model import Passage
+from .ranking import SECTION
 
 # The change kinds, in the order a diff lists them.
 CHANGES = ("added", "removed", "renamed", "signature_changed", "deprecated")
 # The kinds of a class's members (core/ranking.KINDS).
 MEMBER_KINDS = ("method", "attribute")
+# What a diff calls an object whose unit is a section under a qualified name: a docstring
+# build's module (no other section is indexed under one).
+MODULE = "module"
 # Prose shorter than this says too little to tell a rename from two unrelated objects.
 MIN_RENAME_PROSE = 40
 
@@ -91,19 +98,21 @@ class ApiObject:
 
 
 def api_objects(units) -> list:
-    """Return the objects the units (ApiUnits of one version, in passage order) document."""
+    """Return the objects the units (ApiUnits of one version, in passage order) document.
+
+    An object's first unit, whose signature and passage it is compared and cited by, is its
+    first indexed one (a `:noindex:` duplicate only where it has no other)."""
     grouped: dict[str, list] = {}
     for unit in units:
-        names = unit.names.split() or [unit.passage.title or ""]
-        if names[0]:
-            grouped.setdefault(names[0], []).append(unit)
+        grouped.setdefault(unit.names.split()[0], []).append(unit)
     objects = []
     for name, group in grouped.items():
-        first = group[0]
+        first = next((unit for unit in group if not unit.noindex), group[0])
         notes = (deprecation_note(unit) for unit in group)
         objects.append(ApiObject(
-            name, tuple(dict.fromkeys(n for unit in group for n in unit.names.split())) or (name,),
-            first.kind, first.signature, _SPACE.sub(" ", " ".join(u.body for u in group)).strip(),
+            name, tuple(dict.fromkeys(n for unit in group for n in unit.names.split())),
+            MODULE if first.kind == SECTION else first.kind, first.signature,
+            _SPACE.sub(" ", " ".join(u.body for u in group)).strip(),
             next((note for note in notes if note is not None), None), first.passage))
     return objects
 

@@ -25,6 +25,7 @@ from . import database
 from .checks import SnapshotError
 from .lookup import MAX_NAMED_ROWS, Lookup, exactness, name_query, names_match
 from .model import Passage, Snapshot
+from .notes import VersionNote
 from .query import quote_fts_terms
 from .ranking import RankingModel, page_counts, page_of
 from .rerank import Reranker
@@ -200,6 +201,11 @@ class SnapshotIndex:
             return None
         return self.with_notes(passage, database.NOTES_OF_PASSAGE, passage_id)
 
+    @property
+    def has_notes(self) -> bool:
+        """Tell whether the snapshot records version notes (one built since they exist)."""
+        return self._notes
+
     def with_notes(self, passage: Passage, sql: str, key) -> Passage:
         """Return the passage with its version notes (database.notes_of by sql and key)."""
         if not self._notes:
@@ -286,10 +292,12 @@ class ModelQueries:
 
 
 class ApiUnit(NamedTuple):
-    """One API unit of a built snapshot: its passage and what it is indexed by (core/diff.py)."""
+    """One unit of a built snapshot that documents an API object (database.DOCUMENTS_OBJECT):
+    its passage and what it is indexed by (core/diff.py)."""
 
     passage: Passage
     kind: str
+    noindex: int  # 0 or 1: out of the site's index of objects (a `:noindex:` duplicate)
     names: str  # qualified names, space-separated
     signature: str
     body: str
@@ -472,7 +480,8 @@ class CollectionIndex:
                       for row in rows]
 
     def api_units(self, version: str) -> list | None:
-        """Return the ApiUnits of one version in passage order, each passage with its version
+        """Return the ApiUnits of one version (the units documenting an object, as a lookup
+        finds them: database.DOCUMENTS_OBJECT) in passage order, each passage with its version
         notes ([]: a version it does not hold); None for a snapshot that records no units' facts
         (the JSON fixture)."""
         if self._owner.snapshot.ranking is None:
@@ -485,26 +494,57 @@ class CollectionIndex:
         return [ApiUnit(self._owner.with_notes(database.passage_from_row(row), database.NOTES_OF,
                                                row[-1]), *row[end:-1]) for row in rows]
 
+    def _named(self, name: str, first: int, last: int, deadline: float | None):
+        """Return (connection, [(exactness, noindex, rowid)]): the units of rows first..last
+        documenting an API name, in snapshot order (core/lookup.py's test)."""
+        fts_query = name_query(name)
+        if self._named_sql is None or fts_query is None:
+            return None, []
+        conn, rows = self._owner.run_ranked(self._named_sql,
+                                            (fts_query, first, last, MAX_NAMED_ROWS), deadline)
+        return conn, [(exactness(name, qualified), noindex, rowid)
+                      for rowid, qualified, bare, noindex in rows
+                      if names_match(name, qualified, bare)]
+
+    def noted(self, name: str, version: str, per_version: int,
+              deadline: float | None = None) -> tuple | None:
+        """Return the version notes of the units documenting an API name in one version, those
+        lookup() would give (at most per_version, in its order): (passage_id, VersionNotes)
+        pairs, of the units with notes only; None when the version documents the name in no
+        unit. Reads that version's rows alone, and no passage text."""
+        span = self._spans.get(version)
+        if span is None:
+            return None
+        conn, rows = self._named(name, span[0], span[1], deadline)
+        if not rows:
+            return None
+        ids = [rowid for *_, rowid in sorted(rows)[:per_version]]
+        if not self._owner.has_notes:
+            return ()
+        noted: dict = {}
+        for rowid, passage_id, *note in conn.execute(database.NOTES_OF_ROWS, (json.dumps(ids),)):
+            noted.setdefault(rowid, (passage_id, []))[1].append(VersionNote(*note))
+        return tuple((noted[rowid][0], tuple(noted[rowid][1])) for rowid in ids
+                     if rowid in noted)
+
     def lookup(self, name: str, version: str, per_version: int,
                deadline: float | None = None) -> Lookup:
         """Return the units documenting an API name in each of the collection's versions, at
-        most per_version of each, those whose qualified name is the name itself first, then in
-        snapshot order (core/lookup.py)."""
-        fts_query = name_query(name)
-        if self._named_sql is None or fts_query is None or not self._spans:
+        most per_version of each, those whose qualified name is the name itself first, then the
+        indexed ones (a `:noindex:` duplicate after its description), then in snapshot order
+        (core/lookup.py)."""
+        if not self._spans:
             return Lookup(name, version, {})
-        first = min(span[0] for span in self._spans.values())
-        last = max(span[1] for span in self._spans.values())
-        conn, rows = self._owner.run_ranked(self._named_sql,
-                                            (fts_query, first, last, MAX_NAMED_ROWS), deadline)
+        conn, rows = self._named(name, min(span[0] for span in self._spans.values()),
+                                 max(span[1] for span in self._spans.values()), deadline)
         ranked: dict = {}
-        for rowid, qualified, bare in rows:
-            if names_match(name, qualified, bare):
-                held = next(v for v, (a, b) in self._spans.items() if a <= rowid <= b)
-                ranked.setdefault(held, []).append((exactness(name, qualified), rowid))
+        for row in rows:
+            rowid = row[-1]
+            held = next(v for v, (a, b) in self._spans.items() if a <= rowid <= b)
+            ranked.setdefault(held, []).append(row)
         return Lookup(name, version, {
             held: tuple(self.row_passage(conn, rowid)
-                        for _, rowid in sorted(rows_of)[:per_version])
+                        for *_, rowid in sorted(rows_of)[:per_version])
             for held, rows_of in ranked.items()})
 
     def passage(self, passage_id: str) -> Passage | None:

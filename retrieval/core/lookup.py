@@ -76,12 +76,9 @@ class Lookup:
         return tuple(sorted((v for v in self.found if v != self.version), key=version_order))
 
     def first_notes(self) -> list:
-        """Return what the asked version says of the name's removal, deprecation and changes,
-        in FIRST_KINDS order, each with the passage that says it."""
-        return [{"kind": note.kind, "version": note.version, "text": note.text,
-                 "passage_id": passage.passage_id}
-                for kind in FIRST_KINDS for passage in self.here
-                for note in passage.notes if note.kind == kind]
+        """Return what the asked version says of the name's removal, deprecation and changes
+        (first_notes of its passages)."""
+        return first_notes((passage.passage_id, passage.notes) for passage in self.here)
 
     @property
     def status(self) -> str:
@@ -90,6 +87,17 @@ class Lookup:
             return DEPRECATED if any(note["kind"] != "changed" for note in self.first_notes()) \
                 else FOUND
         return NOT_IN_VERSION if self.other_versions else NOT_FOUND
+
+
+def first_notes(noted) -> list:
+    """Return what a version says of a name's removal, deprecation and changes, in FIRST_KINDS
+    order, each with the passage that says it, from its units' (passage_id, VersionNotes), best
+    first."""
+    noted = tuple(noted)
+    return [{"kind": note.kind, "version": note.version, "text": note.text,
+             "passage_id": passage_id}
+            for kind in FIRST_KINDS for passage_id, notes in noted
+            for note in notes if note.kind == kind]
 
 
 def passage_hit(passage) -> dict:

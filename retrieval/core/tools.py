@@ -9,6 +9,7 @@ the module-level functions below and memoized in the shared index.
 """
 
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import replace
 
 from . import digests
@@ -124,6 +125,17 @@ def build_read_result(handle: dict, passage, beside=(None, None)) -> ToolResult:
     return ToolResult.sealed(result)
 
 
+@contextmanager
+def _index_failures():
+    """Raise what the index fails with as the ToolFailure a tool call answers."""
+    try:
+        yield
+    except DeadlineExceeded:
+        raise ToolFailure(DEADLINE_EXCEEDED) from None
+    except sqlite3.Error:
+        raise ToolFailure("tool_failure") from None
+
+
 class RetrievalTools:
     """Search and read over one collection's shared index, with this request's issued handles.
 
@@ -156,29 +168,28 @@ class RetrievalTools:
         """Rank passages of exactly the search's version and issue a read handle for each hit."""
         self._ensure_open()
         index, deadline = self._index, self._deadline
-        try:
+        with _index_failures():
             # The corpus_id names the collection, so one memo serves every collection.
             found = self._memo.get_or_compute(
                 ("search", index.corpus_id, search),
                 lambda: build_search_result(index, search, deadline))
-        except DeadlineExceeded:
-            raise ToolFailure(DEADLINE_EXCEEDED) from None
-        except sqlite3.Error:
-            raise ToolFailure("tool_failure") from None
         for handle in found["results"]:
             self._issued[handle["read_token"]] = handle
         return found
+
+    def noted(self, name: str, version: str, per_version: int) -> tuple | None:
+        """Return the version notes of an API name's units in one version, or None if it
+        documents the name in none (CollectionIndex.noted): no text is read."""
+        self._ensure_open()
+        with _index_failures():
+            return self._index.noted(name, version, per_version, self._deadline)
 
     def lookup(self, name: str, version: str, per_version: int) -> Lookup:
         """Return an API name's units in each version of the collection (core/lookup.py), every
         one's text checked against its digest."""
         self._ensure_open()
-        try:
+        with _index_failures():
             found = self._index.lookup(name, version, per_version, self._deadline)
-        except DeadlineExceeded:
-            raise ToolFailure(DEADLINE_EXCEEDED) from None
-        except sqlite3.Error:
-            raise ToolFailure("tool_failure") from None
         for passages in found.found.values():
             for passage in passages:
                 if not text_matches(passage.text, {"byte_count": passage.byte_count,

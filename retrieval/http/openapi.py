@@ -167,6 +167,13 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
            **named, **flagged}
     hit_required = [name for name in HIT_FIELDS if name in handle_fields]
     names_list = {"type": "array", "items": {"type": "string"}}
+    # What the version asked documents of a name's removal, deprecation or changes (a lookup's,
+    # and a /search's whose query is an API name): core/lookup.Lookup.first_notes.
+    first_notes = {"type": "array", "items": closed({
+        "kind": {"enum": list(FIRST_KINDS)}, "version": {"type": "string"},
+        "text": {"type": "string"}, "passage_id": HEX64}), "description": (
+        "Only when the query is an API name the version asked documents as removed, "
+        "deprecated or changed: those notes first, each with the passage that says it.")}
     cut = {name: field_schema(name) for name in CUT_FIELDS}
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
                         "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]},
@@ -222,6 +229,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                                  "match": {"enum": [MATCH_ALL, MATCH_ANY]},
                                  "literals": {"const": True},
                                  "semantic_query": {"type": "string"}}, ["query", "match"]),
+            "notes": first_notes,
             "hits": {"type": "array", "items": closed({
                 **hit, "score": {"type": "number"}, "text": {"type": "string"}, **cut,
             }, hit_required + ["score"])},
@@ -253,11 +261,7 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
                                 "limit": _INT0, "max_text_bytes": _INT0},
                                ["name", "collection", "limit", "max_text_bytes"]),
             "status": {"enum": list(STATUSES)},
-            "notes": {"type": "array", "items": closed({
-                "kind": {"enum": list(FIRST_KINDS)}, "version": {"type": "string"},
-                "text": {"type": "string"}, "passage_id": HEX64}), "description": (
-                "Only when the version asked documents the name's removal, deprecation or "
-                "changes: those notes first, each with the passage that says it.")},
+            "notes": first_notes,
             "hits": {"type": "array", "items": closed(
                 {**hit, "text": {"type": "string"}}, hit_required)},
             NOT_IN_VERSION: closed({

@@ -94,6 +94,19 @@ def not_in_version_line(document: dict) -> list:
             f"documented in {', '.join(absent['versions'])} (lookup_api reads those)"]
 
 
+def notes_line(document: dict) -> list:
+    """Return the line saying what the version asked documents of the API name a search asked
+    for: its removal, deprecation or changes (the search's notes), each with its passage, else
+    no line."""
+    notes = document.get("notes")
+    if not notes:
+        return []
+    return ["this version documents it as " + "; ".join(
+        f"{note['kind']} {note['version']}".rstrip() + (f": {note['text']}" if note["text"]
+                                                        else "") + f" ({note['passage_id']})"
+        for note in notes)]
+
+
 def _passages(items, absent: str) -> str:
     """Return numbered passages: each its citation line, then its text (or `absent`)."""
     shown = {item["passage_id"] for item in items}
@@ -106,7 +119,8 @@ def search_view(document: dict, provenance) -> str:
     """Return a /search document as an agent reads it."""
     hits = document["hits"]
     with_text = sum("text" in hit for hit in hits)
-    head = [provenance_line(served(document), provenance), *not_in_version_line(document)]
+    head = [provenance_line(served(document), provenance), *notes_line(document),
+            *not_in_version_line(document)]
     if with_text < len(hits):  # say why some hits come without their text
         head.append(f"{len(hits)} hits, the text of {with_text} within max_text_bytes "
                     f"{document['request']['max_text_bytes']}")

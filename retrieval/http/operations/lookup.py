@@ -46,12 +46,11 @@ class LookupRequest(ServedNames):
 
 def parse_lookup_request(document, max_text_bytes_limit: int,
                          default_collection: str | None = DEFAULT_COLLECTION,
-                         pins: bool = False, max_tokens_limit: int | None = None
-                         ) -> LookupRequest:
-    """Validate a lookup's arguments (a decoded JSON object) as /search validates its body."""
-    # max_tokens_limit: /search's parse takes it; a lookup has no token budget (its texts are
-    # bounded by max_text_bytes), so a body's max_tokens is an unknown field, refused.
-    del max_tokens_limit
+                         pins: bool = False) -> LookupRequest:
+    """Validate a lookup's arguments (a decoded JSON object) as /search validates its body.
+
+    A lookup has no token budget (its texts are bounded by max_text_bytes): a body's max_tokens
+    is an unknown field, refused."""
     issues, collection = common_issues(document, "name", default_collection, pins)
     name = document.get("name")
     if isinstance(name, str) and name.strip() and (
@@ -115,7 +114,12 @@ class Lookup(Search):
     """POST /lookup: /search's steps over a lookup."""
 
     route = LOOKUP
-    parse = staticmethod(parse_lookup_request)
     answer = staticmethod(run_lookup)
     described = ("Which versions document an API name, said for the version asked",
                  "LookupRequest", "LookupResponse", "The name's units")
+
+    def parse(self, document, key) -> ServedNames:
+        """Validate the decoded body of this caller's lookup, with the app's byte limit."""
+        state = self.state
+        return parse_lookup_request(document, state.maxima.max_source_bytes,
+                                    state.default_for(key), state.pins)

@@ -14,7 +14,9 @@ same ranking as a /retrieve run's first search, so the two surfaces find the sam
 The reply says what was searched (`searched`). A query that is an API name (`os.path.join`,
 `removeprefix`) that no unit of the version asked for is named, while units of the collection's
 other versions are, gets `not_in_version`: those versions and their units' hits, each under its
-own version (core/lookup.py); the hits stay the asked version's alone.
+own version (core/lookup.py); the hits stay the asked version's alone. One the version asked
+documents as removed, deprecated or changed gets those notes first (`notes`, as /lookup's), each
+with the passage that says it, whether or not the ranking's hits hold that passage.
 """
 
 from collections.abc import Callable
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 
 from ...core.admission import DEFAULT_MAXIMA
 from ...core.fields import CUT_FIELDS, HIT_FIELDS, NOTE_FIELDS
-from ...core.lookup import NOT_IN_VERSION, api_name, not_in_version
+from ...core.lookup import NOT_IN_VERSION, api_name, first_notes, not_in_version
 from ...core.searches import SearchCall
 from ...core.service import RetrievalService, ServedNames
 from ...core.snapshot import DEFAULT_COLLECTION
@@ -141,38 +143,48 @@ def run_search(service: RetrievalService, request: SearchRequest, deadline=None)
                     text_bytes += handle["byte_count"]
                     text_tokens += tokens
                 hits.append(hit)
-            # A query that is an API name the version does not document, and others do: said.
+            # A query that is an API name: what the version asked documents of its removal,
+            # deprecation or changes is said first; a name it does not document, and others do,
+            # is said too. The version asked is looked in first, on its rows alone: a name it
+            # documents (most names asked) costs no read of the other versions' units.
             name = api_name(request.query)
-            named = None if name is None else tools.lookup(name, version, request.limit)
+            noted = None if name is None else tools.noted(name, version, request.limit)
+            named = None if name is None or noted is not None else \
+                tools.lookup(name, version, request.limit)
         except ToolFailure as failure:
             raise SearchFailed(failure.reason) from None
+    notes = first_notes(noted or ())
     absent = {} if named is None or named.status != NOT_IN_VERSION else {
         NOT_IN_VERSION: not_in_version(named)}
     return {"corpus_id": collection.corpus_id, "request": request.normalized(),
             "searched": {"query": search.query, "match": search.match,
                          **search.query_reading()},
-            "search_request_id": found["search_request_id"], "hits": hits,
+            "search_request_id": found["search_request_id"],
+            **({"notes": notes} if notes else {}), "hits": hits,
             "text_bytes": text_bytes,
             **({} if max_tokens is None else {"text_tokens": text_tokens})} | absent
 
 
 class Search(BodyOperation):
-    """POST /search; its steps are attributes, so that POST /lookup is the same over its own."""
+    """POST /search; its steps (parse, answer) are its own, so that POST /lookup runs the same
+    over its own: each parse takes what its route validates, and only that."""
 
     route = SEARCH
-    # (document, max_text_bytes limit, default collection, pins) -> a ServedNames request;
     # (service, request, deadline) -> the response body.
-    parse: Callable[..., ServedNames] = staticmethod(parse_search_request)
     answer: Callable[..., dict] = staticmethod(run_search)
     # The OpenAPI operation's summary, its request and response schemas, the 200's description.
     described = ("One ranked search, with the best hits' texts within a byte budget",
                  "SearchRequest", "SearchResponse", "The ranked hits")
 
+    def parse(self, document, key) -> ServedNames:
+        """Validate the decoded body of this caller's request, with the app's limits."""
+        state = self.state
+        return parse_search_request(document, state.maxima.max_source_bytes,
+                                    state.default_for(key), state.pins, state.maxima.max_tokens)
+
     def run(self, service, exchange: Exchange, key, body: bytes, started: float) -> Reply:
         state = self.state
-        request = state.resolved(key, self.parse(
-            decode_body(body), state.maxima.max_source_bytes, state.default_for(key),
-            state.pins, state.maxima.max_tokens))
+        request = state.resolved(key, self.parse(decode_body(body), key))
         found = self.answer(service, request, started + state.deadline_s)
         verified(service)  # what a rewritten file gave is never sent
         return Reply(OK, encode_json(found))
