@@ -228,7 +228,9 @@ OUTPUT_SCHEMAS = {
 DESCRIPTIONS = {
     "search_docs": "Rank documentation passages of one exact version for a query. Returns the "
                    "best hits, each cited (title, url, passage_id) and, within max_text_bytes "
-                   "(and max_tokens, if given), its verbatim text.",
+                   "(and max_tokens, if given), its verbatim text. For a query that is an API "
+                   "name, first what the version says of its removal, deprecation or changes, "
+                   "or not_in_version: the versions that document a name this one does not.",
     "read_passage": "Return one passage by passage_id, cited and verbatim (verbose: with its "
                     "digests).",
     "list_docs": "List the documentation collections and versions you may read, and the "
