@@ -131,6 +131,19 @@ class PublicApiTest(unittest.TestCase):
         self.assertIn("pt.fixture", units)
         self.assertFalse([title for title in units if "_helper" in title or "_lapack" in title])
 
+    def test_a_name_re_exported_from_a_public_module_whose_all_omits_it_is_documented(self):
+        # sqlalchemy 1.4.46: postgresql/__init__.py imports DATERANGE from ranges.py, whose
+        # __all__ lists only the numeric ranges.
+        units = units_of(self, {
+            "pg/__init__.py": '"""Postgres."""\nfrom .ranges import DATERANGE\n',
+            "pg/ranges.py": '__all__ = ("NUMRANGE",)\n\n\nclass NUMRANGE:\n    """Numbers."""'
+                            '\n\n\nclass DATERANGE:\n    """Dates."""\n\n\n'
+                            'class HIDDEN:\n    """Neither listed nor re-exported."""\n'})
+        self.assertEqual(units["pg.DATERANGE"]["fields"]["names"].split(),
+                         ["pg.DATERANGE", "pg.ranges.DATERANGE"])
+        self.assertIn("pg.ranges.NUMRANGE", units)
+        self.assertFalse([title for title in units if "HIDDEN" in title])
+
     def test_numpydoc_and_google_attributes_are_units_of_their_own(self):
         units = units_of(self, {"geo/__init__.py": (
             '"""Geometry."""\n\n\nclass Frame:\n    """A frame.\n\n    Attributes\n'

@@ -623,7 +623,7 @@ def public_objects(package: PackageSource, names: dict | None = None):
 
     Public: a module no part of whose name starts with "_", and in it a top-level name in its
     __all__ where it defines one, else without a leading "_"; a member without a leading "_";
-    and, in a private module, what a public module re-exports (`from ._filters import
+    and, in any module, what a public module re-exports (`from ._filters import
     median_filter` in scipy/ndimage/__init__.py; names: `aliases`, computed if not given).
     An undocumented object is yielded only where the package exports it by name (exports:
     a module-level class or function), never an undocumented member or attribute, as autodoc
@@ -640,7 +640,10 @@ def public_objects(package: PackageSource, names: dict | None = None):
             yield module, top
         for member in top.members:
             obj = module.objects[member]
-            if (obj.name in names) if private else module.is_public(member):
+            # A name a public module re-exports is public even where its own module's __all__
+            # leaves it out (sqlalchemy's postgresql/__init__.py imports DATERANGE, which
+            # postgresql/ranges.py's __all__ does not list).
+            if obj.name in names or not private and module.is_public(member):
                 yield from _public_tree(module, member, exported)
 
 
