@@ -291,6 +291,13 @@ class ModelQueries:
     features_sql: str  # every candidate's features
 
 
+def _best_named(rows, per_version: int) -> list:
+    """Return the row ids of at most per_version of one version's units documenting a name,
+    (exactness, noindex, rowid) rows, in lookup's order: the name itself first, then indexed
+    descriptions, then snapshot order (what lookup() gives and noted() reads the notes of)."""
+    return [rowid for *_, rowid in sorted(rows)[:per_version]]
+
+
 class ApiUnit(NamedTuple):
     """One unit of a built snapshot that documents an API object (database.DOCUMENTS_OBJECT):
     its passage and what it is indexed by (core/diff.py)."""
@@ -518,7 +525,7 @@ class CollectionIndex:
         conn, rows = self._named(name, span[0], span[1], deadline)
         if not rows:
             return None
-        ids = [rowid for *_, rowid in sorted(rows)[:per_version]]
+        ids = _best_named(rows, per_version)
         if not self._owner.has_notes:
             return ()
         noted: dict = {}
@@ -544,7 +551,7 @@ class CollectionIndex:
             ranked.setdefault(held, []).append(row)
         return Lookup(name, version, {
             held: tuple(self.row_passage(conn, rowid)
-                        for *_, rowid in sorted(rows_of)[:per_version])
+                        for rowid in _best_named(rows_of, per_version))
             for held, rows_of in ranked.items()})
 
     def passage(self, passage_id: str) -> Passage | None:

@@ -85,18 +85,29 @@ class UnitDraft:
             heading)
 
 
+    @classmethod
+    def of_unit(cls, tree: SourceTree, source_id: str, source_sha256: str, url: str, unit,
+                reference_page: bool, in_links: int, lines: tuple | None = None) -> "UnitDraft":
+        """Return the draft of a reader's unit (units.Unit) at url, indexed by its own fields
+        with its page's ranking facts, quoting its lines of source_id (or lines: where the
+        unit's text is another file's, as an included file's is)."""
+        start_line, end_line = lines or (unit.start_line, unit.end_line)
+        return cls.of(tree, source_id, source_sha256, url, start_line, end_line, unit.text,
+                      unit.title, IndexFields.of(
+                          kind=unit.kind, noindex=unit.noindex, reference_page=reference_page,
+                          in_links=in_links, names=unit.names, name=unit.name,
+                          signature=unit.signature, body=unit.body, code=unit.code,
+                          context=unit.context),
+                      unit.heading, notes=unit.notes, hidden=unit.hidden)
+
+
 def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str, units,
                 reference: set, in_links: Counter) -> list:
     """Return the drafts of one page's units (units.Unit), with their ranking facts."""
     page_address = tree.base_url + urllib.parse.quote(page, safe="/")
-    return [UnitDraft.of(
+    return [UnitDraft.of_unit(
         tree, source_id, source_sha256, page_address + ("#" + unit.anchor if unit.anchor else ""),
-        unit.start_line, unit.end_line, unit.text, unit.title, IndexFields.of(
-            kind=unit.kind, noindex=unit.noindex, reference_page=page in reference,
-            in_links=sum(in_links[page, anchor] for anchor in unit.anchors),
-            names=unit.names, name=unit.name, signature=unit.signature, body=unit.body,
-            code=unit.code, context=unit.context), unit.heading, notes=unit.notes,
-        hidden=unit.hidden)
+        unit, page in reference, sum(in_links[page, anchor] for anchor in unit.anchors))
         for unit in units]
 
 

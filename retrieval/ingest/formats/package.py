@@ -399,13 +399,8 @@ class _Units:
         for unit in markdown.page_units(text, site.flavour if site else "github", relative):
             url = (page + ("#" + unit.anchor if unit.anchor else "") if page is not None
                    else self._source_link(source_id, unit.start_line, unit.end_line))
-            contents.append(UnitDraft.of(
-                self.tree, source_id, sha256, url, unit.start_line, unit.end_line, unit.text,
-                unit.title, IndexFields.of(
-                    kind=unit.kind, noindex=unit.noindex, reference_page=False, in_links=0,
-                    names=unit.names, name=unit.name, signature=unit.signature,
-                    body=unit.body, code=unit.code, context=unit.context),
-                unit.heading, notes=unit.notes, hidden=unit.hidden))
+            contents.append(UnitDraft.of_unit(self.tree, source_id, sha256, url, unit,
+                                              reference_page=False, in_links=0))
         return contents
 
     def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress) -> dict:
@@ -507,14 +502,10 @@ class _Units:
                 first, last = origins[unit.start_line - 1], origins[unit.end_line - 1]
                 url = (address + ("#" + unit.anchor if unit.anchor else "") if address
                        else self._source_link(first.source_id, first.line, last.line))
-                draft = UnitDraft.of(
-                    self.tree, first.source_id, first.sha256, url, first.line, last.line,
-                    unit.text, unit.title, IndexFields.of(
-                        kind=unit.kind, noindex=unit.noindex, reference_page=reference,
-                        in_links=sum(links[page, anchor] for anchor in unit.anchors),
-                        names=unit.names, name=unit.name, signature=unit.signature,
-                        body=unit.body, code=unit.code, context=unit.context),
-                    unit.heading, notes=unit.notes, hidden=unit.hidden)
+                draft = UnitDraft.of_unit(
+                    self.tree, first.source_id, first.sha256, url, unit, reference,
+                    sum(links[page, anchor] for anchor in unit.anchors),
+                    lines=(first.line, last.line))
                 placed.append((unit.start_line, len(placed), draft))
                 if first.source_id != source_id:
                     included.add(id(draft))
