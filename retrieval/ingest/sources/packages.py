@@ -47,8 +47,9 @@ def _tree(version: str, root: Path, collection: str, package: PackageLayout,
                       provenance=provenance)
 
 
-def _note(message: str):
-    print(f"build: {message}", file=sys.stderr, flush=True)
+def build_note(message: str, stream=None) -> None:
+    """Say one line of a build's progress on stream (stderr unless given)."""
+    print(f"build: {message}", file=stream or sys.stderr, flush=True)
 
 
 # --- pypi: -----------------------------------------------------------------------------------
@@ -62,7 +63,7 @@ def download_release(dist: str, version: str, dest: Path) -> Path:
     from .index_fetch import ReleaseNotFetched, fetch_release
 
     try:
-        return fetch_release(dist, version, dest, note=_note)
+        return fetch_release(dist, version, dest, note=build_note)
     except ReleaseNotFetched as error:
         raise FetchError(str(error)) from None
 
@@ -117,7 +118,7 @@ def docs_site(top: Path, docs: str, urls: list, version: str, base_url: str | No
     --base-url, its conf.py, else urls (docs_urls); say its note."""
     site = published_site(sphinx_project(str(top), docs), urls, version, base_url)
     if site.note:
-        _note(f"{label}: {site.note}")
+        build_note(f"{label}: {site.note}")
     return site
 
 
@@ -125,7 +126,7 @@ def release_tree(archive: Path, root: Path) -> tuple:
     """Unpack a release; return (its top directory, its metadata file, whether a wheel)."""
     left_out = unpack(str(archive), str(root))
     for name in left_out:
-        _note(f"{archive.name}: left out {name} (not a regular file)")
+        build_note(f"{archive.name}: left out {name} (not a regular file)")
     if archive.name.endswith(".whl"):
         infos = sorted(root.glob("*.dist-info/METADATA"))
         return root, (infos[0] if infos else None), True
@@ -208,7 +209,7 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     else:
         docs_url, source_url = None, base_url or f"pypi:{dist}=={version}/"
     what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules"
-    _note(f"{label}: {archive.name}: {what}")
+    build_note(f"{label}: {archive.name}: {what}")
     fetched = {"kind": "pypi", "dist": dist, "version": version, "file": archive.name,
                "sha256": hashlib.sha256(archive.read_bytes()).hexdigest()}
     return [_tree(version_label, top, collection,
@@ -261,7 +262,7 @@ def installed_distributions(site: Path, max_bytes: int) -> list:
             continue
         refused = _refused(site, info, _METADATA_FILES, max_bytes)
         if refused is not None:
-            _note(f"skipped {refused}")
+            build_note(f"skipped {refused}")
         else:
             found.append((info, importlib.metadata.Distribution.at(info)))
     return found
@@ -284,16 +285,16 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
             continue
         seen.add(name)
         if not VERSION_PATTERN.fullmatch(dist.version or ""):  # None: METADATA has no Version
-            _note(f"skipped {name} {dist.version}: its version is not {VERSION_SHAPE}")
+            build_note(f"skipped {name} {dist.version}: its version is not {VERSION_SHAPE}")
             continue
         try:  # a name no collection may have ("_private", over 64 characters): this one alone
             collection, version = collection_version(f"{name}/{dist.version}")
         except SourceError as error:
-            _note(f"skipped {name} {dist.version}: {error}")
+            build_note(f"skipped {name} {dist.version}: {error}")
             continue
         refused = _refused(site, info, _FILE_LISTS, options.max_file_bytes)
         if refused is not None:
-            _note(f"skipped {refused}")
+            build_note(f"skipped {refused}")
             continue
         modules, missing = [], []
         for file in dist.files or ():
@@ -308,11 +309,12 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
             else:
                 missing.append(posix)
         if missing:
-            _note(f"{name} {dist.version}: {len(missing)} module(s) its file list names are not "
-                  f"installed, left out: {', '.join(shown(path) for path in missing[:3])}"
-                  + (" ..." if len(missing) > 3 else ""))
+            build_note(f"{name} {dist.version}: {len(missing)} module(s) its file list names "
+                       f"are not installed, left out: "
+                       f"{', '.join(shown(path) for path in missing[:3])}"
+                       + (" ..." if len(missing) > 3 else ""))
         if not modules:
-            _note(f"skipped {name} {dist.version}: no Python source installed")
+            build_note(f"skipped {name} {dist.version}: no Python source installed")
             continue
         source_url = base_urls.get(f"{name}/{dist.version}") or site.resolve().as_uri() + "/"
         trees.append(_tree(version, site, collection,

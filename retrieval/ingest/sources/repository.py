@@ -19,7 +19,6 @@ the commit), so that `--offline` reads a clone already there, at that commit, an
 import json
 import os
 import re
-import sys
 import urllib.parse
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from ..tree import PackageLayout, SourceTree
 from . import git
 from .form import SourceOptions, collection_version
 from .layout import sdist_modules
-from .packages import FetchError, docs_site, docs_urls, read_release_metadata
+from .packages import FetchError, build_note, docs_site, docs_urls, read_release_metadata
 
 # The forges whose repositories are cloned, and where each shows a file at a tag (the base the
 # units' links to their source lines start from).
@@ -105,10 +104,6 @@ def _record_path(cache_dir: str, name: str, version: str) -> Path:
     return Path(cache_dir, "git", "releases", name, f"{normal_version(version) or version}.json")
 
 
-def _note(message: str, stream) -> None:
-    print(f"build: {message}", file=stream or sys.stderr, flush=True)
-
-
 def _found(name: str, version: str, options: SourceOptions) -> tuple:
     """Return (repository, tag, metadata's docs URLs, checkout, commit) of a release, fetched."""
     archive, metadata = read_release_metadata(name, version, options)
@@ -170,7 +165,8 @@ def fetch_repository(name: str, version: str, label: str, options: SourceOptions
                      options.base_urls.get(label), label)
     host = urllib.parse.urlsplit(repo).hostname or ""
     source_url = FORGES[host].format(repo=repo, tag=urllib.parse.quote(tag))
-    _note(f"{label}: {repo} at tag {tag} ({commit[:12]}): {docs}/ with autodoc", options.stream)
+    build_note(f"{label}: {repo} at tag {tag} ({commit[:12]}): {docs}/ with autodoc",
+               options.stream)
     return SourceTree(version_label, checkout, site.url or source_url, collection,
                       PACKAGE_FORMAT, options.max_file_bytes,
                       package=PackageLayout(modules, docs, site.url, source_url, site.dirhtml),
