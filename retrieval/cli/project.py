@@ -71,11 +71,11 @@ def _lock_upgrades(path: str, found, environment: dict, transitive: bool, given)
     pinned = {pin.name: pin.version for pin in found.pins if pin.version is not None}
     named = [(normalized(name), version) for name, _, version in
              (value.partition("==") for value in given or ())]
-    moved = [f"{pin.name}=={pin.version}" for pin in target.pins
-             if pin.version is not None and pin.name in pinned
-             and not pins.same_version(pin.version, pinned[pin.name])]
-    same = sum(pin.name in pinned and pin.version is not None
-               and pins.same_version(pin.version, pinned[pin.name]) for pin in target.pins)
+    # The target's pins of what the project pins: each moves, or stays the same.
+    locked = [pin for pin in target.pins if pin.version is not None and pin.name in pinned]
+    moved = [f"{pin.name}=={pin.version}" for pin in locked
+             if not pins.same_version(pin.version, pinned[pin.name])]
+    same = len(locked) - len(moved)
     alone = sorted(pin.name for pin in target.pins if pin.name not in pinned)
     print(f"project: --also-lock {target.path}: {len(moved)} "
           f"{'pin moves' if len(moved) == 1 else 'pins move'}"
