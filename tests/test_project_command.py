@@ -93,8 +93,11 @@ class ProjectCommandTest(unittest.TestCase):
         self.assertIn("drift: installed 0.9", rows["demo-pkg"][-1])
         self.assertEqual(rows["envonly"][:2], ["3.1", "env"])  # on no index: its docstrings
         self.assertIn("pypi: no project envonly", rows["envonly"][-1])
-        self.assertIn("git: no release metadata: no project envonly", rows["envonly"][-1])
-        self.assertIn("crawl: no release metadata: no project envonly", rows["envonly"][-1])
+        # The index is asked once: git and crawl read the release from it too, and say so.
+        self.assertIn("git: not on the index (see pypi)", rows["envonly"][-1])
+        self.assertIn("crawl: not on the index (see pypi)", rows["envonly"][-1])
+        self.assertEqual([path for path, _, _ in self.index.requests[asked:]
+                          if path.endswith("/envonly/")], ["/simple/envonly/"])
         self.assertEqual(rows["plain"][:2], ["2.0", "site"])  # the site named comes first
         for name in ("nowhere", "base-lib"):
             self.assertEqual(rows[name][1], "none", rows[name])

@@ -43,7 +43,7 @@ from ..ingest.formats import UNREADABLE, read_passage_contents, unreadable_reaso
 from ..ingest.readers.docstrings import module_name
 from ..ingest.sources import plan
 from ..ingest.sources.form import SourceOptions
-from ..ingest.sources.packages import read_release_metadata, release_site, site_packages
+from ..ingest.sources.packages import NotOnIndex, read_release_metadata, release_site, site_packages
 from ..ingest.sources.repository import fetch_repository
 from ..ingest.tree import Progress, SourceTree, shown
 from ..ingest.unit import UnitDraft
@@ -307,10 +307,19 @@ def collect_one(pin: Pin, options: ProjectOptions, progress: Progress) -> Covera
         return coverage
     label = f"{pin.name}/{pin.version}"
     kept = None  # the first docstrings-only result, while a later source may give docs pages
+    not_on_index = None  # the source that found the index without the release, once asked
     for at, source in enumerate(options.order):
         if kept is not None and source not in DOCS:
             continue
-        found = _try(source, pin, label, options, progress, coverage.missing)
+        if not_on_index is not None and source in NETWORK:
+            # Each of these reads the release from the index: asking again gets the same answer.
+            coverage.missing.append(f"{source}: not on the index (see {not_on_index})")
+            continue
+        try:
+            found = _try(source, pin, label, options, progress, coverage.missing)
+        except NotOnIndex:
+            not_on_index = source
+            continue
         if found is None:
             continue
         if found.docs:
@@ -326,7 +335,8 @@ def collect_one(pin: Pin, options: ProjectOptions, progress: Progress) -> Covera
 def _try(source: str, pin: Pin, label: str, options: ProjectOptions, progress: Progress,
          missing: list) -> Found | None:
     """Return what one source gives a pin, or None with why not appended to missing (nothing
-    appended when the source is not one for this pin: no --site for it)."""
+    appended when the source is not one for this pin: no --site for it); NotOnIndex, after
+    appending why, when the index has no file of the release."""
     value, where = _value(source, pin, label, options)
     if value is None:
         if where is not None:
@@ -347,6 +357,8 @@ def _try(source: str, pin: Pin, label: str, options: ProjectOptions, progress: P
         reason = str(error).removeprefix("--source ").removeprefix(value + ": ") \
             .removeprefix(value.partition("=")[2] + ": ")
         missing.append(f"{source}: {reason}")
+        if isinstance(error, NotOnIndex):
+            raise
         return None
     if not drafts:
         missing.append(f"{source}: no units")

@@ -77,6 +77,11 @@ class ReleaseNotFetched(ValueError):
     """One line naming the release and why its archive could not be fetched."""
 
 
+class ReleaseNotOnIndex(ReleaseNotFetched):
+    """The indexes pip is configured for give no usable file of the release (or cannot be
+    read): asking them again in the same build gets the same answer."""
+
+
 # --- pip's configuration ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -654,7 +659,7 @@ def fetch_release(dist: str, version: str, dest: Path, environ: Mapping | None =
     search = _search(project, settings, client)
     chosen, of_version = choose(search.candidates, version)
     if chosen is None:
-        raise ReleaseNotFetched(f"{release}: {_why_none(search, project, version, of_version)}")
+        raise ReleaseNotOnIndex(f"{release}: {_why_none(search, project, version, of_version)}")
     if chosen.yanked is not None:
         search.notes.append(f"{release}: {chosen.filename} is yanked"
                             + (f" ({chosen.yanked})" if chosen.yanked else "")

@@ -39,6 +39,10 @@ class FetchError(SourceError):
     """A --source that cannot be fetched or read: the whole build cannot go on."""
 
 
+class NotOnIndex(FetchError):
+    """The index has no usable file of a release: every step that reads it fails alike."""
+
+
 def _tree(version: str, root: Path, collection: str, package: PackageLayout,
           options: SourceOptions, provenance: dict) -> SourceTree:
     """Return the SourceTree of one package collection, published where its units link."""
@@ -60,10 +64,12 @@ def download_release(dist: str, version: str, dest: Path) -> Path:
     From the index pip is configured for, checked against its digest; nothing of the release
     runs (index_fetch.py).
     """
-    from .index_fetch import ReleaseNotFetched, fetch_release
+    from .index_fetch import ReleaseNotFetched, ReleaseNotOnIndex, fetch_release
 
     try:
         return fetch_release(dist, version, dest, note=build_note)
+    except ReleaseNotOnIndex as error:
+        raise NotOnIndex(str(error)) from None
     except ReleaseNotFetched as error:
         raise FetchError(str(error)) from None
 
@@ -146,7 +152,7 @@ def read_release_metadata(dist: str, version: str, options: SourceOptions) -> tu
             archive = release_archive(dist, version, Path(where, "download"), options)
         except FetchError as error:
             reason = str(error).removeprefix(f"pypi:{dist}=={version}: ")
-            raise FetchError(f"no release metadata: {reason}") from None
+            raise type(error)(f"no release metadata: {reason}") from None
         _, info, _ = release_tree(archive, Path(where, "tree"))
         if info is None:
             raise FetchError(f"no release metadata: {archive.name} holds no PKG-INFO or METADATA")
