@@ -58,7 +58,7 @@ def build_note(message: str, stream=None) -> None:
 
 # --- pypi: -----------------------------------------------------------------------------------
 
-def download_release(dist: str, version: str, dest: Path) -> Path:
+def download_release(dist: str, version: str, dest: Path, stream=None) -> Path:
     """Return the sdist (else the pure wheel) of dist==version, fetched into dest.
 
     From the index pip is configured for, checked against its digest; nothing of the release
@@ -67,7 +67,8 @@ def download_release(dist: str, version: str, dest: Path) -> Path:
     from .index_fetch import ReleaseNotFetched, ReleaseNotOnIndex, fetch_release
 
     try:
-        return fetch_release(dist, version, dest, note=build_note)
+        return fetch_release(dist, version, dest,
+                             note=lambda line: build_note(line, stream))
     except ReleaseNotOnIndex as error:
         raise NotOnIndex(str(error)) from None
     except ReleaseNotFetched as error:
@@ -79,7 +80,7 @@ def release_archive(dist: str, version: str, dest: Path, options: SourceOptions)
     if options.releases is None:
         if options.offline:
             raise FetchError(f"pypi:{dist}=={version}: offline, and no release archive is kept")
-        return download_release(dist, version, dest)
+        return download_release(dist, version, dest, options.stream)
     # One folder per release: the version's normal form, so 2.0 and 2.0.0 are one release.
     folder = Path(options.releases, normalized(dist), normal_version(version) or version)
     kept = sorted(path for path in folder.glob("*") if path.is_file()) \
@@ -92,7 +93,7 @@ def release_archive(dist: str, version: str, dest: Path, options: SourceOptions)
     folder.mkdir(parents=True, exist_ok=True)
     # Fetched beside it, then moved in whole: a build running at the same time reads no part.
     with tempfile.TemporaryDirectory(prefix=".fetch-", dir=folder) as fetching:
-        fetched = download_release(dist, version, Path(fetching))
+        fetched = download_release(dist, version, Path(fetching), options.stream)
         os.replace(fetched, folder / fetched.name)
     return folder / fetched.name
 
