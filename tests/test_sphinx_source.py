@@ -414,6 +414,12 @@ class LinksTest(unittest.TestCase):
         site = published_site(None, ["https://demo.readthedocs.io/en/latest/"], "1.2.3", None)
         self.assertEqual(site.url, "https://demo.readthedocs.io/en/1.2.3/")
         self.assertIn("Read the Docs", site.note)
+        for root in ("https://demo.readthedocs.io", "https://demo.readthedocs.io/",
+                     "https://demo.readthedocs.io/en/"):  # the default version, not a page
+            self.assertEqual(published_site(None, [root], "1.2.3", None).url,
+                             "https://demo.readthedocs.io/en/1.2.3/", root)
+        self.assertIsNone(published_site(None, ["https://demo.readthedocs.io/api/"], "1.2.3",
+                                         None).url)  # a page of some version: not known
         site = published_site(None, ["https://demo.example/docs/", None], "1.0", None)
         self.assertEqual(site.url, None)
         self.assertIn("no versioned link for https://demo.example/docs/", site.note)

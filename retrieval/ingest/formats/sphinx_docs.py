@@ -164,6 +164,12 @@ def versioned_url(url: str, version: str) -> PublishedSite | None:
     release = _RELEASE.match(version)
     if known is None and host.endswith(_READTHEDOCS):
         segments = [segment for segment in parts.path.split("/") if segment]
+        # The host's root (`/`) and a language's root (`/en/`) serve its default version, the
+        # latest or the stable one, as `/en/latest/` does: each is the project's, not a page.
+        if not segments:
+            segments = ["en", "latest"]
+        elif len(segments) == 1 and _LANGUAGE.fullmatch(segments[0]):
+            segments.append("latest")
         if len(segments) >= 2 and _LANGUAGE.fullmatch(segments[0]) \
                 and segments[1] in _MOVING:
             return PublishedSite(
