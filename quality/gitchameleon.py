@@ -12,7 +12,10 @@ validation and RetrievalService, at the default allowances and at the large budg
 with the set's own `score.py` (found beside the problems file):
 
   * hit@10: a target (score.targets) named by one of the first search's first 10 hits;
-  * evidence hit: a target named by, or defined in, a passage the run read (score.defines).
+  * evidence hit: a target named by, or defined in, a passage the run read (score.defines);
+  * found by name: the problem's own target, `name_of_class_or_func` as a dotted name
+    (target_name), sent to `/search` (limit 10, read as a question), named by one of its hits
+    (score.names_target); counted over the problems whose target has a name.
 
 A release that does not build (or times out) counts all its problems as misses. Printed: a table
 per library and per type_of_change, the overall figures and each release's build; `--json` keeps
