@@ -12,7 +12,10 @@ validation and RetrievalService, at the default allowances and at the large budg
 with the set's own `score.py` (found beside the problems file):
 
   * hit@10: a target (score.targets) named by one of the first search's first 10 hits;
-  * evidence hit: a target named by, or defined in, a passage the run read (score.defines).
+  * evidence hit: a target named by, or defined in, a passage the run read (score.defines);
+  * found by name: the problem's own target, `name_of_class_or_func` as a dotted name
+    (target_name), sent to `/search` (limit 10, read as a question), named by one of its hits
+    (score.names_target); counted over the problems whose target has a name.
 
 A release that does not build (or times out) counts all its problems as misses. Printed: a table
 per library and per type_of_change, the overall figures and each release's build; `--json` keeps
@@ -32,6 +35,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import sqlite3
@@ -54,6 +58,7 @@ from retrieval.core.service import RetrievalService, UnknownVersion, served_vers
 from retrieval.core.snapshot import load_snapshot  # noqa: E402
 from retrieval.http.errors import InvalidRequest  # noqa: E402
 from retrieval.http.operations.retrieve import parse_retrieve_request  # noqa: E402
+from retrieval.http.operations.search import parse_search_request, run_search  # noqa: E402
 from retrieval.rerank import attach  # noqa: E402
 
 log = common.log
@@ -375,6 +380,42 @@ def ask(service, release: Release, question: str, allowances: dict) -> dict:
             "ms": round((time.perf_counter() - started) * 1000, 1)}
 
 
+def target_name(row: dict) -> str | None:
+    """Return the problem's target as a dotted name (`name_of_class_or_func` read as
+    score.targets reads it: arguments, spaces around dots and what follows a blank cut), or
+    None when its last part is no identifier (`-`)."""
+    name = (row.get("name_of_class_or_func") or "").split("(", 1)[0]
+    name = (re.sub(r"\s*\.\s*", ".", name.strip()).split() or [""])[0].strip(".")
+    return name if name and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name.rsplit(".", 1)[-1]) \
+        else None
+
+
+def search_name(service, release: Release, name: str) -> list:
+    """Return the first TOP_K hits, as (rank, title, url), of `/search` for a name (the query
+    read as a question, as a user's is), through the route's own validation and run."""
+    try:
+        request = parse_search_request({"query": name, "version": release.label,
+                                        "collection": release.collection, "limit": TOP_K,
+                                        "max_text_bytes": 0}, DEFAULT_MAXIMA.max_source_bytes)
+    except InvalidRequest:
+        return []
+    served = served_version(service.snapshot.collections[release.collection], request.version)
+    if served is not None:
+        request = dataclasses.replace(request, served_version=served)
+    hits = run_search(service, request)["hits"]
+    return [(n, hit.get("title") or "", hit.get("url") or "") for n, hit in enumerate(hits, 1)]
+
+
+def name_rank(score, hits: list, name: str | None) -> int | None:
+    """Return the rank of the first hit naming the target (score.names_target, the name's last
+    part), None: none of them."""
+    if name is None:
+        return None
+    target = [name.rsplit(".", 1)[-1]]
+    return next((rank for rank, title, url in hits if score.names_target(title, url, target)),
+                None)
+
+
 def first_hits(response: dict) -> list:
     """Return the first search's first TOP_K hits as (rank, title, url)."""
     hits = (lab.searches(response) or [[]])[0][:TOP_K]
@@ -429,16 +470,21 @@ def ask_release(score, release: Release, record: dict, rows: list) -> list:
     try:
         for row in rows:
             targets = score.targets(row)
+            name = target_name(row)
             if service is None:
                 scored = unbuilt(targets, "not_built")
+                by_name = None
             else:
-                responses = {name: ask(service, release, row["problem"], allowances)
-                             for name, allowances in lab.BUDGETS}
+                responses = {budget: ask(service, release, row["problem"], allowances)
+                             for budget, allowances in lab.BUDGETS}
                 scored = score_problem(score, targets, responses)
+                by_name = None if name is None else name_rank(
+                    score, search_name(service, release, name), name)
             results.append({"id": row["example_id"], "library": row["library"],
                             "version": row["version"], "label": release.label,
                             "type_of_change": row.get("type_of_change"), "targets": targets,
-                            "built": service is not None, **scored})
+                            "built": service is not None, "name": name,
+                            "name_hit_rank": by_name, **scored})
     finally:
         if service is not None:
             service.close()
@@ -455,8 +501,13 @@ def tally(results: list) -> dict:
               "hit_at_10": sum(r["hit_rank"] is not None for r in results)}
     for budget in BUDGET_NAMES:
         counts[f"evidence_{budget}"] = sum(r[budget]["evidence_hit"] for r in results)
+    counts["with_name"] = sum(r["name"] is not None for r in results)
+    counts["by_name"] = sum(r["name_hit_rank"] is not None for r in results)
     counts["percent"] = {key: round(100 * value / n, 1) if n else 0.0
                          for key, value in counts.items() if key != "problems"}
+    # Found by name counts among the problems whose target has a name (not `-`).
+    named = counts["with_name"]
+    counts["percent"]["by_name"] = round(100 * counts["by_name"] / named, 1) if named else 0.0
     return counts
 
 
@@ -469,7 +520,7 @@ def grouped(results: list, field: str) -> dict:
 COLUMNS = (("problems", "problems"), ("built", "built"), ("targets", "with_targets"),
            ("hit@10", "hit_at_10")) + tuple(
     (f"evidence {'default' if b == 'default' else '8 reads'}", f"evidence_{b}")
-    for b in BUDGET_NAMES)
+    for b in BUDGET_NAMES) + (("named", "with_name"), ("found by name", "by_name"))
 
 
 def table(title: str, groups: dict) -> list:
@@ -488,6 +539,13 @@ def summary(results: list) -> dict:
             "by_type_of_change": grouped(results, "type_of_change")}
 
 
+def mean_by_name(by_library: dict) -> float:
+    """Return the mean over the libraries (those with a named target) of found by name, in %."""
+    shares = [counts["percent"]["by_name"] for counts in by_library.values()
+              if counts["with_name"]]
+    return sum(shares) / len(shares) if shares else 0.0
+
+
 def report_lines(figures: dict, builds: list, expected: int) -> list:
     """Return the plain-text report: tables, overall figures, builds."""
     overall = figures["overall"]
@@ -499,7 +557,11 @@ def report_lines(figures: dict, builds: list, expected: int) -> list:
              *table("all", {"all": overall}), "",
              f"overall: hit@10 {pct['hit_at_10']:.1f} %, evidence hit "
              + " / ".join(f"{pct[f'evidence_{b}']:.1f} %" for b in BUDGET_NAMES)
-             + " (default / 8 reads; every problem counted, unbuilt = miss)", "",
+             + " (default / 8 reads; every problem counted, unbuilt = miss)",
+             f"found by name: {pct['by_name']:.1f} % of the {overall['with_name']} problems "
+             "whose target has a name (its dotted name sent to /search, the target among the "
+             "first 10 hits by score.names_target); mean of the libraries "
+             f"{mean_by_name(figures['by_library']):.1f} %", "",
              "| release | status | seconds | units | source | api | sections | last line |",
              "|---|---|---:|---:|---|---:|---:|---|"]
     for record in builds:

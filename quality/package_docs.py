@@ -15,8 +15,17 @@ or id the rendered site lacks counts dead; a URL outside the site's base (an obj
 documents, linked at its file and lines in the release) is counted apart, as off-site. The report
 is Markdown on stdout; --json writes the figures and every dead URL.
 
+Each object item is also searched by name (issue 44: every library's documented objects found
+by name): the name a user would write for its primary gold object, read off the rendered page
+by one rule for every item (object_name), sent to `/search` (limit 10, the query read as a
+question) on the default budget's server; found when a gold place is among its first 10
+distinct places, as hit@10 counts. Reported per library, and their mean, for both builds.
+
     python quality/package_docs.py [--questions SET_JSON] [--libraries jinja2,pytest]
-        [--semantic minilm] [--retrieval-root DIR] [--out DIR] [--json FILE] [--jobs N]
+        [--semantic minilm] [--retrieval-root DIR] [--out DIR [--reuse]] [--json FILE]
+        [--jobs N]
+
+--reuse measures the snapshots already at --out (KIND-LIBRARY) instead of building them.
 
 --retrieval-root runs the builder, the server and the dead-URL check of another checkout (its
 directory as cwd and PYTHONPATH): the "before" of a comparison. Nothing is fitted or tuned here.
@@ -25,9 +34,11 @@ directory as cwd and PYTHONPATH): the "before" of a comparison. Nothing is fitte
 import argparse
 import concurrent.futures
 import dataclasses
+import html.parser
 import json
 import os
 import platform
+import re
 import sqlite3
 import subprocess
 import sys
@@ -51,6 +62,8 @@ DEV_SET = os.path.join(question_sets.SHARED_EVAL, "libraries", "dev.json")
 # case-insensitively; these are spelled as the index spells them).
 DISTRIBUTIONS = {"sqlalchemy": "SQLAlchemy", "jinja2": "Jinja2", "pillow": "Pillow"}
 BUILDS = ("pypi", "rendered")
+# The runs' key of the object items' name searches (beside measure.BUDGETS' names).
+BY_NAME = "by_name"
 # The same check as `retrieval verify --rendered`, run by the checkout under test (the module
 # moved from ingest/rendered.py to ingest/verify.py); prints the dead-URL lines as JSON.
 DEAD_URLS = """\
@@ -163,9 +176,130 @@ def site_urls(library: Library, dead: list) -> tuple:
     return [line for line in dead if line not in elsewhere], len(elsewhere)
 
 
-def ask(question_set, snapshot: str, log_dir: str, args) -> dict:
-    """Send every question at each budget to a fresh server; return {budget: per-item runs}."""
-    runs = {}
+# A dotted Python name as code writes it (retrieval.core.lookup.API_NAME's shape).
+DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+# sphinx-paramlinks' id of a parameter: the object's full name, `.params.`, the parameter.
+PARAMETER_ID = re.compile(rf"({DOTTED.pattern})\.params\.([A-Za-z_][A-Za-z0-9_]*)")
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+class _NamedElement(html.parser.HTMLParser):
+    """Read, from a rendered page, what the element with one id shows as its name: a `<dt>`
+    signature's `descname` text, or the text (and the first `<code>`'s text) of the heading
+    the id is on, opens (a `<section>`) or stands just before (an empty label)."""
+
+    def __init__(self, anchor: str):
+        super().__init__(convert_charrefs=True)
+        self.anchor = anchor
+        self.mode: str | None = None  # None (not seen yet), "dt", "before-heading", "heading"
+        self.closing = ""  # the end tag that ends what is read
+        self.descname_depth = 0  # inside a `descname` span: how many spans deep
+        self.code_depth = 0
+        self.text: list = []
+        self.code: list = []
+        self.codes = 0  # <code> elements seen in the heading
+        self.done = False
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if self.done:
+            return
+        if self.mode is None:
+            if attributes.get("id") == self.anchor:
+                self.mode, self.closing = (("dt", "dt") if tag == "dt" else
+                                           ("heading", tag) if tag in HEADINGS else
+                                           ("before-heading", ""))
+        elif self.mode == "before-heading" and tag in HEADINGS:
+            self.mode, self.closing = "heading", tag
+        elif self.mode == "dt" and tag == "span":
+            if self.descname_depth or "descname" in (attributes.get("class") or "").split():
+                self.descname_depth += 1
+        elif self.mode == "heading" and tag == "code":
+            self.codes += 1
+            self.code_depth += 1
+
+    def handle_endtag(self, tag):
+        if self.done or self.mode is None:
+            return
+        if tag == self.closing:
+            self.done = True
+        elif tag == "span" and self.descname_depth:
+            self.descname_depth -= 1
+        elif tag == "code" and self.code_depth:
+            self.code_depth -= 1
+
+    def handle_data(self, data):
+        if self.done:
+            return
+        if self.mode == "dt" and self.descname_depth:
+            self.text.append(data)
+        elif self.mode == "heading":
+            self.text.append(data)
+            if self.code_depth and self.codes == 1:
+                self.code.append(data)
+
+
+def object_name(root: str, gold: str) -> str | None:
+    """Return the name a user would search an object item's primary gold place by (None: its
+    page shows none), read off the rendered site (a documented rule, the same for every item):
+
+    - a sphinx-paramlinks parameter id (`sqlalchemy.create_engine.params.pool_pre_ping`): the
+      object's full name and the parameter, `sqlalchemy.create_engine pool_pre_ping`;
+    - a `<dt>` signature whose id is a dotted Python name (the py domain's ids): that name;
+      another `<dt>` (the std domain's `confval-markers`, `envvar-PYTEST_ADDOPTS`, a project's
+      own types, `jinja-filters.divisibleby`): its `descname`, `markers`, `divisibleby`;
+    - a heading, a section's id or a label just before a heading (bs4's and DRF's object
+      headings, `std-fixture-caplog`): the first dotted name in the heading's first `<code>`,
+      else in its text (`The limit argument` -> `limit`, `.force_authenticate(user=None, ...)`
+      -> `force_authenticate`).
+    """
+    page, _, anchor = gold.partition("#")
+    parameter = PARAMETER_ID.fullmatch(anchor)
+    if parameter:
+        return f"{parameter[1]} {parameter[2]}"
+    path = os.path.join(root, page)
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        reader = _NamedElement(anchor)
+        reader.feed(handle.read())
+    if reader.mode == "dt" and DOTTED.fullmatch(anchor):
+        return anchor
+    shown = "".join(reader.code or reader.text)
+    found = DOTTED.search(shown)
+    return found[0] if found else None
+
+
+def name_queries(question_set, questions_path: str) -> dict:
+    """Return {question id: the name its primary gold object is searched by} for the set's
+    object items (object_name; the set's file keeps each item's gold in order, primary first)."""
+    with open(questions_path, encoding="utf-8") as handle:
+        primary = {item["id"]: item["gold"][0] for item in json.load(handle)}
+    roots = {collection: root for collection, _, root, _ in question_set.trees}
+    return {item.question_id: object_name(roots[item.collection], primary[item.question_id])
+            for item in question_set.questions if item.kind == "object"}
+
+
+def search_names(client, question_set, names: dict) -> dict:
+    """Search each object item's name (`/search`, the query read as a question, as a user's
+    query is); return {question id: the first search's first TOP_K distinct URLs}."""
+    found = {}
+    for item in question_set.questions:
+        name = names.get(item.question_id)
+        if name is None:
+            continue
+        body = json.dumps({"query": name, "version": item.version,
+                           "collection": item.collection, "limit": measure.TOP_K,
+                           "max_text_bytes": 0})
+        status, data, _ = client.send("POST", "/search", body)
+        hits = json.loads(data)["hits"] if status == 200 else []
+        found[item.question_id] = measure.first_distinct(
+            measure.normalise_url(client.url_of(hit)) for hit in hits)
+    return found
+
+
+def ask(question_set, snapshot: str, log_dir: str, args, names: dict) -> dict:
+    """Send every question at each budget to a fresh server, and each object item's name to
+    the first; return {budget: per-item runs, BY_NAME: {question id: URLs}}."""
+    runs: dict = {}
     for name, allowances in measure.BUDGETS:
         server = Server(f"{os.path.basename(snapshot)}-{name}", snapshot, log_dir,
                         args.retrieval_root)
@@ -183,6 +317,8 @@ def ask(question_set, snapshot: str, log_dir: str, args) -> dict:
                     "first_urls": measure.first_search_urls(response, client.url_of),
                     "evidence_urls": [measure.normalise_url(client.url_of(e))
                                       for e in response.get("evidence", ())]})
+            if BY_NAME not in runs:
+                runs[BY_NAME] = search_names(client, question_set, names)
         finally:
             if client is not None:
                 client.close()
@@ -208,18 +344,42 @@ def scores(question_set, runs: dict | None) -> dict:
     return figures
 
 
+def name_scores(question_set, names: dict, runs: dict | None) -> dict:
+    """Return the object items found by name: how many were searched, the share whose first
+    search holds a gold place among its first TOP_K distinct places (hit@10's rule), and each
+    item's name and first places."""
+    found = (runs or {}).get(BY_NAME, {})
+    items = {}
+    for item in question_set.questions:
+        if item.kind != "object":
+            continue
+        first = measure.places(question_set, item, found.get(item.question_id, ()),
+                               measure.TOP_K)
+        items[item.question_id] = {"name": names.get(item.question_id),
+                                   "hit": bool(item.gold & set(first)),
+                                   "first_places": ["#".join(place) for place in first]}
+    hits = sum(entry["hit"] for entry in items.values())
+    return {"items": len(items), "hit_at_10": hits / len(items) if items else None,
+            "per_item": items}
+
+
 def measure_library(library: Library, kind: str, question_set, out: str, log_dir: str,
-                    args) -> dict:
-    """Build, check and ask one library's snapshot of one kind; return its record."""
+                    args, names: dict) -> dict:
+    """Build (or, with --reuse, take the one at --out), check and ask one library's snapshot
+    of one kind; return its record."""
     snapshot = os.path.join(out, f"{kind}-{library.collection}")
-    record = {"source": library.source(kind), "build": build(library, kind, snapshot, args)}
+    reused = args.reuse and os.path.isfile(os.path.join(snapshot, "manifest.json"))
+    record = {"source": library.source(kind),
+              "build": {"exit": 0, "seconds": 0.0, "reused": snapshot} if reused
+              else build(library, kind, snapshot, args)}
     runs = None
     if record["build"]["exit"] == 0:
         record["units"], record["distinct_urls"] = unit_counts(snapshot)
         record["dead_urls"], record["release_links"] = site_urls(
             library, dead_urls(library, snapshot, args))
-        runs = ask(question_set, snapshot, log_dir, args)
+        runs = ask(question_set, snapshot, log_dir, args, names)
     record["scores"] = scores(question_set, runs)
+    record["by_name"] = name_scores(question_set, names, runs)
     return record
 
 
@@ -277,6 +437,25 @@ def report(libraries: list, results: dict, args) -> None:
                                        for lib in libraries)) for b in BUILDS)
           + " | " + " / ".join(str(sum(len(results[lib.collection][b].get("dead_urls", ()))
                                        for lib in libraries)) for b in BUILDS) + " |")
+    report_by_name(libraries, results)
+
+
+def report_by_name(libraries: list, results: dict) -> None:
+    """Print the object items found by name, per library and their mean, pypi / rendered."""
+    print("\nObject items found by name: the primary gold object's name (object_name) sent to "
+          "`/search` (limit 10); a hit when a gold place is among its first 10 distinct places "
+          "(hit@10's rule). Each cell is pypi / rendered, in %.\n")
+    print("| library | object items | found by name |")
+    print("|---|---:|---|")
+    shares: dict = {b: [] for b in BUILDS}
+    for library in libraries:
+        mine = results[library.collection]
+        for b in BUILDS:
+            shares[b].append(mine[b]["by_name"]["hit_at_10"] or 0.0)
+        print(f"| {library.collection} | {mine['pypi']['by_name']['items']} | "
+              + " / ".join(percent(mine[b]["by_name"]["hit_at_10"]) for b in BUILDS) + " |")
+    print("| mean of the libraries | | " + " / ".join(
+        percent(sum(shares[b]) / len(shares[b])) for b in BUILDS) + " |")
 
 
 def parse_args(argv=None):
@@ -293,6 +472,9 @@ def parse_args(argv=None):
     parser.add_argument("--out", help="build here and keep the snapshots (default: a temporary "
                                       "directory, removed)")
     parser.add_argument("--json", dest="json_out", help="write the figures and dead URLs here")
+    parser.add_argument("--reuse", action="store_true",
+                        help="measure a snapshot already at --out as it is (KIND-LIBRARY, "
+                             "e.g. pypi-jinja2) instead of building it")
     parser.add_argument("--jobs", type=int, default=1,
                         help="libraries measured at once (default: %(default)s)")
     parser.add_argument("--startup-timeout", type=float, default=120)
@@ -301,6 +483,8 @@ def parse_args(argv=None):
     args.retrieval_root = os.path.abspath(args.retrieval_root)
     if args.jobs < 1:
         parser.error("--jobs must be positive")
+    if args.reuse and not args.out:
+        parser.error("--reuse reads the snapshots at --out: give --out")
     return args
 
 
@@ -308,6 +492,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     common.exit_on_sigterm()
     question_set = question_sets.load(args.questions)
+    names = name_queries(question_set, args.questions)
     wanted = set(args.libraries.split(",")) if args.libraries else None
     libraries = [Library(*tree) for tree in question_set.trees
                  if wanted is None or tree[0] in wanted]
@@ -327,7 +512,7 @@ def main(argv=None) -> int:
                 measure_library, lib, kind, dataclasses.replace(
                     question_set, questions=tuple(q for q in question_set.questions
                                                   if q.collection == lib.collection)),
-                out, log_dir, args) for lib, kind in work}
+                out, log_dir, args, names) for lib, kind in work}
             for (collection, kind), future in futures.items():
                 results[collection][kind] = future.result()
         log(f"server logs in {log_dir}")

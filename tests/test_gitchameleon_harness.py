@@ -108,6 +108,15 @@ class HarnessEndToEndTest(unittest.TestCase):
         self.assertTrue(any("register_job" in entry["names"]
                             for entry in found["max_reads_8"]["evidence"]))
 
+    def test_a_target_is_searched_by_its_name(self):
+        by_id = self.problems_by_id(self.report())
+        self.assertEqual((by_id["1"]["name"], by_id["1"]["name_hit_rank"]), ("register_job", 1))
+        self.assertEqual((by_id["2"]["name"], by_id["2"]["name_hit_rank"]), ("frobnicate", None))
+        self.assertIsNone(by_id["3"]["name_hit_rank"])  # not built: a miss
+        overall = self.report()["summary"]["overall"]
+        self.assertEqual((overall["with_name"], overall["by_name"]), (3, 1))
+        self.assertIn("found by name: 33.3 % of the 3 problems", self.first[0].stdout)
+
     def test_an_absent_target_and_an_unbuilt_release_are_misses(self):
         by_id = self.problems_by_id(self.report())
         absent, unbuilt = by_id["2"], by_id["3"]
@@ -206,6 +215,15 @@ class ScoringTest(unittest.TestCase):
         self.assertFalse(scored["default"]["evidence_hit"])
         self.assertTrue(scored["max_reads_8"]["evidence_hit"])
         self.assertEqual(scored["max_reads_8"]["evidence"][0]["names"], ["sjoin"])
+
+    def test_the_target_name_is_read_as_score_py_reads_it(self):
+        for given, name in (("numpy.convolve", "numpy.convolve"), ("sjoin", "sjoin"),
+                            (" falcon . Request.media (x)", "falcon.Request.media"),
+                            ("torch.nn.Module.to() method", "torch.nn.Module.to"),
+                            ("-", None), ("", None)):
+            with self.subTest(given):
+                self.assertEqual(gitchameleon.target_name({"name_of_class_or_func": given}),
+                                 name)
 
     def test_version_labels_and_distribution_names(self):
         self.assertEqual(gitchameleon.Release("pandas", "2").label, "2.0.0")

@@ -143,6 +143,62 @@ class PackageDocsTest(unittest.TestCase):
         self.assertEqual(figures["section"]["max_reads_8"]["evidence_hit"], 1.0)
         self.assertEqual(figures["all"]["default"]["hit_at_10"], 0.5)
 
+    def test_an_object_is_searched_by_the_name_its_page_shows(self):
+        code = '<code class="docutils literal"><span class="pre">{}</span></code>'
+        pages = {
+            "ref.html": (
+                '<dl class="py function"><dt class="sig" id="pkg.mod.func">'
+                '<span class="sig-prename descclassname"><span class="pre">pkg.mod.</span></span>'
+                '<span class="sig-name descname"><span class="pre">func</span></span></dt></dl>'
+                '<dl class="std confval"><dt class="sig" id="confval-markers">'
+                '<span class="sig-name descname"><span class="pre">markers</span></span>'
+                '<a class="headerlink" href="#confval-markers">¶</a></dt></dl>'
+                '<section id="caplog"><span id="std-fixture-caplog"></span><h3>'
+                '<a class="toc-backref" href="#id1">caplog</a></h3></section>'),
+            "guide.html": (
+                '<section id="the-limit-argument"><h3>The ' + code.format("limit")
+                + ' argument<a class="headerlink">¶</a></h3></section>'
+                '<section id="x-and-y"><h3>' + code.format(".strings") + " and "
+                + code.format("stripped_strings") + "</h3></section>"),
+            "api/index.html": (
+                '<h3 id="force_authenticateusernone"><a class="toclink">'
+                ".force_authenticate(user=None)</a></h3>"
+                '<h2 id="page_size">PAGE_SIZE</h2>'),
+        }
+        expected = {
+            "ref.html#pkg.mod.func": "pkg.mod.func",
+            "ref.html#confval-markers": "markers",
+            "ref.html#std-fixture-caplog": "caplog",
+            "ref.html#caplog": "caplog",
+            "guide.html#the-limit-argument": "limit",
+            "guide.html#x-and-y": "strings",
+            "api/index.html#force_authenticateusernone": "force_authenticate",
+            "api/index.html#page_size": "PAGE_SIZE",
+            "engines.html#sqlalchemy.create_engine.params.pool_pre_ping":
+                "sqlalchemy.create_engine pool_pre_ping",
+        }
+        root = temporary_directory(self)
+        for page, text in pages.items():
+            os.makedirs(os.path.dirname(os.path.join(root, page)), exist_ok=True)
+            with open(os.path.join(root, page), "w", encoding="utf-8") as handle:
+                handle.write(f"<html><body>{text}</body></html>")
+        for gold, name in expected.items():
+            with self.subTest(gold):
+                self.assertEqual(package_docs.object_name(root, gold), name)
+
+    def test_found_by_name_counts_object_items_with_a_gold_place_in_the_first_ten(self):
+        questions = tuple(question_sets.Question(str(n), "q", "c", "1", kind,
+                                                 frozenset({("p.html", "a")}))
+                          for n, kind in enumerate(("object", "object", "section")))
+        question_set = question_sets.QuestionSet(
+            "set", questions, (), lambda item, url: tuple(url.split("#", 1)))
+        late = [f"p.html#b{n}" for n in range(10)] + ["p.html#a"]
+        runs = {package_docs.BY_NAME: {"0": ["p.html#b", "p.html#a"], "1": late}}
+        figures = package_docs.name_scores(question_set, {"0": "a", "1": "a"}, runs)
+        self.assertEqual((figures["items"], figures["hit_at_10"]), (2, 0.5))
+        self.assertEqual(figures["per_item"]["0"]["first_places"], ["p.html#b", "p.html#a"])
+        self.assertEqual(package_docs.name_scores(question_set, {}, None)["hit_at_10"], 0.0)
+
     def test_another_checkout_comes_first_on_the_childs_path(self):
         env = package_docs.child_env("/elsewhere")
         self.assertEqual(env["PYTHONPATH"].split(os.pathsep)[0], "/elsewhere")

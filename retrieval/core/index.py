@@ -361,12 +361,33 @@ class CollectionIndex:
                 if reranker is not None:
                     # The span's rows are the collection's version: the only units it may add.
                     ranked = reranker(search.embedded, ranked, span)
+            if search.name is not None:
+                ranked = self._named_first(search.name, span, ranked, k, deadline)
             hits = self._unit_hits(conn, ranked, k)
             # Pieces of one unit take one place: rank deeper until k units or no more rows.
             every_candidate = self._model is not None and reranker is None
             if len(hits) == k or every_candidate or len(ranked) < limit:
                 return hits
             limit *= 2
+
+    def _named_first(self, name: str, span: tuple, ranked: list, k: int,
+                     deadline: float | None) -> list:
+        """Return ranked, (row id, score) pairs, with the rows of the units documenting an API
+        name moved first, in a name lookup's order (_best_named: the name itself, then indexed
+        descriptions), each with its own score; the others keep their order.
+
+        Only rows the ranking found move: a search's hits stay the units its query matched,
+        scored as its ranking scored them. Why: a question that is a name asks for the unit
+        documenting that name, and the ranking alone puts it below units that say the name more
+        often (pytest's `markers` setting below eleven pages about markers).
+        """
+        _, rows = self._named(name, span[0], span[1], deadline)
+        order = {rowid: place for place, rowid in enumerate(_best_named(rows, k))}
+        if not order:
+            return ranked
+        first = sorted((pair for pair in ranked if pair[0] in order),
+                       key=lambda pair: order[pair[0]])
+        return first + [pair for pair in ranked if pair[0] not in order]
 
     def _unit_hits(self, conn, ranked, k: int) -> list:
         """Return the first k (passage, score) pairs of ranked (row id, score) pairs, one per

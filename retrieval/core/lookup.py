@@ -16,9 +16,6 @@ from .fields import passage_hit_fields
 from .names import version_order
 from .notes import note_fields
 
-# A dotted or bare API name, as code writes it (os.path.join, removeprefix, np.float).
-API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-MAX_NAME_CHARS = 200
 # The statuses: found in the asked version; found there and documented there as deprecated or
 # removed; documented only in other versions; documented in none.
 FOUND, DEPRECATED, NOT_IN_VERSION, NOT_FOUND = (
@@ -31,12 +28,6 @@ FIRST_KINDS = ("removed", "deprecated", "changed")
 # common as `get` matches a few hundred in a collection's versions).
 MAX_NAMED_ROWS = 10000
 _WORD = re.compile(r"[^\W_]+")
-
-
-def api_name(query: str) -> str | None:
-    """Return the query as an API name if it is one (surrounding blanks aside), else None."""
-    name = query.strip()
-    return name if len(name) <= MAX_NAME_CHARS and API_NAME.fullmatch(name) else None
 
 
 def name_query(name: str) -> str | None:

@@ -2,10 +2,12 @@
 
 A question becomes words (folded_words: case-folded runs of word characters, its quoted literal
 values left out where a policy says so), and its words a search query (question_terms: stop words
-out, each word once, at most MAX_QUESTION_TERMS). A search's query is searched with each of its
-terms once (bounded_query), and one with more distinct terms than MAX_QUERY_TERMS is refused by
-the caller's validation (too_many_terms). Last, the index quotes every term, so that no query
-text is ever read as FTS5 syntax (quote_fts_terms).
+out, each word once, at most MAX_QUESTION_TERMS); a question that is a dotted or bare API name as
+a whole is recognised as one too (api_name), before its words lose the dots and the case. A
+search's query is searched with each of its terms once (bounded_query), and one with more
+distinct terms than MAX_QUERY_TERMS is refused by the caller's validation (too_many_terms).
+Last, the index quotes every term, so that no query text is ever read as FTS5 syntax
+(quote_fts_terms).
 
 Why the bound: a search's cost grows with its number of terms (each quoted term is one FTS5
 phrase that walks its own posting list), not with the rows it returns: 500 copies of "a" in one
@@ -23,6 +25,9 @@ import re
 from .searches import MATCH_ALL, MATCH_ANY
 
 MAX_QUESTION_TERMS = 16
+# A dotted or bare API name, as code writes it (os.path.join, removeprefix, np.float).
+API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+MAX_NAME_CHARS = 200
 # Far more distinct words than a question or a search phrase has; few enough that a query's
 # cost stays a small fraction of the deadline on a corpus-sized snapshot.
 MAX_QUERY_TERMS = 32
@@ -37,6 +42,12 @@ _LITERAL_SPAN = re.compile(r"`[^`]*`|(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)\"[^\"\n]*\"(
 def folded_words(text: str) -> list:
     """Return the text's words as question_terms reads them: case-folded runs of word characters."""
     return _WORD.findall(text.casefold())
+
+
+def api_name(query: str) -> str | None:
+    """Return the query as an API name if it is one (surrounding blanks aside), else None."""
+    name = query.strip()
+    return name if len(name) <= MAX_NAME_CHARS and API_NAME.fullmatch(name) else None
 
 
 def has_literals(question: str) -> bool:

@@ -6,7 +6,7 @@ the package, so every other module of core can build on it.
 
 from dataclasses import dataclass, replace
 
-from .query import has_literals, question_sentence, question_terms
+from .query import api_name, has_literals, question_sentence, question_terms
 from .searches import MATCH_ALL, MATCH_ANY, SearchCall
 
 FIXED = "fixed"
@@ -46,6 +46,9 @@ class Rule:
     # What the first search's embedding compares units with (once for_question, when the
     # snapshot's semantic policy embeds the question: its `semantic_query`); None: its query.
     semantic_query: str | None = None
+    # The question as a dotted or bare API name (once for_question, when it is one as a whole):
+    # the first search carries it, and the units documenting it rank first.
+    question_name: str | None = None
 
     @property
     def first_query(self) -> str:
@@ -61,9 +64,9 @@ class Rule:
 
     def first_search(self, version: str) -> SearchCall:
         """Return the first search: the only one that comes from the question, so the only one
-        that carries its literals and its sentence."""
+        that carries its literals, its sentence and its API name."""
         return SearchCall(self.first_query, version, self.search_k, self.initial_match,
-                          self.literals, self.semantic_query)
+                          self.literals, self.semantic_query, self.question_name)
 
     def refinement_search(self, version: str) -> SearchCall | None:
         """Return the search of every later round, all its terms matching (None: there is none)."""
@@ -84,7 +87,9 @@ class Rule:
         score almost every unit; they are left out unless nothing else would remain.
         embeds_question: the snapshot's embedding reads the question's own sentence
         (question_sentence) rather than the search's words; a sentence encoder was trained on
-        sentences, not on keyword lists.
+        sentences, not on keyword lists. A question that is an API name as a whole
+        (`pytest.approx`, `markers`) is kept as written beside its words (`question_name`):
+        the words alone lose its dots, its case and its ubiquitous parts (`pytest`).
         """
         if self.kind != QUESTION_TERMS:
             return self
@@ -92,7 +97,7 @@ class Rule:
         telling = " ".join(word for word in terms.split() if word not in ubiquitous)
         sentence = question_sentence(question, self.drop_literals) if embeds_question else ""
         return replace(self, initial_query=telling or terms, literals=has_literals(question),
-                       semantic_query=sentence or None)
+                       semantic_query=sentence or None, question_name=api_name(question))
 
     def describe(self) -> dict:
         """Return the rule as the response's `policy` section shows it."""

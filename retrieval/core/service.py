@@ -170,15 +170,16 @@ class RetrievalService:
 
         The question's own words (at most MAX_QUESTION_TERMS, each once) less the policy
         fallback's stop words and literals and the collection's ubiquitous words, any of them
-        matching (MATCH_ANY); whether the question quoted literal values; and what its embedding
-        reads when the snapshot's semantic policy embeds questions. A snapshot whose fallback is
+        matching (MATCH_ANY); whether the question quoted literal values; what its embedding
+        reads when the snapshot's semantic policy embeds questions; and the question as an API
+        name when it is one as a whole (its units rank first). A snapshot whose fallback is
         not a question-terms rule (the fixture's) has no stop words to leave out and reads no
         literals; a question of no words searches nothing.
         """
         if self.snapshot.fallback.kind == QUESTION_TERMS:
             rule = self.snapshot.fallback_for(question, collection)
             return SearchCall(rule.first_query, version, k, MATCH_ANY, rule.literals,
-                              rule.semantic_query)
+                              rule.semantic_query, rule.question_name)
         return SearchCall(question_terms(question, frozenset()), version, k, MATCH_ANY)
 
     def request_id(self, request: RetrieveRequest) -> str:

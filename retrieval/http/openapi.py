@@ -18,8 +18,8 @@ from ..core.fields import (
     PASSAGE_BODY_FIELDS,
     READ_FIELDS,
 )
-from ..core.lookup import FIRST_KINDS, MAX_NAME_CHARS, NOT_IN_VERSION, STATUSES
-from ..core.query import MAX_QUERY_TERMS
+from ..core.lookup import FIRST_KINDS, NOT_IN_VERSION, STATUSES
+from ..core.query import MAX_NAME_CHARS, MAX_QUERY_TERMS
 from ..core.searches import MATCH_ALL, MATCH_ANY
 from ..core.snapshot import MAX_SEARCH_K, READ_BEST
 from ..core.tokens import BYTES_PER_TOKEN
@@ -177,7 +177,8 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
     cut = {name: field_schema(name) for name in CUT_FIELDS}
     search_arguments = {"query": {"type": "string"}, "version": {"type": "string"},
                         "k": {"type": "integer", "minimum": 0}, "match": {"enum": ["any"]},
-                        "literals": {"const": True}, "semantic_query": {"type": "string"}}
+                        "literals": {"const": True}, "semantic_query": {"type": "string"},
+                        "name": {"type": "string"}}
     action = {"oneOf": [
         closed({"tool": {"const": "search"},
                  "arguments": closed(search_arguments, ["query", "version", "k"])}),
@@ -228,7 +229,8 @@ def _schemas(maxima: Limits, max_body_bytes: int, pins: bool) -> dict:
             "searched": closed({"query": {"type": "string"},
                                  "match": {"enum": [MATCH_ALL, MATCH_ANY]},
                                  "literals": {"const": True},
-                                 "semantic_query": {"type": "string"}}, ["query", "match"]),
+                                 "semantic_query": {"type": "string"},
+                                 "name": {"type": "string"}}, ["query", "match"]),
             "notes": first_notes,
             "hits": {"type": "array", "items": closed({
                 **hit, "score": {"type": "number"}, "text": {"type": "string"}, **cut,

@@ -23,7 +23,8 @@ from mcp.shared.exceptions import MCPError
 
 from .. import __version__
 from ..core.fields import CUT_FIELDS, FIELD_TYPES, FLAGGED_FIELDS, HIT_FIELDS, NOTE_FIELDS
-from ..core.lookup import MAX_NAME_CHARS, STATUSES
+from ..core.lookup import STATUSES
+from ..core.query import MAX_NAME_CHARS
 from ..core.tokens import BYTES_PER_TOKEN
 from ..http.contract import ALLOWANCES, TOKEN_ALLOWANCE
 from ..http.errors import ServiceError

@@ -11,7 +11,8 @@ they fit `max_text_bytes`, as /search gives them.
 
 from dataclasses import dataclass
 
-from ...core.lookup import API_NAME, MAX_NAME_CHARS, NOT_IN_VERSION, passage_hit
+from ...core.lookup import NOT_IN_VERSION, passage_hit
+from ...core.query import API_NAME, MAX_NAME_CHARS
 from ...core.service import RetrievalService, ServedNames
 from ...core.snapshot import DEFAULT_COLLECTION
 from ...core.tools import RetrievalTools, ToolFailure

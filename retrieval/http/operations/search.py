@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from ...core.admission import DEFAULT_MAXIMA
 from ...core.fields import CUT_FIELDS, HIT_FIELDS, NOTE_FIELDS
-from ...core.lookup import NOT_IN_VERSION, api_name, first_notes, not_in_version
+from ...core.lookup import NOT_IN_VERSION, first_notes, not_in_version
+from ...core.query import api_name
 from ...core.searches import SearchCall
 from ...core.service import RetrievalService, ServedNames
 from ...core.snapshot import DEFAULT_COLLECTION
