@@ -208,6 +208,18 @@ def scores(question_set, runs: dict | None) -> dict:
     return figures
 
 
+def items(question_set, runs: dict | None) -> dict:
+    """Return {item id: {budget: its first search's top places and its evidence places}}, so a
+    difference between two builds can be traced to the questions it comes from."""
+    return {item.question_id: {name: {
+        "first": [list(p) for p in measure.places(question_set, item, runs[name][i]["first_urls"],
+                                                  measure.TOP_K)],
+        "evidence": [list(p) for p in measure.places(question_set, item,
+                                                     runs[name][i]["evidence_urls"])]}
+        for name, _ in measure.BUDGETS} if runs else {}
+        for i, item in enumerate(question_set.questions)}
+
+
 def measure_library(library: Library, kind: str, question_set, out: str, log_dir: str,
                     args) -> dict:
     """Build, check and ask one library's snapshot of one kind; return its record."""
@@ -220,6 +232,7 @@ def measure_library(library: Library, kind: str, question_set, out: str, log_dir
             library, dead_urls(library, snapshot, args))
         runs = ask(question_set, snapshot, log_dir, args)
     record["scores"] = scores(question_set, runs)
+    record["items"] = items(question_set, runs)
     return record
 
 
