@@ -259,6 +259,11 @@ class _Predictor(RstReader):
         # took that id first: the section's own is the next idN, yet the section is rendered
         # at the label's (docutils lists the target's id first then, as Sphinx's pages show).
         labelled = next((own for _, own, _ in self._pending if own == make_id(text)), None)
+        if labelled is None and make_id(text) in self.ids:
+            # A repeated title (a second "Unicode") has no id of its name: the section is
+            # rendered at its label's id, if a label is right above it, and its own is the
+            # next idN (SQLAlchemy's `<section id="psycopg2-hstore"><span id="id9">`).
+            labelled = next((own for _, own, key in self._pending if key is None), None)
         if labelled is not None:
             self.document.auto()
         section = RenderedSection(labelled or self.document.named(text), text, path)
