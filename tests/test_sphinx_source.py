@@ -48,8 +48,7 @@ Demo
 ====
 
 Demo runs jobs. See :ref:`installing` first, then :ref:`installing` again, and
-:func:`demo.make_engine`, :setting:`DEMO_SIZE` and :doc:`ref/settings`; and
-:ref:`database_urls`.
+:func:`demo.make_engine`, :setting:`DEMO_SIZE` and :doc:`ref/settings`.
 
 .. _installing:
 
@@ -199,14 +198,9 @@ class SphinxProjectTest(unittest.TestCase):
     def test_cross_references_are_the_in_links(self):
         units = read(self.root, "doc")
         in_links = {title: unit["in_links"] for title, unit in units.items()}
-        # A :ref: links the label's own id (`href="#installing"`, inside the section), as a
-        # rendered site's reader counts it: not the section's, whose id is its title's.
-        self.assertEqual(in_links["Install"], 0)
-        # A label that is the section's id (the title's own): the section is linked.
-        self.assertEqual(in_links["Database URLs"], 1)
+        self.assertEqual(in_links["Install"], 2)  # two :ref:`installing`
         self.assertEqual(in_links["demo.make_engine"], 1)
-        # The same for a crossref target: `#std-setting-DEMO_SIZE`, not the section's id.
-        self.assertEqual(in_links["DEMO_SIZE"], 0)
+        self.assertEqual(in_links["DEMO_SIZE"], 1)  # :setting:`DEMO_SIZE`
         self.assertEqual(in_links["Settings"], 1)  # :doc:`ref/settings`
         self.assertEqual(in_links["demo.Engine.stop"], 0)
 

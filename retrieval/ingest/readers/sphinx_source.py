@@ -170,7 +170,7 @@ class _Predictor(RstReader):
                 self._inline("\n".join(self.lines[unit.start:unit.stop]))
                 if _section_title(self.lines, unit) is None and not all(
                         set(self.lines[i].strip()) <= _ADORNMENT for i in unit):
-                    self._settle_targets()
+                    self._settle_targets(None)
         kept = self.read(self.lines, unit)
         terms = glossary_terms(self, self.lines, unit) if kept and not is_code else []
         if terms:
@@ -214,7 +214,7 @@ class _Predictor(RstReader):
                 OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
                 for i in unit[1:]):
             module = argument.split()[0]
-            self._settle_targets()
+            self._settle_targets(None)
             self.targets.setdefault((PYTHON_DOMAIN, module), self._object_id("module", module))
         if name not in _LITERAL_DIRECTIVES:
             self._inline("\n".join(self.lines[unit.start + 1:unit.stop]))
@@ -229,16 +229,15 @@ class _Predictor(RstReader):
             target = (match.group(3) if match.group(3) is not None else match.group(4)).strip()
             self.references.append((role, target, self.module))
 
-    def _settle_targets(self):
-        """Settle the targets waiting before an element: each is linked at its own id, as
-        Sphinx writes a :ref: to it (`href="#attrs"`, an id inside the section it names), and
-        as a rendered site's links are counted (at the id they name: the section's own where a
-        label is the id the section is rendered at)."""
+    def _settle_targets(self, section_id: str | None):
+        """Give the targets waiting before an element to it: a section's extra ids (a :ref:
+        lands on the section), else their own."""
         for name, own_id, key in self._pending:
+            landing = section_id or own_id
             if key is None:
-                self.labels.setdefault(name, own_id)
+                self.labels.setdefault(name, landing)
             else:
-                self.targets.setdefault(key, own_id)
+                self.targets.setdefault(key, landing)
         self._pending = []
 
     # -- RstReader hooks ----------------------------------------------------------------------
@@ -270,7 +269,7 @@ class _Predictor(RstReader):
         section = RenderedSection(labelled or self.document.named(text), text, path)
         self.sections.append(section)
         self._open.append((level, section))
-        self._settle_targets()
+        self._settle_targets(section.section_id)
 
     def on_object(self, name, argument, options, no_index, indent):
         super().on_object(name, argument, options, no_index, indent)
@@ -306,7 +305,7 @@ class _Predictor(RstReader):
                                            PYTHON_DOMAIN))
         if name in ("class", "exception"):
             self.scopes[-1].owner = _PyClass(signatures[0][2], module)
-        self._settle_targets()
+        self._settle_targets(None)
 
     def _signature_lines(self, argument: str) -> list:
         texts = [argument]
@@ -326,13 +325,13 @@ class _Predictor(RstReader):
             self._pending.append((None, self._object_id(f"std:{short}", term), (short, term)))
             return True
         elif name == "glossary" and directives.glossary:
-            self._settle_targets()
+            self._settle_targets(None)
             self.open_body(indent, self.anchor).owner = GlossaryBody()
         elif name in directives.objects and STD_NAME.match(argument):
-            self._settle_targets()
+            self._settle_targets(None)
             self._std_object(short, argument, no_index)
         elif name in directives.hidden:
-            self._settle_targets()
+            self._settle_targets(None)
             written = OBJECT_NAME.match(argument)
             if name.endswith(("autoclass", "autoexception")) and written:
                 # autodoc writes `.. py:class:: NAME` with `:module:` (the name's own dotted
@@ -340,7 +339,7 @@ class _Predictor(RstReader):
                 prefix, _, bare = written.group(0).rpartition(".")
                 self.open_body(indent, self.anchor).owner = _PyClass(bare, prefix or self.module)
         elif name not in ("index", "toctree"):
-            self._settle_targets()
+            self._settle_targets(None)
         return True
 
     def _std_object(self, kind: str, argument: str, no_index: bool):
@@ -367,7 +366,7 @@ def predict_page(docname: str, text: str, directives: Directives) -> SourcePage:
         is_code = literal.enter(lines, unit, indent)
         if reader.read_unit(unit, is_code):
             literal.leave(lines, unit, indent, is_code)
-    reader._settle_targets()
+    reader._settle_targets(None)
     page = RenderedPage(frozenset(reader.ids), reader.sections, reader.objects, [])
     title = reader.sections[0].title if reader.sections else ""
     return SourcePage(docname, page, title, reader.labels, reader.targets, reader.references)
