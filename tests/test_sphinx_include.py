@@ -348,3 +348,20 @@ class AutomoduleTest(unittest.TestCase):
         found = units(self.root, modules=(("demo/dialect.py", "demo.dialect"),))
         titled = [unit["url"].rpartition("#")[2] for unit in found if unit["title"] == "Unicode"]
         self.assertEqual(titled, ["unicode", "page-unicode"])
+
+    def test_the_docstrings_autodoc_renders_link_from_their_page(self):
+        # connect's docstring, rendered on the page, has a :ref: to the docstring's label.
+        write(self.root, {"docs/api.rst": "API\n===\n\n.. autofunction:: demo.dialect.connect\n"})
+        found = units(self.root, modules=(("demo/dialect.py", "demo.dialect"),))
+        unicode = next(unit for unit in found if unit["url"] == DOCS + "dialect.html#unicode")
+        self.assertEqual(unicode["in_links"], 1)
+
+    def test_shorthand_prefixes_of_references_are_expanded_where_zzzeeksphinx_is_used(self):
+        api = "API\n===\n\nSee :func:`_d.connect`.\n\n.. autofunction:: demo.dialect.connect\n"
+        prefixes = 'zzzeeksphinx_module_prefixes = {"_d": "demo.dialect"}\n'
+        for extensions, expected in (('["zzzeeksphinx"]', 1), ("[]", 0)):
+            write(self.root, {"docs/api.rst": api,
+                              "docs/conf.py": f"extensions = {extensions}\n{prefixes}"})
+            found = units(self.root, modules=(("demo/dialect.py", "demo.dialect"),))
+            connect = next(unit for unit in found if unit["title"] == "demo.dialect.connect")
+            self.assertEqual(connect["in_links"], expected, extensions)

@@ -45,7 +45,7 @@ from ..readers.docutils_ids import sphinx_id
 from ..readers.rst import first_section_title, plain_text
 from ..readers.sphinx_conf import RST
 from ..readers.sphinx_page import page_units
-from ..readers.sphinx_source import directives_of, in_links, predict_page
+from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
 from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
@@ -456,6 +456,22 @@ class _Units:
             return None
         return dataclasses.replace(obj, end_line=end, docstring=text)
 
+    def _rendered_docstrings(self, found: dict) -> list:
+        """Return (docstring, its module's name) of each object a page's autodoc directives
+        (found: _autodoc's) render on it, each once; a module whose docstring's sections are
+        the page's own text (sectioned) is read there already."""
+        seen: set = set()
+        rendered = []
+        for documented in found.values():
+            for item in documented:
+                obj = item.obj
+                if not obj.docstring or obj.name in seen or (
+                        obj.kind == MODULE and obj.name in self.sectioned):
+                    continue
+                seen.add(obj.name)
+                rendered.append((obj.docstring, item.module.name))
+        return rendered
+
     def _summarized(self, conf, relative: str, text: str) -> list:
         """Return (line, stub page address or None, autodoc.Documented) of each object a page's
         autosummary tables give a stub page of its own (`:toctree:`): Sphinx generates
@@ -486,12 +502,25 @@ class _Units:
                     for relative, kind, text, sha256 in pages if kind == RST}
         self.references = sum((autodoc.references(page.text) for page in expanded.values()),
                               Counter())
+        # Each page's autodoc directives resolved, in page order (skips reported as read).
+        autodocs = {relative: self._autodoc(page.where, page.text, progress)
+                    for relative, page in expanded.items()}
         predicted = {}
         for relative, kind, _, _ in pages:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
                 predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
                                                directives)
+                # The docstrings autodoc renders on the page link from it too, each read under
+                # its object's module, as a rendered site's links are counted.
+                for docstring, module in self._rendered_docstrings(autodocs[relative]):
+                    self.references.update(autodoc.references(docstring, module))
+                    predicted[page].references.extend(cross_references(docstring, module))
+        if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
+            expanded_names: Counter = Counter()
+            for target, count in self.references.items():
+                expanded_names[conf.full_name(target)] += count
+            self.references = expanded_names
         links = in_links(predicted, conf)
         contents: list[UnitDraft] = []
         included: set = set()  # id() of the drafts quoting a file the page includes
@@ -509,7 +538,7 @@ class _Units:
                 text, origins = read.text, read.origins
                 units = page_units(text, predicted[page].page, directives, read.breaks(),
                                    read.code)
-                found = self._autodoc(read.where, text, progress)
+                found = autodocs[relative]
                 reference = bool(found) or any(
                     obj.ids for obj in predicted[page].page.python_objects())
                 for line, documented in found.items():

@@ -47,19 +47,20 @@ class Documented:
     keyed: bool = False  # an entry of a mapping: known by its keys, not its Python names
 
 
-def references(text: str) -> Counter:
-    """Count the Python objects a reST page cross-references, by each name they may mean.
+def references(text: str, module: str | None = None) -> Counter:
+    """Count the Python objects a reST page (or a docstring of module) cross-references, by
+    each name they may mean.
 
     `:meth:`~flask.Flask.register_blueprint`` counts for that name; a relative one
     (`:func:`option`` under `.. currentmodule:: click`) for the name as written and under the
     current module, as Sphinx would look it up; `.name` (a suffix search) under "." + name.
     """
     counts: Counter[str] = Counter()
-    current = None
+    current = module
     for line in text.split("\n"):
-        module = _CURRENT.match(line) or _AUTODOC_MODULE.match(line)
-        if module:
-            current = None if module.group(1) == "None" else module.group(1)
+        declared = _CURRENT.match(line) or _AUTODOC_MODULE.match(line)
+        if declared:
+            current = None if declared.group(1) == "None" else declared.group(1)
         for match in _REFERENCE.finditer(line):
             target = match.group(1).lstrip("~!")
             names = {target} if target.startswith(".") else {target, f"{current}.{target}"}

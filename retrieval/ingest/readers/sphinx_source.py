@@ -224,10 +224,7 @@ class _Predictor(RstReader):
             self.document.named(" ".join(match.group(1).split()))
         for _ in _FOOTNOTE_REF.finditer(text):
             self.document.auto()
-        for match in _XREF.finditer(text):
-            role = match.group(1)
-            target = (match.group(3) if match.group(3) is not None else match.group(4)).strip()
-            self.references.append((role, target, self.module))
+        self.references.extend(cross_references(text, self.module))
 
     def _settle_targets(self, section_id: str | None):
         """Give the targets waiting before an element to it: a section's extra ids (a :ref:
@@ -357,6 +354,14 @@ class _Predictor(RstReader):
         self.objects.append(RenderedObject(kind, [(object_id, bare)], STANDARD_DOMAIN))
 
 
+def cross_references(text: str, module: str | None) -> list:
+    """Return (role, target as written, module) of each cross-reference of reST text, read
+    under a current module (a docstring's: the module of the object it documents)."""
+    return [(match.group(1), (match.group(3) if match.group(3) is not None
+                              else match.group(4)).strip(), module)
+            for match in _XREF.finditer(text)]
+
+
 def predict_page(docname: str, text: str, directives: Directives) -> SourcePage:
     """Return what one reST page of a project would render as, read from its source alone."""
     lines = text.split("\n")
@@ -402,7 +407,7 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
                 if linked is not None and linked[1].page.sections:
                     found = (linked[0], linked[1].page.sections[0].section_id)
             elif role in PY_ROLES:
-                name = target.lstrip("~!.")
+                name = conf.full_name(target.lstrip("~!."))
                 found = python.get(name) or (python.get(f"{module}.{name}") if module else None)
             elif role == "term":  # Sphinx looks a term up in lower case
                 found = targets.get(("term", target.lower()))
