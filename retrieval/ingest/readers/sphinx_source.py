@@ -77,6 +77,11 @@ _NAMED_LINK = re.compile(r"(?<![:`\w])`([^`<]+?)\s*<[^`>]+>`_(?!_)")
 _FOOTNOTE_REF = re.compile(r"\[(?:#[\w-]*|\*|[0-9]+|[A-Za-z][\w.-]*)\]_")
 _EXPLICIT_TARGET = re.compile(r"\.\.[ \t]+_(`[^`]+`|[^`:][^:]*):(?:[ \t]+(.*))?")
 _FOOTNOTE = re.compile(r"\.\.[ \t]+\[([^\]]+)\](?:[ \t].*)?")
+# A hyperlink reference to a name of the page (`.parents`_: a section title or a label on it),
+# not a named link with its URL (`text <url>`_), nor an anonymous one (`text`__).
+_INTERNAL_REF = re.compile(r"(?<![:`\w])`([^`<]+?)`_(?!_)")
+# The role in SourcePage.references of such a reference: it resolves on its own page only.
+INTERNAL = "_"
 # A cross-reference role: (role, explicit title text or None, target).
 _XREF = re.compile(r":(?:(?:py|std):)?([\w-]+):`(?:([^`<]*?)\s*<([^`>]*)>|([^`]*))`")
 PY_ROLES = frozenset({"func", "meth", "class", "attr", "data", "exc", "obj", "const",
@@ -356,10 +361,13 @@ class _Predictor(RstReader):
 
 def cross_references(text: str, module: str | None) -> list:
     """Return (role, target as written, module) of each cross-reference of reST text, read
-    under a current module (a docstring's: the module of the object it documents)."""
+    under a current module (a docstring's: the module of the object it documents), and
+    (INTERNAL, name, module) of each hyperlink reference to a name of its page."""
     return [(match.group(1), (match.group(3) if match.group(3) is not None
                               else match.group(4)).strip(), module)
-            for match in _XREF.finditer(text)]
+            for match in _XREF.finditer(text)] + [
+        (INTERNAL, " ".join(match.group(1).split()), module)
+        for match in _INTERNAL_REF.finditer(text)]
 
 
 def predict_page(docname: str, text: str, directives: Directives) -> SourcePage:
@@ -395,10 +403,18 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
               if domain == PYTHON_DOMAIN}
     roles = {"envvar": "envvar"} | {role: name for name, (_, role) in conf.object_types.items()}
     counts: Counter = Counter()
-    for source in pages.values():
+    for path, source in pages.items():
+        # docutils' names of the page's sections: a `Title`_ reference links the section.
+        titles: dict = {}
+        for section in source.page.sections:
+            titles.setdefault(section.title.lower(), section.section_id)
         for role, target, module in source.references:
             found = None
-            if role == "ref":
+            if role == INTERNAL:
+                name = target.lower()
+                anchor = titles.get(name) or source.labels.get(name)
+                found = (path, anchor) if anchor else None
+            elif role == "ref":
                 found = labels.get(target.lower())
             elif role == "doc":
                 docname = target.lstrip("/") if target.startswith("/") else posixpath.normpath(
