@@ -85,12 +85,21 @@ def directives(text: str) -> list:
         match = _AUTODOC.match(line)
         if match is None:
             continue
-        options = {}
+        options: dict = {}
+        last, last_indent = None, 0  # the option read last, and its field marker's indent
         for option_line in lines[index + 1:]:
-            option = _OPTION.fullmatch(option_line.rstrip("\r"))
-            if option is None:
+            option_line = option_line.rstrip("\r")
+            option = _OPTION.fullmatch(option_line)
+            depth = len(option_line) - len(option_line.lstrip())
+            if option is not None:
+                last, last_indent = option.group(1), depth
+                options[last] = option.group(2) or ""
+            elif last is not None and option_line.strip() and depth > last_indent:
+                # A field's body goes on on lines indented deeper (`:members: a, b,` then
+                # `c, d` below it): one value.
+                options[last] = f"{options[last]} {option_line.strip()}".strip()
+            else:
                 break
-            options[option.group(1)] = option.group(2) or ""
         kind, name = match.group(1), match.group(2)
         found.append(Directive(index + 1, kind, name, current, options,
                                classes[-1][1] if classes else None))
