@@ -128,6 +128,21 @@ def units(root: str, progress_out: io.StringIO | None = None, modules: tuple = (
     return [draft.content for draft in read_package_contents(tree, progress)]
 
 
+def placed(found: list, page: str) -> list:
+    """Return (url, source_id, title) of each unit of found on a page, in order."""
+    return [(unit["url"], unit["source_id"], unit["title"]) for unit in found
+            if unit["url"].startswith(page)]
+
+
+def assert_quoted(test: unittest.TestCase, root: str, found: list):
+    """Assert that each unit quotes exactly the lines of the file it names."""
+    for unit in found:
+        with open(os.path.join(root, *unit["source_id"].split("/")), encoding="utf-8") as source:
+            lines = source.read().split("\n")
+        test.assertEqual(unit["text"], "\n".join(
+            lines[unit["start_line"] - 1:unit["end_line"]]), unit["url"])
+
+
 class IncludeTest(unittest.TestCase):
 
     def setUp(self):
@@ -138,10 +153,8 @@ class IncludeTest(unittest.TestCase):
                           "examples/demo.py": DEMO_PY})
 
     def test_an_included_files_sections_are_the_including_pages_at_its_ids(self):
-        where = [(unit["url"], unit["source_id"], unit["title"]) for unit in units(self.root)
-                 if unit["url"].startswith(DOCS + "changes.html")]
         page = DOCS + "changes.html"
-        self.assertEqual(where, [
+        self.assertEqual(placed(units(self.root), page), [
             (page + "#changes", "docs/changes.rst", "Changes"),
             (page + "#examples", "docs/changes.rst", "Examples"),
             (page + "#version-1-0", "CHANGES.rst", "Version 1.0"),
@@ -171,12 +184,7 @@ class IncludeTest(unittest.TestCase):
         self.assertIn("id1", rendered[3])
 
     def test_each_unit_quotes_the_lines_of_the_file_they_are_in(self):
-        for unit in units(self.root):
-            with open(os.path.join(self.root, *unit["source_id"].split("/")),
-                      encoding="utf-8") as source:
-                lines = source.read().split("\n")
-            self.assertEqual(unit["text"], "\n".join(
-                lines[unit["start_line"] - 1:unit["end_line"]]), unit["url"])
+        assert_quoted(self, self.root, units(self.root))
         # The page's own section ends its quoted lines where the inclusion starts.
         examples = next(unit for unit in units(self.root)
                         if unit["url"] == DOCS + "changes.html#examples")
@@ -312,9 +320,7 @@ class AutomoduleTest(unittest.TestCase):
 
     def test_a_module_docstrings_sections_are_the_pages_at_the_ids_docutils_gives(self):
         page = DOCS + "dialect.html"
-        where = [(unit["url"], unit["source_id"], unit["title"]) for unit in self.found
-                 if unit["url"].startswith(page)]
-        self.assertEqual(where, [
+        self.assertEqual(placed(self.found, page), [
             (page + "#sqlite", "docs/dialect.rst", "SQLite"),
             # What precedes the docstring's first section describes the module.
             (page + "#module-demo.dialect", "demo/dialect.py", "demo.dialect"),
@@ -328,12 +334,7 @@ class AutomoduleTest(unittest.TestCase):
         self.assertNotIn("Threading", intro["text"])
 
     def test_each_unit_quotes_the_lines_of_the_file_they_are_in(self):
-        for unit in self.found:
-            with open(os.path.join(self.root, *unit["source_id"].split("/")),
-                      encoding="utf-8") as source:
-                lines = source.read().split("\n")
-            self.assertEqual(unit["text"], "\n".join(
-                lines[unit["start_line"] - 1:unit["end_line"]]), unit["url"])
+        assert_quoted(self, self.root, self.found)
 
     def test_a_label_in_the_docstring_is_a_label_of_the_page(self):
         write(self.root, {"docs/index.rst": "Index\n=====\n\nSee :ref:`dialect_unicode`.\n"})
