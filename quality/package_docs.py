@@ -212,10 +212,8 @@ def items(question_set, runs: dict | None) -> dict:
     """Return {item id: {budget: its first search's top places and its evidence places}}, so a
     difference between two builds can be traced to the questions it comes from."""
     return {item.question_id: {name: {
-        "first": [list(p) for p in measure.places(question_set, item, runs[name][i]["first_urls"],
-                                                  measure.TOP_K)],
-        "evidence": [list(p) for p in measure.places(question_set, item,
-                                                     runs[name][i]["evidence_urls"])]}
+        "first": measure.places(question_set, item, runs[name][i]["first_urls"], measure.TOP_K),
+        "evidence": measure.places(question_set, item, runs[name][i]["evidence_urls"])}
         for name, _ in measure.BUDGETS} if runs else {}
         for i, item in enumerate(question_set.questions)}
 
