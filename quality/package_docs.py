@@ -363,6 +363,16 @@ def name_scores(question_set, names: dict, runs: dict | None) -> dict:
             "per_item": items}
 
 
+def items(question_set, runs: dict | None) -> dict:
+    """Return {item id: {budget: its first search's top places and its evidence places}}, so a
+    difference between two builds can be traced to the questions it comes from."""
+    return {item.question_id: {name: {
+        "first": measure.places(question_set, item, runs[name][i]["first_urls"], measure.TOP_K),
+        "evidence": measure.places(question_set, item, runs[name][i]["evidence_urls"])}
+        for name, _ in measure.BUDGETS} if runs else {}
+        for i, item in enumerate(question_set.questions)}
+
+
 def measure_library(library: Library, kind: str, question_set, out: str, log_dir: str,
                     args, names: dict) -> dict:
     """Build (or, with --reuse, take the one at --out), check and ask one library's snapshot
@@ -380,6 +390,7 @@ def measure_library(library: Library, kind: str, question_set, out: str, log_dir
         runs = ask(question_set, snapshot, log_dir, args, names)
     record["scores"] = scores(question_set, runs)
     record["by_name"] = name_scores(question_set, names, runs)
+    record["items"] = items(question_set, runs)
     return record
 
 

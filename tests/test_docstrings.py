@@ -148,6 +148,12 @@ class AutodocTest(unittest.TestCase):
                                        "\n.. autofunction:: make_engine\n"),
                          [["demo.core", "demo.core.make_engine"], ["demo.core.make_engine"]])
 
+    def test_an_options_value_goes_on_on_deeper_indented_lines(self):
+        # Jinja's `:members: from_string, ...,` continued below the field marker.
+        self.assertEqual(self.resolved(".. autoclass:: demo.Engine\n   :members: stop,\n"
+                                       "             register_job\n   :noindex:\n"),
+                         [["demo.Engine", "demo.Engine.stop", "demo.Engine.register_job"]])
+
     def test_every_directive_kind(self):
         text = ("\n.. module:: demo\n\n.. autodata:: DEFAULT_SIZE\n\n"
                 ".. autoexception:: demo.core.EngineError\n\n.. automethod:: Engine.stop\n\n"

@@ -142,6 +142,11 @@ class PackageDocsTest(unittest.TestCase):
         self.assertEqual(figures["object"]["default"]["evidence_hit"], 0.0)
         self.assertEqual(figures["section"]["max_reads_8"]["evidence_hit"], 1.0)
         self.assertEqual(figures["all"]["default"]["hit_at_10"], 0.5)
+        # Each item's places are kept, so a difference can be traced to its questions.
+        items = package_docs.items(question_set, runs)
+        self.assertEqual(items["0"]["default"], {"first": ["b", "a"], "evidence": []})
+        self.assertEqual(items["1"]["max_reads_8"], {"first": [], "evidence": ["a"]})
+        self.assertEqual(package_docs.items(question_set, None), {"0": {}, "1": {}})
 
     def test_an_object_is_searched_by_the_name_its_page_shows(self):
         code = '<code class="docutils literal"><span class="pre">{}</span></code>'

@@ -7,6 +7,7 @@ objects.inv). The expectations are exact: they pin the ranking rules, not a benc
 
 import contextlib
 import dataclasses
+import gzip
 import io
 import json
 import math
@@ -371,6 +372,20 @@ class SphinxSiteTest(unittest.TestCase):
         with contextlib.redirect_stdout(out):
             self.assertEqual(retrieval_main(["verify", self.out, "--rendered", moved]), 1)
         self.assertIn("dead URL " + BASE + "faq/library.html#how-do-i-remove", out.getvalue())
+
+    def test_a_page_installed_gzipped_is_on_the_site(self):
+        # Debian installs large pages as PAGE.html.gz: the page is published, compressed.
+        moved = os.path.join(os.path.dirname(self.site), "gzipped")
+        shutil.copytree(self.site, moved)
+        page = os.path.join(moved, "faq", "library.html")
+        with open(page, "rb") as plain, gzip.open(page + ".gz", "wb") as packed:
+            packed.write(plain.read())
+        os.remove(page)
+        self.assertEqual(dead_urls(self.out, moved), [])
+        with open(page + ".gz", "wb") as packed:  # not gzip: the page cannot be read
+            packed.write(b"<html>not compressed</html>")
+        self.assertIn(f"dead URL {BASE}faq/library.html#how-do-i-remove",
+                      "\n".join(dead_urls(self.out, moved)))
 
     # -- ranking ----------------------------------------------------------------------------
 

@@ -120,12 +120,27 @@ def never_shown():
 SPHINX_SETTINGS = {"doctitle_xform": False, "auto_id_prefix": "id", "report_level": 5}
 
 
-def units(root: str, progress_out: io.StringIO | None = None) -> list:
+def units(root: str, progress_out: io.StringIO | None = None, modules: tuple = ()) -> list:
     """Return the unit contents of a release tree's docs folder, read by the package format."""
     tree = SourceTree("1.0", root, DOCS, "demo", "package",
-                      package=PackageLayout((), "docs", DOCS, "pypi:demo==1.0/"))
+                      package=PackageLayout(modules, "docs", DOCS, "pypi:demo==1.0/"))
     progress = Progress(progress_out if progress_out is not None else io.StringIO())
     return [draft.content for draft in read_package_contents(tree, progress)]
+
+
+def placed(found: list, page: str) -> list:
+    """Return (url, source_id, title) of each unit of found on a page, in order."""
+    return [(unit["url"], unit["source_id"], unit["title"]) for unit in found
+            if unit["url"].startswith(page)]
+
+
+def assert_quoted(test: unittest.TestCase, root: str, found: list):
+    """Assert that each unit quotes exactly the lines of the file it names."""
+    for unit in found:
+        with open(os.path.join(root, *unit["source_id"].split("/")), encoding="utf-8") as source:
+            lines = source.read().split("\n")
+        test.assertEqual(unit["text"], "\n".join(
+            lines[unit["start_line"] - 1:unit["end_line"]]), unit["url"])
 
 
 class IncludeTest(unittest.TestCase):
@@ -138,15 +153,15 @@ class IncludeTest(unittest.TestCase):
                           "examples/demo.py": DEMO_PY})
 
     def test_an_included_files_sections_are_the_including_pages_at_its_ids(self):
-        where = [(unit["url"], unit["source_id"], unit["title"]) for unit in units(self.root)
-                 if unit["url"].startswith(DOCS + "changes.html")]
         page = DOCS + "changes.html"
-        self.assertEqual(where, [
+        self.assertEqual(placed(units(self.root), page), [
             (page + "#changes", "docs/changes.rst", "Changes"),
             (page + "#examples", "docs/changes.rst", "Examples"),
             (page + "#version-1-0", "CHANGES.rst", "Version 1.0"),
-            # Its title's id taken on the page: docutils' next idN, the page's numbering.
-            (page + "#id1", "CHANGES.rst", "Examples"),
+            # Its title's id taken on the page: docutils' next idN, the page's numbering; the
+            # label above it is the id Sphinx renders the section at (`<section
+            # id="examples-of-1"><span id="id1">`, as Debian's SQLAlchemy and pytest pages do).
+            (page + "#examples-of-1", "CHANGES.rst", "Examples"),
             (page + "#version-0-9", "CHANGES.rst", "Version 0.9"),
             (page + "#after-the-inclusion", "docs/changes.rst", "After the inclusion")])
 
@@ -158,18 +173,18 @@ class IncludeTest(unittest.TestCase):
         with open(os.path.join(self.root, "docs", "changes.rst"), encoding="utf-8") as page:
             tree = publish_doctree(page.read(), source_path=os.path.join(
                 self.root, "docs", "changes.rst"), settings_overrides=SPHINX_SETTINGS)
-        rendered = [node["ids"][0] for node in tree.findall(section)]
+        # docutils lists a repeated title's idN first, Sphinx's pages the label's: each is
+        # one of the section's ids docutils gives.
+        rendered = [node["ids"] for node in tree.findall(section)]
         ours = [unit["url"].rpartition("#")[2] for unit in units(self.root)
                 if unit["url"].startswith(DOCS + "changes.html")]
-        self.assertEqual(ours, rendered)
+        self.assertEqual(len(ours), len(rendered))
+        for anchor, ids in zip(ours, rendered, strict=True):
+            self.assertIn(anchor, ids)
+        self.assertIn("id1", rendered[3])
 
     def test_each_unit_quotes_the_lines_of_the_file_they_are_in(self):
-        for unit in units(self.root):
-            with open(os.path.join(self.root, *unit["source_id"].split("/")),
-                      encoding="utf-8") as source:
-                lines = source.read().split("\n")
-            self.assertEqual(unit["text"], "\n".join(
-                lines[unit["start_line"] - 1:unit["end_line"]]), unit["url"])
+        assert_quoted(self, self.root, units(self.root))
         # The page's own section ends its quoted lines where the inclusion starts.
         examples = next(unit for unit in units(self.root)
                         if unit["url"] == DOCS + "changes.html#examples")
@@ -177,7 +192,7 @@ class IncludeTest(unittest.TestCase):
 
     def test_a_label_in_an_included_file_lands_on_the_including_page(self):
         unit = next(unit for unit in units(self.root)
-                    if unit["url"] == DOCS + "changes.html#id1")
+                    if unit["url"] == DOCS + "changes.html#examples-of-1")
         self.assertEqual(unit["in_links"], 1)  # guide.rst's :ref:`examples-of-1`
 
     def test_start_after_and_end_before_and_which_files_are_pages(self):
@@ -244,3 +259,110 @@ class IncludeTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# A dialect page as SQLAlchemy writes one: the page names the module, its docstring holds the
+# sections (a repeated "Unicode" under a label among them), the page goes on after it.
+DIALECT_PAGE = """\
+.. _sqlite_toplevel:
+
+SQLite
+======
+
+.. automodule:: demo.dialect
+
+Unicode
+-------
+
+The page's own Unicode notes.
+
+Data Types
+----------
+
+Types of the dialect.
+"""
+
+DIALECT_PY = '''\
+# demo/dialect.py
+r"""
+.. note:: the dialect's own directive.
+
+The dialect's introduction.
+
+Threading
+---------
+
+Using a memory database in several threads.
+
+.. _dialect_unicode:
+
+Unicode
+-------
+
+Unicode of the driver.
+
+"""
+
+
+def connect():
+    """Connect, as in :ref:`dialect_unicode`."""
+'''
+
+
+class AutomoduleTest(unittest.TestCase):
+
+    def setUp(self):
+        self.root = temporary_directory(self)
+        write(self.root, {"docs/conf.py": "", "docs/dialect.rst": DIALECT_PAGE,
+                          "demo/__init__.py": "", "demo/dialect.py": DIALECT_PY})
+        self.found = units(self.root, modules=(("demo/__init__.py", "demo"),
+                                               ("demo/dialect.py", "demo.dialect")))
+
+    def test_a_module_docstrings_sections_are_the_pages_at_the_ids_docutils_gives(self):
+        page = DOCS + "dialect.html"
+        self.assertEqual(placed(self.found, page), [
+            (page + "#sqlite", "docs/dialect.rst", "SQLite"),
+            # What precedes the docstring's first section describes the module.
+            (page + "#module-demo.dialect", "demo/dialect.py", "demo.dialect"),
+            (page + "#threading", "demo/dialect.py", "Threading"),
+            (page + "#unicode", "demo/dialect.py", "Unicode"),
+            # The page's own "Unicode" repeats the title: docutils' next idN.
+            (page + "#id1", "docs/dialect.rst", "Unicode"),
+            (page + "#data-types", "docs/dialect.rst", "Data Types")])
+        intro = next(unit for unit in self.found if unit["title"] == "demo.dialect")
+        self.assertIn("The dialect's introduction.", intro["text"])
+        self.assertNotIn("Threading", intro["text"])
+
+    def test_each_unit_quotes_the_lines_of_the_file_they_are_in(self):
+        assert_quoted(self, self.root, self.found)
+
+    def test_a_label_in_the_docstring_is_a_label_of_the_page(self):
+        write(self.root, {"docs/index.rst": "Index\n=====\n\nSee :ref:`dialect_unicode`.\n"})
+        found = units(self.root, modules=(("demo/dialect.py", "demo.dialect"),))
+        unicode = next(unit for unit in found if unit["url"] == DOCS + "dialect.html#unicode")
+        self.assertEqual(unicode["in_links"], 1)
+
+    def test_a_repeated_title_under_a_label_is_at_the_labels_id(self):
+        labelled = ".. _page_unicode:\n\nUnicode\n-------\n\nThe page's"
+        write(self.root, {"docs/dialect.rst": DIALECT_PAGE.replace(
+            "Unicode\n-------\n\nThe page's", labelled)})
+        found = units(self.root, modules=(("demo/dialect.py", "demo.dialect"),))
+        titled = [unit["url"].rpartition("#")[2] for unit in found if unit["title"] == "Unicode"]
+        self.assertEqual(titled, ["unicode", "page-unicode"])
+
+    def test_the_docstrings_autodoc_renders_link_from_their_page(self):
+        # connect's docstring, rendered on the page, has a :ref: to the docstring's label.
+        write(self.root, {"docs/api.rst": "API\n===\n\n.. autofunction:: demo.dialect.connect\n"})
+        found = units(self.root, modules=(("demo/dialect.py", "demo.dialect"),))
+        unicode = next(unit for unit in found if unit["url"] == DOCS + "dialect.html#unicode")
+        self.assertEqual(unicode["in_links"], 1)
+
+    def test_shorthand_prefixes_of_references_are_expanded_where_zzzeeksphinx_is_used(self):
+        api = "API\n===\n\nSee :func:`_d.connect`.\n\n.. autofunction:: demo.dialect.connect\n"
+        prefixes = 'zzzeeksphinx_module_prefixes = {"_d": "demo.dialect"}\n'
+        for extensions, expected in (('["zzzeeksphinx"]', 1), ("[]", 0)):
+            write(self.root, {"docs/api.rst": api,
+                              "docs/conf.py": f"extensions = {extensions}\n{prefixes}"})
+            found = units(self.root, modules=(("demo/dialect.py", "demo.dialect"),))
+            connect = next(unit for unit in found if unit["title"] == "demo.dialect.connect")
+            self.assertEqual(connect["in_links"], expected, extensions)

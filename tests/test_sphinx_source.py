@@ -48,7 +48,8 @@ Demo
 ====
 
 Demo runs jobs. See :ref:`installing` first, then :ref:`installing` again, and
-:func:`demo.make_engine`, :setting:`DEMO_SIZE` and :doc:`ref/settings`.
+:func:`demo.make_engine`, :setting:`DEMO_SIZE` and :doc:`ref/settings`; `Database
+URLs`_ below, and `the docs <https://docs.example/>`_.
 
 .. _installing:
 
@@ -199,6 +200,8 @@ class SphinxProjectTest(unittest.TestCase):
         units = read(self.root, "doc")
         in_links = {title: unit["in_links"] for title, unit in units.items()}
         self.assertEqual(in_links["Install"], 2)  # two :ref:`installing`
+        # A hyperlink reference to a section's title on its page links it (docutils' names).
+        self.assertEqual(in_links["Database URLs"], 1)
         self.assertEqual(in_links["demo.make_engine"], 1)
         self.assertEqual(in_links["DEMO_SIZE"], 1)  # :setting:`DEMO_SIZE`
         self.assertEqual(in_links["Settings"], 1)  # :doc:`ref/settings`

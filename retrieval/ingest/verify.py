@@ -77,7 +77,8 @@ def dead_urls(snapshot_directory, html_roots) -> list:
             key = (entry["collection"], version["version"])
             root = html_roots if isinstance(html_roots, str) else html_roots.get(key)
             if root is not None:
-                sites[key] = RenderedSite(root, version["base_url"])
+                # A page installed gzipped (Debian's PAGE.html.gz) is on the site all the same.
+                sites[key] = RenderedSite(root, version["base_url"], compressed=True)
     conn = database.open_immutable(directory / DATABASE)
     try:
         rows = conn.execute("SELECT collection, version, url FROM passages ORDER BY id").fetchall()

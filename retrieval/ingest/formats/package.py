@@ -16,6 +16,7 @@ docs page documents it and the docs' site is known; otherwise it is the file and
 fragment against the tree's file).
 """
 
+import dataclasses
 import os
 import posixpath
 import re
@@ -41,17 +42,17 @@ from ..readers.docstrings import (
     read_package,
 )
 from ..readers.docutils_ids import sphinx_id
-from ..readers.rst import plain_text
+from ..readers.rst import first_section_title, plain_text
 from ..readers.sphinx_conf import RST
 from ..readers.sphinx_page import page_units
-from ..readers.sphinx_source import directives_of, in_links, predict_page
+from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
 from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
 from ..unit import UnitDraft, merge_same_passages, passage_key
 from ..version_notes import rst_notes
 from .sphinx_docs import SphinxProject, docname_path, page_path, sphinx_project
-from .sphinx_include import Origin, expand
+from .sphinx_include import Docstring, Origin, expand
 
 # The most names one object's passages are indexed under (its own, the names it is exported
 # and aliased by, the other targets of its assignment), in that order.
@@ -60,6 +61,8 @@ MAX_NAMES = 64
 DOCS_FOLDERS = ("docs", "doc", "Doc")
 # A string literal's opening and closing triple quotes, where a piece of a docstring has them.
 _QUOTES = re.compile(r"^[rRuUbB]*(?:\"\"\"|\'\'\')|(?:\"\"\"|\'\'\')$")
+# A line that is only a docstring's closing quotes.
+_CLOSING_QUOTES = re.compile(r"[ \t]*(?:\"\"\"|\'\'\')[ \t]*")
 
 
 def docs_folder(root: str) -> str | None:
@@ -178,6 +181,9 @@ class _Units:
         self.references: Counter = Counter()
         # The defining names of the objects its units document so far (objects_contents).
         self.described: set = set()
+        # Module -> the line (1-based) of its docstring's first section title, for each module
+        # whose docstring a page renders from there on as its own sections (sectioned_docstring).
+        self.sectioned: dict[str, int] = {}
 
     def _source_link(self, path: str, first: int, last: int) -> str:
         return (self.layout.source_url + urllib.parse.quote(path, safe="/")
@@ -421,6 +427,51 @@ class _Units:
                 found.setdefault(directive.line, []).extend(documented)
         return found
 
+    def sectioned_docstring(self, name: str) -> Docstring | None:
+        """Return the lines of a module's docstring that an `.. automodule::` renders as
+        sections of its page (from its first section title on), or None where it has none."""
+        module = self.package.modules.get(name)
+        if module is None:
+            return None
+        obj = module.objects.get("")
+        if obj is None or not obj.docstring:
+            return None
+        first = first_section_title(module.lines, range(obj.start_line - 1, obj.end_line))
+        if first is None:
+            return None
+        stop = obj.end_line
+        if _CLOSING_QUOTES.fullmatch(module.lines[stop - 1]):
+            stop -= 1
+        self.sectioned[name] = first + 1
+        return Docstring(module.path, module.sha256, module.lines, range(first, stop))
+
+    def _module_intro(self, module: Module, obj: DocObject) -> DocObject | None:
+        """Return a module whose docstring's sections its page renders (sectioned), described
+        by what precedes them; None where nothing does."""
+        end = self.sectioned[obj.name] - 1
+        while end >= obj.start_line and not module.lines[end - 1].strip():
+            end -= 1
+        text = _piece_docstring(module.lines[obj.start_line - 1:end])
+        if not text.strip():
+            return None
+        return dataclasses.replace(obj, end_line=end, docstring=text)
+
+    def _rendered_docstrings(self, found: dict) -> list:
+        """Return (docstring, its module's name) of each object a page's autodoc directives
+        (found: _autodoc's) render on it, each once; a module whose docstring's sections are
+        the page's own text (sectioned) is read there already."""
+        seen: set = set()
+        rendered = []
+        for documented in found.values():
+            for item in documented:
+                obj = item.obj
+                if not obj.docstring or obj.name in seen or (
+                        obj.kind == MODULE and obj.name in self.sectioned):
+                    continue
+                seen.add(obj.name)
+                rendered.append((obj.docstring, item.module.name))
+        return rendered
+
     def _summarized(self, conf, relative: str, text: str) -> list:
         """Return (line, stub page address or None, autodoc.Documented) of each object a page's
         autosummary tables give a stub page of its own (`:toctree:`): Sphinx generates
@@ -446,16 +497,30 @@ class _Units:
         pages = self._read_pages(project.root, progress, conf.page_kind)
         directives = directives_of(conf)
         # Each reST page as Sphinx reads it: its includes' lines in place (sphinx_include.py).
-        expanded = {relative: expand(self.tree, project.root, relative, text, sha256, progress)
+        expanded = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
+                                     self.sectioned_docstring)
                     for relative, kind, text, sha256 in pages if kind == RST}
         self.references = sum((autodoc.references(page.text) for page in expanded.values()),
                               Counter())
+        # Each page's autodoc directives resolved, in page order (skips reported as read).
+        autodocs = {relative: self._autodoc(page.where, page.text, progress)
+                    for relative, page in expanded.items()}
         predicted = {}
         for relative, kind, _, _ in pages:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
                 predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
                                                directives)
+                # The docstrings autodoc renders on the page link from it too, each read under
+                # its object's module, as a rendered site's links are counted.
+                for docstring, module in self._rendered_docstrings(autodocs[relative]):
+                    self.references.update(autodoc.references(docstring, module))
+                    predicted[page].references.extend(cross_references(docstring, module))
+        if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
+            expanded_names: Counter = Counter()
+            for target, count in self.references.items():
+                expanded_names[conf.full_name(target)] += count
+            self.references = expanded_names
         links = in_links(predicted, conf)
         contents: list[UnitDraft] = []
         included: set = set()  # id() of the drafts quoting a file the page includes
@@ -473,17 +538,24 @@ class _Units:
                 text, origins = read.text, read.origins
                 units = page_units(text, predicted[page].page, directives, read.breaks(),
                                    read.code)
-                found = self._autodoc(read.where, text, progress)
+                found = autodocs[relative]
                 reference = bool(found) or any(
                     obj.ids for obj in predicted[page].page.python_objects())
                 for line, documented in found.items():
                     documented_here = []
                     for item in documented:
+                        obj = item.obj
+                        if obj.kind == MODULE and obj.name in self.sectioned:
+                            # Its docstring's sections are the page's (read above).
+                            self.described.add(obj.name)
+                            obj = self._module_intro(item.module, obj)
+                            if obj is None:
+                                continue
                         # A `:noindex:` description has no id (nor have its members'): it is
                         # linked at its section, as the rendered site's reader links it.
                         hidden = _NOINDEX & item.directive.options.keys()
                         documented_here.append(Documented(
-                            item.module, item.obj, (item.name, *item.aliases),
+                            item.module, obj, (item.name, *item.aliases),
                             noindex=bool(hidden),
                             anchor=_section_at(units, line) if hidden else None,
                             python_names=not item.keyed))

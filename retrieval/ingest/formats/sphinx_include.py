@@ -28,6 +28,14 @@ What Sphinx and docutils do, and what is done here:
   `:end-before:`/`:end-at:` honoured) is indexed as code of the unit the directive is in
   (`ExpandedPage.code`); a `:pyobject:` or `:diff:` selection is not made, and reported.
 
+An `.. automodule::` at the page's top level is read the same way where its module's docstring
+holds sections (SQLAlchemy's dialect and extension pages are their modules' docstrings): autodoc
+renders the docstring in the page, so its sections are the page's sections, at the ids docutils
+gives them there (numbered on with the page's) and its labels are the page's labels. The
+docstring's lines from its first section title on follow the directive, each line's origin the
+module's file (`Docstring`, given by the caller who reads the package source); what precedes
+that title stays the module's own description (the caller's).
+
 Whether an included file is also a page of its own is the project's `source_suffix` and
 `exclude_patterns`, as for any file (sphinx_conf.SphinxConf.page_kind): Sphinx publishes it
 then, and so is it read.
@@ -36,6 +44,7 @@ then, and so is it read.
 import hashlib
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..readers.rst import OPTION
@@ -49,6 +58,18 @@ MAX_DEPTH = 8
 _INCLUDE = re.compile(r"\.\.[ \t]+include::[ \t]*(\S.*)")
 _LITERALINCLUDE = re.compile(r"[ \t]*\.\.[ \t]+literalinclude::[ \t]*(\S.*)")
 _LINE_SPEC = re.compile(r"(\d*)(?:(-)(\d*))?")
+_AUTOMODULE = re.compile(r"\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
+
+
+@dataclass(frozen=True)
+class Docstring:
+    """A module docstring's lines a page renders as its own text: the file's lines and the
+    span of them that is read in the page (from the docstring's first section title on)."""
+
+    source_id: str
+    sha256: str
+    lines: list
+    span: range
 
 
 @dataclass(frozen=True)
@@ -126,8 +147,10 @@ def _cut(lines: list, window: range, after: str | None, before: str | None) -> r
 class _Expander:
     """Expands one page: reads each included file once per inclusion, safely, within bounds."""
 
-    def __init__(self, tree: SourceTree, sphinx_root: str, page_dir: str, progress: Progress):
+    def __init__(self, tree: SourceTree, sphinx_root: str, page_dir: str, progress: Progress,
+                 docstrings: Callable[[str], Docstring | None]):
         self.tree = tree
+        self.docstrings = docstrings
         self.sphinx_root = sphinx_root
         self.page_dir = page_dir
         self.progress = progress
@@ -188,6 +211,14 @@ class _Expander:
             include = _INCLUDE.fullmatch(lines[i].rstrip())
             literal = _LITERALINCLUDE.fullmatch(lines[i].rstrip())
             directive = include or literal
+            automodule = _AUTOMODULE.fullmatch(lines[i].rstrip())
+            if automodule is not None:
+                _, end = _options(lines, i)
+                end = min(end, span.stop)
+                self._keep(source_id, sha256, lines, range(i, end))
+                self._docstring(automodule.group(1))
+                i = end
+                continue
             if directive is None:
                 self._keep(source_id, sha256, lines, range(i, i + 1))
                 i += 1
@@ -226,6 +257,23 @@ class _Expander:
             return
         self.expand(path, digest, included, selected, (*chain, path))
         # docutils ends an inclusion with a blank line and a comment: from no file.
+        self.lines.append("")
+        self.origins.append(None)
+
+    def _docstring(self, module: str):
+        """Append the sectioned part of a module's docstring, as autodoc renders it in the
+        page: apart from the directive and what follows by blank lines from no file."""
+        found = self.docstrings(module)
+        if found is None:
+            return
+        size = sum(len(line.encode("utf-8")) + 1 for line in found.lines[found.span.start:
+                                                                            found.span.stop])
+        if size > self.budget:
+            return  # read as the module's description instead, as without sections
+        self.budget -= size
+        self.lines.append("")
+        self.origins.append(None)
+        self._keep(found.source_id, found.sha256, found.lines, found.span)
         self.lines.append("")
         self.origins.append(None)
 
@@ -289,12 +337,18 @@ def _literal_lines(lines: list, options: dict) -> str:
     return "\n".join(lines)
 
 
+def _no_docstrings(module: str) -> None:
+    return None
+
+
 def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256: str,
-           progress: Progress) -> ExpandedPage:
+           progress: Progress,
+           docstrings: Callable[[str], Docstring | None] = _no_docstrings) -> ExpandedPage:
     """Return a page of a Sphinx project (relative: below sphinx_root) with its includes
-    expanded, each line's origin, and the code its literal includes show."""
+    expanded, each line's origin, and the code its literal includes show; docstrings(module)
+    gives the part of a module's docstring an `.. automodule::` renders as page text."""
     source_id = f"{sphinx_root}/{relative}"
-    expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress)
+    expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress, docstrings)
     expander.budget -= len(text.encode("utf-8"))
     lines = text.split("\n")
     expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))

@@ -47,19 +47,20 @@ class Documented:
     keyed: bool = False  # an entry of a mapping: known by its keys, not its Python names
 
 
-def references(text: str) -> Counter:
-    """Count the Python objects a reST page cross-references, by each name they may mean.
+def references(text: str, module: str | None = None) -> Counter:
+    """Count the Python objects a reST page (or a docstring of module) cross-references, by
+    each name they may mean.
 
     `:meth:`~flask.Flask.register_blueprint`` counts for that name; a relative one
     (`:func:`option`` under `.. currentmodule:: click`) for the name as written and under the
     current module, as Sphinx would look it up; `.name` (a suffix search) under "." + name.
     """
     counts: Counter[str] = Counter()
-    current = None
+    current = module
     for line in text.split("\n"):
-        module = _CURRENT.match(line) or _AUTODOC_MODULE.match(line)
-        if module:
-            current = None if module.group(1) == "None" else module.group(1)
+        declared = _CURRENT.match(line) or _AUTODOC_MODULE.match(line)
+        if declared:
+            current = None if declared.group(1) == "None" else declared.group(1)
         for match in _REFERENCE.finditer(line):
             target = match.group(1).lstrip("~!")
             names = {target} if target.startswith(".") else {target, f"{current}.{target}"}
@@ -84,12 +85,21 @@ def directives(text: str) -> list:
         match = _AUTODOC.match(line)
         if match is None:
             continue
-        options = {}
+        options: dict = {}
+        last, last_indent = None, 0  # the option read last, and its field marker's indent
         for option_line in lines[index + 1:]:
-            option = _OPTION.fullmatch(option_line.rstrip("\r"))
-            if option is None:
+            option_line = option_line.rstrip("\r")
+            option = _OPTION.fullmatch(option_line)
+            depth = len(option_line) - len(option_line.lstrip())
+            if option is not None:
+                last, last_indent = option.group(1), depth
+                options[last] = option.group(2) or ""
+            elif last is not None and option_line.strip() and depth > last_indent:
+                # A field's body goes on on lines indented deeper (`:members: a, b,` then
+                # `c, d` below it): one value.
+                options[last] = f"{options[last]} {option_line.strip()}".strip()
+            else:
                 break
-            options[option.group(1)] = option.group(2) or ""
         kind, name = match.group(1), match.group(2)
         found.append(Directive(index + 1, kind, name, current, options,
                                classes[-1][1] if classes else None))

@@ -6,11 +6,13 @@ signature of a multi-signature object its own id, names members of same-named mo
 differently), and `retrieval verify --rendered` checks every URL against the same pages.
 """
 
+import gzip
 import html
 import os
 import posixpath
 import re
 import urllib.parse
+import zlib
 from dataclasses import dataclass, field
 
 from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, open_tree_file, read_tree_file
@@ -87,6 +89,8 @@ def class_names(attrs: dict) -> list:
 
 # A fragment naming lines of a file, not an id of a page: "L12-L30" (what GitHub's pages use).
 _LINES = re.compile(r"L([0-9]+)-L([0-9]+)")
+# A page a tree holds compressed (Debian's dh_compress gzips large pages: pytest's changelog).
+GZIP_SUFFIX = ".gz"
 # A tag is `<`, an optional `/`, a name, then attributes: anything up to the first `>` outside
 # quotes. One regex for that rescanned to the end of the page from every `<` of an unterminated
 # `<a` or `<!--` (16 KB of them took 20 s); scan() reads the same tags in linear time.
@@ -402,12 +406,17 @@ def parse_page(page: str, text: str) -> RenderedPage:
 class RenderedSite:
     """A rendered HTML tree published under one base URL; each page is read once, on demand."""
 
-    def __init__(self, root: str, base_url: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES):
+    def __init__(self, root: str, base_url: str, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+                 compressed: bool = False):
         if not base_url.endswith("/"):
             raise ValueError(f"base_url must end with '/': {base_url!r}")
         self.root = os.path.abspath(root)
         self.base_url = base_url
         self.max_file_bytes = max_file_bytes
+        # Whether a page missing from the tree is read from its gzipped copy (PAGE.gz, as
+        # Debian's packages install large pages): it is published, served compressed. Only
+        # the dead-URL check says so; a build reads the pages the tree holds as they are.
+        self.compressed = compressed
         # One parse per page for this site's lifetime; a dict on the instance, unlike
         # functools.cache on the method, is freed with the site.
         self._pages: dict[str, RenderedPage | None] = {}
@@ -415,8 +424,24 @@ class RenderedSite:
         self.refused: dict[str, str] = {}
 
     def read(self, relative: str) -> bytes:
-        """Return a file of the site (Unreadable if refused, OSError if it cannot be read)."""
-        return read_tree_file(self.root, relative, self.max_file_bytes)
+        """Return a file of the site (Unreadable if refused, OSError if it cannot be read);
+        where compressed, a file the tree holds only gzipped (`PAGE.gz`) is read unzipped, up
+        to the same cap."""
+        try:
+            return read_tree_file(self.root, relative, self.max_file_bytes)
+        except FileNotFoundError:
+            if not self.compressed:
+                raise
+        with open_tree_file(self.root, relative + GZIP_SUFFIX) as handle:
+            try:
+                with gzip.GzipFile(fileobj=handle) as unzipped:
+                    data = unzipped.read(self.max_file_bytes + 1)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise Unreadable(f"not a readable gzip file: {exc}") from None
+        if len(data) > self.max_file_bytes:
+            raise Unreadable(f"larger unzipped than the {self.max_file_bytes}-byte cap "
+                             "(--max-file-bytes)")
+        return data
 
     def page(self, page: str) -> RenderedPage | None:
         """Return one page given by its path below the root, or None if it is not published

@@ -56,6 +56,25 @@ def _is_adornment(line: str) -> bool:
     return bool(stripped) and stripped[0] in _ADORNMENT and stripped == stripped[0] * len(stripped)
 
 
+def first_section_title(lines: list, span: range) -> int | None:
+    """Return the index of the first section title of lines[span] that starts in column 0 (its
+    overline's where it has one), or None: a line of text underlined by an adornment at least
+    as long, after a blank line or the span's start."""
+    for i in span[:-1]:
+        text = lines[i].rstrip()
+        if not text or text[0] in " \t" or _is_adornment(text) or is_explicit_markup(text):
+            continue
+        under = lines[i + 1].rstrip()
+        if not _is_adornment(under) or len(under) < len(text):
+            continue
+        above = lines[i - 1].rstrip() if i > span.start else ""
+        if above == under:
+            return i - 1
+        if not above:
+            return i
+    return None
+
+
 def is_explicit_markup(line: str) -> bool:
     # ".." followed by whitespace or the end of the line starts a comment, label or directive.
     stripped = line.strip()

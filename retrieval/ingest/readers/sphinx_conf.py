@@ -39,6 +39,15 @@ class SphinxConf:
     # directive name -> (CROSSREF: a target before what it names, or OBJECT_TYPE: a
     # description; the role that refers to it)
     object_types: dict = field(default_factory=dict)
+    # Shorthand module prefixes of Python cross-references (`:meth:`_sql.Select.join``), as the
+    # zzzeeksphinx extension (SQLAlchemy's, Alembic's, Mako's) expands them: prefix -> module.
+    module_prefixes: dict = field(default_factory=dict)
+
+    def full_name(self, target: str) -> str:
+        """Return a Python cross-reference's target with its shorthand prefix expanded."""
+        head, dot, rest = target.partition(".")
+        module = self.module_prefixes.get(head)
+        return f"{module}.{rest}" if module is not None and dot else target
 
     def page_kind(self, relative: str) -> str | None:
         """Return RST or MARKDOWN for a file Sphinx reads as a page, else None."""
@@ -186,4 +195,15 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         html_baseurl=baseurl if isinstance(baseurl, str) and baseurl.startswith(
             ("https://", "http://")) else None,
         extensions=extensions, exclude_patterns=_strings(known.get("exclude_patterns")),
-        object_types=types)
+        object_types=types, module_prefixes=_prefixes(known.get(_PREFIXES), extensions))
+
+
+# zzzeeksphinx's setting of reference prefixes, read where the extension is used.
+_PREFIXES = "zzzeeksphinx_module_prefixes"
+
+
+def _prefixes(value, extensions: tuple) -> dict:
+    if "zzzeeksphinx" not in extensions or not isinstance(value, dict):
+        return {}
+    return {prefix: module for prefix, module in value.items()
+            if isinstance(prefix, str) and isinstance(module, str) and module}

@@ -77,6 +77,11 @@ _NAMED_LINK = re.compile(r"(?<![:`\w])`([^`<]+?)\s*<[^`>]+>`_(?!_)")
 _FOOTNOTE_REF = re.compile(r"\[(?:#[\w-]*|\*|[0-9]+|[A-Za-z][\w.-]*)\]_")
 _EXPLICIT_TARGET = re.compile(r"\.\.[ \t]+_(`[^`]+`|[^`:][^:]*):(?:[ \t]+(.*))?")
 _FOOTNOTE = re.compile(r"\.\.[ \t]+\[([^\]]+)\](?:[ \t].*)?")
+# A hyperlink reference to a name of the page (`.parents`_: a section title or a label on it),
+# not a named link with its URL (`text <url>`_), nor an anonymous one (`text`__).
+_INTERNAL_REF = re.compile(r"(?<![:`\w])`([^`<]+?)`_(?!_)")
+# The role in SourcePage.references of such a reference: it resolves on its own page only.
+INTERNAL = "_"
 # A cross-reference role: (role, explicit title text or None, target).
 _XREF = re.compile(r":(?:(?:py|std):)?([\w-]+):`(?:([^`<]*?)\s*<([^`>]*)>|([^`]*))`")
 PY_ROLES = frozenset({"func", "meth", "class", "attr", "data", "exc", "obj", "const",
@@ -224,10 +229,7 @@ class _Predictor(RstReader):
             self.document.named(" ".join(match.group(1).split()))
         for _ in _FOOTNOTE_REF.finditer(text):
             self.document.auto()
-        for match in _XREF.finditer(text):
-            role = match.group(1)
-            target = (match.group(3) if match.group(3) is not None else match.group(4)).strip()
-            self.references.append((role, target, self.module))
+        self.references.extend(cross_references(text, self.module))
 
     def _settle_targets(self, section_id: str | None):
         """Give the targets waiting before an element to it: a section's extra ids (a :ref:
@@ -259,6 +261,11 @@ class _Predictor(RstReader):
         # took that id first: the section's own is the next idN, yet the section is rendered
         # at the label's (docutils lists the target's id first then, as Sphinx's pages show).
         labelled = next((own for _, own, _ in self._pending if own == make_id(text)), None)
+        if labelled is None and make_id(text) in self.ids:
+            # A repeated title (a second "Unicode") has no id of its name: the section is
+            # rendered at its label's id, if a label is right above it, and its own is the
+            # next idN (SQLAlchemy's `<section id="psycopg2-hstore"><span id="id9">`).
+            labelled = next((own for _, own, key in self._pending if key is None), None)
         if labelled is not None:
             self.document.auto()
         section = RenderedSection(labelled or self.document.named(text), text, path)
@@ -352,6 +359,17 @@ class _Predictor(RstReader):
         self.objects.append(RenderedObject(kind, [(object_id, bare)], STANDARD_DOMAIN))
 
 
+def cross_references(text: str, module: str | None) -> list:
+    """Return (role, target as written, module) of each cross-reference of reST text, read
+    under a current module (a docstring's: the module of the object it documents), and
+    (INTERNAL, name, module) of each hyperlink reference to a name of its page."""
+    return [(match.group(1), (match.group(3) if match.group(3) is not None
+                              else match.group(4)).strip(), module)
+            for match in _XREF.finditer(text)] + [
+        (INTERNAL, " ".join(match.group(1).split()), module)
+        for match in _INTERNAL_REF.finditer(text)]
+
+
 def predict_page(docname: str, text: str, directives: Directives) -> SourcePage:
     """Return what one reST page of a project would render as, read from its source alone."""
     lines = text.split("\n")
@@ -385,10 +403,18 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
               if domain == PYTHON_DOMAIN}
     roles = {"envvar": "envvar"} | {role: name for name, (_, role) in conf.object_types.items()}
     counts: Counter = Counter()
-    for source in pages.values():
+    for path, source in pages.items():
+        # docutils' names of the page's sections: a `Title`_ reference links the section.
+        titles: dict = {}
+        for section in source.page.sections:
+            titles.setdefault(section.title.lower(), section.section_id)
         for role, target, module in source.references:
             found = None
-            if role == "ref":
+            if role == INTERNAL:
+                name = target.lower()
+                anchor = titles.get(name) or source.labels.get(name)
+                found = (path, anchor) if anchor else None
+            elif role == "ref":
                 found = labels.get(target.lower())
             elif role == "doc":
                 docname = target.lstrip("/") if target.startswith("/") else posixpath.normpath(
@@ -397,7 +423,7 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
                 if linked is not None and linked[1].page.sections:
                     found = (linked[0], linked[1].page.sections[0].section_id)
             elif role in PY_ROLES:
-                name = target.lstrip("~!.")
+                name = conf.full_name(target.lstrip("~!."))
                 found = python.get(name) or (python.get(f"{module}.{name}") if module else None)
             elif role == "term":  # Sphinx looks a term up in lower case
                 found = targets.get(("term", target.lower()))
