@@ -62,7 +62,7 @@ PREDECESSOR = re.compile(
     r"supersedes)\b", re.IGNORECASE)
 # What a rendered version note puts before its text ("3.0.0 Replaces ...", "New in version 2.1:").
 _VERSION_LABEL = re.compile(r"^\s*(?:(?:new|added|changed)\s+in\s+version\s+)?v?\d+(?:\.\d+)*:?")
-_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n\s*\n")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 _QUOTED = re.compile(r"`+([^`]+?)`+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 _WORD_AFTER = re.compile(r"\s+(?:the\s+)?(?::\w+:)?`*([A-Za-z_][\w.]*)")
