@@ -239,9 +239,9 @@ def _unique_pairs(removed: list, added: list, key) -> list:
 
 def _named(prose: str, phrase: re.Pattern, own: str) -> frozenset:
     """Return the names (as written, dotted or bare; not its own) the prose's sentences saying
-    the phrase of the object itself name: the phrase opens the sentence or follows the object's own name, "this" or
-    "it", or a deprecation ("Deprecated alias for `x`"), not a sentence about something else
-    ("the option is deprecated, use `media` instead")."""
+    the phrase of the object itself name: the phrase opens the sentence or follows the object's
+    own name, "this" or "it", or a deprecation ("Deprecated alias for `x`"), not a sentence
+    about something else ("the option is deprecated, use `media` instead")."""
     found: set = set()
     for sentence in _SENTENCE.split(prose):
         for match in phrase.finditer(sentence):
