@@ -27,6 +27,10 @@ the objects only the other release documents, by the same test).
 only, it is looked up (core lookup, through the service as POST /lookup runs it) in the release
 without it; right when the answer is `not_in_version` naming exactly the release that has it.
 
+A second (b) figure, not the issue's, pairs a problem on the side the set itself puts its
+change: where another problem of the library names the same API or asks the same question at
+older releases only, with the release before it (change_sides; the set's data, never a diff's).
+
 A pair that does not build, or a library the set names one release of, counts its problems as
 misses. Printed: per type of change and per library, strict and lenient, (a) and (c), and each
 pair's build and change counts.
