@@ -27,6 +27,10 @@ the objects only the other release documents, by the same test).
 only, it is looked up (core lookup, through the service as POST /lookup runs it) in the release
 without it; right when the answer is `not_in_version` naming exactly the release that has it.
 
+A second (b) figure, not the issue's, pairs a problem on the side the set itself puts its
+change: where another problem of the library names the same API or asks the same question at
+older releases only, with the release before it (change_sides; the set's data, never a diff's).
+
 A pair that does not build, or a library the set names one release of, counts its problems as
 misses. Printed: per type of change and per library, strict and lenient, (a) and (c), and each
 pair's build and change counts.
@@ -121,6 +125,26 @@ def pairs_of(rows: list) -> dict:
         else:
             found[row["example_id"]] = (before, None)
     return found
+
+
+def change_sides(rows: list) -> dict:
+    """Return {problem id: "older"} for the problems whose change the set itself puts before
+    their release: another problem of the same library naming the same API
+    (`name_of_class_or_func`) or asking the same question pins an older release of it, and none
+    a newer one (the set's data, never a diff's)."""
+    def order(row):
+        return version_order(gc.Release(row["library"], row["version"]).label)
+
+    sides = {}
+    for row in rows:
+        siblings = [other for other in rows
+                    if other["library"] == row["library"] and other["version"] != row["version"]
+                    and (other["problem"].strip() == row["problem"].strip()
+                         or (other["name_of_class_or_func"] or "").strip()
+                         == (row["name_of_class_or_func"] or "").strip() not in ("", "-"))]
+        if siblings and all(order(other) < order(row) for other in siblings):
+            sides[row["example_id"]] = "older"
+    return sides
 
 
 def target_of(score_module, row: dict) -> str | None:
@@ -231,14 +255,17 @@ def ask_pair(score_module, record: dict, pair: Pair, diff: dict, rows: list,
     return found
 
 
-def score(row: dict, target: str | None, pairs: tuple, diffs: dict) -> dict:
+def score(row: dict, target: str | None, pairs: tuple, diffs: dict,
+          side: str | None = None) -> dict:
     """Return one problem's result: its target, the kinds it is listed under in its pair's diff
-    and in the other adjacent pair's, strict and lenient."""
+    and in the other adjacent pair's, strict and lenient, and in the pair on the side the set
+    puts its change (side "older": the release before and it; else its pair)."""
     expected, also = EXPECTED[row["type_of_change"]]
     pair, other = pairs
     kinds, other_kinds = ([] if p is None or diffs.get(p) is None or not target
                           else listed(diffs[p]["changes"], target) for p in (pair, other))
     either = kinds + other_kinds
+    sided = other_kinds if side == "older" and other is not None else kinds
     diff = diffs.get(pair) if pair is not None else None
     documented = "unbuilt" if diff is None else {
         (True, True): "both", (True, False): "old only", (False, True): "new only",
@@ -251,7 +278,9 @@ def score(row: dict, target: str | None, pairs: tuple, diffs: dict) -> dict:
             "other_listed_as": other_kinds, "expected": expected, "documented": documented,
             "strict": expected in kinds, "lenient": bool(set(kinds) & {expected, *also}),
             "adjacent_strict": expected in either,
-            "adjacent_lenient": bool(set(either) & {expected, *also})}
+            "adjacent_lenient": bool(set(either) & {expected, *also}),
+            "set_side": side, "set_side_strict": expected in sided,
+            "set_side_lenient": bool(set(sided) & {expected, *also})}
 
 
 def precision_lines(results: list) -> list:
@@ -340,7 +369,9 @@ def main(argv=None) -> int:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
-    results = [score(row, target_of(score_module, row), pairs[row["example_id"]], diffs)
+    sides = change_sides(every)
+    results = [score(row, target_of(score_module, row), pairs[row["example_id"]], diffs,
+                     sides.get(row["example_id"]))
                | {"across": asked.get(row["example_id"])} for row in rows]
 
     def share(field):
@@ -353,6 +384,10 @@ def main(argv=None) -> int:
              f"leniently {share('lenient')}; under any kind {share('listed_as')}",
              f"    either adjacent pair's diff (the release before too): "
              f"{share('adjacent_strict')}; leniently {share('adjacent_lenient')}",
+             f"    a second figure, not the issue's: the pair on the side the set puts the change "
+             f"(the release before, for the {sum(r['set_side'] == 'older' for r in results)} "
+             f"problems the set names the same API or question of at older releases only): "
+             f"{share('set_side_strict')}; leniently {share('set_side_lenient')}",
              *precision_lines(results), *absence_lines(results), "",
              *table("type_of_change", results, "type_of_change"), "",
              *table("library", results, "library"), "",

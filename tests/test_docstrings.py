@@ -154,6 +154,13 @@ class AutodocTest(unittest.TestCase):
                                        "             register_job\n   :noindex:\n"),
                          [["demo.Engine", "demo.Engine.stop", "demo.Engine.register_job"]])
 
+    def test_a_module_s_listed_members_include_the_names_it_imports(self):
+        # falcon 2's `.. automodule:: falcon.testing` lists what the package imports from its
+        # modules; autodoc documents each at the listed name (a class with its members).
+        self.assertEqual(self.resolved(".. automodule:: demo\n   :members: make_engine, Engine\n"),
+                         [["demo", "demo.make_engine", "demo.Engine", "demo.Engine.retries",
+                           "demo.Engine.name", "demo.Engine.register_job", "demo.Engine.stop"]])
+
     def test_every_directive_kind(self):
         text = ("\n.. module:: demo\n\n.. autodata:: DEFAULT_SIZE\n\n"
                 ".. autoexception:: demo.core.EngineError\n\n.. automethod:: Engine.stop\n\n"

@@ -172,6 +172,97 @@ class DiffTest(unittest.TestCase):
         self.assertIn("records no API objects", err)
 
 
+RENAMES_OLD = '''"""Demo filters."""
+
+
+def contextfilter(f):
+    """Mark a filter as one that takes the template context as its first argument."""
+
+
+def rmse(y=None, frames=None):
+    """Compute the root-mean-square energy of each frame, either from the samples y or from
+    frames already cut, one value per frame, in order."""
+
+
+def floor_of(x):
+    """Return the largest whole number not greater than x, as an integer, for any real x."""
+
+
+def run(job, mode=None):
+    """Run one job now, in this process, and return what it returns."""
+
+
+class API:
+    """The entry point of an application: a WSGI callable and its routes."""
+'''
+RENAMES_NEW = '''"""Demo filters."""
+
+
+def pass_context(f):
+    """Pass the template context as the first argument to the decorated function.
+
+    .. versionadded:: 3.0
+        Replaces ``contextfilter``.
+    """
+
+
+def rms(y=None, frames=None):
+    """Compute the root-mean-square value of each frame, either from the samples y or from
+    frames already cut, one value per frame, in order."""
+
+
+def ceiling_of(x):
+    """Return the smallest integer no less than x; raise TypeError for a complex number."""
+
+
+def run(job, mode=None):
+    """Run one job now, in this process, and return what it returns.
+
+    Passing a mode is deprecated, use `Runner` instead.
+    """
+
+
+class Runner:
+    """Runs jobs."""
+
+
+class App:
+    """The entry point of an application of any kind: a WSGI callable and its routes."""
+
+
+class API(App):
+    """A compatibility alias of :class:`demo.App`.
+
+    ``API`` was renamed to :class:`demo.App` in 3.0.
+    """
+'''
+
+
+class RenameTest(unittest.TestCase):
+    """Renames the prose says, or nearly the same prose beside it, are listed as renamed."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.snapshot = build_two_releases(class_temporary_directory(cls),
+                                          {"demo.py": RENAMES_OLD}, {"demo.py": RENAMES_NEW})
+
+    def test_renames_named_by_the_prose_or_of_nearly_the_same_prose(self):
+        status, out, _ = run_cli("diff", "demo", "1.0", "2.0", "--snapshot", self.snapshot,
+                                 "--json")
+        self.assertEqual(status, 0)
+        changes = json.loads(out)["changes"]
+        self.assertEqual(
+            sorted((entry["name"], entry["new_name"]) for entry in changes["renamed"]),
+            [("demo.API", "demo.App"),  # kept as an alias its new docstring says was renamed
+             ("demo.contextfilter", "demo.pass_context"),  # "Replaces ``contextfilter``"
+             ("demo.rmse", "demo.rms")])  # a word apart, beside each other
+        # Unrelated prose is not a rename, nor is a sentence about an argument ("use `Runner`
+        # instead" of a mode) one of the object itself.
+        self.assertEqual(listed({"changes": changes})["removed"], ["demo.floor_of"])
+        self.assertEqual(listed({"changes": changes})["added"],
+                         ["demo.Runner", "demo.ceiling_of"])
+
+
 class DiffRouteTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

@@ -10,11 +10,17 @@ not a removal). Between an old and a new version:
 
 - added / removed: an object only the new / only the old version documents;
 - renamed: a removed and an added object of the same kind whose prose is the same, word for
-  word, once each one's own bare name is left out; else of the same bare name under a new
-  qualified name (moved: `pkg.tools.sjoin` to `pkg.sjoin`; a method or attribute in a class of
-  the same name). Either only where no other removed
-  or added object has the same prose (or bare name): an ambiguous pair is left as added and
-  removed. A renamed object's signature and deprecation are compared as any other's;
+  word, once each one's own bare name is left out; else one the other's prose names as its
+  successor or predecessor (NAMED_SUCCESSOR, NAMED_PREDECESSOR: "Replaces ``contextfilter``",
+  "renamed to `App`", "use `prod` instead"; an added object may replace several); else of the
+  same bare name under a new qualified name (moved: `pkg.tools.sjoin` to `pkg.sjoin`; a method or
+  attribute in a class of the same name); else of the same kind beside each other (a qualified
+  name with the same parent) whose prose is nearly the same (SIMILAR_PROSE of its words, each
+  the other's closest). Each only where no other removed or added object qualifies alike: an
+  ambiguous pair is left as added and removed. A renamed object's signature and deprecation are
+  compared as any other's. An object both versions document whose new prose (not its old) names
+  an added object as its successor was renamed and kept as an alias (`falcon.API`, "renamed to
+  `App`"): listed as renamed to it as well, the added object not as added;
 - signature_changed: the same object, its signature otherwise spelled (whitespace aside);
 - deprecated: the same object, with a deprecation note (deprecation_note: its units' `deprecated`
   version notes, else a deprecation its text quotes) only the new version has.
@@ -23,6 +29,7 @@ Each change cites its object's first passage in each version it is in, as a sear
 one (HIT_FIELDS: passage_id and text_sha256 to fetch it by id and check its bytes).
 """
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -40,6 +47,25 @@ MEMBER_KINDS = ("method", "attribute")
 MODULE = "module"
 # Prose shorter than this says too little to tell a rename from two unrelated objects.
 MIN_RENAME_PROSE = 40
+# Two objects' prose (words, own names left out) at least this alike (difflib's ratio) is one
+# object's, edited: librosa 0.6's rmse and 0.7's rms are 0.98 alike, falcon 2's add_link and
+# 3's append_link 0.94 (a sentence on a new argument).
+SIMILAR_PROSE = 0.8
+# A sentence that names the object that took this one's place (SUCCESSOR; "use X" only with
+# "instead"), or the one this one took the place of (PREDECESSOR): the names it quotes, or the
+# word right after the phrase.
+SUCCESSOR = re.compile(
+    r"\b(?:renamed\s+(?:to|as)|replaced\s+(?:by|with)|superseded\s+by|in\s+favou?r\s+of|"
+    r"alias\s+(?:of|for)|(?P<use>use|call))\b", re.IGNORECASE)
+PREDECESSOR = re.compile(
+    r"\b(?:replaces|renamed\s+from|formerly|previously\s+(?:called|named|known\s+as)|"
+    r"supersedes)\b", re.IGNORECASE)
+# What a rendered version note puts before its text ("3.0.0 Replaces ...", "New in version 2.1:").
+_VERSION_LABEL = re.compile(r"^\s*(?:(?:new|added|changed)\s+in\s+version\s+)?v?\d+(?:\.\d+)*:?")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
+_QUOTED = re.compile(r"`+([^`]+?)`+")
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
+_WORD_AFTER = re.compile(r"\s+(?:the\s+)?(?::\w+:)?`*([A-Za-z_][\w.]*)")
 
 _SPACE = re.compile(r"\s+")
 # A deprecation as the docs source or their rendering says it: the reST directive (in a .rst
@@ -211,16 +237,132 @@ def _unique_pairs(removed: list, added: list, key) -> list:
             if len(olds) == 1 and len(new_keys.get(value, ())) == 1]
 
 
-def _renames(removed: list, added: list) -> list:
+def _named(prose: str, phrase: re.Pattern, own: str) -> frozenset:
+    """Return the names (as written, dotted or bare; not its own) the prose's sentences saying
+    the phrase of the object itself name: the phrase opens the sentence or follows the object's
+    own name, "this" or "it", or a deprecation ("Deprecated alias for `x`"), not a sentence
+    about something else ("the option is deprecated, use `media` instead")."""
+    found: set = set()
+    for sentence in _SENTENCE.split(prose):
+        for match in phrase.finditer(sentence):
+            if match.groupdict().get("use") and "instead" not in sentence.lower():
+                continue
+            before = _VERSION_LABEL.sub("", sentence[:match.start()]).strip(" `*").lower()
+            if before and not (re.search(rf"\b{re.escape(own.lower())}\b", before)
+                               or re.match(r"(?:this|it|deprecated)\b", before)):
+                continue
+            after = _WORD_AFTER.match(sentence, match.end())
+            quoted = [name for text in _QUOTED.findall(sentence)
+                      for name in _IDENTIFIER.findall(text)]
+            found.update(name.strip(".")
+                         for name in quoted + ([after.group(1)] if after else []))
+    return frozenset(found - {own, ""})
+
+
+def _named_objects(names: frozenset, objects: list, excluded: set) -> list:
+    """Return the objects the names name, none whose bare name is excluded (one the other
+    version has too): those a dotted name ends one of the names of (`falcon.App`, not
+    `falcon.asgi.App`; `PIL.Image.open` none of ours), else those a bare name is the bare name
+    of."""
+    wanted = [name for name in names if name.rsplit(".", 1)[-1] not in excluded]
+    dotted = [obj for obj in objects if any(
+        own == name or own.endswith("." + name)
+        for name in wanted if "." in name for own in obj.names)]
+    return dotted or [obj for obj in objects if obj.bare in wanted]
+
+
+def _named_pairs(removed: list, added: list, old_bare: set, new_bare: set) -> list:
+    """Return the (old, new) pairs of removed and added objects one's prose names the other as
+    its successor (old; a name the old version has none of) or predecessor (new; a name the new
+    version has none of), each removed object named with one added object only (an added
+    object may replace several)."""
+    successors = {id(obj): _named(obj.prose, SUCCESSOR, obj.bare) for obj in removed}
+    predecessors = [(obj, _named(obj.prose, PREDECESSOR, obj.bare)) for obj in added]
+    pairs = []
+    for old in removed:
+        named = _named_objects(successors[id(old)], added, old_bare)
+        named += [new for new, names in predecessors
+                  if all(new is not obj for obj in named)
+                  and _named_objects(names, [old], new_bare)]
+        if len(named) == 1:
+            pairs.append((old, named[0]))
+    return pairs
+
+
+def _aliased(kept: list, added: list, old_bare: set) -> list:
+    """Return the (old, new) pairs of an object both versions document (kept: (old, new) of
+    it) and the one added object its new prose, not its old, names as its successor (a name the
+    old version has none of)."""
+    pairs = []
+    for old, new in kept:
+        names = _named(new.prose, SUCCESSOR, new.bare) - _named(old.prose, SUCCESSOR, old.bare)
+        named = _named_objects(names, added, old_bare)
+        if len(named) == 1:
+            pairs.append((old, named[0]))
+    return pairs
+
+
+def _similar_pairs(removed: list, added: list, *_) -> list:
+    """Return the (old, new) pairs of removed and added objects of one kind beside each other
+    (a name of each under the same parent) whose prose is SIMILAR_PROSE alike, each the other's
+    one closest."""
+    def parents(obj):
+        return {name.rsplit(".", 1)[0] for name in obj.names if "." in name}
+
+    def candidate(obj):
+        return len(obj.prose) >= MIN_RENAME_PROSE
+
+    words = {id(obj): obj.prose_key().split() for obj in removed + added if candidate(obj)}
+    scores: dict = {}  # (id old, id new) -> ratio, of the pairs at least SIMILAR_PROSE alike
+    for old in filter(candidate, removed):
+        for new in filter(candidate, added):
+            if new.kind != old.kind or not parents(old) & parents(new):
+                continue
+            matcher = difflib.SequenceMatcher(None, words[id(old)], words[id(new)],
+                                              autojunk=False)
+            if matcher.real_quick_ratio() >= SIMILAR_PROSE \
+                    and matcher.quick_ratio() >= SIMILAR_PROSE:
+                ratio = matcher.ratio()
+                if ratio >= SIMILAR_PROSE:
+                    scores[id(old), id(new)] = ratio
+
+    def closest(side: int, key) -> bool:
+        ratio = scores[key]
+        rivals = [value for other, value in scores.items() if other[side] == key[side]]
+        return rivals.count(ratio) == 1 and ratio == max(rivals)
+
+    return [(old, new) for old in removed for new in added
+            if (id(old), id(new)) in scores and closest(0, (id(old), id(new)))
+            and closest(1, (id(old), id(new)))]
+
+
+def _prose_key(obj: ApiObject):
+    """Return what a same-prose rename shares: its kind and prose, or None if too short."""
+    return (obj.kind, obj.prose_key()) if len(obj.prose) >= MIN_RENAME_PROSE else None
+
+
+def _same_prose_pairs(removed: list, added: list, *_) -> list:
+    """Return the pairs of the same kind and prose, each the only one of it."""
+    return _unique_pairs(removed, added, _prose_key)
+
+
+def _moved_pairs(removed: list, added: list, *_) -> list:
+    """Return the pairs of the same kind and bare name (in a class of the same name for a
+    member), each the only one of it."""
+    return _unique_pairs(removed, added, lambda obj: (obj.kind, obj.member_of(), obj.bare))
+
+
+def _renames(removed: list, added: list, old_bare: set, new_bare: set) -> list:
     """Return the (old, new) pairs of removed and added objects that are one object renamed:
-    the same prose under a new name, or the same bare name under a new qualified name (moved)."""
-    same_prose = _unique_pairs(removed, added, lambda obj: (obj.kind, obj.prose_key())
-                               if len(obj.prose) >= MIN_RENAME_PROSE else None)
-    paired = {id(obj) for pair in same_prose for obj in pair}
-    moved = _unique_pairs([obj for obj in removed if id(obj) not in paired],
-                          [obj for obj in added if id(obj) not in paired],
-                          lambda obj: (obj.kind, obj.member_of(), obj.bare))
-    return same_prose + moved
+    the same prose under a new name, one named as the other's successor or predecessor, the same
+    bare name under a new qualified name (moved), or nearly the same prose beside it; each stage
+    pairs only what the ones before left."""
+    found: list = []
+    for stage in (_same_prose_pairs, _named_pairs, _moved_pairs, _similar_pairs):
+        paired = {id(obj) for pair in found for obj in pair}
+        found += stage([obj for obj in removed if id(obj) not in paired],
+                       [obj for obj in added if id(obj) not in paired], old_bare, new_bare)
+    return found
 
 
 def compare(collection: str, old: str, new: str, old_objects, new_objects) -> VersionDiff:
@@ -235,10 +377,15 @@ def compare(collection: str, old: str, new: str, old_objects, new_objects) -> Ve
     kept = {id(obj) for obj in matched.values()}
     added = [obj for obj in new_objects if obj.name not in matched]
     removed = [obj for obj in old_objects if id(obj) not in kept]
-    renamed = _renames(removed, added)
+    old_bare, new_bare = ({obj.bare for obj in objects} for objects in (old_objects, new_objects))
+    renamed = _renames(removed, added, old_bare, new_bare)
     gone = {id(obj) for pair in renamed for obj in pair}
-    # A renamed object is the same object too: its signature and deprecation are compared.
-    pairs = [(matched[obj.name], obj) for obj in new_objects if obj.name in matched] + renamed
+    same = [(matched[obj.name], obj) for obj in new_objects if obj.name in matched]
+    aliased = _aliased(same, [obj for obj in added if id(obj) not in gone], old_bare)
+    gone |= {id(new_obj) for _, new_obj in aliased}
+    # A renamed object is the same object too: its signature and deprecation are compared (an
+    # alias kept is compared as itself, in `same`).
+    pairs = same + renamed
 
     def ordered(values, key=lambda value: value.name):
         return tuple(sorted(values, key=key))
@@ -250,7 +397,7 @@ def compare(collection: str, old: str, new: str, old_objects, new_objects) -> Ve
         collection, old, new,
         ordered(obj for obj in added if id(obj) not in gone),
         ordered(obj for obj in removed if id(obj) not in gone),
-        ordered(renamed, by_old),
+        ordered(renamed + aliased, by_old),
         ordered(((o, n) for o, n in pairs if not _same_signature(o.signature, n.signature)),
                 by_old),
         ordered(((o, n) for o, n in pairs if n.deprecation and not o.deprecation), by_old))

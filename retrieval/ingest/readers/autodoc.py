@@ -311,16 +311,23 @@ def _members(dotted, module, obj, directive, package, top) -> list:
     for owner_module, owner in owners:
         path = owner.name[len(owner_module.name) + 1:] if owner.name != owner_module.name else ""
         for name in _member_names(owner_module, owner, options, listed, path):
+            member_module = owner_module
             member = owner_module.objects.get(f"{path}.{name}" if path else name)
+            if member is None and listed and owner.kind == MODULE:
+                # A name listed of a module that imports it (falcon 2's `.. automodule::
+                # falcon.testing` lists what it star-imports): autodoc documents it there too.
+                imported = package.resolve(f"{owner_module.name}.{name}")
+                if imported is not None and imported[1].kind != MODULE:
+                    member_module, member = imported
             if name in excluded or name in done or member is None:
                 continue
             done.add(name)  # a class's own definition hides its bases', documented or not
-            shown_module, shown = package.shown(owner_module, member)
+            shown_module, shown = package.shown(member_module, member)
             if shown.docstring is None and not undocumented and not listed:
                 continue
             found.append(Documented(f"{dotted}.{name}", shown_module, shown, directive))
             if member.kind in (CLASS, EXCEPTION):
-                found.extend(_members(f"{dotted}.{name}", owner_module, member, directive,
+                found.extend(_members(f"{dotted}.{name}", member_module, member, directive,
                                       package, top=False))
     return found
 
