@@ -97,6 +97,12 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual(module.objects[""].members, ("speed", "walk"))
         self.assertEqual((module.objects["speed"].docstring, module.objects["walk"].docstring),
                          ("Slow.", "New."))
+        # But a documented definition over an undocumented assignment (numpy's ctypeslib).
+        module = parse_module("m", "m.py", (
+            b'if ctypes is None:\n    def _dummy():\n        """Raise."""\n'
+            b'    as_array = _dummy\nelse:\n    def as_array(obj):\n        """Make one."""\n'))
+        self.assertEqual((module.objects["as_array"].kind, module.objects["as_array"].docstring),
+                         ("function", "Make one."))
 
     def test_a_module_that_cannot_be_read_as_written_is_skipped_with_why(self):
         root = temporary_directory(self)
@@ -200,8 +206,12 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         # sym/matrices.py is no package face and has no __all__: its own name is not public.
         self.assertNotIn("sym.matrices.Matrix", names["sym.dense.Dense"])
         self.assertIn("sym.Matrix.eye", names["sym.dense.Dense.eye"])
-        # Its title keeps its own name where a public name has it; the alias is one more.
+        # Its title keeps its own name where a public name has it; the alias is one more,
+        # for its members too.
         self.assertEqual(public_name("sym.dense.Dense", names), "sym.dense.Dense")
+        self.assertIn("sym.Matrix.eye", names.renamed)
+        self.assertNotIn("sym.eye", names.renamed)  # `eye = Dense.eye` keeps its name
+        self.assertEqual(public_name("sym.dense.Dense.eye", names), "sym.eye")
         # A name for data, or for what the package does not define, is that data.
         self.assertEqual(package.resolve("sym.DEFAULT")[1].name, "sym.dense.DEFAULT")
         self.assertEqual(package.resolve("sym.now")[1].name, "sym.dense.now")

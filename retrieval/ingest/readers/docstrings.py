@@ -363,8 +363,12 @@ class _Reader:
                 key = f"{path}.{obj_name}" if path else obj_name
                 existing = self.module.objects.get(key)
                 # The first definition is kept, but a function's implementation over the
-                # `@overload` stubs before it (which carry no docstring).
-                if existing is None or (existing.overload and not obj.overload):
+                # `@overload` stubs before it (which carry no docstring), and a documented
+                # definition over an undocumented assignment before it (numpy's ctypeslib:
+                # `as_array = _dummy` where ctypes is missing, `def as_array` where it is).
+                if existing is None or (existing.overload and not obj.overload) or (
+                        existing.kind in (DATA, ATTRIBUTE) and existing.docstring is None
+                        and obj.kind not in (DATA, ATTRIBUTE) and obj.docstring is not None):
                     self.module.objects[key] = obj
 
     def _all(self, statement):
@@ -765,7 +769,18 @@ def _exported_locals(package: PackageSource, module: Module) -> list:
     return found
 
 
-def aliases(package: PackageSource) -> dict:
+class Aliases(dict):
+    """{defining dotted name: [public names]} (`aliases`), and the set of those names that
+    rename what they name (`renamed`): bound by a name other than the object's own (`Matrix =
+    MutableDenseMatrix`, `from .helpers import http_now as httpnow`), which public_name
+    never titles an object with where a name of its own is public."""
+
+    def __init__(self):
+        super().__init__()
+        self.renamed: set = set()
+
+
+def aliases(package: PackageSource) -> Aliases:
     """Return {defining dotted name: [public names a package re-exports it by]}, members too.
 
     `from .app import Flask as Flask` in flask/__init__.py makes "flask.Flask" a name of
@@ -776,7 +791,7 @@ def aliases(package: PackageSource) -> dict:
     from a base outside the public API (`inherited`) is named under the class:
     "geopandas.GeoSeries.area" for "geopandas.base.GeoPandasBase.area".
     """
-    found: dict = {}
+    found = Aliases()
     for name, module in sorted(package.modules.items()):
         if is_private(name):
             continue
@@ -788,12 +803,15 @@ def aliases(package: PackageSource) -> dict:
             public = f"{name}.{local}"
             if public == target.name:
                 continue
+            renames = local != target.name.rsplit(".", 1)[-1]
             below = target.name[len(target_module.name) + 1:]
             for path, obj in target_module.objects.items():
                 if path == below or path.startswith(below + "."):
                     names = found.setdefault(obj.name, [])
                     if public + path[len(below):] not in names:
                         names.append(public + path[len(below):])
+                    if renames:
+                        found.renamed.add(public + path[len(below):])
     # Members inherited from a base outside the public API: named under each subclass.
     for _, obj, owners in inherited(package, found, exports(package)):
         names = found.setdefault(obj.name, [])
@@ -802,18 +820,18 @@ def aliases(package: PackageSource) -> dict:
             for public in (owner, *found.get(owner, ())):
                 if not is_private(public) and f"{public}.{member}" not in names:
                     names.append(f"{public}.{member}")
+                if public in found.renamed:
+                    found.renamed.add(f"{public}.{member}")
     return found
 
 
 def public_name(dotted: str, names: dict) -> str:
     """Return the name users import an object by: the shortest of its own (where public) and
     the public names a package re-exports it by (fewest dots, then fewest characters, its own
-    first; one that keeps its own last name before one that does not): "requests.get" for
+    first), but never a rename (Aliases.renamed) where another is public: "requests.get" for
     "requests.api.get", "scipy.ndimage.median_filter" for "scipy.ndimage._filters.median_filter",
-    "sympy.MutableDenseMatrix" (not its alias "sympy.Matrix")."""
-    own = dotted.rsplit(".", 1)[-1]
+    "sympy.MutableDenseMatrix" (not "sympy.Matrix", `Matrix = MutableDenseMatrix`)."""
+    renamed = names.renamed if isinstance(names, Aliases) else set()
     public = [name for name in (dotted, *names.get(dotted, ())) if not is_private(name)]
-    # A name that ends in another (`Matrix = MutableDenseMatrix`) is one more name of it,
-    # never its title where a public name of its own exists.
-    return min(public, key=lambda name: (name.rsplit(".", 1)[-1] != own, name.count("."),
-                                         len(name))) if public else dotted
+    return min(public, key=lambda name: (name in renamed, name.count("."), len(name))) \
+        if public else dotted
