@@ -14,6 +14,7 @@ from retrieval.ingest.readers.docstrings import (
     aliases,
     module_name,
     parse_module,
+    public_name,
     public_objects,
     read_package,
 )
@@ -96,6 +97,12 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual(module.objects[""].members, ("speed", "walk"))
         self.assertEqual((module.objects["speed"].docstring, module.objects["walk"].docstring),
                          ("Slow.", "New."))
+        # But a documented definition over an undocumented assignment (numpy's ctypeslib).
+        module = parse_module("m", "m.py", (
+            b'if ctypes is None:\n    def _dummy():\n        """Raise."""\n'
+            b'    as_array = _dummy\nelse:\n    def as_array(obj):\n        """Make one."""\n'))
+        self.assertEqual((module.objects["as_array"].kind, module.objects["as_array"].docstring),
+                         ("function", "Make one."))
 
     def test_a_module_that_cannot_be_read_as_written_is_skipped_with_why(self):
         root = temporary_directory(self)
@@ -124,6 +131,106 @@ class DocstringReaderTest(unittest.TestCase):
             "demo.core.Engine", "demo.core.Engine.__init__", "demo.core.Engine._hidden",
             "demo.core.Engine.name", "demo.core.Engine.register_job", "demo.core.Engine.retries",
             "demo.core.Engine.stop", "demo.core.Engine.undocumented", "demo.core.make_engine"])
+
+
+def package_of(modules: dict) -> PackageSource:
+    """Parse {dotted module name: source} (a package's __init__ where another module is below
+    it) into a PackageSource."""
+    package = PackageSource()
+    for name, text in modules.items():
+        is_face = any(other.startswith(name + ".") for other in modules)
+        path = name.replace(".", "/") + ("/__init__.py" if is_face else ".py")
+        package.modules[name] = parse_module(name, path, text.encode())
+    return package
+
+
+class NamesTheReaderFollowsTest(unittest.TestCase):
+    """Objects a package's API reaches that are not defined, documented, where users reach
+    them: members of a base outside the API, aliases bound by assignment, re-exported data."""
+
+    def test_members_inherited_from_a_base_outside_the_api_are_named_under_each_subclass(self):
+        package = package_of({
+            "geo": "from .series import GeoSeries\nfrom .frame import GeoFrame\n",
+            "geo.base": ('class Base:\n    def area(self):\n        """The area."""\n\n'
+                         '    def union(self):\n        """Union of all."""\n\n'
+                         '    def helper(self):\n        pass\n\n'
+                         '    def _private(self):\n        """Private."""\n'),
+            "geo.series": ('from .base import Base\n\n\nclass GeoSeries(Base):\n'
+                           '    """A series."""\n\n    def union(self):\n'
+                           '        """Its own union."""\n'),
+            "geo.frame": ('from .base import Base\n\n\nclass GeoFrame(Base):\n'
+                          '    """A frame."""\n'),
+        })
+        names = aliases(package)
+        objects = [obj.name for _, obj in public_objects(package, names)]
+        # Base is undocumented and not exported, so it is no part of the API: its documented
+        # public members are, once each, after the rest; one a subclass defines is its own.
+        self.assertEqual(objects[-2:], ["geo.base.Base.area", "geo.base.Base.union"])
+        self.assertNotIn("geo.base.Base", objects)
+        self.assertEqual(objects.count("geo.base.Base.area"), 1)
+        # Modules in name order: geo.frame before geo.series.
+        self.assertEqual(names["geo.base.Base.area"], [
+            "geo.frame.GeoFrame.area", "geo.GeoFrame.area", "geo.series.GeoSeries.area",
+            "geo.GeoSeries.area"])
+        self.assertEqual(names["geo.base.Base.union"],
+                         ["geo.frame.GeoFrame.union", "geo.GeoFrame.union"])
+        self.assertEqual(public_name("geo.base.Base.area", names), "geo.GeoFrame.area")
+        # Undocumented and private members stay out, as autodoc leaves them out.
+        self.assertNotIn("geo.base.Base.helper", objects)
+        self.assertNotIn("geo.base.Base._private", objects)
+
+    def test_a_public_base_documents_its_own_members(self):
+        package = package_of({
+            "lib": "from .base import Base\nfrom .app import App\n",
+            "lib.base": 'class Base:\n    """Base."""\n\n    def run(self):\n        """Run."""\n',
+            "lib.app": ('from .base import Base\n\n\nclass App(Base):\n    """App."""\n'),
+        })
+        names = aliases(package)
+        objects = [obj.name for _, obj in public_objects(package, names)]
+        self.assertEqual(objects.count("lib.base.Base.run"), 1)
+        self.assertNotIn("lib.App.run", names.get("lib.base.Base.run", []))
+
+    def test_an_assignment_of_a_name_is_another_name_of_what_it_names(self):
+        package = package_of({
+            "sym": "from .matrices import Matrix, eye\nfrom .dense import DEFAULT, now\n",
+            "sym.matrices": "from .dense import Dense\nMatrix = Dense\neye = Dense.eye\n",
+            "sym.dense": ('import datetime\n\n\nclass Dense:\n    """A dense matrix."""\n\n'
+                          '    def eye(self):\n        """Identity."""\n\n\n'
+                          'SIZE = 3\nDEFAULT = SIZE\nnow = datetime.datetime.now\n'),
+        })
+        self.assertEqual(package.resolve("sym.Matrix")[1].name, "sym.dense.Dense")
+        self.assertEqual(package.resolve("sym.Matrix.eye")[1].name, "sym.dense.Dense.eye")
+        self.assertEqual(package.resolve("sym.eye")[1].name, "sym.dense.Dense.eye")
+        names = aliases(package)
+        self.assertIn("sym.Matrix", names["sym.dense.Dense"])
+        # sym/matrices.py is no package face and has no __all__: its own name is not public.
+        self.assertNotIn("sym.matrices.Matrix", names["sym.dense.Dense"])
+        self.assertIn("sym.Matrix.eye", names["sym.dense.Dense.eye"])
+        # Its title keeps its own name where a public name has it; the alias is one more,
+        # for its members too.
+        self.assertEqual(public_name("sym.dense.Dense", names), "sym.dense.Dense")
+        self.assertIn("sym.Matrix.eye", names.renamed)
+        self.assertNotIn("sym.eye", names.renamed)  # `eye = Dense.eye` keeps its name
+        self.assertEqual(public_name("sym.dense.Dense.eye", names), "sym.eye")
+        # A name for data, or for what the package does not define, is that data.
+        self.assertEqual(package.resolve("sym.DEFAULT")[1].name, "sym.dense.DEFAULT")
+        self.assertEqual(package.resolve("sym.now")[1].name, "sym.dense.now")
+
+    def test_undocumented_data_is_api_where_re_exported_or_listed(self):
+        package = package_of({
+            "tool": ('"""Tool."""\nfrom _tool.config import hookimpl\n'
+                     '__all__ = ["hookimpl"]\nlogger = make_logger()\n'),
+            "_tool": "",
+            "_tool.config": "hookimpl = Marker('tool')\nhookspec = Marker('spec')\n",
+            "tool.listed": '__all__ = ["VALUE"]\nVALUE = compute()\nOTHER = compute()\n',
+        })
+        objects = [obj.name for _, obj in public_objects(package)]
+        self.assertIn("_tool.config.hookimpl", objects)
+        self.assertIn("tool.listed.VALUE", objects)
+        # Not named as API: neither re-exported nor listed.
+        for name in ("_tool.config.hookspec", "tool.listed.OTHER", "tool.logger"):
+            self.assertNotIn(name, objects)
+        self.assertEqual(public_name("_tool.config.hookimpl", aliases(package)), "tool.hookimpl")
 
 
 class AutodocTest(unittest.TestCase):

@@ -245,6 +245,22 @@ class ParseTest(unittest.TestCase):
         self.assertIsNone(package.resolve("lin._ext.LinAlgError"))
         self.assertLess(len(package._resolved), 100)
 
+    def test_an_inherited_member_is_a_unit_titled_and_indexed_as_its_subclass(self):
+        # geopandas: GeoSeries users reach `area` of the undocumented geopandas.base.GeoPandasBase.
+        units = units_of(self, {
+            "geo/__init__.py": '"""Geo."""\nfrom .series import GeoSeries\n',
+            "geo/base.py": 'class Base:\n    def area(self):\n        """The area."""\n',
+            "geo/series.py": 'from .base import Base\n\n\nclass GeoSeries(Base):\n'
+                             '    """A series."""\n',
+            "geo/other.py": 'from .base import Base\n\n\nclass Internal(Base):\n'
+                            '    """Not exported."""\n'})
+        area = units["geo.GeoSeries.area"]
+        self.assertEqual(area["url"], "pypi:x==1.0/geo/base.py#L2-L3")
+        self.assertIn("geo.other.Internal.area", area["fields"]["names"].split())
+        # Indexed as its exported subclass's members are, not as the package's internals.
+        self.assertFalse(area["noindex"])
+        self.assertTrue(units["geo.other.Internal"]["noindex"])
+
     def test_an_attributes_section_documents_an_attribute_the_class_leaves_undocumented(self):
         source = (b'class C:\n    """C.\n\n    Attributes\n    ----------\n    size : int\n'
                   b'        From the section.\n    """\n\n    #: From the comment.\n'

@@ -37,6 +37,7 @@ from ..readers.docstrings import (
     PackageSource,
     aliases,
     exports,
+    inherited,
     public_name,
     public_objects,
     read_package,
@@ -170,6 +171,12 @@ class Documented:
     anchor: str | None = None
     python_names: bool = True
 
+def _exported_prefix(name: str, exported: Counter) -> bool:
+    """Tell whether an object, or an object it is a member of, is exported by name."""
+    parts = name.split(".")
+    return any(".".join(parts[:cut]) in exported for cut in range(1, len(parts) + 1))
+
+
 class _Units:
     """Units of one package collection: page paragraphs and docstring units."""
 
@@ -295,12 +302,18 @@ class _Units:
         """Return (Module, DocObject, internal) of each public object (public_objects),
         internal where the package exports anything (exported) and it is not a module, nor a
         module-level object the package exports, nor one's member."""
+        # An inherited member (`inherited`) is as internal as the classes it is a member of.
+        owners = {obj.name: names
+                  for _, obj, names in inherited(self.package, self.aliases, exported)}
         found = []
         for module, obj in public_objects(self.package, self.aliases):
-            # The module-level object it is or is a member of.
-            top = ".".join(obj.name.split(".")[:module.name.count(".") + 2])
-            found.append((module, obj, bool(exported) and obj.kind != MODULE
-                          and top not in exported))
+            if obj.name in owners:
+                internal = not any(_exported_prefix(owner, exported) for owner in owners[obj.name])
+            else:
+                # The module-level object it is or is a member of.
+                internal = ".".join(obj.name.split(".")[:module.name.count(".") + 2]) \
+                    not in exported
+            found.append((module, obj, bool(exported) and obj.kind != MODULE and internal))
         return found
 
     def undescribed(self, contents: list) -> tuple:

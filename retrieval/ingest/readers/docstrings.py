@@ -16,7 +16,7 @@ import io
 import re
 import tokenize
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..tree import (
     DEFAULT_MAX_FILE_BYTES,
@@ -57,6 +57,9 @@ class DocObject:
     # (`@wraps(f)`, jinja2's `@async_variant(sync_do_join)`): whose docstring such a decorator
     # copies onto it at import time (PackageSource.shown).
     wraps: str | None = field(default=None, compare=False)
+    # For an undocumented module-level `NAME = other.name` (`Matrix = MutableDenseMatrix`), the
+    # name it binds, as written: another name of what that names (PackageSource.resolve).
+    alias: str | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -153,6 +156,12 @@ class PackageSource:
             obj = module.objects.get(".".join(rest[:cut]))
             if obj is None:
                 continue
+            if obj.alias is not None:
+                # `Matrix = MutableDenseMatrix`: bound as an import would be, where it names a
+                # class or function of the package (or its member); else it is the data.
+                found = self.resolve(".".join([module.name, obj.alias, *rest[cut:]]), hops + 1)
+                if found is not None and found[1].kind not in (MODULE, DATA):
+                    return found
             if cut == len(rest):
                 return module, obj
             break  # a defined prefix whose member is not defined: try what is imported
@@ -354,8 +363,12 @@ class _Reader:
                 key = f"{path}.{obj_name}" if path else obj_name
                 existing = self.module.objects.get(key)
                 # The first definition is kept, but a function's implementation over the
-                # `@overload` stubs before it (which carry no docstring).
-                if existing is None or (existing.overload and not obj.overload):
+                # `@overload` stubs before it (which carry no docstring), and a documented
+                # definition over an undocumented assignment before it (numpy's ctypeslib:
+                # `as_array = _dummy` where ctypes is missing, `def as_array` where it is).
+                if existing is None or (existing.overload and not obj.overload) or (
+                        existing.kind in (DATA, ATTRIBUTE) and existing.docstring is None
+                        and obj.kind not in (DATA, ATTRIBUTE) and obj.docstring is not None):
                     self.module.objects[key] = obj
 
     def _all(self, statement):
@@ -389,10 +402,15 @@ class _Reader:
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) \
                 else [statement.target]
+            alias = None
+            if not is_class and isinstance(statement.value, (ast.Name, ast.Attribute)):
+                alias = ast.unparse(statement.value)
             for target in targets:
                 if isinstance(target, ast.Name) and target.id != "__all__":
                     found = self._assignment(statement, following, f"{prefix}.{target.id}",
                                              ATTRIBUTE if is_class else DATA)
+                    if found is not None and found.docstring is None and alias is not None:
+                        found = replace(found, alias=alias)
                     if found is not None:
                         yield target.id, found
 
@@ -626,12 +644,22 @@ def public_objects(package: PackageSource, names: dict | None = None):
     and, in any module, what a public module re-exports (`from ._filters import
     median_filter` in scipy/ndimage/__init__.py; names: `aliases`, computed if not given).
     An undocumented object is yielded only where the package exports it by name (exports:
-    a module-level class or function), never an undocumented member or attribute, as autodoc
+    a module-level class or function; data that another public module re-exports or its
+    public module's __all__ lists), never an undocumented member or attribute, as autodoc
     leaves out undocumented members. Names a module imports are documented where they are
-    defined.
+    defined. Last, the documented members public classes inherit from bases outside the
+    public API (`inherited`), each once.
     """
     names = aliases(package) if names is None else names
     exported = exports(package)
+    walked = list(_walk(package, names, exported))
+    yield from walked
+    for module, obj, _ in inherited(package, names, exported, walked):
+        yield module, obj
+
+
+def _walk(package: PackageSource, names: dict, exported: Counter):
+    """Yield public_objects' objects but the inherited members."""
     for name in sorted(package.modules):
         module = package.modules[name]
         top = module.objects[""]
@@ -644,18 +672,57 @@ def public_objects(package: PackageSource, names: dict | None = None):
             # leaves it out (sqlalchemy's postgresql/__init__.py imports DATERANGE, which
             # postgresql/ranges.py's __all__ does not list).
             if obj.name in names or not private and module.is_public(member):
-                yield from _public_tree(module, member, exported)
+                # Undocumented data is API where the package names it as such: another public
+                # module re-exports it (`from _pytest.config import hookimpl` in pytest's
+                # __init__, of `hookimpl = HookimplMarker("pytest")`) or its public module's
+                # __all__ lists it; not a name for another object (`alias`).
+                named = obj.kind == DATA and obj.alias is None and (
+                    obj.name in names or not private and module.all_names is not None
+                    and member in module.all_names)
+                yield from _public_tree(module, member, exported, named)
 
 
-def _public_tree(module: Module, path: str, exported):
+def _public_tree(module: Module, path: str, exported, named: bool = False):
     obj = module.objects[path]
-    if obj.docstring is None and (obj.kind in (ATTRIBUTE, DATA) or "." in path
-                                  or obj.name not in exported):
+    if obj.docstring is None and not named and (obj.kind in (ATTRIBUTE, DATA) or "." in path
+                                                or obj.name not in exported):
         return
     yield module, obj
     for member in obj.members:
         if not member.startswith("_"):
             yield from _public_tree(module, f"{path}.{member}", exported)
+
+
+def inherited(package: PackageSource, names: dict, exported: Counter, walked=None) -> list:
+    """Return (Module, DocObject, [owner classes' defining names]) of each documented public
+    member a public class inherits from a class of the package that is itself no part of the
+    public API (an undocumented one the package does not export, or a private one), in the
+    order found: geopandas' GeoSeries and GeoDataFrame share area, buffer, unary_union ... of
+    the undocumented `geopandas.base.GeoPandasBase`, which users only ever reach through them
+    (autodoc's :inherited-members: documents them under the subclass too). A member the class
+    (or a nearer base) defines hides the base's; a public base documents its own members."""
+    if walked is None:
+        walked = list(_walk(package, names, exported))
+    shown = {obj.name for _, obj in walked}
+    found: dict = {}
+    for module, obj in walked:
+        if obj.kind not in (CLASS, EXCEPTION):
+            continue
+        hidden = set(obj.members)
+        for base_module, base in package.bases(module, obj):
+            if base.name in shown:
+                hidden.update(base.members)
+                continue
+            path = base.name[len(base_module.name) + 1:]
+            for member in base.members:
+                if member.startswith("_") or member in hidden:
+                    continue
+                hidden.add(member)
+                key = f"{path}.{member}"
+                if base_module.objects[key].docstring is not None:
+                    found.setdefault((base_module.name, key), []).append(obj.name)
+    return [(package.modules[module], package.modules[module].objects[key], owners)
+            for (module, key), owners in found.items()]
 
 
 def exports(package: PackageSource) -> Counter:
@@ -681,11 +748,14 @@ def exports(package: PackageSource) -> Counter:
 
 
 def _exported_locals(package: PackageSource, module: Module) -> list:
-    """Return the public names a module binds to what it imports: every public import of a
-    package's __init__ (a package's face), and names `*` brings in; the imports a module's
-    __all__ lists (any module)."""
+    """Return the public names a module binds to what it imports (or aliases: `Matrix =
+    MutableDenseMatrix`): every public one of a package's __init__ (a package's face), and
+    names `*` brings in; the ones a module's __all__ lists (any module)."""
     is_face = module.path.endswith("__init__.py")
-    found = [local for local in module.imports if not local.startswith("_")
+    # Its own `NAME = other.name` aliases bind a name as its imports do.
+    bound = [*module.imports, *(member for member in module.objects[""].members
+                                if module.objects[member].alias is not None)]
+    found = [local for local in dict.fromkeys(bound) if not local.startswith("_")
              and (module.all_names is not None and local in module.all_names
                   or is_face and module.is_public(local))]
     for source in module.star_imports:
@@ -699,16 +769,29 @@ def _exported_locals(package: PackageSource, module: Module) -> list:
     return found
 
 
-def aliases(package: PackageSource) -> dict:
+class Aliases(dict):
+    """{defining dotted name: [public names]} (`aliases`), and the set of those names that
+    rename what they name (`renamed`): bound by a name other than the object's own (`Matrix =
+    MutableDenseMatrix`, `from .helpers import http_now as httpnow`), which public_name
+    never titles an object with where a name of its own is public."""
+
+    def __init__(self):
+        super().__init__()
+        self.renamed: set = set()
+
+
+def aliases(package: PackageSource) -> Aliases:
     """Return {defining dotted name: [public names a package re-exports it by]}, members too.
 
     `from .app import Flask as Flask` in flask/__init__.py makes "flask.Flask" a name of
     "flask.app.Flask", and "flask.Flask.run" one of "flask.app.Flask.run"; `from ._filters
     import *` in scipy/ndimage/__init__.py "scipy.ndimage.median_filter" one of
     "scipy.ndimage._filters.median_filter". A package's __init__ is its public face; another
-    public module re-exports only what its __all__ lists.
+    public module re-exports only what its __all__ lists. A member a public class inherits
+    from a base outside the public API (`inherited`) is named under the class:
+    "geopandas.GeoSeries.area" for "geopandas.base.GeoPandasBase.area".
     """
-    found: dict = {}
+    found = Aliases()
     for name, module in sorted(package.modules.items()):
         if is_private(name):
             continue
@@ -720,19 +803,35 @@ def aliases(package: PackageSource) -> dict:
             public = f"{name}.{local}"
             if public == target.name:
                 continue
+            renames = local != target.name.rsplit(".", 1)[-1]
             below = target.name[len(target_module.name) + 1:]
             for path, obj in target_module.objects.items():
                 if path == below or path.startswith(below + "."):
                     names = found.setdefault(obj.name, [])
                     if public + path[len(below):] not in names:
                         names.append(public + path[len(below):])
+                    if renames:
+                        found.renamed.add(public + path[len(below):])
+    # Members inherited from a base outside the public API: named under each subclass.
+    for _, obj, owners in inherited(package, found, exports(package)):
+        names = found.setdefault(obj.name, [])
+        member = obj.name.rsplit(".", 1)[1]
+        for owner in owners:
+            for public in (owner, *found.get(owner, ())):
+                if not is_private(public) and f"{public}.{member}" not in names:
+                    names.append(f"{public}.{member}")
+                if public in found.renamed:
+                    found.renamed.add(f"{public}.{member}")
     return found
 
 
 def public_name(dotted: str, names: dict) -> str:
     """Return the name users import an object by: the shortest of its own (where public) and
     the public names a package re-exports it by (fewest dots, then fewest characters, its own
-    first): "requests.get" for "requests.api.get", "scipy.ndimage.median_filter" for
-    "scipy.ndimage._filters.median_filter"."""
+    first), but never a rename (Aliases.renamed) where another is public: "requests.get" for
+    "requests.api.get", "scipy.ndimage.median_filter" for "scipy.ndimage._filters.median_filter",
+    "sympy.MutableDenseMatrix" (not "sympy.Matrix", `Matrix = MutableDenseMatrix`)."""
+    renamed = names.renamed if isinstance(names, Aliases) else set()
     public = [name for name in (dotted, *names.get(dotted, ())) if not is_private(name)]
-    return min(public, key=lambda name: (name.count("."), len(name))) if public else dotted
+    return min(public, key=lambda name: (name in renamed, name.count("."), len(name))) \
+        if public else dotted
