@@ -290,6 +290,26 @@ class GeneratedPagesTest(unittest.TestCase):
         join = next(unit for unit in units if unit["url"].endswith("#demo-filters.join"))
         self.assertIn("Join the values.", join["text"])
 
+    def test_autodoc_of_an_assignment_shows_the_function_it_is_bound_to(self):
+        # sqlalchemy 1.4.46: `.. autofunction:: select` of `select = public_factory(
+        # Select._create, ...)`, whose docstring public_factory copies at import time.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Select:\n    """A SELECT."""\n\n'
+                                '    @classmethod\n    def _create(cls, *columns):\n'
+                                '        """Construct a SELECT."""\n\n\n'
+                                'select = public_factory(Select._create, ".select")\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. autofunction:: demo.select\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
+        units = {draft.content["title"]: draft.content
+                 for draft in read_package_contents(tree, Progress(io.StringIO()))}
+        select = units["demo.select"]
+        self.assertEqual(select["url"], DOCS + "api.html#demo.select")
+        self.assertIn("Construct a SELECT.", select["text"])
+        self.assertEqual(select["fields"]["names"].split(),
+                         ["demo.select", "demo.Select._create"])
+
     def test_autodoc_options_as_sphinx_reads_them(self):
         write(self.root, {
             "demo/__init__.py": '"""Demo."""\n\n__all__ = ["Row"]\n\n\n'

@@ -36,6 +36,9 @@ from ..readers.docstrings import (
     PackageSource,
     aliases,
     exports,
+    inherited_members,
+    inherited_names,
+    is_private,
     public_name,
     public_objects,
     read_package,
@@ -156,7 +159,8 @@ class Documented:
     besides the docs' cross-references to its first name; noindex: out of the package's index
     of objects (its internals); anchor: the id on the page it is linked at, if not its own
     ("": the page alone); python_names: whether the names Python knows it by are its names too
-    (not for a mapping's entry, which the site shows by its key alone).
+    (not for a mapping's entry, which the site shows by its key alone); inherited: the names it
+    has as a member of the public classes that inherit it (inherited_names), after its own.
     """
 
     module: Module
@@ -166,6 +170,7 @@ class Documented:
     noindex: bool = False
     anchor: str | None = None
     python_names: bool = True
+    inherited: tuple = ()
 
 class _Units:
     """Units of one package collection: page paragraphs and docstring units."""
@@ -175,6 +180,8 @@ class _Units:
         self.tree = tree
         self.package = package
         self.aliases = aliases(package)
+        self.inherited = inherited_members(package, self.aliases)
+        self.exported = exports(package)
         self.references: Counter = Counter()
         # The defining names of the objects its units document so far (objects_contents).
         self.described: set = set()
@@ -206,7 +213,7 @@ class _Units:
             links = item.links + self._cited(item.names[0])
             found = same_lines.setdefault((item.module.path, obj.start_line, obj.end_line),
                                           [item, [], links])
-            found[1].extend([*item.names, *known])
+            found[1].extend([*item.names, *known, *item.inherited])
             found[2] = max(found[2], links)
         contents = []
         for item, names, links in same_lines.values():
@@ -278,23 +285,43 @@ class _Units:
         internals, documented but in no index, as Sphinx's `:noindex:` says: noindex, which
         the ranking reads (and weighs below an indexed description of the same words).
         """
-        exported = exports(self.package)
+        exported = self.exported
         cited = self._docstring_references()
-        objects = [Documented(module, obj, (public_name(obj.name, self.aliases),),
-                              exported[obj.name] + cited[obj.name], internal)
+        objects = [self._documented(module, obj, exported[obj.name] + cited[obj.name],
+                                    internal)
                    for module, obj, internal in self._public_api(exported)]
         return merge_same_passages(self.objects_contents(objects, None, None))
+
+    def _documented(self, module: Module, obj: DocObject, links: int,
+                    noindex: bool) -> Documented:
+        """Return a docstring unit's object, titled by the name users import it by (public_name;
+        a member only a private base defines, by the first name a public class inherits it
+        by), known by the names public classes inherit it by too."""
+        inherited = tuple(inherited_names(obj.name, self.inherited, self.aliases,
+                                          self.exported))
+        title = public_name(obj.name, self.aliases)
+        if is_private(title) and inherited:
+            title = inherited[0]
+        return Documented(module, obj, (title,), links, noindex, inherited=inherited)
 
     def _public_api(self, exported: Counter) -> list:
         """Return (Module, DocObject, internal) of each public object (public_objects),
         internal where the package exports anything (exported) and it is not a module, nor a
-        module-level object the package exports, nor one's member."""
+        module-level object the package exports, nor one's member, nor a member a class of
+        one inherits."""
+        def is_exported(name: str) -> bool:
+            # It is, or is a member of, a module-level object the package exports (the part
+            # after the longest module name its name starts with).
+            parts = name.split(".")
+            cut = next((cut for cut in range(len(parts) - 1, 0, -1)
+                        if ".".join(parts[:cut]) in self.package.modules), 0)
+            return ".".join(parts[:cut + 1]) in exported
+
         found = []
-        for module, obj in public_objects(self.package, self.aliases):
-            # The module-level object it is or is a member of.
-            top = ".".join(obj.name.split(".")[:module.name.count(".") + 2])
-            found.append((module, obj, bool(exported) and obj.kind != MODULE
-                          and top not in exported))
+        for module, obj in public_objects(self.package, self.aliases, self.inherited):
+            internal = bool(exported) and obj.kind != MODULE and not is_exported(obj.name) \
+                and not any(is_exported(cls) for _, cls in self.inherited.get(obj.name, ()))
+            found.append((module, obj, internal))
         return found
 
     def undescribed(self, contents: list) -> tuple:
@@ -311,10 +338,9 @@ class _Units:
         described = set(self.described)
         for draft in contents:
             described.update(draft.content["fields"]["names"].split())
-        exported = exports(self.package)
+        exported = self.exported
         objects = [
-            Documented(module, obj, (public_name(obj.name, self.aliases),), exported[obj.name],
-                       noindex=True)
+            self._documented(module, obj, exported[obj.name], noindex=True)
             for module, obj, _ in self._public_api(exported)
             if obj.name not in described
             and described.isdisjoint(self.aliases.get(obj.name, ()))]
