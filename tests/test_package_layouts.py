@@ -230,7 +230,7 @@ class PublicApiTest(unittest.TestCase):
         # sqlalchemy 1.4.46: `select = public_factory(Select._create, ...)` copies the
         # docstring at import time; `notin_ = not_in` in a class body is the same function.
         units = units_of(self, {
-            "sa/__init__.py": '"""SA."""\nfrom .sql import select, Select, Ops\n',
+            "sa/__init__.py": '"""SA."""\nfrom .sql import select, Select, Ops, pass_select\n',
             "sa/sql.py": 'def public_factory(target, location):\n    return target\n\n\n'
                          'class Select:\n    """A SELECT."""\n\n    @classmethod\n'
                          '    def _create(cls, *columns):\n        """Construct a SELECT."""\n'
@@ -238,7 +238,7 @@ class PublicApiTest(unittest.TestCase):
                          '    def not_in(self, other):\n        """NOT IN."""\n\n'
                          '    notin_ = not_in\n    count = 0\n\n\n'
                          'select = public_factory(Select._create, ".sql.select")\n'
-                         'limit = 10\n'})
+                         'pass_select = make_pass_decorator(Select)\nlimit = 10\n'})
         select = units["sa.select"]
         self.assertEqual((select["kind"], select["source_id"]), ("function", "sa/sql.py"))
         self.assertIn("def _create(cls, *columns):", select["text"])
@@ -251,6 +251,7 @@ class PublicApiTest(unittest.TestCase):
         text = " ".join(unit["fields"]["names"] for unit in units.values())
         self.assertNotIn("count", text)  # bound to nothing documented: no unit
         self.assertNotIn("limit", text)
+        self.assertNotIn("pass_select", text)  # given a class, it is no such class
 
     def test_an_undocumented_helper_is_no_unit_but_an_undocumented_export_is(self):
         units = units_of(self, {

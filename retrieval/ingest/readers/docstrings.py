@@ -123,10 +123,10 @@ class PackageSource:
         decorator wraps or it is bound to (obj.wraps, looked up where it is defined)."""
         if obj.docstring is None and obj.wraps:
             found = self.resolve(f"{module.name}.{obj.wraps}") or self.resolve(obj.wraps)
-            # An assignment may be bound to a class too (`exists = public_factory(Exists)`).
-            kinds = (FUNCTION, METHOD, CLASS, EXCEPTION) if obj.kind in (DATA, ATTRIBUTE) \
-                else (FUNCTION, METHOD)
-            if found is not None and found[1].kind in kinds and found[1].docstring is not None:
+            # Not a class: `pass_script_info = make_pass_decorator(ScriptInfo)` is no
+            # ScriptInfo, nor is `session_class = SecureCookieSession` documented as one.
+            if found is not None and found[1].kind in (FUNCTION, METHOD) \
+                    and found[1].docstring is not None:
                 return found
         return module, obj
 
