@@ -310,6 +310,24 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual(select["fields"]["names"].split(),
                          ["demo.select", "demo.Select._create"])
 
+    def test_with_a_docs_folder_its_inherited_members_options_decide(self):
+        # Without one, Scaffold.route is flask.Flask.route too (test_package_layouts); with one,
+        # an object the docs do not describe is read as it is defined.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\nfrom .app import Flask\n',
+            "demo/scaffold.py": 'class Scaffold:\n    """Common."""\n\n'
+                                '    def route(self, rule):\n        """Register a rule."""\n',
+            "demo/app.py": 'from .scaffold import Scaffold\n\n\nclass Flask(Scaffold):\n'
+                           '    """The app."""\n',
+            "docs/conf.py": "", "docs/index.rst": "Demo\n====\n\nNo API here.\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"), ("demo/scaffold.py", "demo.scaffold"),
+             ("demo/app.py", "demo.app")), "docs", DOCS, "pypi:demo==1.0/"))
+        units = {draft.content["title"]: draft.content
+                 for draft in read_package_contents(tree, Progress(io.StringIO()))}
+        self.assertEqual(units["demo.scaffold.Scaffold.route"]["fields"]["names"].split(),
+                         ["demo.scaffold.Scaffold.route"])
+
     def test_autodoc_options_as_sphinx_reads_them(self):
         write(self.root, {
             "demo/__init__.py": '"""Demo."""\n\n__all__ = ["Row"]\n\n\n'

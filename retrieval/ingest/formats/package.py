@@ -180,7 +180,10 @@ class _Units:
         self.tree = tree
         self.package = package
         self.aliases = aliases(package)
-        self.inherited = inherited_members(package, self.aliases)
+        # Without a docs folder, a public class's inherited members are its own (flask.Flask.
+        # route); with one, its `:inherited-members:` say which classes list them, and the
+        # objects it does not describe are read as they are defined.
+        self.inherited = inherited_members(package, self.aliases) if layout.docs is None else {}
         self.exported = exports(package)
         self.references: Counter = Counter()
         # The defining names of the objects its units document so far (objects_contents).
