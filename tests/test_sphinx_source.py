@@ -310,13 +310,14 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual(select["fields"]["names"].split(),
                          ["demo.select", "demo.Select._create"])
 
-    def test_with_a_docs_folder_its_inherited_members_options_decide(self):
-        # Without one, Scaffold.route is flask.Flask.route too (test_package_layouts); with one,
-        # an object the docs do not describe is read as it is defined.
+    def test_with_a_docs_folder_what_it_does_not_describe_is_read_as_defined(self):
+        # Without one, Scaffold.route is flask.Flask.route and add_route too
+        # (test_package_layouts); with one, its directives say so.
         write(self.root, {
             "demo/__init__.py": '"""Demo."""\nfrom .app import Flask\n',
             "demo/scaffold.py": 'class Scaffold:\n    """Common."""\n\n'
-                                '    def route(self, rule):\n        """Register a rule."""\n',
+                                '    def route(self, rule):\n        """Register a rule."""\n'
+                                '\n    add_route = route\n',
             "demo/app.py": 'from .scaffold import Scaffold\n\n\nclass Flask(Scaffold):\n'
                            '    """The app."""\n',
             "docs/conf.py": "", "docs/index.rst": "Demo\n====\n\nNo API here.\n"})

@@ -181,9 +181,13 @@ class _Units:
         self.package = package
         self.aliases = aliases(package)
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
-        # route); with one, its `:inherited-members:` say which classes list them, and the
-        # objects it does not describe are read as they are defined.
-        self.inherited = inherited_members(package, self.aliases) if layout.docs is None else {}
+        # route), and an assignment bound to a documented function is that function; with one,
+        # its `:inherited-members:` and directives say so, and the objects it does not describe
+        # are read as they are defined (bs4's `NavigableString.strings`, bound to the private
+        # `_all_strings`, took an evidence read from its docs' pages).
+        self.docstrings_only = layout.docs is None
+        self.inherited = inherited_members(package, self.aliases) if self.docstrings_only \
+            else {}
         self.exported = exports(package)
         self.references: Counter = Counter()
         # The defining names of the objects its units document so far (objects_contents).
@@ -321,7 +325,8 @@ class _Units:
             return ".".join(parts[:cut + 1]) in exported
 
         found = []
-        for module, obj in public_objects(self.package, self.aliases, self.inherited):
+        for module, obj in public_objects(self.package, self.aliases, self.inherited,
+                                          bound=self.docstrings_only):
             internal = bool(exported) and obj.kind != MODULE and not is_exported(obj.name) \
                 and not any(is_exported(cls) for _, cls in self.inherited.get(obj.name, ()))
             found.append((module, obj, internal))

@@ -643,7 +643,7 @@ def is_private(dotted: str) -> bool:
 
 
 def public_objects(package: PackageSource, names: dict | None = None,
-                   inherited: dict | None = None):
+                   inherited: dict | None = None, bound: bool = True):
     """Yield (Module, DocObject) of each module, class, function, method and attribute of the
     public API, where it is defined, modules in name order and members in source order.
 
@@ -656,13 +656,13 @@ def public_objects(package: PackageSource, names: dict | None = None,
     name (exports: a module-level class or function), never an undocumented member or
     attribute, as autodoc leaves out undocumented members; but one that shows a documented
     function's docstring (PackageSource.shown: `select = public_factory(Select._create, ...)`)
-    is yielded as that function's lines under its own name, after the rest. Names a module
-    imports are documented where they are defined.
+    is yielded as that function's lines under its own name, after the rest (unless told not
+    to: bound). Names a module imports are documented where they are defined.
     """
     names = aliases(package) if names is None else names
     inherited = inherited or {}
     exported = exports(package)
-    bound: list = []  # the assignments shown as the function they are bound to: last
+    assigned: list = []  # the assignments shown as the function they are bound to: last
     for name in sorted(package.modules):
         module = package.modules[name]
         top = module.objects[""]
@@ -675,20 +675,21 @@ def public_objects(package: PackageSource, names: dict | None = None,
             # leaves it out (sqlalchemy's postgresql/__init__.py imports DATERANGE, which
             # postgresql/ranges.py's __all__ does not list).
             if obj.name in names or not private and module.is_public(member):
-                yield from _public_tree(package, module, member, exported, bound, inherited)
+                yield from _public_tree(package, module, member, exported, assigned, inherited)
             else:
                 yield from _inherited_tree(package, module, member, inherited)
     # After every definition: quoting the same lines, a definition's own unit keeps its title.
-    yield from bound
+    if bound:
+        yield from assigned
 
 
-def _public_tree(package: PackageSource, module: Module, path: str, exported, bound: list,
+def _public_tree(package: PackageSource, module: Module, path: str, exported, assigned: list,
                  inherited: dict):
     obj = module.objects[path]
     if obj.docstring is None:
         shown_module, shown = package.shown(module, obj)
         if shown is not obj:
-            bound.append((shown_module, replace(shown, name=obj.name, members=(),
+            assigned.append((shown_module, replace(shown, name=obj.name, members=(),
                                                 kind=METHOD if "." in path else FUNCTION)))
             return
         if obj.kind in (ATTRIBUTE, DATA) or "." in path or obj.name not in exported:
@@ -699,7 +700,7 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported, bo
     yield module, obj
     for member in obj.members:
         if not member.startswith("_"):
-            yield from _public_tree(package, module, f"{path}.{member}", exported, bound,
+            yield from _public_tree(package, module, f"{path}.{member}", exported, assigned,
                                     inherited)
 
 
