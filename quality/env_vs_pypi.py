@@ -13,6 +13,10 @@ primary qualified name). Per pin:
 - by any name: a `pypi:` object the env build holds under any of its names (flask.Flask is
   flask.app.Flask: the docs say `.. autoclass:: flask.Flask`, the env build titles the class by
   its shortest public name and indexes both), and the same the other way;
+- by its pypi name: a `pypi:` object whose primary name (the name its docs give it, which a
+  user looks up) the env build holds under any name. Stricter than "any": the `pypi:` build
+  knows `flask.Flask.route` by its defining name `flask.scaffold.Scaffold.route` too, so "any"
+  counts it held by an env build that has no name `flask.Flask.route`;
 - of the `pypi:` objects the env build lacks by any name, how many it holds as a `noindex` unit
   (its internals, kept out of the API objects), and where the `pypi:` build read each (a docs
   page: an object only the docs describe, which an installed package has no docs for; a module:
@@ -91,17 +95,20 @@ class Comparison:
     pypi_lacks: tuple  # env primary names not a pypi primary name (raw), sorted
     env_lacks_any: tuple  # pypi objects none of whose names any env object has, primary names
     pypi_lacks_any: tuple  # the same the other way
+    env_lacks_name: tuple = ()  # pypi primary names no env object has under any name, sorted
 
     def figures(self) -> dict:
         return {"pypi_objects": self.pypi, "env_objects": self.env,
                 "env_lacks": len(self.env_lacks), "pypi_lacks": len(self.pypi_lacks),
                 "env_lacks_any_name": len(self.env_lacks_any),
-                "pypi_lacks_any_name": len(self.pypi_lacks_any)}
+                "pypi_lacks_any_name": len(self.pypi_lacks_any),
+                "env_lacks_pypi_name": len(self.env_lacks_name)}
 
 
 def compare_objects(pypi_objects, env_objects) -> Comparison:
-    """Compare two builds' ApiObjects of one release: by primary name, and by any of their
-    names (an object one build titles flask.app.Flask and the other flask.Flask is one)."""
+    """Compare two builds' ApiObjects of one release: by primary name, by any of their names
+    (an object one build titles flask.app.Flask and the other flask.Flask is one), and by the
+    pypi object's primary name among any env object's names."""
     def primaries(objects):
         return {obj.name for obj in objects}
 
@@ -116,7 +123,8 @@ def compare_objects(pypi_objects, env_objects) -> Comparison:
     pypi_names, env_names = primaries(pypi_objects), primaries(env_objects)
     return Comparison(len(pypi_names), len(env_names), tuple(sorted(pypi_names - env_names)),
                       tuple(sorted(env_names - pypi_names)),
-                      lacking(pypi_objects, env_objects), lacking(env_objects, pypi_objects))
+                      lacking(pypi_objects, env_objects), lacking(env_objects, pypi_objects),
+                      tuple(sorted(pypi_names - every_name(env_objects))))
 
 
 def build(name: str, source: str, out: str, args) -> dict:
@@ -207,6 +215,7 @@ def pin_record(pin: Pin, env_snapshot: str | None, pypi_build: dict, pypi_snapsh
         for obj, why in zip(lacks, whys, strict=True)]
     record["pypi_lacks_names"] = list(found.pypi_lacks_any)
     record["env_lacks_raw_names"] = list(found.env_lacks)
+    record["env_lacks_pypi_name_names"] = list(found.env_lacks_name)
     return record
 
 
@@ -221,10 +230,11 @@ def report(env_build: dict, records: list, args) -> None:
         print(f"- {line}")
     print("\nObjects: core.diff.api_objects (non-section, indexed units under one primary name). "
           "Raw: primary names compared; any: an object either build holds under any of its "
-          "names. Why env lacks one (by any name), the first that holds: read by pypi from a "
+          "names; by pypi name: the pypi object's primary name is any env object's name. Why "
+          "env lacks one (by any name), the first that holds: read by pypi from a "
           "docs page; held by env as a noindex unit; every name private; no docstring (autodoc "
           "lists it); other (public, documented in its module). Sample: the `other` ones.\n")
-    print("| pin | pypi build | pypi objects | env objects | env lacks raw / any | "
+    print("| pin | pypi build | pypi objects | env objects | env lacks raw / any / by pypi name | "
           + " | ".join(WHY) + " | pypi lacks raw / any | sample env lacks |")
     print("|---|---|---:|---:|---|" + "---:|" * len(WHY) + "---|---|")
     for r in records:
@@ -238,7 +248,7 @@ def report(env_build: dict, records: list, args) -> None:
         sample = ", ".join([f"`{n['name']}`" for n in r["env_lacks_names"]
                            if n["why"] == "other"][:SAMPLE])
         print(f"| {r['pin']} | {build_cell} | {r['pypi_objects']} | {r['env_objects']} "
-              f"| {r['env_lacks']} / {r['env_lacks_any_name']} | "
+              f"| {r['env_lacks']} / {r['env_lacks_any_name']} / {r['env_lacks_pypi_name']} | "
               + " | ".join(str(r["why"][why]) for why in WHY)
               + f" | {r['pypi_lacks']} / {r['pypi_lacks_any_name']} | {sample} |")
 

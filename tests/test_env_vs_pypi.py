@@ -29,6 +29,17 @@ class CompareObjectsTest(unittest.TestCase):
         self.assertEqual(found.pypi_lacks, ("flask.Flask", "flask.helpers.only_in_env"))
         self.assertEqual(found.pypi_lacks_any, ("flask.helpers.only_in_env",))
         self.assertEqual(found.figures()["env_lacks_any_name"], 1)
+        self.assertEqual(found.env_lacks_name, ("flask.only_in_docs",))
+
+    def test_an_inherited_member_is_held_by_its_pypi_name_only_where_env_names_it(self):
+        # The pypi build knows flask.Flask.route by its defining name too: "any" holds it.
+        pypi = [api_object("flask.Flask.route", "flask.scaffold.Scaffold.route")]
+        found = compare_objects(pypi, [api_object("flask.scaffold.Scaffold.route")])
+        self.assertEqual((found.env_lacks_any, found.env_lacks_name),
+                         ((), ("flask.Flask.route",)))
+        found = compare_objects(pypi, [api_object("flask.scaffold.Scaffold.route",
+                                                  "flask.Flask.route")])
+        self.assertEqual(found.env_lacks_name, ())
 
     def test_an_alias_matches_from_either_side(self):
         # The pypi object knows the alias the env object is titled by.

@@ -170,6 +170,94 @@ class PublicApiTest(unittest.TestCase):
                          ["orm.State.isdelete", "orm.State.isinsert", "orm.State.isupdate"])
         self.assertEqual(state["fields"]["name"], "isdelete isinsert isupdate")
 
+    def test_an_inherited_member_is_named_under_each_public_class_that_inherits_it(self):
+        # flask 2.2.2: `flask.Flask.route` is defined on `flask.scaffold.Scaffold`; sqlalchemy
+        # 1.4.46: `Result.keys` on the private `_WithKeys`, `Select.with_hint` on the
+        # undocumented `HasHints`.
+        units = units_of(self, {
+            "fl/__init__.py": '"""Fl."""\nfrom .app import Flask as Flask\n',
+            "fl/scaffold.py": 'class Scaffold:\n    """Common."""\n\n'
+                              '    def route(self, rule):\n        """Register a rule."""\n\n'
+                              '    def get(self, rule):\n        """A GET rule."""\n',
+            "fl/app.py": 'from .scaffold import Scaffold\n\n\nclass Flask(Scaffold):\n'
+                         '    """The app."""\n\n    def get(self, rule):\n'
+                         '        """Its own GET."""\n',
+            "fl/result.py": '__all__ = ["Result"]\n\n\nclass _WithKeys:\n'
+                            '    def keys(self):\n        """The keys."""\n\n'
+                            '    def _hidden(self):\n        """Private."""\n\n\n'
+                            'class HasHints:\n    def with_hint(self):\n'
+                            '        """Add a hint."""\n\n\n'
+                            'class Result(_WithKeys, HasHints):\n    """A result."""\n'})
+        route = units["fl.scaffold.Scaffold.route"]
+        self.assertEqual(route["fields"]["names"].split(),
+                         ["fl.scaffold.Scaffold.route", "fl.Flask.route", "fl.app.Flask.route"])
+        self.assertEqual(route["source_id"], "fl/scaffold.py")
+        self.assertIn("def route(self, rule):", route["text"])
+        # A member of the exported Flask, so in the index though Scaffold is not exported.
+        self.assertFalse(route["noindex"])
+        # Flask defines its own get: the base's is not Flask's.
+        self.assertEqual(units["fl.scaffold.Scaffold.get"]["fields"]["names"].split(),
+                         ["fl.scaffold.Scaffold.get"])
+        # A private base's member, titled by the public class's name; none of its privates.
+        self.assertEqual(units["fl.result.Result.keys"]["fields"]["names"].split(),
+                         ["fl.result.Result.keys", "fl.result._WithKeys.keys"])
+        self.assertFalse([title for title in units if "_hidden" in title])
+        # An undocumented (so unlisted) base's documented member: titled as its public
+        # subclass's, as users reach it, known by its defining name too.
+        self.assertIn("fl.result.HasHints.with_hint",
+                      units["fl.result.Result.with_hint"]["fields"]["names"].split())
+        self.assertNotIn("fl.result.HasHints", units)
+
+    def test_a_module_that_only_imports_re_exports_its_public_imports(self):
+        # sqlalchemy 1.4.46's schema.py, "Compatibility namespace for sqlalchemy.sql.schema":
+        # the docs document `sqlalchemy.schema.Column`.
+        units = units_of(self, {
+            "sa/__init__.py": '"""SA."""\n',
+            "sa/schema.py": '"""Compatibility namespace."""\n'
+                            'from .sql.schema import Column  # noqa\n'
+                            'from .sql.schema import _table_key  # noqa\n',
+            "sa/events.py": '"""Events."""\nfrom .sql.schema import Column\n\n\n'
+                            'def listen(target):\n    """Listen."""\n',
+            "sa/sql/__init__.py": "",
+            "sa/sql/schema.py": 'class Column:\n    """A column."""\n\n\n'
+                                'def _table_key():\n    """Key."""\n'})
+        self.assertEqual(units["sa.schema.Column"]["fields"]["names"].split(),
+                         ["sa.schema.Column", "sa.sql.schema.Column"])
+        # A module that defines names of its own re-exports only what an __all__ lists.
+        self.assertNotIn("sa.events.Column",
+                         " ".join(unit["fields"]["names"] for unit in units.values()))
+
+    def test_an_undocumented_assignment_shows_the_documented_function_it_is_bound_to(self):
+        # sqlalchemy 1.4.46: `select = public_factory(Select._create, ...)` copies the
+        # docstring at import time; `notin_ = not_in` in a class body is the same function.
+        units = units_of(self, {
+            "sa/__init__.py": '"""SA."""\nfrom .sql import select, Select, Ops, pass_select\n',
+            "sa/sql.py": 'def public_factory(target, location):\n    return target\n\n\n'
+                         'class Select:\n    """A SELECT."""\n\n    @classmethod\n'
+                         '    def _create(cls, *columns):\n        """Construct a SELECT."""\n'
+                         '\n\nclass Ops:\n    """Operators."""\n\n'
+                         '    def not_in(self, other):\n        """NOT IN."""\n\n'
+                         '    notin_ = not_in\n    count = 0\n\n\n'
+                         'select = public_factory(Select._create, ".sql.select")\n'
+                         'pass_select = make_pass_decorator(Select)\nlimit = 10\n'})
+        select = units["sa.select"]
+        self.assertEqual((select["kind"], select["source_id"]), ("function", "sa/sql.py"))
+        self.assertIn("def _create(cls, *columns):", select["text"])
+        self.assertIn("Construct a SELECT.", select["fields"]["body"])
+        # The same lines as the method they are bound to: one passage with both names, titled
+        # by the definition.
+        self.assertEqual(units["sa.Ops.not_in"]["fields"]["names"].split(),
+                         ["sa.Ops.not_in", "sa.sql.Ops.not_in", "sa.Ops.notin_",
+                          "sa.sql.Ops.notin_"])
+        text = " ".join(unit["fields"]["names"] for unit in units.values())
+        self.assertNotIn("count", text)  # bound to nothing documented: no unit
+        self.assertNotIn("limit", text)
+        # Given a class, it is no such class: re-exported, it is data of its own line (a name
+        # the package exports is API), never the class's text.
+        pass_select = units["sa.pass_select"]
+        self.assertEqual((pass_select["kind"], pass_select["text"].strip()),
+                         ("data", "pass_select = make_pass_decorator(Select)"))
+
     def test_an_undocumented_helper_is_no_unit_but_an_undocumented_export_is(self):
         units = units_of(self, {
             "val/__init__.py": '"""Validation."""\nfrom .checks import validator\n'

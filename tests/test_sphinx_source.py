@@ -293,6 +293,45 @@ class GeneratedPagesTest(unittest.TestCase):
         join = next(unit for unit in units if unit["url"].endswith("#demo-filters.join"))
         self.assertIn("Join the values.", join["text"])
 
+    def test_autodoc_of_an_assignment_shows_the_function_it_is_bound_to(self):
+        # sqlalchemy 1.4.46: `.. autofunction:: select` of `select = public_factory(
+        # Select._create, ...)`, whose docstring public_factory copies at import time.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Select:\n    """A SELECT."""\n\n'
+                                '    @classmethod\n    def _create(cls, *columns):\n'
+                                '        """Construct a SELECT."""\n\n\n'
+                                'select = public_factory(Select._create, ".select")\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. autofunction:: demo.select\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
+        units = {draft.content["title"]: draft.content
+                 for draft in read_package_contents(tree, Progress(io.StringIO()))}
+        select = units["demo.select"]
+        self.assertEqual(select["url"], DOCS + "api.html#demo.select")
+        self.assertIn("Construct a SELECT.", select["text"])
+        self.assertEqual(select["fields"]["names"].split(),
+                         ["demo.select", "demo.Select._create"])
+
+    def test_with_a_docs_folder_what_it_does_not_describe_is_read_as_defined(self):
+        # Without one, Scaffold.route is flask.Flask.route and add_route too
+        # (test_package_layouts); with one, its directives say so.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\nfrom .app import Flask\n',
+            "demo/scaffold.py": 'class Scaffold:\n    """Common."""\n\n'
+                                '    def route(self, rule):\n        """Register a rule."""\n'
+                                '\n    add_route = route\n',
+            "demo/app.py": 'from .scaffold import Scaffold\n\n\nclass Flask(Scaffold):\n'
+                           '    """The app."""\n',
+            "docs/conf.py": "", "docs/index.rst": "Demo\n====\n\nNo API here.\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"), ("demo/scaffold.py", "demo.scaffold"),
+             ("demo/app.py", "demo.app")), "docs", DOCS, "pypi:demo==1.0/"))
+        units = {draft.content["title"]: draft.content
+                 for draft in read_package_contents(tree, Progress(io.StringIO()))}
+        self.assertEqual(units["demo.scaffold.Scaffold.route"]["fields"]["names"].split(),
+                         ["demo.scaffold.Scaffold.route"])
+
     def test_autodoc_options_as_sphinx_reads_them(self):
         write(self.root, {
             "demo/__init__.py": '"""Demo."""\n\n__all__ = ["Row"]\n\n\n'

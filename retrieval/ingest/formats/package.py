@@ -37,7 +37,9 @@ from ..readers.docstrings import (
     PackageSource,
     aliases,
     exports,
-    inherited,
+    inherited_members,
+    inherited_names,
+    is_private,
     public_name,
     public_objects,
     read_package,
@@ -160,7 +162,8 @@ class Documented:
     besides the docs' cross-references to its first name; noindex: out of the package's index
     of objects (its internals); anchor: the id on the page it is linked at, if not its own
     ("": the page alone); python_names: whether the names Python knows it by are its names too
-    (not for a mapping's entry, which the site shows by its key alone).
+    (not for a mapping's entry, which the site shows by its key alone); inherited: the names it
+    has as a member of the public classes that inherit it (inherited_names), after its own.
     """
 
     module: Module
@@ -170,11 +173,7 @@ class Documented:
     noindex: bool = False
     anchor: str | None = None
     python_names: bool = True
-
-def _exported_prefix(name: str, exported: Counter) -> bool:
-    """Tell whether an object, or an object it is a member of, is exported by name."""
-    parts = name.split(".")
-    return any(".".join(parts[:cut]) in exported for cut in range(1, len(parts) + 1))
+    inherited: tuple = ()
 
 
 class _Units:
@@ -185,6 +184,15 @@ class _Units:
         self.tree = tree
         self.package = package
         self.aliases = aliases(package)
+        # Without a docs folder, a public class's inherited members are its own (flask.Flask.
+        # route), and an assignment bound to a documented function is that function; with one,
+        # its `:inherited-members:` and directives say so, and the objects it does not describe
+        # are read as they are defined (bs4's `NavigableString.strings`, bound to the private
+        # `_all_strings`, took an evidence read from its docs' pages).
+        self.docstrings_only = layout.docs is None
+        self.inherited = inherited_members(package, self.aliases) if self.docstrings_only \
+            else {}
+        self.exported = exports(package)
         self.references: Counter = Counter()
         # The defining names of the objects its units document so far (objects_contents).
         self.described: set = set()
@@ -219,7 +227,7 @@ class _Units:
             links = item.links + self._cited(item.names[0])
             found = same_lines.setdefault((item.module.path, obj.start_line, obj.end_line),
                                           [item, [], links])
-            found[1].extend([*item.names, *known])
+            found[1].extend([*item.names, *known, *item.inherited])
             found[2] = max(found[2], links)
         contents = []
         for item, names, links in same_lines.values():
@@ -291,29 +299,51 @@ class _Units:
         internals, documented but in no index, as Sphinx's `:noindex:` says: noindex, which
         the ranking reads (and weighs below an indexed description of the same words).
         """
-        exported = exports(self.package)
+        exported = self.exported
         cited = self._docstring_references()
-        objects = [Documented(module, obj, (public_name(obj.name, self.aliases),),
-                              exported[obj.name] + cited[obj.name], internal)
+        objects = [self._documented(module, obj, exported[obj.name] + cited[obj.name],
+                                    internal)
                    for module, obj, internal in self._public_api(exported)]
         return merge_same_passages(self.objects_contents(objects, None, None))
+
+    def _documented(self, module: Module, obj: DocObject, links: int,
+                    noindex: bool) -> Documented:
+        """Return a docstring unit's object, titled by the name users import it by (public_name;
+        a member only a base outside the API defines, by the first name a public class inherits
+        it by), known by the names public classes inherit it by too."""
+        inherited = tuple(inherited_names(obj.name, self.inherited, self.aliases,
+                                          self.exported))
+        title = public_name(obj.name, self.aliases)
+        if inherited and (is_private(title) or not self._in_api(module, obj)):
+            title = inherited[0]
+        return Documented(module, obj, (title,), links, noindex, inherited=inherited)
+
+    def _in_api(self, module: Module, obj: DocObject) -> bool:
+        """Tell whether a member's class is part of the API itself: documented or exported
+        (geopandas' undocumented, unexported GeoPandasBase is not: users reach its members
+        through GeoSeries and GeoDataFrame alone)."""
+        owner = module.objects.get(obj.name[len(module.name) + 1:].rpartition(".")[0])
+        return owner is None or owner.docstring is not None or owner.name in self.exported
 
     def _public_api(self, exported: Counter) -> list:
         """Return (Module, DocObject, internal) of each public object (public_objects),
         internal where the package exports anything (exported) and it is not a module, nor a
-        module-level object the package exports, nor one's member."""
-        # An inherited member (`inherited`) is as internal as the classes it is a member of.
-        owners = {obj.name: names
-                  for _, obj, names in inherited(self.package, self.aliases, exported)}
+        module-level object the package exports, nor one's member, nor a member a class of
+        one inherits."""
+        def is_exported(name: str) -> bool:
+            # It is, or is a member of, a module-level object the package exports (the part
+            # after the longest module name its name starts with).
+            parts = name.split(".")
+            cut = next((cut for cut in range(len(parts) - 1, 0, -1)
+                        if ".".join(parts[:cut]) in self.package.modules), 0)
+            return ".".join(parts[:cut + 1]) in exported
+
         found = []
-        for module, obj in public_objects(self.package, self.aliases):
-            if obj.name in owners:
-                internal = not any(_exported_prefix(owner, exported) for owner in owners[obj.name])
-            else:
-                # The module-level object it is or is a member of.
-                internal = ".".join(obj.name.split(".")[:module.name.count(".") + 2]) \
-                    not in exported
-            found.append((module, obj, bool(exported) and obj.kind != MODULE and internal))
+        for module, obj in public_objects(self.package, self.aliases, self.inherited,
+                                          bound=self.docstrings_only):
+            internal = bool(exported) and obj.kind != MODULE and not is_exported(obj.name) \
+                and not any(is_exported(cls) for _, cls in self.inherited.get(obj.name, ()))
+            found.append((module, obj, internal))
         return found
 
     def undescribed(self, contents: list) -> tuple:
@@ -330,10 +360,9 @@ class _Units:
         described = set(self.described)
         for draft in contents:
             described.update(draft.content["fields"]["names"].split())
-        exported = exports(self.package)
+        exported = self.exported
         objects = [
-            Documented(module, obj, (public_name(obj.name, self.aliases),), exported[obj.name],
-                       noindex=True)
+            self._documented(module, obj, exported[obj.name], noindex=True)
             for module, obj, _ in self._public_api(exported)
             if obj.name not in described
             and described.isdisjoint(self.aliases.get(obj.name, ()))]
@@ -438,6 +467,12 @@ class _Units:
             documented = autodoc.resolve_own(directive, self.package)
             if documented is not None:  # else a directive of its own about something else
                 found.setdefault(directive.line, []).extend(documented)
+                if any(item.keyed for item in documented):
+                    # The mapping is described too, by its entries (pallets' `jinja:filters`
+                    # of `DEFAULT_FILTERS`): no unit of its own among the undescribed.
+                    mapping = self.package.resolve(directive.name)
+                    if mapping is not None:
+                        self.described.add(mapping[1].name)
         return found
 
     def sectioned_docstring(self, name: str) -> Docstring | None:

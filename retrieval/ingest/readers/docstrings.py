@@ -55,7 +55,8 @@ class DocObject:
     overload: bool = False  # a `@typing.overload` stub
     # For a function without a docstring, the function its decorator is called with, as written
     # (`@wraps(f)`, jinja2's `@async_variant(sync_do_join)`): whose docstring such a decorator
-    # copies onto it at import time (PackageSource.shown).
+    # copies onto it at import time (PackageSource.shown). For an undocumented assignment, the
+    # function it is bound to or a call is given first (_Reader._assigned_from).
     wraps: str | None = field(default=None, compare=False)
     # For an undocumented module-level `NAME = other.name` (`Matrix = MutableDenseMatrix`), the
     # name it binds, as written: another name of what that names (PackageSource.resolve).
@@ -121,10 +122,12 @@ class PackageSource:
 
     def shown(self, module: Module, obj: DocObject) -> tuple[Module, DocObject]:
         """Return (Module, DocObject) whose docstring an object shows: its own; else, for a
-        function without one, the documented function of the package its decorator wraps
-        (obj.wraps, looked up where it is defined)."""
+        function or assignment without one, the documented function of the package its
+        decorator wraps or it is bound to (obj.wraps, looked up where it is defined)."""
         if obj.docstring is None and obj.wraps:
             found = self.resolve(f"{module.name}.{obj.wraps}") or self.resolve(obj.wraps)
+            # Not a class: `pass_script_info = make_pass_decorator(ScriptInfo)` is no
+            # ScriptInfo, nor is `session_class = SecureCookieSession` documented as one.
             if found is not None and found[1].kind in (FUNCTION, METHOD) \
                     and found[1].docstring is not None:
                 return found
@@ -136,19 +139,24 @@ class PackageSource:
 
     def bases(self, module: Module, obj: DocObject) -> list:
         """Return (Module, DocObject) of a class's bases the package defines, in MRO-like
-        order (depth first, each once): what :inherited-members: documents members of."""
+        order (nearest first, each once): what :inherited-members: documents members of."""
+        return [(base_module, base) for base_module, base, _ in self.base_depths(module, obj)]
+
+    def base_depths(self, module: Module, obj: DocObject) -> list:
+        """Return (Module, DocObject, depth) of each of bases(): depth 1 for a base the class
+        names, 2 for a base of one, and so on."""
         found, seen = [], {obj.name}
-        pending = [(module, obj)]
+        pending = [(module, obj, 0)]
         while pending:
-            owner_module, owner = pending.pop(0)
+            owner_module, owner, depth = pending.pop(0)
             for base in owner.bases:
                 # A base is named in the namespace of the module that defines the class.
                 resolved = self.resolve(f"{owner_module.name}.{base}")
                 if resolved is not None and resolved[1].kind != MODULE \
                         and resolved[1].name not in seen:
                     seen.add(resolved[1].name)
-                    found.append(resolved)
-                    pending.append(resolved)
+                    found.append((*resolved, depth + 1))
+                    pending.append((*resolved, depth + 1))
         return found
 
     def _resolve_in(self, module: Module, rest: list, hops: int):
@@ -412,7 +420,24 @@ class _Reader:
                     if found is not None and found.docstring is None and alias is not None:
                         found = replace(found, alias=alias)
                     if found is not None:
+                        if found.docstring is None:
+                            found = replace(found, wraps=self._assigned_from(statement, path))
                         yield target.id, found
+
+    def _assigned_from(self, statement, path: str) -> str | None:
+        """Return the function an undocumented assignment is bound to, as written below its
+        module (or None): `notin_ = not_in` in a class body (the same function: a member of
+        the class where the class defines it), `select = public_factory(Select._create, ...)`
+        (a wrapper given it first, which copies its docstring at import time)."""
+        value = statement.value
+        if isinstance(value, ast.Call) and value.args:
+            value = value.args[0]
+        if not isinstance(value, (ast.Name, ast.Attribute)):
+            return None
+        written = ast.unparse(value)
+        if path and isinstance(value, ast.Name) and written in self.members.get(path, ()):
+            return f"{path}.{written}"
+        return written
 
     def _definition(self, node, prefix: str, path: str, is_class: bool) -> DocObject:
         name = f"{prefix}.{node.name}"
@@ -635,31 +660,28 @@ def is_private(dotted: str) -> bool:
     return any(part.startswith("_") for part in dotted.split("."))
 
 
-def public_objects(package: PackageSource, names: dict | None = None):
+def public_objects(package: PackageSource, names: dict | None = None,
+                   inherited: dict | None = None, bound: bool = True):
     """Yield (Module, DocObject) of each module, class, function, method and attribute of the
     public API, where it is defined, modules in name order and members in source order.
 
     Public: a module no part of whose name starts with "_", and in it a top-level name in its
     __all__ where it defines one, else without a leading "_"; a member without a leading "_";
     and, in any module, what a public module re-exports (`from ._filters import
-    median_filter` in scipy/ndimage/__init__.py; names: `aliases`, computed if not given).
-    An undocumented object is yielded only where the package exports it by name (exports:
-    a module-level class or function; data that another public module re-exports or its
-    public module's __all__ lists), never an undocumented member or attribute, as autodoc
-    leaves out undocumented members. Names a module imports are documented where they are
-    defined. Last, the documented members public classes inherit from bases outside the
-    public API (`inherited`), each once.
+    median_filter` in scipy/ndimage/__init__.py; names: `aliases`, computed if not given), and
+    a member a public class inherits (inherited: `inherited_members`; none if not given), from
+    a private base too. An undocumented object is yielded only where the package exports it by
+    name (exports: a module-level class or function; data that another public module
+    re-exports or its public module's __all__ lists), never an undocumented member or
+    attribute, as autodoc leaves out undocumented members; but one that shows a documented
+    function's docstring (PackageSource.shown: `select = public_factory(Select._create, ...)`)
+    is yielded as that function's lines under its own name, after the rest (unless told not
+    to: bound). Names a module imports are documented where they are defined.
     """
     names = aliases(package) if names is None else names
+    inherited = inherited or {}
     exported = exports(package)
-    walked = list(_walk(package, names, exported))
-    yield from walked
-    for module, obj, _ in inherited(package, names, exported, walked):
-        yield module, obj
-
-
-def _walk(package: PackageSource, names: dict, exported: Counter):
-    """Yield public_objects' objects but the inherited members."""
+    assigned: list = []  # the assignments shown as the function they are bound to: last
     for name in sorted(package.modules):
         module = package.modules[name]
         top = module.objects[""]
@@ -679,50 +701,90 @@ def _walk(package: PackageSource, names: dict, exported: Counter):
                 named = obj.kind == DATA and obj.alias is None and (
                     obj.name in names or not private and module.all_names is not None
                     and member in module.all_names)
-                yield from _public_tree(module, member, exported, named)
+                yield from _public_tree(package, module, member, exported, assigned, inherited,
+                                        named)
+            else:
+                yield from _inherited_tree(package, module, member, inherited)
+    # After every definition: quoting the same lines, a definition's own unit keeps its title.
+    if bound:
+        yield from assigned
 
 
-def _public_tree(module: Module, path: str, exported, named: bool = False):
+def _public_tree(package: PackageSource, module: Module, path: str, exported, assigned: list,
+                 inherited: dict, named: bool = False):
     obj = module.objects[path]
-    if obj.docstring is None and not named and (obj.kind in (ATTRIBUTE, DATA) or "." in path
-                                                or obj.name not in exported):
-        return
+    if obj.docstring is None:
+        shown_module, shown = package.shown(module, obj)
+        if shown is not obj:
+            assigned.append((shown_module, replace(shown, name=obj.name, members=(),
+                                                kind=METHOD if "." in path else FUNCTION)))
+            return
+        if not named and (obj.kind in (ATTRIBUTE, DATA) or "." in path
+                          or obj.name not in exported):
+            # An undocumented base's documented members are still those its public
+            # subclasses inherit (sqlalchemy's `HasHints.with_hint`, `Select.with_hint`).
+            yield from _inherited_tree(package, module, path, inherited)
+            return
     yield module, obj
     for member in obj.members:
         if not member.startswith("_"):
-            yield from _public_tree(module, f"{path}.{member}", exported)
+            yield from _public_tree(package, module, f"{path}.{member}", exported, assigned,
+                                    inherited)
 
 
-def inherited(package: PackageSource, names: dict, exported: Counter, walked=None) -> list:
-    """Return (Module, DocObject, [owner classes' defining names]) of each documented public
-    member a public class inherits from a class of the package that is itself no part of the
-    public API (an undocumented one the package does not export, or a private one), in the
-    order found: geopandas' GeoSeries and GeoDataFrame share area, buffer, unary_union ... of
-    the undocumented `geopandas.base.GeoPandasBase`, which users only ever reach through them
-    (autodoc's :inherited-members: documents them under the subclass too). A member the class
-    (or a nearer base) defines hides the base's; a public base documents its own members."""
-    if walked is None:
-        walked = list(_walk(package, names, exported))
-    shown = {obj.name for _, obj in walked}
+def _inherited_tree(package: PackageSource, module: Module, path: str, inherited: dict):
+    """Yield the documented members below a non-public object that a public class inherits
+    (sqlalchemy's `Result.keys`, defined on its private base `_WithKeys`)."""
+    obj = module.objects[path]
+    if obj.name in inherited:
+        shown_module, shown = package.shown(module, obj)
+        if shown.docstring is not None:
+            yield shown_module, shown if shown is obj else replace(
+                shown, name=obj.name, members=(), kind=METHOD)
+    for member in obj.members:
+        yield from _inherited_tree(package, module, f"{path}.{member}", inherited)
+
+
+def inherited_members(package: PackageSource, names: dict) -> dict:
+    """Return {defining name of a member: [(depth, defining name of a public class that
+    inherits it)]}, each class once, in public_objects' order; depth: how far up its bases
+    (base_depths) the member is defined.
+
+    A public class (public_objects) inherits each public member of its bases the package
+    defines (PackageSource.bases, nearest first) that neither it nor a nearer base defines:
+    `flask.app.Flask` inherits `route` from `flask.scaffold.Scaffold`, as Sphinx's
+    `:inherited-members:` documents it, and as users call it (`flask.Flask.route`)."""
     found: dict = {}
-    for module, obj in walked:
-        if obj.kind not in (CLASS, EXCEPTION):
+    for module, cls in public_objects(package, names):
+        if cls.kind not in (CLASS, EXCEPTION):
             continue
-        hidden = set(obj.members)
-        for base_module, base in package.bases(module, obj):
-            if base.name in shown:
-                hidden.update(base.members)
-                continue
-            path = base.name[len(base_module.name) + 1:]
+        defined = set(cls.members)
+        for base_module, base, depth in package.base_depths(module, cls):
+            below = base.name[len(base_module.name) + 1:]
             for member in base.members:
-                if member.startswith("_") or member in hidden:
+                if member.startswith("_") or member in defined:
                     continue
-                hidden.add(member)
-                key = f"{path}.{member}"
-                if base_module.objects[key].docstring is not None:
-                    found.setdefault((base_module.name, key), []).append(obj.name)
-    return [(package.modules[module], package.modules[module].objects[key], owners)
-            for (module, key), owners in found.items()]
+                defined.add(member)
+                found.setdefault(base_module.objects[f"{below}.{member}"].name, []).append(
+                    (depth, cls.name))
+    return found
+
+
+def inherited_names(dotted: str, inherited: dict, names: dict, exported) -> list:
+    """Return the public names a member is called by as a member of the public classes that
+    inherit it (inherited_members): each class's public names (its own and those it is
+    re-exported by, `names`) with the member's bare name; those of a class the package
+    exports (exported: `exports`) first, then of the nearest subclasses, then the shortest
+    ("flask.Flask.route", "flask.Blueprint.route", "flask.app.Flask.route", ... for
+    `flask.scaffold.Scaffold.route`), each once."""
+    bare = dotted.rsplit(".", 1)[-1]
+    found: dict = {}
+    for depth, cls in inherited.get(dotted, ()):
+        for name in (cls, *names.get(cls, ())):
+            if not is_private(name):
+                key = (cls not in exported, depth, name.count("."), len(name), name)
+                found[f"{name}.{bare}"] = min(key, found.get(f"{name}.{bare}", key))
+    return sorted(found, key=found.__getitem__)
 
 
 def exports(package: PackageSource) -> Counter:
@@ -739,25 +801,36 @@ def exports(package: PackageSource) -> Counter:
             if resolved is not None and resolved[1].kind != MODULE \
                     and resolved[1].name != f"{name}.{local}":
                 counts[resolved[1].name] += 1
-        is_face = module.path.endswith("__init__.py")
+        face = is_face(module)
         for member in module.objects[""].members:
             if (member in module.all_names) if module.all_names is not None \
-                    else (is_face and not member.startswith("_")):
+                    else (face and not member.startswith("_")):
                 counts[module.objects[member].name] += 1
     return counts
 
 
+def is_face(module: Module) -> bool:
+    """Tell whether a module is a public face of its package, whose public imports are what it
+    exports: a package's __init__, or a module without __all__ that defines no public name of
+    its own, only imports (sqlalchemy/schema.py, "Compatibility namespace for
+    sqlalchemy.sql.schema and related", which the docs document `sqlalchemy.schema.Column` by)."""
+    if module.path.endswith("__init__.py"):
+        return True
+    return module.all_names is None and bool(module.imports) and not any(
+        not member.startswith("_") for member in module.objects[""].members)
+
+
 def _exported_locals(package: PackageSource, module: Module) -> list:
     """Return the public names a module binds to what it imports (or aliases: `Matrix =
-    MutableDenseMatrix`): every public one of a package's __init__ (a package's face), and
-    names `*` brings in; the ones a module's __all__ lists (any module)."""
-    is_face = module.path.endswith("__init__.py")
+    MutableDenseMatrix`): every public one of a package's face (is_face), and names `*` brings
+    in; the ones a module's __all__ lists (any module)."""
+    face = is_face(module)
     # Its own `NAME = other.name` aliases bind a name as its imports do.
     bound = [*module.imports, *(member for member in module.objects[""].members
                                 if module.objects[member].alias is not None)]
     found = [local for local in dict.fromkeys(bound) if not local.startswith("_")
              and (module.all_names is not None and local in module.all_names
-                  or is_face and module.is_public(local))]
+                  or face and module.is_public(local))]
     for source in module.star_imports:
         star = package.modules.get(source)
         if star is None:
@@ -786,10 +859,8 @@ def aliases(package: PackageSource) -> Aliases:
     `from .app import Flask as Flask` in flask/__init__.py makes "flask.Flask" a name of
     "flask.app.Flask", and "flask.Flask.run" one of "flask.app.Flask.run"; `from ._filters
     import *` in scipy/ndimage/__init__.py "scipy.ndimage.median_filter" one of
-    "scipy.ndimage._filters.median_filter". A package's __init__ is its public face; another
-    public module re-exports only what its __all__ lists. A member a public class inherits
-    from a base outside the public API (`inherited`) is named under the class:
-    "geopandas.GeoSeries.area" for "geopandas.base.GeoPandasBase.area".
+    "scipy.ndimage._filters.median_filter". A package's face (is_face) re-exports its public
+    imports; another public module only what its __all__ lists.
     """
     found = Aliases()
     for name, module in sorted(package.modules.items()):
@@ -812,16 +883,6 @@ def aliases(package: PackageSource) -> Aliases:
                         names.append(public + path[len(below):])
                     if renames:
                         found.renamed.add(public + path[len(below):])
-    # Members inherited from a base outside the public API: named under each subclass.
-    for _, obj, owners in inherited(package, found, exports(package)):
-        names = found.setdefault(obj.name, [])
-        member = obj.name.rsplit(".", 1)[1]
-        for owner in owners:
-            for public in (owner, *found.get(owner, ())):
-                if not is_private(public) and f"{public}.{member}" not in names:
-                    names.append(f"{public}.{member}")
-                if public in found.renamed:
-                    found.renamed.add(f"{public}.{member}")
     return found
 
 
