@@ -281,6 +281,15 @@ class AutodocTest(unittest.TestCase):
             ["demo.DEFAULT_SIZE"], ["demo.core.EngineError"], ["demo.Engine.stop"],
             ["demo.Engine.retries"], ["demo.make_engine"]])
 
+    def test_an_explicit_module_before_a_double_colon(self):
+        # sympy 1.13's integrals.rst: `.. autofunction:: sympy.integrals.rationaltools::ratint`
+        # (autodoc's `module::name`), with another module current.
+        self.assertEqual(self.resolved(".. currentmodule:: demo.core\n\n"
+                                       ".. autofunction:: demo.core::make_engine\n\n"
+                                       ".. automethod:: demo::Engine.stop\n\n"
+                                       ".. autodata:: DEFAULT_SIZE\n"),
+                         [["demo.core.make_engine"], ["demo.Engine.stop"], None])
+
     def test_a_directive_in_an_autoclass_documents_that_class_s_member(self):
         self.assertEqual(self.resolved(".. currentmodule:: demo\n\n.. autoclass:: Engine\n\n"
                                        "   .. automethod:: stop\n\n"

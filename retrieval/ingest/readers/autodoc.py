@@ -15,7 +15,7 @@ from .templates import mapping_entries
 
 _AUTODOC = re.compile(
     r"[ \t]*\.\.[ \t]+(?:py:)?auto(module|class|function|method|attribute|data|exception|"
-    r"decorator|property)::[ \t]*([\w.]*)")
+    r"decorator|property)::[ \t]*([\w.]*)(?:::([\w.]+))?")
 _CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*([\w.]+)")
 _OPTION = re.compile(r"[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*")
 _AUTODOC_MODULE = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
@@ -101,8 +101,13 @@ def directives(text: str) -> list:
             else:
                 break
         kind, name = match.group(1), match.group(2)
-        found.append(Directive(index + 1, kind, name, current, options,
-                               classes[-1][1] if classes else None))
+        within = classes[-1][1] if classes else None
+        explicit = current
+        if match.group(3):
+            # `.. autofunction:: sympy.integrals.rationaltools::ratint`: autodoc's explicit
+            # module (py_ext_sig_re's `module::`), documented at `module.name`.
+            explicit, name, within = name, match.group(3), None
+        found.append(Directive(index + 1, kind, name, explicit, options, within))
         if kind in ("class", "exception") and name:
             # `.. automethod:: render` in its content documents the class's render.
             classes.append((indent, f"{classes[-1][1]}.{name}" if classes else name))
