@@ -712,6 +712,8 @@ def public_objects(package: PackageSource, names: dict | None = None,
 
 def _public_tree(package: PackageSource, module: Module, path: str, exported, assigned: list,
                  inherited: dict, named: bool = False):
+    """Yield an object of the API and its members by public_objects' rules (named: data the
+    package names as API); collect the assignments bound to a function in assigned."""
     obj = module.objects[path]
     if obj.docstring is None:
         shown_module, shown = package.shown(module, obj)
