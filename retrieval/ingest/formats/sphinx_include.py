@@ -198,6 +198,11 @@ class _Expander:
         self.budget -= len(data)
         return path, _file_lines(text), hashlib.sha256(data).hexdigest()
 
+    def _blank(self):
+        """Append the blank line docutils puts after an inclusion: from no file."""
+        self.lines.append("")
+        self.origins.append(None)
+
     def _keep(self, source_id: str, sha256: str, lines: list, span: range):
         for index in span:
             self.lines.append(lines[index])
@@ -208,10 +213,11 @@ class _Expander:
         being expanded, the page first)."""
         i = span.start
         while i < span.stop:
-            include = _INCLUDE.fullmatch(lines[i].rstrip())
-            literal = _LITERALINCLUDE.fullmatch(lines[i].rstrip())
+            line = lines[i].rstrip()
+            include = _INCLUDE.fullmatch(line)
+            literal = _LITERALINCLUDE.fullmatch(line)
             directive = include or literal
-            automodule = _AUTOMODULE.fullmatch(lines[i].rstrip())
+            automodule = _AUTOMODULE.fullmatch(line)
             if automodule is not None:
                 _, end = _options(lines, i)
                 end = min(end, span.stop)
@@ -257,8 +263,7 @@ class _Expander:
             return
         self.expand(path, digest, included, selected, (*chain, path))
         # docutils ends an inclusion with a blank line and a comment: from no file.
-        self.lines.append("")
-        self.origins.append(None)
+        self._blank()
 
     def _docstring(self, module: str):
         """Append the sectioned part of a module's docstring, as autodoc renders it in the
@@ -271,11 +276,9 @@ class _Expander:
         if size > self.budget:
             return  # read as the module's description instead, as without sections
         self.budget -= size
-        self.lines.append("")
-        self.origins.append(None)
+        self._blank()
         self._keep(found.source_id, found.sha256, found.lines, found.span)
-        self.lines.append("")
-        self.origins.append(None)
+        self._blank()
 
     def _select(self, where: str, what: str, lines: list, options: dict) -> range | None:
         """Return the lines an include takes (`:start-line:` ... `:end-before:`), or None."""

@@ -417,11 +417,10 @@ class _Reader:
                 if isinstance(target, ast.Name) and target.id != "__all__":
                     found = self._assignment(statement, following, f"{prefix}.{target.id}",
                                              ATTRIBUTE if is_class else DATA)
-                    if found is not None and found.docstring is None and alias is not None:
-                        found = replace(found, alias=alias)
+                    if found is not None and found.docstring is None:
+                        found = replace(found, wraps=self._assigned_from(statement, path),
+                                        alias=alias)
                     if found is not None:
-                        if found.docstring is None:
-                            found = replace(found, wraps=self._assigned_from(statement, path))
                         yield target.id, found
 
     def _assigned_from(self, statement, path: str) -> str | None:
