@@ -274,8 +274,8 @@ class PackageSourcesTest(unittest.TestCase):
     # -- pypi: docstrings alone -------------------------------------------------------------
 
     def test_without_docs_the_api_reference_links_to_file_lines_that_verify_checks(self):
-        _, out = self.built("pypi:plain==2.0", "pypi:wheelonly==3.0",
-                            extra=["--base-url", "wheelonly/3.0=https://example.org/src/"])
+        done, out = self.built("pypi:plain==2.0", "pypi:wheelonly==3.0",
+                               extra=["--base-url", "wheelonly/3.0=https://example.org/docs/"])
         units = passages(out)
         # Under the name users import it by, with the name where it is defined.
         [(url, source_id, start, end, text, _, names)] = units["plain", "plain.Engine.stop"]
@@ -285,9 +285,14 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertEqual(names.split(), ["plain.Engine.stop", "plain.core.Engine.stop"])
         self.assertNotIn(("plain", "plain.core._private_helper"), units)
         self.assertIn(("plain", "plain"), units)  # the package's docstring
-        # A wheel-only release: its wheel's modules, under the --base-url given for it.
+        # A wheel-only release: its wheel's modules. The --base-url given for it is where its
+        # docs are published, and no page of them is known: a unit links to its file and lines
+        # in the release, never to a page invented under the site, and the build says so.
         [(url, *_)] = units["wheelonly", "wheelonly.spin"]
-        self.assertEqual(url, "https://example.org/src/wheelonly/__init__.py#L4-L5")
+        self.assertEqual(url, "pypi:wheelonly==3.0/wheelonly/__init__.py#L4-L5")
+        self.assertIn("build: wheelonly/3.0: wheelonly-3.0-py3-none-any.whl has no docs folder, "
+                      "so no page of https://example.org/docs/ is known: its objects link to "
+                      "their files and lines in the release\n", done.stderr)
         tree = temporary_directory(self)
         # The builder's own unpack, not extractall(filter="data"): that keyword came in 3.11.4,
         # and Python >= 3.11 is the floor (Debian 12 has 3.11.2).

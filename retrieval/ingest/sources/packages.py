@@ -206,15 +206,19 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     if not modules and docs is None:
         raise FetchError(f"pypi:{spec}: {archive.name} holds no Python package and no docs "
                          "folder")
+    # `--base-url` names where this release's docs are published, with a docs folder or
+    # without: an object no page documents links to its file and lines in the release, never
+    # under the site (requests' site has no `requests/api.py`).
     base_url = base_urls.get(label)
-    dirhtml = False
+    docs_url, dirhtml = None, False
     if docs is not None:
         site = docs_site(top, docs, docs_urls(release_metadata(info)) if info else [], version,
                          base_url, label)
         docs_url, dirhtml = site.url, site.dirhtml
-        source_url = f"pypi:{dist}=={version}/"
-    else:
-        docs_url, source_url = None, base_url or f"pypi:{dist}=={version}/"
+    elif base_url is not None:
+        build_note(f"{label}: {archive.name} has no docs folder, so no page of {base_url} is "
+                   "known: its objects link to their files and lines in the release")
+    source_url = f"pypi:{dist}=={version}/"
     what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules"
     build_note(f"{label}: {archive.name}: {what}")
     fetched = {"kind": "pypi", "dist": dist, "version": version, "file": archive.name,
