@@ -16,10 +16,10 @@ import json
 import os
 import unittest
 
-from retrieval.core.snapshot import load_snapshot
+from retrieval.core.snapshot import SnapshotError, load_snapshot
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.wsgi import create_app
-from tests.support import call, class_temporary_directory, quiet_settings
+from tests.support import call, class_temporary_directory, quiet_settings, tampered_copy
 
 TIER = "inprocess"
 
@@ -129,6 +129,14 @@ class VersionStatisticsTest(unittest.TestCase):
         self.assertNotIn("engine", pair.ubiquitous_terms["2.0"])
         self.assertIn("engine", pair.common_terms["1.0"])
         self.assertNotIn("engine", pair.common_terms["2.0"])
+
+    def test_a_database_without_one_fts_table_per_version_is_refused(self):
+        for sql in ("DELETE FROM version_tables WHERE version = '2.0'",
+                    "UPDATE version_tables SET fts_table = 'passages' WHERE version = '2.0'"):
+            with self.subTest(sql=sql):
+                copy = tampered_copy(self, self.paths["pair"], sql)
+                with self.assertRaisesRegex(SnapshotError, "FTS table"):
+                    load_snapshot(copy)
 
 
 if __name__ == "__main__":
