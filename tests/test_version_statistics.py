@@ -19,7 +19,15 @@ import unittest
 from retrieval.core.snapshot import SnapshotError, load_snapshot
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.wsgi import create_app
-from tests.support import call, class_temporary_directory, quiet_settings, tampered_copy
+from tests.support import (
+    call,
+    class_temporary_directory,
+    fixture_document,
+    one_line_passage,
+    quiet_settings,
+    tampered_copy,
+    write_snapshot,
+)
 
 TIER = "inprocess"
 
@@ -137,6 +145,30 @@ class VersionStatisticsTest(unittest.TestCase):
                 copy = tampered_copy(self, self.paths["pair"], sql)
                 with self.assertRaisesRegex(SnapshotError, "FTS table"):
                     load_snapshot(copy)
+
+
+class JsonVersionStatisticsTest(unittest.TestCase):
+    """A JSON snapshot's versions, indexed in memory, are ranked apart too."""
+
+    def test_a_json_snapshots_version_ranks_as_alone(self):
+        alone = fixture_document()
+        pair = fixture_document()
+        # 3.11 holds many more passages that say "file": its document count would be the pair's.
+        pair["passages"] = alone["passages"] + [
+            dict(one_line_passage(f"file-{n}", f"https://docs.python.org/3.11/f{n}.html",
+                                  f"A file note {n} about text in a file."), version="3.11")
+            for n in range(12)]
+        answers = []
+        for document in (pair, alone):
+            app = create_app(snapshot_path=write_snapshot(class_temporary_directory(self),
+                                                          document), settings=quiet_settings())
+            self.addCleanup(app.close)
+            reply = call(app, "POST", "/search", json.dumps(
+                {"query": "file text", "version": "3.12", "analysis": "raw"}).encode("utf-8"))
+            self.assertEqual(reply.code, 200, reply.body)
+            answers.append(without_identity(reply.json()))
+        self.assertTrue(answers[1]["hits"])
+        self.assertEqual(answers[0], answers[1])
 
 
 if __name__ == "__main__":
