@@ -186,7 +186,7 @@ class AutodocHtmlTest(BuiltSiteTest):
     def test_words_nearly_every_unit_holds_are_left_out_of_the_query(self):
         # Five units: "pkg" and "api" are in more than half of them (names, page title).
         self.assertTrue({"pkg", "api"} <= load_snapshot(self.out)
-                        .collections["default"].ubiquitous_terms)
+                        .collections["default"].ubiquitous_terms[self.VERSION])
         app = create_app(snapshot_path=self.out, settings=quiet_settings())
         self.addCleanup(app.close)
 
@@ -211,7 +211,7 @@ class AutodocHtmlTest(BuiltSiteTest):
     def test_verify_recomputes_the_ubiquitous_words(self):
         copy = tampered_copy(self, self.out, "DELETE FROM collection_terms WHERE term = 'pkg'")
         self.assertEqual(verify_snapshot_directory(copy),
-                         ["collection default: its ubiquitous words do not recompute"])
+                         ["collection default 1.2: its ubiquitous words do not recompute"])
 
     def test_a_page_that_is_not_utf8_is_reported_and_skipped_whole(self):
         site = os.path.join(class_temporary_directory(self), "html")

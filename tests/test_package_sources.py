@@ -247,7 +247,7 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertEqual((noindex["partial.any_true"], noindex["partial.some_true"]), (0, 1))
         # Nor do their words decide which of the docs' words are common (more than 15 % of
         # the units: "truth", in one unit of five, would be; of the two indexed, none holds it).
-        common = load_snapshot(out).collections["partial"].common_terms
+        common = load_snapshot(out).collections["partial"].common_terms["1.0"]
         self.assertIn("partial", common)
         self.assertFalse({"truth", "tests"} & common, common)
         app = create_app(snapshot_path=out, settings=quiet_settings())

@@ -352,8 +352,9 @@ class SemanticSnapshotTest(unittest.TestCase):
         snapshot = attach(load_snapshot(self.out))
         conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
         try:
-            table = database.collection_tables(conn)["default"][1]
-            fts = quote_fts_terms(query, "any", snapshot.collections["default"].common_terms,
+            table = database.collection_tables(conn)["default"][1]["3.11"]
+            fts = quote_fts_terms(query, "any",
+                                  snapshot.collections["default"].common_terms["3.11"],
                                   snapshot.ranking.common_terms.fields)
             lexical = conn.execute(database.ranked_sql(table, snapshot.ranking),
                                    (fts, 1, 10**9, 200)).fetchall()

@@ -400,7 +400,7 @@ class SphinxSiteTest(unittest.TestCase):
                         titles.index("How do I remove a directory tree?"))
 
     def test_common_words_match_only_in_names_signatures_and_first_sentences(self):
-        common = load_snapshot(self.out).collections["default"].common_terms
+        common = load_snapshot(self.out).collections["default"].common_terms["3.11"]
         restricted = policy_ranking(DEFAULT_POLICY).common_terms.fields
         conn = sqlite3.connect(os.path.join(self.out, "passages.sqlite"))
         try:
@@ -459,7 +459,7 @@ class SphinxSiteTest(unittest.TestCase):
         copy = tampered_copy(self, self.out, "DELETE FROM collection_common_terms WHERE term = "
                              "(SELECT min(term) FROM collection_common_terms)")
         self.assertEqual(verify_snapshot_directory(copy),
-                         ["collection default: its common words do not recompute"])
+                         ["collection default 3.11: its common words do not recompute"])
 
     def test_names_weigh_more_than_prose(self):
         self.assertEqual(self.first_search("unhexlify")[0][0], "binascii.a2b_hex")

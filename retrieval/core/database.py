@@ -1,11 +1,15 @@
-"""The SQLite layout every snapshot is served from: passages plus one FTS5 index per collection.
+"""The SQLite layout every snapshot is served from: passages plus one FTS5 index per version of
+each collection.
 
 A built snapshot directory holds this database as a file, opened immutable; the JSON fixture is
 loaded into the same layout in memory. One layout means one ranking query and one way to read a
 passage, whatever the snapshot's origin.
 
 FTS5 keeps its BM25 statistics (row count, average length, per-term document counts) per table,
-so each collection gets its own FTS table: no passage of another collection can change a score.
+so each version of each collection gets its own FTS table: no passage of another collection, nor
+of another release of the same one, can change a score. A search of one version ranks exactly as
+in a snapshot holding that version alone (the same scores, the same order); so do the words a
+question leaves out and the words that match only in some fields, stored per version too.
 """
 
 import os
@@ -42,8 +46,13 @@ CREATE TABLE passages (
 CREATE INDEX passages_source ON passages(collection, version, source_id);
 CREATE TABLE collections (
     name TEXT PRIMARY KEY,
-    corpus_id TEXT NOT NULL,
-    fts_table TEXT NOT NULL UNIQUE
+    corpus_id TEXT NOT NULL
+);
+CREATE TABLE version_tables (
+    collection TEXT NOT NULL REFERENCES collections(name),
+    version TEXT NOT NULL,
+    fts_table TEXT NOT NULL UNIQUE,
+    PRIMARY KEY (collection, version)
 );
 """
 # External content: the FTS index stores no second copy of the text. Only `text` is indexed, so
@@ -79,12 +88,13 @@ CREATE TABLE passage_fields (
 VECTOR_SCHEMA = "CREATE TABLE passage_vectors (id INTEGER PRIMARY KEY REFERENCES passages(id), " \
     "vector BLOB NOT NULL)"
 VECTORS_IN_ORDER = "SELECT id, vector FROM passage_vectors ORDER BY id"
-# With a fallback's ubiquitous_share: per collection, the words its question_terms queries leave
-# out (ranking.ubiquitous_terms of its units' fields). With a ranking's common_terms, the same of
-# its share, in UBIQUITOUS_TABLES["common"]: the words that match only in its fields.
+# With a fallback's ubiquitous_share: per version of a collection, the words its question_terms
+# queries leave out (ranking.ubiquitous_terms of that version's units' fields). With a ranking's
+# common_terms, the same of its share, in UBIQUITOUS_TABLES["common"]: the words that match only
+# in its fields.
 UBIQUITOUS_TABLES = {"ubiquitous": "collection_terms", "common": "collection_common_terms"}
-UBIQUITOUS_SCHEMA = ("CREATE TABLE {table} (collection TEXT NOT NULL, "
-                     "term TEXT NOT NULL, PRIMARY KEY (collection, term)) WITHOUT ROWID")
+UBIQUITOUS_SCHEMA = ("CREATE TABLE {table} (collection TEXT NOT NULL, version TEXT NOT NULL, "
+                     "term TEXT NOT NULL, PRIMARY KEY (collection, version, term)) WITHOUT ROWID")
 # Built snapshots: each unit's version notes (notes.VersionNote), in the order its documentation
 # gives them. A table of its own, written by every build since notes exist: an older snapshot
 # without it has no notes, and serves as it did.
@@ -108,8 +118,9 @@ FIELDED_FTS_TABLE = f"""CREATE VIRTUAL TABLE {{table}} USING fts5(
 )"""
 _SELECT = ", ".join("p." + column for column in PASSAGE_COLUMNS)
 # Each (collection, version)'s passages occupy one contiguous id range (create() writes them
-# grouped), so a version filter is a rowid range the FTS5 scan applies itself: no row of another
-# version is scored, and no passage row is read until the top k are known. Measured on the full
+# grouped) and have an FTS table of their own; the range is the version's too, kept as a check
+# the FTS5 scan applies itself (a name lookup reads the same way): no row of another version is
+# scored, and no passage row is read until the top k are known. Measured on the full
 # Python 3.11 docs (1,000 distinct question-derived queries): p99 27.3 ms with a join on
 # passages.version, 14.7 ms with the range, identical results. Passage order (id) breaks score
 # ties, so equal scores always rank in snapshot order.
@@ -200,7 +211,8 @@ VERSION_SPANS = (
     "SELECT collection, version, min(id), max(id), count(*) FROM passages "
     "GROUP BY collection, version"
 )
-COLLECTIONS = "SELECT name, corpus_id, fts_table FROM collections ORDER BY name"
+COLLECTIONS = "SELECT name, corpus_id FROM collections ORDER BY name"
+VERSION_TABLES = "SELECT collection, version, fts_table FROM version_tables"
 SOURCE_SUMMARY = (
     "SELECT collection, version, source_id, source_sha256, count(*) FROM passages "
     "GROUP BY collection, version, source_id, source_sha256 ORDER BY collection, version, source_id"
@@ -235,12 +247,14 @@ def model_sql(table: str, ranking: Ranking) -> tuple:
 def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
            ranking: Ranking | None = None, vectors: dict | None = None,
            ubiquitous: dict | None = None, common: dict | None = None):
-    """Write the schema, passages grouped by collection and version, one FTS per collection, meta.
+    """Write the schema, passages grouped by collection and version, one FTS table per version
+    of a collection, meta.
 
     collection_ids maps every collection name to its corpus_id. With a ranking, every
     passage must carry its IndexFields, and the FTS tables index those fields. With vectors
     (passage_id -> vector bytes), every passage's vector goes in passage_vectors. With
-    ubiquitous or common (collection -> words), the words go in their UBIQUITOUS_TABLES table.
+    ubiquitous or common ((collection, version) -> words), the words go in their
+    UBIQUITOUS_TABLES table.
     """
     conn.executescript(SCHEMA)
     if ranking is not None:
@@ -279,25 +293,28 @@ def create(conn: sqlite3.Connection, passages, meta: dict, collection_ids: dict,
         if words is not None:
             table = UBIQUITOUS_TABLES[which]
             conn.execute(UBIQUITOUS_SCHEMA.format(table=table))
-            conn.executemany(f"INSERT INTO {table} (collection, term) VALUES (?, ?)",
-                             sorted((name, term) for name, terms in words.items()
+            conn.executemany(f"INSERT INTO {table} (collection, version, term) VALUES (?, ?, ?)",
+                             sorted((*held, term) for held, terms in words.items()
                                     for term in terms))
-    for position, (name, corpus_id) in enumerate(sorted(collection_ids.items())):
-        # Table names come from positions, never from collection names.
+    conn.executemany("INSERT INTO collections(name, corpus_id) VALUES (?, ?)",
+                     sorted(collection_ids.items()))
+    # Table names come from positions, never from collection or version names; a version's
+    # rows are its id range (version_spans).
+    for position, ((name, version), (first, last)) in enumerate(
+            sorted(version_spans(conn).items())):
         table = f"passage_fts_{position}"
         if ranking is None:
             conn.execute(FTS_TABLE.format(table=table))
             conn.execute(f"INSERT INTO {table}(rowid, text) "
-                         "SELECT id, text FROM passages WHERE collection = ? ORDER BY id", (name,))
+                         "SELECT id, text FROM passages WHERE id BETWEEN ? AND ? ORDER BY id",
+                         (first, last))
         else:
             conn.execute(FIELDED_FTS_TABLE.format(table=table))
             conn.execute(f"INSERT INTO {table}(rowid, {', '.join(FIELDS)}) "
-                         f"SELECT i.id, {', '.join('i.' + f for f in FIELDS)} "
-                         "FROM passage_fields i "
-                         "JOIN passages p ON p.id = i.id WHERE p.collection = ? ORDER BY i.id",
-                         (name,))
-        conn.execute("INSERT INTO collections(name, corpus_id, fts_table) VALUES (?, ?, ?)",
-                     (name, corpus_id, table))
+                         f"SELECT id, {', '.join(FIELDS)} FROM passage_fields "
+                         "WHERE id BETWEEN ? AND ? ORDER BY id", (first, last))
+        conn.execute("INSERT INTO version_tables(collection, version, fts_table) "
+                     "VALUES (?, ?, ?)", (name, version, table))
     conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", sorted(meta.items()))
     conn.commit()
 
@@ -365,28 +382,32 @@ def version_spans(conn) -> dict:
 
 
 def collection_tables(conn) -> dict:
-    """Return {collection: (corpus_id, FTS table name)}; refuse any table create() never writes."""
-    tables = {}
-    for name, corpus_id, table in conn.execute(COLLECTIONS):
+    """Return {collection: (corpus_id, {version: FTS table name})}; refuse any table create()
+    never writes, and a version of a collection the database does not list."""
+    tables: dict = {name: (corpus_id, {}) for name, corpus_id in conn.execute(COLLECTIONS)}
+    for name, version, table in conn.execute(VERSION_TABLES):
         # The name is put into SQL text, so it must be one create() could have written.
         if not _FTS_TABLE_NAME.fullmatch(table):
-            raise ValueError(f"collection {name}: bad FTS table name {table[:64]!r}")
-        tables[name] = (corpus_id, table)
+            raise ValueError(f"{name} {version}: bad FTS table name {table[:64]!r}")
+        if name not in tables:
+            raise ValueError(f"an FTS table of {name} {version}, not a collection")
+        tables[name][1][version] = table
     return tables
 
 
 def collection_terms(conn, which: str = "ubiquitous") -> dict:
-    """Return {collection: frozenset of its ubiquitous (or common) words}; refuse a database
-    without them."""
+    """Return {collection: {version: frozenset of its ubiquitous (or common) words}}; refuse a
+    database without them."""
     table = UBIQUITOUS_TABLES[which]
     try:
-        rows = conn.execute(f"SELECT collection, term FROM {table}").fetchall()
+        rows = conn.execute(f"SELECT collection, version, term FROM {table}").fetchall()
     except sqlite3.OperationalError:
         raise ValueError(f"{table}: missing (the policy has {which} words)") from None
-    terms: dict[str, set] = {}
-    for collection, term in rows:
-        terms.setdefault(collection, set()).add(term)
-    return {collection: frozenset(words) for collection, words in terms.items()}
+    terms: dict[str, dict[str, set]] = {}
+    for collection, version, term in rows:
+        terms.setdefault(collection, {}).setdefault(version, set()).add(term)
+    return {collection: {version: frozenset(words) for version, words in versions.items()}
+            for collection, versions in terms.items()}
 
 
 def vector_rows(conn, dimensions: int) -> list:

@@ -1,7 +1,7 @@
 """The lexical index: SQLite FTS5 over one snapshot, opened once and shared read-only.
 
-Searches go through a `CollectionIndex`, one per collection, which ranks with its own FTS table
-and finds only its own passages.
+Searches go through a `CollectionIndex`, one per collection, which ranks each version with that
+version's own FTS table and finds only its own passages.
 
 A built snapshot's database file is opened immutable, one connection per worker thread, and only
 ever the file that was verified at load: the connections for the expected workers are opened up
@@ -104,17 +104,21 @@ class SnapshotIndex:
         # Workers start at the first such search (CollectionIndex._model_candidates decides).
         if snapshot.reranker is not None:
             self._embedder = ThreadPoolExecutor(max(1, connections), "retrieval-embed")
+        if sorted(spans) != sorted((name, version) for name, (_, versions) in tables.items()
+                                   for version in versions):
+            self.close()
+            raise SnapshotError("snapshot database: not one FTS table per version")
         self._collections = {
-            name: CollectionIndex(self, name, corpus_id, database.ranked_sql(
-                table, snapshot.ranking), {
-                version: span for (owner, version), span in spans.items() if owner == name},
-                snapshot.reranker,
-                snapshot.collections[name].common_terms,
-                () if common is None else common.fields,
-                None if ranking is None or ranking.model is None else ModelQueries(
-                    ranking.model, *database.model_sql(table, ranking)),
-                None if ranking is None else database.NAMED.format(table=table))
-            for name, (corpus_id, table) in tables.items()
+            name: CollectionIndex(self, name, corpus_id, {
+                version: VersionIndex(
+                    spans[name, version], database.ranked_sql(table, ranking),
+                    None if ranking is None or ranking.model is None else ModelQueries(
+                        ranking.model, *database.model_sql(table, ranking)),
+                    None if ranking is None else database.NAMED.format(table=table),
+                    snapshot.collections[name].common_terms.get(version, frozenset()))
+                for version, table in versions.items()},
+                snapshot.reranker, () if common is None else common.fields)
+            for name, (corpus_id, versions) in tables.items()
         }
 
     def unchanged(self) -> bool:
@@ -291,6 +295,16 @@ class ModelQueries:
     features_sql: str  # every candidate's features
 
 
+class VersionIndex(NamedTuple):
+    """One version of a collection: its rows and the queries of its own FTS table."""
+
+    span: tuple  # (first row id, last row id): a version's rows are contiguous
+    ranked_sql: str  # database.ranked_sql
+    model: ModelQueries | None  # a ranking model's queries; None: ranked by ranked_sql
+    named_sql: str | None  # the name lookup's query (database.NAMED); None: no names
+    common: frozenset  # the ranking's common_terms of this version's units
+
+
 def _best_named(rows, per_version: int) -> list:
     """Return the row ids of at most per_version of one version's units documenting a name,
     (exactness, noindex, rowid) rows, in lookup's order: the name itself first, then indexed
@@ -311,30 +325,26 @@ class ApiUnit(NamedTuple):
 
 
 class CollectionIndex:
-    """One collection of a SnapshotIndex: its identity, its FTS table and its version ranges."""
+    """One collection of a SnapshotIndex: its identity and its versions, each with its rows and
+    its own FTS table (VersionIndex)."""
 
-    def __init__(self, owner: SnapshotIndex, name: str, corpus_id: str, ranked_sql: str,
-                 spans: dict, reranker: Reranker | None = None,
-                 common: frozenset = frozenset(), common_fields: tuple = (),
-                 model: ModelQueries | None = None, named_sql: str | None = None):
+    def __init__(self, owner: SnapshotIndex, name: str, corpus_id: str, versions: dict,
+                 reranker: Reranker | None = None, common_fields: tuple = ()):
         self._owner = owner
         self.name = name
         self.corpus_id = corpus_id
-        self._ranked_sql = ranked_sql
-        self._spans = spans
+        # {version: VersionIndex}, in row order.
+        self._versions = dict(sorted(versions.items(), key=lambda item: item[1].span))
         self._reranker = reranker
-        # The ranking's common_terms: these words match only in those fields.
-        self._common = common
+        # The ranking's common_terms fields: a version's common words match only in them.
         self._common_fields = common_fields
-        self._model = model
-        # Built snapshots: the name lookup's query (database.NAMED); None: no names to look up.
-        self._named_sql = named_sql
 
-    def _fts_query_and_span(self, search: SearchCall) -> tuple:
-        """Return the search's FTS5 query (None: no term) and its version's row span (None: a
-        version the collection does not hold)."""
-        return (quote_fts_terms(search.query, search.match, self._common, self._common_fields),
-                self._spans.get(search.version))
+    def _fts_query_and_version(self, search: SearchCall) -> tuple:
+        """Return the search's FTS5 query (None: no term) and its VersionIndex (None: a version
+        the collection does not hold)."""
+        held = self._versions.get(search.version)
+        common = frozenset() if held is None else held.common
+        return quote_fts_terms(search.query, search.match, common, self._common_fields), held
 
     def rank(self, search: SearchCall, deadline: float | None = None):
         """Return up to search.k (passage, score) pairs of its version, best first, one per unit
@@ -344,33 +354,34 @@ class CollectionIndex:
         reranker's candidates (the lexical ones, and its dense ones of this version). deadline
         is a time.monotonic() value; a ranking still running then raises DeadlineExceeded.
         """
-        fts_query, span = self._fts_query_and_span(search)
+        fts_query, held = self._fts_query_and_version(search)
         k = search.k
-        if fts_query is None or span is None or k <= 0:
+        if fts_query is None or held is None or k <= 0:
             return []
         reranker = self._reranker
+        span = held.span
         limit = k if reranker is None else max(k, reranker.candidates)
         while True:
-            if self._model is not None:
+            if held.model is not None:
                 # Without a re-ranker every candidate is scored anyway: take them all.
                 conn, ranked = self._model_ranked(
-                    search, fts_query, span, None if reranker is None else limit, deadline)
+                    search, fts_query, held, None if reranker is None else limit, deadline)
             else:
                 conn, ranked = self._owner.run_ranked(
-                    self._ranked_sql, (fts_query, span[0], span[1], limit), deadline)
+                    held.ranked_sql, (fts_query, span[0], span[1], limit), deadline)
                 if reranker is not None:
                     # The span's rows are the collection's version: the only units it may add.
                     ranked = reranker(search.embedded, ranked, span)
             if search.name is not None:
-                ranked = self._named_first(search.name, span, ranked, k, deadline)
+                ranked = self._named_first(search.name, held, ranked, k, deadline)
             hits = self._unit_hits(conn, ranked, k)
             # Pieces of one unit take one place: rank deeper until k units or no more rows.
-            every_candidate = self._model is not None and reranker is None
+            every_candidate = held.model is not None and reranker is None
             if len(hits) == k or every_candidate or len(ranked) < limit:
                 return hits
             limit *= 2
 
-    def _named_first(self, name: str, span: tuple, ranked: list, k: int,
+    def _named_first(self, name: str, held: VersionIndex, ranked: list, k: int,
                      deadline: float | None) -> list:
         """Return ranked, (row id, score) pairs, with the rows of the units documenting an API
         name moved first, in a name lookup's order (_best_named: the name itself, then indexed
@@ -381,7 +392,7 @@ class CollectionIndex:
         documenting that name, and the ranking alone puts it below units that say the name more
         often (pytest's `markers` setting below eleven pages about markers).
         """
-        _, rows = self._named(name, span[0], span[1], deadline)
+        _, rows, _ = self._named(name, held, deadline)
         order = {rowid: place for place, rowid in enumerate(_best_named(rows, k))}
         if not order:
             return ranked
@@ -415,8 +426,8 @@ class CollectionIndex:
         """Return the passage of a row id, with its version notes."""
         return self._owner.with_notes(self._row(conn, rowid), database.NOTES_OF, rowid)
 
-    def _model_ranked(self, search: SearchCall, fts_query: str, span: tuple, limit: int | None,
-                      deadline: float | None):
+    def _model_ranked(self, search: SearchCall, fts_query: str, held: VersionIndex,
+                      limit: int | None, deadline: float | None):
         """Return (connection, (row id, score) pairs best first) by the ranking model; a
         re-ranker embeds search.embedded (the query, or the question's sentence).
 
@@ -424,10 +435,10 @@ class CollectionIndex:
         re-sorted by score - weight x cosine, as quality/fit.py --cosine fits them. Ties go
         to the lower row id, as in every other ranking.
         """
-        assert self._model is not None
-        model, reranker = self._model.model, self._reranker
+        assert held.model is not None
+        model, reranker = held.model.model, self._reranker
         literals = search.literals
-        conn, candidates, vector = self._model_candidates(search.embedded, fts_query, span,
+        conn, candidates, vector = self._model_candidates(search.embedded, fts_query, held,
                                                           deadline)
         scored = sorted((model.score(candidate.features, literals), candidate.rowid)
                         for candidate in candidates)
@@ -435,7 +446,7 @@ class CollectionIndex:
             return conn, [(rowid, score) for score, rowid in scored[:limit]]
         if vector is None:  # a model that does not weigh dense candidates: added at the floor
             return conn, reranker(search.embedded,
-                                  [(rowid, score) for score, rowid in scored[:limit]], span,
+                                  [(rowid, score) for score, rowid in scored[:limit]], held.span,
                                   literals)
         return conn, reranker.resort(vector, [(rowid, score) for score, rowid in scored],
                                      literals)
@@ -444,27 +455,27 @@ class CollectionIndex:
         """Return the ranking model's Candidates for a search: what the model scores, whatever
         search.k, and what quality/fit.py fits it on (with a re-ranker, its dense
         candidates too, nearest search.embedded's vector)."""
-        fts_query, span = self._fts_query_and_span(search)
-        if self._model is None or fts_query is None or span is None:
+        fts_query, held = self._fts_query_and_version(search)
+        if held is None or held.model is None or fts_query is None:
             return []
-        _, candidates, _ = self._model_candidates(search.embedded, fts_query, span, deadline)
+        _, candidates, _ = self._model_candidates(search.embedded, fts_query, held, deadline)
         return candidates
 
-    def _model_candidates(self, embedded: str, fts_query: str, span: tuple,
+    def _model_candidates(self, embedded: str, fts_query: str, held: VersionIndex,
                           deadline: float | None):
         """Return (connection, Candidates, the vector of `embedded` or None): the fielded
         ranking's best and bm25_all's best, and with a re-ranker and a model that weighs `dense`
         the rows nearest that vector that neither holds (dense candidates: no bm25, in no list).
         Each candidate's page_candidates counts them all.
         """
-        assert self._model is not None
-        model, reranker = self._model.model, self._reranker
+        assert held.model is not None
+        model, reranker = held.model.model, self._reranker
         vector, dense = None, []
         if reranker is None or not model.weighs_dense:
-            conn, lexical = self._lexical_rows(fts_query, span, deadline)
+            conn, lexical = self._lexical_rows(fts_query, held, deadline)
         else:
-            pending = self._owner.dense_beside(reranker, embedded, span)
-            conn, lexical = self._lexical_rows(fts_query, span, deadline)
+            pending = self._owner.dense_beside(reranker, embedded, held.span)
+            conn, lexical = self._lexical_rows(fts_query, held, deadline)
             vector, nearest = pending.result()
             present = {matched.facts.rowid for matched in lexical}
             dense_ids = [rowid for rowid in nearest if rowid not in present]
@@ -486,12 +497,12 @@ class CollectionIndex:
             facts.url, on_page[page_of(facts.url)])) for facts in dense]
         return conn, candidates, vector
 
-    def _lexical_rows(self, fts_query: str, span: tuple, deadline: float | None):
+    def _lexical_rows(self, fts_query: str, held: VersionIndex, deadline: float | None):
         """Return (connection, [Matched]): the fielded ranking's best and bm25_all's best."""
-        assert self._model is not None
-        queries, run = self._model, self._owner.run_ranked
+        assert held.model is not None
+        queries, run = held.model, self._owner.run_ranked
         model = queries.model
-        bounds = (fts_query, span[0], span[1])
+        bounds = (fts_query, *held.span)
         _, tagged = run(queries.candidates_sql, (*bounds, model.candidates, model.candidates),
                         deadline)
         # Each list comes in its own rank order, tagged 0 (fielded) or 1 (plain).
@@ -514,25 +525,27 @@ class CollectionIndex:
         (the JSON fixture)."""
         if self._owner.snapshot.ranking is None:
             return None
-        span = self._spans.get(version)
-        if span is None:
+        held = self._versions.get(version)
+        if held is None:
             return []
-        rows = self._owner._connection().execute(database.API_UNITS, span).fetchall()
+        rows = self._owner._connection().execute(database.API_UNITS, held.span).fetchall()
         end = len(database.PASSAGE_COLUMNS)
         return [ApiUnit(self._owner.with_notes(database.passage_from_row(row), database.NOTES_OF,
                                                row[-1]), *row[end:-1]) for row in rows]
 
-    def _named(self, name: str, first: int, last: int, deadline: float | None):
-        """Return (connection, [(exactness, noindex, rowid)]): the units of rows first..last
-        documenting an API name, in snapshot order (core/lookup.py's test)."""
+    def _named(self, name: str, held: VersionIndex, deadline: float | None,
+               limit: int = MAX_NAMED_ROWS):
+        """Return (connection, [(exactness, noindex, rowid)], how many rows were read): the units
+        of one version documenting an API name, in snapshot order (core/lookup.py's test), of
+        the first `limit` rows whose names hold its words."""
         fts_query = name_query(name)
-        if self._named_sql is None or fts_query is None:
-            return None, []
-        conn, rows = self._owner.run_ranked(self._named_sql,
-                                            (fts_query, first, last, MAX_NAMED_ROWS), deadline)
+        if held.named_sql is None or fts_query is None:
+            return None, [], 0
+        conn, rows = self._owner.run_ranked(held.named_sql, (fts_query, *held.span, limit),
+                                            deadline)
         return conn, [(exactness(name, qualified), noindex, rowid)
                       for rowid, qualified, bare, noindex in rows
-                      if names_match(name, qualified, bare)]
+                      if names_match(name, qualified, bare)], len(rows)
 
     def noted(self, name: str, version: str, per_version: int,
               deadline: float | None = None) -> tuple | None:
@@ -540,10 +553,10 @@ class CollectionIndex:
         lookup() would give (at most per_version, in its order): (passage_id, VersionNotes)
         pairs, of the units with notes only; None when the version documents the name in no
         unit. Reads that version's rows alone, and no passage text."""
-        span = self._spans.get(version)
-        if span is None:
+        held = self._versions.get(version)
+        if held is None:
             return None
-        conn, rows = self._named(name, span[0], span[1], deadline)
+        conn, rows, _ = self._named(name, held, deadline)
         if not rows:
             return None
         ids = _best_named(rows, per_version)
@@ -561,19 +574,17 @@ class CollectionIndex:
         most per_version of each, those whose qualified name is the name itself first, then the
         indexed ones (a `:noindex:` duplicate after its description), then in snapshot order
         (core/lookup.py)."""
-        if not self._spans:
-            return Lookup(name, version, {})
-        conn, rows = self._named(name, min(span[0] for span in self._spans.values()),
-                                 max(span[1] for span in self._spans.values()), deadline)
-        ranked: dict = {}
-        for row in rows:
-            rowid = row[-1]
-            held = next(v for v, (a, b) in self._spans.items() if a <= rowid <= b)
-            ranked.setdefault(held, []).append(row)
-        return Lookup(name, version, {
-            held: tuple(self.row_passage(conn, rowid)
-                        for rowid in _best_named(rows_of, per_version))
-            for held, rows_of in ranked.items()})
+        found: dict = {}
+        left = MAX_NAMED_ROWS  # over all versions, in row order, as one scan would read them
+        for held_version, held in self._versions.items():
+            if left <= 0:
+                break
+            conn, rows, read = self._named(name, held, deadline, left)
+            left -= read
+            if rows:
+                found[held_version] = tuple(self.row_passage(conn, rowid)
+                                            for rowid in _best_named(rows, per_version))
+        return Lookup(name, version, found)
 
     def passage(self, passage_id: str) -> Passage | None:
         """Return the passage with this id if it belongs to this collection, else None."""

@@ -8,7 +8,8 @@ checks.py's, a question's words query.py's.
 """
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from .names import (
     DEFAULT_COLLECTION,
@@ -77,17 +78,19 @@ class Collection:
 
     Its corpus_id covers only its own passages (and the policy), and its passage ids and BM25
     statistics derive from it alone: adding, changing or removing passages of another collection
-    changes nothing a caller of this one can see.
+    changes nothing a caller of this one can see. Its statistics are kept per version: a search of
+    one version ranks as in a snapshot of that version alone.
     """
 
     name: str
     corpus_id: str
     # ({"version", "passages", "sources"}, ...) in version order, for /corpus.
     versions: tuple
-    # The words more than the fallback's ubiquitous_share of its units hold (built snapshots).
-    ubiquitous_terms: frozenset = frozenset()
-    # The words more than the ranking's common_terms share of its units hold (built snapshots).
-    common_terms: frozenset = frozenset()
+    # Per version: the words more than the fallback's ubiquitous_share of that version's units
+    # hold (built snapshots; {version: frozenset}).
+    ubiquitous_terms: Mapping[str, frozenset] = field(default_factory=dict)
+    # Per version: the words more than the ranking's common_terms share of its units hold.
+    common_terms: Mapping[str, frozenset] = field(default_factory=dict)
     # Built snapshots: the manifest declares the versions it was built from, so a version not
     # among them is a caller's mistake, refused. A JSON snapshot declares none: a version it
     # holds no passage of is searched as asked, and finds nothing (the seed's empty_eligible).
@@ -197,22 +200,26 @@ class Snapshot:
         pin = self.project.pin_of(collection) if self.project is not None else None
         return pin.version if pin is not None else None
 
-    def select_rule(self, question: str, collection: str = DEFAULT_COLLECTION) -> Rule:
+    def select_rule(self, question: str, collection: str = DEFAULT_COLLECTION,
+                    version: str | None = None) -> Rule:
         """Return the first rule whose phrase occurs in the question, else the fallback."""
         folded = question.casefold()
         for rule in self.rules:
             if rule.matches(folded):
                 return rule
-        return self.fallback_for(question, collection)
+        return self.fallback_for(question, collection, version)
 
-    def fallback_for(self, question: str, collection: str = DEFAULT_COLLECTION) -> Rule:
-        """Return the fallback settled for the question: the collection's ubiquitous words left
-        out, and its sentence as the first search's semantic_query where the policy's semantic
+    def fallback_for(self, question: str, collection: str = DEFAULT_COLLECTION,
+                     version: str | None = None) -> Rule:
+        """Return the fallback settled for the question searching a version: that version's
+        ubiquitous words left out (none for a version the collection does not hold, or None),
+        and its sentence as the first search's semantic_query where the policy's semantic
         section embeds questions."""
         found = self.collections.get(collection)
         semantic = self.policy.semantic
+        words = found.ubiquitous_terms.get(version) if found is not None and version else None
         return self.fallback.for_question(
-            question, found.ubiquitous_terms if found is not None else frozenset(),
+            question, words or frozenset(),
             semantic is not None and semantic.embeds == EMBEDS_QUESTION)
 
 

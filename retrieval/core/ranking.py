@@ -17,7 +17,9 @@ from .checks import SnapshotError
 from .query import folded_words
 
 # 4: passages carry their flags (core/flags.py), a column of their own.
-FIELDED_SCHEMA_VERSION = 4
+# 5: an FTS table and ubiquitous/common words per version of a collection, not per collection:
+# a version ranks as in a snapshot of it alone, so a build ranking otherwise gets another identity.
+FIELDED_SCHEMA_VERSION = 5
 FIELDED_TOKENIZER = "porter unicode61"
 # Indexed fields, in FTS column order: qualified names, bare names, signatures without names,
 # the prose's first sentence (again, on its own: it says what the object does, and weighing it
@@ -288,8 +290,9 @@ def ubiquitous_terms(unit_texts, shares: tuple) -> tuple:
 
 
 def ubiquitous_by_collection(units, shares: dict) -> dict:
-    """Return {name: {collection: the words more than its share of its units hold}} for each
-    named share that is not None, of (collection, IndexFields) pairs, reading each unit once.
+    """Return {name: {group: the words more than its share of its units hold}} for each named
+    share that is not None, of (group, IndexFields) pairs, reading each unit once (the builder's
+    groups: each (collection, version), whose words are counted apart).
 
     A noindex unit (a repeated description, a package's internals, a public object its docs do
     not describe) is not counted: it is out of the index of descriptions, and its words (a

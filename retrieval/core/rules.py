@@ -37,8 +37,8 @@ class Rule:
     search_k: int = DEFAULT_SEARCH_K
     reads: str = READ_FIRST
     drop_literals: bool = False
-    # A question_terms query leaves out the words more than this share of the collection's units
-    # hold (Collection.ubiquitous_terms, derived by the builder); None: it keeps them.
+    # A question_terms query leaves out the words more than this share of the searched version's
+    # units hold (Collection.ubiquitous_terms, derived by the builder); None: it keeps them.
     ubiquitous_share: float | None = None
     # Whether the question (a question_terms rule's, once for_question) quotes literal values:
     # its first search says so, and a ranking model may weigh its features otherwise then.

@@ -177,7 +177,7 @@ class RetrievalService:
         literals; a question of no words searches nothing.
         """
         if self.snapshot.fallback.kind == QUESTION_TERMS:
-            rule = self.snapshot.fallback_for(question, collection)
+            rule = self.snapshot.fallback_for(question, collection, version)
             return SearchCall(rule.first_query, version, k, MATCH_ANY, rule.literals,
                               rule.semantic_query, rule.question_name)
         return SearchCall(question_terms(question, frozenset()), version, k, MATCH_ANY)
@@ -195,7 +195,8 @@ class RetrievalService:
         is interrupted. request_id: this request's request_id(), when the caller has it already.
         """
         collection = self.collection(request.search_collection)
-        rule = self.snapshot.select_rule(request.question, request.search_collection)
+        rule = self.snapshot.select_rule(request.question, request.search_collection,
+                                         request.search_version)
         normalized = request.normalized()
         evidence: list[dict] = []
         tools = self._tool_factory(collection, self.memo, deadline=deadline)

@@ -198,7 +198,7 @@ def _write_database(path: Path, contents, collection_ids, corpus, fallback, rank
             passages = [derive_passage(collection_ids[collection_of(c)], c) for c in contents]
             _refuse_duplicates(passages)
             words = ubiquitous_by_collection(
-                ((passage.collection, passage.index) for passage in passages),
+                (((passage.collection, passage.version), passage.index) for passage in passages),
                 word_shares(fallback.ubiquitous_share, ranking))
             database.create(
                 conn, passages,
@@ -289,9 +289,12 @@ def load_snapshot_directory(directory) -> Snapshot:
                 {k: v for k, v in version.items() if k != "base_url"}
                 for version in entry.get("versions", ())] != list(versions):
             raise SnapshotError(f"{db_path}: collection {name!r} does not match the manifest")
+        if sorted(tables[name][1]) != sorted(v["version"] for v in versions):
+            raise SnapshotError(f"{db_path}: collection {name!r}: its FTS tables are not one "
+                                "per version")
         collections[name] = Collection(name, entry["corpus_id"], versions,
-                                       ubiquitous.get(name, frozenset()),
-                                       common.get(name, frozenset()), declares_versions=True)
+                                       ubiquitous.get(name, {}), common.get(name, {}),
+                                       declares_versions=True)
     if sorted(collections) != sorted(tables):
         raise SnapshotError(f"{db_path}: collections do not match the manifest")
     default = manifest.get(DEFAULT_COLLECTION_FIELD)
@@ -352,12 +355,16 @@ def verify_snapshot_directory(directory) -> list:
             problems.append(f"{row['version']} {row['source_id']}:{row['start_line']}: "
                             "prior does not recompute")
     recomputed = ubiquitous_by_collection(
-        ((row["collection"], fields) for row, fields in zip(contents, facts, strict=True)),
+        (((row["collection"], row["version"]), fields)
+         for row, fields in zip(contents, facts, strict=True)),
         word_shares(snapshot.fallback.ubiquitous_share, ranking))
     for which, words in recomputed.items():
         for name, collection in snapshot.collections.items():
-            if words.get(name, frozenset()) != getattr(collection, f"{which}_terms"):
-                problems.append(f"collection {name}: its {which} words do not recompute")
+            stored = getattr(collection, f"{which}_terms")
+            for version in collection.version_names():
+                if words.get((name, version), frozenset()) != stored.get(version, frozenset()):
+                    problems.append(f"collection {name} {version}: its {which} words do not "
+                                    "recompute")
     # The vectors' digests are part of each passage's content, so corpus_id recomputes over them.
     identity = [identity_of(c, f, None if vectors is None else vectors[position],
                             notes.get(position + 1, ()))
