@@ -337,7 +337,10 @@ class AutomoduleTest(unittest.TestCase):
         assert_quoted(self, self.root, self.found)
 
     def test_a_label_in_the_docstring_is_a_label_of_the_page(self):
-        write(self.root, {"docs/index.rst": "Index\n=====\n\nSee :ref:`dialect_unicode`.\n"})
+        # `.. _unicode:` takes the title's id: the section is rendered at it, and a :ref: to
+        # the label links the section (a label of another id links a span inside it).
+        write(self.root, {"docs/index.rst": "Index\n=====\n\nSee :ref:`unicode`.\n",
+                          "demo/dialect.py": DIALECT_PY.replace("dialect_unicode", "unicode")})
         found = units(self.root, modules=(("demo/dialect.py", "demo.dialect"),))
         unicode = next(unit for unit in found if unit["url"] == DOCS + "dialect.html#unicode")
         self.assertEqual(unicode["in_links"], 1)
@@ -352,7 +355,8 @@ class AutomoduleTest(unittest.TestCase):
 
     def test_the_docstrings_autodoc_renders_link_from_their_page(self):
         # connect's docstring, rendered on the page, has a :ref: to the docstring's label.
-        write(self.root, {"docs/api.rst": "API\n===\n\n.. autofunction:: demo.dialect.connect\n"})
+        write(self.root, {"docs/api.rst": "API\n===\n\n.. autofunction:: demo.dialect.connect\n",
+                          "demo/dialect.py": DIALECT_PY.replace("dialect_unicode", "unicode")})
         found = units(self.root, modules=(("demo/dialect.py", "demo.dialect"),))
         unicode = next(unit for unit in found if unit["url"] == DOCS + "dialect.html#unicode")
         self.assertEqual(unicode["in_links"], 1)

@@ -199,13 +199,29 @@ class SphinxProjectTest(unittest.TestCase):
     def test_cross_references_are_the_in_links(self):
         units = read(self.root, "doc")
         in_links = {title: unit["in_links"] for title, unit in units.items()}
-        self.assertEqual(in_links["Install"], 2)  # two :ref:`installing`
+        # Sphinx links :ref:`installing` to the label's own id, `#installing`, a span inside
+        # `<section id="install">`: the rendered site's reader counts a link by the id it
+        # names, the section's unit being at its title's, and so does a docs folder's.
+        self.assertEqual(in_links["Install"], 0)
         # A hyperlink reference to a section's title on its page links it (docutils' names).
         self.assertEqual(in_links["Database URLs"], 1)
         self.assertEqual(in_links["demo.make_engine"], 1)
-        self.assertEqual(in_links["DEMO_SIZE"], 1)  # :setting:`DEMO_SIZE`
+        # :setting:`DEMO_SIZE` lands on its target's id, `#std-setting-DEMO_SIZE`, a span in
+        # the section at `#demo-size`, as a :ref: to a label does.
+        self.assertEqual(in_links["DEMO_SIZE"], 0)
         self.assertEqual(in_links["Settings"], 1)  # :doc:`ref/settings`
         self.assertEqual(in_links["demo.Engine.stop"], 0)
+
+    def test_a_ref_lands_on_the_labels_id_as_sphinx_links_it(self):
+        # :ref:`database_urls` is `#database-urls`, the id its section is rendered at (the
+        # label's id being its title's): a link to that section. :ref:`installing` is
+        # `#installing`, a span in `<section id="install">`: a link to no unit's id, on the
+        # rendered site as here.
+        write(self.root, {"doc/build/usage.txt": "Usage notes\n===========\n\nSee "
+                          ":ref:`database_urls` and :ref:`installing`, then :ref:`installing`.\n"})
+        in_links = {title: unit["in_links"] for title, unit in read(self.root, "doc").items()}
+        self.assertEqual(in_links["Database URLs"], 2)  # and `Database URLs`_ on its page
+        self.assertEqual(in_links["Install"], 0)
 
     def test_without_a_site_units_link_to_their_files_and_lines(self):
         units = read(self.root, "doc", docs_url=None)

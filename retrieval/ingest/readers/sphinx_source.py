@@ -113,7 +113,7 @@ class SourcePage:
     docname: str  # its document name (path below the Sphinx root, no suffix)
     page: RenderedPage  # predicted: ids, sections, objects (links are resolved across pages)
     title: str = ""
-    # label name (lowercase) -> the id a :ref: to it lands on (the section it names, or its own)
+    # label name (lowercase) -> the id a :ref: to it lands on: its own, as Sphinx links it
     labels: dict = field(default_factory=dict)
     # (domain, name) -> id: ("py", "flask.Flask"), ("setting", "DEBUG"), ("envvar", "HOME")
     targets: dict = field(default_factory=dict)
@@ -175,7 +175,7 @@ class _Predictor(RstReader):
                 self._inline("\n".join(self.lines[unit.start:unit.stop]))
                 if _section_title(self.lines, unit) is None and not all(
                         set(self.lines[i].strip()) <= _ADORNMENT for i in unit):
-                    self._settle_targets(None)
+                    self._settle_targets()
         kept = self.read(self.lines, unit)
         terms = glossary_terms(self, self.lines, unit) if kept and not is_code else []
         if terms:
@@ -219,7 +219,7 @@ class _Predictor(RstReader):
                 OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
                 for i in unit[1:]):
             module = argument.split()[0]
-            self._settle_targets(None)
+            self._settle_targets()
             self.targets.setdefault((PYTHON_DOMAIN, module), self._object_id("module", module))
         if name not in _LITERAL_DIRECTIVES:
             self._inline("\n".join(self.lines[unit.start + 1:unit.stop]))
@@ -231,15 +231,16 @@ class _Predictor(RstReader):
             self.document.auto()
         self.references.extend(cross_references(text, self.module))
 
-    def _settle_targets(self, section_id: str | None):
-        """Give the targets waiting before an element to it: a section's extra ids (a :ref:
-        lands on the section), else their own."""
+    def _settle_targets(self):
+        """Record the targets waiting before an element at their own ids: Sphinx links a :ref:
+        (or a crossref role) to the label's id, `page#label`, even where the label opens a
+        section and the section is rendered at its title's id (`<section id="title"><span
+        id="label">`): the rendered site's link lands on that id, and is counted by it."""
         for name, own_id, key in self._pending:
-            landing = section_id or own_id
             if key is None:
-                self.labels.setdefault(name, landing)
+                self.labels.setdefault(name, own_id)
             else:
-                self.targets.setdefault(key, landing)
+                self.targets.setdefault(key, own_id)
         self._pending = []
 
     # -- RstReader hooks ----------------------------------------------------------------------
@@ -271,7 +272,7 @@ class _Predictor(RstReader):
         section = RenderedSection(labelled or self.document.named(text), text, path)
         self.sections.append(section)
         self._open.append((level, section))
-        self._settle_targets(section.section_id)
+        self._settle_targets()
 
     def on_object(self, name, argument, options, no_index, indent):
         super().on_object(name, argument, options, no_index, indent)
@@ -307,7 +308,7 @@ class _Predictor(RstReader):
                                            PYTHON_DOMAIN))
         if name in ("class", "exception"):
             self.scopes[-1].owner = _PyClass(signatures[0][2], module)
-        self._settle_targets(None)
+        self._settle_targets()
 
     def _signature_lines(self, argument: str) -> list:
         texts = [argument]
@@ -327,13 +328,13 @@ class _Predictor(RstReader):
             self._pending.append((None, self._object_id(f"std:{short}", term), (short, term)))
             return True
         elif name == "glossary" and directives.glossary:
-            self._settle_targets(None)
+            self._settle_targets()
             self.open_body(indent, self.anchor).owner = GlossaryBody()
         elif name in directives.objects and STD_NAME.match(argument):
-            self._settle_targets(None)
+            self._settle_targets()
             self._std_object(short, argument, no_index)
         elif name in directives.hidden:
-            self._settle_targets(None)
+            self._settle_targets()
             written = OBJECT_NAME.match(argument)
             if name.endswith(("autoclass", "autoexception")) and written:
                 # autodoc writes `.. py:class:: NAME` with `:module:` (the name's own dotted
@@ -341,7 +342,7 @@ class _Predictor(RstReader):
                 prefix, _, bare = written.group(0).rpartition(".")
                 self.open_body(indent, self.anchor).owner = _PyClass(bare, prefix or self.module)
         elif name not in ("index", "toctree"):
-            self._settle_targets(None)
+            self._settle_targets()
         return True
 
     def _std_object(self, kind: str, argument: str, no_index: bool):
@@ -379,7 +380,7 @@ def predict_page(docname: str, text: str, directives: Directives) -> SourcePage:
         is_code = literal.enter(lines, unit, indent)
         if reader.read_unit(unit, is_code):
             literal.leave(lines, unit, indent, is_code)
-    reader._settle_targets(None)
+    reader._settle_targets()
     page = RenderedPage(frozenset(reader.ids), reader.sections, reader.objects, [])
     title = reader.sections[0].title if reader.sections else ""
     return SourcePage(docname, page, title, reader.labels, reader.targets, reader.references)
