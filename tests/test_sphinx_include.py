@@ -345,6 +345,22 @@ class AutomoduleTest(unittest.TestCase):
         unicode = next(unit for unit in found if unit["url"] == DOCS + "dialect.html#unicode")
         self.assertEqual(unicode["in_links"], 1)
 
+    def test_a_docstrings_titles_nest_below_the_section_its_automodule_is_in(self):
+        # Sphinx parses the docstring apart (nested_parse_with_titles): its adornments start
+        # afresh, its first one ("=", the page's top one) a level below "SQLite"; the page's
+        # own "Notes" after it is SQLite's sibling again.
+        page = ("Dialects\n========\n\nSQLite\n------\n\n.. automodule:: demo.lite\n\n"
+                "Notes\n-----\n\nThe page's notes.\n")
+        docstring = ('"""The lite dialect.\n\nDriver\n======\n\nThe driver.\n\n'
+                     'Connecting\n----------\n\nConnect to a file.\n"""\n')
+        write(self.root, {"docs/lite.rst": page, "demo/lite.py": docstring})
+        found = units(self.root, modules=(("demo/lite.py", "demo.lite"),))
+        context = {unit["title"]: unit["fields"]["context"] for unit in found
+                   if unit["url"].startswith(DOCS + "lite.html")}
+        self.assertEqual(context["Driver"], "Dialects SQLite Driver")
+        self.assertEqual(context["Connecting"], "Dialects SQLite Driver Connecting")
+        self.assertEqual(context["Notes"], "Dialects Notes")
+
     def test_a_repeated_title_under_a_label_is_at_the_labels_id(self):
         labelled = ".. _page_unicode:\n\nUnicode\n-------\n\nThe page's"
         write(self.root, {"docs/dialect.rst": DIALECT_PAGE.replace(

@@ -574,7 +574,7 @@ class _Units:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
                 predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
-                                               directives)
+                                               directives, expanded[relative].nested)
                 # The docstrings autodoc renders on the page link from it too, each read under
                 # its object's module, as a rendered site's links are counted.
                 for docstring, module in self._rendered_docstrings(autodocs[relative]):

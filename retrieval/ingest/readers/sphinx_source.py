@@ -132,10 +132,14 @@ class _PyClass:
 class _Predictor(RstReader):
     """Walks a page's units as page_units does, giving ids as docutils and Sphinx would."""
 
-    def __init__(self, lines: list, directives: Directives):
+    def __init__(self, lines: list, directives: Directives, nested: tuple = ()):
         super().__init__()
         self.lines = lines
         self.directives = directives
+        # The line ranges parsed apart (an automodule's docstring), and the one being read:
+        # (its range, its adornment styles, the level its first style is at).
+        self._nested = nested
+        self._scope: tuple | None = None
         self.document = DocumentIds()
         self.ids = self.document.ids
         self._serial: Counter = Counter()  # Sphinx's serial numbers, per prefix
@@ -251,9 +255,17 @@ class _Predictor(RstReader):
         overline = len(unit) >= 3 and lines[unit.start + 1].strip() == title \
             and lines[unit.start].rstrip() == lines[unit.start + 2].rstrip()
         style = (lines[unit.start if overline else unit.start + 1].rstrip()[0], overline)
-        if style not in self._styles:
-            self._styles.append(style)
-        level = self._styles.index(style)
+        styles, base = self._styles, 0
+        nested = next((span for span in self._nested if unit.start in span), None)
+        if nested is not None:
+            # Sphinx's nested_parse_with_titles: the docstring's styles start afresh, its
+            # first one a level below the section the directive stands in.
+            if self._scope is None or self._scope[0] != nested:
+                self._scope = (nested, [], self._open[-1][0] + 1 if self._open else 0)
+            _, styles, base = self._scope
+        if style not in styles:
+            styles.append(style)
+        level = base + styles.index(style)
         while self._open and self._open[-1][0] >= level:
             self._open.pop()
         text = title_text(title)
@@ -371,10 +383,12 @@ def cross_references(text: str, module: str | None) -> list:
         for match in _INTERNAL_REF.finditer(text)]
 
 
-def predict_page(docname: str, text: str, directives: Directives) -> SourcePage:
-    """Return what one reST page of a project would render as, read from its source alone."""
+def predict_page(docname: str, text: str, directives: Directives,
+                 nested: tuple = ()) -> SourcePage:
+    """Return what one reST page of a project would render as, read from its source alone;
+    nested: the line ranges whose titles are parsed apart (ExpandedPage.nested)."""
     lines = text.split("\n")
-    reader = _Predictor(lines, directives)
+    reader = _Predictor(lines, directives, nested)
     literal = LiteralBlocks()  # as page_units reads them
     for unit, indent in reader_units(lines, reader):
         is_code = literal.enter(lines, unit, indent)
