@@ -223,6 +223,17 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(in_links["Database URLs"], 2)  # and `Database URLs`_ on its page
         self.assertEqual(in_links["Install"], 0)
 
+    def test_a_contents_table_links_the_sections_it_lists(self):
+        # docutils' `.. contents::` table links each section it lists, as the rendered page's
+        # `<nav class="contents">` does: a `:local:` one its section's subsections, to :depth:.
+        write(self.root, {"doc/build/faq.txt": (
+            "FAQ\n===\n\n.. contents::\n   :local:\n   :depth: 1\n\nJobs\n----\n\n"
+            "About jobs.\n\nRetrying\n~~~~~~~~\n\nRetry a job.\n\nEngines\n-------\n\n"
+            "About engines.\n")})
+        in_links = {title: unit["in_links"] for title, unit in read(self.root, "doc").items()}
+        self.assertEqual((in_links["Jobs"], in_links["Engines"]), (1, 1))
+        self.assertEqual((in_links["FAQ"], in_links["Retrying"]), (0, 0))  # not listed
+
     def test_without_a_site_units_link_to_their_files_and_lines(self):
         units = read(self.root, "doc", docs_url=None)
         unit = units["Install"]

@@ -82,6 +82,8 @@ _FOOTNOTE = re.compile(r"\.\.[ \t]+\[([^\]]+)\](?:[ \t].*)?")
 _INTERNAL_REF = re.compile(r"(?<![:`\w])`([^`<]+?)`_(?!_)")
 # The role in SourcePage.references of such a reference: it resolves on its own page only.
 INTERNAL = "_"
+# The role of a link to a section of its own page by its id (a `.. contents::` table's entry).
+SECTION_ID = "#"
 # A cross-reference role: (role, explicit title text or None, target).
 _XREF = re.compile(r":(?:(?:py|std):)?([\w-]+):`(?:([^`<]*?)\s*<([^`>]*)>|([^`]*))`")
 PY_ROLES = frozenset({"func", "meth", "class", "attr", "data", "exc", "obj", "const",
@@ -140,6 +142,11 @@ class _Predictor(RstReader):
         # (its range, its adornment styles, the level its first style is at).
         self._nested = nested
         self._scope: tuple | None = None
+        # Each section's id with its enclosing sections' ids (outermost first), and each
+        # `.. contents::` as (the id of the section it lists the subsections of, None: the
+        # page's, its depth): docutils links every section it lists.
+        self._ancestry: list = []
+        self._contents: list = []
         self.document = DocumentIds()
         self.ids = self.document.ids
         self._serial: Counter = Counter()  # Sphinx's serial numbers, per prefix
@@ -283,8 +290,27 @@ class _Predictor(RstReader):
             self.document.auto()
         section = RenderedSection(labelled or self.document.named(text), text, path)
         self.sections.append(section)
+        self._ancestry.append((section.section_id,
+                               tuple(open_section.section_id for _, open_section in self._open)))
         self._open.append((level, section))
         self._settle_targets()
+
+    def listed(self) -> list:
+        """Return the ids of the sections the page's `.. contents::` tables list, once per
+        table listing it (docutils' Contents transform: a `:local:` one its section's
+        subsections, else the page's, to `:depth:` levels)."""
+        found = []
+        for scope, depth in self._contents:
+            for section_id, ancestors in self._ancestry:
+                if scope is None:
+                    level = len(ancestors) + 1
+                elif scope in ancestors:
+                    level = len(ancestors) - ancestors.index(scope)
+                else:
+                    continue
+                if depth is None or level <= depth:
+                    found.append(section_id)
+        return found
 
     def on_object(self, name, argument, options, no_index, indent):
         super().on_object(name, argument, options, no_index, indent)
@@ -335,6 +361,13 @@ class _Predictor(RstReader):
         short = name.removeprefix("std:")
         if name == "program":
             self._program = None if argument.strip() in ("", "None") else argument.split()[0]
+        elif name == "contents":
+            self._settle_targets()
+            self.document.named(argument or "Contents")  # the table's own id (its topic's)
+            depth = options.get("depth", "").strip()
+            local = "local" in options and self._open
+            self._contents.append((self._open[-1][1].section_id if local else None,
+                                   int(depth) if depth.isdigit() else None))
         elif name in directives.targets:
             term = " ".join(argument.split())
             self._pending.append((None, self._object_id(f"std:{short}", term), (short, term)))
@@ -397,7 +430,9 @@ def predict_page(docname: str, text: str, directives: Directives,
     reader._settle_targets()
     page = RenderedPage(frozenset(reader.ids), reader.sections, reader.objects, [])
     title = reader.sections[0].title if reader.sections else ""
-    return SourcePage(docname, page, title, reader.labels, reader.targets, reader.references)
+    references = reader.references + [(SECTION_ID, section_id, None)
+                                      for section_id in reader.listed()]
+    return SourcePage(docname, page, title, reader.labels, reader.targets, references)
 
 
 def in_links(pages: dict, conf: SphinxConf) -> Counter:
@@ -429,6 +464,8 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
                 name = target.lower()
                 anchor = titles.get(name) or source.labels.get(name)
                 found = (path, anchor) if anchor else None
+            elif role == SECTION_ID:
+                found = (path, target)
             elif role == "ref":
                 found = labels.get(target.lower())
             elif role == "doc":
