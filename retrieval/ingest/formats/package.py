@@ -235,6 +235,11 @@ class _Units:
             known = [obj.name, *self.aliases.get(obj.name, ())] if item.python_names else []
             self.described.add(obj.name)  # a mapping's entry too: described, by its key
             links = item.links + self._cited(item.names[0])
+            if page is not None and item.python_names and obj.name != item.names[0]:
+                # autodoc gives a description its `:canonical:` name (where it is defined):
+                # Sphinx resolves a reference by that name to it, as docstrings read in their
+                # own module write them (`:class:`Template`` in jinja2.environment).
+                links += self.references[obj.name]
             found = same_lines.setdefault((item.module.path, obj.start_line, obj.end_line),
                                           [item, [], links])
             found[1].extend([*item.names, *known, *item.inherited])
