@@ -203,8 +203,10 @@ class SphinxProjectTest(unittest.TestCase):
         # `<section id="install">`: the rendered site's reader counts a link by the id it
         # names, the section's unit being at its title's, and so does a docs folder's.
         self.assertEqual(in_links["Install"], 0)
-        # A hyperlink reference to a section's title on its page links it (docutils' names).
-        self.assertEqual(in_links["Database URLs"], 1)
+        # `Database URLs`_ names the title, whose id (`database-urls`) the label took first:
+        # docutils gave the title's name the next idN, a span in the section, where the link
+        # lands (bs4's `Parsing XML`_ is `#id17` on its rendered page).
+        self.assertEqual(in_links["Database URLs"], 0)
         self.assertEqual(in_links["demo.make_engine"], 1)
         # :setting:`DEMO_SIZE` lands on its target's id, `#std-setting-DEMO_SIZE`, a span in
         # the section at `#demo-size`, as a :ref: to a label does.
@@ -212,16 +214,20 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(in_links["Settings"], 1)  # :doc:`ref/settings`
         self.assertEqual(in_links["demo.Engine.stop"], 0)
 
-    def test_a_ref_lands_on_the_labels_id_as_sphinx_links_it(self):
+    def test_a_reference_lands_on_the_id_sphinx_links_it_to(self):
         # :ref:`database_urls` is `#database-urls`, the id its section is rendered at (the
         # label's id being its title's): a link to that section. :ref:`installing` is
         # `#installing`, a span in `<section id="install">`: a link to no unit's id, on the
-        # rendered site as here.
-        write(self.root, {"doc/build/usage.txt": "Usage notes\n===========\n\nSee "
-                          ":ref:`database_urls` and :ref:`installing`, then :ref:`installing`.\n"})
+        # rendered site as here. `Usage notes`_ names a section's title: a link to it; but
+        # `Queues`_ names the link to elsewhere first (an explicit name before an implicit one).
+        write(self.root, {"doc/build/usage.txt": (
+            "Usage notes\n===========\n\nSee :ref:`database_urls` and :ref:`installing`, then "
+            ":ref:`installing`; `Usage notes`_ and `Queues`_.\n\nQueues\n------\n\n"
+            "Jobs wait in `Queues <https://queues.example/>`_.\n")})
         in_links = {title: unit["in_links"] for title, unit in read(self.root, "doc").items()}
-        self.assertEqual(in_links["Database URLs"], 2)  # and `Database URLs`_ on its page
+        self.assertEqual(in_links["Database URLs"], 1)
         self.assertEqual(in_links["Install"], 0)
+        self.assertEqual((in_links["Usage notes"], in_links["Queues"]), (1, 0))
 
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's

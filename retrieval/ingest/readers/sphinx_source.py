@@ -121,6 +121,12 @@ class SourcePage:
     targets: dict = field(default_factory=dict)
     # (role, target as written, current module) of each cross-reference, in order
     references: list = field(default_factory=list)
+    # A section title's name (lowercase) -> the id docutils gave that name, where a `Title`_
+    # reference lands: the section's own id, or its idN where a label took the title's id.
+    title_ids: dict = field(default_factory=dict)
+    # The names of hyperlinks to elsewhere (`text <url>`_, `.. _name: url`): a `name`_
+    # reference to one of them is that link, even where a section has the title.
+    external: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
@@ -157,6 +163,8 @@ class _Predictor(RstReader):
         self._pending: list = []  # (label name, id, key) of targets waiting for what follows
         self.labels: dict = {}
         self.targets: dict = {}
+        self.title_ids: dict = {}
+        self.external: set = set()
         self.references: list = []
         self._program: str | None = None
         self._unit = range(0)
@@ -209,6 +217,7 @@ class _Predictor(RstReader):
                 self.document.auto()  # an anonymous target
             elif target.group(2) or len(unit) > 1:
                 self.document.named(name)  # a link to elsewhere: an id all the same
+                self.external.add(" ".join(name.lower().split()))
             else:
                 self._pending.append((name.lower(), self.document.named(name), None))
             return
@@ -237,7 +246,9 @@ class _Predictor(RstReader):
 
     def _inline(self, text: str):
         for match in _NAMED_LINK.finditer(text):
-            self.document.named(" ".join(match.group(1).split()))
+            name = " ".join(match.group(1).split())
+            self.document.named(name)
+            self.external.add(name.lower())
         for _ in _FOOTNOTE_REF.finditer(text):
             self.document.auto()
         self.references.extend(cross_references(text, self.module))
@@ -286,9 +297,9 @@ class _Predictor(RstReader):
             # rendered at its label's id, if a label is right above it, and its own is the
             # next idN (SQLAlchemy's `<section id="psycopg2-hstore"><span id="id9">`).
             labelled = next((own for _, own, key in self._pending if key is None), None)
-        if labelled is not None:
-            self.document.auto()
-        section = RenderedSection(labelled or self.document.named(text), text, path)
+        own = self.document.auto() if labelled is not None else self.document.named(text)
+        self.title_ids.setdefault(text.lower(), own)
+        section = RenderedSection(labelled or own, text, path)
         self.sections.append(section)
         self._ancestry.append((section.section_id,
                                tuple(open_section.section_id for _, open_section in self._open)))
@@ -432,7 +443,8 @@ def predict_page(docname: str, text: str, directives: Directives,
     title = reader.sections[0].title if reader.sections else ""
     references = reader.references + [(SECTION_ID, section_id, None)
                                       for section_id in reader.listed()]
-    return SourcePage(docname, page, title, reader.labels, reader.targets, references)
+    return SourcePage(docname, page, title, reader.labels, reader.targets, references,
+                      reader.title_ids, frozenset(reader.external))
 
 
 def in_links(pages: dict, conf: SphinxConf) -> Counter:
@@ -454,15 +466,14 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
     roles = {"envvar": "envvar"} | {role: name for name, (_, role) in conf.object_types.items()}
     counts: Counter = Counter()
     for path, source in pages.items():
-        # docutils' names of the page's sections: a `Title`_ reference links the section.
-        titles: dict = {}
-        for section in source.page.sections:
-            titles.setdefault(section.title.lower(), section.section_id)
         for role, target, module in source.references:
             found = None
             if role == INTERNAL:
+                # docutils resolves a `name`_ reference by name, an explicit target (a label,
+                # a link to elsewhere) before a section title's implicit name.
                 name = target.lower()
-                anchor = titles.get(name) or source.labels.get(name)
+                anchor = source.labels.get(name) or (
+                    None if name in source.external else source.title_ids.get(name))
                 found = (path, anchor) if anchor else None
             elif role == SECTION_ID:
                 found = (path, target)
