@@ -18,7 +18,12 @@ from retrieval.ingest.builder import Progress, SourceTree, build_snapshot
 from retrieval.ingest.readers.blocks import MAX_PASSAGE_BYTES
 from retrieval.ingest.tree import PackageLayout
 from retrieval.wsgi import create_app
-from tests.support import call, class_temporary_directory, quiet_settings
+from tests.support import (
+    call,
+    class_temporary_directory,
+    quiet_settings,
+    temporary_directory,
+)
 from tests.test_sphinx_source import write
 
 TIER = "inprocess"
@@ -33,7 +38,7 @@ def _paragraph(number: int) -> str:
 
 # graze's docstring (about 3 KiB) is over one passage's bytes; only its last sentence says
 # "nightfall".
-HERD = ('"""Herd: goats."""\n\nfrom .barn import Barn, build\n\n\n'
+HERD = ('"""Herd: goats."""\n\nfrom .barn import Barn, build, repair\n\n\n'
         + 'def graze(herd):\n    """Graze a herd.\n\n'
         + "\n".join(_paragraph(number) for number in range(8))
         + '\n    Bring the goats home at nightfall.\n    """\n\n\n'
@@ -43,7 +48,8 @@ HERD = ('"""Herd: goats."""\n\nfrom .barn import Barn, build\n\n\n'
 # A class defined in a module of its own, documented under the package's name: a docstring
 # of its module refers to it as that module reads it (`Barn`, i.e. herd.barn.Barn).
 BARN = ('"""Barns."""\n\n\nclass Barn:\n    """Where the herd sleeps."""\n\n\n'
-        'def build(size):\n    """Build a :class:`Barn` of that size."""\n')
+        'def build(size):\n    """Build a :class:`Barn` of that size."""\n\n\n'
+        'def repair(barn: "Barn") -> None:\n    """Mend the roof."""\n')
 
 FILES = {
     "docs/conf.py": "project = 'herd'\n",
@@ -56,9 +62,29 @@ FILES = {
     "docs/modules.rst": "Modules\n=======\n\nThe herd module.\n\n.. automodule:: herd\n",
     "docs/api.rst": "API\n===\n\nGrazing\n-------\n\n.. autofunction:: herd.graze\n\n"
                     "Shearing\n--------\n\n.. autofunction:: herd.shear\n\n"
-                    "Barns\n-----\n\n.. autoclass:: herd.Barn\n\n.. autofunction:: herd.build\n",
+                    "Barns\n-----\n\n.. autoclass:: herd.Barn\n\n.. autofunction:: herd.build\n\n"
+                    ".. autofunction:: herd.repair\n",
     "herd/__init__.py": HERD, "herd/barn.py": BARN,
 }
+
+
+def built(root: str, files: dict) -> tuple:
+    """Build a release tree of files into ROOT/snapshot; return it and its passages' rows."""
+    write(root, files)
+    out = os.path.join(root, "snapshot")
+    tree = SourceTree("1.0", root, DOCS, "herd", "package", package=PackageLayout(
+        (("herd/__init__.py", "herd"), ("herd/barn.py", "herd.barn")), "docs", DOCS,
+        "pypi:herd==1.0/"))
+    build_snapshot([tree], out, progress=Progress(io.StringIO()))
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        return out, conn.execute(
+            "SELECT p.url, p.title, p.start_line, p.end_line, p.byte_count, "
+            "i.reference_page, x.context, i.in_links FROM passages p "
+            "JOIN passage_facts i ON i.id = p.id JOIN passage_fields x ON x.id = p.id "
+            "ORDER BY p.id").fetchall()
+    finally:
+        conn.close()
 
 
 class AutodocPagesTest(unittest.TestCase):
@@ -66,21 +92,7 @@ class AutodocPagesTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         root = class_temporary_directory(cls)
-        write(root, FILES)
-        cls.out = os.path.join(root, "snapshot")
-        tree = SourceTree("1.0", root, DOCS, "herd", "package", package=PackageLayout(
-            (("herd/__init__.py", "herd"), ("herd/barn.py", "herd.barn")), "docs", DOCS,
-            "pypi:herd==1.0/"))
-        build_snapshot([tree], cls.out, progress=Progress(io.StringIO()))
-        conn = sqlite3.connect(os.path.join(cls.out, "passages.sqlite"))
-        try:
-            cls.rows = conn.execute(
-                "SELECT p.url, p.title, p.start_line, p.end_line, p.byte_count, "
-                "i.reference_page, x.context, i.in_links FROM passages p "
-                "JOIN passage_facts i ON i.id = p.id JOIN passage_fields x ON x.id = p.id "
-                "ORDER BY p.id").fetchall()
-        finally:
-            conn.close()
+        cls.out, cls.rows = built(root, FILES)
         cls.app = create_app(snapshot_path=cls.out, settings=quiet_settings())
 
     @classmethod
@@ -118,11 +130,16 @@ class AutodocPagesTest(unittest.TestCase):
         self.assertLess(end, HERD.split("\n").index("    Bring the goats home at nightfall.") + 1)
         self.assertEqual(self.search("nightfall"), [DOCS + "api.html#herd.graze"])
 
-    def test_a_reference_by_the_name_an_object_is_defined_at_links_its_description(self):
+    def test_references_by_canonical_name_and_annotations_link_a_description(self):
         # autodoc's `:canonical:` name: Sphinx links build's :class:`Barn` (herd.barn.Barn) to
-        # the description of herd.Barn.
+        # the description of herd.Barn; and repair's annotation `"Barn"`, shown as a link.
         in_links = {title: links for _, title, _, _, _, _, _, links in self.rows}
-        self.assertEqual(in_links["herd.Barn"], 1)
+        self.assertEqual(in_links["herd.Barn"], 2)
+        # `autodoc_typehints = "none"` shows no annotation: the reference alone links it.
+        _, rows = built(temporary_directory(self), FILES | {
+            "docs/conf.py": "project = 'herd'\nautodoc_typehints = 'none'\n"})
+        self.assertEqual({title: links for _, title, _, _, _, _, _, links in rows}["herd.Barn"],
+                         1)
 
 
 if __name__ == "__main__":

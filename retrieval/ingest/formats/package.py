@@ -541,6 +541,23 @@ class _Units:
                 rendered.append((obj.docstring, item.module.name))
         return rendered
 
+    @staticmethod
+    def _rendered_annotations(found: dict) -> Counter:
+        """Count the names the annotations of the objects a page's autodoc directives render
+        hold (found: _autodoc's), each object once: autodoc links each to what it names (in
+        the signature, or its description's types), looked up as written and in the object's
+        module, as autodoc.references counts a reference."""
+        counts: Counter = Counter()
+        seen: set = set()
+        for documented in found.values():
+            for item in documented:
+                if item.obj.name in seen:
+                    continue
+                seen.add(item.obj.name)
+                for name in autodoc.annotation_names(item.obj.signature):
+                    counts.update({name, f"{item.module.name}.{name}"})
+        return counts
+
     def _summarized(self, conf, relative: str, text: str) -> list:
         """Return (line, stub page address or None, autodoc.Documented) of each object a page's
         autosummary tables give a stub page of its own (`:toctree:`): Sphinx generates
@@ -585,6 +602,8 @@ class _Units:
                 for docstring, module in self._rendered_docstrings(autodocs[relative]):
                     self.references.update(autodoc.references(docstring, module))
                     predicted[page].references.extend(cross_references(docstring, module))
+                if conf.typehints != "none":
+                    self.references.update(self._rendered_annotations(autodocs[relative]))
         if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
             expanded_names: Counter = Counter()
             for target, count in self.references.items():
