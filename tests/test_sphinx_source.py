@@ -144,6 +144,12 @@ def read(root: str, docs: str, docs_url: str | None = DOCS) -> dict:
     return {unit["title"]: unit for unit in contents(root, docs, docs_url)}
 
 
+def in_links_with(root: str, files: dict) -> dict:
+    """Write files into the tree and return {title: in-links} of its `doc` folder's units."""
+    write(root, files)
+    return {title: unit["in_links"] for title, unit in read(root, "doc").items()}
+
+
 class SphinxProjectTest(unittest.TestCase):
 
     def setUp(self):
@@ -220,11 +226,10 @@ class SphinxProjectTest(unittest.TestCase):
         # `#installing`, a span in `<section id="install">`: a link to no unit's id, on the
         # rendered site as here. `Usage notes`_ names a section's title: a link to it; but
         # `Queues`_ names the link to elsewhere first (an explicit name before an implicit one).
-        write(self.root, {"doc/build/usage.txt": (
+        in_links = in_links_with(self.root, {"doc/build/usage.txt": (
             "Usage notes\n===========\n\nSee :ref:`database_urls` and :ref:`installing`, then "
             ":ref:`installing`; `Usage notes`_ and `Queues`_.\n\nQueues\n------\n\n"
             "Jobs wait in `Queues <https://queues.example/>`_.\n")})
-        in_links = {title: unit["in_links"] for title, unit in read(self.root, "doc").items()}
         self.assertEqual(in_links["Database URLs"], 1)
         self.assertEqual(in_links["Install"], 0)
         self.assertEqual((in_links["Usage notes"], in_links["Queues"]), (1, 0))
@@ -232,11 +237,10 @@ class SphinxProjectTest(unittest.TestCase):
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's
         # `<nav class="contents">` does: a `:local:` one its section's subsections, to :depth:.
-        write(self.root, {"doc/build/faq.txt": (
+        in_links = in_links_with(self.root, {"doc/build/faq.txt": (
             "FAQ\n===\n\n.. contents::\n   :local:\n   :depth: 1\n\nJobs\n----\n\n"
             "About jobs.\n\nRetrying\n~~~~~~~~\n\nRetry a job.\n\nEngines\n-------\n\n"
             "About engines.\n")})
-        in_links = {title: unit["in_links"] for title, unit in read(self.root, "doc").items()}
         self.assertEqual((in_links["Jobs"], in_links["Engines"]), (1, 1))
         self.assertEqual((in_links["FAQ"], in_links["Retrying"]), (0, 0))  # not listed
 
