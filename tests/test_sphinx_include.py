@@ -337,10 +337,29 @@ class AutomoduleTest(unittest.TestCase):
         assert_quoted(self, self.root, self.found)
 
     def test_a_label_in_the_docstring_is_a_label_of_the_page(self):
-        write(self.root, {"docs/index.rst": "Index\n=====\n\nSee :ref:`dialect_unicode`.\n"})
+        # `.. _unicode:` takes the title's id: the section is rendered at it, and a :ref: to
+        # the label links the section (a label of another id links a span inside it).
+        write(self.root, {"docs/index.rst": "Index\n=====\n\nSee :ref:`unicode`.\n",
+                          "demo/dialect.py": DIALECT_PY.replace("dialect_unicode", "unicode")})
         found = units(self.root, modules=(("demo/dialect.py", "demo.dialect"),))
         unicode = next(unit for unit in found if unit["url"] == DOCS + "dialect.html#unicode")
         self.assertEqual(unicode["in_links"], 1)
+
+    def test_a_docstrings_titles_nest_below_the_section_its_automodule_is_in(self):
+        # Sphinx parses the docstring apart (nested_parse_with_titles): its adornments start
+        # afresh, its first one ("=", the page's top one) a level below "SQLite"; the page's
+        # own "Notes" after it is SQLite's sibling again.
+        page = ("Dialects\n========\n\nSQLite\n------\n\n.. automodule:: demo.lite\n\n"
+                "Notes\n-----\n\nThe page's notes.\n")
+        docstring = ('"""The lite dialect.\n\nDriver\n======\n\nThe driver.\n\n'
+                     'Connecting\n----------\n\nConnect to a file.\n"""\n')
+        write(self.root, {"docs/lite.rst": page, "demo/lite.py": docstring})
+        found = units(self.root, modules=(("demo/lite.py", "demo.lite"),))
+        context = {unit["title"]: unit["fields"]["context"] for unit in found
+                   if unit["url"].startswith(DOCS + "lite.html")}
+        self.assertEqual(context["Driver"], "Dialects SQLite Driver")
+        self.assertEqual(context["Connecting"], "Dialects SQLite Driver Connecting")
+        self.assertEqual(context["Notes"], "Dialects Notes")
 
     def test_a_repeated_title_under_a_label_is_at_the_labels_id(self):
         labelled = ".. _page_unicode:\n\nUnicode\n-------\n\nThe page's"
@@ -352,7 +371,8 @@ class AutomoduleTest(unittest.TestCase):
 
     def test_the_docstrings_autodoc_renders_link_from_their_page(self):
         # connect's docstring, rendered on the page, has a :ref: to the docstring's label.
-        write(self.root, {"docs/api.rst": "API\n===\n\n.. autofunction:: demo.dialect.connect\n"})
+        write(self.root, {"docs/api.rst": "API\n===\n\n.. autofunction:: demo.dialect.connect\n",
+                          "demo/dialect.py": DIALECT_PY.replace("dialect_unicode", "unicode")})
         found = units(self.root, modules=(("demo/dialect.py", "demo.dialect"),))
         unicode = next(unit for unit in found if unit["url"] == DOCS + "dialect.html#unicode")
         self.assertEqual(unicode["in_links"], 1)

@@ -144,6 +144,12 @@ def read(root: str, docs: str, docs_url: str | None = DOCS) -> dict:
     return {unit["title"]: unit for unit in contents(root, docs, docs_url)}
 
 
+def in_links_with(root: str, files: dict) -> dict:
+    """Write files into the tree and return {title: in-links} of its `doc` folder's units."""
+    write(root, files)
+    return {title: unit["in_links"] for title, unit in read(root, "doc").items()}
+
+
 class SphinxProjectTest(unittest.TestCase):
 
     def setUp(self):
@@ -199,13 +205,44 @@ class SphinxProjectTest(unittest.TestCase):
     def test_cross_references_are_the_in_links(self):
         units = read(self.root, "doc")
         in_links = {title: unit["in_links"] for title, unit in units.items()}
-        self.assertEqual(in_links["Install"], 2)  # two :ref:`installing`
-        # A hyperlink reference to a section's title on its page links it (docutils' names).
-        self.assertEqual(in_links["Database URLs"], 1)
+        # Sphinx links :ref:`installing` to the label's own id, `#installing`, a span inside
+        # `<section id="install">`: the rendered site's reader counts a link by the id it
+        # names, the section's unit being at its title's, and so does a docs folder's.
+        self.assertEqual(in_links["Install"], 0)
+        # `Database URLs`_ names the title, whose id (`database-urls`) the label took first:
+        # docutils gave the title's name the next idN, a span in the section, where the link
+        # lands (bs4's `Parsing XML`_ is `#id17` on its rendered page).
+        self.assertEqual(in_links["Database URLs"], 0)
         self.assertEqual(in_links["demo.make_engine"], 1)
-        self.assertEqual(in_links["DEMO_SIZE"], 1)  # :setting:`DEMO_SIZE`
+        # :setting:`DEMO_SIZE` lands on its target's id, `#std-setting-DEMO_SIZE`, a span in
+        # the section at `#demo-size`, as a :ref: to a label does.
+        self.assertEqual(in_links["DEMO_SIZE"], 0)
         self.assertEqual(in_links["Settings"], 1)  # :doc:`ref/settings`
         self.assertEqual(in_links["demo.Engine.stop"], 0)
+
+    def test_a_reference_lands_on_the_id_sphinx_links_it_to(self):
+        # :ref:`database_urls` is `#database-urls`, the id its section is rendered at (the
+        # label's id being its title's): a link to that section. :ref:`installing` is
+        # `#installing`, a span in `<section id="install">`: a link to no unit's id, on the
+        # rendered site as here. `Usage notes`_ names a section's title: a link to it; but
+        # `Queues`_ names the link to elsewhere first (an explicit name before an implicit one).
+        in_links = in_links_with(self.root, {"doc/build/usage.txt": (
+            "Usage notes\n===========\n\nSee :ref:`database_urls` and :ref:`installing`, then "
+            ":ref:`installing`; `Usage notes`_ and `Queues`_.\n\nQueues\n------\n\n"
+            "Jobs wait in `Queues <https://queues.example/>`_.\n")})
+        self.assertEqual(in_links["Database URLs"], 1)
+        self.assertEqual(in_links["Install"], 0)
+        self.assertEqual((in_links["Usage notes"], in_links["Queues"]), (1, 0))
+
+    def test_a_contents_table_links_the_sections_it_lists(self):
+        # docutils' `.. contents::` table links each section it lists, as the rendered page's
+        # `<nav class="contents">` does: a `:local:` one its section's subsections, to :depth:.
+        in_links = in_links_with(self.root, {"doc/build/faq.txt": (
+            "FAQ\n===\n\n.. contents::\n   :local:\n   :depth: 1\n\nJobs\n----\n\n"
+            "About jobs.\n\nRetrying\n~~~~~~~~\n\nRetry a job.\n\nEngines\n-------\n\n"
+            "About engines.\n")})
+        self.assertEqual((in_links["Jobs"], in_links["Engines"]), (1, 1))
+        self.assertEqual((in_links["FAQ"], in_links["Retrying"]), (0, 0))  # not listed
 
     def test_without_a_site_units_link_to_their_files_and_lines(self):
         units = read(self.root, "doc", docs_url=None)

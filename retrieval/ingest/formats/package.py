@@ -121,15 +121,24 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
 _NOINDEX = frozenset({"noindex", "no-index"})
 
 
-def _section_at(units: list, line: int) -> str:
-    """Return the id of the section a line of a page is in (of page_units' units), else ""."""
-    anchor = ""
+def _describes_objects(found: dict) -> bool:
+    """Tell whether a page's autodoc directives ({line: [Documented]}) describe an object at an
+    id of its own: what makes it a reference page of the rendered site, whose objects.inv
+    lists it by such descriptions (a `:noindex:` one has no id and no entry there; a
+    module's entry does not count)."""
+    return any(item.obj.kind != MODULE and not _NOINDEX & item.directive.options.keys()
+               for documented in found.values() for item in documented)
+
+
+def _section_at(units: list, line: int):
+    """Return the section unit a line of a page is in (of page_units' units), else None."""
+    found = None
     for unit in units:
         if unit.start_line > line:
             break
         if unit.kind == SECTION and unit.anchor:
-            anchor = unit.anchor
-    return anchor
+            found = unit
+    return found
 
 
 def _split_code(text: str) -> tuple:
@@ -209,9 +218,10 @@ class _Units:
         return self.references[name] + sum(self.references["." + name.split(".", cut)[-1]]
                                            for cut in range(1, name.count(".") + 1))
 
-    def objects_contents(self, objects, page: str | None, context: str | None) -> list:
+    def objects_contents(self, objects, page: str | None, context: str | None,
+                         reference: bool = True) -> list:
         """Return the units of objects (Documented), in order; context None: each object's
-        module name.
+        module name; reference: whether the page they are on is a reference page.
 
         Objects quoting the same lines (the targets of `a = b = c = None` under its `#:`
         comments, documented by `automodule :members:`) are one passage, as merge_same_passages
@@ -225,6 +235,11 @@ class _Units:
             known = [obj.name, *self.aliases.get(obj.name, ())] if item.python_names else []
             self.described.add(obj.name)  # a mapping's entry too: described, by its key
             links = item.links + self._cited(item.names[0])
+            if page is not None and item.python_names and obj.name != item.names[0]:
+                # autodoc gives a description its `:canonical:` name (where it is defined):
+                # Sphinx resolves a reference by that name to it, as docstrings read in their
+                # own module write them (`:class:`Template`` in jinja2.environment).
+                links += self.references[obj.name]
             found = same_lines.setdefault((item.module.path, obj.start_line, obj.end_line),
                                           [item, [], links])
             found[1].extend([*item.names, *known, *item.inherited])
@@ -233,15 +248,17 @@ class _Units:
         for item, names, links in same_lines.values():
             contents.extend(self._object_contents(
                 item.module, item.obj, names, page, context or item.module.name, links,
-                item.noindex, item.anchor))
+                item.noindex, item.anchor, reference))
         return contents
 
     def _object_contents(self, module, obj, names: list, page: str | None, context: str,
-                         in_links: int, noindex: bool, anchor: str | None) -> list:
+                         in_links: int, noindex: bool, anchor: str | None,
+                         reference: bool) -> list:
         """Return one object's units: its quoted lines cut by size, each linked and indexed
         under its names (the first MAX_NAMES of them); noindex: whether it is out of the
         package's index of objects (its internals); anchor: the id on the page it is linked
-        at, if not its own ("": the page alone)."""
+        at, if not its own ("": the page alone); reference: whether its page is a reference
+        page (a description on a guide is ranked as the guide's units are)."""
         names = list(dict.fromkeys(names))
         # Each piece is indexed under every name: a crafted `a0 = a1 = ... = 1` under thousands
         # of `#:` lines would otherwise index pieces x targets names. Real objects have a few.
@@ -250,6 +267,10 @@ class _Units:
         bare = " ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in indexed))
         lines = module.lines
         pieces = size_pieces(lines, range(obj.start_line - 1, obj.end_line))
+        if page is not None:
+            # Described on a page, an object is one unit, as the rendered site's reader makes
+            # it: quoting its first piece, indexed by its whole docstring.
+            pieces = pieces[:1]
         # The object's own docstring's notes (its lines hold its members' too), on its first
         # piece: the one a page anchors.
         notes = rst_notes(obj.docstring or "")
@@ -273,7 +294,7 @@ class _Units:
             facts = IndexFields.of(
                 kind=SECTION if obj.kind == MODULE else obj.kind, in_links=in_links,
                 noindex=noindex,
-                reference_page=True, names=qualified, name=bare,
+                reference_page=reference, names=qualified, name=bare,
                 signature=" ".join(obj.signature.split()), body=body, code=code,
                 context=context)
             parent = names[0].rsplit(".", 1)[0] if "." in names[0] else names[0]
@@ -520,6 +541,23 @@ class _Units:
                 rendered.append((obj.docstring, item.module.name))
         return rendered
 
+    @staticmethod
+    def _rendered_annotations(found: dict) -> Counter:
+        """Count the names the annotations of the objects a page's autodoc directives render
+        hold (found: _autodoc's), each object once: autodoc links each to what it names (in
+        the signature, or its description's types), looked up as written and in the object's
+        module, as autodoc.references counts a reference."""
+        counts: Counter = Counter()
+        seen: set = set()
+        for documented in found.values():
+            for item in documented:
+                if item.obj.name in seen:
+                    continue
+                seen.add(item.obj.name)
+                for name in autodoc.annotation_names(item.obj.signature):
+                    counts.update({name, f"{item.module.name}.{name}"})
+        return counts
+
     def _summarized(self, conf, relative: str, text: str) -> list:
         """Return (line, stub page address or None, autodoc.Documented) of each object a page's
         autosummary tables give a stub page of its own (`:toctree:`): Sphinx generates
@@ -558,12 +596,14 @@ class _Units:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
                 predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
-                                               directives)
+                                               directives, expanded[relative].nested)
                 # The docstrings autodoc renders on the page link from it too, each read under
                 # its object's module, as a rendered site's links are counted.
                 for docstring, module in self._rendered_docstrings(autodocs[relative]):
                     self.references.update(autodoc.references(docstring, module))
                     predicted[page].references.extend(cross_references(docstring, module))
+                if conf.typehints != "none":
+                    self.references.update(self._rendered_annotations(autodocs[relative]))
         if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
             expanded_names: Counter = Counter()
             for target, count in self.references.items():
@@ -587,9 +627,12 @@ class _Units:
                 units = page_units(text, predicted[page].page, directives, read.breaks(),
                                    read.code)
                 found = autodocs[relative]
-                reference = bool(found) or any(
+                reference = _describes_objects(found) or any(
                     obj.ids for obj in predicted[page].page.python_objects())
                 for line, documented in found.items():
+                    # Linked at its section if `:noindex:`; in its context (the page title and
+                    # section path) as the rendered site's reader places a description.
+                    section = _section_at(units, line)
                     documented_here = []
                     for item in documented:
                         obj = item.obj
@@ -605,9 +648,11 @@ class _Units:
                         documented_here.append(Documented(
                             item.module, obj, (item.name, *item.aliases),
                             noindex=bool(hidden),
-                            anchor=_section_at(units, line) if hidden else None,
+                            anchor=(section.anchor if section else "") if hidden else None,
                             python_names=not item.keyed))
-                    for draft in self.objects_contents(documented_here, address, source_id):
+                    for draft in self.objects_contents(documented_here, address,
+                                                       section.context if section else None,
+                                                       reference):
                         placed.append((line, len(placed), draft))
                 for line, stub, item in self._summarized(conf, relative, text):
                     for draft in self.objects_contents(

@@ -88,6 +88,10 @@ class ExpandedPage:
     text: str
     origins: list  # per line of text: Origin, or None for the blank line after an inclusion
     code: dict = field(default_factory=dict)  # directive's line index -> the code it shows
+    # The line indices of each module docstring an automodule renders: Sphinx parses it apart
+    # (nested_parse_with_titles), its titles' adornments levels of their own below the
+    # section the directive is in, not the page's.
+    nested: tuple = ()
 
     def breaks(self) -> tuple:
         """Return the line indices where a run of one file's consecutive lines starts."""
@@ -158,6 +162,7 @@ class _Expander:
         self.lines: list[str] = []
         self.origins: list = []
         self.code: dict = {}
+        self.nested: list[range] = []
 
     def _skip(self, where: str, what: str, reason: str):
         self.progress.skip(f"{self.tree.label}/{where}", f"{what}: {reason}")
@@ -277,7 +282,9 @@ class _Expander:
             return  # read as the module's description instead, as without sections
         self.budget -= size
         self._blank()
+        start = len(self.lines)
         self._keep(found.source_id, found.sha256, found.lines, found.span)
+        self.nested.append(range(start, len(self.lines)))
         self._blank()
 
     def _select(self, where: str, what: str, lines: list, options: dict) -> range | None:
@@ -355,4 +362,5 @@ def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256:
     expander.budget -= len(text.encode("utf-8"))
     lines = text.split("\n")
     expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))
-    return ExpandedPage("\n".join(expander.lines), expander.origins, expander.code)
+    return ExpandedPage("\n".join(expander.lines), expander.origins, expander.code,
+                        tuple(expander.nested))

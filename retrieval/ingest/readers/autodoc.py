@@ -6,6 +6,7 @@ order, each under the dotted name Sphinx would give it an id by ("flask.Flask.re
 A directive naming what the source does not define resolves to None: the caller skips and counts it.
 """
 
+import ast
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -66,6 +67,43 @@ def references(text: str, module: str | None = None) -> Counter:
             names = {target} if target.startswith(".") else {target, f"{current}.{target}"}
             counts.update(names - {f"None.{target}"})
     return counts
+
+
+def annotation_names(signature: str) -> list:
+    """Return the dotted names a signature's annotations hold (`"Template"`, `t.Optional`,
+    `str` of `(self, name: t.Optional[str]) -> "Template"`), each time it is written: autodoc
+    shows each as a link to what it names. A signature Python cannot parse holds none."""
+    try:
+        tree = ast.parse(f"def f{signature}: pass")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    function = tree.body[0]
+    if not isinstance(function, ast.FunctionDef):
+        return []
+    arguments = function.args
+    annotations = [argument.annotation for argument in (
+        *arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+        *filter(None, (arguments.vararg, arguments.kwarg)))] + [function.returns]
+    names: list = []
+    for annotation in filter(None, annotations):
+        names.extend(_names_in(annotation))
+    return names
+
+
+def _names_in(node) -> list:
+    """Return the dotted names of an annotation expression, a string one's too."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _names_in(ast.parse(node.value, mode="eval").body)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return []
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return [".".join([node.id, *reversed(parts)])]
+    return [name for child in ast.iter_child_nodes(node) for name in _names_in(child)]
 
 
 def directives(text: str) -> list:

@@ -18,6 +18,8 @@ RST, MARKDOWN = "rst", "markdown"
 # Sphinx's defaults.
 _DEFAULT_SUFFIXES = {".rst": RST}
 _DEFAULT_ROOT = "index"
+_DEFAULT_TYPEHINTS = "signature"
+_TYPEHINTS = frozenset({"signature", "description", "both", "none"})
 # Extensions that register Markdown (.md) as a source suffix of their own.
 _MARKDOWN_EXTENSIONS = frozenset({"myst_parser", "myst_nb", "recommonmark"})
 # What a source_suffix dict names the Markdown parser by (Sphinx's file types).
@@ -42,6 +44,9 @@ class SphinxConf:
     # Shorthand module prefixes of Python cross-references (`:meth:`_sql.Select.join``), as the
     # zzzeeksphinx extension (SQLAlchemy's, Alembic's, Mako's) expands them: prefix -> module.
     module_prefixes: dict = field(default_factory=dict)
+    # autodoc_typehints: where autodoc shows a signature's annotations (each a link to what
+    # it names), "signature" (the default), "description", "both", or "none": nowhere.
+    typehints: str = _DEFAULT_TYPEHINTS
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -184,6 +189,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     extensions = _strings(known.get("extensions"))
     root = known.get("root_doc", known.get("master_doc"))
     baseurl = known.get("html_baseurl")
+    typehints = known.get("autodoc_typehints")
     types = object_types(tree)
     for name in extensions:
         module_text = local_module(name) if local_module is not None else None
@@ -195,7 +201,8 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         html_baseurl=baseurl if isinstance(baseurl, str) and baseurl.startswith(
             ("https://", "http://")) else None,
         extensions=extensions, exclude_patterns=_strings(known.get("exclude_patterns")),
-        object_types=types, module_prefixes=_prefixes(known.get(_PREFIXES), extensions))
+        object_types=types, module_prefixes=_prefixes(known.get(_PREFIXES), extensions),
+        typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS)
 
 
 # zzzeeksphinx's setting of reference prefixes, read where the extension is used.

@@ -82,6 +82,8 @@ _FOOTNOTE = re.compile(r"\.\.[ \t]+\[([^\]]+)\](?:[ \t].*)?")
 _INTERNAL_REF = re.compile(r"(?<![:`\w])`([^`<]+?)`_(?!_)")
 # The role in SourcePage.references of such a reference: it resolves on its own page only.
 INTERNAL = "_"
+# The role of a link to a section of its own page by its id (a `.. contents::` table's entry).
+SECTION_ID = "#"
 # A cross-reference role: (role, explicit title text or None, target).
 _XREF = re.compile(r":(?:(?:py|std):)?([\w-]+):`(?:([^`<]*?)\s*<([^`>]*)>|([^`]*))`")
 PY_ROLES = frozenset({"func", "meth", "class", "attr", "data", "exc", "obj", "const",
@@ -113,12 +115,18 @@ class SourcePage:
     docname: str  # its document name (path below the Sphinx root, no suffix)
     page: RenderedPage  # predicted: ids, sections, objects (links are resolved across pages)
     title: str = ""
-    # label name (lowercase) -> the id a :ref: to it lands on (the section it names, or its own)
+    # label name (lowercase) -> the id a :ref: to it lands on: its own, as Sphinx links it
     labels: dict = field(default_factory=dict)
     # (domain, name) -> id: ("py", "flask.Flask"), ("setting", "DEBUG"), ("envvar", "HOME")
     targets: dict = field(default_factory=dict)
     # (role, target as written, current module) of each cross-reference, in order
     references: list = field(default_factory=list)
+    # A section title's name (lowercase) -> the id docutils gave that name, where a `Title`_
+    # reference lands: the section's own id, or its idN where a label took the title's id.
+    title_ids: dict = field(default_factory=dict)
+    # The names of hyperlinks to elsewhere (`text <url>`_, `.. _name: url`): a `name`_
+    # reference to one of them is that link, even where a section has the title.
+    external: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
@@ -132,10 +140,19 @@ class _PyClass:
 class _Predictor(RstReader):
     """Walks a page's units as page_units does, giving ids as docutils and Sphinx would."""
 
-    def __init__(self, lines: list, directives: Directives):
+    def __init__(self, lines: list, directives: Directives, nested: tuple = ()):
         super().__init__()
         self.lines = lines
         self.directives = directives
+        # The line ranges parsed apart (an automodule's docstring), and the one being read:
+        # (its range, its adornment styles, the level its first style is at).
+        self._nested = nested
+        self._scope: tuple | None = None
+        # Each section's id with its enclosing sections' ids (outermost first), and each
+        # `.. contents::` as (the id of the section it lists the subsections of, None: the
+        # page's, its depth): docutils links every section it lists.
+        self._ancestry: list = []
+        self._contents: list = []
         self.document = DocumentIds()
         self.ids = self.document.ids
         self._serial: Counter = Counter()  # Sphinx's serial numbers, per prefix
@@ -146,6 +163,8 @@ class _Predictor(RstReader):
         self._pending: list = []  # (label name, id, key) of targets waiting for what follows
         self.labels: dict = {}
         self.targets: dict = {}
+        self.title_ids: dict = {}
+        self.external: set = set()
         self.references: list = []
         self._program: str | None = None
         self._unit = range(0)
@@ -175,7 +194,7 @@ class _Predictor(RstReader):
                 self._inline("\n".join(self.lines[unit.start:unit.stop]))
                 if _section_title(self.lines, unit) is None and not all(
                         set(self.lines[i].strip()) <= _ADORNMENT for i in unit):
-                    self._settle_targets(None)
+                    self._settle_targets()
         kept = self.read(self.lines, unit)
         terms = glossary_terms(self, self.lines, unit) if kept and not is_code else []
         if terms:
@@ -198,6 +217,7 @@ class _Predictor(RstReader):
                 self.document.auto()  # an anonymous target
             elif target.group(2) or len(unit) > 1:
                 self.document.named(name)  # a link to elsewhere: an id all the same
+                self.external.add(" ".join(name.lower().split()))
             else:
                 self._pending.append((name.lower(), self.document.named(name), None))
             return
@@ -219,27 +239,30 @@ class _Predictor(RstReader):
                 OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
                 for i in unit[1:]):
             module = argument.split()[0]
-            self._settle_targets(None)
+            self._settle_targets()
             self.targets.setdefault((PYTHON_DOMAIN, module), self._object_id("module", module))
         if name not in _LITERAL_DIRECTIVES:
             self._inline("\n".join(self.lines[unit.start + 1:unit.stop]))
 
     def _inline(self, text: str):
         for match in _NAMED_LINK.finditer(text):
-            self.document.named(" ".join(match.group(1).split()))
+            name = " ".join(match.group(1).split())
+            self.document.named(name)
+            self.external.add(name.lower())
         for _ in _FOOTNOTE_REF.finditer(text):
             self.document.auto()
         self.references.extend(cross_references(text, self.module))
 
-    def _settle_targets(self, section_id: str | None):
-        """Give the targets waiting before an element to it: a section's extra ids (a :ref:
-        lands on the section), else their own."""
+    def _settle_targets(self):
+        """Record the targets waiting before an element at their own ids: Sphinx links a :ref:
+        (or a crossref role) to the label's id, `page#label`, even where the label opens a
+        section and the section is rendered at its title's id (`<section id="title"><span
+        id="label">`): the rendered site's link lands on that id, and is counted by it."""
         for name, own_id, key in self._pending:
-            landing = section_id or own_id
             if key is None:
-                self.labels.setdefault(name, landing)
+                self.labels.setdefault(name, own_id)
             else:
-                self.targets.setdefault(key, landing)
+                self.targets.setdefault(key, own_id)
         self._pending = []
 
     # -- RstReader hooks ----------------------------------------------------------------------
@@ -250,9 +273,17 @@ class _Predictor(RstReader):
         overline = len(unit) >= 3 and lines[unit.start + 1].strip() == title \
             and lines[unit.start].rstrip() == lines[unit.start + 2].rstrip()
         style = (lines[unit.start if overline else unit.start + 1].rstrip()[0], overline)
-        if style not in self._styles:
-            self._styles.append(style)
-        level = self._styles.index(style)
+        styles, base = self._styles, 0
+        nested = next((span for span in self._nested if unit.start in span), None)
+        if nested is not None:
+            # Sphinx's nested_parse_with_titles: the docstring's styles start afresh, its
+            # first one a level below the section the directive stands in.
+            if self._scope is None or self._scope[0] != nested:
+                self._scope = (nested, [], self._open[-1][0] + 1 if self._open else 0)
+            _, styles, base = self._scope
+        if style not in styles:
+            styles.append(style)
+        level = base + styles.index(style)
         while self._open and self._open[-1][0] >= level:
             self._open.pop()
         text = title_text(title)
@@ -266,12 +297,31 @@ class _Predictor(RstReader):
             # rendered at its label's id, if a label is right above it, and its own is the
             # next idN (SQLAlchemy's `<section id="psycopg2-hstore"><span id="id9">`).
             labelled = next((own for _, own, key in self._pending if key is None), None)
-        if labelled is not None:
-            self.document.auto()
-        section = RenderedSection(labelled or self.document.named(text), text, path)
+        own = self.document.auto() if labelled is not None else self.document.named(text)
+        self.title_ids.setdefault(text.lower(), own)
+        section = RenderedSection(labelled or own, text, path)
         self.sections.append(section)
+        self._ancestry.append((section.section_id,
+                               tuple(open_section.section_id for _, open_section in self._open)))
         self._open.append((level, section))
-        self._settle_targets(section.section_id)
+        self._settle_targets()
+
+    def listed(self) -> list:
+        """Return the ids of the sections the page's `.. contents::` tables list, once per
+        table listing it (docutils' Contents transform: a `:local:` one its section's
+        subsections, else the page's, to `:depth:` levels)."""
+        found = []
+        for scope, depth in self._contents:
+            for section_id, ancestors in self._ancestry:
+                if scope is None:
+                    level = len(ancestors) + 1
+                elif scope in ancestors:
+                    level = len(ancestors) - ancestors.index(scope)
+                else:
+                    continue
+                if depth is None or level <= depth:
+                    found.append(section_id)
+        return found
 
     def on_object(self, name, argument, options, no_index, indent):
         super().on_object(name, argument, options, no_index, indent)
@@ -307,7 +357,7 @@ class _Predictor(RstReader):
                                            PYTHON_DOMAIN))
         if name in ("class", "exception"):
             self.scopes[-1].owner = _PyClass(signatures[0][2], module)
-        self._settle_targets(None)
+        self._settle_targets()
 
     def _signature_lines(self, argument: str) -> list:
         texts = [argument]
@@ -322,18 +372,25 @@ class _Predictor(RstReader):
         short = name.removeprefix("std:")
         if name == "program":
             self._program = None if argument.strip() in ("", "None") else argument.split()[0]
+        elif name == "contents":
+            self._settle_targets()
+            self.document.named(argument or "Contents")  # the table's own id (its topic's)
+            depth = options.get("depth", "").strip()
+            local = "local" in options and self._open
+            self._contents.append((self._open[-1][1].section_id if local else None,
+                                   int(depth) if depth.isdigit() else None))
         elif name in directives.targets:
             term = " ".join(argument.split())
             self._pending.append((None, self._object_id(f"std:{short}", term), (short, term)))
             return True
         elif name == "glossary" and directives.glossary:
-            self._settle_targets(None)
+            self._settle_targets()
             self.open_body(indent, self.anchor).owner = GlossaryBody()
         elif name in directives.objects and STD_NAME.match(argument):
-            self._settle_targets(None)
+            self._settle_targets()
             self._std_object(short, argument, no_index)
         elif name in directives.hidden:
-            self._settle_targets(None)
+            self._settle_targets()
             written = OBJECT_NAME.match(argument)
             if name.endswith(("autoclass", "autoexception")) and written:
                 # autodoc writes `.. py:class:: NAME` with `:module:` (the name's own dotted
@@ -341,7 +398,7 @@ class _Predictor(RstReader):
                 prefix, _, bare = written.group(0).rpartition(".")
                 self.open_body(indent, self.anchor).owner = _PyClass(bare, prefix or self.module)
         elif name not in ("index", "toctree"):
-            self._settle_targets(None)
+            self._settle_targets()
         return True
 
     def _std_object(self, kind: str, argument: str, no_index: bool):
@@ -370,19 +427,24 @@ def cross_references(text: str, module: str | None) -> list:
         for match in _INTERNAL_REF.finditer(text)]
 
 
-def predict_page(docname: str, text: str, directives: Directives) -> SourcePage:
-    """Return what one reST page of a project would render as, read from its source alone."""
+def predict_page(docname: str, text: str, directives: Directives,
+                 nested: tuple = ()) -> SourcePage:
+    """Return what one reST page of a project would render as, read from its source alone;
+    nested: the line ranges whose titles are parsed apart (ExpandedPage.nested)."""
     lines = text.split("\n")
-    reader = _Predictor(lines, directives)
+    reader = _Predictor(lines, directives, nested)
     literal = LiteralBlocks()  # as page_units reads them
     for unit, indent in reader_units(lines, reader):
         is_code = literal.enter(lines, unit, indent)
         if reader.read_unit(unit, is_code):
             literal.leave(lines, unit, indent, is_code)
-    reader._settle_targets(None)
+    reader._settle_targets()
     page = RenderedPage(frozenset(reader.ids), reader.sections, reader.objects, [])
     title = reader.sections[0].title if reader.sections else ""
-    return SourcePage(docname, page, title, reader.labels, reader.targets, reader.references)
+    references = reader.references + [(SECTION_ID, section_id, None)
+                                      for section_id in reader.listed()]
+    return SourcePage(docname, page, title, reader.labels, reader.targets, references,
+                      reader.title_ids, frozenset(reader.external))
 
 
 def in_links(pages: dict, conf: SphinxConf) -> Counter:
@@ -404,16 +466,17 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
     roles = {"envvar": "envvar"} | {role: name for name, (_, role) in conf.object_types.items()}
     counts: Counter = Counter()
     for path, source in pages.items():
-        # docutils' names of the page's sections: a `Title`_ reference links the section.
-        titles: dict = {}
-        for section in source.page.sections:
-            titles.setdefault(section.title.lower(), section.section_id)
         for role, target, module in source.references:
             found = None
             if role == INTERNAL:
+                # docutils resolves a `name`_ reference by name, an explicit target (a label,
+                # a link to elsewhere) before a section title's implicit name.
                 name = target.lower()
-                anchor = titles.get(name) or source.labels.get(name)
+                anchor = source.labels.get(name) or (
+                    None if name in source.external else source.title_ids.get(name))
                 found = (path, anchor) if anchor else None
+            elif role == SECTION_ID:
+                found = (path, target)
             elif role == "ref":
                 found = labels.get(target.lower())
             elif role == "doc":

@@ -1,0 +1,146 @@
+"""A docs folder's autodoc'd objects built as its rendered site's reader builds them, and searched.
+
+A small release tree (a docs folder of autodoc directives beside its package) is built into a
+snapshot in process and searched through the app: which pages are reference pages (those
+describing an object at an id of its own, as objects.inv lists them), the context an object is
+indexed in (its page title and section path), a long docstring described on a page being one
+unit (quoting its first piece, indexed by all of it), and the links to it by the name it is
+defined at, as the reader of a published Sphinx site (tests/test_sphinx_build.py) makes them.
+"""
+
+import io
+import json
+import os
+import sqlite3
+import unittest
+
+from retrieval.ingest.builder import Progress, SourceTree, build_snapshot
+from retrieval.ingest.readers.blocks import MAX_PASSAGE_BYTES
+from retrieval.ingest.tree import PackageLayout
+from retrieval.wsgi import create_app
+from tests.support import (
+    call,
+    class_temporary_directory,
+    quiet_settings,
+    temporary_directory,
+)
+from tests.test_sphinx_source import write
+
+TIER = "inprocess"
+
+DOCS = "https://docs.example/herd/1.0/"
+
+
+def _paragraph(number: int) -> str:
+    return (f"    Paragraph {number}: the herd grazes each pasture in turn, and a goat that "
+            "strays is counted again.\n") * 4
+
+
+# graze's docstring (about 3 KiB) is over one passage's bytes; only its last sentence says
+# "nightfall".
+HERD = ('"""Herd: goats."""\n\nfrom .barn import Barn, build, repair\n\n\n'
+        + 'def graze(herd):\n    """Graze a herd.\n\n'
+        + "\n".join(_paragraph(number) for number in range(8))
+        + '\n    Bring the goats home at nightfall.\n    """\n\n\n'
+        + 'def milk(herd):\n    """Milk a herd that came back from pasture."""\n\n\n'
+        + 'def shear(herd):\n    """Shear a herd in spring."""\n')
+
+# A class defined in a module of its own, documented under the package's name: a docstring
+# of its module refers to it as that module reads it (`Barn`, i.e. herd.barn.Barn).
+BARN = ('"""Barns."""\n\n\nclass Barn:\n    """Where the herd sleeps."""\n\n\n'
+        'def build(size):\n    """Build a :class:`Barn` of that size."""\n\n\n'
+        'def repair(barn: "Barn") -> None:\n    """Mend the roof."""\n')
+
+FILES = {
+    "docs/conf.py": "project = 'herd'\n",
+    "docs/index.rst": "Herd\n====\n\n.. toctree::\n\n   guide\n   api\n   modules\n",
+    # A guide showing a function's description without indexing it (`:noindex:`): no id of
+    # its own, no entry in objects.inv; the page is no reference page on the rendered site.
+    "docs/guide.rst": "Guide\n=====\n\nMilking\n-------\n\nMilk the herd every evening.\n\n"
+                      ".. autofunction:: herd.milk\n   :noindex:\n",
+    # A module's description alone (objects.inv's py:module entries do not count either).
+    "docs/modules.rst": "Modules\n=======\n\nThe herd module.\n\n.. automodule:: herd\n",
+    "docs/api.rst": "API\n===\n\nGrazing\n-------\n\n.. autofunction:: herd.graze\n\n"
+                    "Shearing\n--------\n\n.. autofunction:: herd.shear\n\n"
+                    "Barns\n-----\n\n.. autoclass:: herd.Barn\n\n.. autofunction:: herd.build\n\n"
+                    ".. autofunction:: herd.repair\n",
+    "herd/__init__.py": HERD, "herd/barn.py": BARN,
+}
+
+
+def built(root: str, files: dict) -> tuple:
+    """Build a release tree of files into ROOT/snapshot; return it and its passages' rows."""
+    write(root, files)
+    out = os.path.join(root, "snapshot")
+    tree = SourceTree("1.0", root, DOCS, "herd", "package", package=PackageLayout(
+        (("herd/__init__.py", "herd"), ("herd/barn.py", "herd.barn")), "docs", DOCS,
+        "pypi:herd==1.0/"))
+    build_snapshot([tree], out, progress=Progress(io.StringIO()))
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        return out, conn.execute(
+            "SELECT p.url, p.title, p.start_line, p.end_line, p.byte_count, "
+            "i.reference_page, x.context, i.in_links FROM passages p "
+            "JOIN passage_facts i ON i.id = p.id JOIN passage_fields x ON x.id = p.id "
+            "ORDER BY p.id").fetchall()
+    finally:
+        conn.close()
+
+
+class AutodocPagesTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        root = class_temporary_directory(cls)
+        cls.out, cls.rows = built(root, FILES)
+        cls.app = create_app(snapshot_path=cls.out, settings=quiet_settings())
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.app.close()
+
+    def search(self, query: str) -> list:
+        reply = call(self.app, "POST", "/search", json.dumps(
+            {"query": query, "version": "1.0", "collection": "herd", "limit": 10}).encode())
+        self.assertEqual(reply.code, 200, reply.body)
+        return [hit["url"] for hit in reply.json()["hits"]]
+
+    def test_a_reference_page_describes_an_object_at_an_id_of_its_own(self):
+        reference = {url.removeprefix(DOCS).partition("#")[0]: bool(flag)
+                     for url, _, _, _, _, flag, _, _ in self.rows if url.startswith(DOCS)}
+        self.assertEqual(reference, {"index.html": False, "guide.html": False,
+                                     "modules.html": False, "api.html": True})
+
+    def test_an_object_is_indexed_in_its_page_title_and_section_path(self):
+        context = {title: context for _, title, _, _, _, _, context, _ in self.rows}
+        self.assertEqual(context["herd.graze"], "API Grazing")
+        self.assertEqual(context["herd.shear"], "API Shearing")
+        self.assertEqual(self.search("shear herd spring")[0], DOCS + "api.html#herd.shear")
+        # "Shearing" is only the section's title: the object is found in its context too.
+        self.assertIn(DOCS + "api.html#herd.shear", self.search("shearing"))
+
+    def test_a_long_description_on_a_page_is_one_unit_indexed_whole(self):
+        graze = [row for row in self.rows if row[1] == "herd.graze"]
+        self.assertEqual(len(graze), 1)
+        url, _, start, end, size, _, _, _ = graze[0]
+        self.assertEqual(url, DOCS + "api.html#herd.graze")
+        # It quotes its first piece of lines (the verifiable passage), and is found by the
+        # words of its last, as a rendered page's description is.
+        self.assertLessEqual(size, MAX_PASSAGE_BYTES)
+        self.assertLess(end, HERD.split("\n").index("    Bring the goats home at nightfall.") + 1)
+        self.assertEqual(self.search("nightfall"), [DOCS + "api.html#herd.graze"])
+
+    def test_references_by_canonical_name_and_annotations_link_a_description(self):
+        # autodoc's `:canonical:` name: Sphinx links build's :class:`Barn` (herd.barn.Barn) to
+        # the description of herd.Barn; and repair's annotation `"Barn"`, shown as a link.
+        in_links = {title: links for _, title, _, _, _, _, _, links in self.rows}
+        self.assertEqual(in_links["herd.Barn"], 2)
+        # `autodoc_typehints = "none"` shows no annotation: the reference alone links it.
+        _, rows = built(temporary_directory(self), FILES | {
+            "docs/conf.py": "project = 'herd'\nautodoc_typehints = 'none'\n"})
+        self.assertEqual({title: links for _, title, _, _, _, _, _, links in rows}["herd.Barn"],
+                         1)
+
+
+if __name__ == "__main__":
+    unittest.main()
