@@ -29,7 +29,7 @@ from .notes import VersionNote
 from .query import quote_fts_terms
 from .ranking import RankingModel, page_counts, page_of
 from .rerank import Reranker
-from .searches import SearchCall
+from .searches import MATCH_ALL, SearchCall
 
 
 class IndexClosed(RuntimeError):
@@ -113,7 +113,8 @@ class SnapshotIndex:
                 () if common is None else common.fields,
                 None if ranking is None or ranking.model is None else ModelQueries(
                     ranking.model, *database.model_sql(table, ranking)),
-                None if ranking is None else database.NAMED.format(table=table))
+                None if ranking is None else database.NAMED.format(table=table),
+                database.HOLDS.format(table=table))
             for name, (corpus_id, table) in tables.items()
         }
 
@@ -316,7 +317,8 @@ class CollectionIndex:
     def __init__(self, owner: SnapshotIndex, name: str, corpus_id: str, ranked_sql: str,
                  spans: dict, reranker: Reranker | None = None,
                  common: frozenset = frozenset(), common_fields: tuple = (),
-                 model: ModelQueries | None = None, named_sql: str | None = None):
+                 model: ModelQueries | None = None, named_sql: str | None = None,
+                 holds_sql: str | None = None):
         self._owner = owner
         self.name = name
         self.corpus_id = corpus_id
@@ -329,6 +331,23 @@ class CollectionIndex:
         self._model = model
         # Built snapshots: the name lookup's query (database.NAMED); None: no names to look up.
         self._named_sql = named_sql
+        # Whether a version's units hold a word (holds_of); None: not asked.
+        self._holds_sql = holds_sql
+
+    def holds_of(self, version: str):
+        """Return a function of words giving the set of those some unit of the version holds,
+        each matched as a search matches it (a common word in the common fields only); None for
+        a version the collection does not hold or an index that cannot tell."""
+        span = self._spans.get(version)
+        if span is None or self._holds_sql is None:
+            return None
+        sql = self._holds_sql
+
+        def holds(words) -> set:
+            conn = self._owner._connection()
+            return {word for word in words if conn.execute(sql, (quote_fts_terms(
+                word, MATCH_ALL, self._common, self._common_fields), *span)).fetchone()}
+        return holds
 
     def _fts_query_and_span(self, search: SearchCall) -> tuple:
         """Return the search's FTS5 query (None: no term) and its version's row span (None: a

@@ -197,23 +197,27 @@ class Snapshot:
         pin = self.project.pin_of(collection) if self.project is not None else None
         return pin.version if pin is not None else None
 
-    def select_rule(self, question: str, collection: str = DEFAULT_COLLECTION) -> Rule:
-        """Return the first rule whose phrase occurs in the question, else the fallback."""
+    def select_rule(self, question: str, collection: str = DEFAULT_COLLECTION,
+                    holds=None) -> Rule:
+        """Return the first rule whose phrase occurs in the question, else the fallback (holds:
+        as fallback_for's)."""
         folded = question.casefold()
         for rule in self.rules:
             if rule.matches(folded):
                 return rule
-        return self.fallback_for(question, collection)
+        return self.fallback_for(question, collection, holds)
 
-    def fallback_for(self, question: str, collection: str = DEFAULT_COLLECTION) -> Rule:
+    def fallback_for(self, question: str, collection: str = DEFAULT_COLLECTION,
+                     holds=None) -> Rule:
         """Return the fallback settled for the question: the collection's ubiquitous words left
         out, and its sentence as the first search's semantic_query where the policy's semantic
-        section embeds questions."""
+        section embeds questions. holds: words -> those some unit of the searched version
+        holds (Rule.for_question), None where no index is at hand."""
         found = self.collections.get(collection)
         semantic = self.policy.semantic
         return self.fallback.for_question(
             question, found.ubiquitous_terms if found is not None else frozenset(),
-            semantic is not None and semantic.embeds == EMBEDS_QUESTION)
+            semantic is not None and semantic.embeds == EMBEDS_QUESTION, holds)
 
 
 def summarize_versions(counts) -> tuple:

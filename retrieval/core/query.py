@@ -66,8 +66,10 @@ def question_sentence(question: str, drop_literals: bool = False) -> str:
     return " ".join((without_literals(question) if drop_literals else question).split())
 
 
-def question_terms(question: str, stop_words, drop_literals: bool = False) -> str:
-    """Derive a query from the question's own words: case-folded, stop words out, first use kept.
+def question_terms(question: str, stop_words, drop_literals: bool = False,
+                   limit: int | None = MAX_QUESTION_TERMS) -> str:
+    """Derive a query from the question's own words: case-folded, stop words out, first use kept,
+    at most limit of them (None: all).
 
     Words are runs of letters, digits and underscores, so no punctuation (quotes, `*`, `-`, `:`,
     parentheses) survives, and case-folding means no word can be an FTS5 operator. With
@@ -80,7 +82,7 @@ def question_terms(question: str, stop_words, drop_literals: bool = False) -> st
         if word in stop_words or word in terms or (drop_literals and word.isdigit()):
             continue
         terms.append(word)
-    return " ".join(terms[:MAX_QUESTION_TERMS])
+    return " ".join(terms[:limit])
 
 
 def distinct_terms(query: str) -> list[str]:
