@@ -1,11 +1,13 @@
-"""A question that is an API name as a whole: the unit documenting that name ranks first.
+"""A question that is an API name as a whole, or mentions a dotted one: the unit documenting
+that name ranks first.
 
 One Sphinx site, written here: its API page documents `pkg.Engine.flush` in one short sentence,
 and a guide says "flush" in every paragraph, so the ranking alone puts the guide's sections first.
 Asked as a name (`pkg.Engine.flush`, or bare `flush`), /search and /retrieve's first search give
 the method's unit first and say the name they read (`searched.name`, the trace's `name`); a
-question that is no name, and a raw search, rank as before. Everything through the WSGI app in
-process (wsgiref.validate).
+question that is no name and mentions none, and a raw search, rank as before; a question that
+mentions a dotted name in its prose (not in a quoted span, the asker's data) gives that name's
+unit first too. Everything through the WSGI app in process (wsgiref.validate).
 """
 
 import io
@@ -112,6 +114,19 @@ class NameFirstTest(unittest.TestCase):
         self.assertEqual(found["searched"]["name"], "flushing")
         self.assertNotIn(FLUSH, self.urls(found)[:1])
 
+    def test_a_dotted_name_the_question_mentions_gives_its_unit_first(self):
+        question = "when should I call Engine.flush on the rows of topic 3?"
+        found = self.search(question)
+        self.assertEqual(found["searched"]["name"], "Engine.flush")
+        self.assertEqual(self.urls(found)[0], FLUSH)
+        # The same words without the name: the ranking alone puts the guide first.
+        alone = self.search(found["searched"]["query"])
+        self.assertNotIn("name", alone["searched"])
+        self.assertNotEqual(self.urls(alone)[0], FLUSH)
+        # Quoted, the name is the asker's data: no name is read.
+        self.assertNotIn("name", self.search(
+            "when should I call `Engine.flush` on the rows of topic 3?")["searched"])
+
     def test_retrieve_first_search_carries_the_name(self):
         reply = post(self.app, "/retrieve", question="pkg.Engine.flush", version="1.0",
                      collection="pkg")
@@ -126,12 +141,16 @@ class RuleTest(unittest.TestCase):
 
     RULE = Rule("fallback", (), None, None, None, 1, kind=QUESTION_TERMS)
 
-    def test_only_a_whole_name_is_one(self):
+    def test_a_whole_name_or_the_first_dotted_name_mentioned(self):
         self.assertEqual(self.RULE.for_question("pytest.approx").question_name,
                          "pytest.approx")
         self.assertEqual(self.RULE.for_question("pytest.approx").first_search("1").name,
                          "pytest.approx")
-        for question in ("how do I use pytest.approx", "approx()", "a.b.", ""):
+        self.assertEqual(self.RULE.for_question(
+            "how do I use pytest.approx, or math.isclose?").question_name, "pytest.approx")
+        for question in ("approx()", "a.b.", "", "how do I use approx, e.g. twice?",
+                         "compare `df.col` to 'file.txt'", "see https://docs.example.org/x",
+                         "mail me at me@example.org"):
             with self.subTest(question):
                 self.assertIsNone(self.RULE.for_question(question).question_name)
 

@@ -3,7 +3,8 @@
 A question becomes words (folded_words: case-folded runs of word characters, its quoted literal
 values left out where a policy says so), and its words a search query (question_terms: stop words
 out, each word once, at most MAX_QUESTION_TERMS); a question that is a dotted or bare API name as
-a whole is recognised as one too (api_name), before its words lose the dots and the case. A
+a whole is recognised as one too (api_name), and else the first dotted name it mentions
+(mentioned_name), before its words lose the dots and the case. A
 search's query is searched with each of its terms once (bounded_query), and one with more
 distinct terms than MAX_QUERY_TERMS is refused by the caller's validation (too_many_terms).
 Last, the index quotes every term, so that no query text is ever read as FTS5 syntax
@@ -28,6 +29,10 @@ MAX_QUESTION_TERMS = 16
 # A dotted or bare API name, as code writes it (os.path.join, removeprefix, np.float).
 API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 MAX_NAME_CHARS = 200
+# A dotted name as prose mentions it (pytest.Item, itertools.product): every part two characters
+# or more (not "e.g", "i.e"), and not part of a path, an address or a longer dotted run.
+_MENTIONED_NAME = re.compile(r"(?<![\w./:@-])[A-Za-z_][A-Za-z0-9_]+(?:\.[A-Za-z_][A-Za-z0-9_]+)+"
+                             r"(?![\w/@-]|\.\w)")
 # Far more distinct words than a question or a search phrase has; few enough that a query's
 # cost stays a small fraction of the deadline on a corpus-sized snapshot.
 MAX_QUERY_TERMS = 32
@@ -48,6 +53,13 @@ def api_name(query: str) -> str | None:
     """Return the query as an API name if it is one (surrounding blanks aside), else None."""
     name = query.strip()
     return name if len(name) <= MAX_NAME_CHARS and API_NAME.fullmatch(name) else None
+
+
+def mentioned_name(question: str) -> str | None:
+    """Return the first dotted API name the question mentions outside its quoted spans (those
+    are the asker's data: `df.col`, 'file.txt'), else None."""
+    found = _MENTIONED_NAME.search(without_literals(question))
+    return found.group(0) if found and len(found.group(0)) <= MAX_NAME_CHARS else None
 
 
 def has_literals(question: str) -> bool:

@@ -7,7 +7,14 @@ the package, so every other module of core can build on it.
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from .query import MAX_QUESTION_TERMS, api_name, has_literals, question_sentence, question_terms
+from .query import (
+    MAX_QUESTION_TERMS,
+    api_name,
+    has_literals,
+    mentioned_name,
+    question_sentence,
+    question_terms,
+)
 from .searches import MATCH_ALL, MATCH_ANY, SearchCall
 
 FIXED = "fixed"
@@ -47,8 +54,9 @@ class Rule:
     # What the first search's embedding compares units with (once for_question, when the
     # snapshot's semantic policy embeds the question: its `semantic_query`); None: its query.
     semantic_query: str | None = None
-    # The question as a dotted or bare API name (once for_question, when it is one as a whole):
-    # the first search carries it, and the units documenting it rank first.
+    # The question as a dotted or bare API name (once for_question, when it is one as a whole),
+    # else the first dotted name it mentions (query.mentioned_name): the first search carries
+    # it, and the units documenting it rank first.
     question_name: str | None = None
 
     @property
@@ -94,8 +102,10 @@ class Rule:
         embeds_question: the snapshot's embedding reads the question's own sentence
         (question_sentence) rather than the search's words; a sentence encoder was trained on
         sentences, not on keyword lists. A question that is an API name as a whole
-        (`pytest.approx`, `markers`) is kept as written beside its words (`question_name`):
-        the words alone lose its dots, its case and its ubiquitous parts (`pytest`).
+        (`pytest.approx`, `markers`), else the first dotted name it mentions outside its quoted
+        spans ("a custom subclass of pytest.Item"), is kept as written beside its words
+        (`question_name`): the words alone lose its dots, its case and its ubiquitous parts
+        (`pytest`), and a name the asker wrote as code names the API more surely than words.
         """
         if self.kind != QUESTION_TERMS:
             return self
@@ -107,7 +117,8 @@ class Rule:
         terms = " ".join(telling[:MAX_QUESTION_TERMS] or words[:MAX_QUESTION_TERMS])
         sentence = question_sentence(question, self.drop_literals) if embeds_question else ""
         return replace(self, initial_query=terms, literals=has_literals(question),
-                       semantic_query=sentence or None, question_name=api_name(question))
+                       semantic_query=sentence or None,
+                       question_name=api_name(question) or mentioned_name(question))
 
     def describe(self) -> dict:
         """Return the rule as the response's `policy` section shows it."""

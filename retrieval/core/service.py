@@ -173,7 +173,8 @@ class RetrievalService:
         fallback's stop words and literals and the collection's ubiquitous words, any of them
         matching (MATCH_ANY); whether the question quoted literal values; what its embedding
         reads when the snapshot's semantic policy embeds questions; and the question as an API
-        name when it is one as a whole (its units rank first). A snapshot whose fallback is
+        name when it is one as a whole, else the first dotted name it mentions (its units rank
+        first). A snapshot whose fallback is
         not a question-terms rule (the fixture's) has no stop words to leave out and reads no
         literals; a question of no words searches nothing.
         """
