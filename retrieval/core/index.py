@@ -335,18 +335,17 @@ class CollectionIndex:
         self._holds_sql = holds_sql
 
     def holds_of(self, version: str):
-        """Return a function of words giving the set of those some unit of the version holds,
-        each matched as a search matches it (a common word in the common fields only); None for
-        a version the collection does not hold or an index that cannot tell."""
+        """Return a test of a word: whether some unit of the version holds it, matched as a
+        search matches it (a common word in the common fields only); None for a version the
+        collection does not hold or an index that cannot tell."""
         span = self._spans.get(version)
         if span is None or self._holds_sql is None:
             return None
         sql = self._holds_sql
 
-        def holds(words) -> set:
-            conn = self._owner._connection()
-            return {word for word in words if conn.execute(sql, (quote_fts_terms(
-                word, MATCH_ALL, self._common, self._common_fields), *span)).fetchone()}
+        def holds(word: str) -> bool:
+            return self._owner._connection().execute(sql, (quote_fts_terms(
+                word, MATCH_ALL, self._common, self._common_fields), *span)).fetchone() is not None
         return holds
 
     def _fts_query_and_span(self, search: SearchCall) -> tuple:

@@ -211,8 +211,8 @@ class Snapshot:
                      holds=None) -> Rule:
         """Return the fallback settled for the question: the collection's ubiquitous words left
         out, and its sentence as the first search's semantic_query where the policy's semantic
-        section embeds questions. holds: words -> those some unit of the searched version
-        holds (Rule.for_question), None where no index is at hand."""
+        section embeds questions. holds: whether some unit of the searched version holds a
+        word (Rule.for_question), None where no index is at hand."""
         found = self.collections.get(collection)
         semantic = self.policy.semantic
         return self.fallback.for_question(

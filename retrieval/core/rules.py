@@ -6,6 +6,7 @@ the package, so every other module of core can build on it.
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import islice
 
 from .query import (
     MAX_QUESTION_TERMS,
@@ -89,16 +90,17 @@ class Rule:
 
     def for_question(self, question: str, ubiquitous: frozenset = frozenset(),
                      embeds_question: bool = False,
-                     holds: Callable[[list], set] | None = None) -> "Rule":
+                     holds: Callable[[str], bool] | None = None) -> "Rule":
         """Return the rule with its initial query settled for this question.
 
         Words nearly every unit of the collection holds (`ubiquitous`: `django` in Django's
         docs) tell its units apart no better than stop words, and matching them makes FTS5
         score almost every unit; they are left out unless nothing else would remain. A query
         keeps at most MAX_QUESTION_TERMS words, the first ones: of a longer question, the words
-        left out (ubiquitous ones, and with `holds`, which returns the words some unit of the
-        searched version holds, the words no unit holds: the asker's own names, `custom_trace`)
-        take none of those places, since they match nothing a search could rank.
+        left out (ubiquitous ones, and with `holds`, which tells whether some unit of the
+        searched version holds a word, the words no unit holds: the asker's own names,
+        `custom_trace`) take none of those places, since they match nothing a search could rank
+        (asked in order, only until the places are filled: each is an index probe).
         embeds_question: the snapshot's embedding reads the question's own sentence
         (question_sentence) rather than the search's words; a sentence encoder was trained on
         sentences, not on keyword lists. A question that is an API name as a whole
@@ -112,8 +114,7 @@ class Rule:
         words = question_terms(question, self.stop_words, self.drop_literals, None).split()
         telling = [word for word in words if word not in ubiquitous]
         if len(telling) > MAX_QUESTION_TERMS and holds is not None:
-            held = holds(telling)
-            telling = [word for word in telling if word in held] or telling
+            telling = list(islice(filter(holds, telling), MAX_QUESTION_TERMS)) or telling
         terms = " ".join(telling[:MAX_QUESTION_TERMS] or words[:MAX_QUESTION_TERMS])
         sentence = question_sentence(question, self.drop_literals) if embeds_question else ""
         return replace(self, initial_query=terms, literals=has_literals(question),
