@@ -7,7 +7,9 @@ Asked as a name (`pkg.Engine.flush`, or bare `flush`), /search and /retrieve's f
 the method's unit first and say the name they read (`searched.name`, the trace's `name`); a
 question that is no name and mentions none, and a raw search, rank as before; a question that
 mentions a dotted name in its prose (not in a quoted span, the asker's data) gives that name's
-unit first too. Everything through the WSGI app in process (wsgiref.validate).
+unit first too. Everything through the WSGI app in process (wsgiref.validate), but RuleTest,
+which asks the question-terms rule itself what its first search is: the name it reads, and of
+a question longer than the query's sixteen places, which of its words take them.
 """
 
 import io
@@ -153,6 +155,35 @@ class RuleTest(unittest.TestCase):
                          "mail me at me@example.org"):
             with self.subTest(question):
                 self.assertIsNone(self.RULE.for_question(question).question_name)
+
+    def test_a_long_questions_places_go_to_words_a_search_can_match(self):
+        # 19 usable words: one ubiquitous, four of the asker's own (no unit holds them), 14
+        # held; the 16 places go to the held ones, the others asked only until they are filled.
+        own = [f"own{n}" for n in range(4)]
+        held = [f"w{n}" for n in range(14)]
+        question = " ".join(["django", *own, *held])
+        asked = []
+
+        def holds(word):
+            asked.append(word)
+            return not word.startswith("own")
+        rule = self.RULE.for_question(question, frozenset({"django"}), holds=holds)
+        self.assertEqual(rule.first_query, " ".join(held))
+        self.assertEqual(asked, own + held)
+        # Without an index to ask, the ubiquitous word still takes no place.
+        self.assertEqual(self.RULE.for_question(question, frozenset({"django"})).first_query,
+                         " ".join((own + held)[:16]))
+        # Twenty held words: the index is asked until sixteen are found.
+        asked.clear()
+        many = [f"x{n}" for n in range(20)]
+        self.assertEqual(self.RULE.for_question(" ".join(many), holds=holds).first_query,
+                         " ".join(many[:16]))
+        self.assertEqual(asked, many[:16])
+        # At most sixteen usable words: the query is the question's, nothing is asked.
+        asked.clear()
+        self.assertEqual(self.RULE.for_question("django own1 w1", frozenset({"django"}),
+                                                holds=holds).first_query, "own1 w1")
+        self.assertEqual(asked, [])
 
     def test_a_fixed_rule_reads_no_name(self):
         fixed = Rule("fixed", ("x",), "x", None, None, 1)
