@@ -8,6 +8,7 @@ checks.py's, a question's words query.py's.
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .names import (
@@ -198,7 +199,7 @@ class Snapshot:
         return pin.version if pin is not None else None
 
     def select_rule(self, question: str, collection: str = DEFAULT_COLLECTION,
-                    holds=None) -> Rule:
+                    holds: Callable[[str], bool] | None = None) -> Rule:
         """Return the first rule whose phrase occurs in the question, else the fallback (holds:
         as fallback_for's)."""
         folded = question.casefold()
@@ -208,7 +209,7 @@ class Snapshot:
         return self.fallback_for(question, collection, holds)
 
     def fallback_for(self, question: str, collection: str = DEFAULT_COLLECTION,
-                     holds=None) -> Rule:
+                     holds: Callable[[str], bool] | None = None) -> Rule:
         """Return the fallback settled for the question: the collection's ubiquitous words left
         out, and its sentence as the first search's semantic_query where the policy's semantic
         section embeds questions. holds: whether some unit of the searched version holds a
