@@ -94,8 +94,7 @@ def candidate_matrices(question_set, snapshot_dir, cosine=False, literals=False,
             sys.exit(f"{snapshot_dir}: its policy has no ranking model to read candidates with")
         rows = []
         for question in question_set.questions:
-            rule = service.snapshot.select_rule(question.question, question.collection,
-                                                question.version)
+            rule = service.rule_for(question.question, question.collection, question.version)
             collection = service.collection(question.collection)
             search = rule.first_search(question.version)
             candidates = collection.model_candidates(search)

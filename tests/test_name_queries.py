@@ -1,11 +1,15 @@
-"""A question that is an API name as a whole: the unit documenting that name ranks first.
+"""A question that is an API name as a whole, or mentions a dotted one: the unit documenting
+that name ranks first.
 
 One Sphinx site, written here: its API page documents `pkg.Engine.flush` in one short sentence,
 and a guide says "flush" in every paragraph, so the ranking alone puts the guide's sections first.
 Asked as a name (`pkg.Engine.flush`, or bare `flush`), /search and /retrieve's first search give
 the method's unit first and say the name they read (`searched.name`, the trace's `name`); a
-question that is no name, and a raw search, rank as before. Everything through the WSGI app in
-process (wsgiref.validate).
+question that is no name and mentions none, and a raw search, rank as before; a question that
+mentions a dotted name in its prose (not in a quoted span, the asker's data) gives that name's
+unit first too. Everything through the WSGI app in process (wsgiref.validate), but RuleTest,
+which asks the question-terms rule itself what its first search is: the name it reads, and of
+a question longer than the query's sixteen places, which of its words take them.
 """
 
 import io
@@ -112,6 +116,19 @@ class NameFirstTest(unittest.TestCase):
         self.assertEqual(found["searched"]["name"], "flushing")
         self.assertNotIn(FLUSH, self.urls(found)[:1])
 
+    def test_a_dotted_name_the_question_mentions_gives_its_unit_first(self):
+        question = "when should I call Engine.flush on the rows of topic 3?"
+        found = self.search(question)
+        self.assertEqual(found["searched"]["name"], "Engine.flush")
+        self.assertEqual(self.urls(found)[0], FLUSH)
+        # The same words without the name: the ranking alone puts the guide first.
+        alone = self.search(found["searched"]["query"])
+        self.assertNotIn("name", alone["searched"])
+        self.assertNotEqual(self.urls(alone)[0], FLUSH)
+        # Quoted, the name is the asker's data: no name is read.
+        self.assertNotIn("name", self.search(
+            "when should I call `Engine.flush` on the rows of topic 3?")["searched"])
+
     def test_retrieve_first_search_carries_the_name(self):
         reply = post(self.app, "/retrieve", question="pkg.Engine.flush", version="1.0",
                      collection="pkg")
@@ -126,14 +143,47 @@ class RuleTest(unittest.TestCase):
 
     RULE = Rule("fallback", (), None, None, None, 1, kind=QUESTION_TERMS)
 
-    def test_only_a_whole_name_is_one(self):
+    def test_a_whole_name_or_the_first_dotted_name_mentioned(self):
         self.assertEqual(self.RULE.for_question("pytest.approx").question_name,
                          "pytest.approx")
         self.assertEqual(self.RULE.for_question("pytest.approx").first_search("1").name,
                          "pytest.approx")
-        for question in ("how do I use pytest.approx", "approx()", "a.b.", ""):
+        self.assertEqual(self.RULE.for_question(
+            "how do I use pytest.approx, or math.isclose?").question_name, "pytest.approx")
+        for question in ("approx()", "a.b.", "", "how do I use approx, e.g. twice?",
+                         "compare `df.col` to 'file.txt'", "see https://docs.example.org/x",
+                         "mail me at me@example.org"):
             with self.subTest(question):
                 self.assertIsNone(self.RULE.for_question(question).question_name)
+
+    def test_a_long_questions_places_go_to_words_a_search_can_match(self):
+        # 19 usable words: one ubiquitous, four of the asker's own (no unit holds them), 14
+        # held; the 16 places go to the held ones, the others asked only until they are filled.
+        own = [f"own{n}" for n in range(4)]
+        held = [f"w{n}" for n in range(14)]
+        question = " ".join(["django", *own, *held])
+        asked = []
+
+        def holds(word):
+            asked.append(word)
+            return not word.startswith("own")
+        rule = self.RULE.for_question(question, frozenset({"django"}), holds=holds)
+        self.assertEqual(rule.first_query, " ".join(held))
+        self.assertEqual(asked, own + held)
+        # Without an index to ask, the ubiquitous word still takes no place.
+        self.assertEqual(self.RULE.for_question(question, frozenset({"django"})).first_query,
+                         " ".join((own + held)[:16]))
+        # Twenty held words: the index is asked until sixteen are found.
+        asked.clear()
+        many = [f"x{n}" for n in range(20)]
+        self.assertEqual(self.RULE.for_question(" ".join(many), holds=holds).first_query,
+                         " ".join(many[:16]))
+        self.assertEqual(asked, many[:16])
+        # At most sixteen usable words: the query is the question's, nothing is asked.
+        asked.clear()
+        self.assertEqual(self.RULE.for_question("django own1 w1", frozenset({"django"}),
+                                                holds=holds).first_query, "own1 w1")
+        self.assertEqual(asked, [])
 
     def test_a_fixed_rule_reads_no_name(self):
         fixed = Rule("fixed", ("x",), "x", None, None, 1)

@@ -479,6 +479,22 @@ class SphinxSiteTest(unittest.TestCase):
         self.assertEqual(result["trace"][0]["action"]["arguments"]["query"], "extract archive")
         self.assertEqual(result["evidence"][0]["title"], "shutil.Archive.extract")
 
+    def test_a_long_question_spends_its_words_on_what_a_search_can_match(self):
+        # Seventeen names of the asker's own, which no unit holds, before what is asked: the
+        # query's sixteen places go to the words some unit of the version holds.
+        own = " ".join(f"qzv{n}" for n in range(17))
+        question = f"With {own}, remove a directory tree"
+        query = self.retrieve(question)["trace"][0]["action"]["arguments"]["query"]
+        self.assertEqual(query, "remove directory tree")
+        reply = call(self.app, "POST", "/search", json.dumps(
+            {"query": question, "version": "3.11"}).encode())
+        self.assertEqual(reply.json()["searched"]["query"], query)
+        # At most sixteen words, nothing is left out for matching nothing: the query is the
+        # question's, as a reader of the trace expects.
+        short = self.retrieve("remove qzv1 directory tree")
+        self.assertEqual(short["trace"][0]["action"]["arguments"]["query"],
+                         "remove qzv1 directory tree")
+
     # -- the reading policy -------------------------------------------------------------------
 
     def test_reads_the_best_distinct_matches_the_allowances_permit(self):
@@ -857,6 +873,10 @@ class FittedRankingTest(unittest.TestCase):
                               ("https://x.org/en/announce/release-7.2.0.html", True),
                               ("https://x.org/community/3.14-announcement/#django-versions", True),
                               ("https://x.org/whats_new_3_0.html#features", True),
+                              ("https://numpy.org/doc/1.25/release/1.25.0-notes.html#x", True),
+                              ("pypi:numpy==1.25.0/doc/source/release/1.25.0-notes.rst#L1", True),
+                              ("https://x.org/dev/release.html#making-a-release", False),
+                              ("https://x.org/dev/howto-release/index.html", False),
                               ("https://x.org/intro/whatsnext.html", False),
                               ("https://x.org/internals/howto-release-django.html", False),
                               ("https://x.org/3.11/library/shutil.html#shutil.rmtree", False),

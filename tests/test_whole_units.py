@@ -120,6 +120,25 @@ class WholeUnitsTest(unittest.TestCase):
         if "next_start_line" in piece:
             self.assertEqual(rest["start_line"], piece["next_start_line"])
 
+    def test_a_piece_never_takes_the_step_of_a_unit_below_it(self):
+        # Three steps: the search, the cut section's first piece, and one more. Its second
+        # piece would take the step the next unit's read needs: the next unit is read instead
+        # (max_reads, 2, pays for it), and the piece read says where the section goes on.
+        document = self.retrieve(max_steps=3)
+        [piece] = self.pieces(document)
+        self.assertEqual((piece["start_line"], piece["next_start_line"]), (5, 15))
+        others = [item for item in document["evidence"] if item["url"] != HERD_URL]
+        self.assertEqual(len(others), 1)
+        self.assertEqual((document["usage"]["steps"], document["usage"]["reads"]), (3, 2))
+        # With a step to spare for both, the section is read whole and the next unit too.
+        document = self.retrieve(max_steps=4)
+        self.assertEqual(len(self.pieces(document)), 2)
+        self.assertEqual(document["usage"]["reads"], 2)
+        # A run that may read one unit only reads that unit whole.
+        document = self.retrieve(max_steps=3, max_reads=1)
+        self.assertEqual(len(self.pieces(document)), 2)
+        self.assertEqual(len(document["evidence"]), 2)
+
     def test_an_uncut_unit_says_nothing_of_pieces(self):
         document = self.retrieve(max_reads=8)
         others = [item for item in document["evidence"] if item["url"] != HERD_URL]

@@ -123,11 +123,17 @@ class AdmissionRunner:
         self.searches += 1
         return self._invoke(action, 0, self._tools.search, search)
 
-    def can_read(self, handle: dict, piece: bool = False) -> bool:
+    @property
+    def reads_left(self) -> int:
+        """Return how many more units the allowances let the run read (max_reads less reads)."""
+        return self._limits.max_reads - self.reads
+
+    def can_read(self, handle: dict, piece: bool = False, keep_steps: int = 0) -> bool:
         """Tell whether the allowances left would admit a read of this handle now (piece: as
-        read)."""
+        read) and still leave keep_steps steps for later actions."""
         limits = self._limits
-        return (self.steps < limits.max_steps and (piece or self.reads < limits.max_reads)
+        return (self.steps + keep_steps < limits.max_steps
+                and (piece or self.reads < limits.max_reads)
                 and handle["byte_count"] <= limits.max_source_bytes - self.reserved_source_bytes
                 and not self._tokens_exceeded(tokens_of_bytes(handle["byte_count"])))
 

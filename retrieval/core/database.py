@@ -176,6 +176,8 @@ NAMED = (
     "WHERE {table} MATCH ? AND t.rowid BETWEEN ? AND ? AND " + DOCUMENTS_OBJECT +
     " ORDER BY t.rowid LIMIT ?"
 )
+# Whether any row of a span holds a term (a quoted FTS5 term, as a search matches it).
+HOLDS = "SELECT 1 FROM {table} WHERE {table} MATCH ? AND rowid BETWEEN ? AND ? LIMIT 1"
 INDEX_IN_ORDER = (f"SELECT a.id, {', '.join('a.' + c for c in INDEX_FACTS)}, "
                   f"{', '.join('b.' + c for c in FIELDS)}, a.prior FROM passage_facts a "
                   "JOIN passage_fields b ON b.id = a.id ORDER BY a.id")

@@ -29,7 +29,7 @@ from .notes import VersionNote
 from .query import quote_fts_terms
 from .ranking import RankingModel, page_counts, page_of
 from .rerank import Reranker
-from .searches import SearchCall
+from .searches import MATCH_ALL, SearchCall
 
 
 class IndexClosed(RuntimeError):
@@ -115,6 +115,7 @@ class SnapshotIndex:
                     None if ranking is None or ranking.model is None else ModelQueries(
                         ranking.model, *database.model_sql(table, ranking)),
                     None if ranking is None else database.NAMED.format(table=table),
+                    database.HOLDS.format(table=table),
                     snapshot.collections[name].common_terms.get(version, frozenset()))
                 for version, table in versions.items()},
                 snapshot.reranker, () if common is None else common.fields)
@@ -302,6 +303,7 @@ class VersionIndex(NamedTuple):
     ranked_sql: str  # database.ranked_sql
     model: ModelQueries | None  # a ranking model's queries; None: ranked by ranked_sql
     named_sql: str | None  # the name lookup's query (database.NAMED); None: no names
+    holds_sql: str  # whether a unit of it holds a word (database.HOLDS; holds_of)
     common: frozenset  # the ranking's common_terms of this version's units
 
 
@@ -338,6 +340,20 @@ class CollectionIndex:
         self._reranker = reranker
         # The ranking's common_terms fields: a version's common words match only in them.
         self._common_fields = common_fields
+
+    def holds_of(self, version: str):
+        """Return a test of a word: whether some unit of the version holds it, matched as a
+        search matches it (a common word in the common fields only); None for a version the
+        collection does not hold."""
+        held = self._versions.get(version)
+        if held is None:
+            return None
+
+        def holds(word: str) -> bool:
+            return self._owner._connection().execute(held.holds_sql, (quote_fts_terms(
+                word, MATCH_ALL, held.common, self._common_fields), *held.span)
+            ).fetchone() is not None
+        return holds
 
     def _fts_query_and_version(self, search: SearchCall) -> tuple:
         """Return the search's FTS5 query (None: no term) and its VersionIndex (None: a version

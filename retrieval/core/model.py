@@ -8,7 +8,7 @@ checks.py's, a question's words query.py's.
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .names import (
@@ -201,26 +201,30 @@ class Snapshot:
         return pin.version if pin is not None else None
 
     def select_rule(self, question: str, collection: str = DEFAULT_COLLECTION,
-                    version: str | None = None) -> Rule:
-        """Return the first rule whose phrase occurs in the question, else the fallback."""
+                    version: str | None = None,
+                    holds: Callable[[str], bool] | None = None) -> Rule:
+        """Return the first rule whose phrase occurs in the question, else the fallback
+        (version, holds: as fallback_for's)."""
         folded = question.casefold()
         for rule in self.rules:
             if rule.matches(folded):
                 return rule
-        return self.fallback_for(question, collection, version)
+        return self.fallback_for(question, collection, version, holds)
 
     def fallback_for(self, question: str, collection: str = DEFAULT_COLLECTION,
-                     version: str | None = None) -> Rule:
+                     version: str | None = None,
+                     holds: Callable[[str], bool] | None = None) -> Rule:
         """Return the fallback settled for the question searching a version: that version's
         ubiquitous words left out (none for a version the collection does not hold, or None),
         and its sentence as the first search's semantic_query where the policy's semantic
-        section embeds questions."""
+        section embeds questions. holds: whether some unit of the searched version holds a
+        word (Rule.for_question), None where no index is at hand."""
         found = self.collections.get(collection)
         semantic = self.policy.semantic
         words = found.ubiquitous_terms.get(version) if found is not None and version else None
         return self.fallback.for_question(
             question, words or frozenset(),
-            semantic is not None and semantic.embeds == EMBEDS_QUESTION)
+            semantic is not None and semantic.embeds == EMBEDS_QUESTION, holds)
 
 
 def summarize_versions(counts) -> tuple:

@@ -59,18 +59,27 @@ def _marked(result: dict, rule: Rule) -> bool:
     return rule.required_marker is not None and rule.required_marker in result["text"]
 
 
-def _read_unit(result: dict, rule: Rule, runner: AdmissionRunner, evidence: list) -> bool:
+def _read_unit(result: dict, rule: Rule, runner: AdmissionRunner, evidence: list,
+               later: int = 0) -> bool:
     """Add a read result to evidence with the pieces of its unit the allowances pay for, the
-    earlier ones first, in line order; tell whether the rule's marker was read."""
+    earlier ones first, in line order; tell whether the rule's marker was read.
+
+    later: how many distinct hits below this one the run may still read. A piece is read only
+    while the steps left after it pay for a read of each of them (at most the reads left): a
+    piece costs a step, and without this a long unit's pieces took the steps of the hits below
+    it, so that reading one unit whole cost others their place (max_reads does not count
+    pieces so that it would not).
+    """
     at = len(evidence)
     evidence.append(result)
     if _marked(result, rule):
         return True
+    keep_steps = min(later, runner.reads_left)
     for side in (PREVIOUS_PIECE, NEXT_PIECE):
         piece = result
         while side in piece:
             handle = runner.piece(piece, side)
-            if not runner.can_read(handle, piece=True):
+            if not runner.can_read(handle, piece=True, keep_steps=keep_steps):
                 break
             piece = runner.read(handle, piece=True)
             # The unit's pieces stay in line order: an earlier one goes before those read.
@@ -89,16 +98,17 @@ def _read_best(rule: Rule, version: str, runner: AdmissionRunner, evidence: list
     that is a piece of a unit the build cut is read whole while the allowances pay for each next
     piece (_read_unit); where they do not, its last piece read says where the unit goes on.
     """
-    found = runner.search(rule.first_search(version))
-    seen_urls = set()
-    for hit in found["results"]:
-        url = hit.get("url", hit["passage_id"])
+    hits = runner.search(rule.first_search(version))["results"]
+    urls = [hit.get("url", hit["passage_id"]) for hit in hits]
+    seen_urls: set = set()
+    for place, (hit, url) in enumerate(zip(hits, urls, strict=True)):
         if url in seen_urls:
             continue
         if evidence and not runner.can_read(hit):
             continue
         seen_urls.add(url)
-        if _read_unit(runner.read(hit), rule, runner, evidence):
+        later = len(set(urls[place + 1:]) - seen_urls)
+        if _read_unit(runner.read(hit), rule, runner, evidence, later):
             return Outcome(COMPLETED, MARKER_FOUND)
     if not evidence:
         return Outcome(INCOMPLETE, NO_MATCHES)

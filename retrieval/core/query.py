@@ -3,7 +3,8 @@
 A question becomes words (folded_words: case-folded runs of word characters, its quoted literal
 values left out where a policy says so), and its words a search query (question_terms: stop words
 out, each word once, at most MAX_QUESTION_TERMS); a question that is a dotted or bare API name as
-a whole is recognised as one too (api_name), before its words lose the dots and the case. A
+a whole is recognised as one too (api_name), and else the first dotted name it mentions
+(mentioned_name), before its words lose the dots and the case. A
 search's query is searched with each of its terms once (bounded_query), and one with more
 distinct terms than MAX_QUERY_TERMS is refused by the caller's validation (too_many_terms).
 Last, the index quotes every term, so that no query text is ever read as FTS5 syntax
@@ -28,6 +29,10 @@ MAX_QUESTION_TERMS = 16
 # A dotted or bare API name, as code writes it (os.path.join, removeprefix, np.float).
 API_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 MAX_NAME_CHARS = 200
+# A dotted name as prose mentions it (pytest.Item, itertools.product): every part two characters
+# or more (not "e.g", "i.e"), and not part of a path, an address or a longer dotted run.
+_MENTIONED_NAME = re.compile(r"(?<![\w./:@-])[A-Za-z_][A-Za-z0-9_]+(?:\.[A-Za-z_][A-Za-z0-9_]+)+"
+                             r"(?![\w/@-]|\.\w)")
 # Far more distinct words than a question or a search phrase has; few enough that a query's
 # cost stays a small fraction of the deadline on a corpus-sized snapshot.
 MAX_QUERY_TERMS = 32
@@ -50,6 +55,13 @@ def api_name(query: str) -> str | None:
     return name if len(name) <= MAX_NAME_CHARS and API_NAME.fullmatch(name) else None
 
 
+def mentioned_name(question: str) -> str | None:
+    """Return the first dotted API name the question mentions outside its quoted spans (those
+    are the asker's data: `df.col`, 'file.txt'), else None."""
+    found = _MENTIONED_NAME.search(without_literals(question))
+    return found.group(0) if found and len(found.group(0)) <= MAX_NAME_CHARS else None
+
+
 def has_literals(question: str) -> bool:
     """Tell whether the question quotes a literal value: a coding intent names its data so."""
     return _LITERAL_SPAN.search(question) is not None
@@ -66,8 +78,10 @@ def question_sentence(question: str, drop_literals: bool = False) -> str:
     return " ".join((without_literals(question) if drop_literals else question).split())
 
 
-def question_terms(question: str, stop_words, drop_literals: bool = False) -> str:
-    """Derive a query from the question's own words: case-folded, stop words out, first use kept.
+def question_terms(question: str, stop_words, drop_literals: bool = False,
+                   limit: int | None = MAX_QUESTION_TERMS) -> str:
+    """Derive a query from the question's own words: case-folded, stop words out, first use kept,
+    at most limit of them (None: all).
 
     Words are runs of letters, digits and underscores, so no punctuation (quotes, `*`, `-`, `:`,
     parentheses) survives, and case-folding means no word can be an FTS5 operator. With
@@ -80,7 +94,7 @@ def question_terms(question: str, stop_words, drop_literals: bool = False) -> st
         if word in stop_words or word in terms or (drop_literals and word.isdigit()):
             continue
         terms.append(word)
-    return " ".join(terms[:MAX_QUESTION_TERMS])
+    return " ".join(terms[:limit])
 
 
 def distinct_terms(query: str) -> list[str]:

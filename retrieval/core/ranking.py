@@ -143,9 +143,11 @@ _LOG_IN_LINKS_CAP = math.log1p(IN_LINKS_CAP)
 # A page whose path names a changelog or release notes: it mentions every feature once, in
 # passing, so it matches many questions and answers few. The names are those projects publish
 # them under: Django's releases/3.2.html, pytest's announce/release-7.2.0.html, Django REST
-# framework's community/3.14-announcement/, aiohttp's whats_new_3_0.html.
+# framework's community/3.14-announcement/, aiohttp's whats_new_3_0.html, and a folder named
+# release of one page per release (NumPy's and SciPy's release/1.25.0-notes.html).
 RELEASE_NOTES = re.compile(r"(?:^|[/_.-])(?:changelog|changes|whats[-_]?new|release[-_]?notes|"
-                           r"releases|news|announce|announcement)(?:[/_.-]|$)", re.I)
+                           r"releases|news|announce|announcement)(?:[/_.-]|$)"
+                           r"|(?:^|/)release/", re.I)
 _MODEL_KEYS = ("candidates", "weights")
 
 

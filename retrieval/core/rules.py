@@ -4,9 +4,18 @@ This module imports only the search value (searches.py) and the question's words
 the package, so every other module of core can build on it.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import islice
 
-from .query import api_name, has_literals, question_sentence, question_terms
+from .query import (
+    MAX_QUESTION_TERMS,
+    api_name,
+    has_literals,
+    mentioned_name,
+    question_sentence,
+    question_terms,
+)
 from .searches import MATCH_ALL, MATCH_ANY, SearchCall
 
 FIXED = "fixed"
@@ -46,8 +55,9 @@ class Rule:
     # What the first search's embedding compares units with (once for_question, when the
     # snapshot's semantic policy embeds the question: its `semantic_query`); None: its query.
     semantic_query: str | None = None
-    # The question as a dotted or bare API name (once for_question, when it is one as a whole):
-    # the first search carries it, and the units documenting it rank first.
+    # The question as a dotted or bare API name (once for_question, when it is one as a whole),
+    # else the first dotted name it mentions (query.mentioned_name): the first search carries
+    # it, and the units documenting it rank first.
     question_name: str | None = None
 
     @property
@@ -79,25 +89,37 @@ class Rule:
         return any(phrase in folded_question for phrase in self.phrases)
 
     def for_question(self, question: str, ubiquitous: frozenset = frozenset(),
-                     embeds_question: bool = False) -> "Rule":
+                     embeds_question: bool = False,
+                     holds: Callable[[str], bool] | None = None) -> "Rule":
         """Return the rule with its initial query settled for this question.
 
         Words nearly every unit of the collection holds (`ubiquitous`: `django` in Django's
         docs) tell its units apart no better than stop words, and matching them makes FTS5
-        score almost every unit; they are left out unless nothing else would remain.
+        score almost every unit; they are left out unless nothing else would remain. A query
+        keeps at most MAX_QUESTION_TERMS words, the first ones: of a longer question, the words
+        left out (ubiquitous ones, and with `holds`, which tells whether some unit of the
+        searched version holds a word, the words no unit holds: the asker's own names,
+        `custom_trace`) take none of those places, since they match nothing a search could rank
+        (asked in order, only until the places are filled: each is an index probe).
         embeds_question: the snapshot's embedding reads the question's own sentence
         (question_sentence) rather than the search's words; a sentence encoder was trained on
         sentences, not on keyword lists. A question that is an API name as a whole
-        (`pytest.approx`, `markers`) is kept as written beside its words (`question_name`):
-        the words alone lose its dots, its case and its ubiquitous parts (`pytest`).
+        (`pytest.approx`, `markers`), else the first dotted name it mentions outside its quoted
+        spans ("a custom subclass of pytest.Item"), is kept as written beside its words
+        (`question_name`): the words alone lose its dots, its case and its ubiquitous parts
+        (`pytest`), and a name the asker wrote as code names the API more surely than words.
         """
         if self.kind != QUESTION_TERMS:
             return self
-        terms = question_terms(question, self.stop_words, self.drop_literals)
-        telling = " ".join(word for word in terms.split() if word not in ubiquitous)
+        words = question_terms(question, self.stop_words, self.drop_literals, None).split()
+        telling = [word for word in words if word not in ubiquitous]
+        if len(telling) > MAX_QUESTION_TERMS and holds is not None:
+            telling = list(islice(filter(holds, telling), MAX_QUESTION_TERMS)) or telling
+        terms = " ".join(telling[:MAX_QUESTION_TERMS] or words[:MAX_QUESTION_TERMS])
         sentence = question_sentence(question, self.drop_literals) if embeds_question else ""
-        return replace(self, initial_query=telling or terms, literals=has_literals(question),
-                       semantic_query=sentence or None, question_name=api_name(question))
+        return replace(self, initial_query=terms, literals=has_literals(question),
+                       semantic_query=sentence or None,
+                       question_name=api_name(question) or mentioned_name(question))
 
     def describe(self) -> dict:
         """Return the rule as the response's `policy` section shows it."""

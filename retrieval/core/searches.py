@@ -27,8 +27,9 @@ class SearchCall:
     # What a re-ranker embeds in place of the query (the question's sentence); no lexical
     # ranking reads it.
     semantic_query: str | None = None
-    # The question was this dotted or bare API name, as written (query.api_name): the units
-    # documenting it (a name lookup's, in its order) rank first among what the ranking found.
+    # The question was this dotted or bare API name, as written (query.api_name), or mentions
+    # this dotted name first (query.mentioned_name): the units documenting it (a name lookup's,
+    # in its order) rank first among what the ranking found.
     name: str | None = None
 
     @property
@@ -39,7 +40,8 @@ class SearchCall:
     def traced(self) -> dict:
         """Return the arguments as traced: `match`, `literals`, `semantic_query` and `name`
         appear only when they are not the default (all terms; a question that quotes no literal
-        value; an embedding, if any, of the query itself; a question that is no API name)."""
+        value; an embedding, if any, of the query itself; a question that is no API name and
+        mentions no dotted one)."""
         arguments: dict = {"query": self.query, "version": self.version, "k": self.k}
         if self.match != MATCH_ALL:
             arguments["match"] = self.match
@@ -48,8 +50,8 @@ class SearchCall:
     def query_reading(self) -> dict:
         """Return how the query is read beyond its words, as traced (and as `POST /search`
         says): `literals` when the question quotes literal values, `semantic_query` when an
-        embedding reads another text, `name` when the question is an API name; none at its
-        default."""
+        embedding reads another text, `name` when the question is an API name or mentions a
+        dotted one; none at its default."""
         reading: dict = {}
         if self.literals:
             reading["literals"] = True

@@ -12,7 +12,7 @@ from .model import Snapshot
 from .outcomes import repeatable
 from .policy import run_rule
 from .query import question_terms
-from .rules import QUESTION_TERMS
+from .rules import QUESTION_TERMS, Rule
 from .searches import MATCH_ANY, SearchCall
 from .tools import RetrievalTools, result_size
 
@@ -168,19 +168,28 @@ class RetrievalService:
     def question_search(self, question: str, collection: str, version: str, k: int) -> SearchCall:
         """Return the search a question gets, as a /retrieve run's first search would.
 
-        The question's own words (at most MAX_QUESTION_TERMS, each once) less the policy
+        The question's own words (at most MAX_QUESTION_TERMS, each once, those no unit of the
+        version holds taking none of those places: Rule.for_question) less the policy
         fallback's stop words and literals and the collection's ubiquitous words, any of them
         matching (MATCH_ANY); whether the question quoted literal values; what its embedding
         reads when the snapshot's semantic policy embeds questions; and the question as an API
-        name when it is one as a whole (its units rank first). A snapshot whose fallback is
+        name when it is one as a whole, else the first dotted name it mentions (its units rank
+        first). A snapshot whose fallback is
         not a question-terms rule (the fixture's) has no stop words to leave out and reads no
         literals; a question of no words searches nothing.
         """
         if self.snapshot.fallback.kind == QUESTION_TERMS:
-            rule = self.snapshot.fallback_for(question, collection, version)
+            rule = self.snapshot.fallback_for(
+                question, collection, version, self.collection(collection).holds_of(version))
             return SearchCall(rule.first_query, version, k, MATCH_ANY, rule.literals,
                               rule.semantic_query, rule.question_name)
         return SearchCall(question_terms(question, frozenset()), version, k, MATCH_ANY)
+
+    def rule_for(self, question: str, collection: str, version: str) -> Rule:
+        """Return the rule a run of the question gets in a version of a collection (the
+        snapshot's select_rule, told which words that version's units hold)."""
+        return self.snapshot.select_rule(question, collection, version,
+                                         self.collection(collection).holds_of(version))
 
     def request_id(self, request: RetrieveRequest) -> str:
         """Return the id a run of request gets: its normalized request bound to the collection."""
@@ -195,8 +204,8 @@ class RetrievalService:
         is interrupted. request_id: this request's request_id(), when the caller has it already.
         """
         collection = self.collection(request.search_collection)
-        rule = self.snapshot.select_rule(request.question, request.search_collection,
-                                         request.search_version)
+        rule = self.rule_for(request.question, request.search_collection,
+                             request.search_version)
         normalized = request.normalized()
         evidence: list[dict] = []
         tools = self._tool_factory(collection, self.memo, deadline=deadline)
