@@ -263,6 +263,124 @@ class RenameTest(unittest.TestCase):
                          ["demo.Runner", "demo.ceiling_of"])
 
 
+CODE_OLD = '''"""Demo spatial index."""
+import warnings
+
+
+def query_bulk(geometry, predicate=None):
+    """Query the index with each geometry of an array, for every match of the predicate."""
+    return []
+
+
+def nearest(geometry, k=1):
+    """Return the k nearest geometries."""
+    return []
+
+
+class Tree:
+    """A tree of geometries."""
+
+    def __init__(self, items):
+        self.items = items
+
+
+def to_file(df, path):
+    """Write a frame to a file."""
+
+
+def fetch(url, timeout=None):
+    """Fetch a url."""
+
+
+def render(template, strict=False):
+    """Render a template."""
+'''
+CODE_NEW = '''"""Demo spatial index."""
+import warnings
+
+from ._api import deprecated
+
+
+def query_bulk(geometry, predicate=None):
+    """Query the index with each geometry of an array, for every match of the predicate."""
+    warnings.warn(
+        "The `query_bulk()` method is deprecated. You can use `query()` instead.",
+        FutureWarning, stacklevel=2)
+    return []
+
+
+def nearest(geometry, k=1):
+    """Return the k nearest geometries."""
+    if k > 10:
+        warnings.warn("a k over 10 is deprecated", DeprecationWarning)
+    return []
+
+
+class Tree:
+    """A tree of geometries."""
+
+    def __init__(self, items):
+        warnings.warn(f"Tree is deprecated since 2.0, use {items!r}", category=DeprecationWarning)
+        self.items = items
+
+
+@deprecated("2.0", alternative="write_file")
+def to_file(df, path):
+    """Write a frame to a file."""
+
+
+def fetch(url, timeout=None,  # seconds
+          ):
+    """Fetch a url."""
+
+
+def render(template, *, strict: bool = False, **options):
+    """Render a template."""
+'''
+
+
+class CodeTest(unittest.TestCase):
+    """Deprecations the code states and signatures read as Python reads them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.snapshot = build_two_releases(class_temporary_directory(cls),
+                                          {"demo.py": CODE_OLD}, {"demo.py": CODE_NEW})
+
+    def diff(self) -> dict:
+        status, out, _ = run_cli("diff", "demo", "1.0", "2.0", "--snapshot", self.snapshot,
+                                 "--json")
+        self.assertEqual(status, 0)
+        return json.loads(out)
+
+    def test_a_deprecation_the_code_states_is_listed_with_its_message_and_version(self):
+        deprecated = {entry["name"]: entry["note"]
+                      for entry in self.diff()["changes"]["deprecated"]}
+        # A warning its body gives first thing (a class: its __init__'s) and a `deprecated`
+        # decorator; not a warning under an `if` (an argument's deprecation: nearest).
+        self.assertEqual(deprecated, {
+            "demo.Tree": "Deprecated: Tree is deprecated since 2.0, use {items}",
+            "demo.query_bulk": "Deprecated: The `query_bulk()` method is deprecated. You can "
+                               "use `query()` instead.",
+            "demo.to_file": "Deprecated since version 2.0"})
+        # The note is the unit's as any docstring's: a search finds it by its rendered label.
+        app = create_app(settings=quiet_settings(snapshot=self.snapshot))
+        self.addCleanup(app.close)
+        reply = call(app, "POST", "/search", json.dumps(
+            {"query": "query_bulk deprecated", "collection": "demo", "version": "2.0"}).encode())
+        hit = next(hit for hit in reply.json()["hits"] if hit["title"] == "demo.query_bulk")
+        self.assertEqual(hit["deprecated"][0]["version"], "")
+
+    def test_signatures_are_compared_as_python_reads_them_with_what_changed(self):
+        changed = {entry["name"]: entry for entry in self.diff()["changes"]["signature_changed"]}
+        # A comment and a trailing comma are no change (fetch); a keyword-only argument, an
+        # annotation and a new **options are, each said by name.
+        self.assertEqual(sorted(changed), ["demo.render"])
+        self.assertEqual(changed["demo.render"]["parameters"], {
+            "added": ["options"], "removed": [], "changed": ["strict"],
+            "returns_changed": False})
+
+
 class DiffRouteTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

@@ -251,8 +251,10 @@ class _Units:
         lines = module.lines
         pieces = size_pieces(lines, range(obj.start_line - 1, obj.end_line))
         # The object's own docstring's notes (its lines hold its members' too), on its first
-        # piece: the one a page anchors.
+        # piece: the one a page anchors; a deprecation its code states where they say none.
         notes = rst_notes(obj.docstring or "")
+        if obj.deprecation is not None and all(note.kind != "deprecated" for note in notes):
+            notes += (obj.deprecation,)
         contents = []
         for piece in pieces:
             if len(pieces) == 1:
