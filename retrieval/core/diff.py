@@ -205,10 +205,10 @@ def parameter_changes(old: str, new: str) -> dict | None:
     `changed` (its kind: keyword-only, positional-only, ...; default or annotation), each in
     the new (removed: the old) signature's order, and whether the return annotation changed;
     None where either is no Python signature."""
-    read = parameters(old), parameters(new)
-    if read[0] is None or read[1] is None:
+    old_read, new_read = parameters(old), parameters(new)
+    if old_read is None or new_read is None:
         return None
-    (before, returns_before), (after, returns_after) = read
+    (before, returns_before), (after, returns_after) = old_read, new_read
     by_name = {parameter.name: parameter for parameter in before}
     names = {parameter.name for parameter in after}
     return {"added": [p.name for p in after if p.name not in by_name],

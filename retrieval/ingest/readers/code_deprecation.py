@@ -17,9 +17,9 @@ import re
 
 from ...core.notes import VersionNote
 
-# The warning categories that say a deprecation (Python's own, and a package's own subclass
-# named so: SymPyDeprecationWarning, MatplotlibDeprecationWarning, RemovedInDjango50Warning is
-# not read); FutureWarning is "deprecated features ... intended for end users" (the Python docs).
+# The warning categories that say a deprecation: Python's own, a package's own named so
+# (SymPyDeprecationWarning, MatplotlibDeprecationWarning), and FutureWarning, which the Python
+# docs give to "deprecated features when those warnings are intended for end users".
 _CATEGORY = re.compile(r"^(?:\w*Deprecat\w*Warning|FutureWarning)$")
 # A package's own helper that warns of a deprecation: its name says both words
 # (`warn_deprecated`, `sympy_deprecation_warning`), and no argument's (`warn_deprecated_kwarg`).
@@ -89,7 +89,7 @@ def _text(node) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
-        return "".join(part.value if isinstance(part, ast.Constant) else
+        return "".join(_text(part) if isinstance(part, ast.Constant) else
                        "{" + ast.unparse(part.value) + "}" for part in node.values
                        if isinstance(part, (ast.Constant, ast.FormattedValue)))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # "a " + "b"
