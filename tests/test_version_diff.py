@@ -294,6 +294,10 @@ def fetch(url, timeout=None):
 
 def render(template, strict=False):
     """Render a template."""
+
+
+def scale(x, factor=2):
+    """Scale x."""
 '''
 CODE_NEW = '''"""Demo spatial index."""
 import warnings
@@ -336,6 +340,10 @@ def fetch(url, timeout=None,  # seconds
 
 def render(template, *, strict: bool = False, **options):
     """Render a template."""
+
+
+def scale(x: float, factor: float = 2) -> float:
+    """Scale x."""
 '''
 
 
@@ -375,10 +383,19 @@ class CodeTest(unittest.TestCase):
         changed = {entry["name"]: entry for entry in self.diff()["changes"]["signature_changed"]}
         # A comment and a trailing comma are no change (fetch); a keyword-only argument, an
         # annotation and a new **options are, each said by name.
-        self.assertEqual(sorted(changed), ["demo.render"])
+        self.assertEqual(sorted(changed), ["demo.render", "demo.scale"])
         self.assertEqual(changed["demo.render"]["parameters"], {
             "added": ["options"], "removed": [], "changed": ["strict"],
-            "returns_changed": False})
+            "annotation_changed": ["strict"], "returns_changed": False})
+        self.assertEqual(changed["demo.scale"]["parameters"], {
+            "added": [], "removed": [], "changed": [], "annotation_changed": ["x", "factor"],
+            "returns_changed": True})
+        # The text report says which changes are of annotations only.
+        status, out, _ = run_cli("diff", "demo", "1.0", "2.0", "--snapshot", self.snapshot)
+        self.assertEqual(status, 0)
+        marked = [line for line in out.splitlines() if line.endswith("(annotations only)")]
+        self.assertEqual(len(marked), 1)
+        self.assertTrue(marked[0].startswith("  demo.scale (function): (x, factor=2) -> "))
 
 
 class DiffRouteTest(unittest.TestCase):

