@@ -298,6 +298,11 @@ def render(template, strict=False):
 
 def scale(x, factor=2):
     """Scale x."""
+
+
+def legacy(x):
+    """Do it the old way."""
+    warnings.warn(DeprecationWarning("legacy() is deprecated"))
 '''
 CODE_NEW = '''"""Demo spatial index."""
 import warnings
@@ -344,6 +349,11 @@ def render(template, *, strict: bool = False, **options):
 
 def scale(x: float, factor: float = 2) -> float:
     """Scale x."""
+
+
+def legacy(x):
+    """Do it the old way."""
+    LegacyDeprecationWarning(feature="legacy()", deprecated_since_version="1.0").warn()
 '''
 
 
@@ -365,7 +375,8 @@ class CodeTest(unittest.TestCase):
         deprecated = {entry["name"]: entry["note"]
                       for entry in self.diff()["changes"]["deprecated"]}
         # A warning its body gives first thing (a class: its __init__'s) and a `deprecated`
-        # decorator; not a warning under an `if` (an argument's deprecation: nearest).
+        # decorator; not a warning under an `if` (an argument's deprecation: nearest), nor one
+        # the old release gave already in another form (legacy: a warning made and given).
         self.assertEqual(deprecated, {
             "demo.Tree": "Deprecated: Tree is deprecated since 2.0, use {items}",
             "demo.query_bulk": "Deprecated: The `query_bulk()` method is deprecated. You can "
@@ -378,6 +389,11 @@ class CodeTest(unittest.TestCase):
             {"query": "query_bulk deprecated", "collection": "demo", "version": "2.0"}).encode())
         hit = next(hit for hit in reply.json()["hits"] if hit["title"] == "demo.query_bulk")
         self.assertEqual(hit["deprecated"][0]["version"], "")
+        # The warning made and given (`Category(...).warn()`), its version a keyword's.
+        reply = call(app, "POST", "/search", json.dumps(
+            {"query": "legacy", "collection": "demo", "version": "2.0"}).encode())
+        hit = next(hit for hit in reply.json()["hits"] if hit["title"] == "demo.legacy")
+        self.assertEqual(hit["deprecated"], [{"version": "1.0", "text": "legacy()"}])
 
     def test_signatures_are_compared_as_python_reads_them_with_what_changed(self):
         changed = {entry["name"]: entry for entry in self.diff()["changes"]["signature_changed"]}

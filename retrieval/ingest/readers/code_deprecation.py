@@ -43,9 +43,10 @@ def code_deprecation(node) -> VersionNote | None:
                      and s.name == "__init__"), None)
         body = init.body if init is not None else []
     for statement in body:
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
-                and _warns_deprecation(statement.value):
-            return _note(statement.value)
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            warning = _deprecation_warned(statement.value)
+            if warning is not None:
+                return _note(warning)
     return None
 
 
@@ -58,15 +59,22 @@ def _name(node) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def _warns_deprecation(call: ast.Call) -> bool:
-    """Tell whether a call warns of a deprecation: `warn(message, category)` of a deprecation
-    category, or a helper whose name says it."""
+def _deprecation_warned(call: ast.Call) -> ast.Call | None:
+    """Return the call that says a deprecation a statement's call warns of, or None:
+    `warn(message, category)` of a deprecation category, `warn(Category(message))` and
+    `Category(...).warn()` (sympy before 1.10) the category's call, or a helper whose name says
+    it."""
     name = _name(call)
     if name == "warn":
+        made = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if not isinstance(made, ast.Call) and call.args:
+            made = call.args[0]
+        if isinstance(made, ast.Call) and _CATEGORY.match(_name(made)):
+            return made
         category = call.args[1] if len(call.args) > 1 else next(
             (k.value for k in call.keywords if k.arg == "category"), None)
-        return category is not None and bool(_CATEGORY.match(_name(category)))
-    return bool(_HELPER.match(name))
+        return call if category is not None and _CATEGORY.match(_name(category)) else None
+    return call if _HELPER.match(name) else None
 
 
 def _note(call: ast.Call | None) -> VersionNote:
@@ -76,7 +84,8 @@ def _note(call: ast.Call | None) -> VersionNote:
     if call is None:
         return VersionNote("deprecated", "", "")
     texts = [_text(arg) for arg in call.args]
-    texts += [_text(k.value) for k in call.keywords if k.arg in ("message", "msg", "extra")]
+    texts += [_text(k.value) for k in call.keywords
+              if k.arg in ("message", "msg", "extra", "feature")]
     version = next((text for text in texts if text and _VERSION.match(text)), "")
     version = version or next((_text(k.value) for k in call.keywords
                                if k.arg in _VERSION_KEYWORDS and _text(k.value)), "")
