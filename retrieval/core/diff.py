@@ -157,8 +157,8 @@ class Parameter:
 
 def parameters(signature: str) -> tuple | None:
     """Return a signature's parameters and its return annotation (ast.dump; "" for none), or
-    None where it is no Python signature (a rendered page's `mean(a[, axis])`, a class's
-    bases)."""
+    None where it is no Python signature (a rendered page's `mean(a[, axis])`, an attribute's
+    type)."""
     try:
         tree = ast.parse(f"def f{signature.strip()}: pass")
     except (SyntaxError, ValueError, RecursionError, MemoryError):

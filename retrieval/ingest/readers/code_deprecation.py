@@ -35,7 +35,7 @@ def code_deprecation(node) -> VersionNote | None:
     """Return the deprecation a function's or class's code states (a class: its decorators or
     its `__init__`'s body), or None."""
     for decorator in node.decorator_list:
-        if _name(decorator) == "deprecated":
+        if base_name(decorator) == "deprecated":
             return _note(decorator if isinstance(decorator, ast.Call) else None)
     body = node.body
     if isinstance(node, ast.ClassDef):
@@ -50,8 +50,9 @@ def code_deprecation(node) -> VersionNote | None:
     return None
 
 
-def _name(node) -> str:
-    """Return the last part of what a decorator or call names (`_api.deprecated` -> deprecated)."""
+def base_name(node) -> str:
+    """Return the last part of the name a decorator, call or base names (`_api.deprecated(...)`
+    -> deprecated), or "" for another expression."""
     if isinstance(node, ast.Call):
         node = node.func
     if isinstance(node, ast.Attribute):
@@ -64,16 +65,16 @@ def _deprecation_warned(call: ast.Call) -> ast.Call | None:
     `warn(message, category)` of a deprecation category, `warn(Category(message))` and
     `Category(...).warn()` (sympy before 1.10) the category's call, or a helper whose name says
     it."""
-    name = _name(call)
+    name = base_name(call)
     if name == "warn":
         made = call.func.value if isinstance(call.func, ast.Attribute) else None
         if not isinstance(made, ast.Call) and call.args:
             made = call.args[0]
-        if isinstance(made, ast.Call) and _CATEGORY.match(_name(made)):
+        if isinstance(made, ast.Call) and _CATEGORY.match(base_name(made)):
             return made
         category = call.args[1] if len(call.args) > 1 else next(
             (k.value for k in call.keywords if k.arg == "category"), None)
-        return call if category is not None and _CATEGORY.match(_name(category)) else None
+        return call if category is not None and _CATEGORY.match(base_name(category)) else None
     return call if _HELPER.match(name) else None
 
 
@@ -103,6 +104,6 @@ def _text(node) -> str:
                        if isinstance(part, (ast.Constant, ast.FormattedValue)))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # "a " + "b"
         return _text(node.left) + _text(node.right)
-    if isinstance(node, ast.Call) and _name(node) == "dedent" and node.args:
+    if isinstance(node, ast.Call) and base_name(node) == "dedent" and node.args:
         return _text(node.args[0])
     return ""

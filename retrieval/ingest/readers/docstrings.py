@@ -27,6 +27,7 @@ from ..tree import (
     not_read,
     read_tree_file,
 )
+from .code_deprecation import base_name as _base_name
 from .code_deprecation import code_deprecation
 
 MODULE, CLASS, EXCEPTION, FUNCTION, METHOD, ATTRIBUTE, DATA = (
@@ -655,16 +656,6 @@ def _blocks(statement) -> list:
     if isinstance(statement, (ast.With, ast.AsyncWith)):
         return [statement.body]
     return []
-
-
-def _base_name(node) -> str:
-    if isinstance(node, ast.Call):
-        node = node.func
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
-    return ""
 
 
 def is_private(dotted: str) -> bool:
