@@ -288,8 +288,16 @@ def to_file(df, path):
     """Write a frame to a file."""
 
 
-def fetch(url, timeout=None):
+def fetch(url, timeout=None, mode='r'):
     """Fetch a url."""
+
+
+def plot(x):
+    """Plot x."""
+
+
+def resize(image, size):
+    """Resize an image."""
 
 
 def render(template, strict=False):
@@ -339,8 +347,19 @@ def to_file(df, path):
 
 
 def fetch(url, timeout=None,  # seconds
+          mode="r",
           ):
     """Fetch a url."""
+
+
+def plot(x):
+    """Plot x."""
+    _api.warn_deprecated("2.0", name="plot", alternative="draw")
+
+
+def resize(image, size):
+    """Resize an image."""
+    warn_deprecated_kwarg("size", "2.0")
 
 
 def render(template, *, strict: bool = False, **options):
@@ -375,10 +394,12 @@ class CodeTest(unittest.TestCase):
         deprecated = {entry["name"]: entry["note"]
                       for entry in self.diff()["changes"]["deprecated"]}
         # A warning its body gives first thing (a class: its __init__'s) and a `deprecated`
-        # decorator; not a warning under an `if` (an argument's deprecation: nearest), nor one
-        # the old release gave already in another form (legacy: a warning made and given).
+        # decorator; not a warning under an `if` (an argument's deprecation: nearest) nor a
+        # helper named for an argument (resize), nor one the old release gave already in
+        # another form (legacy: a warning made and given).
         self.assertEqual(deprecated, {
             "demo.Tree": "Deprecated: Tree is deprecated since 2.0, use {items}",
+            "demo.plot": "Deprecated since version 2.0",  # the package's own helper
             "demo.query_bulk": "Deprecated: The `query_bulk()` method is deprecated. You can "
                                "use `query()` instead.",
             "demo.to_file": "Deprecated since version 2.0"})
@@ -397,7 +418,7 @@ class CodeTest(unittest.TestCase):
 
     def test_signatures_are_compared_as_python_reads_them_with_what_changed(self):
         changed = {entry["name"]: entry for entry in self.diff()["changes"]["signature_changed"]}
-        # A comment and a trailing comma are no change (fetch); a keyword-only argument, an
+        # A comment, a trailing comma and quotes are no change (fetch); a keyword-only argument, an
         # annotation and a new **options are, each said by name.
         self.assertEqual(sorted(changed), ["demo.render", "demo.scale"])
         self.assertEqual(changed["demo.render"]["parameters"], {
