@@ -263,6 +263,178 @@ class RenameTest(unittest.TestCase):
                          ["demo.Runner", "demo.ceiling_of"])
 
 
+CODE_OLD = '''"""Demo spatial index."""
+import warnings
+
+
+def query_bulk(geometry, predicate=None):
+    """Query the index with each geometry of an array, for every match of the predicate."""
+    return []
+
+
+def nearest(geometry, k=1):
+    """Return the k nearest geometries."""
+    return []
+
+
+class Tree:
+    """A tree of geometries."""
+
+    def __init__(self, items):
+        self.items = items
+
+
+def to_file(df, path):
+    """Write a frame to a file."""
+
+
+def fetch(url, timeout=None, mode='r'):
+    """Fetch a url."""
+
+
+def plot(x):
+    """Plot x."""
+
+
+def resize(image, size):
+    """Resize an image."""
+
+
+def render(template, strict=False):
+    """Render a template."""
+
+
+def scale(x, factor=2):
+    """Scale x."""
+
+
+def legacy(x):
+    """Do it the old way."""
+    warnings.warn(DeprecationWarning("legacy() is deprecated"))
+'''
+CODE_NEW = '''"""Demo spatial index."""
+import warnings
+
+from ._api import deprecated
+
+
+def query_bulk(geometry, predicate=None):
+    """Query the index with each geometry of an array, for every match of the predicate."""
+    warnings.warn(
+        "The `query_bulk()` method is deprecated. You can use `query()` instead.",
+        FutureWarning, stacklevel=2)
+    return []
+
+
+def nearest(geometry, k=1):
+    """Return the k nearest geometries."""
+    if k > 10:
+        warnings.warn("a k over 10 is deprecated", DeprecationWarning)
+    return []
+
+
+class Tree:
+    """A tree of geometries."""
+
+    def __init__(self, items):
+        warnings.warn(f"Tree is deprecated since 2.0, use {items!r}", category=DeprecationWarning)
+        self.items = items
+
+
+@deprecated("2.0", alternative="write_file")
+def to_file(df, path):
+    """Write a frame to a file."""
+
+
+def fetch(url, timeout=None,  # seconds
+          mode="r",
+          ):
+    """Fetch a url."""
+
+
+def plot(x):
+    """Plot x."""
+    _api.warn_deprecated("2.0", name="plot", alternative="draw")
+
+
+def resize(image, size):
+    """Resize an image."""
+    warn_deprecated_kwarg("size", "2.0")
+
+
+def render(template, *, strict: bool = False, **options):
+    """Render a template."""
+
+
+def scale(x: float, factor: float = 2) -> float:
+    """Scale x."""
+
+
+def legacy(x):
+    """Do it the old way."""
+    LegacyDeprecationWarning(feature="legacy()", deprecated_since_version="1.0").warn()
+'''
+
+
+class CodeTest(unittest.TestCase):
+    """Deprecations the code states and signatures read as Python reads them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.snapshot = build_two_releases(class_temporary_directory(cls),
+                                          {"demo.py": CODE_OLD}, {"demo.py": CODE_NEW})
+
+    def diff(self) -> dict:
+        status, out, _ = run_cli("diff", "demo", "1.0", "2.0", "--snapshot", self.snapshot,
+                                 "--json")
+        self.assertEqual(status, 0)
+        return json.loads(out)
+
+    def test_a_deprecation_the_code_states_is_listed_with_its_message_and_version(self):
+        deprecated = {entry["name"]: entry["note"]
+                      for entry in self.diff()["changes"]["deprecated"]}
+        # A warning its body gives first thing (a class: its __init__'s) and a `deprecated`
+        # decorator; not a warning under an `if` (an argument's deprecation: nearest) nor a
+        # helper named for an argument (resize), nor one the old release gave already in
+        # another form (legacy: a warning made and given).
+        self.assertEqual(deprecated, {
+            "demo.Tree": "Deprecated: Tree is deprecated since 2.0, use {items}",
+            "demo.plot": "Deprecated since version 2.0",  # the package's own helper
+            "demo.query_bulk": "Deprecated: The `query_bulk()` method is deprecated. You can "
+                               "use `query()` instead.",
+            "demo.to_file": "Deprecated since version 2.0"})
+        # The note is the unit's as any docstring's: a search finds it by its rendered label.
+        app = create_app(settings=quiet_settings(snapshot=self.snapshot))
+        self.addCleanup(app.close)
+        reply = call(app, "POST", "/search", json.dumps(
+            {"query": "query_bulk deprecated", "collection": "demo", "version": "2.0"}).encode())
+        hit = next(hit for hit in reply.json()["hits"] if hit["title"] == "demo.query_bulk")
+        self.assertEqual(hit["deprecated"][0]["version"], "")
+        # The warning made and given (`Category(...).warn()`), its version a keyword's.
+        reply = call(app, "POST", "/search", json.dumps(
+            {"query": "legacy", "collection": "demo", "version": "2.0"}).encode())
+        hit = next(hit for hit in reply.json()["hits"] if hit["title"] == "demo.legacy")
+        self.assertEqual(hit["deprecated"], [{"version": "1.0", "text": "legacy()"}])
+
+    def test_signatures_are_compared_as_python_reads_them_with_what_changed(self):
+        changed = {entry["name"]: entry for entry in self.diff()["changes"]["signature_changed"]}
+        # A comment, a trailing comma and quotes are no change (fetch); a keyword-only argument, an
+        # annotation and a new **options are, each said by name.
+        self.assertEqual(sorted(changed), ["demo.render", "demo.scale"])
+        self.assertEqual(changed["demo.render"]["parameters"], {
+            "added": ["options"], "removed": [], "changed": ["strict"],
+            "annotation_changed": ["strict"], "returns_changed": False})
+        self.assertEqual(changed["demo.scale"]["parameters"], {
+            "added": [], "removed": [], "changed": [], "annotation_changed": ["x", "factor"],
+            "returns_changed": True})
+        # The text report says which changes are of annotations only.
+        status, out, _ = run_cli("diff", "demo", "1.0", "2.0", "--snapshot", self.snapshot)
+        self.assertEqual(status, 0)
+        marked = [line for line in out.splitlines() if line.endswith("(annotations only)")]
+        self.assertEqual(len(marked), 1)
+        self.assertTrue(marked[0].startswith("  demo.scale (function): (x, factor=2) -> "))
+
+
 class DiffRouteTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

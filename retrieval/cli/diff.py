@@ -42,6 +42,10 @@ def _lines(document: dict) -> list:
                 head += f" -> {entry['new_name']}"
             elif kind == "signature_changed":
                 head += f": {entry['old_signature']} -> {entry['new_signature']}"
+                changed = entry.get("parameters")
+                if changed and not (changed["added"] or changed["removed"]
+                                    or changed["changed"]):
+                    head += " (annotations only)"
             elif kind == "deprecated":
                 head += f": {entry['note']}"
             lines.append(head)

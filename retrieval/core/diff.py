@@ -29,6 +29,7 @@ Each change cites its object's first passage in each version it is in, as a sear
 one (HIT_FIELDS: passage_id and text_sha256 to fetch it by id and check its bytes).
 """
 
+import ast
 import difflib
 import re
 from dataclasses import dataclass
@@ -143,11 +144,80 @@ def api_objects(units) -> list:
     return objects
 
 
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a Python signature: what a call can pass it by, and its default and
+    annotation as ast reads them (ast.dump: quotes, spacing and comments aside)."""
+
+    name: str
+    kind: str  # inspect's names: positional_only, positional_or_keyword, var_positional, ...
+    default: str | None
+    annotation: str | None
+
+
+def parameters(signature: str) -> tuple | None:
+    """Return a signature's parameters and its return annotation (ast.dump; "" for none), or
+    None where it is no Python signature (a rendered page's `mean(a[, axis])`, an attribute's
+    type)."""
+    try:
+        tree = ast.parse(f"def f{signature.strip()}: pass")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    function = tree.body[0]
+    if not isinstance(function, ast.FunctionDef):
+        return None
+    arguments = function.args
+
+    def dumped(node):
+        return None if node is None else ast.dump(node)
+
+    positional = arguments.posonlyargs + arguments.args
+    defaults = [None] * (len(positional) - len(arguments.defaults)) + arguments.defaults
+    found = [Parameter(a.arg, "positional_only" if i < len(arguments.posonlyargs)
+                       else "positional_or_keyword", dumped(d), dumped(a.annotation))
+             for i, (a, d) in enumerate(zip(positional, defaults, strict=True))]
+    if arguments.vararg is not None:
+        found.append(Parameter(arguments.vararg.arg, "var_positional", None,
+                               dumped(arguments.vararg.annotation)))
+    found += [Parameter(a.arg, "keyword_only", dumped(d), dumped(a.annotation))
+              for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)]
+    if arguments.kwarg is not None:
+        found.append(Parameter(arguments.kwarg.arg, "var_keyword", None,
+                               dumped(arguments.kwarg.annotation)))
+    return tuple(found), dumped(function.returns) or ""
+
+
 def _same_signature(first: str, second: str) -> bool:
-    """Tell whether two signatures differ only in whitespace (and a trailing comma)."""
+    """Tell whether two signatures are the same: as Python reads them where both are Python
+    signatures (quotes, spacing, comments and trailing commas aside), else as written,
+    whitespace (and a trailing comma) aside."""
+    read = parameters(first), parameters(second)
+    if read[0] is not None and read[1] is not None:
+        return read[0] == read[1]
+
     def folded(signature):
         return re.sub(r",\s*\)", ")", _SPACE.sub("", signature))
     return folded(first) == folded(second)
+
+
+def parameter_changes(old: str, new: str) -> dict | None:
+    """Return what changed in a signature's parameters, by name: `added`, `removed`, `changed`
+    (its kind: keyword-only, positional-only, ...; or its default: what a call must change) and
+    `annotation_changed` (its annotation: jinja2 3's type hints, 291 of its 323 signature
+    changes from 2.11), each in the new (removed: the old) signature's order, and whether the
+    return annotation changed; None where either is no Python signature."""
+    old_read, new_read = parameters(old), parameters(new)
+    if old_read is None or new_read is None:
+        return None
+    (before, returns_before), (after, returns_after) = old_read, new_read
+    by_name = {parameter.name: parameter for parameter in before}
+    names = {parameter.name for parameter in after}
+    kept = [(by_name[p.name], p) for p in after if p.name in by_name]
+    return {"added": [p.name for p in after if p.name not in by_name],
+            "removed": [p.name for p in before if p.name not in names],
+            "changed": [p.name for o, p in kept if (o.kind, o.default) != (p.kind, p.default)],
+            "annotation_changed": [p.name for o, p in kept if o.annotation != p.annotation],
+            "returns_changed": returns_before != returns_after}
 
 
 @dataclass(frozen=True)
@@ -202,6 +272,9 @@ class VersionDiff:
                 found["new_name"] = new.name
             elif kind == "signature_changed":
                 found.update(old_signature=old.signature, new_signature=new.signature)
+                changes = parameter_changes(old.signature, new.signature)
+                if changes is not None:
+                    found["parameters"] = changes
             else:
                 found["note"] = new.deprecation
             return dict(found, old=side(old), new=side(new))

@@ -102,8 +102,17 @@ def _diff_schemas(version: list) -> dict:
     entries = {
         "added": closed({**named, "new": cited}), "removed": closed({**named, "old": cited}),
         "renamed": closed({**both, "new_name": {"type": "string"}}),
-        "signature_changed": closed({**both, "old_signature": {"type": "string"},
-                                     "new_signature": {"type": "string"}}),
+        "signature_changed": closed(
+            {**both, "old_signature": {"type": "string"}, "new_signature": {"type": "string"},
+             "parameters": closed({
+                 **{side: {"type": "array", "items": {"type": "string"}}
+                    for side in ("added", "removed", "changed", "annotation_changed")},
+                 "returns_changed": {"type": "boolean"}},
+                 ) | {"description": (
+                     "The parameters added, removed, changed (in kind or default) and whose "
+                     "annotation changed, by name, and whether the return annotation changed; "
+                     "present only where both signatures are Python signatures.")}},
+            [*both, "old_signature", "new_signature"]),
         "deprecated": closed({**both, "note": {"type": "string", "description": (
             "The new version's deprecation note, as its text says it.")}}),
     }

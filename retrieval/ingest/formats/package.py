@@ -272,8 +272,10 @@ class _Units:
             # it: quoting its first piece, indexed by its whole docstring.
             pieces = pieces[:1]
         # The object's own docstring's notes (its lines hold its members' too), on its first
-        # piece: the one a page anchors.
+        # piece: the one a page anchors; a deprecation its code states where they say none.
         notes = rst_notes(obj.docstring or "")
+        if obj.deprecation is not None and all(note.kind != "deprecated" for note in notes):
+            notes += (obj.deprecation,)
         contents = []
         for piece in pieces:
             if len(pieces) == 1:

@@ -18,6 +18,7 @@ import tokenize
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from ...core.notes import VersionNote
 from ..tree import (
     DEFAULT_MAX_FILE_BYTES,
     Unreadable,
@@ -26,6 +27,8 @@ from ..tree import (
     not_read,
     read_tree_file,
 )
+from .code_deprecation import base_name as _base_name
+from .code_deprecation import code_deprecation
 
 MODULE, CLASS, EXCEPTION, FUNCTION, METHOD, ATTRIBUTE, DATA = (
     "module", "class", "exception", "function", "method", "attribute", "data")
@@ -61,6 +64,9 @@ class DocObject:
     # For an undocumented module-level `NAME = other.name` (`Matrix = MutableDenseMatrix`), the
     # name it binds, as written: another name of what that names (PackageSource.resolve).
     alias: str | None = field(default=None, compare=False)
+    # The deprecation its code states (a warning its body gives first thing, a `@deprecated`
+    # decorator: code_deprecation.py), whatever its docstring says; None if none.
+    deprecation: VersionNote | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -475,7 +481,7 @@ class _Reader:
              and isinstance(d.args[0], (ast.Name, ast.Attribute))), None)
         return DocObject(name, kind, signature, None if docstring is None else _clean(docstring),
                          self.module.path, start, end, members, bases, templates, overload,
-                         wraps)
+                         wraps, deprecation=code_deprecation(node))
 
     def _attributes_section(self, docstring, prefix: str, path: str):
         """Record each entry of a class docstring's Attributes section (numpydoc's
@@ -493,10 +499,12 @@ class _Reader:
                 f"{prefix}.{attribute}", ATTRIBUTE, type_, text, self.module.path, first, last)
 
     def _header(self, node) -> tuple:
-        """Return (last line of the header, the signature after the name, as written)."""
+        """Return (last line of the header, the signature after the name, as written but for
+        its comments)."""
         lines = self.module.lines[node.lineno - 1:node.lineno - 1 + _MAX_HEADER_LINES]
         text = "\n".join(lines)[node.col_offset:]
         depth, name_end, offset = 0, None, None
+        comments = []  # (start, end) offsets of the comments in it: no part of a signature
         line_starts = [0]
         for line in text.split("\n"):
             line_starts.append(line_starts[-1] + len(line) + 1)
@@ -513,11 +521,17 @@ class _Reader:
                         and name_end is not None:
                     offset = line_starts[token.start[0] - 1] + token.start[1]
                     break
+                elif token.type == tokenize.COMMENT and name_end is not None:
+                    at = line_starts[token.start[0] - 1] + token.start[1]
+                    comments.append((at, at + len(token.string)))
         except (tokenize.TokenError, IndentationError, SyntaxError):
             offset = None
         if offset is None or name_end is None:
             return node.lineno, ""
-        return node.lineno + text[:offset].count("\n"), text[name_end:offset].strip()
+        signature = "".join(text[start:end] for start, end in zip(
+            [name_end] + [end for _, end in comments], [start for start, _ in comments] + [offset],
+            strict=True))
+        return node.lineno + text[:offset].count("\n"), signature.strip()
 
     def _assignment(self, statement, following, name, kind, undocumented=True):
         """Return an assignment, documented by a string right after it or `#:` comments above
@@ -642,16 +656,6 @@ def _blocks(statement) -> list:
     if isinstance(statement, (ast.With, ast.AsyncWith)):
         return [statement.body]
     return []
-
-
-def _base_name(node) -> str:
-    if isinstance(node, ast.Call):
-        node = node.func
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
-    return ""
 
 
 def is_private(dotted: str) -> bool:
