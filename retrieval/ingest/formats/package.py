@@ -199,9 +199,10 @@ class _Units:
         # are read as they are defined (bs4's `NavigableString.strings`, bound to the private
         # `_all_strings`, took an evidence read from its docs' pages).
         self.docstrings_only = layout.docs is None
-        self.inherited = inherited_members(package, self.aliases) if self.docstrings_only \
-            else {}
+        # Computed once: public_objects and inherited_members read it too.
         self.exported = exports(package)
+        self.inherited = inherited_members(package, self.aliases, self.exported) \
+            if self.docstrings_only else {}
         self.references: Counter = Counter()
         # The defining names of the objects its units document so far (objects_contents).
         self.described: set = set()
@@ -363,7 +364,7 @@ class _Units:
 
         found = []
         for module, obj in public_objects(self.package, self.aliases, self.inherited,
-                                          bound=self.docstrings_only):
+                                          bound=self.docstrings_only, exported=exported):
             internal = bool(exported) and obj.kind != MODULE and not is_exported(obj.name) \
                 and not any(is_exported(cls) for _, cls in self.inherited.get(obj.name, ()))
             found.append((module, obj, internal))

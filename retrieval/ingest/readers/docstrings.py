@@ -664,7 +664,8 @@ def is_private(dotted: str) -> bool:
 
 
 def public_objects(package: PackageSource, names: dict | None = None,
-                   inherited: dict | None = None, bound: bool = True):
+                   inherited: dict | None = None, bound: bool = True,
+                   exported: Counter | None = None):
     """Yield (Module, DocObject) of each module, class, function, method and attribute of the
     public API, where it is defined, modules in name order and members in source order.
 
@@ -679,11 +680,12 @@ def public_objects(package: PackageSource, names: dict | None = None,
     attribute, as autodoc leaves out undocumented members; but one that shows a documented
     function's docstring (PackageSource.shown: `select = public_factory(Select._create, ...)`)
     is yielded as that function's lines under its own name, after the rest (unless told not
-    to: bound). Names a module imports are documented where they are defined.
+    to: bound). Names a module imports are documented where they are defined. (names and
+    exported: `aliases` and `exports`, computed if not given.)
     """
     names = aliases(package) if names is None else names
     inherited = inherited or {}
-    exported = exports(package)
+    exported = exports(package) if exported is None else exported
     assigned: list = []  # the assignments shown as the function they are bound to: last
     for name in sorted(package.modules):
         module = package.modules[name]
@@ -750,7 +752,8 @@ def _inherited_tree(package: PackageSource, module: Module, path: str, inherited
         yield from _inherited_tree(package, module, f"{path}.{member}", inherited)
 
 
-def inherited_members(package: PackageSource, names: dict) -> dict:
+def inherited_members(package: PackageSource, names: dict,
+                      exported: Counter | None = None) -> dict:
     """Return {defining name of a member: [(depth, defining name of a public class that
     inherits it)]}, each class once, in public_objects' order; depth: how far up its bases
     (base_depths) the member is defined.
@@ -758,9 +761,10 @@ def inherited_members(package: PackageSource, names: dict) -> dict:
     A public class (public_objects) inherits each public member of its bases the package
     defines (PackageSource.bases, nearest first) that neither it nor a nearer base defines:
     `flask.app.Flask` inherits `route` from `flask.scaffold.Scaffold`, as Sphinx's
-    `:inherited-members:` documents it, and as users call it (`flask.Flask.route`)."""
+    `:inherited-members:` documents it, and as users call it (`flask.Flask.route`). exported:
+    `exports`, computed if not given."""
     found: dict = {}
-    for module, cls in public_objects(package, names):
+    for module, cls in public_objects(package, names, exported=exported):
         if cls.kind not in (CLASS, EXCEPTION):
             continue
         defined = set(cls.members)
