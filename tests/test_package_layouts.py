@@ -161,6 +161,27 @@ class PublicApiTest(unittest.TestCase):
                          "        x (float): Where it is\n            across.")
         self.assertEqual(units["geo.Point.x"]["fields"]["body"], "Where it is\nacross.")
 
+    def test_a_class_without_init_has_its_nearest_bases_signature_never_its_bases(self):
+        # Autodoc shows the __init__ a class inherits; `(Block)` after its name lists bases.
+        units = units_of(self, {
+            "ui/__init__.py": '"""UI."""\nfrom .blocks import Block, Row, Tabs, Plain\n',
+            "ui/base.py": ('"""Bases."""\n\n\nclass Block:\n    """A block."""\n\n'
+                           '    def __init__(self, *, visible: bool = True):\n'
+                           '        """Make it."""\n'),
+            "ui/blocks.py": ('"""Blocks."""\nfrom .base import Block\n\n\n'
+                             'class Row(Block):\n    """A row."""\n\n\n'
+                             'class Tabs(Row):\n    """Tabs."""\n\n\n'
+                             'class Plain(Exception):\n    """Raised."""\n')})
+        self.assertEqual(units["ui.Block"]["fields"]["signature"],
+                         "(self, *, visible: bool = True)")
+        self.assertEqual(units["ui.Row"]["fields"]["signature"],
+                         "(self, *, visible: bool = True)")
+        self.assertEqual(units["ui.Tabs"]["fields"]["signature"],
+                         "(self, *, visible: bool = True)")
+        # A base the package does not define: its __init__ is unknown, and no signature is
+        # better than the bases read as parameters.
+        self.assertEqual(units["ui.Plain"]["fields"]["signature"], "")
+
     def test_a_documented_chained_assignment_is_one_passage_with_every_name(self):
         units = units_of(self, {"orm/__init__.py": (
             '"""ORM."""\n\n\nclass State:\n    """A state."""\n\n'

@@ -298,7 +298,8 @@ class _Units:
                 kind=SECTION if obj.kind == MODULE else obj.kind, in_links=in_links,
                 noindex=noindex,
                 reference_page=reference, names=qualified, name=bare,
-                signature=" ".join(obj.signature.split()), body=body, code=code,
+                signature=" ".join(self.package.signature_of(module, obj).split()),
+                body=body, code=code,
                 context=context)
             parent = names[0].rsplit(".", 1)[0] if "." in names[0] else names[0]
             contents.append(UnitDraft.of(
@@ -544,8 +545,7 @@ class _Units:
                 rendered.append((obj.docstring, item.module.name))
         return rendered
 
-    @staticmethod
-    def _rendered_annotations(found: dict) -> Counter:
+    def _rendered_annotations(self, found: dict) -> Counter:
         """Count the names the annotations of the objects a page's autodoc directives render
         hold (found: _autodoc's), each object once: autodoc links each to what it names (in
         the signature, or its description's types), looked up as written and in the object's
@@ -557,7 +557,8 @@ class _Units:
                 if item.obj.name in seen:
                     continue
                 seen.add(item.obj.name)
-                for name in autodoc.annotation_names(item.obj.signature):
+                for name in autodoc.annotation_names(
+                        self.package.signature_of(item.module, item.obj)):
                     counts.update({name, f"{item.module.name}.{name}"})
         return counts
 

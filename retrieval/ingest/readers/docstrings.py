@@ -148,6 +148,14 @@ class PackageSource:
         order (nearest first, each once): what :inherited-members: documents members of."""
         return [(base_module, base) for base_module, base, _ in self.base_depths(module, obj)]
 
+    def signature_of(self, module: Module, obj: DocObject) -> str:
+        """Return an object's signature: a class without an __init__ of its own has the one of
+        its nearest base the package defines that has one, as autodoc shows it ("" if none)."""
+        if obj.signature or obj.kind not in (CLASS, EXCEPTION):
+            return obj.signature
+        return next((base.signature for _, base in self.bases(module, obj) if base.signature),
+                    "")
+
     def base_depths(self, module: Module, obj: DocObject) -> list:
         """Return (Module, DocObject, depth) of each of bases(): depth 1 for a base the class
         names, 2 for a base of one, and so on."""
@@ -457,8 +465,9 @@ class _Reader:
                                     for base in node.bases) else CLASS
             init = next((s for s in node.body if isinstance(s, ast.FunctionDef)
                          and s.name == "__init__"), None)
-            if init is not None:
-                signature = self._header(init)[1]
+            # A class's signature is its __init__'s; without one of its own, what it inherits
+            # (PackageSource.signature_of), never its bases as written after its name.
+            signature = "" if init is None else self._header(init)[1]
             self._instance_attributes(init, name, own_path)
             if docstring is not None:
                 self._attributes_section(docstring, name, own_path)
