@@ -104,6 +104,7 @@ class PackageSource:
     modules: dict = field(default_factory=dict)  # dotted name -> Module
     skipped: list = field(default_factory=list)  # (path, reason)
     _resolved: dict = field(default_factory=dict, repr=False)  # dotted -> resolve()'s answer
+    _stars: dict = field(default_factory=dict, repr=False)  # module -> star_names()' answer
 
     def resolve(self, dotted: str, hops: int = 0):
         """Return (Module, DocObject) that a dotted name is bound to, or None if none is.
@@ -142,6 +143,28 @@ class PackageSource:
     def changed(self):
         """Forget every name looked up: an object was replaced (templates.py)."""
         self._resolved.clear()
+        self._stars.clear()
+
+    def star_names(self, name: str) -> tuple:
+        """Return the names `from NAME import *` binds, as Python binds them: the module's
+        __all__ where it defines one, else every name of its namespace without a leading "_":
+        what it defines, what it imports, and what its own star imports bring, of a module the
+        package holds (networkx/algorithms/__init__.py's `from .link_analysis import *` brings
+        `pagerank`, which link_analysis/__init__.py has only by its own star import). A module
+        met again while its names are being gathered (a cycle) adds none."""
+        if name in self._stars:
+            return self._stars[name]
+        module = self.modules[name]
+        if module.all_names is not None:
+            self._stars[name] = module.all_names
+            return module.all_names
+        self._stars[name] = ()
+        found = dict.fromkeys([*module.objects[""].members, *module.imports])
+        for source in module.star_imports:
+            if source in self.modules:
+                found.update(dict.fromkeys(self.star_names(source)))
+        self._stars[name] = tuple(local for local in found if not local.startswith("_"))
+        return self._stars[name]
 
     def bases(self, module: Module, obj: DocObject) -> list:
         """Return (Module, DocObject) of a class's bases the package defines, in MRO-like
@@ -185,10 +208,14 @@ class PackageSource:
         if head and head not in module.objects:
             # Only from a module the package holds: a name under one it does not (an extension
             # module) would otherwise be looked up under its package's star imports, again.
-            for source in (source for source in module.star_imports if source in self.modules):
-                found = self.resolve(".".join([source, *rest]), hops + 1)
-                if found is not None:
-                    return found
+            # Only a name `*` binds (star_names: never networkx's `_single_source_shortest_path_
+            # basic as shortest_path` of a module whose __all__ leaves it out), and the last
+            # star import that binds it wins, as Python rebinds it.
+            for source in reversed(module.star_imports):
+                if source in self.modules and head in self.star_names(source):
+                    found = self.resolve(".".join([source, *rest]), hops + 1)
+                    if found is not None:
+                        return found
         return None
 
 
@@ -832,7 +859,7 @@ def is_face(module: Module) -> bool:
 def _exported_locals(package: PackageSource, module: Module) -> list:
     """Return the public names a module binds to what it imports (or aliases: `Matrix =
     MutableDenseMatrix`): every public one of a package's face (is_face), and names `*` brings
-    in; the ones a module's __all__ lists (any module)."""
+    in (PackageSource.star_names); the ones a module's __all__ lists (any module)."""
     face = is_face(module)
     # Its own `NAME = other.name` aliases bind a name as its imports do.
     bound = [*module.imports, *(member for member in module.objects[""].members
@@ -840,14 +867,13 @@ def _exported_locals(package: PackageSource, module: Module) -> list:
     found = [local for local in dict.fromkeys(bound) if not local.startswith("_")
              and (module.all_names is not None and local in module.all_names
                   or face and module.is_public(local))]
+    seen = set(found)
     for source in module.star_imports:
-        star = package.modules.get(source)
-        if star is None:
-            continue
-        brought = star.all_names if star.all_names is not None else tuple(
-            member for member in star.objects[""].members if not member.startswith("_"))
-        found.extend(local for local in brought if module.is_public(local)
-                     and local not in module.objects and local not in found)
+        if source in package.modules:
+            for local in package.star_names(source):
+                if module.is_public(local) and local not in module.objects and local not in seen:
+                    seen.add(local)
+                    found.append(local)
     return found
 
 
