@@ -28,7 +28,7 @@ from ..formats.sphinx_docs import published_site, sphinx_project, versioned_url
 from ..readers.docstrings import module_name
 from ..tree import PackageLayout, SourceTree, Unreadable, check_tree_file, not_read, shown
 from .form import Requested, SourceError, SourceOptions, collection_version
-from .layout import is_api_path, sdist_modules, wheel_modules
+from .layout import is_api_path, sdist_modules, test_suites, wheel_modules
 from .unpack import unpack
 
 _DIST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
@@ -308,10 +308,12 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
             build_note(f"skipped {refused}")
             continue
         modules, missing = [], []
-        for file in dist.files or ():
-            posix = PurePosixPath(str(file).replace(os.sep, "/")).as_posix()
+        files = [PurePosixPath(str(file).replace(os.sep, "/")).as_posix()
+                 for file in dist.files or ()]
+        suites = test_suites(files)
+        for posix in files:
             dotted = module_name(posix) if not posix.startswith("../") else None
-            if dotted is None or not is_api_path(posix):
+            if dotted is None or not is_api_path(posix, suites):
                 continue
             # Whatever is there is read as a tree's files are, which refuses (and reports by
             # name) a FIFO, a link out of the environment or an over-cap module.
