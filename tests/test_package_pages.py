@@ -142,5 +142,30 @@ class AutodocPagesTest(unittest.TestCase):
                          1)
 
 
+
+class HandWrittenDescriptionsTest(unittest.TestCase):
+
+    def test_a_description_on_a_page_is_known_by_the_names_python_binds_its_object_to(self):
+        # Django's querysets.txt describes `.. method:: filter` of `.. class:: QuerySet` under
+        # `.. currentmodule:: django.db.models.query`; users call it django.db.models.QuerySet.
+        manual = ("Barns by hand\n=============\n\n.. currentmodule:: herd.barn\n\n"
+                  ".. class:: Barn\n\n   Where the herd sleeps, described by hand.\n\n"
+                  ".. function:: build(size)\n\n   Build a barn by hand.\n\n"
+                  ".. function:: burn(barn)\n\n   Not in the source.\n")
+        out, _ = built(temporary_directory(self), FILES | {"docs/manual.rst": manual})
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            names = dict(conn.execute(
+                "SELECT p.url, x.names FROM passages p JOIN passage_fields x ON x.id = p.id "
+                "WHERE p.url LIKE ?", (DOCS + "manual.html#%",)))
+        finally:
+            conn.close()
+        self.assertEqual(names[DOCS + "manual.html#herd.barn.Barn"].split(),
+                         ["herd.barn.Barn", "herd.Barn"])
+        self.assertEqual(names[DOCS + "manual.html#herd.barn.build"].split(),
+                         ["herd.barn.build", "herd.build"])
+        self.assertEqual(names[DOCS + "manual.html#herd.barn.burn"].split(), ["herd.barn.burn"])
+
+
 if __name__ == "__main__":
     unittest.main()
