@@ -166,6 +166,28 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                          ["herd.barn.build", "herd.build"])
         self.assertEqual(names[DOCS + "manual.html#herd.barn.burn"].split(), ["herd.barn.burn"])
 
+    def test_a_member_a_class_inherits_is_documented_by_the_name_python_finds_it_by(self):
+        # pandas' frame.rst lists `DataFrame.loc` and `DataFrame.to_csv`, defined on its bases
+        # IndexingMixin and NDFrame: autosummary and autodoc find them as getattr does.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n    def seal(self):\n        """Seal the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autoclass:: Shed\n\n"
+                 ".. automethod:: Shed.seal\n\n.. autosummary::\n   :toctree: api/\n\n"
+                 "   Shed.mend\n")
+        out, _ = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
+                                                           "docs/sheds.rst": sheds})
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            names = {url: names.split() for url, names in conn.execute(
+                "SELECT p.url, x.names FROM passages p JOIN passage_fields x ON x.id = p.id")}
+        finally:
+            conn.close()
+        self.assertEqual(names[DOCS + "sheds.html#herd.barn.Shed.seal"],
+                         ["herd.barn.Shed.seal", "herd.barn.Roof.seal"])
+        self.assertEqual(names[DOCS + "api/herd.barn.Shed.mend.html#herd.barn.Shed.mend"],
+                         ["herd.barn.Shed.mend", "herd.barn.Roof.mend"])
+
 
 if __name__ == "__main__":
     unittest.main()

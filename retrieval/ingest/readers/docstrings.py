@@ -201,6 +201,13 @@ class PackageSource:
                     return found
             if cut == len(rest):
                 return module, obj
+            if obj.kind in (CLASS, EXCEPTION) and cut:
+                # A member a class inherits: Python's attribute lookup finds it on its bases,
+                # nearest first (`pandas.DataFrame.loc`, defined on IndexingMixin).
+                for _, base, _ in self.base_depths(module, obj):
+                    found = self.resolve(".".join([base.name, *rest[cut:]]), hops + 1)
+                    if found is not None:
+                        return found
             break  # a defined prefix whose member is not defined: try what is imported
         head, tail = (rest[0], rest[1:]) if rest else ("", [])
         if head in module.imports:
