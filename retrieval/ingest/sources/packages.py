@@ -90,10 +90,13 @@ def release_archive(dist: str, version: str, dest: Path, options: SourceOptions)
     if options.offline:
         raise FetchError(f"pypi:{dist}=={version}: offline, and no archive of it is kept in "
                          f"{options.releases}")
-    folder.mkdir(parents=True, exist_ok=True)
-    # Fetched beside it, then moved in whole: a build running at the same time reads no part.
-    with tempfile.TemporaryDirectory(prefix=".fetch-", dir=folder) as fetching:
+    Path(options.releases).mkdir(parents=True, exist_ok=True)
+    # Fetched beside the kept releases, then moved in whole: a build running at the same time
+    # reads no part, and a release that cannot be fetched (torch: no sdist, no pure wheel)
+    # leaves no folder of its own.
+    with tempfile.TemporaryDirectory(prefix=".fetch-", dir=options.releases) as fetching:
         fetched = download_release(dist, version, Path(fetching), options.stream)
+        folder.mkdir(parents=True, exist_ok=True)
         os.replace(fetched, folder / fetched.name)
     return folder / fetched.name
 
