@@ -3,7 +3,8 @@
 Sphinx finds its sources with exclude_patterns, templates_path and the HTML builder's asset
 folders (html_static_path, html_extra_path) all left out: an autosummary template
 `_templates/autosummary/class.rst` (seaborn 0.13.0, xarray 2023.6.0) is Jinja, not a page, and
-a docs folder read from a release publishes no unit of it.
+a docs folder read from a release publishes no unit of it; a folder a conf.py computes is left
+to Sphinx, the ones it writes out are read all the same (xarray's).
 """
 
 import unittest
@@ -16,7 +17,8 @@ TIER = "unit"
 
 CONF = '''\
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.autosummary"]
-templates_path = ["_templates", "./layouts"]
+import sphinx_autosummary_accessors
+templates_path = ["_templates", sphinx_autosummary_accessors.templates_path, "./layouts"]
 html_static_path = ["_static"]
 html_extra_path = ["extra"]
 exclude_patterns = ["_build"]

@@ -175,6 +175,20 @@ def object_types(tree) -> dict:
 _NOT_SOURCE_PATHS = ("templates_path", "html_static_path", "html_extra_path")
 
 
+def _listed(tree, name: str) -> list:
+    """Return the strings written in the list or tuple a module-level name is last bound to,
+    its computed items left out: xarray's `templates_path = ["_templates",
+    sphinx_autosummary_accessors.templates_path]` leaves out "_templates" all the same."""
+    found: list = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id == name for target in node.targets):
+            found = [item.value for item in getattr(node.value, "elts", ())
+                     if isinstance(item, ast.Constant) and isinstance(item.value, str)] \
+                if isinstance(node.value, (ast.List, ast.Tuple)) else []
+    return found
+
+
 def _folders(value) -> tuple:
     """Return a conf.py list of folders as '/'-separated paths below its own folder."""
     found = []
@@ -218,7 +232,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         html_baseurl=baseurl if isinstance(baseurl, str) and baseurl.startswith(
             ("https://", "http://")) else None,
         extensions=extensions, exclude_patterns=_strings(known.get("exclude_patterns")) + tuple(
-            path for name in _NOT_SOURCE_PATHS for path in _folders(known.get(name))),
+            path for name in _NOT_SOURCE_PATHS for path in _folders(_listed(tree, name))),
         object_types=types, module_prefixes=_prefixes(known.get(_PREFIXES), extensions),
         typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS)
 
