@@ -107,14 +107,24 @@ def release_metadata(path: Path):
 
 
 def documentation_url(metadata) -> str | None:
-    """Return the Documentation Project-URL of a distribution's metadata, ending with '/'."""
+    """Return the Documentation Project-URL of a distribution's metadata, ending with '/': the
+    folder of a page it names (statsmodels' `https://www.statsmodels.org/stable/index.html`
+    is the site `https://www.statsmodels.org/stable/`), else it with '/' added."""
     for entry in metadata.get_all("Project-URL") or ():
         label, _, url = entry.partition(",")
         url = url.strip()
         if label.strip().casefold() in ("documentation", "docs") \
                 and url.startswith(("https://", "http://")):
-            return url if url.endswith("/") else url + "/"
+            parts = urllib.parse.urlsplit(url)
+            path = parts.path if parts.path.endswith("/") else (
+                parts.path.rpartition("/")[0] + "/" if parts.path.endswith(_PAGE_SUFFIXES)
+                else parts.path + "/")
+            return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
     return None
+
+
+# What the last segment of a URL naming a page, not a folder, ends with.
+_PAGE_SUFFIXES = (".html", ".htm")
 
 
 def docs_urls(metadata) -> list:
