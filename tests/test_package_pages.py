@@ -188,6 +188,29 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         self.assertEqual(names[DOCS + "api/herd.barn.Shed.mend.html#herd.barn.Shed.mend"],
                          ["herd.barn.Shed.mend", "herd.barn.Roof.mend"])
 
+    def test_an_export_copying_an_inherited_docstring_is_read_as_defined_beside_docs(self):
+        # matplotlib's pyplot: `@docstring.copy(Axes.axis)` over `def axis(...)`, axis defined
+        # on Axes' base _AxesBase. Beside a docs folder it is read as it is defined.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n'
+                       '\n\ndef copy(source):\n    return lambda f: f\n'
+                       '\n\n@copy(Shed.mend)\ndef mend():\n    return Shed().mend()\n')
+        files = FILES | {"herd/barn.py": barn,
+                         "herd/__init__.py": HERD + "\nfrom .barn import mend\n"}
+        out, _ = built(temporary_directory(self), files)
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            found = conn.execute(
+                "SELECT p.url, x.names FROM passages p JOIN passage_fields x ON x.id = p.id "
+                "WHERE p.title = 'herd.mend'").fetchall()
+        finally:
+            conn.close()
+        self.assertEqual(len(found), 1, found)
+        url, names = found[0]
+        start = barn.split("\n").index("@copy(Shed.mend)") + 1
+        self.assertEqual(url, f"pypi:herd==1.0/herd/barn.py#L{start}-L{start + 1}")
+        self.assertEqual(names.split(), ["herd.mend", "herd.barn.mend"])
+
 
 if __name__ == "__main__":
     unittest.main()
