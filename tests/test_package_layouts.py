@@ -94,6 +94,16 @@ class LayoutTest(unittest.TestCase):
             "testing/test_c.py": "", "conftest.py": ""}),
             ["pkg", "pkg.sub", "pkg.testing", "pkg.testing.asserts"])
 
+    def test_pytest_named_modules_and_a_test_directory_of_them_are_not_api(self):
+        # tornado 6.3.3: tornado/test/web_test.py and its helpers tornado/test/util.py; a
+        # `test` package of helpers alone is API (django.test.TestCase).
+        self.assertEqual(self.modules({
+            "web/__init__.py": "", "web/test/__init__.py": "", "web/test/util.py": "",
+            "web/test/web_test.py": "", "web/test/data/__init__.py": "",
+            "web/testing.py": "", "web/sub/__init__.py": "", "web/sub/ws_test.py": "",
+            "dj/__init__.py": "", "dj/test/__init__.py": "", "dj/test/client.py": ""}),
+            ["dj", "dj.test", "dj.test.client", "web", "web.sub", "web.testing"])
+
 
 FILTERS = '''\
 """Filters."""
@@ -143,6 +153,52 @@ class PublicApiTest(unittest.TestCase):
                          ["pg.DATERANGE", "pg.ranges.DATERANGE"])
         self.assertIn("pg.ranges.NUMRANGE", units)
         self.assertFalse([title for title in units if "HIDDEN" in title])
+
+    def test_a_star_import_binds_what_the_module_imports_too_and_only_what_all_lists(self):
+        # networkx 3.1: networkx/__init__.py `from networkx.algorithms import *`, whose
+        # __init__ `from .link_analysis import *`, whose __init__ `from .pagerank_alg import *`:
+        # Python binds `networkx.pagerank`. A module with __all__ gives `*` only what it lists:
+        # percolation.py's `_single_source_shortest_path_basic as shortest_path` is not
+        # `networkx.shortest_path`.
+        units = units_of(self, {
+            "nx/__init__.py": '"""Graphs."""\nfrom nx.algorithms import *\n',
+            "nx/algorithms/__init__.py": "from nx.algorithms.centrality import *\n"
+                                         "from nx.algorithms.link import *\n"
+                                         "from nx.algorithms.paths import *\n",
+            "nx/algorithms/link/__init__.py": "from nx.algorithms.link.rank import *\n",
+            "nx/algorithms/link/rank.py": '__all__ = ["pagerank"]\n\n\n'
+                                          'def pagerank(G):\n    """Rank the nodes."""\n',
+            "nx/algorithms/paths/__init__.py": "from .generic import *\n",
+            "nx/algorithms/paths/generic.py": '__all__ = ["shortest_path"]\n\n\n'
+                                              'def shortest_path(G):\n    """A path."""\n\n\n'
+                                              'def _basic(G):\n    """Internal."""\n',
+            "nx/algorithms/centrality/__init__.py": "from .percolation import *\n",
+            "nx/algorithms/centrality/percolation.py":
+                '"""Percolation."""\nfrom nx.algorithms.paths.generic import _basic as '
+                'shortest_path\n\n__all__ = ["percolation_centrality"]\n\n\n'
+                'def percolation_centrality(G):\n    """Percolate."""\n',
+        })
+        self.assertEqual(units["nx.pagerank"]["fields"]["names"].split(), [
+            "nx.pagerank", "nx.algorithms.link.rank.pagerank", "nx.algorithms.pagerank",
+            "nx.algorithms.link.pagerank"])
+        self.assertEqual(units["nx.shortest_path"]["fields"]["names"].split(), [
+            "nx.shortest_path", "nx.algorithms.paths.generic.shortest_path",
+            "nx.algorithms.shortest_path", "nx.algorithms.paths.shortest_path"])
+        self.assertFalse([title for title in units if "_basic" in title])
+        self.assertIn("nx.percolation_centrality", units)
+
+    def test_a_star_import_of_a_module_whose_all_is_computed_binds_its_public_names(self):
+        # numpy 1.21: numpy/core/__init__.py `__all__ = ['char']`, then `__all__ +=
+        # numeric.__all__`: `from .core import *` binds numpy.convolve all the same.
+        units = units_of(self, {
+            "np/__init__.py": '"""Arrays."""\nfrom .core import *\n',
+            "np/core/__init__.py": "from . import numeric\nfrom .numeric import *\n"
+                                   "__all__ = ['char']\n__all__ += numeric.__all__\n"
+                                   "__all__.extend(['rec'])\n",
+            "np/core/numeric.py": '__all__ = ["convolve"]\n\n\n'
+                                  'def convolve(a, v):\n    """Convolve."""\n'})
+        self.assertEqual(units["np.convolve"]["fields"]["names"].split(),
+                         ["np.convolve", "np.core.numeric.convolve"])
 
     def test_numpydoc_and_google_attributes_are_units_of_their_own(self):
         units = units_of(self, {"geo/__init__.py": (

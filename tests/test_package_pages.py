@@ -142,5 +142,75 @@ class AutodocPagesTest(unittest.TestCase):
                          1)
 
 
+
+class HandWrittenDescriptionsTest(unittest.TestCase):
+
+    def test_a_description_on_a_page_is_known_by_the_names_python_binds_its_object_to(self):
+        # Django's querysets.txt describes `.. method:: filter` of `.. class:: QuerySet` under
+        # `.. currentmodule:: django.db.models.query`; users call it django.db.models.QuerySet.
+        manual = ("Barns by hand\n=============\n\n.. currentmodule:: herd.barn\n\n"
+                  ".. class:: Barn\n\n   Where the herd sleeps, described by hand.\n\n"
+                  ".. function:: build(size)\n\n   Build a barn by hand.\n\n"
+                  ".. function:: burn(barn)\n\n   Not in the source.\n")
+        out, _ = built(temporary_directory(self), FILES | {"docs/manual.rst": manual})
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            names = dict(conn.execute(
+                "SELECT p.url, x.names FROM passages p JOIN passage_fields x ON x.id = p.id "
+                "WHERE p.url LIKE ?", (DOCS + "manual.html#%",)))
+        finally:
+            conn.close()
+        self.assertEqual(names[DOCS + "manual.html#herd.barn.Barn"].split(),
+                         ["herd.barn.Barn", "herd.Barn"])
+        self.assertEqual(names[DOCS + "manual.html#herd.barn.build"].split(),
+                         ["herd.barn.build", "herd.build"])
+        self.assertEqual(names[DOCS + "manual.html#herd.barn.burn"].split(), ["herd.barn.burn"])
+
+    def test_a_member_a_class_inherits_is_documented_by_the_name_python_finds_it_by(self):
+        # pandas' frame.rst lists `DataFrame.loc` and `DataFrame.to_csv`, defined on its bases
+        # IndexingMixin and NDFrame: autosummary and autodoc find them as getattr does.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n    def seal(self):\n        """Seal the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autoclass:: Shed\n\n"
+                 ".. automethod:: Shed.seal\n\n.. autosummary::\n   :toctree: api/\n\n"
+                 "   Shed.mend\n")
+        out, _ = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
+                                                           "docs/sheds.rst": sheds})
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            names = {url: names.split() for url, names in conn.execute(
+                "SELECT p.url, x.names FROM passages p JOIN passage_fields x ON x.id = p.id")}
+        finally:
+            conn.close()
+        self.assertEqual(names[DOCS + "sheds.html#herd.barn.Shed.seal"],
+                         ["herd.barn.Shed.seal", "herd.barn.Roof.seal"])
+        self.assertEqual(names[DOCS + "api/herd.barn.Shed.mend.html#herd.barn.Shed.mend"],
+                         ["herd.barn.Shed.mend", "herd.barn.Roof.mend"])
+
+    def test_an_export_copying_an_inherited_docstring_is_read_as_defined_beside_docs(self):
+        # matplotlib's pyplot: `@docstring.copy(Axes.axis)` over `def axis(...)`, axis defined
+        # on Axes' base _AxesBase. Beside a docs folder it is read as it is defined.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n'
+                       '\n\ndef copy(source):\n    return lambda f: f\n'
+                       '\n\n@copy(Shed.mend)\ndef mend():\n    return Shed().mend()\n')
+        files = FILES | {"herd/barn.py": barn,
+                         "herd/__init__.py": HERD + "\nfrom .barn import mend\n"}
+        out, _ = built(temporary_directory(self), files)
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            found = conn.execute(
+                "SELECT p.url, x.names FROM passages p JOIN passage_fields x ON x.id = p.id "
+                "WHERE p.title = 'herd.mend'").fetchall()
+        finally:
+            conn.close()
+        self.assertEqual(len(found), 1, found)
+        url, names = found[0]
+        start = barn.split("\n").index("@copy(Shed.mend)") + 1
+        self.assertEqual(url, f"pypi:herd==1.0/herd/barn.py#L{start}-L{start + 1}")
+        self.assertEqual(names.split(), ["herd.mend", "herd.barn.mend"])
+
+
 if __name__ == "__main__":
     unittest.main()

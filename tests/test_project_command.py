@@ -263,6 +263,30 @@ class ReleaseCacheTest(unittest.TestCase):
                       table(gone.stdout + "\n")["demo-pkg"][-1])
         self.assertEqual(len(index.requests), asked)
 
+    def test_a_release_that_cannot_be_fetched_leaves_nothing_in_the_cache(self):
+        # torch 2.1.0: platform wheels only. The pin fails with its one line, and the fetch
+        # cache keeps no folder of it (nor a partial download).
+        base = temporary_directory(self)
+        index = LocalIndex(self, {"native": [
+            ("native-1.0-cp311-cp311-manylinux_2_17_x86_64.whl", b"not read", {})]})
+        project = os.path.join(base, "app")
+        os.makedirs(project)
+        with open(os.path.join(project, "requirements.txt"), "w", encoding="utf-8") as out:
+            out.write("native==1.0\n")
+        cache = os.path.join(base, "cache")
+        env = subprocess_env(**clean_env(PIP_INDEX_URL=index.url,
+                                         HOME=os.path.join(base, "home")))
+        done = run([sys.executable, "-m", "retrieval", "project", project, "--out",
+                    os.path.join(base, "snapshot"), "--fetch-cache", cache, "--lexical",
+                    "--order", "pypi"], env=env)
+        self.assertEqual(done.returncode, 2, done.stderr)
+        self.assertNotIn("Traceback", done.stderr)
+        self.assertIn("pypi: no sdist and no pure-Python (py3-none-any) wheel of it",
+                      table(done.stdout + "\n")["native"][-1])
+        self.assertEqual([os.path.relpath(os.path.join(where, name), cache)
+                          for where, folders, files in os.walk(cache)
+                          for name in folders + files], ["releases"])
+
 
 class RankingTest(unittest.TestCase):
     """Which ranking a project build uses, said on stderr and in project.json."""

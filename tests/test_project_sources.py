@@ -263,6 +263,12 @@ class RepositoryTest(unittest.TestCase):
                          "https://lib.readthedocs.io/en/1.2.0/")  # where the host puts it
         self.assertEqual(site("https://lib.readthedocs.io/")[0],
                          "https://lib.readthedocs.io/en/1.2.0/")  # the root: its default
+        # A page's URL names its folder (statsmodels: `.../stable/index.html`), never a
+        # folder `index.html/`.
+        self.assertEqual(site("https://docs.example.org/1.2.0/index.html")[0],
+                         "https://docs.example.org/1.2.0/")
+        self.assertEqual(site("https://lib.readthedocs.io/en/latest/index.html")[0],
+                         "https://lib.readthedocs.io/en/1.2.0/")
         for other in ("https://docs.example.org/1.2/", "https://docs.example.org/latest/",
                       "https://flask.palletsprojects.com/en/1.2.x/", "https://x.org/1.2.1/"):
             self.assertIsNone(site(other)[0], other)

@@ -45,7 +45,7 @@ from ..readers.docstrings import (
     read_package,
 )
 from ..readers.docutils_ids import sphinx_id
-from ..readers.rst import first_section_title, plain_text
+from ..readers.rst import OBJECT_DIRECTIVES, first_section_title, plain_text
 from ..readers.sphinx_conf import RST
 from ..readers.sphinx_page import page_units
 from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
@@ -119,6 +119,8 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
 
 # autodoc's options that leave a description out of the index, without an id.
 _NOINDEX = frozenset({"noindex", "no-index"})
+# The kinds of a page's Python object descriptions (rst.OBJECT_DIRECTIVES' values).
+_PYTHON_KINDS = frozenset(OBJECT_DIRECTIVES.values())
 
 
 def _describes_objects(found: dict) -> bool:
@@ -666,6 +668,7 @@ class _Units:
                 units = markdown.page_units(text, "sphinx", conf.docname(relative))
                 reference = False
             for unit in units:
+                unit = self._with_package_names(unit)
                 # Quoted from the file its lines are in (page_units ends a unit's quoted lines
                 # where that file's run does), published on this page.
                 first, last = origins[unit.start_line - 1], origins[unit.end_line - 1]
@@ -684,6 +687,22 @@ class _Units:
         own = {passage_key(draft.content) for draft in contents if id(draft) not in included}
         return [draft for draft in contents
                 if id(draft) not in included or passage_key(draft.content) not in own]
+
+    def _with_package_names(self, unit):
+        """Return a page's own description of a Python object the package defines (Django's
+        `.. method:: filter` under `.. class:: QuerySet` in `django.db.models.query`) known
+        by the names Python binds it to as well (`django.db.models.QuerySet.filter`, as
+        `from .query import QuerySet` in django/db/models/__init__.py binds it), as an autodoc
+        description is; any other unit as it is."""
+        names = unit.names.split()
+        if unit.kind not in _PYTHON_KINDS or not names or "." not in names[0]:
+            return unit
+        resolved = self.package.resolve(names[0])
+        if resolved is None or resolved[1].kind == MODULE:
+            return unit
+        more = [name for name in (resolved[1].name, *self.aliases.get(resolved[1].name, ()))
+                if name not in names]
+        return dataclasses.replace(unit, names=" ".join([*names, *more])) if more else unit
 
     def _page(self, relative, source_id, text, sha256, progress) -> list:
         docs_url = self.layout.docs_url

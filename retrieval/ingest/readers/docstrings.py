@@ -79,6 +79,9 @@ class Module:
     lines: list  # the file's lines, split on "\n" only (a "\r" stays part of its line)
     objects: dict = field(default_factory=dict)
     all_names: tuple | None = None  # __all__, where the module defines it as a literal
+    # Whether __all__ is also bound or grown by what is not a literal (numpy/core/__init__.py's
+    # `__all__ += numeric.__all__`): all_names is then only part of it.
+    all_computed: bool = False
     imports: dict = field(default_factory=dict)  # local name -> absolute dotted target
     star_imports: list = field(default_factory=list)  # modules whose names `*` brings in
     # Module-level `NAME = value` (the last one) and `NAME["key"] = value` expressions, for
@@ -104,6 +107,7 @@ class PackageSource:
     modules: dict = field(default_factory=dict)  # dotted name -> Module
     skipped: list = field(default_factory=list)  # (path, reason)
     _resolved: dict = field(default_factory=dict, repr=False)  # dotted -> resolve()'s answer
+    _stars: dict = field(default_factory=dict, repr=False)  # module -> star_names()' answer
 
     def resolve(self, dotted: str, hops: int = 0):
         """Return (Module, DocObject) that a dotted name is bound to, or None if none is.
@@ -142,6 +146,33 @@ class PackageSource:
     def changed(self):
         """Forget every name looked up: an object was replaced (templates.py)."""
         self._resolved.clear()
+        self._stars.clear()
+
+    def star_names(self, name: str) -> tuple:
+        """Return the names `from NAME import *` binds, as Python binds them: the module's
+        __all__ where it defines one as a literal, else every name of its namespace without a
+        leading "_" (with those a partly computed __all__ lists): what it defines, what it
+        imports, and what its own star imports bring, of a module the package holds
+        (networkx/algorithms/__init__.py's `from .link_analysis import *` brings `pagerank`,
+        which link_analysis/__init__.py has only by its own star import). A module met again
+        while its names are being gathered (a cycle) adds none."""
+        if name in self._stars:
+            return self._stars[name]
+        module = self.modules[name]
+        if module.all_names is not None and not module.all_computed:
+            self._stars[name] = module.all_names
+            return module.all_names
+        # An __all__ partly computed is read as at most the public namespace: what `*` binds
+        # is among those names, never fewer than its literal ones.
+        self._stars[name] = ()
+        found = dict.fromkeys([*(module.all_names or ()), *module.objects[""].members,
+                               *module.imports])
+        for source in module.star_imports:
+            if source in self.modules:
+                found.update(dict.fromkeys(self.star_names(source)))
+        self._stars[name] = tuple(local for local in found if not local.startswith("_")
+                                  or module.all_names and local in module.all_names)
+        return self._stars[name]
 
     def bases(self, module: Module, obj: DocObject) -> list:
         """Return (Module, DocObject) of a class's bases the package defines, in MRO-like
@@ -186,6 +217,13 @@ class PackageSource:
                     return found
             if cut == len(rest):
                 return module, obj
+            if obj.kind in (CLASS, EXCEPTION) and cut:
+                # A member a class inherits: Python's attribute lookup finds it on its bases,
+                # nearest first (`pandas.DataFrame.loc`, defined on IndexingMixin).
+                for _, base, _ in self.base_depths(module, obj):
+                    found = self.resolve(".".join([base.name, *rest[cut:]]), hops + 1)
+                    if found is not None:
+                        return found
             break  # a defined prefix whose member is not defined: try what is imported
         head, tail = (rest[0], rest[1:]) if rest else ("", [])
         if head in module.imports:
@@ -193,10 +231,14 @@ class PackageSource:
         if head and head not in module.objects:
             # Only from a module the package holds: a name under one it does not (an extension
             # module) would otherwise be looked up under its package's star imports, again.
-            for source in (source for source in module.star_imports if source in self.modules):
-                found = self.resolve(".".join([source, *rest]), hops + 1)
-                if found is not None:
-                    return found
+            # Only a name `*` binds (star_names: never networkx's `_single_source_shortest_path_
+            # basic as shortest_path` of a module whose __all__ leaves it out), and the last
+            # star import that binds it wins, as Python rebinds it.
+            for source in reversed(module.star_imports):
+                if source in self.modules and head in self.star_names(source):
+                    found = self.resolve(".".join([source, *rest]), hops + 1)
+                    if found is not None:
+                        return found
         return None
 
 
@@ -404,6 +446,13 @@ class _Reader:
                     before = self.module.all_names or ()
                     added = isinstance(statement, ast.AugAssign)
                     self.module.all_names = before + names if added else names
+                else:
+                    self.module.all_computed = True
+        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            func = statement.value.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                    and func.value.id == "__all__":
+                self.module.all_computed = True  # `__all__.extend(core.__all__)`
 
     def _assigned(self, statement):
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
@@ -695,7 +744,9 @@ def public_objects(package: PackageSource, names: dict | None = None,
     names = aliases(package) if names is None else names
     inherited = inherited or {}
     exported = exports(package) if exported is None else exported
-    assigned: list = []  # the assignments shown as the function they are bound to: last
+    # The assignments shown as the function they are bound to: last; None (not bound), each
+    # read as it is defined.
+    assigned: list | None = [] if bound else None
     for name in sorted(package.modules):
         module = package.modules[name]
         top = module.objects[""]
@@ -720,18 +771,18 @@ def public_objects(package: PackageSource, names: dict | None = None,
             else:
                 yield from _inherited_tree(package, module, member, inherited)
     # After every definition: quoting the same lines, a definition's own unit keeps its title.
-    if bound:
-        yield from assigned
+    yield from assigned or ()
 
 
-def _public_tree(package: PackageSource, module: Module, path: str, exported, assigned: list,
-                 inherited: dict, named: bool = False):
+def _public_tree(package: PackageSource, module: Module, path: str, exported,
+                 assigned: list | None, inherited: dict, named: bool = False):
     """Yield an object of the API and its members by public_objects' rules (named: data the
-    package names as API); collect the assignments bound to a function in assigned."""
+    package names as API); collect the assignments bound to a function in assigned (None:
+    each is read as it is defined, matplotlib's `pyplot.axis`, `@docstring.copy(Axes.axis)`)."""
     obj = module.objects[path]
     if obj.docstring is None:
         shown_module, shown = package.shown(module, obj)
-        if shown is not obj:
+        if shown is not obj and assigned is not None:
             assigned.append((shown_module, replace(shown, name=obj.name, members=(),
                                                 kind=METHOD if "." in path else FUNCTION)))
             return
@@ -841,7 +892,7 @@ def is_face(module: Module) -> bool:
 def _exported_locals(package: PackageSource, module: Module) -> list:
     """Return the public names a module binds to what it imports (or aliases: `Matrix =
     MutableDenseMatrix`): every public one of a package's face (is_face), and names `*` brings
-    in; the ones a module's __all__ lists (any module)."""
+    in (PackageSource.star_names); the ones a module's __all__ lists (any module)."""
     face = is_face(module)
     # Its own `NAME = other.name` aliases bind a name as its imports do.
     bound = [*module.imports, *(member for member in module.objects[""].members
@@ -849,14 +900,13 @@ def _exported_locals(package: PackageSource, module: Module) -> list:
     found = [local for local in dict.fromkeys(bound) if not local.startswith("_")
              and (module.all_names is not None and local in module.all_names
                   or face and module.is_public(local))]
+    seen = set(found)
     for source in module.star_imports:
-        star = package.modules.get(source)
-        if star is None:
-            continue
-        brought = star.all_names if star.all_names is not None else tuple(
-            member for member in star.objects[""].members if not member.startswith("_"))
-        found.extend(local for local in brought if module.is_public(local)
-                     and local not in module.objects and local not in found)
+        if source in package.modules:
+            for local in package.star_names(source):
+                if module.is_public(local) and local not in module.objects and local not in seen:
+                    seen.add(local)
+                    found.append(local)
     return found
 
 

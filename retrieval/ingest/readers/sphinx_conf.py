@@ -1,9 +1,10 @@
 """A Sphinx project's conf.py, read as text with `ast`: never executed, never imported.
 
 What a build needs of it to publish pages as Sphinx would: which files are pages (`source_suffix`,
-`exclude_patterns`), the root document, `html_baseurl`, the extensions, and the object types the
-project adds (`app.add_crossref_type` / `add_object_type` in conf.py's `setup()` or in a local
-extension module it names, as Django's docs/_ext/djangodocs.py adds `setting`). Only literal
+`exclude_patterns`, `templates_path` and the HTML asset folders), the root document,
+`html_baseurl`, the extensions, and the object types the project adds
+(`app.add_crossref_type` / `add_object_type` in conf.py's `setup()` or in a local extension
+module it names, as Django's docs/_ext/djangodocs.py adds `setting`). Only literal
 values are understood (a string, a list or dict of them, a name bound earlier to one); anything
 computed is left at Sphinx's default, as if the line were not there.
 """
@@ -37,7 +38,7 @@ class SphinxConf:
     root_doc: str = _DEFAULT_ROOT
     html_baseurl: str | None = None
     extensions: tuple = ()
-    exclude_patterns: tuple = ()
+    exclude_patterns: tuple = ()  # with the folders Sphinx excludes too (_NOT_SOURCE_PATHS)
     # directive name -> (CROSSREF: a target before what it names, or OBJECT_TYPE: a
     # description; the role that refers to it)
     object_types: dict = field(default_factory=dict)
@@ -168,6 +169,36 @@ def object_types(tree) -> dict:
     return found
 
 
+# What Sphinx leaves out of its sources beside exclude_patterns (BuildEnvironment.find_files):
+# the template folders (an autosummary template `class.rst` is Jinja, no page) and the HTML
+# builder's asset folders, each a path below the conf.py's folder.
+_NOT_SOURCE_PATHS = ("templates_path", "html_static_path", "html_extra_path")
+
+
+def _listed(tree, name: str) -> list:
+    """Return the strings written in the list or tuple a module-level name is last bound to,
+    its computed items left out: xarray's `templates_path = ["_templates",
+    sphinx_autosummary_accessors.templates_path]` leaves out "_templates" all the same."""
+    found: list = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id == name for target in node.targets):
+            found = [item.value for item in getattr(node.value, "elts", ())
+                     if isinstance(item, ast.Constant) and isinstance(item.value, str)] \
+                if isinstance(node.value, (ast.List, ast.Tuple)) else []
+    return found
+
+
+def _folders(value) -> tuple:
+    """Return a conf.py list of folders as '/'-separated paths below its own folder."""
+    found = []
+    for path in _strings(value):
+        path = posixpath.normpath(path.replace("\\", "/"))
+        if not posixpath.isabs(path) and path != "." and not path.startswith("../"):
+            found.append(path)
+    return tuple(found)
+
+
 def _suffixes(value, extensions: tuple) -> dict:
     if isinstance(value, dict):
         suffixes = {suffix: (MARKDOWN if kind in _MARKDOWN_TYPES else RST)
@@ -200,7 +231,8 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         root_doc=root if isinstance(root, str) and root else _DEFAULT_ROOT,
         html_baseurl=baseurl if isinstance(baseurl, str) and baseurl.startswith(
             ("https://", "http://")) else None,
-        extensions=extensions, exclude_patterns=_strings(known.get("exclude_patterns")),
+        extensions=extensions, exclude_patterns=_strings(known.get("exclude_patterns")) + tuple(
+            path for name in _NOT_SOURCE_PATHS for path in _folders(_listed(tree, name))),
         object_types=types, module_prefixes=_prefixes(known.get(_PREFIXES), extensions),
         typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS)
 

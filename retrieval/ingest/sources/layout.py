@@ -16,13 +16,15 @@ An sdist's import packages are found, in this order, from:
 Several top-level packages, flat modules and namespace packages (a directory without
 `__init__.py` that the metadata names, or that holds packages where nothing else does) are read
 alike. Tests, benchmarks and examples are not API wherever they are (NOT_API_DIRECTORIES,
-`test_*.py`, `conftest.py`); a top-level `test/` or `testing/` of an sdist is its test suite,
-while a package's own `testing` or `test` module is API (`numpy.testing`, `django.test`).
+pytest's `test_*.py` and `*_test.py`, `conftest.py`, a `test/` holding such modules); a
+top-level `test/` or `testing/` of an sdist is its test suite, while a package's own `testing`
+or `test` module of helpers is API (`numpy.testing`, `django.test`).
 """
 
 import configparser
 import os
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
 
 from ..readers.docstrings import module_name
@@ -40,13 +42,29 @@ _NOT_MODULES = frozenset({"setup", "conftest", "noxfile", "fabfile", "tasks", "v
 _CONVENTIONAL_ROOTS = ("src", "lib")
 
 
-def is_api_path(relative: str) -> bool:
+def is_test_module(name: str) -> bool:
+    """Tell whether a file name is a test module by pytest's default `python_files`
+    (`test_*.py`, `*_test.py`), or a conftest.py."""
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
+def test_suites(paths) -> set:
+    """Return the `test` directories among '/'-separated file paths that hold a test module
+    themselves (tornado/test/web_test.py): a test suite, as a `tests` directory is anywhere,
+    while a package's `test` of helpers alone is API (django.test)."""
+    return {directory for directory, _, name in (path.rpartition("/") for path in paths)
+            if directory.rpartition("/")[2] == "test" and is_test_module(name)}
+
+
+def is_api_path(relative: str, suites: Collection[str] = ()) -> bool:
     """Tell whether a module path (below its import root, '/'-separated) may be API: no
-    directory of it is a test, benchmark or example directory, nor is it a test module."""
+    directory of it is a test, benchmark or example directory or one of suites (test_suites
+    of the paths beside it), nor is it a test module."""
     *directories, name = relative.split("/")
-    if any(part in NOT_API_DIRECTORIES for part in directories):
+    if any(part in NOT_API_DIRECTORIES for part in directories) or any(
+            "/".join(directories[:end]) in suites for end in range(1, len(directories) + 1)):
         return False
-    return not (name.startswith("test_") or name == "conftest.py")
+    return not is_test_module(name)
 
 
 def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
@@ -56,6 +74,9 @@ def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
     for directory, subdirectories, names in os.walk(below):
         subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(".")
                                    and d not in NOT_API_DIRECTORIES)
+        if test_suites(f"{os.path.basename(directory)}/{name}" for name in names):
+            subdirectories[:] = []
+            continue
         for name in names:
             path = Path(directory, name)
             relative = path.relative_to(base).as_posix()

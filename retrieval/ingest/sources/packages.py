@@ -28,7 +28,7 @@ from ..formats.sphinx_docs import published_site, sphinx_project, versioned_url
 from ..readers.docstrings import module_name
 from ..tree import PackageLayout, SourceTree, Unreadable, check_tree_file, not_read, shown
 from .form import Requested, SourceError, SourceOptions, collection_version
-from .layout import is_api_path, sdist_modules, wheel_modules
+from .layout import is_api_path, sdist_modules, test_suites, wheel_modules
 from .unpack import unpack
 
 _DIST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
@@ -90,10 +90,13 @@ def release_archive(dist: str, version: str, dest: Path, options: SourceOptions)
     if options.offline:
         raise FetchError(f"pypi:{dist}=={version}: offline, and no archive of it is kept in "
                          f"{options.releases}")
-    folder.mkdir(parents=True, exist_ok=True)
-    # Fetched beside it, then moved in whole: a build running at the same time reads no part.
-    with tempfile.TemporaryDirectory(prefix=".fetch-", dir=folder) as fetching:
+    Path(options.releases).mkdir(parents=True, exist_ok=True)
+    # Fetched beside the kept releases, then moved in whole: a build running at the same time
+    # reads no part, and a release that cannot be fetched (torch: no sdist, no pure wheel)
+    # leaves no folder of its own.
+    with tempfile.TemporaryDirectory(prefix=".fetch-", dir=options.releases) as fetching:
         fetched = download_release(dist, version, Path(fetching), options.stream)
+        folder.mkdir(parents=True, exist_ok=True)
         os.replace(fetched, folder / fetched.name)
     return folder / fetched.name
 
@@ -104,14 +107,24 @@ def release_metadata(path: Path):
 
 
 def documentation_url(metadata) -> str | None:
-    """Return the Documentation Project-URL of a distribution's metadata, ending with '/'."""
+    """Return the Documentation Project-URL of a distribution's metadata, ending with '/': the
+    folder of a page it names (statsmodels' `https://www.statsmodels.org/stable/index.html`
+    is the site `https://www.statsmodels.org/stable/`), else it with '/' added."""
     for entry in metadata.get_all("Project-URL") or ():
         label, _, url = entry.partition(",")
         url = url.strip()
         if label.strip().casefold() in ("documentation", "docs") \
                 and url.startswith(("https://", "http://")):
-            return url if url.endswith("/") else url + "/"
+            parts = urllib.parse.urlsplit(url)
+            path = parts.path if parts.path.endswith("/") else (
+                parts.path.rpartition("/")[0] + "/" if parts.path.endswith(_PAGE_SUFFIXES)
+                else parts.path + "/")
+            return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
     return None
+
+
+# What the last segment of a URL naming a page, not a folder, ends with.
+_PAGE_SUFFIXES = (".html", ".htm")
 
 
 def docs_urls(metadata) -> list:
@@ -308,10 +321,12 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
             build_note(f"skipped {refused}")
             continue
         modules, missing = [], []
-        for file in dist.files or ():
-            posix = PurePosixPath(str(file).replace(os.sep, "/")).as_posix()
+        files = [PurePosixPath(str(file).replace(os.sep, "/")).as_posix()
+                 for file in dist.files or ()]
+        suites = test_suites(files)
+        for posix in files:
             dotted = module_name(posix) if not posix.startswith("../") else None
-            if dotted is None or not is_api_path(posix):
+            if dotted is None or not is_api_path(posix, suites):
                 continue
             # Whatever is there is read as a tree's files are, which refuses (and reports by
             # name) a FIFO, a link out of the environment or an over-cap module.
