@@ -238,6 +238,23 @@ class PublicApiTest(unittest.TestCase):
         # better than the bases read as parameters.
         self.assertEqual(units["ui.Plain"]["fields"]["signature"], "")
 
+    def test_an_undocumented_member_whose_code_deprecates_it_is_a_unit_with_its_note(self):
+        units = units_of(self, {"models/__init__.py": (
+            '"""Models."""\nimport warnings\n\n\nclass Model:\n    """A model."""\n\n'
+            '    @deprecated("The `dict` method is deprecated; use `model_dump` instead.")\n'
+            '    def dict(self, *, include=None):\n        return self.model_dump()\n\n'
+            '    def model_dump(self):\n        return {}\n\n'
+            '    def copy(self):\n        warnings.warn("copy is deprecated", '
+            'DeprecationWarning)\n        return self\n')})
+        self.assertEqual(units["models.Model.dict"]["text"],
+                         '    @deprecated("The `dict` method is deprecated; use `model_dump` '
+                         'instead.")\n    def dict(self, *, include=None):')
+        self.assertEqual([note["kind"] for note in units["models.Model.dict"]["notes"]],
+                         ["deprecated"])
+        self.assertIn("models.Model.copy", units)
+        # An undocumented member its code does not deprecate is still no unit of its own.
+        self.assertNotIn("models.Model.model_dump", units)
+
     def test_a_documented_chained_assignment_is_one_passage_with_every_name(self):
         units = units_of(self, {"orm/__init__.py": (
             '"""ORM."""\n\n\nclass State:\n    """A state."""\n\n'

@@ -734,8 +734,9 @@ def public_objects(package: PackageSource, names: dict | None = None,
     a member a public class inherits (inherited: `inherited_members`; none if not given), from
     a private base too. An undocumented object is yielded only where the package exports it by
     name (exports: a module-level class or function; data that another public module
-    re-exports or its public module's __all__ lists), never an undocumented member or
-    attribute, as autodoc leaves out undocumented members; but one that shows a documented
+    re-exports or its public module's __all__ lists) or its code states its deprecation
+    (code_deprecation), never another undocumented member or attribute, as autodoc leaves out
+    undocumented members; but one that shows a documented
     function's docstring (PackageSource.shown: `select = public_factory(Select._create, ...)`)
     is yielded as that function's lines under its own name, after the rest (unless told not
     to: bound). Names a module imports are documented where they are defined. (names and
@@ -786,8 +787,10 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
             assigned.append((shown_module, replace(shown, name=obj.name, members=(),
                                                 kind=METHOD if "." in path else FUNCTION)))
             return
-        if not named and (obj.kind in (ATTRIBUTE, DATA) or "." in path
-                          or obj.name not in exported):
+        # One whose code states its deprecation is API all the same: what a caller of it
+        # must hear (pydantic 2's `BaseModel.dict`, only `@deprecated(...)` on its def).
+        if not named and obj.deprecation is None and (
+                obj.kind in (ATTRIBUTE, DATA) or "." in path or obj.name not in exported):
             # An undocumented base's documented members are still those its public
             # subclasses inherit (sqlalchemy's `HasHints.with_hint`, `Select.with_hint`).
             yield from _inherited_tree(package, module, path, inherited)
