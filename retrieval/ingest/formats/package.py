@@ -31,6 +31,10 @@ from ...core.ranking import SECTION, IndexFields
 from ..readers import autodoc, markdown
 from ..readers.blocks import size_pieces
 from ..readers.docstrings import (
+    ATTRIBUTE,
+    CLASS,
+    EXCEPTION,
+    METHOD,
     MODULE,
     DocObject,
     Module,
@@ -183,6 +187,7 @@ class Documented:
     anchor: str | None = None
     python_names: bool = True
     inherited: tuple = ()
+    kind: str | None = None  # the kind its autodoc directive describes it as, if not its own
 
 
 class _Units:
@@ -249,17 +254,18 @@ class _Units:
         for item, names, links in same_lines.values():
             contents.extend(self._object_contents(
                 item.module, item.obj, names, page, context or item.module.name, links,
-                item.noindex, item.anchor, reference))
+                item.noindex, item.anchor, reference, item.kind))
         return contents
 
     def _object_contents(self, module, obj, names: list, page: str | None, context: str,
                          in_links: int, noindex: bool, anchor: str | None,
-                         reference: bool) -> list:
+                         reference: bool, kind: str | None = None) -> list:
         """Return one object's units: its quoted lines cut by size, each linked and indexed
         under its names (the first MAX_NAMES of them); noindex: whether it is out of the
         package's index of objects (its internals); anchor: the id on the page it is linked
         at, if not its own ("": the page alone); reference: whether its page is a reference
-        page (a description on a guide is ranked as the guide's units are)."""
+        page (a description on a guide is ranked as the guide's units are); kind: the kind
+        its directive describes it as, where not the kind it is defined as."""
         names = list(dict.fromkeys(names))
         # Each piece is indexed under every name: a crafted `a0 = a1 = ... = 1` under thousands
         # of `#:` lines would otherwise index pieces x targets names. Real objects have a few.
@@ -295,7 +301,7 @@ class _Units:
                 # hit once.
                 url = self._source_link(module.path, obj.start_line, obj.end_line)
             facts = IndexFields.of(
-                kind=SECTION if obj.kind == MODULE else obj.kind, in_links=in_links,
+                kind=SECTION if obj.kind == MODULE else kind or obj.kind, in_links=in_links,
                 noindex=noindex,
                 reference_page=reference, names=qualified, name=bare,
                 signature=" ".join(obj.signature.split()), body=body, code=code,
@@ -529,9 +535,11 @@ class _Units:
         return dataclasses.replace(obj, end_line=end, docstring=text)
 
     def _rendered_docstrings(self, found: dict) -> list:
-        """Return (docstring, its module's name) of each object a page's autodoc directives
-        (found: _autodoc's) render on it, each once; a module whose docstring's sections are
-        the page's own text (sectioned) is read there already."""
+        """Return (docstring, its module's name, its class) of each object a page's autodoc
+        directives (found: _autodoc's) render on it, each once; a module whose docstring's
+        sections are the page's own text (sectioned) is read there already. Its class: the
+        class it documents or is a member of, dotted as documented (autodoc renders a member in
+        its class's directive's body, where Sphinx looks a name up under the class too)."""
         seen: set = set()
         rendered = []
         for documented in found.values():
@@ -541,7 +549,9 @@ class _Units:
                         obj.kind == MODULE and obj.name in self.sectioned):
                     continue
                 seen.add(obj.name)
-                rendered.append((obj.docstring, item.module.name))
+                within = item.name if obj.kind in (CLASS, EXCEPTION) else (
+                    item.name.rpartition(".")[0] if obj.kind in (METHOD, ATTRIBUTE) else None)
+                rendered.append((obj.docstring, item.module.name, within or None))
         return rendered
 
     @staticmethod
@@ -602,9 +612,11 @@ class _Units:
                                                directives, expanded[relative].nested)
                 # The docstrings autodoc renders on the page link from it too, each read under
                 # its object's module, as a rendered site's links are counted.
-                for docstring, module in self._rendered_docstrings(autodocs[relative]):
-                    self.references.update(autodoc.references(docstring, module))
-                    predicted[page].references.extend(cross_references(docstring, module))
+                for docstring, module, within in self._rendered_docstrings(
+                        autodocs[relative]):
+                    self.references.update(autodoc.references(docstring, module, within))
+                    predicted[page].references.extend(
+                        cross_references(docstring, module, within))
                 if conf.typehints != "none":
                     self.references.update(self._rendered_annotations(autodocs[relative]))
         if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
@@ -652,7 +664,7 @@ class _Units:
                             item.module, obj, (item.name, *item.aliases),
                             noindex=bool(hidden),
                             anchor=(section.anchor if section else "") if hidden else None,
-                            python_names=not item.keyed))
+                            python_names=not item.keyed, kind=item.kind))
                     for draft in self.objects_contents(documented_here, address,
                                                        section.context if section else None,
                                                        reference):

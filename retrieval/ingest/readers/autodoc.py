@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from .docstrings import CLASS, EXCEPTION, MODULE
+from .docstrings import ATTRIBUTE, CLASS, DATA, EXCEPTION, FUNCTION, METHOD, MODULE
 from .templates import mapping_entries
 
 _AUTODOC = re.compile(
@@ -46,15 +46,29 @@ class Documented:
     directive: Directive
     aliases: tuple = ()  # other dotted names it is documented by (no ids of their own)
     keyed: bool = False  # an entry of a mapping: known by its keys, not its Python names
+    # The kind its directive describes it as (DIRECTIVE_KINDS), None: as it is defined (a
+    # member :members: takes, autodoc choosing by what it is).
+    kind: str | None = None
 
 
-def references(text: str, module: str | None = None) -> Counter:
+# The kind of object each autodoc directive describes: Sphinx's documenter is the directive's
+# (`autoclass` of an exception is a `py:class`, `autofunction` of `select = public_factory(...)`
+# a `py:function`), whatever the object is.
+DIRECTIVE_KINDS = {"function": FUNCTION, "decorator": FUNCTION, "class": CLASS,
+                   "exception": EXCEPTION, "method": METHOD, "attribute": ATTRIBUTE,
+                   "property": ATTRIBUTE, "data": DATA}
+
+
+def references(text: str, module: str | None = None, within: str | None = None) -> Counter:
     """Count the Python objects a reST page (or a docstring of module) cross-references, by
-    each name they may mean.
+    each name they may mean; within: the class (dotted, with its module) a docstring is of or
+    in, where Sphinx looks a name up too.
 
     `:meth:`~flask.Flask.register_blueprint`` counts for that name; a relative one
     (`:func:`option`` under `.. currentmodule:: click`) for the name as written and under the
-    current module, as Sphinx would look it up; `.name` (a suffix search) under "." + name.
+    current module, as Sphinx would look it up, and under the class (`:meth:`load`` in
+    BytecodeCache's docstring is `jinja2.BytecodeCache.load`); `.name` (a suffix search)
+    under "." + name.
     """
     counts: Counter[str] = Counter()
     current = module
@@ -64,7 +78,8 @@ def references(text: str, module: str | None = None) -> Counter:
             current = None if declared.group(1) == "None" else declared.group(1)
         for match in _REFERENCE.finditer(line):
             target = match.group(1).lstrip("~!")
-            names = {target} if target.startswith(".") else {target, f"{current}.{target}"}
+            names = {target} if target.startswith(".") else {
+                target, f"{current}.{target}", *([f"{within}.{target}"] if within else [])}
             counts.update(names - {f"None.{target}"})
     return counts
 
@@ -302,7 +317,8 @@ def resolve(directive: Directive, package) -> list | None:
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             module, obj = found
             shown_module, shown = package.shown(module, obj)
-            documented = [Documented(dotted, shown_module, shown, directive)]
+            documented = [Documented(dotted, shown_module, shown, directive,
+                                     kind=DIRECTIVE_KINDS.get(directive.kind))]
             if "members" in directive.options:
                 documented.extend(_members(dotted, module, obj, directive, package, top=True))
             return documented

@@ -119,7 +119,7 @@ class SourcePage:
     labels: dict = field(default_factory=dict)
     # (domain, name) -> id: ("py", "flask.Flask"), ("setting", "DEBUG"), ("envvar", "HOME")
     targets: dict = field(default_factory=dict)
-    # (role, target as written, current module) of each cross-reference, in order
+    # (role, target as written, current module, current class) of each cross-reference
     references: list = field(default_factory=list)
     # A section title's name (lowercase) -> the id docutils gave that name, where a `Title`_
     # reference lands: the section's own id, or its idN where a label took the title's id.
@@ -168,6 +168,7 @@ class _Predictor(RstReader):
         self.references: list = []
         self._program: str | None = None
         self._unit = range(0)
+        self._titled: RenderedSection | None = None  # the section the last unit titled
 
     # -- ids ------------------------------------------------------------------------------
 
@@ -186,10 +187,12 @@ class _Predictor(RstReader):
 
     def read_unit(self, unit: range, is_code: bool) -> bool:
         self._unit = unit
+        # The section whose title the previous unit was: what this one is first in, if any.
+        titled, self._titled = self._titled, None
         head = self.lines[unit.start]
         if not is_code:
             if is_explicit_markup(head):
-                self._explicit(head.strip(), unit)
+                self._explicit(head.strip(), unit, titled)
             else:
                 self._inline("\n".join(self.lines[unit.start:unit.stop]))
                 if _section_title(self.lines, unit) is None and not all(
@@ -209,7 +212,7 @@ class _Predictor(RstReader):
             self.open_body(indentation(head), self.anchor)
         return kept
 
-    def _explicit(self, head: str, unit: range):
+    def _explicit(self, head: str, unit: range, titled: RenderedSection | None = None):
         target = _EXPLICIT_TARGET.fullmatch(head)
         if target:
             name = target.group(1).strip("`")
@@ -235,12 +238,17 @@ class _Predictor(RstReader):
             return  # a comment
         name = directive.group(1).lower().removeprefix("py:")
         argument = (directive.group(2) or "").strip()
+        if name == "currentmodule":
+            self._titled = titled  # no node: what follows is still first in the section
         if name == "module" and argument and not any(
                 OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
                 for i in unit[1:]):
             module = argument.split()[0]
             self._settle_targets()
-            self.targets.setdefault((PYTHON_DOMAIN, module), self._object_id("module", module))
+            module_id = self._object_id("module", module)
+            self.targets.setdefault((PYTHON_DOMAIN, module), module_id)
+            if titled is not None:
+                self._move_section(titled, module_id)
         if name not in _LITERAL_DIRECTIVES:
             self._inline("\n".join(self.lines[unit.start + 1:unit.stop]))
 
@@ -251,7 +259,29 @@ class _Predictor(RstReader):
             self.external.add(name.lower())
         for _ in _FOOTNOTE_REF.finditer(text):
             self.document.auto()
-        self.references.extend(cross_references(text, self.module))
+        self.references.extend(cross_references(text, self.module, self._within()))
+
+    def _within(self) -> str | None:
+        """Return the class (dotted, with its module) whose body the unit being read is in:
+        Sphinx looks a cross-reference's name up under it too (py:class)."""
+        indent = indentation(self.lines[self._unit.start]) if self._unit else 0
+        classes = [scope.owner for scope in self.scopes
+                   if isinstance(scope.owner, _PyClass) and scope.indent < indent]
+        if not classes:
+            return None
+        owner = classes[-1]
+        return f"{owner.module}.{owner.name}" if owner.module else owner.name
+
+    def _move_section(self, section: RenderedSection, section_id: str):
+        """Render a section at a module's id: Sphinx's MoveModuleTargets puts the target of a
+        `.. module::` that is the first thing in a section first among the section's ids
+        (`<section id="module-jinja2.ext">`, its title's id a span inside)."""
+        moved = RenderedSection(section_id, section.title, section.path)
+        self.sections[self.sections.index(section)] = moved
+        self._ancestry = [(moved.section_id if own == section.section_id else own, ancestors)
+                          for own, ancestors in self._ancestry]
+        self._open = [(level, moved if open_section is section else open_section)
+                      for level, open_section in self._open]
 
     def _settle_targets(self):
         """Record the targets waiting before an element at their own ids: Sphinx links a :ref:
@@ -304,6 +334,7 @@ class _Predictor(RstReader):
         self._ancestry.append((section.section_id,
                                tuple(open_section.section_id for _, open_section in self._open)))
         self._open.append((level, section))
+        self._titled = section
         self._settle_targets()
 
     def listed(self) -> list:
@@ -416,14 +447,16 @@ class _Predictor(RstReader):
         self.objects.append(RenderedObject(kind, [(object_id, bare)], STANDARD_DOMAIN))
 
 
-def cross_references(text: str, module: str | None) -> list:
-    """Return (role, target as written, module) of each cross-reference of reST text, read
-    under a current module (a docstring's: the module of the object it documents), and
-    (INTERNAL, name, module) of each hyperlink reference to a name of its page."""
+def cross_references(text: str, module: str | None, within: str | None = None) -> list:
+    """Return (role, target as written, module, class) of each cross-reference of reST text,
+    read under a current module (a docstring's: the module of the object it documents) and
+    class (within: dotted, with its module; a class's or its member's docstring, a class
+    directive's body: Sphinx's py:class context), and (INTERNAL, name, module, None) of each
+    hyperlink reference to a name of its page."""
     return [(match.group(1), (match.group(3) if match.group(3) is not None
-                              else match.group(4)).strip(), module)
+                              else match.group(4)).strip(), module, within)
             for match in _XREF.finditer(text)] + [
-        (INTERNAL, " ".join(match.group(1).split()), module)
+        (INTERNAL, " ".join(match.group(1).split()), module, None)
         for match in _INTERNAL_REF.finditer(text)]
 
 
@@ -441,7 +474,7 @@ def predict_page(docname: str, text: str, directives: Directives,
     reader._settle_targets()
     page = RenderedPage(frozenset(reader.ids), reader.sections, reader.objects, [])
     title = reader.sections[0].title if reader.sections else ""
-    references = reader.references + [(SECTION_ID, section_id, None)
+    references = reader.references + [(SECTION_ID, section_id, None, None)
                                       for section_id in reader.listed()]
     return SourcePage(docname, page, title, reader.labels, reader.targets, references,
                       reader.title_ids, frozenset(reader.external))
@@ -466,7 +499,7 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
     roles = {"envvar": "envvar"} | {role: name for name, (_, role) in conf.object_types.items()}
     counts: Counter = Counter()
     for path, source in pages.items():
-        for role, target, module in source.references:
+        for role, target, module, within in source.references:
             found = None
             if role == INTERNAL:
                 # docutils resolves a `name`_ reference by name, an explicit target (a label,
@@ -486,8 +519,11 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
                 if linked is not None and linked[1].page.sections:
                     found = (linked[0], linked[1].page.sections[0].section_id)
             elif role in PY_ROLES:
+                # Sphinx's find_obj: the name, under the current module, under its class.
                 name = conf.full_name(target.lstrip("~!."))
-                found = python.get(name) or (python.get(f"{module}.{name}") if module else None)
+                found = python.get(name) or (
+                    python.get(f"{module}.{name}") if module else None) or (
+                    python.get(f"{within}.{name}") if within else None)
             elif role == "term":  # Sphinx looks a term up in lower case
                 found = targets.get(("term", target.lower()))
             elif role in roles:
