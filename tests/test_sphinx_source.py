@@ -456,6 +456,86 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual([unit["url"] for unit in units],
                          [DOCS + "api.html#api", DOCS + "api.html#demo.Node"])
 
+    def test_a_module_first_in_a_section_is_where_the_section_is(self):
+        # Sphinx's MoveModuleTargets: the target of a `.. module::` that is the first thing in
+        # a section leads the section's ids (jinja2's `<section id="module-jinja2.ext">`, its
+        # title's id and label spans inside); `.. currentmodule::` makes no node between them.
+        # One after the section's text (or not in a section) is a span inside it.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\nSee :mod:`demo.ext` and :mod:`demo.later`.\n\n"
+            ".. _writing:\n\nWriting\n-------\n\n.. module:: demo.ext\n\nExtensions.\n\n"
+            "Other\n-----\n\n.. currentmodule:: demo\n\n.. module:: demo.other\n\n"
+            "Others.\n\nLater\n-----\n\nText.\n\n.. module:: demo.later\n\nMore.\n")})
+        units = contents(self.root, "doc")
+        self.assertEqual([(unit["url"].removeprefix(DOCS + "index.html"), unit["in_links"])
+                          for unit in units],
+                         [("#demo", 0), ("#module-demo.ext", 1), ("#module-demo.other", 0),
+                          ("#later", 0)])
+
+    def test_a_section_whose_title_id_is_taken_is_at_the_label_nearest_it(self):
+        # Its own id an idN, last of its ids: the labels above it come first, the nearest
+        # first (pytest's `.. _`recording warnings`:` and `.. _recwarn:` before "Recording
+        # warnings": `<section id="recwarn"><span id="recording-warnings"><span id="id3">`).
+        # With its title's id free, the section is at it, its labels spans inside.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. _`recording warnings`:\n\n.. _recwarn:\n\nRecording warnings\n"
+            "------------------\n\nRecorded.\n\n.. _first:\n\n.. _second:\n\nOther\n-----\n\n"
+            "Others.\n")})
+        self.assertEqual([unit["url"].removeprefix(DOCS + "index.html")
+                          for unit in contents(self.root, "doc")],
+                         ["#demo", "#recwarn", "#other"])
+
+    def test_a_cross_reference_is_looked_up_under_its_class_too(self):
+        # Sphinx's find_obj: a name, then under the current module, then under the current
+        # class (py:class), which a class's body sets, and so autodoc's rendering of a class
+        # and of its members: jinja2's `:meth:`load_bytecode`` in BytecodeCache's docstring.
+        write(self.root, {
+            "demo/__init__.py": 'class Cache:\n    """Call :meth:`load` then :meth:`dump`."""\n\n'
+                                '    def load(self):\n        """Load; see :meth:`dump`."""\n\n'
+                                '    def dump(self):\n        """Dump."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. autoclass:: demo.Cache\n   :members:\n",
+            "docs/guide.rst": "Guide\n=====\n\n.. currentmodule:: demo\n\n"
+                              ".. class:: Engine\n\n   Call :meth:`start`.\n\n"
+                              "   .. method:: start()\n\n      Start.\n\n"
+                              "Outside a class :meth:`start` names nothing.\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
+        units = {draft.content["title"]: draft.content["in_links"]
+                 for draft in read_package_contents(tree, Progress(io.StringIO()))}
+        self.assertEqual((units["demo.Cache.load"], units["demo.Cache.dump"]), (1, 2))
+        self.assertEqual(units["demo.Engine.start"], 1)
+
+    def test_an_autodoc_directive_describes_its_object_as_its_kind(self):
+        # autodoc's documenter is the directive's: `autoclass` of an exception is a py:class
+        # (pytest's PytestWarning), `autofunction` of an assignment a py:function (sqlalchemy's
+        # `delete = public_factory(...)`); a member :members: takes is what it is, a
+        # `*property`-decorated one an attribute (sqlalchemy's memoized_property).
+        write(self.root, {
+            "demo/__init__.py": 'class DemoWarning(UserWarning):\n    """Warned."""\n\n\n'
+                                'class Failed(Exception):\n    """Failed."""\n\n\n'
+                                'class Table:\n    """A table."""\n\n'
+                                '    @util.memoized_property\n    def columns(self):\n'
+                                '        """Its columns."""\n\n'
+                                '    def drop(self):\n        """Drop it."""\n\n\n'
+                                'def _create(table):\n    """Delete rows."""\n\n\n'
+                                'delete = public_factory(_create, ".delete")\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. autoclass:: demo.DemoWarning\n\n"
+                            ".. autoexception:: demo.Failed\n\n"
+                            ".. autoclass:: demo.Table\n   :members:\n\n"
+                            ".. autofunction:: demo.delete\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
+        kinds = {draft.content["title"]: draft.content["kind"]
+                 for draft in read_package_contents(tree, Progress(io.StringIO()))}
+        self.assertEqual({name: kinds[name] for name in (
+            "demo.DemoWarning", "demo.Failed", "demo.Table", "demo.Table.columns",
+            "demo.Table.drop", "demo.delete")},
+            {"demo.DemoWarning": "class", "demo.Failed": "exception", "demo.Table": "class",
+             "demo.Table.columns": "attribute", "demo.Table.drop": "method",
+             "demo.delete": "function"})
+
     def test_of_several_projects_the_one_with_the_most_pages_is_the_documentation(self):
         write(self.root, {"doc/neps/conf.py": "", "doc/neps/index.rst": "NEPs\n====\n",
                           "doc/source/conf.py": "", "doc/source/index.rst": "Index\n=====\n",

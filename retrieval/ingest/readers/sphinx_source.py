@@ -318,15 +318,14 @@ class _Predictor(RstReader):
             self._open.pop()
         text = title_text(title)
         path = tuple(section.title for _, section in self._open)
-        # A label whose id is the title's own (`.. _database_urls:` before "Database URLs")
-        # took that id first: the section's own is the next idN, yet the section is rendered
-        # at the label's (docutils lists the target's id first then, as Sphinx's pages show).
-        labelled = next((own for _, own, _ in self._pending if own == make_id(text)), None)
-        if labelled is None and make_id(text) in self.ids:
-            # A repeated title (a second "Unicode") has no id of its name: the section is
-            # rendered at its label's id, if a label is right above it, and its own is the
-            # next idN (SQLAlchemy's `<section id="psycopg2-hstore"><span id="id9">`).
-            labelled = next((own for _, own, key in self._pending if key is None), None)
+        # A title whose id is taken (by a label above it of the same name, `.. _database_urls:`
+        # before "Database URLs"; by an earlier section, a second "Unicode") gives its section
+        # docutils' next idN, last among its ids: the section is rendered at the labels right
+        # above it, the nearest first (pytest's `.. _`recording warnings`:` then `.. _recwarn:`
+        # give `<section id="recwarn"><span id="recording-warnings"><span id="id3">`).
+        title_id = make_id(text)
+        labels = [own for _, own, key in self._pending if key is None]
+        labelled = labels[-1] if labels and (not title_id or title_id in self.ids) else None
         own = self.document.auto() if labelled is not None else self.document.named(text)
         self.title_ids.setdefault(text.lower(), own)
         section = RenderedSection(labelled or own, text, path)
