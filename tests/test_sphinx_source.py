@@ -485,6 +485,20 @@ class GeneratedPagesTest(unittest.TestCase):
                           for unit in contents(self.root, "doc")],
                          ["#demo", "#recwarn", "#other"])
 
+    def test_a_title_is_shown_as_smartquotes_renders_it(self):
+        # Sphinx's SmartQuotes (on unless conf.py says `smartquotes = False`): quotes curled,
+        # "--" an en dash, "..." an ellipsis, in a title's text, not its literals
+        # (sqlalchemy's `<h2>The “CamelCase” datatypes</h2>`); its id is the source text's.
+        page = ("Demo\n====\n\nThe \"CamelCase\" types -- ``\"as is\"``...\n"
+                "---------------------------------------------\n\nText.\n")
+        for conf, shown in (("", "The \u201cCamelCase\u201d types \u2013 \"as is\"\u2026"),
+                            ("smartquotes = False\n", 'The "CamelCase" types -- "as is"...')):
+            root = temporary_directory(self)
+            write(root, {"doc/conf.py": conf, "doc/index.rst": page})
+            unit = contents(root, "doc")[-1]
+            self.assertEqual((unit["title"], unit["url"]),
+                             (shown, DOCS + "index.html#the-camelcase-types-as-is"), conf)
+
     def test_a_cross_reference_is_looked_up_under_its_class_too(self):
         # Sphinx's find_obj: a name, then under the current module, then under the current
         # class (py:class), which a class's body sets, and so autodoc's rendering of a class
@@ -614,6 +628,18 @@ class IdsTest(unittest.TestCase):
         for sample in self.SAMPLES + tuple(chr(code) * 2 + "x" for code in range(0x00c0, 0x0250)):
             self.assertEqual(make_id(sample), docutils_make_id(sample), sample)
 
+
+    def test_smartquotes_are_docutils_own(self):
+        require_module(self, "docutils", "test")
+        from docutils.utils.smartquotes import educate_tokens
+
+        from retrieval.ingest.readers.smartquotes import educate
+
+        for sample in ("'hi' \"x\"", "a 'b' c", "(\"x\")", "'quoted'", '"a"b', "it's '90s",
+                       "--x", "\"'a'\" b", "[']", "x - 'y' ?", "Isn't it -- \"so\"...?",
+                       "type_coerce() - a Python-only \"cast\"", "x---y . . . z"):
+            theirs = "".join(educate_tokens([("text", sample)], "qDe", "en"))
+            self.assertEqual(educate(sample), theirs, sample)
 
 if __name__ == "__main__":
     unittest.main()

@@ -609,7 +609,8 @@ class _Units:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
                 predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
-                                               directives, expanded[relative].nested)
+                                               directives, expanded[relative].nested,
+                                               conf.smartquotes)
                 # The docstrings autodoc renders on the page link from it too, each read under
                 # its object's module, as a rendered site's links are counted.
                 for docstring, module, within in self._rendered_docstrings(

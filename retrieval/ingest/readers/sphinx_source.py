@@ -45,6 +45,7 @@ from .rst import (
     _section_title,
     is_explicit_markup,
 )
+from .smartquotes import educate
 from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf
 from .sphinx_page import (
     STD_NAME,
@@ -70,6 +71,34 @@ def title_text(title: str) -> str:
     text = _HYPERLINK.sub(r"\1", text)
     text = _INLINE.sub(lambda m: next(group for group in m.groups() if group is not None), text)
     return " ".join(re.sub(r"\\(.)", r"\1", text).split())
+
+
+# What renders as literal text in a title: inline literals and roles (a Python role's target is
+# a literal; so, approximately, are the rest).
+_LITERAL = re.compile(r"``.+?``|:[\w.+:-]+:`[^`]*`")
+
+
+def shown_title(title: str, smartquotes: bool = True) -> str:
+    """Return a reST title's text as Sphinx shows it: title_text, its text (not its literals)
+    educated by SmartQuotes where the project has them on (conf.py's `smartquotes`)."""
+    if not smartquotes:
+        return title_text(title)
+    parts, before, at = [], " ", 0
+    for match in [*_LITERAL.finditer(title), None]:
+        text = title[at:match.start() if match else len(title)]
+        if text:
+            # title_text's reading of the run, its edge spaces kept: they separate the parts.
+            shown = title_text(text)
+            shown = (" " if text[:1].isspace() else "") + shown + (
+                " " if text[-1:].isspace() and shown else "")
+            parts.append(educate(shown, before))
+            before = shown[-1:] or before
+        if match is None:
+            break
+        literal = title_text(match.group(0))
+        parts.append(literal)
+        before, at = literal[-1:] or before, match.end()
+    return " ".join("".join(parts).split())
 
 
 # What gives a docutils node an id from the shared counter or a name, in running text.
@@ -140,10 +169,12 @@ class _PyClass:
 class _Predictor(RstReader):
     """Walks a page's units as page_units does, giving ids as docutils and Sphinx would."""
 
-    def __init__(self, lines: list, directives: Directives, nested: tuple = ()):
+    def __init__(self, lines: list, directives: Directives, nested: tuple = (),
+                 smartquotes: bool = True):
         super().__init__()
         self.lines = lines
         self.directives = directives
+        self.smartquotes = smartquotes  # whether titles are shown educated (SmartQuotes)
         # The line ranges parsed apart (an automodule's docstring), and the one being read:
         # (its range, its adornment styles, the level its first style is at).
         self._nested = nested
@@ -328,7 +359,7 @@ class _Predictor(RstReader):
         labelled = labels[-1] if labels and (not title_id or title_id in self.ids) else None
         own = self.document.auto() if labelled is not None else self.document.named(text)
         self.title_ids.setdefault(text.lower(), own)
-        section = RenderedSection(labelled or own, text, path)
+        section = RenderedSection(labelled or own, shown_title(title, self.smartquotes), path)
         self.sections.append(section)
         self._ancestry.append((section.section_id,
                                tuple(open_section.section_id for _, open_section in self._open)))
@@ -460,11 +491,12 @@ def cross_references(text: str, module: str | None, within: str | None = None) -
 
 
 def predict_page(docname: str, text: str, directives: Directives,
-                 nested: tuple = ()) -> SourcePage:
+                 nested: tuple = (), smartquotes: bool = True) -> SourcePage:
     """Return what one reST page of a project would render as, read from its source alone;
-    nested: the line ranges whose titles are parsed apart (ExpandedPage.nested)."""
+    nested: the line ranges whose titles are parsed apart (ExpandedPage.nested); smartquotes:
+    whether the project renders text educated (conf.py's `smartquotes`)."""
     lines = text.split("\n")
-    reader = _Predictor(lines, directives, nested)
+    reader = _Predictor(lines, directives, nested, smartquotes)
     literal = LiteralBlocks()  # as page_units reads them
     for unit, indent in reader_units(lines, reader):
         is_code = literal.enter(lines, unit, indent)
