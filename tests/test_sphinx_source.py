@@ -393,9 +393,11 @@ class GeneratedPagesTest(unittest.TestCase):
         urls = [unit["url"].removeprefix(DOCS + "api.html") for unit in units]
         # A module's __all__ is all :members: takes, :private-members: or not; a listed
         # :private-members: takes those names only, and a docstring's `:meta private:` or
-        # `:meta public:` says what is private; a :noindex: description has no id.
-        self.assertEqual(urls, ["#api", "#module-demo", "#demo.Row", "#cells", "#demo.Cell",
+        # `:meta public:` says what is private; a :noindex: description has no id. (The
+        # automodule first in "API", its title alone: one unit, at the module's id.)
+        self.assertEqual(urls, ["#module-demo", "#demo.Row", "#cells", "#demo.Cell",
                                 "#demo.Cell._asdict", "#demo.Cell._shown", "#again", "#again"])
+        self.assertEqual(units[0]["title"], "API")
         self.assertEqual([unit["noindex"] for unit in units[-2:]], [False, True])
 
     def test_the_last_line_counts_autodoc_directives_and_says_when_none_resolved(self):
@@ -471,6 +473,30 @@ class GeneratedPagesTest(unittest.TestCase):
                           for unit in units],
                          [("#demo", 0), ("#module-demo.ext", 1), ("#module-demo.other", 0),
                           ("#later", 0)])
+
+    def test_an_automodule_first_in_a_section_is_that_sections_text(self):
+        # autodoc's `.. py:module::` moves as `.. module::` does: "Runtime Inspection API"
+        # then `.. automodule:: sqlalchemy.inspection` is `<section id="module-sqlalchemy.
+        # inspection">` with the docstring its text, one unit; after the section's own text,
+        # the module's description is a unit of its own, the section at its title's id.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "demo/extra.py": '"""Extra things."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "Index\n=====\n\nSee :doc:`api` and :doc:`extra`.\n",
+            "docs/api.rst": "API\n===\n\n.. automodule:: demo\n",
+            "docs/extra.rst": "Extra\n=====\n\nFirst this.\n\n.. automodule:: demo.extra\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"), ("demo/extra.py", "demo.extra")), "docs", DOCS,
+            "pypi:demo==1.0/"))
+        units = [(draft.content["url"].removeprefix(DOCS), draft.content["title"],
+                  draft.content["source_id"], draft.content["in_links"])
+                 for draft in read_package_contents(tree, Progress(io.StringIO()))]
+        self.assertEqual(units, [
+            ("api.html#module-demo", "API", "demo/__init__.py", 1),
+            ("extra.html#extra", "Extra", "docs/extra.rst", 1),
+            ("extra.html#module-demo.extra", "demo.extra", "demo/extra.py", 0),
+            ("index.html#index", "Index", "docs/index.rst", 0)])
 
     def test_a_section_whose_title_id_is_taken_is_at_the_label_nearest_it(self):
         # Its own id an idN, last of its ids: the labels above it come first, the nearest

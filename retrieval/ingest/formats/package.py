@@ -134,6 +134,11 @@ def _describes_objects(found: dict) -> bool:
                for documented in found.values() for item in documented)
 
 
+def _title_only(text: str) -> bool:
+    """Tell whether a section unit's text is its title alone (its adornment aside)."""
+    return sum(len(set(line.strip())) > 1 for line in text.split("\n")) <= 1
+
+
 def _section_at(units: list, line: int):
     """Return the section unit a line of a page is in (of page_units' units), else None."""
     found = None
@@ -634,6 +639,7 @@ class _Units:
             address = (layout.docs_url + urllib.parse.quote(page, safe="/")
                        if layout.docs_url else None)
             placed: list[tuple] = []  # (line, order, draft)
+            modules: dict = {}  # url -> where in placed a module's description is
             # Where each line of what is read comes from: the page, or a file it includes.
             origins = [Origin(source_id, sha256, line) for line in
                        range(1, text.count("\n") + 2)]
@@ -669,6 +675,8 @@ class _Units:
                     for draft in self.objects_contents(documented_here, address,
                                                        section.context if section else None,
                                                        reference):
+                        if draft.content["kind"] == SECTION:
+                            modules.setdefault(draft.content["url"], len(placed))
                         placed.append((line, len(placed), draft))
                 for line, stub, item in self._summarized(conf, relative, text):
                     for draft in self.objects_contents(
@@ -683,9 +691,20 @@ class _Units:
                 first, last = origins[unit.start_line - 1], origins[unit.end_line - 1]
                 url = (address + ("#" + unit.anchor if unit.anchor else "") if address
                        else self._source_link(first.source_id, first.line, last.line))
+                linked = sum(links[page, anchor] for anchor in unit.anchors)
+                module = modules.get(url) if unit.kind == SECTION else None
+                if module is not None and _title_only(unit.text):
+                    # A section whose first thing is an automodule is at the module's id
+                    # (sphinx_source: MoveModuleTargets), the module's description its text:
+                    # one unit, as the rendered page's section, titled and linked as it is.
+                    at, order, described = placed[module]
+                    described.content["title"] = unit.title
+                    described.content["in_links"] += linked
+                    placed[module] = (at, order, dataclasses.replace(described,
+                                                                      heading=unit.heading))
+                    continue
                 draft = UnitDraft.of_unit(
-                    self.tree, first.source_id, first.sha256, url, unit, reference,
-                    sum(links[page, anchor] for anchor in unit.anchors),
+                    self.tree, first.source_id, first.sha256, url, unit, reference, linked,
                     lines=(first.line, last.line))
                 placed.append((unit.start_line, len(placed), draft))
                 if first.source_id != source_id:

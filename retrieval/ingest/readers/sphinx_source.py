@@ -280,6 +280,12 @@ class _Predictor(RstReader):
             self.targets.setdefault((PYTHON_DOMAIN, module), module_id)
             if titled is not None:
                 self._move_section(titled, module_id)
+        elif name == "automodule" and argument and titled is not None and not any(
+                OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
+                for i in unit[1:]):
+            # autodoc writes `.. py:module::` first: the same, the module's description (its
+            # docstring, a unit of the package's source) the section's text.
+            self._move_section(titled, self._object_id("module", argument.split()[0]))
         if name not in _LITERAL_DIRECTIVES:
             self._inline("\n".join(self.lines[unit.start + 1:unit.stop]))
 
