@@ -426,6 +426,22 @@ class GeneratedPagesTest(unittest.TestCase):
                          [[DOCS + "api.html#demo.Node"],
                           ["pypi:demo==1.0/demo/__init__.py#L1-L2"]])
 
+    def test_an_autodoc_directive_with_an_option_it_does_not_take_renders_nothing(self):
+        # Sphinx logs an error and renders nothing of it (pytest's `.. autofunction::
+        # pytest.raises(...)` with `:with: excinfo` has no id on its page): no description
+        # there; the object is one no page documents, linked at its lines in the release.
+        write(self.root, {"demo/__init__.py": 'def raises(exc):\n    """Assert it raises."""\n',
+                          "docs/conf.py": "",
+                          "docs/api.rst": "API\n===\n\nText.\n\n.. autofunction:: demo.raises\n"
+                                          "   :with: excinfo\n"})
+        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
+            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
+        stream = io.StringIO()
+        units = read_package_contents(tree, Progress(stream))
+        self.assertEqual([unit.content["url"] for unit in units],
+                         [DOCS + "api.html#api", "pypi:demo==1.0/demo/__init__.py#L1-L2"])
+        self.assertIn("autofunction demo.raises: autodoc takes no option with", stream.getvalue())
+
     def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
         write(self.root, {
             "docs/conf.py": "",

@@ -491,6 +491,15 @@ class _Units:
         naming what the source does not define is reported, with none, at where(line))."""
         found = {}
         for directive in autodoc.directives(text):
+            unknown = autodoc.unknown_options(directive)
+            if unknown:
+                progress.directive(self.tree.label, False)
+                progress.skip(f"{self.tree.label}/{where(directive.line)}",
+                              f"auto{directive.kind} {directive.name or '(no name)'}: "
+                              f"autodoc takes no option {', '.join(unknown)}, so Sphinx "
+                              "renders nothing of it")
+                found[directive.line] = []
+                continue
             documented = autodoc.resolve(directive, self.package)
             progress.directive(self.tree.label, documented is not None)
             if documented is None:

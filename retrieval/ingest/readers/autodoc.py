@@ -169,6 +169,31 @@ def directives(text: str) -> list:
     return found
 
 
+# The options each autodoc directive takes: its documenter's option_spec. With any other,
+# Sphinx logs "An option to autofunction is either unknown or has an invalid value" and renders
+# nothing of it (AutodocDirective.run returns no nodes): pytest's `.. autofunction::
+# pytest.raises(...)` with `:with: excinfo` has no description, nor id, on its page.
+_INDEX_OPTIONS = frozenset({"noindex", "no-index", "no-index-entry"})
+_MEMBER_OPTIONS = _INDEX_OPTIONS | {"members", "undoc-members", "inherited-members",
+                                    "show-inheritance", "member-order", "exclude-members",
+                                    "private-members", "special-members"}
+_OPTIONS = {
+    "module": _MEMBER_OPTIONS | {"synopsis", "platform", "deprecated", "imported-members",
+                                 "ignore-module-all", "no-value"},
+    "class": _MEMBER_OPTIONS | {"class-doc-from"},
+    "exception": _MEMBER_OPTIONS | {"class-doc-from"},
+    "data": _INDEX_OPTIONS | {"annotation", "no-value"},
+    "attribute": _INDEX_OPTIONS | {"annotation", "no-value"},
+}
+
+
+def unknown_options(directive: Directive) -> list:
+    """Return the options of an autodoc directive its documenter does not take (then Sphinx
+    renders nothing of the directive), in order."""
+    known = _OPTIONS.get(directive.kind, _INDEX_OPTIONS)
+    return [name for name in directive.options if name not in known]
+
+
 _AUTOSUMMARY = re.compile(r"([ \t]*)\.\.[ \t]+autosummary::[ \t]*")
 # An autosummary entry: a dotted name, maybe `~`-shortened, maybe followed by its signature.
 _ENTRY = re.compile(r"[ \t]+~?([A-Za-z_][\w.]*)")
