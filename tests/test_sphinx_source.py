@@ -430,16 +430,20 @@ class GeneratedPagesTest(unittest.TestCase):
         # Sphinx logs an error and renders nothing of it (pytest's `.. autofunction::
         # pytest.raises(...)` with `:with: excinfo` has no id on its page): no description
         # there; the object is one no page documents, linked at its lines in the release.
-        write(self.root, {"demo/__init__.py": 'def raises(exc):\n    """Assert it raises."""\n',
+        # A documenter's option negated (`:no-members:`) is one it takes.
+        write(self.root, {"demo/__init__.py": 'def raises(exc):\n    """Assert it raises."""\n'
+                                              '\n\nclass Count:\n    """Count rows."""\n',
                           "docs/conf.py": "",
                           "docs/api.rst": "API\n===\n\nText.\n\n.. autofunction:: demo.raises\n"
-                                          "   :with: excinfo\n"})
+                                          "   :with: excinfo\n\n.. autoclass:: demo.Count\n"
+                                          "   :no-members:\n"})
         tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
             (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
         stream = io.StringIO()
         units = read_package_contents(tree, Progress(stream))
         self.assertEqual([unit.content["url"] for unit in units],
-                         [DOCS + "api.html#api", "pypi:demo==1.0/demo/__init__.py#L1-L2"])
+                         [DOCS + "api.html#api", DOCS + "api.html#demo.Count",
+                          "pypi:demo==1.0/demo/__init__.py#L1-L2"])
         self.assertIn("autofunction demo.raises: autodoc takes no option with", stream.getvalue())
 
     def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
@@ -478,17 +482,21 @@ class GeneratedPagesTest(unittest.TestCase):
         # Sphinx's MoveModuleTargets: the target of a `.. module::` that is the first thing in
         # a section leads the section's ids (jinja2's `<section id="module-jinja2.ext">`, its
         # title's id and label spans inside); `.. currentmodule::` makes no node between them.
-        # One after the section's text (or not in a section) is a span inside it.
+        # One after the section's text (or not in a section) is a span inside it; so is one
+        # after a title whose name a label above it has (`.. _aiomysql:` before "aiomysql",
+        # sqlalchemy's): docutils reports the duplicate name inside the section first.
         write(self.root, {"doc/conf.py": "", "doc/index.rst": (
             "Demo\n====\n\nSee :mod:`demo.ext` and :mod:`demo.later`.\n\n"
-            ".. _writing:\n\nWriting\n-------\n\n.. module:: demo.ext\n\nExtensions.\n\n"
+            ".. _writing-extensions:\n\nWriting Extensions\n------------------\n\n"
+            ".. module:: demo.ext\n\nExtensions.\n\n"
             "Other\n-----\n\n.. currentmodule:: demo\n\n.. module:: demo.other\n\n"
-            "Others.\n\nLater\n-----\n\nText.\n\n.. module:: demo.later\n\nMore.\n")})
+            "Others.\n\nLater\n-----\n\nText.\n\n.. module:: demo.later\n\nMore.\n\n"
+            ".. _aiomysql:\n\naiomysql\n--------\n\n.. module:: demo.aiomysql\n\nDriver.\n")})
         units = contents(self.root, "doc")
         self.assertEqual([(unit["url"].removeprefix(DOCS + "index.html"), unit["in_links"])
                           for unit in units],
                          [("#demo", 0), ("#module-demo.ext", 1), ("#module-demo.other", 0),
-                          ("#later", 0)])
+                          ("#later", 0), ("#aiomysql", 0)])
 
     def test_an_automodule_first_in_a_section_is_that_sections_text(self):
         # autodoc's `.. py:module::` moves as `.. module::` does: "Runtime Inspection API"

@@ -187,11 +187,20 @@ _OPTIONS = {
 }
 
 
+# The options autodoc_default_options may set: each a documenter takes is also taken negated
+# (`:no-members:` of sqlalchemy's `.. autoclass:: count`), which unsets the default.
+_DEFAULT_OPTIONS = frozenset({"members", "undoc-members", "inherited-members",
+                              "show-inheritance", "private-members", "special-members",
+                              "ignore-module-all", "exclude-members", "member-order",
+                              "imported-members", "class-doc-from", "no-value"})
+
+
 def unknown_options(directive: Directive) -> list:
     """Return the options of an autodoc directive its documenter does not take (then Sphinx
     renders nothing of the directive), in order."""
     known = _OPTIONS.get(directive.kind, _INDEX_OPTIONS)
-    return [name for name in directive.options if name not in known]
+    negated = {f"no-{name}" for name in known & _DEFAULT_OPTIONS}
+    return [name for name in directive.options if name not in known | negated]
 
 
 _AUTOSUMMARY = re.compile(r"([ \t]*)\.\.[ \t]+autosummary::[ \t]*")

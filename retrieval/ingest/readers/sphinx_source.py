@@ -364,13 +364,20 @@ class _Predictor(RstReader):
         labels = [own for _, own, key in self._pending if key is None]
         labelled = labels[-1] if labels and (not title_id or title_id in self.ids) else None
         own = self.document.auto() if labelled is not None else self.document.named(text)
-        self.title_ids.setdefault(text.lower(), own)
+        # A title whose name another target has (a label `.. _aiomysql:` above "aiomysql", an
+        # earlier title) makes docutils report "Duplicate implicit target name" inside the
+        # section, right after the title: a module's target is then not first in it.
+        name = text.lower()
+        duplicate = name in self.title_ids or name in self.labels or name in self.external \
+            or any(" ".join(label.split()) == name for label, _, key in self._pending
+                   if key is None)
+        self.title_ids.setdefault(name, own)
         section = RenderedSection(labelled or own, shown_title(title, self.smartquotes), path)
         self.sections.append(section)
         self._ancestry.append((section.section_id,
                                tuple(open_section.section_id for _, open_section in self._open)))
         self._open.append((level, section))
-        self._titled = section
+        self._titled = None if duplicate else section
         self._settle_targets()
 
     def listed(self) -> list:
