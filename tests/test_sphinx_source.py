@@ -445,6 +445,10 @@ class GeneratedPagesTest(unittest.TestCase):
                          [DOCS + "api.html#api", DOCS + "api.html#demo.Count",
                           "pypi:demo==1.0/demo/__init__.py#L1-L2"])
         self.assertIn("autofunction demo.raises: autodoc takes no option with", stream.getvalue())
+        # sphinxcontrib-trio's documenters take `:with:`: its description is rendered.
+        write(self.root, {"docs/conf.py": "extensions = ['sphinxcontrib_trio']\n"})
+        self.assertIn(DOCS + "api.html#demo.raises", [
+            unit.content["url"] for unit in read_package_contents(tree, Progress(io.StringIO()))])
 
     def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
         write(self.root, {

@@ -486,12 +486,14 @@ class _Units:
                                               reference_page=False, in_links=0))
         return contents
 
-    def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress) -> dict:
+    def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress,
+                 extensions: tuple = ()) -> dict:
         """Return {line: [autodoc.Documented]} of a reST page's autodoc directives (a directive
-        naming what the source does not define is reported, with none, at where(line))."""
+        naming what the source does not define, or with an option autodoc does not take given
+        conf.py's extensions, is reported, with none, at where(line))."""
         found = {}
         for directive in autodoc.directives(text):
-            unknown = autodoc.unknown_options(directive)
+            unknown = autodoc.unknown_options(directive, extensions)
             if unknown:
                 progress.directive(self.tree.label, False)
                 progress.skip(f"{self.tree.label}/{where(directive.line)}",
@@ -616,7 +618,7 @@ class _Units:
         self.references = sum((autodoc.references(page.text) for page in expanded.values()),
                               Counter())
         # Each page's autodoc directives resolved, in page order (skips reported as read).
-        autodocs = {relative: self._autodoc(page.where, page.text, progress)
+        autodocs = {relative: self._autodoc(page.where, page.text, progress, conf.extensions)
                     for relative, page in expanded.items()}
         predicted = {}
         for relative, kind, _, _ in pages:

@@ -195,11 +195,23 @@ _DEFAULT_OPTIONS = frozenset({"members", "undoc-members", "inherited-members",
                               "imported-members", "class-doc-from", "no-value"})
 
 
-def unknown_options(directive: Directive) -> list:
+# sphinxcontrib-trio's documenters take more (pytest's `.. autofunction:: pytest.raises(...)`
+# with `:with: excinfo`, rendered "with pytest.raises(...) as excinfo").
+_TRIO = "sphinxcontrib_trio"
+_TRIO_FUNCTION = frozenset({"async", "decorator", "with", "async-with", "for", "async-for",
+                            "no-auto-options"})
+_TRIO_OPTIONS = {"function": _TRIO_FUNCTION,
+                 "method": _TRIO_FUNCTION | {"abstractmethod", "staticmethod", "classmethod",
+                                             "property"}}
+
+
+def unknown_options(directive: Directive, extensions: tuple = ()) -> list:
     """Return the options of an autodoc directive its documenter does not take (then Sphinx
-    renders nothing of the directive), in order."""
+    renders nothing of the directive), in order; extensions: conf.py's."""
     known = _OPTIONS.get(directive.kind, _INDEX_OPTIONS)
     negated = {f"no-{name}" for name in known & _DEFAULT_OPTIONS}
+    if _TRIO in extensions:
+        known = known | _TRIO_OPTIONS.get(directive.kind, frozenset())
     return [name for name in directive.options if name not in known | negated]
 
 
