@@ -553,6 +553,26 @@ class GeneratedPagesTest(unittest.TestCase):
             self.assertEqual((unit["title"], unit["url"]),
                              (shown, DOCS + "index.html#the-camelcase-types-as-is"), conf)
 
+    def test_a_titles_literals_and_python_references_as_sphinx_shows_them(self):
+        # An inline literal is its text as written (``__len__()``, no `__` read as a link);
+        # a Python reference as PyXRefRole renders it: `()` after a function or method, a
+        # leading `.` dropped, zzzeeksphinx's module prefix dropped (sqlalchemy's "Rewritten
+        # relationship() mechanics"); the id is the title's text as parsed, the prefix in it.
+        write(self.root, {
+            "doc/conf.py": "extensions = ['zzzeeksphinx']\n"
+                           "zzzeeksphinx_module_prefixes = {'_orm': 'demo.orm'}\n",
+            "doc/index.rst": "Demo\n====\n\nQuery has no ``__len__()``, why not?\n"
+                             "------------------------------------\n\nText.\n\n"
+                             "Rewritten :func:`_orm.relationship` and :meth:`.Session.get`\n"
+                             + "-" * 61 + "\n\n"
+                             "Text.\n"})
+        self.assertEqual([(unit["url"].removeprefix(DOCS + "index.html"), unit["title"])
+                          for unit in contents(self.root, "doc")],
+                         [("#demo", "Demo"),
+                          ("#query-has-no-len-why-not", "Query has no __len__(), why not?"),
+                          ("#rewritten-orm-relationship-and-session-get",
+                           "Rewritten relationship() and Session.get()")])
+
     def test_a_cross_reference_is_looked_up_under_its_class_too(self):
         # Sphinx's find_obj: a name, then under the current module, then under the current
         # class (py:class), which a class's body sets, and so autodoc's rendering of a class
@@ -585,6 +605,8 @@ class GeneratedPagesTest(unittest.TestCase):
                                 'class Table:\n    """A table."""\n\n'
                                 '    @util.memoized_property\n    def columns(self):\n'
                                 '        """Its columns."""\n\n'
+                                '    @HasMemoized.memoized_attribute\n    def c(self):\n'
+                                '        """Its columns too."""\n\n'
                                 '    def drop(self):\n        """Drop it."""\n\n\n'
                                 'def _create(table):\n    """Delete rows."""\n\n\n'
                                 'delete = public_factory(_create, ".delete")\n',
@@ -599,10 +621,10 @@ class GeneratedPagesTest(unittest.TestCase):
                  for draft in read_package_contents(tree, Progress(io.StringIO()))}
         self.assertEqual({name: kinds[name] for name in (
             "demo.DemoWarning", "demo.Failed", "demo.Table", "demo.Table.columns",
-            "demo.Table.drop", "demo.delete")},
+            "demo.Table.c", "demo.Table.drop", "demo.delete")},
             {"demo.DemoWarning": "class", "demo.Failed": "exception", "demo.Table": "class",
-             "demo.Table.columns": "attribute", "demo.Table.drop": "method",
-             "demo.delete": "function"})
+             "demo.Table.columns": "attribute", "demo.Table.c": "attribute",
+             "demo.Table.drop": "method", "demo.delete": "function"})
 
     def test_of_several_projects_the_one_with_the_most_pages_is_the_documentation(self):
         write(self.root, {"doc/neps/conf.py": "", "doc/neps/index.rst": "NEPs\n====\n",

@@ -491,7 +491,7 @@ class _Units:
         """Return {line: [autodoc.Documented]} of a reST page's autodoc directives (a directive
         naming what the source does not define, or with an option autodoc does not take given
         conf.py's extensions, is reported, with none, at where(line))."""
-        found = {}
+        found: dict = {}
         for directive in autodoc.directives(text):
             unknown = autodoc.unknown_options(directive, extensions)
             if unknown:
@@ -625,8 +625,7 @@ class _Units:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
                 predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
-                                               directives, expanded[relative].nested,
-                                               conf.smartquotes)
+                                               directives, expanded[relative].nested, conf)
                 # The docstrings autodoc renders on the page link from it too, each read under
                 # its object's module, as a rendered site's links are counted.
                 for docstring, module, within in self._rendered_docstrings(

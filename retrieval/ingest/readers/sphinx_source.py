@@ -63,14 +63,48 @@ _HYPERLINK = re.compile(r"`([^`<]*?)\s*(?:<[^`>]*>)?`__?")
 _INLINE = re.compile(r"``(.+?)``|\*\*(.+?)\*\*|\*(.+?)\*|`([^`]+)`|\|([^|]+)\|")
 
 
+_INLINE_LITERAL = re.compile(r"``(.+?)``")
+
+
 def title_text(title: str) -> str:
-    """Return a reST title's text as rendered: markup out, a `~a.b` target shown as `b`."""
-    text = _ROLE_WITH_TITLE.sub(r"\1", title)
+    """Return a reST title's text as docutils parses it (what its id is made from): markup out,
+    a `~a.b` target shown as `b`, an inline literal as written (``__init__()``)."""
+    parts = _INLINE_LITERAL.split(title)  # odd: an inline literal's text
+    return " ".join("".join(part if odd % 2 else _markup_out(part)
+                            for odd, part in enumerate(parts)).split())
+
+
+def _markup_out(text: str) -> str:
+    text = _ROLE_WITH_TITLE.sub(r"\1", text)
     text = _ROLE.sub(lambda m: m.group(2).rsplit(".", 1)[-1] if m.group(1) == "~"
                      else m.group(2), text)
     text = _HYPERLINK.sub(r"\1", text)
     text = _INLINE.sub(lambda m: next(group for group in m.groups() if group is not None), text)
-    return " ".join(re.sub(r"\\(.)", r"\1", text).split())
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+# A Python role's reference without explicit title: its role and target as written.
+_PY_REFERENCE = re.compile(r":(?:py:)?(\w+):`([^`<]*)`")
+_WITH_PARENTHESES = frozenset({"func", "meth"})
+
+
+def _reference_shown(markup: str, prefixes: dict) -> str:
+    """Return how Sphinx shows a role in a title: a Python reference as its role renders it
+    (PyXRefRole: `.` and `!` dropped, `~a.b` as `b`, `()` after a function or method,
+    zzzeeksphinx's module prefix dropped: `:func:`_orm.relationship`` is "relationship()");
+    another as title_text reads it."""
+    match = _PY_REFERENCE.fullmatch(markup)
+    if match is None or match.group(1) not in PY_ROLES:
+        return title_text(markup)
+    role, shown = match.groups()
+    shown = shown.strip().lstrip("!")
+    if role in _WITH_PARENTHESES:
+        shown = shown.removesuffix("()") + "()"
+    shown = shown.lstrip(".")
+    if shown.startswith("~"):
+        shown = shown[1:].rpartition(".")[2] if "." in shown else shown[1:]
+    head, dot, rest = shown.partition(".")
+    return rest if dot and head in prefixes else shown
 
 
 # What renders as literal text in a title: inline literals and roles (a Python role's target is
@@ -78,11 +112,10 @@ def title_text(title: str) -> str:
 _LITERAL = re.compile(r"``.+?``|:[\w.+:-]+:`[^`]*`")
 
 
-def shown_title(title: str, smartquotes: bool = True) -> str:
+def shown_title(title: str, smartquotes: bool = True, prefixes: dict | None = None) -> str:
     """Return a reST title's text as Sphinx shows it: title_text, its text (not its literals)
-    educated by SmartQuotes where the project has them on (conf.py's `smartquotes`)."""
-    if not smartquotes:
-        return title_text(title)
+    educated by SmartQuotes where the project has them on (conf.py's `smartquotes`), its
+    Python references as their roles render them (prefixes: zzzeeksphinx's module prefixes)."""
     parts, before, at = [], " ", 0
     for match in [*_LITERAL.finditer(title), None]:
         text = title[at:match.start() if match else len(title)]
@@ -91,11 +124,11 @@ def shown_title(title: str, smartquotes: bool = True) -> str:
             shown = title_text(text)
             shown = (" " if text[:1].isspace() else "") + shown + (
                 " " if text[-1:].isspace() and shown else "")
-            parts.append(educate(shown, before))
+            parts.append(educate(shown, before) if smartquotes else shown)
             before = shown[-1:] or before
         if match is None:
             break
-        literal = title_text(match.group(0))
+        literal = _reference_shown(match.group(0), prefixes or {})
         parts.append(literal)
         before, at = literal[-1:] or before, match.end()
     return " ".join("".join(parts).split())
@@ -170,11 +203,12 @@ class _Predictor(RstReader):
     """Walks a page's units as page_units does, giving ids as docutils and Sphinx would."""
 
     def __init__(self, lines: list, directives: Directives, nested: tuple = (),
-                 smartquotes: bool = True):
+                 smartquotes: bool = True, prefixes: dict | None = None):
         super().__init__()
         self.lines = lines
         self.directives = directives
         self.smartquotes = smartquotes  # whether titles are shown educated (SmartQuotes)
+        self.prefixes = prefixes or {}  # zzzeeksphinx's module prefixes, dropped when shown
         # The line ranges parsed apart (an automodule's docstring), and the one being read:
         # (its range, its adornment styles, the level its first style is at).
         self._nested = nested
@@ -313,7 +347,7 @@ class _Predictor(RstReader):
         """Render a section at a module's id: Sphinx's MoveModuleTargets puts the target of a
         `.. module::` that is the first thing in a section first among the section's ids
         (`<section id="module-jinja2.ext">`, its title's id a span inside)."""
-        moved = RenderedSection(section_id, section.title, section.path)
+        moved = RenderedSection(section_id, section.title, section.path, section.parsed)
         self.sections[self.sections.index(section)] = moved
         self._ancestry = [(moved.section_id if own == section.section_id else own, ancestors)
                           for own, ancestors in self._ancestry]
@@ -372,7 +406,8 @@ class _Predictor(RstReader):
             or any(" ".join(label.split()) == name for label, _, key in self._pending
                    if key is None)
         self.title_ids.setdefault(name, own)
-        section = RenderedSection(labelled or own, shown_title(title, self.smartquotes), path)
+        section = RenderedSection(labelled or own, shown_title(title, self.smartquotes,
+                                                               self.prefixes), path, text)
         self.sections.append(section)
         self._ancestry.append((section.section_id,
                                tuple(open_section.section_id for _, open_section in self._open)))
@@ -504,12 +539,13 @@ def cross_references(text: str, module: str | None, within: str | None = None) -
 
 
 def predict_page(docname: str, text: str, directives: Directives,
-                 nested: tuple = (), smartquotes: bool = True) -> SourcePage:
+                 nested: tuple = (), conf: SphinxConf | None = None) -> SourcePage:
     """Return what one reST page of a project would render as, read from its source alone;
-    nested: the line ranges whose titles are parsed apart (ExpandedPage.nested); smartquotes:
-    whether the project renders text educated (conf.py's `smartquotes`)."""
+    nested: the line ranges whose titles are parsed apart (ExpandedPage.nested); conf: the
+    project's (whether it renders text educated, its module prefixes)."""
     lines = text.split("\n")
-    reader = _Predictor(lines, directives, nested, smartquotes)
+    conf = conf or SphinxConf()
+    reader = _Predictor(lines, directives, nested, conf.smartquotes, conf.module_prefixes)
     literal = LiteralBlocks()  # as page_units reads them
     for unit, indent in reader_units(lines, reader):
         is_code = literal.enter(lines, unit, indent)
