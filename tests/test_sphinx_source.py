@@ -139,6 +139,15 @@ def contents(root: str, docs: str, docs_url: str | None = DOCS) -> list:
     return [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
 
 
+def package_contents(root: str, modules: tuple = (("demo/__init__.py", "demo"),),
+                     progress: Progress | None = None) -> list:
+    """Return the unit contents of a package tree of modules with a `docs` folder."""
+    tree = SourceTree("1.0", root, DOCS, "demo", "package", package=PackageLayout(
+        modules, "docs", DOCS, "pypi:demo==1.0/"))
+    return [draft.content for draft in read_package_contents(
+        tree, progress or Progress(io.StringIO()))]
+
+
 def read(root: str, docs: str, docs_url: str | None = DOCS) -> dict:
     """Return {title: unit content} (the last unit of each title)."""
     return {unit["title"]: unit for unit in contents(root, docs, docs_url)}
@@ -437,18 +446,16 @@ class GeneratedPagesTest(unittest.TestCase):
                           "docs/api.rst": "API\n===\n\nText.\n\n.. autofunction:: demo.raises\n"
                                           "   :with: excinfo\n\n.. autoclass:: demo.Count\n"
                                           "   :no-members:\n"})
-        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
-            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
         stream = io.StringIO()
-        units = read_package_contents(tree, Progress(stream))
-        self.assertEqual([unit.content["url"] for unit in units],
+        units = package_contents(self.root, progress=Progress(stream))
+        self.assertEqual([unit["url"] for unit in units],
                          [DOCS + "api.html#api", DOCS + "api.html#demo.Count",
                           "pypi:demo==1.0/demo/__init__.py#L1-L2"])
         self.assertIn("autofunction demo.raises: autodoc takes no option with", stream.getvalue())
         # sphinxcontrib-trio's documenters take `:with:`: its description is rendered.
         write(self.root, {"docs/conf.py": "extensions = ['sphinxcontrib_trio']\n"})
-        self.assertIn(DOCS + "api.html#demo.raises", [
-            unit.content["url"] for unit in read_package_contents(tree, Progress(io.StringIO()))])
+        self.assertIn(DOCS + "api.html#demo.raises",
+                      [unit["url"] for unit in package_contents(self.root)])
 
     def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
         write(self.root, {
@@ -514,12 +521,9 @@ class GeneratedPagesTest(unittest.TestCase):
             "docs/index.rst": "Index\n=====\n\nSee :doc:`api` and :doc:`extra`.\n",
             "docs/api.rst": "API\n===\n\n.. automodule:: demo\n",
             "docs/extra.rst": "Extra\n=====\n\nFirst this.\n\n.. automodule:: demo.extra\n"})
-        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
-            (("demo/__init__.py", "demo"), ("demo/extra.py", "demo.extra")), "docs", DOCS,
-            "pypi:demo==1.0/"))
-        units = [(draft.content["url"].removeprefix(DOCS), draft.content["title"],
-                  draft.content["source_id"], draft.content["in_links"])
-                 for draft in read_package_contents(tree, Progress(io.StringIO()))]
+        units = [(unit["url"].removeprefix(DOCS), unit["title"], unit["source_id"],
+                  unit["in_links"]) for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/extra.py", "demo.extra")))]
         self.assertEqual(units, [
             ("api.html#module-demo", "API", "demo/__init__.py", 1),
             ("extra.html#extra", "Extra", "docs/extra.rst", 1),
@@ -587,10 +591,7 @@ class GeneratedPagesTest(unittest.TestCase):
                               ".. class:: Engine\n\n   Call :meth:`start`.\n\n"
                               "   .. method:: start()\n\n      Start.\n\n"
                               "Outside a class :meth:`start` names nothing.\n"})
-        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
-            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
-        units = {draft.content["title"]: draft.content["in_links"]
-                 for draft in read_package_contents(tree, Progress(io.StringIO()))}
+        units = {unit["title"]: unit["in_links"] for unit in package_contents(self.root)}
         self.assertEqual((units["demo.Cache.load"], units["demo.Cache.dump"]), (1, 2))
         self.assertEqual(units["demo.Engine.start"], 1)
 
@@ -615,10 +616,7 @@ class GeneratedPagesTest(unittest.TestCase):
                             ".. autoexception:: demo.Failed\n\n"
                             ".. autoclass:: demo.Table\n   :members:\n\n"
                             ".. autofunction:: demo.delete\n"})
-        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
-            (("demo/__init__.py", "demo"),), "docs", DOCS, "pypi:demo==1.0/"))
-        kinds = {draft.content["title"]: draft.content["kind"]
-                 for draft in read_package_contents(tree, Progress(io.StringIO()))}
+        kinds = {unit["title"]: unit["kind"] for unit in package_contents(self.root)}
         self.assertEqual({name: kinds[name] for name in (
             "demo.DemoWarning", "demo.Failed", "demo.Table", "demo.Table.columns",
             "demo.Table.c", "demo.Table.drop", "demo.delete")},
