@@ -595,6 +595,22 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual((units["demo.Cache.load"], units["demo.Cache.dump"]), (1, 2))
         self.assertEqual(units["demo.Engine.start"], 1)
 
+    def test_show_inheritance_links_each_base_a_class_names(self):
+        # autodoc's "Bases: PytestWarning" of `:show-inheritance:` (pytest's warnings), a link
+        # to each base the class names (its own bases', not); none without the option.
+        write(self.root, {
+            "demo/__init__.py": 'class Base:\n    """The base."""\n\n\n'
+                                'class Middle(Base):\n    """In between."""\n\n\n'
+                                'class Child(Middle):\n    """The child."""\n\n\n'
+                                'class Other(Base):\n    """Another."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. autoclass:: demo.Base\n\n"
+                            ".. autoclass:: demo.Middle\n\n"
+                            ".. autoclass:: demo.Child\n   :show-inheritance:\n\n"
+                            ".. autoclass:: demo.Other\n"})
+        links = {unit["title"]: unit["in_links"] for unit in package_contents(self.root)}
+        self.assertEqual((links["demo.Base"], links["demo.Middle"]), (0, 1))
+
     def test_an_autodoc_directive_describes_its_object_as_its_kind(self):
         # autodoc's documenter is the directive's: `autoclass` of an exception is a py:class
         # (pytest's PytestWarning), `autofunction` of an assignment a py:function (sqlalchemy's

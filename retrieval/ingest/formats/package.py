@@ -587,6 +587,24 @@ class _Units:
                     counts.update({name, f"{item.module.name}.{name}"})
         return counts
 
+    def _rendered_bases(self, found: dict) -> Counter:
+        """Count the bases the classes of a page's autodoc directives (found: _autodoc's) show
+        with `:show-inheritance:` (a class :members: takes too, the option being its
+        directive's), each class once: autodoc writes "Bases: X", a link to each base the class
+        names, by the name it is defined at (which autodoc's `:canonical:` resolves)."""
+        counts: Counter = Counter()
+        seen: set = set()
+        for documented in found.values():
+            for item in documented:
+                obj = item.obj
+                if obj.kind not in (CLASS, EXCEPTION) or obj.name in seen \
+                        or "show-inheritance" not in item.directive.options:
+                    continue
+                seen.add(obj.name)
+                counts.update(base.name for _, base, depth
+                              in self.package.base_depths(item.module, obj) if depth == 1)
+        return counts
+
     def _summarized(self, conf, relative: str, text: str) -> list:
         """Return (line, stub page address or None, autodoc.Documented) of each object a page's
         autosummary tables give a stub page of its own (`:toctree:`): Sphinx generates
@@ -635,6 +653,7 @@ class _Units:
                         cross_references(docstring, module, within))
                 if conf.typehints != "none":
                     self.references.update(self._rendered_annotations(autodocs[relative]))
+                self.references.update(self._rendered_bases(autodocs[relative]))
         if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
             expanded_names: Counter = Counter()
             for target, count in self.references.items():
