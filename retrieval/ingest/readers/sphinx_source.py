@@ -13,7 +13,11 @@ The ids follow docutils' and Sphinx's rules, in document order:
   footnotes, anonymous targets and their references share;
 - a `.. _label:` (or a crossref type's target, `.. setting:: DEBUG` -> `std-setting-DEBUG`)
   right before a section is an extra id inside it; the section keeps its title's id (but
-  where the label's id is the title's: then the section is at it, its own an extra `idN`);
+  where that id is taken, by the label or else: then the section is at the label nearest it,
+  its own `idN` last);
+- a `.. module::` (or an automodule's `.. py:module::`) first in a section leads its ids
+  (Sphinx's MoveModuleTargets): the section is at `module-NAME`, unless docutils reported the
+  title's name a duplicate (a label of that name above it), the report then coming first;
 - a Python object's id is its qualified name (module, enclosing classes, the name as written:
   Sphinx does not strip a module written again); a standard-domain object's is Sphinx's
   `make_id` of its type and name (`envvar-HOME`, `cmdoption-pytest-k`, `confval-addopts`).
