@@ -139,6 +139,15 @@ def contents(root: str, docs: str, docs_url: str | None = DOCS) -> list:
     return [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
 
 
+def package_contents(root: str, modules: tuple = (("demo/__init__.py", "demo"),),
+                     progress: Progress | None = None) -> list:
+    """Return the unit contents of a package tree of modules with a `docs` folder."""
+    tree = SourceTree("1.0", root, DOCS, "demo", "package", package=PackageLayout(
+        modules, "docs", DOCS, "pypi:demo==1.0/"))
+    return [draft.content for draft in read_package_contents(
+        tree, progress or Progress(io.StringIO()))]
+
+
 def read(root: str, docs: str, docs_url: str | None = DOCS) -> dict:
     """Return {title: unit content} (the last unit of each title)."""
     return {unit["title"]: unit for unit in contents(root, docs, docs_url)}
@@ -393,9 +402,11 @@ class GeneratedPagesTest(unittest.TestCase):
         urls = [unit["url"].removeprefix(DOCS + "api.html") for unit in units]
         # A module's __all__ is all :members: takes, :private-members: or not; a listed
         # :private-members: takes those names only, and a docstring's `:meta private:` or
-        # `:meta public:` says what is private; a :noindex: description has no id.
-        self.assertEqual(urls, ["#api", "#module-demo", "#demo.Row", "#cells", "#demo.Cell",
+        # `:meta public:` says what is private; a :noindex: description has no id. (The
+        # automodule first in "API", its title alone: one unit, at the module's id.)
+        self.assertEqual(urls, ["#module-demo", "#demo.Row", "#cells", "#demo.Cell",
                                 "#demo.Cell._asdict", "#demo.Cell._shown", "#again", "#again"])
+        self.assertEqual(units[0]["title"], "API")
         self.assertEqual([unit["noindex"] for unit in units[-2:]], [False, True])
 
     def test_the_last_line_counts_autodoc_directives_and_says_when_none_resolved(self):
@@ -423,6 +434,28 @@ class GeneratedPagesTest(unittest.TestCase):
                            if unit.content["title"] == "demo.Node"] for found in units],
                          [[DOCS + "api.html#demo.Node"],
                           ["pypi:demo==1.0/demo/__init__.py#L1-L2"]])
+
+    def test_an_autodoc_directive_with_an_option_it_does_not_take_renders_nothing(self):
+        # Sphinx logs an error and renders nothing of it (pytest's `.. autofunction::
+        # pytest.raises(...)` with `:with: excinfo` has no id on its page): no description
+        # there; the object is one no page documents, linked at its lines in the release.
+        # A documenter's option negated (`:no-members:`) is one it takes.
+        write(self.root, {"demo/__init__.py": 'def raises(exc):\n    """Assert it raises."""\n'
+                                              '\n\nclass Count:\n    """Count rows."""\n',
+                          "docs/conf.py": "",
+                          "docs/api.rst": "API\n===\n\nText.\n\n.. autofunction:: demo.raises\n"
+                                          "   :with: excinfo\n\n.. autoclass:: demo.Count\n"
+                                          "   :no-members:\n"})
+        stream = io.StringIO()
+        units = package_contents(self.root, progress=Progress(stream))
+        self.assertEqual([unit["url"] for unit in units],
+                         [DOCS + "api.html#api", DOCS + "api.html#demo.Count",
+                          "pypi:demo==1.0/demo/__init__.py#L1-L2"])
+        self.assertIn("autofunction demo.raises: autodoc takes no option with", stream.getvalue())
+        # sphinxcontrib-trio's documenters take `:with:`: its description is rendered.
+        write(self.root, {"docs/conf.py": "extensions = ['sphinxcontrib_trio']\n"})
+        self.assertIn(DOCS + "api.html#demo.raises",
+                      [unit["url"] for unit in package_contents(self.root)])
 
     def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
         write(self.root, {
@@ -455,6 +488,139 @@ class GeneratedPagesTest(unittest.TestCase):
         units = [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
         self.assertEqual([unit["url"] for unit in units],
                          [DOCS + "api.html#api", DOCS + "api.html#demo.Node"])
+
+    def test_a_module_first_in_a_section_is_where_the_section_is(self):
+        # Sphinx's MoveModuleTargets: the target of a `.. module::` that is the first thing in
+        # a section leads the section's ids (jinja2's `<section id="module-jinja2.ext">`, its
+        # title's id and label spans inside); `.. currentmodule::` makes no node between them.
+        # One after the section's text (or not in a section) is a span inside it; so is one
+        # after a title whose name a label above it has (`.. _aiomysql:` before "aiomysql",
+        # sqlalchemy's): docutils reports the duplicate name inside the section first.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\nSee :mod:`demo.ext` and :mod:`demo.later`.\n\n"
+            ".. _writing-extensions:\n\nWriting Extensions\n------------------\n\n"
+            ".. module:: demo.ext\n\nExtensions.\n\n"
+            "Other\n-----\n\n.. currentmodule:: demo\n\n.. module:: demo.other\n\n"
+            "Others.\n\nLater\n-----\n\nText.\n\n.. module:: demo.later\n\nMore.\n\n"
+            ".. _aiomysql:\n\naiomysql\n--------\n\n.. module:: demo.aiomysql\n\nDriver.\n")})
+        units = contents(self.root, "doc")
+        self.assertEqual([(unit["url"].removeprefix(DOCS + "index.html"), unit["in_links"])
+                          for unit in units],
+                         [("#demo", 0), ("#module-demo.ext", 1), ("#module-demo.other", 0),
+                          ("#later", 0), ("#aiomysql", 0)])
+
+    def test_an_automodule_first_in_a_section_is_that_sections_text(self):
+        # autodoc's `.. py:module::` moves as `.. module::` does: "Runtime Inspection API"
+        # then `.. automodule:: sqlalchemy.inspection` is `<section id="module-sqlalchemy.
+        # inspection">` with the docstring its text, one unit; after the section's own text,
+        # the module's description is a unit of its own, the section at its title's id.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "demo/extra.py": '"""Extra things."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "Index\n=====\n\nSee :doc:`api` and :doc:`extra`.\n",
+            "docs/api.rst": "API\n===\n\n.. automodule:: demo\n",
+            "docs/extra.rst": "Extra\n=====\n\nFirst this.\n\n.. automodule:: demo.extra\n"})
+        units = [(unit["url"].removeprefix(DOCS), unit["title"], unit["source_id"],
+                  unit["in_links"]) for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/extra.py", "demo.extra")))]
+        self.assertEqual(units, [
+            ("api.html#module-demo", "API", "demo/__init__.py", 1),
+            ("extra.html#extra", "Extra", "docs/extra.rst", 1),
+            ("extra.html#module-demo.extra", "demo.extra", "demo/extra.py", 0),
+            ("index.html#index", "Index", "docs/index.rst", 0)])
+
+    def test_a_section_whose_title_id_is_taken_is_at_the_label_nearest_it(self):
+        # Its own id an idN, last of its ids: the labels above it come first, the nearest
+        # first (pytest's `.. _`recording warnings`:` and `.. _recwarn:` before "Recording
+        # warnings": `<section id="recwarn"><span id="recording-warnings"><span id="id3">`).
+        # With its title's id free, the section is at it, its labels spans inside.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. _`recording warnings`:\n\n.. _recwarn:\n\nRecording warnings\n"
+            "------------------\n\nRecorded.\n\n.. _first:\n\n.. _second:\n\nOther\n-----\n\n"
+            "Others.\n")})
+        self.assertEqual([unit["url"].removeprefix(DOCS + "index.html")
+                          for unit in contents(self.root, "doc")],
+                         ["#demo", "#recwarn", "#other"])
+
+    def test_a_title_is_shown_as_smartquotes_renders_it(self):
+        # Sphinx's SmartQuotes (on unless conf.py says `smartquotes = False`): quotes curled,
+        # "--" an en dash, "..." an ellipsis, in a title's text, not its literals
+        # (sqlalchemy's `<h2>The “CamelCase” datatypes</h2>`); its id is the source text's.
+        page = ("Demo\n====\n\nThe \"CamelCase\" types -- ``\"as is\"``...\n"
+                "---------------------------------------------\n\nText.\n")
+        for conf, shown in (("", "The \u201cCamelCase\u201d types \u2013 \"as is\"\u2026"),
+                            ("smartquotes = False\n", 'The "CamelCase" types -- "as is"...')):
+            root = temporary_directory(self)
+            write(root, {"doc/conf.py": conf, "doc/index.rst": page})
+            unit = contents(root, "doc")[-1]
+            self.assertEqual((unit["title"], unit["url"]),
+                             (shown, DOCS + "index.html#the-camelcase-types-as-is"), conf)
+
+    def test_a_titles_literals_and_python_references_as_sphinx_shows_them(self):
+        # An inline literal is its text as written (``__len__()``, no `__` read as a link);
+        # a Python reference as PyXRefRole renders it: `()` after a function or method, a
+        # leading `.` dropped, zzzeeksphinx's module prefix dropped (sqlalchemy's "Rewritten
+        # relationship() mechanics"); the id is the title's text as parsed, the prefix in it.
+        write(self.root, {
+            "doc/conf.py": "extensions = ['zzzeeksphinx']\n"
+                           "zzzeeksphinx_module_prefixes = {'_orm': 'demo.orm'}\n",
+            "doc/index.rst": "Demo\n====\n\nQuery has no ``__len__()``, why not?\n"
+                             "------------------------------------\n\nText.\n\n"
+                             "Rewritten :func:`_orm.relationship` and :meth:`.Session.get`\n"
+                             + "-" * 61 + "\n\n"
+                             "Text.\n"})
+        self.assertEqual([(unit["url"].removeprefix(DOCS + "index.html"), unit["title"])
+                          for unit in contents(self.root, "doc")],
+                         [("#demo", "Demo"),
+                          ("#query-has-no-len-why-not", "Query has no __len__(), why not?"),
+                          ("#rewritten-orm-relationship-and-session-get",
+                           "Rewritten relationship() and Session.get()")])
+
+    def test_show_inheritance_links_each_base_a_class_names(self):
+        # autodoc's "Bases: PytestWarning" of `:show-inheritance:` (pytest's warnings), a link
+        # to each base the class names (its own bases', not); none without the option.
+        write(self.root, {
+            "demo/__init__.py": 'class Base:\n    """The base."""\n\n\n'
+                                'class Middle(Base):\n    """In between."""\n\n\n'
+                                'class Child(Middle):\n    """The child."""\n\n\n'
+                                'class Other(Base):\n    """Another."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. autoclass:: demo.Base\n\n"
+                            ".. autoclass:: demo.Middle\n\n"
+                            ".. autoclass:: demo.Child\n   :show-inheritance:\n\n"
+                            ".. autoclass:: demo.Other\n"})
+        links = {unit["title"]: unit["in_links"] for unit in package_contents(self.root)}
+        self.assertEqual((links["demo.Base"], links["demo.Middle"]), (0, 1))
+
+    def test_an_autodoc_directive_describes_its_object_as_its_kind(self):
+        # autodoc's documenter is the directive's: `autoclass` of an exception is a py:class
+        # (pytest's PytestWarning), `autofunction` of an assignment a py:function (sqlalchemy's
+        # `delete = public_factory(...)`); a member :members: takes is what it is, a
+        # `*property`-decorated one an attribute (sqlalchemy's memoized_property).
+        write(self.root, {
+            "demo/__init__.py": 'class DemoWarning(UserWarning):\n    """Warned."""\n\n\n'
+                                'class Failed(Exception):\n    """Failed."""\n\n\n'
+                                'class Table:\n    """A table."""\n\n'
+                                '    @util.memoized_property\n    def columns(self):\n'
+                                '        """Its columns."""\n\n'
+                                '    @HasMemoized.memoized_attribute\n    def c(self):\n'
+                                '        """Its columns too."""\n\n'
+                                '    def drop(self):\n        """Drop it."""\n\n\n'
+                                'def _create(table):\n    """Delete rows."""\n\n\n'
+                                'delete = public_factory(_create, ".delete")\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. autoclass:: demo.DemoWarning\n\n"
+                            ".. autoexception:: demo.Failed\n\n"
+                            ".. autoclass:: demo.Table\n   :members:\n\n"
+                            ".. autofunction:: demo.delete\n"})
+        kinds = {unit["title"]: unit["kind"] for unit in package_contents(self.root)}
+        self.assertEqual({name: kinds[name] for name in (
+            "demo.DemoWarning", "demo.Failed", "demo.Table", "demo.Table.columns",
+            "demo.Table.c", "demo.Table.drop", "demo.delete")},
+            {"demo.DemoWarning": "class", "demo.Failed": "exception", "demo.Table": "class",
+             "demo.Table.columns": "attribute", "demo.Table.c": "attribute",
+             "demo.Table.drop": "method", "demo.delete": "function"})
 
     def test_of_several_projects_the_one_with_the_most_pages_is_the_documentation(self):
         write(self.root, {"doc/neps/conf.py": "", "doc/neps/index.rst": "NEPs\n====\n",
@@ -534,6 +700,18 @@ class IdsTest(unittest.TestCase):
         for sample in self.SAMPLES + tuple(chr(code) * 2 + "x" for code in range(0x00c0, 0x0250)):
             self.assertEqual(make_id(sample), docutils_make_id(sample), sample)
 
+
+    def test_smartquotes_are_docutils_own(self):
+        require_module(self, "docutils", "test")
+        from docutils.utils.smartquotes import educate_tokens
+
+        from retrieval.ingest.readers.smartquotes import educate
+
+        for sample in ("'hi' \"x\"", "a 'b' c", "(\"x\")", "'quoted'", '"a"b', "it's '90s",
+                       "--x", "\"'a'\" b", "[']", "x - 'y' ?", "Isn't it -- \"so\"...?",
+                       "type_coerce() - a Python-only \"cast\"", "x---y . . . z"):
+            theirs = "".join(educate_tokens([("text", sample)], "qDe", "en"))
+            self.assertEqual(educate(sample), theirs, sample)
 
 if __name__ == "__main__":
     unittest.main()

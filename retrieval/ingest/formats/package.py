@@ -31,6 +31,8 @@ from ...core.ranking import SECTION, IndexFields
 from ..readers import autodoc, markdown
 from ..readers.blocks import size_pieces
 from ..readers.docstrings import (
+    CLASS,
+    EXCEPTION,
     MODULE,
     DocObject,
     Module,
@@ -132,6 +134,11 @@ def _describes_objects(found: dict) -> bool:
                for documented in found.values() for item in documented)
 
 
+def _title_only(text: str) -> bool:
+    """Tell whether a section unit's text is its title alone (its adornment aside)."""
+    return sum(len(set(line.strip())) > 1 for line in text.split("\n")) <= 1
+
+
 def _section_at(units: list, line: int):
     """Return the section unit a line of a page is in (of page_units' units), else None."""
     found = None
@@ -185,6 +192,7 @@ class Documented:
     anchor: str | None = None
     python_names: bool = True
     inherited: tuple = ()
+    kind: str | None = None  # the kind its autodoc directive describes it as, if not its own
 
 
 class _Units:
@@ -251,17 +259,18 @@ class _Units:
         for item, names, links in same_lines.values():
             contents.extend(self._object_contents(
                 item.module, item.obj, names, page, context or item.module.name, links,
-                item.noindex, item.anchor, reference))
+                item.noindex, item.anchor, reference, item.kind))
         return contents
 
     def _object_contents(self, module, obj, names: list, page: str | None, context: str,
                          in_links: int, noindex: bool, anchor: str | None,
-                         reference: bool) -> list:
+                         reference: bool, kind: str | None = None) -> list:
         """Return one object's units: its quoted lines cut by size, each linked and indexed
         under its names (the first MAX_NAMES of them); noindex: whether it is out of the
         package's index of objects (its internals); anchor: the id on the page it is linked
         at, if not its own ("": the page alone); reference: whether its page is a reference
-        page (a description on a guide is ranked as the guide's units are)."""
+        page (a description on a guide is ranked as the guide's units are); kind: the kind
+        its directive describes it as, where not the kind it is defined as."""
         names = list(dict.fromkeys(names))
         # Each piece is indexed under every name: a crafted `a0 = a1 = ... = 1` under thousands
         # of `#:` lines would otherwise index pieces x targets names. Real objects have a few.
@@ -297,7 +306,7 @@ class _Units:
                 # hit once.
                 url = self._source_link(module.path, obj.start_line, obj.end_line)
             facts = IndexFields.of(
-                kind=SECTION if obj.kind == MODULE else obj.kind, in_links=in_links,
+                kind=SECTION if obj.kind == MODULE else kind or obj.kind, in_links=in_links,
                 noindex=noindex,
                 reference_page=reference, names=qualified, name=bare,
                 signature=" ".join(self.package.signature_of(module, obj).split()),
@@ -478,11 +487,22 @@ class _Units:
                                               reference_page=False, in_links=0))
         return contents
 
-    def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress) -> dict:
+    def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress,
+                 extensions: tuple = ()) -> dict:
         """Return {line: [autodoc.Documented]} of a reST page's autodoc directives (a directive
-        naming what the source does not define is reported, with none, at where(line))."""
-        found = {}
+        naming what the source does not define, or with an option autodoc does not take given
+        conf.py's extensions, is reported, with none, at where(line))."""
+        found: dict = {}
         for directive in autodoc.directives(text):
+            unknown = autodoc.unknown_options(directive, extensions)
+            if unknown:
+                progress.directive(self.tree.label, False)
+                progress.skip(f"{self.tree.label}/{where(directive.line)}",
+                              f"auto{directive.kind} {directive.name or '(no name)'}: "
+                              f"autodoc takes no option {', '.join(unknown)}, so Sphinx "
+                              "renders nothing of it")
+                found[directive.line] = []
+                continue
             documented = autodoc.resolve(directive, self.package)
             progress.directive(self.tree.label, documented is not None)
             if documented is None:
@@ -564,6 +584,24 @@ class _Units:
                     counts.update({name, f"{item.module.name}.{name}"})
         return counts
 
+    def _rendered_bases(self, found: dict) -> Counter:
+        """Count the bases the classes of a page's autodoc directives (found: _autodoc's) show
+        with `:show-inheritance:` (a class :members: takes too, the option being its
+        directive's), each class once: autodoc writes "Bases: X", a link to each base the class
+        names, by the name it is defined at (which autodoc's `:canonical:` resolves)."""
+        counts: Counter = Counter()
+        seen: set = set()
+        for documented in found.values():
+            for item in documented:
+                obj = item.obj
+                if obj.kind not in (CLASS, EXCEPTION) or obj.name in seen \
+                        or "show-inheritance" not in item.directive.options:
+                    continue
+                seen.add(obj.name)
+                counts.update(base.name for _, base, depth
+                              in self.package.base_depths(item.module, obj) if depth == 1)
+        return counts
+
     def _summarized(self, conf, relative: str, text: str) -> list:
         """Return (line, stub page address or None, autodoc.Documented) of each object a page's
         autosummary tables give a stub page of its own (`:toctree:`): Sphinx generates
@@ -595,14 +633,14 @@ class _Units:
         self.references = sum((autodoc.references(page.text) for page in expanded.values()),
                               Counter())
         # Each page's autodoc directives resolved, in page order (skips reported as read).
-        autodocs = {relative: self._autodoc(page.where, page.text, progress)
+        autodocs = {relative: self._autodoc(page.where, page.text, progress, conf.extensions)
                     for relative, page in expanded.items()}
         predicted = {}
         for relative, kind, _, _ in pages:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
                 predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
-                                               directives, expanded[relative].nested)
+                                               directives, expanded[relative].nested, conf)
                 # The docstrings autodoc renders on the page link from it too, each read under
                 # its object's module, as a rendered site's links are counted.
                 for docstring, module in self._rendered_docstrings(autodocs[relative]):
@@ -610,6 +648,7 @@ class _Units:
                     predicted[page].references.extend(cross_references(docstring, module))
                 if conf.typehints != "none":
                     self.references.update(self._rendered_annotations(autodocs[relative]))
+                self.references.update(self._rendered_bases(autodocs[relative]))
         if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
             expanded_names: Counter = Counter()
             for target, count in self.references.items():
@@ -624,6 +663,7 @@ class _Units:
             address = (layout.docs_url + urllib.parse.quote(page, safe="/")
                        if layout.docs_url else None)
             placed: list[tuple] = []  # (line, order, draft)
+            modules: dict = {}  # url -> where in placed a module's description is
             # Where each line of what is read comes from: the page, or a file it includes.
             origins = [Origin(source_id, sha256, line) for line in
                        range(1, text.count("\n") + 2)]
@@ -655,10 +695,12 @@ class _Units:
                             item.module, obj, (item.name, *item.aliases),
                             noindex=bool(hidden),
                             anchor=(section.anchor if section else "") if hidden else None,
-                            python_names=not item.keyed))
+                            python_names=not item.keyed, kind=item.kind))
                     for draft in self.objects_contents(documented_here, address,
                                                        section.context if section else None,
                                                        reference):
+                        if draft.content["kind"] == SECTION:
+                            modules.setdefault(draft.content["url"], len(placed))
                         placed.append((line, len(placed), draft))
                 for line, stub, item in self._summarized(conf, relative, text):
                     for draft in self.objects_contents(
@@ -674,9 +716,20 @@ class _Units:
                 first, last = origins[unit.start_line - 1], origins[unit.end_line - 1]
                 url = (address + ("#" + unit.anchor if unit.anchor else "") if address
                        else self._source_link(first.source_id, first.line, last.line))
+                linked = sum(links[page, anchor] for anchor in unit.anchors)
+                module = modules.get(url) if unit.kind == SECTION else None
+                if module is not None and _title_only(unit.text):
+                    # A section whose first thing is an automodule is at the module's id
+                    # (sphinx_source: MoveModuleTargets), the module's description its text:
+                    # one unit, as the rendered page's section, titled and linked as it is.
+                    at, order, described = placed[module]
+                    described.content["title"] = unit.title
+                    described.content["in_links"] += linked
+                    placed[module] = (at, order, dataclasses.replace(described,
+                                                                      heading=unit.heading))
+                    continue
                 draft = UnitDraft.of_unit(
-                    self.tree, first.source_id, first.sha256, url, unit, reference,
-                    sum(links[page, anchor] for anchor in unit.anchors),
+                    self.tree, first.source_id, first.sha256, url, unit, reference, linked,
                     lines=(first.line, last.line))
                 placed.append((unit.start_line, len(placed), draft))
                 if first.source_id != source_id:

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from .docstrings import CLASS, EXCEPTION, MODULE
+from .docstrings import ATTRIBUTE, CLASS, DATA, EXCEPTION, FUNCTION, METHOD, MODULE
 from .templates import mapping_entries
 
 _AUTODOC = re.compile(
@@ -46,6 +46,17 @@ class Documented:
     directive: Directive
     aliases: tuple = ()  # other dotted names it is documented by (no ids of their own)
     keyed: bool = False  # an entry of a mapping: known by its keys, not its Python names
+    # The kind its directive describes it as (DIRECTIVE_KINDS), None: as it is defined (a
+    # member :members: takes, autodoc choosing by what it is).
+    kind: str | None = None
+
+
+# The kind of object each autodoc directive describes: Sphinx's documenter is the directive's
+# (`autoclass` of an exception is a `py:class`, `autofunction` of `select = public_factory(...)`
+# a `py:function`), whatever the object is.
+DIRECTIVE_KINDS = {"function": FUNCTION, "decorator": FUNCTION, "class": CLASS,
+                   "exception": EXCEPTION, "method": METHOD, "attribute": ATTRIBUTE,
+                   "property": ATTRIBUTE, "data": DATA}
 
 
 def references(text: str, module: str | None = None) -> Counter:
@@ -152,6 +163,52 @@ def directives(text: str) -> list:
         if kind == "module" and name:
             current = name  # automodule makes its module current, as `.. module::` does
     return found
+
+
+# The options each autodoc directive takes: its documenter's option_spec. With any other,
+# Sphinx logs "An option to autofunction is either unknown or has an invalid value" and renders
+# nothing of it (AutodocDirective.run returns no nodes): pytest's `.. autofunction::
+# pytest.raises(...)` with `:with: excinfo` has no description, nor id, on its page.
+_INDEX_OPTIONS = frozenset({"noindex", "no-index", "no-index-entry"})
+_MEMBER_OPTIONS = _INDEX_OPTIONS | {"members", "undoc-members", "inherited-members",
+                                    "show-inheritance", "member-order", "exclude-members",
+                                    "private-members", "special-members"}
+_OPTIONS = {
+    "module": _MEMBER_OPTIONS | {"synopsis", "platform", "deprecated", "imported-members",
+                                 "ignore-module-all", "no-value"},
+    "class": _MEMBER_OPTIONS | {"class-doc-from"},
+    "exception": _MEMBER_OPTIONS | {"class-doc-from"},
+    "data": _INDEX_OPTIONS | {"annotation", "no-value"},
+    "attribute": _INDEX_OPTIONS | {"annotation", "no-value"},
+}
+
+
+# The options autodoc_default_options may set: each a documenter takes is also taken negated
+# (`:no-members:` of sqlalchemy's `.. autoclass:: count`), which unsets the default.
+_DEFAULT_OPTIONS = frozenset({"members", "undoc-members", "inherited-members",
+                              "show-inheritance", "private-members", "special-members",
+                              "ignore-module-all", "exclude-members", "member-order",
+                              "imported-members", "class-doc-from", "no-value"})
+
+
+# sphinxcontrib-trio's documenters take more (pytest's `.. autofunction:: pytest.raises(...)`
+# with `:with: excinfo`, rendered "with pytest.raises(...) as excinfo").
+_TRIO = "sphinxcontrib_trio"
+_TRIO_FUNCTION = frozenset({"async", "decorator", "with", "async-with", "for", "async-for",
+                            "no-auto-options"})
+_TRIO_OPTIONS = {"function": _TRIO_FUNCTION,
+                 "method": _TRIO_FUNCTION | {"abstractmethod", "staticmethod", "classmethod",
+                                             "property"}}
+
+
+def unknown_options(directive: Directive, extensions: tuple = ()) -> list:
+    """Return the options of an autodoc directive its documenter does not take (then Sphinx
+    renders nothing of the directive), in order; extensions: conf.py's."""
+    known = _OPTIONS.get(directive.kind, _INDEX_OPTIONS)
+    negated = {f"no-{name}" for name in known & _DEFAULT_OPTIONS}
+    if _TRIO in extensions:
+        known = known | _TRIO_OPTIONS.get(directive.kind, frozenset())
+    return [name for name in directive.options if name not in known | negated]
 
 
 _AUTOSUMMARY = re.compile(r"([ \t]*)\.\.[ \t]+autosummary::[ \t]*")
@@ -302,7 +359,8 @@ def resolve(directive: Directive, package) -> list | None:
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             module, obj = found
             shown_module, shown = package.shown(module, obj)
-            documented = [Documented(dotted, shown_module, shown, directive)]
+            documented = [Documented(dotted, shown_module, shown, directive,
+                                     kind=DIRECTIVE_KINDS.get(directive.kind))]
             if "members" in directive.options:
                 documented.extend(_members(dotted, module, obj, directive, package, top=True))
             return documented

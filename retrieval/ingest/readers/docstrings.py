@@ -525,7 +525,10 @@ class _Reader:
                                    .objects[f"{own_path}.{member}"].start_line))
         else:
             decorators = {_base_name(d) for d in node.decorator_list}
-            is_property = bool(decorators & {"property", "cached_property"})
+            # A `*property` or `*_attribute` decorator (property, cached_property, sqlalchemy's
+            # memoized_property, hybrid_property, memoized_attribute) makes a descriptor, no
+            # routine: autodoc documents such a member as an attribute.
+            is_property = any(name.endswith(("property", "_attribute")) for name in decorators)
             kind = (ATTRIBUTE if is_property else METHOD) if is_class else FUNCTION
             members = ()
         bases = tuple(ast.unparse(base) for base in getattr(node, "bases", ())

@@ -25,6 +25,10 @@ class RenderedSection:
     section_id: str
     title: str = ""
     path: tuple = ()
+    # A page predicted from source (sphinx_source.py): the title as parsed, before Sphinx
+    # shows it (`_orm.relationship` shown "relationship()"), which its source title is matched
+    # by; empty: the title.
+    parsed: str = ""
 
 
 # The Sphinx domains whose object descriptions (`<dl class="DOMAIN KIND">`) are units: Python's,

@@ -48,6 +48,8 @@ class SphinxConf:
     # autodoc_typehints: where autodoc shows a signature's annotations (each a link to what
     # it names), "signature" (the default), "description", "both", or "none": nowhere.
     typehints: str = _DEFAULT_TYPEHINTS
+    # smartquotes: whether Sphinx educates the text it renders (its SmartQuotes transform).
+    smartquotes: bool = True
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -234,7 +236,8 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         extensions=extensions, exclude_patterns=_strings(known.get("exclude_patterns")) + tuple(
             path for name in _NOT_SOURCE_PATHS for path in _folders(_listed(tree, name))),
         object_types=types, module_prefixes=_prefixes(known.get(_PREFIXES), extensions),
-        typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS)
+        typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS,
+        smartquotes=known.get("smartquotes") is not False)
 
 
 # zzzeeksphinx's setting of reference prefixes, read where the extension is used.

@@ -156,7 +156,8 @@ class _UnitReader(RstReader):
     def _rendered_section(self, title: str):
         folded = _folded(title)
         return self._sections.take(
-            lambda section: _NOT_WORD.sub("", section.title.casefold()) == folded)
+            lambda section: _NOT_WORD.sub("", (section.parsed or section.title).casefold())
+            == folded)
 
     def _rendered_object(self, bare_name: str):
         return self._objects.take(lambda obj: obj.name == bare_name)

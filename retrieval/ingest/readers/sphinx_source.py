@@ -13,7 +13,11 @@ The ids follow docutils' and Sphinx's rules, in document order:
   footnotes, anonymous targets and their references share;
 - a `.. _label:` (or a crossref type's target, `.. setting:: DEBUG` -> `std-setting-DEBUG`)
   right before a section is an extra id inside it; the section keeps its title's id (but
-  where the label's id is the title's: then the section is at it, its own an extra `idN`);
+  where that id is taken, by the label or else: then the section is at the label nearest it,
+  its own `idN` last);
+- a `.. module::` (or an automodule's `.. py:module::`) first in a section leads its ids
+  (Sphinx's MoveModuleTargets): the section is at `module-NAME`, unless docutils reported the
+  title's name a duplicate (a label of that name above it), the report then coming first;
 - a Python object's id is its qualified name (module, enclosing classes, the name as written:
   Sphinx does not strip a module written again); a standard-domain object's is Sphinx's
   `make_id` of its type and name (`envvar-HOME`, `cmdoption-pytest-k`, `confval-addopts`).
@@ -45,6 +49,7 @@ from .rst import (
     _section_title,
     is_explicit_markup,
 )
+from .smartquotes import educate
 from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf
 from .sphinx_page import (
     STD_NAME,
@@ -62,14 +67,75 @@ _HYPERLINK = re.compile(r"`([^`<]*?)\s*(?:<[^`>]*>)?`__?")
 _INLINE = re.compile(r"``(.+?)``|\*\*(.+?)\*\*|\*(.+?)\*|`([^`]+)`|\|([^|]+)\|")
 
 
+_INLINE_LITERAL = re.compile(r"``(.+?)``")
+
+
 def title_text(title: str) -> str:
-    """Return a reST title's text as rendered: markup out, a `~a.b` target shown as `b`."""
-    text = _ROLE_WITH_TITLE.sub(r"\1", title)
+    """Return a reST title's text as docutils parses it (what its id is made from): markup out,
+    a `~a.b` target shown as `b`, an inline literal as written (``__init__()``)."""
+    parts = _INLINE_LITERAL.split(title)  # odd: an inline literal's text
+    return " ".join("".join(part if odd % 2 else _markup_out(part)
+                            for odd, part in enumerate(parts)).split())
+
+
+def _markup_out(text: str) -> str:
+    text = _ROLE_WITH_TITLE.sub(r"\1", text)
     text = _ROLE.sub(lambda m: m.group(2).rsplit(".", 1)[-1] if m.group(1) == "~"
                      else m.group(2), text)
     text = _HYPERLINK.sub(r"\1", text)
     text = _INLINE.sub(lambda m: next(group for group in m.groups() if group is not None), text)
-    return " ".join(re.sub(r"\\(.)", r"\1", text).split())
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+# A Python role's reference without explicit title: its role and target as written.
+_PY_REFERENCE = re.compile(r":(?:py:)?(\w+):`([^`<]*)`")
+_WITH_PARENTHESES = frozenset({"func", "meth"})
+
+
+def _reference_shown(markup: str, prefixes: dict) -> str:
+    """Return how Sphinx shows a role in a title: a Python reference as its role renders it
+    (PyXRefRole: `.` and `!` dropped, `~a.b` as `b`, `()` after a function or method,
+    zzzeeksphinx's module prefix dropped: `:func:`_orm.relationship`` is "relationship()");
+    another as title_text reads it."""
+    match = _PY_REFERENCE.fullmatch(markup)
+    if match is None or match.group(1) not in PY_ROLES:
+        return title_text(markup)
+    role, shown = match.groups()
+    shown = shown.strip().lstrip("!")
+    if role in _WITH_PARENTHESES:
+        shown = shown.removesuffix("()") + "()"
+    shown = shown.lstrip(".")
+    if shown.startswith("~"):
+        shown = shown[1:].rpartition(".")[2] if "." in shown else shown[1:]
+    head, dot, rest = shown.partition(".")
+    return rest if dot and head in prefixes else shown
+
+
+# What renders as literal text in a title: inline literals and roles (a Python role's target is
+# a literal; so, approximately, are the rest).
+_LITERAL = re.compile(r"``.+?``|:[\w.+:-]+:`[^`]*`")
+
+
+def shown_title(title: str, smartquotes: bool = True, prefixes: dict | None = None) -> str:
+    """Return a reST title's text as Sphinx shows it: title_text, its text (not its literals)
+    educated by SmartQuotes where the project has them on (conf.py's `smartquotes`), its
+    Python references as their roles render them (prefixes: zzzeeksphinx's module prefixes)."""
+    parts, before, at = [], " ", 0
+    for match in [*_LITERAL.finditer(title), None]:
+        text = title[at:match.start() if match else len(title)]
+        if text:
+            # title_text's reading of the run, its edge spaces kept: they separate the parts.
+            shown = title_text(text)
+            shown = (" " if text[:1].isspace() else "") + shown + (
+                " " if text[-1:].isspace() and shown else "")
+            parts.append(educate(shown, before) if smartquotes else shown)
+            before = shown[-1:] or before
+        if match is None:
+            break
+        literal = _reference_shown(match.group(0), prefixes or {})
+        parts.append(literal)
+        before, at = literal[-1:] or before, match.end()
+    return " ".join("".join(parts).split())
 
 
 # What gives a docutils node an id from the shared counter or a name, in running text.
@@ -140,10 +206,13 @@ class _PyClass:
 class _Predictor(RstReader):
     """Walks a page's units as page_units does, giving ids as docutils and Sphinx would."""
 
-    def __init__(self, lines: list, directives: Directives, nested: tuple = ()):
+    def __init__(self, lines: list, directives: Directives, nested: tuple = (),
+                 smartquotes: bool = True, prefixes: dict | None = None):
         super().__init__()
         self.lines = lines
         self.directives = directives
+        self.smartquotes = smartquotes  # whether titles are shown educated (SmartQuotes)
+        self.prefixes = prefixes or {}  # zzzeeksphinx's module prefixes, dropped when shown
         # The line ranges parsed apart (an automodule's docstring), and the one being read:
         # (its range, its adornment styles, the level its first style is at).
         self._nested = nested
@@ -168,6 +237,7 @@ class _Predictor(RstReader):
         self.references: list = []
         self._program: str | None = None
         self._unit = range(0)
+        self._titled: RenderedSection | None = None  # the section the last unit titled
 
     # -- ids ------------------------------------------------------------------------------
 
@@ -186,10 +256,12 @@ class _Predictor(RstReader):
 
     def read_unit(self, unit: range, is_code: bool) -> bool:
         self._unit = unit
+        # The section whose title the previous unit was: what this one is first in, if any.
+        titled, self._titled = self._titled, None
         head = self.lines[unit.start]
         if not is_code:
             if is_explicit_markup(head):
-                self._explicit(head.strip(), unit)
+                self._explicit(head.strip(), unit, titled)
             else:
                 self._inline("\n".join(self.lines[unit.start:unit.stop]))
                 if _section_title(self.lines, unit) is None and not all(
@@ -209,7 +281,7 @@ class _Predictor(RstReader):
             self.open_body(indentation(head), self.anchor)
         return kept
 
-    def _explicit(self, head: str, unit: range):
+    def _explicit(self, head: str, unit: range, titled: RenderedSection | None = None):
         target = _EXPLICIT_TARGET.fullmatch(head)
         if target:
             name = target.group(1).strip("`")
@@ -235,12 +307,23 @@ class _Predictor(RstReader):
             return  # a comment
         name = directive.group(1).lower().removeprefix("py:")
         argument = (directive.group(2) or "").strip()
+        if name == "currentmodule":
+            self._titled = titled  # no node: what follows is still first in the section
         if name == "module" and argument and not any(
                 OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
                 for i in unit[1:]):
             module = argument.split()[0]
             self._settle_targets()
-            self.targets.setdefault((PYTHON_DOMAIN, module), self._object_id("module", module))
+            module_id = self._object_id("module", module)
+            self.targets.setdefault((PYTHON_DOMAIN, module), module_id)
+            if titled is not None:
+                self._move_section(titled, module_id)
+        elif name == "automodule" and argument and titled is not None and not any(
+                OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
+                for i in unit[1:]):
+            # autodoc writes `.. py:module::` first: the same, the module's description (its
+            # docstring, a unit of the package's source) the section's text.
+            self._move_section(titled, self._object_id("module", argument.split()[0]))
         if name not in _LITERAL_DIRECTIVES:
             self._inline("\n".join(self.lines[unit.start + 1:unit.stop]))
 
@@ -252,6 +335,17 @@ class _Predictor(RstReader):
         for _ in _FOOTNOTE_REF.finditer(text):
             self.document.auto()
         self.references.extend(cross_references(text, self.module))
+
+    def _move_section(self, section: RenderedSection, section_id: str):
+        """Render a section at a module's id: Sphinx's MoveModuleTargets puts the target of a
+        `.. module::` that is the first thing in a section first among the section's ids
+        (`<section id="module-jinja2.ext">`, its title's id a span inside)."""
+        moved = RenderedSection(section_id, section.title, section.path, section.parsed)
+        self.sections[self.sections.index(section)] = moved
+        self._ancestry = [(moved.section_id if own == section.section_id else own, ancestors)
+                          for own, ancestors in self._ancestry]
+        self._open = [(level, moved if open_section is section else open_section)
+                      for level, open_section in self._open]
 
     def _settle_targets(self):
         """Record the targets waiting before an element at their own ids: Sphinx links a :ref:
@@ -288,22 +382,30 @@ class _Predictor(RstReader):
             self._open.pop()
         text = title_text(title)
         path = tuple(section.title for _, section in self._open)
-        # A label whose id is the title's own (`.. _database_urls:` before "Database URLs")
-        # took that id first: the section's own is the next idN, yet the section is rendered
-        # at the label's (docutils lists the target's id first then, as Sphinx's pages show).
-        labelled = next((own for _, own, _ in self._pending if own == make_id(text)), None)
-        if labelled is None and make_id(text) in self.ids:
-            # A repeated title (a second "Unicode") has no id of its name: the section is
-            # rendered at its label's id, if a label is right above it, and its own is the
-            # next idN (SQLAlchemy's `<section id="psycopg2-hstore"><span id="id9">`).
-            labelled = next((own for _, own, key in self._pending if key is None), None)
+        # A title whose id is taken (by a label above it of the same name, `.. _database_urls:`
+        # before "Database URLs"; by an earlier section, a second "Unicode") gives its section
+        # docutils' next idN, last among its ids: the section is rendered at the labels right
+        # above it, the nearest first (pytest's `.. _`recording warnings`:` then `.. _recwarn:`
+        # give `<section id="recwarn"><span id="recording-warnings"><span id="id3">`).
+        title_id = make_id(text)
+        labels = [own for _, own, key in self._pending if key is None]
+        labelled = labels[-1] if labels and (not title_id or title_id in self.ids) else None
         own = self.document.auto() if labelled is not None else self.document.named(text)
-        self.title_ids.setdefault(text.lower(), own)
-        section = RenderedSection(labelled or own, text, path)
+        # A title whose name another target has (a label `.. _aiomysql:` above "aiomysql", an
+        # earlier title) makes docutils report "Duplicate implicit target name" inside the
+        # section, right after the title: a module's target is then not first in it.
+        name = text.lower()
+        duplicate = name in self.title_ids or name in self.labels or name in self.external \
+            or any(" ".join(label.split()) == name for label, _, key in self._pending
+                   if key is None)
+        self.title_ids.setdefault(name, own)
+        section = RenderedSection(labelled or own, shown_title(title, self.smartquotes,
+                                                               self.prefixes), path, text)
         self.sections.append(section)
         self._ancestry.append((section.section_id,
                                tuple(open_section.section_id for _, open_section in self._open)))
         self._open.append((level, section))
+        self._titled = None if duplicate else section
         self._settle_targets()
 
     def listed(self) -> list:
@@ -428,11 +530,13 @@ def cross_references(text: str, module: str | None) -> list:
 
 
 def predict_page(docname: str, text: str, directives: Directives,
-                 nested: tuple = ()) -> SourcePage:
+                 nested: tuple = (), conf: SphinxConf | None = None) -> SourcePage:
     """Return what one reST page of a project would render as, read from its source alone;
-    nested: the line ranges whose titles are parsed apart (ExpandedPage.nested)."""
+    nested: the line ranges whose titles are parsed apart (ExpandedPage.nested); conf: the
+    project's (whether it renders text educated, its module prefixes)."""
     lines = text.split("\n")
-    reader = _Predictor(lines, directives, nested)
+    conf = conf or SphinxConf()
+    reader = _Predictor(lines, directives, nested, conf.smartquotes, conf.module_prefixes)
     literal = LiteralBlocks()  # as page_units reads them
     for unit, indent in reader_units(lines, reader):
         is_code = literal.enter(lines, unit, indent)
