@@ -577,6 +577,24 @@ class GeneratedPagesTest(unittest.TestCase):
                           ("#rewritten-orm-relationship-and-session-get",
                            "Rewritten relationship() and Session.get()")])
 
+    def test_a_cross_reference_is_looked_up_under_its_class_too(self):
+        # Sphinx's find_obj: a name, then under the current module, then under the current
+        # class (py:class), which a class's body sets, and so autodoc's rendering of a class
+        # and of its members: jinja2's `:meth:`load_bytecode`` in BytecodeCache's docstring.
+        write(self.root, {
+            "demo/__init__.py": 'class Cache:\n    """Call :meth:`load` then :meth:`dump`."""\n\n'
+                                '    def load(self):\n        """Load; see :meth:`dump`."""\n\n'
+                                '    def dump(self):\n        """Dump."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. autoclass:: demo.Cache\n   :members:\n",
+            "docs/guide.rst": "Guide\n=====\n\n.. currentmodule:: demo\n\n"
+                              ".. class:: Engine\n\n   Call :meth:`start`.\n\n"
+                              "   .. method:: start()\n\n      Start.\n\n"
+                              "Outside a class :meth:`start` names nothing.\n"})
+        units = {unit["title"]: unit["in_links"] for unit in package_contents(self.root)}
+        self.assertEqual((units["demo.Cache.load"], units["demo.Cache.dump"]), (1, 2))
+        self.assertEqual(units["demo.Engine.start"], 1)
+
     def test_show_inheritance_links_each_base_a_class_names(self):
         # autodoc's "Bases: PytestWarning" of `:show-inheritance:` (pytest's warnings), a link
         # to each base the class names (its own bases', not); none without the option.

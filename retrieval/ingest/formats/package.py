@@ -31,8 +31,10 @@ from ...core.ranking import SECTION, IndexFields
 from ..readers import autodoc, markdown
 from ..readers.blocks import size_pieces
 from ..readers.docstrings import (
+    ATTRIBUTE,
     CLASS,
     EXCEPTION,
+    METHOD,
     MODULE,
     DocObject,
     Module,
@@ -552,9 +554,11 @@ class _Units:
         return dataclasses.replace(obj, end_line=end, docstring=text)
 
     def _rendered_docstrings(self, found: dict) -> list:
-        """Return (docstring, its module's name) of each object a page's autodoc directives
-        (found: _autodoc's) render on it, each once; a module whose docstring's sections are
-        the page's own text (sectioned) is read there already."""
+        """Return (docstring, its module's name, its class) of each object a page's autodoc
+        directives (found: _autodoc's) render on it, each once; a module whose docstring's
+        sections are the page's own text (sectioned) is read there already. Its class: the
+        class it documents or is a member of, dotted as documented (autodoc renders a member in
+        its class's directive's body, where Sphinx looks a name up under the class too)."""
         seen: set = set()
         rendered = []
         for documented in found.values():
@@ -564,7 +568,9 @@ class _Units:
                         obj.kind == MODULE and obj.name in self.sectioned):
                     continue
                 seen.add(obj.name)
-                rendered.append((obj.docstring, item.module.name))
+                within = item.name if obj.kind in (CLASS, EXCEPTION) else (
+                    item.name.rpartition(".")[0] if obj.kind in (METHOD, ATTRIBUTE) else None)
+                rendered.append((obj.docstring, item.module.name, within or None))
         return rendered
 
     def _rendered_annotations(self, found: dict) -> Counter:
@@ -643,9 +649,11 @@ class _Units:
                                                directives, expanded[relative].nested, conf)
                 # The docstrings autodoc renders on the page link from it too, each read under
                 # its object's module, as a rendered site's links are counted.
-                for docstring, module in self._rendered_docstrings(autodocs[relative]):
-                    self.references.update(autodoc.references(docstring, module))
-                    predicted[page].references.extend(cross_references(docstring, module))
+                for docstring, module, within in self._rendered_docstrings(
+                        autodocs[relative]):
+                    self.references.update(autodoc.references(docstring, module, within))
+                    predicted[page].references.extend(
+                        cross_references(docstring, module, within))
                 if conf.typehints != "none":
                     self.references.update(self._rendered_annotations(autodocs[relative]))
                 self.references.update(self._rendered_bases(autodocs[relative]))

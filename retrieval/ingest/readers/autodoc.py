@@ -59,13 +59,16 @@ DIRECTIVE_KINDS = {"function": FUNCTION, "decorator": FUNCTION, "class": CLASS,
                    "property": ATTRIBUTE, "data": DATA}
 
 
-def references(text: str, module: str | None = None) -> Counter:
+def references(text: str, module: str | None = None, within: str | None = None) -> Counter:
     """Count the Python objects a reST page (or a docstring of module) cross-references, by
-    each name they may mean.
+    each name they may mean; within: the class (dotted, with its module) a docstring is of or
+    in, where Sphinx looks a name up too.
 
     `:meth:`~flask.Flask.register_blueprint`` counts for that name; a relative one
     (`:func:`option`` under `.. currentmodule:: click`) for the name as written and under the
-    current module, as Sphinx would look it up; `.name` (a suffix search) under "." + name.
+    current module, as Sphinx would look it up, and under the class (`:meth:`load`` in
+    BytecodeCache's docstring is `jinja2.BytecodeCache.load`); `.name` (a suffix search)
+    under "." + name.
     """
     counts: Counter[str] = Counter()
     current = module
@@ -75,7 +78,8 @@ def references(text: str, module: str | None = None) -> Counter:
             current = None if declared.group(1) == "None" else declared.group(1)
         for match in _REFERENCE.finditer(line):
             target = match.group(1).lstrip("~!")
-            names = {target} if target.startswith(".") else {target, f"{current}.{target}"}
+            names = {target} if target.startswith(".") else {
+                target, f"{current}.{target}", *([f"{within}.{target}"] if within else [])}
             counts.update(names - {f"None.{target}"})
     return counts
 

@@ -185,7 +185,7 @@ class SourcePage:
     labels: dict = field(default_factory=dict)
     # (domain, name) -> id: ("py", "flask.Flask"), ("setting", "DEBUG"), ("envvar", "HOME")
     targets: dict = field(default_factory=dict)
-    # (role, target as written, current module) of each cross-reference, in order
+    # (role, target as written, current module, current class) of each cross-reference
     references: list = field(default_factory=list)
     # A section title's name (lowercase) -> the id docutils gave that name, where a `Title`_
     # reference lands: the section's own id, or its idN where a label took the title's id.
@@ -334,7 +334,18 @@ class _Predictor(RstReader):
             self.external.add(name.lower())
         for _ in _FOOTNOTE_REF.finditer(text):
             self.document.auto()
-        self.references.extend(cross_references(text, self.module))
+        self.references.extend(cross_references(text, self.module, self._within()))
+
+    def _within(self) -> str | None:
+        """Return the class (dotted, with its module) whose body the unit being read is in:
+        Sphinx looks a cross-reference's name up under it too (py:class)."""
+        indent = indentation(self.lines[self._unit.start]) if self._unit else 0
+        classes = [scope.owner for scope in self.scopes
+                   if isinstance(scope.owner, _PyClass) and scope.indent < indent]
+        if not classes:
+            return None
+        owner = classes[-1]
+        return f"{owner.module}.{owner.name}" if owner.module else owner.name
 
     def _move_section(self, section: RenderedSection, section_id: str):
         """Render a section at a module's id: Sphinx's MoveModuleTargets puts the target of a
@@ -518,14 +529,16 @@ class _Predictor(RstReader):
         self.objects.append(RenderedObject(kind, [(object_id, bare)], STANDARD_DOMAIN))
 
 
-def cross_references(text: str, module: str | None) -> list:
-    """Return (role, target as written, module) of each cross-reference of reST text, read
-    under a current module (a docstring's: the module of the object it documents), and
-    (INTERNAL, name, module) of each hyperlink reference to a name of its page."""
+def cross_references(text: str, module: str | None, within: str | None = None) -> list:
+    """Return (role, target as written, module, class) of each cross-reference of reST text,
+    read under a current module (a docstring's: the module of the object it documents) and
+    class (within: dotted, with its module; a class's or its member's docstring, a class
+    directive's body: Sphinx's py:class context), and (INTERNAL, name, module, None) of each
+    hyperlink reference to a name of its page."""
     return [(match.group(1), (match.group(3) if match.group(3) is not None
-                              else match.group(4)).strip(), module)
+                              else match.group(4)).strip(), module, within)
             for match in _XREF.finditer(text)] + [
-        (INTERNAL, " ".join(match.group(1).split()), module)
+        (INTERNAL, " ".join(match.group(1).split()), module, None)
         for match in _INTERNAL_REF.finditer(text)]
 
 
@@ -545,7 +558,7 @@ def predict_page(docname: str, text: str, directives: Directives,
     reader._settle_targets()
     page = RenderedPage(frozenset(reader.ids), reader.sections, reader.objects, [])
     title = reader.sections[0].title if reader.sections else ""
-    references = reader.references + [(SECTION_ID, section_id, None)
+    references = reader.references + [(SECTION_ID, section_id, None, None)
                                       for section_id in reader.listed()]
     return SourcePage(docname, page, title, reader.labels, reader.targets, references,
                       reader.title_ids, frozenset(reader.external))
@@ -570,7 +583,7 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
     roles = {"envvar": "envvar"} | {role: name for name, (_, role) in conf.object_types.items()}
     counts: Counter = Counter()
     for path, source in pages.items():
-        for role, target, module in source.references:
+        for role, target, module, within in source.references:
             found = None
             if role == INTERNAL:
                 # docutils resolves a `name`_ reference by name, an explicit target (a label,
@@ -590,8 +603,11 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
                 if linked is not None and linked[1].page.sections:
                     found = (linked[0], linked[1].page.sections[0].section_id)
             elif role in PY_ROLES:
+                # Sphinx's find_obj: the name, under the current module, under its class.
                 name = conf.full_name(target.lstrip("~!."))
-                found = python.get(name) or (python.get(f"{module}.{name}") if module else None)
+                found = python.get(name) or (
+                    python.get(f"{module}.{name}") if module else None) or (
+                    python.get(f"{within}.{name}") if within else None)
             elif role == "term":  # Sphinx looks a term up in lower case
                 found = targets.get(("term", target.lower()))
             elif role in roles:
