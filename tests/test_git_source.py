@@ -6,6 +6,7 @@ import subprocess
 import sys
 import unittest
 
+from retrieval.ingest.sources.git import remote_tags
 from tests.support import class_temporary_directory, temporary_directory
 from tests.test_crawl import run_build
 from tests.test_html_ingest import built_passages, write_tree
@@ -85,6 +86,11 @@ class GitSourceTest(unittest.TestCase):
         self.assertEqual(code, 2)
         self.assertRegex(err[-1], r"^retrieval: git\+file://\S+@v9\.9: git fetch failed: .*v9\.9")
         self.assertFalse(os.path.exists(out))
+
+    def test_tags_are_listed_before_the_fetch_cache_exists(self):
+        # A project's first run lists a release's tags before anything made the fetch cache.
+        where = os.path.join(temporary_directory(self), "not", "made", "yet")
+        self.assertIn("v1.0", remote_tags(self.url, f"git+{self.url}", where))
 
     def test_a_source_without_a_ref(self):
         code, err = run_build("--source", f"1.0=git+{self.url}", "--base-url", f"1.0={BASE}",

@@ -157,13 +157,13 @@ def _project(args) -> int:
           + ranking["why"] + ")", file=sys.stderr, flush=True)
     progress = Progress()
     with tempfile.TemporaryDirectory(prefix="retrieval-project-") as workdir:
-        cache = args.fetch_cache or default_cache_dir()
+        # --no-cache: this build's own folder, so that nothing (releases, clones) is read from
+        # or left in the fetch cache, and git and crawl read the metadata of the release pypi
+        # fetched without fetching it again.
+        cache = workdir if args.no_cache else args.fetch_cache or default_cache_dir()
         options = collect.ProjectOptions(
             SourceOptions(cache, workdir, max_file_bytes=args.max_file_bytes, stream=sys.stderr,
-                          # --no-cache: this build's own, so that git and crawl read the
-                          # metadata of the release pypi fetched without fetching it again
-                          releases=os.path.join(workdir if args.no_cache else cache, "releases"),
-                          offline=args.offline),
+                          releases=os.path.join(cache, "releases"), offline=args.offline),
             order, sites, site_urls, env, not args.no_cache)
         coverages = collect.collect(found, options, progress)
         # The upgrade's versions: built into the same collections, never pinned (project.json

@@ -150,6 +150,9 @@ def remote_tags(url: str, spec: str, where: str) -> list:
     """Return the tag names of a remote repository (git ls-remote, nothing fetched)."""
     if url.startswith("-"):
         raise GitSourceError(f"{spec}: the URL starts with '-' (git would read it as an option)")
+    # git runs in the fetch cache (never in a folder whose repository config it would read),
+    # which a first run has not made yet.
+    os.makedirs(where, exist_ok=True)
     listed = _git(["ls-remote", "--tags", "--refs", "--end-of-options", url], where, spec)
     return [ref.removeprefix("refs/tags/") for _, _, ref in
             (line.partition("\t") for line in listed.splitlines())
