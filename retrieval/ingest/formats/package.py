@@ -553,24 +553,30 @@ class _Units:
             return None
         return dataclasses.replace(obj, end_line=end, docstring=text)
 
+    @staticmethod
+    def _rendered_once(found: dict, shown: Callable[..., bool]):
+        """Yield the autodoc.Documented of each object a page's autodoc directives (found:
+        _autodoc's) render that shown(item) accepts, each object once, at its first such."""
+        seen: set = set()
+        for documented in found.values():
+            for item in documented:
+                if item.obj.name not in seen and shown(item):
+                    seen.add(item.obj.name)
+                    yield item
+
     def _rendered_docstrings(self, found: dict) -> list:
         """Return (docstring, its module's name, its class) of each object a page's autodoc
         directives (found: _autodoc's) render on it, each once; a module whose docstring's
         sections are the page's own text (sectioned) is read there already. Its class: the
         class it documents or is a member of, dotted as documented (autodoc renders a member in
         its class's directive's body, where Sphinx looks a name up under the class too)."""
-        seen: set = set()
         rendered = []
-        for documented in found.values():
-            for item in documented:
-                obj = item.obj
-                if not obj.docstring or obj.name in seen or (
-                        obj.kind == MODULE and obj.name in self.sectioned):
-                    continue
-                seen.add(obj.name)
-                within = item.name if obj.kind in (CLASS, EXCEPTION) else (
-                    item.name.rpartition(".")[0] if obj.kind in (METHOD, ATTRIBUTE) else None)
-                rendered.append((obj.docstring, item.module.name, within or None))
+        for item in self._rendered_once(found, lambda item: bool(item.obj.docstring) and not (
+                item.obj.kind == MODULE and item.obj.name in self.sectioned)):
+            obj = item.obj
+            within = item.name if obj.kind in (CLASS, EXCEPTION) else (
+                item.name.rpartition(".")[0] if obj.kind in (METHOD, ATTRIBUTE) else None)
+            rendered.append((obj.docstring, item.module.name, within or None))
         return rendered
 
     def _rendered_annotations(self, found: dict) -> Counter:
@@ -579,15 +585,10 @@ class _Units:
         the signature, or its description's types), looked up as written and in the object's
         module, as autodoc.references counts a reference."""
         counts: Counter = Counter()
-        seen: set = set()
-        for documented in found.values():
-            for item in documented:
-                if item.obj.name in seen:
-                    continue
-                seen.add(item.obj.name)
-                for name in autodoc.annotation_names(
-                        self.package.signature_of(item.module, item.obj)):
-                    counts.update({name, f"{item.module.name}.{name}"})
+        for item in self._rendered_once(found, lambda item: True):
+            for name in autodoc.annotation_names(
+                    self.package.signature_of(item.module, item.obj)):
+                counts.update({name, f"{item.module.name}.{name}"})
         return counts
 
     def _rendered_bases(self, found: dict) -> Counter:
@@ -596,16 +597,10 @@ class _Units:
         directive's), each class once: autodoc writes "Bases: X", a link to each base the class
         names, by the name it is defined at (which autodoc's `:canonical:` resolves)."""
         counts: Counter = Counter()
-        seen: set = set()
-        for documented in found.values():
-            for item in documented:
-                obj = item.obj
-                if obj.kind not in (CLASS, EXCEPTION) or obj.name in seen \
-                        or "show-inheritance" not in item.directive.options:
-                    continue
-                seen.add(obj.name)
-                counts.update(base.name for _, base, depth
-                              in self.package.base_depths(item.module, obj) if depth == 1)
+        for item in self._rendered_once(found, lambda item: item.obj.kind in (CLASS, EXCEPTION)
+                                        and "show-inheritance" in item.directive.options):
+            counts.update(base.name for _, base, depth
+                          in self.package.base_depths(item.module, item.obj) if depth == 1)
         return counts
 
     def _summarized(self, conf, relative: str, text: str) -> list:
