@@ -178,17 +178,19 @@ def write_sdist(directory: str, dist: str, version: str, files: dict,
     return path
 
 
-def write_wheel(directory: str, dist: str, version: str, files: dict) -> str:
-    """Write a pure-Python wheel of files (paths below site-packages); return its path."""
+def write_wheel(directory: str, dist: str, version: str, files: dict,
+                tag: str = "py3-none-any") -> str:
+    """Write a wheel of files (paths below site-packages; text, or bytes as they are) for one
+    tag (a pure-Python wheel by default); return its path."""
     stem = f"{dist.replace('-', '_')}-{version}"
-    path = os.path.join(directory, f"{stem}-py3-none-any.whl")
+    path = os.path.join(directory, f"{stem}-{tag}.whl")
     info = f"{stem}.dist-info"
     with zipfile.ZipFile(path, "w") as wheel:
         for name, text in files.items():
             wheel.writestr(name, text)
         wheel.writestr(f"{info}/METADATA", pkg_info(dist, version))
-        wheel.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\n"
-                                        "Tag: py3-none-any\n")
+        wheel.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: "
+                                        f"{str(tag == 'py3-none-any').lower()}\nTag: {tag}\n")
         wheel.writestr(f"{info}/RECORD", "")
     return path
 

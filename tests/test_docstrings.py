@@ -237,6 +237,47 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
             self.assertNotIn(name, objects)
         self.assertEqual(public_name("_tool.config.hookimpl", aliases(package)), "tool.hookimpl")
 
+    def test_a_docstring_given_at_import_time_documents_the_compiled_function(self):
+        # torch's `_add_docstr(compiled, doc)`: assigned (torch.linalg), or called on a name
+        # the source defines nowhere (torch/_torch_docs.py); a `.format(...)` template and
+        # literals joined by `+` read as written.
+        package = package_of({
+            "tensors": '"""Tensors."""\nfrom tensors._core import *\n',
+            "tensors._core": "def empty(size):\n    \"\"\"Return an empty tensor.\"\"\"\n",
+            "tensors.linalg": ('from tensors._C import _add_docstr, _linalg\n'
+                               'inv = _add_docstr(_linalg.linalg_inv, r"""\n'
+                               'linalg.inv(A) -> Tensor\n\nThe inverse of {A}.\n""".format(**args)'
+                               ' + """\nSee also det.""")\n'
+                               'LOOKUP = make_table()\n'),
+            "tensors.nn": ('class Conv:\n    __doc__ = r"""Applies a convolution.\n\n'
+                           '    {notes}\n    """ + """Shape: any.""".format(**notes)\n\n'
+                           '    def forward(self, x):\n        return x\n'),
+            "tensors._docs": ('import tensors\nfrom tensors._C import _add_docstr as add_docstr\n'
+                              'add_docstr(tensors.abs, """Absolute value, elementwise.""")\n'
+                              'add_docstr(tensors.empty, """Not the defined one.""")\n'
+                              'add_docstr(getattr(tensors, "neg"), """No name.""")\n'),
+        })
+        objects = {obj.name: (module.name, obj.kind, obj.docstring, module.quote(obj))
+                   for module, obj in public_objects(package)}
+        self.assertEqual(objects["tensors.linalg.inv"][1:3], (
+            "function", "linalg.inv(A) -> Tensor\n\nThe inverse of {A}.\n\nSee also det."))
+        self.assertTrue(objects["tensors.linalg.inv"][3].startswith("inv = _add_docstr("))
+        self.assertNotIn("tensors.linalg.LOOKUP", objects)  # undocumented data, still not API
+        self.assertEqual(objects["tensors._docs.abs"], (
+            "tensors._docs", "function", "Absolute value, elementwise.",
+            'add_docstr(tensors.abs, """Absolute value, elementwise.""")'))
+        self.assertEqual(public_name("tensors._docs.abs", aliases(package)), "tensors.abs")
+        # A name the source defines keeps its own object; a target not written as a dotted
+        # name documents nothing.
+        self.assertNotIn("tensors._docs.empty", objects)
+        self.assertEqual(objects["tensors._core.empty"][2], "Return an empty tensor.")
+        self.assertFalse(any(name.endswith("neg") for name in objects))
+        # A class body's `__doc__ = ...` is the class's docstring, its lines the unit's.
+        self.assertEqual(objects["tensors.nn.Conv"][2:], (
+            "Applies a convolution.\n\n{notes}\nShape: any.",
+            'class Conv:\n    __doc__ = r"""Applies a convolution.\n\n    {notes}\n    """ + '
+            '"""Shape: any.""".format(**notes)'))
+
 
 class AutodocTest(unittest.TestCase):
 

@@ -73,15 +73,16 @@ class LocalIndex:
                 rows = []
                 for filename, data, options in index.files[project]:
                     digest = options.get("digest", hashlib.sha256(data).hexdigest())
-                    rows.append((filename, digest, options.get("yanked", False)))
+                    rows.append((filename, digest, options.get("yanked", False), len(data)))
                 if index.mode == "json" and JSON_TYPE in (self.headers.get("Accept") or ""):
                     body = json.dumps({"meta": {"api-version": "1.1"}, "name": project, "files": [
                         {"filename": name, "url": f"../../files/{name}",
-                         "hashes": {"sha256": digest} if digest else {}, "yanked": yanked}
-                        for name, digest, yanked in rows]}).encode()
+                         "hashes": {"sha256": digest} if digest else {}, "yanked": yanked,
+                         "size": size}
+                        for name, digest, yanked, size in rows]}).encode()
                     return self.reply(200, JSON_TYPE, body)
                 anchors = []
-                for name, digest, yanked in rows:
+                for name, digest, yanked, _ in rows:
                     fragment = f"#sha256={digest}" if digest else ""
                     mark = "" if yanked is False else (
                         " data-yanked" if yanked is True else f' data-yanked="{yanked}"')
@@ -132,9 +133,9 @@ class IndexFetchTest(unittest.TestCase):
             return (os.path.basename(path := write_sdist(made, dist, version, plain)),
                     _bytes(path), options)
 
-        def wheel(dist, version, name=None, **options):
+        def wheel(dist, version, name=None, padding=0, **options):
             path = write_wheel(made, dist, version, plain)
-            return (name or os.path.basename(path), _bytes(path), options)
+            return (name or os.path.basename(path), _bytes(path) + b"\0" * padding, options)
 
         cls.files = {
             # Several versions, and one spelled unnormalized.
@@ -147,6 +148,16 @@ class IndexFetchTest(unittest.TestCase):
                           wheel("wheelonly", "3.0")],
             "native": [wheel("native", "1.0", "native-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"),
                        wheel("native", "1.0", "native-1.0-py2-none-any.whl")],
+            # Platform wheels only (torch): the smallest for Python 3 is read; one for Python 2
+            # alone is not (its sources do not parse as Python 3).
+            "platformonly": [
+                wheel("platformonly", "1.0", "platformonly-1.0-cp311-cp311-win_amd64.whl",
+                      padding=4096),
+                wheel("platformonly", "1.0", "platformonly-1.0-cp27-cp27mu-linux_x86_64.whl"),
+                wheel("platformonly", "1.0",
+                      "platformonly-1.0-cp311-none-macosx_11_0_arm64.whl")],
+            "python2": [wheel("python2", "1.0", "python2-1.0-cp27-cp27mu-linux_x86_64.whl"),
+                        wheel("python2", "1.0", "python2-1.0-py2-none-any.whl")],
             "tampered": [sdist("tampered", "1.0", digest="0" * 64)],
             "nodigest": [sdist("nodigest", "1.0", digest=None)],
             # 1.0's sdist is yanked and its wheel is not; 2.0 is only yanked.
@@ -222,11 +233,29 @@ class IndexFetchTest(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(dest)), sorted([path.name, theirs.name]))
         self.assertEqual(theirs.read_bytes(), b"another build's first bytes")
 
-    def test_a_release_with_no_sdist_and_no_pure_wheel_is_refused(self):
-        message = self.refused("native", "1.0", PIP_INDEX_URL=self.index.url)
-        self.assertEqual(message, "pypi:native==1.0: no sdist and no pure-Python (py3-none-any) "
-                                  "wheel of it, only native-1.0-cp311-cp311-manylinux_2_17_x86_64"
-                                  ".whl, native-1.0-py2-none-any.whl")
+    def test_a_release_of_platform_wheels_only_is_read_from_the_smallest(self):
+        # The JSON page gives sizes (PEP 700): the smallest wheel for Python 3, said on stderr.
+        name, notes = self.fetch("platformonly", "1.0", PIP_INDEX_URL=self.index.url)
+        self.assertEqual(name, "platformonly-1.0-cp311-none-macosx_11_0_arm64.whl")
+        size = len(self.files["platformonly"][2][1])
+        self.assertEqual(notes, [
+            "pypi:platformonly==1.0: no sdist and no pure-Python wheel; its Python files are "
+            "read from platformonly-1.0-cp311-none-macosx_11_0_arm64.whl, the smallest "
+            f"({size / 1e6:.1f} MB) of its 2 wheels for Python 3; nothing of it is loaded or "
+            "run"])
+        # A PEP 503 page gives none: the first by name, and said so.
+        name, notes = self.fetch("platformonly", "1.0", PIP_INDEX_URL=self.html_index.url)
+        self.assertEqual(name, "platformonly-1.0-cp311-cp311-win_amd64.whl")
+        self.assertIn("the first by name (the index gives no sizes) of its 2 wheels", notes[0])
+        # A wheel for Python 2 alone is never taken, `py2-none-any` included.
+        self.assertEqual(self.fetch("native", "1.0", PIP_INDEX_URL=self.index.url)[0],
+                         "native-1.0-cp311-cp311-manylinux_2_17_x86_64.whl")
+
+    def test_a_release_with_no_sdist_and_no_wheel_for_python_3_is_refused(self):
+        message = self.refused("python2", "1.0", PIP_INDEX_URL=self.index.url)
+        self.assertEqual(message, "pypi:python2==1.0: no sdist and no wheel for Python 3 of it, "
+                                  "only python2-1.0-cp27-cp27mu-linux_x86_64.whl, "
+                                  "python2-1.0-py2-none-any.whl")
 
     def test_a_yanked_file_is_taken_only_when_its_version_has_nothing_else(self):
         for index in (self.index, self.html_index):

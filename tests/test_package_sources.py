@@ -139,6 +139,12 @@ class PackageSourcesTest(unittest.TestCase):
             "mkdocs.yml": "site_name: Mkdoc\n", "mkdoc/__init__.py": '"""Mkdoc."""\n',
             "docs/index.md": "# Mkdoc\n\nWelcome.\n", "docs/api-guide/views.md": MKDOCS_VIEWS})
         write_wheel(cls.links, "longdoc", "1.0", {"longdoc/__init__.py": LONGDOC})
+        # torch's case: no sdist, no pure wheel; a compiled library beside the Python files.
+        write_wheel(cls.links, "native", "1.0", {
+            "native/__init__.py": '"""Native."""\n\nfrom ._core import fast\n\n\n'
+                                  'def slow(times):\n    """Go slowly that many times."""\n',
+            "native/_core.cpython-311-x86_64-linux-gnu.so": b"\x7fELF never loaded"},
+            tag="cp311-cp311-manylinux_2_17_x86_64")
         with open(os.path.join(cls.links, "damaged-4.0.tar.gz"), "wb") as out:
             out.write(b"\x1f\x8b this is no gzip stream")
 
@@ -309,6 +315,16 @@ class PackageSourcesTest(unittest.TestCase):
             "provenance: wheelonly/3.0: pypi wheelonly==3.0 wheelonly-3.0-py3-none-any.whl "
             "sha256 " + digests["wheelonly-3.0-py3-none-any.whl"],
             "verified")) + "\n$")
+
+    def test_a_release_of_platform_wheels_only_is_read_from_its_python_files(self):
+        done, out = self.built("pypi:native==1.0")
+        units = passages(out)
+        [(url, *_)] = units["native", "native.slow"]
+        self.assertEqual(url, "pypi:native==1.0/native/__init__.py#L6-L7")
+        self.assertEqual(sorted(title for _, title in units), ["native", "native.slow"])
+        self.assertIn("build: pypi:native==1.0: no sdist and no pure-Python wheel; its Python "
+                      "files are read from native-1.0-cp311-cp311-manylinux_2_17_x86_64.whl, "
+                      "the smallest", done.stderr)
 
     def test_a_cut_docstring_s_pieces_link_its_object_and_are_one_hit_read_whole(self):
         _, out = self.built("pypi:longdoc==1.0")

@@ -264,11 +264,11 @@ class ReleaseCacheTest(unittest.TestCase):
         self.assertEqual(len(index.requests), asked)
 
     def test_a_release_that_cannot_be_fetched_leaves_nothing_in_the_cache(self):
-        # torch 2.1.0: platform wheels only. The pin fails with its one line, and the fetch
-        # cache keeps no folder of it (nor a partial download).
+        # Wheels for Python 2 only. The pin fails with its one line, and the fetch cache keeps
+        # no folder of it (nor a partial download).
         base = temporary_directory(self)
         index = LocalIndex(self, {"native": [
-            ("native-1.0-cp311-cp311-manylinux_2_17_x86_64.whl", b"not read", {})]})
+            ("native-1.0-cp27-cp27mu-manylinux1_x86_64.whl", b"not read", {})]})
         project = os.path.join(base, "app")
         os.makedirs(project)
         with open(os.path.join(project, "requirements.txt"), "w", encoding="utf-8") as out:
@@ -281,7 +281,7 @@ class ReleaseCacheTest(unittest.TestCase):
                     "--order", "pypi"], env=env)
         self.assertEqual(done.returncode, 2, done.stderr)
         self.assertNotIn("Traceback", done.stderr)
-        self.assertIn("pypi: no sdist and no pure-Python (py3-none-any) wheel of it",
+        self.assertIn("pypi: no sdist and no wheel for Python 3 of it",
                       table(done.stdout + "\n")["native"][-1])
         self.assertEqual([os.path.relpath(os.path.join(where, name), cache)
                           for where, folders, files in os.walk(cache)

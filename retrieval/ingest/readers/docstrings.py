@@ -88,6 +88,9 @@ class Module:
     # docstrings assembled at import time (templates.py resolves them statically).
     assigned: dict = field(default_factory=dict)
     items: dict = field(default_factory=dict)  # NAME -> {key: value expression}
+    # Top-level name -> the absolute dotted name a DOCSTRING_SETTERS statement gives its
+    # docstring to (torch/_torch_docs.py's `add_docstr(torch.abs, r"""...""")`: "torch.abs").
+    documents: dict = field(default_factory=dict)
 
     def quote(self, obj: DocObject) -> str:
         """Return an object's quoted lines, byte-exact."""
@@ -470,6 +473,8 @@ class _Reader:
     def _objects(self, statement, following, prefix, path, is_class):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield statement.name, self._definition(statement, prefix, path, is_class)
+        elif isinstance(statement, ast.Expr) and not is_class:
+            yield from self._documented_elsewhere(statement, prefix)
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) \
                 else [statement.target]
@@ -485,6 +490,22 @@ class _Reader:
                                         alias=alias)
                     if found is not None:
                         yield target.id, found
+
+    def _documented_elsewhere(self, statement, prefix: str):
+        """Yield the compiled function a DOCSTRING_SETTERS statement documents, under its
+        last name here, and record the name it is documented by (Module.documents)."""
+        value = statement.value
+        docstring = _attached_docstring(value)
+        if docstring is None or not isinstance(value.args[0], ast.Attribute):
+            return
+        written = ast.unparse(value.args[0]).split(".")
+        if not all(part.isidentifier() for part in written) \
+                or written[0] not in self.module.imports:
+            return
+        target = ".".join([self.module.imports[written[0]], *written[1:]])
+        self.module.documents.setdefault(written[-1], target)
+        yield written[-1], DocObject(f"{prefix}.{written[-1]}", FUNCTION, "", docstring,
+                                     self.module.path, statement.lineno, statement.end_lineno)
 
     def _assigned_from(self, statement, path: str) -> str | None:
         """Return the function an undocumented assignment is bound to, as written below its
@@ -508,6 +529,11 @@ class _Reader:
         docstring = _docstring_node(node.body)
         start = min([node.lineno] + [d.lineno for d in node.decorator_list])
         end = docstring.end_lineno if docstring is not None else header_end
+        text = None if docstring is None else _clean(docstring)
+        assigned_doc = None if docstring is not None or not isinstance(node, ast.ClassDef) \
+            else _assigned_doc(node.body)
+        if assigned_doc is not None:
+            end, text = assigned_doc
         if isinstance(node, ast.ClassDef):
             self.body(node.body, name, own_path, is_class=True)
             kind = EXCEPTION if any(_base_name(base).endswith(_EXCEPTION_BASES)
@@ -540,7 +566,7 @@ class _Reader:
             (ast.unparse(d.args[0]) for d in node.decorator_list
              if isinstance(d, ast.Call) and len(d.args) == 1 and not d.keywords
              and isinstance(d.args[0], (ast.Name, ast.Attribute))), None)
-        return DocObject(name, kind, signature, None if docstring is None else _clean(docstring),
+        return DocObject(name, kind, signature, text,
                          self.module.path, start, end, members, bases, templates, overload,
                          wraps, deprecation=code_deprecation(node))
 
@@ -599,8 +625,12 @@ class _Reader:
         it (or, unless told not to, undocumented: an explicit directive may name it)."""
         start, end, docstring = statement.lineno, statement.end_lineno, None
         node = _docstring_node([following]) if following is not None else None
+        attached = _attached_docstring(statement.value)
         if node is not None:
             end, docstring = node.end_lineno, _clean(node)
+        elif attached is not None:
+            # What it names is the function the call returns, documented.
+            docstring, kind = attached, METHOD if kind == ATTRIBUTE else FUNCTION
         else:
             comments = self.comments.of(statement.lineno, statement.col_offset)
             if comments is None and not undocumented:
@@ -635,6 +665,52 @@ class _Reader:
 
 # Decorators that assemble a docstring at import time (pandas.util._decorators).
 TEMPLATE_DECORATORS = frozenset({"Appender", "Substitution", "doc"})
+# Functions that give a compiled function its docstring at import time, (function, docstring)
+# as their arguments and the function returned: torch's `cholesky =
+# _add_docstr(_linalg.linalg_cholesky, r"""...""")` (torch._C's).
+DOCSTRING_SETTERS = frozenset({"add_docstr", "_add_docstr"})
+
+
+def _assigned_doc(body: list) -> tuple | None:
+    """Return (its last line, the text) of a class body's `__doc__ = ...` written out as
+    _literal_text reads it, the class's docstring (torch's `class Conv2d: __doc__ = r'...'
+    + r'...'.format(**notes)`), or None."""
+    for statement in body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name) \
+                and statement.targets[0].id == "__doc__":
+            text = _literal_text(statement.value)
+            if text is not None:
+                return statement.end_lineno, inspect.cleandoc(text)
+    return None
+
+
+def _attached_docstring(value) -> str | None:
+    """Return the docstring a DOCSTRING_SETTERS call gives the function it returns, where the
+    text is written out (literals, joined by `+`; a `.format(...)` template as written)."""
+    if isinstance(value, ast.Call) and len(value.args) == 2 and not value.keywords \
+            and _base_name(value.func) in DOCSTRING_SETTERS:
+        text = _literal_text(value.args[1])
+        return inspect.cleandoc(text) if text is not None else None
+    return None
+
+
+def _literal_text(node) -> str | None:
+    """Return a string expression's text: a literal, literals joined by `+`, an f-string's
+    literal parts, or `template.format(...)`'s template (its fields left as written)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal_text(node.left), _literal_text(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        return "".join(str(part.value) if isinstance(part, ast.Constant)
+                       else "{" + ast.unparse(part.value) + "}" for part in node.values
+                       if isinstance(part, (ast.Constant, ast.FormattedValue)))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "format":
+        return _literal_text(node.func.value)
+    return None
 _NUMPYDOC_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?::\s*(.*?))?\s*$")
 _GOOGLE_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:(?:\s+(.*?))?\s*$")
 _DASHES = re.compile(r"\s*-{3,}\s*$")
@@ -957,6 +1033,13 @@ def aliases(package: PackageSource) -> Aliases:
                         names.append(public + path[len(below):])
                     if renames:
                         found.renamed.add(public + path[len(below):])
+    for _, module in sorted(package.modules.items()):
+        for local, target in module.documents.items():
+            # A compiled function the package's source defines nowhere, named where its
+            # docstring is given (`torch.abs`); a name the source defines is that object's.
+            obj = module.objects.get(local)
+            if obj is not None and obj.kind == FUNCTION and package.resolve(target) is None:
+                found.setdefault(obj.name, []).append(target)
     return found
 
 

@@ -1,6 +1,7 @@
 """Fetch one release's archive from the package index pip is configured for, running none of it.
 
-`pypi:DIST==VERSION` needs one file: the release's sdist, else its pure-Python wheel. This finds it
+`pypi:DIST==VERSION` needs one file: the release's sdist, else its pure-Python wheel, else the
+smallest of its wheels for Python 3 (only its Python files are read). This finds it
 the way pip would find it, with none of what `pip download` does after that (preparing an sdist's
 metadata runs its build backend, and pip unpacks the archive by its own rules):
 
@@ -17,7 +18,11 @@ metadata runs its build backend, and pip unpacks the archive by its own rules):
   page), and every find-links entry, give files; the one chosen is of exactly that version
   (PEP 440's equality, as pip's `==`: `2.0-rc.1` is `2.0rc1`, `1.1` is `1.1.0`), an sdist
   (`.tar.gz` first) else a `py3-none-any` wheel, not yanked unless the version has only yanked
-  files (PEP 592, as pip does for an `==` pin; said on stderr).
+  files (PEP 592, as pip does for an `==` pin; said on stderr). A release published only as
+  platform wheels (torch) is read from the smallest wheel for Python 3 that the index gives a
+  size for (PEP 700; a find-links file's own size), else the first by name: every platform's
+  wheel holds the same Python sources, and its compiled libraries are never loaded (said on
+  stderr).
 - **The download.** urllib, at most MAX_ARCHIVE_BYTES within ARCHIVE_DEADLINE_S, checked against
   the index's digest (sha256 from the JSON `hashes` or the URL's `#sha256=`); a mismatch is
   refused; a file an index gives no digest for is taken and its sha256 said on stderr (local
@@ -214,6 +219,7 @@ class Candidate:
     pure: bool  # an sdist, or a wheel for any Python 3 platform
     hashes: dict = field(default_factory=dict, compare=False)
     yanked: str | None = None  # the reason ("" when none is given); None when not yanked
+    size: int | None = field(default=None, compare=False)  # bytes, where the index says
 
     @property
     def preference(self) -> tuple:
@@ -221,6 +227,18 @@ class Candidate:
         suffix = next((i for i, s in enumerate(_SDIST_SUFFIXES) if self.filename.endswith(s)),
                       len(_SDIST_SUFFIXES))
         return (self.yanked is not None, self.kind != "sdist", suffix, self.filename)
+
+    @property
+    def python3(self) -> bool:
+        """Tell whether a wheel is for Python 3 (`cp311`, `py3`, `pp39`): its sources parse."""
+        python = self.filename[:-len(".whl")].split("-")[-3]
+        return self.kind == "wheel" and any(
+            tag[:2] in ("py", "cp", "pp") and tag[2:3] == "3" for tag in python.split("."))
+
+    @property
+    def platform_preference(self) -> tuple:
+        """Lower is better among platform wheels: not yanked, the smallest known, the name."""
+        return (self.yanked is not None, self.size is None, self.size or 0, self.filename)
 
 
 def parse_filename(filename: str, project: str) -> tuple | None:
@@ -310,21 +328,23 @@ def _candidates_json(body: bytes, page_url: str, project: str) -> list:
                       if isinstance(k, str) and k.lower() in _HASHES} or hashes
         yanked = entry.get("yanked", False)
         reason = (yanked if isinstance(yanked, str) else "") if yanked else None
-        candidate = _candidate(url, hashes, reason, project, entry["filename"])
+        size = entry.get("size")
+        candidate = _candidate(url, hashes, reason, project, entry["filename"],
+                               size if type(size) is int and size >= 0 else None)
         if candidate is not None:
             found.append(candidate)
     return found
 
 
 def _candidate(url: str, hashes: dict, yanked, project: str,
-               filename: str | None = None) -> Candidate | None:
+               filename: str | None = None, size: int | None = None) -> Candidate | None:
     path = urllib.parse.urlsplit(url).path
     name = filename or urllib.parse.unquote(path.rsplit("/", 1)[-1])
     parsed = parse_filename(name, project)
     if parsed is None:
         return None
     kind, version, pure = parsed
-    return Candidate(name, url, kind, version, pure, hashes, yanked)
+    return Candidate(name, url, kind, version, pure, hashes, yanked, size)
 
 
 def redacted(url: str) -> str:
@@ -612,13 +632,14 @@ def _find_links(entry: str, project: str, client: _Client) -> list:
     if os.path.isdir(path):
         with os.scandir(path) as entries:
             names = sorted(e.name for e in entries if e.is_file())
-        return [c for c in (_candidate(Path(path, name).as_uri(), {}, None, project)
+        return [c for c in (_candidate(Path(path, name).as_uri(), {}, None, project, None,
+                                       os.path.getsize(os.path.join(path, name)))
                             for name in names) if c is not None]
     if os.path.isfile(path) and path.endswith((".html", ".htm")):
         with open(path, "rb") as page:
             return _candidates_html(page.read(MAX_PAGE_BYTES), Path(path).as_uri(), project)
     if os.path.isfile(path):
-        found = _candidate(Path(path).as_uri(), {}, None, project)
+        found = _candidate(Path(path).as_uri(), {}, None, project, None, os.path.getsize(path))
         return [found] if found is not None else []
     return []  # pip ignores a find-links path that is not there too
 
@@ -638,12 +659,17 @@ def choose(candidates: list, version: str) -> tuple:
     wanted = _same_version(version)
     of_version = [c for c in candidates if _same_version(c.version) == wanted]
     usable = sorted((c for c in of_version if c.pure), key=lambda c: c.preference)
-    return (usable[0] if usable else None), of_version
+    if usable:
+        return usable[0], of_version
+    # Platform wheels only: whichever platform's, the Python files are the same.
+    platform = sorted((c for c in of_version if c.python3), key=lambda c: c.platform_preference)
+    return (platform[0] if platform else None), of_version
 
 
 def fetch_release(dist: str, version: str, dest: Path, environ: Mapping | None = None,
                   note: Callable[[str], None] | None = None) -> Path:
-    """Download the sdist (else the pure wheel) of dist==version into dest; return its path.
+    """Download the sdist (else the pure wheel, else a platform wheel's smallest) of
+    dist==version into dest; return its path.
 
     Raises ReleaseNotFetched, one line naming the release. Notes (a yanked file, a digest the
     index does not give, an index skipped) go to note once the file is there.
@@ -665,6 +691,14 @@ def fetch_release(dist: str, version: str, dest: Path, environ: Mapping | None =
                             + (f" ({chosen.yanked})" if chosen.yanked else "")
                             + "; no file of that release is not, so it is used (as pip does "
                               "for an == pin)")
+    if not chosen.pure:
+        wheels = sum(1 for c in of_version if c.python3)
+        which = (f"the smallest ({chosen.size / 1e6:.1f} MB)" if chosen.size is not None
+                 else "the first by name (the index gives no sizes)")
+        search.notes.append(
+            f"{release}: no sdist and no pure-Python wheel; its Python files are read from "
+            f"{chosen.filename}, {which} of its {wheels} wheel{'s' if wheels != 1 else ''} "
+            "for Python 3; nothing of it is loaded or run")
     path = _download(release, chosen, dest, client, search.notes)
     if note is not None:
         for line in search.notes:
@@ -681,7 +715,7 @@ def _why_none(search: _Search, project: str, version: str, of_version: list) -> 
     if of_version:
         names = sorted({c.filename for c in of_version})
         more = f" and {len(names) - 3} more" if len(names) > 3 else ""
-        return (f"no sdist and no pure-Python (py3-none-any) wheel of it, only "
+        return (f"no sdist and no wheel for Python 3 of it, only "
                 f"{', '.join(names[:3])}{more}")
     if not search.found:
         return f"no project {project} in {searched}{failed}"
