@@ -711,6 +711,8 @@ def _literal_text(node) -> str | None:
             and node.func.attr == "format":
         return _literal_text(node.func.value)
     return None
+
+
 _NUMPYDOC_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?::\s*(.*?))?\s*$")
 _GOOGLE_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:(?:\s+(.*?))?\s*$")
 _DASHES = re.compile(r"\s*-{3,}\s*$")

@@ -231,9 +231,11 @@ class Candidate:
     @property
     def python3(self) -> bool:
         """Tell whether a wheel is for Python 3 (`cp311`, `py3`, `pp39`): its sources parse."""
+        if self.kind != "wheel":
+            return False
         python = self.filename[:-len(".whl")].split("-")[-3]
-        return self.kind == "wheel" and any(
-            tag[:2] in ("py", "cp", "pp") and tag[2:3] == "3" for tag in python.split("."))
+        return any(tag[:2] in ("py", "cp", "pp") and tag[2:3] == "3"
+                   for tag in python.split("."))
 
     @property
     def platform_preference(self) -> tuple:
