@@ -242,7 +242,8 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         # the source defines nowhere (torch/_torch_docs.py); a `.format(...)` template and
         # literals joined by `+` read as written.
         package = package_of({
-            "tensors": '"""Tensors."""\nfrom tensors._core import *\n',
+            "tensors": ('"""Tensors."""\nfrom tensors._core import *\n'
+                        'from tensors._tensor import Tensor as Tensor\n'),
             "tensors._core": "def empty(size):\n    \"\"\"Return an empty tensor.\"\"\"\n",
             "tensors.linalg": ('from tensors._C import _add_docstr, _linalg\n'
                                'inv = _add_docstr(_linalg.linalg_inv, r"""\n'
@@ -256,6 +257,14 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
                               'add_docstr(tensors.abs, """Absolute value, elementwise.""")\n'
                               'add_docstr(tensors.empty, """Not the defined one.""")\n'
                               'add_docstr(getattr(tensors, "neg"), """No name.""")\n'),
+            # torch/_tensor_docs.py's wrapper, on the compiled base of a public class.
+            "tensors._tensor": "import tensors._C\nclass Tensor(tensors._C.TensorBase):\n    pass\n",
+            "tensors.base": "import tensors._C\nclass Tensor2(tensors._C.TensorBase):\n    pass\n",
+            "tensors._methods": ('import tensors._C\nfrom tensors._C import _add_docstr as add_docstr\n'
+                                 'def add_docstr_all(method, docstr):\n'
+                                 '    add_docstr(getattr(tensors._C.TensorBase, method), docstr)\n'
+                                 'add_docstr_all("view", """view(*shape) -> Tensor""")\n'
+                                 'add_docstr_all("_private", """Not API.""")\n'),
         })
         objects = {obj.name: (module.name, obj.kind, obj.docstring, module.quote(obj))
                    for module, obj in public_objects(package)}
@@ -272,6 +281,16 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         self.assertNotIn("tensors._docs.empty", objects)
         self.assertEqual(objects["tensors._core.empty"][2], "Return an empty tensor.")
         self.assertFalse(any(name.endswith("neg") for name in objects))
+        # A module's wrapper of the setter documents a member of a compiled class, named
+        # under each class the source derives from it (the shortest name: the public one).
+        self.assertEqual(objects["tensors._methods.view"][1:3],
+                         ("function", "view(*shape) -> Tensor"))
+        names = aliases(package)
+        self.assertEqual(sorted(names["tensors._methods.view"]), [
+            "tensors.Tensor.view", "tensors._C.TensorBase.view", "tensors._tensor.Tensor.view",
+            "tensors.base.Tensor2.view"])
+        self.assertEqual(public_name("tensors._methods.view", names), "tensors.Tensor.view")
+        self.assertNotIn("tensors._methods._private", objects)
         # A class body's `__doc__ = ...` is the class's docstring, its lines the unit's.
         self.assertEqual(objects["tensors.nn.Conv"][2:], (
             "Applies a convolution.\n\n{notes}\nShape: any.",

@@ -91,6 +91,9 @@ class Module:
     # Top-level name -> the absolute dotted name a DOCSTRING_SETTERS statement gives its
     # docstring to (torch/_torch_docs.py's `add_docstr(torch.abs, r"""...""")`: "torch.abs").
     documents: dict = field(default_factory=dict)
+    # A function of two parameters whose body gives `getattr(OWNER, first)` the second as its
+    # docstring -> OWNER as written (torch's `add_docstr_all(method, docstr)`).
+    setter_wrappers: dict = field(default_factory=dict)
 
     def quote(self, obj: DocObject) -> str:
         """Return an object's quoted lines, byte-exact."""
@@ -472,6 +475,8 @@ class _Reader:
 
     def _objects(self, statement, following, prefix, path, is_class):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if isinstance(statement, ast.FunctionDef) and not is_class:
+                self._setter_wrapper(statement)
             yield statement.name, self._definition(statement, prefix, path, is_class)
         elif isinstance(statement, ast.Expr) and not is_class:
             yield from self._documented_elsewhere(statement, prefix)
@@ -495,17 +500,48 @@ class _Reader:
         """Yield the compiled function a DOCSTRING_SETTERS statement documents, under its
         last name here, and record the name it is documented by (Module.documents)."""
         value = statement.value
-        docstring = _attached_docstring(value)
-        if docstring is None or not isinstance(value.args[0], ast.Attribute):
+        owner = self.module.setter_wrappers.get(_base_name(value)) \
+            if isinstance(value, ast.Call) else None
+        docstring = _attached_docstring(value, owner is not None)
+        if docstring is None:
             return
-        written = ast.unparse(value.args[0]).split(".")
-        if not all(part.isidentifier() for part in written) \
+        target = value.args[0]
+        if owner is not None and isinstance(target, ast.Constant) \
+                and isinstance(target.value, str):
+            written = [*owner.split("."), target.value]
+        elif owner is None and isinstance(target, ast.Attribute):
+            written = ast.unparse(target).split(".")
+        else:
+            return
+        # A private member (`"_coalesced_"`) is no API, as everywhere else.
+        if not all(part.isidentifier() for part in written) or written[-1].startswith("_") \
                 or written[0] not in self.module.imports:
             return
-        target = ".".join([self.module.imports[written[0]], *written[1:]])
-        self.module.documents.setdefault(written[-1], target)
+        self.module.documents.setdefault(
+            written[-1], ".".join([self.module.imports[written[0]], *written[1:]]))
         yield written[-1], DocObject(f"{prefix}.{written[-1]}", FUNCTION, "", docstring,
                                      self.module.path, statement.lineno, statement.end_lineno)
+
+    def _setter_wrapper(self, node):
+        """Record a function that gives a member of an object, named by its first parameter,
+        the docstring its second is (Module.setter_wrappers)."""
+        args = node.args
+        names = [arg.arg for arg in args.args]
+        body = node.body[1:] if _docstring_node(node.body) is not None else node.body
+        if len(names) != 2 or args.vararg or args.kwarg or args.kwonlyargs or len(body) != 1 \
+                or not isinstance(body[0], ast.Expr):
+            return
+        call = body[0].value
+        if not (isinstance(call, ast.Call) and _base_name(call.func) in DOCSTRING_SETTERS
+                and len(call.args) == 2 and isinstance(call.args[1], ast.Name)
+                and call.args[1].id == names[1]):
+            return
+        target = call.args[0]
+        if isinstance(target, ast.Call) and _base_name(target.func) == "getattr" \
+                and len(target.args) == 2 and isinstance(target.args[1], ast.Name) \
+                and target.args[1].id == names[0] \
+                and isinstance(target.args[0], (ast.Name, ast.Attribute)):
+            self.module.setter_wrappers[node.name] = ast.unparse(target.args[0])
 
     def _assigned_from(self, statement, path: str) -> str | None:
         """Return the function an undocumented assignment is bound to, as written below its
@@ -685,11 +721,12 @@ def _assigned_doc(body: list) -> tuple | None:
     return None
 
 
-def _attached_docstring(value) -> str | None:
-    """Return the docstring a DOCSTRING_SETTERS call gives the function it returns, where the
-    text is written out (literals, joined by `+`; a `.format(...)` template as written)."""
+def _attached_docstring(value, wrapped: bool = False) -> str | None:
+    """Return the docstring a DOCSTRING_SETTERS call (or, wrapped, a call of a module's
+    setter wrapper) gives the function it names, where the text is written out (literals,
+    joined by `+`; a `.format(...)` template as written)."""
     if isinstance(value, ast.Call) and len(value.args) == 2 and not value.keywords \
-            and _base_name(value.func) in DOCSTRING_SETTERS:
+            and (wrapped or _base_name(value.func) in DOCSTRING_SETTERS):
         text = _literal_text(value.args[1])
         return inspect.cleandoc(text) if text is not None else None
     return None
@@ -1035,13 +1072,36 @@ def aliases(package: PackageSource) -> Aliases:
                         names.append(public + path[len(below):])
                     if renames:
                         found.renamed.add(public + path[len(below):])
+    subclasses = _subclasses_by_base(package)
     for _, module in sorted(package.modules.items()):
         for local, target in module.documents.items():
             # A compiled function the package's source defines nowhere, named where its
             # docstring is given (`torch.abs`); a name the source defines is that object's.
+            # A member of a compiled class is named under each class the source derives from
+            # it too (`torch._C._TensorBase.abs`: `torch.Tensor.abs`, torch.Tensor's base).
             obj = module.objects.get(local)
-            if obj is not None and obj.kind == FUNCTION and package.resolve(target) is None:
-                found.setdefault(obj.name, []).append(target)
+            if obj is None or obj.kind != FUNCTION or package.resolve(target) is not None:
+                continue
+            names = found.setdefault(obj.name, [])
+            owner, _, member = target.rpartition(".")
+            for subclass in subclasses.get(owner, ()):
+                names += [f"{name}.{member}" for name in (subclass, *found.get(subclass, ()))]
+            names.append(target)
+    return found
+
+
+def _subclasses_by_base(package: PackageSource) -> dict:
+    """Return {a base as its absolute dotted name: [classes the package derives from it]}."""
+    found: dict = {}
+    for module in package.modules.values():
+        for obj in module.objects.values():
+            if obj.kind not in (CLASS, EXCEPTION):
+                continue
+            for base in obj.bases:
+                head, _, rest = base.partition(".")
+                if head in module.imports:
+                    absolute = module.imports[head] + (f".{rest}" if rest else "")
+                    found.setdefault(absolute, []).append(obj.name)
     return found
 
 
