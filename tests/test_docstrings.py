@@ -258,9 +258,11 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
                               'add_docstr(tensors.empty, """Not the defined one.""")\n'
                               'add_docstr(getattr(tensors, "neg"), """No name.""")\n'),
             # torch/_tensor_docs.py's wrapper, on the compiled base of a public class.
-            "tensors._tensor": "import tensors._C\nclass Tensor(tensors._C.TensorBase):\n    pass\n",
+            "tensors._tensor": ("import tensors._C\n"
+                                "class Tensor(tensors._C.TensorBase):\n    pass\n"),
             "tensors.base": "import tensors._C\nclass Tensor2(tensors._C.TensorBase):\n    pass\n",
-            "tensors._methods": ('import tensors._C\nfrom tensors._C import _add_docstr as add_docstr\n'
+            "tensors._methods": ('import tensors._C\n'
+                                 'from tensors._C import _add_docstr as add_docstr\n'
                                  'def add_docstr_all(method, docstr):\n'
                                  '    add_docstr(getattr(tensors._C.TensorBase, method), docstr)\n'
                                  'add_docstr_all("view", """view(*shape) -> Tensor""")\n'
@@ -291,6 +293,36 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
             "tensors.base.Tensor2.view"])
         self.assertEqual(public_name("tensors._methods.view", names), "tensors.Tensor.view")
         self.assertNotIn("tensors._methods._private", objects)
+        # numpy's add_newdoc(place, obj, doc): a function's text (`.replace(...)`'s template
+        # as written), a class's members ((name, text) or a list of them), named by the names
+        # the package binds `place.obj` to, and resolved by them (an autodoc directive too).
+        arrays = package_of({
+            "arrays": "from .core.multiarray import zeros, ndarray\n",
+            "arrays.core": "",
+            "arrays.core.multiarray": "from ._umath import *\n__all__ = ['zeros', 'ndarray']\n",
+            "arrays.core._add_newdocs": (
+                "from arrays.lib import add_newdoc\n"
+                "add_newdoc('arrays.core.multiarray', 'zeros', '''zeros(shape)\n\n"
+                "    A new array of zeros. ${LIKE}'''.replace('${LIKE}', like_doc))\n"
+                "add_newdoc('arrays.core.multiarray', 'ndarray', ('reshape', 'Reshape it.'))\n"
+                "add_newdoc('arrays.core.multiarray', 'ndarray', [('T', 'Transposed.'), "
+                "('_hidden', 'Not API.')])\n"
+                "add_newdoc('arrays.core.multiarray', 'ndarray', 'An array.')\n"
+                "add_newdoc('arrays.core.multiarray', 'ones', make_doc())\n"),
+        })
+        found = {obj.name: (obj.kind, obj.docstring) for _, obj in public_objects(arrays)}
+        names = aliases(arrays)
+        self.assertEqual(found["arrays.core._add_newdocs.zeros"],
+                         ("function", "zeros(shape)\n\nA new array of zeros. ${LIKE}"))
+        self.assertEqual(found["arrays.core._add_newdocs.ndarray"], ("class", "An array."))
+        self.assertEqual(found["arrays.core._add_newdocs.ndarray.reshape"],
+                         ("method", "Reshape it."))
+        self.assertIn("arrays.core._add_newdocs.ndarray.T", found)
+        self.assertFalse(any(name.endswith(("_hidden", "ones")) for name in found))
+        self.assertEqual(public_name("arrays.core._add_newdocs.zeros", names), "arrays.zeros")
+        self.assertEqual(public_name("arrays.core._add_newdocs.ndarray.reshape", names),
+                         "arrays.ndarray.reshape")
+        self.assertEqual(arrays.resolve("arrays.ndarray.reshape")[1].docstring, "Reshape it.")
         # A class body's `__doc__ = ...` is the class's docstring, its lines the unit's.
         self.assertEqual(objects["tensors.nn.Conv"][2:], (
             "Applies a convolution.\n\n{notes}\nShape: any.",

@@ -114,6 +114,8 @@ class PackageSource:
     skipped: list = field(default_factory=list)  # (path, reason)
     _resolved: dict = field(default_factory=dict, repr=False)  # dotted -> resolve()'s answer
     _stars: dict = field(default_factory=dict, repr=False)  # module -> star_names()' answer
+    # Module.documents' names -> (Module, local name), made when first needed.
+    _elsewhere: dict | None = field(default=None, repr=False)
 
     def resolve(self, dotted: str, hops: int = 0):
         """Return (Module, DocObject) that a dotted name is bound to, or None if none is.
@@ -133,8 +135,26 @@ class PackageSource:
             if module is not None:
                 found = self._resolve_in(module, parts[cut:], hops)
                 break
+        if found is None:
+            found = self._documented_as(parts)
         self._resolved[dotted] = found
         return found
+
+    def _documented_as(self, parts: list):
+        """Return (Module, DocObject) that a module documents a compiled object (or its
+        member) as, by the name its docstring is given to (Module.documents), or None."""
+        if self._elsewhere is None:
+            self._elsewhere = {}
+            for module in self.modules.values():
+                for local, target in module.documents.items():
+                    self._elsewhere.setdefault(target, (module, local))
+        for cut in range(len(parts), 0, -1):
+            where = self._elsewhere.get(".".join(parts[:cut]))
+            if where is not None:
+                module, local = where
+                obj = module.objects.get(".".join([local, *parts[cut:]]))
+                return None if obj is None else (module, obj)
+        return None
 
     def shown(self, module: Module, obj: DocObject) -> tuple[Module, DocObject]:
         """Return (Module, DocObject) whose docstring an object shows: its own; else, for a
@@ -302,6 +322,12 @@ def parse_module(name: str, relative_path: str, data: bytes) -> Module:
     module = Module(name, relative_path, hashlib.sha256(data).hexdigest(), lines)
     reader = _Reader(module, relative_path.endswith("__init__.py"))
     reader.body(tree.body, name, "", is_class=False)
+    for local in module.documents:
+        # numpy's `add_newdoc(place, "ndarray", ("reshape", ...))`: a class of those members.
+        obj = module.objects.get(local)
+        if obj is not None and reader.members.get(local) and not obj.members:
+            module.objects[local] = replace(obj, kind=CLASS,
+                                            members=tuple(reader.members[local]))
     docstring = _docstring_node(tree.body)
     if docstring is not None:
         module.objects[""] = DocObject(
@@ -500,6 +526,9 @@ class _Reader:
         """Yield the compiled function a DOCSTRING_SETTERS statement documents, under its
         last name here, and record the name it is documented by (Module.documents)."""
         value = statement.value
+        if isinstance(value, ast.Call) and _base_name(value.func) in NEWDOC_SETTERS:
+            yield from self._new_doc(statement, prefix)
+            return
         owner = self.module.setter_wrappers.get(_base_name(value)) \
             if isinstance(value, ast.Call) else None
         docstring = _attached_docstring(value, owner is not None)
@@ -521,6 +550,53 @@ class _Reader:
             written[-1], ".".join([self.module.imports[written[0]], *written[1:]]))
         yield written[-1], DocObject(f"{prefix}.{written[-1]}", FUNCTION, "", docstring,
                                      self.module.path, statement.lineno, statement.end_lineno)
+
+    def _new_doc(self, statement, prefix: str):
+        """Yield the object numpy's `add_newdoc(place, obj, doc)` documents (doc: its text),
+        or record the members it documents ((attribute, text), or a list of them), under obj
+        here; the name it is documented by is `place.obj` (Module.documents)."""
+        call = statement.value
+        if len(call.args) not in (3, 4) or call.keywords:
+            return
+        place, name = (arg.value if isinstance(arg, ast.Constant) else None
+                       for arg in call.args[:2])
+        if not (isinstance(place, str) and isinstance(name, str)
+                and all(part.isidentifier() for part in f"{place}.{name}".split("."))
+                and name.isidentifier() and not name.startswith("_")):
+            return
+        lines = (self.module.path, statement.lineno, statement.end_lineno)
+        doc = call.args[2]
+        text = _literal_text(doc)
+        # (attribute, text) alone, or a list of them.
+        entries = doc.elts if isinstance(doc, ast.List) else [doc]
+        pairs = [entry.elts for entry in entries
+                 if isinstance(entry, ast.Tuple) and len(entry.elts) == 2]
+        if text is None and (not pairs or len(pairs) != len(entries)):
+            return
+        self.module.documents.setdefault(name, f"{place}.{name}")
+        existing = self.module.objects.get(name)
+        if text is not None:
+            if existing is None:
+                yield name, DocObject(f"{prefix}.{name}", FUNCTION, "", inspect.cleandoc(text),
+                                      *lines)
+            elif existing.docstring is None:  # its members came first
+                self.module.objects[name] = replace(existing, docstring=inspect.cleandoc(text))
+            return
+        if existing is None:
+            yield name, DocObject(f"{prefix}.{name}", CLASS, "", None, *lines)
+        members = self.members.setdefault(name, {})
+        for attribute_node, member_node in pairs:
+            attribute = attribute_node.value if isinstance(attribute_node, ast.Constant) \
+                else None
+            member_text = _literal_text(member_node)
+            if not isinstance(attribute, str) or not attribute.isidentifier() \
+                    or attribute.startswith("_") or member_text is None \
+                    or f"{name}.{attribute}" in self.module.objects:
+                continue
+            members.setdefault(attribute)
+            self.module.objects[f"{name}.{attribute}"] = DocObject(
+                f"{prefix}.{name}.{attribute}", METHOD, "", inspect.cleandoc(member_text),
+                *lines)
 
     def _setter_wrapper(self, node):
         """Record a function that gives a member of an object, named by its first parameter,
@@ -705,6 +781,9 @@ TEMPLATE_DECORATORS = frozenset({"Appender", "Substitution", "doc"})
 # as their arguments and the function returned: torch's `cholesky =
 # _add_docstr(_linalg.linalg_cholesky, r"""...""")` (torch._C's).
 DOCSTRING_SETTERS = frozenset({"add_docstr", "_add_docstr"})
+# numpy's documented way to give a compiled object (or its members) docstrings at import time,
+# `add_newdoc(place, obj, doc)` (numpy.lib.add_newdoc; numpy/core/_add_newdocs.py).
+NEWDOC_SETTERS = frozenset({"add_newdoc"})
 
 
 def _assigned_doc(body: list) -> tuple | None:
@@ -734,7 +813,8 @@ def _attached_docstring(value, wrapped: bool = False) -> str | None:
 
 def _literal_text(node) -> str | None:
     """Return a string expression's text: a literal, literals joined by `+`, an f-string's
-    literal parts, or `template.format(...)`'s template (its fields left as written)."""
+    literal parts, or `template.format(...)`'s and `.replace(...)`'s template (its fields
+    left as written: numpy's `${ARRAY_FUNCTION_LIKE}`)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
@@ -745,7 +825,7 @@ def _literal_text(node) -> str | None:
                        else "{" + ast.unparse(part.value) + "}" for part in node.values
                        if isinstance(part, (ast.Constant, ast.FormattedValue)))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and node.func.attr == "format":
+            and node.func.attr in ("format", "replace"):
         return _literal_text(node.func.value)
     return None
 
@@ -1080,7 +1160,8 @@ def aliases(package: PackageSource) -> Aliases:
             # A member of a compiled class is named under each class the source derives from
             # it too (`torch._C._TensorBase.abs`: `torch.Tensor.abs`, torch.Tensor's base).
             obj = module.objects.get(local)
-            if obj is None or obj.kind != FUNCTION or package.resolve(target) is not None:
+            bound = package.resolve(target)
+            if obj is None or bound is None or bound[1] is not obj:
                 continue
             names = found.setdefault(obj.name, [])
             owner, _, member = target.rpartition(".")
