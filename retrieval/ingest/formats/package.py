@@ -70,6 +70,8 @@ DOCS_FOLDERS = ("docs", "doc", "Doc")
 _QUOTES = re.compile(r"^[rRuUbB]*(?:\"\"\"|\'\'\')|(?:\"\"\"|\'\'\')$")
 # A line that is only a docstring's closing quotes.
 _CLOSING_QUOTES = re.compile(r"[ \t]*(?:\"\"\"|\'\'\')[ \t]*")
+# A line that is only a docstring's opening quotes (a `\` after them escapes the line's end).
+_OPENING_QUOTES = re.compile(r"[ \t]*[rRuU]?(?:\"\"\"|\'\'\')\\?[ \t]*")
 
 
 def docs_folder(root: str) -> str | None:
@@ -533,7 +535,12 @@ class _Units:
         obj = module.objects.get("")
         if obj is None or not obj.docstring:
             return None
-        first = first_section_title(module.lines, range(obj.start_line - 1, obj.end_line))
+        start = obj.start_line - 1
+        if _OPENING_QUOTES.fullmatch(module.lines[start].rstrip("\r")):
+            # `"""` alone on its line: the docstring's text starts on the next, where a title
+            # is the docstring's first line, as after a blank one.
+            start += 1
+        first = first_section_title(module.lines, range(start, obj.end_line))
         if first is None:
             return None
         stop = obj.end_line
