@@ -10,6 +10,8 @@ from unittest import mock
 
 from retrieval.ingest.readers import autodoc
 from retrieval.ingest.readers.docstrings import (
+    ATTRIBUTE,
+    METHOD,
     PackageSource,
     aliases,
     exports,
@@ -61,6 +63,20 @@ class DocstringReaderTest(unittest.TestCase):
         # A class's signature is its __init__'s, as written (continuation line included).
         self.assertEqual(module.objects["Engine"].signature,
                          '(self, size: int,\n                 name: str = "engine") -> None')
+
+    def test_a_static_or_class_method_bound_by_assignment_is_a_method(self):
+        # autodoc documents `default = staticmethod(_default)` (and its docstring after it)
+        # as a method, `static default(o)`; another assignment stays an attribute.
+        module = parse_module("lib", "lib/__init__.py", (
+            b'import hashlib\n\n\ndef _default(o):\n    return o\n\n\nclass Provider:\n'
+            b'    default = staticmethod(_default)\n    """Serialize what json does not."""\n\n'
+            b'    #: the hash function.\n    digest = staticmethod(hashlib.sha1)\n\n'
+            b'    #: made once.\n    make = classmethod(_default)\n\n'
+            b'    #: the size.\n    size = int(4)\n'))
+        kinds = {name: module.objects[f"Provider.{name}"].kind
+                 for name in ("default", "digest", "make", "size")}
+        self.assertEqual(kinds, {"default": METHOD, "digest": METHOD, "make": METHOD,
+                                 "size": ATTRIBUTE})
 
     def test_a_crlf_file_is_quoted_with_its_carriage_returns(self):
         data = CORE.replace("\n", "\r\n").encode()
@@ -321,19 +337,68 @@ class AutodocTest(unittest.TestCase):
             b'    def _hidden(self):\n        """Hidden."""\n\n'
             b'    def __call__(self):\n        """Call."""\n'))
 
-        def names(options):
+        def names(options, inherit=True):
             [directive] = autodoc.directives(".. autoclass:: lib.App\n   :members:\n" + options)
-            return [(item.name, item.obj.name) for item in autodoc.resolve(directive, package)]
-        self.assertEqual(names(""), [("lib.App", "lib.App"), ("lib.App.run", "lib.App.run")])
+            return [(item.name, item.obj.name)
+                    for item in autodoc.resolve(directive, package, autodoc.Settings(inherit))]
+        # App's own stop, without a docstring, shows Base.stop's (autodoc_inherit_docstrings,
+        # on by default): documented, as App's; without it, it is undocumented.
+        self.assertEqual(names(""), [("lib.App", "lib.App"), ("lib.App.run", "lib.App.run"),
+                                     ("lib.App.stop", "lib.App.stop")])
+        self.assertEqual(names("", inherit=False),
+                         [("lib.App", "lib.App"), ("lib.App.run", "lib.App.run")])
         # Under the subclass's name, from the base that defines them; App's own stop hides
-        # Base's even undocumented.
-        self.assertEqual(names("   :inherited-members:\n")[2:],
+        # Base's.
+        self.assertEqual(names("   :inherited-members:\n")[3:],
                          [("lib.App.route", "lib.base.Base.route")])
         self.assertEqual(names("   :inherited-members:\n   :private-members:\n"
-                               "   :special-members:\n")[2:],
+                               "   :special-members:\n")[3:],
                          [("lib.App.route", "lib.base.Base.route"),
                           ("lib.App._hidden", "lib.base.Base._hidden"),
                           ("lib.App.__call__", "lib.base.Base.__call__")])
+        self.assertEqual(names("   :inherited-members:\n", inherit=False)[2:],
+                         [("lib.App.route", "lib.base.Base.route")])
+
+    def test_an_override_without_a_docstring_shows_its_bases(self):
+        # autodoc_inherit_docstrings (Sphinx's getdoc along the MRO; a `#:` comment of a base's
+        # attribute too): each override is documented with the nearest docstring its bases
+        # give its name, quoting its own lines; a class without one shows its bases'.
+        package = PackageSource()
+        package.modules["lib"] = parse_module("lib", "lib/__init__.py", (
+            b'class Base:\n    """Base."""\n\n    #: Whether extra arguments are taken.\n'
+            b'    extra = False\n\n    def get(self, name):\n'
+            b'        """Return the command of that name."""\n\n\n'
+            b'class Middle(Base):\n    def get(self, name):\n        return None\n\n\n'
+            b'class Group(Middle):\n    extra = True\n\n    def get(self, name):\n'
+            b'        return name\n\n    def own(self):\n        return 1\n'))
+        [directive] = autodoc.directives(".. autoclass:: lib.Group\n   :members:\n")
+        found = {item.name: item.obj for item in autodoc.resolve(directive, package)}
+        self.assertEqual(list(found), ["lib.Group", "lib.Group.extra", "lib.Group.get"])
+        self.assertEqual(found["lib.Group"].docstring, "Base.")
+        self.assertEqual(found["lib.Group.extra"].docstring,
+                         "Whether extra arguments are taken.")
+        self.assertEqual(found["lib.Group.get"].docstring, "Return the command of that name.")
+        self.assertEqual(found["lib.Group.get"].start_line, 19)  # its own lines
+        [method] = autodoc.directives(".. automethod:: lib.Middle.get\n")
+        self.assertEqual([item.obj.docstring for item in autodoc.resolve(method, package)],
+                         ["Return the command of that name."])
+
+    def test_pallets_themes_skip_a_member_marked_internal(self):
+        # pallets_sphinx_themes' skip_internal: a member whose docstring has a line
+        # `:internal:` alone is skipped by :members:; named by a directive, it is documented.
+        package = PackageSource()
+        package.modules["lib"] = parse_module("lib", "lib/__init__.py", (
+            b'class App:\n    """App."""\n\n    def run(self):\n        """Run."""\n\n'
+            b'    def finalize(self):\n        """Finalize.\n\n        :internal:\n        """\n'))
+
+        def names(text, skip_internal):
+            return [[item.name for item in autodoc.resolve(
+                directive, package, autodoc.Settings(skip_internal=skip_internal))]
+                for directive in autodoc.directives(text)]
+        members = ".. autoclass:: lib.App\n   :members:\n"
+        self.assertEqual(names(members, True), [["lib.App", "lib.App.run"]])
+        self.assertEqual(names(members, False), [["lib.App", "lib.App.run", "lib.App.finalize"]])
+        self.assertEqual(names(".. automethod:: lib.App.finalize\n", True), [["lib.App.finalize"]])
 
     def test_an_explicit_directive_documents_an_undocumented_assignment(self):
         # As autodoc: what a directive names is documented whatever it is (but a module).

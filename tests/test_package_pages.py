@@ -188,6 +188,27 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         self.assertEqual(names[DOCS + "api/herd.barn.Shed.mend.html#herd.barn.Shed.mend"],
                          ["herd.barn.Shed.mend", "herd.barn.Roof.mend"])
 
+    def test_an_override_without_a_docstring_is_described_unless_conf_py_says_not(self):
+        # autodoc_inherit_docstrings (True unless conf.py sets it False): Shed.mend, with no
+        # docstring, shows Roof.mend's, at its own id, quoting its own lines.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n'
+                       '\n    def mend(self):\n        return None\n')
+        sheds = "Sheds\n=====\n\n.. autoclass:: herd.barn.Shed\n   :members:\n"
+        for conf, expected in (("", ["Mend the roof."]),
+                               ("autodoc_inherit_docstrings = False\n", [])):
+            out, rows = built(temporary_directory(self), FILES | {
+                "herd/barn.py": barn, "docs/sheds.rst": sheds,
+                "docs/conf.py": "project = 'herd'\n" + conf})
+            conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+            try:
+                bodies = [body for body, in conn.execute(
+                    "SELECT x.body FROM passages p JOIN passage_fields x ON x.id = p.id "
+                    "WHERE p.url = ?", (DOCS + "sheds.html#herd.barn.Shed.mend",))]
+            finally:
+                conn.close()
+            self.assertEqual(bodies, expected, conf)
+
     def test_an_export_copying_an_inherited_docstring_is_read_as_defined_beside_docs(self):
         # matplotlib's pyplot: `@docstring.copy(Axes.axis)` over `def axis(...)`, axis defined
         # on Axes' base _AxesBase. Beside a docs folder it is read as it is defined.

@@ -50,7 +50,7 @@ from ..readers.docstrings import (
 )
 from ..readers.docutils_ids import sphinx_id
 from ..readers.rst import OBJECT_DIRECTIVES, first_section_title, plain_text
-from ..readers.sphinx_conf import RST
+from ..readers.sphinx_conf import RST, SphinxConf
 from ..readers.sphinx_page import page_units
 from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
 from ..readers.templates import resolve_templates
@@ -68,6 +68,8 @@ MAX_NAMES = 64
 DOCS_FOLDERS = ("docs", "doc", "Doc")
 # A string literal's opening and closing triple quotes, where a piece of a docstring has them.
 _QUOTES = re.compile(r"^[rRuUbB]*(?:\"\"\"|\'\'\')|(?:\"\"\"|\'\'\')$")
+# The Sphinx extension of the Pallets projects' themes: it has autodoc skip `:internal:` members.
+_PALLETS = "pallets_sphinx_themes"
 # A line that is only a docstring's closing quotes.
 _CLOSING_QUOTES = re.compile(r"[ \t]*(?:\"\"\"|\'\'\')[ \t]*")
 # A line that is only a docstring's opening quotes (a `\` after them escapes the line's end).
@@ -492,13 +494,15 @@ class _Units:
         return contents
 
     def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress,
-                 extensions: tuple = ()) -> dict:
+                 conf: SphinxConf | None = None) -> dict:
         """Return {line: [autodoc.Documented]} of a reST page's autodoc directives (a directive
         naming what the source does not define, or with an option autodoc does not take given
-        conf.py's extensions, is reported, with none, at where(line))."""
+        conf.py's extensions, is reported, with none, at where(line)); conf: the project's."""
+        conf = conf or SphinxConf()
+        settings = autodoc.Settings(conf.inherit_docstrings, _PALLETS in conf.extensions)
         found: dict = {}
         for directive in autodoc.directives(text):
-            unknown = autodoc.unknown_options(directive, extensions)
+            unknown = autodoc.unknown_options(directive, conf.extensions)
             if unknown:
                 progress.directive(self.tree.label, False)
                 progress.skip(f"{self.tree.label}/{where(directive.line)}",
@@ -507,7 +511,7 @@ class _Units:
                               "renders nothing of it")
                 found[directive.line] = []
                 continue
-            documented = autodoc.resolve(directive, self.package)
+            documented = autodoc.resolve(directive, self.package, settings)
             progress.directive(self.tree.label, documented is not None)
             if documented is None:
                 progress.skip(f"{self.tree.label}/{where(directive.line)}",
@@ -641,7 +645,7 @@ class _Units:
         self.references = sum((autodoc.references(page.text) for page in expanded.values()),
                               Counter())
         # Each page's autodoc directives resolved, in page order (skips reported as read).
-        autodocs = {relative: self._autodoc(page.where, page.text, progress, conf.extensions)
+        autodocs = {relative: self._autodoc(page.where, page.text, progress, conf)
                     for relative, page in expanded.items()}
         predicted = {}
         for relative, kind, _, _ in pages:

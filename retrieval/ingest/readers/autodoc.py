@@ -346,9 +346,25 @@ def _names(value: str) -> list:
     return [name.strip() for name in value.split(",") if name.strip()]
 
 
-def resolve(directive: Directive, package) -> list | None:
+@dataclass(frozen=True)
+class Settings:
+    """What of a project's conf.py changes what autodoc documents."""
+
+    # autodoc_inherit_docstrings: an object without a docstring shows its bases' (default).
+    inherit_docstrings: bool = True
+    # pallets_sphinx_themes' autodoc-skip-member handler (skip_internal): a member whose
+    # docstring has a line `:internal:` alone is not documented.
+    skip_internal: bool = False
+
+
+_INTERNAL = re.compile(r"^\s*:internal:\s*$", re.MULTILINE)
+# Sphinx's defaults: what a project whose conf.py says nothing of them gets.
+DEFAULT_SETTINGS = Settings()
+
+
+def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS) -> list | None:
     """Return [Documented] of a directive (the object, then its members), or None if the
-    source defines no object of that name and kind."""
+    source defines no object of that name and kind; settings: the project's."""
     candidates = [directive.name]
     if directive.module and directive.kind != "module":
         candidates.insert(0, f"{directive.module}.{directive.name}")
@@ -363,10 +379,14 @@ def resolve(directive: Directive, package) -> list | None:
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             module, obj = found
             shown_module, shown = package.shown(module, obj)
+            if settings.inherit_docstrings:
+                owner = package.resolve(dotted.rpartition(".")[0]) if "." in dotted else None
+                shown = _inheriting(package, shown_module, shown, owner)
             documented = [Documented(dotted, shown_module, shown, directive,
                                      kind=DIRECTIVE_KINDS.get(directive.kind))]
             if "members" in directive.options:
-                documented.extend(_members(dotted, module, obj, directive, package, top=True))
+                documented.extend(_members(dotted, module, obj, directive, package, top=True,
+                                           settings=settings))
             return documented
     return None
 
@@ -402,9 +422,31 @@ def _member_names(module, obj, options, listed, path: str) -> list:
     return [name for name in obj.members if wanted(name)]
 
 
-def _members(dotted, module, obj, directive, package, top) -> list:
+def _inheriting(package, module, obj, owner):
+    """Return an object as autodoc shows it where autodoc_inherit_docstrings is on: without a
+    docstring of its own, with the first its class's bases (owner: (Module, DocObject) of the
+    class it is a member of, or None) give a member of its name, or a class with the first
+    its own bases have (Sphinx's getdoc, then inspect.getdoc, looking along the MRO)."""
+    if obj.docstring is not None:
+        return obj
+    if obj.kind in (CLASS, EXCEPTION):
+        found = (base.docstring for _, base in package.bases(module, obj))
+    elif owner is not None and owner[1].kind in (CLASS, EXCEPTION):
+        name = obj.name.rpartition(".")[2]
+        found = (package.shown(base_module, member)[1].docstring
+                 for base_module, base in package.bases(*owner)
+                 for member in [base_module.objects.get(
+                     f"{base.name[len(base_module.name) + 1:]}.{name}")] if member is not None)
+    else:
+        return obj
+    docstring = next((text for text in found if text is not None), None)
+    return obj if docstring is None else replace(obj, docstring=docstring)
+
+
+def _members(dotted, module, obj, directive, package, top,
+             settings: Settings = DEFAULT_SETTINGS) -> list:
     """Return the members :members: documents, recursively, in source order (then those of
-    the package's own bases, with :inherited-members:)."""
+    the package's own bases, with :inherited-members:); settings: the project's."""
     options = directive.options
     listed = _names(options["members"]) if top else []
     excluded = set(_names(options.get("exclude-members", "")))
@@ -428,12 +470,16 @@ def _members(dotted, module, obj, directive, package, top) -> list:
                 continue
             done.add(name)  # a class's own definition hides its bases', documented or not
             shown_module, shown = package.shown(member_module, member)
+            if settings.inherit_docstrings:
+                shown = _inheriting(package, shown_module, shown, (owner_module, owner))
             if shown.docstring is None and not undocumented and not listed:
+                continue
+            if settings.skip_internal and _INTERNAL.search(shown.docstring or ""):
                 continue
             found.append(Documented(f"{dotted}.{name}", shown_module, shown, directive))
             if member.kind in (CLASS, EXCEPTION):
                 found.extend(_members(f"{dotted}.{name}", member_module, member, directive,
-                                      package, top=False))
+                                      package, top=False, settings=settings))
     return found
 
 

@@ -37,6 +37,8 @@ _MAX_HOPS = 16
 # A header longer than this is no signature a reader wants quoted whole; the object is still read.
 _MAX_HEADER_LINES = 60
 _EXCEPTION_BASES = ("Exception", "Error", "Warning")
+# What, called in a class body, binds a method (`name = staticmethod(function)`).
+_METHOD_WRAPPERS = frozenset({"staticmethod", "classmethod"})
 
 
 @dataclass(frozen=True)
@@ -476,10 +478,17 @@ class _Reader:
             alias = None
             if not is_class and isinstance(statement.value, (ast.Name, ast.Attribute)):
                 alias = ast.unparse(statement.value)
+            kind = ATTRIBUTE if is_class else DATA
+            if is_class and isinstance(statement.value, ast.Call) \
+                    and isinstance(statement.value.func, ast.Name) \
+                    and statement.value.func.id in _METHOD_WRAPPERS:
+                # `default = staticmethod(_default)`: a routine of the class, which autodoc
+                # documents as a method (`static default(o)`), not an attribute.
+                kind = METHOD
             for target in targets:
                 if isinstance(target, ast.Name) and target.id != "__all__":
                     found = self._assignment(statement, following, f"{prefix}.{target.id}",
-                                             ATTRIBUTE if is_class else DATA)
+                                             kind)
                     if found is not None and found.docstring is None:
                         found = replace(found, wraps=self._assigned_from(statement, path),
                                         alias=alias)

@@ -50,6 +50,9 @@ class SphinxConf:
     typehints: str = _DEFAULT_TYPEHINTS
     # smartquotes: whether Sphinx educates the text it renders (its SmartQuotes transform).
     smartquotes: bool = True
+    # autodoc_inherit_docstrings: whether autodoc shows, for an object without a docstring of
+    # its own, the one its bases give the same name (its default, True).
+    inherit_docstrings: bool = True
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -237,7 +240,8 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
             path for name in _NOT_SOURCE_PATHS for path in _folders(_listed(tree, name))),
         object_types=types, module_prefixes=_prefixes(known.get(_PREFIXES), extensions),
         typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS,
-        smartquotes=known.get("smartquotes") is not False)
+        smartquotes=known.get("smartquotes") is not False,
+        inherit_docstrings=known.get("autodoc_inherit_docstrings") is not False)
 
 
 # zzzeeksphinx's setting of reference prefixes, read where the extension is used.
