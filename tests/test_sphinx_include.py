@@ -375,7 +375,7 @@ class AutomoduleTest(unittest.TestCase):
         found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
         api = DOCS + "api.html"
         self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
-                         ["#api", "#tags", "#tagged", "#demo.tag.Tag", "#demo.tag.Tag.check"])
+                         ["#tags", "#tagged", "#demo.tag.Tag", "#demo.tag.Tag.check"])
         tagged = next(unit for unit in found if unit["url"] == api + "#tagged")
         self.assertEqual(tagged["title"], "Tagged")
         self.assertNotIn('"""', tagged["text"])

@@ -722,7 +722,7 @@ class _Units:
                         placed.append((line, len(placed), draft))
             else:
                 units = markdown.page_units(text, "sphinx", conf.docname(relative))
-                reference = False
+                reference, found = False, {}
             for unit in units:
                 unit = self._with_package_names(unit)
                 # Quoted from the file its lines are in (page_units ends a unit's quoted lines
@@ -741,6 +741,11 @@ class _Units:
                     described.content["in_links"] += linked
                     placed[module] = (at, order, dataclasses.replace(described,
                                                                       heading=unit.heading))
+                    continue
+                if found and unit.title_only:
+                    # On a page autodoc fills, a section rendering nothing but its title is no
+                    # unit: its objects (indexed in its context) and subsections say it all,
+                    # as the rendered site's reader reads that rendered page.
                     continue
                 draft = UnitDraft.of_unit(
                     self.tree, first.source_id, first.sha256, url, unit, reference, linked,
