@@ -576,30 +576,45 @@ class _Units:
                     yield item
 
     def _rendered_docstrings(self, found: dict) -> list:
-        """Return (docstring, its module's name, its class) of each object a page's autodoc
+        """Return (docstring, its module, its class) of each object a page's autodoc
         directives (found: _autodoc's) render on it, each once; a module whose docstring's
-        sections are the page's own text (sectioned) is read there already. Its class: the
-        class it documents or is a member of, dotted as documented (autodoc renders a member in
-        its class's directive's body, where Sphinx looks a name up under the class too)."""
+        sections are the page's own text (sectioned) is read there already. Its module: the
+        one it is documented in (the longest prefix of its documented name that is a module),
+        not the one defining it: autodoc writes `:module: flask` for flask.Blueprint's members
+        defined in flask/blueprints.py, and Sphinx looks a docstring's `:meth:`Flask.run`` up
+        there. Its class: the class it documents or is a member of, dotted as documented
+        (autodoc renders a member in its class's directive's body, where Sphinx looks a name
+        up under the class too)."""
         rendered = []
         for item in self._rendered_once(found, lambda item: bool(item.obj.docstring) and not (
                 item.obj.kind == MODULE and item.obj.name in self.sectioned)):
             obj = item.obj
             within = item.name if obj.kind in (CLASS, EXCEPTION) else (
                 item.name.rpartition(".")[0] if obj.kind in (METHOD, ATTRIBUTE) else None)
-            rendered.append((obj.docstring, item.module.name, within or None))
+            parts = item.name.split(".")
+            module = next((".".join(parts[:cut]) for cut in range(len(parts), 0, -1)
+                           if ".".join(parts[:cut]) in self.package.modules), item.module.name)
+            rendered.append((obj.docstring, module, within or None))
         return rendered
 
     def _rendered_annotations(self, found: dict) -> Counter:
         """Count the names the annotations of the objects a page's autodoc directives render
         hold (found: _autodoc's), each object once: autodoc links each to what it names (in
         the signature, or its description's types), looked up as written and in the object's
-        module, as autodoc.references counts a reference."""
+        module, as autodoc.references counts a reference; one the package defines, by the
+        name it is defined at: autodoc evaluates an annotation to the object it names
+        (`"Parameter"` in click/exceptions.py, imported there for type checking only, is
+        click.core.Parameter, documented as click.Parameter), as a description's canonical
+        name is linked."""
         counts: Counter = Counter()
         for item in self._rendered_once(found, lambda item: True):
             for name in autodoc.annotation_names(
                     self.package.signature_of(item.module, item.obj)):
-                counts.update({name, f"{item.module.name}.{name}"})
+                resolved = self.package.resolve(f"{item.module.name}.{name}")
+                if resolved is not None and resolved[1].kind != MODULE:
+                    counts[resolved[1].name] += 1
+                else:
+                    counts.update({name, f"{item.module.name}.{name}"})
         return counts
 
     def _rendered_bases(self, found: dict) -> Counter:
