@@ -494,12 +494,13 @@ class GeneratedPagesTest(unittest.TestCase):
     def test_a_section_rendering_its_title_alone_is_no_unit_on_a_page_autodoc_fills(self):
         # Sphinx renders "Nodes" as a heading over its object; its objects say it all, as the
         # rendered site's reader reads such a page. A section with prose after its objects
-        # ("Edges"), and a title-only section of a page without autodoc ("Intro"), stay.
+        # ("Edges"), a title-only section of a page without autodoc ("Intro"), and what
+        # precedes the first title (a unit of the page without a title), stay.
         write(self.root, {"_demo/__init__.py": 'class Node:\n    """A node."""\n\n\n'
                                                'class Edge:\n    """An edge."""\n',
                           "docs/conf.py": "",
                           "docs/index.rst": "Intro\n=====\n\nPart\n----\n\nText.\n",
-                          "docs/api.rst": "API\n===\n\n.. _nodes:\n\nNodes\n-----\n\n"
+                          "docs/api.rst": ".. highlight:: python\n\nAPI\n===\n\n.. _nodes:\n\nNodes\n-----\n\n"
                                           ".. currentmodule:: _demo\n\n.. autoclass:: Node\n\n"
                                           "Edges\n-----\n\n.. autoclass:: _demo.Edge\n\n"
                                           "Edges join nodes.\n"})
@@ -507,7 +508,8 @@ class GeneratedPagesTest(unittest.TestCase):
             (("_demo/__init__.py", "_demo"),), "docs", DOCS, "pypi:demo==1.0/"))
         units = [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
         self.assertEqual([(unit["url"].removeprefix(DOCS), unit["kind"]) for unit in units],
-                         [("api.html#demo.Node", "class"), ("api.html#edges", "section"),
+                         [("api.html", "section"), ("api.html#demo.Node", "class"),
+                          ("api.html#edges", "section"),
                           ("api.html#demo.Edge", "class"), ("index.html#intro", "section"),
                           ("index.html#part", "section")])
         node = next(unit for unit in units if unit["url"] == DOCS + "api.html#demo.Node")

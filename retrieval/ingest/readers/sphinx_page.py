@@ -386,7 +386,8 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
         signature=owner.signature, body="\n".join(owner.body), code="\n".join(owner.code),
         context=owner.context, notes=rst_notes("\n\n".join(owner.prose)),
         hidden=any(line in piece for line in owner.hidden),
-        title_only=owner.kind == SECTION and _renders_title_only(owner.prose))
+        title_only=owner.kind == SECTION and bool(owner.title)
+        and _renders_title_only(owner.prose))
 
 
 # A line that renders no text: blank, an adornment, a label, a `currentmodule`, `module` or
