@@ -326,6 +326,23 @@ class AutodocTest(unittest.TestCase):
                                   "click.flask.Flask.run": 1, "Context": 1, "click.Context": 1,
                                   ".invoke": 1, "echo": 1, "click.echo": 1})
 
+    def test_the_annotations_a_description_shows_are_those_its_target_documents(self):
+        signature = '(self, item: "Item", config: Config, *, when: str) -> Report'
+        docstring = ":param item: the item.\n:param when: the phase.\n:type when: str\n"
+        self.assertEqual(autodoc.annotation_names(signature),
+                         ["Item", "Config", "str", "Report"])
+        # "documented": a parameter a `:param:` describes and no `:type:` types; the return
+        # only where `:returns:` describes it.
+        self.assertEqual(autodoc.annotation_names(signature, docstring), ["Item"])
+        self.assertEqual(autodoc.annotation_names(signature, docstring + ":returns: it.\n"),
+                         ["Item", "Report"])
+        self.assertEqual(autodoc.annotation_names(
+            signature, docstring + ":returns: it.\n:rtype: Report\n"), ["Item"])
+        # "documented_params": the return's too, unless it is None.
+        self.assertEqual(autodoc.annotation_names(signature, docstring, True), ["Item", "Report"])
+        self.assertEqual(autodoc.annotation_names("(a: A) -> None", ":param a: an A.", True),
+                         ["A"])
+
     def test_inherited_private_and_special_members(self):
         package = PackageSource()
         package.modules["lib"] = parse_module("lib", "lib/__init__.py", (

@@ -142,6 +142,17 @@ class AutodocPagesTest(unittest.TestCase):
         self.assertEqual({title: links for _, title, _, _, _, _, _, links in rows}["herd.Barn"],
                          1)
 
+    def test_a_description_target_of_documented_shows_documented_annotations_only(self):
+        # repair's `barn: "Barn"` has no `:param:`: with autodoc_typehints = "description" and
+        # autodoc_typehints_description_target = "documented", autodoc shows no link for it.
+        for conf, expected in (("", 2), ("autodoc_typehints = 'description'\n", 2), (
+                "autodoc_typehints = 'description'\n"
+                "autodoc_typehints_description_target = 'documented'\n", 1)):
+            _, rows = built(temporary_directory(self), FILES | {
+                "docs/conf.py": "project = 'herd'\n" + conf})
+            self.assertEqual({title: links for _, title, _, _, _, _, _, links in rows}[
+                "herd.Barn"], expected, conf)
+
     def test_a_docstring_refers_by_the_module_its_object_is_documented_in(self):
         # Barn, defined in herd/barn.py, is documented as herd.Barn (autodoc's `:module: herd`):
         # its method's `:func:`graze`` is looked up in herd, where graze is.

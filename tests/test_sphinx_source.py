@@ -500,7 +500,8 @@ class GeneratedPagesTest(unittest.TestCase):
                                                'class Edge:\n    """An edge."""\n',
                           "docs/conf.py": "",
                           "docs/index.rst": "Intro\n=====\n\nPart\n----\n\nText.\n",
-                          "docs/api.rst": ".. highlight:: python\n\nAPI\n===\n\n.. _nodes:\n\nNodes\n-----\n\n"
+                          "docs/api.rst": ".. highlight:: python\n\nAPI\n===\n\n"
+                                          ".. _nodes:\n\nNodes\n-----\n\n"
                                           ".. currentmodule:: _demo\n\n.. autoclass:: Node\n\n"
                                           "Edges\n-----\n\n.. autoclass:: _demo.Edge\n\n"
                                           "Edges join nodes.\n"})

@@ -597,7 +597,7 @@ class _Units:
             rendered.append((obj.docstring, module, within or None))
         return rendered
 
-    def _rendered_annotations(self, found: dict) -> Counter:
+    def _rendered_annotations(self, found: dict, conf: SphinxConf) -> Counter:
         """Count the names the annotations of the objects a page's autodoc directives render
         hold (found: _autodoc's), each object once: autodoc links each to what it names (in
         the signature, or its description's types), looked up as written and in the object's
@@ -605,11 +605,15 @@ class _Units:
         name it is defined at: autodoc evaluates an annotation to the object it names
         (`"Parameter"` in click/exceptions.py, imported there for type checking only, is
         click.core.Parameter, documented as click.Parameter), as a description's canonical
-        name is linked."""
+        name is linked. Shown in the description only (conf.py's autodoc_typehints), those
+        its autodoc_typehints_description_target has autodoc show."""
         counts: Counter = Counter()
+        documented = conf.typehints == "description" and conf.typehints_target != "all"
         for item in self._rendered_once(found, lambda item: True):
             for name in autodoc.annotation_names(
-                    self.package.signature_of(item.module, item.obj)):
+                    self.package.signature_of(item.module, item.obj),
+                    (item.obj.docstring or "") if documented else None,
+                    conf.typehints_target == "documented_params"):
                 resolved = self.package.resolve(f"{item.module.name}.{name}")
                 if resolved is not None and resolved[1].kind != MODULE:
                     counts[resolved[1].name] += 1
@@ -676,7 +680,7 @@ class _Units:
                     predicted[page].references.extend(
                         cross_references(docstring, module, within))
                 if conf.typehints != "none":
-                    self.references.update(self._rendered_annotations(autodocs[relative]))
+                    self.references.update(self._rendered_annotations(autodocs[relative], conf))
                 self.references.update(self._rendered_bases(autodocs[relative]))
         if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
             expanded_names: Counter = Counter()

@@ -84,10 +84,41 @@ def references(text: str, module: str | None = None, within: str | None = None) 
     return counts
 
 
-def annotation_names(signature: str) -> list:
+# A docstring's field of a parameter's or the return's description or type, as Sphinx's
+# typehints extension reads them (`:param str name:`, `:type name:`, `:returns:`, `:rtype:`).
+_FIELD = re.compile(r"^[ \t]*:(param|type|returns?|rtype)\b([^:]*):", re.MULTILINE)
+
+
+def _described(docstring: str) -> tuple:
+    """Return (the names with a description, the names with a type) of a docstring's fields,
+    "return" for the return value's."""
+    described, typed = set(), set()
+    for field, rest in _FIELD.findall(docstring):
+        name = rest.split()[-1] if rest.split() else ""
+        if field == "param" and name:
+            described.add(name)
+            if len(rest.split()) > 1:
+                typed.add(name)
+        elif field == "type" and name:
+            typed.add(name)
+        elif field in ("return", "returns"):
+            described.add("return")
+        elif field == "rtype":
+            typed.add("return")
+    return described, typed
+
+
+def annotation_names(signature: str, documented: str | None = None,
+                     undocumented_return: bool = False) -> list:
     """Return the dotted names a signature's annotations hold (`"Template"`, `t.Optional`,
     `str` of `(self, name: t.Optional[str]) -> "Template"`), each time it is written: autodoc
-    shows each as a link to what it names. A signature Python cannot parse holds none."""
+    shows each as a link to what it names. A signature Python cannot parse holds none.
+
+    documented: the docstring, where autodoc shows only the annotations it documents
+    (autodoc_typehints_description_target "documented": a parameter's where a `:param:` field
+    describes it and no `:type:` gives its type, the return's where a `:returns:` does and no
+    `:rtype:`); undocumented_return ("documented_params"): the return's unless it is None,
+    even undocumented."""
     try:
         tree = ast.parse(f"def f{signature}: pass")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -96,9 +127,18 @@ def annotation_names(signature: str) -> list:
     if not isinstance(function, ast.FunctionDef):
         return []
     arguments = function.args
-    annotations = [argument.annotation for argument in (
-        *arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-        *filter(None, (arguments.vararg, arguments.kwarg)))] + [function.returns]
+    parameters = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                  *filter(None, (arguments.vararg, arguments.kwarg))]
+    returns = function.returns
+    if documented is not None:
+        described, typed = _described(documented)
+        parameters = [argument for argument in parameters
+                      if argument.arg in described and argument.arg not in typed]
+        is_none = isinstance(returns, ast.Constant) and returns.value in (None, "None")
+        shown = "return" in described or (undocumented_return and not is_none)
+        if "return" in typed or not shown:
+            returns = None
+    annotations = [argument.annotation for argument in parameters] + [returns]
     names: list = []
     for annotation in filter(None, annotations):
         names.extend(_names_in(annotation))
