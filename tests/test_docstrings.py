@@ -380,14 +380,13 @@ class AutodocTest(unittest.TestCase):
         # autodoc_inherit_docstrings (Sphinx's getdoc along the MRO; a `#:` comment of a base's
         # attribute too): each override is documented with the nearest docstring its bases
         # give its name, quoting its own lines; a class without one shows its bases'.
-        package = PackageSource()
-        package.modules["lib"] = parse_module("lib", "lib/__init__.py", (
-            b'class Base:\n    """Base."""\n\n    #: Whether extra arguments are taken.\n'
-            b'    extra = False\n\n    def get(self, name):\n'
-            b'        """Return the command of that name."""\n\n\n'
-            b'class Middle(Base):\n    def get(self, name):\n        return None\n\n\n'
-            b'class Group(Middle):\n    extra = True\n\n    def get(self, name):\n'
-            b'        return name\n\n    def own(self):\n        return 1\n'))
+        package = package_of({"lib": (
+            'class Base:\n    """Base."""\n\n    #: Whether extra arguments are taken.\n'
+            '    extra = False\n\n    def get(self, name):\n'
+            '        """Return the command of that name."""\n\n\n'
+            'class Middle(Base):\n    def get(self, name):\n        return None\n\n\n'
+            'class Group(Middle):\n    extra = True\n\n    def get(self, name):\n'
+            '        return name\n\n    def own(self):\n        return 1\n')})
         [directive] = autodoc.directives(".. autoclass:: lib.Group\n   :members:\n")
         found = {item.name: item.obj for item in autodoc.resolve(directive, package)}
         self.assertEqual(list(found), ["lib.Group", "lib.Group.extra", "lib.Group.get"])
@@ -403,10 +402,9 @@ class AutodocTest(unittest.TestCase):
     def test_pallets_themes_skip_a_member_marked_internal(self):
         # pallets_sphinx_themes' skip_internal: a member whose docstring has a line
         # `:internal:` alone is skipped by :members:; named by a directive, it is documented.
-        package = PackageSource()
-        package.modules["lib"] = parse_module("lib", "lib/__init__.py", (
-            b'class App:\n    """App."""\n\n    def run(self):\n        """Run."""\n\n'
-            b'    def finalize(self):\n        """Finalize.\n\n        :internal:\n        """\n'))
+        package = package_of({"lib": (
+            'class App:\n    """App."""\n\n    def run(self):\n        """Run."""\n\n'
+            '    def finalize(self):\n        """Finalize.\n\n        :internal:\n        """\n')})
 
         def names(text, skip_internal):
             return [[item.name for item in autodoc.resolve(

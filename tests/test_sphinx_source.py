@@ -505,9 +505,7 @@ class GeneratedPagesTest(unittest.TestCase):
                                           ".. currentmodule:: _demo\n\n.. autoclass:: Node\n\n"
                                           "Edges\n-----\n\n.. autoclass:: _demo.Edge\n\n"
                                           "Edges join nodes.\n"})
-        tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
-            (("_demo/__init__.py", "_demo"),), "docs", DOCS, "pypi:demo==1.0/"))
-        units = [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
+        units = package_contents(self.root, (("_demo/__init__.py", "_demo"),))
         self.assertEqual([(unit["url"].removeprefix(DOCS), unit["kind"]) for unit in units],
                          [("api.html", "section"), ("api.html#demo.Node", "class"),
                           ("api.html#edges", "section"),
