@@ -399,6 +399,22 @@ class AutodocTest(unittest.TestCase):
         self.assertEqual([item.obj.docstring for item in autodoc.resolve(method, package)],
                          ["Return the command of that name."])
 
+    def test_a_member_bound_to_a_documented_class_is_documented_as_its_alias(self):
+        # autodoc documents `session_class = Session` (a class with a docstring) as "alias of"
+        # it, a link to it by its defining name; a member bound to an undocumented class, or
+        # to what is no class, stays undocumented.
+        package = package_of({"lib": 'from .model import Session, Bare\n',
+                              "lib.model": (
+            'class Session:\n    """A session."""\n\n\nclass Bare:\n    pass\n\n\n'
+            'SIZE = 3\n\n\nclass Interface:\n    """Interface."""\n\n'
+            '    session_class = Session\n    bare_class = Bare\n    size = SIZE\n')})
+        [directive] = autodoc.directives(".. autoclass:: lib.model.Interface\n   :members:\n")
+        found = {item.name: item.obj for item in autodoc.resolve(directive, package)}
+        self.assertEqual(list(found), ["lib.model.Interface",
+                                       "lib.model.Interface.session_class"])
+        self.assertEqual(found["lib.model.Interface.session_class"].docstring,
+                         "alias of :class:`lib.model.Session`")
+
     def test_pallets_themes_skip_a_member_marked_internal(self):
         # pallets_sphinx_themes' skip_internal: a member whose docstring has a line
         # `:internal:` alone is skipped by :members:; named by a directive, it is documented.

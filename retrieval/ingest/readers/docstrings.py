@@ -66,6 +66,10 @@ class DocObject:
     # For an undocumented module-level `NAME = other.name` (`Matrix = MutableDenseMatrix`), the
     # name it binds, as written: another name of what that names (PackageSource.resolve).
     alias: str | None = field(default=None, compare=False)
+    # For an undocumented `name = Other` in a class body (`session_class = SecureCookieSession`),
+    # the name it binds, as written: autodoc documents such a member as "alias of" what it names
+    # where that is a documented class.
+    bound: str | None = field(default=None, compare=False)
     # The deprecation its code states (a warning its body gives first thing, a `@deprecated`
     # decorator: code_deprecation.py), whatever its docstring says; None if none.
     deprecation: VersionNote | None = field(default=None, compare=False)
@@ -475,9 +479,12 @@ class _Reader:
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) \
                 else [statement.target]
-            alias = None
-            if not is_class and isinstance(statement.value, (ast.Name, ast.Attribute)):
-                alias = ast.unparse(statement.value)
+            alias = bound = None
+            if isinstance(statement.value, (ast.Name, ast.Attribute)):
+                if is_class:
+                    bound = ast.unparse(statement.value)
+                else:
+                    alias = ast.unparse(statement.value)
             kind = ATTRIBUTE if is_class else DATA
             if is_class and isinstance(statement.value, ast.Call) \
                     and isinstance(statement.value.func, ast.Name) \
@@ -491,7 +498,7 @@ class _Reader:
                                              kind)
                     if found is not None and found.docstring is None:
                         found = replace(found, wraps=self._assigned_from(statement, path),
-                                        alias=alias)
+                                        alias=alias, bound=bound)
                     if found is not None:
                         yield target.id, found
 
