@@ -11,6 +11,8 @@ from unittest import mock
 from retrieval.ingest.readers import autodoc
 from retrieval.ingest.readers.docstrings import (
     ATTRIBUTE,
+    CLASS,
+    EXCEPTION,
     METHOD,
     PackageSource,
     aliases,
@@ -77,6 +79,16 @@ class DocstringReaderTest(unittest.TestCase):
                  for name in ("default", "digest", "make", "size")}
         self.assertEqual(kinds, {"default": METHOD, "digest": METHOD, "make": METHOD,
                                  "size": ATTRIBUTE})
+
+    def test_a_class_of_any_python_exception_is_an_exception(self):
+        module = parse_module("lib", "lib/__init__.py", (
+            b'class Interrupted(KeyboardInterrupt):\n    """Interrupted."""\n\n\n'
+            b'class Done(StopIteration):\n    """Done."""\n\n\n'
+            b'class Failed(Exception):\n    """Failed."""\n\n\n'
+            b'class Plain(dict):\n    """Plain."""\n'))
+        self.assertEqual([module.objects[name].kind for name in
+                          ("Interrupted", "Done", "Failed", "Plain")],
+                         [EXCEPTION, EXCEPTION, EXCEPTION, CLASS])
 
     def test_a_crlf_file_is_quoted_with_its_carriage_returns(self):
         data = CORE.replace("\n", "\r\n").encode()
@@ -401,19 +413,23 @@ class AutodocTest(unittest.TestCase):
 
     def test_a_member_bound_to_a_documented_class_is_documented_as_its_alias(self):
         # autodoc documents `session_class = Session` (a class with a docstring) as "alias of"
-        # it, a link to it by its defining name; a member bound to an undocumented class, or
-        # to what is no class, stays undocumented.
+        # it, a link to it by its defining name, and `Session = Session` as the class itself;
+        # a member bound to an undocumented class, or to what is no class, stays undocumented.
         package = package_of({"lib": 'from .model import Session, Bare\n',
                               "lib.model": (
             'class Session:\n    """A session."""\n\n\nclass Bare:\n    pass\n\n\n'
             'SIZE = 3\n\n\nclass Interface:\n    """Interface."""\n\n'
-            '    session_class = Session\n    bare_class = Bare\n    size = SIZE\n')})
+            '    session_class = Session\n    bare_class = Bare\n    size = SIZE\n'
+            '    Session = Session\n')})
         [directive] = autodoc.directives(".. autoclass:: lib.model.Interface\n   :members:\n")
         found = {item.name: item.obj for item in autodoc.resolve(directive, package)}
         self.assertEqual(list(found), ["lib.model.Interface",
-                                       "lib.model.Interface.session_class"])
+                                       "lib.model.Interface.session_class",
+                                       "lib.model.Interface.Session"])
         self.assertEqual(found["lib.model.Interface.session_class"].docstring,
                          "alias of :class:`lib.model.Session`")
+        # Bound under the class's own name, it is the class, documented there.
+        self.assertEqual(found["lib.model.Interface.Session"].name, "lib.model.Session")
 
     def test_pallets_themes_skip_a_member_marked_internal(self):
         # pallets_sphinx_themes' skip_internal: a member whose docstring has a line

@@ -462,17 +462,20 @@ def _member_names(module, obj, options, listed, path: str) -> list:
     return [name for name in obj.members if wanted(name)]
 
 
-def _class_alias(package, module, obj):
-    """Return a class member as autodoc shows it: without a docstring of its own and bound to
-    a class the package defines with one (`session_class = SecureCookieSession`), documented
-    as "alias of" that class (a link to it by the name it is defined at, as autodoc's restify
-    writes it); else as it is."""
+def _class_alias(package, module, obj) -> tuple:
+    """Return (Module, DocObject) of a class member as autodoc shows it: without a docstring
+    of its own and bound to a class the package defines with one, that class where the member
+    has the class's own name (pytest's `Session.Failed = Failed`: autodoc documents the class
+    there), else documented as "alias of" it (`session_class = SecureCookieSession`: a link
+    to it by the name it is defined at, as autodoc's restify writes it); else as it is."""
     if obj.docstring is not None or obj.bound is None or obj.kind != ATTRIBUTE:
-        return obj
+        return module, obj
     found = package.resolve(f"{module.name}.{obj.bound}")
     if found is None or found[1].kind not in (CLASS, EXCEPTION) or found[1].docstring is None:
-        return obj
-    return replace(obj, docstring=f"alias of :class:`{found[1].name}`")
+        return module, obj
+    if found[1].name.rpartition(".")[2] == obj.name.rpartition(".")[2]:
+        return found
+    return module, replace(obj, docstring=f"alias of :class:`{found[1].name}`")
 
 
 def _inheriting(package, module, obj, owner):
@@ -523,7 +526,7 @@ def _members(dotted, module, obj, directive, package, top,
                 continue
             done.add(name)  # a class's own definition hides its bases', documented or not
             shown_module, shown = package.shown(member_module, member)
-            shown = _class_alias(package, shown_module, shown)
+            shown_module, shown = _class_alias(package, shown_module, shown)
             if settings.inherit_docstrings:
                 shown = _inheriting(package, shown_module, shown, (owner_module, owner))
             if shown.docstring is None and not undocumented and not listed:

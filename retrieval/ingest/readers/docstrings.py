@@ -37,6 +37,10 @@ _MAX_HOPS = 16
 # A header longer than this is no signature a reader wants quoted whole; the object is still read.
 _MAX_HEADER_LINES = 60
 _EXCEPTION_BASES = ("Exception", "Error", "Warning")
+# Python's exceptions whose names end otherwise: a class of one is an exception too (autodoc's
+# ExceptionDocumenter takes any BaseException subclass: pytest's `Interrupted(KeyboardInterrupt)`).
+_OTHER_EXCEPTIONS = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit",
+                               "StopIteration", "StopAsyncIteration"})
 # What, called in a class body, binds a method (`name = staticmethod(function)`).
 _METHOD_WRAPPERS = frozenset({"staticmethod", "classmethod"})
 
@@ -527,6 +531,7 @@ class _Reader:
         if isinstance(node, ast.ClassDef):
             self.body(node.body, name, own_path, is_class=True)
             kind = EXCEPTION if any(_base_name(base).endswith(_EXCEPTION_BASES)
+                                    or _base_name(base) in _OTHER_EXCEPTIONS
                                     for base in node.bases) else CLASS
             init = next((s for s in node.body if isinstance(s, ast.FunctionDef)
                          and s.name == "__init__"), None)
