@@ -164,6 +164,12 @@ class DocstringReaderTest(unittest.TestCase):
             "demo.core.Engine.stop", "demo.core.Engine.undocumented", "demo.core.make_engine"])
 
 
+def documented_by(package: PackageSource, text: str) -> dict:
+    """Return {documented name: DocObject} of what a page's one autodoc directive documents."""
+    [directive] = autodoc.directives(text)
+    return {item.name: item.obj for item in autodoc.resolve(directive, package)}
+
+
 def package_of(modules: dict) -> PackageSource:
     """Parse {dotted module name: source} (a package's __init__ where another module is below
     it) into a PackageSource."""
@@ -399,8 +405,7 @@ class AutodocTest(unittest.TestCase):
             'class Middle(Base):\n    def get(self, name):\n        return None\n\n\n'
             'class Group(Middle):\n    extra = True\n\n    def get(self, name):\n'
             '        return name\n\n    def own(self):\n        return 1\n')})
-        [directive] = autodoc.directives(".. autoclass:: lib.Group\n   :members:\n")
-        found = {item.name: item.obj for item in autodoc.resolve(directive, package)}
+        found = documented_by(package, ".. autoclass:: lib.Group\n   :members:\n")
         self.assertEqual(list(found), ["lib.Group", "lib.Group.extra", "lib.Group.get"])
         self.assertEqual(found["lib.Group"].docstring, "Base.")
         self.assertEqual(found["lib.Group.extra"].docstring,
@@ -421,8 +426,7 @@ class AutodocTest(unittest.TestCase):
             'SIZE = 3\n\n\nclass Interface:\n    """Interface."""\n\n'
             '    session_class = Session\n    bare_class = Bare\n    size = SIZE\n'
             '    Session = Session\n')})
-        [directive] = autodoc.directives(".. autoclass:: lib.model.Interface\n   :members:\n")
-        found = {item.name: item.obj for item in autodoc.resolve(directive, package)}
+        found = documented_by(package, ".. autoclass:: lib.model.Interface\n   :members:\n")
         self.assertEqual(list(found), ["lib.model.Interface",
                                        "lib.model.Interface.session_class",
                                        "lib.model.Interface.Session"])
