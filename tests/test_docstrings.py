@@ -397,21 +397,25 @@ class AutodocTest(unittest.TestCase):
     def test_an_override_without_a_docstring_shows_its_bases(self):
         # autodoc_inherit_docstrings (Sphinx's getdoc along the MRO; a `#:` comment of a base's
         # attribute too): each override is documented with the nearest docstring its bases
-        # give its name, quoting its own lines; a class without one shows its bases'.
+        # give its name, quoting its own lines; a class without one shows its bases'. A value
+        # (`closed = False`) over a base's property is no override of a routine: getdoc gives
+        # its type's docstring, which autodoc drops; it stays undocumented.
         package = package_of({"lib": (
             'class Base:\n    """Base."""\n\n    #: Whether extra arguments are taken.\n'
             '    extra = False\n\n    def get(self, name):\n'
-            '        """Return the command of that name."""\n\n\n'
+            '        """Return the command of that name."""\n\n'
+            '    @property\n    def closed(self):\n        """Whether it is closed."""\n\n\n'
             'class Middle(Base):\n    def get(self, name):\n        return None\n\n\n'
-            'class Group(Middle):\n    extra = True\n\n    def get(self, name):\n'
-            '        return name\n\n    def own(self):\n        return 1\n')})
+            'class Group(Middle):\n    extra = True\n    closed = False\n\n'
+            '    def get(self, name):\n        return name\n\n    def own(self):\n'
+            '        return 1\n')})
         found = documented_by(package, ".. autoclass:: lib.Group\n   :members:\n")
         self.assertEqual(list(found), ["lib.Group", "lib.Group.extra", "lib.Group.get"])
         self.assertEqual(found["lib.Group"].docstring, "Base.")
         self.assertEqual(found["lib.Group.extra"].docstring,
                          "Whether extra arguments are taken.")
         self.assertEqual(found["lib.Group.get"].docstring, "Return the command of that name.")
-        self.assertEqual(found["lib.Group.get"].start_line, 19)  # its own lines
+        self.assertEqual(found["lib.Group.get"].start_line, 24)  # its own lines
         [method] = autodoc.directives(".. automethod:: lib.Middle.get\n")
         self.assertEqual([item.obj.docstring for item in autodoc.resolve(method, package)],
                          ["Return the command of that name."])

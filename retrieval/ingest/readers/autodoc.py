@@ -478,11 +478,20 @@ def _class_alias(package, module, obj) -> tuple:
     return module, replace(obj, docstring=f"alias of :class:`{found[1].name}`")
 
 
+def _is_value(obj) -> bool:
+    """Tell whether an attribute is a value bound by assignment (a `#:` comment or a string
+    after it its docstring), not a routine or a property (a signature in parentheses)."""
+    return obj.kind in (ATTRIBUTE, DATA) and not obj.signature.startswith("(")
+
+
 def _inheriting(package, module, obj, owner):
     """Return an object as autodoc shows it where autodoc_inherit_docstrings is on: without a
     docstring of its own, with the first its class's bases (owner: (Module, DocObject) of the
     class it is a member of, or None) give a member of its name, or a class with the first
-    its own bases have (Sphinx's getdoc, then inspect.getdoc, looking along the MRO)."""
+    its own bases have (Sphinx's getdoc, then inspect.getdoc, looking along the MRO). A value
+    (`closed = False` over a base's documented property) has its type's docstring to getdoc,
+    which autodoc drops: it inherits only a base value's comment or string (the analyzer's
+    attribute docs of each class of the MRO)."""
     if obj.docstring is not None:
         return obj
     if obj.kind in (CLASS, EXCEPTION):
@@ -492,7 +501,8 @@ def _inheriting(package, module, obj, owner):
         found = (package.shown(base_module, member)[1].docstring
                  for base_module, base in package.bases(*owner)
                  for member in [base_module.objects.get(
-                     f"{base.name[len(base_module.name) + 1:]}.{name}")] if member is not None)
+                     f"{base.name[len(base_module.name) + 1:]}.{name}")] if member is not None
+                 and (_is_value(member) or not _is_value(obj)))
     else:
         return obj
     docstring = next((text for text in found if text is not None), None)
