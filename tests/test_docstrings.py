@@ -10,6 +10,10 @@ from unittest import mock
 
 from retrieval.ingest.readers import autodoc
 from retrieval.ingest.readers.docstrings import (
+    ATTRIBUTE,
+    CLASS,
+    EXCEPTION,
+    METHOD,
     PackageSource,
     aliases,
     exports,
@@ -61,6 +65,30 @@ class DocstringReaderTest(unittest.TestCase):
         # A class's signature is its __init__'s, as written (continuation line included).
         self.assertEqual(module.objects["Engine"].signature,
                          '(self, size: int,\n                 name: str = "engine") -> None')
+
+    def test_a_static_or_class_method_bound_by_assignment_is_a_method(self):
+        # autodoc documents `default = staticmethod(_default)` (and its docstring after it)
+        # as a method, `static default(o)`; another assignment stays an attribute.
+        module = parse_module("lib", "lib/__init__.py", (
+            b'import hashlib\n\n\ndef _default(o):\n    return o\n\n\nclass Provider:\n'
+            b'    default = staticmethod(_default)\n    """Serialize what json does not."""\n\n'
+            b'    #: the hash function.\n    digest = staticmethod(hashlib.sha1)\n\n'
+            b'    #: made once.\n    make = classmethod(_default)\n\n'
+            b'    #: the size.\n    size = int(4)\n'))
+        kinds = {name: module.objects[f"Provider.{name}"].kind
+                 for name in ("default", "digest", "make", "size")}
+        self.assertEqual(kinds, {"default": METHOD, "digest": METHOD, "make": METHOD,
+                                 "size": ATTRIBUTE})
+
+    def test_a_class_of_any_python_exception_is_an_exception(self):
+        module = parse_module("lib", "lib/__init__.py", (
+            b'class Interrupted(KeyboardInterrupt):\n    """Interrupted."""\n\n\n'
+            b'class Done(StopIteration):\n    """Done."""\n\n\n'
+            b'class Failed(Exception):\n    """Failed."""\n\n\n'
+            b'class Plain(dict):\n    """Plain."""\n'))
+        self.assertEqual([module.objects[name].kind for name in
+                          ("Interrupted", "Done", "Failed", "Plain")],
+                         [EXCEPTION, EXCEPTION, EXCEPTION, CLASS])
 
     def test_a_crlf_file_is_quoted_with_its_carriage_returns(self):
         data = CORE.replace("\n", "\r\n").encode()
@@ -134,6 +162,12 @@ class DocstringReaderTest(unittest.TestCase):
             "demo.core.Engine", "demo.core.Engine.__init__", "demo.core.Engine._hidden",
             "demo.core.Engine.name", "demo.core.Engine.register_job", "demo.core.Engine.retries",
             "demo.core.Engine.stop", "demo.core.Engine.undocumented", "demo.core.make_engine"])
+
+
+def documented_by(package: PackageSource, text: str) -> dict:
+    """Return {documented name: DocObject} of what a page's one autodoc directive documents."""
+    [directive] = autodoc.directives(text)
+    return {item.name: item.obj for item in autodoc.resolve(directive, package)}
 
 
 def package_of(modules: dict) -> PackageSource:
@@ -402,6 +436,23 @@ class AutodocTest(unittest.TestCase):
                                   "click.flask.Flask.run": 1, "Context": 1, "click.Context": 1,
                                   ".invoke": 1, "echo": 1, "click.echo": 1})
 
+    def test_the_annotations_a_description_shows_are_those_its_target_documents(self):
+        signature = '(self, item: "Item", config: Config, *, when: str) -> Report'
+        docstring = ":param item: the item.\n:param when: the phase.\n:type when: str\n"
+        self.assertEqual(autodoc.annotation_names(signature),
+                         ["Item", "Config", "str", "Report"])
+        # "documented": a parameter a `:param:` describes and no `:type:` types; the return
+        # only where `:returns:` describes it.
+        self.assertEqual(autodoc.annotation_names(signature, docstring), ["Item"])
+        self.assertEqual(autodoc.annotation_names(signature, docstring + ":returns: it.\n"),
+                         ["Item", "Report"])
+        self.assertEqual(autodoc.annotation_names(
+            signature, docstring + ":returns: it.\n:rtype: Report\n"), ["Item"])
+        # "documented_params": the return's too, unless it is None.
+        self.assertEqual(autodoc.annotation_names(signature, docstring, True), ["Item", "Report"])
+        self.assertEqual(autodoc.annotation_names("(a: A) -> None", ":param a: an A.", True),
+                         ["A"])
+
     def test_inherited_private_and_special_members(self):
         package = PackageSource()
         package.modules["lib"] = parse_module("lib", "lib/__init__.py", (
@@ -413,19 +464,88 @@ class AutodocTest(unittest.TestCase):
             b'    def _hidden(self):\n        """Hidden."""\n\n'
             b'    def __call__(self):\n        """Call."""\n'))
 
-        def names(options):
+        def names(options, inherit=True):
             [directive] = autodoc.directives(".. autoclass:: lib.App\n   :members:\n" + options)
-            return [(item.name, item.obj.name) for item in autodoc.resolve(directive, package)]
-        self.assertEqual(names(""), [("lib.App", "lib.App"), ("lib.App.run", "lib.App.run")])
+            return [(item.name, item.obj.name)
+                    for item in autodoc.resolve(directive, package, autodoc.Settings(inherit))]
+        # App's own stop, without a docstring, shows Base.stop's (autodoc_inherit_docstrings,
+        # on by default): documented, as App's; without it, it is undocumented.
+        self.assertEqual(names(""), [("lib.App", "lib.App"), ("lib.App.run", "lib.App.run"),
+                                     ("lib.App.stop", "lib.App.stop")])
+        self.assertEqual(names("", inherit=False),
+                         [("lib.App", "lib.App"), ("lib.App.run", "lib.App.run")])
         # Under the subclass's name, from the base that defines them; App's own stop hides
-        # Base's even undocumented.
-        self.assertEqual(names("   :inherited-members:\n")[2:],
+        # Base's.
+        self.assertEqual(names("   :inherited-members:\n")[3:],
                          [("lib.App.route", "lib.base.Base.route")])
         self.assertEqual(names("   :inherited-members:\n   :private-members:\n"
-                               "   :special-members:\n")[2:],
+                               "   :special-members:\n")[3:],
                          [("lib.App.route", "lib.base.Base.route"),
                           ("lib.App._hidden", "lib.base.Base._hidden"),
                           ("lib.App.__call__", "lib.base.Base.__call__")])
+        self.assertEqual(names("   :inherited-members:\n", inherit=False)[2:],
+                         [("lib.App.route", "lib.base.Base.route")])
+
+    def test_an_override_without_a_docstring_shows_its_bases(self):
+        # autodoc_inherit_docstrings (Sphinx's getdoc along the MRO; a `#:` comment of a base's
+        # attribute too): each override is documented with the nearest docstring its bases
+        # give its name, quoting its own lines; a class without one shows its bases'. A value
+        # (`closed = False`) over a base's property is no override of a routine: getdoc gives
+        # its type's docstring, which autodoc drops; it stays undocumented.
+        package = package_of({"lib": (
+            'class Base:\n    """Base."""\n\n    #: Whether extra arguments are taken.\n'
+            '    extra = False\n\n    def get(self, name):\n'
+            '        """Return the command of that name."""\n\n'
+            '    @property\n    def closed(self):\n        """Whether it is closed."""\n\n\n'
+            'class Middle(Base):\n    def get(self, name):\n        return None\n\n\n'
+            'class Group(Middle):\n    extra = True\n    closed = False\n\n'
+            '    def get(self, name):\n        return name\n\n    def own(self):\n'
+            '        return 1\n')})
+        found = documented_by(package, ".. autoclass:: lib.Group\n   :members:\n")
+        self.assertEqual(list(found), ["lib.Group", "lib.Group.extra", "lib.Group.get"])
+        self.assertEqual(found["lib.Group"].docstring, "Base.")
+        self.assertEqual(found["lib.Group.extra"].docstring,
+                         "Whether extra arguments are taken.")
+        self.assertEqual(found["lib.Group.get"].docstring, "Return the command of that name.")
+        self.assertEqual(found["lib.Group.get"].start_line, 24)  # its own lines
+        [method] = autodoc.directives(".. automethod:: lib.Middle.get\n")
+        self.assertEqual([item.obj.docstring for item in autodoc.resolve(method, package)],
+                         ["Return the command of that name."])
+
+    def test_a_member_bound_to_a_documented_class_is_documented_as_its_alias(self):
+        # autodoc documents `session_class = Session` (a class with a docstring) as "alias of"
+        # it, a link to it by its defining name, and `Session = Session` as the class itself;
+        # a member bound to an undocumented class, or to what is no class, stays undocumented.
+        package = package_of({"lib": 'from .model import Session, Bare\n',
+                              "lib.model": (
+            'class Session:\n    """A session."""\n\n\nclass Bare:\n    pass\n\n\n'
+            'SIZE = 3\n\n\nclass Interface:\n    """Interface."""\n\n'
+            '    session_class = Session\n    bare_class = Bare\n    size = SIZE\n'
+            '    Session = Session\n')})
+        found = documented_by(package, ".. autoclass:: lib.model.Interface\n   :members:\n")
+        self.assertEqual(list(found), ["lib.model.Interface",
+                                       "lib.model.Interface.session_class",
+                                       "lib.model.Interface.Session"])
+        self.assertEqual(found["lib.model.Interface.session_class"].docstring,
+                         "alias of :class:`lib.model.Session`")
+        # Bound under the class's own name, it is the class, documented there.
+        self.assertEqual(found["lib.model.Interface.Session"].name, "lib.model.Session")
+
+    def test_pallets_themes_skip_a_member_marked_internal(self):
+        # pallets_sphinx_themes' skip_internal: a member whose docstring has a line
+        # `:internal:` alone is skipped by :members:; named by a directive, it is documented.
+        package = package_of({"lib": (
+            'class App:\n    """App."""\n\n    def run(self):\n        """Run."""\n\n'
+            '    def finalize(self):\n        """Finalize.\n\n        :internal:\n        """\n')})
+
+        def names(text, skip_internal):
+            return [[item.name for item in autodoc.resolve(
+                directive, package, autodoc.Settings(skip_internal=skip_internal))]
+                for directive in autodoc.directives(text)]
+        members = ".. autoclass:: lib.App\n   :members:\n"
+        self.assertEqual(names(members, True), [["lib.App", "lib.App.run"]])
+        self.assertEqual(names(members, False), [["lib.App", "lib.App.run", "lib.App.finalize"]])
+        self.assertEqual(names(".. automethod:: lib.App.finalize\n", True), [["lib.App.finalize"]])
 
     def test_an_explicit_directive_documents_an_undocumented_assignment(self):
         # As autodoc: what a directive names is documented whatever it is (but a module).

@@ -68,12 +68,13 @@ FILES = {
 }
 
 
-def built(root: str, files: dict) -> tuple:
-    """Build a release tree of files into ROOT/snapshot; return it and its passages' rows."""
+def built(root: str, files: dict, modules: tuple = ()) -> tuple:
+    """Build a release tree of files into ROOT/snapshot (modules: more than herd's two);
+    return it and its passages' rows."""
     write(root, files)
     out = os.path.join(root, "snapshot")
     tree = SourceTree("1.0", root, DOCS, "herd", "package", package=PackageLayout(
-        (("herd/__init__.py", "herd"), ("herd/barn.py", "herd.barn")), "docs", DOCS,
+        (("herd/__init__.py", "herd"), ("herd/barn.py", "herd.barn"), *modules), "docs", DOCS,
         "pypi:herd==1.0/"))
     build_snapshot([tree], out, progress=Progress(io.StringIO()))
     conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
@@ -141,6 +142,44 @@ class AutodocPagesTest(unittest.TestCase):
         self.assertEqual({title: links for _, title, _, _, _, _, _, links in rows}["herd.Barn"],
                          1)
 
+    def test_a_description_target_of_documented_shows_documented_annotations_only(self):
+        # repair's `barn: "Barn"` has no `:param:`: with autodoc_typehints = "description" and
+        # autodoc_typehints_description_target = "documented", autodoc shows no link for it.
+        for conf, expected in (("", 2), ("autodoc_typehints = 'description'\n", 2), (
+                "autodoc_typehints = 'description'\n"
+                "autodoc_typehints_description_target = 'documented'\n", 1)):
+            _, rows = built(temporary_directory(self), FILES | {
+                "docs/conf.py": "project = 'herd'\n" + conf})
+            self.assertEqual({title: links for _, title, _, _, _, _, _, links in rows}[
+                "herd.Barn"], expected, conf)
+
+    def test_a_docstring_refers_by_the_module_its_object_is_documented_in(self):
+        # Barn, defined in herd/barn.py, is documented as herd.Barn (autodoc's `:module: herd`):
+        # its method's `:func:`graze`` is looked up in herd, where graze is.
+        barn = BARN.replace('    """Where the herd sleeps."""\n',
+                            '    """Where the herd sleeps."""\n\n    def open(self):\n'
+                            '        """Open it, then :func:`graze`."""\n')
+        api = FILES["docs/api.rst"].replace(".. autoclass:: herd.Barn\n",
+                                            ".. autoclass:: herd.Barn\n   :members:\n")
+        _, rows = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
+                                                           "docs/api.rst": api})
+        in_links = {title: links for _, title, _, _, _, _, _, links in rows}
+        self.assertIn("herd.Barn.open", in_links)
+        self.assertEqual(in_links["herd.graze"], 1)
+
+    def test_an_annotation_links_the_object_it_evaluates_to(self):
+        # `"Barn"` in a module that imports it for type checking only: autodoc evaluates it
+        # to herd.barn.Barn, whose description (herd.Barn) it links, wherever it is written.
+        pen = ('import typing as t\n\nif t.TYPE_CHECKING:\n    from .barn import Barn\n\n\n'
+               'def lock(barn: "Barn", spare: t.Optional["Barn"] = None) -> None:\n'
+               '    """Lock a barn."""\n')
+        _, rows = built(temporary_directory(self), FILES | {
+            "herd/pen.py": pen,
+            "docs/pens.rst": "Pens\n====\n\n.. autofunction:: herd.pen.lock\n"},
+            modules=(("herd/pen.py", "herd.pen"),))
+        self.assertEqual({title: links for _, title, _, _, _, _, _, links in rows}["herd.Barn"],
+                         4)
+
 
 
 class HandWrittenDescriptionsTest(unittest.TestCase):
@@ -187,6 +226,27 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                          ["herd.barn.Shed.seal", "herd.barn.Roof.seal"])
         self.assertEqual(names[DOCS + "api/herd.barn.Shed.mend.html#herd.barn.Shed.mend"],
                          ["herd.barn.Shed.mend", "herd.barn.Roof.mend"])
+
+    def test_an_override_without_a_docstring_is_described_unless_conf_py_says_not(self):
+        # autodoc_inherit_docstrings (True unless conf.py sets it False): Shed.mend, with no
+        # docstring, shows Roof.mend's, at its own id, quoting its own lines.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n'
+                       '\n    def mend(self):\n        return None\n')
+        sheds = "Sheds\n=====\n\n.. autoclass:: herd.barn.Shed\n   :members:\n"
+        for conf, expected in (("", ["Mend the roof."]),
+                               ("autodoc_inherit_docstrings = False\n", [])):
+            out, rows = built(temporary_directory(self), FILES | {
+                "herd/barn.py": barn, "docs/sheds.rst": sheds,
+                "docs/conf.py": "project = 'herd'\n" + conf})
+            conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+            try:
+                bodies = [body for body, in conn.execute(
+                    "SELECT x.body FROM passages p JOIN passage_fields x ON x.id = p.id "
+                    "WHERE p.url = ?", (DOCS + "sheds.html#herd.barn.Shed.mend",))]
+            finally:
+                conn.close()
+            self.assertEqual(bodies, expected, conf)
 
     def test_an_export_copying_an_inherited_docstring_is_read_as_defined_beside_docs(self):
         # matplotlib's pyplot: `@docstring.copy(Axes.axis)` over `def axis(...)`, axis defined

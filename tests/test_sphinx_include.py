@@ -363,6 +363,23 @@ class AutomoduleTest(unittest.TestCase):
         self.assertEqual(context["Connecting"], "Dialects SQLite Driver Connecting")
         self.assertEqual(context["Notes"], "Dialects Notes")
 
+    def test_a_docstring_whose_quotes_stand_alone_above_its_title_renders_the_title(self):
+        # `"""` on its own line, the title on the next: the docstring's first line is the
+        # title, a section of the page; the autoclass in it documents the module's class at
+        # its id, not as an object no page describes.
+        page = "API\n===\n\nTags\n----\n\nThe tags.\n\n.. automodule:: demo.tag\n"
+        docstring = ('"""\nTagged\n~~~~~~\n\nA compact form.\n\n'
+                     '.. autoclass:: Tag\n    :members:\n"""\n\n\nclass Tag:\n'
+                     '    """A tag."""\n\n    def check(self):\n        """Check it."""\n')
+        write(self.root, {"docs/api.rst": page, "demo/tag.py": docstring})
+        found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
+        api = DOCS + "api.html"
+        self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
+                         ["#tags", "#tagged", "#demo.tag.Tag", "#demo.tag.Tag.check"])
+        tagged = next(unit for unit in found if unit["url"] == api + "#tagged")
+        self.assertEqual(tagged["title"], "Tagged")
+        self.assertNotIn('"""', tagged["text"])
+
     def test_a_repeated_title_under_a_label_is_at_the_labels_id(self):
         labelled = ".. _page_unicode:\n\nUnicode\n-------\n\nThe page's"
         write(self.root, {"docs/dialect.rst": DIALECT_PAGE.replace(

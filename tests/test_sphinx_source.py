@@ -403,11 +403,13 @@ class GeneratedPagesTest(unittest.TestCase):
         # A module's __all__ is all :members: takes, :private-members: or not; a listed
         # :private-members: takes those names only, and a docstring's `:meta private:` or
         # `:meta public:` says what is private; a :noindex: description has no id. (The
-        # automodule first in "API", its title alone: one unit, at the module's id.)
-        self.assertEqual(urls, ["#module-demo", "#demo.Row", "#cells", "#demo.Cell",
-                                "#demo.Cell._asdict", "#demo.Cell._shown", "#again", "#again"])
+        # automodule first in "API", its title alone: one unit, at the module's id; "Cells"
+        # and "Again", their titles alone on a page autodoc fills, are none: their objects
+        # say it all.)
+        self.assertEqual(urls, ["#module-demo", "#demo.Row", "#demo.Cell",
+                                "#demo.Cell._asdict", "#demo.Cell._shown", "#again"])
         self.assertEqual(units[0]["title"], "API")
-        self.assertEqual([unit["noindex"] for unit in units[-2:]], [False, True])
+        self.assertTrue(units[-1]["noindex"])
 
     def test_the_last_line_counts_autodoc_directives_and_says_when_none_resolved(self):
         lines, units = [], []
@@ -486,8 +488,31 @@ class GeneratedPagesTest(unittest.TestCase):
         tree = SourceTree("1.0", self.root, DOCS, "demo", "package", package=PackageLayout(
             (("_demo/__init__.py", "_demo"),), "docs", DOCS, "pypi:demo==1.0/"))
         units = [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))]
-        self.assertEqual([unit["url"] for unit in units],
-                         [DOCS + "api.html#api", DOCS + "api.html#demo.Node"])
+        # (The page's "API" renders its title alone: no unit, its object says it all.)
+        self.assertEqual([unit["url"] for unit in units], [DOCS + "api.html#demo.Node"])
+
+    def test_a_section_rendering_its_title_alone_is_no_unit_on_a_page_autodoc_fills(self):
+        # Sphinx renders "Nodes" as a heading over its object; its objects say it all, as the
+        # rendered site's reader reads such a page. A section with prose after its objects
+        # ("Edges"), a title-only section of a page without autodoc ("Intro"), and what
+        # precedes the first title (a unit of the page without a title), stay.
+        write(self.root, {"_demo/__init__.py": 'class Node:\n    """A node."""\n\n\n'
+                                               'class Edge:\n    """An edge."""\n',
+                          "docs/conf.py": "",
+                          "docs/index.rst": "Intro\n=====\n\nPart\n----\n\nText.\n",
+                          "docs/api.rst": ".. highlight:: python\n\nAPI\n===\n\n"
+                                          ".. _nodes:\n\nNodes\n-----\n\n"
+                                          ".. currentmodule:: _demo\n\n.. autoclass:: Node\n\n"
+                                          "Edges\n-----\n\n.. autoclass:: _demo.Edge\n\n"
+                                          "Edges join nodes.\n"})
+        units = package_contents(self.root, (("_demo/__init__.py", "_demo"),))
+        self.assertEqual([(unit["url"].removeprefix(DOCS), unit["kind"]) for unit in units],
+                         [("api.html", "section"), ("api.html#demo.Node", "class"),
+                          ("api.html#edges", "section"),
+                          ("api.html#demo.Edge", "class"), ("index.html#intro", "section"),
+                          ("index.html#part", "section")])
+        node = next(unit for unit in units if unit["url"] == DOCS + "api.html#demo.Node")
+        self.assertEqual(node["fields"]["context"], "API Nodes")
 
     def test_a_module_first_in_a_section_is_where_the_section_is(self):
         # Sphinx's MoveModuleTargets: the target of a `.. module::` that is the first thing in

@@ -42,6 +42,9 @@ class Unit:
     # The page hides prose in it by markup the text does not show (a reader found an HTML
     # comment, or an element styled invisible): flagged hidden_text (core/flags.py).
     hidden: bool = False
+    # A section whose prose renders its title alone: the rest of its lines are blank, labels,
+    # or directives that render no text (`currentmodule`, `module`, `index`).
+    title_only: bool = False
 
 
 @dataclass(frozen=True)

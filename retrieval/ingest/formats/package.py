@@ -50,7 +50,7 @@ from ..readers.docstrings import (
 )
 from ..readers.docutils_ids import sphinx_id
 from ..readers.rst import OBJECT_DIRECTIVES, first_section_title, plain_text
-from ..readers.sphinx_conf import RST
+from ..readers.sphinx_conf import RST, SphinxConf
 from ..readers.sphinx_page import page_units
 from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
 from ..readers.templates import resolve_templates
@@ -68,8 +68,12 @@ MAX_NAMES = 64
 DOCS_FOLDERS = ("docs", "doc", "Doc")
 # A string literal's opening and closing triple quotes, where a piece of a docstring has them.
 _QUOTES = re.compile(r"^[rRuUbB]*(?:\"\"\"|\'\'\')|(?:\"\"\"|\'\'\')$")
+# The Sphinx extension of the Pallets projects' themes: it has autodoc skip `:internal:` members.
+_PALLETS = "pallets_sphinx_themes"
 # A line that is only a docstring's closing quotes.
 _CLOSING_QUOTES = re.compile(r"[ \t]*(?:\"\"\"|\'\'\')[ \t]*")
+# A line that is only a docstring's opening quotes (a `\` after them escapes the line's end).
+_OPENING_QUOTES = re.compile(r"[ \t]*[rRuU]?(?:\"\"\"|\'\'\')\\?[ \t]*")
 
 
 def docs_folder(root: str) -> str | None:
@@ -490,13 +494,15 @@ class _Units:
         return contents
 
     def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress,
-                 extensions: tuple = ()) -> dict:
+                 conf: SphinxConf | None = None) -> dict:
         """Return {line: [autodoc.Documented]} of a reST page's autodoc directives (a directive
         naming what the source does not define, or with an option autodoc does not take given
-        conf.py's extensions, is reported, with none, at where(line))."""
+        conf.py's extensions, is reported, with none, at where(line)); conf: the project's."""
+        conf = conf or SphinxConf()
+        settings = autodoc.Settings(conf.inherit_docstrings, _PALLETS in conf.extensions)
         found: dict = {}
         for directive in autodoc.directives(text):
-            unknown = autodoc.unknown_options(directive, extensions)
+            unknown = autodoc.unknown_options(directive, conf.extensions)
             if unknown:
                 progress.directive(self.tree.label, False)
                 progress.skip(f"{self.tree.label}/{where(directive.line)}",
@@ -505,7 +511,7 @@ class _Units:
                               "renders nothing of it")
                 found[directive.line] = []
                 continue
-            documented = autodoc.resolve(directive, self.package)
+            documented = autodoc.resolve(directive, self.package, settings)
             progress.directive(self.tree.label, documented is not None)
             if documented is None:
                 progress.skip(f"{self.tree.label}/{where(directive.line)}",
@@ -533,7 +539,12 @@ class _Units:
         obj = module.objects.get("")
         if obj is None or not obj.docstring:
             return None
-        first = first_section_title(module.lines, range(obj.start_line - 1, obj.end_line))
+        start = obj.start_line - 1
+        if _OPENING_QUOTES.fullmatch(module.lines[start].rstrip("\r")):
+            # `"""` alone on its line: the docstring's text starts on the next, where a title
+            # is the docstring's first line, as after a blank one.
+            start += 1
+        first = first_section_title(module.lines, range(start, obj.end_line))
         if first is None:
             return None
         stop = obj.end_line
@@ -565,30 +576,49 @@ class _Units:
                     yield item
 
     def _rendered_docstrings(self, found: dict) -> list:
-        """Return (docstring, its module's name, its class) of each object a page's autodoc
+        """Return (docstring, its module, its class) of each object a page's autodoc
         directives (found: _autodoc's) render on it, each once; a module whose docstring's
-        sections are the page's own text (sectioned) is read there already. Its class: the
-        class it documents or is a member of, dotted as documented (autodoc renders a member in
-        its class's directive's body, where Sphinx looks a name up under the class too)."""
+        sections are the page's own text (sectioned) is read there already. Its module: the
+        one it is documented in (the longest prefix of its documented name that is a module),
+        not the one defining it: autodoc writes `:module: flask` for flask.Blueprint's members
+        defined in flask/blueprints.py, and Sphinx looks a docstring's `:meth:`Flask.run`` up
+        there. Its class: the class it documents or is a member of, dotted as documented
+        (autodoc renders a member in its class's directive's body, where Sphinx looks a name
+        up under the class too)."""
         rendered = []
         for item in self._rendered_once(found, lambda item: bool(item.obj.docstring) and not (
                 item.obj.kind == MODULE and item.obj.name in self.sectioned)):
             obj = item.obj
             within = item.name if obj.kind in (CLASS, EXCEPTION) else (
                 item.name.rpartition(".")[0] if obj.kind in (METHOD, ATTRIBUTE) else None)
-            rendered.append((obj.docstring, item.module.name, within or None))
+            parts = item.name.split(".")
+            module = next((".".join(parts[:cut]) for cut in range(len(parts), 0, -1)
+                           if ".".join(parts[:cut]) in self.package.modules), item.module.name)
+            rendered.append((obj.docstring, module, within or None))
         return rendered
 
-    def _rendered_annotations(self, found: dict) -> Counter:
+    def _rendered_annotations(self, found: dict, conf: SphinxConf) -> Counter:
         """Count the names the annotations of the objects a page's autodoc directives render
         hold (found: _autodoc's), each object once: autodoc links each to what it names (in
         the signature, or its description's types), looked up as written and in the object's
-        module, as autodoc.references counts a reference."""
+        module, as autodoc.references counts a reference; one the package defines, by the
+        name it is defined at: autodoc evaluates an annotation to the object it names
+        (`"Parameter"` in click/exceptions.py, imported there for type checking only, is
+        click.core.Parameter, documented as click.Parameter), as a description's canonical
+        name is linked. Shown in the description only (conf.py's autodoc_typehints), those
+        its autodoc_typehints_description_target has autodoc show."""
         counts: Counter = Counter()
+        documented = conf.typehints == "description" and conf.typehints_target != "all"
         for item in self._rendered_once(found, lambda item: True):
             for name in autodoc.annotation_names(
-                    self.package.signature_of(item.module, item.obj)):
-                counts.update({name, f"{item.module.name}.{name}"})
+                    self.package.signature_of(item.module, item.obj),
+                    (item.obj.docstring or "") if documented else None,
+                    conf.typehints_target == "documented_params"):
+                resolved = self.package.resolve(f"{item.module.name}.{name}")
+                if resolved is not None and resolved[1].kind != MODULE:
+                    counts[resolved[1].name] += 1
+                else:
+                    counts.update({name, f"{item.module.name}.{name}"})
         return counts
 
     def _rendered_bases(self, found: dict) -> Counter:
@@ -634,7 +664,7 @@ class _Units:
         self.references = sum((autodoc.references(page.text) for page in expanded.values()),
                               Counter())
         # Each page's autodoc directives resolved, in page order (skips reported as read).
-        autodocs = {relative: self._autodoc(page.where, page.text, progress, conf.extensions)
+        autodocs = {relative: self._autodoc(page.where, page.text, progress, conf)
                     for relative, page in expanded.items()}
         predicted = {}
         for relative, kind, _, _ in pages:
@@ -650,7 +680,7 @@ class _Units:
                     predicted[page].references.extend(
                         cross_references(docstring, module, within))
                 if conf.typehints != "none":
-                    self.references.update(self._rendered_annotations(autodocs[relative]))
+                    self.references.update(self._rendered_annotations(autodocs[relative], conf))
                 self.references.update(self._rendered_bases(autodocs[relative]))
         if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
             expanded_names: Counter = Counter()
@@ -711,7 +741,7 @@ class _Units:
                         placed.append((line, len(placed), draft))
             else:
                 units = markdown.page_units(text, "sphinx", conf.docname(relative))
-                reference = False
+                reference, found = False, {}
             for unit in units:
                 unit = self._with_package_names(unit)
                 # Quoted from the file its lines are in (page_units ends a unit's quoted lines
@@ -730,6 +760,11 @@ class _Units:
                     described.content["in_links"] += linked
                     placed[module] = (at, order, dataclasses.replace(described,
                                                                       heading=unit.heading))
+                    continue
+                if found and unit.title_only:
+                    # On a page autodoc fills, a section rendering nothing but its title is no
+                    # unit: its objects (indexed in its context) and subsections say it all,
+                    # as the rendered site's reader reads that rendered page.
                     continue
                 draft = UnitDraft.of_unit(
                     self.tree, first.source_id, first.sha256, url, unit, reference, linked,

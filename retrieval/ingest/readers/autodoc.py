@@ -84,10 +84,41 @@ def references(text: str, module: str | None = None, within: str | None = None) 
     return counts
 
 
-def annotation_names(signature: str) -> list:
+# A docstring's field of a parameter's or the return's description or type, as Sphinx's
+# typehints extension reads them (`:param str name:`, `:type name:`, `:returns:`, `:rtype:`).
+_FIELD = re.compile(r"^[ \t]*:(param|type|returns?|rtype)\b([^:]*):", re.MULTILINE)
+
+
+def _described(docstring: str) -> tuple:
+    """Return (the names with a description, the names with a type) of a docstring's fields,
+    "return" for the return value's."""
+    described, typed = set(), set()
+    for field, rest in _FIELD.findall(docstring):
+        name = rest.split()[-1] if rest.split() else ""
+        if field == "param" and name:
+            described.add(name)
+            if len(rest.split()) > 1:
+                typed.add(name)
+        elif field == "type" and name:
+            typed.add(name)
+        elif field in ("return", "returns"):
+            described.add("return")
+        elif field == "rtype":
+            typed.add("return")
+    return described, typed
+
+
+def annotation_names(signature: str, documented: str | None = None,
+                     undocumented_return: bool = False) -> list:
     """Return the dotted names a signature's annotations hold (`"Template"`, `t.Optional`,
     `str` of `(self, name: t.Optional[str]) -> "Template"`), each time it is written: autodoc
-    shows each as a link to what it names. A signature Python cannot parse holds none."""
+    shows each as a link to what it names. A signature Python cannot parse holds none.
+
+    documented: the docstring, where autodoc shows only the annotations it documents
+    (autodoc_typehints_description_target "documented": a parameter's where a `:param:` field
+    describes it and no `:type:` gives its type, the return's where a `:returns:` does and no
+    `:rtype:`); undocumented_return ("documented_params"): the return's unless it is None,
+    even undocumented."""
     try:
         tree = ast.parse(f"def f{signature}: pass")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -96,9 +127,18 @@ def annotation_names(signature: str) -> list:
     if not isinstance(function, ast.FunctionDef):
         return []
     arguments = function.args
-    annotations = [argument.annotation for argument in (
-        *arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-        *filter(None, (arguments.vararg, arguments.kwarg)))] + [function.returns]
+    parameters = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                  *filter(None, (arguments.vararg, arguments.kwarg))]
+    returns = function.returns
+    if documented is not None:
+        described, typed = _described(documented)
+        parameters = [argument for argument in parameters
+                      if argument.arg in described and argument.arg not in typed]
+        is_none = isinstance(returns, ast.Constant) and returns.value in (None, "None")
+        shown = "return" in described or (undocumented_return and not is_none)
+        if "return" in typed or not shown:
+            returns = None
+    annotations = [argument.annotation for argument in parameters] + [returns]
     names: list = []
     for annotation in filter(None, annotations):
         names.extend(_names_in(annotation))
@@ -346,9 +386,25 @@ def _names(value: str) -> list:
     return [name.strip() for name in value.split(",") if name.strip()]
 
 
-def resolve(directive: Directive, package) -> list | None:
+@dataclass(frozen=True)
+class Settings:
+    """What of a project's conf.py changes what autodoc documents."""
+
+    # autodoc_inherit_docstrings: an object without a docstring shows its bases' (default).
+    inherit_docstrings: bool = True
+    # pallets_sphinx_themes' autodoc-skip-member handler (skip_internal): a member whose
+    # docstring has a line `:internal:` alone is not documented.
+    skip_internal: bool = False
+
+
+_INTERNAL = re.compile(r"^\s*:internal:\s*$", re.MULTILINE)
+# Sphinx's defaults: what a project whose conf.py says nothing of them gets.
+DEFAULT_SETTINGS = Settings()
+
+
+def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS) -> list | None:
     """Return [Documented] of a directive (the object, then its members), or None if the
-    source defines no object of that name and kind."""
+    source defines no object of that name and kind; settings: the project's."""
     candidates = [directive.name]
     if directive.module and directive.kind != "module":
         candidates.insert(0, f"{directive.module}.{directive.name}")
@@ -363,10 +419,14 @@ def resolve(directive: Directive, package) -> list | None:
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             module, obj = found
             shown_module, shown = package.shown(module, obj)
+            if settings.inherit_docstrings:
+                owner = package.resolve(dotted.rpartition(".")[0]) if "." in dotted else None
+                shown = _inheriting(package, shown_module, shown, owner)
             documented = [Documented(dotted, shown_module, shown, directive,
                                      kind=DIRECTIVE_KINDS.get(directive.kind))]
             if "members" in directive.options:
-                documented.extend(_members(dotted, module, obj, directive, package, top=True))
+                documented.extend(_members(dotted, module, obj, directive, package, top=True,
+                                           settings=settings))
             return documented
     return None
 
@@ -402,9 +462,57 @@ def _member_names(module, obj, options, listed, path: str) -> list:
     return [name for name in obj.members if wanted(name)]
 
 
-def _members(dotted, module, obj, directive, package, top) -> list:
+def _class_alias(package, module, obj) -> tuple:
+    """Return (Module, DocObject) of a class member as autodoc shows it: without a docstring
+    of its own and bound to a class the package defines with one, that class where the member
+    has the class's own name (pytest's `Session.Failed = Failed`: autodoc documents the class
+    there), else documented as "alias of" it (`session_class = SecureCookieSession`: a link
+    to it by the name it is defined at, as autodoc's restify writes it); else as it is."""
+    if obj.docstring is not None or obj.bound is None or obj.kind != ATTRIBUTE:
+        return module, obj
+    found = package.resolve(f"{module.name}.{obj.bound}")
+    if found is None or found[1].kind not in (CLASS, EXCEPTION) or found[1].docstring is None:
+        return module, obj
+    if found[1].name.rpartition(".")[2] == obj.name.rpartition(".")[2]:
+        return found
+    return module, replace(obj, docstring=f"alias of :class:`{found[1].name}`")
+
+
+def _is_value(obj) -> bool:
+    """Tell whether an attribute is a value bound by assignment (a `#:` comment or a string
+    after it its docstring), not a routine or a property (a signature in parentheses)."""
+    return obj.kind in (ATTRIBUTE, DATA) and not obj.signature.startswith("(")
+
+
+def _inheriting(package, module, obj, owner):
+    """Return an object as autodoc shows it where autodoc_inherit_docstrings is on: without a
+    docstring of its own, with the first its class's bases (owner: (Module, DocObject) of the
+    class it is a member of, or None) give a member of its name, or a class with the first
+    its own bases have (Sphinx's getdoc, then inspect.getdoc, looking along the MRO). A value
+    (`closed = False` over a base's documented property) has its type's docstring to getdoc,
+    which autodoc drops: it inherits only a base value's comment or string (the analyzer's
+    attribute docs of each class of the MRO)."""
+    if obj.docstring is not None:
+        return obj
+    if obj.kind in (CLASS, EXCEPTION):
+        found = (base.docstring for _, base in package.bases(module, obj))
+    elif owner is not None and owner[1].kind in (CLASS, EXCEPTION):
+        name = obj.name.rpartition(".")[2]
+        found = (package.shown(base_module, member)[1].docstring
+                 for base_module, base in package.bases(*owner)
+                 for member in [base_module.objects.get(
+                     f"{base.name[len(base_module.name) + 1:]}.{name}")] if member is not None
+                 and (_is_value(member) or not _is_value(obj)))
+    else:
+        return obj
+    docstring = next((text for text in found if text is not None), None)
+    return obj if docstring is None else replace(obj, docstring=docstring)
+
+
+def _members(dotted, module, obj, directive, package, top,
+             settings: Settings = DEFAULT_SETTINGS) -> list:
     """Return the members :members: documents, recursively, in source order (then those of
-    the package's own bases, with :inherited-members:)."""
+    the package's own bases, with :inherited-members:); settings: the project's."""
     options = directive.options
     listed = _names(options["members"]) if top else []
     excluded = set(_names(options.get("exclude-members", "")))
@@ -428,12 +536,17 @@ def _members(dotted, module, obj, directive, package, top) -> list:
                 continue
             done.add(name)  # a class's own definition hides its bases', documented or not
             shown_module, shown = package.shown(member_module, member)
+            shown_module, shown = _class_alias(package, shown_module, shown)
+            if settings.inherit_docstrings:
+                shown = _inheriting(package, shown_module, shown, (owner_module, owner))
             if shown.docstring is None and not undocumented and not listed:
+                continue
+            if settings.skip_internal and _INTERNAL.search(shown.docstring or ""):
                 continue
             found.append(Documented(f"{dotted}.{name}", shown_module, shown, directive))
             if member.kind in (CLASS, EXCEPTION):
                 found.extend(_members(f"{dotted}.{name}", member_module, member, directive,
-                                      package, top=False))
+                                      package, top=False, settings=settings))
     return found
 
 

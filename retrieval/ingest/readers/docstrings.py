@@ -37,6 +37,12 @@ _MAX_HOPS = 16
 # A header longer than this is no signature a reader wants quoted whole; the object is still read.
 _MAX_HEADER_LINES = 60
 _EXCEPTION_BASES = ("Exception", "Error", "Warning")
+# Python's exceptions whose names end otherwise: a class of one is an exception too (autodoc's
+# ExceptionDocumenter takes any BaseException subclass: pytest's `Interrupted(KeyboardInterrupt)`).
+_OTHER_EXCEPTIONS = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit",
+                               "StopIteration", "StopAsyncIteration"})
+# What, called in a class body, binds a method (`name = staticmethod(function)`).
+_METHOD_WRAPPERS = frozenset({"staticmethod", "classmethod"})
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,10 @@ class DocObject:
     # For an undocumented module-level `NAME = other.name` (`Matrix = MutableDenseMatrix`), the
     # name it binds, as written: another name of what that names (PackageSource.resolve).
     alias: str | None = field(default=None, compare=False)
+    # For an undocumented `name = Other` in a class body (`session_class = SecureCookieSession`),
+    # the name it binds, as written: autodoc documents such a member as "alias of" what it names
+    # where that is a documented class.
+    bound: str | None = field(default=None, compare=False)
     # The deprecation its code states (a warning its body gives first thing, a `@deprecated`
     # decorator: code_deprecation.py), whatever its docstring says; None if none.
     deprecation: VersionNote | None = field(default=None, compare=False)
@@ -509,16 +519,26 @@ class _Reader:
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) \
                 else [statement.target]
-            alias = None
-            if not is_class and isinstance(statement.value, (ast.Name, ast.Attribute)):
-                alias = ast.unparse(statement.value)
+            alias = bound = None
+            if isinstance(statement.value, (ast.Name, ast.Attribute)):
+                if is_class:
+                    bound = ast.unparse(statement.value)
+                else:
+                    alias = ast.unparse(statement.value)
+            kind = ATTRIBUTE if is_class else DATA
+            if is_class and isinstance(statement.value, ast.Call) \
+                    and isinstance(statement.value.func, ast.Name) \
+                    and statement.value.func.id in _METHOD_WRAPPERS:
+                # `default = staticmethod(_default)`: a routine of the class, which autodoc
+                # documents as a method (`static default(o)`), not an attribute.
+                kind = METHOD
             for target in targets:
                 if isinstance(target, ast.Name) and target.id != "__all__":
                     found = self._assignment(statement, following, f"{prefix}.{target.id}",
-                                             ATTRIBUTE if is_class else DATA)
+                                             kind)
                     if found is not None and found.docstring is None:
                         found = replace(found, wraps=self._assigned_from(statement, path),
-                                        alias=alias)
+                                        alias=alias, bound=bound)
                     if found is not None:
                         yield target.id, found
 
@@ -649,6 +669,7 @@ class _Reader:
         if isinstance(node, ast.ClassDef):
             self.body(node.body, name, own_path, is_class=True)
             kind = EXCEPTION if any(_base_name(base).endswith(_EXCEPTION_BASES)
+                                    or _base_name(base) in _OTHER_EXCEPTIONS
                                     for base in node.bases) else CLASS
             init = next((s for s in node.body if isinstance(s, ast.FunctionDef)
                          and s.name == "__init__"), None)

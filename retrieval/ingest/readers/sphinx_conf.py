@@ -21,6 +21,8 @@ _DEFAULT_SUFFIXES = {".rst": RST}
 _DEFAULT_ROOT = "index"
 _DEFAULT_TYPEHINTS = "signature"
 _TYPEHINTS = frozenset({"signature", "description", "both", "none"})
+_DEFAULT_TYPEHINTS_TARGET = "all"
+_TYPEHINTS_TARGETS = frozenset({"all", "documented", "documented_params"})
 # Extensions that register Markdown (.md) as a source suffix of their own.
 _MARKDOWN_EXTENSIONS = frozenset({"myst_parser", "myst_nb", "recommonmark"})
 # What a source_suffix dict names the Markdown parser by (Sphinx's file types).
@@ -48,8 +50,15 @@ class SphinxConf:
     # autodoc_typehints: where autodoc shows a signature's annotations (each a link to what
     # it names), "signature" (the default), "description", "both", or "none": nowhere.
     typehints: str = _DEFAULT_TYPEHINTS
+    # autodoc_typehints_description_target: which annotations a "description" shows, "all"
+    # (the default), "documented" (those of the parameters and return the docstring
+    # describes) or "documented_params" (those, and the return's unless it is None).
+    typehints_target: str = _DEFAULT_TYPEHINTS_TARGET
     # smartquotes: whether Sphinx educates the text it renders (its SmartQuotes transform).
     smartquotes: bool = True
+    # autodoc_inherit_docstrings: whether autodoc shows, for an object without a docstring of
+    # its own, the one its bases give the same name (its default, True).
+    inherit_docstrings: bool = True
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -223,6 +232,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     root = known.get("root_doc", known.get("master_doc"))
     baseurl = known.get("html_baseurl")
     typehints = known.get("autodoc_typehints")
+    target = known.get("autodoc_typehints_description_target")
     types = object_types(tree)
     for name in extensions:
         module_text = local_module(name) if local_module is not None else None
@@ -237,7 +247,9 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
             path for name in _NOT_SOURCE_PATHS for path in _folders(_listed(tree, name))),
         object_types=types, module_prefixes=_prefixes(known.get(_PREFIXES), extensions),
         typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS,
-        smartquotes=known.get("smartquotes") is not False)
+        typehints_target=target if target in _TYPEHINTS_TARGETS else _DEFAULT_TYPEHINTS_TARGET,
+        smartquotes=known.get("smartquotes") is not False,
+        inherit_docstrings=known.get("autodoc_inherit_docstrings") is not False)
 
 
 # zzzeeksphinx's setting of reference prefixes, read where the extension is used.

@@ -385,4 +385,20 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
         noindex=owner.noindex, names=" ".join(owner.names), name=" ".join(owner.bare_names),
         signature=owner.signature, body="\n".join(owner.body), code="\n".join(owner.code),
         context=owner.context, notes=rst_notes("\n\n".join(owner.prose)),
-        hidden=any(line in piece for line in owner.hidden))
+        hidden=any(line in piece for line in owner.hidden),
+        title_only=owner.kind == SECTION and bool(owner.title)
+        and _renders_title_only(owner.prose))
+
+
+# A line that renders no text: blank, an adornment, a label, a `currentmodule`, `module` or
+# `index` directive or an option of one.
+_RENDERS_NOTHING = re.compile(
+    r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*|index::.*)"
+    r"|:[\w-]+:.*|([^\w\s])\1*)?[ \t]*\r?")
+
+
+def _renders_title_only(prose: list) -> bool:
+    """Tell whether a section's prose (its chunks of reST) renders its title alone."""
+    lines = [line for chunk in prose for line in chunk.split("\n")
+             if not _RENDERS_NOTHING.fullmatch(line)]
+    return len(lines) <= 1
