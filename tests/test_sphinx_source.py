@@ -595,6 +595,31 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual((units["demo.Cache.load"], units["demo.Cache.dump"]), (1, 2))
         self.assertEqual(units["demo.Engine.start"], 1)
 
+    def test_an_object_without_a_body_is_described_by_the_text_after_it(self):
+        # Django's sources describe an object unindented after its directive: Sphinx renders
+        # `<dd></dd>` and the text in the section; the rendered site's reader gives that text,
+        # up to the next section or object, to the object too (html_page.py), the section
+        # keeping it. An object with a body of its own is its body only.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Fields\n======\n\n``TimeField``\n-------------\n\n"
+            ".. class:: TimeField(**options)\n\nA time of day::\n\n    TimeField()\n\n"
+            "It is clean.\n\n.. method:: clean()\n\n   Cleans.\n\nAfter clean.\n\n"
+            "``DateField``\n-------------\n\n.. class:: DateField\n\n"
+            "   .. attribute:: auto_now\n\n   Now, in the class.\n\nA date.\n")})
+        units = {unit["url"].removeprefix(DOCS + "index.html#"): unit["text"]
+                 for unit in contents(self.root, "doc")}
+        described = ".. class:: TimeField(**options)\n\nA time of day::\n\n    TimeField()" \
+                    "\n\nIt is clean."
+        self.assertEqual(units, {
+            "fields": "Fields\n======",
+            "timefield": "``TimeField``\n-------------\n\n" + described,
+            "TimeField": described,
+            "clean": ".. method:: clean()\n\n   Cleans.",
+            "datefield": "``DateField``\n-------------",
+            "DateField": ".. class:: DateField\n\n   .. attribute:: auto_now\n\n"
+                         "   Now, in the class.",
+            "DateField.auto_now": "   .. attribute:: auto_now\n\n   Now, in the class."})
+
     def test_show_inheritance_links_each_base_a_class_names(self):
         # autodoc's "Bases: PytestWarning" of `:show-inheritance:` (pytest's warnings), a link
         # to each base the class names (its own bases', not); none without the option.

@@ -116,6 +116,7 @@ class _Owner:
     code: list = field(default_factory=list)
     prose: list = field(default_factory=list)  # its prose's reST, as written: its notes'
     hidden: list = field(default_factory=list)  # line indices of prose hiding prose (hidden.py)
+    around: "_Owner | None" = None  # an object's: the section or object its directive is in
 
 
 @dataclass
@@ -277,6 +278,14 @@ class _UnitReader(RstReader):
                 found.append((match.group(0), text[match.end():].strip()))
         return found
 
+    def around(self) -> _Owner | None:
+        """Return the section or object around the current object's directive."""
+        for scope in reversed(self.scopes[:-1]):
+            owner = getattr(scope, "owner", None)
+            if isinstance(owner, _Owner):
+                return owner
+        return self.section
+
     def owner(self) -> _Owner | None:
         """Return the object or section that owns the current unit."""
         for scope in reversed(self.scopes):
@@ -287,7 +296,8 @@ class _UnitReader(RstReader):
 
 
 def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECTIVES,
-               breaks: tuple = (), code: dict | None = None) -> list:
+               breaks: tuple = (), code: dict | None = None,
+               described_after: bool = False) -> list:
     """Split one reST source into units, anchored and named from its rendered page.
 
     A page read with its includes expanded (formats/sphinx_include.py) gives breaks, the sorted
@@ -295,11 +305,18 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
     at the next (its words past it are indexed all the same, as those past its first piece
     are); and code, {line index of a literal include: the code it shows}, indexed as code of
     the unit it is in.
+
+    described_after: an object directive with no body of its own (Django's and pytest's
+    sources describe an object unindented after its directive: Sphinx renders `<dd></dd>`) is
+    described by the text that follows it in the enclosing section or object, up to the next
+    section or object, as the rendered site's reader (html_page.py) reads that page; the
+    enclosing one keeps that text too, its run of lines going on past the directive.
     """
     lines = text.split("\n")
     reader = _UnitReader(lines, page, directives)
     literal = LiteralBlocks()
     current = None
+    describing: _Owner | None = None  # an object without a body: what follows describes it
     for unit, indent in reader_units(lines, reader):
         is_code = literal.enter(lines, unit, indent)
         if not reader.read(lines, unit):
@@ -308,27 +325,50 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
         if owner is None:  # text before the first title: the page's own section
             reader.section = owner = _Owner(SECTION, unit.start, "", None)
             reader.owners.append(owner)
+        head = owner.kind not in (SECTION, _HIDDEN) and unit.start == owner.head
+        if head:
+            owner.around = reader.around()
+        if described_after:
+            # A unit in an object's body (its text, or an object inside it) ends the run of
+            # the section or object around the object; a bodyless one's text is that one's.
+            inside = owner.around if head else owner
+            if inside is not None and inside.around is not None:
+                inside.around.run_open = False
+        if describing is not None and owner is not describing.around:
+            describing.run_open = False
+            describing = None
         if current is not None and current is not owner:
-            current.run_open = False
+            if described_after and current.around is owner and not current.body \
+                    and not current.code:
+                describing = current  # undescribed: the text after it describes it
+            elif not (described_after and head and owner.around is current):
+                current.run_open = False
         current = owner
-        if owner.run_open:
-            owner.first_run_end = unit.stop
-        chunk = "\n".join(lines[unit.start:unit.stop])
-        if code and unit.start in code:
-            owner.code.append(code[unit.start])
-        if is_code:
-            owner.code.append(chunk)
-        elif unit.start == owner.head and owner.kind != SECTION:
-            pass  # signatures and options: indexed as names and signature, not as prose
-        else:
-            owner.body.append(plain_text(chunk))
-            owner.prose.append(chunk)
-            if hidden_in_markup(chunk):  # a raw HTML comment or invisible element
-                owner.hidden.append(unit.start)
+        for each in (owner, describing):
+            if each is not None:
+                if each.run_open:
+                    each.first_run_end = unit.stop
+                _read_into(each, lines, unit, is_code, code)
         literal.leave(lines, unit, indent, is_code)
     return [_unit(lines, owner, _quoted_end(lines, owner.head, owner.first_run_end, breaks))
             for owner in reader.owners
             if owner.first_run_end is not None and owner.kind != _HIDDEN]
+
+
+def _read_into(owner: _Owner, lines: list, unit: range, is_code: bool, code: dict | None):
+    """Add a unit's text to an owner's: as code, as its signature (its head), or as prose."""
+    chunk = "\n".join(lines[unit.start:unit.stop])
+    if code and unit.start in code:
+        owner.code.append(code[unit.start])
+    if is_code:
+        owner.code.append(chunk)
+    elif unit.start == owner.head and owner.kind != SECTION:
+        pass  # signatures and options: indexed as names and signature, not as prose
+    else:
+        owner.body.append(plain_text(chunk))
+        owner.prose.append(chunk)
+        if hidden_in_markup(chunk):  # a raw HTML comment or invisible element
+            owner.hidden.append(unit.start)
 
 
 def _quoted_end(lines: list, head: int, end: int, breaks: tuple) -> int:
