@@ -557,6 +557,38 @@ class GeneratedPagesTest(unittest.TestCase):
             self.assertEqual((unit["title"], unit["url"]),
                              (shown, DOCS + "index.html#the-camelcase-types-as-is"), conf)
 
+    def test_an_extlinks_role_in_a_title_is_its_caption(self):
+        # sphinx.ext.extlinks renders `:cve:`2022-28346`` as its caption "CVE-%s" with the
+        # target in, a caption without `%s` as a prefix (Sphinx 4 and 5), none as the URL, an
+        # explicit title as itself: the section's title and its id are of that text (Django's
+        # security archive, `<section id="april-11-2022-cve-2022-28346">`).
+        conf = ('extensions = ["sphinx.ext.extlinks"]\nextlinks = {\n'
+                '    "cve": ("https://cve.example/%s", "CVE-%s"),\n'
+                '    "ticket": ("https://tickets.example/%s", "#"),\n'
+                '    "pr": ("https://pr.example/%s", None)}\n')
+        page = ("Demo\n====\n\nApril 11, 2022 - :cve:`2022-28346`\n"
+                "-----------------------------------\n\nFixed, see :ticket:`31056`.\n\n"
+                "Fix :ticket:`31056` and :pr:`7`\n--------------------------------\n\nText.\n\n"
+                "Fixed in :cve:`the release <2022-1>`\n------------------------------------\n\n"
+                "Text.\n")
+        for text, found in (
+                (conf, [("#demo", "Demo"),
+                        ("#april-11-2022-cve-2022-28346", "April 11, 2022 - CVE-2022-28346"),
+                        ("#fix-31056-and-https-pr-example-7",
+                         "Fix #31056 and https://pr.example/7"),
+                        ("#fixed-in-the-release", "Fixed in the release")]),
+                ("", [("#demo", "Demo"), ("#april-11-2022-2022-28346", "April 11, 2022 - "
+                                          "2022-28346"),
+                      ("#fix-31056-and-7", "Fix 31056 and 7"),
+                      ("#fixed-in-the-release", "Fixed in the release")])):
+            root = temporary_directory(self)
+            write(root, {"doc/conf.py": text, "doc/index.rst": page})
+            units = contents(root, "doc")
+            self.assertEqual([(unit["url"].removeprefix(DOCS + "index.html"), unit["title"])
+                              for unit in units], found, text)
+            if text:  # in its text too
+                self.assertIn("Fixed, see #31056.", units[1]["fields"]["body"])
+
     def test_a_titles_literals_and_python_references_as_sphinx_shows_them(self):
         # An inline literal is its text as written (``__len__()``, no `__` read as a link);
         # a Python reference as PyXRefRole renders it: `()` after a function or method, a

@@ -50,6 +50,8 @@ class SphinxConf:
     typehints: str = _DEFAULT_TYPEHINTS
     # smartquotes: whether Sphinx educates the text it renders (its SmartQuotes transform).
     smartquotes: bool = True
+    # sphinx.ext.extlinks' roles: ((role, URL pattern, caption pattern or None), ...).
+    extlinks: tuple = ()
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -237,7 +239,50 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
             path for name in _NOT_SOURCE_PATHS for path in _folders(_listed(tree, name))),
         object_types=types, module_prefixes=_prefixes(known.get(_PREFIXES), extensions),
         typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS,
-        smartquotes=known.get("smartquotes") is not False)
+        smartquotes=known.get("smartquotes") is not False,
+        extlinks=_extlinks(known.get("extlinks"), extensions))
+
+
+def _extlinks(value, extensions: tuple) -> tuple:
+    if "sphinx.ext.extlinks" not in extensions or not isinstance(value, dict):
+        return ()
+    return tuple((role, link[0], link[1]) for role, link in value.items()
+                 if isinstance(role, str) and isinstance(link, (tuple, list))
+                 and len(link) == 2 and isinstance(link[0], str)
+                 and (link[1] is None or isinstance(link[1], str)))
+
+
+_EXTLINK = re.compile(r":([\w-]+):`([^`]*)`")
+_EXPLICIT_TITLE = re.compile(r"(.+?)\s*<(.*?)>", re.S)
+
+
+def _expanded(pattern: str, part: str) -> str:
+    # extlinks' %-formatting; a pattern without `%s` is a prefix (Sphinx 4 and 5 kept the
+    # older form so, warning).
+    try:
+        return pattern % part
+    except (TypeError, ValueError):
+        return pattern + part
+
+
+def shown_extlinks(text: str, extlinks: tuple) -> str:
+    """Return reST text with each extlinks role as Sphinx renders it: its explicit title, else
+    its caption with the target in (`:cve:`2022-28346`` with caption "CVE-%s" is
+    "CVE-2022-28346"), else (no caption) its URL."""
+    if not extlinks:
+        return text
+    links = {role: (base, caption) for role, base, caption in extlinks}
+
+    def shown(match) -> str:
+        link = links.get(match.group(1))
+        if link is None:
+            return match.group(0)
+        explicit = _EXPLICIT_TITLE.fullmatch(match.group(2))
+        if explicit is not None:
+            return explicit.group(1)
+        base, caption = link
+        return _expanded(base if caption is None else caption, match.group(2))
+    return _EXTLINK.sub(shown, text)
 
 
 # zzzeeksphinx's setting of reference prefixes, read where the extension is used.

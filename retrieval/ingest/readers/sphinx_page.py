@@ -35,6 +35,7 @@ from .rst import (
     plain_text,
     rst_units,
 )
+from .sphinx_conf import shown_extlinks
 
 # Directives whose body is code, not prose.
 _CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
@@ -61,6 +62,7 @@ class Directives:
     targets: frozenset = frozenset()  # crossref targets (Django's `setting`): read as labels
     hidden: frozenset = frozenset()  # autodoc directives: their units come from elsewhere
     glossary: bool = False  # a `.. glossary::`'s entries: a unit each, at its terms' ids
+    extlinks: tuple = ()  # sphinx.ext.extlinks' roles (SphinxConf.extlinks): shown as captions
 
 
 class GlossaryBody:
@@ -90,8 +92,9 @@ NO_DIRECTIVES = Directives()
 _SHORTENED_TARGET = re.compile(r"`~(?:\w+\.)*(\w+)")
 
 
-def _folded(title: str) -> str:
+def _folded(title: str, extlinks: tuple = ()) -> str:
     """Return a source title as it is compared with the rendered titles: its words only."""
+    title = shown_extlinks(title, extlinks)
     return _NOT_WORD.sub("", plain_text(_SHORTENED_TARGET.sub(r"`\1", title)).casefold())
 
 
@@ -155,7 +158,7 @@ class _UnitReader(RstReader):
     # -- matching with the rendered page ----------------------------------------------------
 
     def _rendered_section(self, title: str):
-        folded = _folded(title)
+        folded = _folded(title, self.directives.extlinks)
         return self._sections.take(
             lambda section: _NOT_WORD.sub("", (section.parsed or section.title).casefold())
             == folded)
@@ -348,15 +351,17 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
             if each is not None:
                 if each.run_open:
                     each.first_run_end = unit.stop
-                _read_into(each, lines, unit, is_code, code)
+                _read_into(each, lines, unit, is_code, code, directives.extlinks)
         literal.leave(lines, unit, indent, is_code)
     return [_unit(lines, owner, _quoted_end(lines, owner.head, owner.first_run_end, breaks))
             for owner in reader.owners
             if owner.first_run_end is not None and owner.kind != _HIDDEN]
 
 
-def _read_into(owner: _Owner, lines: list, unit: range, is_code: bool, code: dict | None):
-    """Add a unit's text to an owner's: as code, as its signature (its head), or as prose."""
+def _read_into(owner: _Owner, lines: list, unit: range, is_code: bool, code: dict | None,
+               extlinks: tuple):
+    """Add a unit's text to an owner's: as code, as its signature (its head), or as prose (an
+    extlinks role read as its caption shows it)."""
     chunk = "\n".join(lines[unit.start:unit.stop])
     if code and unit.start in code:
         owner.code.append(code[unit.start])
@@ -365,7 +370,7 @@ def _read_into(owner: _Owner, lines: list, unit: range, is_code: bool, code: dic
     elif unit.start == owner.head and owner.kind != SECTION:
         pass  # signatures and options: indexed as names and signature, not as prose
     else:
-        owner.body.append(plain_text(chunk))
+        owner.body.append(plain_text(shown_extlinks(chunk, extlinks)))
         owner.prose.append(chunk)
         if hidden_in_markup(chunk):  # a raw HTML comment or invisible element
             owner.hidden.append(unit.start)

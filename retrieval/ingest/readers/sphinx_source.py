@@ -50,7 +50,7 @@ from .rst import (
     is_explicit_markup,
 )
 from .smartquotes import educate
-from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf
+from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf, shown_extlinks
 from .sphinx_page import (
     STD_NAME,
     Directives,
@@ -171,7 +171,8 @@ def directives_of(conf: SphinxConf) -> Directives:
     both = {f"std:{name}" for name in objects | targets}
     return Directives(frozenset(objects | {name for name in both if name[4:] in objects}),
                       frozenset(targets | {name for name in both if name[4:] in targets}),
-                      frozenset(hidden | {f"py:{name}" for name in hidden}), glossary=True)
+                      frozenset(hidden | {f"py:{name}" for name in hidden}), glossary=True,
+                      extlinks=conf.extlinks)
 
 
 @dataclass
@@ -273,7 +274,7 @@ class _Predictor(RstReader):
             # Sphinx's make_id("term", text) of each term (a synonym too), in document order.
             signatures = []
             for term in terms:
-                text = title_text(term)
+                text = title_text(shown_extlinks(term, self.directives.extlinks))
                 term_id = self._object_id("term", text)
                 self.targets.setdefault(("term", text.lower()), term_id)
                 signatures.append((term_id, text))
@@ -373,6 +374,7 @@ class _Predictor(RstReader):
     # -- RstReader hooks ----------------------------------------------------------------------
 
     def on_section(self, title, after_label):
+        title = shown_extlinks(title, self.directives.extlinks)  # an extlink is its caption
         super().on_section(title, after_label)
         lines, unit = self.lines, self._unit
         overline = len(unit) >= 3 and lines[unit.start + 1].strip() == title \
