@@ -243,6 +243,21 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(in_links["Install"], 0)
         self.assertEqual((in_links["Usage notes"], in_links["Queues"]), (1, 0))
 
+    def test_a_crossref_target_above_a_title_whose_id_is_taken_is_where_it_is(self):
+        # A crossref type's target (`.. setting:: TIME_ZONE`) is a target node as a label is:
+        # above a title whose id an earlier title took (Django's second "TIME_ZONE"), the
+        # section is rendered at the target's id, its own idN after it
+        # (`<section id="std-setting-TIME_ZONE"><span id="id1">`), and linked there.
+        write(self.root, {"doc/build/ref/settings.txt": (
+            "Settings\n========\n\nSee :setting:`TIME_ZONE`.\n\n"
+            ".. setting:: DATABASE-TIME_ZONE\n\n``TIME_ZONE``\n-------------\n\nOf a database.\n\n"
+            ".. setting:: TIME_ZONE\n\n``TIME_ZONE``\n-------------\n\nThe site's.\n")})
+        units = [(unit["url"].removeprefix(DOCS + "ref/settings.html"), unit["in_links"])
+                 for unit in contents(self.root, "doc")
+                 if unit["url"].startswith(DOCS + "ref/settings.html")]
+        self.assertEqual(units, [("#settings", 1), ("#time-zone", 0),
+                                 ("#std-setting-TIME_ZONE", 1)])
+
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's
         # `<nav class="contents">` does: a `:local:` one its section's subsections, to :depth:.

@@ -401,7 +401,7 @@ class _Predictor(RstReader):
         # above it, the nearest first (pytest's `.. _`recording warnings`:` then `.. _recwarn:`
         # give `<section id="recwarn"><span id="recording-warnings"><span id="id3">`).
         title_id = make_id(text)
-        labels = [own for _, own, key in self._pending if key is None]
+        labels = [own for _, own, _ in self._pending]  # a crossref target is one too
         labelled = labels[-1] if labels and (not title_id or title_id in self.ids) else None
         own = self.document.auto() if labelled is not None else self.document.named(text)
         # A title whose name another target has (a label `.. _aiomysql:` above "aiomysql", an
