@@ -558,6 +558,21 @@ class GeneratedPagesTest(unittest.TestCase):
                           for unit in contents(self.root, "doc")],
                          ["#demo", "#recwarn", "#other"])
 
+    def test_an_anonymous_targets_short_form_takes_an_id_as_the_long_one_does(self):
+        # docutils' `__ URL` is `.. __: URL`: an anonymous target, given the next idN of the
+        # counter a repeated title's id comes from (Django's design philosophies: the second
+        # "Loose coupling" is `#id8`, one after); its reference (`text`__) takes none.
+        for target, repeated in (("__ https://elsewhere.example/", "#id2"),
+                                 (".. __: https://elsewhere.example/", "#id2"),
+                                 ("Nothing anonymous.", "#id1")):
+            root = temporary_directory(self)
+            write(root, {"doc/conf.py": "", "doc/index.rst": (
+                "Demo\n====\n\nSee `this`__.\n\n" + target + "\n\nUsage\n-----\n\nA.\n\n"
+                "More\n----\n\nUsage\n~~~~~\n\nB.\n")})
+            self.assertEqual([unit["url"].removeprefix(DOCS + "index.html")
+                              for unit in contents(root, "doc")],
+                             ["#demo", "#usage", "#more", repeated], target)
+
     def test_a_title_is_shown_as_smartquotes_renders_it(self):
         # Sphinx's SmartQuotes (on unless conf.py says `smartquotes = False`): quotes curled,
         # "--" an en dash, "..." an ellipsis, in a title's text, not its literals

@@ -143,6 +143,8 @@ _NAMED_LINK = re.compile(r"(?<![:`\w])`([^`<]+?)\s*<[^`>]+>`_(?!_)")
 _FOOTNOTE_REF = re.compile(r"\[(?:#[\w-]*|\*|[0-9]+|[A-Za-z][\w.-]*)\]_")
 _EXPLICIT_TARGET = re.compile(r"\.\.[ \t]+_(`[^`]+`|[^`:][^:]*):(?:[ \t]+(.*))?")
 _FOOTNOTE = re.compile(r"\.\.[ \t]+\[([^\]]+)\](?:[ \t].*)?")
+# docutils' short form of an anonymous target (its Body state's `anonymous` pattern).
+_ANONYMOUS_TARGET = re.compile(r"__(?: +|$)")
 # A hyperlink reference to a name of the page (`.parents`_: a section title or a label on it),
 # not a named link with its URL (`text <url>`_), nor an anonymous one (`text`__).
 _INTERNAL_REF = re.compile(r"(?<![:`\w])`([^`<]+?)`_(?!_)")
@@ -263,6 +265,8 @@ class _Predictor(RstReader):
         if not is_code:
             if is_explicit_markup(head):
                 self._explicit(head.strip(), unit, titled)
+            elif _ANONYMOUS_TARGET.match(head.strip()):
+                self.document.auto()  # `__ URL`: an anonymous target, as `.. __: URL` is
             else:
                 self._inline("\n".join(self.lines[unit.start:unit.stop]))
                 if _section_title(self.lines, unit) is None and not all(
