@@ -561,8 +561,11 @@ class GeneratedPagesTest(unittest.TestCase):
     def test_an_anonymous_targets_short_form_takes_an_id_as_the_long_one_does(self):
         # docutils' `__ URL` is `.. __: URL`: an anonymous target, given the next idN of the
         # counter a repeated title's id comes from (Django's design philosophies: the second
-        # "Loose coupling" is `#id8`, one after); its reference (`text`__) takes none.
+        # "Loose coupling" is `#id8`, one after), each of several lines of them too; its
+        # reference (`text`__) takes none.
         for target, repeated in (("__ https://elsewhere.example/", "#id2"),
+                                 ("__ https://one.example/\n__ https://two.example/\n"
+                                  ".. _named: https://named.example/", "#id3"),
                                  (".. __: https://elsewhere.example/", "#id2"),
                                  ("Nothing anonymous.", "#id1")):
             root = temporary_directory(self)

@@ -266,7 +266,7 @@ class _Predictor(RstReader):
             if is_explicit_markup(head):
                 self._explicit(head.strip(), unit, titled)
             elif _ANONYMOUS_TARGET.match(head.strip()):
-                self.document.auto()  # `__ URL`: an anonymous target, as `.. __: URL` is
+                self._targets(unit)
             else:
                 self._inline("\n".join(self.lines[unit.start:unit.stop]))
                 if _section_title(self.lines, unit) is None and not all(
@@ -285,6 +285,20 @@ class _Predictor(RstReader):
             self.objects.append(RenderedObject(GLOSSARY_TERM, signatures, STANDARD_DOMAIN))
             self.open_body(indentation(head), self.anchor)
         return kept
+
+    def _targets(self, unit: range):
+        """Read a unit of `__ URL` lines (docutils' short form of `.. __: URL`, an anonymous
+        target taking the next idN) and explicit targets, each line at the unit's indentation
+        an element of its own."""
+        indent = indentation(self.lines[unit.start])
+        starts = [i for i in unit if self.lines[i].strip()
+                  and indentation(self.lines[i]) == indent]
+        for i, stop in zip(starts, [*starts[1:], unit.stop], strict=True):
+            line = self.lines[i].strip()
+            if _ANONYMOUS_TARGET.match(line):
+                self.document.auto()
+            elif is_explicit_markup(line):
+                self._explicit(line, range(i, stop))
 
     def _explicit(self, head: str, unit: range, titled: RenderedSection | None = None):
         target = _EXPLICIT_TARGET.fullmatch(head)
