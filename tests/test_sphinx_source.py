@@ -576,6 +576,17 @@ class GeneratedPagesTest(unittest.TestCase):
                               for unit in contents(root, "doc")],
                              ["#demo", "#usage", "#more", repeated], target)
 
+    def test_a_title_with_an_inline_literal_like_a_link_target_is_its_sections(self):
+        # ``<label>`` in a title is a literal, no `text <target>`: the section is matched with
+        # its title's rendering, at its title's id (its label a span inside), and shown so.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. _configuring-label:\n\n"
+            "Configuring ``id`` and ``<label>`` tags\n---------------------------------------\n"
+            "\nText.\n")})
+        self.assertEqual([(unit["url"].removeprefix(DOCS + "index.html"), unit["title"])
+                          for unit in contents(self.root, "doc")][-1],
+                         ("#configuring-id-and-label-tags", "Configuring id and <label> tags"))
+
     def test_a_title_is_shown_as_smartquotes_renders_it(self):
         # Sphinx's SmartQuotes (on unless conf.py says `smartquotes = False`): quotes curled,
         # "--" an en dash, "..." an ellipsis, in a title's text, not its literals

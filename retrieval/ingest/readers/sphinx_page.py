@@ -90,12 +90,16 @@ NO_DIRECTIVES = Directives()
 # A role's `~dotted.name` target: Sphinx shows its last component only (`find_one()` for
 # :meth:`~pymongo.collection.Collection.find_one`), so a title is matched by that.
 _SHORTENED_TARGET = re.compile(r"`~(?:\w+\.)*(\w+)")
+_INLINE_LITERAL = re.compile(r"``(.+?)``")
 
 
 def _folded(title: str, extlinks: tuple = ()) -> str:
-    """Return a source title as it is compared with the rendered titles: its words only."""
-    title = shown_extlinks(title, extlinks)
-    return _NOT_WORD.sub("", plain_text(_SHORTENED_TARGET.sub(r"`\1", title)).casefold())
+    """Return a source title as it is compared with the rendered titles: its words only, an
+    inline literal's as written (``<label>`` is no `text <target>`)."""
+    parts = _INLINE_LITERAL.split(shown_extlinks(title, extlinks))  # odd: a literal's text
+    return _NOT_WORD.sub("", "".join(
+        part if odd % 2 else plain_text(_SHORTENED_TARGET.sub(r"`\1", part))
+        for odd, part in enumerate(parts)).casefold())
 
 
 @dataclass
