@@ -587,6 +587,35 @@ class GeneratedPagesTest(unittest.TestCase):
                           for unit in contents(self.root, "doc")][-1],
                          ("#configuring-id-and-label-tags", "Configuring id and <label> tags"))
 
+    def test_a_python_objects_id_as_sphinx_reads_its_signature_and_module(self):
+        # An empty `:module:` is no module: the name as written is the full name (Django's
+        # `.. data:: django.db.models.signals.post_init` with `:module:`, under `.. module::
+        # django.db.models.signals`); a signature py_sig_re does not read (`lookup_name =
+        # 'day'`, a colon after the parameters) is shown as written, with no id of its own:
+        # linked at its section, as the rendered site's reader links an object without one.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. module:: demo.signals\n\n"
+            ".. data:: demo.signals.post_init\n   :module:\n\n   Sent after.\n\n"
+            ".. data:: pre_init\n\n   Sent before.\n\n"
+            ".. class:: ExtractDay(expression)\n\n   .. attribute:: lookup_name = 'day'\n\n"
+            "      The day.\n\n   .. method:: has_perm(perm):\n\n      Tell.\n")})
+        self.assertEqual([unit["url"].removeprefix(DOCS + "index.html")
+                          for unit in contents(self.root, "doc")],
+                         ["#module-demo.signals", "#demo.signals.post_init",
+                          "#demo.signals.pre_init", "#demo.signals.ExtractDay",
+                          "#module-demo.signals", "#module-demo.signals"])
+
+    def test_a_directive_in_a_literal_block_is_code(self):
+        # An example of markup (`::` then `.. function:: make_toast()`) is code, as Sphinx
+        # renders it: no object, no section, its lines the text around it.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\nWrite::\n\n    .. function:: make_toast()\n\n"
+            "        Make toast.\n\n    Heading\n    -------\n\nThen build.\n")})
+        units = contents(self.root, "doc")
+        self.assertEqual([unit["url"].removeprefix(DOCS + "index.html") for unit in units],
+                         ["#demo"])
+        self.assertIn("make_toast", units[0]["fields"]["code"])
+
     def test_a_title_is_shown_as_smartquotes_renders_it(self):
         # Sphinx's SmartQuotes (on unless conf.py says `smartquotes = False`): quotes curled,
         # "--" an en dash, "..." an ellipsis, in a title's text, not its literals

@@ -304,7 +304,7 @@ class _UnitReader(RstReader):
 
 def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECTIVES,
                breaks: tuple = (), code: dict | None = None,
-               described_after: bool = False) -> list:
+               predicted: bool = False) -> list:
     """Split one reST source into units, anchored and named from its rendered page.
 
     A page read with its includes expanded (formats/sphinx_include.py) gives breaks, the sorted
@@ -313,11 +313,13 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
     are); and code, {line index of a literal include: the code it shows}, indexed as code of
     the unit it is in.
 
-    described_after: an object directive with no body of its own (Django's and pytest's
-    sources describe an object unindented after its directive: Sphinx renders `<dd></dd>`) is
-    described by the text that follows it in the enclosing section or object, up to the next
-    section or object, as the rendered site's reader (html_page.py) reads that page; the
-    enclosing one keeps that text too, its run of lines going on past the directive.
+    predicted: the page is one sphinx_source.py predicted (a docs folder without its rendered
+    site), read as the rendered site's reader (html_page.py) reads the page Sphinx renders:
+    an object directive with no body of its own (Django's and pytest's sources describe an
+    object unindented after its directive: Sphinx renders `<dd></dd>`) is described by the
+    text that follows it in the enclosing section or object, up to the next section or object,
+    the enclosing one keeping that text too, its run of lines going on past the directive; a
+    literal block's lines are code, never markup (a directive shown in an example).
     """
     lines = text.split("\n")
     reader = _UnitReader(lines, page, directives)
@@ -326,7 +328,7 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
     describing: _Owner | None = None  # an object without a body: what follows describes it
     for unit, indent in reader_units(lines, reader):
         is_code = literal.enter(lines, unit, indent)
-        if not reader.read(lines, unit):
+        if not (predicted and is_code) and not reader.read(lines, unit):
             continue
         owner = reader.owner()
         if owner is None:  # text before the first title: the page's own section
@@ -335,7 +337,7 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
         head = owner.kind not in (SECTION, _HIDDEN) and unit.start == owner.head
         if head:
             owner.around = reader.around()
-        if described_after:
+        if predicted:
             # A unit in an object's body (its text, or an object inside it) ends the run of
             # the section or object around the object; a bodyless one's text is that one's.
             inside = owner.around if head else owner
@@ -345,10 +347,10 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
             describing.run_open = False
             describing = None
         if current is not None and current is not owner:
-            if described_after and current.around is owner and not current.body \
+            if predicted and current.around is owner and not current.body \
                     and not current.code:
                 describing = current  # undescribed: the text after it describes it
-            elif not (described_after and head and owner.around is current):
+            elif not (predicted and head and owner.around is current):
                 current.run_open = False
         current = owner
         for each in (owner, describing):

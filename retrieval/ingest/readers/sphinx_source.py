@@ -143,6 +143,8 @@ _NAMED_LINK = re.compile(r"(?<![:`\w])`([^`<]+?)\s*<[^`>]+>`_(?!_)")
 _FOOTNOTE_REF = re.compile(r"\[(?:#[\w-]*|\*|[0-9]+|[A-Za-z][\w.-]*)\]_")
 _EXPLICIT_TARGET = re.compile(r"\.\.[ \t]+_(`[^`]+`|[^`:][^:]*):(?:[ \t]+(.*))?")
 _FOOTNOTE = re.compile(r"\.\.[ \t]+\[([^\]]+)\](?:[ \t].*)?")
+# Sphinx's py_sig_re: the signatures of a Python object it gives an id.
+_PY_SIGNATURE = re.compile(r"([\w.]*\.)?(\w+)\s*(?:\(\s*(.*)\s*\)(?:\s*->\s*(.*))?)?")
 # docutils' short form of an anonymous target (its Body state's `anonymous` pattern).
 _ANONYMOUS_TARGET = re.compile(r"__(?: +|$)")
 # A hyperlink reference to a name of the page (`.parents`_: a section title or a label on it),
@@ -262,18 +264,19 @@ class _Predictor(RstReader):
         # The section whose title the previous unit was: what this one is first in, if any.
         titled, self._titled = self._titled, None
         head = self.lines[unit.start]
-        if not is_code:
-            if is_explicit_markup(head):
-                self._explicit(head.strip(), unit, titled)
-            elif _ANONYMOUS_TARGET.match(head.strip()):
-                self._targets(unit)
-            else:
-                self._inline("\n".join(self.lines[unit.start:unit.stop]))
-                if _section_title(self.lines, unit) is None and not all(
-                        set(self.lines[i].strip()) <= _ADORNMENT for i in unit):
-                    self._settle_targets()
+        if is_code:
+            return True  # a literal block's lines: code, never markup (page_units' predicted)
+        if is_explicit_markup(head):
+            self._explicit(head.strip(), unit, titled)
+        elif _ANONYMOUS_TARGET.match(head.strip()):
+            self._targets(unit)
+        else:
+            self._inline("\n".join(self.lines[unit.start:unit.stop]))
+            if _section_title(self.lines, unit) is None and not all(
+                    set(self.lines[i].strip()) <= _ADORNMENT for i in unit):
+                self._settle_targets()
         kept = self.read(self.lines, unit)
-        terms = glossary_terms(self, self.lines, unit) if kept and not is_code else []
+        terms = glossary_terms(self, self.lines, unit) if kept else []
         if terms:
             # Sphinx's make_id("term", text) of each term (a synonym too), in document order.
             signatures = []
@@ -463,7 +466,9 @@ class _Predictor(RstReader):
         enclosing = [scope.owner for scope in self.scopes[:-1]
                      if isinstance(scope.owner, _PyClass)]
         classname = enclosing[-1].name if enclosing else None
-        module = options.get("module") or (
+        # An option given empty (`:module:`) is no module, as Sphinx reads it: the name as
+        # written is the object's full name (Django's `.. data:: django.db.models.signals.X`).
+        module = (options["module"] or None) if "module" in options else (
             enclosing[-1].module if enclosing else None) or self.module
         signatures = []
         for text in self._signature_lines(argument):
@@ -480,7 +485,10 @@ class _Predictor(RstReader):
             else:
                 fullname = written
             qualified = f"{module}.{fullname}" if module else fullname
-            object_id = None if no_index else self._object_id("", qualified)
+            # A signature Sphinx's py_sig_re does not read (`lookup_name = 'day'`) is shown
+            # as written, with no id.
+            object_id = None if no_index or _PY_SIGNATURE.fullmatch(text.strip()) is None \
+                else self._object_id("", qualified)
             signatures.append((object_id, bare, fullname))
             if object_id is not None:
                 self.targets.setdefault((PYTHON_DOMAIN, qualified), object_id)
