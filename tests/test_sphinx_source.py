@@ -605,6 +605,22 @@ class GeneratedPagesTest(unittest.TestCase):
                           "#demo.signals.pre_init", "#demo.signals.ExtractDay",
                           "#module-demo.signals", "#module-demo.signals"])
 
+    def test_a_directive_right_below_a_title_is_read(self):
+        # docutils needs no blank line after a title's underline: Django's "Displaying
+        # messages" then `.. function:: get_messages(request)` on the next line; a toctree so
+        # is no text of its section.
+        write(self.root, {"doc/conf.py": "", "doc/other.rst": "Other\n=====\n\nText.\n",
+                          "doc/index.rst": (
+                              "Demo\n====\n\nDisplaying messages\n-------------------\n"
+                              ".. function:: get_messages(request)\n\nReturn them.\n\n"
+                              "Releases\n--------\n.. toctree::\n\n   other\n")})
+        units = {unit["url"].removeprefix(DOCS): unit["fields"]["body"]
+                 for unit in contents(self.root, "doc")}
+        self.assertEqual(list(units), ["index.html#demo", "index.html#displaying-messages",
+                                       "index.html#get_messages", "index.html#releases",
+                                       "other.html#other"])
+        self.assertEqual(units["index.html#releases"], "Releases\n--------")
+
     def test_a_directive_in_a_literal_block_is_code(self):
         # An example of markup (`::` then `.. function:: make_toast()`) is code, as Sphinx
         # renders it: no object, no section, its lines the text around it.

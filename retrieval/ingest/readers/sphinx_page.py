@@ -31,6 +31,8 @@ from .rst import (
     OBJECT_NAME,
     OPTION,
     RstReader,
+    _is_adornment,
+    _section_title,
     is_explicit_markup,
     plain_text,
     rst_units,
@@ -319,14 +321,15 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
     object unindented after its directive: Sphinx renders `<dd></dd>`) is described by the
     text that follows it in the enclosing section or object, up to the next section or object,
     the enclosing one keeping that text too, its run of lines going on past the directive; a
-    literal block's lines are code, never markup (a directive shown in an example).
+    literal block's lines are code, never markup (a directive shown in an example); a section
+    title is a unit of its own (reader_units' titles_apart).
     """
     lines = text.split("\n")
     reader = _UnitReader(lines, page, directives)
     literal = LiteralBlocks()
     current = None
     describing: _Owner | None = None  # an object without a body: what follows describes it
-    for unit, indent in reader_units(lines, reader):
+    for unit, indent in reader_units(lines, reader, titles_apart=predicted):
         is_code = literal.enter(lines, unit, indent)
         if not (predicted and is_code) and not reader.read(lines, unit):
             continue
@@ -393,14 +396,27 @@ def _quoted_end(lines: list, head: int, end: int, breaks: tuple) -> int:
     return end
 
 
-def reader_units(lines: list, reader: RstReader):
+def reader_units(lines: list, reader: RstReader, titles_apart: bool = False):
     """Yield (unit, indentation) of each unit of a reST source the reader does not skip (the
-    body of a comment, toctree or index)."""
+    body of a comment, toctree or index); titles_apart: a section title is a unit of its own,
+    what follows it without a blank line another (docutils reads a directive right below a
+    title's underline as a directive)."""
     for block in blank_separated(lines):
-        for unit in rst_units(lines, block):
+        for unit in _units(lines, block, titles_apart):
             indent = indentation(lines[unit.start])
             if not reader.skips(indent):
                 yield unit, indent
+
+
+def _units(lines: list, block: range, titles_apart: bool):
+    for unit in rst_units(lines, block):
+        title = _section_title(lines, unit) if titles_apart else None
+        length = 3 if title is not None and _is_adornment(lines[unit.start]) else 2
+        if title is None or len(unit) <= length:
+            yield unit
+            continue
+        yield range(unit.start, unit.start + length)
+        yield from _units(lines, range(unit.start + length, unit.stop), titles_apart)
 
 
 class LiteralBlocks:

@@ -579,7 +579,7 @@ def predict_page(docname: str, text: str, directives: Directives,
     conf = conf or SphinxConf()
     reader = _Predictor(lines, directives, nested, conf.smartquotes, conf.module_prefixes)
     literal = LiteralBlocks()  # as page_units reads them
-    for unit, indent in reader_units(lines, reader):
+    for unit, indent in reader_units(lines, reader, titles_apart=True):
         is_code = literal.enter(lines, unit, indent)
         if reader.read_unit(unit, is_code):
             literal.leave(lines, unit, indent, is_code)
