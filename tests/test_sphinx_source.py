@@ -621,6 +621,20 @@ class GeneratedPagesTest(unittest.TestCase):
                                        "other.html#other"])
         self.assertEqual(units["index.html#releases"], "Releases\n--------")
 
+    def test_a_directive_first_in_a_list_item_is_read(self):
+        # `* .. attribute:: CASCADE` (Django's on_delete values): the directive is the list
+        # item's first element, an object of its own, its text quoted as written.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. currentmodule:: demo\n\nThe values are:\n\n"
+            "* .. attribute:: CASCADE\n\n    Cascade deletes.\n\n"
+            "* .. attribute:: PROTECT\n\n    Prevent deletion.\n\n"
+            "* Not a directive.\n")})
+        units = {unit["url"].removeprefix(DOCS + "index.html"): unit["text"]
+                 for unit in contents(self.root, "doc")}
+        self.assertEqual(units["#demo.CASCADE"],
+                         "* .. attribute:: CASCADE\n\n    Cascade deletes.")
+        self.assertEqual(list(units), ["#demo", "#demo.CASCADE", "#demo.PROTECT"])
+
     def test_a_directive_in_a_literal_block_is_code(self):
         # An example of markup (`::` then `.. function:: make_toast()`) is code, as Sphinx
         # renders it: no object, no section, its lines the text around it.

@@ -322,16 +322,18 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
     text that follows it in the enclosing section or object, up to the next section or object,
     the enclosing one keeping that text too, its run of lines going on past the directive; a
     literal block's lines are code, never markup (a directive shown in an example); a section
-    title is a unit of its own (reader_units' titles_apart).
+    title is a unit of its own (reader_units' titles_apart), and explicit markup first in a
+    list item is read as markup (markup_view; the lines quoted are the source's).
     """
     lines = text.split("\n")
-    reader = _UnitReader(lines, page, directives)
+    view = markup_view(lines) if predicted else lines
+    reader = _UnitReader(view, page, directives)
     literal = LiteralBlocks()
     current = None
     describing: _Owner | None = None  # an object without a body: what follows describes it
-    for unit, indent in reader_units(lines, reader, titles_apart=predicted):
-        is_code = literal.enter(lines, unit, indent)
-        if not (predicted and is_code) and not reader.read(lines, unit):
+    for unit, indent in reader_units(view, reader, titles_apart=predicted):
+        is_code = literal.enter(view, unit, indent)
+        if not (predicted and is_code) and not reader.read(view, unit):
             continue
         owner = reader.owner()
         if owner is None:  # text before the first title: the page's own section
@@ -361,7 +363,7 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
                 if each.run_open:
                     each.first_run_end = unit.stop
                 _read_into(each, lines, unit, is_code, code, directives.extlinks)
-        literal.leave(lines, unit, indent, is_code)
+        literal.leave(view, unit, indent, is_code)
     return [_unit(lines, owner, _quoted_end(lines, owner.head, owner.first_run_end, breaks))
             for owner in reader.owners
             if owner.first_run_end is not None and owner.kind != _HIDDEN]
@@ -394,6 +396,22 @@ def _quoted_end(lines: list, head: int, end: int, breaks: tuple) -> int:
         while end > head + 1 and not lines[end - 1].strip():
             end -= 1
     return end
+
+
+# A list item's marker before explicit markup (`* .. attribute:: CASCADE`, Django's): the
+# markup is the item's first element, which docutils parses at the item's indentation.
+_ITEM_MARKUP = re.compile(r"([ \t]*)([*+\-\u2022\u2023\u2043]|[0-9]+[.)]|#\.)( +)(?=\.\.[ \t])")
+
+
+def markup_view(lines: list) -> list:
+    """Return a source's lines as they are parsed: a list item's marker before explicit
+    markup blanked, the markup at the item's indentation."""
+    view = []
+    for line in lines:
+        match = _ITEM_MARKUP.match(line)
+        view.append(line if match is None else match.group(1) + " " * (
+            match.end() - match.end(1)) + line[match.end():])
+    return view
 
 
 def reader_units(lines: list, reader: RstReader, titles_apart: bool = False):

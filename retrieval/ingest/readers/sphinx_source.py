@@ -57,6 +57,7 @@ from .sphinx_page import (
     GlossaryBody,
     LiteralBlocks,
     glossary_terms,
+    markup_view,
     reader_units,
 )
 
@@ -575,7 +576,7 @@ def predict_page(docname: str, text: str, directives: Directives,
     """Return what one reST page of a project would render as, read from its source alone;
     nested: the line ranges whose titles are parsed apart (ExpandedPage.nested); conf: the
     project's (whether it renders text educated, its module prefixes)."""
-    lines = text.split("\n")
+    lines = markup_view(text.split("\n"))  # as page_units reads a predicted page
     conf = conf or SphinxConf()
     reader = _Predictor(lines, directives, nested, conf.smartquotes, conf.module_prefixes)
     literal = LiteralBlocks()  # as page_units reads them
