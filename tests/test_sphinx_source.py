@@ -258,6 +258,15 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(units, [("#settings", 1), ("#time-zone", 0),
                                  ("#std-setting-TIME_ZONE", 1)])
 
+    def test_a_leading_dot_searches_and_a_bang_does_not_link(self):
+        # Sphinx's refspecific search: `:meth:`~.Engine.stop`` is the first object whose name
+        # ends `.Engine.stop` (Django's release notes' `:meth:`~.QuerySet.difference``);
+        # `:meth:`!Engine.stop`` is shown unlinked.
+        in_links = in_links_with(self.root, {"doc/build/notes.txt": (
+            "Notes\n=====\n\nSee :meth:`~.Engine.stop`, :meth:`.Engine.stop` and "
+            ":meth:`!demo.Engine.stop`.\n")})
+        self.assertEqual(in_links["demo.Engine.stop"], 2)
+
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's
         # `<nav class="contents">` does: a `:local:` one its section's subsections, to :depth:.

@@ -563,10 +563,12 @@ def cross_references(text: str, module: str | None, within: str | None = None) -
     read under a current module (a docstring's: the module of the object it documents) and
     class (within: dotted, with its module; a class's or its member's docstring, a class
     directive's body: Sphinx's py:class context), and (INTERNAL, name, module, None) of each
-    hyperlink reference to a name of its page."""
+    hyperlink reference to a name of its page. A role's text starting with `!` is no
+    reference (Sphinx's XRefRole renders it unlinked)."""
     return [(match.group(1), (match.group(3) if match.group(3) is not None
                               else match.group(4)).strip(), module, within)
-            for match in _XREF.finditer(text)] + [
+            for match in _XREF.finditer(text)
+            if match.group(4) is None or not match.group(4).startswith("!")] + [
         (INTERNAL, " ".join(match.group(1).split()), module, None)
         for match in _INTERNAL_REF.finditer(text)]
 
@@ -609,6 +611,11 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
             targets.setdefault(key, (path, anchor))
     python = {name: where for (domain, name), where in targets.items()
               if domain == PYTHON_DOMAIN}
+    ending: dict = {}  # each dotted tail of a Python name (`QuerySet.difference`): the first
+    for name, where in python.items():
+        parts = name.split(".")
+        for i in range(1, len(parts)):
+            ending.setdefault(".".join(parts[i:]), where)
     roles = {"envvar": "envvar"} | {role: name for name, (_, role) in conf.object_types.items()}
     counts: Counter = Counter()
     for path, source in pages.items():
@@ -632,11 +639,18 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
                 if linked is not None and linked[1].page.sections:
                     found = (linked[0], linked[1].page.sections[0].section_id)
             elif role in PY_ROLES:
-                # Sphinx's find_obj: the name, under the current module, under its class.
                 name = conf.full_name(target.lstrip("~!."))
-                found = python.get(name) or (
-                    python.get(f"{module}.{name}") if module else None) or (
-                    python.get(f"{within}.{name}") if within else None)
+                if target.lstrip("~").startswith("."):
+                    # Sphinx's find_obj, refspecific: under the current class, under the
+                    # current module, as written, else the first name ending so.
+                    found = (python.get(f"{within}.{name}") if within else None) or (
+                        python.get(f"{module}.{name}") if module else None) or python.get(
+                        name) or ending.get(name)
+                else:
+                    # Sphinx's find_obj: the name, under the current module, under its class.
+                    found = python.get(name) or (
+                        python.get(f"{module}.{name}") if module else None) or (
+                        python.get(f"{within}.{name}") if within else None)
             elif role == "term":  # Sphinx looks a term up in lower case
                 found = targets.get(("term", target.lower()))
             elif role in roles:
