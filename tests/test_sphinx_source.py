@@ -258,14 +258,17 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(units, [("#settings", 1), ("#time-zone", 0),
                                  ("#std-setting-TIME_ZONE", 1)])
 
-    def test_a_leading_dot_searches_and_a_bang_does_not_link(self):
+    def test_a_python_reference_as_sphinx_resolves_it(self):
         # Sphinx's refspecific search: `:meth:`~.Engine.stop`` is the first object whose name
         # ends `.Engine.stop` (Django's release notes' `:meth:`~.QuerySet.difference``);
         # `:meth:`!Engine.stop`` is shown unlinked.
         in_links = in_links_with(self.root, {"doc/build/notes.txt": (
             "Notes\n=====\n\nSee :meth:`~.Engine.stop`, :meth:`.Engine.stop` and "
-            ":meth:`!demo.Engine.stop`.\n")})
+            ":meth:`!demo.Engine.stop`; :func:`demo.make_engine()` and :func:`the maker "
+            "<demo.make_engine()>`.\n")})
         self.assertEqual(in_links["demo.Engine.stop"], 2)
+        # A function's or method's target ends without its `()` (XRefRole's fix_parens).
+        self.assertEqual(in_links["demo.make_engine"], 3)
 
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's

@@ -639,6 +639,8 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
                 if linked is not None and linked[1].page.sections:
                     found = (linked[0], linked[1].page.sections[0].section_id)
             elif role in PY_ROLES:
+                if role in _WITH_PARENTHESES:  # XRefRole's fix_parens: `get_template()`
+                    target = target.removesuffix("()")
                 name = conf.full_name(target.lstrip("~!."))
                 if target.lstrip("~").startswith("."):
                     # Sphinx's find_obj, refspecific: under the current class, under the
