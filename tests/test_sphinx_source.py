@@ -261,14 +261,16 @@ class SphinxProjectTest(unittest.TestCase):
     def test_a_python_reference_as_sphinx_resolves_it(self):
         # Sphinx's refspecific search: `:meth:`~.Engine.stop`` is the first object whose name
         # ends `.Engine.stop` (Django's release notes' `:meth:`~.QuerySet.difference``);
-        # `:meth:`!Engine.stop`` is shown unlinked.
+        # `:meth:`!Engine.stop`` is shown unlinked; in the body of `.. method:: Engine.start`
+        # (Django's `.. method:: ModelAdmin.change_view`) py:class is `Engine`.
         in_links = in_links_with(self.root, {"doc/build/notes.txt": (
             "Notes\n=====\n\nSee :meth:`~.Engine.stop`, :meth:`.Engine.stop` and "
-            ":meth:`!demo.Engine.stop`; :func:`demo.make_engine()` and :func:`the maker "
-            "<demo.make_engine()>`.\n")})
-        self.assertEqual(in_links["demo.Engine.stop"], 2)
-        # A function's or method's target ends without its `()` (XRefRole's fix_parens).
-        self.assertEqual(in_links["demo.make_engine"], 3)
+            ":meth:`!demo.Engine.stop`; :func:`demo.make_engine()`, :func:`the maker "
+            "<demo.make_engine()>` and :attr:`demo.make_engine()`.\n\n"
+            ".. currentmodule:: demo\n\n.. method:: Engine.start()\n\n   Then :meth:`stop`.\n")})
+        self.assertEqual(in_links["demo.Engine.stop"], 3)
+        # A target's `()` is skipped (find_obj), whatever its role.
+        self.assertEqual(in_links["demo.make_engine"], 4)
 
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's

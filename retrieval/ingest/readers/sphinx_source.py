@@ -478,9 +478,11 @@ class _Predictor(RstReader):
                 continue
             written = match.group(0)
             prefix, _, bare = written.rpartition(".")
+            name_prefix = prefix  # the class Sphinx's py:class is in the body (before_content)
             if classname and prefix and (prefix == classname
                                          or prefix.startswith(classname + ".")):
                 fullname = written
+                name_prefix = prefix[len(classname):].lstrip(".")
             elif classname:
                 fullname = f"{classname}.{written}"
             else:
@@ -490,15 +492,19 @@ class _Predictor(RstReader):
             # as written, with no id.
             object_id = None if no_index or _PY_SIGNATURE.fullmatch(text.strip()) is None \
                 else self._object_id("", qualified)
-            signatures.append((object_id, bare, fullname))
+            signatures.append((object_id, bare, fullname, name_prefix))
             if object_id is not None:
                 self.targets.setdefault((PYTHON_DOMAIN, qualified), object_id)
         if not signatures:
             return
-        self.objects.append(RenderedObject(name, [(i, bare) for i, bare, _ in signatures],
+        self.objects.append(RenderedObject(name, [(i, bare) for i, bare, _, _ in signatures],
                                            PYTHON_DOMAIN))
         if name in ("class", "exception"):
             self.scopes[-1].owner = _PyClass(signatures[0][2], module)
+        elif signatures[-1][3]:
+            # `.. method:: ModelAdmin.change_view` sets py:class to its written prefix for its
+            # body: a reference there is looked up under that class too.
+            self.scopes[-1].owner = _PyClass(signatures[-1][3], module)
         self._settle_targets()
 
     def _signature_lines(self, argument: str) -> list:
@@ -639,8 +645,8 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
                 if linked is not None and linked[1].page.sections:
                     found = (linked[0], linked[1].page.sections[0].section_id)
             elif role in PY_ROLES:
-                if role in _WITH_PARENTHESES:  # XRefRole's fix_parens: `get_template()`
-                    target = target.removesuffix("()")
+                # Sphinx's find_obj skips a target's `()` (`:attr:`~Sitemap.items()``).
+                target = target.removesuffix("()")
                 name = conf.full_name(target.lstrip("~!."))
                 if target.lstrip("~").startswith("."):
                     # Sphinx's find_obj, refspecific: under the current class, under the
