@@ -242,6 +242,13 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(in_links["Database URLs"], 1)
         self.assertEqual(in_links["Install"], 0)
         self.assertEqual((in_links["Usage notes"], in_links["Queues"]), (1, 0))
+        # A target broken over two lines is one with a space (XRefRole.process_link):
+        # Django's `:term:`application\n    namespace``.
+        in_links = in_links_with(self.root, {"doc/build/more.txt": (
+            "More\n====\n\n.. glossary::\n\n   application namespace\n      A name.\n\n"
+            "Find the :term:`application\n   namespace` and :term:`the name <application\n"
+            "namespace>`.\n")})
+        self.assertEqual(in_links["application namespace"], 2)
 
     def test_a_crossref_target_above_a_title_whose_id_is_taken_is_where_it_is(self):
         # A crossref type's target (`.. setting:: TIME_ZONE`) is a target node as a label is:

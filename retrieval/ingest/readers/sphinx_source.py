@@ -570,13 +570,19 @@ def cross_references(text: str, module: str | None, within: str | None = None) -
     class (within: dotted, with its module; a class's or its member's docstring, a class
     directive's body: Sphinx's py:class context), and (INTERNAL, name, module, None) of each
     hyperlink reference to a name of its page. A role's text starting with `!` is no
-    reference (Sphinx's XRefRole renders it unlinked)."""
-    return [(match.group(1), (match.group(3) if match.group(3) is not None
-                              else match.group(4)).strip(), module, within)
+    reference (Sphinx's XRefRole renders it unlinked); a target's runs of white space, a line
+    break too, are one space but a Python role's (XRefRole.process_link, which PyXRefRole's
+    replaces)."""
+    return [(match.group(1), _target(match.group(1), match.group(3) if match.group(3)
+                                     is not None else match.group(4)), module, within)
             for match in _XREF.finditer(text)
             if match.group(4) is None or not match.group(4).startswith("!")] + [
         (INTERNAL, " ".join(match.group(1).split()), module, None)
         for match in _INTERNAL_REF.finditer(text)]
+
+
+def _target(role: str, written: str) -> str:
+    return written.strip() if role in PY_ROLES else " ".join(written.split())
 
 
 def predict_page(docname: str, text: str, directives: Directives,
