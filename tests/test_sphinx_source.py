@@ -153,6 +153,14 @@ def read(root: str, docs: str, docs_url: str | None = DOCS) -> dict:
     return {unit["title"]: unit for unit in contents(root, docs, docs_url)}
 
 
+def index_texts(root: str, page: str) -> dict:
+    """Write a `doc` folder of one page, index.rst, and return {its units' fragments ("#id"):
+    their quoted text}."""
+    write(root, {"doc/conf.py": "", "doc/index.rst": page})
+    return {unit["url"].removeprefix(DOCS + "index.html"): unit["text"]
+            for unit in contents(root, "doc")}
+
+
 def in_links_with(root: str, files: dict) -> dict:
     """Write files into the tree and return {title: in-links} of its `doc` folder's units."""
     write(root, files)
@@ -645,13 +653,11 @@ class GeneratedPagesTest(unittest.TestCase):
     def test_a_directive_first_in_a_list_item_is_read(self):
         # `* .. attribute:: CASCADE` (Django's on_delete values): the directive is the list
         # item's first element, an object of its own, its text quoted as written.
-        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+        units = index_texts(self.root, (
             "Demo\n====\n\n.. currentmodule:: demo\n\nThe values are:\n\n"
             "* .. attribute:: CASCADE\n\n    Cascade deletes.\n\n"
             "* .. attribute:: PROTECT\n\n    Prevent deletion.\n\n"
-            "* Not a directive.\n")})
-        units = {unit["url"].removeprefix(DOCS + "index.html"): unit["text"]
-                 for unit in contents(self.root, "doc")}
+            "* Not a directive.\n"))
         self.assertEqual(units["#demo.CASCADE"],
                          "* .. attribute:: CASCADE\n\n    Cascade deletes.")
         self.assertEqual(list(units), ["#demo", "#demo.CASCADE", "#demo.PROTECT"])
@@ -756,25 +762,23 @@ class GeneratedPagesTest(unittest.TestCase):
         # `<dd></dd>` and the text in the section; the rendered site's reader gives that text,
         # up to the next section or object, to the object too (html_page.py), the section
         # keeping it. An object with a body of its own is its body only.
-        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+        units = index_texts(self.root, (
             "Fields\n======\n\n``TimeField``\n-------------\n\n"
             ".. class:: TimeField(**options)\n\nA time of day::\n\n    TimeField()\n\n"
             "It is clean.\n\n.. method:: clean()\n\n   Cleans.\n\nAfter clean.\n\n"
             "``DateField``\n-------------\n\n.. class:: DateField\n\n"
-            "   .. attribute:: auto_now\n\n   Now, in the class.\n\nA date.\n")})
-        units = {unit["url"].removeprefix(DOCS + "index.html#"): unit["text"]
-                 for unit in contents(self.root, "doc")}
+            "   .. attribute:: auto_now\n\n   Now, in the class.\n\nA date.\n"))
         described = ".. class:: TimeField(**options)\n\nA time of day::\n\n    TimeField()" \
                     "\n\nIt is clean."
         self.assertEqual(units, {
-            "fields": "Fields\n======",
-            "timefield": "``TimeField``\n-------------\n\n" + described,
-            "TimeField": described,
-            "clean": ".. method:: clean()\n\n   Cleans.",
-            "datefield": "``DateField``\n-------------",
-            "DateField": ".. class:: DateField\n\n   .. attribute:: auto_now\n\n"
-                         "   Now, in the class.",
-            "DateField.auto_now": "   .. attribute:: auto_now\n\n   Now, in the class."})
+            "#fields": "Fields\n======",
+            "#timefield": "``TimeField``\n-------------\n\n" + described,
+            "#TimeField": described,
+            "#clean": ".. method:: clean()\n\n   Cleans.",
+            "#datefield": "``DateField``\n-------------",
+            "#DateField": ".. class:: DateField\n\n   .. attribute:: auto_now\n\n"
+                          "   Now, in the class.",
+            "#DateField.auto_now": "   .. attribute:: auto_now\n\n   Now, in the class."})
 
     def test_show_inheritance_links_each_base_a_class_names(self):
         # autodoc's "Bases: PytestWarning" of `:show-inheritance:` (pytest's warnings), a link
