@@ -662,6 +662,19 @@ class GeneratedPagesTest(unittest.TestCase):
                          "* .. attribute:: CASCADE\n\n    Cascade deletes.")
         self.assertEqual(list(units), ["#demo", "#demo.CASCADE", "#demo.PROTECT"])
 
+    def test_a_directive_a_project_derives_from_code_block_has_code_for_its_body(self):
+        # Django's `console` (djangodocs.py: `class ConsoleDirective(CodeBlock)`, added by
+        # `app.add_directive("console", ConsoleDirective)`) shows its body as code.
+        write(self.root, {"doc/conf.py": 'extensions = ["tabs"]\n', "doc/tabs.py": (
+            "from sphinx.directives.code import CodeBlock\n\n\nclass Console(CodeBlock):\n"
+            "    pass\n\n\nclass Shell(Console):\n    pass\n\n\ndef setup(app):\n"
+            "    app.add_directive('console', Console)\n    app.add_directive('shell', Shell)\n"),
+            "doc/index.rst": ("Demo\n====\n\nRun:\n\n.. console::\n\n    $ demo run\n\n"
+                              ".. shell::\n\n    $ demo stop\n\nDone.\n")})
+        [unit] = contents(self.root, "doc")
+        self.assertEqual((unit["fields"]["code"], "demo" in unit["fields"]["body"]),
+                         ("    $ demo run\n    $ demo stop", False))
+
     def test_a_directive_in_a_literal_block_is_code(self):
         # An example of markup (`::` then `.. function:: make_toast()`) is code, as Sphinx
         # renders it: no object, no section, its lines the text around it.

@@ -52,6 +52,9 @@ class SphinxConf:
     smartquotes: bool = True
     # sphinx.ext.extlinks' roles: ((role, URL pattern, caption pattern or None), ...).
     extlinks: tuple = ()
+    # The directives a project adds whose class is Sphinx's CodeBlock's (Django's `console`):
+    # their body is code, as a code-block's.
+    code_directives: tuple = ()
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -173,6 +176,36 @@ def object_types(tree) -> dict:
     return found
 
 
+def _base_name(node) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def code_directives(tree) -> tuple:
+    """Return the directives a module's `setup(app)` adds (`app.add_directive(NAME, CLASS)`)
+    whose class is, or derives in the module from, Sphinx's `CodeBlock`."""
+    if tree is None:
+        return ()
+    code = {"CodeBlock"}
+    for node in tree.body:  # classes in order: a subclass of a subclass too
+        if isinstance(node, ast.ClassDef) and any(_base_name(base) in code
+                                                  for base in node.bases):
+            code.add(node.name)
+    found = []
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name == "setup"):
+            continue
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                    and call.func.attr == "add_directive" and len(call.args) >= 2 \
+                    and _base_name(call.args[1]) in code:
+                name = _argument(call, 0, "name")
+                if name is not None:
+                    found.append(name.lower())
+    return tuple(found)
+
+
 # What Sphinx leaves out of its sources beside exclude_patterns (BuildEnvironment.find_files):
 # the template folders (an autosummary template `class.rst` is Jinja, no page) and the HTML
 # builder's asset folders, each a path below the conf.py's folder.
@@ -226,10 +259,13 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     baseurl = known.get("html_baseurl")
     typehints = known.get("autodoc_typehints")
     types = object_types(tree)
+    code = code_directives(tree)
     for name in extensions:
         module_text = local_module(name) if local_module is not None else None
         if module_text is not None:
-            types = object_types(_parse(module_text)) | types
+            module_tree = _parse(module_text)
+            types = object_types(module_tree) | types
+            code += code_directives(module_tree)
     return SphinxConf(
         source_suffix=_suffixes(known.get("source_suffix"), extensions),
         root_doc=root if isinstance(root, str) and root else _DEFAULT_ROOT,
@@ -240,7 +276,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         object_types=types, module_prefixes=_prefixes(known.get(_PREFIXES), extensions),
         typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS,
         smartquotes=known.get("smartquotes") is not False,
-        extlinks=_extlinks(known.get("extlinks"), extensions))
+        extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code)
 
 
 def _extlinks(value, extensions: tuple) -> tuple:

@@ -65,6 +65,7 @@ class Directives:
     hidden: frozenset = frozenset()  # autodoc directives: their units come from elsewhere
     glossary: bool = False  # a `.. glossary::`'s entries: a unit each, at its terms' ids
     extlinks: tuple = ()  # sphinx.ext.extlinks' roles (SphinxConf.extlinks): shown as captions
+    code: frozenset = frozenset()  # a project's directives whose body is code (CodeBlock's)
 
 
 class GlossaryBody:
@@ -328,7 +329,7 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
     lines = text.split("\n")
     view = markup_view(lines) if predicted else lines
     reader = _UnitReader(view, page, directives)
-    literal = LiteralBlocks()
+    literal = LiteralBlocks(directives.code)
     current = None
     describing: _Owner | None = None  # an object without a body: what follows describes it
     for unit, indent in reader_units(view, reader, titles_apart=predicted):
@@ -441,8 +442,9 @@ class LiteralBlocks:
     """Which units of a reST source are code: a literal block after `::`, a code directive's
     body, a doctest."""
 
-    def __init__(self):
-        self._indent = None  # units indented deeper than this are a literal (code) block
+    def __init__(self, code: frozenset = frozenset()):
+        self._indent: int | None = None  # units deeper than this are a literal (code) block
+        self._code = _CODE_DIRECTIVES | code  # with a project's own (Directives.code)
 
     def enter(self, lines: list, unit: range, indent: int) -> bool:
         """Tell whether a unit, the next read, is code."""
@@ -454,7 +456,7 @@ class LiteralBlocks:
         """Open a literal block after a unit read that starts one."""
         head = lines[unit.start]
         directive = DIRECTIVE.fullmatch(head.strip()) if is_explicit_markup(head) else None
-        if directive and directive.group(1).lower() in _CODE_DIRECTIVES:
+        if directive and directive.group(1).lower() in self._code:
             self._indent = indent
         elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
             self._indent = indent

@@ -177,7 +177,7 @@ def directives_of(conf: SphinxConf) -> Directives:
     return Directives(frozenset(objects | {name for name in both if name[4:] in objects}),
                       frozenset(targets | {name for name in both if name[4:] in targets}),
                       frozenset(hidden | {f"py:{name}" for name in hidden}), glossary=True,
-                      extlinks=conf.extlinks)
+                      extlinks=conf.extlinks, code=frozenset(conf.code_directives))
 
 
 @dataclass
@@ -593,7 +593,7 @@ def predict_page(docname: str, text: str, directives: Directives,
     lines = markup_view(text.split("\n"))  # as page_units reads a predicted page
     conf = conf or SphinxConf()
     reader = _Predictor(lines, directives, nested, conf.smartquotes, conf.module_prefixes)
-    literal = LiteralBlocks()  # as page_units reads them
+    literal = LiteralBlocks(directives.code)  # as page_units reads them
     for unit, indent in reader_units(lines, reader, titles_apart=True):
         is_code = literal.enter(lines, unit, indent)
         if reader.read_unit(unit, is_code):
