@@ -432,9 +432,10 @@ class AutodocTest(unittest.TestCase):
             ":func:`option` before any module.\n\n.. currentmodule:: click\n\n"
             "See :func:`option`, :meth:`~flask.Flask.run`, :class:`the context <Context>`,\n"
             ":meth:`.invoke` and :func:`!echo()`; :ref:`a-label` and ``:func:`` are none.\n")
+        # `:func:`!echo()`` is shown unlinked (Sphinx's `!`): no reference.
         self.assertEqual(counts, {"option": 2, "click.option": 1, "flask.Flask.run": 1,
                                   "click.flask.Flask.run": 1, "Context": 1, "click.Context": 1,
-                                  ".invoke": 1, "echo": 1, "click.echo": 1})
+                                  ".invoke": 1})
 
     def test_the_annotations_a_description_shows_are_those_its_target_documents(self):
         signature = '(self, item: "Item", config: Config, *, when: str) -> Report'

@@ -153,6 +153,14 @@ def read(root: str, docs: str, docs_url: str | None = DOCS) -> dict:
     return {unit["title"]: unit for unit in contents(root, docs, docs_url)}
 
 
+def index_texts(root: str, page: str) -> dict:
+    """Write a `doc` folder of one page, index.rst, and return {its units' fragments ("#id"):
+    their quoted text}."""
+    write(root, {"doc/conf.py": "", "doc/index.rst": page})
+    return {unit["url"].removeprefix(DOCS + "index.html"): unit["text"]
+            for unit in contents(root, "doc")}
+
+
 def in_links_with(root: str, files: dict) -> dict:
     """Write files into the tree and return {title: in-links} of its `doc` folder's units."""
     write(root, files)
@@ -242,6 +250,42 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(in_links["Database URLs"], 1)
         self.assertEqual(in_links["Install"], 0)
         self.assertEqual((in_links["Usage notes"], in_links["Queues"]), (1, 0))
+        # A target broken over two lines is one with a space (XRefRole.process_link):
+        # Django's `:term:`application\n    namespace``.
+        in_links = in_links_with(self.root, {"doc/build/more.txt": (
+            "More\n====\n\n.. glossary::\n\n   application namespace\n      A name.\n\n"
+            "Find the :term:`application\n   namespace` and :term:`the name <application\n"
+            "namespace>`.\n")})
+        self.assertEqual(in_links["application namespace"], 2)
+
+    def test_a_crossref_target_above_a_title_whose_id_is_taken_is_where_it_is(self):
+        # A crossref type's target (`.. setting:: TIME_ZONE`) is a target node as a label is:
+        # above a title whose id an earlier title took (Django's second "TIME_ZONE"), the
+        # section is rendered at the target's id, its own idN after it
+        # (`<section id="std-setting-TIME_ZONE"><span id="id1">`), and linked there.
+        write(self.root, {"doc/build/ref/settings.txt": (
+            "Settings\n========\n\nSee :setting:`TIME_ZONE`.\n\n"
+            ".. setting:: DATABASE-TIME_ZONE\n\n``TIME_ZONE``\n-------------\n\nOf a database.\n\n"
+            ".. setting:: TIME_ZONE\n\n``TIME_ZONE``\n-------------\n\nThe site's.\n")})
+        units = [(unit["url"].removeprefix(DOCS + "ref/settings.html"), unit["in_links"])
+                 for unit in contents(self.root, "doc")
+                 if unit["url"].startswith(DOCS + "ref/settings.html")]
+        self.assertEqual(units, [("#settings", 1), ("#time-zone", 0),
+                                 ("#std-setting-TIME_ZONE", 1)])
+
+    def test_a_python_reference_as_sphinx_resolves_it(self):
+        # Sphinx's refspecific search: `:meth:`~.Engine.stop`` is the first object whose name
+        # ends `.Engine.stop` (Django's release notes' `:meth:`~.QuerySet.difference``);
+        # `:meth:`!Engine.stop`` is shown unlinked; in the body of `.. method:: Engine.start`
+        # (Django's `.. method:: ModelAdmin.change_view`) py:class is `Engine`.
+        in_links = in_links_with(self.root, {"doc/build/notes.txt": (
+            "Notes\n=====\n\nSee :meth:`~.Engine.stop`, :meth:`.Engine.stop` and "
+            ":meth:`!demo.Engine.stop`; :func:`demo.make_engine()`, :func:`the maker "
+            "<demo.make_engine()>` and :attr:`demo.make_engine()`.\n\n"
+            ".. currentmodule:: demo\n\n.. method:: Engine.start()\n\n   Then :meth:`stop`.\n")})
+        self.assertEqual(in_links["demo.Engine.stop"], 3)
+        # A target's `()` is skipped (find_obj), whatever its role.
+        self.assertEqual(in_links["demo.make_engine"], 4)
 
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's
@@ -568,6 +612,105 @@ class GeneratedPagesTest(unittest.TestCase):
                           for unit in contents(self.root, "doc")],
                          ["#demo", "#recwarn", "#other"])
 
+    def test_an_anonymous_targets_short_form_takes_an_id_as_the_long_one_does(self):
+        # docutils' `__ URL` is `.. __: URL`: an anonymous target, given the next idN of the
+        # counter a repeated title's id comes from (Django's design philosophies: the second
+        # "Loose coupling" is `#id8`, one after), each of several lines of them too; its
+        # reference (`text`__) takes none.
+        for target, repeated in (("__ https://elsewhere.example/", "#id2"),
+                                 ("__ https://one.example/\n__ https://two.example/\n"
+                                  ".. _named: https://named.example/", "#id3"),
+                                 (".. __: https://elsewhere.example/", "#id2"),
+                                 ("Nothing anonymous.", "#id1")):
+            root = temporary_directory(self)
+            write(root, {"doc/conf.py": "", "doc/index.rst": (
+                "Demo\n====\n\nSee `this`__.\n\n" + target + "\n\nUsage\n-----\n\nA.\n\n"
+                "More\n----\n\nUsage\n~~~~~\n\nB.\n")})
+            self.assertEqual([unit["url"].removeprefix(DOCS + "index.html")
+                              for unit in contents(root, "doc")],
+                             ["#demo", "#usage", "#more", repeated], target)
+
+    def test_a_title_with_an_inline_literal_like_a_link_target_is_its_sections(self):
+        # ``<label>`` in a title is a literal, no `text <target>`: the section is matched with
+        # its title's rendering, at its title's id (its label a span inside), and shown so.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. _configuring-label:\n\n"
+            "Configuring ``id`` and ``<label>`` tags\n---------------------------------------\n"
+            "\nText.\n")})
+        self.assertEqual([(unit["url"].removeprefix(DOCS + "index.html"), unit["title"])
+                          for unit in contents(self.root, "doc")][-1],
+                         ("#configuring-id-and-label-tags", "Configuring id and <label> tags"))
+
+    def test_a_python_objects_id_as_sphinx_reads_its_signature_and_module(self):
+        # An empty `:module:` is no module: the name as written is the full name (Django's
+        # `.. data:: django.db.models.signals.post_init` with `:module:`, under `.. module::
+        # django.db.models.signals`); a signature py_sig_re does not read (`lookup_name =
+        # 'day'`, a colon after the parameters) is shown as written, with no id of its own:
+        # linked at its section, as the rendered site's reader links an object without one.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. module:: demo.signals\n\n"
+            ".. data:: demo.signals.post_init\n   :module:\n\n   Sent after.\n\n"
+            ".. data:: pre_init\n\n   Sent before.\n\n"
+            ".. class:: ExtractDay(expression)\n\n   .. attribute:: lookup_name = 'day'\n\n"
+            "      The day.\n\n   .. method:: has_perm(perm):\n\n      Tell.\n")})
+        self.assertEqual([unit["url"].removeprefix(DOCS + "index.html")
+                          for unit in contents(self.root, "doc")],
+                         ["#module-demo.signals", "#demo.signals.post_init",
+                          "#demo.signals.pre_init", "#demo.signals.ExtractDay",
+                          "#module-demo.signals", "#module-demo.signals"])
+
+    def test_a_directive_right_below_a_title_is_read(self):
+        # docutils needs no blank line after a title's underline: Django's "Displaying
+        # messages" then `.. function:: get_messages(request)` on the next line; a toctree so
+        # is no text of its section.
+        write(self.root, {"doc/conf.py": "", "doc/other.rst": "Other\n=====\n\nText.\n",
+                          "doc/index.rst": (
+                              "Demo\n====\n\nDisplaying messages\n-------------------\n"
+                              ".. function:: get_messages(request)\n\nReturn them.\n\n"
+                              "Releases\n--------\n.. toctree::\n\n   other\n")})
+        units = {unit["url"].removeprefix(DOCS): unit["fields"]["body"]
+                 for unit in contents(self.root, "doc")}
+        self.assertEqual(list(units), ["index.html#demo", "index.html#displaying-messages",
+                                       "index.html#get_messages", "index.html#releases",
+                                       "other.html#other"])
+        self.assertEqual(units["index.html#releases"], "Releases\n--------")
+
+    def test_a_directive_first_in_a_list_item_is_read(self):
+        # `* .. attribute:: CASCADE` (Django's on_delete values): the directive is the list
+        # item's first element, an object of its own, its text quoted as written.
+        units = index_texts(self.root, (
+            "Demo\n====\n\n.. currentmodule:: demo\n\nThe values are:\n\n"
+            "* .. attribute:: CASCADE\n\n    Cascade deletes.\n\n"
+            "* .. attribute:: PROTECT\n\n    Prevent deletion.\n\n"
+            "* Not a directive.\n"))
+        self.assertEqual(units["#demo.CASCADE"],
+                         "* .. attribute:: CASCADE\n\n    Cascade deletes.")
+        self.assertEqual(list(units), ["#demo", "#demo.CASCADE", "#demo.PROTECT"])
+
+    def test_a_directive_a_project_derives_from_code_block_has_code_for_its_body(self):
+        # Django's `console` (djangodocs.py: `class ConsoleDirective(CodeBlock)`, added by
+        # `app.add_directive("console", ConsoleDirective)`) shows its body as code.
+        write(self.root, {"doc/conf.py": 'extensions = ["tabs"]\n', "doc/tabs.py": (
+            "from sphinx.directives.code import CodeBlock\n\n\nclass Console(CodeBlock):\n"
+            "    pass\n\n\nclass Shell(Console):\n    pass\n\n\ndef setup(app):\n"
+            "    app.add_directive('console', Console)\n    app.add_directive('shell', Shell)\n"),
+            "doc/index.rst": ("Demo\n====\n\nRun:\n\n.. console::\n\n    $ demo run\n\n"
+                              ".. shell::\n\n    $ demo stop\n\nDone.\n")})
+        [unit] = contents(self.root, "doc")
+        self.assertEqual((unit["fields"]["code"], "demo" in unit["fields"]["body"]),
+                         ("    $ demo run\n    $ demo stop", False))
+
+    def test_a_directive_in_a_literal_block_is_code(self):
+        # An example of markup (`::` then `.. function:: make_toast()`) is code, as Sphinx
+        # renders it: no object, no section, its lines the text around it.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\nWrite::\n\n    .. function:: make_toast()\n\n"
+            "        Make toast.\n\n    Heading\n    -------\n\nThen build.\n")})
+        units = contents(self.root, "doc")
+        self.assertEqual([unit["url"].removeprefix(DOCS + "index.html") for unit in units],
+                         ["#demo"])
+        self.assertIn("make_toast", units[0]["fields"]["code"])
+
     def test_a_title_is_shown_as_smartquotes_renders_it(self):
         # Sphinx's SmartQuotes (on unless conf.py says `smartquotes = False`): quotes curled,
         # "--" an en dash, "..." an ellipsis, in a title's text, not its literals
@@ -581,6 +724,38 @@ class GeneratedPagesTest(unittest.TestCase):
             unit = contents(root, "doc")[-1]
             self.assertEqual((unit["title"], unit["url"]),
                              (shown, DOCS + "index.html#the-camelcase-types-as-is"), conf)
+
+    def test_an_extlinks_role_in_a_title_is_its_caption(self):
+        # sphinx.ext.extlinks renders `:cve:`2022-28346`` as its caption "CVE-%s" with the
+        # target in, a caption without `%s` as a prefix (Sphinx 4 and 5), none as the URL, an
+        # explicit title as itself: the section's title and its id are of that text (Django's
+        # security archive, `<section id="april-11-2022-cve-2022-28346">`).
+        conf = ('extensions = ["sphinx.ext.extlinks"]\nextlinks = {\n'
+                '    "cve": ("https://cve.example/%s", "CVE-%s"),\n'
+                '    "ticket": ("https://tickets.example/%s", "#"),\n'
+                '    "pr": ("https://pr.example/%s", None)}\n')
+        page = ("Demo\n====\n\nApril 11, 2022 - :cve:`2022-28346`\n"
+                "-----------------------------------\n\nFixed, see :ticket:`31056`.\n\n"
+                "Fix :ticket:`31056` and :pr:`7`\n--------------------------------\n\nText.\n\n"
+                "Fixed in :cve:`the release <2022-1>`\n------------------------------------\n\n"
+                "Text.\n")
+        for text, found in (
+                (conf, [("#demo", "Demo"),
+                        ("#april-11-2022-cve-2022-28346", "April 11, 2022 - CVE-2022-28346"),
+                        ("#fix-31056-and-https-pr-example-7",
+                         "Fix #31056 and https://pr.example/7"),
+                        ("#fixed-in-the-release", "Fixed in the release")]),
+                ("", [("#demo", "Demo"), ("#april-11-2022-2022-28346", "April 11, 2022 - "
+                                          "2022-28346"),
+                      ("#fix-31056-and-7", "Fix 31056 and 7"),
+                      ("#fixed-in-the-release", "Fixed in the release")])):
+            root = temporary_directory(self)
+            write(root, {"doc/conf.py": text, "doc/index.rst": page})
+            units = contents(root, "doc")
+            self.assertEqual([(unit["url"].removeprefix(DOCS + "index.html"), unit["title"])
+                              for unit in units], found, text)
+            if text:  # in its text too
+                self.assertIn("Fixed, see #31056.", units[1]["fields"]["body"])
 
     def test_a_titles_literals_and_python_references_as_sphinx_shows_them(self):
         # An inline literal is its text as written (``__len__()``, no `__` read as a link);
@@ -619,6 +794,29 @@ class GeneratedPagesTest(unittest.TestCase):
         units = {unit["title"]: unit["in_links"] for unit in package_contents(self.root)}
         self.assertEqual((units["demo.Cache.load"], units["demo.Cache.dump"]), (1, 2))
         self.assertEqual(units["demo.Engine.start"], 1)
+
+    def test_an_object_without_a_body_is_described_by_the_text_after_it(self):
+        # Django's sources describe an object unindented after its directive: Sphinx renders
+        # `<dd></dd>` and the text in the section; the rendered site's reader gives that text,
+        # up to the next section or object, to the object too (html_page.py), the section
+        # keeping it. An object with a body of its own is its body only.
+        units = index_texts(self.root, (
+            "Fields\n======\n\n``TimeField``\n-------------\n\n"
+            ".. class:: TimeField(**options)\n\nA time of day::\n\n    TimeField()\n\n"
+            "It is clean.\n\n.. method:: clean()\n\n   Cleans.\n\nAfter clean.\n\n"
+            "``DateField``\n-------------\n\n.. class:: DateField\n\n"
+            "   .. attribute:: auto_now\n\n   Now, in the class.\n\nA date.\n"))
+        described = ".. class:: TimeField(**options)\n\nA time of day::\n\n    TimeField()" \
+                    "\n\nIt is clean."
+        self.assertEqual(units, {
+            "#fields": "Fields\n======",
+            "#timefield": "``TimeField``\n-------------\n\n" + described,
+            "#TimeField": described,
+            "#clean": ".. method:: clean()\n\n   Cleans.",
+            "#datefield": "``DateField``\n-------------",
+            "#DateField": ".. class:: DateField\n\n   .. attribute:: auto_now\n\n"
+                          "   Now, in the class.",
+            "#DateField.auto_now": "   .. attribute:: auto_now\n\n   Now, in the class."})
 
     def test_show_inheritance_links_each_base_a_class_names(self):
         # autodoc's "Bases: PytestWarning" of `:show-inheritance:` (pytest's warnings), a link

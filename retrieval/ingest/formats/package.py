@@ -704,7 +704,7 @@ class _Units:
                 read = expanded[relative]
                 text, origins = read.text, read.origins
                 units = page_units(text, predicted[page].page, directives, read.breaks(),
-                                   read.code)
+                                   read.code, predicted=True)
                 found = autodocs[relative]
                 reference = _describes_objects(found) or any(
                     obj.ids for obj in predicted[page].page.python_objects())

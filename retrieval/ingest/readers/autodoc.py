@@ -68,7 +68,7 @@ def references(text: str, module: str | None = None, within: str | None = None) 
     (`:func:`option`` under `.. currentmodule:: click`) for the name as written and under the
     current module, as Sphinx would look it up, and under the class (`:meth:`load`` in
     BytecodeCache's docstring is `jinja2.BytecodeCache.load`); `.name` (a suffix search)
-    under "." + name.
+    under "." + name; `!name` for none (Sphinx creates no link).
     """
     counts: Counter[str] = Counter()
     current = module
@@ -77,7 +77,9 @@ def references(text: str, module: str | None = None, within: str | None = None) 
         if declared:
             current = None if declared.group(1) == "None" else declared.group(1)
         for match in _REFERENCE.finditer(line):
-            target = match.group(1).lstrip("~!")
+            if match.group(1).startswith("!"):
+                continue  # Sphinx shows `:func:`!echo`` unlinked
+            target = match.group(1).lstrip("~")
             names = {target} if target.startswith(".") else {
                 target, f"{current}.{target}", *([f"{within}.{target}"] if within else [])}
             counts.update(names - {f"None.{target}"})

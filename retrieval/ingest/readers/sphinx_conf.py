@@ -59,6 +59,11 @@ class SphinxConf:
     # autodoc_inherit_docstrings: whether autodoc shows, for an object without a docstring of
     # its own, the one its bases give the same name (its default, True).
     inherit_docstrings: bool = True
+    # sphinx.ext.extlinks' roles: ((role, URL pattern, caption pattern or None), ...).
+    extlinks: tuple = ()
+    # The directives a project adds whose class is Sphinx's CodeBlock's (Django's `console`):
+    # their body is code, as a code-block's.
+    code_directives: tuple = ()
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -180,6 +185,36 @@ def object_types(tree) -> dict:
     return found
 
 
+def _base_name(node) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def code_directives(tree) -> tuple:
+    """Return the directives a module's `setup(app)` adds (`app.add_directive(NAME, CLASS)`)
+    whose class is, or derives in the module from, Sphinx's `CodeBlock`."""
+    if tree is None:
+        return ()
+    code = {"CodeBlock"}
+    for node in tree.body:  # classes in order: a subclass of a subclass too
+        if isinstance(node, ast.ClassDef) and any(_base_name(base) in code
+                                                  for base in node.bases):
+            code.add(node.name)
+    found = []
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name == "setup"):
+            continue
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                    and call.func.attr == "add_directive" and len(call.args) >= 2 \
+                    and _base_name(call.args[1]) in code:
+                name = _argument(call, 0, "name")
+                if name is not None:
+                    found.append(name.lower())
+    return tuple(found)
+
+
 # What Sphinx leaves out of its sources beside exclude_patterns (BuildEnvironment.find_files):
 # the template folders (an autosummary template `class.rst` is Jinja, no page) and the HTML
 # builder's asset folders, each a path below the conf.py's folder.
@@ -234,10 +269,13 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     typehints = known.get("autodoc_typehints")
     target = known.get("autodoc_typehints_description_target")
     types = object_types(tree)
+    code = code_directives(tree)
     for name in extensions:
         module_text = local_module(name) if local_module is not None else None
         if module_text is not None:
-            types = object_types(_parse(module_text)) | types
+            module_tree = _parse(module_text)
+            types = object_types(module_tree) | types
+            code += code_directives(module_tree)
     return SphinxConf(
         source_suffix=_suffixes(known.get("source_suffix"), extensions),
         root_doc=root if isinstance(root, str) and root else _DEFAULT_ROOT,
@@ -249,7 +287,50 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS,
         typehints_target=target if target in _TYPEHINTS_TARGETS else _DEFAULT_TYPEHINTS_TARGET,
         smartquotes=known.get("smartquotes") is not False,
-        inherit_docstrings=known.get("autodoc_inherit_docstrings") is not False)
+        inherit_docstrings=known.get("autodoc_inherit_docstrings") is not False,
+        extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code)
+
+
+def _extlinks(value, extensions: tuple) -> tuple:
+    if "sphinx.ext.extlinks" not in extensions or not isinstance(value, dict):
+        return ()
+    return tuple((role, link[0], link[1]) for role, link in value.items()
+                 if isinstance(role, str) and isinstance(link, (tuple, list))
+                 and len(link) == 2 and isinstance(link[0], str)
+                 and (link[1] is None or isinstance(link[1], str)))
+
+
+_EXTLINK = re.compile(r":([\w-]+):`([^`]*)`")
+_EXPLICIT_TITLE = re.compile(r"(.+?)\s*<(.*?)>", re.S)
+
+
+def _expanded(pattern: str, part: str) -> str:
+    # extlinks' %-formatting; a pattern without `%s` is a prefix (Sphinx 4 and 5 kept the
+    # older form so, warning).
+    try:
+        return pattern % part
+    except (TypeError, ValueError):
+        return pattern + part
+
+
+def shown_extlinks(text: str, extlinks: tuple) -> str:
+    """Return reST text with each extlinks role as Sphinx renders it: its explicit title, else
+    its caption with the target in (`:cve:`2022-28346`` with caption "CVE-%s" is
+    "CVE-2022-28346"), else (no caption) its URL."""
+    if not extlinks:
+        return text
+    links = {role: (base, caption) for role, base, caption in extlinks}
+
+    def shown(match) -> str:
+        link = links.get(match.group(1))
+        if link is None:
+            return match.group(0)
+        explicit = _EXPLICIT_TITLE.fullmatch(match.group(2))
+        if explicit is not None:
+            return explicit.group(1)
+        base, caption = link
+        return _expanded(base if caption is None else caption, match.group(2))
+    return _EXTLINK.sub(shown, text)
 
 
 # zzzeeksphinx's setting of reference prefixes, read where the extension is used.

@@ -31,10 +31,13 @@ from .rst import (
     OBJECT_NAME,
     OPTION,
     RstReader,
+    _is_adornment,
+    _section_title,
     is_explicit_markup,
     plain_text,
     rst_units,
 )
+from .sphinx_conf import shown_extlinks
 
 # Directives whose body is code, not prose.
 _CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
@@ -61,6 +64,8 @@ class Directives:
     targets: frozenset = frozenset()  # crossref targets (Django's `setting`): read as labels
     hidden: frozenset = frozenset()  # autodoc directives: their units come from elsewhere
     glossary: bool = False  # a `.. glossary::`'s entries: a unit each, at its terms' ids
+    extlinks: tuple = ()  # sphinx.ext.extlinks' roles (SphinxConf.extlinks): shown as captions
+    code: frozenset = frozenset()  # a project's directives whose body is code (CodeBlock's)
 
 
 class GlossaryBody:
@@ -88,11 +93,16 @@ NO_DIRECTIVES = Directives()
 # A role's `~dotted.name` target: Sphinx shows its last component only (`find_one()` for
 # :meth:`~pymongo.collection.Collection.find_one`), so a title is matched by that.
 _SHORTENED_TARGET = re.compile(r"`~(?:\w+\.)*(\w+)")
+_INLINE_LITERAL = re.compile(r"``(.+?)``")
 
 
-def _folded(title: str) -> str:
-    """Return a source title as it is compared with the rendered titles: its words only."""
-    return _NOT_WORD.sub("", plain_text(_SHORTENED_TARGET.sub(r"`\1", title)).casefold())
+def _folded(title: str, extlinks: tuple = ()) -> str:
+    """Return a source title as it is compared with the rendered titles: its words only, an
+    inline literal's as written (``<label>`` is no `text <target>`)."""
+    parts = _INLINE_LITERAL.split(shown_extlinks(title, extlinks))  # odd: a literal's text
+    return _NOT_WORD.sub("", "".join(
+        part if odd % 2 else plain_text(_SHORTENED_TARGET.sub(r"`\1", part))
+        for odd, part in enumerate(parts)).casefold())
 
 
 @dataclass
@@ -116,6 +126,7 @@ class _Owner:
     code: list = field(default_factory=list)
     prose: list = field(default_factory=list)  # its prose's reST, as written: its notes'
     hidden: list = field(default_factory=list)  # line indices of prose hiding prose (hidden.py)
+    around: "_Owner | None" = None  # an object's: the section or object its directive is in
 
 
 @dataclass
@@ -154,7 +165,7 @@ class _UnitReader(RstReader):
     # -- matching with the rendered page ----------------------------------------------------
 
     def _rendered_section(self, title: str):
-        folded = _folded(title)
+        folded = _folded(title, self.directives.extlinks)
         return self._sections.take(
             lambda section: _NOT_WORD.sub("", (section.parsed or section.title).casefold())
             == folded)
@@ -277,6 +288,14 @@ class _UnitReader(RstReader):
                 found.append((match.group(0), text[match.end():].strip()))
         return found
 
+    def around(self) -> _Owner | None:
+        """Return the section or object around the current object's directive."""
+        for scope in reversed(self.scopes[:-1]):
+            owner = getattr(scope, "owner", None)
+            if isinstance(owner, _Owner):
+                return owner
+        return self.section
+
     def owner(self) -> _Owner | None:
         """Return the object or section that owns the current unit."""
         for scope in reversed(self.scopes):
@@ -287,7 +306,8 @@ class _UnitReader(RstReader):
 
 
 def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECTIVES,
-               breaks: tuple = (), code: dict | None = None) -> list:
+               breaks: tuple = (), code: dict | None = None,
+               predicted: bool = False) -> list:
     """Split one reST source into units, anchored and named from its rendered page.
 
     A page read with its includes expanded (formats/sphinx_include.py) gives breaks, the sorted
@@ -295,40 +315,77 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
     at the next (its words past it are indexed all the same, as those past its first piece
     are); and code, {line index of a literal include: the code it shows}, indexed as code of
     the unit it is in.
+
+    predicted: the page is one sphinx_source.py predicted (a docs folder without its rendered
+    site), read as the rendered site's reader (html_page.py) reads the page Sphinx renders:
+    an object directive with no body of its own (Django's and pytest's sources describe an
+    object unindented after its directive: Sphinx renders `<dd></dd>`) is described by the
+    text that follows it in the enclosing section or object, up to the next section or object,
+    the enclosing one keeping that text too, its run of lines going on past the directive; a
+    literal block's lines are code, never markup (a directive shown in an example); a section
+    title is a unit of its own (reader_units' titles_apart), and explicit markup first in a
+    list item is read as markup (markup_view; the lines quoted are the source's).
     """
     lines = text.split("\n")
-    reader = _UnitReader(lines, page, directives)
-    literal = LiteralBlocks()
+    view = markup_view(lines) if predicted else lines
+    reader = _UnitReader(view, page, directives)
+    literal = LiteralBlocks(directives.code)
     current = None
-    for unit, indent in reader_units(lines, reader):
-        is_code = literal.enter(lines, unit, indent)
-        if not reader.read(lines, unit):
+    describing: _Owner | None = None  # an object without a body: what follows describes it
+    for unit, indent in reader_units(view, reader, titles_apart=predicted):
+        is_code = literal.enter(view, unit, indent)
+        if not (predicted and is_code) and not reader.read(view, unit):
             continue
         owner = reader.owner()
         if owner is None:  # text before the first title: the page's own section
             reader.section = owner = _Owner(SECTION, unit.start, "", None)
             reader.owners.append(owner)
+        head = owner.kind not in (SECTION, _HIDDEN) and unit.start == owner.head
+        if head:
+            owner.around = reader.around()
+        if predicted:
+            # A unit in an object's body (its text, or an object inside it) ends the run of
+            # the section or object around the object; a bodyless one's text is that one's.
+            inside = owner.around if head else owner
+            if inside is not None and inside.around is not None:
+                inside.around.run_open = False
+        if describing is not None and owner is not describing.around:
+            describing.run_open = False
+            describing = None
         if current is not None and current is not owner:
-            current.run_open = False
+            if predicted and current.around is owner and not current.body \
+                    and not current.code:
+                describing = current  # undescribed: the text after it describes it
+            elif not (predicted and head and owner.around is current):
+                current.run_open = False
         current = owner
-        if owner.run_open:
-            owner.first_run_end = unit.stop
-        chunk = "\n".join(lines[unit.start:unit.stop])
-        if code and unit.start in code:
-            owner.code.append(code[unit.start])
-        if is_code:
-            owner.code.append(chunk)
-        elif unit.start == owner.head and owner.kind != SECTION:
-            pass  # signatures and options: indexed as names and signature, not as prose
-        else:
-            owner.body.append(plain_text(chunk))
-            owner.prose.append(chunk)
-            if hidden_in_markup(chunk):  # a raw HTML comment or invisible element
-                owner.hidden.append(unit.start)
-        literal.leave(lines, unit, indent, is_code)
+        for each in (owner, describing):
+            if each is not None:
+                if each.run_open:
+                    each.first_run_end = unit.stop
+                _read_into(each, lines, unit, is_code, code, directives.extlinks)
+        literal.leave(view, unit, indent, is_code)
     return [_unit(lines, owner, _quoted_end(lines, owner.head, owner.first_run_end, breaks))
             for owner in reader.owners
             if owner.first_run_end is not None and owner.kind != _HIDDEN]
+
+
+def _read_into(owner: _Owner, lines: list, unit: range, is_code: bool, code: dict | None,
+               extlinks: tuple):
+    """Add a unit's text to an owner's: as code, as its signature (its head), or as prose (an
+    extlinks role read as its caption shows it)."""
+    chunk = "\n".join(lines[unit.start:unit.stop])
+    if code and unit.start in code:
+        owner.code.append(code[unit.start])
+    if is_code:
+        owner.code.append(chunk)
+    elif unit.start == owner.head and owner.kind != SECTION:
+        pass  # signatures and options: indexed as names and signature, not as prose
+    else:
+        owner.body.append(plain_text(shown_extlinks(chunk, extlinks)))
+        owner.prose.append(chunk)
+        if hidden_in_markup(chunk):  # a raw HTML comment or invisible element
+            owner.hidden.append(unit.start)
 
 
 def _quoted_end(lines: list, head: int, end: int, breaks: tuple) -> int:
@@ -342,22 +399,52 @@ def _quoted_end(lines: list, head: int, end: int, breaks: tuple) -> int:
     return end
 
 
-def reader_units(lines: list, reader: RstReader):
+# A list item's marker before explicit markup (`* .. attribute:: CASCADE`, Django's): the
+# markup is the item's first element, which docutils parses at the item's indentation.
+_ITEM_MARKUP = re.compile(r"([ \t]*)([*+\-\u2022\u2023\u2043]|[0-9]+[.)]|#\.)( +)(?=\.\.[ \t])")
+
+
+def markup_view(lines: list) -> list:
+    """Return a source's lines as they are parsed: a list item's marker before explicit
+    markup blanked, the markup at the item's indentation."""
+    view = []
+    for line in lines:
+        match = _ITEM_MARKUP.match(line)
+        view.append(line if match is None else match.group(1) + " " * (
+            match.end() - match.end(1)) + line[match.end():])
+    return view
+
+
+def reader_units(lines: list, reader: RstReader, titles_apart: bool = False):
     """Yield (unit, indentation) of each unit of a reST source the reader does not skip (the
-    body of a comment, toctree or index)."""
+    body of a comment, toctree or index); titles_apart: a section title is a unit of its own,
+    what follows it without a blank line another (docutils reads a directive right below a
+    title's underline as a directive)."""
     for block in blank_separated(lines):
-        for unit in rst_units(lines, block):
+        for unit in _units(lines, block, titles_apart):
             indent = indentation(lines[unit.start])
             if not reader.skips(indent):
                 yield unit, indent
+
+
+def _units(lines: list, block: range, titles_apart: bool):
+    for unit in rst_units(lines, block):
+        title = _section_title(lines, unit) if titles_apart else None
+        length = 3 if title is not None and _is_adornment(lines[unit.start]) else 2
+        if title is None or len(unit) <= length:
+            yield unit
+            continue
+        yield range(unit.start, unit.start + length)
+        yield from _units(lines, range(unit.start + length, unit.stop), titles_apart)
 
 
 class LiteralBlocks:
     """Which units of a reST source are code: a literal block after `::`, a code directive's
     body, a doctest."""
 
-    def __init__(self):
-        self._indent = None  # units indented deeper than this are a literal (code) block
+    def __init__(self, code: frozenset = frozenset()):
+        self._indent: int | None = None  # units deeper than this are a literal (code) block
+        self._code = _CODE_DIRECTIVES | code  # with a project's own (Directives.code)
 
     def enter(self, lines: list, unit: range, indent: int) -> bool:
         """Tell whether a unit, the next read, is code."""
@@ -369,7 +456,7 @@ class LiteralBlocks:
         """Open a literal block after a unit read that starts one."""
         head = lines[unit.start]
         directive = DIRECTIVE.fullmatch(head.strip()) if is_explicit_markup(head) else None
-        if directive and directive.group(1).lower() in _CODE_DIRECTIVES:
+        if directive and directive.group(1).lower() in self._code:
             self._indent = indent
         elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
             self._indent = indent

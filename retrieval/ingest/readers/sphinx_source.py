@@ -50,13 +50,14 @@ from .rst import (
     is_explicit_markup,
 )
 from .smartquotes import educate
-from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf
+from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf, shown_extlinks
 from .sphinx_page import (
     STD_NAME,
     Directives,
     GlossaryBody,
     LiteralBlocks,
     glossary_terms,
+    markup_view,
     reader_units,
 )
 
@@ -143,6 +144,10 @@ _NAMED_LINK = re.compile(r"(?<![:`\w])`([^`<]+?)\s*<[^`>]+>`_(?!_)")
 _FOOTNOTE_REF = re.compile(r"\[(?:#[\w-]*|\*|[0-9]+|[A-Za-z][\w.-]*)\]_")
 _EXPLICIT_TARGET = re.compile(r"\.\.[ \t]+_(`[^`]+`|[^`:][^:]*):(?:[ \t]+(.*))?")
 _FOOTNOTE = re.compile(r"\.\.[ \t]+\[([^\]]+)\](?:[ \t].*)?")
+# Sphinx's py_sig_re: the signatures of a Python object it gives an id.
+_PY_SIGNATURE = re.compile(r"([\w.]*\.)?(\w+)\s*(?:\(\s*(.*)\s*\)(?:\s*->\s*(.*))?)?")
+# docutils' short form of an anonymous target (its Body state's `anonymous` pattern).
+_ANONYMOUS_TARGET = re.compile(r"__(?: +|$)")
 # A hyperlink reference to a name of the page (`.parents`_: a section title or a label on it),
 # not a named link with its URL (`text <url>`_), nor an anonymous one (`text`__).
 _INTERNAL_REF = re.compile(r"(?<![:`\w])`([^`<]+?)`_(?!_)")
@@ -171,7 +176,8 @@ def directives_of(conf: SphinxConf) -> Directives:
     both = {f"std:{name}" for name in objects | targets}
     return Directives(frozenset(objects | {name for name in both if name[4:] in objects}),
                       frozenset(targets | {name for name in both if name[4:] in targets}),
-                      frozenset(hidden | {f"py:{name}" for name in hidden}), glossary=True)
+                      frozenset(hidden | {f"py:{name}" for name in hidden}), glossary=True,
+                      extlinks=conf.extlinks, code=frozenset(conf.code_directives))
 
 
 @dataclass
@@ -259,27 +265,44 @@ class _Predictor(RstReader):
         # The section whose title the previous unit was: what this one is first in, if any.
         titled, self._titled = self._titled, None
         head = self.lines[unit.start]
-        if not is_code:
-            if is_explicit_markup(head):
-                self._explicit(head.strip(), unit, titled)
-            else:
-                self._inline("\n".join(self.lines[unit.start:unit.stop]))
-                if _section_title(self.lines, unit) is None and not all(
-                        set(self.lines[i].strip()) <= _ADORNMENT for i in unit):
-                    self._settle_targets()
+        if is_code:
+            return True  # a literal block's lines: code, never markup (page_units' predicted)
+        if is_explicit_markup(head):
+            self._explicit(head.strip(), unit, titled)
+        elif _ANONYMOUS_TARGET.match(head.strip()):
+            self._targets(unit)
+        else:
+            self._inline("\n".join(self.lines[unit.start:unit.stop]))
+            if _section_title(self.lines, unit) is None and not all(
+                    set(self.lines[i].strip()) <= _ADORNMENT for i in unit):
+                self._settle_targets()
         kept = self.read(self.lines, unit)
-        terms = glossary_terms(self, self.lines, unit) if kept and not is_code else []
+        terms = glossary_terms(self, self.lines, unit) if kept else []
         if terms:
             # Sphinx's make_id("term", text) of each term (a synonym too), in document order.
             signatures = []
             for term in terms:
-                text = title_text(term)
+                text = title_text(shown_extlinks(term, self.directives.extlinks))
                 term_id = self._object_id("term", text)
                 self.targets.setdefault(("term", text.lower()), term_id)
                 signatures.append((term_id, text))
             self.objects.append(RenderedObject(GLOSSARY_TERM, signatures, STANDARD_DOMAIN))
             self.open_body(indentation(head), self.anchor)
         return kept
+
+    def _targets(self, unit: range):
+        """Read a unit of `__ URL` lines (docutils' short form of `.. __: URL`, an anonymous
+        target taking the next idN) and explicit targets, each line at the unit's indentation
+        an element of its own."""
+        indent = indentation(self.lines[unit.start])
+        starts = [i for i in unit if self.lines[i].strip()
+                  and indentation(self.lines[i]) == indent]
+        for i, stop in zip(starts, [*starts[1:], unit.stop], strict=True):
+            line = self.lines[i].strip()
+            if _ANONYMOUS_TARGET.match(line):
+                self.document.auto()
+            elif is_explicit_markup(line):
+                self._explicit(line, range(i, stop))
 
     def _explicit(self, head: str, unit: range, titled: RenderedSection | None = None):
         target = _EXPLICIT_TARGET.fullmatch(head)
@@ -373,6 +396,7 @@ class _Predictor(RstReader):
     # -- RstReader hooks ----------------------------------------------------------------------
 
     def on_section(self, title, after_label):
+        title = shown_extlinks(title, self.directives.extlinks)  # an extlink is its caption
         super().on_section(title, after_label)
         lines, unit = self.lines, self._unit
         overline = len(unit) >= 3 and lines[unit.start + 1].strip() == title \
@@ -399,7 +423,7 @@ class _Predictor(RstReader):
         # above it, the nearest first (pytest's `.. _`recording warnings`:` then `.. _recwarn:`
         # give `<section id="recwarn"><span id="recording-warnings"><span id="id3">`).
         title_id = make_id(text)
-        labels = [own for _, own, key in self._pending if key is None]
+        labels = [own for _, own, _ in self._pending]  # a crossref target is one too
         labelled = labels[-1] if labels and (not title_id or title_id in self.ids) else None
         own = self.document.auto() if labelled is not None else self.document.named(text)
         # A title whose name another target has (a label `.. _aiomysql:` above "aiomysql", an
@@ -443,7 +467,9 @@ class _Predictor(RstReader):
         enclosing = [scope.owner for scope in self.scopes[:-1]
                      if isinstance(scope.owner, _PyClass)]
         classname = enclosing[-1].name if enclosing else None
-        module = options.get("module") or (
+        # An option given empty (`:module:`) is no module, as Sphinx reads it: the name as
+        # written is the object's full name (Django's `.. data:: django.db.models.signals.X`).
+        module = (options["module"] or None) if "module" in options else (
             enclosing[-1].module if enclosing else None) or self.module
         signatures = []
         for text in self._signature_lines(argument):
@@ -452,24 +478,33 @@ class _Predictor(RstReader):
                 continue
             written = match.group(0)
             prefix, _, bare = written.rpartition(".")
+            name_prefix = prefix  # the class Sphinx's py:class is in the body (before_content)
             if classname and prefix and (prefix == classname
                                          or prefix.startswith(classname + ".")):
                 fullname = written
+                name_prefix = prefix[len(classname):].lstrip(".")
             elif classname:
                 fullname = f"{classname}.{written}"
             else:
                 fullname = written
             qualified = f"{module}.{fullname}" if module else fullname
-            object_id = None if no_index else self._object_id("", qualified)
-            signatures.append((object_id, bare, fullname))
+            # A signature Sphinx's py_sig_re does not read (`lookup_name = 'day'`) is shown
+            # as written, with no id.
+            object_id = None if no_index or _PY_SIGNATURE.fullmatch(text.strip()) is None \
+                else self._object_id("", qualified)
+            signatures.append((object_id, bare, fullname, name_prefix))
             if object_id is not None:
                 self.targets.setdefault((PYTHON_DOMAIN, qualified), object_id)
         if not signatures:
             return
-        self.objects.append(RenderedObject(name, [(i, bare) for i, bare, _ in signatures],
+        self.objects.append(RenderedObject(name, [(i, bare) for i, bare, _, _ in signatures],
                                            PYTHON_DOMAIN))
         if name in ("class", "exception"):
             self.scopes[-1].owner = _PyClass(signatures[0][2], module)
+        elif signatures[-1][3]:
+            # `.. method:: ModelAdmin.change_view` sets py:class to its written prefix for its
+            # body: a reference there is looked up under that class too.
+            self.scopes[-1].owner = _PyClass(signatures[-1][3], module)
         self._settle_targets()
 
     def _signature_lines(self, argument: str) -> list:
@@ -534,12 +569,20 @@ def cross_references(text: str, module: str | None, within: str | None = None) -
     read under a current module (a docstring's: the module of the object it documents) and
     class (within: dotted, with its module; a class's or its member's docstring, a class
     directive's body: Sphinx's py:class context), and (INTERNAL, name, module, None) of each
-    hyperlink reference to a name of its page."""
-    return [(match.group(1), (match.group(3) if match.group(3) is not None
-                              else match.group(4)).strip(), module, within)
-            for match in _XREF.finditer(text)] + [
+    hyperlink reference to a name of its page. A role's text starting with `!` is no
+    reference (Sphinx's XRefRole renders it unlinked); a target's runs of white space, a line
+    break too, are one space but a Python role's (XRefRole.process_link, which PyXRefRole's
+    replaces)."""
+    return [(match.group(1), _target(match.group(1), match.group(3) if match.group(3)
+                                     is not None else match.group(4)), module, within)
+            for match in _XREF.finditer(text)
+            if match.group(4) is None or not match.group(4).startswith("!")] + [
         (INTERNAL, " ".join(match.group(1).split()), module, None)
         for match in _INTERNAL_REF.finditer(text)]
+
+
+def _target(role: str, written: str) -> str:
+    return written.strip() if role in PY_ROLES else " ".join(written.split())
 
 
 def predict_page(docname: str, text: str, directives: Directives,
@@ -547,11 +590,11 @@ def predict_page(docname: str, text: str, directives: Directives,
     """Return what one reST page of a project would render as, read from its source alone;
     nested: the line ranges whose titles are parsed apart (ExpandedPage.nested); conf: the
     project's (whether it renders text educated, its module prefixes)."""
-    lines = text.split("\n")
+    lines = markup_view(text.split("\n"))  # as page_units reads a predicted page
     conf = conf or SphinxConf()
     reader = _Predictor(lines, directives, nested, conf.smartquotes, conf.module_prefixes)
-    literal = LiteralBlocks()  # as page_units reads them
-    for unit, indent in reader_units(lines, reader):
+    literal = LiteralBlocks(directives.code)  # as page_units reads them
+    for unit, indent in reader_units(lines, reader, titles_apart=True):
         is_code = literal.enter(lines, unit, indent)
         if reader.read_unit(unit, is_code):
             literal.leave(lines, unit, indent, is_code)
@@ -580,6 +623,11 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
             targets.setdefault(key, (path, anchor))
     python = {name: where for (domain, name), where in targets.items()
               if domain == PYTHON_DOMAIN}
+    ending: dict = {}  # each dotted tail of a Python name (`QuerySet.difference`): the first
+    for name, where in python.items():
+        parts = name.split(".")
+        for i in range(1, len(parts)):
+            ending.setdefault(".".join(parts[i:]), where)
     roles = {"envvar": "envvar"} | {role: name for name, (_, role) in conf.object_types.items()}
     counts: Counter = Counter()
     for path, source in pages.items():
@@ -603,11 +651,20 @@ def in_links(pages: dict, conf: SphinxConf) -> Counter:
                 if linked is not None and linked[1].page.sections:
                     found = (linked[0], linked[1].page.sections[0].section_id)
             elif role in PY_ROLES:
-                # Sphinx's find_obj: the name, under the current module, under its class.
+                # Sphinx's find_obj skips a target's `()` (`:attr:`~Sitemap.items()``).
+                target = target.removesuffix("()")
                 name = conf.full_name(target.lstrip("~!."))
-                found = python.get(name) or (
-                    python.get(f"{module}.{name}") if module else None) or (
-                    python.get(f"{within}.{name}") if within else None)
+                if target.lstrip("~").startswith("."):
+                    # Sphinx's find_obj, refspecific: under the current class, under the
+                    # current module, as written, else the first name ending so.
+                    found = (python.get(f"{within}.{name}") if within else None) or (
+                        python.get(f"{module}.{name}") if module else None) or python.get(
+                        name) or ending.get(name)
+                else:
+                    # Sphinx's find_obj: the name, under the current module, under its class.
+                    found = python.get(name) or (
+                        python.get(f"{module}.{name}") if module else None) or (
+                        python.get(f"{within}.{name}") if within else None)
             elif role == "term":  # Sphinx looks a term up in lower case
                 found = targets.get(("term", target.lower()))
             elif role in roles:
