@@ -487,6 +487,20 @@ class AutodocTest(unittest.TestCase):
         self.assertEqual(names("   :inherited-members:\n", inherit=False)[2:],
                          [("lib.App.route", "lib.base.Base.route")])
 
+    def test_inherited_members_alone_documents_every_member(self):
+        # Sphinx's document_members: want_all is `all_members or inherited_members or members
+        # is ALL`, so `:inherited-members:` without `:members:` documents all of them (requests'
+        # `.. autoclass:: Response` with `:inherited-members:` alone).
+        package = package_of({"lib": (
+            'class Base:\n    """Base."""\n\n    def route(self, rule):\n'
+            '        """Route a rule."""\n\n\n'
+            'class App(Base):\n    """App."""\n\n    def run(self):\n        """Run."""\n\n'
+            '    def stop(self):\n        pass\n')})
+        [directive] = autodoc.directives(".. autoclass:: lib.App\n   :inherited-members:\n")
+        self.assertEqual([item.name for item in autodoc.resolve(directive, package,
+                                                                autodoc.Settings(False))],
+                         ["lib.App", "lib.App.run", "lib.App.route"])
+
     def test_an_override_without_a_docstring_shows_its_bases(self):
         # autodoc_inherit_docstrings (Sphinx's getdoc along the MRO; a `#:` comment of a base's
         # attribute too): each override is documented with the nearest docstring its bases

@@ -426,7 +426,8 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
                 shown = _inheriting(package, shown_module, shown, owner)
             documented = [Documented(dotted, shown_module, shown, directive,
                                      kind=DIRECTIVE_KINDS.get(directive.kind))]
-            if "members" in directive.options:
+            # Sphinx's document_members: `:inherited-members:` alone wants all members too.
+            if "members" in directive.options or "inherited-members" in directive.options:
                 documented.extend(_members(dotted, module, obj, directive, package, top=True,
                                            settings=settings))
             return documented
@@ -516,7 +517,7 @@ def _members(dotted, module, obj, directive, package, top,
     """Return the members :members: documents, recursively, in source order (then those of
     the package's own bases, with :inherited-members:); settings: the project's."""
     options = directive.options
-    listed = _names(options["members"]) if top else []
+    listed = _names(options.get("members", "")) if top else []
     excluded = set(_names(options.get("exclude-members", "")))
     undocumented = "undoc-members" in options
     owners = [(module, obj)]
