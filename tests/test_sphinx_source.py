@@ -538,8 +538,8 @@ class GeneratedPagesTest(unittest.TestCase):
     def test_a_section_rendering_its_title_alone_is_no_unit_on_a_page_autodoc_fills(self):
         # Sphinx renders "Nodes" as a heading over its object; its objects say it all, as the
         # rendered site's reader reads such a page. A section with prose after its objects
-        # ("Edges"), a title-only section of a page without autodoc ("Intro"), and what
-        # precedes the first title (a unit of the page without a title), stay.
+        # ("Edges") and a title-only section of a page without autodoc ("Intro") stay; what
+        # precedes the first title renders nothing (`highlight`): no unit.
         write(self.root, {"_demo/__init__.py": 'class Node:\n    """A node."""\n\n\n'
                                                'class Edge:\n    """An edge."""\n',
                           "docs/conf.py": "",
@@ -551,12 +551,26 @@ class GeneratedPagesTest(unittest.TestCase):
                                           "Edges join nodes.\n"})
         units = package_contents(self.root, (("_demo/__init__.py", "_demo"),))
         self.assertEqual([(unit["url"].removeprefix(DOCS), unit["kind"]) for unit in units],
-                         [("api.html", "section"), ("api.html#demo.Node", "class"),
+                         [("api.html#demo.Node", "class"),
                           ("api.html#edges", "section"),
                           ("api.html#demo.Edge", "class"), ("index.html#intro", "section"),
                           ("index.html#part", "section")])
         node = next(unit for unit in units if unit["url"] == DOCS + "api.html#demo.Node")
         self.assertEqual(node["fields"]["context"], "API Nodes")
+
+    def test_what_precedes_the_first_title_is_a_unit_only_where_it_renders_text(self):
+        # `:orphan:` (page metadata Sphinx takes out), `highlight` and `currentmodule` render
+        # nothing above the page's title: no unit of the page without a title. Text there
+        # renders, and is one.
+        write(self.root, {"doc/conf.py": "",
+                          "doc/index.rst": ":orphan:\n\n.. highlight:: console\n\n"
+                                           ".. currentmodule:: demo\n\nDemo\n====\n\nText.\n",
+                          "doc/other.rst": ":orphan:\n\nRead this first.\n\n"
+                                           "Other\n=====\n\nMore.\n"})
+        self.assertEqual([(unit["url"].removeprefix(DOCS), unit["text"].split("\n")[0])
+                          for unit in contents(self.root, "doc")],
+                         [("index.html#demo", "Demo"), ("other.html", ":orphan:"),
+                          ("other.html#other", "Other")])
 
     def test_a_module_first_in_a_section_is_where_the_section_is(self):
         # Sphinx's MoveModuleTargets: the target of a `.. module::` that is the first thing in

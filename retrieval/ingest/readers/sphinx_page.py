@@ -365,9 +365,13 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
                     each.first_run_end = unit.stop
                 _read_into(each, lines, unit, is_code, code, directives.extlinks)
         literal.leave(view, unit, indent, is_code)
+    # Before a predicted page's first title, what renders nothing (`:orphan:`, a `highlight`)
+    # is no unit: the rendered page shows nothing above its title.
     return [_unit(lines, owner, _quoted_end(lines, owner.head, owner.first_run_end, breaks))
             for owner in reader.owners
-            if owner.first_run_end is not None and owner.kind != _HIDDEN]
+            if owner.first_run_end is not None and owner.kind != _HIDDEN
+            and not (predicted and owner.kind == SECTION and not owner.title
+                     and not _rendered_lines(owner.prose))]
 
 
 def _read_into(owner: _Owner, lines: list, unit: range, is_code: bool, code: dict | None,
@@ -474,18 +478,20 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
         context=owner.context, notes=rst_notes("\n\n".join(owner.prose)),
         hidden=any(line in piece for line in owner.hidden),
         title_only=owner.kind == SECTION and bool(owner.title)
-        and _renders_title_only(owner.prose))
+        and _rendered_lines(owner.prose) <= 1)
 
 
-# A line that renders no text: blank, an adornment, a label, a `currentmodule`, `module` or
-# `index` directive or an option of one.
+# A line that renders no text: blank, an adornment, a label, a `currentmodule`, `module`,
+# `index`, `highlight` or `default-role` directive or an option of one (a field: `:orphan:`,
+# page metadata Sphinx takes out of the page).
 _RENDERS_NOTHING = re.compile(
-    r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*|index::.*)"
+    r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*"
+    r"|(?:index|highlight|default-role)::.*)"
     r"|:[\w-]+:.*|([^\w\s])\1*)?[ \t]*\r?")
 
 
-def _renders_title_only(prose: list) -> bool:
-    """Tell whether a section's prose (its chunks of reST) renders its title alone."""
-    lines = [line for chunk in prose for line in chunk.split("\n")
-             if not _RENDERS_NOTHING.fullmatch(line)]
-    return len(lines) <= 1
+def _rendered_lines(prose: list) -> int:
+    """Return how many lines of a section's prose (its chunks of reST) render text (its title
+    is one)."""
+    return sum(not _RENDERS_NOTHING.fullmatch(line) for chunk in prose
+               for line in chunk.split("\n"))
