@@ -338,6 +338,17 @@ class GeneratedPagesTest(unittest.TestCase):
                          DOCS + "reference/generated/demo.Engine.html#demo.Engine")
         self.assertNotIn("demo.missing", units)  # what the source does not define
 
+    def test_the_docstring_a_stub_page_renders_links_from_it(self):
+        # autodoc renders each stub's docstring on its page: a reference there is an in-link.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\ndef start():\n    """Start."""\n\n\n'
+                                'def stop():\n    """Stop what :func:`start` began."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n",
+            "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                            ".. autosummary::\n   :toctree: generated/\n\n   start\n   stop\n"})
+        units = {unit["title"]: unit["in_links"] for unit in package_contents(self.root)}
+        self.assertEqual((units["demo.start"], units["demo.stop"]), (1, 0))
+
     def test_a_directive_of_the_projects_own_documents_the_objects_its_argument_names(self):
         write(self.root, {
             "demo/__init__.py": '"""Demo."""\n',

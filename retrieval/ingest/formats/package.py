@@ -679,6 +679,11 @@ class _Units:
                     self.references.update(autodoc.references(docstring, module, within))
                     predicted[page].references.extend(
                         cross_references(docstring, module, within))
+                # So do those of its autosummary stub pages (autodoc renders each there).
+                stubs = {line: [item] for line, _, item
+                         in self._summarized(conf, relative, expanded[relative].text)}
+                for docstring, module, within in self._rendered_docstrings(stubs):
+                    self.references.update(autodoc.references(docstring, module, within))
                 if conf.typehints != "none":
                     self.references.update(self._rendered_annotations(autodocs[relative], conf))
                 self.references.update(self._rendered_bases(autodocs[relative]))
