@@ -501,6 +501,13 @@ class AutodocTest(unittest.TestCase):
                                                                 autodoc.Settings(False))],
                          ["lib.App", "lib.App.run", "lib.App.route"])
 
+    def test_see_also_names_are_those_of_its_entries_as_numpydoc_parses_them(self):
+        docstring = ("Do it.\n\nSee Also\n--------\nskew, :func:`kurtosis`\n"
+                     "`describe` : Summary statistics,\n    see `moment`.\n"
+                     "numpy.mean\n\nNotes\n-----\nmean, median\n")
+        self.assertEqual([name for _, name in autodoc.see_also_names(docstring)],
+                         ["skew", "kurtosis", "describe", "numpy.mean"])
+
     def test_an_override_without_a_docstring_shows_its_bases(self):
         # autodoc_inherit_docstrings (Sphinx's getdoc along the MRO; a `#:` comment of a base's
         # attribute too): each override is documented with the nearest docstring its bases

@@ -349,6 +349,25 @@ class GeneratedPagesTest(unittest.TestCase):
         units = {unit["title"]: unit["in_links"] for unit in package_contents(self.root)}
         self.assertEqual((units["demo.start"], units["demo.stop"]), (1, 0))
 
+    def test_see_also_names_and_the_default_role_link_where_conf_py_has_them_render(self):
+        # numpydoc renders a See Also name as an `:obj:` reference (the description after
+        # " : " is text); default_role "autolink" makes `` `name` `` one too. Without them,
+        # neither links.
+        module = ('"""Demo."""\n\n\ndef start():\n    """Start."""\n\n\n'
+                  'def pause():\n    """Pause."""\n\n\n'
+                  'def stop():\n    """Stop what `start` began.\n\n    See Also\n'
+                  '    --------\n    start, pause : begin; see `start`.\n    """\n')
+        api = ("API\n===\n\n.. currentmodule:: demo\n\n"
+               ".. autosummary::\n   :toctree: generated/\n\n   start\n   pause\n   stop\n")
+        for conf, links in (("extensions = ['sphinx.ext.autosummary']\n", (0, 0)),
+                            ("extensions = ['sphinx.ext.autosummary', 'numpydoc']\n", (1, 1)),
+                            ("extensions = ['sphinx.ext.autosummary', 'numpydoc']\n"
+                             "default_role = 'autolink'\n", (3, 1))):
+            write(self.root, {"demo/__init__.py": module, "docs/conf.py": conf,
+                              "docs/api.rst": api})
+            units = {unit["title"]: unit["in_links"] for unit in package_contents(self.root)}
+            self.assertEqual((units["demo.start"], units["demo.pause"]), links, conf)
+
     def test_a_directive_of_the_projects_own_documents_the_objects_its_argument_names(self):
         write(self.root, {
             "demo/__init__.py": '"""Demo."""\n',

@@ -597,6 +597,14 @@ class _Units:
             rendered.append((obj.docstring, module, within or None))
         return rendered
 
+    @staticmethod
+    def _docstring_cites(docstring: str, module: str, within: str | None,
+                         conf: SphinxConf) -> Counter:
+        """Count what a docstring autodoc renders cross-references, as the project's conf.py
+        has it rendered (its default role; numpydoc's See Also)."""
+        return autodoc.references(docstring, module, within, conf.object_default_role,
+                                  conf.see_also)
+
     def _rendered_annotations(self, found: dict, conf: SphinxConf) -> Counter:
         """Count the names the annotations of the objects a page's autodoc directives render
         hold (found: _autodoc's), each object once: autodoc links each to what it names (in
@@ -661,8 +669,9 @@ class _Units:
         expanded = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
                                      self.sectioned_docstring)
                     for relative, kind, text, sha256 in pages if kind == RST}
-        self.references = sum((autodoc.references(page.text) for page in expanded.values()),
-                              Counter())
+        self.references = sum((autodoc.references(page.text,
+                                                  default_role=conf.object_default_role)
+                               for page in expanded.values()), Counter())
         # Each page's autodoc directives resolved, in page order (skips reported as read).
         autodocs = {relative: self._autodoc(page.where, page.text, progress, conf)
                     for relative, page in expanded.items()}
@@ -676,14 +685,16 @@ class _Units:
                 # its object's module, as a rendered site's links are counted.
                 for docstring, module, within in self._rendered_docstrings(
                         autodocs[relative]):
-                    self.references.update(autodoc.references(docstring, module, within))
+                    self.references.update(self._docstring_cites(docstring, module, within,
+                                                                 conf))
                     predicted[page].references.extend(
                         cross_references(docstring, module, within))
                 # So do those of its autosummary stub pages (autodoc renders each there).
                 stubs = {line: [item] for line, _, item
                          in self._summarized(conf, relative, expanded[relative].text)}
                 for docstring, module, within in self._rendered_docstrings(stubs):
-                    self.references.update(autodoc.references(docstring, module, within))
+                    self.references.update(self._docstring_cites(docstring, module, within,
+                                                                 conf))
                 if conf.typehints != "none":
                     self.references.update(self._rendered_annotations(autodocs[relative], conf))
                 self.references.update(self._rendered_bases(autodocs[relative]))

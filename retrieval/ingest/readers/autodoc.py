@@ -59,7 +59,41 @@ DIRECTIVE_KINDS = {"function": FUNCTION, "decorator": FUNCTION, "class": CLASS,
                    "property": ATTRIBUTE, "data": DATA}
 
 
-def references(text: str, module: str | None = None, within: str | None = None) -> Counter:
+# Interpreted text without a role (`` `name` ``, not `` `text`_ ``, a hyperlink, nor a
+# literal's ``` `` ```): the project's default_role reads it.
+_DEFAULT_ROLE = re.compile(r"(?<![`:\w])`([~!]?\.?[A-Za-z_][\w.]*?)(?:\(\))?`(?![`_\w])")
+# A numpydoc section's title: a line, then a line of dashes.
+_NUMPYDOC_RULE = re.compile(r"[ \t]*-{3,}[ \t]*\r?")
+# A name of a numpydoc See Also entry: `:role:`name``, `` `name` `` or name (numpydoc's
+# _funcname), each of a line's comma-separated names before its " : description".
+_SEE_ALSO_NAME = re.compile(r"(?::(?:py:)?\w+:)?`([~!]?[\w.-]+)`|([\w.-]+)")
+
+
+def see_also_names(docstring: str) -> list:
+    """Return (line index, name) of the names a numpydoc docstring's See Also section lists,
+    as written: numpydoc renders each an `:obj:` cross-reference (a line indented deeper than
+    the section's names describes the entry above)."""
+    lines = docstring.split("\n")
+    found, inside, indent = [], False, 0
+    for index, line in enumerate(lines):
+        titled = index + 1 < len(lines) and _NUMPYDOC_RULE.fullmatch(lines[index + 1]) \
+            and line.strip() and not _NUMPYDOC_RULE.fullmatch(line)
+        if titled:
+            inside, indent = line.strip() == "See Also", len(line) - len(line.lstrip())
+            continue
+        if not inside or not line.strip() or _NUMPYDOC_RULE.fullmatch(line) \
+                or len(line) - len(line.lstrip()) > indent:
+            continue
+        names = line.split(" : ", 1)[0].strip().rstrip(",.").rstrip(":").rstrip()
+        for part in names.split(","):
+            match = _SEE_ALSO_NAME.fullmatch(part.strip())
+            if match:
+                found.append((index, match.group(1) or match.group(2)))
+    return found
+
+
+def references(text: str, module: str | None = None, within: str | None = None,
+               default_role: bool = False, see_also: bool = False) -> Counter:
     """Count the Python objects a reST page (or a docstring of module) cross-references, by
     each name they may mean; within: the class (dotted, with its module) a docstring is of or
     in, where Sphinx looks a name up too.
@@ -68,21 +102,37 @@ def references(text: str, module: str | None = None, within: str | None = None) 
     (`:func:`option`` under `.. currentmodule:: click`) for the name as written and under the
     current module, as Sphinx would look it up, and under the class (`:meth:`load`` in
     BytecodeCache's docstring is `jinja2.BytecodeCache.load`); `.name` (a suffix search)
-    under "." + name; `!name` for none (Sphinx creates no link).
+    under "." + name; `!name` for none (Sphinx creates no link). default_role: the project's
+    default role is a Python object's (`default_role = "autolink"`), so `` `name` `` is a
+    reference too; see_also: numpydoc (or napoleon) renders a docstring's See Also names as
+    references.
     """
     counts: Counter[str] = Counter()
     current = module
-    for line in text.split("\n"):
+
+    def count(written: str):
+        if written.startswith("!"):
+            return  # Sphinx shows `:func:`!echo`` unlinked
+        target = written.lstrip("~")
+        names = {target} if target.startswith(".") else {
+            target, f"{current}.{target}", *([f"{within}.{target}"] if within else [])}
+        counts.update(names - {f"None.{target}"})
+
+    listed = see_also_names(text) if see_also else []
+    entries = {index for index, _ in listed}
+    for index, line in enumerate(text.split("\n")):
         declared = _CURRENT.match(line) or _AUTODOC_MODULE.match(line)
         if declared:
             current = None if declared.group(1) == "None" else declared.group(1)
+        if index in entries:  # its names are numpydoc's references; its description is text
+            line = line.partition(" : ")[2]
         for match in _REFERENCE.finditer(line):
-            if match.group(1).startswith("!"):
-                continue  # Sphinx shows `:func:`!echo`` unlinked
-            target = match.group(1).lstrip("~")
-            names = {target} if target.startswith(".") else {
-                target, f"{current}.{target}", *([f"{within}.{target}"] if within else [])}
-            counts.update(names - {f"None.{target}"})
+            count(match.group(1))
+        if default_role:
+            for match in _DEFAULT_ROLE.finditer(line):
+                count(match.group(1))
+    for _, name in listed:
+        count(name)
     return counts
 
 

@@ -64,6 +64,11 @@ class SphinxConf:
     # The directives a project adds whose class is Sphinx's CodeBlock's (Django's `console`):
     # their body is code, as a code-block's.
     code_directives: tuple = ()
+    # default_role: whether it is a Python object's role (`"autolink"`, `"py:obj"`), so that
+    # interpreted text without a role (`` `name` ``) is a cross-reference to an object.
+    object_default_role: bool = False
+    # numpydoc or napoleon: a docstring's See Also names render as cross-references.
+    see_also: bool = False
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -288,7 +293,14 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         typehints_target=target if target in _TYPEHINTS_TARGETS else _DEFAULT_TYPEHINTS_TARGET,
         smartquotes=known.get("smartquotes") is not False,
         inherit_docstrings=known.get("autodoc_inherit_docstrings") is not False,
-        extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code)
+        extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code,
+        object_default_role=_OBJECT_ROLE.fullmatch(str(known.get("default_role"))) is not None,
+        see_also=bool({"numpydoc", "sphinx.ext.napoleon"} & set(extensions)))
+
+
+# The default roles that make `` `name` `` a reference to a Python object: the Python
+# domain's, `any`, and autosummary's `autolink` (a py:obj where the name is one).
+_OBJECT_ROLE = re.compile(r"autolink|any|(?:py:)?(?:obj|func|meth|class|attr|data|exc|const|mod)")
 
 
 def _extlinks(value, extensions: tuple) -> tuple:
