@@ -338,6 +338,19 @@ class GeneratedPagesTest(unittest.TestCase):
                          DOCS + "reference/generated/demo.Engine.html#demo.Engine")
         self.assertNotIn("demo.missing", units)  # what the source does not define
 
+    def test_a_bare_toctree_writes_stubs_beside_the_page_and_each_entry_links(self):
+        # Autosummary's `'toctree' in options`: no value is the page's own directory. Each
+        # entry of any table renders as an `:obj:` reference to its object.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\ndef start():\n    """Start."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n",
+            "docs/ref/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                                ".. autosummary::\n   :toctree:\n\n   start\n\n"
+                                ".. autosummary::\n\n   start\n"})
+        [unit] = [unit for unit in package_contents(self.root) if unit["title"] == "demo.start"]
+        self.assertEqual((unit["url"], unit["in_links"]),
+                         (DOCS + "ref/demo.start.html#demo.start", 2))
+
     def test_the_docstring_a_stub_page_renders_links_from_it(self):
         # autodoc renders each stub's docstring on its page: a reference there is an in-link.
         write(self.root, {
@@ -347,22 +360,23 @@ class GeneratedPagesTest(unittest.TestCase):
             "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
                             ".. autosummary::\n   :toctree: generated/\n\n   start\n   stop\n"})
         units = {unit["title"]: unit["in_links"] for unit in package_contents(self.root)}
-        self.assertEqual((units["demo.start"], units["demo.stop"]), (1, 0))
+        # Each of the table's entries links once; start once more, from stop's stub.
+        self.assertEqual((units["demo.start"], units["demo.stop"]), (2, 1))
 
     def test_see_also_names_and_the_default_role_link_where_conf_py_has_them_render(self):
         # numpydoc renders a See Also name as an `:obj:` reference (the description after
         # " : " is text); default_role "autolink" makes `` `name` `` one too. Without them,
-        # neither links.
+        # neither links (but the table's entry, once each).
         module = ('"""Demo."""\n\n\ndef start():\n    """Start."""\n\n\n'
                   'def pause():\n    """Pause."""\n\n\n'
                   'def stop():\n    """Stop what `start` began.\n\n    See Also\n'
                   '    --------\n    start, pause : begin; see `start`.\n    """\n')
         api = ("API\n===\n\n.. currentmodule:: demo\n\n"
                ".. autosummary::\n   :toctree: generated/\n\n   start\n   pause\n   stop\n")
-        for conf, links in (("extensions = ['sphinx.ext.autosummary']\n", (0, 0)),
-                            ("extensions = ['sphinx.ext.autosummary', 'numpydoc']\n", (1, 1)),
+        for conf, links in (("extensions = ['sphinx.ext.autosummary']\n", (1, 1)),
+                            ("extensions = ['sphinx.ext.autosummary', 'numpydoc']\n", (2, 2)),
                             ("extensions = ['sphinx.ext.autosummary', 'numpydoc']\n"
-                             "default_role = 'autolink'\n", (3, 1))):
+                             "default_role = 'autolink'\n", (4, 2))):
             write(self.root, {"demo/__init__.py": module, "docs/conf.py": conf,
                               "docs/api.rst": api})
             units = {unit["title"]: unit["in_links"] for unit in package_contents(self.root)}

@@ -689,7 +689,10 @@ class _Units:
                                                                  conf))
                     predicted[page].references.extend(
                         cross_references(docstring, module, within))
-                # So do those of its autosummary stub pages (autodoc renders each there).
+                # Each autosummary entry is a link to its object; the docstrings of its stub
+                # pages link from there (autodoc renders each on its stub).
+                self.references.update(entry.name for entry in autodoc.autosummary_entries(
+                    expanded[relative].text, toctree_only=False))
                 stubs = {line: [item] for line, _, item
                          in self._summarized(conf, relative, expanded[relative].text)}
                 for docstring, module, within in self._rendered_docstrings(stubs):

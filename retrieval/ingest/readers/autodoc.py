@@ -321,11 +321,14 @@ class Summarized:
     toctree: str  # the stub pages' directory, relative to the page's own
 
 
-def autosummary_entries(text: str) -> list:
-    """Return the entries of a reST page's `.. autosummary::` tables that have a `:toctree:`.
+def autosummary_entries(text: str, toctree_only: bool = True) -> list:
+    """Return the entries of a reST page's `.. autosummary::` tables that have a `:toctree:`
+    (toctree_only; else of every table, toctree "" where it has none).
 
     Sphinx's autosummary writes a page `TOCTREE/NAME` for each (NAME qualified by the module
-    current where the table stands), documenting the object at the id NAME.
+    current where the table stands), documenting the object at the id NAME; a `:toctree:`
+    without a value writes it beside the page. Each entry of any table is rendered as an
+    `:obj:` cross-reference to its object.
     """
     lines, found, current = text.split("\n"), [], None
     index = 0
@@ -350,11 +353,12 @@ def autosummary_entries(text: str) -> list:
             if body.strip() and len(body) - len(body.lstrip()) <= indent:
                 break  # the table's content ended
             entry = _ENTRY.match(body)
-            if entry and options.get("toctree"):
+            if entry and ("toctree" in options or not toctree_only):
                 name = entry.group(1)
                 if current and not name.startswith(current + "."):
                     name = f"{current}.{name}"
-                found.append(Summarized(index + 1, name, options["toctree"].strip("/")))
+                found.append(Summarized(index + 1, name,
+                                        options.get("toctree", "").strip("/")))
             index += 1
     return found
 
