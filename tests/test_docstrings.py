@@ -501,6 +501,17 @@ class AutodocTest(unittest.TestCase):
                                                                 autodoc.Settings(False))],
                          ["lib.App", "lib.App.run", "lib.App.route"])
 
+    def test_typed_fields_link_each_name_of_their_types(self):
+        # Sphinx's Python domain links a typed field's types (`:rtype:`, `:type x:`,
+        # `:param T x:`, `:raises E:`), each name of a type split as PyXrefMixin splits it
+        # (str twice: a parameter's type, and in `dict[str, Node]`).
+        counts = autodoc.references(
+            ":param str name: the name.\n:type nodes: dict[str, Node] or None\n"
+            ":rtype: lib.Response\n:raises lib.Error: if not.\n:returns: a Response.\n", "lib")
+        self.assertEqual([counts[name] for name in ("str", "lib.Node", "None", "lib.Response",
+                                                    "lib.Error", "name", "lib.name")],
+                         [2, 1, 1, 1, 1, 0, 0])
+
     def test_see_also_names_are_those_of_its_entries_as_numpydoc_parses_them(self):
         docstring = ("Do it.\n\nSee Also\n--------\nskew, :func:`kurtosis`\n"
                      "`describe` : Summary statistics,\n    see `moment`.\n"

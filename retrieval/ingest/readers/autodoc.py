@@ -92,6 +92,34 @@ def see_also_names(docstring: str) -> list:
     return found
 
 
+# A Python description's typed field (Sphinx's PyTypedField, PyField, PyGroupedField): a
+# parameter's or variable's type, the return type, an exception raised; each name a link.
+_TYPED_FIELD = re.compile(r"[ \t]*:(rtype|type|vartype|raises?|exception|except|param|"
+                          r"parameter|arg|argument|key|keyword)\b([^:`]*):(?:[ \t]+(.*))?")
+# What separates the names of a type (Sphinx's PyXrefMixin._delimiters).
+_TYPE_DELIMITERS = re.compile(r"\s*[\[\](),](?:\s*o[rf]\s)?\s*|\s+o[rf]\s+|\s*\|\s*|\.\.\.")
+_TYPE_NAME = re.compile(r"[~!]?\.?[A-Za-z_][\w.]*")
+
+
+def field_types(line: str) -> list:
+    """Return the names a line's typed field links, as Sphinx's Python domain links them:
+    `:rtype: X`, `:type name: X`, `:vartype name: X`, `:param X name:` (each name of X, a
+    type as `dict[str, Node] or None`) and `:raises E:`; none of any other line."""
+    field = _TYPED_FIELD.fullmatch(line.rstrip("\r"))
+    if field is None:
+        return []
+    kind, argument, body = field.group(1), field.group(2).split(), field.group(3) or ""
+    if kind in ("rtype", "type", "vartype"):
+        written = body
+    elif kind in ("raises", "raise", "exception", "except"):
+        written = " ".join(argument)
+    else:
+        written = " ".join(argument[:-1])
+    if "`" in written:
+        return []  # a role inside: a reference _REFERENCE counts
+    return [part for part in _TYPE_DELIMITERS.split(written) if _TYPE_NAME.fullmatch(part)]
+
+
 def references(text: str, module: str | None = None, within: str | None = None,
                default_role: bool = False, see_also: bool = False) -> Counter:
     """Count the Python objects a reST page (or a docstring of module) cross-references, by
@@ -128,6 +156,8 @@ def references(text: str, module: str | None = None, within: str | None = None,
             line = line.partition(" : ")[2]
         for match in _REFERENCE.finditer(line):
             count(match.group(1))
+        for name in field_types(line):
+            count(name)
         if default_role:
             for match in _DEFAULT_ROLE.finditer(line):
                 count(match.group(1))
