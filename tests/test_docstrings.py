@@ -501,6 +501,19 @@ class AutodocTest(unittest.TestCase):
                                                                 autodoc.Settings(False))],
                          ["lib.App", "lib.App.run", "lib.App.route"])
 
+    def test_autoclass_of_what_is_no_class_of_that_name_describes_an_attribute(self):
+        # Sphinx's ClassDocumenter.doc_as_attr: an instance (`codes = Lookup()`) or a class
+        # under another name than its own (`Alias = Lookup`) is a py:attribute; a class
+        # exported under its own name stays a class.
+        package = package_of({"lib": (
+            'class Lookup:\n    """A lookup."""\n\n\ncodes = Lookup()\n'
+            '"""The codes."""\n\nAlias = Lookup\n')})
+        kinds = {}
+        for name in ("codes", "Alias", "Lookup"):
+            [directive] = autodoc.directives(f".. autoclass:: lib.{name}\n")
+            kinds[name] = autodoc.resolve(directive, package)[0].kind
+        self.assertEqual(kinds, {"codes": "attribute", "Alias": "attribute", "Lookup": "class"})
+
     def test_typed_fields_link_each_name_of_their_types(self):
         # Sphinx's Python domain links a typed field's types (`:rtype:`, `:type x:`,
         # `:param T x:`, `:raises E:`), each name of a type split as PyXrefMixin splits it

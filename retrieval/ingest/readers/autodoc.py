@@ -508,8 +508,14 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
             if settings.inherit_docstrings:
                 owner = package.resolve(dotted.rpartition(".")[0]) if "." in dotted else None
                 shown = _inheriting(package, shown_module, shown, owner)
-            documented = [Documented(dotted, shown_module, shown, directive,
-                                     kind=DIRECTIVE_KINDS.get(directive.kind))]
+            kind = DIRECTIVE_KINDS.get(directive.kind)
+            if kind in (CLASS, EXCEPTION) and (
+                    obj.kind not in (CLASS, EXCEPTION)
+                    or obj.name.rpartition(".")[2] != dotted.rpartition(".")[2]):
+                # ClassDocumenter's doc_as_attr: a class under another name than its own, or
+                # what is no class (`codes = LookupDict(...)`), is described as an attribute.
+                kind = ATTRIBUTE
+            documented = [Documented(dotted, shown_module, shown, directive, kind=kind)]
             # Sphinx's document_members: `:inherited-members:` alone wants all members too.
             if "members" in directive.options or "inherited-members" in directive.options:
                 documented.extend(_members(dotted, module, obj, directive, package, top=True,
