@@ -783,6 +783,17 @@ class GeneratedPagesTest(unittest.TestCase):
             self.assertEqual((unit["title"], unit["url"]),
                              (shown, DOCS + "index.html#the-camelcase-types-as-is"), conf)
 
+    def test_a_functions_reference_in_a_title_shows_parentheses_as_conf_py_says(self):
+        # XRefRole.update_title_and_target: `()` dropped from the title as written, then added
+        # back where add_function_parentheses is on (its default).
+        page = ("Demo\n====\n\nUsing :func:`quad` and :meth:`run()`\n" + "-" * 36
+                + "\n\nText.\n")
+        for conf, shown in (("", "Using quad() and run()"),
+                            ("add_function_parentheses = False\n", "Using quad and run")):
+            root = temporary_directory(self)
+            write(root, {"doc/conf.py": conf, "doc/index.rst": page})
+            self.assertEqual(contents(root, "doc")[-1]["title"], shown, conf)
+
     def test_an_extlinks_role_in_a_title_is_its_caption(self):
         # sphinx.ext.extlinks renders `:cve:`2022-28346`` as its caption "CVE-%s" with the
         # target in, a caption without `%s` as a prefix (Sphinx 4 and 5), none as the URL, an

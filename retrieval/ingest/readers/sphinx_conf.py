@@ -56,6 +56,8 @@ class SphinxConf:
     typehints_target: str = _DEFAULT_TYPEHINTS_TARGET
     # smartquotes: whether Sphinx educates the text it renders (its SmartQuotes transform).
     smartquotes: bool = True
+    # add_function_parentheses: whether a function's or method's reference shows `()`.
+    function_parentheses: bool = True
     # autodoc_inherit_docstrings: whether autodoc shows, for an object without a docstring of
     # its own, the one its bases give the same name (its default, True).
     inherit_docstrings: bool = True
@@ -292,6 +294,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS,
         typehints_target=target if target in _TYPEHINTS_TARGETS else _DEFAULT_TYPEHINTS_TARGET,
         smartquotes=known.get("smartquotes") is not False,
+        function_parentheses=known.get("add_function_parentheses") is not False,
         inherit_docstrings=known.get("autodoc_inherit_docstrings") is not False,
         extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code,
         object_default_role=_OBJECT_ROLE.fullmatch(str(known.get("default_role"))) is not None,

@@ -93,18 +93,19 @@ _PY_REFERENCE = re.compile(r":(?:py:)?(\w+):`([^`<]*)`")
 _WITH_PARENTHESES = frozenset({"func", "meth"})
 
 
-def _reference_shown(markup: str, prefixes: dict) -> str:
+def _reference_shown(markup: str, prefixes: dict, parentheses: bool = True) -> str:
     """Return how Sphinx shows a role in a title: a Python reference as its role renders it
-    (PyXRefRole: `.` and `!` dropped, `~a.b` as `b`, `()` after a function or method,
-    zzzeeksphinx's module prefix dropped: `:func:`_orm.relationship`` is "relationship()");
-    another as title_text reads it."""
+    (PyXRefRole: `.` and `!` dropped, `~a.b` as `b`, `()` after a function or method, none
+    where conf.py's `add_function_parentheses` is False (parentheses), zzzeeksphinx's module
+    prefix dropped: `:func:`_orm.relationship`` is "relationship()"); another as title_text
+    reads it."""
     match = _PY_REFERENCE.fullmatch(markup)
     if match is None or match.group(1) not in PY_ROLES:
         return title_text(markup)
     role, shown = match.groups()
     shown = shown.strip().lstrip("!")
     if role in _WITH_PARENTHESES:
-        shown = shown.removesuffix("()") + "()"
+        shown = shown.removesuffix("()") + ("()" if parentheses else "")
     shown = shown.lstrip(".")
     if shown.startswith("~"):
         shown = shown[1:].rpartition(".")[2] if "." in shown else shown[1:]
@@ -117,10 +118,12 @@ def _reference_shown(markup: str, prefixes: dict) -> str:
 _LITERAL = re.compile(r"``.+?``|:[\w.+:-]+:`[^`]*`")
 
 
-def shown_title(title: str, smartquotes: bool = True, prefixes: dict | None = None) -> str:
+def shown_title(title: str, smartquotes: bool = True, prefixes: dict | None = None,
+                parentheses: bool = True) -> str:
     """Return a reST title's text as Sphinx shows it: title_text, its text (not its literals)
     educated by SmartQuotes where the project has them on (conf.py's `smartquotes`), its
-    Python references as their roles render them (prefixes: zzzeeksphinx's module prefixes)."""
+    Python references as their roles render them (prefixes: zzzeeksphinx's module prefixes;
+    parentheses: conf.py's `add_function_parentheses`)."""
     parts, before, at = [], " ", 0
     for match in [*_LITERAL.finditer(title), None]:
         text = title[at:match.start() if match else len(title)]
@@ -133,7 +136,7 @@ def shown_title(title: str, smartquotes: bool = True, prefixes: dict | None = No
             before = shown[-1:] or before
         if match is None:
             break
-        literal = _reference_shown(match.group(0), prefixes or {})
+        literal = _reference_shown(match.group(0), prefixes or {}, parentheses)
         parts.append(literal)
         before, at = literal[-1:] or before, match.end()
     return " ".join("".join(parts).split())
@@ -213,12 +216,14 @@ class _Predictor(RstReader):
     """Walks a page's units as page_units does, giving ids as docutils and Sphinx would."""
 
     def __init__(self, lines: list, directives: Directives, nested: tuple = (),
-                 smartquotes: bool = True, prefixes: dict | None = None):
+                 smartquotes: bool = True, prefixes: dict | None = None,
+                 parentheses: bool = True):
         super().__init__()
         self.lines = lines
         self.directives = directives
         self.smartquotes = smartquotes  # whether titles are shown educated (SmartQuotes)
         self.prefixes = prefixes or {}  # zzzeeksphinx's module prefixes, dropped when shown
+        self.parentheses = parentheses  # add_function_parentheses: `()` after a function's
         # The line ranges parsed apart (an automodule's docstring), and the one being read:
         # (its range, its adornment styles, the level its first style is at).
         self._nested = nested
@@ -434,8 +439,8 @@ class _Predictor(RstReader):
             or any(" ".join(label.split()) == name for label, _, key in self._pending
                    if key is None)
         self.title_ids.setdefault(name, own)
-        section = RenderedSection(labelled or own, shown_title(title, self.smartquotes,
-                                                               self.prefixes), path, text)
+        section = RenderedSection(labelled or own, shown_title(
+            title, self.smartquotes, self.prefixes, self.parentheses), path, text)
         self.sections.append(section)
         self._ancestry.append((section.section_id,
                                tuple(open_section.section_id for _, open_section in self._open)))
@@ -592,7 +597,8 @@ def predict_page(docname: str, text: str, directives: Directives,
     project's (whether it renders text educated, its module prefixes)."""
     lines = markup_view(text.split("\n"))  # as page_units reads a predicted page
     conf = conf or SphinxConf()
-    reader = _Predictor(lines, directives, nested, conf.smartquotes, conf.module_prefixes)
+    reader = _Predictor(lines, directives, nested, conf.smartquotes, conf.module_prefixes,
+                        conf.function_parentheses)
     literal = LiteralBlocks(directives.code)  # as page_units reads them
     for unit, indent in reader_units(lines, reader, titles_apart=True):
         is_code = literal.enter(lines, unit, indent)
