@@ -227,6 +227,49 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         self.assertEqual(names[DOCS + "api/herd.barn.Shed.mend.html#herd.barn.Shed.mend"],
                          ["herd.barn.Shed.mend", "herd.barn.Roof.mend"])
 
+    def test_a_class_template_s_member_tables_give_each_member_a_stub_page(self):
+        # pandas' _templates/autosummary/class.rst: a table of `all_methods` and one of
+        # `all_attributes`, hidden in a reST comment, each with `:toctree:`: autosummary writes
+        # a stub per member listed (`reference/api/pandas.DataFrame.to_numpy.html`).
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n    def _hidden(self):\n        """Hidden."""\n'
+                       '\n    def __call__(self):\n        """Call the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n'
+                       '\n    @property\n    def size(self):\n        """The size."""\n'
+                       '\n    def seal(self):\n        """Seal the shed."""\n')
+        template = ('{% extends "!autosummary/class.rst" %}\n\n{% block methods %}\n'
+                    '{% if methods %}\n\n..\n   HACK -- hidden, but autosummary generates them.\n'
+                    '   .. autosummary::\n      :toctree:\n      {% for item in all_methods %}\n'
+                    "      {%- if not item.startswith('_') or item in ['__call__'] %}\n"
+                    '      {{ name }}.{{ item }}\n      {%- endif -%}\n      {%- endfor %}\n\n'
+                    '{% endif %}\n{% endblock %}\n\n{% block attributes %}\n'
+                    '..\n   .. autosummary::\n      :toctree:\n'
+                    '      {% for item in all_attributes %}\n      {{ name }}.{{ item }}\n'
+                    '      {%- endfor %}\n{% endblock %}\n')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
+                 "   :toctree: api/\n\n   Shed\n\n.. autosummary::\n   :toctree: api/\n"
+                 "   :template: autosummary/plain.rst\n\n   Roof\n")
+        for conf, expected in (("templates_path = ['../templates']\n", [
+                "herd.barn.Roof.html#herd.barn.Roof",
+                "herd.barn.Shed.__call__.html#herd.barn.Shed.__call__",
+                "herd.barn.Shed.html#herd.barn.Shed",
+                "herd.barn.Shed.mend.html#herd.barn.Shed.mend",
+                "herd.barn.Shed.seal.html#herd.barn.Shed.seal",
+                "herd.barn.Shed.size.html#herd.barn.Shed.size"]), ("", [
+                "herd.barn.Roof.html#herd.barn.Roof", "herd.barn.Shed.html#herd.barn.Shed"])):
+            out, _ = built(temporary_directory(self), FILES | {
+                "herd/barn.py": barn, "docs/sheds.rst": sheds,
+                "templates/autosummary/class.rst": template,
+                "templates/autosummary/plain.rst": "{{ fullname }}\n",
+                "docs/conf.py": "project = 'herd'\n" + conf})
+            conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+            try:
+                urls = sorted(url.removeprefix(DOCS + "api/") for url, in conn.execute(
+                    "SELECT url FROM passages WHERE url LIKE ?", (DOCS + "api/%",)))
+            finally:
+                conn.close()
+            self.assertEqual(urls, expected, conf)
+
     def test_an_override_without_a_docstring_is_described_unless_conf_py_says_not(self):
         # autodoc_inherit_docstrings (True unless conf.py sets it False): Shed.mend, with no
         # docstring, shows Roof.mend's, at its own id, quoting its own lines.

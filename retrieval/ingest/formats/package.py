@@ -209,6 +209,9 @@ class _Units:
         self.tree = tree
         self.package = package
         self.aliases = aliases(package)
+        # An autosummary template's name -> the member stubs its tables list (autodoc's
+        # MemberStubs), read once.
+        self.templates: dict = {}
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
         # route), and an assignment bound to a documented function is that function; with one,
         # its `:inherited-members:` and directives say so, and the objects it does not describe
@@ -633,23 +636,67 @@ class _Units:
                           in self.package.base_depths(item.module, item.obj) if depth == 1)
         return counts
 
-    def _summarized(self, conf, relative: str, text: str) -> list:
+    def _summarized(self, project: SphinxProject, relative: str, text: str,
+                    progress: Progress) -> list:
         """Return (line, stub page address or None, autodoc.Documented) of each object a page's
         autosummary tables give a stub page of its own (`:toctree:`): Sphinx generates
         `TOCTREE/NAME.html` documenting it at the id NAME (pandas'
-        `reference/api/pandas.DataFrame.merge.html#pandas.DataFrame.merge`)."""
-        found = []
+        `reference/api/pandas.DataFrame.merge.html#pandas.DataFrame.merge`); a class's, the
+        stubs of the members its template's tables list too (_template_members)."""
+        conf, found = project.conf, []
         directory = posixpath.dirname(conf.docname(relative))
         for entry in autodoc.autosummary_entries(text):
             documented = autodoc.resolve_name(entry.name, self.package)
             if documented is None:
                 continue  # what the source does not define (or autosummary imports elsewhere)
-            stub = docname_path(posixpath.normpath(posixpath.join(
-                directory, entry.toctree, entry.name)), self.layout.dirhtml)
-            address = (self.layout.docs_url + urllib.parse.quote(stub, safe="/")
-                       if self.layout.docs_url else None)
-            found.append((entry.line, address, documented[0]))
+            stubs = [(entry.toctree, documented[0])]
+            if documented[0].obj.kind in (CLASS, EXCEPTION):
+                for toctree, name in self._template_members(project, entry, documented[0],
+                                                            progress):
+                    member = autodoc.resolve_name(name, self.package)
+                    if member is not None:
+                        stubs.append((posixpath.join(entry.toctree, toctree), member[0]))
+            for toctree, item in stubs:
+                stub = docname_path(posixpath.normpath(posixpath.join(
+                    directory, toctree, item.name)), self.layout.dirhtml)
+                address = (self.layout.docs_url + urllib.parse.quote(stub, safe="/")
+                           if self.layout.docs_url else None)
+                found.append((entry.line, address, item))
         return found
+
+    def _template_members(self, project: SphinxProject, entry, documented,
+                          progress: Progress) -> list:
+        """Return (toctree below the class's stub, dotted name) of each member stub the
+        autosummary template of a class's stub lists (autodoc.template_member_stubs): its own
+        and inherited members the package defines, of the kind the table lists, public or
+        named. The template is the entry's `:template:`, else `autosummary/class.rst`, looked
+        up in conf.py's templates_path (autosummary's own class.rst lists none)."""
+        name = entry.template or "autosummary/class.rst"
+        if name not in self.templates:
+            self.templates[name] = []
+            for folder in project.conf.templates_path:
+                path = posixpath.normpath(posixpath.join(project.root, folder, name))
+                if not path.startswith("../") \
+                        and os.path.isfile(os.path.join(self.tree.root, path)):
+                    read = read_file(self.tree, path, progress)
+                    if read is not None:
+                        self.templates[name] = autodoc.template_member_stubs(read[0])
+                    break
+        if not self.templates[name]:
+            return []
+        members: dict = {}  # member -> kind, nearest definition first
+        for module, cls in [(documented.module, documented.obj), *(
+                (module, base) for module, base, _ in
+                self.package.base_depths(documented.module, documented.obj))]:
+            below = cls.name[len(module.name) + 1:]
+            for member in cls.members:
+                members.setdefault(member, module.objects[f"{below}.{member}"].kind)
+        kinds = {"methods": (METHOD,), "attributes": (ATTRIBUTE,)}
+        return [(table.toctree, f"{entry.name}.{member}")
+                for table in self.templates[name]
+                for member, kind in members.items()
+                if kind in kinds[table.kind]
+                and (not member.startswith("_") or member in table.names)]
 
     def _sphinx_pages(self, project: SphinxProject, progress: Progress) -> list:
         """Return a Sphinx project's units: one per section and object description of each
@@ -735,7 +782,7 @@ class _Units:
                         if draft.content["kind"] == SECTION:
                             modules.setdefault(draft.content["url"], len(placed))
                         placed.append((line, len(placed), draft))
-                for line, stub, item in self._summarized(conf, relative, text):
+                for line, stub, item in self._summarized(project, relative, text, progress):
                     for draft in self.objects_contents(
                             [Documented(item.module, item.obj, (item.name,))], stub, source_id):
                         placed.append((line, len(placed), draft))

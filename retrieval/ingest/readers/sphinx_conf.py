@@ -64,6 +64,9 @@ class SphinxConf:
     # The directives a project adds whose class is Sphinx's CodeBlock's (Django's `console`):
     # their body is code, as a code-block's.
     code_directives: tuple = ()
+    # templates_path: the folders autosummary looks up its templates in first, below the
+    # conf.py's folder ('/'-separated, maybe `../_templates`).
+    templates_path: tuple = ()
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -288,7 +291,9 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         typehints_target=target if target in _TYPEHINTS_TARGETS else _DEFAULT_TYPEHINTS_TARGET,
         smartquotes=known.get("smartquotes") is not False,
         inherit_docstrings=known.get("autodoc_inherit_docstrings") is not False,
-        extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code)
+        extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code,
+        templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
+                             for path in _listed(tree, "templates_path")))
 
 
 def _extlinks(value, extensions: tuple) -> tuple:
