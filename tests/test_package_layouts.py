@@ -224,7 +224,14 @@ class PublicApiTest(unittest.TestCase):
             "    _prefix = 'B'\n"
             "\n"
             "    def __init__(self, int n=1, bint normalize=False):\n"
+            "        Base.setup(self)\n"
             "        self.n = n\n"
+            "        if n:\n"
+            "            self.m = n\n"
+            '            """Not documented: not at the top of __init__."""\n'
+            "        self.size = 1\n"
+            '        """The size."""\n'
+            "        self.kept = 0\n"
             "\n"
             "    @property\n"
             "    def rule_code(self) -> str:  # the code\n"
@@ -247,8 +254,8 @@ class PublicApiTest(unittest.TestCase):
         module = package.modules["pkg.fast"]
         self.assertEqual(
             sorted(name for name in module.objects if name), [
-                "Base", "Base.__init__", "Base._prefix", "Base.rollback", "Base.rule_code",
-                "Child", "shift"])
+                "Base", "Base.__init__", "Base._prefix", "Base.n", "Base.rollback",
+                "Base.rule_code", "Base.size", "Child", "shift"])
         shift = module.objects["shift"]
         self.assertEqual((shift.kind, shift.docstring, shift.start_line, shift.end_line),
                          ("function", "Shift the values.", 15, 17))
@@ -257,6 +264,8 @@ class PublicApiTest(unittest.TestCase):
         self.assertEqual(module.objects["Base.rule_code"].docstring, "The rule code.")
         self.assertIsNone(module.objects["Base.rollback"].docstring)
         self.assertEqual(module.objects["Child"].bases, ("Base",))
+        self.assertEqual(module.objects["Base.size"].docstring, "The size.")
+        self.assertEqual(module.objects["Base.n"].kind, "attribute")
         self.assertEqual(package.resolve("pkg.fast.Child.rule_code")[1].name,
                          "pkg.fast.Base.rule_code")
 

@@ -18,6 +18,13 @@ import tokenize
 # `cdef class` (maybe `cdef public class`), its name right before its parameters or bases.
 _DEF = re.compile(r"(async[ \t]+)?(?:cp)?def\b(.*?)(\w+)[ \t]*\(")
 _CLASS = re.compile(r"(?:cdef[ \t]+(?:public[ \t]+|api[ \t]+)*)?class[ \t]+(\w+)")
+# An attribute a Cython class gives Python: `cdef readonly int64_t n`, `cdef public object a, b`,
+# or each line of a `cdef readonly:` block.
+_DECLARED = re.compile(r"cdef[ \t]+(?:readonly|public)\b[ \t]*")
+# A C declaration's names: `object weekmask, holidays`, `ndarray[int64_t] values`, `int *p`.
+_DECLARED_NAME = re.compile(r"[*&]*(\w+)(?:\[[^\]]*\])?\s*$")
+# An instance attribute __init__ sets (read as the docstring reader reads a Python __init__).
+_SELF_ATTRIBUTE = re.compile(r"self\.\w+\s*(?::[^=]*)?=[^=]")
 # A parameter's name: the last word before its default (`int n=1`, `ndarray[int64_t] values`).
 _PARAMETER = re.compile(r"(\*{0,2})\s*(\w+)\s*(?:not\s+None\s*)?$")
 
@@ -100,6 +107,15 @@ def _definition(source: str) -> str | None:
     return header if _parses(header + " ...") else None
 
 
+def _is_string(source: str) -> bool:
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return False
+    return len(body) == 1 and isinstance(body[0], ast.Expr) \
+        and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)
+
+
 def _parses(source: str) -> bool:
     try:
         ast.parse(source)
@@ -116,20 +132,40 @@ def skeleton(text: str) -> str:
     except (tokenize.TokenError, IndentationError) as exc:
         raise SyntaxError(str(exc)) from None
     out = [""] * (text.count("\n") + 1)
-    # Open blocks, innermost last: [indent, kind ("class", "def" or "skip": a block whose body
-    # is blanked), header row, whether its body kept a statement, whether it has one at all].
+    # Open blocks, innermost last: [indent, kind ("class", "def", "declared": a `cdef
+    # readonly:` block, or "skip": a block whose body is blanked), header row, whether its body
+    # kept a statement, whether it has one at all, the def's name, the row last kept, the
+    # indent of its body's statements].
     stack: list = []
     pending: list = []  # decorators waiting for the definition they decorate
     for first, indent, source, compound in logical:
         while stack and stack[-1][0] >= indent:
             _close(stack.pop(), out)
+        if stack and stack[-1][1] == "declared":
+            _declare(out, first, stack[-1][0], source, stack[-2])
+            continue
         if stack and stack[-1][1] != "class":
             inside = stack[-1]
-            if inside[1] == "def" and not inside[4] and source[:1] in "\"'rRuUbB" \
-                    and not compound and _parses(source):
+            string = not compound and _is_string(source)
+            if inside[1] == "def" and not inside[4] and string:
                 _keep(out, first, indent, source)  # the function's docstring
                 inside[3] = True
+            elif inside[1] == "def" and inside[5] == "__init__" and len(stack) >= 2 \
+                    and stack[-2][1] == "class" and inside[7] in (None, indent) and (
+                        _SELF_ATTRIBUTE.match(source) and _parses(source)
+                        or string and inside[6] == first - 1):
+                # An instance attribute and the string documenting it.
+                _keep(out, first, indent, source)
+                inside[3], inside[6] = True, first + source.count("\n")
             inside[4] = True
+            inside[7] = indent if inside[7] is None else inside[7]
+            continue
+        declared = _DECLARED.match(source)
+        if declared and stack and stack[-1][1] == "class":
+            if compound:
+                stack.append([indent, "declared", first, True, True, None, None, None])
+            else:
+                _declare(out, first, indent, source[declared.end():], stack[-1])
             continue
         if source.startswith("@"):
             pending.append((first, indent, source))
@@ -143,15 +179,28 @@ def skeleton(text: str) -> str:
             out[first] = " " * indent + header
             _kept(stack)
             stack.append([indent, "class" if header.startswith("class") else "def", first,
-                          False, False])
+                          False, False, header.partition("(")[0].split()[-1], None, None])
         elif compound:
-            stack.append([indent, "skip", first, True, True])
+            stack.append([indent, "skip", first, True, True, None, None, None])
         elif _parses(source):
             _keep(out, first, indent, source)
             _kept(stack)
     while stack:
         _close(stack.pop(), out)
     return "\n".join(out)
+
+
+def _declare(out: list, row: int, indent: int, declaration: str, owner: list):
+    """Write the attributes a C declaration in a class body declares (`n: object`), at the
+    class body's indent, on the declaration's row."""
+    names = []
+    for part in _split(declaration.partition("#")[0]):
+        found = _DECLARED_NAME.search(part.partition("=")[0].strip())
+        if found is not None:
+            names.append(f"{found.group(1)}: object")
+    if names and _parses("; ".join(names)):
+        out[row] = " " * indent + "; ".join(names)
+        owner[3] = True
 
 
 def _kept(stack: list):
