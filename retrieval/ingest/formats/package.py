@@ -706,7 +706,7 @@ class _Units:
         directives = directives_of(conf)
         # Each reST page as Sphinx reads it: its includes' lines in place (sphinx_include.py).
         expanded = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
-                                     self.sectioned_docstring)
+                                     self.sectioned_docstring, conf.page_context)
                     for relative, kind, text, sha256 in pages if kind == RST}
         self.references = sum((autodoc.references(page.text) for page in expanded.values()),
                               Counter())
@@ -794,6 +794,8 @@ class _Units:
                 # Quoted from the file its lines are in (page_units ends a unit's quoted lines
                 # where that file's run does), published on this page.
                 first, last = origins[unit.start_line - 1], origins[unit.end_line - 1]
+                if first is None or last is None:
+                    continue  # lines from no file (a page's Jinja context): nothing to quote
                 url = (address + ("#" + unit.anchor if unit.anchor else "") if address
                        else self._source_link(first.source_id, first.line, last.line))
                 linked = sum(links[page, anchor] for anchor in unit.anchors)

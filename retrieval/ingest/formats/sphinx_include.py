@@ -58,6 +58,8 @@ MAX_DEPTH = 8
 _INCLUDE = re.compile(r"\.\.[ \t]+include::[ \t]*(\S.*)")
 _LITERALINCLUDE = re.compile(r"[ \t]*\.\.[ \t]+literalinclude::[ \t]*(\S.*)")
 _LINE_SPEC = re.compile(r"(\d*)(?:(-)(\d*))?")
+# A line of a page that is a Jinja expression of one name: `{{ header }}`.
+_CONTEXT_NAME = re.compile(r"\{\{-?\s*(\w+)\s*-?\}\}")
 _AUTOMODULE = re.compile(r"\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
 
 
@@ -152,8 +154,9 @@ class _Expander:
     """Expands one page: reads each included file once per inclusion, safely, within bounds."""
 
     def __init__(self, tree: SourceTree, sphinx_root: str, page_dir: str, progress: Progress,
-                 docstrings: Callable[[str], Docstring | None]):
+                 docstrings: Callable[[str], Docstring | None], context: dict):
         self.tree = tree
+        self.context = context
         self.docstrings = docstrings
         self.sphinx_root = sphinx_root
         self.page_dir = page_dir
@@ -223,6 +226,15 @@ class _Expander:
             literal = _LITERALINCLUDE.fullmatch(line)
             directive = include or literal
             automodule = _AUTOMODULE.fullmatch(line)
+            rendered = _CONTEXT_NAME.fullmatch(line.strip()) if len(chain) == 1 else None
+            if rendered is not None and rendered.group(1) in self.context:
+                # The page's own source is rendered as Jinja (conf.py's "source-read"
+                # handler), not what it includes: the name's text, from no file.
+                for text in self.context[rendered.group(1)].split("\n"):
+                    self.lines.append(text)
+                    self.origins.append(None)
+                i += 1
+                continue
             if automodule is not None:
                 _, end = _options(lines, i)
                 end = min(end, span.stop)
@@ -353,12 +365,15 @@ def _no_docstrings(module: str) -> None:
 
 def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256: str,
            progress: Progress,
-           docstrings: Callable[[str], Docstring | None] = _no_docstrings) -> ExpandedPage:
+           docstrings: Callable[[str], Docstring | None] = _no_docstrings,
+           context: dict | None = None) -> ExpandedPage:
     """Return a page of a Sphinx project (relative: below sphinx_root) with its includes
     expanded, each line's origin, and the code its literal includes show; docstrings(module)
-    gives the part of a module's docstring an `.. automodule::` renders as page text."""
+    gives the part of a module's docstring an `.. automodule::` renders as page text; context:
+    the names a line `{{ name }}` of the page is rendered with (SphinxConf.page_context)."""
     source_id = f"{sphinx_root}/{relative}"
-    expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress, docstrings)
+    expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress, docstrings,
+                         context or {})
     expander.budget -= len(text.encode("utf-8"))
     lines = text.split("\n")
     expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))
