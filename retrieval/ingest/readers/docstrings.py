@@ -541,6 +541,11 @@ class _Reader:
                     if found is not None and found.docstring is None:
                         found = replace(found, wraps=self._assigned_from(statement, path),
                                         alias=alias, bound=bound)
+                        same = self.module.objects.get(found.wraps or "")
+                        if bound is not None and same is not None and same.kind == METHOD:
+                            # `product = prod` in a class body, prod a method above it: the
+                            # same function, which autodoc documents as a method.
+                            found = replace(found, kind=METHOD)
                     if found is not None:
                         yield target.id, found
 
