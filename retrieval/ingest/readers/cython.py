@@ -25,6 +25,8 @@ _DECLARED = re.compile(r"cdef[ \t]+(?:readonly|public)\b[ \t]*")
 _DECLARED_NAME = re.compile(r"[*&]*(\w+)(?:\[[^\]]*\])?\s*$")
 # An instance attribute __init__ sets (read as the docstring reader reads a Python __init__).
 _SELF_ATTRIBUTE = re.compile(r"self\.\w+\s*(?::[^=]*)?=[^=]")
+# How deep a bracket takes (or leaves) what follows it.
+_BRACKETS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 # A parameter's name: the last word before its default (`int n=1`, `ndarray[int64_t] values`).
 _PARAMETER = re.compile(r"(\*{0,2})\s*(\w+)\s*(?:not\s+None\s*)?$")
 
@@ -53,7 +55,7 @@ def _closing(text: str, opening: int) -> int | None:
     """Return the offset of the bracket closing the one at opening, or None."""
     depth = 0
     for at in range(opening, len(text)):
-        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(text[at], 0)
+        depth += _BRACKETS.get(text[at], 0)
         if depth == 0:
             return at
     return None
@@ -63,7 +65,7 @@ def _split(parameters: str) -> list:
     """Split a parameter list at its top-level commas."""
     parts, depth, current = [], 0, ""
     for char in parameters:
-        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(char, 0)
+        depth += _BRACKETS.get(char, 0)
         if char == "," and depth == 0:
             parts.append(current)
             current = ""
