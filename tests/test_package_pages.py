@@ -273,22 +273,33 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
     def test_a_page_rendered_as_jinja_by_conf_py_reads_its_context_s_text(self):
         # pandas' conf.py: a "source-read" handler renders each page with html_context, and
         # `{{ header }}` is `.. currentmodule:: pandas` (and a hidden ipython block): the
-        # page's `:func:`build`` is herd.barn.build's, and no unit quotes `{{ header }}`.
+        # page's `:func:`build`` is herd.build's; the section quotes its lines through it.
         conf = ('header = f"""\\\n.. currentmodule:: herd\n\n.. ipython:: python\n'
                 '   :suppress:\n\n   import os\n   os.chdir(r\'{os.getcwd()}\')\n"""\n'
                 'html_context = {"header": header}\n\n\ndef rstjinja(app, docname, source):\n'
                 '    source[0] = app.builder.templates.render_string(\n'
                 '        source[0], app.config.html_context)\n\n\ndef setup(app):\n'
                 '    app.connect("source-read", rstjinja)\n')
-        guide = ("{{ header }}\n\nBarn guide\n==========\n\nCall :func:`build` and "
+        guide = ("Barn guide\n==========\n\n{{ header }}\n\nCall :func:`build` and "
                  ":func:`build` again.\n")
         for handler, expected in ((conf, 2), (conf.replace("source-read", "build-finished"), 0)):
             _, rows = built(temporary_directory(self), FILES | {
                 "docs/conf.py": handler, "docs/guide.rst": guide})
             links = {url: in_links for url, *_, in_links in rows}
             self.assertEqual(links[DOCS + "api.html#herd.build"], expected, handler)
-            # Unrendered, `{{ header }}` is a paragraph before the title: a unit of the page.
-            self.assertEqual(DOCS + "guide.html" in links, not expected)
+            lines = {url: (start, end) for url, _, start, end, *_ in rows}
+            self.assertEqual(lines[DOCS + "guide.html#barn-guide"], (1, 6))
+        # Before a page's title, it renders nothing: no unit of the page (unrendered, a
+        # paragraph `{{ header }}` is one).
+        for handler, expected in ((conf, False), ("project = 'herd'\n", True)):
+            _, rows = built(temporary_directory(self), FILES | {
+                "docs/conf.py": handler, "docs/guide.rst": ".. _guide:\n\n" + guide.replace(
+                    "{{ header }}\n\n", "") + "\n{{ header }}\n"})
+            self.assertEqual(DOCS + "guide.html" in {url for url, *_ in rows}, False)
+            _, rows = built(temporary_directory(self), FILES | {
+                "docs/conf.py": handler, "docs/guide.rst": "{{ header }}\n\n" + guide.replace(
+                    "{{ header }}\n\n", "")})
+            self.assertEqual(DOCS + "guide.html" in {url for url, *_ in rows}, expected)
 
     def test_an_override_without_a_docstring_is_described_unless_conf_py_says_not(self):
         # autodoc_inherit_docstrings (True unless conf.py sets it False): Shed.mend, with no

@@ -51,7 +51,7 @@ from ..readers.docstrings import (
 from ..readers.docutils_ids import sphinx_id
 from ..readers.rst import OBJECT_DIRECTIVES, first_section_title, plain_text
 from ..readers.sphinx_conf import RST, SphinxConf
-from ..readers.sphinx_page import page_units
+from ..readers.sphinx_page import page_units, renders_nothing
 from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
 from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
@@ -138,6 +138,15 @@ def _describes_objects(found: dict) -> bool:
     module's entry does not count)."""
     return any(item.obj.kind != MODULE and not _NOINDEX & item.directive.options.keys()
                for documented in found.values() for item in documented)
+
+
+def _rendered_only(context: frozenset, lines: list, unit) -> bool:
+    """Tell whether a unit is only a page's `{{ name }}` text (sphinx_include: a conf.py's
+    Jinja context, pandas' `{{ header }}`: a currentmodule and a suppressed ipython block)
+    and lines that render nothing: no text of its own on the page."""
+    return any(index in context for index in range(unit.start_line - 1, unit.end_line)) and all(
+        index in context or renders_nothing(lines[index])
+        for index in range(unit.start_line - 1, unit.end_line))
 
 
 def _title_only(text: str) -> bool:
@@ -747,9 +756,11 @@ class _Units:
             # Where each line of what is read comes from: the page, or a file it includes.
             origins = [Origin(source_id, sha256, line) for line in
                        range(1, text.count("\n") + 2)]
+            context_lines: frozenset = frozenset()  # lines a `{{ name }}` is rendered into
             if kind == RST:
                 read = expanded[relative]
                 text, origins = read.text, read.origins
+                context_lines, page_lines = read.context, text.split("\n")
                 units = page_units(text, predicted[page].page, directives, read.breaks(),
                                    read.code, predicted=True)
                 found = autodocs[relative]
@@ -793,9 +804,9 @@ class _Units:
                 unit = self._with_package_names(unit)
                 # Quoted from the file its lines are in (page_units ends a unit's quoted lines
                 # where that file's run does), published on this page.
+                if context_lines and _rendered_only(context_lines, page_lines, unit):
+                    continue  # Sphinx renders nothing of it: no unit, as on the site
                 first, last = origins[unit.start_line - 1], origins[unit.end_line - 1]
-                if first is None or last is None:
-                    continue  # lines from no file (a page's Jinja context): nothing to quote
                 url = (address + ("#" + unit.anchor if unit.anchor else "") if address
                        else self._source_link(first.source_id, first.line, last.line))
                 linked = sum(links[page, anchor] for anchor in unit.anchors)

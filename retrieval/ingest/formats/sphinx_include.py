@@ -94,14 +94,17 @@ class ExpandedPage:
     # (nested_parse_with_titles), its titles' adornments levels of their own below the
     # section the directive is in, not the page's.
     nested: tuple = ()
+    # The line indices of the text a page's `{{ name }}` lines are rendered into.
+    context: frozenset = frozenset()
 
     def breaks(self) -> tuple:
         """Return the line indices where a run of one file's consecutive lines starts."""
         found = []
         previous = None
         for index, origin in enumerate(self.origins):
+            # A line rendered into several (a page's `{{ name }}`) goes on with the same run.
             if (origin is None or previous is None or origin.source_id != previous.source_id
-                    or origin.line != previous.line + 1):
+                    or origin.line not in (previous.line, previous.line + 1)):
                 found.append(index)
             previous = origin
         return tuple(found)
@@ -166,6 +169,7 @@ class _Expander:
         self.origins: list = []
         self.code: dict = {}
         self.nested: list[range] = []
+        self.rendered: set[int] = set()
 
     def _skip(self, where: str, what: str, reason: str):
         self.progress.skip(f"{self.tree.label}/{where}", f"{what}: {reason}")
@@ -229,10 +233,12 @@ class _Expander:
             rendered = _CONTEXT_NAME.fullmatch(line.strip()) if len(chain) == 1 else None
             if rendered is not None and rendered.group(1) in self.context:
                 # The page's own source is rendered as Jinja (conf.py's "source-read"
-                # handler), not what it includes: the name's text, from no file.
+                # handler), not what it includes: the name's text, each line from the line
+                # `{{ name }}` (a unit around it quotes that line, as the file has it).
                 for text in self.context[rendered.group(1)].split("\n"):
+                    self.rendered.add(len(self.lines))
                     self.lines.append(text)
-                    self.origins.append(None)
+                    self.origins.append(Origin(source_id, sha256, i + 1))
                 i += 1
                 continue
             if automodule is not None:
@@ -378,4 +384,4 @@ def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256:
     lines = text.split("\n")
     expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))
     return ExpandedPage("\n".join(expander.lines), expander.origins, expander.code,
-                        tuple(expander.nested))
+                        tuple(expander.nested), frozenset(expander.rendered))

@@ -484,6 +484,12 @@ _RENDERS_NOTHING = re.compile(
     r"|:[\w-]+:.*|([^\w\s])\1*)?[ \t]*\r?")
 
 
+def renders_nothing(line: str) -> bool:
+    """Tell whether a reST line renders no text: blank, an adornment, a label, a
+    `currentmodule`, `module` or `index` directive or an option of one."""
+    return _RENDERS_NOTHING.fullmatch(line) is not None
+
+
 def _renders_title_only(prose: list) -> bool:
     """Tell whether a section's prose (its chunks of reST) renders its title alone."""
     lines = [line for chunk in prose for line in chunk.split("\n")
