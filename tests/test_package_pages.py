@@ -301,6 +301,24 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                     "{{ header }}\n\n", "")})
             self.assertEqual(DOCS + "guide.html" in {url for url, *_ in rows}, expected)
 
+    def test_a_stub_page_s_docstring_links_from_it_see_also_too_with_numpydoc(self):
+        # autosummary's stub of herd.barn.Shed renders its docstring: its `:func:`repair``
+        # links herd.repair; under numpydoc (or napoleon) its "See Also" names link too.
+        barn = BARN + ('\n\nclass Shed:\n    """A small barn; see :func:`repair`.\n\n'
+                       '    See Also\n    --------\n    build : Build a barn.\n'
+                       '        Any size.\n    repair, Barn\n    """\n')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
+                 "   :toctree: api/\n\n   Shed\n")
+        found = {}
+        for conf in ("", "extensions = ['numpydoc']\n"):
+            _, rows = built(temporary_directory(self), FILES | {
+                "herd/barn.py": barn, "docs/sheds.rst": sheds,
+                "docs/conf.py": "project = 'herd'\n" + conf})
+            links = {url.removeprefix(DOCS + "api.html#"): in_links
+                     for url, *_, in_links in rows}
+            found[conf] = (links["herd.build"], links["herd.repair"])
+        self.assertEqual(found, {"": (0, 1), "extensions = ['numpydoc']\n": (1, 2)})
+
     def test_an_override_without_a_docstring_is_described_unless_conf_py_says_not(self):
         # autodoc_inherit_docstrings (True unless conf.py sets it False): Shed.mend, with no
         # docstring, shows Roof.mend's, at its own id, quoting its own lines.

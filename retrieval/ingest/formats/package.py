@@ -609,6 +609,14 @@ class _Units:
             rendered.append((obj.docstring, module, within or None))
         return rendered
 
+    def _count_rendered(self, docstring: str, module: str, within: str | None, see_also: bool):
+        """Count the references of a docstring a page renders (see_also: its "See Also"
+        section's names too, which numpydoc and napoleon render as links)."""
+        self.references.update(autodoc.references(docstring, module, within))
+        if see_also:
+            self.references.update(autodoc.references(autodoc.see_also_roles(docstring),
+                                                      module, within))
+
     def _rendered_annotations(self, found: dict, conf: SphinxConf) -> Counter:
         """Count the names the annotations of the objects a page's autodoc directives render
         hold (found: _autodoc's), each object once: autodoc links each to what it names (in
@@ -723,6 +731,9 @@ class _Units:
         autodocs = {relative: self._autodoc(page.where, page.text, progress, conf)
                     for relative, page in expanded.items()}
         predicted = {}
+        summarized: dict = {}  # page -> its autosummary stubs (_summarized)
+        # numpydoc (or napoleon) renders a docstring's "See Also" names as links.
+        see_also = bool(autodoc.SEE_ALSO_EXTENSIONS & set(conf.extensions))
         for relative, kind, _, _ in pages:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
@@ -732,12 +743,19 @@ class _Units:
                 # its object's module, as a rendered site's links are counted.
                 for docstring, module, within in self._rendered_docstrings(
                         autodocs[relative]):
-                    self.references.update(autodoc.references(docstring, module, within))
+                    self._count_rendered(docstring, module, within, see_also)
                     predicted[page].references.extend(
                         cross_references(docstring, module, within))
                 if conf.typehints != "none":
                     self.references.update(self._rendered_annotations(autodocs[relative], conf))
                 self.references.update(self._rendered_bases(autodocs[relative]))
+                # Each stub page autosummary writes renders its object's docstring: its
+                # references link from there, as an autodoc directive's do from its page.
+                summarized[relative] = self._summarized(project, relative,
+                                                        expanded[relative].text, progress)
+                for line, _, item in summarized[relative]:
+                    for docstring, module, within in self._rendered_docstrings({line: [item]}):
+                        self._count_rendered(docstring, module, within, see_also)
         if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
             expanded_names: Counter = Counter()
             for target, count in self.references.items():
@@ -793,7 +811,7 @@ class _Units:
                         if draft.content["kind"] == SECTION:
                             modules.setdefault(draft.content["url"], len(placed))
                         placed.append((line, len(placed), draft))
-                for line, stub, item in self._summarized(project, relative, text, progress):
+                for line, stub, item in summarized[relative]:
                     for draft in self.objects_contents(
                             [Documented(item.module, item.obj, (item.name,))], stub, source_id):
                         placed.append((line, len(placed), draft))

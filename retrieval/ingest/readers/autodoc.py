@@ -59,6 +59,36 @@ DIRECTIVE_KINDS = {"function": FUNCTION, "decorator": FUNCTION, "class": CLASS,
                    "property": ATTRIBUTE, "data": DATA}
 
 
+# A numpydoc section's header: its title, then a line of dashes as long at the same indent.
+_SECTION_HEADER = re.compile(r"^([ \t]*)(\S[^\n]*)\n\1-{3,}[ \t]*$", re.MULTILINE)
+# A See Also entry's name, as numpydoc's NumpyDocString._func_rgx reads it.
+_SEE_ALSO_NAME = re.compile(r":[\w.-]+:`([^`]+)`|([\w.-]+)")
+# The extensions that render a docstring's "See Also" section's names as links.
+SEE_ALSO_EXTENSIONS = frozenset({"numpydoc", "sphinx.ext.napoleon"})
+
+
+def see_also_roles(docstring: str) -> str:
+    """Return a docstring's "See Also" entries as the references numpydoc renders them to,
+    one `:obj:`NAME`` each (a name first on an unindented line: `DataFrame.max : Return the
+    maximum.`, or a comma-separated list of names, a role's too), for references() to count."""
+    headers = list(_SECTION_HEADER.finditer(docstring))
+    found = []
+    for at, header in enumerate(headers):
+        if header.group(2).strip() != "See Also":
+            continue
+        end = headers[at + 1].start() if at + 1 < len(headers) else len(docstring)
+        indent = len(header.group(1))
+        for line in docstring[header.end():end].split("\n"):
+            if not line.strip() or len(line) - len(line.lstrip()) > indent:
+                continue  # a description's line
+            names = line.partition(" : ")[0] if " : " in line else line.rstrip().rstrip(":")
+            for part in names.split(","):
+                name = _SEE_ALSO_NAME.fullmatch(part.strip())
+                if name is not None:
+                    found.append(f":obj:`{name.group(1) or name.group(2)}`")
+    return "\n".join(found)
+
+
 def references(text: str, module: str | None = None, within: str | None = None) -> Counter:
     """Count the Python objects a reST page (or a docstring of module) cross-references, by
     each name they may mean; within: the class (dotted, with its module) a docstring is of or
