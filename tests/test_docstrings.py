@@ -80,6 +80,16 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual(kinds, {"default": METHOD, "digest": METHOD, "make": METHOD,
                                  "size": ATTRIBUTE})
 
+    def test_a_class_s_own_method_bound_to_another_name_is_a_method(self):
+        # pandas' NDFrame: `product = prod` below `def prod`: the same function, which
+        # autodoc documents as a method; a name of something else stays an attribute.
+        module = parse_module("lib", "lib/__init__.py", (
+            b'LIMIT = 3\n\n\nclass Frame:\n    def prod(self):\n        """Multiply."""\n\n'
+            b'    product = prod\n    limit = LIMIT\n    size = 4\n'))
+        kinds = {name: module.objects[f"Frame.{name}"].kind
+                 for name in ("product", "limit", "size")}
+        self.assertEqual(kinds, {"product": METHOD, "limit": ATTRIBUTE, "size": ATTRIBUTE})
+
     def test_a_class_of_any_python_exception_is_an_exception(self):
         module = parse_module("lib", "lib/__init__.py", (
             b'class Interrupted(KeyboardInterrupt):\n    """Interrupted."""\n\n\n'

@@ -85,6 +85,14 @@ class LayoutTest(unittest.TestCase):
             "src/ns/plugin/__init__.py": "", "src/ns/plugin/core.py": ""}),
             ["ns.plugin", "ns.plugin.core"])
 
+    def test_a_cython_module_is_a_module_unless_a_python_module_has_its_name(self):
+        # pandas 1.5.3: pandas/_libs/tslibs/offsets.pyx is pandas._libs.tslibs.offsets.
+        self.assertEqual(self.modules({
+            "setup.py": "raise SystemExit\n", "pkg/__init__.py": "",
+            "pkg/fast.pyx": "def f():\n    pass\n", "pkg/fast.pyi": "def f() -> None: ...\n",
+            "pkg/both.py": "", "pkg/both.pyx": "", "pkg/decl.pxd": "cdef int g()\n"}),
+            ["pkg", "pkg.both", "pkg.fast"])
+
     def test_tests_benchmarks_and_examples_are_not_api_but_a_testing_package_is(self):
         self.assertEqual(self.modules({
             "pkg/__init__.py": "", "pkg/tests/__init__.py": "", "pkg/tests/test_a.py": "",
@@ -186,6 +194,80 @@ class PublicApiTest(unittest.TestCase):
             "nx.algorithms.shortest_path", "nx.algorithms.paths.shortest_path"])
         self.assertFalse([title for title in units if "_basic" in title])
         self.assertIn("nx.percolation_centrality", units)
+
+    def test_a_cython_module_s_python_definitions_are_read_with_their_docstrings(self):
+        # What autodoc finds importing a compiled Cython module (pandas' offsets.pyx): def,
+        # cpdef, class and cdef class with their def methods; no cdef function, no C code.
+        pyx = (
+            "cimport numpy as cnp\n"
+            "from libc.math cimport (\n    sqrt,\n)\n"
+            "import numpy as np\n"
+            "\n"
+            "cdef int _helper(int x) nogil:\n"
+            '    """C only."""\n'
+            "    return <int>x\n"
+            "\n"
+            "@cython.boundscheck(False)\n"
+            "cdef inline double _fast(double[:] values):\n"
+            "    return values[0]\n"
+            "\n"
+            "cpdef int64_t shift(ndarray[int64_t] values, int n=1,\n"
+            "                   object how=None) except? -1:  # typed\n"
+            '    """Shift the values."""\n'
+            "    cdef Py_ssize_t i\n"
+            "    return 0\n"
+            "\n"
+            "cdef class Base:\n"
+            '    """The base."""\n'
+            "    cdef readonly:\n"
+            "        int64_t n\n"
+            "    _prefix = 'B'\n"
+            "\n"
+            "    def __init__(self, int n=1, bint normalize=False):\n"
+            "        Base.setup(self)\n"
+            "        self.n = n\n"
+            "        if n:\n"
+            "            self.m = n\n"
+            '            """Not documented: not at the top of __init__."""\n'
+            "        self.size = 1\n"
+            '        """The size."""\n'
+            "        self.kept = 0\n"
+            "\n"
+            "    @property\n"
+            "    def rule_code(self) -> str:  # the code\n"
+            '        """The rule code."""\n'
+            "        return self._prefix\n"
+            "\n"
+            "    cdef _private(self):\n"
+            "        pass\n"
+            "\n"
+            "    def rollback(self, dt):\n"
+            "        if dt:\n"
+            '            """Not a docstring."""\n'
+            "        return dt\n"
+            "\n"
+            "class Child(Base):\n"
+            "    pass\n")
+        package = read_package(str(write_tree(temporary_directory(self), {"pkg/fast.pyx": pyx})),
+                               [("pkg/fast.pyx", "pkg.fast")])
+        self.assertEqual(package.skipped, [])
+        module = package.modules["pkg.fast"]
+        self.assertEqual(
+            sorted(name for name in module.objects if name), [
+                "Base", "Base.__init__", "Base._prefix", "Base.n", "Base.rollback",
+                "Base.rule_code", "Base.size", "Child", "shift"])
+        shift = module.objects["shift"]
+        self.assertEqual((shift.kind, shift.docstring, shift.start_line, shift.end_line),
+                         ("function", "Shift the values.", 15, 17))
+        self.assertTrue(module.quote(shift).startswith("cpdef int64_t shift(ndarray[int64_t]"))
+        self.assertEqual(module.objects["Base"].docstring, "The base.")
+        self.assertEqual(module.objects["Base.rule_code"].docstring, "The rule code.")
+        self.assertIsNone(module.objects["Base.rollback"].docstring)
+        self.assertEqual(module.objects["Child"].bases, ("Base",))
+        self.assertEqual(module.objects["Base.size"].docstring, "The size.")
+        self.assertEqual(module.objects["Base.n"].kind, "attribute")
+        self.assertEqual(package.resolve("pkg.fast.Child.rule_code")[1].name,
+                         "pkg.fast.Base.rule_code")
 
     def test_a_star_import_of_a_module_whose_all_is_computed_binds_its_public_names(self):
         # numpy 1.21: numpy/core/__init__.py `__all__ = ['char']`, then `__all__ +=

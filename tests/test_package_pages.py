@@ -227,6 +227,98 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         self.assertEqual(names[DOCS + "api/herd.barn.Shed.mend.html#herd.barn.Shed.mend"],
                          ["herd.barn.Shed.mend", "herd.barn.Roof.mend"])
 
+    def test_a_class_template_s_member_tables_give_each_member_a_stub_page(self):
+        # pandas' _templates/autosummary/class.rst: a table of `all_methods` and one of
+        # `all_attributes`, hidden in a reST comment, each with `:toctree:`: autosummary writes
+        # a stub per member listed (`reference/api/pandas.DataFrame.to_numpy.html`).
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n    def _hidden(self):\n        """Hidden."""\n'
+                       '\n    def __call__(self):\n        """Call the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n'
+                       '\n    @property\n    def size(self):\n        """The size."""\n'
+                       '\n    def seal(self):\n        """Seal the shed."""\n')
+        template = ('{% extends "!autosummary/class.rst" %}\n\n{% block methods %}\n'
+                    '{% if methods %}\n\n..\n   HACK -- hidden, but autosummary generates them.\n'
+                    '   .. autosummary::\n      :toctree:\n      {% for item in all_methods %}\n'
+                    "      {%- if not item.startswith('_') or item in ['__call__'] %}\n"
+                    '      {{ name }}.{{ item }}\n      {%- endif -%}\n      {%- endfor %}\n\n'
+                    '{% endif %}\n{% endblock %}\n\n{% block attributes %}\n'
+                    '..\n   .. autosummary::\n      :toctree:\n'
+                    '      {% for item in all_attributes %}\n      {{ name }}.{{ item }}\n'
+                    '      {%- endfor %}\n{% endblock %}\n')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
+                 "   :toctree: api/\n\n   Shed\n\n.. autosummary::\n   :toctree: api/\n"
+                 "   :template: autosummary/plain.rst\n\n   Roof\n")
+        for conf, expected in (("templates_path = ['../templates']\n", [
+                "herd.barn.Roof.html#herd.barn.Roof",
+                "herd.barn.Shed.__call__.html#herd.barn.Shed.__call__",
+                "herd.barn.Shed.html#herd.barn.Shed",
+                "herd.barn.Shed.mend.html#herd.barn.Shed.mend",
+                "herd.barn.Shed.seal.html#herd.barn.Shed.seal",
+                "herd.barn.Shed.size.html#herd.barn.Shed.size"]), ("", [
+                "herd.barn.Roof.html#herd.barn.Roof", "herd.barn.Shed.html#herd.barn.Shed"])):
+            out, _ = built(temporary_directory(self), FILES | {
+                "herd/barn.py": barn, "docs/sheds.rst": sheds,
+                "templates/autosummary/class.rst": template,
+                "templates/autosummary/plain.rst": "{{ fullname }}\n",
+                "docs/conf.py": "project = 'herd'\n" + conf})
+            conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+            try:
+                urls = sorted(url.removeprefix(DOCS + "api/") for url, in conn.execute(
+                    "SELECT url FROM passages WHERE url LIKE ?", (DOCS + "api/%",)))
+            finally:
+                conn.close()
+            self.assertEqual(urls, expected, conf)
+
+    def test_a_page_rendered_as_jinja_by_conf_py_reads_its_context_s_text(self):
+        # pandas' conf.py: a "source-read" handler renders each page with html_context, and
+        # `{{ header }}` is `.. currentmodule:: pandas` (and a hidden ipython block): the
+        # page's `:func:`build`` is herd.build's; the section quotes its lines through it.
+        conf = ('header = f"""\\\n.. currentmodule:: herd\n\n.. ipython:: python\n'
+                '   :suppress:\n\n   import os\n   os.chdir(r\'{os.getcwd()}\')\n"""\n'
+                'html_context = {"header": header}\n\n\ndef rstjinja(app, docname, source):\n'
+                '    source[0] = app.builder.templates.render_string(\n'
+                '        source[0], app.config.html_context)\n\n\ndef setup(app):\n'
+                '    app.connect("source-read", rstjinja)\n')
+        guide = ("Barn guide\n==========\n\n{{ header }}\n\nCall :func:`build` and "
+                 ":func:`build` again.\n")
+        for handler, expected in ((conf, 2), (conf.replace("source-read", "build-finished"), 0)):
+            _, rows = built(temporary_directory(self), FILES | {
+                "docs/conf.py": handler, "docs/guide.rst": guide})
+            links = {url: in_links for url, *_, in_links in rows}
+            self.assertEqual(links[DOCS + "api.html#herd.build"], expected, handler)
+            lines = {url: (start, end) for url, _, start, end, *_ in rows}
+            self.assertEqual(lines[DOCS + "guide.html#barn-guide"], (1, 6))
+        # Before a page's title, it renders nothing: no unit of the page (unrendered, a
+        # paragraph `{{ header }}` is one).
+        for handler, expected in ((conf, False), ("project = 'herd'\n", True)):
+            _, rows = built(temporary_directory(self), FILES | {
+                "docs/conf.py": handler, "docs/guide.rst": ".. _guide:\n\n" + guide.replace(
+                    "{{ header }}\n\n", "") + "\n{{ header }}\n"})
+            self.assertEqual(DOCS + "guide.html" in {url for url, *_ in rows}, False)
+            _, rows = built(temporary_directory(self), FILES | {
+                "docs/conf.py": handler, "docs/guide.rst": "{{ header }}\n\n" + guide.replace(
+                    "{{ header }}\n\n", "")})
+            self.assertEqual(DOCS + "guide.html" in {url for url, *_ in rows}, expected)
+
+    def test_a_stub_page_s_docstring_links_from_it_see_also_too_with_numpydoc(self):
+        # autosummary's stub of herd.barn.Shed renders its docstring: its `:func:`repair``
+        # links herd.repair; under numpydoc (or napoleon) its "See Also" names link too.
+        barn = BARN + ('\n\nclass Shed:\n    """A small barn; see :func:`repair`.\n\n'
+                       '    See Also\n    --------\n    build : Build a barn.\n'
+                       '        Any size.\n    repair, Barn\n    """\n')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
+                 "   :toctree: api/\n\n   Shed\n")
+        found = {}
+        for conf in ("", "extensions = ['numpydoc']\n"):
+            _, rows = built(temporary_directory(self), FILES | {
+                "herd/barn.py": barn, "docs/sheds.rst": sheds,
+                "docs/conf.py": "project = 'herd'\n" + conf})
+            links = {url.removeprefix(DOCS + "api.html#"): in_links
+                     for url, *_, in_links in rows}
+            found[conf] = (links["herd.build"], links["herd.repair"])
+        self.assertEqual(found, {"": (0, 1), "extensions = ['numpydoc']\n": (1, 2)})
+
     def test_an_override_without_a_docstring_is_described_unless_conf_py_says_not(self):
         # autodoc_inherit_docstrings (True unless conf.py sets it False): Shed.mend, with no
         # docstring, shows Roof.mend's, at its own id, quoting its own lines.

@@ -51,7 +51,7 @@ from ..readers.docstrings import (
 from ..readers.docutils_ids import sphinx_id
 from ..readers.rst import OBJECT_DIRECTIVES, first_section_title, plain_text
 from ..readers.sphinx_conf import RST, SphinxConf
-from ..readers.sphinx_page import page_units
+from ..readers.sphinx_page import page_units, renders_nothing
 from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
 from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
@@ -140,6 +140,15 @@ def _describes_objects(found: dict) -> bool:
                for documented in found.values() for item in documented)
 
 
+def _rendered_only(context: frozenset, lines: list, unit) -> bool:
+    """Tell whether a unit is only a page's `{{ name }}` text (sphinx_include: a conf.py's
+    Jinja context, pandas' `{{ header }}`: a currentmodule and a suppressed ipython block)
+    and lines that render nothing: no text of its own on the page."""
+    return any(index in context for index in range(unit.start_line - 1, unit.end_line)) and all(
+        index in context or renders_nothing(lines[index])
+        for index in range(unit.start_line - 1, unit.end_line))
+
+
 def _title_only(text: str) -> bool:
     """Tell whether a section unit's text is its title alone (its adornment aside)."""
     return sum(len(set(line.strip())) > 1 for line in text.split("\n")) <= 1
@@ -209,6 +218,9 @@ class _Units:
         self.tree = tree
         self.package = package
         self.aliases = aliases(package)
+        # An autosummary template's name -> the member stubs its tables list (autodoc's
+        # MemberStubs), read once.
+        self.templates: dict = {}
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
         # route), and an assignment bound to a documented function is that function; with one,
         # its `:inherited-members:` and directives say so, and the objects it does not describe
@@ -641,23 +653,67 @@ class _Units:
                           in self.package.base_depths(item.module, item.obj) if depth == 1)
         return counts
 
-    def _summarized(self, conf, relative: str, text: str) -> list:
+    def _summarized(self, project: SphinxProject, relative: str, text: str,
+                    progress: Progress) -> list:
         """Return (line, stub page address or None, autodoc.Documented) of each object a page's
         autosummary tables give a stub page of its own (`:toctree:`): Sphinx generates
         `TOCTREE/NAME.html` documenting it at the id NAME (pandas'
-        `reference/api/pandas.DataFrame.merge.html#pandas.DataFrame.merge`)."""
-        found = []
+        `reference/api/pandas.DataFrame.merge.html#pandas.DataFrame.merge`); a class's, the
+        stubs of the members its template's tables list too (_template_members)."""
+        conf, found = project.conf, []
         directory = posixpath.dirname(conf.docname(relative))
         for entry in autodoc.autosummary_entries(text):
             documented = autodoc.resolve_name(entry.name, self.package)
             if documented is None:
                 continue  # what the source does not define (or autosummary imports elsewhere)
-            stub = docname_path(posixpath.normpath(posixpath.join(
-                directory, entry.toctree, entry.name)), self.layout.dirhtml)
-            address = (self.layout.docs_url + urllib.parse.quote(stub, safe="/")
-                       if self.layout.docs_url else None)
-            found.append((entry.line, address, documented[0]))
+            stubs = [(entry.toctree, documented[0])]
+            if documented[0].obj.kind in (CLASS, EXCEPTION):
+                for toctree, name in self._template_members(project, entry, documented[0],
+                                                            progress):
+                    member = autodoc.resolve_name(name, self.package)
+                    if member is not None:
+                        stubs.append((posixpath.join(entry.toctree, toctree), member[0]))
+            for toctree, item in stubs:
+                stub = docname_path(posixpath.normpath(posixpath.join(
+                    directory, toctree, item.name)), self.layout.dirhtml)
+                address = (self.layout.docs_url + urllib.parse.quote(stub, safe="/")
+                           if self.layout.docs_url else None)
+                found.append((entry.line, address, item))
         return found
+
+    def _template_members(self, project: SphinxProject, entry, documented,
+                          progress: Progress) -> list:
+        """Return (toctree below the class's stub, dotted name) of each member stub the
+        autosummary template of a class's stub lists (autodoc.template_member_stubs): its own
+        and inherited members the package defines, of the kind the table lists, public or
+        named. The template is the entry's `:template:`, else `autosummary/class.rst`, looked
+        up in conf.py's templates_path (autosummary's own class.rst lists none)."""
+        name = entry.template or "autosummary/class.rst"
+        if name not in self.templates:
+            self.templates[name] = []
+            for folder in project.conf.templates_path:
+                path = posixpath.normpath(posixpath.join(project.root, folder, name))
+                if not path.startswith("../") \
+                        and os.path.isfile(os.path.join(self.tree.root, path)):
+                    read = read_file(self.tree, path, progress)
+                    if read is not None:
+                        self.templates[name] = autodoc.template_member_stubs(read[0])
+                    break
+        if not self.templates[name]:
+            return []
+        members: dict = {}  # member -> kind, nearest definition first
+        for module, cls in [(documented.module, documented.obj), *(
+                (module, base) for module, base, _ in
+                self.package.base_depths(documented.module, documented.obj))]:
+            below = cls.name[len(module.name) + 1:]
+            for member in cls.members:
+                members.setdefault(member, module.objects[f"{below}.{member}"].kind)
+        kinds = {"methods": (METHOD,), "attributes": (ATTRIBUTE,)}
+        return [(table.toctree, f"{entry.name}.{member}")
+                for table in self.templates[name]
+                for member, kind in members.items()
+                if kind in kinds[table.kind]
+                and (not member.startswith("_") or member in table.names)]
 
     def _sphinx_pages(self, project: SphinxProject, progress: Progress) -> list:
         """Return a Sphinx project's units: one per section and object description of each
@@ -667,7 +723,7 @@ class _Units:
         directives = directives_of(conf)
         # Each reST page as Sphinx reads it: its includes' lines in place (sphinx_include.py).
         expanded = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
-                                     self.sectioned_docstring)
+                                     self.sectioned_docstring, conf.page_context)
                     for relative, kind, text, sha256 in pages if kind == RST}
         self.references = sum((autodoc.references(page.text,
                                                   default_role=conf.object_default_role)
@@ -676,6 +732,7 @@ class _Units:
         autodocs = {relative: self._autodoc(page.where, page.text, progress, conf)
                     for relative, page in expanded.items()}
         predicted = {}
+        summarized: dict = {}  # page -> its autosummary stubs (_summarized)
         for relative, kind, _, _ in pages:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
@@ -689,18 +746,20 @@ class _Units:
                                                                  conf))
                     predicted[page].references.extend(
                         cross_references(docstring, module, within))
-                # Each autosummary entry is a link to its object; the docstrings of its stub
-                # pages link from there (autodoc renders each on its stub).
+                # Each autosummary entry is a link to its object.
                 self.references.update(entry.name for entry in autodoc.autosummary_entries(
                     expanded[relative].text, toctree_only=False))
-                stubs = {line: [item] for line, _, item
-                         in self._summarized(conf, relative, expanded[relative].text)}
-                for docstring, module, within in self._rendered_docstrings(stubs):
-                    self.references.update(self._docstring_cites(docstring, module, within,
-                                                                 conf))
                 if conf.typehints != "none":
                     self.references.update(self._rendered_annotations(autodocs[relative], conf))
                 self.references.update(self._rendered_bases(autodocs[relative]))
+                # Each stub page autosummary writes renders its object's docstring: its
+                # references link from there, as an autodoc directive's do from its page.
+                summarized[relative] = self._summarized(project, relative,
+                                                        expanded[relative].text, progress)
+                for line, _, item in summarized[relative]:
+                    for docstring, module, within in self._rendered_docstrings({line: [item]}):
+                        self.references.update(self._docstring_cites(docstring, module,
+                                                                     within, conf))
         if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
             expanded_names: Counter = Counter()
             for target, count in self.references.items():
@@ -719,9 +778,11 @@ class _Units:
             # Where each line of what is read comes from: the page, or a file it includes.
             origins = [Origin(source_id, sha256, line) for line in
                        range(1, text.count("\n") + 2)]
+            context_lines: frozenset = frozenset()  # lines a `{{ name }}` is rendered into
             if kind == RST:
                 read = expanded[relative]
                 text, origins = read.text, read.origins
+                context_lines, page_lines = read.context, text.split("\n")
                 units = page_units(text, predicted[page].page, directives, read.breaks(),
                                    read.code, predicted=True)
                 found = autodocs[relative]
@@ -754,7 +815,7 @@ class _Units:
                         if draft.content["kind"] == SECTION:
                             modules.setdefault(draft.content["url"], len(placed))
                         placed.append((line, len(placed), draft))
-                for line, stub, item in self._summarized(conf, relative, text):
+                for line, stub, item in summarized[relative]:
                     for draft in self.objects_contents(
                             [Documented(item.module, item.obj, (item.name,))], stub, source_id):
                         placed.append((line, len(placed), draft))
@@ -765,6 +826,8 @@ class _Units:
                 unit = self._with_package_names(unit)
                 # Quoted from the file its lines are in (page_units ends a unit's quoted lines
                 # where that file's run does), published on this page.
+                if context_lines and _rendered_only(context_lines, page_lines, unit):
+                    continue  # Sphinx renders nothing of it: no unit, as on the site
                 first, last = origins[unit.start_line - 1], origins[unit.end_line - 1]
                 url = (address + ("#" + unit.anchor if unit.anchor else "") if address
                        else self._source_link(first.source_id, first.line, last.line))

@@ -58,6 +58,8 @@ MAX_DEPTH = 8
 _INCLUDE = re.compile(r"\.\.[ \t]+include::[ \t]*(\S.*)")
 _LITERALINCLUDE = re.compile(r"[ \t]*\.\.[ \t]+literalinclude::[ \t]*(\S.*)")
 _LINE_SPEC = re.compile(r"(\d*)(?:(-)(\d*))?")
+# A line of a page that is a Jinja expression of one name: `{{ header }}`.
+_CONTEXT_NAME = re.compile(r"\{\{-?\s*(\w+)\s*-?\}\}")
 _AUTOMODULE = re.compile(r"\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
 
 
@@ -92,14 +94,17 @@ class ExpandedPage:
     # (nested_parse_with_titles), its titles' adornments levels of their own below the
     # section the directive is in, not the page's.
     nested: tuple = ()
+    # The line indices of the text a page's `{{ name }}` lines are rendered into.
+    context: frozenset = frozenset()
 
     def breaks(self) -> tuple:
         """Return the line indices where a run of one file's consecutive lines starts."""
         found = []
         previous = None
         for index, origin in enumerate(self.origins):
+            # A line rendered into several (a page's `{{ name }}`) goes on with the same run.
             if (origin is None or previous is None or origin.source_id != previous.source_id
-                    or origin.line != previous.line + 1):
+                    or origin.line not in (previous.line, previous.line + 1)):
                 found.append(index)
             previous = origin
         return tuple(found)
@@ -152,8 +157,9 @@ class _Expander:
     """Expands one page: reads each included file once per inclusion, safely, within bounds."""
 
     def __init__(self, tree: SourceTree, sphinx_root: str, page_dir: str, progress: Progress,
-                 docstrings: Callable[[str], Docstring | None]):
+                 docstrings: Callable[[str], Docstring | None], context: dict):
         self.tree = tree
+        self.context = context
         self.docstrings = docstrings
         self.sphinx_root = sphinx_root
         self.page_dir = page_dir
@@ -163,6 +169,7 @@ class _Expander:
         self.origins: list = []
         self.code: dict = {}
         self.nested: list[range] = []
+        self.rendered: set[int] = set()
 
     def _skip(self, where: str, what: str, reason: str):
         self.progress.skip(f"{self.tree.label}/{where}", f"{what}: {reason}")
@@ -223,6 +230,17 @@ class _Expander:
             literal = _LITERALINCLUDE.fullmatch(line)
             directive = include or literal
             automodule = _AUTOMODULE.fullmatch(line)
+            rendered = _CONTEXT_NAME.fullmatch(line.strip()) if len(chain) == 1 else None
+            if rendered is not None and rendered.group(1) in self.context:
+                # The page's own source is rendered as Jinja (conf.py's "source-read"
+                # handler), not what it includes: the name's text, each line from the line
+                # `{{ name }}` (a unit around it quotes that line, as the file has it).
+                for text in self.context[rendered.group(1)].split("\n"):
+                    self.rendered.add(len(self.lines))
+                    self.lines.append(text)
+                    self.origins.append(Origin(source_id, sha256, i + 1))
+                i += 1
+                continue
             if automodule is not None:
                 _, end = _options(lines, i)
                 end = min(end, span.stop)
@@ -353,14 +371,17 @@ def _no_docstrings(module: str) -> None:
 
 def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256: str,
            progress: Progress,
-           docstrings: Callable[[str], Docstring | None] = _no_docstrings) -> ExpandedPage:
+           docstrings: Callable[[str], Docstring | None] = _no_docstrings,
+           context: dict | None = None) -> ExpandedPage:
     """Return a page of a Sphinx project (relative: below sphinx_root) with its includes
     expanded, each line's origin, and the code its literal includes show; docstrings(module)
-    gives the part of a module's docstring an `.. automodule::` renders as page text."""
+    gives the part of a module's docstring an `.. automodule::` renders as page text; context:
+    the names a line `{{ name }}` of the page is rendered with (SphinxConf.page_context)."""
     source_id = f"{sphinx_root}/{relative}"
-    expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress, docstrings)
+    expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress, docstrings,
+                         context or {})
     expander.budget -= len(text.encode("utf-8"))
     lines = text.split("\n")
     expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))
     return ExpandedPage("\n".join(expander.lines), expander.origins, expander.code,
-                        tuple(expander.nested))
+                        tuple(expander.nested), frozenset(expander.rendered))

@@ -27,6 +27,7 @@ from ..tree import (
     not_read,
     read_tree_file,
 )
+from . import cython
 from .code_deprecation import base_name as _base_name
 from .code_deprecation import code_deprecation
 
@@ -327,7 +328,8 @@ def parse_module(name: str, relative_path: str, data: bytes) -> Module:
     text = decode_source(data)
     if "\r" in text.replace("\r\n", ""):
         raise ValueError("a carriage return without a line feed (line numbers would differ)")
-    tree = ast.parse(text.removeprefix("\ufeff"), filename=relative_path)
+    python = cython.skeleton(text) if relative_path.endswith(".pyx") else text
+    tree = ast.parse(python.removeprefix("\ufeff"), filename=relative_path)
     lines = text.split("\n")
     module = Module(name, relative_path, hashlib.sha256(data).hexdigest(), lines)
     reader = _Reader(module, relative_path.endswith("__init__.py"))
@@ -539,6 +541,11 @@ class _Reader:
                     if found is not None and found.docstring is None:
                         found = replace(found, wraps=self._assigned_from(statement, path),
                                         alias=alias, bound=bound)
+                        same = self.module.objects.get(found.wraps or "")
+                        if bound is not None and same is not None and same.kind == METHOD:
+                            # `product = prod` in a class body, prod a method above it: the
+                            # same function, which autodoc documents as a method.
+                            found = replace(found, kind=METHOD)
                     if found is not None:
                         yield target.id, found
 

@@ -71,6 +71,12 @@ class SphinxConf:
     object_default_role: bool = False
     # numpydoc or napoleon: a docstring's See Also names render as cross-references.
     see_also: bool = False
+    # The names each page's source is rendered with as Jinja by a conf.py's "source-read"
+    # handler, and their text (page_context): a line `{{ name }}` is that text.
+    page_context: dict = field(default_factory=dict)
+    # templates_path: the folders autosummary looks up its templates in first, below the
+    # conf.py's folder ('/'-separated, maybe `../_templates`).
+    templates_path: tuple = ()
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -222,6 +228,56 @@ def code_directives(tree) -> tuple:
     return tuple(found)
 
 
+def page_context(tree) -> dict:
+    """Return the names a conf.py renders each page's source with, as Jinja, and their text:
+    `{name: text}` of its html_context, where its `setup(app)` connects to "source-read" a
+    function of its own that renders the source with `render_string(..., ...html_context)`
+    (the "jinja in reST" recipe: pandas' `{{ header }}`), else {}. A value is a string written
+    in conf.py, or a name bound to one; an f-string's replacement fields are left out (what
+    they compute is not known without running it)."""
+    if tree is None:
+        return {}
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    renders = False
+    for call in ast.walk(functions["setup"]) if "setup" in functions else ():
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                and call.func.attr == "connect" and len(call.args) >= 2 \
+                and isinstance(call.args[0], ast.Constant) and call.args[0].value == "source-read" \
+                and isinstance(call.args[1], ast.Name) and call.args[1].id in functions:
+            renders = renders or any(
+                isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                and inner.func.attr == "render_string" and len(inner.args) >= 2
+                and isinstance(inner.args[1], ast.Attribute)
+                and inner.args[1].attr == "html_context"
+                for inner in ast.walk(functions[call.args[1].id]))
+    if not renders:
+        return {}
+    strings: dict = {}  # module-level name -> the string it is bound to
+    context: dict = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            text = _written_string(node.value, strings)
+            strings[node.targets[0].id] = text
+            if node.targets[0].id == "html_context" and isinstance(node.value, ast.Dict):
+                context = {key.value: text for key, value in zip(node.value.keys,
+                                                                 node.value.values, strict=True)
+                           if isinstance(key, ast.Constant) and isinstance(key.value, str)
+                           and (text := _written_string(value, strings)) is not None}
+    return context
+
+
+def _written_string(node, strings: dict) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return strings.get(node.id)
+    if isinstance(node, ast.JoinedStr):
+        return "".join(part.value for part in node.values
+                       if isinstance(part, ast.Constant) and isinstance(part.value, str))
+    return None
+
+
 # What Sphinx leaves out of its sources beside exclude_patterns (BuildEnvironment.find_files):
 # the template folders (an autosummary template `class.rst` is Jinja, no page) and the HTML
 # builder's asset folders, each a path below the conf.py's folder.
@@ -298,7 +354,10 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         inherit_docstrings=known.get("autodoc_inherit_docstrings") is not False,
         extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code,
         object_default_role=_OBJECT_ROLE.fullmatch(str(known.get("default_role"))) is not None,
-        see_also=bool({"numpydoc", "sphinx.ext.napoleon"} & set(extensions)))
+        see_also=bool({"numpydoc", "sphinx.ext.napoleon"} & set(extensions)),
+        page_context=page_context(tree),
+        templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
+                             for path in _listed(tree, "templates_path")))
 
 
 # The default roles that make `` `name` `` a reference to a Python object: the Python

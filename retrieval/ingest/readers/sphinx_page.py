@@ -495,3 +495,10 @@ def _rendered_lines(prose: list) -> int:
     is one)."""
     return sum(not _RENDERS_NOTHING.fullmatch(line) for chunk in prose
                for line in chunk.split("\n"))
+
+
+def renders_nothing(line: str) -> bool:
+    """Tell whether a reST line renders no text: blank, an adornment, a label, a field, a
+    `currentmodule`, `module`, `index`, `highlight` or `default-role` directive or an option
+    of one."""
+    return _RENDERS_NOTHING.fullmatch(line) is not None

@@ -81,6 +81,9 @@ def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
             path = Path(directory, name)
             relative = path.relative_to(base).as_posix()
             dotted = module_name(relative)
+            if name.endswith(".pyx") and f"{name[:-4]}.py" not in names:
+                # A Cython module: what it defines for Python (readers/cython.py).
+                dotted = module_name(relative[:-4] + ".py")
             if dotted is not None and is_api_path(relative):
                 found.append((path.relative_to(top).as_posix(),
                               f"{prefix}.{dotted}" if prefix else dotted))
