@@ -1,7 +1,8 @@
 """`--source` forms that name a package, not a tree: fetched (or found) and read as packages.
 
 `[COLLECTION/VERSION=]pypi:DIST==VERSION` fetches that release from the index pip is configured
-for (index_fetch.py: its sdist if it has one, else its pure wheel; nothing of it runs) and
+for (index_fetch.py: its sdist if it has one, else its pure wheel, else a platform wheel's Python
+files; nothing of it runs) and
 unpacks it safely (unpack.py). `[DIST[,DIST...]=]env:PATH` reads the distributions installed in
 a virtual environment or site-packages directory, one collection each at its installed version.
 Each gives SourceTrees of the package format (formats/package.py), with the PackageLayout found
@@ -59,7 +60,8 @@ def build_note(message: str, stream=None) -> None:
 # --- pypi: -----------------------------------------------------------------------------------
 
 def download_release(dist: str, version: str, dest: Path, stream=None) -> Path:
-    """Return the sdist (else the pure wheel) of dist==version, fetched into dest.
+    """Return the sdist (else the pure wheel, else a platform wheel) of dist==version, fetched
+    into dest.
 
     From the index pip is configured for, checked against its digest; nothing of the release
     runs (index_fetch.py).
@@ -92,8 +94,8 @@ def release_archive(dist: str, version: str, dest: Path, options: SourceOptions)
                          f"{options.releases}")
     Path(options.releases).mkdir(parents=True, exist_ok=True)
     # Fetched beside the kept releases, then moved in whole: a build running at the same time
-    # reads no part, and a release that cannot be fetched (torch: no sdist, no pure wheel)
-    # leaves no folder of its own.
+    # reads no part, and a release that cannot be fetched (no file for Python 3) leaves no
+    # folder of its own.
     with tempfile.TemporaryDirectory(prefix=".fetch-", dir=options.releases) as fetching:
         fetched = download_release(dist, version, Path(fetching), options.stream)
         folder.mkdir(parents=True, exist_ok=True)
