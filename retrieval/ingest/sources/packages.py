@@ -2,9 +2,9 @@
 
 `[COLLECTION/VERSION=]pypi:DIST==VERSION` fetches that release from the index pip is configured
 for (index_fetch.py: its sdist if it has one, else its pure wheel, else a platform wheel's Python
-files; nothing of it runs) and
-unpacks it safely (unpack.py). `[DIST[,DIST...]=]env:PATH` reads the distributions installed in
-a virtual environment or site-packages directory, one collection each at its installed version.
+files; nothing of it runs) and unpacks it safely (unpack.py). `[DIST[,DIST...]=]env:PATH` reads
+the distributions installed in a virtual environment or site-packages directory, one collection
+each at its installed version.
 Each gives SourceTrees of the package format (formats/package.py), with the PackageLayout found
 here; nothing fetched is imported or run.
 
