@@ -265,6 +265,23 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         self.assertEqual(package.resolve("sym.DEFAULT")[1].name, "sym.dense.DEFAULT")
         self.assertEqual(package.resolve("sym.now")[1].name, "sym.dense.now")
 
+    def test_an_override_without_a_docstring_shows_its_bases_without_docs_folder(self):
+        # As inspect.getdoc and autodoc's default show it (click's Group.get_command): the
+        # unit quotes the override's own lines, its text the base's docstring. A value over
+        # a base's routine inherits nothing; an undocumented member of no documented base
+        # stays out.
+        package = package_of({"cli": (
+            "class Base:\n    def get(self, name):\n        \"\"\"Return the named one.\"\"\"\n"
+            "    def run(self):\n        \"\"\"Run it.\"\"\"\n\n"
+            "class Group(Base):\n    \"\"\"A group.\"\"\"\n    def get(self, name):\n"
+            "        return name\n    run = None\n    def helper(self):\n        pass\n")})
+        found = {obj.name: (obj.docstring, module.quote(obj))
+                 for module, obj in public_objects(package)}
+        self.assertEqual(found["cli.Group.get"],
+                         ("Return the named one.", "    def get(self, name):"))
+        self.assertNotIn("cli.Group.run", found)
+        self.assertNotIn("cli.Group.helper", found)
+
     def test_undocumented_data_is_api_where_re_exported_or_listed(self):
         package = package_of({
             "tool": ('"""Tool."""\nfrom _tool.config import hookimpl\n'

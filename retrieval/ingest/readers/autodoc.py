@@ -11,7 +11,16 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from .docstrings import ATTRIBUTE, CLASS, DATA, EXCEPTION, FUNCTION, METHOD, MODULE
+from .docstrings import (
+    ATTRIBUTE,
+    CLASS,
+    DATA,
+    EXCEPTION,
+    FUNCTION,
+    METHOD,
+    MODULE,
+    inheriting,
+)
 from .templates import mapping_entries
 
 _AUTODOC = re.compile(
@@ -562,7 +571,7 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
             shown_module, shown = package.shown(module, obj)
             if settings.inherit_docstrings:
                 owner = package.resolve(dotted.rpartition(".")[0]) if "." in dotted else None
-                shown = _inheriting(package, shown_module, shown, owner)
+                shown = inheriting(package, shown_module, shown, owner)
             kind = DIRECTIVE_KINDS.get(directive.kind)
             if kind in (CLASS, EXCEPTION) and (
                     obj.kind not in (CLASS, EXCEPTION)
@@ -626,37 +635,6 @@ def _class_alias(package, module, obj) -> tuple:
     return module, replace(obj, docstring=f"alias of :class:`{found[1].name}`")
 
 
-def _is_value(obj) -> bool:
-    """Tell whether an attribute is a value bound by assignment (a `#:` comment or a string
-    after it its docstring), not a routine or a property (a signature in parentheses)."""
-    return obj.kind in (ATTRIBUTE, DATA) and not obj.signature.startswith("(")
-
-
-def _inheriting(package, module, obj, owner):
-    """Return an object as autodoc shows it where autodoc_inherit_docstrings is on: without a
-    docstring of its own, with the first its class's bases (owner: (Module, DocObject) of the
-    class it is a member of, or None) give a member of its name, or a class with the first
-    its own bases have (Sphinx's getdoc, then inspect.getdoc, looking along the MRO). A value
-    (`closed = False` over a base's documented property) has its type's docstring to getdoc,
-    which autodoc drops: it inherits only a base value's comment or string (the analyzer's
-    attribute docs of each class of the MRO)."""
-    if obj.docstring is not None:
-        return obj
-    if obj.kind in (CLASS, EXCEPTION):
-        found = (base.docstring for _, base in package.bases(module, obj))
-    elif owner is not None and owner[1].kind in (CLASS, EXCEPTION):
-        name = obj.name.rpartition(".")[2]
-        found = (package.shown(base_module, member)[1].docstring
-                 for base_module, base in package.bases(*owner)
-                 for member in [base_module.objects.get(
-                     f"{base.name[len(base_module.name) + 1:]}.{name}")] if member is not None
-                 and (_is_value(member) or not _is_value(obj)))
-    else:
-        return obj
-    docstring = next((text for text in found if text is not None), None)
-    return obj if docstring is None else replace(obj, docstring=docstring)
-
-
 def _members(dotted, module, obj, directive, package, top,
              settings: Settings = DEFAULT_SETTINGS) -> list:
     """Return the members :members: documents, recursively, in source order (then those of
@@ -686,7 +664,7 @@ def _members(dotted, module, obj, directive, package, top,
             shown_module, shown = package.shown(member_module, member)
             shown_module, shown = _class_alias(package, shown_module, shown)
             if settings.inherit_docstrings:
-                shown = _inheriting(package, shown_module, shown, (owner_module, owner))
+                shown = inheriting(package, shown_module, shown, (owner_module, owner))
             if shown.docstring is None and not undocumented and not listed:
                 continue
             if settings.skip_internal and _INTERNAL.search(shown.docstring or ""):

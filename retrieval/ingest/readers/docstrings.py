@@ -1007,6 +1007,10 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
     package names as API); collect the assignments bound to a function in assigned (None:
     each is read as it is defined, matplotlib's `pyplot.axis`, `@docstring.copy(Axes.axis)`)."""
     obj = module.objects[path]
+    if obj.docstring is None and "." in path:
+        # A member without a docstring shows its bases' (inspect.getdoc, autodoc's default
+        # autodoc_inherit_docstrings): click's `Group.get_command`, an override.
+        obj = inheriting(package, module, obj, (module, module.objects[path.rpartition(".")[0]]))
     if obj.docstring is None:
         shown_module, shown = package.shown(module, obj)
         if shown is not obj and assigned is not None:
@@ -1026,6 +1030,37 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
         if not member.startswith("_"):
             yield from _public_tree(package, module, f"{path}.{member}", exported, assigned,
                                     inherited)
+
+
+def _is_value(obj) -> bool:
+    """Tell whether an attribute is a value bound by assignment (a `#:` comment or a string
+    after it its docstring), not a routine or a property (a signature in parentheses)."""
+    return obj.kind in (ATTRIBUTE, DATA) and not obj.signature.startswith("(")
+
+
+def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) -> DocObject:
+    """Return an object as autodoc shows it where autodoc_inherit_docstrings is on: without a
+    docstring of its own, with the first its class's bases (owner: (Module, DocObject) of the
+    class it is a member of, or None) give a member of its name, or a class with the first
+    its own bases have (Sphinx's getdoc, then inspect.getdoc, looking along the MRO). A value
+    (`closed = False` over a base's documented property) has its type's docstring to getdoc,
+    which autodoc drops: it inherits only a base value's comment or string (the analyzer's
+    attribute docs of each class of the MRO)."""
+    if obj.docstring is not None:
+        return obj
+    if obj.kind in (CLASS, EXCEPTION):
+        found = (base.docstring for _, base in package.bases(module, obj))
+    elif owner is not None and owner[1].kind in (CLASS, EXCEPTION):
+        name = obj.name.rpartition(".")[2]
+        found = (package.shown(base_module, member)[1].docstring
+                 for base_module, base in package.bases(*owner)
+                 for member in [base_module.objects.get(
+                     f"{base.name[len(base_module.name) + 1:]}.{name}")] if member is not None
+                 and (_is_value(member) or not _is_value(obj)))
+    else:
+        return obj
+    docstring = next((text for text in found if text is not None), None)
+    return obj if docstring is None else replace(obj, docstring=docstring)
 
 
 def _inherited_tree(package: PackageSource, module: Module, path: str, inherited: dict):
