@@ -550,8 +550,10 @@ class _Reader:
                         yield target.id, found
 
     def _documented_elsewhere(self, statement, prefix: str):
-        """Yield the compiled function a DOCSTRING_SETTERS statement documents, under its
-        last name here, and record the name it is documented by (Module.documents)."""
+        """Yield the compiled object a statement gives its docstring to (a DOCSTRING_SETTERS
+        call on a dotted name, a call of this module's setter wrapper, or NEWDOC_SETTERS':
+        _new_doc), under its last name here, and record the name it is documented by
+        (Module.documents)."""
         value = statement.value
         if isinstance(value, ast.Call) and _base_name(value.func) in NEWDOC_SETTERS:
             yield from self._new_doc(statement, prefix)
