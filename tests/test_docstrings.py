@@ -117,6 +117,19 @@ class DocstringReaderTest(unittest.TestCase):
                          ("retries", "__init__", "name", "register_job", "stop", "undocumented",
                           "_hidden"))
 
+    def test_a_descriptor_made_with_a_doc_argument_is_documented_by_it(self):
+        module = parse_module("m", "m.py", (
+            b'"""M."""\n\n\nclass Request:\n    """A request."""\n\n'
+            b'    origin = header_property[str](\n        "Origin",\n'
+            b'        doc=("The host that the request"\n             " originated from."),\n'
+            b'    )\n    data = property(get_data, doc=helper())\n    plain = make("x")\n'))
+        origin = module.objects["Request.origin"]
+        self.assertEqual((origin.kind, origin.docstring, origin.start_line, origin.end_line),
+                         (ATTRIBUTE, "The host that the request originated from.", 7, 11))
+        # What is not written out is no docstring, nor is a call without `doc=`.
+        self.assertIsNone(module.objects["Request.data"].docstring)
+        self.assertIsNone(module.objects["Request.plain"].docstring)
+
     def test_public_follows_all_where_defined_else_the_underscore(self):
         names = [obj.name for _, obj in public_objects(self.package)]
         # An undocumented member (Engine.undocumented) is left out, as autodoc leaves it.

@@ -79,6 +79,50 @@ def _helper():
 '''
 
 
+BASEKIT_WRAPPERS = '''"""Wrappers."""
+
+
+class Request:
+    """A base request."""
+
+    #: The charset of VERSION.
+    charset = "utf-8"
+
+    origin = header_property("Origin", doc="""The host that the request
+    originated from.""")
+
+    def get_data(self):
+        """Read the body of VERSION."""
+'''
+WEBAPP_INIT = '''"""Webapp."""
+
+from basekit.wrappers import Request as RequestBase
+from solo import Thing
+
+
+class Request(RequestBase):
+    """The request of webapp."""
+
+    def own(self):
+        """Do what only webapp's request does."""
+
+
+class Other(Thing):
+    """Derives from a class of a release that no version is required of."""
+'''
+WEBAPP_API = """API
+===
+
+.. autoclass:: webapp.Request
+   :members:
+   :inherited-members:
+
+.. autoclass:: webapp.Other
+   :members:
+   :inherited-members:
+"""
+
+
 def passages(out: str) -> dict:
     """Return {(collection, title): [(url, source_id, start, end, text, sha256, names)]}."""
     conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
@@ -145,6 +189,16 @@ class PackageSourcesTest(unittest.TestCase):
                                   'def slow(times):\n    """Go slowly that many times."""\n',
             "native/_core.cpython-311-x86_64-linux-gnu.so": b"\x7fELF never loaded"},
             tag="cp311-cp311-manylinux_2_17_x86_64")
+        # Flask's case: a class of the release documents the members of its base, which a
+        # release it requires defines (two versions on the index: the lowest required is read).
+        for version in ("2.0", "3.0"):
+            write_sdist(cls.links, "basekit", version, {
+                "basekit/__init__.py": '"""Basekit."""\n',
+                "basekit/wrappers.py": BASEKIT_WRAPPERS.replace("VERSION", version)})
+        write_sdist(cls.links, "webapp", "1.0", {
+            "webapp.egg-info/requires.txt": "basekit >= 2.0\nsolo\n\n[extra]\nother>=1\n",
+            "webapp/__init__.py": WEBAPP_INIT,
+            "docs/conf.py": "project = 'webapp'\n", "docs/api.rst": WEBAPP_API})
         with open(os.path.join(cls.links, "damaged-4.0.tar.gz"), "wb") as out:
             out.write(b"\x1f\x8b this is no gzip stream")
 
@@ -328,6 +382,40 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertIn("build: pypi:native==1.0: no sdist and no pure-Python wheel; its Python "
                       "files are read from native-1.0-cp311-cp311-manylinux_2_17_x86_64.whl, "
                       "the smallest", done.stderr)
+
+    def test_members_a_class_inherits_from_a_required_release_are_read_from_that_release(self):
+        done, out = self.built("pypi:webapp==1.0", extra=["--base-url", f"webapp/1.0={DOCS}"])
+        units = passages(out)
+        rows = {title: row for (collection, title), [row] in units.items()
+                if title.startswith("webapp.Request")}
+        self.assertEqual(list(rows), ["webapp.Request", "webapp.Request.own",
+                                      "webapp.Request.charset", "webapp.Request.origin",
+                                      "webapp.Request.get_data"])
+        # Documented on the release's page at their ids, quoting the required release's
+        # lowest version (basekit>=2.0 gives 2.0, not 3.0), named by where it came from.
+        url, source_id, _, _, text, sha256, _ = rows["webapp.Request.get_data"]
+        self.assertEqual(url, DOCS + "api.html#webapp.Request.get_data")
+        self.assertEqual(source_id, "pypi:basekit==2.0/basekit/wrappers.py")
+        self.assertIn("Read the body of 2.0.", text)
+        wrappers = BASEKIT_WRAPPERS.replace("VERSION", "2.0")
+        self.assertEqual(sha256, hashlib.sha256(wrappers.encode()).hexdigest())
+        # A descriptor's `doc=` is its docstring, as a property's is.
+        self.assertIn("originated from", rows["webapp.Request.origin"][4])
+        self.assertIn("build: webapp/1.0: basekit-2.0.tar.gz: read for the members its classes "
+                      "give (:inherited-members:)", done.stderr)
+        # A base from a release required without a lowest version: said, not guessed.
+        self.assertIn("build: webapp/1.0: members inherited from solo.Thing left out: the "
+                      "release requires solo without a lowest version", done.stderr)
+        with open(os.path.join(out, "provenance.json"), encoding="utf-8") as recorded:
+            entry = json.load(recorded)["webapp/1.0"]
+        basekit = (Path(self.links) / "basekit-2.0.tar.gz").read_bytes()
+        digest = hashlib.sha256(basekit).hexdigest()
+        self.assertEqual(entry["inherited_from"], [
+            {"dist": "basekit", "version": "2.0", "file": "basekit-2.0.tar.gz",
+             "sha256": digest}])
+        verified = run([sys.executable, "-m", "retrieval", "verify", out])
+        self.assertIn(f"; members inherited from basekit==2.0 basekit-2.0.tar.gz sha256 "
+                      f"{digest[:12]}\n", verified.stdout)
 
     def test_a_cut_docstring_s_pieces_link_its_object_and_are_one_hit_read_whole(self):
         _, out = self.built("pypi:longdoc==1.0")

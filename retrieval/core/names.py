@@ -98,6 +98,12 @@ def normal_version(text: str) -> str | None:
     return "".join(parts)
 
 
+def same_version(first: str, second: str) -> bool:
+    """Tell whether two versions are the same release (PEP 440's normal forms, else the
+    strings)."""
+    return (normal_version(first) or first) == (normal_version(second) or second)
+
+
 def version_key(text: str) -> tuple:
     """Sort key of a version in PEP 440's order (packaging's); other strings first, by text."""
     match = _PEP440.fullmatch(text.strip())

@@ -60,8 +60,12 @@ def describe_source(entry: dict) -> str | None:
         return (f"git {entry.get('url')} @{entry.get('ref')} commit "
                 f"{str(entry.get('commit'))[:SHORT]} {entry.get('path')}/")
     if kind == "pypi":
+        inherited = "".join(
+            f"; members inherited from {other.get('dist')}=={other.get('version')} "
+            f"{other.get('file')} sha256 {str(other.get('sha256'))[:SHORT]}"
+            for other in entry.get("inherited_from", ()) if isinstance(other, dict))
         return (f"pypi {entry.get('dist')}=={entry.get('version')} {entry.get('file')} "
-                f"sha256 {str(entry.get('sha256'))[:SHORT]}")
+                f"sha256 {str(entry.get('sha256'))[:SHORT]}{inherited}")
     if kind == "env":
         return f"installed {entry.get('dist')} in {entry.get('path')}"
     if kind == "path":

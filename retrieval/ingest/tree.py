@@ -142,6 +142,16 @@ class ShownStream:
 
 
 @dataclass(frozen=True)
+class Dependency:
+    """Another release whose classes a package's derive from, read to resolve names through
+    (Flask's `Request` documents werkzeug's members with `:inherited-members:`)."""
+
+    root: str  # where it is unpacked
+    modules: tuple  # (path below root, dotted module name) of each module to read
+    source: str  # what its files' paths start with where units quote them: "pypi:NAME==1.0/"
+
+
+@dataclass(frozen=True)
 class PackageLayout:
     """What a package source found to read below a tree's root (the package format reads it)."""
 
@@ -150,6 +160,7 @@ class PackageLayout:
     docs_url: str | None  # where the docs folder's pages are published (ends with "/"), or None
     source_url: str  # the base the files' own links start from (ends with "/")
     dirhtml: bool = False  # the docs site publishes a page at DOCNAME/, not DOCNAME.html
+    dependencies: tuple = ()  # a Dependency of each release its documented classes derive from
 
 
 @dataclass(frozen=True)

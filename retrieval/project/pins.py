@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..core.errors import UserError
-from ..core.names import normal_version, normalized_name
+from ..core.names import normal_version, normalized_name, same_version
 from ..ingest.sources.packages import site_packages
 from .markers import MarkerError, evaluate
 
@@ -122,11 +122,6 @@ def installed_versions(env: str) -> dict:
         if name and dist.version and name not in versions:
             versions[name] = dist.version
     return versions
-
-
-def same_version(first: str, second: str) -> bool:
-    """Whether two versions are the same release (PEP 440's normal forms, else the strings)."""
-    return (normal_version(first) or first) == (normal_version(second) or second)
 
 
 # --- finding the file ------------------------------------------------------------------------

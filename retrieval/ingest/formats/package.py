@@ -95,7 +95,12 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
     if layout is None:
         raise ValueError(f"{tree.label}: a package tree comes from a package source")
     package = read_package(tree.root, layout.modules, tree.max_file_bytes)
-    progress.files += len(package.modules)
+    for dependency in layout.dependencies:
+        read = read_package(dependency.root, dependency.modules, tree.max_file_bytes,
+                            dependency.source)
+        package.dependencies.update(read.modules)
+        package.skipped.extend(read.skipped)
+    progress.files += len(package.modules) + len(package.dependencies)
     for path, reason in package.skipped:
         progress.skip(f"{tree.label}/{path}", reason)
     resolved, left = resolve_templates(package)

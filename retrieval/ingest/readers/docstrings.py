@@ -123,6 +123,10 @@ class PackageSource:
 
     modules: dict = field(default_factory=dict)  # dotted name -> Module
     skipped: list = field(default_factory=list)  # (path, reason)
+    # Modules of other releases whose classes the package's derive from (Flask's `Request` from
+    # werkzeug's): names resolve through them, as Python's imports do, but nothing of them is
+    # documented for itself; dotted name -> Module (sources/dependencies.py fetches them).
+    dependencies: dict = field(default_factory=dict)
     _resolved: dict = field(default_factory=dict, repr=False)  # dotted -> resolve()'s answer
     _stars: dict = field(default_factory=dict, repr=False)  # module -> star_names()' answer
     # Module.documents' names -> (Module, local name), made when first needed.
@@ -142,7 +146,7 @@ class PackageSource:
         found = None
         parts = dotted.split(".")
         for cut in range(len(parts), 0, -1):
-            module = self.modules.get(".".join(parts[:cut]))
+            module = self.module(".".join(parts[:cut]))
             if module is not None:
                 found = self._resolve_in(module, parts[cut:], hops)
                 break
@@ -150,6 +154,10 @@ class PackageSource:
             found = self._documented_as(parts)
         self._resolved[dotted] = found
         return found
+
+    def module(self, name: str) -> Module | None:
+        """Return the module of a dotted name: the package's, else a dependency's, else None."""
+        return self.modules.get(name) or self.dependencies.get(name)
 
     def _documented_as(self, parts: list):
         """Return (Module, DocObject) that a module documents a compiled object (or its
@@ -195,7 +203,8 @@ class PackageSource:
         while its names are being gathered (a cycle) adds none."""
         if name in self._stars:
             return self._stars[name]
-        module = self.modules[name]
+        module = self.module(name)
+        assert module is not None, f"star_names of {name}, which is no module read"
         if module.all_names is not None and not module.all_computed:
             self._stars[name] = module.all_names
             return module.all_names
@@ -205,7 +214,7 @@ class PackageSource:
         found = dict.fromkeys([*(module.all_names or ()), *module.objects[""].members,
                                *module.imports])
         for source in module.star_imports:
-            if source in self.modules:
+            if self.module(source) is not None:
                 found.update(dict.fromkeys(self.star_names(source)))
         self._stars[name] = tuple(local for local in found if not local.startswith("_")
                                   or module.all_names and local in module.all_names)
@@ -272,7 +281,7 @@ class PackageSource:
             # basic as shortest_path` of a module whose __all__ leaves it out), and the last
             # star import that binds it wins, as Python rebinds it.
             for source in reversed(module.star_imports):
-                if source in self.modules and head in self.star_names(source):
+                if self.module(source) is not None and head in self.star_names(source):
                     found = self.resolve(".".join([source, *rest]), hops + 1)
                     if found is not None:
                         return found
@@ -291,8 +300,10 @@ def module_name(relative_path: str) -> str | None:
     return ".".join(parts)
 
 
-def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> PackageSource:
-    """Parse each (path below root, dotted module name) into a PackageSource.
+def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+                 source: str = "") -> PackageSource:
+    """Parse each (path below root, dotted module name) into a PackageSource; source: what each
+    module's path starts with (another release's files are named by it: `pypi:NAME==1.0/`).
 
     A file is read as a tree's files are (tree.py: nothing outside root's real path, only a
     regular file, up to module_cap). One that is not read, is not UTF-8, has a syntax error or a
@@ -305,19 +316,19 @@ def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES)
         try:
             data = read_tree_file(root, relative_path, max_bytes, cap)
         except (Unreadable, OSError) as exc:
-            package.skipped.append((relative_path, not_read(exc)))
+            package.skipped.append((source + relative_path, not_read(exc)))
             continue
         try:
-            module = parse_module(name, relative_path, data)
+            module = parse_module(name, source + relative_path, data)
         except UnicodeDecodeError as exc:
-            package.skipped.append((relative_path, f"not UTF-8 (byte {exc.start})"))
+            package.skipped.append((source + relative_path, f"not UTF-8 (byte {exc.start})"))
         except SyntaxError as exc:
-            package.skipped.append((relative_path, f"syntax error (line {exc.lineno})"
+            package.skipped.append((source + relative_path, f"syntax error (line {exc.lineno})"
                                     if exc.lineno else f"syntax error ({exc.msg})"))
         except RecursionError:
-            package.skipped.append((relative_path, "nested too deeply for the parser"))
+            package.skipped.append((source + relative_path, "nested too deeply for the parser"))
         except ValueError as exc:
-            package.skipped.append((relative_path, str(exc)))
+            package.skipped.append((source + relative_path, str(exc)))
         else:
             package.modules[name] = module
     return package
@@ -768,11 +779,14 @@ class _Reader:
         start, end, docstring = statement.lineno, statement.end_lineno, None
         node = _docstring_node([following]) if following is not None else None
         attached = _attached_docstring(statement.value)
+        given = _doc_keyword(statement.value)
         if node is not None:
             end, docstring = node.end_lineno, _clean(node)
         elif attached is not None:
             # What it names is the function the call returns, documented.
             docstring, kind = attached, METHOD if kind == ATTRIBUTE else FUNCTION
+        elif given is not None:
+            docstring = given
         else:
             comments = self.comments.of(statement.lineno, statement.col_offset)
             if comments is None and not undocumented:
@@ -827,6 +841,20 @@ def _assigned_doc(body: list) -> tuple | None:
             text = _literal_text(statement.value)
             if text is not None:
                 return statement.end_lineno, inspect.cleandoc(text)
+    return None
+
+
+def _doc_keyword(value) -> str | None:
+    """Return the docstring a call's `doc=` argument gives what it makes, where written out:
+    `property(fget, doc="...")`'s convention, which descriptors follow (werkzeug's
+    `content_type = header_property[str]("Content-Type", doc=\"\"\"...\"\"\")` is a
+    property whose __doc__ is it, as autodoc shows it); None for any other value."""
+    if not isinstance(value, ast.Call):
+        return None
+    for keyword in value.keywords:
+        if keyword.arg == "doc":
+            text = _literal_text(keyword.value)
+            return None if text is None else inspect.cleandoc(text)
     return None
 
 

@@ -133,7 +133,8 @@ class Declared:
             self.roots.extend(d for d in directories if isinstance(d, str))
 
 
-def _pyproject_data(top: Path) -> dict:
+def pyproject_data(top: Path) -> dict:
+    """Return a source tree's pyproject.toml as data ({} if it has none or it is no TOML)."""
     path = top / "pyproject.toml"
     if not path.is_file():
         return {}
@@ -261,7 +262,7 @@ def _scan(base: Path, names) -> list:
 def sdist_modules(top: Path) -> tuple:
     """Return (path below top, module name) of the API modules of an unpacked sdist."""
     declared = Declared()
-    pyproject = _pyproject_data(top)
+    pyproject = pyproject_data(top)
     if _setuptools_builds(pyproject):
         _setup_cfg(top, declared)
     _pyproject(pyproject, declared)

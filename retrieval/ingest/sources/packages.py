@@ -27,7 +27,15 @@ from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..formats.sphinx_docs import published_site, sphinx_project, versioned_url
 from ..readers.docstrings import module_name
-from ..tree import PackageLayout, SourceTree, Unreadable, check_tree_file, not_read, shown
+from ..tree import (
+    Dependency,
+    PackageLayout,
+    SourceTree,
+    Unreadable,
+    check_tree_file,
+    not_read,
+    shown,
+)
 from .form import Requested, SourceError, SourceOptions, collection_version
 from .layout import is_api_path, sdist_modules, test_suites, wheel_modules
 from .unpack import unpack
@@ -237,10 +245,43 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules"
     build_note(f"{label}: {archive.name}: {what}")
     fetched = {"kind": "pypi", "dist": dist, "version": version, "file": archive.name,
-               "sha256": hashlib.sha256(archive.read_bytes()).hexdigest()}
+               "sha256": _sha256(archive)}
+    dependencies = () if docs is None else _dependencies(
+        label, top, docs, modules, release_metadata(info) if info else None, where, options,
+        fetched)
     return [_tree(version_label, top, collection,
-                  PackageLayout(modules, docs, docs_url, source_url, dirhtml), options,
-                  fetched)]
+                  PackageLayout(modules, docs, docs_url, source_url, dirhtml, dependencies),
+                  options, fetched)]
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _dependencies(label: str, top: Path, docs: str, modules: tuple, metadata, where: Path,
+                  options: SourceOptions, fetched: dict) -> tuple:
+    """Return a Dependency of each release the docs document inherited members of
+    (dependencies.py), fetched as pypi: fetches a release and recorded in fetched; one that
+    cannot be fetched is said in one line and left out."""
+    from .dependencies import inherited_releases, release_requirements
+
+    found = []
+    for dist, version in inherited_releases(top, docs, modules,
+                                            release_requirements(top, metadata),
+                                            lambda line: build_note(f"{label}: {line}")):
+        try:
+            archive = release_archive(dist, version, where / "download", options)
+        except FetchError as error:
+            build_note(f"{label}: members inherited from {dist}=={version} left out: {error}")
+            continue
+        root, _, is_wheel = release_tree(archive, where / "inherited" / normalized(dist))
+        found.append(Dependency(str(root), wheel_modules(root) if is_wheel
+                                else sdist_modules(root), f"pypi:{dist}=={version}/"))
+        fetched.setdefault("inherited_from", []).append(
+            {"dist": dist, "version": version, "file": archive.name, "sha256": _sha256(archive)})
+        build_note(f"{label}: {archive.name}: read for the members its classes give "
+                   "(:inherited-members:)")
+    return tuple(found)
 
 
 # --- env: ------------------------------------------------------------------------------------

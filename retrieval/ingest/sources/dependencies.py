@@ -1,0 +1,165 @@
+"""The other releases a release's docs document members of: Flask's `Request` shows werkzeug's.
+
+`.. autoclass:: Request` with `:inherited-members:` documents the members of each of the class's
+bases, also of a base another distribution defines (Flask 2.2's `class Request(RequestBase)`,
+`from werkzeug.wrappers import Request as RequestBase`: `args`, `form`, `cookies` ... are
+werkzeug's). Sphinx, importing the package, finds them in the dependency installed beside it;
+the builder reads that dependency's source as it reads the release's, never running either.
+
+Which release of it: the lowest the release requires (`Werkzeug>=2.2.2` gives 2.2.2), the one
+version its metadata names, so the docs of one release are the same in every build and every
+project (a newest one would change as the index does); a requirement that names no lowest
+version (`Werkzeug`, `<3`) gives none, and the members are left out, said in one line. Only
+the distributions such a directive needs are fetched: a class's bases the release does not
+define, imported from a top-level module a requirement of the release is named as.
+"""
+
+import dataclasses
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from ...core.names import normalized_name as normalized
+from ...core.names import same_version, version_key
+from ..readers import autodoc
+from ..readers.docstrings import CLASS, EXCEPTION, PackageSource, read_package
+from ..tree import Unreadable, iter_source_files, read_tree_file
+from .layout import pyproject_data
+
+# A Requires-Dist value: NAME [extras] specifiers [; marker] (PEP 508, without URLs).
+_REQUIRES = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*\(?([^;()]*)\)?"
+                       r"\s*(?:;(.*))?")
+# A specifier clause that names the lowest version allowed: `>=2.2.2`, `==2.2.2`, `~=2.2`.
+_LOWEST = re.compile(r"\s*(?:>=|===?|~=)\s*([0-9][0-9A-Za-z.+!-]*)\s*")
+# The docs' pages that may hold autodoc directives (a Sphinx source_suffix of reST).
+_PAGE_SUFFIXES = (".rst", ".txt", ".rest")
+_MAX_PAGE_BYTES = 4 * 1024 * 1024
+# The most imports followed from a base as written to where it is defined.
+_MAX_HOPS = 16
+
+
+def inherited_releases(top: Path, docs: str, modules: tuple, requires: list,
+                       note: Callable[[str], None]) -> list:
+    """Return (distribution, version) of each release whose classes members are inherited
+    from by a class a docs folder documents with `:inherited-members:`; note says, one line
+    each, what such a base is from that no requirement of the release gives a version of.
+
+    requires: the release's Requires-Dist values.
+    """
+    directives = _inheriting_directives(top / docs)
+    if not directives:
+        return []
+    package = read_package(str(top), modules)
+    outside: dict = {}  # top-level module -> a base imported from it, as written
+    for directive in directives:
+        # The class alone: its members are what the dependency is fetched to find.
+        documented = autodoc.resolve(dataclasses.replace(directive, options={}), package)
+        if documented and documented[0].obj.kind in (CLASS, EXCEPTION):
+            for name in _foreign_bases(package, documented[0].module, documented[0].obj):
+                outside.setdefault(name.partition(".")[0], name)
+    own = {name.partition(".")[0] for name in package.modules}
+    lowest = _lowest_versions(requires)
+    found = []
+    for module, base in sorted(outside.items()):
+        if module in own:
+            continue
+        dist = lowest.get(normalized(module))
+        if dist is None:
+            note(f"members inherited from {base} left out: no requirement of the release is "
+                 f"named {module}")
+        elif dist[1] is None:
+            note(f"members inherited from {base} left out: the release requires {dist[0]} "
+                 "without a lowest version")
+        else:
+            found.append(dist)
+    return found
+
+
+def _inheriting_directives(docs: Path) -> list:
+    """Return the autoclass and autoexception directives with `:inherited-members:` of the
+    docs folder's reST pages."""
+    found: list = []
+    for relative, _ in iter_source_files(str(docs)):
+        if not relative.endswith(_PAGE_SUFFIXES):
+            continue
+        try:
+            text = read_tree_file(str(docs), relative, _MAX_PAGE_BYTES).decode("utf-8", "replace")
+        except (Unreadable, OSError):
+            continue  # the page's own reading says why; here it only has no directive
+        if "inherited-members" in text:
+            found.extend(directive for directive in autodoc.directives(text)
+                         if directive.kind in ("class", "exception")
+                         and "inherited-members" in directive.options)
+    return found
+
+
+def _foreign_bases(package: PackageSource, module, obj) -> list:
+    """Return the absolute dotted names of the bases of a class and of its bases the package
+    does not define, as imported (`werkzeug.wrappers.Request`)."""
+    found, pending, seen = [], [(module, obj)], {obj.name}
+    while pending:
+        owner_module, owner = pending.pop(0)
+        for base in owner.bases:
+            resolved = package.resolve(f"{owner_module.name}.{base}")
+            if resolved is None:
+                imported = _imported(package, f"{owner_module.name}.{base}")
+                if imported is not None:
+                    found.append(imported)
+            elif resolved[1].name not in seen:
+                seen.add(resolved[1].name)
+                pending.append(resolved)
+    return found
+
+
+def _imported(package: PackageSource, dotted: str) -> str | None:
+    """Return the name a dotted name of the package is imported as from outside it, following
+    its modules' imports, or None where it is not imported."""
+    for _ in range(_MAX_HOPS):
+        parts = dotted.split(".")
+        cut = next((cut for cut in range(len(parts), 0, -1)
+                    if ".".join(parts[:cut]) in package.modules), 0)
+        if not cut:
+            return dotted  # no module of the package: from outside it
+        module = package.modules[".".join(parts[:cut])]
+        rest = parts[cut:]
+        if not rest or rest[0] not in module.imports:
+            return None
+        dotted = ".".join([module.imports[rest[0]], *rest[1:]])
+    return None
+
+
+def release_requirements(top: Path, metadata) -> list:
+    """Return the requirements (PEP 508 strings) an unpacked release declares: its metadata's
+    Requires-Dist, else (an sdist's PKG-INFO of metadata 2.1 has none) its egg-info's
+    requires.txt before its first `[extra]` section, else pyproject.toml's dependencies."""
+    declared = metadata.get_all("Requires-Dist") if metadata is not None else None
+    if declared:
+        return list(declared)
+    for path in sorted([*top.glob("*.egg-info/requires.txt"),
+                        *top.glob("*/*.egg-info/requires.txt")]):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return [line.strip() for line in text.partition("\n[")[0].split("\n") if line.strip()]
+    project = pyproject_data(top).get("project")
+    dependencies = project.get("dependencies") if isinstance(project, dict) else None
+    return [value for value in dependencies if isinstance(value, str)] \
+        if isinstance(dependencies, list) else []
+
+
+def _lowest_versions(requires: list) -> dict:
+    """Return {normalized name: (name as written, lowest version or None)} of the requirements
+    a release has whatever extras are asked for."""
+    found: dict = {}
+    for value in requires:
+        match = _REQUIRES.fullmatch(value)
+        if match is None or "extra" in (match.group(3) or ""):
+            continue
+        clauses = [clause.strip() for clause in match.group(2).split(",")]
+        versions = [lowest.group(1) for lowest in map(_LOWEST.fullmatch, clauses)
+                    if lowest is not None and "*" not in lowest.group(1)]
+        version = max(versions, key=version_key) if versions else None
+        if version is not None and any(
+                clause.startswith("!=") and same_version(clause[2:].strip(), version)
+                for clause in clauses):
+            version = None  # `>=2.0,!=2.0`: the lowest allowed is not named
+        found.setdefault(normalized(match.group(1)), (match.group(1), version))
+    return found
