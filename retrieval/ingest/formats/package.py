@@ -393,8 +393,7 @@ class _Units:
             # It is, or is a member of, a module-level object the package exports (the part
             # after the longest module name its name starts with).
             parts = name.split(".")
-            cut = next((cut for cut in range(len(parts) - 1, 0, -1)
-                        if ".".join(parts[:cut]) in self.package.modules), 0)
+            cut = self.package.module_cut(parts, len(parts) - 1)
             return ".".join(parts[:cut + 1]) in exported
 
         found = []
@@ -609,8 +608,8 @@ class _Units:
             within = item.name if obj.kind in (CLASS, EXCEPTION) else (
                 item.name.rpartition(".")[0] if obj.kind in (METHOD, ATTRIBUTE) else None)
             parts = item.name.split(".")
-            module = next((".".join(parts[:cut]) for cut in range(len(parts), 0, -1)
-                           if ".".join(parts[:cut]) in self.package.modules), item.module.name)
+            cut = self.package.module_cut(parts)
+            module = ".".join(parts[:cut]) if cut else item.module.name
             rendered.append((obj.docstring, module, within or None))
         return rendered
 

@@ -159,6 +159,13 @@ class PackageSource:
         """Return the module of a dotted name: the package's, else a dependency's, else None."""
         return self.modules.get(name) or self.dependencies.get(name)
 
+    def module_cut(self, parts: list, longest: int | None = None) -> int:
+        """Return how many of a dotted name's parts (at most longest) name the longest module
+        of the package it starts with; 0 if none does."""
+        start = len(parts) if longest is None else longest
+        return next((cut for cut in range(start, 0, -1) if ".".join(parts[:cut]) in self.modules),
+                    0)
+
     def _documented_as(self, parts: list):
         """Return (Module, DocObject) that a module documents a compiled object (or its
         member) as, by the name its docstring is given to (Module.documents), or None."""

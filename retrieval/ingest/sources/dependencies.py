@@ -116,8 +116,7 @@ def _imported(package: PackageSource, dotted: str) -> str | None:
     its modules' imports, or None where it is not imported."""
     for _ in range(_MAX_HOPS):
         parts = dotted.split(".")
-        cut = next((cut for cut in range(len(parts), 0, -1)
-                    if ".".join(parts[:cut]) in package.modules), 0)
+        cut = package.module_cut(parts)
         if not cut:
             return dotted  # no module of the package: from outside it
         module = package.modules[".".join(parts[:cut])]
