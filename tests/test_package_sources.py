@@ -467,6 +467,27 @@ class PackageSourcesTest(unittest.TestCase):
         _, out = self.built(f"other.lib=env:{site}")
         self.assertEqual(sorted({collection for collection, _ in passages(out)}), ["other-lib"])
 
+    def test_an_environment_s_class_has_the_members_its_installed_requirement_s_base_gives(self):
+        venv = temporary_directory(self)
+        site = write_site_packages(os.path.join(venv, "lib", "python3.11", "site-packages"), {
+            "basekit": ("2.0", {"basekit/__init__.py": '"""Basekit."""\n',
+                                "basekit/wrappers.py": BASEKIT_WRAPPERS}),
+            "webapp": ("1.0", {"webapp/__init__.py": WEBAPP_INIT})})
+        with open(os.path.join(site, "webapp-1.0.dist-info", "METADATA"), "a",
+                  encoding="utf-8") as metadata:
+            metadata.write("Requires-Dist: basekit>=2.0\nRequires-Dist: solo\n")
+        done, out = self.built(f"webapp=env:{venv}")
+        units = passages(out)
+        # Only webapp's collection, yet its Request has basekit's members (as `inspect` shows
+        # them), each quoting basekit's installed file at its lines.
+        self.assertEqual(sorted(title for _, title in units), [
+            "webapp", "webapp.Other", "webapp.Request", "webapp.Request.charset",
+            "webapp.Request.get_data", "webapp.Request.origin", "webapp.Request.own"])
+        [(url, source_id, start, end, text, *_)] = units["webapp", "webapp.Request.get_data"]
+        self.assertEqual((source_id, url), ("basekit/wrappers.py",
+                         f"file://{os.path.realpath(site)}/basekit/wrappers.py#L{start}-L{end}"))
+        self.assertIn("Read the body of VERSION.", text)
+
     # -- bad input --------------------------------------------------------------------------
 
     def test_bad_input_is_one_line_and_exit_2(self):

@@ -95,11 +95,7 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
     if layout is None:
         raise ValueError(f"{tree.label}: a package tree comes from a package source")
     package = read_package(tree.root, layout.modules, tree.max_file_bytes)
-    for dependency in layout.dependencies:
-        read = read_package(dependency.root, dependency.modules, tree.max_file_bytes,
-                            dependency.source)
-        package.dependencies.update(read.modules)
-        package.skipped.extend(read.skipped)
+    _read_dependencies(package, layout.dependencies, tree.max_file_bytes)
     progress.files += len(package.modules) + len(package.dependencies)
     for path, reason in package.skipped:
         progress.skip(f"{tree.label}/{path}", reason)
@@ -128,6 +124,24 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
     progress.passages += len(contents)
     progress.tick(tree.label, force=True)
     return contents
+
+
+def _read_dependencies(package: PackageSource, dependencies: tuple, max_file_bytes: int) -> None:
+    """Read into package.dependencies the modules of each dependency (tree.Dependency) that a
+    class of the package derives from a class of: its top-level module a base is imported
+    from (an environment's other distributions are read only where so needed)."""
+    if not dependencies:
+        return
+    wanted = {name.partition(".")[0] for module in package.modules.values()
+              for obj in module.objects.values() if obj.kind in (CLASS, EXCEPTION)
+              for name in package.foreign_bases(module, obj)}
+    for dependency in dependencies:
+        if wanted & {dotted.partition(".")[0] for _, dotted in dependency.modules}:
+            read = read_package(dependency.root, dependency.modules, max_file_bytes,
+                                dependency.source)
+            package.dependencies.update(read.modules)
+            package.skipped.extend(read.skipped)
+    package.changed()
 
 
 # autodoc's options that leave a description out of the index, without an id.
@@ -363,7 +377,26 @@ class _Units:
         objects = [self._documented(module, obj, exported[obj.name] + cited[obj.name],
                                     internal)
                    for module, obj, internal in self._public_api(exported)]
+        objects += self._inherited_from_dependencies()
         return merge_same_passages(self.objects_contents(objects, None, None))
+
+    def _inherited_from_dependencies(self) -> list:
+        """Return a Documented of each documented member a public class inherits from a class
+        another distribution defines (an environment's flask.Request, werkzeug's `args`),
+        titled by the first name a public class inherits it by, as Sphinx's
+        `:inherited-members:` and `inspect` show it; the package's own are in _public_api."""
+        found = []
+        for name in self.inherited:
+            resolved = self.package.resolve(name)
+            if resolved is None or resolved[0].name not in self.package.dependencies \
+                    or resolved[1].docstring is None:
+                continue
+            inherited = tuple(inherited_names(name, self.inherited, self.aliases,
+                                              self.exported))
+            if inherited:
+                module, obj = resolved
+                found.append(Documented(module, obj, (inherited[0],), inherited=inherited))
+        return found
 
     def _documented(self, module: Module, obj: DocObject, links: int,
                     noindex: bool) -> Documented:

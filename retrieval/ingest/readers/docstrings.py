@@ -159,6 +159,38 @@ class PackageSource:
         """Return the module of a dotted name: the package's, else a dependency's, else None."""
         return self.modules.get(name) or self.dependencies.get(name)
 
+    def foreign_bases(self, module: Module, obj: DocObject) -> list:
+        """Return the absolute dotted names of the bases of a class and of its bases that the
+        package does not define, as imported (`werkzeug.wrappers.Request`)."""
+        found, pending, seen = [], [(module, obj)], {obj.name}
+        while pending:
+            owner_module, owner = pending.pop(0)
+            for base in owner.bases:
+                resolved = self.resolve(f"{owner_module.name}.{base}")
+                if resolved is None:
+                    imported = self._imported(f"{owner_module.name}.{base}")
+                    if imported is not None:
+                        found.append(imported)
+                elif resolved[1].name not in seen:
+                    seen.add(resolved[1].name)
+                    pending.append(resolved)
+        return found
+
+    def _imported(self, dotted: str) -> str | None:
+        """Return the name a dotted name of the package is imported as from outside it,
+        following its modules' imports, or None where it is not imported."""
+        for _ in range(_MAX_HOPS):
+            parts = dotted.split(".")
+            cut = self.module_cut(parts)
+            if not cut:
+                return dotted  # no module of the package: from outside it
+            module = self.modules[".".join(parts[:cut])]
+            rest = parts[cut:]
+            if not rest or rest[0] not in module.imports:
+                return None
+            dotted = ".".join([module.imports[rest[0]], *rest[1:]])
+        return None
+
     def module_cut(self, parts: list, longest: int | None = None) -> int:
         """Return how many of a dotted name's parts (at most longest) name the longest module
         of the package it starts with; 0 if none does."""
@@ -196,7 +228,8 @@ class PackageSource:
         return module, obj
 
     def changed(self):
-        """Forget every name looked up: an object was replaced (templates.py)."""
+        """Forget every name looked up: an object was replaced (templates.py), or modules
+        were added (dependencies)."""
         self._resolved.clear()
         self._stars.clear()
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from ...core.names import normalized_name as normalized
 from ...core.names import same_version, version_key
 from ..readers import autodoc
-from ..readers.docstrings import CLASS, EXCEPTION, PackageSource, read_package
+from ..readers.docstrings import CLASS, EXCEPTION, read_package
 from ..tree import Unreadable, iter_source_files, read_tree_file
 from .layout import pyproject_data
 
@@ -34,8 +34,6 @@ _LOWEST = re.compile(r"\s*(?:>=|===?|~=)\s*([0-9][0-9A-Za-z.+!-]*)\s*")
 # The docs' pages that may hold autodoc directives (a Sphinx source_suffix of reST).
 _PAGE_SUFFIXES = (".rst", ".txt", ".rest")
 _MAX_PAGE_BYTES = 4 * 1024 * 1024
-# The most imports followed from a base as written to where it is defined.
-_MAX_HOPS = 16
 
 
 def inherited_releases(top: Path, docs: str, modules: tuple, requires: list,
@@ -55,7 +53,7 @@ def inherited_releases(top: Path, docs: str, modules: tuple, requires: list,
         # The class alone: its members are what the dependency is fetched to find.
         documented = autodoc.resolve(dataclasses.replace(directive, options={}), package)
         if documented and documented[0].obj.kind in (CLASS, EXCEPTION):
-            for name in _foreign_bases(package, documented[0].module, documented[0].obj):
+            for name in package.foreign_bases(documented[0].module, documented[0].obj):
                 outside.setdefault(name.partition(".")[0], name)
     own = {name.partition(".")[0] for name in package.modules}
     lowest = _lowest_versions(requires)
@@ -93,40 +91,6 @@ def _inheriting_directives(docs: Path) -> list:
     return found
 
 
-def _foreign_bases(package: PackageSource, module, obj) -> list:
-    """Return the absolute dotted names of the bases of a class and of its bases the package
-    does not define, as imported (`werkzeug.wrappers.Request`)."""
-    found, pending, seen = [], [(module, obj)], {obj.name}
-    while pending:
-        owner_module, owner = pending.pop(0)
-        for base in owner.bases:
-            resolved = package.resolve(f"{owner_module.name}.{base}")
-            if resolved is None:
-                imported = _imported(package, f"{owner_module.name}.{base}")
-                if imported is not None:
-                    found.append(imported)
-            elif resolved[1].name not in seen:
-                seen.add(resolved[1].name)
-                pending.append(resolved)
-    return found
-
-
-def _imported(package: PackageSource, dotted: str) -> str | None:
-    """Return the name a dotted name of the package is imported as from outside it, following
-    its modules' imports, or None where it is not imported."""
-    for _ in range(_MAX_HOPS):
-        parts = dotted.split(".")
-        cut = package.module_cut(parts)
-        if not cut:
-            return dotted  # no module of the package: from outside it
-        module = package.modules[".".join(parts[:cut])]
-        rest = parts[cut:]
-        if not rest or rest[0] not in module.imports:
-            return None
-        dotted = ".".join([module.imports[rest[0]], *rest[1:]])
-    return None
-
-
 def release_requirements(top: Path, metadata) -> list:
     """Return the requirements (PEP 508 strings) an unpacked release declares: its metadata's
     Requires-Dist, else (an sdist's PKG-INFO of metadata 2.1 has none) its egg-info's
@@ -144,15 +108,26 @@ def release_requirements(top: Path, metadata) -> list:
         if isinstance(dependencies, list) else []
 
 
+def _requirements(requires: list):
+    """Yield (normalized name, name as written, its specifier clauses) of each requirement a
+    release has whatever extras are asked for."""
+    for value in requires:
+        match = _REQUIRES.fullmatch(value)
+        if match is not None and "extra" not in (match.group(3) or ""):
+            yield (normalized(match.group(1)), match.group(1),
+                   [clause.strip() for clause in match.group(2).split(",")])
+
+
+def requirement_names(requires: list) -> list:
+    """Return the normalized names of what a release requires whatever extras are asked for."""
+    return list(dict.fromkeys(name for name, _, _ in _requirements(requires)))
+
+
 def _lowest_versions(requires: list) -> dict:
     """Return {normalized name: (name as written, lowest version or None)} of the requirements
     a release has whatever extras are asked for."""
     found: dict = {}
-    for value in requires:
-        match = _REQUIRES.fullmatch(value)
-        if match is None or "extra" in (match.group(3) or ""):
-            continue
-        clauses = [clause.strip() for clause in match.group(2).split(",")]
+    for name, written, clauses in _requirements(requires):
         versions = [lowest.group(1) for lowest in map(_LOWEST.fullmatch, clauses)
                     if lowest is not None and "*" not in lowest.group(1)]
         version = max(versions, key=version_key) if versions else None
@@ -160,5 +135,5 @@ def _lowest_versions(requires: list) -> dict:
                 clause.startswith("!=") and same_version(clause[2:].strip(), version)
                 for clause in clauses):
             version = None  # `>=2.0,!=2.0`: the lowest allowed is not named
-        found.setdefault(normalized(match.group(1)), (match.group(1), version))
+        found.setdefault(name, (written, version))
     return found

@@ -335,6 +335,43 @@ def installed_distributions(site: Path, max_bytes: int) -> list:
     return found
 
 
+def _installed_modules(site: Path, dist) -> tuple:
+    """Return (modules, missing) of an installed distribution: (path below site, dotted name)
+    of each API module its file list names and site holds, and the paths it does not hold."""
+    modules, missing = [], []
+    files = [PurePosixPath(str(file).replace(os.sep, "/")).as_posix()
+             for file in dist.files or ()]
+    suites = test_suites(files)
+    for posix in files:
+        dotted = module_name(posix) if not posix.startswith("../") else None
+        if dotted is None or not is_api_path(posix, suites):
+            continue
+        # Whatever is there is read as a tree's files are, which refuses (and reports by
+        # name) a FIFO, a link out of the environment or an over-cap module.
+        if os.path.lexists(site / posix):
+            modules.append((posix, dotted))
+        else:
+            missing.append(posix)
+    return modules, missing
+
+
+def _installed_dependencies(site: Path, dist, installed: dict, max_bytes: int) -> tuple:
+    """Return a Dependency of each distribution installed in site that dist requires (without
+    extras): its classes may be the bases of dist's (the format reads those it needs).
+    installed: {normalized name: (dist-info folder, Distribution)} of site's."""
+    from .dependencies import requirement_names
+
+    found = []
+    for name in requirement_names(dist.requires or []):
+        info, required = installed.get(name, (None, None))
+        if required is None or _refused(site, info, _FILE_LISTS, max_bytes) is not None:
+            continue  # not installed, or its own collection says why it is not read
+        modules, _ = _installed_modules(site, required)
+        if modules:
+            found.append(Dependency(str(site), tuple(sorted(modules)), ""))
+    return tuple(found)
+
+
 def fetch_env(requested: Requested, options: SourceOptions) -> list:
     """Describe each installed distribution (or the ones named) as one docstring collection."""
     label, spec, base_urls = requested.label, requested.spec.removeprefix("env:"), options.base_urls
@@ -345,8 +382,12 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
                          "(no site-packages with *.dist-info in it)")
     wanted = [normalized(name) for name in label.split(",") if name] if label else None
     trees, seen = [], set()
-    for info, dist in sorted(installed_distributions(site, options.max_file_bytes),
-                             key=lambda found: normalized(found[1].metadata["Name"] or "")):
+    installed = sorted(installed_distributions(site, options.max_file_bytes),
+                       key=lambda found: normalized(found[1].metadata["Name"] or ""))
+    by_name: dict = {}
+    for info, dist in installed:
+        by_name.setdefault(normalized(dist.metadata["Name"] or ""), (info, dist))
+    for info, dist in installed:
         name = normalized(dist.metadata["Name"] or "")
         if not name or name in seen or (wanted is not None and name not in wanted):
             continue
@@ -363,20 +404,7 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
         if refused is not None:
             build_note(f"skipped {refused}")
             continue
-        modules, missing = [], []
-        files = [PurePosixPath(str(file).replace(os.sep, "/")).as_posix()
-                 for file in dist.files or ()]
-        suites = test_suites(files)
-        for posix in files:
-            dotted = module_name(posix) if not posix.startswith("../") else None
-            if dotted is None or not is_api_path(posix, suites):
-                continue
-            # Whatever is there is read as a tree's files are, which refuses (and reports by
-            # name) a FIFO, a link out of the environment or an over-cap module.
-            if os.path.lexists(site / posix):
-                modules.append((posix, dotted))
-            else:
-                missing.append(posix)
+        modules, missing = _installed_modules(site, dist)
         if missing:
             build_note(f"{name} {dist.version}: {len(missing)} module(s) its file list names "
                        f"are not installed, left out: "
@@ -387,7 +415,9 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
             continue
         source_url = base_urls.get(f"{name}/{dist.version}") or site.resolve().as_uri() + "/"
         trees.append(_tree(version, site, collection,
-                           PackageLayout(tuple(sorted(modules)), None, None, source_url),
+                           PackageLayout(tuple(sorted(modules)), None, None, source_url,
+                                         dependencies=_installed_dependencies(
+                                             site, dist, by_name, options.max_file_bytes)),
                            options, {"kind": "env", "dist": name, "version": dist.version,
                                      "path": str(site.resolve())}))
     missing = sorted(set(wanted or ()) - seen)
