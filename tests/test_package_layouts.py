@@ -6,6 +6,7 @@ public name, Attributes sections and chained assignments, templated docstrings, 
 docstring-only collection's exported names above its undocumented helpers.
 """
 
+import email
 import io
 import os
 import unittest
@@ -15,6 +16,7 @@ from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build
 from retrieval.ingest.formats.package import PACKAGE_FORMAT, read_package_contents
 from retrieval.ingest.readers.docstrings import parse_module, read_package
 from retrieval.ingest.readers.templates import resolve_templates
+from retrieval.ingest.sources.dependencies import release_requirements, requirement_names
 from retrieval.ingest.sources.layout import sdist_modules, wheel_modules
 from retrieval.ingest.tree import PackageLayout
 from tests.support import temporary_directory
@@ -539,3 +541,23 @@ class ParseTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReleaseRequirementsTest(unittest.TestCase):
+    """What a release requires, read from its archive: whose classes its docs may inherit."""
+
+    def test_metadata_else_egg_info_before_its_extras_else_pyproject(self):
+        top = Path(temporary_directory(self))
+        (top / "pyproject.toml").write_text('[project]\ndependencies = ["c>=3"]\n')
+        self.assertEqual(release_requirements(top, None), ["c>=3"])
+        (top / "x.egg-info").mkdir()
+        (top / "x.egg-info" / "requires.txt").write_text("[async]\nasgiref\n")
+        self.assertEqual(release_requirements(top, None), [])
+        (top / "x.egg-info" / "requires.txt").write_text(
+            'Werkzeug>=2.2.2\nclick>=8.0\n\n[:python_version < "3.10"]\nimportlib-metadata\n')
+        self.assertEqual(release_requirements(top, None), ["Werkzeug>=2.2.2", "click>=8.0"])
+        metadata = email.message_from_string("Name: x\nRequires-Dist: b>=2\n")
+        self.assertEqual(release_requirements(top, metadata), ["b>=2"])
+        self.assertEqual(requirement_names(
+            ["Werkzeug (>=2.2.2)", "Jinja2>=3.0; python_version >= '3'",
+             "asgiref>=3.2; extra == 'async'", "jinja2"]), ["werkzeug", "jinja2"])

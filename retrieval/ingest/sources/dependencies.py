@@ -11,7 +11,9 @@ version its metadata names, so the docs of one release are the same in every bui
 project (a newest one would change as the index does); a requirement that names no lowest
 version (`Werkzeug`, `<3`) gives none, and the members are left out, said in one line. Only
 the distributions such a directive needs are fetched: a class's bases the release does not
-define, imported from a top-level module a requirement of the release is named as.
+define, imported from a top-level module a requirement of the release is named as. (An `env:`
+build fetches nothing: the distributions a package requires are installed beside it, and
+packages.py hands them to the format, which reads those its classes derive from.)
 """
 
 import dataclasses
@@ -33,14 +35,15 @@ _REQUIRES = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*\(?
 _LOWEST = re.compile(r"\s*(?:>=|===?|~=)\s*([0-9][0-9A-Za-z.+!-]*)\s*")
 # The docs' pages that may hold autodoc directives (a Sphinx source_suffix of reST).
 _PAGE_SUFFIXES = (".rst", ".txt", ".rest")
+# A larger page is not looked into here (its own reading reports it if over --max-file-bytes).
 _MAX_PAGE_BYTES = 4 * 1024 * 1024
 
 
 def inherited_releases(top: Path, docs: str, modules: tuple, requires: list,
                        note: Callable[[str], None]) -> list:
-    """Return (distribution, version) of each release whose classes members are inherited
-    from by a class a docs folder documents with `:inherited-members:`; note says, one line
-    each, what such a base is from that no requirement of the release gives a version of.
+    """Return (distribution, version) of each release that defines a base of a class the docs
+    folder documents with `:inherited-members:`; note says, one line each, what such a base is
+    imported from that no requirement of the release gives a version of.
 
     requires: the release's Requires-Dist values.
     """
@@ -101,7 +104,8 @@ def release_requirements(top: Path, metadata) -> list:
     for path in sorted([*top.glob("*.egg-info/requires.txt"),
                         *top.glob("*/*.egg-info/requires.txt")]):
         text = path.read_text(encoding="utf-8", errors="replace")
-        return [line.strip() for line in text.partition("\n[")[0].split("\n") if line.strip()]
+        unconditional = ("\n" + text).partition("\n[")[0]  # before the first [extra] section
+        return [line.strip() for line in unconditional.split("\n") if line.strip()]
     project = pyproject_data(top).get("project")
     dependencies = project.get("dependencies") if isinstance(project, dict) else None
     return [value for value in dependencies if isinstance(value, str)] \
