@@ -270,6 +270,73 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                 conn.close()
             self.assertEqual(urls, expected, conf)
 
+    def test_an_automodule_makes_its_module_current_for_the_tables_after_it(self):
+        # scipy's reference/signal.rst is `.. automodule:: scipy.signal`, whose docstring's
+        # tables name `convolve`: autodoc writes `.. py:module::` first, autosummary reads the
+        # docstring under the module, so the stub is scipy.signal.convolve's.
+        sheds = ("Sheds\n=====\n\n.. automodule:: herd.barn\n   :no-members:\n\n"
+                 ".. autosummary::\n   :toctree: api/\n\n   raze\n")
+        barn = BARN + '\n\ndef raze(barn):\n    """Raze a barn."""\n'
+        _, rows = built(temporary_directory(self), FILES | {"docs/sheds.rst": sheds,
+                                                           "herd/barn.py": barn})
+        self.assertIn(DOCS + "api/herd.barn.raze.html#herd.barn.raze",
+                      {url for url, *_ in rows})
+
+    def test_a_class_template_is_rendered_for_its_class_as_autosummary_renders_it(self):
+        # scipy's _templates/autosummary/class.rst: no `extends`, its tables in a comment
+        # below the autoclass ("HACK"), its loop lines less indented than the table's entries,
+        # `all_methods` filtered by `not item.startswith('_') or item in [...]`, a loop over
+        # `inherited_members` naming the same members again, `{% if attributes %}`. What
+        # autosummary lists is rendered from the source: the Attributes section's entries of a
+        # docstring (numpydoc's) are no members; each stub at the id autosummary gives it.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n    def _hidden(self):\n        """Hidden."""\n'
+                       '\n    def __call__(self):\n        """Call the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn.\n\n    Attributes\n'
+                       '    ----------\n    height : int\n        How high.\n    """\n'
+                       '\n    @property\n    def size(self):\n        """The size."""\n'
+                       '\n    def seal(self):\n        """Seal the shed."""\n')
+        template = ("{{ fullname }}\n{{ underline }}\n\n.. currentmodule:: {{ module }}\n\n"
+                    ".. autoclass:: {{ objname }}\n   :no-members:\n\n"
+                    "  {% block methods %}\n   .. HACK -- hidden, yet autosummary generates "
+                    "them.\n      .. autosummary::\n         :toctree:\n"
+                    "      {% for item in all_methods %}\n"
+                    "         {%- if not item.startswith('_') or item in ['__call__'] %}\n"
+                    "         {{ name }}.{{ item }}\n         {%- endif -%}\n"
+                    "      {%- endfor %}\n      {% for item in inherited_members %}\n"
+                    "         {%- if item in ['__call__'] %}\n         {{ name }}.{{ item }}\n"
+                    "         {%- endif -%}\n      {%- endfor %}\n  {% endblock %}\n\n"
+                    "  {% block attributes %}\n  {% if attributes %}\n"
+                    "   .. HACK\n      .. autosummary::\n         :toctree:\n"
+                    "      {% for item in all_attributes %}\n"
+                    "         {%- if not item.startswith('_') %}\n"
+                    "         {{ name }}.{{ item }}\n         {%- endif -%}\n"
+                    "      {%- endfor %}\n  {% endif %}\n  {% endblock %}\n")
+        # The table names the classes under the automodule's module: it is current there.
+        sheds = ("Sheds\n=====\n\n.. automodule:: herd.barn\n   :no-members:\n\n"
+                 ".. autosummary::\n   :toctree: api/\n\n   Shed\n")
+        for name, expected in (("class.rst", [
+                "herd.barn.Shed.__call__.html#herd.barn.Shed.__call__",
+                "herd.barn.Shed.html#herd.barn.Shed",
+                "herd.barn.Shed.mend.html#herd.barn.Shed.mend",
+                "herd.barn.Shed.seal.html#herd.barn.Shed.seal",
+                "herd.barn.Shed.size.html#herd.barn.Shed.size"]),
+                # What the reader does not evaluate (a filter of Jinja's it does not know)
+                # lists no member.
+                ("other.rst", ["herd.barn.Shed.html#herd.barn.Shed"])):
+            out, _ = built(temporary_directory(self), FILES | {
+                "herd/barn.py": barn, "docs/sheds.rst": sheds,
+                "templates/autosummary/class.rst": template if name == "class.rst"
+                else template.replace("all_methods %}", "all_methods | reverse %}"),
+                "docs/conf.py": "project = 'herd'\ntemplates_path = ['../templates']\n"})
+            conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+            try:
+                urls = sorted(url.removeprefix(DOCS + "api/") for url, in conn.execute(
+                    "SELECT url FROM passages WHERE url LIKE ?", (DOCS + "api/%",)))
+            finally:
+                conn.close()
+            self.assertEqual(urls, expected, name)
+
     def test_a_page_rendered_as_jinja_by_conf_py_reads_its_context_s_text(self):
         # pandas' conf.py: a "source-read" handler renders each page with html_context, and
         # `{{ header }}` is `.. currentmodule:: pandas` (and a hidden ipython block): the

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from ...core.checks import SnapshotError
 from ...core.ranking import SECTION, IndexFields
 from ..readers import autodoc, markdown
+from ..readers.autosummary_templates import Unrendered, class_context, render
 from ..readers.blocks import size_pieces
 from ..readers.docstrings import (
     ATTRIBUTE,
@@ -107,6 +108,13 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
         contents = builder.api_reference()
     else:
         contents = builder.docs_pages(layout.docs, progress)
+        if builder.rendered or builder.unrendered:
+            progress.note(
+                f"{tree.label}: autosummary templates rendered from the source: "
+                f"{len(builder.rendered)} ({builder.member_stubs[True]} member stubs they list "
+                f"the source defines, {builder.member_stubs[False]} it does not); not rendered "
+                f"(what they use is not read): {len(builder.unrendered)}"
+                + "".join(f" {name}" for name in sorted(builder.unrendered)))
         added, drafts = builder.undescribed(contents)
         progress.note(f"{tree.label}: {added} public objects the docs do not describe added "
                       "from docstrings")
@@ -218,9 +226,15 @@ class _Units:
         self.tree = tree
         self.package = package
         self.aliases = aliases(package)
-        # An autosummary template's name -> the member stubs its tables list (autodoc's
-        # MemberStubs), read once.
+        # An autosummary template's name -> its text (None: none in templates_path), read
+        # once; the names of those rendered for a class and of those this reader does not
+        # render (autosummary_templates.py), for the build's report.
         self.templates: dict = {}
+        self.rendered: set = set()
+        self.unrendered: set = set()
+        # How many member stubs rendered templates list that the source does (True) and does
+        # not (False) define.
+        self.member_stubs: Counter = Counter()
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
         # route), and an assignment bound to a documented function is that function; with one,
         # its `:inherited-members:` and directives say so, and the objects it does not describe
@@ -671,6 +685,7 @@ class _Units:
                 for toctree, name in self._template_members(project, entry, documented[0],
                                                             progress):
                     member = autodoc.resolve_name(name, self.package)
+                    self.member_stubs[member is not None] += 1
                     if member is not None:
                         stubs.append((posixpath.join(entry.toctree, toctree), member[0]))
             for toctree, item in stubs:
@@ -684,36 +699,35 @@ class _Units:
     def _template_members(self, project: SphinxProject, entry, documented,
                           progress: Progress) -> list:
         """Return (toctree below the class's stub, dotted name) of each member stub the
-        autosummary template of a class's stub lists (autodoc.template_member_stubs): its own
-        and inherited members the package defines, of the kind the table lists, public or
-        named. The template is the entry's `:template:`, else `autosummary/class.rst`, looked
-        up in conf.py's templates_path (autosummary's own class.rst lists none)."""
+        autosummary template of a class's stub lists: the template rendered for the class from
+        the source (autosummary_templates.py) and its `:toctree:` tables' entries, found by line
+        as autosummary finds them (in a reST comment too). The template is the entry's
+        `:template:`, else `autosummary/class.rst`, looked up in conf.py's templates_path
+        (autosummary's own class.rst lists none); one this reader does not render is counted
+        (self.unrendered) and lists none."""
         name = entry.template or "autosummary/class.rst"
         if name not in self.templates:
-            self.templates[name] = []
+            self.templates[name] = None
             for folder in project.conf.templates_path:
                 path = posixpath.normpath(posixpath.join(project.root, folder, name))
                 if not path.startswith("../") \
                         and os.path.isfile(os.path.join(self.tree.root, path)):
                     read = read_file(self.tree, path, progress)
                     if read is not None:
-                        self.templates[name] = autodoc.template_member_stubs(read[0])
+                        self.templates[name] = read[0]
                     break
-        if not self.templates[name]:
+        template = self.templates[name]
+        if template is None:
             return []
-        members: dict = {}  # member -> kind, nearest definition first
-        for module, cls in [(documented.module, documented.obj), *(
-                (module, base) for module, base, _ in
-                self.package.base_depths(documented.module, documented.obj))]:
-            below = cls.name[len(module.name) + 1:]
-            for member in cls.members:
-                members.setdefault(member, module.objects[f"{below}.{member}"].kind)
-        kinds = {"methods": (METHOD,), "attributes": (ATTRIBUTE,)}
-        return [(table.toctree, f"{entry.name}.{member}")
-                for table in self.templates[name]
-                for member, kind in members.items()
-                if kind in kinds[table.kind]
-                and (not member.startswith("_") or member in table.names)]
+        context = class_context(self.package, documented.module, documented.obj, entry.name)
+        try:
+            rendered = render(template, context)
+        except Unrendered:
+            self.unrendered.add(name)
+            return []
+        self.rendered.add(name)
+        return list(dict.fromkeys(  # a member two tables list has one stub
+            (found.toctree, found.name) for found in autodoc.autosummary_entries(rendered)))
 
     def _sphinx_pages(self, project: SphinxProject, progress: Progress) -> list:
         """Return a Sphinx project's units: one per section and object description of each
