@@ -337,6 +337,38 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                 conn.close()
             self.assertEqual(urls, expected, name)
 
+    def test_numpydoc_lists_a_class_s_members_each_a_link_from_its_docstring(self):
+        # numpydoc's ClassDoc adds a Methods and an Attributes table to each class docstring
+        # (scipy's class pages link each member stub so): its public methods and properties,
+        # inherited too, with a docstring (a base's where it has none of its own); a section
+        # the docstring writes itself lists its names instead.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n    def _hidden(self):\n        """Hidden."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n'
+                       '\n    @property\n    def size(self):\n        """The size."""\n'
+                       '\n    def mend(self):\n        pass\n'
+                       '\n    def seal(self):\n        """Seal the shed."""\n')
+        sheds = ("Sheds\n=====\n\n.. autoclass:: herd.barn.Shed\n\n"
+                 ".. automethod:: herd.barn.Shed.seal\n\n.. automethod:: herd.barn.Shed.mend\n\n"
+                 ".. autoattribute:: herd.barn.Shed.size\n\n"
+                 ".. automethod:: herd.barn.Shed._hidden\n")
+        own = barn.replace('"""A small barn."""', '"""A small barn.\n\n    Methods\n'
+                           '    -------\n    seal\n        Seal it.\n    """')
+        for conf, source, expected in (
+                ("extensions = ['numpydoc']\n", barn, [1, 1, 1, 0]),
+                ("extensions = ['numpydoc']\nnumpydoc_show_inherited_class_members = False\n",
+                 barn, [1, 1, 1, 0]),
+                ("extensions = ['numpydoc']\nnumpydoc_show_class_members = False\n", barn,
+                 [0, 0, 0, 0]),
+                ("extensions = ['numpydoc']\n", own, [1, 0, 1, 0]), ("", barn, [0, 0, 0, 0])):
+            _, rows = built(temporary_directory(self), FILES | {
+                "herd/barn.py": source, "docs/sheds.rst": sheds,
+                "docs/conf.py": "project = 'herd'\n" + conf})
+            links = {url.removeprefix(DOCS + "sheds.html#"): in_links
+                     for url, *_, in_links in rows}
+            self.assertEqual([links[f"herd.barn.Shed.{name}"]
+                              for name in ("seal", "mend", "size", "_hidden")], expected, conf)
+
     def test_a_page_rendered_as_jinja_by_conf_py_reads_its_context_s_text(self):
         # pandas' conf.py: a "source-read" handler renders each page with html_context, and
         # `{{ header }}` is `.. currentmodule:: pandas` (and a hidden ipython block): the

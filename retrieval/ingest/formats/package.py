@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ...core.checks import SnapshotError
 from ...core.ranking import SECTION, IndexFields
 from ..readers import autodoc, markdown
-from ..readers.autosummary_templates import Unrendered, class_context, render
+from ..readers.autosummary_templates import Unrendered, class_context, class_members, render
 from ..readers.blocks import size_pieces
 from ..readers.docstrings import (
     ATTRIBUTE,
@@ -44,6 +44,7 @@ from ..readers.docstrings import (
     exports,
     inherited_members,
     inherited_names,
+    inheriting,
     is_private,
     public_name,
     public_objects,
@@ -216,6 +217,28 @@ class Documented:
     python_names: bool = True
     inherited: tuple = ()
     kind: str | None = None  # the kind its autodoc directive describes it as, if not its own
+
+
+# A numpydoc section header of a docstring (cleaned): its title, then a line of dashes.
+_MEMBER_SECTION = re.compile(r"^(Methods|Attributes)[ \t]*\n-{3,}[ \t]*$", re.MULTILINE)
+_SECTION_ENTRY = re.compile(r"([A-Za-z_]\w*)")
+
+
+def _member_sections(docstring: str) -> dict:
+    """Return {"Methods"/"Attributes": [names]} of the sections a numpydoc docstring writes
+    itself: each entry's name, a line starting at the section's own indentation."""
+    found: dict = {}
+    for header in _MEMBER_SECTION.finditer(docstring):
+        names: list = []
+        lines = docstring[header.end():].split("\n")[1:]
+        for at, line in enumerate(lines):
+            if at + 1 < len(lines) and re.fullmatch(r"-{3,}\s*", lines[at + 1]):
+                break  # the next section's title
+            entry = _SECTION_ENTRY.match(line)
+            if entry:
+                names.append(entry.group(1))
+        found[header.group(1)] = names
+    return found
 
 
 class _Units:
@@ -667,6 +690,34 @@ class _Units:
                           in self.package.base_depths(item.module, item.obj) if depth == 1)
         return counts
 
+    def _numpydoc_members(self, found: dict, conf: SphinxConf) -> Counter:
+        """Count the members numpydoc lists in the Methods and Attributes tables it adds to
+        each class's docstring the page renders (found: _autodoc's), each class once, where
+        conf.py has it list them (class_members): an autosummary table, each entry a link,
+        of those with a docstring (numpydoc's ClassDoc). Its methods: public, or __call__;
+        its attributes: public properties. A docstring with a Methods or Attributes section of
+        its own lists that section's names instead. A member without a docstring of its own
+        shows its bases' (pydoc.getdoc)."""
+        counts: Counter = Counter()
+        if not conf.class_members:
+            return counts
+        for item in self._rendered_once(found, lambda item: item.obj.kind in (CLASS, EXCEPTION)):
+            members = class_members(self.package, item.module, item.obj)
+            written = _member_sections(item.obj.docstring or "")
+            for field, shown in (("Methods", lambda name, obj: obj.kind == METHOD and (
+                    not name.startswith("_") or name == "__call__")), (
+                    "Attributes", lambda name, obj: obj.kind == ATTRIBUTE and bool(obj.signature)
+                    and not name.startswith("_"))):
+                names = written.get(field)
+                if names is None:
+                    names = [name for name, (obj, own) in members.items() if shown(name, obj)
+                             and (own or conf.class_members == "all")]
+                counts.update(f"{item.name}.{name}" for name in names if name in members
+                              and members[name][0].kind in (METHOD, ATTRIBUTE)
+                              and inheriting(self.package, item.module, members[name][0],
+                                             (item.module, item.obj)).docstring)
+        return counts
+
     def _summarized(self, project: SphinxProject, relative: str, text: str,
                     progress: Progress) -> list:
         """Return (line, stub page address or None, autodoc.Documented) of each object a page's
@@ -747,6 +798,7 @@ class _Units:
                     for relative, page in expanded.items()}
         predicted = {}
         summarized: dict = {}  # page -> its autosummary stubs (_summarized)
+        stub_pages: set = set()  # the addresses of the stubs read so far
         for relative, kind, _, _ in pages:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
@@ -766,14 +818,19 @@ class _Units:
                 if conf.typehints != "none":
                     self.references.update(self._rendered_annotations(autodocs[relative], conf))
                 self.references.update(self._rendered_bases(autodocs[relative]))
+                self.references.update(self._numpydoc_members(autodocs[relative], conf))
                 # Each stub page autosummary writes renders its object's docstring: its
                 # references link from there, as an autodoc directive's do from its page.
                 summarized[relative] = self._summarized(project, relative,
                                                         expanded[relative].text, progress)
-                for line, _, item in summarized[relative]:
+                for line, address, item in summarized[relative]:
                     for docstring, module, within in self._rendered_docstrings({line: [item]}):
                         self.references.update(self._docstring_cites(docstring, module,
                                                                      within, conf))
+                    # Two tables listing one class write one stub page: its tables link once.
+                    if address is None or address not in stub_pages:
+                        self.references.update(self._numpydoc_members({line: [item]}, conf))
+                    stub_pages.add(address)
         if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
             expanded_names: Counter = Counter()
             for target, count in self.references.items():

@@ -277,17 +277,12 @@ def render(template: str, context: dict) -> str:
     return "".join(out)
 
 
-def class_context(package: PackageSource, module: Module, cls: DocObject, fullname: str) -> dict:
-    """Return the names autosummary renders a class's template with, from what the source
-    defines (generate_autosummary_content): `members`, `inherited_members`, `methods` and
-    `all_methods`, `attributes` and `all_attributes` (each in dir() order, its own and its
-    bases' the package defines), and `fullname`, `module`, `objname`, `name`, `objtype`,
-    `underline`. An entry of a class docstring's Attributes section is none of them (numpydoc
-    renders it on the class's page; no member by that name). `module` is the longest prefix
-    of the name that is a module, as autosummary's split_full_qualified_name finds it by
-    importing."""
-    kinds: dict = {}  # member -> its kind, nearest definition first
-    own: set = set()
+def class_members(package: PackageSource, module: Module, cls: DocObject) -> dict:
+    """Return {name: (DocObject, whether the class itself defines it)} of what dir() of a class
+    has that the source defines: its own members and its bases' the package defines, the
+    nearest definition of each. An entry of a class docstring's Attributes section is none
+    (numpydoc renders it on the class's page; no member by that name)."""
+    found: dict = {}
     for owner_module, owner in [(module, cls), *(
             (base_module, base) for base_module, base, _ in
             package.base_depths(module, cls))]:
@@ -295,10 +290,21 @@ def class_context(package: PackageSource, module: Module, cls: DocObject, fullna
         for member in owner.members:
             obj = owner_module.objects[f"{below}.{member}"]
             if obj.path == owner.path and owner.start_line <= obj.start_line <= owner.end_line:
-                continue  # an entry of its docstring's Attributes section: dir() has none
-            kinds.setdefault(member, obj.kind)
-            if owner is cls:
-                own.add(member)
+                continue  # an entry of its docstring's Attributes section
+            found.setdefault(member, (obj, owner is cls))
+    return found
+
+
+def class_context(package: PackageSource, module: Module, cls: DocObject, fullname: str) -> dict:
+    """Return the names autosummary renders a class's template with, from what the source
+    defines (generate_autosummary_content): `members`, `inherited_members`, `methods` and
+    `all_methods`, `attributes` and `all_attributes` (each in dir() order, of class_members),
+    and `fullname`, `module`, `objname`, `name`, `objtype`, `underline`. `module` is the
+    longest prefix of the name that is a module, as autosummary's split_full_qualified_name
+    finds it by importing."""
+    members = class_members(package, module, cls)
+    kinds = {member: obj.kind for member, (obj, _) in members.items()}
+    own = {member for member, (_, defines) in members.items() if defines}
     parts = fullname.split(".")
     modname = next((".".join(parts[:end]) for end in range(len(parts) - 1, 0, -1)
                     if ".".join(parts[:end]) in package.modules), parts[0])

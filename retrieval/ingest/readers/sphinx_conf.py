@@ -71,6 +71,10 @@ class SphinxConf:
     object_default_role: bool = False
     # numpydoc or napoleon: a docstring's See Also names render as cross-references.
     see_also: bool = False
+    # numpydoc's numpydoc_show_class_members and numpydoc_show_inherited_class_members: which
+    # members a class's docstring lists in its Methods and Attributes tables, each a link
+    # ("all", "own", "" for none or without numpydoc).
+    class_members: str = ""
     # The names each page's source is rendered with as Jinja by a conf.py's "source-read"
     # handler, and their text (page_context): a line `{{ name }}` is that text.
     page_context: dict = field(default_factory=dict)
@@ -355,6 +359,9 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code,
         object_default_role=_OBJECT_ROLE.fullmatch(str(known.get("default_role"))) is not None,
         see_also=bool({"numpydoc", "sphinx.ext.napoleon"} & set(extensions)),
+        class_members="" if "numpydoc" not in extensions
+        or known.get("numpydoc_show_class_members") is False
+        else "own" if known.get("numpydoc_show_inherited_class_members") is False else "all",
         page_context=page_context(tree),
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
                              for path in _listed(tree, "templates_path")))
