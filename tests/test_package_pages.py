@@ -88,6 +88,16 @@ def built(root: str, files: dict, modules: tuple = ()) -> tuple:
         conn.close()
 
 
+def stub_urls(out: str) -> list:
+    """Return the URLs below `api/` of a built snapshot's units, sorted, without DOCS/api/."""
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        return sorted(url.removeprefix(DOCS + "api/") for url, in conn.execute(
+            "SELECT url FROM passages WHERE url LIKE ?", (DOCS + "api/%",)))
+    finally:
+        conn.close()
+
+
 class AutodocPagesTest(unittest.TestCase):
 
     @classmethod
@@ -262,12 +272,7 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                 "templates/autosummary/class.rst": template,
                 "templates/autosummary/plain.rst": "{{ fullname }}\n",
                 "docs/conf.py": "project = 'herd'\n" + conf})
-            conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
-            try:
-                urls = sorted(url.removeprefix(DOCS + "api/") for url, in conn.execute(
-                    "SELECT url FROM passages WHERE url LIKE ?", (DOCS + "api/%",)))
-            finally:
-                conn.close()
+            urls = stub_urls(out)
             self.assertEqual(urls, expected, conf)
 
     def test_an_automodule_makes_its_module_current_for_the_tables_after_it(self):
@@ -329,12 +334,7 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                 "templates/autosummary/class.rst": template if name == "class.rst"
                 else template.replace("all_methods %}", "all_methods | reverse %}"),
                 "docs/conf.py": "project = 'herd'\ntemplates_path = ['../templates']\n"})
-            conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
-            try:
-                urls = sorted(url.removeprefix(DOCS + "api/") for url, in conn.execute(
-                    "SELECT url FROM passages WHERE url LIKE ?", (DOCS + "api/%",)))
-            finally:
-                conn.close()
+            urls = stub_urls(out)
             self.assertEqual(urls, expected, name)
 
     def test_numpydoc_lists_a_class_s_members_each_a_link_from_its_docstring(self):
