@@ -287,6 +287,26 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         self.assertIn(DOCS + "api/herd.barn.raze.html#herd.barn.raze",
                       {url for url, *_ in rows})
 
+    def test_an_instance_of_a_class_shows_the_class_s_docstring_as_data(self):
+        # scipy.stats' `norm = norm_gen(name='norm')`: autodoc shows module data's __doc__, an
+        # instance's being its class's (the class's lines are what it quotes); a class
+        # attribute's value shows none (autodoc's NonDataDescriptorMixin), nor does a value
+        # a function makes.
+        barn = BARN + ('\n\nclass Pen:\n    """A pen for the goats."""\n\n'
+                       '    spare = Barn()\n\n\nmain = Pen()\n\nside = build(3)\n')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
+                 "   :toctree: api/\n\n   main\n   side\n\n.. autoattribute:: Pen.spare\n")
+        _, rows = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
+                                                           "docs/sheds.rst": sheds})
+        lines = barn.split("\n")
+        found = {url.removeprefix(DOCS): (start, end) for url, _, start, end, *_ in rows}
+        self.assertEqual(found["api/herd.barn.main.html#herd.barn.main"],
+                         (lines.index("class Pen:") + 1, lines.index("class Pen:") + 2))
+        self.assertEqual(found["api/herd.barn.side.html#herd.barn.side"],
+                         (lines.index("side = build(3)") + 1,) * 2)
+        self.assertEqual(found["sheds.html#herd.barn.Pen.spare"],
+                         (lines.index("    spare = Barn()") + 1,) * 2)
+
     def test_a_class_template_is_rendered_for_its_class_as_autosummary_renders_it(self):
         # scipy's _templates/autosummary/class.rst: no `extends`, its tables in a comment
         # below the autoclass ("HACK"), its loop lines less indented than the table's entries,

@@ -701,7 +701,8 @@ class _Units:
         counts: Counter = Counter()
         if not conf.class_members:
             return counts
-        for item in self._rendered_once(found, lambda item: item.obj.kind in (CLASS, EXCEPTION)):
+        for item in self._rendered_once(found, lambda item: item.obj.kind in (CLASS, EXCEPTION)
+                                        and (item.kind or CLASS) in (CLASS, EXCEPTION)):
             members = class_members(self.package, item.module, item.obj)
             written = _member_sections(item.obj.docstring or "")
             for field, shown in (("Methods", lambda name, obj: obj.kind == METHOD and (
@@ -732,7 +733,7 @@ class _Units:
             if documented is None:
                 continue  # what the source does not define (or autosummary imports elsewhere)
             stubs = [(entry.toctree, documented[0])]
-            if documented[0].obj.kind in (CLASS, EXCEPTION):
+            if (documented[0].kind or documented[0].obj.kind) in (CLASS, EXCEPTION):
                 for toctree, name in self._template_members(project, entry, documented[0],
                                                             progress):
                     member = autodoc.resolve_name(name, self.package)
@@ -888,7 +889,8 @@ class _Units:
                         placed.append((line, len(placed), draft))
                 for line, stub, item in summarized[relative]:
                     for draft in self.objects_contents(
-                            [Documented(item.module, item.obj, (item.name,))], stub, source_id):
+                            [Documented(item.module, item.obj, (item.name,), kind=item.kind)],
+                            stub, source_id):
                         placed.append((line, len(placed), draft))
             else:
                 units = markdown.page_units(text, "sphinx", conf.docname(relative))

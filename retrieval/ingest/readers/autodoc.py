@@ -472,12 +472,18 @@ def resolve_own(directive: Directive, package) -> list | None:
 
 
 def resolve_name(name: str, package) -> list | None:
-    """Return [Documented] of the object a dotted name names (a module too), or None."""
+    """Return [Documented] of the object a dotted name names (a module too), or None. An
+    instance of a class the package defines is its class (PackageSource.shown: whose docstring
+    autodoc shows), described as data."""
     found = package.resolve(name)
     if found is None:
         return None
     module, obj = found
     kind = "module" if obj.kind == MODULE else "data"
+    shown_module, shown = package.shown(module, obj)
+    if shown.kind in (CLASS, EXCEPTION) and obj.kind not in (CLASS, EXCEPTION):
+        return [Documented(name, shown_module, shown, Directive(0, kind, name, None, {}),
+                           kind=obj.kind)]
     return [Documented(name, module, obj, Directive(0, kind, name, None, {}))]
 
 
