@@ -293,9 +293,12 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         # attribute's value shows none (autodoc's NonDataDescriptorMixin), nor does a value
         # a function makes.
         barn = BARN + ('\n\nclass Pen:\n    """A pen for the goats."""\n\n'
-                       '    spare = Barn()\n\n\nmain = Pen()\n\nside = build(3)\n')
+                       '    spare = Barn()\n\n\nmain = Pen()\n\nside = build(3)\n'
+                       '\n\nclass Mark(Pen):\n    """A mark."""\n\n    def __new__(cls, doc):\n'
+                       '        return Pen()\n\n\nSTRAY = Mark("""A stray goat.""")\n')
         sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
-                 "   :toctree: api/\n\n   main\n   side\n\n.. autoattribute:: Pen.spare\n")
+                 "   :toctree: api/\n\n   main\n   side\n   STRAY\n\n"
+                 ".. autoattribute:: Pen.spare\n")
         _, rows = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
                                                            "docs/sheds.rst": sheds})
         lines = barn.split("\n")
@@ -306,6 +309,10 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                          (lines.index("side = build(3)") + 1,) * 2)
         self.assertEqual(found["sheds.html#herd.barn.Pen.spare"],
                          (lines.index("    spare = Barn()") + 1,) * 2)
+        # A class with a __new__ (its own or a base's) may make anything: SQLAlchemy's
+        # `symbol("NAME", """doc""")` gives its value that __doc__.
+        self.assertEqual(found["api/herd.barn.STRAY.html#herd.barn.STRAY"],
+                         (lines.index('STRAY = Mark("""A stray goat.""")') + 1,) * 2)
 
     def test_a_class_template_is_rendered_for_its_class_as_autosummary_renders_it(self):
         # scipy's _templates/autosummary/class.rst: no `extends`, its tables in a comment

@@ -180,7 +180,10 @@ class PackageSource:
             # An instance of a class the package defines shows the class's docstring
             # (autodoc's getdoc reads its __doc__), however it was made.
             found = self.resolve(f"{module.name}.{obj.called}") or self.resolve(obj.called)
-            if found is not None and found[1].kind in (CLASS, EXCEPTION):
+            # Unless it has a __new__ of its own or its bases', which may return anything
+            # (SQLAlchemy's `symbol("NAME", """doc""")` makes a `_symbol` of that __doc__).
+            if found is not None and found[1].kind in (CLASS, EXCEPTION) and not any(
+                    "__new__" in cls.members for _, cls in [found, *self.bases(*found)]):
                 return found if found[1].docstring is not None else (module, obj)
         if obj.docstring is None and obj.wraps:
             found = self.resolve(f"{module.name}.{obj.wraps}") or self.resolve(obj.wraps)
