@@ -112,9 +112,8 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
         if builder.rendered or builder.unrendered:
             progress.note(
                 f"{tree.label}: autosummary templates rendered from the source: "
-                f"{len(builder.rendered)} ({builder.member_stubs[True]} member stubs they list "
-                f"the source defines, {builder.member_stubs[False]} it does not); not rendered "
-                f"(what they use is not read): {len(builder.unrendered)}"
+                f"{len(builder.rendered)} ({builder.member_stubs} member stubs listed); not "
+                f"rendered (what they use is not read): {len(builder.unrendered)}"
                 + "".join(f" {name}" for name in sorted(builder.unrendered)))
         added, drafts = builder.undescribed(contents)
         progress.note(f"{tree.label}: {added} public objects the docs do not describe added "
@@ -255,9 +254,8 @@ class _Units:
         self.templates: dict = {}
         self.rendered: set = set()
         self.unrendered: set = set()
-        # How many member stubs rendered templates list that the source does (True) and does
-        # not (False) define.
-        self.member_stubs: Counter = Counter()
+        # How many member stubs rendered templates list (of what the source defines).
+        self.member_stubs = 0
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
         # route), and an assignment bound to a documented function is that function; with one,
         # its `:inherited-members:` and directives say so, and the objects it does not describe
@@ -737,8 +735,8 @@ class _Units:
                 for toctree, name in self._template_members(project, entry, documented[0],
                                                             progress):
                     member = autodoc.resolve_name(name, self.package)
-                    self.member_stubs[member is not None] += 1
                     if member is not None:
+                        self.member_stubs += 1
                         stubs.append((posixpath.join(entry.toctree, toctree), member[0]))
             for toctree, item in stubs:
                 stub = docname_path(posixpath.normpath(posixpath.join(
