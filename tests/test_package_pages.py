@@ -287,6 +287,16 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         self.assertIn(DOCS + "api/herd.barn.raze.html#herd.barn.raze",
                       {url for url, *_ in rows})
 
+    def test_conf_py_s_autosummary_filename_map_names_a_stub_s_file(self):
+        # scipy's conf.py: `"scipy.signal.czt": "czt-function"`, beside scipy.signal.CZT's.
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n"
+                 ".. autosummary::\n   :toctree: api/\n\n   raze\n")
+        barn = BARN + '\n\ndef raze(barn):\n    """Raze a barn."""\n'
+        _, rows = built(temporary_directory(self), FILES | {
+            "docs/sheds.rst": sheds, "herd/barn.py": barn, "docs/conf.py":
+            "project = 'herd'\nautosummary_filename_map = {'herd.barn.raze': 'raze-it'}\n"})
+        self.assertIn(DOCS + "api/raze-it.html#herd.barn.raze", {url for url, *_ in rows})
+
     def test_an_instance_of_a_class_shows_the_class_s_docstring_as_data(self):
         # scipy.stats' `norm = norm_gen(name='norm')`: autodoc shows module data's __doc__, an
         # instance's being its class's (the class's lines are what it quotes); a class

@@ -739,8 +739,10 @@ class _Units:
                         self.member_stubs += 1
                         stubs.append((posixpath.join(entry.toctree, toctree), member[0]))
             for toctree, item in stubs:
+                # conf.py's autosummary_filename_map names a stub's file otherwise.
                 stub = docname_path(posixpath.normpath(posixpath.join(
-                    directory, toctree, item.name)), self.layout.dirhtml)
+                    directory, toctree, conf.stub_names.get(item.name, item.name))),
+                    self.layout.dirhtml)
                 address = (self.layout.docs_url + urllib.parse.quote(stub, safe="/")
                            if self.layout.docs_url else None)
                 found.append((entry.line, address, item))

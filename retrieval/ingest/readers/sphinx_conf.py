@@ -78,6 +78,9 @@ class SphinxConf:
     # The names each page's source is rendered with as Jinja by a conf.py's "source-read"
     # handler, and their text (page_context): a line `{{ name }}` is that text.
     page_context: dict = field(default_factory=dict)
+    # autosummary_filename_map: {object's name: its stub page's file name without suffix}
+    # (scipy's "scipy.signal.czt": "czt-function", beside scipy.signal.CZT's stub).
+    stub_names: dict = field(default_factory=dict)
     # templates_path: the folders autosummary looks up its templates in first, below the
     # conf.py's folder ('/'-separated, maybe `../_templates`).
     templates_path: tuple = ()
@@ -129,6 +132,14 @@ def _strings(value) -> tuple:
     if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
         return tuple(value)
     return ()
+
+
+def _string_map(value) -> dict:
+    """Return a dict of strings to strings as it is, else {}."""
+    if isinstance(value, dict) and all(isinstance(key, str) and isinstance(item, str)
+                                       for key, item in value.items()):
+        return dict(value)
+    return {}
 
 
 def _parse(text: str):
@@ -363,6 +374,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         or known.get("numpydoc_show_class_members") is False
         else "own" if known.get("numpydoc_show_inherited_class_members") is False else "all",
         page_context=page_context(tree),
+        stub_names=_string_map(known.get("autosummary_filename_map")),
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
                              for path in _listed(tree, "templates_path")))
 
