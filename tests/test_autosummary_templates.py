@@ -74,6 +74,17 @@ class ClassContextTest(unittest.TestCase):
              # The docstring's Attributes entry `height` is no member (dir() has none).
              "all_attributes": ["colour", "size"], "attributes": ["colour", "size"],
              "inherited_members": {"_patch", "mend"}})
+        # A Cython `cdef class`'s (it has no instance __dict__: its attributes are
+        # descriptors, `property n:` blocks the Cython reader does not read), not a Python
+        # class's in a Cython module (scipy's ConvexHull: its instances have their own).
+        pen = ('cdef class Pen:\n    """A pen.\n\n    Attributes\n    ----------\n'
+               '    n : int\n        How many.\n    """\n\n    property n:\n'
+               '        def __get__(self): return 1\n')
+        for source, expected in ((pen, ["n"]), (pen.replace("cdef class", "class"), [])):
+            module = parse_module("herd.pen", "herd/pen.pyx", source.encode())
+            package = PackageSource(modules={"herd.pen": module})
+            context = class_context(package, module, module.objects["Pen"], "herd.pen.Pen")
+            self.assertEqual(context["attributes"], expected, source)
 
 
 if __name__ == "__main__":

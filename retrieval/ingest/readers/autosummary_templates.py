@@ -277,11 +277,23 @@ def render(template: str, context: dict) -> str:
     return "".join(out)
 
 
+def _cdef_class(module: Module, cls: DocObject) -> bool:
+    """Tell whether a class is a Cython extension type (`cdef class`, in a .pyx file)."""
+    if not cls.path.endswith(".pyx"):
+        return False
+    header = next((line.strip() for line in module.lines[cls.start_line - 1:cls.end_line]
+                   if not line.strip().startswith("@")), "")
+    return header.startswith("cdef ")
+
+
 def class_members(package: PackageSource, module: Module, cls: DocObject) -> dict:
     """Return {name: (DocObject, whether the class itself defines it)} of what dir() of a class
     has that the source defines: its own members and its bases' the package defines, the
     nearest definition of each. An entry of a class docstring's Attributes section is none
-    (numpydoc renders it on the class's page; no member by that name)."""
+    (numpydoc renders it on the class's page; no member by that name), but of a Cython
+    `cdef class`, which has no instance __dict__: what its instances have is its descriptors
+    (`cdef readonly`, `property n:`), which the Cython reader does not all read (scipy's
+    cKDTree.n)."""
     found: dict = {}
     for owner_module, owner in [(module, cls), *(
             (base_module, base) for base_module, base, _ in
@@ -289,7 +301,8 @@ def class_members(package: PackageSource, module: Module, cls: DocObject) -> dic
         below = owner.name[len(owner_module.name) + 1:]
         for member in owner.members:
             obj = owner_module.objects[f"{below}.{member}"]
-            if obj.path == owner.path and owner.start_line <= obj.start_line <= owner.end_line:
+            if obj.path == owner.path and owner.start_line <= obj.start_line <= owner.end_line \
+                    and not _cdef_class(owner_module, owner):
                 continue  # an entry of its docstring's Attributes section
             found.setdefault(member, (obj, owner is cls))
     return found
