@@ -88,6 +88,16 @@ def built(root: str, files: dict, modules: tuple = ()) -> tuple:
         conn.close()
 
 
+def stub_urls(out: str) -> list:
+    """Return the URLs below `api/` of a built snapshot's units, sorted, without DOCS/api/."""
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        return sorted(url.removeprefix(DOCS + "api/") for url, in conn.execute(
+            "SELECT url FROM passages WHERE url LIKE ?", (DOCS + "api/%",)))
+    finally:
+        conn.close()
+
+
 class AutodocPagesTest(unittest.TestCase):
 
     @classmethod
@@ -262,13 +272,139 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                 "templates/autosummary/class.rst": template,
                 "templates/autosummary/plain.rst": "{{ fullname }}\n",
                 "docs/conf.py": "project = 'herd'\n" + conf})
-            conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
-            try:
-                urls = sorted(url.removeprefix(DOCS + "api/") for url, in conn.execute(
-                    "SELECT url FROM passages WHERE url LIKE ?", (DOCS + "api/%",)))
-            finally:
-                conn.close()
+            urls = stub_urls(out)
             self.assertEqual(urls, expected, conf)
+
+    def test_an_automodule_makes_its_module_current_for_the_tables_after_it(self):
+        # scipy's reference/signal.rst is `.. automodule:: scipy.signal`, whose docstring's
+        # tables name `convolve`: autodoc writes `.. py:module::` first, autosummary reads the
+        # docstring under the module, so the stub is scipy.signal.convolve's.
+        sheds = ("Sheds\n=====\n\n.. automodule:: herd.barn\n   :no-members:\n\n"
+                 ".. autosummary::\n   :toctree: api/\n\n   raze\n")
+        barn = BARN + '\n\ndef raze(barn):\n    """Raze a barn."""\n'
+        _, rows = built(temporary_directory(self), FILES | {"docs/sheds.rst": sheds,
+                                                           "herd/barn.py": barn})
+        self.assertIn(DOCS + "api/herd.barn.raze.html#herd.barn.raze",
+                      {url for url, *_ in rows})
+
+    def test_conf_py_s_autosummary_filename_map_names_a_stub_s_file(self):
+        # scipy's conf.py: `"scipy.signal.czt": "czt-function"`, beside scipy.signal.CZT's.
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n"
+                 ".. autosummary::\n   :toctree: api/\n\n   raze\n")
+        barn = BARN + '\n\ndef raze(barn):\n    """Raze a barn."""\n'
+        _, rows = built(temporary_directory(self), FILES | {
+            "docs/sheds.rst": sheds, "herd/barn.py": barn, "docs/conf.py":
+            "project = 'herd'\nautosummary_filename_map = {'herd.barn.raze': 'raze-it'}\n"})
+        self.assertIn(DOCS + "api/raze-it.html#herd.barn.raze", {url for url, *_ in rows})
+
+    def test_an_instance_of_a_class_shows_the_class_s_docstring_as_data(self):
+        # scipy.stats' `norm = norm_gen(name='norm')`: autodoc shows module data's __doc__, an
+        # instance's being its class's (the class's lines are what it quotes); a class
+        # attribute's value shows none (autodoc's NonDataDescriptorMixin), nor does a value
+        # a function makes.
+        barn = BARN + ('\n\nclass Pen:\n    """A pen for the goats."""\n\n'
+                       '    spare = Barn()\n\n\nmain = Pen()\n\nside = build(3)\n'
+                       '\n\nclass Mark(Pen):\n    """A mark."""\n\n    def __new__(cls, doc):\n'
+                       '        return Pen()\n\n\nSTRAY = Mark("""A stray goat.""")\n')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
+                 "   :toctree: api/\n\n   main\n   side\n   STRAY\n\n"
+                 ".. autoattribute:: Pen.spare\n")
+        _, rows = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
+                                                           "docs/sheds.rst": sheds})
+        lines = barn.split("\n")
+        found = {url.removeprefix(DOCS): (start, end) for url, _, start, end, *_ in rows}
+        self.assertEqual(found["api/herd.barn.main.html#herd.barn.main"],
+                         (lines.index("class Pen:") + 1, lines.index("class Pen:") + 2))
+        self.assertEqual(found["api/herd.barn.side.html#herd.barn.side"],
+                         (lines.index("side = build(3)") + 1,) * 2)
+        self.assertEqual(found["sheds.html#herd.barn.Pen.spare"],
+                         (lines.index("    spare = Barn()") + 1,) * 2)
+        # A class with a __new__ (its own or a base's) may make anything: SQLAlchemy's
+        # `symbol("NAME", """doc""")` gives its value that __doc__.
+        self.assertEqual(found["api/herd.barn.STRAY.html#herd.barn.STRAY"],
+                         (lines.index('STRAY = Mark("""A stray goat.""")') + 1,) * 2)
+
+    def test_a_class_template_is_rendered_for_its_class_as_autosummary_renders_it(self):
+        # scipy's _templates/autosummary/class.rst: no `extends`, its tables in a comment
+        # below the autoclass ("HACK"), its loop lines less indented than the table's entries,
+        # `all_methods` filtered by `not item.startswith('_') or item in [...]`, a loop over
+        # `inherited_members` naming the same members again, `{% if attributes %}`. What
+        # autosummary lists is rendered from the source: the Attributes section's entries of a
+        # docstring (numpydoc's) are no members; each stub at the id autosummary gives it.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n    def _hidden(self):\n        """Hidden."""\n'
+                       '\n    def __call__(self):\n        """Call the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn.\n\n    Attributes\n'
+                       '    ----------\n    height : int\n        How high.\n    """\n'
+                       '\n    @property\n    def size(self):\n        """The size."""\n'
+                       '\n    def seal(self):\n        """Seal the shed."""\n')
+        template = ("{{ fullname }}\n{{ underline }}\n\n.. currentmodule:: {{ module }}\n\n"
+                    ".. autoclass:: {{ objname }}\n   :no-members:\n\n"
+                    "  {% block methods %}\n   .. HACK -- hidden, yet autosummary generates "
+                    "them.\n      .. autosummary::\n         :toctree:\n"
+                    "      {% for item in all_methods %}\n"
+                    "         {%- if not item.startswith('_') or item in ['__call__'] %}\n"
+                    "         {{ name }}.{{ item }}\n         {%- endif -%}\n"
+                    "      {%- endfor %}\n      {% for item in inherited_members %}\n"
+                    "         {%- if item in ['__call__'] %}\n         {{ name }}.{{ item }}\n"
+                    "         {%- endif -%}\n      {%- endfor %}\n  {% endblock %}\n\n"
+                    "  {% block attributes %}\n  {% if attributes %}\n"
+                    "   .. HACK\n      .. autosummary::\n         :toctree:\n"
+                    "      {% for item in all_attributes %}\n"
+                    "         {%- if not item.startswith('_') %}\n"
+                    "         {{ name }}.{{ item }}\n         {%- endif -%}\n"
+                    "      {%- endfor %}\n  {% endif %}\n  {% endblock %}\n")
+        # The table names the classes under the automodule's module: it is current there.
+        sheds = ("Sheds\n=====\n\n.. automodule:: herd.barn\n   :no-members:\n\n"
+                 ".. autosummary::\n   :toctree: api/\n\n   Shed\n")
+        for name, expected in (("class.rst", [
+                "herd.barn.Shed.__call__.html#herd.barn.Shed.__call__",
+                "herd.barn.Shed.html#herd.barn.Shed",
+                "herd.barn.Shed.mend.html#herd.barn.Shed.mend",
+                "herd.barn.Shed.seal.html#herd.barn.Shed.seal",
+                "herd.barn.Shed.size.html#herd.barn.Shed.size"]),
+                # What the reader does not evaluate (a filter of Jinja's it does not know)
+                # lists no member.
+                ("other.rst", ["herd.barn.Shed.html#herd.barn.Shed"])):
+            out, _ = built(temporary_directory(self), FILES | {
+                "herd/barn.py": barn, "docs/sheds.rst": sheds,
+                "templates/autosummary/class.rst": template if name == "class.rst"
+                else template.replace("all_methods %}", "all_methods | reverse %}"),
+                "docs/conf.py": "project = 'herd'\ntemplates_path = ['../templates']\n"})
+            urls = stub_urls(out)
+            self.assertEqual(urls, expected, name)
+
+    def test_numpydoc_lists_a_class_s_members_each_a_link_from_its_docstring(self):
+        # numpydoc's ClassDoc adds a Methods and an Attributes table to each class docstring
+        # (scipy's class pages link each member stub so): its public methods and properties,
+        # inherited too, with a docstring (a base's where it has none of its own); a section
+        # the docstring writes itself lists its names instead.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n    def _hidden(self):\n        """Hidden."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n'
+                       '\n    @property\n    def size(self):\n        """The size."""\n'
+                       '\n    def mend(self):\n        pass\n'
+                       '\n    def seal(self):\n        """Seal the shed."""\n')
+        sheds = ("Sheds\n=====\n\n.. autoclass:: herd.barn.Shed\n\n"
+                 ".. automethod:: herd.barn.Shed.seal\n\n.. automethod:: herd.barn.Shed.mend\n\n"
+                 ".. autoattribute:: herd.barn.Shed.size\n\n"
+                 ".. automethod:: herd.barn.Shed._hidden\n")
+        own = barn.replace('"""A small barn."""', '"""A small barn.\n\n    Methods\n'
+                           '    -------\n    seal\n        Seal it.\n    """')
+        for conf, source, expected in (
+                ("extensions = ['numpydoc']\n", barn, [1, 1, 1, 0]),
+                ("extensions = ['numpydoc']\nnumpydoc_show_inherited_class_members = False\n",
+                 barn, [1, 1, 1, 0]),
+                ("extensions = ['numpydoc']\nnumpydoc_show_class_members = False\n", barn,
+                 [0, 0, 0, 0]),
+                ("extensions = ['numpydoc']\n", own, [1, 0, 1, 0]), ("", barn, [0, 0, 0, 0])):
+            _, rows = built(temporary_directory(self), FILES | {
+                "herd/barn.py": source, "docs/sheds.rst": sheds,
+                "docs/conf.py": "project = 'herd'\n" + conf})
+            links = {url.removeprefix(DOCS + "sheds.html#"): in_links
+                     for url, *_, in_links in rows}
+            self.assertEqual([links[f"herd.barn.Shed.{name}"]
+                              for name in ("seal", "mend", "size", "_hidden")], expected, conf)
 
     def test_a_page_rendered_as_jinja_by_conf_py_reads_its_context_s_text(self):
         # pandas' conf.py: a "source-read" handler renders each page with html_context, and

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from ...core.checks import SnapshotError
 from ...core.ranking import SECTION, IndexFields
 from ..readers import autodoc, markdown
+from ..readers.autosummary_templates import Unrendered, class_context, class_members, render
 from ..readers.blocks import size_pieces
 from ..readers.docstrings import (
     ATTRIBUTE,
@@ -43,6 +44,7 @@ from ..readers.docstrings import (
     exports,
     inherited_members,
     inherited_names,
+    inheriting,
     is_private,
     public_name,
     public_objects,
@@ -108,6 +110,12 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
         contents = builder.api_reference()
     else:
         contents = builder.docs_pages(layout.docs, progress)
+        if builder.rendered or builder.unrendered:
+            progress.note(
+                f"{tree.label}: autosummary templates rendered from the source: "
+                f"{len(builder.rendered)} ({builder.member_stubs} member stubs listed); not "
+                f"rendered (what they use is not read): {len(builder.unrendered)}"
+                + "".join(f" {name}" for name in sorted(builder.unrendered)))
         added, drafts = builder.undescribed(contents)
         progress.note(f"{tree.label}: {added} public objects the docs do not describe added "
                       "from docstrings")
@@ -229,6 +237,28 @@ class Documented:
     kind: str | None = None  # the kind its autodoc directive describes it as, if not its own
 
 
+# A numpydoc section header of a docstring (cleaned): its title, then a line of dashes.
+_MEMBER_SECTION = re.compile(r"^(Methods|Attributes)[ \t]*\n-{3,}[ \t]*$", re.MULTILINE)
+_SECTION_ENTRY = re.compile(r"([A-Za-z_]\w*)")
+
+
+def _member_sections(docstring: str) -> dict:
+    """Return {"Methods"/"Attributes": [names]} of the sections a numpydoc docstring writes
+    itself: each entry's name, a line starting at the section's own indentation."""
+    found: dict = {}
+    for header in _MEMBER_SECTION.finditer(docstring):
+        names: list = []
+        lines = docstring[header.end():].split("\n")[1:]
+        for at, line in enumerate(lines):
+            if at + 1 < len(lines) and re.fullmatch(r"-{3,}\s*", lines[at + 1]):
+                break  # the next section's title
+            entry = _SECTION_ENTRY.match(line)
+            if entry:
+                names.append(entry.group(1))
+        found[header.group(1)] = names
+    return found
+
+
 class _Units:
     """Units of one package collection: page paragraphs and docstring units."""
 
@@ -237,9 +267,14 @@ class _Units:
         self.tree = tree
         self.package = package
         self.aliases = aliases(package)
-        # An autosummary template's name -> the member stubs its tables list (autodoc's
-        # MemberStubs), read once.
+        # An autosummary template's name -> its text (None: none in templates_path), read
+        # once; the names of those rendered for a class and of those this reader does not
+        # render (autosummary_templates.py), for the build's report.
         self.templates: dict = {}
+        self.rendered: set = set()
+        self.unrendered: set = set()
+        # How many member stubs rendered templates list (of what the source defines).
+        self.member_stubs = 0
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
         # route), and an assignment bound to a documented function is that function; with one,
         # its `:inherited-members:` and directives say so, and the objects it does not describe
@@ -690,6 +725,35 @@ class _Units:
                           in self.package.base_depths(item.module, item.obj) if depth == 1)
         return counts
 
+    def _numpydoc_members(self, found: dict, conf: SphinxConf) -> Counter:
+        """Count the members numpydoc lists in the Methods and Attributes tables it adds to
+        each class's docstring the page renders (found: _autodoc's), each class once, where
+        conf.py has it list them (class_members): an autosummary table, each entry a link,
+        of those with a docstring (numpydoc's ClassDoc). Its methods: public, or __call__;
+        its attributes: public properties. A docstring with a Methods or Attributes section of
+        its own lists that section's names instead. A member without a docstring of its own
+        shows its bases' (pydoc.getdoc)."""
+        counts: Counter = Counter()
+        if not conf.class_members:
+            return counts
+        for item in self._rendered_once(found, lambda item: item.obj.kind in (CLASS, EXCEPTION)
+                                        and (item.kind or CLASS) in (CLASS, EXCEPTION)):
+            members = class_members(self.package, item.module, item.obj)
+            written = _member_sections(item.obj.docstring or "")
+            for field, shown in (("Methods", lambda name, obj: obj.kind == METHOD and (
+                    not name.startswith("_") or name == "__call__")), (
+                    "Attributes", lambda name, obj: obj.kind == ATTRIBUTE and bool(obj.signature)
+                    and not name.startswith("_"))):
+                names = written.get(field)
+                if names is None:
+                    names = [name for name, (obj, own) in members.items() if shown(name, obj)
+                             and (own or conf.class_members == "all")]
+                counts.update(f"{item.name}.{name}" for name in names if name in members
+                              and members[name][0].kind in (METHOD, ATTRIBUTE)
+                              and inheriting(self.package, item.module, members[name][0],
+                                             (item.module, item.obj)).docstring)
+        return counts
+
     def _summarized(self, project: SphinxProject, relative: str, text: str,
                     progress: Progress) -> list:
         """Return (line, stub page address or None, autodoc.Documented) of each object a page's
@@ -704,15 +768,18 @@ class _Units:
             if documented is None:
                 continue  # what the source does not define (or autosummary imports elsewhere)
             stubs = [(entry.toctree, documented[0])]
-            if documented[0].obj.kind in (CLASS, EXCEPTION):
+            if (documented[0].kind or documented[0].obj.kind) in (CLASS, EXCEPTION):
                 for toctree, name in self._template_members(project, entry, documented[0],
                                                             progress):
                     member = autodoc.resolve_name(name, self.package)
                     if member is not None:
+                        self.member_stubs += 1
                         stubs.append((posixpath.join(entry.toctree, toctree), member[0]))
             for toctree, item in stubs:
+                # conf.py's autosummary_filename_map names a stub's file otherwise.
                 stub = docname_path(posixpath.normpath(posixpath.join(
-                    directory, toctree, item.name)), self.layout.dirhtml)
+                    directory, toctree, conf.stub_names.get(item.name, item.name))),
+                    self.layout.dirhtml)
                 address = (self.layout.docs_url + urllib.parse.quote(stub, safe="/")
                            if self.layout.docs_url else None)
                 found.append((entry.line, address, item))
@@ -721,36 +788,35 @@ class _Units:
     def _template_members(self, project: SphinxProject, entry, documented,
                           progress: Progress) -> list:
         """Return (toctree below the class's stub, dotted name) of each member stub the
-        autosummary template of a class's stub lists (autodoc.template_member_stubs): its own
-        and inherited members the package defines, of the kind the table lists, public or
-        named. The template is the entry's `:template:`, else `autosummary/class.rst`, looked
-        up in conf.py's templates_path (autosummary's own class.rst lists none)."""
+        autosummary template of a class's stub lists: the template rendered for the class from
+        the source (autosummary_templates.py) and its `:toctree:` tables' entries, found by line
+        as autosummary finds them (in a reST comment too). The template is the entry's
+        `:template:`, else `autosummary/class.rst`, looked up in conf.py's templates_path
+        (autosummary's own class.rst lists none); one this reader does not render is counted
+        (self.unrendered) and lists none."""
         name = entry.template or "autosummary/class.rst"
         if name not in self.templates:
-            self.templates[name] = []
+            self.templates[name] = None
             for folder in project.conf.templates_path:
                 path = posixpath.normpath(posixpath.join(project.root, folder, name))
                 if not path.startswith("../") \
                         and os.path.isfile(os.path.join(self.tree.root, path)):
                     read = read_file(self.tree, path, progress)
                     if read is not None:
-                        self.templates[name] = autodoc.template_member_stubs(read[0])
+                        self.templates[name] = read[0]
                     break
-        if not self.templates[name]:
+        template = self.templates[name]
+        if template is None:
             return []
-        members: dict = {}  # member -> kind, nearest definition first
-        for module, cls in [(documented.module, documented.obj), *(
-                (module, base) for module, base, _ in
-                self.package.base_depths(documented.module, documented.obj))]:
-            below = cls.name[len(module.name) + 1:]
-            for member in cls.members:
-                members.setdefault(member, module.objects[f"{below}.{member}"].kind)
-        kinds = {"methods": (METHOD,), "attributes": (ATTRIBUTE,)}
-        return [(table.toctree, f"{entry.name}.{member}")
-                for table in self.templates[name]
-                for member, kind in members.items()
-                if kind in kinds[table.kind]
-                and (not member.startswith("_") or member in table.names)]
+        context = class_context(self.package, documented.module, documented.obj, entry.name)
+        try:
+            rendered = render(template, context)
+        except Unrendered:
+            self.unrendered.add(name)
+            return []
+        self.rendered.add(name)
+        return list(dict.fromkeys(  # a member two tables list has one stub
+            (found.toctree, found.name) for found in autodoc.autosummary_entries(rendered)))
 
     def _sphinx_pages(self, project: SphinxProject, progress: Progress) -> list:
         """Return a Sphinx project's units: one per section and object description of each
@@ -770,6 +836,7 @@ class _Units:
                     for relative, page in expanded.items()}
         predicted = {}
         summarized: dict = {}  # page -> its autosummary stubs (_summarized)
+        stub_pages: set = set()  # the addresses of the stubs read so far
         for relative, kind, _, _ in pages:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
@@ -789,14 +856,19 @@ class _Units:
                 if conf.typehints != "none":
                     self.references.update(self._rendered_annotations(autodocs[relative], conf))
                 self.references.update(self._rendered_bases(autodocs[relative]))
+                self.references.update(self._numpydoc_members(autodocs[relative], conf))
                 # Each stub page autosummary writes renders its object's docstring: its
                 # references link from there, as an autodoc directive's do from its page.
                 summarized[relative] = self._summarized(project, relative,
                                                         expanded[relative].text, progress)
-                for line, _, item in summarized[relative]:
+                for line, address, item in summarized[relative]:
                     for docstring, module, within in self._rendered_docstrings({line: [item]}):
                         self.references.update(self._docstring_cites(docstring, module,
                                                                      within, conf))
+                    # Two tables listing one class write one stub page: its tables link once.
+                    if address is None or address not in stub_pages:
+                        self.references.update(self._numpydoc_members({line: [item]}, conf))
+                    stub_pages.add(address)
         if conf.module_prefixes:  # `_sql.Select.join` is `sqlalchemy.sql.expression.Select.join`
             expanded_names: Counter = Counter()
             for target, count in self.references.items():
@@ -854,7 +926,8 @@ class _Units:
                         placed.append((line, len(placed), draft))
                 for line, stub, item in summarized[relative]:
                     for draft in self.objects_contents(
-                            [Documented(item.module, item.obj, (item.name,))], stub, source_id):
+                            [Documented(item.module, item.obj, (item.name,), kind=item.kind)],
+                            stub, source_id):
                         placed.append((line, len(placed), draft))
             else:
                 units = markdown.page_units(text, "sphinx", conf.docname(relative))

@@ -366,15 +366,17 @@ def autosummary_entries(text: str, toctree_only: bool = True) -> list:
     (toctree_only; else of every table, toctree "" where it has none).
 
     Sphinx's autosummary writes a page `TOCTREE/NAME` for each (NAME qualified by the module
-    current where the table stands), documenting the object at the id NAME; a `:toctree:`
-    without a value writes it beside the page. Each entry of any table is rendered as an
-    `:obj:` cross-reference to its object.
+    current where the table stands: a currentmodule's, module's or automodule's), documenting
+    the object at the id NAME; a `:toctree:` without a value writes it beside the page. Each
+    entry of any table is rendered as an `:obj:` cross-reference to its object.
     """
     lines, found, current = text.split("\n"), [], None
     index = 0
     while index < len(lines):
         line = lines[index]
-        module = _CURRENT.match(line)
+        # An automodule makes its module current too (autodoc writes `.. py:module::` first):
+        # the tables of its docstring, and of the page after it, name its objects.
+        module = _CURRENT.match(line) or _AUTODOC_MODULE.match(line)
         if module:
             current = None if module.group(1) == "None" else module.group(1)
         table = _AUTOSUMMARY.fullmatch(line.rstrip("\r"))
@@ -401,59 +403,6 @@ def autosummary_entries(text: str, toctree_only: bool = True) -> list:
                                         options.get("toctree", "").strip("/"),
                                         options.get("template") or None))
             index += 1
-    return found
-
-
-# In an autosummary template (Jinja): a loop over the members autosummary gives a class's
-# template (`{% for item in all_methods %}`), and the names a condition in it lets through
-# besides the public ones (`item in ['__call__']`).
-_MEMBER_LOOP = re.compile(r"\{%-?\s*for\s+item\s+in\s+(all_)?(methods|attributes)\s*-?%\}")
-_MEMBER_ENTRY = re.compile(r"\{\{-?\s*(?:full)?name\s*-?\}\}\.\{\{-?\s*item\s*-?\}\}")
-_LISTED_NAMES = re.compile(r"item\s+in\s+[\[(]([^\])]*)[\])]")
-
-
-@dataclass(frozen=True)
-class MemberStubs:
-    """An autosummary table of a class's template listing its members with a `:toctree:`:
-    autosummary writes a stub page for each member it lists, as for a page's table."""
-
-    toctree: str  # relative to the class's own stub page
-    kind: str  # "methods" or "attributes"
-    names: tuple  # the non-public names it lists too (`__call__`); public ones always
-
-
-def template_member_stubs(template: str) -> list:
-    """Return the MemberStubs of a class's autosummary template.
-
-    Autosummary's stub generation finds `.. autosummary::` tables in each stub it writes by a
-    line pattern, in a reST comment too (pandas' class.rst hides its tables of methods so), and
-    writes the stubs they list. A template is Jinja: a table whose entries are a loop over
-    `methods`/`attributes` (or `all_methods`/`all_attributes`) writing `{{ name }}.{{ item }}`
-    lists the class's public members of that kind, and the names a condition names besides.
-    """
-    found = []
-    lines = template.split("\n")
-    for at, line in enumerate(lines):
-        table = _AUTOSUMMARY.match(line)
-        if table is None:
-            continue
-        indent, toctree = len(table.group(1)), None
-        loop: tuple | None = None
-        for body in lines[at + 1:]:
-            if body.strip() and len(body) - len(body.lstrip()) <= indent:
-                break
-            option = _OPTION.fullmatch(body.rstrip("\r"))
-            if option is not None and option.group(1) == "toctree":
-                toctree = (option.group(2) or "").strip().strip("/")
-            member_loop = _MEMBER_LOOP.search(body)
-            if member_loop is not None:
-                loop = (member_loop.group(2), [])
-            if loop is not None:
-                for listed in _LISTED_NAMES.findall(body):
-                    loop[1].extend(name.strip().strip("'\"") for name in listed.split(","))
-            if loop is not None and toctree is not None and _MEMBER_ENTRY.search(body):
-                found.append(MemberStubs(toctree, loop[0], tuple(filter(None, loop[1]))))
-                loop = None
     return found
 
 
@@ -523,12 +472,18 @@ def resolve_own(directive: Directive, package) -> list | None:
 
 
 def resolve_name(name: str, package) -> list | None:
-    """Return [Documented] of the object a dotted name names (a module too), or None."""
+    """Return [Documented] of the object a dotted name names (a module too), or None. An
+    instance of a class the package defines is its class (PackageSource.shown: whose docstring
+    autodoc shows), described as data."""
     found = package.resolve(name)
     if found is None:
         return None
     module, obj = found
     kind = "module" if obj.kind == MODULE else "data"
+    shown_module, shown = package.shown(module, obj)
+    if shown.kind in (CLASS, EXCEPTION) and obj.kind not in (CLASS, EXCEPTION):
+        return [Documented(name, shown_module, shown, Directive(0, kind, name, None, {}),
+                           kind=obj.kind)]
     return [Documented(name, module, obj, Directive(0, kind, name, None, {}))]
 
 

@@ -68,6 +68,10 @@ class DocObject:
     # copies onto it at import time (PackageSource.shown). For an undocumented assignment, the
     # function it is bound to or a call is given first (_Reader._assigned_from).
     wraps: str | None = field(default=None, compare=False)
+    # For an undocumented module-level assignment of a call (`norm = norm_gen(name='norm')`),
+    # what it calls, as written: where that is a class, the value is an instance, whose
+    # __doc__ (what autodoc shows of module data) is the class's.
+    called: str | None = field(default=None, compare=False)
     # For an undocumented module-level `NAME = other.name` (`Matrix = MutableDenseMatrix`), the
     # name it binds, as written: another name of what that names (PackageSource.resolve).
     alias: str | None = field(default=None, compare=False)
@@ -217,7 +221,17 @@ class PackageSource:
     def shown(self, module: Module, obj: DocObject) -> tuple[Module, DocObject]:
         """Return (Module, DocObject) whose docstring an object shows: its own; else, for a
         function or assignment without one, the documented function of the package its
-        decorator wraps or it is bound to (obj.wraps, looked up where it is defined)."""
+        decorator wraps or it is bound to (obj.wraps, looked up where it is defined); for an
+        assignment of a call of a class the package defines (obj.called), that class."""
+        if obj.docstring is None and obj.called:
+            # An instance of a class the package defines shows the class's docstring
+            # (autodoc's getdoc reads its __doc__), however it was made.
+            found = self.resolve(f"{module.name}.{obj.called}") or self.resolve(obj.called)
+            # Unless it has a __new__ of its own or its bases', which may return anything
+            # (SQLAlchemy's `symbol("NAME", """doc""")` makes a `_symbol` of that __doc__).
+            if found is not None and found[1].kind in (CLASS, EXCEPTION) and not any(
+                    "__new__" in cls.members for _, cls in [found, *self.bases(*found)]):
+                return found if found[1].docstring is not None else (module, obj)
         if obj.docstring is None and obj.wraps:
             found = self.resolve(f"{module.name}.{obj.wraps}") or self.resolve(obj.wraps)
             # Not a class: `pass_script_info = make_pass_decorator(ScriptInfo)` is no
@@ -591,7 +605,10 @@ class _Reader:
                                              kind)
                     if found is not None and found.docstring is None:
                         found = replace(found, wraps=self._assigned_from(statement, path),
-                                        alias=alias, bound=bound)
+                                        alias=alias, bound=bound,
+                                        # A class attribute's value shows no docstring
+                                        # (autodoc's NonDataDescriptorMixin): a module's does.
+                                        called=None if is_class else _called(statement))
                         same = self.module.objects.get(found.wraps or "")
                         if bound is not None and same is not None and same.kind == METHOD:
                             # `product = prod` in a class body, prod a method above it: the
@@ -868,6 +885,14 @@ DOCSTRING_SETTERS = frozenset({"add_docstr", "_add_docstr"})
 # numpy's documented way to give a compiled object (or its members) docstrings at import time,
 # `add_newdoc(place, obj, doc)` (numpy.lib.add_newdoc; numpy/core/_add_newdocs.py).
 NEWDOC_SETTERS = frozenset({"add_newdoc"})
+
+
+def _called(statement) -> str | None:
+    """Return what an assignment's value calls, as written, where it is a name (or None)."""
+    value = statement.value
+    if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
+        return ast.unparse(value.func)
+    return None
 
 
 def _assigned_doc(body: list) -> tuple | None:

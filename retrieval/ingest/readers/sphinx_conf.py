@@ -71,9 +71,16 @@ class SphinxConf:
     object_default_role: bool = False
     # numpydoc or napoleon: a docstring's See Also names render as cross-references.
     see_also: bool = False
+    # numpydoc's numpydoc_show_class_members and numpydoc_show_inherited_class_members: which
+    # members a class's docstring lists in its Methods and Attributes tables, each a link
+    # ("all", "own", "" for none or without numpydoc).
+    class_members: str = ""
     # The names each page's source is rendered with as Jinja by a conf.py's "source-read"
     # handler, and their text (page_context): a line `{{ name }}` is that text.
     page_context: dict = field(default_factory=dict)
+    # autosummary_filename_map: {object's name: its stub page's file name without suffix}
+    # (scipy's "scipy.signal.czt": "czt-function", beside scipy.signal.CZT's stub).
+    stub_names: dict = field(default_factory=dict)
     # templates_path: the folders autosummary looks up its templates in first, below the
     # conf.py's folder ('/'-separated, maybe `../_templates`).
     templates_path: tuple = ()
@@ -125,6 +132,14 @@ def _strings(value) -> tuple:
     if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
         return tuple(value)
     return ()
+
+
+def _string_map(value) -> dict:
+    """Return a dict of strings to strings as it is, else {}."""
+    if isinstance(value, dict) and all(isinstance(key, str) and isinstance(item, str)
+                                       for key, item in value.items()):
+        return dict(value)
+    return {}
 
 
 def _parse(text: str):
@@ -355,7 +370,11 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code,
         object_default_role=_OBJECT_ROLE.fullmatch(str(known.get("default_role"))) is not None,
         see_also=bool({"numpydoc", "sphinx.ext.napoleon"} & set(extensions)),
+        class_members="" if "numpydoc" not in extensions
+        or known.get("numpydoc_show_class_members") is False
+        else "own" if known.get("numpydoc_show_inherited_class_members") is False else "all",
         page_context=page_context(tree),
+        stub_names=_string_map(known.get("autosummary_filename_map")),
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
                              for path in _listed(tree, "templates_path")))
 
