@@ -49,6 +49,20 @@ class RenderTest(unittest.TestCase):
             with self.assertRaises(Unrendered, msg=template):
                 render(template, CONTEXT)
 
+    def test_a_template_that_would_render_without_end_is_not_rendered(self):
+        # A template is the archive's: loops nested over the members, a string doubled or
+        # grown again and again, a huge join; each stops at its bound, none runs on.
+        many = dict(CONTEXT, methods=[f"m{number}" for number in range(100)])
+        nested = "{% for a in methods %}{% for b in methods %}{% for c in methods %}" \
+                 "{{ c }}{% endfor %}{% endfor %}{% endfor %}"
+        # (A `set` in a loop's body is the loop's own, as Jinja scopes it: it cannot compound.)
+        doubled = "{% set s = 'ab' %}" + "{% set s = s + s %}" * 30
+        grown = "{% set s = 'a' %}" + "{% set s = s.replace('a', 'aaaaaaaaaa') %}" * 9
+        for template in (nested, doubled, grown,
+                         "{% set s = 'x' + 'y' %}{{ methods | join('" + "-" * 20000 + "') }}"):
+            with self.assertRaises(Unrendered, msg=template[:60]):
+                render(template, many)
+
 
 class ClassContextTest(unittest.TestCase):
 

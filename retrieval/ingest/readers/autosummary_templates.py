@@ -33,8 +33,15 @@ _CONSTANTS = {"true": True, "false": False, "none": None, "True": True, "False":
               "None": None}
 
 
+# A template comes from the archive read, so its rendering is bounded: nested loops over a
+# class's members, or `{% set s = s + s %}` in one, would otherwise take time and memory without
+# end. Real templates write a few KiB per class (scipy's class.rst: ~100 lines).
+MAX_RENDERED_CHARACTERS = 1 << 20  # of output and of any one value an expression makes
+MAX_RENDER_STEPS = 200_000  # nodes rendered, each loop's pass over its body counted
+
+
 class Unrendered(Exception):
-    """A template using what this reader does not evaluate."""
+    """A template using what this reader does not evaluate (or rendering more than it may)."""
 
 
 def _escape(text: str) -> str:
@@ -42,11 +49,16 @@ def _escape(text: str) -> str:
 
 
 def _underline(text: str, line: str = "=") -> str:
+    if len(text) * (len(line) + 1) > MAX_RENDERED_CHARACTERS:
+        raise Unrendered("an underline over MAX_RENDERED_CHARACTERS")
     return f"{text}\n{line * len(text)}"
 
 
 def _join(items, separator: str = "") -> str:
-    return separator.join(str(item) for item in items)
+    texts = [str(item) for item in items]
+    if sum(map(len, texts)) + len(separator) * len(texts) > MAX_RENDERED_CHARACTERS:
+        raise Unrendered("a join over MAX_RENDERED_CHARACTERS")
+    return separator.join(texts)
 
 
 # The filters autosummary's renderer registers, and Jinja's join.
@@ -80,8 +92,11 @@ def _value(node, context: dict):
             left = right
         return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _value(node.left, context), _value(node.right, context)
+        if _size(left) + _size(right) > MAX_RENDERED_CHARACTERS:
+            raise Unrendered("a value over MAX_RENDERED_CHARACTERS")
         try:
-            return _value(node.left, context) + _value(node.right, context)
+            return left + right
         except TypeError as exc:
             raise Unrendered(str(exc)) from None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # a filter
@@ -102,12 +117,22 @@ def _value(node, context: dict):
             owner = _value(func.value, context)
             if isinstance(owner, str):
                 try:
-                    return getattr(owner, func.attr)(*arguments)
+                    found = getattr(owner, func.attr)(*arguments)
                 except (TypeError, ValueError) as exc:
                     raise Unrendered(str(exc)) from None
+                if _size(found) > MAX_RENDERED_CHARACTERS:  # `.replace` grows a string
+                    raise Unrendered("a value over MAX_RENDERED_CHARACTERS")
+                return found
         if isinstance(func, ast.Name) and func.id == "_" and len(arguments) == 1:
             return arguments[0]  # gettext: the text untranslated
     raise Unrendered(type(node).__name__)
+
+
+def _size(value) -> int:
+    """Return the characters a value is made of (a list's items' summed), to bound it."""
+    if isinstance(value, (list, tuple)):
+        return sum(_size(item) for item in value) + len(value)
+    return len(value) if isinstance(value, str) else 1
 
 
 def _compare(op, left, right) -> bool:
@@ -232,13 +257,34 @@ def _parse(tokens: list, at: int, ends: tuple) -> tuple:
     return nodes, at
 
 
-def _render(nodes: list, context: dict, out: list) -> None:
+@dataclass
+class _Output:
+    """What a rendering has written so far, and how much work it has done (bounded)."""
+
+    parts: list
+    characters: int = 0
+    steps: int = 0
+
+    def write(self, text: str) -> None:
+        self.characters += len(text)
+        if self.characters > MAX_RENDERED_CHARACTERS:
+            raise Unrendered("an output over MAX_RENDERED_CHARACTERS")
+        self.parts.append(text)
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_RENDER_STEPS:
+            raise Unrendered("more than MAX_RENDER_STEPS")
+
+
+def _render(nodes: list, context: dict, out: _Output) -> None:
     for node in nodes:
+        out.step()
         if node.kind == "text":
-            out.append(node.parts[0])
+            out.write(node.parts[0])
         elif node.kind == "output":
             value = _value(node.parts[0], context)
-            out.append("" if value is None else str(value))
+            out.write("" if value is None else str(value))
         elif node.kind == "for":
             target, listed, body, otherwise = node.parts
             items = _value(listed, context)
@@ -272,9 +318,9 @@ def render(template: str, context: dict) -> str:
             raise Unrendered(f"extends {parents[0]}")
         nodes = [_Node("text", (f".. currentmodule:: {context.get('module', '')}\n\n",))] + [
             node for node in nodes if node.kind in ("block", "set")]
-    out: list = []
+    out = _Output([])
     _render(nodes, dict(context), out)
-    return "".join(out)
+    return "".join(out.parts)
 
 
 def _cdef_class(module: Module, cls: DocObject) -> bool:
@@ -319,8 +365,8 @@ def class_context(package: PackageSource, module: Module, cls: DocObject, fullna
     kinds = {member: obj.kind for member, (obj, _) in members.items()}
     own = {member for member, (_, defines) in members.items() if defines}
     parts = fullname.split(".")
-    modname = next((".".join(parts[:end]) for end in range(len(parts) - 1, 0, -1)
-                    if ".".join(parts[:end]) in package.modules), parts[0])
+    cut = package.module_cut(parts, len(parts) - 1)
+    modname = ".".join(parts[:cut]) if cut else parts[0]
     qualname = fullname[len(modname) + 1:]
     all_methods = sorted(member for member, kind in kinds.items() if kind == METHOD)
     all_attributes = sorted(member for member, kind in kinds.items() if kind == ATTRIBUTE)
