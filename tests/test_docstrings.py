@@ -239,6 +239,46 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         self.assertEqual(objects.count("lib.base.Base.run"), 1)
         self.assertNotIn("lib.App.run", names.get("lib.base.Base.run", []))
 
+    def test_a_name_below_a_descriptor_that_gives_back_its_class_is_that_class_s_member(self):
+        # pandas' `str = CachedAccessor("str", StringMethods)`: read on Series, the descriptor
+        # gives back StringMethods, so `Series.str.contains` is StringMethods.contains.
+        descriptor = ('class Cached:\n    def __init__(self, name, accessor):\n'
+                      '        self._name = name\n        self._accessor = accessor\n\n'
+                      '    def __get__(self, obj, cls):\n        if obj is None:\n'
+                      '            return self._accessor\n        return self._accessor(obj)\n')
+        package = package_of({
+            "lib": "from .frame import Frame\n",
+            "lib.accessor": descriptor + (
+                # Gives back what the source does not say: an attribute also set elsewhere,
+                # or something other than what it keeps on class access.
+                '\n\nclass Reset(Cached):\n    pass\n'
+                '\n\nclass Moved:\n    def __init__(self, accessor):\n'
+                '        self._accessor = accessor\n\n    def swap(self, other):\n'
+                '        self._accessor = other\n\n    def __get__(self, obj, cls):\n'
+                '        if obj is None:\n            return self._accessor\n'
+                '\n\nclass Plain:\n    def __init__(self, accessor):\n'
+                '        self._accessor = accessor\n\n    def __get__(self, obj, cls):\n'
+                '        return self._accessor\n'),
+            "lib.strings": ('class StringMethods:\n    """String methods."""\n\n'
+                            '    def contains(self, pat):\n        """Test each string."""\n'),
+            "lib.frame": ('from .accessor import Cached, Moved, Plain, Reset\n'
+                          'from .strings import StringMethods\n\n\nclass Frame:\n'
+                          '    """A frame."""\n\n    str = Cached("str", StringMethods)\n'
+                          '    text = Cached("text", accessor=StringMethods)\n'
+                          '    named = Cached(StringMethods, "named")\n'
+                          '    moved = Moved(StringMethods)\n    plain = Plain(StringMethods)\n'
+                          '    reset = Reset("reset", StringMethods)\n'
+                          '    other = dict(StringMethods)\n'),
+        })
+        for name in ("str", "text"):
+            self.assertEqual(package.resolve(f"lib.Frame.{name}.contains")[1].name,
+                             "lib.strings.StringMethods.contains")
+        # The attribute itself is still the class attribute the source defines.
+        self.assertEqual(package.resolve("lib.Frame.str")[1].name, "lib.frame.Frame.str")
+        for name in ("named", "moved", "plain", "reset", "other"):
+            self.assertIsNone(package.resolve(f"lib.Frame.{name}.contains"), name)
+        self.assertIsNone(package.resolve("lib.Frame.str.missing"))
+
     def test_an_assignment_of_a_name_is_another_name_of_what_it_names(self):
         package = package_of({
             "sym": "from .matrices import Matrix, eye\nfrom .dense import DEFAULT, now\n",

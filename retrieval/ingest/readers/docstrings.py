@@ -78,6 +78,13 @@ class DocObject:
     # The deprecation its code states (a warning its body gives first thing, a `@deprecated`
     # decorator: code_deprecation.py), whatever its docstring says; None if none.
     deprecation: VersionNote | None = field(default=None, compare=False)
+    # For a class-body `name = Call(...)` of a named callable: (the callable as written, its
+    # positional arguments as written, "" where one is no name, and (keyword, argument) pairs
+    # likewise), what PackageSource.accessed reads a descriptor's class access from.
+    call: tuple | None = field(default=None, compare=False)
+    # For a descriptor class whose instance read on a class gives back an argument it was made
+    # with (_class_access): (that __init__ parameter's position after self, its name).
+    class_access: tuple | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -180,6 +187,25 @@ class PackageSource:
                 return found
         return module, obj
 
+    def accessed(self, module: Module, obj: DocObject):
+        """Return (Module, DocObject) of the class a class attribute is when read on its class,
+        or None: bound to a call of a descriptor class of the package whose __get__ gives back,
+        on the class, the argument it was made with (DocObject.class_access), that argument
+        naming a class of the package (`str = CachedAccessor("str", StringMethods)`:
+        `Series.str` is StringMethods). Any other value is not known without running it."""
+        if obj.kind != ATTRIBUTE or obj.call is None:
+            return None
+        function, positional, keywords = obj.call
+        descriptor = self.resolve(f"{module.name}.{function}")
+        if descriptor is None or descriptor[1].kind != CLASS \
+                or descriptor[1].class_access is None:
+            return None
+        position, parameter = descriptor[1].class_access
+        written = dict(keywords).get(parameter) or (
+            positional[position] if position < len(positional) else "")
+        found = self.resolve(f"{module.name}.{written}") if written else None
+        return found if found is not None and found[1].kind in (CLASS, EXCEPTION) else None
+
     def changed(self):
         """Forget every name looked up: an object was replaced (templates.py)."""
         self._resolved.clear()
@@ -254,6 +280,13 @@ class PackageSource:
                     return found
             if cut == len(rest):
                 return module, obj
+            if obj.kind == ATTRIBUTE and cut:
+                # A name below a class attribute whose value, read on the class, is a class
+                # of the package (`Series.str.contains`: StringMethods.contains), as Python's
+                # attribute lookup (and autodoc's getattr) reaches it.
+                accessed = self.accessed(module, obj)
+                if accessed is not None:
+                    return self.resolve(".".join([accessed[1].name, *rest[cut:]]), hops + 1)
             if obj.kind in (CLASS, EXCEPTION) and cut:
                 # A member a class inherits: Python's attribute lookup finds it on its bases,
                 # nearest first (`pandas.DataFrame.loc`, defined on IndexingMixin).
@@ -534,10 +567,13 @@ class _Reader:
                 # `default = staticmethod(_default)`: a routine of the class, which autodoc
                 # documents as a method (`static default(o)`), not an attribute.
                 kind = METHOD
+            call = _call_written(statement.value) if is_class else None
             for target in targets:
                 if isinstance(target, ast.Name) and target.id != "__all__":
                     found = self._assignment(statement, following, f"{prefix}.{target.id}",
                                              kind)
+                    if found is not None and call is not None:
+                        found = replace(found, call=call)
                     if found is not None and found.docstring is None:
                         found = replace(found, wraps=self._assigned_from(statement, path),
                                         alias=alias, bound=bound)
@@ -710,7 +746,9 @@ class _Reader:
              and isinstance(d.args[0], (ast.Name, ast.Attribute))), None)
         return DocObject(name, kind, signature, text,
                          self.module.path, start, end, members, bases, templates, overload,
-                         wraps, deprecation=code_deprecation(node))
+                         wraps, deprecation=code_deprecation(node),
+                         class_access=_class_access(node) if isinstance(node, ast.ClassDef)
+                         else None)
 
     def _attributes_section(self, docstring, prefix: str, path: str):
         """Record each entry of a class docstring's Attributes section (numpydoc's
@@ -814,6 +852,68 @@ DOCSTRING_SETTERS = frozenset({"add_docstr", "_add_docstr"})
 # numpy's documented way to give a compiled object (or its members) docstrings at import time,
 # `add_newdoc(place, obj, doc)` (numpy.lib.add_newdoc; numpy/core/_add_newdocs.py).
 NEWDOC_SETTERS = frozenset({"add_newdoc"})
+
+
+def _call_written(value) -> tuple | None:
+    """Return DocObject.call of an assigned value: a call of a (dotted) name, else None."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+        return None
+
+    def written(node) -> str:
+        return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+    return (ast.unparse(value.func), tuple(written(node) for node in value.args),
+            tuple((keyword.arg, written(keyword.value)) for keyword in value.keywords
+                  if keyword.arg is not None))
+
+
+def _is_self_attribute(node, self_name: str) -> str | None:
+    """Return X of `self.X` (self_name the method's first parameter), else None."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id == self_name:
+        return node.attr
+    return None
+
+
+def _class_access(node: ast.ClassDef) -> tuple | None:
+    """Return DocObject.class_access of a class: where its `__get__(self, obj, owner)` begins
+    `if obj is None: return self.X` (what the descriptor is, read on the class rather than an
+    instance) and `self.X` is assigned once in the whole class, in __init__'s body, from a
+    parameter of it (pandas' CachedAccessor keeps its accessor class so), that parameter's
+    (position after self, name); else None. Only then does the source say, without running
+    anything, what `Owner.name` is for `name = Descriptor(..., Thing)` in Owner's body."""
+    methods = {statement.name: statement for statement in node.body
+               if isinstance(statement, ast.FunctionDef)}
+    get, init = methods.get("__get__"), methods.get("__init__")
+    if get is None or init is None or len(get.args.args) < 2 or not init.args.args:
+        return None
+    self_name, instance = get.args.args[0].arg, get.args.args[1].arg
+    first = next((statement for statement in get.body if not (
+        isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))), None)
+    if not isinstance(first, ast.If) or len(first.body) != 1 \
+            or not isinstance(first.body[0], ast.Return):
+        return None
+    test = first.test
+    if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+            and test.left.id == instance and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None):
+        return None
+    kept = _is_self_attribute(first.body[0].value, self_name)
+    if kept is None:
+        return None
+    init_self = init.args.args[0].arg
+    parameters = [argument.arg for argument in [*init.args.posonlyargs, *init.args.args][1:]]
+    # Every assignment to an attribute of that name anywhere in the class (any method's self).
+    stores = [child for child in ast.walk(node)
+              if isinstance(child, ast.Attribute) and child.attr == kept
+              and isinstance(child.ctx, (ast.Store, ast.Del))]
+    assignment = next((statement for statement in init.body
+                       if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                       and _is_self_attribute(statement.targets[0], init_self) == kept), None)
+    if len(stores) != 1 or assignment is None or not isinstance(assignment.value, ast.Name) \
+            or assignment.value.id not in parameters:
+        return None
+    return parameters.index(assignment.value.id), assignment.value.id
 
 
 def _assigned_doc(body: list) -> tuple | None:
