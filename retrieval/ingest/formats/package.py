@@ -681,6 +681,18 @@ class _Units:
                 found.append((entry.line, address, item))
         return found
 
+    def _template_text(self, project: SphinxProject, name: str,
+                       progress: Progress) -> str | None:
+        """Return the text of an autosummary template the project has, looked up in conf.py's
+        templates_path as autosummary looks it up first, or None (autosummary's own then)."""
+        for folder in project.conf.templates_path:
+            path = posixpath.normpath(posixpath.join(project.root, folder, name))
+            if not path.startswith("../") \
+                    and os.path.isfile(os.path.join(self.tree.root, path)):
+                read = read_file(self.tree, path, progress)
+                return None if read is None else read[0]
+        return None
+
     def _template_members(self, project: SphinxProject, entry, documented,
                           progress: Progress) -> list:
         """Return (toctree below the class's stub, dotted name) of each member stub the
@@ -690,15 +702,8 @@ class _Units:
         up in conf.py's templates_path (autosummary's own class.rst lists none)."""
         name = entry.template or "autosummary/class.rst"
         if name not in self.templates:
-            self.templates[name] = []
-            for folder in project.conf.templates_path:
-                path = posixpath.normpath(posixpath.join(project.root, folder, name))
-                if not path.startswith("../") \
-                        and os.path.isfile(os.path.join(self.tree.root, path)):
-                    read = read_file(self.tree, path, progress)
-                    if read is not None:
-                        self.templates[name] = autodoc.template_member_stubs(read[0])
-                    break
+            template = self._template_text(project, name, progress)
+            self.templates[name] = autodoc.template_member_stubs(template) if template else []
         if not self.templates[name]:
             return []
         members: dict = {}  # member -> kind, nearest definition first
