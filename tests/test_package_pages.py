@@ -270,6 +270,60 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                 conn.close()
             self.assertEqual(urls, expected, conf)
 
+    def test_an_accessor_s_stubs_describe_what_the_descriptor_gives_as_the_template_says(self):
+        # pandas' `str = CachedAccessor("str", StringMethods)` and its templates writing
+        # `.. autoaccessormethod::`, a documenter conf.py registers as a method's.
+        barn = BARN + (
+            '\n\nclass Cached:\n    def __init__(self, name, accessor):\n'
+            '        self._name = name\n        self._accessor = accessor\n\n'
+            '    def __get__(self, obj, cls):\n        if obj is None:\n'
+            '            return self._accessor\n        return self._accessor(obj)\n'
+            '\n\ndef _wrapped(name):\n    return name\n'
+            '\n\nclass Tools:\n    """The shed\'s tools."""\n\n    def sharpen(self):\n'
+            '        """Sharpen each blade."""\n\n    oil = _wrapped("oil")\n'
+            '    """Oil each hinge."""\n'
+            '\n\nclass Shed:\n    """A small barn."""\n\n    tools = Cached("tools", Tools)\n')
+        conf = ("templates_path = ['../templates']\n\n\nclass AccessorDocumenter(Documenter):\n"
+                "    objtype = 'accessor'\n    directivetype = 'method'\n\n\n"
+                "class AccessorMethodDocumenter(AccessorDocumenter):\n"
+                "    objtype = 'accessormethod'\n\n\ndef setup(app):\n"
+                "    app.add_autodocumenter(AccessorDocumenter)\n"
+                "    app.add_autodocumenter(AccessorMethodDocumenter)\n")
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
+                 "   :toctree: api/\n\n   Shed\n\n.. autosummary::\n   :toctree: api/\n"
+                 "   :template: autosummary/accessor.rst\n\n   Shed.tools\n\n"
+                 ".. autosummary::\n   :toctree: api/\n"
+                 "   :template: autosummary/accessor_method.rst\n\n   Shed.tools.sharpen\n"
+                 "   Shed.tools.oil\n")
+        directive = ("{{ fullname }}\n{{ underline }}\n\n.. currentmodule:: herd\n\n"
+                     ".. auto%s:: {{ objname }}\n")
+        out, _ = built(temporary_directory(self), FILES | {
+            "herd/barn.py": barn, "docs/sheds.rst": sheds, "docs/conf.py": conf,
+            "templates/autosummary/class.rst": (
+                "..\n   .. autosummary::\n      :toctree:\n"
+                "      {% for item in all_attributes %}\n      {{ name }}.{{ item }}\n"
+                "      {%- endfor %}\n"),
+            "templates/autosummary/accessor.rst": directive % "accessor",
+            "templates/autosummary/accessor_method.rst": directive % "accessormethod"})
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            units = [(url.removeprefix(DOCS + "api/"), kind, body) for url, kind, body in
+                     conn.execute("SELECT p.url, i.kind, x.body FROM passages p JOIN "
+                                  "passage_facts i ON i.id = p.id JOIN passage_fields x "
+                                  "ON x.id = p.id WHERE p.url LIKE ? ORDER BY p.url",
+                                  (DOCS + "api/%",))]
+        finally:
+            conn.close()
+        # Each stub once: `Shed.tools`, which Shed's template lists too, as its page's entry
+        # writes it (a method's, with the docstring of Tools, what Shed.tools is on Shed).
+        self.assertEqual(units, [
+            ("herd.barn.Shed.html#herd.barn.Shed", "class", "A small barn."),
+            ("herd.barn.Shed.tools.html#herd.barn.Shed.tools", "method", "The shed's tools."),
+            ("herd.barn.Shed.tools.oil.html#herd.barn.Shed.tools.oil", "method",
+             "Oil each hinge."),
+            ("herd.barn.Shed.tools.sharpen.html#herd.barn.Shed.tools.sharpen", "method",
+             "Sharpen each blade.")])
+
     def test_a_page_rendered_as_jinja_by_conf_py_reads_its_context_s_text(self):
         # pandas' conf.py: a "source-read" handler renders each page with html_context, and
         # `{{ header }}` is `.. currentmodule:: pandas` (and a hidden ipython block): the

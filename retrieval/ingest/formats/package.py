@@ -221,6 +221,11 @@ class _Units:
         # An autosummary template's name -> the member stubs its tables list (autodoc's
         # MemberStubs), read once.
         self.templates: dict = {}
+        # An autosummary template's name -> the kind its stubs describe their objects as
+        # (autodoc.template_kind), read once.
+        self.template_kinds: dict = {}
+        # The names the docs' autosummary tables give stub pages (their page entries).
+        self.summarized_names: set = set()
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
         # route), and an assignment bound to a documented function is that function; with one,
         # its `:inherited-members:` and directives say so, and the objects it does not describe
@@ -666,10 +671,15 @@ class _Units:
             documented = autodoc.resolve_name(entry.name, self.package)
             if documented is None:
                 continue  # what the source does not define (or autosummary imports elsewhere)
-            stubs = [(entry.toctree, documented[0])]
+            stubs = [(entry.toctree, self._stub_described(project, entry, documented[0],
+                                                          progress))]
             if documented[0].obj.kind in (CLASS, EXCEPTION):
                 for toctree, name in self._template_members(project, entry, documented[0],
                                                             progress):
+                    if name in self.summarized_names:
+                        # Listed on a page too: autosummary writes that stub from the page's
+                        # entry (with its template), before the stubs its stubs list.
+                        continue
                     member = autodoc.resolve_name(name, self.package)
                     if member is not None:
                         stubs.append((posixpath.join(entry.toctree, toctree), member[0]))
@@ -680,6 +690,28 @@ class _Units:
                            if self.layout.docs_url else None)
                 found.append((entry.line, address, item))
         return found
+
+    def _stub_described(self, project: SphinxProject, entry, documented,
+                        progress: Progress):
+        """Return the autodoc.Documented a page entry's stub describes: described as the one
+        autodoc directive its template writes describes it (autodoc.template_kind: pandas'
+        accessor_method.rst, a method), else as it is defined; where its name is a class
+        attribute that read on its class is a class of the package (PackageSource.accessed:
+        pandas' `Series.str`, StringMethods), with that class's docstring, which autodoc shows
+        of what its getattr gets, quoting the attribute's own lines (`Index.str` is another
+        unit, bound where Index binds it)."""
+        kind = None
+        if entry.template is not None:
+            if entry.template not in self.template_kinds:
+                template = self._template_text(project, entry.template, progress)
+                self.template_kinds[entry.template] = None if template is None else \
+                    autodoc.template_kind(template, project.conf.autodocumenters)
+            kind = self.template_kinds[entry.template]
+        obj = documented.obj
+        accessed = self.package.accessed(documented.module, obj)
+        if accessed is not None and obj.docstring is None:
+            obj = dataclasses.replace(obj, docstring=accessed[1].docstring)
+        return dataclasses.replace(documented, obj=obj, kind=kind)
 
     def _template_text(self, project: SphinxProject, name: str,
                        progress: Progress) -> str | None:
@@ -736,6 +768,8 @@ class _Units:
         # Each page's autodoc directives resolved, in page order (skips reported as read).
         autodocs = {relative: self._autodoc(page.where, page.text, progress, conf)
                     for relative, page in expanded.items()}
+        self.summarized_names = {entry.name for page in expanded.values()
+                                 for entry in autodoc.autosummary_entries(page.text)}
         predicted = {}
         summarized: dict = {}  # page -> its autosummary stubs (_summarized)
         for relative, kind, _, _ in pages:
@@ -822,7 +856,8 @@ class _Units:
                         placed.append((line, len(placed), draft))
                 for line, stub, item in summarized[relative]:
                     for draft in self.objects_contents(
-                            [Documented(item.module, item.obj, (item.name,))], stub, source_id):
+                            [Documented(item.module, item.obj, (item.name,), kind=item.kind)],
+                            stub, source_id):
                         placed.append((line, len(placed), draft))
             else:
                 units = markdown.page_units(text, "sphinx", conf.docname(relative))
