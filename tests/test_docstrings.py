@@ -279,6 +279,35 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
             self.assertIsNone(package.resolve(f"lib.Frame.{name}.contains"), name)
         self.assertIsNone(package.resolve("lib.Frame.str.missing"))
 
+    def test_a_method_decorated_by_a_descriptor_class_of_the_package_is_an_attribute(self):
+        # pandas' `@cache_readonly` (CachedProperty, a class with __get__, bound to another
+        # name in another module): autodoc documents such a member as an attribute.
+        root = temporary_directory(self)
+        files = {
+            "lib/__init__.py": "from .frame import Frame\n",
+            "lib/props.py": ('class Cached:\n    def __init__(self, fget):\n'
+                             '        self.fget = fget\n\n    def __get__(self, obj, typ):\n'
+                             '        return self.fget(obj)\n\n\nclass Plain:\n'
+                             '    def __init__(self, fget):\n        self.fget = fget\n\n\n'
+                             'cache_readonly = Cached\n'),
+            "lib/frame.py": ('from typing import final\n\nfrom .props import Plain, '
+                             'cache_readonly\n\n\nclass Frame:\n    @cache_readonly\n'
+                             '    def size(self):\n        """The size."""\n\n'
+                             '    @final\n    @cache_readonly\n    def shape(self):\n'
+                             '        """The shape."""\n\n    @cache_readonly\n    @Plain\n'
+                             '    def both(self):\n        """Both."""\n'),
+        }
+        for path, text in files.items():
+            os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
+            with open(os.path.join(root, path), "w", encoding="utf-8") as stream:
+                stream.write(text)
+        package = read_package(root, [("lib/__init__.py", "lib"), ("lib/props.py", "lib.props"),
+                                      ("lib/frame.py", "lib.frame")])
+        kinds = {name: package.resolve(f"lib.Frame.{name}")[1].kind
+                 for name in ("size", "shape", "both")}
+        # Only the decorator applied last decides (typing's final returns what it is given).
+        self.assertEqual(kinds, {"size": ATTRIBUTE, "shape": ATTRIBUTE, "both": ATTRIBUTE})
+
     def test_an_assignment_of_a_name_is_another_name_of_what_it_names(self):
         package = package_of({
             "sym": "from .matrices import Matrix, eye\nfrom .dense import DEFAULT, now\n",

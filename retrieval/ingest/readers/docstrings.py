@@ -85,6 +85,10 @@ class DocObject:
     # For a descriptor class whose instance read on a class gives back an argument it was made
     # with (_class_access): (that __init__ parameter's position after self, its name).
     class_access: tuple | None = field(default=None, compare=False)
+    # For a method, the decorator applied last (outermost) as written, where it is a name
+    # (`cache_readonly`): a descriptor class of the package makes it an attribute
+    # (descriptor_members).
+    decorator: str | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -353,7 +357,29 @@ def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES)
             package.skipped.append((relative_path, str(exc)))
         else:
             package.modules[name] = module
+    descriptor_members(package)
     return package
+
+
+def descriptor_members(package: PackageSource) -> None:
+    """Make each method whose outermost decorator is a class of the package defining
+    `__get__` an attribute: the class attribute is then that descriptor's instance, no
+    function, which autodoc documents as an attribute (pandas' `@cache_readonly`, bound to
+    the CachedProperty class of pandas/_libs/properties.pyx). Read once all modules are,
+    since the decorator's class may be defined in any of them."""
+    found = []
+    for module in package.modules.values():
+        for key, obj in module.objects.items():
+            if obj.decorator is None:
+                continue
+            decorator = package.resolve(f"{module.name}.{obj.decorator}")
+            if decorator is not None and decorator[1].kind == CLASS \
+                    and "__get__" in decorator[1].members:
+                found.append((module, key, obj))
+    for module, key, obj in found:
+        module.objects[key] = replace(obj, kind=ATTRIBUTE)
+    if found:
+        package.changed()
 
 
 def parse_module(name: str, relative_path: str, data: bytes) -> Module:
@@ -744,11 +770,15 @@ class _Reader:
             (ast.unparse(d.args[0]) for d in node.decorator_list
              if isinstance(d, ast.Call) and len(d.args) == 1 and not d.keywords
              and isinstance(d.args[0], (ast.Name, ast.Attribute))), None)
+        # typing's `final` returns the function itself: what is applied before it decides.
+        applied = [d for d in node.decorator_list if _base_name(d) != "final"]
+        decorator = ast.unparse(applied[0]) if is_class and applied and isinstance(
+            applied[0], (ast.Name, ast.Attribute)) and kind == METHOD else None
         return DocObject(name, kind, signature, text,
                          self.module.path, start, end, members, bases, templates, overload,
                          wraps, deprecation=code_deprecation(node),
                          class_access=_class_access(node) if isinstance(node, ast.ClassDef)
-                         else None)
+                         else None, decorator=decorator)
 
     def _attributes_section(self, docstring, prefix: str, path: str):
         """Record each entry of a class docstring's Attributes section (numpydoc's
