@@ -324,6 +324,32 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
             ("herd.barn.Shed.tools.sharpen.html#herd.barn.Shed.tools.sharpen", "method",
              "Sharpen each blade.")])
 
+    def test_a_stub_shows_the_docstring_autodoc_shows_quoting_its_own_lines(self):
+        # pandas' `density = kde`, `boxplot = pandas.plotting.boxplot_frame` (a function bound
+        # in a class body: a method), and a member documented only by its base.
+        barn = BARN + ('\n\ndef _plot(shed):\n    """Plot a shed."""\n'
+                       '\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n\n    def kde(self):\n'
+                       '        """Estimate a density."""\n\n    density = kde\n'
+                       '    plot = _plot\n\n    def mend(self):\n        pass\n')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
+                 "   :toctree: api/\n\n   Shed.density\n   Shed.plot\n   Shed.mend\n")
+        out, _ = built(temporary_directory(self), FILES | {
+            "herd/barn.py": barn, "docs/sheds.rst": sheds})
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            units = [(url.removeprefix(DOCS + "api/herd.barn.Shed.").partition(".")[0], kind,
+                      text.strip(), body) for url, kind, text, body in conn.execute(
+                "SELECT p.url, i.kind, p.text, x.body FROM passages p JOIN passage_facts i "
+                "ON i.id = p.id JOIN passage_fields x ON x.id = p.id WHERE p.url LIKE ? "
+                "ORDER BY p.url", (DOCS + "api/%",))]
+        finally:
+            conn.close()
+        self.assertEqual(units, [
+            ("density", "method", "density = kde", "Estimate a density."),
+            ("mend", "method", "def mend(self):", "Mend the roof."),
+            ("plot", "method", "plot = _plot", "Plot a shed.")])
+
     def test_a_page_rendered_as_jinja_by_conf_py_reads_its_context_s_text(self):
         # pandas' conf.py: a "source-read" handler renders each page with html_context, and
         # `{{ header }}` is `.. currentmodule:: pandas` (and a hidden ipython block): the

@@ -43,6 +43,7 @@ from ..readers.docstrings import (
     exports,
     inherited_members,
     inherited_names,
+    inheriting,
     is_private,
     public_name,
     public_objects,
@@ -671,8 +672,8 @@ class _Units:
             documented = autodoc.resolve_name(entry.name, self.package)
             if documented is None:
                 continue  # what the source does not define (or autosummary imports elsewhere)
-            stubs = [(entry.toctree, self._stub_described(project, entry, documented[0],
-                                                          progress))]
+            stubs = [(entry.toctree, self._stub_described(project, entry.template,
+                                                          documented[0], progress))]
             if documented[0].obj.kind in (CLASS, EXCEPTION):
                 for toctree, name in self._template_members(project, entry, documented[0],
                                                             progress):
@@ -682,7 +683,9 @@ class _Units:
                         continue
                     member = autodoc.resolve_name(name, self.package)
                     if member is not None:
-                        stubs.append((posixpath.join(entry.toctree, toctree), member[0]))
+                        stubs.append((posixpath.join(entry.toctree, toctree),
+                                      self._stub_described(project, None, member[0],
+                                                           progress)))
             for toctree, item in stubs:
                 stub = docname_path(posixpath.normpath(posixpath.join(
                     directory, toctree, item.name)), self.layout.dirhtml)
@@ -691,26 +694,36 @@ class _Units:
                 found.append((entry.line, address, item))
         return found
 
-    def _stub_described(self, project: SphinxProject, entry, documented,
+    def _stub_described(self, project: SphinxProject, template: str | None, documented,
                         progress: Progress):
-        """Return the autodoc.Documented a page entry's stub describes: described as the one
-        autodoc directive its template writes describes it (autodoc.template_kind: pandas'
-        accessor_method.rst, a method), else as it is defined; where its name is a class
-        attribute that read on its class is a class of the package (PackageSource.accessed:
-        pandas' `Series.str`, StringMethods), with that class's docstring, which autodoc shows
-        of what its getattr gets, quoting the attribute's own lines (`Index.str` is another
-        unit, bound where Index binds it)."""
+        """Return the autodoc.Documented a stub describes, written with template (a page
+        entry's `:template:`, None: autosummary's own): described as the one autodoc directive
+        the template writes describes it (autodoc.template_kind: pandas' accessor_method.rst,
+        a method), else as it is defined; without a docstring of its own, with the one autodoc
+        shows, quoting its own lines still (another name bound to the same object is another
+        stub, where the site has another page): of the class a class attribute is read on its
+        class (PackageSource.accessed: pandas' `Series.str`, StringMethods); of the function
+        a class attribute is bound to (PackageSource.shown: `density = kde`; a function bound
+        in a class body is a method there); else the one its bases give (inheriting)."""
         kind = None
-        if entry.template is not None:
-            if entry.template not in self.template_kinds:
-                template = self._template_text(project, entry.template, progress)
-                self.template_kinds[entry.template] = None if template is None else \
-                    autodoc.template_kind(template, project.conf.autodocumenters)
-            kind = self.template_kinds[entry.template]
-        obj = documented.obj
-        accessed = self.package.accessed(documented.module, obj)
-        if accessed is not None and obj.docstring is None:
-            obj = dataclasses.replace(obj, docstring=accessed[1].docstring)
+        if template is not None:
+            if template not in self.template_kinds:
+                text = self._template_text(project, template, progress)
+                self.template_kinds[template] = None if text is None else \
+                    autodoc.template_kind(text, project.conf.autodocumenters)
+            kind = self.template_kinds[template]
+        module, obj = documented.module, documented.obj
+        if obj.docstring is None:
+            accessed = self.package.accessed(module, obj)
+            shown = self.package.shown(module, obj)[1]
+            if accessed is not None:
+                obj = dataclasses.replace(obj, docstring=accessed[1].docstring)
+            elif shown is not obj:
+                obj = dataclasses.replace(obj, docstring=shown.docstring, kind=METHOD if (
+                    obj.kind == ATTRIBUTE and obj.bound is not None) else obj.kind)
+            elif project.conf.inherit_docstrings and "." in documented.name:
+                owner = self.package.resolve(documented.name.rpartition(".")[0])
+                obj = inheriting(self.package, module, obj, owner)
         return dataclasses.replace(documented, obj=obj, kind=kind)
 
     def _template_text(self, project: SphinxProject, name: str,
