@@ -88,6 +88,28 @@ def built(root: str, files: dict, modules: tuple = ()) -> tuple:
         conn.close()
 
 
+def sheds_page(*tables) -> str:
+    """Return a page of herd.barn's autosummary tables with `:toctree: api/`, each (its
+    template below autosummary/, None for none; the names it lists)."""
+    return "Sheds\n=====\n\n.. currentmodule:: herd.barn\n" + "".join(
+        "\n.. autosummary::\n   :toctree: api/\n"
+        + (f"   :template: autosummary/{template}.rst\n" if template else "")
+        + "\n" + "".join(f"   {name}\n" for name in names) for template, *names in tables)
+
+
+def stub_units(out: str) -> list:
+    """Return (URL below api/, kind, quoted text, indexed body) of a snapshot's stub units."""
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        return [(url.removeprefix(DOCS + "api/"), kind, text, body) for url, kind, text, body in
+                conn.execute("SELECT p.url, i.kind, p.text, x.body FROM passages p JOIN "
+                             "passage_facts i ON i.id = p.id JOIN passage_fields x "
+                             "ON x.id = p.id WHERE p.url LIKE ? ORDER BY p.url",
+                             (DOCS + "api/%",))]
+    finally:
+        conn.close()
+
+
 class AutodocPagesTest(unittest.TestCase):
 
     @classmethod
@@ -289,12 +311,8 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                 "    objtype = 'accessormethod'\n\n\ndef setup(app):\n"
                 "    app.add_autodocumenter(AccessorDocumenter)\n"
                 "    app.add_autodocumenter(AccessorMethodDocumenter)\n")
-        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
-                 "   :toctree: api/\n\n   Shed\n\n.. autosummary::\n   :toctree: api/\n"
-                 "   :template: autosummary/accessor.rst\n\n   Shed.tools\n\n"
-                 ".. autosummary::\n   :toctree: api/\n"
-                 "   :template: autosummary/accessor_method.rst\n\n   Shed.tools.sharpen\n"
-                 "   Shed.tools.oil\n")
+        sheds = sheds_page((None, "Shed"), ("accessor", "Shed.tools"),
+                           ("accessor_method", "Shed.tools.sharpen", "Shed.tools.oil"))
         directive = ("{{ fullname }}\n{{ underline }}\n\n.. currentmodule:: herd\n\n"
                      ".. auto%s:: {{ objname }}\n")
         out, _ = built(temporary_directory(self), FILES | {
@@ -305,15 +323,7 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                 "      {%- endfor %}\n"),
             "templates/autosummary/accessor.rst": directive % "accessor",
             "templates/autosummary/accessor_method.rst": directive % "accessormethod"})
-        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
-        try:
-            units = [(url.removeprefix(DOCS + "api/"), kind, body) for url, kind, body in
-                     conn.execute("SELECT p.url, i.kind, x.body FROM passages p JOIN "
-                                  "passage_facts i ON i.id = p.id JOIN passage_fields x "
-                                  "ON x.id = p.id WHERE p.url LIKE ? ORDER BY p.url",
-                                  (DOCS + "api/%",))]
-        finally:
-            conn.close()
+        units = [(url, kind, body) for url, kind, _, body in stub_units(out)]
         # Each stub once: `Shed.tools`, which Shed's template lists too, as its page's entry
         # writes it (a method's, with the docstring of Tools, what Shed.tools is on Shed).
         self.assertEqual(units, [
@@ -332,19 +342,11 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                        '\n\nclass Shed(Roof):\n    """A small barn."""\n\n    def kde(self):\n'
                        '        """Estimate a density."""\n\n    density = kde\n'
                        '    plot = _plot\n\n    def mend(self):\n        pass\n')
-        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
-                 "   :toctree: api/\n\n   Shed.density\n   Shed.plot\n   Shed.mend\n")
         out, _ = built(temporary_directory(self), FILES | {
-            "herd/barn.py": barn, "docs/sheds.rst": sheds})
-        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
-        try:
-            units = [(url.removeprefix(DOCS + "api/herd.barn.Shed.").partition(".")[0], kind,
-                      text.strip(), body) for url, kind, text, body in conn.execute(
-                "SELECT p.url, i.kind, p.text, x.body FROM passages p JOIN passage_facts i "
-                "ON i.id = p.id JOIN passage_fields x ON x.id = p.id WHERE p.url LIKE ? "
-                "ORDER BY p.url", (DOCS + "api/%",))]
-        finally:
-            conn.close()
+            "herd/barn.py": barn,
+            "docs/sheds.rst": sheds_page((None, "Shed.density", "Shed.plot", "Shed.mend"))})
+        units = [(url.removeprefix("herd.barn.Shed.").partition(".")[0], kind, text.strip(),
+                  body) for url, kind, text, body in stub_units(out)]
         self.assertEqual(units, [
             ("density", "method", "density = kde", "Estimate a density."),
             ("mend", "method", "def mend(self):", "Mend the roof."),
