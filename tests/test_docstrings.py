@@ -280,22 +280,26 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         self.assertIsNone(package.resolve("lib.Frame.str.missing"))
 
     def test_a_method_decorated_by_a_descriptor_class_of_the_package_is_an_attribute(self):
-        # pandas' `@cache_readonly` (CachedProperty, a class with __get__, bound to another
-        # name in another module): autodoc documents such a member as an attribute.
+        # pandas' `@cache_readonly` (CachedProperty, bound to another name in another module),
+        # whose __get__ gives itself on class access: autodoc documents such a member as an
+        # attribute; SQLAlchemy's `@hybridmethod` gives a bound method there: a method.
         root = temporary_directory(self)
+        get = ('    def __init__(self, fget):\n        self.fget = fget\n\n'
+               '    def __get__(self, obj, typ):\n        if obj is None:\n'
+               '            return %s\n        return self.fget(obj)\n')
         files = {
             "lib/__init__.py": "from .frame import Frame\n",
-            "lib/props.py": ('class Cached:\n    def __init__(self, fget):\n'
-                             '        self.fget = fget\n\n    def __get__(self, obj, typ):\n'
-                             '        return self.fget(obj)\n\n\nclass Plain:\n'
+            "lib/props.py": ('class Cached:\n' + get % 'self' + '\n\nclass Plain:\n'
                              '    def __init__(self, fget):\n        self.fget = fget\n\n\n'
-                             'cache_readonly = Cached\n'),
+                             'class hybridmethod:\n' + get % 'self.fget.__get__(typ, typ)'
+                             + '\n\ncache_readonly = Cached\n'),
             "lib/frame.py": ('from typing import final\n\nfrom .props import Plain, '
-                             'cache_readonly\n\n\nclass Frame:\n    @cache_readonly\n'
-                             '    def size(self):\n        """The size."""\n\n'
+                             'cache_readonly, hybridmethod\n\n\nclass Frame:\n'
+                             '    @cache_readonly\n    def size(self):\n        """The size."""\n\n'
                              '    @final\n    @cache_readonly\n    def shape(self):\n'
                              '        """The shape."""\n\n    @cache_readonly\n    @Plain\n'
-                             '    def both(self):\n        """Both."""\n'),
+                             '    def both(self):\n        """Both."""\n\n    @hybridmethod\n'
+                             '    def hybrid(self):\n        """Hybrid."""\n'),
         }
         for path, text in files.items():
             os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
@@ -304,9 +308,10 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         package = read_package(root, [("lib/__init__.py", "lib"), ("lib/props.py", "lib.props"),
                                       ("lib/frame.py", "lib.frame")])
         kinds = {name: package.resolve(f"lib.Frame.{name}")[1].kind
-                 for name in ("size", "shape", "both")}
+                 for name in ("size", "shape", "both", "hybrid")}
         # Only the decorator applied last decides (typing's final returns what it is given).
-        self.assertEqual(kinds, {"size": ATTRIBUTE, "shape": ATTRIBUTE, "both": ATTRIBUTE})
+        self.assertEqual(kinds, {"size": ATTRIBUTE, "shape": ATTRIBUTE, "both": ATTRIBUTE,
+                                 "hybrid": METHOD})
 
     def test_an_assignment_of_a_name_is_another_name_of_what_it_names(self):
         package = package_of({

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.ingest.formats.package import PACKAGE_FORMAT, read_package_contents
+from retrieval.ingest.readers import cython
 from retrieval.ingest.readers.docstrings import parse_module, read_package
 from retrieval.ingest.readers.templates import resolve_templates
 from retrieval.ingest.sources.layout import sdist_modules, wheel_modules
@@ -194,6 +195,26 @@ class PublicApiTest(unittest.TestCase):
             "nx.algorithms.shortest_path", "nx.algorithms.paths.shortest_path"])
         self.assertFalse([title for title in units if "_basic" in title])
         self.assertIn("nx.percolation_centrality", units)
+
+    def test_a_cython_descriptor_s_class_access_is_read(self):
+        # pandas/_libs/properties.pyx: CachedProperty.__get__ gives itself on class access,
+        # then runs C code; `@cache_readonly` members are attributes to autodoc.
+        pyx = ("cdef class CachedProperty:\n    def __init__(self, fget):\n"
+               "        self.fget = fget\n\n    def __get__(self, obj, typ):\n"
+               '        """Read it."""\n        if obj is None:\n'
+               "            # on the class\n            return self\n"
+               "        val = <object>PyDict_GetItem(obj._cache, self.name)\n"
+               "        return val\n\n\ncdef class Later:\n    def __get__(self, obj, typ):\n"
+               "        cdef object cache = obj\n        if obj is None:\n"
+               "            return self\n\n\ncache_readonly = CachedProperty\n")
+        face = cython.skeleton(pyx)
+        self.assertEqual(face.split("\n")[4:9], [
+            "    def __get__(self, obj, typ):", '        """Read it."""',
+            "        if obj is None:", "", "            return self"])
+        module = parse_module("lib.props", "lib/props.pyx", face.encode())
+        self.assertTrue(module.objects["CachedProperty"].gives_itself)
+        # Only what it begins with: a statement before the `if` is C or Python unknown.
+        self.assertFalse(module.objects["Later"].gives_itself)
 
     def test_a_cython_module_s_python_definitions_are_read_with_their_docstrings(self):
         # What autodoc finds importing a compiled Cython module (pandas' offsets.pyx): def,

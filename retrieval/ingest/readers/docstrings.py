@@ -89,6 +89,9 @@ class DocObject:
     # (`cache_readonly`): a descriptor class of the package makes it an attribute
     # (descriptor_members).
     decorator: str | None = field(default=None, compare=False)
+    # For a class: whether its `__get__` begins `if obj is None: return self`, so that its
+    # instance read on a class is that instance, no function (_class_return).
+    gives_itself: bool = field(default=False, compare=False)
 
 
 @dataclass
@@ -362,10 +365,12 @@ def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES)
 
 
 def descriptor_members(package: PackageSource) -> None:
-    """Make each method whose outermost decorator is a class of the package defining
-    `__get__` an attribute: the class attribute is then that descriptor's instance, no
-    function, which autodoc documents as an attribute (pandas' `@cache_readonly`, bound to
-    the CachedProperty class of pandas/_libs/properties.pyx). Read once all modules are,
+    """Make each method whose outermost decorator is a class of the package whose `__get__`
+    gives the descriptor itself on class access (DocObject.gives_itself) an attribute: what
+    autodoc's getattr gets on the class is then that instance, no function, which it documents
+    as an attribute (pandas' `@cache_readonly`, bound to the CachedProperty class of
+    pandas/_libs/properties.pyx); one that gives something else there may give a function
+    (SQLAlchemy's hybridmethod gives a bound method: a method). Read once all modules are,
     since the decorator's class may be defined in any of them."""
     found = []
     for module in package.modules.values():
@@ -374,7 +379,7 @@ def descriptor_members(package: PackageSource) -> None:
                 continue
             decorator = package.resolve(f"{module.name}.{obj.decorator}")
             if decorator is not None and decorator[1].kind == CLASS \
-                    and "__get__" in decorator[1].members:
+                    and decorator[1].gives_itself:
                 found.append((module, key, obj))
     for module, key, obj in found:
         module.objects[key] = replace(obj, kind=ATTRIBUTE)
@@ -778,7 +783,8 @@ class _Reader:
                          self.module.path, start, end, members, bases, templates, overload,
                          wraps, deprecation=code_deprecation(node),
                          class_access=_class_access(node) if isinstance(node, ast.ClassDef)
-                         else None, decorator=decorator)
+                         else None, decorator=decorator,
+                         gives_itself=isinstance(node, ast.ClassDef) and _gives_itself(node))
 
     def _attributes_section(self, docstring, prefix: str, path: str):
         """Record each entry of a class docstring's Attributes section (numpydoc's
@@ -904,6 +910,36 @@ def _is_self_attribute(node, self_name: str) -> str | None:
     return None
 
 
+def _class_return(node: ast.ClassDef) -> tuple | None:
+    """Return (the expression, the name of self) a descriptor class's `__get__(self, obj,
+    owner)` returns where it begins `if obj is None: return EXPRESSION`: what the descriptor
+    is read on a class; else None."""
+    get = next((statement for statement in node.body if isinstance(statement, ast.FunctionDef)
+                and statement.name == "__get__"), None)
+    if get is None or len(get.args.args) < 2:
+        return None
+    self_name, instance = get.args.args[0].arg, get.args.args[1].arg
+    first = next((statement for statement in get.body if not (
+        isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))), None)
+    if not isinstance(first, ast.If) or len(first.body) != 1 \
+            or not isinstance(first.body[0], ast.Return) or first.body[0].value is None:
+        return None
+    test = first.test
+    if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+            and test.left.id == instance and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None):
+        return None
+    return first.body[0].value, self_name
+
+
+def _gives_itself(node: ast.ClassDef) -> bool:
+    """Tell whether a class's `__get__` returns the descriptor itself on class access."""
+    returned = _class_return(node)
+    return returned is not None and isinstance(returned[0], ast.Name) \
+        and returned[0].id == returned[1]
+
+
 def _class_access(node: ast.ClassDef) -> tuple | None:
     """Return DocObject.class_access of a class: where its `__get__(self, obj, owner)` begins
     `if obj is None: return self.X` (what the descriptor is, read on the class rather than an
@@ -913,22 +949,10 @@ def _class_access(node: ast.ClassDef) -> tuple | None:
     anything, what `Owner.name` is for `name = Descriptor(..., Thing)` in Owner's body."""
     methods = {statement.name: statement for statement in node.body
                if isinstance(statement, ast.FunctionDef)}
-    get, init = methods.get("__get__"), methods.get("__init__")
-    if get is None or init is None or len(get.args.args) < 2 or not init.args.args:
+    init, returned = methods.get("__init__"), _class_return(node)
+    if init is None or not init.args.args or returned is None:
         return None
-    self_name, instance = get.args.args[0].arg, get.args.args[1].arg
-    first = next((statement for statement in get.body if not (
-        isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))), None)
-    if not isinstance(first, ast.If) or len(first.body) != 1 \
-            or not isinstance(first.body[0], ast.Return):
-        return None
-    test = first.test
-    if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
-            and test.left.id == instance and len(test.ops) == 1
-            and isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value is None):
-        return None
-    kept = _is_self_attribute(first.body[0].value, self_name)
+    kept = _is_self_attribute(*returned)
     if kept is None:
         return None
     init_self = init.args.args[0].arg
