@@ -529,6 +529,8 @@ class _Reader:
                 self._imports(statement)
                 self._all(statement)
                 self._assigned(statement)
+            else:
+                self._module_items(statement, members)
             following = statements[index + 1] if index + 1 < len(statements) else None
             for obj_name, obj in self._objects(statement, following, prefix, path, is_class):
                 members.setdefault(obj_name)
@@ -574,6 +576,25 @@ class _Reader:
                         and isinstance(target.slice.value, str):
                     self.module.items.setdefault(target.value.id, {})[target.slice.value] = \
                         statement.value
+
+    def _module_items(self, statement, members: dict):
+        """Record a class body's `NAME["key"] = value` where the class binds neither NAME nor
+        a name the value reads before it (members: the names it binds so far) as the module's
+        entry: a class body looks such a name up in its module, so the entry is the module's
+        dict's (pandas' strings/accessor.py fills `_shared_docs["str_pad"]` inside
+        StringMethods, for the `@Appender` of the methods below it)."""
+        if not isinstance(statement, ast.Assign):
+            return
+        read = {node.id for node in ast.walk(statement.value) if isinstance(node, ast.Name)}
+        if read & members.keys():
+            return
+        for target in statement.targets:
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                    and target.value.id not in members \
+                    and isinstance(target.slice, ast.Constant) \
+                    and isinstance(target.slice.value, str):
+                self.module.items.setdefault(target.value.id, {})[target.slice.value] = \
+                    statement.value
 
     def _objects(self, statement, following, prefix, path, is_class):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
