@@ -304,14 +304,16 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
             '\n\nclass Tools:\n    """The shed\'s tools."""\n\n    def sharpen(self):\n'
             '        """Sharpen each blade."""\n\n    oil = _wrapped("oil")\n'
             '    """Oil each hinge."""\n'
-            '\n\nclass Shed:\n    """A small barn."""\n\n    tools = Cached("tools", Tools)\n')
+            '\n\nclass Kit(Tools):\n    pass\n'
+            '\n\nclass Shed:\n    """A small barn."""\n\n    tools = Cached("tools", Tools)\n'
+            '    kit = Cached("kit", Kit)\n')
         conf = ("templates_path = ['../templates']\n\n\nclass AccessorDocumenter(Documenter):\n"
                 "    objtype = 'accessor'\n    directivetype = 'method'\n\n\n"
                 "class AccessorMethodDocumenter(AccessorDocumenter):\n"
                 "    objtype = 'accessormethod'\n\n\ndef setup(app):\n"
                 "    app.add_autodocumenter(AccessorDocumenter)\n"
                 "    app.add_autodocumenter(AccessorMethodDocumenter)\n")
-        sheds = sheds_page((None, "Shed"), ("accessor", "Shed.tools"),
+        sheds = sheds_page((None, "Shed"), ("accessor", "Shed.tools", "Shed.kit"),
                            ("accessor_method", "Shed.tools.sharpen", "Shed.tools.oil"))
         directive = ("{{ fullname }}\n{{ underline }}\n\n.. currentmodule:: herd\n\n"
                      ".. auto%s:: {{ objname }}\n")
@@ -325,9 +327,11 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
             "templates/autosummary/accessor_method.rst": directive % "accessormethod"})
         units = [(url, kind, body) for url, kind, _, body in stub_units(out)]
         # Each stub once: `Shed.tools`, which Shed's template lists too, as its page's entry
-        # writes it (a method's, with the docstring of Tools, what Shed.tools is on Shed).
+        # writes it (a method's, with the docstring of Tools, what Shed.tools is on Shed;
+        # Shed.kit's, Kit's, is its base's).
         self.assertEqual(units, [
             ("herd.barn.Shed.html#herd.barn.Shed", "class", "A small barn."),
+            ("herd.barn.Shed.kit.html#herd.barn.Shed.kit", "method", "The shed's tools."),
             ("herd.barn.Shed.tools.html#herd.barn.Shed.tools", "method", "The shed's tools."),
             ("herd.barn.Shed.tools.oil.html#herd.barn.Shed.tools.oil", "method",
              "Oil each hinge."),

@@ -702,7 +702,8 @@ class _Units:
         a method), else as it is defined; without a docstring of its own, with the one autodoc
         shows, quoting its own lines still (another name bound to the same object is another
         stub, where the site has another page): of the class a class attribute is read on its
-        class (PackageSource.accessed: pandas' `Series.str`, StringMethods); of the function
+        class (PackageSource.accessed: pandas' `Series.str`, StringMethods; its bases' where it
+        has none, as for any class); of the function
         a class attribute is bound to (PackageSource.shown: `density = kde`; a function bound
         in a class body is a method there); else the one its bases give (inheriting)."""
         kind = None
@@ -717,7 +718,9 @@ class _Units:
             accessed = self.package.accessed(module, obj)
             shown = self.package.shown(module, obj)[1]
             if accessed is not None:
-                obj = dataclasses.replace(obj, docstring=accessed[1].docstring)
+                shown_class = inheriting(self.package, accessed[0], accessed[1], None) \
+                    if project.conf.inherit_docstrings else accessed[1]
+                obj = dataclasses.replace(obj, docstring=shown_class.docstring)
             elif shown is not obj:
                 obj = dataclasses.replace(obj, docstring=shown.docstring, kind=METHOD if (
                     obj.kind == ATTRIBUTE and obj.bound is not None) else obj.kind)
