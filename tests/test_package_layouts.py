@@ -487,24 +487,31 @@ class PublicApiTest(unittest.TestCase):
 
     def test_a_class_body_s_entry_of_a_module_dict_is_the_module_s_entry(self):
         # pandas' strings/accessor.py fills `_shared_docs["str_pad"]` inside StringMethods
-        # for the @Appender below it; a dict the class binds itself is the class's own.
+        # for the @Appender below it; a dict the class binds itself (`_doc_args`) is the
+        # class's own, which its methods' decorators read first, as Python's class scope.
         root = write_tree(temporary_directory(self), {
             "pd/strings.py": (
-                '_shared_docs = {}\n_kind = "module"\n\n\nclass StringMethods:\n'
+                '_shared_docs = {}\n_kind = "module"\n'
+                '_shared_docs["tail"] = "Kind " + _kind + "."\n\n\nclass StringMethods:\n'
                 '    _shared_docs["pad"] = """\n    Pad %(side)s side.\n"""\n\n'
                 '    @Appender(_shared_docs["pad"] % {"side": "left"})\n'
                 '    def ljust(self):\n        pass\n\n    _kind = "class"\n'
                 '    _shared_docs["kind"] = _kind\n\n    _args = {}\n'
                 '    _args["up"] = {"side": "upper"}\n\n'
                 '    @Appender(_shared_docs["pad"] % _args["up"])\n'
-                '    def upper(self):\n        pass\n')})
+                '    def upper(self):\n        pass\n\n'
+                '    @Appender(_shared_docs["tail"])\n    def tail(self):\n        pass\n')})
         package = read_package(str(root), wheel_modules(root))
         module = package.modules["pd.strings"]
         self.assertEqual(set(module.items), {"_shared_docs"})
         # `_kind` there is the class's: not the module's "module".
-        self.assertEqual(set(module.items["_shared_docs"]), {"pad"})
-        self.assertEqual(resolve_templates(package), (1, 1))
-        self.assertEqual(module.objects["StringMethods.ljust"].docstring, "Pad left side.")
+        self.assertEqual(set(module.items["_shared_docs"]), {"tail", "pad"})
+        self.assertEqual(resolve_templates(package), (3, 0))
+        docstrings = {name: module.objects[f"StringMethods.{name}"].docstring
+                      for name in ("ljust", "upper", "tail")}
+        # The module's `_kind` in the module's entry, whoever reads it.
+        self.assertEqual(docstrings, {"ljust": "Pad left side.", "upper": "Pad upper side.",
+                                      "tail": "Kind module."})
 
     def test_exported_names_have_in_links_and_rank_above_helpers(self):
         files = {

@@ -113,6 +113,10 @@ class Module:
     # docstrings assembled at import time (templates.py resolves them statically).
     assigned: dict = field(default_factory=dict)
     items: dict = field(default_factory=dict)  # NAME -> {key: value expression}
+    # A class's path -> (its body's `NAME = value` and `NAME["key"] = value` of a NAME it
+    # binds, as `assigned` and `items` are the module's): what its methods' decorators read
+    # first (templates.py), as Python's class scope does.
+    class_scopes: dict = field(default_factory=dict)
     # Top-level name -> the absolute dotted name a DOCSTRING_SETTERS statement gives its
     # docstring to (torch/_torch_docs.py's `add_docstr(torch.abs, r"""...""")`: "torch.abs").
     documents: dict = field(default_factory=dict)
@@ -531,6 +535,7 @@ class _Reader:
                 self._assigned(statement)
             else:
                 self._module_items(statement, members)
+                self._class_scope(statement, path, members)
             following = statements[index + 1] if index + 1 < len(statements) else None
             for obj_name, obj in self._objects(statement, following, prefix, path, is_class):
                 members.setdefault(obj_name)
@@ -595,6 +600,21 @@ class _Reader:
                     and isinstance(target.slice.value, str):
                 self.module.items.setdefault(target.value.id, {})[target.slice.value] = \
                     statement.value
+
+    def _class_scope(self, statement, path: str, members: dict):
+        """Record a class body's `NAME = value` and, of a NAME it binds, `NAME["key"] = value`
+        in Module.class_scopes (pandas' StringMethods `_doc_args["lower"] = {...}`)."""
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
+            return
+        assigned, items = self.module.class_scopes.setdefault(path, ({}, {}))
+        for target in statement.targets if isinstance(statement, ast.Assign) \
+                else [statement.target]:
+            if isinstance(target, ast.Name):
+                assigned[target.id] = statement.value
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                    and target.value.id in members and isinstance(target.slice, ast.Constant) \
+                    and isinstance(target.slice.value, str):
+                items.setdefault(target.value.id, {})[target.slice.value] = statement.value
 
     def _objects(self, statement, following, prefix, path, is_class):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
