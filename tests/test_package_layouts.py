@@ -485,6 +485,28 @@ class PublicApiTest(unittest.TestCase):
         self.assertEqual(objects["DataFrame.fill"].docstring, "Fill the DataFrame.")
         self.assertIsNone(objects["DataFrame.other"].docstring)
 
+    def test_a_function_made_by_a_helper_that_sets_its_doc_has_the_argument_s_docstring(self):
+        # pandas' `isalnum = _map_and_wrap("isalnum", docstring=_shared_docs["is"] % ...)`:
+        # _map_and_wrap returns its inner function with `wrapper.__doc__ = docstring`.
+        root = write_tree(temporary_directory(self), {
+            "pd/strings.py": (
+                '_docs = {"is": "Check %(kind)s."}\n\n\n'
+                'def _map_and_wrap(name, docstring):\n    def wrapper(self):\n'
+                '        return name\n\n    wrapper.__doc__ = docstring\n    return wrapper\n\n\n'
+                'def _other(name, docstring):\n    def wrapper(self):\n        return name\n\n'
+                '    return wrapper\n\n\nshout = _map_and_wrap("shout", "Shout it.")\n\n\n'
+                'class StringMethods:\n    _args = {"alpha": {"kind": "letters"}}\n\n'
+                '    isalpha = _map_and_wrap(\n        "isalpha", docstring=_docs["is"] % '
+                '_args["alpha"]\n    )\n    isdigit = _other("isdigit", "Digits.")\n')})
+        package = read_package(str(root), wheel_modules(root))
+        self.assertEqual(resolve_templates(package), (2, 0))
+        objects = package.modules["pd.strings"].objects
+        self.assertEqual({name: (objects[name].kind, objects[name].docstring) for name in
+                          ("shout", "StringMethods.isalpha", "StringMethods.isdigit")},
+                         {"shout": ("function", "Shout it."),
+                          "StringMethods.isalpha": ("method", "Check letters."),
+                          "StringMethods.isdigit": ("attribute", None)})
+
     def test_a_class_body_s_entry_of_a_module_dict_is_the_module_s_entry(self):
         # pandas' strings/accessor.py fills `_shared_docs["str_pad"]` inside StringMethods
         # for the @Appender below it; a dict the class binds itself (`_doc_args`) is the

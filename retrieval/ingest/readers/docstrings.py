@@ -92,6 +92,12 @@ class DocObject:
     # For a class: whether its `__get__` begins `if obj is None: return self`, so that its
     # instance read on a class is that instance, no function (_class_return).
     gives_itself: bool = field(default=False, compare=False)
+    # For a function returning an inner function whose `__doc__` it sets from a parameter
+    # (pandas' `_map_and_wrap(name, docstring)`): (that parameter's position, its name).
+    doc_parameter: tuple | None = field(default=None, compare=False)
+    # For an undocumented `name = F(...)`: the call, whose F may give what it returns the
+    # docstring an argument holds (doc_parameter; templates.py evaluates it).
+    docstring_call: ast.Call | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -648,7 +654,9 @@ class _Reader:
                         found = replace(found, call=call)
                     if found is not None and found.docstring is None:
                         found = replace(found, wraps=self._assigned_from(statement, path),
-                                        alias=alias, bound=bound)
+                                        alias=alias, bound=bound,
+                                        docstring_call=statement.value if isinstance(
+                                            statement.value, ast.Call) else None)
                         same = self.module.objects.get(found.wraps or "")
                         if bound is not None and same is not None and same.kind == METHOD:
                             # `product = prod` in a class body, prod a method above it: the
@@ -825,7 +833,9 @@ class _Reader:
                          wraps, deprecation=code_deprecation(node),
                          class_access=_class_access(node) if isinstance(node, ast.ClassDef)
                          else None, decorator=decorator,
-                         gives_itself=isinstance(node, ast.ClassDef) and _gives_itself(node))
+                         gives_itself=isinstance(node, ast.ClassDef) and _gives_itself(node),
+                         doc_parameter=None if isinstance(node, ast.ClassDef) or is_class
+                         else _doc_parameter(node))
 
     def _attributes_section(self, docstring, prefix: str, path: str):
         """Record each entry of a class docstring's Attributes section (numpydoc's
@@ -972,6 +982,28 @@ def _class_return(node: ast.ClassDef) -> tuple | None:
             and test.comparators[0].value is None):
         return None
     return first.body[0].value, self_name
+
+
+def _doc_parameter(node) -> tuple | None:
+    """Return DocObject.doc_parameter of a function: where its body defines a function W,
+    sets `W.__doc__ = PARAMETER` and ends `return W`, (PARAMETER's position, its name)."""
+    if not node.body or not isinstance(node.body[-1], ast.Return) \
+            or not isinstance(node.body[-1].value, ast.Name):
+        return None
+    returned = node.body[-1].value.id
+    parameters = [argument.arg for argument in [*node.args.posonlyargs, *node.args.args]]
+    defined = any(isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and statement.name == returned for statement in node.body)
+    set_doc = [statement.value.id for statement in node.body
+               if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+               and isinstance(statement.targets[0], ast.Attribute)
+               and statement.targets[0].attr == "__doc__"
+               and isinstance(statement.targets[0].value, ast.Name)
+               and statement.targets[0].value.id == returned
+               and isinstance(statement.value, ast.Name)]
+    if not defined or len(set_doc) != 1 or set_doc[0] not in parameters:
+        return None
+    return parameters.index(set_doc[0]), set_doc[0]
 
 
 def _gives_itself(node: ast.ClassDef) -> bool:

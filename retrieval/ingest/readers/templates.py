@@ -18,7 +18,17 @@ import dataclasses
 import inspect
 import textwrap
 
-from .docstrings import CLASS, EXCEPTION, FUNCTION, METHOD, DocObject, Module, PackageSource
+from .docstrings import (
+    ATTRIBUTE,
+    CLASS,
+    DATA,
+    EXCEPTION,
+    FUNCTION,
+    METHOD,
+    DocObject,
+    Module,
+    PackageSource,
+)
 
 # How deep a value may refer to other values before it is given up (a cycle, or worse).
 _MAX_DEPTH = 24
@@ -252,21 +262,50 @@ class _Templates:
         return text
 
 
+def _docstring_argument(package: PackageSource, module: Module, obj: DocObject):
+    """Return the argument node an undocumented `name = F(...)` gives F's doc_parameter (the
+    function F returns has that docstring), or None where F is no such function."""
+    call = obj.docstring_call
+    if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return None
+    found = package.resolve(f"{module.name}.{ast.unparse(call.func)}")
+    if found is None or found[1].kind != FUNCTION or found[1].doc_parameter is None:
+        return None
+    position, name = found[1].doc_parameter
+    return next((keyword.value for keyword in call.keywords if keyword.arg == name),
+                call.args[position] if position < len(call.args) else None)
+
+
 def resolve_templates(package: PackageSource) -> tuple:
-    """Fill in each docstring the package assembles at import time from its decorators, where
-    the source alone gives it; return (how many were, how many were left as written)."""
+    """Fill in each docstring the package assembles at import time from its decorators, or
+    from the argument a function that sets it is called with (`isalnum = _map_and_wrap(
+    "isalnum", docstring=...)`: a function, a method in a class body), where the source alone
+    gives it; return (how many were, how many were left as written)."""
     templates = _Templates(package)
     resolved = left = 0
     for module in package.modules.values():
         for path, obj in list(module.objects.items()):
-            if not obj.templates:
+            argument = _docstring_argument(package, module, obj)
+            if not obj.templates and argument is None:
                 continue
             try:
-                text = templates.assembled(module, obj)
+                if argument is not None:
+                    templates.scope = templates.scope_of(module, obj)
+                    text = templates.value(module, argument)
+                    if not isinstance(text, str):
+                        raise _Unresolved("a docstring that is no string")
+                else:
+                    text = templates.assembled(module, obj)
             except (_Unresolved, RecursionError):
                 left += 1
                 continue
+            finally:
+                templates.scope = None
             resolved += 1
+            if argument is not None:
+                # What the call returns is a function: a method where a class binds it.
+                obj = dataclasses.replace(obj, kind=METHOD if obj.kind == ATTRIBUTE else
+                                          FUNCTION if obj.kind == DATA else obj.kind)
             module.objects[path] = dataclasses.replace(
                 obj, docstring=inspect.cleandoc(text) if text.strip() else obj.docstring)
     if resolved:
