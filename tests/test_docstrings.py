@@ -252,6 +252,80 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         self.assertEqual(objects.count("lib.base.Base.run"), 1)
         self.assertNotIn("lib.App.run", names.get("lib.base.Base.run", []))
 
+    def test_a_name_below_a_descriptor_that_gives_back_its_class_is_that_class_s_member(self):
+        # pandas' `str = CachedAccessor("str", StringMethods)`: read on Series, the descriptor
+        # gives back StringMethods, so `Series.str.contains` is StringMethods.contains.
+        descriptor = ('class Cached:\n    def __init__(self, name, accessor):\n'
+                      '        self._name = name\n        self._accessor = accessor\n\n'
+                      '    def __get__(self, obj, cls):\n        if obj is None:\n'
+                      '            return self._accessor\n        return self._accessor(obj)\n')
+        package = package_of({
+            "lib": "from .frame import Frame\n",
+            "lib.accessor": descriptor + (
+                # Gives back what the source does not say: an attribute also set elsewhere,
+                # or something other than what it keeps on class access.
+                '\n\nclass Reset(Cached):\n    pass\n'
+                '\n\nclass Moved:\n    def __init__(self, accessor):\n'
+                '        self._accessor = accessor\n\n    def swap(self, other):\n'
+                '        self._accessor = other\n\n    def __get__(self, obj, cls):\n'
+                '        if obj is None:\n            return self._accessor\n'
+                '\n\nclass Plain:\n    def __init__(self, accessor):\n'
+                '        self._accessor = accessor\n\n    def __get__(self, obj, cls):\n'
+                '        return self._accessor\n'),
+            "lib.strings": ('class StringMethods:\n    """String methods."""\n\n'
+                            '    def contains(self, pat):\n        """Test each string."""\n'),
+            "lib.frame": ('from .accessor import Cached, Moved, Plain, Reset\n'
+                          'from .strings import StringMethods\n\n\nclass Frame:\n'
+                          '    """A frame."""\n\n    str = Cached("str", StringMethods)\n'
+                          '    text = Cached("text", accessor=StringMethods)\n'
+                          '    named = Cached(StringMethods, "named")\n'
+                          '    moved = Moved(StringMethods)\n    plain = Plain(StringMethods)\n'
+                          '    reset = Reset("reset", StringMethods)\n'
+                          '    other = dict(StringMethods)\n'),
+        })
+        for name in ("str", "text"):
+            self.assertEqual(package.resolve(f"lib.Frame.{name}.contains")[1].name,
+                             "lib.strings.StringMethods.contains")
+        # The attribute itself is still the class attribute the source defines.
+        self.assertEqual(package.resolve("lib.Frame.str")[1].name, "lib.frame.Frame.str")
+        for name in ("named", "moved", "plain", "reset", "other"):
+            self.assertIsNone(package.resolve(f"lib.Frame.{name}.contains"), name)
+        self.assertIsNone(package.resolve("lib.Frame.str.missing"))
+
+    def test_a_method_decorated_by_a_descriptor_class_of_the_package_is_an_attribute(self):
+        # pandas' `@cache_readonly` (CachedProperty, bound to another name in another module),
+        # whose __get__ gives itself on class access: autodoc documents such a member as an
+        # attribute; SQLAlchemy's `@hybridmethod` gives a bound method there: a method.
+        root = temporary_directory(self)
+        get = ('    def __init__(self, fget):\n        self.fget = fget\n\n'
+               '    def __get__(self, obj, typ):\n        if obj is None:\n'
+               '            return %s\n        return self.fget(obj)\n')
+        files = {
+            "lib/__init__.py": "from .frame import Frame\n",
+            "lib/props.py": ('class Cached:\n' + get % 'self' + '\n\nclass Plain:\n'
+                             '    def __init__(self, fget):\n        self.fget = fget\n\n\n'
+                             'class hybridmethod:\n' + get % 'self.fget.__get__(typ, typ)'
+                             + '\n\ncache_readonly = Cached\n'),
+            "lib/frame.py": ('from typing import final\n\nfrom .props import Plain, '
+                             'cache_readonly, hybridmethod\n\n\nclass Frame:\n'
+                             '    @cache_readonly\n    def size(self):\n        """The size."""\n\n'
+                             '    @final\n    @cache_readonly\n    def shape(self):\n'
+                             '        """The shape."""\n\n    @cache_readonly\n    @Plain\n'
+                             '    def both(self):\n        """Both."""\n\n    @hybridmethod\n'
+                             '    def hybrid(self):\n        """Hybrid."""\n'),
+        }
+        for path, text in files.items():
+            os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
+            with open(os.path.join(root, path), "w", encoding="utf-8") as stream:
+                stream.write(text)
+        package = read_package(root, [("lib/__init__.py", "lib"), ("lib/props.py", "lib.props"),
+                                      ("lib/frame.py", "lib.frame")])
+        kinds = {name: package.resolve(f"lib.Frame.{name}")[1].kind
+                 for name in ("size", "shape", "both", "hybrid")}
+        # Only the decorator applied last decides (typing's final returns what it is given).
+        self.assertEqual(kinds, {"size": ATTRIBUTE, "shape": ATTRIBUTE, "both": ATTRIBUTE,
+                                 "hybrid": METHOD})
+
     def test_an_assignment_of_a_name_is_another_name_of_what_it_names(self):
         package = package_of({
             "sym": "from .matrices import Matrix, eye\nfrom .dense import DEFAULT, now\n",

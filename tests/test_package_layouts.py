@@ -14,6 +14,7 @@ from pathlib import Path
 
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.ingest.formats.package import PACKAGE_FORMAT, read_package_contents
+from retrieval.ingest.readers import cython
 from retrieval.ingest.readers.docstrings import parse_module, read_package
 from retrieval.ingest.readers.templates import resolve_templates
 from retrieval.ingest.sources.dependencies import release_requirements, requirement_names
@@ -196,6 +197,26 @@ class PublicApiTest(unittest.TestCase):
             "nx.algorithms.shortest_path", "nx.algorithms.paths.shortest_path"])
         self.assertFalse([title for title in units if "_basic" in title])
         self.assertIn("nx.percolation_centrality", units)
+
+    def test_a_cython_descriptor_s_class_access_is_read(self):
+        # pandas/_libs/properties.pyx: CachedProperty.__get__ gives itself on class access,
+        # then runs C code; `@cache_readonly` members are attributes to autodoc.
+        pyx = ("cdef class CachedProperty:\n    def __init__(self, fget):\n"
+               "        self.fget = fget\n\n    def __get__(self, obj, typ):\n"
+               '        """Read it."""\n        if obj is None:\n'
+               "            # on the class\n            return self\n"
+               "        val = <object>PyDict_GetItem(obj._cache, self.name)\n"
+               "        return val\n\n\ncdef class Later:\n    def __get__(self, obj, typ):\n"
+               "        cdef object cache = obj\n        if obj is None:\n"
+               "            return self\n\n\ncache_readonly = CachedProperty\n")
+        face = cython.skeleton(pyx)
+        self.assertEqual(face.split("\n")[4:9], [
+            "    def __get__(self, obj, typ):", '        """Read it."""',
+            "        if obj is None:", "", "            return self"])
+        module = parse_module("lib.props", "lib/props.pyx", face.encode())
+        self.assertTrue(module.objects["CachedProperty"].gives_itself)
+        # Only what it begins with: a statement before the `if` is C or Python unknown.
+        self.assertFalse(module.objects["Later"].gives_itself)
 
     def test_a_cython_module_s_python_definitions_are_read_with_their_docstrings(self):
         # What autodoc finds importing a compiled Cython module (pandas' offsets.pyx): def,
@@ -465,6 +486,56 @@ class PublicApiTest(unittest.TestCase):
                          "Merge DataFrame objects by key.")
         self.assertEqual(objects["DataFrame.fill"].docstring, "Fill the DataFrame.")
         self.assertIsNone(objects["DataFrame.other"].docstring)
+
+    def test_a_function_made_by_a_helper_that_sets_its_doc_has_the_argument_s_docstring(self):
+        # pandas' `isalnum = _map_and_wrap("isalnum", docstring=_shared_docs["is"] % ...)`:
+        # _map_and_wrap returns its inner function with `wrapper.__doc__ = docstring`.
+        root = write_tree(temporary_directory(self), {
+            "pd/strings.py": (
+                '_docs = {"is": "Check %(kind)s."}\n\n\n'
+                'def _map_and_wrap(name, docstring):\n    def wrapper(self):\n'
+                '        return name\n\n    wrapper.__doc__ = docstring\n    return wrapper\n\n\n'
+                'def _other(name, docstring):\n    def wrapper(self):\n        return name\n\n'
+                '    return wrapper\n\n\nshout = _map_and_wrap("shout", "Shout it.")\n\n\n'
+                'class StringMethods:\n    _args = {"alpha": {"kind": "letters"}}\n\n'
+                '    isalpha = _map_and_wrap(\n        "isalpha", docstring=_docs["is"] % '
+                '_args["alpha"]\n    )\n    isdigit = _other("isdigit", "Digits.")\n')})
+        package = read_package(str(root), wheel_modules(root))
+        self.assertEqual(resolve_templates(package), (2, 0))
+        objects = package.modules["pd.strings"].objects
+        self.assertEqual({name: (objects[name].kind, objects[name].docstring) for name in
+                          ("shout", "StringMethods.isalpha", "StringMethods.isdigit")},
+                         {"shout": ("function", "Shout it."),
+                          "StringMethods.isalpha": ("method", "Check letters."),
+                          "StringMethods.isdigit": ("attribute", None)})
+
+    def test_a_class_body_s_entry_of_a_module_dict_is_the_module_s_entry(self):
+        # pandas' strings/accessor.py fills `_shared_docs["str_pad"]` inside StringMethods
+        # for the @Appender below it; a dict the class binds itself (`_doc_args`) is the
+        # class's own, which its methods' decorators read first, as Python's class scope.
+        root = write_tree(temporary_directory(self), {
+            "pd/strings.py": (
+                '_shared_docs = {}\n_kind = "module"\n'
+                '_shared_docs["tail"] = "Kind " + _kind + "."\n\n\nclass StringMethods:\n'
+                '    _shared_docs["pad"] = """\n    Pad %(side)s side.\n"""\n\n'
+                '    @Appender(_shared_docs["pad"] % {"side": "left"})\n'
+                '    def ljust(self):\n        pass\n\n    _kind = "class"\n'
+                '    _shared_docs["kind"] = _kind\n\n    _args = {}\n'
+                '    _args["up"] = {"side": "upper"}\n\n'
+                '    @Appender(_shared_docs["pad"] % _args["up"])\n'
+                '    def upper(self):\n        pass\n\n'
+                '    @Appender(_shared_docs["tail"])\n    def tail(self):\n        pass\n')})
+        package = read_package(str(root), wheel_modules(root))
+        module = package.modules["pd.strings"]
+        self.assertEqual(set(module.items), {"_shared_docs"})
+        # `_kind` there is the class's: not the module's "module".
+        self.assertEqual(set(module.items["_shared_docs"]), {"tail", "pad"})
+        self.assertEqual(resolve_templates(package), (3, 0))
+        docstrings = {name: module.objects[f"StringMethods.{name}"].docstring
+                      for name in ("ljust", "upper", "tail")}
+        # The module's `_kind` in the module's entry, whoever reads it.
+        self.assertEqual(docstrings, {"ljust": "Pad left side.", "upper": "Pad upper side.",
+                                      "tail": "Kind module."})
 
     def test_exported_names_have_in_links_and_rank_above_helpers(self):
         files = {

@@ -98,6 +98,28 @@ def stub_urls(out: str) -> list:
         conn.close()
 
 
+def sheds_page(*tables) -> str:
+    """Return a page of herd.barn's autosummary tables with `:toctree: api/`, each (its
+    template below autosummary/, None for none; the names it lists)."""
+    return "Sheds\n=====\n\n.. currentmodule:: herd.barn\n" + "".join(
+        "\n.. autosummary::\n   :toctree: api/\n"
+        + (f"   :template: autosummary/{template}.rst\n" if template else "")
+        + "\n" + "".join(f"   {name}\n" for name in names) for template, *names in tables)
+
+
+def stub_units(out: str) -> list:
+    """Return (URL below api/, kind, quoted text, indexed body) of a snapshot's stub units."""
+    conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+    try:
+        return [(url.removeprefix(DOCS + "api/"), kind, text, body) for url, kind, text, body in
+                conn.execute("SELECT p.url, i.kind, p.text, x.body FROM passages p JOIN "
+                             "passage_facts i ON i.id = p.id JOIN passage_fields x "
+                             "ON x.id = p.id WHERE p.url LIKE ? ORDER BY p.url",
+                             (DOCS + "api/%",))]
+    finally:
+        conn.close()
+
+
 class AutodocPagesTest(unittest.TestCase):
 
     @classmethod
@@ -405,6 +427,71 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                      for url, *_, in_links in rows}
             self.assertEqual([links[f"herd.barn.Shed.{name}"]
                               for name in ("seal", "mend", "size", "_hidden")], expected, conf)
+
+
+    def test_an_accessor_s_stubs_describe_what_the_descriptor_gives_as_the_template_says(self):
+        # pandas' `str = CachedAccessor("str", StringMethods)` and its templates writing
+        # `.. autoaccessormethod::`, a documenter conf.py registers as a method's.
+        barn = BARN + (
+            '\n\nclass Cached:\n    def __init__(self, name, accessor):\n'
+            '        self._name = name\n        self._accessor = accessor\n\n'
+            '    def __get__(self, obj, cls):\n        if obj is None:\n'
+            '            return self._accessor\n        return self._accessor(obj)\n'
+            '\n\ndef _wrapped(name):\n    return name\n'
+            '\n\nclass Tools:\n    """The shed\'s tools."""\n\n    def sharpen(self):\n'
+            '        """Sharpen each blade."""\n\n    oil = _wrapped("oil")\n'
+            '    """Oil each hinge."""\n'
+            '\n\nclass Kit(Tools):\n    pass\n'
+            '\n\nclass Shed:\n    """A small barn."""\n\n    tools = Cached("tools", Tools)\n'
+            '    kit = Cached("kit", Kit)\n')
+        conf = ("templates_path = ['../templates']\n\n\nclass AccessorDocumenter(Documenter):\n"
+                "    objtype = 'accessor'\n    directivetype = 'method'\n\n\n"
+                "class AccessorMethodDocumenter(AccessorDocumenter):\n"
+                "    objtype = 'accessormethod'\n\n\ndef setup(app):\n"
+                "    app.add_autodocumenter(AccessorDocumenter)\n"
+                "    app.add_autodocumenter(AccessorMethodDocumenter)\n")
+        sheds = sheds_page((None, "Shed"), ("accessor", "Shed.tools", "Shed.kit"),
+                           ("accessor_method", "Shed.tools.sharpen", "Shed.tools.oil"))
+        directive = ("{{ fullname }}\n{{ underline }}\n\n.. currentmodule:: herd\n\n"
+                     ".. auto%s:: {{ objname }}\n")
+        out, _ = built(temporary_directory(self), FILES | {
+            "herd/barn.py": barn, "docs/sheds.rst": sheds, "docs/conf.py": conf,
+            "templates/autosummary/class.rst": (
+                "..\n   .. autosummary::\n      :toctree:\n"
+                "      {% for item in all_attributes %}\n      {{ name }}.{{ item }}\n"
+                "      {%- endfor %}\n"),
+            "templates/autosummary/accessor.rst": directive % "accessor",
+            "templates/autosummary/accessor_method.rst": directive % "accessormethod"})
+        units = [(url, kind, body) for url, kind, _, body in stub_units(out)]
+        # Each stub once: `Shed.tools`, which Shed's template lists too, as its page's entry
+        # writes it (a method's, with the docstring of Tools, what Shed.tools is on Shed;
+        # Shed.kit's, Kit's, is its base's).
+        self.assertEqual(units, [
+            ("herd.barn.Shed.html#herd.barn.Shed", "class", "A small barn."),
+            ("herd.barn.Shed.kit.html#herd.barn.Shed.kit", "method", "The shed's tools."),
+            ("herd.barn.Shed.tools.html#herd.barn.Shed.tools", "method", "The shed's tools."),
+            ("herd.barn.Shed.tools.oil.html#herd.barn.Shed.tools.oil", "method",
+             "Oil each hinge."),
+            ("herd.barn.Shed.tools.sharpen.html#herd.barn.Shed.tools.sharpen", "method",
+             "Sharpen each blade.")])
+
+    def test_a_stub_shows_the_docstring_autodoc_shows_quoting_its_own_lines(self):
+        # pandas' `density = kde`, `boxplot = pandas.plotting.boxplot_frame` (a function bound
+        # in a class body: a method), and a member documented only by its base.
+        barn = BARN + ('\n\ndef _plot(shed):\n    """Plot a shed."""\n'
+                       '\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n\n    def kde(self):\n'
+                       '        """Estimate a density."""\n\n    density = kde\n'
+                       '    plot = _plot\n\n    def mend(self):\n        pass\n')
+        out, _ = built(temporary_directory(self), FILES | {
+            "herd/barn.py": barn,
+            "docs/sheds.rst": sheds_page((None, "Shed.density", "Shed.plot", "Shed.mend"))})
+        units = [(url.removeprefix("herd.barn.Shed.").partition(".")[0], kind, text.strip(),
+                  body) for url, kind, text, body in stub_units(out)]
+        self.assertEqual(units, [
+            ("density", "method", "density = kde", "Estimate a density."),
+            ("mend", "method", "def mend(self):", "Mend the roof."),
+            ("plot", "method", "plot = _plot", "Plot a shed.")])
 
     def test_a_page_rendered_as_jinja_by_conf_py_reads_its_context_s_text(self):
         # pandas' conf.py: a "source-read" handler renders each page with html_context, and

@@ -275,6 +275,11 @@ class _Units:
         self.unrendered: set = set()
         # How many member stubs rendered templates list (of what the source defines).
         self.member_stubs = 0
+        # An autosummary template's name -> the kind its stubs describe their objects as
+        # (autodoc.template_kind), read once.
+        self.template_kinds: dict = {}
+        # The names the docs' autosummary tables give stub pages (their page entries).
+        self.summarized_names: set = set()
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
         # route), and an assignment bound to a documented function is that function; with one,
         # its `:inherited-members:` and directives say so, and the objects it does not describe
@@ -767,14 +772,21 @@ class _Units:
             documented = autodoc.resolve_name(entry.name, self.package)
             if documented is None:
                 continue  # what the source does not define (or autosummary imports elsewhere)
-            stubs = [(entry.toctree, documented[0])]
+            stubs = [(entry.toctree, self._stub_described(project, entry.template,
+                                                          documented[0], progress))]
             if (documented[0].kind or documented[0].obj.kind) in (CLASS, EXCEPTION):
                 for toctree, name in self._template_members(project, entry, documented[0],
                                                             progress):
+                    if name in self.summarized_names:
+                        # Listed on a page too: autosummary writes that stub from the page's
+                        # entry (with its template), before the stubs its stubs list.
+                        continue
                     member = autodoc.resolve_name(name, self.package)
                     if member is not None:
                         self.member_stubs += 1
-                        stubs.append((posixpath.join(entry.toctree, toctree), member[0]))
+                        stubs.append((posixpath.join(entry.toctree, toctree),
+                                      self._stub_described(project, None, member[0],
+                                                           progress)))
             for toctree, item in stubs:
                 # conf.py's autosummary_filename_map names a stub's file otherwise.
                 stub = docname_path(posixpath.normpath(posixpath.join(
@@ -784,6 +796,53 @@ class _Units:
                            if self.layout.docs_url else None)
                 found.append((entry.line, address, item))
         return found
+
+    def _stub_described(self, project: SphinxProject, template: str | None, documented,
+                        progress: Progress):
+        """Return the autodoc.Documented a stub describes, written with template (a page
+        entry's `:template:`, None: autosummary's own): described as the one autodoc directive
+        the template writes describes it (autodoc.template_kind: pandas' accessor_method.rst,
+        a method), else as it is defined; without a docstring of its own, with the one autodoc
+        shows, quoting its own lines still (another name bound to the same object is another
+        stub, where the site has another page): of the class a class attribute is read on its
+        class (PackageSource.accessed: pandas' `Series.str`, StringMethods; its bases' where it
+        has none, as for any class); of the function
+        a class attribute is bound to (PackageSource.shown: `density = kde`; a function bound
+        in a class body is a method there); else the one its bases give (inheriting)."""
+        kind = None
+        if template is not None:
+            if template not in self.template_kinds:
+                text = self._template_text(project, template, progress)
+                self.template_kinds[template] = None if text is None else \
+                    autodoc.template_kind(text, project.conf.autodocumenters)
+            kind = self.template_kinds[template]
+        module, obj = documented.module, documented.obj
+        if obj.docstring is None:
+            accessed = self.package.accessed(module, obj)
+            shown = self.package.shown(module, obj)[1]
+            if accessed is not None:
+                shown_class = inheriting(self.package, accessed[0], accessed[1], None) \
+                    if project.conf.inherit_docstrings else accessed[1]
+                obj = dataclasses.replace(obj, docstring=shown_class.docstring)
+            elif shown is not obj:
+                obj = dataclasses.replace(obj, docstring=shown.docstring, kind=METHOD if (
+                    obj.kind == ATTRIBUTE and obj.bound is not None) else obj.kind)
+            elif project.conf.inherit_docstrings and "." in documented.name:
+                owner = self.package.resolve(documented.name.rpartition(".")[0])
+                obj = inheriting(self.package, module, obj, owner)
+        return dataclasses.replace(documented, obj=obj, kind=kind)
+
+    def _template_text(self, project: SphinxProject, name: str,
+                       progress: Progress) -> str | None:
+        """Return the text of an autosummary template the project has, looked up in conf.py's
+        templates_path as autosummary looks it up first, or None (autosummary's own then)."""
+        for folder in project.conf.templates_path:
+            path = posixpath.normpath(posixpath.join(project.root, folder, name))
+            if not path.startswith("../") \
+                    and os.path.isfile(os.path.join(self.tree.root, path)):
+                read = read_file(self.tree, path, progress)
+                return None if read is None else read[0]
+        return None
 
     def _template_members(self, project: SphinxProject, entry, documented,
                           progress: Progress) -> list:
@@ -796,15 +855,7 @@ class _Units:
         (self.unrendered) and lists none."""
         name = entry.template or "autosummary/class.rst"
         if name not in self.templates:
-            self.templates[name] = None
-            for folder in project.conf.templates_path:
-                path = posixpath.normpath(posixpath.join(project.root, folder, name))
-                if not path.startswith("../") \
-                        and os.path.isfile(os.path.join(self.tree.root, path)):
-                    read = read_file(self.tree, path, progress)
-                    if read is not None:
-                        self.templates[name] = read[0]
-                    break
+            self.templates[name] = self._template_text(project, name, progress)
         template = self.templates[name]
         if template is None:
             return []
@@ -834,6 +885,8 @@ class _Units:
         # Each page's autodoc directives resolved, in page order (skips reported as read).
         autodocs = {relative: self._autodoc(page.where, page.text, progress, conf)
                     for relative, page in expanded.items()}
+        self.summarized_names = {entry.name for page in expanded.values()
+                                 for entry in autodoc.autosummary_entries(page.text)}
         predicted = {}
         summarized: dict = {}  # page -> its autosummary stubs (_summarized)
         stub_pages: set = set()  # the addresses of the stubs read so far

@@ -406,6 +406,23 @@ def autosummary_entries(text: str, toctree_only: bool = True) -> list:
     return found
 
 
+# An autodoc directive in an autosummary template: `.. autoaccessormethod:: {{ ... }}`.
+_TEMPLATE_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?auto([a-z]+)::", re.MULTILINE)
+
+
+def template_kind(template: str, documenters: dict) -> str | None:
+    """Return the kind (DIRECTIVE_KINDS) a stub written with an autosummary template describes
+    its object as: that of the one autodoc directive the template writes, `auto` + a kind
+    autodoc has or + the objtype of a documenter conf.py registers (documenters:
+    SphinxConf.autodocumenters; pandas' accessor_method.rst writes `.. autoaccessormethod::`,
+    a method); None where it writes none, several, or one of what is not known."""
+    written = {match.group(1) for match in _TEMPLATE_DIRECTIVE.finditer(template)}
+    if len(written) != 1:
+        return None
+    [name] = written
+    return DIRECTIVE_KINDS.get(name) or DIRECTIVE_KINDS.get(documenters.get(name, ""))
+
+
 # A directive a project (or its theme) defines itself, whose one argument is a dotted name:
 # jinja2's `.. jinja:filters:: jinja2.defaults.DEFAULT_FILTERS`, `.. autopydantic_model:: a.B`.
 _OWN = re.compile(r"[ \t]*\.\.[ \t]+((?:[\w-]+:)?[\w-]+)::[ \t]+([A-Za-z_]\w*(?:\.\w+)+)[ \t]*")

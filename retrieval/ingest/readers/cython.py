@@ -137,7 +137,8 @@ def skeleton(text: str) -> str:
     # Open blocks, innermost last: [indent, kind ("class", "def", "declared": a `cdef
     # readonly:` block, or "skip": a block whose body is blanked), header row, whether its body
     # kept a statement, whether it has one at all, the def's name, the row last kept, the
-    # indent of its body's statements].
+    # indent of its body's statements, a `__get__`'s class access read so far
+    # (_class_access)].
     stack: list = []
     pending: list = []  # decorators waiting for the definition they decorate
     for first, indent, source, compound in logical:
@@ -152,6 +153,9 @@ def skeleton(text: str) -> str:
             if inside[1] == "def" and not inside[4] and string:
                 _keep(out, first, indent, source)  # the function's docstring
                 inside[3] = True
+            elif inside[1] == "def" and inside[5] == "__get__" and len(stack) >= 2 \
+                    and stack[-2][1] == "class" and inside[8] != "done":
+                _class_access(inside, out, first, indent, source, compound)
             elif inside[1] == "def" and inside[5] == "__init__" and len(stack) >= 2 \
                     and stack[-2][1] == "class" and inside[7] in (None, indent) and (
                         _SELF_ATTRIBUTE.match(source) and _parses(source)
@@ -165,7 +169,7 @@ def skeleton(text: str) -> str:
         declared = _DECLARED.match(source)
         if declared and stack and stack[-1][1] == "class":
             if compound:
-                stack.append([indent, "declared", first, True, True, None, None, None])
+                stack.append([indent, "declared", first, True, True, None, None, None, None])
             else:
                 _declare(out, first, indent, source[declared.end():], stack[-1])
             continue
@@ -181,15 +185,38 @@ def skeleton(text: str) -> str:
             out[first] = " " * indent + header
             _kept(stack)
             stack.append([indent, "class" if header.startswith("class") else "def", first,
-                          False, False, header.partition("(")[0].split()[-1], None, None])
+                          False, False, header.partition("(")[0].split()[-1], None, None,
+                          None])
         elif compound:
-            stack.append([indent, "skip", first, True, True, None, None, None])
+            stack.append([indent, "skip", first, True, True, None, None, None, None])
         elif _parses(source):
             _keep(out, first, indent, source)
             _kept(stack)
     while stack:
         _close(stack.pop(), out)
     return "\n".join(out)
+
+
+# What a descriptor's `__get__` begins with where it is read on a class: `if obj is None:`.
+_ON_CLASS = re.compile(r"if[ \t]+\w+[ \t]+is[ \t]+None[ \t]*:")
+
+
+def _class_access(block: list, out: list, row: int, indent: int, source: str,
+                  compound: bool):
+    """Keep the first statement of a class's `__get__` (block) where it is `if obj is None:`
+    over a `return`, which tells what the descriptor is read on a class (the docstring
+    reader's class_access): its header waits in block[8] for the `return` below it; any other
+    statement ends the look ("done")."""
+    waiting = block[8]
+    if waiting is None and compound and _ON_CLASS.fullmatch(source.strip()):
+        block[8] = (row, indent, source)
+        return
+    if waiting is not None and not compound and indent > waiting[1] \
+            and source.startswith("return") and _parses(f"{waiting[2]}\n    {source}"):
+        _keep(out, *waiting)
+        _keep(out, row, indent, source)
+        block[3] = True
+    block[8] = "done"
 
 
 def _declare(out: list, row: int, indent: int, declaration: str, owner: list):

@@ -82,6 +82,26 @@ class DocObject:
     # The deprecation its code states (a warning its body gives first thing, a `@deprecated`
     # decorator: code_deprecation.py), whatever its docstring says; None if none.
     deprecation: VersionNote | None = field(default=None, compare=False)
+    # For a class-body `name = Call(...)` of a named callable: (the callable as written, its
+    # positional arguments as written, "" where one is no name, and (keyword, argument) pairs
+    # likewise), what PackageSource.accessed reads a descriptor's class access from.
+    call: tuple | None = field(default=None, compare=False)
+    # For a descriptor class whose instance read on a class gives back an argument it was made
+    # with (_class_access): (that __init__ parameter's position after self, its name).
+    class_access: tuple | None = field(default=None, compare=False)
+    # For a method, the decorator applied last (outermost) as written, where it is a name
+    # (`cache_readonly`): a descriptor class of the package makes it an attribute
+    # (descriptor_members).
+    decorator: str | None = field(default=None, compare=False)
+    # For a class: whether its `__get__` begins `if obj is None: return self`, so that its
+    # instance read on a class is that instance, no function (_class_return).
+    gives_itself: bool = field(default=False, compare=False)
+    # For a function returning an inner function whose `__doc__` it sets from a parameter
+    # (pandas' `_map_and_wrap(name, docstring)`): (that parameter's position, its name).
+    doc_parameter: tuple | None = field(default=None, compare=False)
+    # For an undocumented `name = F(...)`: the call, whose F may give what it returns the
+    # docstring an argument holds (doc_parameter; templates.py evaluates it).
+    docstring_call: ast.Call | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -103,6 +123,10 @@ class Module:
     # docstrings assembled at import time (templates.py resolves them statically).
     assigned: dict = field(default_factory=dict)
     items: dict = field(default_factory=dict)  # NAME -> {key: value expression}
+    # A class's path -> (its body's `NAME = value` and `NAME["key"] = value` of a NAME it
+    # binds, as `assigned` and `items` are the module's): what its methods' decorators read
+    # first (templates.py), as Python's class scope does.
+    class_scopes: dict = field(default_factory=dict)
     # Top-level name -> the absolute dotted name a DOCSTRING_SETTERS statement gives its
     # docstring to (torch/_torch_docs.py's `add_docstr(torch.abs, r"""...""")`: "torch.abs").
     documents: dict = field(default_factory=dict)
@@ -241,6 +265,25 @@ class PackageSource:
                 return found
         return module, obj
 
+    def accessed(self, module: Module, obj: DocObject):
+        """Return (Module, DocObject) of the class a class attribute is when read on its class,
+        or None: bound to a call of a descriptor class of the package whose __get__ gives back,
+        on the class, the argument it was made with (DocObject.class_access), that argument
+        naming a class of the package (`str = CachedAccessor("str", StringMethods)`:
+        `Series.str` is StringMethods). Any other value is not known without running it."""
+        if obj.kind != ATTRIBUTE or obj.call is None:
+            return None
+        function, positional, keywords = obj.call
+        descriptor = self.resolve(f"{module.name}.{function}")
+        if descriptor is None or descriptor[1].kind != CLASS \
+                or descriptor[1].class_access is None:
+            return None
+        position, parameter = descriptor[1].class_access
+        written = dict(keywords).get(parameter) or (
+            positional[position] if position < len(positional) else "")
+        found = self.resolve(f"{module.name}.{written}") if written else None
+        return found if found is not None and found[1].kind in (CLASS, EXCEPTION) else None
+
     def changed(self):
         """Forget every name looked up: an object was replaced (templates.py), or modules
         were added (dependencies)."""
@@ -317,6 +360,13 @@ class PackageSource:
                     return found
             if cut == len(rest):
                 return module, obj
+            if obj.kind == ATTRIBUTE and cut:
+                # A name below a class attribute whose value, read on the class, is a class
+                # of the package (`Series.str.contains`: StringMethods.contains), as Python's
+                # attribute lookup (and autodoc's getattr) reaches it.
+                accessed = self.accessed(module, obj)
+                if accessed is not None:
+                    return self.resolve(".".join([accessed[1].name, *rest[cut:]]), hops + 1)
             if obj.kind in (CLASS, EXCEPTION) and cut:
                 # A member a class inherits: Python's attribute lookup finds it on its bases,
                 # nearest first (`pandas.DataFrame.loc`, defined on IndexingMixin).
@@ -385,7 +435,31 @@ def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
             package.skipped.append((source + relative_path, str(exc)))
         else:
             package.modules[name] = module
+    descriptor_members(package)
     return package
+
+
+def descriptor_members(package: PackageSource) -> None:
+    """Make each method whose outermost decorator is a class of the package whose `__get__`
+    gives the descriptor itself on class access (DocObject.gives_itself) an attribute: what
+    autodoc's getattr gets on the class is then that instance, no function, which it documents
+    as an attribute (pandas' `@cache_readonly`, bound to the CachedProperty class of
+    pandas/_libs/properties.pyx); one that gives something else there may give a function
+    (SQLAlchemy's hybridmethod gives a bound method: a method). Read once all modules are,
+    since the decorator's class may be defined in any of them."""
+    found = []
+    for module in package.modules.values():
+        for key, obj in module.objects.items():
+            if obj.decorator is None:
+                continue
+            decorator = package.resolve(f"{module.name}.{obj.decorator}")
+            if decorator is not None and decorator[1].kind == CLASS \
+                    and decorator[1].gives_itself:
+                found.append((module, key, obj))
+    for module, key, obj in found:
+        module.objects[key] = replace(obj, kind=ATTRIBUTE)
+    if found:
+        package.changed()
 
 
 def parse_module(name: str, relative_path: str, data: bytes) -> Module:
@@ -530,6 +604,9 @@ class _Reader:
                 self._imports(statement)
                 self._all(statement)
                 self._assigned(statement)
+            else:
+                self._module_items(statement, members)
+                self._class_scope(statement, path, members)
             following = statements[index + 1] if index + 1 < len(statements) else None
             for obj_name, obj in self._objects(statement, following, prefix, path, is_class):
                 members.setdefault(obj_name)
@@ -576,6 +653,40 @@ class _Reader:
                     self.module.items.setdefault(target.value.id, {})[target.slice.value] = \
                         statement.value
 
+    def _module_items(self, statement, members: dict):
+        """Record a class body's `NAME["key"] = value` where the class binds neither NAME nor
+        a name the value reads before it (members: the names it binds so far) as the module's
+        entry: a class body looks such a name up in its module, so the entry is the module's
+        dict's (pandas' strings/accessor.py fills `_shared_docs["str_pad"]` inside
+        StringMethods, for the `@Appender` of the methods below it)."""
+        if not isinstance(statement, ast.Assign):
+            return
+        read = {node.id for node in ast.walk(statement.value) if isinstance(node, ast.Name)}
+        if read & members.keys():
+            return
+        for target in statement.targets:
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                    and target.value.id not in members \
+                    and isinstance(target.slice, ast.Constant) \
+                    and isinstance(target.slice.value, str):
+                self.module.items.setdefault(target.value.id, {})[target.slice.value] = \
+                    statement.value
+
+    def _class_scope(self, statement, path: str, members: dict):
+        """Record a class body's `NAME = value` and, of a NAME it binds, `NAME["key"] = value`
+        in Module.class_scopes (pandas' StringMethods `_doc_args["lower"] = {...}`)."""
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
+            return
+        assigned, items = self.module.class_scopes.setdefault(path, ({}, {}))
+        for target in statement.targets if isinstance(statement, ast.Assign) \
+                else [statement.target]:
+            if isinstance(target, ast.Name):
+                assigned[target.id] = statement.value
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                    and target.value.id in members and isinstance(target.slice, ast.Constant) \
+                    and isinstance(target.slice.value, str):
+                items.setdefault(target.value.id, {})[target.slice.value] = statement.value
+
     def _objects(self, statement, following, prefix, path, is_class):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if isinstance(statement, ast.FunctionDef) and not is_class:
@@ -599,16 +710,21 @@ class _Reader:
                 # `default = staticmethod(_default)`: a routine of the class, which autodoc
                 # documents as a method (`static default(o)`), not an attribute.
                 kind = METHOD
+            call = _call_written(statement.value) if is_class else None
             for target in targets:
                 if isinstance(target, ast.Name) and target.id != "__all__":
                     found = self._assignment(statement, following, f"{prefix}.{target.id}",
                                              kind)
+                    if found is not None and call is not None:
+                        found = replace(found, call=call)
                     if found is not None and found.docstring is None:
                         found = replace(found, wraps=self._assigned_from(statement, path),
                                         alias=alias, bound=bound,
                                         # A class attribute's value shows no docstring
                                         # (autodoc's NonDataDescriptorMixin): a module's does.
-                                        called=None if is_class else _called(statement))
+                                        called=None if is_class else _called(statement),
+                                        docstring_call=statement.value if isinstance(
+                                            statement.value, ast.Call) else None)
                         same = self.module.objects.get(found.wraps or "")
                         if bound is not None and same is not None and same.kind == METHOD:
                             # `product = prod` in a class body, prod a method above it: the
@@ -776,9 +892,18 @@ class _Reader:
             (ast.unparse(d.args[0]) for d in node.decorator_list
              if isinstance(d, ast.Call) and len(d.args) == 1 and not d.keywords
              and isinstance(d.args[0], (ast.Name, ast.Attribute))), None)
+        # typing's `final` returns the function itself: what is applied before it decides.
+        applied = [d for d in node.decorator_list if _base_name(d) != "final"]
+        decorator = ast.unparse(applied[0]) if is_class and applied and isinstance(
+            applied[0], (ast.Name, ast.Attribute)) and kind == METHOD else None
         return DocObject(name, kind, signature, text,
                          self.module.path, start, end, members, bases, templates, overload,
-                         wraps, deprecation=code_deprecation(node))
+                         wraps, deprecation=code_deprecation(node),
+                         class_access=_class_access(node) if isinstance(node, ast.ClassDef)
+                         else None, decorator=decorator,
+                         gives_itself=isinstance(node, ast.ClassDef) and _gives_itself(node),
+                         doc_parameter=None if isinstance(node, ast.ClassDef) or is_class
+                         else _doc_parameter(node))
 
     def _attributes_section(self, docstring, prefix: str, path: str):
         """Record each entry of a class docstring's Attributes section (numpydoc's
@@ -889,10 +1014,110 @@ NEWDOC_SETTERS = frozenset({"add_newdoc"})
 
 def _called(statement) -> str | None:
     """Return what an assignment's value calls, as written, where it is a name (or None)."""
-    value = statement.value
-    if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
-        return ast.unparse(value.func)
+    written = _call_written(statement.value)
+    return written[0] if written is not None else None
+
+
+def _call_written(value) -> tuple | None:
+    """Return DocObject.call of an assigned value: a call of a (dotted) name, else None."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+        return None
+
+    def written(node) -> str:
+        return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+    return (ast.unparse(value.func), tuple(written(node) for node in value.args),
+            tuple((keyword.arg, written(keyword.value)) for keyword in value.keywords
+                  if keyword.arg is not None))
+
+
+def _is_self_attribute(node, self_name: str) -> str | None:
+    """Return X of `self.X` (self_name the method's first parameter), else None."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id == self_name:
+        return node.attr
     return None
+
+
+def _class_return(node: ast.ClassDef) -> tuple | None:
+    """Return (the expression, the name of self) a descriptor class's `__get__(self, obj,
+    owner)` returns where it begins `if obj is None: return EXPRESSION`: what the descriptor
+    is read on a class; else None."""
+    get = next((statement for statement in node.body if isinstance(statement, ast.FunctionDef)
+                and statement.name == "__get__"), None)
+    if get is None or len(get.args.args) < 2:
+        return None
+    self_name, instance = get.args.args[0].arg, get.args.args[1].arg
+    first = next((statement for statement in get.body if not (
+        isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))), None)
+    if not isinstance(first, ast.If) or len(first.body) != 1 \
+            or not isinstance(first.body[0], ast.Return) or first.body[0].value is None:
+        return None
+    test = first.test
+    if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+            and test.left.id == instance and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None):
+        return None
+    return first.body[0].value, self_name
+
+
+def _doc_parameter(node) -> tuple | None:
+    """Return DocObject.doc_parameter of a function: where its body defines a function W,
+    sets `W.__doc__ = PARAMETER` and ends `return W`, (PARAMETER's position, its name)."""
+    if not node.body or not isinstance(node.body[-1], ast.Return) \
+            or not isinstance(node.body[-1].value, ast.Name):
+        return None
+    returned = node.body[-1].value.id
+    parameters = [argument.arg for argument in [*node.args.posonlyargs, *node.args.args]]
+    defined = any(isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and statement.name == returned for statement in node.body)
+    set_doc = [statement.value.id for statement in node.body
+               if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+               and isinstance(statement.targets[0], ast.Attribute)
+               and statement.targets[0].attr == "__doc__"
+               and isinstance(statement.targets[0].value, ast.Name)
+               and statement.targets[0].value.id == returned
+               and isinstance(statement.value, ast.Name)]
+    if not defined or len(set_doc) != 1 or set_doc[0] not in parameters:
+        return None
+    return parameters.index(set_doc[0]), set_doc[0]
+
+
+def _gives_itself(node: ast.ClassDef) -> bool:
+    """Tell whether a class's `__get__` returns the descriptor itself on class access."""
+    returned = _class_return(node)
+    return returned is not None and isinstance(returned[0], ast.Name) \
+        and returned[0].id == returned[1]
+
+
+def _class_access(node: ast.ClassDef) -> tuple | None:
+    """Return DocObject.class_access of a class: where its `__get__(self, obj, owner)` begins
+    `if obj is None: return self.X` (what the descriptor is, read on the class rather than an
+    instance) and `self.X` is assigned once in the whole class, in __init__'s body, from a
+    parameter of it (pandas' CachedAccessor keeps its accessor class so), that parameter's
+    (position after self, name); else None. Only then does the source say, without running
+    anything, what `Owner.name` is for `name = Descriptor(..., Thing)` in Owner's body."""
+    methods = {statement.name: statement for statement in node.body
+               if isinstance(statement, ast.FunctionDef)}
+    init, returned = methods.get("__init__"), _class_return(node)
+    if init is None or not init.args.args or returned is None:
+        return None
+    kept = _is_self_attribute(*returned)
+    if kept is None:
+        return None
+    init_self = init.args.args[0].arg
+    parameters = [argument.arg for argument in [*init.args.posonlyargs, *init.args.args][1:]]
+    # Every assignment to an attribute of that name anywhere in the class (any method's self).
+    stores = [child for child in ast.walk(node)
+              if isinstance(child, ast.Attribute) and child.attr == kept
+              and isinstance(child.ctx, (ast.Store, ast.Del))]
+    assignment = next((statement for statement in init.body
+                       if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                       and _is_self_attribute(statement.targets[0], init_self) == kept), None)
+    if len(stores) != 1 or assignment is None or not isinstance(assignment.value, ast.Name) \
+            or assignment.value.id not in parameters:
+        return None
+    return parameters.index(assignment.value.id), assignment.value.id
 
 
 def _assigned_doc(body: list) -> tuple | None:

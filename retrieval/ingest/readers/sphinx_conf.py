@@ -84,6 +84,10 @@ class SphinxConf:
     # templates_path: the folders autosummary looks up its templates in first, below the
     # conf.py's folder ('/'-separated, maybe `../_templates`).
     templates_path: tuple = ()
+    # The autodoc documenters conf.py defines and its setup() registers
+    # (`app.add_autodocumenter(AccessorMethodDocumenter)`): `auto` + objtype -> the Python
+    # directive its descriptions are ("method": pandas' `autoaccessormethod`).
+    autodocumenters: dict = field(default_factory=dict)
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -243,6 +247,58 @@ def code_directives(tree) -> tuple:
     return tuple(found)
 
 
+# Sphinx's documenters: the Python directive a documenter deriving from one describes with
+# (its directivetype), unless it sets its own.
+_SPHINX_DOCUMENTERS = {"FunctionDocumenter": "function", "DecoratorDocumenter": "function",
+                       "ClassDocumenter": "class", "ExceptionDocumenter": "exception",
+                       "DataDocumenter": "data", "MethodDocumenter": "method",
+                       "AttributeDocumenter": "attribute", "PropertyDocumenter": "property"}
+
+
+def autodocumenters(tree) -> dict:
+    """Return SphinxConf.autodocumenters of a module: each class its `setup(app)` registers
+    with `app.add_autodocumenter(Class)`, defined in the module with a string `objtype`, and
+    a string `directivetype` of its own or of its nearest base that has one (a class of the
+    module, or one of Sphinx's documenters: a MethodDocumenter subclass describes methods)."""
+    if tree is None:
+        return {}
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+
+    def own(node, name: str) -> str | None:
+        return next((statement.value.value for statement in node.body
+                     if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                     and isinstance(statement.targets[0], ast.Name)
+                     and statement.targets[0].id == name
+                     and isinstance(statement.value, ast.Constant)
+                     and isinstance(statement.value.value, str)), None)
+
+    def directive(name: str, seen: frozenset) -> str | None:
+        if name in _SPHINX_DOCUMENTERS:
+            return _SPHINX_DOCUMENTERS[name]
+        node = classes.get(name)
+        if node is None or name in seen:
+            return None
+        written = own(node, "directivetype")
+        if written:
+            return written
+        # Python's MRO, left first, is enough here: the first base that says.
+        return next(filter(None, (directive(_base_name(base) or "", seen | {name})
+                                  for base in node.bases)), None)
+
+    found: dict = {}
+    setup = next((node for node in tree.body
+                  if isinstance(node, ast.FunctionDef) and node.name == "setup"), None)
+    for call in ast.walk(setup) if setup is not None else ():
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                and call.func.attr == "add_autodocumenter" and call.args \
+                and isinstance(call.args[0], ast.Name) and call.args[0].id in classes:
+            node = classes[call.args[0].id]
+            objtype, kind = own(node, "objtype"), directive(node.name, frozenset())
+            if objtype and kind:
+                found[objtype] = kind
+    return found
+
+
 def page_context(tree) -> dict:
     """Return the names a conf.py renders each page's source with, as Jinja, and their text:
     `{name: text}` of its html_context, where its `setup(app)` connects to "source-read" a
@@ -373,7 +429,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         class_members="" if "numpydoc" not in extensions
         or known.get("numpydoc_show_class_members") is False
         else "own" if known.get("numpydoc_show_inherited_class_members") is False else "all",
-        page_context=page_context(tree),
+        page_context=page_context(tree), autodocumenters=autodocumenters(tree),
         stub_names=_string_map(known.get("autosummary_filename_map")),
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
                              for path in _listed(tree, "templates_path")))

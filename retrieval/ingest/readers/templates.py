@@ -18,7 +18,17 @@ import dataclasses
 import inspect
 import textwrap
 
-from .docstrings import CLASS, EXCEPTION, FUNCTION, METHOD, DocObject, Module, PackageSource
+from .docstrings import (
+    ATTRIBUTE,
+    CLASS,
+    DATA,
+    EXCEPTION,
+    FUNCTION,
+    METHOD,
+    DocObject,
+    Module,
+    PackageSource,
+)
 
 # How deep a value may refer to other values before it is given up (a cycle, or worse).
 _MAX_DEPTH = 24
@@ -40,6 +50,9 @@ class _Templates:
     def __init__(self, package: PackageSource):
         self.package = package
         self.components: dict = {}  # DocObject name -> its @doc components (None: in progress)
+        # The class scope (Module.class_scopes) a name is looked up in first, where what is
+        # read is a method's decorator or what that class body binds; None: the module's.
+        self.scope: tuple | None = None
 
     # -- values ---------------------------------------------------------------------------
 
@@ -118,26 +131,40 @@ class _Templates:
         raise _Unresolved(f"a call of {name or 'something'}")
 
     def named(self, module: Module, name: str, depth: int):
-        if name in module.items and name not in module.assigned:
-            return self.entries(module, name, depth)
-        if name in module.assigned:
-            bound = self.value(module, module.assigned[name], depth)
-            if isinstance(bound, dict) and name in module.items:
-                return bound | self.entries(module, name, depth)
-            return bound
-        obj = module.objects.get(name)
-        if obj is not None and obj.kind in (CLASS, EXCEPTION, FUNCTION):
-            return _Callable(module, obj)
-        if name in module.imports:
-            return self.dotted(module, module.imports[name], depth, absolute=True)
-        raise _Unresolved(f"{name} is not bound in the source")
+        scope = self.scope
+        if scope is not None and (name in scope[0] or name in scope[1]):
+            return self.bound(module, name, depth, *scope)
+        self.scope = None  # the module's names read the module's
+        try:
+            if name in module.items or name in module.assigned:
+                return self.bound(module, name, depth, module.assigned, module.items)
+            obj = module.objects.get(name)
+            if obj is not None and obj.kind in (CLASS, EXCEPTION, FUNCTION):
+                return _Callable(module, obj)
+            if name in module.imports:
+                return self.dotted(module, module.imports[name], depth, absolute=True)
+            raise _Unresolved(f"{name} is not bound in the source")
+        finally:
+            self.scope = scope
 
-    def entries(self, module: Module, name: str, depth: int) -> dict:
-        return {key: self.value(module, item, depth)
-                for key, item in module.items[name].items()}
+    def bound(self, module: Module, name: str, depth: int, assigned: dict, items: dict):
+        """The value a scope's `NAME = value` and `NAME["key"] = value` give a name."""
+        def entries() -> dict:
+            return {key: self.value(module, item, depth) for key, item in items[name].items()}
+        if name not in assigned:
+            return entries()
+        value = self.value(module, assigned[name], depth)
+        return value | entries() if isinstance(value, dict) and name in items else value
 
     def dotted(self, module: Module, dotted: str, depth: int, absolute: bool = False):
         """The value of a dotted name: a module's variable or a function/class/method."""
+        scope, self.scope = self.scope, None
+        try:
+            return self._dotted(module, dotted, depth, absolute)
+        finally:
+            self.scope = scope
+
+    def _dotted(self, module: Module, dotted: str, depth: int, absolute: bool):
         head, _, rest = dotted.partition(".")
         if not absolute and head in module.imports:
             return self.dotted(module, ".".join(filter(None, (module.imports[head], rest))),
@@ -154,9 +181,20 @@ class _Templates:
 
     # -- decorators -----------------------------------------------------------------------
 
+    def scope_of(self, module: Module, obj: DocObject) -> tuple | None:
+        """The class scope an object's decorators are read in: its class body's, if any."""
+        return module.class_scopes.get(obj.name[len(module.name) + 1:].rpartition(".")[0])
+
     def doc_components(self, module: Module, obj: DocObject, depth: int) -> list:
         """Return an object's docstring components as pandas' @doc keeps them: (text,
         formatted) pairs, its own docstring first, then what each @doc argument gives."""
+        scope, self.scope = self.scope, self.scope_of(module, obj)
+        try:
+            return self._doc_components(module, obj, depth)
+        finally:
+            self.scope = scope
+
+    def _doc_components(self, module: Module, obj: DocObject, depth: int) -> list:
         if obj.name in self.components:
             if self.components[obj.name] is None:
                 raise _Unresolved("a cycle")
@@ -183,7 +221,15 @@ class _Templates:
         return found
 
     def assembled(self, module: Module, obj: DocObject) -> str:
-        """Return an object's docstring as its decorators leave it (raises _Unresolved)."""
+        """Return an object's docstring as its decorators leave it (raises _Unresolved), their
+        arguments read in its class body's scope first, as Python reads them."""
+        self.scope = self.scope_of(module, obj)
+        try:
+            return self._assembled(module, obj)
+        finally:
+            self.scope = None
+
+    def _assembled(self, module: Module, obj: DocObject) -> str:
         text = obj.docstring or ""
         for decorator in obj.templates:  # innermost first
             func = decorator.func
@@ -216,21 +262,50 @@ class _Templates:
         return text
 
 
+def _docstring_argument(package: PackageSource, module: Module, obj: DocObject):
+    """Return the argument node an undocumented `name = F(...)` gives F's doc_parameter (the
+    function F returns has that docstring), or None where F is no such function."""
+    call = obj.docstring_call
+    if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return None
+    found = package.resolve(f"{module.name}.{ast.unparse(call.func)}")
+    if found is None or found[1].kind != FUNCTION or found[1].doc_parameter is None:
+        return None
+    position, name = found[1].doc_parameter
+    return next((keyword.value for keyword in call.keywords if keyword.arg == name),
+                call.args[position] if position < len(call.args) else None)
+
+
 def resolve_templates(package: PackageSource) -> tuple:
-    """Fill in each docstring the package assembles at import time from its decorators, where
-    the source alone gives it; return (how many were, how many were left as written)."""
+    """Fill in each docstring the package assembles at import time from its decorators, or
+    from the argument a function that sets it is called with (`isalnum = _map_and_wrap(
+    "isalnum", docstring=...)`: a function, a method in a class body), where the source alone
+    gives it; return (how many were, how many were left as written)."""
     templates = _Templates(package)
     resolved = left = 0
     for module in package.modules.values():
         for path, obj in list(module.objects.items()):
-            if not obj.templates:
+            argument = _docstring_argument(package, module, obj)
+            if not obj.templates and argument is None:
                 continue
             try:
-                text = templates.assembled(module, obj)
+                if argument is not None:
+                    templates.scope = templates.scope_of(module, obj)
+                    text = templates.value(module, argument)
+                    if not isinstance(text, str):
+                        raise _Unresolved("a docstring that is no string")
+                else:
+                    text = templates.assembled(module, obj)
             except (_Unresolved, RecursionError):
                 left += 1
                 continue
+            finally:
+                templates.scope = None
             resolved += 1
+            if argument is not None:
+                # What the call returns is a function: a method where a class binds it.
+                obj = dataclasses.replace(obj, kind=METHOD if obj.kind == ATTRIBUTE else
+                                          FUNCTION if obj.kind == DATA else obj.kind)
             module.objects[path] = dataclasses.replace(
                 obj, docstring=inspect.cleandoc(text) if text.strip() else obj.docstring)
     if resolved:
