@@ -331,8 +331,11 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
                  "   :toctree: api/\n\n   main\n   side\n   STRAY\n\n"
                  ".. autoattribute:: Pen.spare\n")
-        _, rows = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
-                                                           "docs/sheds.rst": sheds})
+        out, rows = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
+                                                             "docs/sheds.rst": sheds})
+        # Described as data, as autodoc's DataDocumenter describes it, quoting its class.
+        kinds = {url: kind for url, kind, *_ in stub_units(out)}
+        self.assertEqual(kinds["herd.barn.main.html#herd.barn.main"], "data")
         lines = barn.split("\n")
         found = {url.removeprefix(DOCS): (start, end) for url, _, start, end, *_ in rows}
         self.assertEqual(found["api/herd.barn.main.html#herd.barn.main"],

@@ -830,7 +830,9 @@ class _Units:
             elif project.conf.inherit_docstrings and "." in documented.name:
                 owner = self.package.resolve(documented.name.rpartition(".")[0])
                 obj = inheriting(self.package, module, obj, owner)
-        return dataclasses.replace(documented, obj=obj, kind=kind)
+        # Else the kind it was resolved as (an instance of a class the package defines is
+        # data, shown by its class: autodoc.resolve_name).
+        return dataclasses.replace(documented, obj=obj, kind=kind or documented.kind)
 
     def _template_text(self, project: SphinxProject, name: str,
                        progress: Progress) -> str | None:
