@@ -1083,6 +1083,27 @@ def _doc_parameter(node) -> tuple | None:
     return parameters.index(set_doc[0]), set_doc[0]
 
 
+def docstring_argument(package: PackageSource, module: Module, obj: DocObject):
+    """Return the argument node an undocumented `name = F(...)` gives F's doc_parameter (the
+    function F returns has that docstring), or None where F is no such function."""
+    call = obj.docstring_call
+    if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return None
+    found = package.resolve(f"{module.name}.{ast.unparse(call.func)}")
+    if found is None or found[1].kind != FUNCTION or found[1].doc_parameter is None:
+        return None
+    position, name = found[1].doc_parameter
+    return next((keyword.value for keyword in call.keywords if keyword.arg == name),
+                call.args[position] if position < len(call.args) else None)
+
+
+def made_function(obj: DocObject) -> DocObject:
+    """Return an assignment's object as the function a call gives it: a method where a class
+    binds it."""
+    return replace(obj, kind=METHOD if obj.kind == ATTRIBUTE else
+                   FUNCTION if obj.kind == DATA else obj.kind)
+
+
 def _gives_itself(node: ast.ClassDef) -> bool:
     """Tell whether a class's `__get__` returns the descriptor itself on class access."""
     returned = _class_return(node)

@@ -6,8 +6,10 @@ pandas writes many docstrings as templates its decorators fill in when the modul
 evaluated from the source alone, where each is built of string literals, the module-level names
 and `NAME["key"] = ...` entries they are bound to (in this module or the one they are imported
 from), literal dicts and `dict(...)`, `%`, `+`, `.format(...)` and `dedent(...)`, and the docstrings
-of the package's own functions. What cannot be (a value computed by a call, a name from another
-package) is left as it was and counted.
+of the package's own functions, each name looked up in the class body first for a method's
+decorator, as Python does. The argument an undocumented `name = F(...)` gives a package function
+that sets the `__doc__` of the function it returns (docstrings.doc_parameter) is read so too. What
+cannot be (a value computed by a call, a name from another package) is left as it was and counted.
 
 The object still quotes its own lines (its decorators and header); the assembled docstring is
 what its unit is indexed by.
@@ -18,17 +20,8 @@ import dataclasses
 import inspect
 import textwrap
 
-from .docstrings import (
-    ATTRIBUTE,
-    CLASS,
-    DATA,
-    EXCEPTION,
-    FUNCTION,
-    METHOD,
-    DocObject,
-    Module,
-    PackageSource,
-)
+from . import docstrings
+from .docstrings import CLASS, EXCEPTION, FUNCTION, METHOD, DocObject, Module, PackageSource
 
 # How deep a value may refer to other values before it is given up (a cycle, or worse).
 _MAX_DEPTH = 24
@@ -262,20 +255,6 @@ class _Templates:
         return text
 
 
-def _docstring_argument(package: PackageSource, module: Module, obj: DocObject):
-    """Return the argument node an undocumented `name = F(...)` gives F's doc_parameter (the
-    function F returns has that docstring), or None where F is no such function."""
-    call = obj.docstring_call
-    if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
-        return None
-    found = package.resolve(f"{module.name}.{ast.unparse(call.func)}")
-    if found is None or found[1].kind != FUNCTION or found[1].doc_parameter is None:
-        return None
-    position, name = found[1].doc_parameter
-    return next((keyword.value for keyword in call.keywords if keyword.arg == name),
-                call.args[position] if position < len(call.args) else None)
-
-
 def resolve_templates(package: PackageSource) -> tuple:
     """Fill in each docstring the package assembles at import time from its decorators, or
     from the argument a function that sets it is called with (`isalnum = _map_and_wrap(
@@ -285,7 +264,7 @@ def resolve_templates(package: PackageSource) -> tuple:
     resolved = left = 0
     for module in package.modules.values():
         for path, obj in list(module.objects.items()):
-            argument = _docstring_argument(package, module, obj)
+            argument = docstrings.docstring_argument(package, module, obj)
             if not obj.templates and argument is None:
                 continue
             try:
@@ -303,9 +282,7 @@ def resolve_templates(package: PackageSource) -> tuple:
                 templates.scope = None
             resolved += 1
             if argument is not None:
-                # What the call returns is a function: a method where a class binds it.
-                obj = dataclasses.replace(obj, kind=METHOD if obj.kind == ATTRIBUTE else
-                                          FUNCTION if obj.kind == DATA else obj.kind)
+                obj = docstrings.made_function(obj)
             module.objects[path] = dataclasses.replace(
                 obj, docstring=inspect.cleandoc(text) if text.strip() else obj.docstring)
     if resolved:
