@@ -2,9 +2,11 @@
 
 `[COLLECTION/VERSION=]pypi:DIST==VERSION` fetches that release from the index pip is configured
 for (index_fetch.py: its sdist if it has one, else its pure wheel, else a platform wheel's Python
-files; nothing of it runs) and unpacks it safely (unpack.py). `[DIST[,DIST...]=]env:PATH` reads
-the distributions installed in a virtual environment or site-packages directory, one collection
-each at its installed version.
+files; nothing of it runs) and unpacks it safely (unpack.py), and, where its docs document
+members its classes inherit from another distribution's, that release too (dependencies.py).
+`[DIST[,DIST...]=]env:PATH` reads the distributions installed in a virtual environment or
+site-packages directory, one collection each at its installed version (with the distributions
+each requires, whose classes its own may derive from).
 Each gives SourceTrees of the package format (formats/package.py), with the PackageLayout found
 here; nothing fetched is imported or run.
 
@@ -255,6 +257,7 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
 
 
 def _sha256(path: Path) -> str:
+    """Return a file's sha256, in hex."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
