@@ -641,17 +641,7 @@ class _Reader:
                 self.module.all_computed = True  # `__all__.extend(core.__all__)`
 
     def _assigned(self, statement):
-        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
-            targets = statement.targets if isinstance(statement, ast.Assign) \
-                else [statement.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    self.module.assigned[target.id] = statement.value
-                elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                        and isinstance(target.slice, ast.Constant) \
-                        and isinstance(target.slice.value, str):
-                    self.module.items.setdefault(target.value.id, {})[target.slice.value] = \
-                        statement.value
+        _record_assignment(statement, self.module.assigned, self.module.items)
 
     def _module_items(self, statement, members: dict):
         """Record a class body's `NAME["key"] = value` where the class binds neither NAME nor
@@ -665,27 +655,16 @@ class _Reader:
         if read & members.keys():
             return
         for target in statement.targets:
-            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                    and target.value.id not in members \
-                    and isinstance(target.slice, ast.Constant) \
-                    and isinstance(target.slice.value, str):
-                self.module.items.setdefault(target.value.id, {})[target.slice.value] = \
-                    statement.value
+            item = _string_item(target)
+            if item is not None and item[0] not in members:
+                self.module.items.setdefault(item[0], {})[item[1]] = statement.value
 
     def _class_scope(self, statement, path: str, members: dict):
         """Record a class body's `NAME = value` and, of a NAME it binds, `NAME["key"] = value`
         in Module.class_scopes (pandas' StringMethods `_doc_args["lower"] = {...}`)."""
-        if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
-            return
-        assigned, items = self.module.class_scopes.setdefault(path, ({}, {}))
-        for target in statement.targets if isinstance(statement, ast.Assign) \
-                else [statement.target]:
-            if isinstance(target, ast.Name):
-                assigned[target.id] = statement.value
-            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                    and target.value.id in members and isinstance(target.slice, ast.Constant) \
-                    and isinstance(target.slice.value, str):
-                items.setdefault(target.value.id, {})[target.slice.value] = statement.value
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+            assigned, items = self.module.class_scopes.setdefault(path, ({}, {}))
+            _record_assignment(statement, assigned, items, item_names=members)
 
     def _objects(self, statement, following, prefix, path, is_class):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -1010,6 +989,28 @@ DOCSTRING_SETTERS = frozenset({"add_docstr", "_add_docstr"})
 # numpy's documented way to give a compiled object (or its members) docstrings at import time,
 # `add_newdoc(place, obj, doc)` (numpy.lib.add_newdoc; numpy/core/_add_newdocs.py).
 NEWDOC_SETTERS = frozenset({"add_newdoc"})
+
+
+def _string_item(target) -> tuple | None:
+    """Return (NAME, key) of an assignment's target `NAME["key"]`, else None."""
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+            and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+        return target.value.id, target.slice.value
+    return None
+
+
+def _record_assignment(statement, assigned: dict, items: dict, item_names=None) -> None:
+    """Record an assignment's `NAME = value` in assigned and its `NAME["key"] = value` in
+    items (NAME -> {key: value}), those of a NAME in item_names only where it is given."""
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
+        return
+    for target in statement.targets if isinstance(statement, ast.Assign) \
+            else [statement.target]:
+        item = _string_item(target)
+        if isinstance(target, ast.Name):
+            assigned[target.id] = statement.value
+        elif item is not None and (item_names is None or item[0] in item_names):
+            items.setdefault(item[0], {})[item[1]] = statement.value
 
 
 def _called(statement) -> str | None:

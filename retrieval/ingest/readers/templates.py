@@ -16,6 +16,7 @@ what its unit is indexed by.
 """
 
 import ast
+import contextlib
 import dataclasses
 import inspect
 import textwrap
@@ -46,6 +47,15 @@ class _Templates:
         # The class scope (Module.class_scopes) a name is looked up in first, where what is
         # read is a method's decorator or what that class body binds; None: the module's.
         self.scope: tuple | None = None
+
+    @contextlib.contextmanager
+    def scoped(self, scope: tuple | None):
+        """Read names in scope (a class scope, None: the module's) within the block."""
+        saved, self.scope = self.scope, scope
+        try:
+            yield
+        finally:
+            self.scope = saved
 
     # -- values ---------------------------------------------------------------------------
 
@@ -127,8 +137,7 @@ class _Templates:
         scope = self.scope
         if scope is not None and (name in scope[0] or name in scope[1]):
             return self.bound(module, name, depth, *scope)
-        self.scope = None  # the module's names read the module's
-        try:
+        with self.scoped(None):  # the module's names read the module's
             if name in module.items or name in module.assigned:
                 return self.bound(module, name, depth, module.assigned, module.items)
             obj = module.objects.get(name)
@@ -137,8 +146,6 @@ class _Templates:
             if name in module.imports:
                 return self.dotted(module, module.imports[name], depth, absolute=True)
             raise _Unresolved(f"{name} is not bound in the source")
-        finally:
-            self.scope = scope
 
     def bound(self, module: Module, name: str, depth: int, assigned: dict, items: dict):
         """The value a scope's `NAME = value` and `NAME["key"] = value` give a name."""
@@ -151,11 +158,8 @@ class _Templates:
 
     def dotted(self, module: Module, dotted: str, depth: int, absolute: bool = False):
         """The value of a dotted name: a module's variable or a function/class/method."""
-        scope, self.scope = self.scope, None
-        try:
+        with self.scoped(None):
             return self._dotted(module, dotted, depth, absolute)
-        finally:
-            self.scope = scope
 
     def _dotted(self, module: Module, dotted: str, depth: int, absolute: bool):
         head, _, rest = dotted.partition(".")
@@ -181,11 +185,8 @@ class _Templates:
     def doc_components(self, module: Module, obj: DocObject, depth: int) -> list:
         """Return an object's docstring components as pandas' @doc keeps them: (text,
         formatted) pairs, its own docstring first, then what each @doc argument gives."""
-        scope, self.scope = self.scope, self.scope_of(module, obj)
-        try:
+        with self.scoped(self.scope_of(module, obj)):
             return self._doc_components(module, obj, depth)
-        finally:
-            self.scope = scope
 
     def _doc_components(self, module: Module, obj: DocObject, depth: int) -> list:
         if obj.name in self.components:
@@ -216,11 +217,8 @@ class _Templates:
     def assembled(self, module: Module, obj: DocObject) -> str:
         """Return an object's docstring as its decorators leave it (raises _Unresolved), their
         arguments read in its class body's scope first, as Python reads them."""
-        self.scope = self.scope_of(module, obj)
-        try:
+        with self.scoped(self.scope_of(module, obj)):
             return self._assembled(module, obj)
-        finally:
-            self.scope = None
 
     def _assembled(self, module: Module, obj: DocObject) -> str:
         text = obj.docstring or ""
@@ -269,8 +267,8 @@ def resolve_templates(package: PackageSource) -> tuple:
                 continue
             try:
                 if argument is not None:
-                    templates.scope = templates.scope_of(module, obj)
-                    text = templates.value(module, argument)
+                    with templates.scoped(templates.scope_of(module, obj)):
+                        text = templates.value(module, argument)
                     if not isinstance(text, str):
                         raise _Unresolved("a docstring that is no string")
                 else:
@@ -278,8 +276,6 @@ def resolve_templates(package: PackageSource) -> tuple:
             except (_Unresolved, RecursionError):
                 left += 1
                 continue
-            finally:
-                templates.scope = None
             resolved += 1
             if argument is not None:
                 obj = docstrings.made_function(obj)
