@@ -759,16 +759,17 @@ class _Units:
                                              (item.module, item.obj)).docstring)
         return counts
 
-    def _summarized(self, project: SphinxProject, relative: str, text: str,
+    def _summarized(self, project: SphinxProject, relative: str, entries: list,
                     progress: Progress) -> list:
         """Return (line, stub page address or None, autodoc.Documented) of each object a page's
-        autosummary tables give a stub page of its own (`:toctree:`): Sphinx generates
+        autosummary tables give a stub page of its own (entries: autodoc.Summarized of its
+        tables with a `:toctree:`): Sphinx generates
         `TOCTREE/NAME.html` documenting it at the id NAME (pandas'
         `reference/api/pandas.DataFrame.merge.html#pandas.DataFrame.merge`); a class's, the
         stubs of the members its template's tables list too (_template_members)."""
         conf, found = project.conf, []
         directory = posixpath.dirname(conf.docname(relative))
-        for entry in autodoc.autosummary_entries(text):
+        for entry in entries:
             documented = autodoc.resolve_name(entry.name, self.package)
             if documented is None:
                 continue  # what the source does not define (or autosummary imports elsewhere)
@@ -837,14 +838,18 @@ class _Units:
     def _template_text(self, project: SphinxProject, name: str,
                        progress: Progress) -> str | None:
         """Return the text of an autosummary template the project has, looked up in conf.py's
-        templates_path as autosummary looks it up first, or None (autosummary's own then)."""
-        for folder in project.conf.templates_path:
-            path = posixpath.normpath(posixpath.join(project.root, folder, name))
-            if not path.startswith("../") \
-                    and os.path.isfile(os.path.join(self.tree.root, path)):
-                read = read_file(self.tree, path, progress)
-                return None if read is None else read[0]
-        return None
+        templates_path as autosummary looks it up first, or None (autosummary's own then);
+        each read once."""
+        if name not in self.templates:
+            self.templates[name] = None
+            for folder in project.conf.templates_path:
+                path = posixpath.normpath(posixpath.join(project.root, folder, name))
+                if not path.startswith("../") \
+                        and os.path.isfile(os.path.join(self.tree.root, path)):
+                    read = read_file(self.tree, path, progress)
+                    self.templates[name] = None if read is None else read[0]
+                    break
+        return self.templates[name]
 
     def _template_members(self, project: SphinxProject, entry, documented,
                           progress: Progress) -> list:
@@ -856,9 +861,7 @@ class _Units:
         (autosummary's own class.rst lists none); one this reader does not render is counted
         (self.unrendered) and lists none."""
         name = entry.template or "autosummary/class.rst"
-        if name not in self.templates:
-            self.templates[name] = self._template_text(project, name, progress)
-        template = self.templates[name]
+        template = self._template_text(project, name, progress)
         if template is None:
             return []
         context = class_context(self.package, documented.module, documented.obj, entry.name)
@@ -887,8 +890,11 @@ class _Units:
         # Each page's autodoc directives resolved, in page order (skips reported as read).
         autodocs = {relative: self._autodoc(page.where, page.text, progress, conf)
                     for relative, page in expanded.items()}
-        self.summarized_names = {entry.name for page in expanded.values()
-                                 for entry in autodoc.autosummary_entries(page.text)}
+        # Each page's autosummary entries, read once; those of a `:toctree:` table are stubs.
+        entries = {relative: autodoc.autosummary_entries(page.text, toctree_only=False)
+                   for relative, page in expanded.items()}
+        self.summarized_names = {entry.name for found in entries.values() for entry in found
+                                 if entry.stub}
         predicted = {}
         summarized: dict = {}  # page -> its autosummary stubs (_summarized)
         stub_pages: set = set()  # the addresses of the stubs read so far
@@ -906,16 +912,16 @@ class _Units:
                     predicted[page].references.extend(
                         cross_references(docstring, module, within))
                 # Each autosummary entry is a link to its object.
-                self.references.update(entry.name for entry in autodoc.autosummary_entries(
-                    expanded[relative].text, toctree_only=False))
+                self.references.update(entry.name for entry in entries[relative])
                 if conf.typehints != "none":
                     self.references.update(self._rendered_annotations(autodocs[relative], conf))
                 self.references.update(self._rendered_bases(autodocs[relative]))
                 self.references.update(self._numpydoc_members(autodocs[relative], conf))
                 # Each stub page autosummary writes renders its object's docstring: its
                 # references link from there, as an autodoc directive's do from its page.
-                summarized[relative] = self._summarized(project, relative,
-                                                        expanded[relative].text, progress)
+                summarized[relative] = self._summarized(
+                    project, relative, [entry for entry in entries[relative] if entry.stub],
+                    progress)
                 for line, address, item in summarized[relative]:
                     for docstring, module, within in self._rendered_docstrings({line: [item]}):
                         self.references.update(self._docstring_cites(docstring, module,

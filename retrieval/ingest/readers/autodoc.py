@@ -359,11 +359,12 @@ class Summarized:
     name: str  # the dotted name Sphinx gives the stub page and the object's id
     toctree: str  # the stub pages' directory, relative to the page's own
     template: str | None = None  # its `:template:`, else autosummary's for the object's kind
+    stub: bool = True  # whether its table has a `:toctree:` (a stub page of its own)
 
 
 def autosummary_entries(text: str, toctree_only: bool = True) -> list:
     """Return the entries of a reST page's `.. autosummary::` tables that have a `:toctree:`
-    (toctree_only; else of every table, toctree "" where it has none).
+    (toctree_only; else of every table, toctree "" and stub False where it has none).
 
     Sphinx's autosummary writes a page `TOCTREE/NAME` for each (NAME qualified by the module
     current where the table stands: a currentmodule's, module's or automodule's), documenting
@@ -401,7 +402,8 @@ def autosummary_entries(text: str, toctree_only: bool = True) -> list:
                     name = f"{current}.{name}"
                 found.append(Summarized(index + 1, name,
                                         options.get("toctree", "").strip("/"),
-                                        options.get("template") or None))
+                                        options.get("template") or None,
+                                        "toctree" in options))
             index += 1
     return found
 
