@@ -14,6 +14,8 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from .code_deprecation import base_name
+
 CONF = "conf.py"
 RST, MARKDOWN = "rst", "markdown"
 # Sphinx's defaults.
@@ -217,10 +219,19 @@ def object_types(tree) -> dict:
     return found
 
 
-def _base_name(node) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    return node.attr if isinstance(node, ast.Attribute) else None
+def _setup(tree):
+    """Return a module's `setup(app)` function as Python binds it (its last definition), or
+    None."""
+    return next((node for node in reversed(tree.body)
+                 if isinstance(node, ast.FunctionDef) and node.name == "setup"), None)
+
+
+def _method_calls(node, method: str) -> list:
+    """Return the calls `X.method(...)` within a node (`app.add_directive(...)` in `setup`), in
+    ast.walk's order; none within None."""
+    return [call for call in (ast.walk(node) if node is not None else ())
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and call.func.attr == method]
 
 
 def code_directives(tree) -> tuple:
@@ -230,20 +241,15 @@ def code_directives(tree) -> tuple:
         return ()
     code = {"CodeBlock"}
     for node in tree.body:  # classes in order: a subclass of a subclass too
-        if isinstance(node, ast.ClassDef) and any(_base_name(base) in code
+        if isinstance(node, ast.ClassDef) and any(base_name(base) in code
                                                   for base in node.bases):
             code.add(node.name)
     found = []
-    for node in tree.body:
-        if not (isinstance(node, ast.FunctionDef) and node.name == "setup"):
-            continue
-        for call in ast.walk(node):
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
-                    and call.func.attr == "add_directive" and len(call.args) >= 2 \
-                    and _base_name(call.args[1]) in code:
-                name = _argument(call, 0, "name")
-                if name is not None:
-                    found.append(name.lower())
+    for call in _method_calls(_setup(tree), "add_directive"):
+        if len(call.args) >= 2 and base_name(call.args[1]) in code:
+            name = _argument(call, 0, "name")
+            if name is not None:
+                found.append(name.lower())
     return tuple(found)
 
 
@@ -282,16 +288,12 @@ def autodocumenters(tree) -> dict:
         if written:
             return written
         # Python's MRO, left first, is enough here: the first base that says.
-        return next(filter(None, (directive(_base_name(base) or "", seen | {name})
+        return next(filter(None, (directive(base_name(base), seen | {name})
                                   for base in node.bases)), None)
 
     found: dict = {}
-    setup = next((node for node in tree.body
-                  if isinstance(node, ast.FunctionDef) and node.name == "setup"), None)
-    for call in ast.walk(setup) if setup is not None else ():
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
-                and call.func.attr == "add_autodocumenter" and call.args \
-                and isinstance(call.args[0], ast.Name) and call.args[0].id in classes:
+    for call in _method_calls(_setup(tree), "add_autodocumenter"):
+        if call.args and isinstance(call.args[0], ast.Name) and call.args[0].id in classes:
             node = classes[call.args[0].id]
             objtype, kind = own(node, "objtype"), directive(node.name, frozenset())
             if objtype and kind:
@@ -310,17 +312,14 @@ def page_context(tree) -> dict:
         return {}
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     renders = False
-    for call in ast.walk(functions["setup"]) if "setup" in functions else ():
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
-                and call.func.attr == "connect" and len(call.args) >= 2 \
+    for call in _method_calls(_setup(tree), "connect"):
+        if len(call.args) >= 2 \
                 and isinstance(call.args[0], ast.Constant) and call.args[0].value == "source-read" \
                 and isinstance(call.args[1], ast.Name) and call.args[1].id in functions:
             renders = renders or any(
-                isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
-                and inner.func.attr == "render_string" and len(inner.args) >= 2
-                and isinstance(inner.args[1], ast.Attribute)
+                len(inner.args) >= 2 and isinstance(inner.args[1], ast.Attribute)
                 and inner.args[1].attr == "html_context"
-                for inner in ast.walk(functions[call.args[1].id]))
+                for inner in _method_calls(functions[call.args[1].id], "render_string"))
     if not renders:
         return {}
     strings: dict = {}  # module-level name -> the string it is bound to
