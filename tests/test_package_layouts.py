@@ -59,6 +59,16 @@ class LayoutTest(unittest.TestCase):
             "test/test_engine.py": "", "doc/build/conf.py": ""}),
             ["sa", "sa.engine", "sa.engine.create", "sa.testing"])
 
+    def test_a_package_directory_from_setup_py_s_literal_package_dir(self):
+        # psycopg2 2.9.5: `setup(..., package_dir={'psycopg2': 'lib'}, packages=['psycopg2'])`
+        # in setup.py alone (parsed, never run); lib/__init__.py is psycopg2 itself.
+        self.assertEqual(self.modules({
+            "setup.py": "import sys\nfrom setuptools import setup\nsys.exit(1)\n"
+                        "setup(name='pg', package_dir={'pg': 'lib'}, packages=['pg'])\n",
+            "lib/__init__.py": "", "lib/extras.py": "", "lib/_range.py": "",
+            "pgsrc/module.c": "", "tests/test_pg.py": ""}),
+            ["pg", "pg._range", "pg.extras"])
+
     def test_top_level_txt_names_the_packages_where_the_tree_is_ambiguous(self):
         self.assertEqual(self.modules({
             "lib/Two.egg-info/top_level.txt": "_two\ntwo\n",

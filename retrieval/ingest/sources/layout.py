@@ -4,10 +4,11 @@ its modules are its API: nothing is imported or run, `setup.py` least of all.
 An sdist's import packages are found, in this order, from:
 
 1. its build configuration: `setup.cfg` (read with configparser) `[options] package_dir`,
-   `packages` and `[options.packages.find] where`; `pyproject.toml` (read with tomllib)
-   `[tool.setuptools] package-dir`, `packages` and `[tool.setuptools.packages.find] where`,
-   Poetry's `packages` (`include`, `from`), Hatch's wheel `packages` and scikit-build-core's
-   `wheel.packages`;
+   `packages` and `[options.packages.find] where`; the literal `package_dir`, `packages` and
+   `py_modules` of setup.py's `setup(...)` call (parsed with ast); `pyproject.toml` (read
+   with tomllib) `[tool.setuptools] package-dir`, `packages` and
+   `[tool.setuptools.packages.find] where`, Poetry's `packages` (`include`, `from`), Hatch's
+   wheel `packages` and scikit-build-core's `wheel.packages`;
 2. the names its `*.egg-info/top_level.txt` lists (setuptools writes it into the sdist beside
    the code: sqlalchemy 1.4.46's `lib/SQLAlchemy.egg-info/`);
 3. the tree: the first of the declared roots, the egg-info's directory, `src/`, `lib/` and the
@@ -21,6 +22,7 @@ top-level `test/` or `testing/` of an sdist is its test suite, while a package's
 or `test` module of helpers is API (`numpy.testing`, `django.test`).
 """
 
+import ast
 import configparser
 import os
 import tomllib
@@ -80,13 +82,15 @@ def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
         for name in names:
             path = Path(directory, name)
             relative = path.relative_to(base).as_posix()
-            dotted = module_name(relative)
+            # Named as if below its package's own directory (package_dir's lib/__init__.py is
+            # the package psycopg2 itself).
+            named = f"{prefix.replace('.', '/')}/{relative}" if prefix else relative
+            dotted = module_name(named)
             if name.endswith(".pyx") and f"{name[:-4]}.py" not in names:
                 # A Cython module: what it defines for Python (readers/cython.py).
-                dotted = module_name(relative[:-4] + ".py")
+                dotted = module_name(named[:-4] + ".py")
             if dotted is not None and is_api_path(relative):
-                found.append((path.relative_to(top).as_posix(),
-                              f"{prefix}.{dotted}" if prefix else dotted))
+                found.append((path.relative_to(top).as_posix(), dotted))
     return sorted(found)
 
 
@@ -177,6 +181,38 @@ def _setup_cfg(top: Path, declared: Declared):
         declared.where(_lines(parser.get("options.packages.find", "where")))
 
 
+def _setup_py(top: Path, declared: Declared):
+    """Read the literal `package_dir`, `packages` and `py_modules` of setup.py's `setup(...)`
+    call (parsed, never run: psycopg2 2.9.5's `package_dir={'psycopg2': 'lib'}` is said
+    nowhere else)."""
+    path = top / "setup.py"
+    if not path.is_file():
+        return
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError):
+        return
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _called_name(node.func) != "setup":
+            continue
+        for keyword in node.keywords:
+            try:
+                value = ast.literal_eval(keyword.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if keyword.arg == "package_dir" and isinstance(value, dict):
+                declared.package_dir(value)
+            elif keyword.arg in ("packages", "py_modules") and isinstance(value, (list, tuple)):
+                declared.packages(list(value))
+
+
+def _called_name(function) -> str | None:
+    """Return the last name of what a call calls (`setup`, `setuptools.setup`), or None."""
+    if isinstance(function, ast.Name):
+        return function.id
+    return function.attr if isinstance(function, ast.Attribute) else None
+
+
 def _pyproject(pyproject: dict, declared: Declared):
     tool = pyproject.get("tool", {})
     if not isinstance(tool, dict):
@@ -265,6 +301,7 @@ def sdist_modules(top: Path) -> tuple:
     pyproject = pyproject_data(top)
     if _setuptools_builds(pyproject):
         _setup_cfg(top, declared)
+        _setup_py(top, declared)
     _pyproject(pyproject, declared)
     listed, info_roots = _top_level(top)
     found: list = []
