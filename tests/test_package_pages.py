@@ -67,6 +67,9 @@ FILES = {
     "herd/__init__.py": HERD, "herd/barn.py": BARN,
 }
 
+# An api.rst that describes nothing, where a test's own page is to describe the objects first.
+NO_API = "API\n===\n\nNothing here.\n"
+
 
 def built(root: str, files: dict, modules: tuple = ()) -> tuple:
     """Build a release tree of files into ROOT/snapshot (modules: more than herd's two);
@@ -348,6 +351,59 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         # `symbol("NAME", """doc""")` gives its value that __doc__.
         self.assertEqual(found["api/herd.barn.STRAY.html#herd.barn.STRAY"],
                          (lines.index('STRAY = Mark("""A stray goat.""")') + 1,) * 2)
+
+    def test_automodule_documents_a_module_s_data_only_where_its_source_documents_it(self):
+        # Pillow's `.. automodule:: PIL.BdfFontFile` with :undoc-members: renders no
+        # `bdf_slant = {...}`: autodoc's DataDocumenter takes a module's member only where a
+        # doc comment or docstring documents it; a name bound to a class or function is
+        # documented as one; what `if __name__ == "__main__":` binds is no member at all.
+        barn = BARN + ('\n\nSLANT = {"R": "Roman"}\n\n#: The widest barn.\nWIDEST = 9\n\n'
+                       'Shed = Barn\n\n\ndef raze(barn):\n    pass\n\n\nerect = raze\n\n'
+                       'if __name__ == "__main__":\n    pen = 3\n    """A pen."""\n')
+        sheds = ("Sheds\n=====\n\n.. automodule:: herd.barn\n   :members:\n"
+                 "   :undoc-members:\n")
+        _, rows = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
+                                                           "docs/sheds.rst": sheds,
+                                                           "docs/api.rst": NO_API})
+        names = {url.removeprefix(DOCS + "sheds.html#") for url, *_ in rows
+                 if url.startswith(DOCS + "sheds.html#herd.")}
+        self.assertEqual(names, {"herd.barn.Barn", "herd.barn.build", "herd.barn.repair",
+                                 "herd.barn.WIDEST", "herd.barn.Shed", "herd.barn.raze",
+                                 "herd.barn.erect"})
+
+    def test_a_module_level_directive_s_dotted_name_is_its_module_whatever_is_current(self):
+        # Pillow's `.. autofunction:: PIL.features.check` under `.. py:currentmodule::
+        # PIL.features` (whose module imports PIL) is at #PIL.features.check: autodoc's
+        # resolve_name takes the path as the module; a class-level name's one-part path is a
+        # class of the current module.
+        herd = HERD + "\nimport herd\n"
+        sheds = ("Sheds\n=====\n\n.. py:currentmodule:: herd\n\n.. autofunction:: herd.shear\n\n"
+                 ".. autoclass:: herd.barn.Barn\n\n.. currentmodule:: herd.barn\n\n"
+                 ".. automethod:: Barn.__init__\n\n.. autofunction:: build\n")
+        barn = BARN.replace('"""Where the herd sleeps."""',
+                            '"""Where the herd sleeps."""\n\n    def __init__(self):\n'
+                            '        """Raise it."""')
+        _, rows = built(temporary_directory(self), FILES | {"herd/__init__.py": herd,
+                                                           "herd/barn.py": barn,
+                                                           "docs/sheds.rst": sheds,
+                                                           "docs/api.rst": NO_API})
+        names = {url.removeprefix(DOCS + "sheds.html#") for url, *_ in rows
+                 if url.startswith(DOCS + "sheds.html#herd.")}
+        self.assertEqual(names, {"herd.shear", "herd.barn.Barn", "herd.barn.Barn.__init__",
+                                 "herd.barn.build"})
+
+    def test_an_autoclass_in_a_hand_written_class_s_content_is_named_under_that_class(self):
+        # Pillow's `.. class:: UnixViewer` holding `.. autoclass:: PIL.ImageShow.XDGViewer`:
+        # the Python domain puts UnixViewer before the name, #PIL.ImageShow.UnixViewer.XDGViewer.
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. class:: Shelter\n\n"
+                 "   Any roof.\n\n   .. autoclass:: herd.barn.Barn\n\n"
+                 ".. autofunction:: herd.barn.build\n")
+        _, rows = built(temporary_directory(self), FILES | {"docs/sheds.rst": sheds,
+                                                           "docs/api.rst": NO_API})
+        names = {url.removeprefix(DOCS + "sheds.html#") for url, *_ in rows
+                 if url.startswith(DOCS + "sheds.html#herd.")}
+        self.assertEqual(names, {"herd.barn.Shelter", "herd.barn.Shelter.Barn",
+                                 "herd.barn.build"})
 
     def test_a_class_template_is_rendered_for_its_class_as_autosummary_renders_it(self):
         # scipy's _templates/autosummary/class.rst: no `extends`, its tables in a comment

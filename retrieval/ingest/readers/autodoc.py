@@ -28,6 +28,8 @@ _AUTODOC = re.compile(
     r"decorator|property)::[ \t]*([\w.]*)(?:::([\w.]+))?")
 _CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*([\w.]+)")
 _OPTION = re.compile(r"[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*")
+# A hand-written class description, whose content autodoc directives may stand in.
+_PLAIN_CLASS = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:class|exception)::[ \t]*([\w.]+)")
 _AUTODOC_MODULE = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
 # A Python-domain cross-reference: `:meth:`text <target>`` or `:func:`~target()``.
 _REFERENCE = re.compile(
@@ -43,6 +45,9 @@ class Directive:
     module: str | None  # the current module where it stands
     options: dict  # option name -> value ("" when it has none)
     within: str | None = None  # the class of the autoclass whose content it is in, as written
+    # The hand-written `.. class::` descriptions whose content it is in, as written, joined
+    # with "." (Pillow's `.. autoclass:: PIL.ImageShow.XDGViewer` in `.. class:: UnixViewer`).
+    scope: str | None = None
 
 
 @dataclass(frozen=True)
@@ -257,14 +262,20 @@ def directives(text: str) -> list:
     lines, found, current = text.split("\n"), [], None
     # (indent, name) of the autoclass directives whose content this line is in
     classes: list[tuple[int, str]] = []
+    plain: list[tuple[int, str]] = []  # likewise, of the hand-written class descriptions
     for index, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
         if line.strip():
-            while classes and indent <= classes[-1][0]:
-                classes.pop()
+            for stack in (classes, plain):
+                while stack and indent <= stack[-1][0]:
+                    stack.pop()
         module = _CURRENT.match(line)
         if module:
             current = None if module.group(1) == "None" else module.group(1)
+            continue
+        described = _PLAIN_CLASS.match(line)
+        if described:
+            plain.append((indent, described.group(1)))
             continue
         match = _AUTODOC.match(line)
         if match is None:
@@ -291,7 +302,9 @@ def directives(text: str) -> list:
             # `.. autofunction:: sympy.integrals.rationaltools::ratint`: autodoc's explicit
             # module (py_ext_sig_re's `module::`), documented at `module.name`.
             explicit, name, within = name, match.group(3), None
-        found.append(Directive(index + 1, kind, name, explicit, options, within))
+        scope = ".".join(name for _, name in plain) \
+            if plain and not classes and kind in _MODULE_LEVEL else None
+        found.append(Directive(index + 1, kind, name, explicit, options, within, scope))
         if kind in ("class", "exception") and name:
             # `.. automethod:: render` in its content documents the class's render.
             classes.append((indent, f"{classes[-1][1]}.{name}" if classes else name))
@@ -526,11 +539,41 @@ _INTERNAL = re.compile(r"^\s*:internal:\s*$", re.MULTILINE)
 DEFAULT_SETTINGS = Settings()
 
 
+# autodoc's resolve_name: a module-level documenter takes a dotted name's path as its module,
+# whatever module is current (Pillow's `.. autofunction:: PIL.features.check` under
+# `.. py:currentmodule:: PIL.features` is PIL.features.check, at that id); a class-level one
+# takes the path's last part as its class and the rest, where there is a rest, as its module.
+_MODULE_LEVEL = frozenset({"function", "decorator", "class", "exception", "data"})
+_CLASS_LEVEL = frozenset({"method", "attribute", "property"})
+
+
+def _in_current_module(directive: Directive) -> bool:
+    """Tell whether autodoc looks a directive's name up in the module current where it stands."""
+    dots = directive.name.count(".")
+    if directive.kind in _MODULE_LEVEL:
+        return dots == 0
+    if directive.kind in _CLASS_LEVEL:
+        return dots <= 1
+    return directive.kind != "module"
+
+
+def _scoped(documented: list, dotted: str, scope: str) -> list:
+    """Return documented under the names the Python domain gives them in a hand-written class
+    description's content: its handle_signature puts the class current there before a
+    signature without that class's prefix, so `XDGViewer` in `UnixViewer` is
+    `PIL.ImageShow.UnixViewer.XDGViewer`, and its member `XDGViewer.show` (autodoc's name
+    for it) `...UnixViewer.XDGViewer.XDGViewer.show`."""
+    module, _, own = dotted.rpartition(".")
+    top = f"{module}.{scope}.{own}"
+    return [replace(found, name=top if found.name == dotted else
+                    f"{top}.{own}{found.name.removeprefix(dotted)}") for found in documented]
+
+
 def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS) -> list | None:
     """Return [Documented] of a directive (the object, then its members), or None if the
     source defines no object of that name and kind; settings: the project's."""
     candidates = [directive.name]
-    if directive.module and directive.kind != "module":
+    if directive.module and _in_current_module(directive):
         candidates.insert(0, f"{directive.module}.{directive.name}")
     if directive.within:
         within = [f"{directive.within}.{directive.name}"]
@@ -558,7 +601,8 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
             if "members" in directive.options or "inherited-members" in directive.options:
                 documented.extend(_members(dotted, module, obj, directive, package, top=True,
                                            settings=settings))
-            return documented
+            return _scoped(documented, dotted, directive.scope) if directive.scope \
+                else documented
     return None
 
 
@@ -609,6 +653,21 @@ def _class_alias(package, module, obj) -> tuple:
     return module, replace(obj, docstring=f"alias of :class:`{found[1].name}`")
 
 
+def _undocumented_data(package, module, member) -> bool:
+    """Tell whether a module's member is data without a doc comment or docstring of its own,
+    which automodule leaves out, listed or not, :undoc-members: or not: autodoc's
+    DataDocumenter takes a module's member only where the source documents it (`isattr`,
+    ModuleAnalyzer's attr_docs); a name bound to a class or function is documented as one."""
+    if member.kind != DATA or member.docstring is not None:
+        return False
+    for written in (member.alias, member.wraps):
+        found = written and (package.resolve(f"{module.name}.{written}")
+                             or package.resolve(written))
+        if found and found[1].kind != DATA:
+            return False
+    return True
+
+
 def _members(dotted, module, obj, directive, package, top,
              settings: Settings = DEFAULT_SETTINGS) -> list:
     """Return the members :members: documents, recursively, in source order (then those of
@@ -635,6 +694,8 @@ def _members(dotted, module, obj, directive, package, top,
             if name in excluded or name in done or member is None:
                 continue
             done.add(name)  # a class's own definition hides its bases', documented or not
+            if owner.kind == MODULE and _undocumented_data(package, member_module, member):
+                continue
             shown_module, shown = package.shown(member_module, member)
             shown_module, shown = _class_alias(package, shown_module, shown)
             if settings.inherit_docstrings:

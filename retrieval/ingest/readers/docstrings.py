@@ -1272,10 +1272,22 @@ def _entries(lines: list, start: int, last: int, header_indent: int, numpydoc: b
             for name, type_, begin, end, described in entries]
 
 
+def _is_main_guard(test) -> bool:
+    """Tell whether an `if` test is `__name__ == "__main__"` (either way round)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 \
+            or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = {ast.dump(test.left), ast.dump(test.comparators[0])}
+    return sides == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}
+
+
 def _blocks(statement) -> list:
     """Return the statement lists of a compound statement that is no definition, else []."""
     if isinstance(statement, ast.If):
-        return [statement.body, statement.orelse]
+        # `if __name__ == "__main__":` runs as a script only: on import it binds nothing
+        # (Pillow's SpiderImagePlugin reads a file into `im` there).
+        return [statement.orelse] if _is_main_guard(statement.test) else \
+            [statement.body, statement.orelse]
     if isinstance(statement, (ast.Try, ast.TryStar)):
         return [statement.body, *(handler.body for handler in statement.handlers),
                 statement.orelse, statement.finalbody]
