@@ -657,6 +657,19 @@ class GeneratedPagesTest(unittest.TestCase):
             ("extra.html#module-demo.extra", "demo.extra", "demo/extra.py", 0),
             ("index.html#index", "Index", "docs/index.rst", 0)])
 
+    def test_an_automodule_makes_its_module_current_for_what_follows(self):
+        # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
+        # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its
+        # automodule is `#pymongo.MongoClient`).
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. automodule:: demo\n\n   .. data:: Client\n\n"
+                              "      An alias.\n\n.. data:: LIMIT\n\n   A limit.\n"})
+        self.assertEqual([unit["url"].removeprefix(DOCS + "index.html")
+                          for unit in package_contents(self.root)],
+                         ["#module-demo", "#demo.Client", "#demo.LIMIT"])
+
     def test_a_section_whose_title_id_is_taken_is_at_the_label_nearest_it(self):
         # Its own id an idN, last of its ids: the labels above it come first, the nearest
         # first (pytest's `.. _`recording warnings`:` and `.. _recwarn:` before "Recording

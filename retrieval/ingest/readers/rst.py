@@ -211,6 +211,10 @@ class RstReader:
             return False
         options = _options(lines, unit)
         no_index = "no-index" in options or "noindex" in options  # Sphinx creates no id then
+        if name == "automodule" and argument:
+            # autodoc writes `.. py:module:: NAME` first, which sets py:module for the rest of
+            # the page: the objects of the directive's content (`.. data:: X`) are NAME.X.
+            self.module = argument.split()[0]
         if name in ("module", "currentmodule"):
             module = argument.split()[0] if argument else None
             self.module = None if module == "None" else module  # "currentmodule:: None" resets
