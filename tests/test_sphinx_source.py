@@ -447,6 +447,27 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual(select["fields"]["names"].split(),
                          ["demo.select", "demo.Select._create"])
 
+    def test_a_class_shows_what_autoclass_content_says(self):
+        # pymongo's `autoclass_content = 'init'`: ClassDocumenter shows __init__'s docstring
+        # (quoted with the class's lines), else the class's own; ":class-doc-from: class"
+        # overrides it. Whether :members: takes a class is its own docstring's: Pool, none.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Op:\n    """An operation."""\n\n'
+                                '    def __init__(self, filter):\n        """Create an Op."""\n'
+                                '\n\nclass Plain:\n    """Plain."""\n\n\nclass Pool:\n'
+                                '    def __init__(self):\n        """Make a pool."""\n',
+            "docs/conf.py": "autoclass_content = 'init'\n",
+            "docs/api.rst": "API\n===\n\n.. automodule:: demo\n   :members:\n",
+            "docs/own.rst": "Own\n===\n\n.. autoclass:: demo.Op\n   :class-doc-from: class\n"
+                            "   :noindex:\n"})
+        units = {unit["url"].removeprefix(DOCS): unit["text"]
+                 for unit in package_contents(self.root)}
+        self.assertEqual(units["api.html#demo.Op"], 'class Op:\n    """An operation."""\n\n'
+                         '    def __init__(self, filter):\n        """Create an Op."""')
+        self.assertEqual(units["api.html#demo.Plain"], 'class Plain:\n    """Plain."""')
+        self.assertNotIn("api.html#demo.Pool", units)
+        self.assertEqual(units["own.html#own"], 'class Op:\n    """An operation."""')
+
     def test_with_a_docs_folder_what_it_does_not_describe_is_read_as_defined(self):
         # Without one, Scaffold.route is flask.Flask.route and add_route too
         # (test_package_layouts); with one, its directives say so.

@@ -588,7 +588,8 @@ class _Units:
         naming what the source does not define, or with an option autodoc does not take given
         conf.py's extensions, is reported, with none, at where(line)); conf: the project's."""
         conf = conf or SphinxConf()
-        settings = autodoc.Settings(conf.inherit_docstrings, _PALLETS in conf.extensions)
+        settings = autodoc.Settings(conf.inherit_docstrings, _PALLETS in conf.extensions,
+                                    conf.class_content)
         found: dict = {}
         for directive in autodoc.directives(text):
             unknown = autodoc.unknown_options(directive, conf.extensions)

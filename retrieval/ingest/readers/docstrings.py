@@ -1405,6 +1405,34 @@ def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) ->
     return obj if docstring is None else replace(obj, docstring=docstring)
 
 
+def class_content(package: PackageSource, module: Module, obj: DocObject,
+                  content: str) -> DocObject:
+    """Return a class as autodoc's ClassDocumenter shows it under autoclass_content (or a
+    directive's `:class-doc-from:`): "class" its own docstring; "init" its `__init__`'s (the
+    first along the class and its bases with one), else its `__new__`'s, else its own; "both"
+    its own, then that. Where that method is the class's own, its lines are quoted too."""
+    if content not in ("both", "init") or obj.kind not in (CLASS, EXCEPTION):
+        return obj
+    path = obj.name[len(module.name) + 1:]
+    owners = [(module, obj, path), *((base_module, base, base.name[len(base_module.name) + 1:])
+                                     for base_module, base in package.bases(module, obj))]
+    method = next((found for name in ("__init__", "__new__") for owner_module, _, owner_path
+                   in owners for found in [owner_module.objects.get(f"{owner_path}.{name}")]
+                   if found is not None and found.docstring), None)
+    if method is None:
+        return obj
+    docstring = method.docstring if content == "init" or not obj.docstring \
+        else f"{obj.docstring}\n\n{method.docstring}"
+    # The method's lines are quoted with the class's where nothing documented of its own
+    # stands between (a method before __init__ is a passage of its own).
+    between = (module.objects.get(f"{path}.{member}") for member in obj.members)
+    own = method.name.rpartition(".")[0] == obj.name and method.path == obj.path and not any(
+        other is not None and other is not method and other.docstring is not None
+        and obj.end_line < other.start_line < method.start_line for other in between)
+    return replace(obj, docstring=docstring,
+                   end_line=max(obj.end_line, method.end_line) if own else obj.end_line)
+
+
 def _inherited_tree(package: PackageSource, module: Module, path: str, inherited: dict):
     """Yield the documented members below a non-public object that a public class inherits
     (sqlalchemy's `Result.keys`, defined on its private base `_WithKeys`)."""
