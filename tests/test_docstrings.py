@@ -16,6 +16,7 @@ from retrieval.ingest.readers.docstrings import (
     METHOD,
     PackageSource,
     aliases,
+    derived_exceptions,
     exports,
     inherited_members,
     inherited_names,
@@ -99,6 +100,20 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual([module.objects[name].kind for name in
                           ("Interrupted", "Done", "Failed", "Plain")],
                          [EXCEPTION, EXCEPTION, EXCEPTION, CLASS])
+
+    def test_a_class_deriving_from_an_exception_of_the_package_is_an_exception(self):
+        # ExceptionDocumenter takes any BaseException subclass: pymongo's `class
+        # AutoReconnect(ConnectionFailure)`, ConnectionFailure(PyMongoError(Exception)), in
+        # another module too.
+        package = package_of({
+            "lib": 'class Failure(Exception):\n    """Failed."""\n\n\n'
+                   'class Lost(Failure):\n    """Lost."""\n',
+            "lib.more": 'from lib import Lost\n\n\nclass Reconnect(Lost):\n    """Again."""\n'
+                        '\n\nclass Plain:\n    """Plain."""\n'})
+        derived_exceptions(package)
+        self.assertEqual([package.resolve(name)[1].kind for name in
+                          ("lib.Lost", "lib.more.Reconnect", "lib.more.Plain")],
+                         [EXCEPTION, EXCEPTION, CLASS])
 
     def test_a_crlf_file_is_quoted_with_its_carriage_returns(self):
         data = CORE.replace("\n", "\r\n").encode()

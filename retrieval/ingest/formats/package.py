@@ -41,6 +41,7 @@ from ..readers.docstrings import (
     Module,
     PackageSource,
     aliases,
+    derived_exceptions,
     exports,
     inherited_members,
     inherited_names,
@@ -150,6 +151,7 @@ def _read_dependencies(package: PackageSource, dependencies: tuple, max_file_byt
             package.dependencies.update(read.modules)
             package.skipped.extend(read.skipped)
     package.changed()
+    derived_exceptions(package)  # a class of the package may derive from a dependency's
 
 
 # autodoc's options that leave a description out of the index, without an id.

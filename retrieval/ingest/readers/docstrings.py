@@ -436,7 +436,22 @@ def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         else:
             package.modules[name] = module
     descriptor_members(package)
+    derived_exceptions(package)
     return package
+
+
+def derived_exceptions(package: PackageSource) -> None:
+    """Make each class that derives from an exception class of the package (or of a
+    dependency read), however far up, an exception: autodoc's ExceptionDocumenter takes any
+    subclass of BaseException (`class AutoReconnect(ConnectionFailure)` is `exception`), where
+    the source says so only of a class naming an exception base itself."""
+    found = [(module, key, obj) for module in package.modules.values()
+             for key, obj in module.objects.items() if obj.kind == CLASS
+             and any(base.kind == EXCEPTION for _, base in package.bases(module, obj))]
+    for module, key, obj in found:
+        module.objects[key] = replace(obj, kind=EXCEPTION)
+    if found:
+        package.changed()
 
 
 def descriptor_members(package: PackageSource) -> None:
