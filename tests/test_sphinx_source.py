@@ -751,6 +751,18 @@ class GeneratedPagesTest(unittest.TestCase):
                           "#demo.signals.pre_init", "#demo.signals.ExtractDay",
                           "#module-demo.signals", "#module-demo.signals"])
 
+    def test_a_signature_goes_on_after_a_backslash_at_its_lines_end(self):
+        # Sphinx's get_signatures drops each backslash-newline: h5py's `.. class:: File(name,
+        # mode='r', \` over five lines is one signature, at `#h5py.File`; a line without one
+        # is a signature of its own.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. module:: demo\n\n.. class:: File(name, mode='r', \\\n"
+            "    driver=None, \\\n    **kwds)\n\n   A file.\n\n"
+            ".. function:: one(a)\n              two(b)\n\n   Either.\n")})
+        self.assertEqual([unit["url"].removeprefix(DOCS + "index.html")
+                          for unit in contents(self.root, "doc")],
+                         ["#module-demo", "#demo.File", "#demo.one"])
+
     def test_a_directive_right_below_a_title_is_read(self):
         # docutils needs no blank line after a title's underline: Django's "Displaying
         # messages" then `.. function:: get_messages(request)` on the next line; a toctree so

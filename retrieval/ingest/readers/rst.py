@@ -121,6 +121,24 @@ def _options(lines: list, unit: range) -> dict:
     return found
 
 
+def signature_texts(lines: list, unit: range, argument: str) -> list:
+    """Return an object directive's signatures: its argument, then each line of the unit up
+    to its options, stripped; as Sphinx's get_signatures, a line ending in a backslash goes
+    on on the next (it drops each backslash-newline, nl_escape_re, before splitting)."""
+    texts = [argument]
+    for i in unit[1:]:
+        if OPTION.fullmatch(lines[i].rstrip()):
+            break
+        texts.append(lines[i].strip())
+    joined = [texts[0]]
+    for text in texts[1:]:
+        if joined[-1].endswith("\\"):
+            joined[-1] = joined[-1][:-1] + text
+        else:
+            joined.append(text)
+    return joined
+
+
 def _qualify(name: str, module: str | None, class_path: str | None) -> str:
     """Return an object's dotted path below its module, qualified as Sphinx's Python domain does."""
     if module and name.startswith(module + "."):

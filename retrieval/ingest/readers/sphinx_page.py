@@ -29,13 +29,13 @@ from .rst import (
     DIRECTIVE,
     OBJECT_DIRECTIVES,
     OBJECT_NAME,
-    OPTION,
     RstReader,
     _is_adornment,
     _section_title,
     is_explicit_markup,
     plain_text,
     rst_units,
+    signature_texts,
 )
 from .sphinx_conf import shown_extlinks
 
@@ -275,14 +275,8 @@ class _UnitReader(RstReader):
 
     def _signatures(self, argument):
         """Return [(name, rest)] of a directive's signature lines (continuations included)."""
-        unit, lines = self._unit, self.lines
-        texts = [argument]
-        for i in unit[1:]:
-            if OPTION.fullmatch(lines[i].rstrip()):
-                break
-            texts.append(lines[i].strip())
         found = []
-        for text in texts:
+        for text in signature_texts(self.lines, self._unit, argument):
             match = OBJECT_NAME.match(text)
             if match:
                 found.append((match.group(0), text[match.end():].strip()))

@@ -48,6 +48,7 @@ from .rst import (
     RstReader,
     _section_title,
     is_explicit_markup,
+    signature_texts,
 )
 from .smartquotes import educate
 from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf, shown_extlinks
@@ -513,12 +514,7 @@ class _Predictor(RstReader):
         self._settle_targets()
 
     def _signature_lines(self, argument: str) -> list:
-        texts = [argument]
-        for i in self._unit[1:]:
-            if OPTION.fullmatch(self.lines[i].rstrip()):
-                break
-            texts.append(self.lines[i].strip())
-        return texts
+        return signature_texts(self.lines, self._unit, argument)
 
     def on_directive(self, name, argument, options, no_index, indent) -> bool:
         directives = self.directives
