@@ -97,7 +97,8 @@ class DocObject:
     # instance read on a class is that instance, no function (_class_return).
     gives_itself: bool = field(default=False, compare=False)
     # For a function returning an inner function whose `__doc__` it sets from a parameter
-    # (pandas' `_map_and_wrap(name, docstring)`): (that parameter's position, its name).
+    # (pandas' `_map_and_wrap(name, docstring)`), or a call given it as `doc=` (a property):
+    # (that parameter's position, its name, whether what it returns is a routine).
     doc_parameter: tuple | None = field(default=None, compare=False)
     # For an undocumented `name = F(...)`: the call, whose F may give what it returns the
     # docstring an argument holds (doc_parameter; templates.py evaluates it).
@@ -1079,38 +1080,50 @@ def _class_return(node: ast.ClassDef) -> tuple | None:
 
 def _doc_parameter(node) -> tuple | None:
     """Return DocObject.doc_parameter of a function: where its body defines a function W,
-    sets `W.__doc__ = PARAMETER` and ends `return W`, (PARAMETER's position, its name)."""
-    if not node.body or not isinstance(node.body[-1], ast.Return) \
-            or not isinstance(node.body[-1].value, ast.Name):
+    sets `W.__doc__ = PARAMETER` and ends `return W`, (PARAMETER's position, its name, True: it
+    makes a routine); where it ends `return F(..., doc=PARAMETER)` (property's and the
+    descriptors' convention, _doc_keyword: pymongo's `_grid_in_property(field_name,
+    docstring)` returns `property(getter, doc=docstring)`), (its position, its name, False)."""
+    if not node.body or not isinstance(node.body[-1], ast.Return):
         return None
-    returned = node.body[-1].value.id
     parameters = [argument.arg for argument in [*node.args.posonlyargs, *node.args.args]]
+    returned = node.body[-1].value
+    if isinstance(returned, ast.Call):
+        doc = next((keyword.value for keyword in returned.keywords if keyword.arg == "doc"),
+                   None)
+        if isinstance(doc, ast.Name) and doc.id in parameters:
+            return parameters.index(doc.id), doc.id, False
+        return None
+    if not isinstance(returned, ast.Name):
+        return None
     defined = any(isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-                  and statement.name == returned for statement in node.body)
+                  and statement.name == returned.id for statement in node.body)
     set_doc = [statement.value.id for statement in node.body
                if isinstance(statement, ast.Assign) and len(statement.targets) == 1
                and isinstance(statement.targets[0], ast.Attribute)
                and statement.targets[0].attr == "__doc__"
                and isinstance(statement.targets[0].value, ast.Name)
-               and statement.targets[0].value.id == returned
+               and statement.targets[0].value.id == returned.id
                and isinstance(statement.value, ast.Name)]
     if not defined or len(set_doc) != 1 or set_doc[0] not in parameters:
         return None
-    return parameters.index(set_doc[0]), set_doc[0]
+    return parameters.index(set_doc[0]), set_doc[0], True
 
 
 def docstring_argument(package: PackageSource, module: Module, obj: DocObject):
-    """Return the argument node an undocumented `name = F(...)` gives F's doc_parameter (the
-    function F returns has that docstring), or None where F is no such function."""
+    """Return (the argument node an undocumented `name = F(...)` gives F's doc_parameter, whether
+    what F returns is a routine) (what F returns has that docstring), or None where F is no
+    such function."""
     call = obj.docstring_call
     if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
         return None
     found = package.resolve(f"{module.name}.{ast.unparse(call.func)}")
     if found is None or found[1].kind != FUNCTION or found[1].doc_parameter is None:
         return None
-    position, name = found[1].doc_parameter
-    return next((keyword.value for keyword in call.keywords if keyword.arg == name),
-                call.args[position] if position < len(call.args) else None)
+    position, name, routine = found[1].doc_parameter
+    argument = next((keyword.value for keyword in call.keywords if keyword.arg == name),
+                    call.args[position] if position < len(call.args) else None)
+    return None if argument is None else (argument, routine)
 
 
 def made_function(obj: DocObject) -> DocObject:
