@@ -18,6 +18,8 @@ from retrieval.ingest.formats.sphinx_docs import (
 )
 from retrieval.ingest.readers.docutils_ids import make_id, sphinx_id
 from retrieval.ingest.readers.sphinx_conf import CROSSREF, MARKDOWN, RST, read_conf
+from retrieval.ingest.readers.sphinx_page import Directives
+from retrieval.ingest.readers.sphinx_source import predict_page
 from retrieval.ingest.tree import PackageLayout, Progress, SourceTree
 from tests.support import require_module, temporary_directory
 
@@ -677,6 +679,28 @@ class GeneratedPagesTest(unittest.TestCase):
             ("extra.html#extra", "Extra", "docs/extra.rst", 1),
             ("extra.html#module-demo.extra", "demo.extra", "demo/extra.py", 0),
             ("index.html#index", "Index", "docs/index.rst", 0)])
+
+    def test_what_comes_between_a_title_and_an_automodule_keeps_the_section_at_its_id(self):
+        # pymongo's `:mod:`int64` -- Tools ...` over an underline one short: docutils' "Title
+        # underline too short." warning is first in the section, so MoveModuleTargets leaves
+        # the module's target a span inside; a title starting with a role is text (no
+        # `:orphan:`-like field), `.. versionadded::` below it renders text: both are units.
+        # A module without a docstring renders no description: its section, its title alone
+        # on a page autodoc fills, is no unit either.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "demo/bare.py": "X = 1\n",
+            "docs/conf.py": "",
+            "docs/role.rst": ":mod:`demo` -- Demo\n===================\n.. versionadded:: 1.0"
+                             "\n\n.. automodule:: demo\n",
+            "docs/bare.rst": "Bare\n====\n\n.. automodule:: demo.bare\n"})
+        units = [unit["url"].removeprefix(DOCS) for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/bare.py", "demo.bare")))]
+        self.assertEqual(units, ["role.html#demo-demo", "role.html#module-demo"])
+        self.assertEqual([predict_page("api", f"Extra module\n{underline}\n\n.. automodule:: "
+                                       "demo.extra\n", Directives()).page.sections[0].section_id
+                          for underline in ("========", "============")],
+                         ["extra-module", "module-demo.extra"])
 
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's

@@ -968,6 +968,11 @@ class _Units:
                     documented_here = []
                     for item in documented:
                         obj = item.obj
+                        if obj.kind == MODULE and not obj.docstring:
+                            # autodoc renders no description of a module without a
+                            # docstring: its section is its title and what follows.
+                            self.described.add(obj.name)
+                            continue
                         if obj.kind == MODULE and obj.name in self.sectioned:
                             # Its docstring's sections are the page's (read above).
                             self.described.add(obj.name)

@@ -90,9 +90,22 @@ def _section_title(lines: list, unit: range) -> str | None:
             return title
     if (len(first) >= 2 and first[0] and not first[0][0].isspace()
             and not _is_adornment(first[0]) and _is_adornment(first[1])
-            and len(first[1]) >= len(first[0])):
+            and (len(first[1]) >= _SHORT_UNDERLINE or not short_underline(first[0], first[1]))):
         return first[0]
     return None
+
+
+# docutils reads an underline shorter than its title as one still ("Title underline too
+# short.", a warning) where it is at least this long, else the lines as a paragraph.
+_SHORT_UNDERLINE = 4
+
+
+def short_underline(title: str, underline: str) -> bool:
+    """Tell whether a title's underline is shorter than the title's column width (docutils'
+    column_width: a wide East Asian character takes two)."""
+    width = sum(2 if unicodedata.east_asian_width(char) in "WF" else 1
+                for char in title.rstrip())
+    return len(underline.rstrip()) < width
 
 
 def rst_units(lines: list, block: range) -> list:

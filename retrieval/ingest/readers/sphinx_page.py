@@ -477,11 +477,12 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
 
 # A line that renders no text: blank, an adornment, a label, a `currentmodule`, `module`,
 # `index`, `highlight` or `default-role` directive or an option of one (a field: `:orphan:`,
-# page metadata Sphinx takes out of the page).
+# page metadata Sphinx takes out of the page; a field marker is followed by white space or
+# the line's end, a role's by its text: ":mod:`regex` -- Tools" is a title's text).
 _RENDERS_NOTHING = re.compile(
     r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*"
     r"|(?:index|highlight|default-role)::.*)"
-    r"|:[\w-]+:.*|([^\w\s])\1*)?[ \t]*\r?")
+    r"|:[\w-]+:(?:[ \t].*)?|([^\w\s])\1*)?[ \t]*\r?")
 
 
 def _rendered_lines(prose: list) -> int:

@@ -48,6 +48,7 @@ from .rst import (
     RstReader,
     _section_title,
     is_explicit_markup,
+    short_underline,
     signature_texts,
 )
 from .smartquotes import educate
@@ -446,7 +447,11 @@ class _Predictor(RstReader):
         self._ancestry.append((section.section_id,
                                tuple(open_section.section_id for _, open_section in self._open)))
         self._open.append((level, section))
-        self._titled = None if duplicate else section
+        # docutils' "Title underline too short." warning is the section's first thing after
+        # its title: a module's target is then not first in it (MoveModuleTargets runs
+        # before Sphinx filters the warning out).
+        warned = not overline and short_underline(lines[unit.start], lines[unit.start + 1])
+        self._titled = None if duplicate or warned else section
         self._settle_targets()
 
     def listed(self) -> list:
