@@ -1,6 +1,8 @@
 """Unit: package sources read with ast, autodoc directives resolved, releases unpacked safely."""
 
+import datetime
 import hashlib
+import inspect
 import io
 import os
 import tarfile
@@ -383,6 +385,21 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
                          ("Return the named one.", "    def get(self, name):"))
         self.assertNotIn("cli.Group.run", found)
         self.assertNotIn("cli.Group.helper", found)
+
+    def test_an_override_of_a_builtin_or_standard_class_shows_its_docstring(self):
+        # autodoc's getdoc looks along the whole MRO: pymongo's `class SON(dict)` overrides
+        # `clear` and `class FixedOffset(tzinfo)` `dst` without docstrings, rendered with
+        # dict's and tzinfo's; a private name, or one the base has not, inherits nothing.
+        package = package_of({"son": (
+            "from datetime import tzinfo\n\n\nclass SON(dict):\n    \"\"\"Ordered.\"\"\"\n"
+            "    def clear(self):\n        pass\n    def _keys(self):\n        pass\n"
+            "    def to_dict(self):\n        pass\n\n\nclass Offset(tzinfo):\n"
+            "    \"\"\"Offset.\"\"\"\n    def dst(self, dt):\n        return None\n")})
+        found = {obj.name: obj.docstring for _, obj in public_objects(package)}
+        self.assertEqual(found["son.SON.clear"], inspect.cleandoc(dict.clear.__doc__))
+        self.assertEqual(found["son.Offset.dst"], inspect.cleandoc(datetime.tzinfo.dst.__doc__))
+        self.assertNotIn("son.SON.to_dict", found)
+        self.assertNotIn("son.SON._keys", found)
 
     def test_undocumented_data_is_api_where_re_exported_or_listed(self):
         package = package_of({

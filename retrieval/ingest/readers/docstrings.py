@@ -10,12 +10,16 @@ autodoc directives and re-exported names find their object.
 """
 
 import ast
+import builtins
 import hashlib
 import inspect
 import io
+import itertools
 import re
+import sys
 import tokenize
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from ...core.notes import VersionNote
@@ -203,6 +207,19 @@ class PackageSource:
                 elif resolved[1].name not in seen:
                     seen.add(resolved[1].name)
                     pending.append(resolved)
+        return found
+
+    def outside_bases(self, module: Module, obj: DocObject) -> list:
+        """Return the dotted names of the bases of a class and of its bases that are neither
+        the package's nor imported into it: as imported (`datetime.tzinfo`), or a builtin's
+        name as written (`dict`), what autodoc's getdoc reaches last along the MRO."""
+        found = []
+        for owner_module, owner in [(module, obj), *self.bases(module, obj)]:
+            for base in owner.bases:
+                written = f"{owner_module.name}.{base}"
+                if self.resolve(written) is None:
+                    imported = self._imported(written)
+                    found.append(imported if imported is not None else base)
         return found
 
     def _imported(self, dotted: str) -> str | None:
@@ -1418,6 +1435,7 @@ def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) ->
     attribute docs of each class of the MRO)."""
     if obj.docstring is not None:
         return obj
+    found: Iterable
     if obj.kind in (CLASS, EXCEPTION):
         found = (base.docstring for _, base in package.bases(module, obj))
     elif owner is not None and owner[1].kind in (CLASS, EXCEPTION):
@@ -1427,10 +1445,29 @@ def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) ->
                  for member in [base_module.objects.get(
                      f"{base.name[len(base_module.name) + 1:]}.{name}")] if member is not None
                  and (_is_value(member) or not _is_value(obj)))
+        if not name.startswith("_") and not _is_value(obj):
+            found = itertools.chain(found, (_python_doc(dotted, name) for dotted
+                                            in package.outside_bases(*owner)))
     else:
         return obj
     docstring = next((text for text in found if text is not None), None)
     return obj if docstring is None else replace(obj, docstring=docstring)
+
+
+def _python_doc(dotted: str, name: str) -> str | None:
+    """Return the docstring this interpreter's class of a dotted name (a builtin's `dict`, or
+    a class of a standard library module already imported: `datetime.tzinfo`; nothing is
+    imported) gives its member name, or None."""
+    head, _, tail = dotted.rpartition(".")
+    if not head:
+        owner = getattr(builtins, tail, None)
+    elif head.partition(".")[0] in sys.stdlib_module_names:
+        owner = getattr(sys.modules.get(head), tail, None)
+    else:
+        return None
+    doc = getattr(getattr(owner, name, None), "__doc__", None) if isinstance(owner, type) \
+        else None
+    return inspect.cleandoc(doc) if isinstance(doc, str) and doc.strip() else None
 
 
 def class_content(package: PackageSource, module: Module, obj: DocObject,
