@@ -18,6 +18,7 @@ from retrieval.ingest.readers.docstrings import (
     METHOD,
     PackageSource,
     aliases,
+    compiled_rebindings,
     derived_exceptions,
     exports,
     inherited_members,
@@ -102,6 +103,26 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual([module.objects[name].kind for name in
                           ("Interrupted", "Done", "Failed", "Plain")],
                          [EXCEPTION, EXCEPTION, EXCEPTION, CLASS])
+
+    def test_a_function_rebound_to_a_compiled_modules_is_no_member_automodule_takes(self):
+        # pymongo's bson: `def decode_all` then `if _USE_C: decode_all = _cbson.decode_all`,
+        # _cbson a C extension of the package: built, the name is the extension's function,
+        # which automodule's :members: skips as imported (no __all__); it is still the
+        # package's API. One rebound to a Python module's function, or listed, stays.
+        package = package_of({
+            "lib": "try:\n    from lib import _speed\n    _USE_C = True\nexcept ImportError:\n"
+                   "    _USE_C = False\nfrom lib import slow\n\n\n"
+                   'def decode(data):\n    """Decode."""\n\n\n'
+                   'def encode(data):\n    """Encode."""\n\n\n'
+                   'def check(data):\n    """Check."""\n\n\n'
+                   "if _USE_C:\n    decode = _speed.decode\n    check = slow.check\n",
+            "lib.slow": 'def check(data):\n    """Check slowly."""\n'})
+        compiled_rebindings(package)
+        self.assertEqual(sorted(documented_by(package, ".. automodule:: lib\n   :members:\n")),
+                         ["lib", "lib.check", "lib.encode"])
+        self.assertEqual(sorted(documented_by(
+            package, ".. automodule:: lib\n   :members: decode\n")), ["lib", "lib.decode"])
+        self.assertIn("lib.decode", [obj.name for _, obj in public_objects(package)])
 
     def test_a_class_deriving_from_an_exception_of_the_package_is_an_exception(self):
         # ExceptionDocumenter takes any BaseException subclass: pymongo's `class

@@ -643,6 +643,9 @@ def _members(dotted, module, obj, directive, package, top,
                     member_module, member = imported
             if name in excluded or name in done or member is None:
                 continue
+            if member.compiled and owner.kind == MODULE and owner_module.all_names is None \
+                    and not listed and "imported-members" not in options:
+                continue  # another module's object: :members: checks __module__ then
             done.add(name)  # a class's own definition hides its bases', documented or not
             shown_module, shown = package.shown(member_module, member)
             shown_module, shown = _class_alias(package, shown_module, shown)

@@ -107,6 +107,9 @@ class DocObject:
     # For an undocumented `name = F(...)`: the call, whose F may give what it returns the
     # docstring an argument holds (doc_parameter; templates.py evaluates it).
     docstring_call: ast.Call | None = field(default=None, compare=False)
+    # For a module's function or class that a later assignment rebinds to a compiled module's
+    # object (compiled_rebindings): what autodoc imports under the name is that object.
+    compiled: bool = field(default=False, compare=False)
 
 
 @dataclass
@@ -455,7 +458,32 @@ def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
             package.modules[name] = module
     descriptor_members(package)
     derived_exceptions(package)
+    compiled_rebindings(package)
     return package
+
+
+def compiled_rebindings(package: PackageSource) -> None:
+    """Mark (DocObject.compiled) each function or class a module defines that a later
+    `NAME = ext.ATTRIBUTE` binds to what a compiled module of the package gives (imported
+    from the package, no Python source of it read: pymongo's `if _USE_C: decode_all =
+    _cbson.decode_all`): where the extension is built, as for the published docs, Python
+    binds the name to the extension's object, whose __module__ is the extension's."""
+    found = []
+    for module in package.modules.values():
+        for name in module.objects[""].members if "" in module.objects else ():
+            obj, value = module.objects.get(name), module.assigned.get(name)
+            if obj is None or obj.kind not in (FUNCTION, CLASS, EXCEPTION) \
+                    or not isinstance(value, ast.Attribute) \
+                    or not isinstance(value.value, ast.Name) or value.lineno <= obj.end_line:
+                continue
+            source = module.imports.get(value.value.id, "")
+            if source.partition(".")[0] == module.name.partition(".")[0] \
+                    and package.resolve(source) is None:
+                found.append((module, name, obj))
+    for module, name, obj in found:
+        module.objects[name] = replace(obj, compiled=True)
+    if found:
+        package.changed()
 
 
 def derived_exceptions(package: PackageSource) -> None:
