@@ -702,6 +702,19 @@ class GeneratedPagesTest(unittest.TestCase):
                           for underline in ("========", "============")],
                          ["extra-module", "module-demo.extra"])
 
+    def test_a_mod_reference_lands_on_an_automodules_target(self):
+        # autodoc's `.. py:module::` is a target as `.. module::` is: pymongo's `:mod:`bson``
+        # links to api/bson/index.html#module-bson, where the section its automodule is
+        # first in is.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "Index\n=====\n\nSee :mod:`demo`, twice: :mod:`demo`.\n",
+            "docs/api.rst": "API\n===\n\n.. automodule:: demo\n"})
+        units = {unit["url"].removeprefix(DOCS): unit["in_links"]
+                 for unit in package_contents(self.root)}
+        self.assertEqual(units["api.html#module-demo"], 2)
+
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
         # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its

@@ -339,7 +339,10 @@ class _Predictor(RstReader):
         argument = (directive.group(2) or "").strip()
         if name == "currentmodule":
             self._titled = titled  # no node: what follows is still first in the section
-        if name == "module" and argument and not any(
+        # An automodule's autodoc writes `.. py:module::` first: the same target (a `:mod:`
+        # reference lands on it), the module's description (its docstring, a unit of the
+        # package's source) the text of a section it moves.
+        if name in ("module", "automodule") and argument and not any(
                 OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
                 for i in unit[1:]):
             module = argument.split()[0]
@@ -348,12 +351,6 @@ class _Predictor(RstReader):
             self.targets.setdefault((PYTHON_DOMAIN, module), module_id)
             if titled is not None:
                 self._move_section(titled, module_id)
-        elif name == "automodule" and argument and titled is not None and not any(
-                OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
-                for i in unit[1:]):
-            # autodoc writes `.. py:module::` first: the same, the module's description (its
-            # docstring, a unit of the package's source) the section's text.
-            self._move_section(titled, self._object_id("module", argument.split()[0]))
         if name not in _LITERAL_DIRECTIVES:
             self._inline("\n".join(self.lines[unit.start + 1:unit.stop]))
 
