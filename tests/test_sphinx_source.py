@@ -17,8 +17,9 @@ from retrieval.ingest.formats.sphinx_docs import (
     sphinx_project,
 )
 from retrieval.ingest.readers.docutils_ids import make_id, sphinx_id
+from retrieval.ingest.readers.rendered import parse_page
 from retrieval.ingest.readers.sphinx_conf import CROSSREF, MARKDOWN, RST, read_conf
-from retrieval.ingest.readers.sphinx_page import Directives
+from retrieval.ingest.readers.sphinx_page import Directives, page_units
 from retrieval.ingest.readers.sphinx_source import predict_page
 from retrieval.ingest.tree import PackageLayout, Progress, SourceTree
 from tests.support import require_module, temporary_directory
@@ -638,6 +639,16 @@ class GeneratedPagesTest(unittest.TestCase):
                           for unit in contents(self.root, "doc")],
                          [("index.html#demo", "Demo"), ("other.html", ":orphan:"),
                           ("other.html#other", "Other")])
+
+    def test_what_renders_nothing_above_a_rendered_pages_title_is_no_unit_either(self):
+        # h5py's `.. currentmodule:: h5py` right above `.. _attributes:` and the title: the
+        # rendered page shows nothing above its title, nor does the rendered site's build.
+        page = parse_page("attr.html", '<div role="main"><section id="attributes"><span '
+                          'id="attrs"></span><h1>Attributes</h1><p>Text.</p></section></div>')
+        units = page_units(".. currentmodule:: h5py\n.. _attrs:\n\n\nAttributes\n==========\n"
+                           "\nText.\n", page)
+        self.assertEqual([(unit.anchor, unit.text) for unit in units],
+                         [("attributes", "Attributes\n==========\n\nText.")])
 
     def test_a_module_first_in_a_section_is_where_the_section_is(self):
         # Sphinx's MoveModuleTargets: the target of a `.. module::` that is the first thing in

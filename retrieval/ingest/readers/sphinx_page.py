@@ -359,12 +359,12 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
                     each.first_run_end = unit.stop
                 _read_into(each, lines, unit, is_code, code, directives.extlinks)
         literal.leave(view, unit, indent, is_code)
-    # Before a predicted page's first title, what renders nothing (`:orphan:`, a `highlight`)
+    # Before a page's first title, what renders nothing (`:orphan:`, a `highlight`)
     # is no unit: the rendered page shows nothing above its title.
     return [_unit(lines, owner, _quoted_end(lines, owner.head, owner.first_run_end, breaks))
             for owner in reader.owners
             if owner.first_run_end is not None and owner.kind != _HIDDEN
-            and not (predicted and owner.kind == SECTION and not owner.title
+            and not (owner.kind == SECTION and not owner.title
                      and not _rendered_lines(owner.prose))]
 
 
