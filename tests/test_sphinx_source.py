@@ -650,6 +650,16 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual([(unit.anchor, unit.text) for unit in units],
                          [("attributes", "Attributes\n==========\n\nText.")])
 
+    def test_a_literal_block_in_a_list_item_ends_at_the_items_text(self):
+        # h5py's lowlevel.rst: `- **To the low-level**: ...::`, its code, then `  Although
+        # ... :meth:`.AttributeManager.get_id` ...`, the item's next paragraph (indented as
+        # its text, not past it): prose, whose reference links.
+        self.assertEqual(in_links_with(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. module:: demo\n\n- **Low**: go down\n  like this::\n\n"
+            "      x = 1\n\n  Then :meth:`.Thing.run` works.\n\n- Or::\n\n    y = 2\n\n"
+            "  and :meth:`.Thing.run` too.\n\n.. class:: Thing\n\n   .. method:: run()\n\n"
+            "      Run.\n")})["demo.Thing.run"], 2)
+
     def test_a_module_first_in_a_section_is_where_the_section_is(self):
         # Sphinx's MoveModuleTargets: the target of a `.. module::` that is the first thing in
         # a section leads the section's ids (jinja2's `<section id="module-jinja2.ext">`, its

@@ -399,7 +399,9 @@ def _quoted_end(lines: list, head: int, end: int, breaks: tuple) -> int:
 
 # A list item's marker before explicit markup (`* .. attribute:: CASCADE`, Django's): the
 # markup is the item's first element, which docutils parses at the item's indentation.
-_ITEM_MARKUP = re.compile(r"([ \t]*)([*+\-\u2022\u2023\u2043]|[0-9]+[.)]|#\.)( +)(?=\.\.[ \t])")
+_ITEM_MARKER = r"([ \t]*)([*+\-\u2022\u2023\u2043]|[0-9]+[.)]|#\.)( +)"
+_ITEM_MARKUP = re.compile(_ITEM_MARKER + r"(?=\.\.[ \t])")
+_ITEM = re.compile(_ITEM_MARKER + r"(?=\S)")
 
 
 def markup_view(lines: list) -> list:
@@ -457,7 +459,12 @@ class LiteralBlocks:
         if directive and directive.group(1).lower() in self._code:
             self._indent = indent
         elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
-            self._indent = indent
+            # The block is indented past the paragraph's text: a list item's is past its
+            # marker (`- **To the low-level**: ...::` then `  Although ...` is the item's
+            # next paragraph, no code), so its last line's, or its first's after the marker.
+            last = lines[unit.stop - 1]
+            item = _ITEM.match(last) if len(unit) == 1 else None
+            self._indent = item.end() if item else max(indent, indentation(last))
 
 
 def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
