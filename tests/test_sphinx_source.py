@@ -660,6 +660,16 @@ class GeneratedPagesTest(unittest.TestCase):
             "  and :meth:`.Thing.run` too.\n\n.. class:: Thing\n\n   .. method:: run()\n\n"
             "      Run.\n")})["demo.Thing.run"], 2)
 
+    def test_a_descriptions_typed_fields_link_their_types(self):
+        # Sphinx's PyTypedField: h5py's `.. method:: create_virtual_dataset` body has
+        # `:param VirtualLayout layout:`, a link to VirtualLayout; `:rtype:` and `:raises:`
+        # too. The same line in a section's prose is a field list, no link.
+        self.assertEqual(in_links_with(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. module:: demo\n\n.. class:: Layout\n\n   A layout.\n\n"
+            ".. function:: make(layout)\n\n   :param Layout layout: the layout.\n"
+            "   :rtype: Layout or None\n   :raises ~demo.Layout: never.\n\n"
+            ":param Layout layout: prose.\n")})["demo.Layout"], 3)
+
     def test_a_module_first_in_a_section_is_where_the_section_is(self):
         # Sphinx's MoveModuleTargets: the target of a `.. module::` that is the first thing in
         # a section leads the section's ids (jinja2's `<section id="module-jinja2.ext">`, its

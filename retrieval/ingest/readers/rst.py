@@ -169,6 +169,7 @@ class _Scope:
     anchor: str | None  # the anchor in force in the body; labels and sections inside replace it
     class_path: str | None = None  # for a class body: the class's path below the module
     owner: Any = None  # what a subclass reads the body as (sphinx_page.py)
+    described: bool = False  # the body of a Python object's description (its docfields')
 
 
 @dataclass
@@ -277,10 +278,10 @@ class RstReader:
         path = _qualify(match.group(0), module, enclosing)
         class_path = path if name in _CLASS_DIRECTIVES else None
         if no_index:  # Sphinx makes no id: the body stays under the enclosing anchor
-            self.scopes.append(_Scope(indent, self.anchor, class_path))
+            self.scopes.append(_Scope(indent, self.anchor, class_path, described=True))
             return
         anchor = f"{module}.{path}" if module else path
-        self.scopes.append(_Scope(indent, anchor, class_path))
+        self.scopes.append(_Scope(indent, anchor, class_path, described=True))
         self.used_ids.add(anchor)
 
     def on_section(self, title, after_label):

@@ -30,6 +30,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .autodoc import field_types
 from .blocks import indentation
 from .docutils_ids import DocumentIds, make_id, sphinx_id
 from .rendered import (
@@ -361,7 +362,18 @@ class _Predictor(RstReader):
             self.external.add(name.lower())
         for _ in _FOOTNOTE_REF.finditer(text):
             self.document.auto()
-        self.references.extend(cross_references(text, self.module, self._within()))
+        within = self._within()
+        self.references.extend(cross_references(text, self.module, within))
+        if self._described():
+            # A Python description's docfields (`:param VirtualLayout layout:`, `:rtype:`,
+            # `:raises E:`): Sphinx's typed fields link each name of their types.
+            self.references.extend(("class", name, self.module, within)
+                                   for line in text.split("\n") for name in field_types(line))
+
+    def _described(self) -> bool:
+        """Tell whether the unit being read is in a Python object description's body."""
+        indent = indentation(self.lines[self._unit.start]) if self._unit else 0
+        return any(scope.described and scope.indent < indent for scope in self.scopes)
 
     def _within(self) -> str | None:
         """Return the class (dotted, with its module) whose body the unit being read is in:
