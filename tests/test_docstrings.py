@@ -1,6 +1,8 @@
 """Unit: package sources read with ast, autodoc directives resolved, releases unpacked safely."""
 
+import datetime
 import hashlib
+import inspect
 import io
 import os
 import tarfile
@@ -16,6 +18,8 @@ from retrieval.ingest.readers.docstrings import (
     METHOD,
     PackageSource,
     aliases,
+    compiled_rebindings,
+    derived_exceptions,
     exports,
     inherited_members,
     inherited_names,
@@ -99,6 +103,40 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual([module.objects[name].kind for name in
                           ("Interrupted", "Done", "Failed", "Plain")],
                          [EXCEPTION, EXCEPTION, EXCEPTION, CLASS])
+
+    def test_a_function_rebound_to_a_compiled_modules_is_no_member_automodule_takes(self):
+        # pymongo's bson: `def decode_all` then `if _USE_C: decode_all = _cbson.decode_all`,
+        # _cbson a C extension of the package: built, the name is the extension's function,
+        # which automodule's :members: skips as imported (no __all__); it is still the
+        # package's API. One rebound to a Python module's function, or listed, stays.
+        package = package_of({
+            "lib": "try:\n    from lib import _speed\n    _USE_C = True\nexcept ImportError:\n"
+                   "    _USE_C = False\nfrom lib import slow\n\n\n"
+                   'def decode(data):\n    """Decode."""\n\n\n'
+                   'def encode(data):\n    """Encode."""\n\n\n'
+                   'def check(data):\n    """Check."""\n\n\n'
+                   "if _USE_C:\n    decode = _speed.decode\n    check = slow.check\n",
+            "lib.slow": 'def check(data):\n    """Check slowly."""\n'})
+        compiled_rebindings(package)
+        self.assertEqual(sorted(documented_by(package, ".. automodule:: lib\n   :members:\n")),
+                         ["lib", "lib.check", "lib.encode"])
+        self.assertEqual(sorted(documented_by(
+            package, ".. automodule:: lib\n   :members: decode\n")), ["lib", "lib.decode"])
+        self.assertIn("lib.decode", [obj.name for _, obj in public_objects(package)])
+
+    def test_a_class_deriving_from_an_exception_of_the_package_is_an_exception(self):
+        # ExceptionDocumenter takes any BaseException subclass: pymongo's `class
+        # AutoReconnect(ConnectionFailure)`, ConnectionFailure(PyMongoError(Exception)), in
+        # another module too.
+        package = package_of({
+            "lib": 'class Failure(Exception):\n    """Failed."""\n\n\n'
+                   'class Lost(Failure):\n    """Lost."""\n',
+            "lib.more": 'from lib import Lost\n\n\nclass Reconnect(Lost):\n    """Again."""\n'
+                        '\n\nclass Plain:\n    """Plain."""\n'})
+        derived_exceptions(package)
+        self.assertEqual([package.resolve(name)[1].kind for name in
+                          ("lib.Lost", "lib.more.Reconnect", "lib.more.Plain")],
+                         [EXCEPTION, EXCEPTION, CLASS])
 
     def test_a_crlf_file_is_quoted_with_its_carriage_returns(self):
         data = CORE.replace("\n", "\r\n").encode()
@@ -368,6 +406,21 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
                          ("Return the named one.", "    def get(self, name):"))
         self.assertNotIn("cli.Group.run", found)
         self.assertNotIn("cli.Group.helper", found)
+
+    def test_an_override_of_a_builtin_or_standard_class_shows_its_docstring(self):
+        # autodoc's getdoc looks along the whole MRO: pymongo's `class SON(dict)` overrides
+        # `clear` and `class FixedOffset(tzinfo)` `dst` without docstrings, rendered with
+        # dict's and tzinfo's; a private name, or one the base has not, inherits nothing.
+        package = package_of({"son": (
+            "from datetime import tzinfo\n\n\nclass SON(dict):\n    \"\"\"Ordered.\"\"\"\n"
+            "    def clear(self):\n        pass\n    def _keys(self):\n        pass\n"
+            "    def to_dict(self):\n        pass\n\n\nclass Offset(tzinfo):\n"
+            "    \"\"\"Offset.\"\"\"\n    def dst(self, dt):\n        return None\n")})
+        found = {obj.name: obj.docstring for _, obj in public_objects(package)}
+        self.assertEqual(found["son.SON.clear"], inspect.cleandoc(dict.clear.__doc__))
+        self.assertEqual(found["son.Offset.dst"], inspect.cleandoc(datetime.tzinfo.dst.__doc__))
+        self.assertNotIn("son.SON.to_dict", found)
+        self.assertNotIn("son.SON._keys", found)
 
     def test_undocumented_data_is_api_where_re_exported_or_listed(self):
         package = package_of({

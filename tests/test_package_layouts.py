@@ -519,6 +519,25 @@ class PublicApiTest(unittest.TestCase):
                           "StringMethods.isalpha": ("method", "Check letters."),
                           "StringMethods.isdigit": ("attribute", None)})
 
+    def test_a_property_made_by_a_helper_given_its_doc_has_the_argument_s_docstring(self):
+        # pymongo's `chunk_size = _grid_in_property("chunkSize", "Chunk size.")`, which ends
+        # `return property(getter, doc=docstring)`: an attribute whose __doc__ is the argument.
+        root = write_tree(temporary_directory(self), {
+            "grid.py": (
+                'def _field(name, docstring, read_only=False):\n    def getter(self):\n'
+                '        return self._file[name]\n\n    if read_only:\n'
+                '        docstring += " Read-only."\n    return property(getter, doc=docstring)'
+                '\n\n\nclass GridIn:\n    """A file."""\n\n'
+                '    chunk_size = _field("chunkSize", "Chunk size.", read_only=True)\n'
+                '    length = _field(docstring="Its length.", name="length")\n')})
+        package = read_package(str(root), wheel_modules(root))
+        self.assertEqual(resolve_templates(package), (2, 0))
+        objects = package.modules["grid"].objects
+        self.assertEqual({name: (objects[name].kind, objects[name].docstring) for name in
+                          ("GridIn.chunk_size", "GridIn.length")},
+                         {"GridIn.chunk_size": ("attribute", "Chunk size."),
+                          "GridIn.length": ("attribute", "Its length.")})
+
     def test_a_class_body_s_entry_of_a_module_dict_is_the_module_s_entry(self):
         # pandas' strings/accessor.py fills `_shared_docs["str_pad"]` inside StringMethods
         # for the @Appender below it; a dict the class binds itself (`_doc_args`) is the

@@ -17,7 +17,10 @@ from retrieval.ingest.formats.sphinx_docs import (
     sphinx_project,
 )
 from retrieval.ingest.readers.docutils_ids import make_id, sphinx_id
+from retrieval.ingest.readers.rendered import parse_page
 from retrieval.ingest.readers.sphinx_conf import CROSSREF, MARKDOWN, RST, read_conf
+from retrieval.ingest.readers.sphinx_page import Directives, page_units
+from retrieval.ingest.readers.sphinx_source import predict_page
 from retrieval.ingest.tree import PackageLayout, Progress, SourceTree
 from tests.support import require_module, temporary_directory
 
@@ -447,6 +450,27 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual(select["fields"]["names"].split(),
                          ["demo.select", "demo.Select._create"])
 
+    def test_a_class_shows_what_autoclass_content_says(self):
+        # pymongo's `autoclass_content = 'init'`: ClassDocumenter shows __init__'s docstring
+        # (quoted with the class's lines), else the class's own; ":class-doc-from: class"
+        # overrides it. Whether :members: takes a class is its own docstring's: Pool, none.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Op:\n    """An operation."""\n\n'
+                                '    def __init__(self, filter):\n        """Create an Op."""\n'
+                                '\n\nclass Plain:\n    """Plain."""\n\n\nclass Pool:\n'
+                                '    def __init__(self):\n        """Make a pool."""\n',
+            "docs/conf.py": "autoclass_content = 'init'\n",
+            "docs/api.rst": "API\n===\n\n.. automodule:: demo\n   :members:\n",
+            "docs/own.rst": "Own\n===\n\n.. autoclass:: demo.Op\n   :class-doc-from: class\n"
+                            "   :noindex:\n"})
+        units = {unit["url"].removeprefix(DOCS): unit["text"]
+                 for unit in package_contents(self.root)}
+        self.assertEqual(units["api.html#demo.Op"], 'class Op:\n    """An operation."""\n\n'
+                         '    def __init__(self, filter):\n        """Create an Op."""')
+        self.assertEqual(units["api.html#demo.Plain"], 'class Plain:\n    """Plain."""')
+        self.assertNotIn("api.html#demo.Pool", units)
+        self.assertEqual(units["own.html#own"], 'class Op:\n    """An operation."""')
+
     def test_with_a_docs_folder_what_it_does_not_describe_is_read_as_defined(self):
         # Without one, Scaffold.route is flask.Flask.route and add_route too
         # (test_package_layouts); with one, its directives say so.
@@ -616,6 +640,36 @@ class GeneratedPagesTest(unittest.TestCase):
                          [("index.html#demo", "Demo"), ("other.html", ":orphan:"),
                           ("other.html#other", "Other")])
 
+    def test_what_renders_nothing_above_a_rendered_pages_title_is_no_unit_either(self):
+        # h5py's `.. currentmodule:: h5py` right above `.. _attributes:` and the title: the
+        # rendered page shows nothing above its title, nor does the rendered site's build.
+        page = parse_page("attr.html", '<div role="main"><section id="attributes"><span '
+                          'id="attrs"></span><h1>Attributes</h1><p>Text.</p></section></div>')
+        units = page_units(".. currentmodule:: h5py\n.. _attrs:\n\n\nAttributes\n==========\n"
+                           "\nText.\n", page)
+        self.assertEqual([(unit.anchor, unit.text) for unit in units],
+                         [("attributes", "Attributes\n==========\n\nText.")])
+
+    def test_a_literal_block_in_a_list_item_ends_at_the_items_text(self):
+        # h5py's lowlevel.rst: `- **To the low-level**: ...::`, its code, then `  Although
+        # ... :meth:`.AttributeManager.get_id` ...`, the item's next paragraph (indented as
+        # its text, not past it): prose, whose reference links.
+        self.assertEqual(in_links_with(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. module:: demo\n\n- **Low**: go down\n  like this::\n\n"
+            "      x = 1\n\n  Then :meth:`.Thing.run` works.\n\n- Or::\n\n    y = 2\n\n"
+            "  and :meth:`.Thing.run` too.\n\n.. class:: Thing\n\n   .. method:: run()\n\n"
+            "      Run.\n")})["demo.Thing.run"], 2)
+
+    def test_a_descriptions_typed_fields_link_their_types(self):
+        # Sphinx's PyTypedField: h5py's `.. method:: create_virtual_dataset` body has
+        # `:param VirtualLayout layout:`, a link to VirtualLayout; `:rtype:` and `:raises:`
+        # too. The same line in a section's prose is a field list, no link.
+        self.assertEqual(in_links_with(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. module:: demo\n\n.. class:: Layout\n\n   A layout.\n\n"
+            ".. function:: make(layout)\n\n   :param Layout layout: the layout.\n"
+            "   :rtype: Layout or None\n   :raises ~demo.Layout: never.\n\n"
+            ":param Layout layout: prose.\n")})["demo.Layout"], 3)
+
     def test_a_module_first_in_a_section_is_where_the_section_is(self):
         # Sphinx's MoveModuleTargets: the target of a `.. module::` that is the first thing in
         # a section leads the section's ids (jinja2's `<section id="module-jinja2.ext">`, its
@@ -656,6 +710,54 @@ class GeneratedPagesTest(unittest.TestCase):
             ("extra.html#extra", "Extra", "docs/extra.rst", 1),
             ("extra.html#module-demo.extra", "demo.extra", "demo/extra.py", 0),
             ("index.html#index", "Index", "docs/index.rst", 0)])
+
+    def test_what_comes_between_a_title_and_an_automodule_keeps_the_section_at_its_id(self):
+        # pymongo's `:mod:`int64` -- Tools ...` over an underline one short: docutils' "Title
+        # underline too short." warning is first in the section, so MoveModuleTargets leaves
+        # the module's target a span inside; a title starting with a role is text (no
+        # `:orphan:`-like field), `.. versionadded::` below it renders text: both are units.
+        # A module without a docstring renders no description: its section, its title alone
+        # on a page autodoc fills, is no unit either.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "demo/bare.py": "X = 1\n",
+            "docs/conf.py": "",
+            "docs/role.rst": ":mod:`demo` -- Demo\n===================\n.. versionadded:: 1.0"
+                             "\n\n.. automodule:: demo\n",
+            "docs/bare.rst": "Bare\n====\n\n.. automodule:: demo.bare\n"})
+        units = [unit["url"].removeprefix(DOCS) for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/bare.py", "demo.bare")))]
+        self.assertEqual(units, ["role.html#demo-demo", "role.html#module-demo"])
+        self.assertEqual([predict_page("api", f"Extra module\n{underline}\n\n.. automodule:: "
+                                       "demo.extra\n", Directives()).page.sections[0].section_id
+                          for underline in ("========", "============")],
+                         ["extra-module", "module-demo.extra"])
+
+    def test_a_mod_reference_lands_on_an_automodules_target(self):
+        # autodoc's `.. py:module::` is a target as `.. module::` is: pymongo's `:mod:`bson``
+        # links to api/bson/index.html#module-bson, where the section its automodule is
+        # first in is.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "Index\n=====\n\nSee :mod:`demo`, twice: :mod:`demo`.\n",
+            "docs/api.rst": "API\n===\n\n.. automodule:: demo\n"})
+        units = {unit["url"].removeprefix(DOCS): unit["in_links"]
+                 for unit in package_contents(self.root)}
+        self.assertEqual(units["api.html#module-demo"], 2)
+
+    def test_an_automodule_makes_its_module_current_for_what_follows(self):
+        # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
+        # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its
+        # automodule is `#pymongo.MongoClient`).
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. automodule:: demo\n\n   .. data:: Client\n\n"
+                              "      An alias.\n\n.. data:: LIMIT\n\n   A limit.\n"})
+        self.assertEqual([unit["url"].removeprefix(DOCS + "index.html")
+                          for unit in package_contents(self.root)],
+                         ["#module-demo", "#demo.Client", "#demo.LIMIT"])
 
     def test_a_section_whose_title_id_is_taken_is_at_the_label_nearest_it(self):
         # Its own id an idN, last of its ids: the labels above it come first, the nearest
@@ -716,6 +818,18 @@ class GeneratedPagesTest(unittest.TestCase):
                          ["#module-demo.signals", "#demo.signals.post_init",
                           "#demo.signals.pre_init", "#demo.signals.ExtractDay",
                           "#module-demo.signals", "#module-demo.signals"])
+
+    def test_a_signature_goes_on_after_a_backslash_at_its_lines_end(self):
+        # Sphinx's get_signatures drops each backslash-newline: h5py's `.. class:: File(name,
+        # mode='r', \` over five lines is one signature, at `#h5py.File`; a line without one
+        # is a signature of its own.
+        write(self.root, {"doc/conf.py": "", "doc/index.rst": (
+            "Demo\n====\n\n.. module:: demo\n\n.. class:: File(name, mode='r', \\\n"
+            "    driver=None, \\\n    **kwds)\n\n   A file.\n\n"
+            ".. function:: one(a)\n              two(b)\n\n   Either.\n")})
+        self.assertEqual([unit["url"].removeprefix(DOCS + "index.html")
+                          for unit in contents(self.root, "doc")],
+                         ["#module-demo", "#demo.File", "#demo.one"])
 
     def test_a_directive_right_below_a_title_is_read(self):
         # docutils needs no blank line after a title's underline: Django's "Displaying

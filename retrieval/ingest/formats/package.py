@@ -41,6 +41,7 @@ from ..readers.docstrings import (
     Module,
     PackageSource,
     aliases,
+    derived_exceptions,
     exports,
     inherited_members,
     inherited_names,
@@ -150,6 +151,7 @@ def _read_dependencies(package: PackageSource, dependencies: tuple, max_file_byt
             package.dependencies.update(read.modules)
             package.skipped.extend(read.skipped)
     package.changed()
+    derived_exceptions(package)  # a class of the package may derive from a dependency's
 
 
 # autodoc's options that leave a description out of the index, without an id.
@@ -588,7 +590,8 @@ class _Units:
         naming what the source does not define, or with an option autodoc does not take given
         conf.py's extensions, is reported, with none, at where(line)); conf: the project's."""
         conf = conf or SphinxConf()
-        settings = autodoc.Settings(conf.inherit_docstrings, _PALLETS in conf.extensions)
+        settings = autodoc.Settings(conf.inherit_docstrings, _PALLETS in conf.extensions,
+                                    conf.class_content)
         found: dict = {}
         for directive in autodoc.directives(text):
             unknown = autodoc.unknown_options(directive, conf.extensions)
@@ -965,6 +968,11 @@ class _Units:
                     documented_here = []
                     for item in documented:
                         obj = item.obj
+                        if obj.kind == MODULE and not obj.docstring:
+                            # autodoc renders no description of a module without a
+                            # docstring: its section is its title and what follows.
+                            self.described.add(obj.name)
+                            continue
                         if obj.kind == MODULE and obj.name in self.sectioned:
                             # Its docstring's sections are the page's (read above).
                             self.described.add(obj.name)

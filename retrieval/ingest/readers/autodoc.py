@@ -19,6 +19,7 @@ from .docstrings import (
     FUNCTION,
     METHOD,
     MODULE,
+    class_content,
     inheriting,
 )
 from .templates import mapping_entries
@@ -532,6 +533,13 @@ class Settings:
     # pallets_sphinx_themes' autodoc-skip-member handler (skip_internal): a member whose
     # docstring has a line `:internal:` alone is not documented.
     skip_internal: bool = False
+    # autoclass_content: what a class's description shows ("class", "both", "init").
+    class_content: str = "class"
+
+    def content_of(self, directive: Directive) -> str:
+        """Return what a directive's classes show: its `:class-doc-from:`, else the
+        project's autoclass_content (autodoc's member documenters share the options)."""
+        return directive.options.get("class-doc-from") or self.class_content
 
 
 _INTERNAL = re.compile(r"^\s*:internal:\s*$", re.MULTILINE)
@@ -589,6 +597,7 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
             if settings.inherit_docstrings:
                 owner = package.resolve(dotted.rpartition(".")[0]) if "." in dotted else None
                 shown = inheriting(package, shown_module, shown, owner)
+            shown = class_content(package, shown_module, shown, settings.content_of(directive))
             kind = DIRECTIVE_KINDS.get(directive.kind)
             if kind in (CLASS, EXCEPTION) and (
                     obj.kind not in (CLASS, EXCEPTION)
@@ -693,6 +702,9 @@ def _members(dotted, module, obj, directive, package, top,
                     member_module, member = imported
             if name in excluded or name in done or member is None:
                 continue
+            if member.compiled and owner.kind == MODULE and owner_module.all_names is None \
+                    and not listed and "imported-members" not in options:
+                continue  # another module's object: :members: checks __module__ then
             done.add(name)  # a class's own definition hides its bases', documented or not
             if owner.kind == MODULE and _undocumented_data(package, member_module, member):
                 continue
@@ -702,6 +714,9 @@ def _members(dotted, module, obj, directive, package, top,
                 shown = inheriting(package, shown_module, shown, (owner_module, owner))
             if shown.docstring is None and not undocumented and not listed:
                 continue
+            # Whether a member is documented is its own docstring's (filter_members' getdoc),
+            # whatever autoclass_content shows of it.
+            shown = class_content(package, shown_module, shown, settings.content_of(directive))
             if settings.skip_internal and _INTERNAL.search(shown.docstring or ""):
                 continue
             found.append(Documented(f"{dotted}.{name}", shown_module, shown, directive))

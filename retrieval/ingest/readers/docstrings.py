@@ -10,12 +10,16 @@ autodoc directives and re-exported names find their object.
 """
 
 import ast
+import builtins
 import hashlib
 import inspect
 import io
+import itertools
 import re
+import sys
 import tokenize
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from ...core.notes import VersionNote
@@ -97,11 +101,15 @@ class DocObject:
     # instance read on a class is that instance, no function (_class_return).
     gives_itself: bool = field(default=False, compare=False)
     # For a function returning an inner function whose `__doc__` it sets from a parameter
-    # (pandas' `_map_and_wrap(name, docstring)`): (that parameter's position, its name).
+    # (pandas' `_map_and_wrap(name, docstring)`), or a call given it as `doc=` (a property):
+    # (that parameter's position, its name, whether what it returns is a routine).
     doc_parameter: tuple | None = field(default=None, compare=False)
     # For an undocumented `name = F(...)`: the call, whose F may give what it returns the
     # docstring an argument holds (doc_parameter; templates.py evaluates it).
     docstring_call: ast.Call | None = field(default=None, compare=False)
+    # For a module's function or class that a later assignment rebinds to a compiled module's
+    # object (compiled_rebindings): what autodoc imports under the name is that object.
+    compiled: bool = field(default=False, compare=False)
 
 
 @dataclass
@@ -202,6 +210,19 @@ class PackageSource:
                 elif resolved[1].name not in seen:
                     seen.add(resolved[1].name)
                     pending.append(resolved)
+        return found
+
+    def outside_bases(self, module: Module, obj: DocObject) -> list:
+        """Return the dotted names of the bases of a class and of its bases that are neither
+        the package's nor imported into it: as imported (`datetime.tzinfo`), or a builtin's
+        name as written (`dict`), what autodoc's getdoc reaches last along the MRO."""
+        found = []
+        for owner_module, owner in [(module, obj), *self.bases(module, obj)]:
+            for base in owner.bases:
+                written = f"{owner_module.name}.{base}"
+                if self.resolve(written) is None:
+                    imported = self._imported(written)
+                    found.append(imported if imported is not None else base)
         return found
 
     def _imported(self, dotted: str) -> str | None:
@@ -436,7 +457,47 @@ def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         else:
             package.modules[name] = module
     descriptor_members(package)
+    derived_exceptions(package)
+    compiled_rebindings(package)
     return package
+
+
+def compiled_rebindings(package: PackageSource) -> None:
+    """Mark (DocObject.compiled) each function or class a module defines that a later
+    `NAME = ext.ATTRIBUTE` binds to what a compiled module of the package gives (imported
+    from the package, no Python source of it read: pymongo's `if _USE_C: decode_all =
+    _cbson.decode_all`): where the extension is built, as for the published docs, Python
+    binds the name to the extension's object, whose __module__ is the extension's."""
+    found = []
+    for module in package.modules.values():
+        for name in module.objects[""].members if "" in module.objects else ():
+            obj, value = module.objects.get(name), module.assigned.get(name)
+            if obj is None or obj.kind not in (FUNCTION, CLASS, EXCEPTION) \
+                    or not isinstance(value, ast.Attribute) \
+                    or not isinstance(value.value, ast.Name) or value.lineno <= obj.end_line:
+                continue
+            source = module.imports.get(value.value.id, "")
+            if source.partition(".")[0] == module.name.partition(".")[0] \
+                    and package.resolve(source) is None:
+                found.append((module, name, obj))
+    for module, name, obj in found:
+        module.objects[name] = replace(obj, compiled=True)
+    if found:
+        package.changed()
+
+
+def derived_exceptions(package: PackageSource) -> None:
+    """Make each class that derives from an exception class of the package (or of a
+    dependency read), however far up, an exception: autodoc's ExceptionDocumenter takes any
+    subclass of BaseException (`class AutoReconnect(ConnectionFailure)` is `exception`), where
+    the source says so only of a class naming an exception base itself."""
+    found = [(module, key, obj) for module in package.modules.values()
+             for key, obj in module.objects.items() if obj.kind == CLASS
+             and any(base.kind == EXCEPTION for _, base in package.bases(module, obj))]
+    for module, key, obj in found:
+        module.objects[key] = replace(obj, kind=EXCEPTION)
+    if found:
+        package.changed()
 
 
 def descriptor_members(package: PackageSource) -> None:
@@ -1064,38 +1125,50 @@ def _class_return(node: ast.ClassDef) -> tuple | None:
 
 def _doc_parameter(node) -> tuple | None:
     """Return DocObject.doc_parameter of a function: where its body defines a function W,
-    sets `W.__doc__ = PARAMETER` and ends `return W`, (PARAMETER's position, its name)."""
-    if not node.body or not isinstance(node.body[-1], ast.Return) \
-            or not isinstance(node.body[-1].value, ast.Name):
+    sets `W.__doc__ = PARAMETER` and ends `return W`, (PARAMETER's position, its name, True: it
+    makes a routine); where it ends `return F(..., doc=PARAMETER)` (property's and the
+    descriptors' convention, _doc_keyword: pymongo's `_grid_in_property(field_name,
+    docstring)` returns `property(getter, doc=docstring)`), (its position, its name, False)."""
+    if not node.body or not isinstance(node.body[-1], ast.Return):
         return None
-    returned = node.body[-1].value.id
     parameters = [argument.arg for argument in [*node.args.posonlyargs, *node.args.args]]
+    returned = node.body[-1].value
+    if isinstance(returned, ast.Call):
+        doc = next((keyword.value for keyword in returned.keywords if keyword.arg == "doc"),
+                   None)
+        if isinstance(doc, ast.Name) and doc.id in parameters:
+            return parameters.index(doc.id), doc.id, False
+        return None
+    if not isinstance(returned, ast.Name):
+        return None
     defined = any(isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-                  and statement.name == returned for statement in node.body)
+                  and statement.name == returned.id for statement in node.body)
     set_doc = [statement.value.id for statement in node.body
                if isinstance(statement, ast.Assign) and len(statement.targets) == 1
                and isinstance(statement.targets[0], ast.Attribute)
                and statement.targets[0].attr == "__doc__"
                and isinstance(statement.targets[0].value, ast.Name)
-               and statement.targets[0].value.id == returned
+               and statement.targets[0].value.id == returned.id
                and isinstance(statement.value, ast.Name)]
     if not defined or len(set_doc) != 1 or set_doc[0] not in parameters:
         return None
-    return parameters.index(set_doc[0]), set_doc[0]
+    return parameters.index(set_doc[0]), set_doc[0], True
 
 
 def docstring_argument(package: PackageSource, module: Module, obj: DocObject):
-    """Return the argument node an undocumented `name = F(...)` gives F's doc_parameter (the
-    function F returns has that docstring), or None where F is no such function."""
+    """Return (the argument node an undocumented `name = F(...)` gives F's doc_parameter, whether
+    what F returns is a routine) (what F returns has that docstring), or None where F is no
+    such function."""
     call = obj.docstring_call
     if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
         return None
     found = package.resolve(f"{module.name}.{ast.unparse(call.func)}")
     if found is None or found[1].kind != FUNCTION or found[1].doc_parameter is None:
         return None
-    position, name = found[1].doc_parameter
-    return next((keyword.value for keyword in call.keywords if keyword.arg == name),
-                call.args[position] if position < len(call.args) else None)
+    position, name, routine = found[1].doc_parameter
+    argument = next((keyword.value for keyword in call.keywords if keyword.arg == name),
+                    call.args[position] if position < len(call.args) else None)
+    return None if argument is None else (argument, routine)
 
 
 def made_function(obj: DocObject) -> DocObject:
@@ -1402,6 +1475,7 @@ def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) ->
     attribute docs of each class of the MRO)."""
     if obj.docstring is not None:
         return obj
+    found: Iterable
     if obj.kind in (CLASS, EXCEPTION):
         found = (base.docstring for _, base in package.bases(module, obj))
     elif owner is not None and owner[1].kind in (CLASS, EXCEPTION):
@@ -1411,10 +1485,57 @@ def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) ->
                  for member in [base_module.objects.get(
                      f"{base.name[len(base_module.name) + 1:]}.{name}")] if member is not None
                  and (_is_value(member) or not _is_value(obj)))
+        if not name.startswith("_") and not _is_value(obj):
+            found = itertools.chain(found, (_python_doc(dotted, name) for dotted
+                                            in package.outside_bases(*owner)))
     else:
         return obj
     docstring = next((text for text in found if text is not None), None)
     return obj if docstring is None else replace(obj, docstring=docstring)
+
+
+def _python_doc(dotted: str, name: str) -> str | None:
+    """Return the docstring this interpreter's class of a dotted name (a builtin's `dict`, or
+    a class of a standard library module already imported: `datetime.tzinfo`; nothing is
+    imported) gives its member name, or None."""
+    head, _, tail = dotted.rpartition(".")
+    if not head:
+        owner = getattr(builtins, tail, None)
+    elif head.partition(".")[0] in sys.stdlib_module_names:
+        owner = getattr(sys.modules.get(head), tail, None)
+    else:
+        return None
+    doc = getattr(getattr(owner, name, None), "__doc__", None) if isinstance(owner, type) \
+        else None
+    return inspect.cleandoc(doc) if isinstance(doc, str) and doc.strip() else None
+
+
+def class_content(package: PackageSource, module: Module, obj: DocObject,
+                  content: str) -> DocObject:
+    """Return a class as autodoc's ClassDocumenter shows it under autoclass_content (or a
+    directive's `:class-doc-from:`): "class" its own docstring; "init" its `__init__`'s (the
+    first along the class and its bases with one), else its `__new__`'s, else its own; "both"
+    its own, then that. Where that method is the class's own, its lines are quoted too."""
+    if content not in ("both", "init") or obj.kind not in (CLASS, EXCEPTION):
+        return obj
+    path = obj.name[len(module.name) + 1:]
+    owners = [(module, obj, path), *((base_module, base, base.name[len(base_module.name) + 1:])
+                                     for base_module, base in package.bases(module, obj))]
+    method = next((found for name in ("__init__", "__new__") for owner_module, _, owner_path
+                   in owners for found in [owner_module.objects.get(f"{owner_path}.{name}")]
+                   if found is not None and found.docstring), None)
+    if method is None:
+        return obj
+    docstring = method.docstring if content == "init" or not obj.docstring \
+        else f"{obj.docstring}\n\n{method.docstring}"
+    # The method's lines are quoted with the class's where nothing documented of its own
+    # stands between (a method before __init__ is a passage of its own).
+    between = (module.objects.get(f"{path}.{member}") for member in obj.members)
+    own = method.name.rpartition(".")[0] == obj.name and method.path == obj.path and not any(
+        other is not None and other is not method and other.docstring is not None
+        and obj.end_line < other.start_line < method.start_line for other in between)
+    return replace(obj, docstring=docstring,
+                   end_line=max(obj.end_line, method.end_line) if own else obj.end_line)
 
 
 def _inherited_tree(package: PackageSource, module: Module, path: str, inherited: dict):

@@ -90,9 +90,22 @@ def _section_title(lines: list, unit: range) -> str | None:
             return title
     if (len(first) >= 2 and first[0] and not first[0][0].isspace()
             and not _is_adornment(first[0]) and _is_adornment(first[1])
-            and len(first[1]) >= len(first[0])):
+            and (len(first[1]) >= _SHORT_UNDERLINE or not short_underline(first[0], first[1]))):
         return first[0]
     return None
+
+
+# docutils reads an underline shorter than its title as one still ("Title underline too
+# short.", a warning) where it is at least this long, else the lines as a paragraph.
+_SHORT_UNDERLINE = 4
+
+
+def short_underline(title: str, underline: str) -> bool:
+    """Tell whether a title's underline is shorter than the title's column width (docutils'
+    column_width: a wide East Asian character takes two)."""
+    width = sum(2 if unicodedata.east_asian_width(char) in "WF" else 1
+                for char in title.rstrip())
+    return len(underline.rstrip()) < width
 
 
 def rst_units(lines: list, block: range) -> list:
@@ -121,6 +134,24 @@ def _options(lines: list, unit: range) -> dict:
     return found
 
 
+def signature_texts(lines: list, unit: range, argument: str) -> list:
+    """Return an object directive's signatures: its argument, then each line of the unit up
+    to its options, stripped; as Sphinx's get_signatures, a line ending in a backslash goes
+    on on the next (it drops each backslash-newline, nl_escape_re, before splitting)."""
+    texts = [argument]
+    for i in unit[1:]:
+        if OPTION.fullmatch(lines[i].rstrip()):
+            break
+        texts.append(lines[i].strip())
+    joined = [texts[0]]
+    for text in texts[1:]:
+        if joined[-1].endswith("\\"):
+            joined[-1] = joined[-1][:-1] + text
+        else:
+            joined.append(text)
+    return joined
+
+
 def _qualify(name: str, module: str | None, class_path: str | None) -> str:
     """Return an object's dotted path below its module, qualified as Sphinx's Python domain does."""
     if module and name.startswith(module + "."):
@@ -138,6 +169,7 @@ class _Scope:
     anchor: str | None  # the anchor in force in the body; labels and sections inside replace it
     class_path: str | None = None  # for a class body: the class's path below the module
     owner: Any = None  # what a subclass reads the body as (sphinx_page.py)
+    described: bool = False  # the body of a Python object's description (its docfields')
 
 
 @dataclass
@@ -211,6 +243,10 @@ class RstReader:
             return False
         options = _options(lines, unit)
         no_index = "no-index" in options or "noindex" in options  # Sphinx creates no id then
+        if name == "automodule" and argument:
+            # autodoc writes `.. py:module:: NAME` first, which sets py:module for the rest of
+            # the page: the objects of the directive's content (`.. data:: X`) are NAME.X.
+            self.module = argument.split()[0]
         if name in ("module", "currentmodule"):
             module = argument.split()[0] if argument else None
             self.module = None if module == "None" else module  # "currentmodule:: None" resets
@@ -242,10 +278,10 @@ class RstReader:
         path = _qualify(match.group(0), module, enclosing)
         class_path = path if name in _CLASS_DIRECTIVES else None
         if no_index:  # Sphinx makes no id: the body stays under the enclosing anchor
-            self.scopes.append(_Scope(indent, self.anchor, class_path))
+            self.scopes.append(_Scope(indent, self.anchor, class_path, described=True))
             return
         anchor = f"{module}.{path}" if module else path
-        self.scopes.append(_Scope(indent, anchor, class_path))
+        self.scopes.append(_Scope(indent, anchor, class_path, described=True))
         self.used_ids.add(anchor)
 
     def on_section(self, title, after_label):

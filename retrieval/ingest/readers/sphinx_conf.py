@@ -63,6 +63,9 @@ class SphinxConf:
     # autodoc_inherit_docstrings: whether autodoc shows, for an object without a docstring of
     # its own, the one its bases give the same name (its default, True).
     inherit_docstrings: bool = True
+    # autoclass_content: what autodoc shows as a class's description, its docstring ("class",
+    # the default), its __init__'s ("init") or both.
+    class_content: str = "class"
     # sphinx.ext.extlinks' roles: ((role, URL pattern, caption pattern or None), ...).
     extlinks: tuple = ()
     # The directives a project adds whose class is Sphinx's CodeBlock's (Django's `console`):
@@ -401,6 +404,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     baseurl = known.get("html_baseurl")
     typehints = known.get("autodoc_typehints")
     target = known.get("autodoc_typehints_description_target")
+    content = known.get("autoclass_content")
     types = object_types(tree)
     code = code_directives(tree)
     for name in extensions:
@@ -422,6 +426,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         smartquotes=known.get("smartquotes") is not False,
         function_parentheses=known.get("add_function_parentheses") is not False,
         inherit_docstrings=known.get("autodoc_inherit_docstrings") is not False,
+        class_content=content if content in CLASS_CONTENT else "class",
         extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code,
         object_default_role=_OBJECT_ROLE.fullmatch(str(known.get("default_role"))) is not None,
         see_also=bool({"numpydoc", "sphinx.ext.napoleon"} & set(extensions)),
@@ -432,6 +437,10 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         stub_names=_string_map(known.get("autosummary_filename_map")),
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
                              for path in _listed(tree, "templates_path")))
+
+
+# autoclass_content's values (a `:class-doc-from:` option's too).
+CLASS_CONTENT = frozenset({"class", "both", "init"})
 
 
 # The default roles that make `` `name` `` a reference to a Python object: the Python

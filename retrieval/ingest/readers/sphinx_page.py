@@ -29,13 +29,13 @@ from .rst import (
     DIRECTIVE,
     OBJECT_DIRECTIVES,
     OBJECT_NAME,
-    OPTION,
     RstReader,
     _is_adornment,
     _section_title,
     is_explicit_markup,
     plain_text,
     rst_units,
+    signature_texts,
 )
 from .sphinx_conf import shown_extlinks
 
@@ -275,14 +275,8 @@ class _UnitReader(RstReader):
 
     def _signatures(self, argument):
         """Return [(name, rest)] of a directive's signature lines (continuations included)."""
-        unit, lines = self._unit, self.lines
-        texts = [argument]
-        for i in unit[1:]:
-            if OPTION.fullmatch(lines[i].rstrip()):
-                break
-            texts.append(lines[i].strip())
         found = []
-        for text in texts:
+        for text in signature_texts(self.lines, self._unit, argument):
             match = OBJECT_NAME.match(text)
             if match:
                 found.append((match.group(0), text[match.end():].strip()))
@@ -365,12 +359,12 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
                     each.first_run_end = unit.stop
                 _read_into(each, lines, unit, is_code, code, directives.extlinks)
         literal.leave(view, unit, indent, is_code)
-    # Before a predicted page's first title, what renders nothing (`:orphan:`, a `highlight`)
+    # Before a page's first title, what renders nothing (`:orphan:`, a `highlight`)
     # is no unit: the rendered page shows nothing above its title.
     return [_unit(lines, owner, _quoted_end(lines, owner.head, owner.first_run_end, breaks))
             for owner in reader.owners
             if owner.first_run_end is not None and owner.kind != _HIDDEN
-            and not (predicted and owner.kind == SECTION and not owner.title
+            and not (owner.kind == SECTION and not owner.title
                      and not _rendered_lines(owner.prose))]
 
 
@@ -405,7 +399,9 @@ def _quoted_end(lines: list, head: int, end: int, breaks: tuple) -> int:
 
 # A list item's marker before explicit markup (`* .. attribute:: CASCADE`, Django's): the
 # markup is the item's first element, which docutils parses at the item's indentation.
-_ITEM_MARKUP = re.compile(r"([ \t]*)([*+\-\u2022\u2023\u2043]|[0-9]+[.)]|#\.)( +)(?=\.\.[ \t])")
+_ITEM_MARKER = r"([ \t]*)([*+\-\u2022\u2023\u2043]|[0-9]+[.)]|#\.)( +)"
+_ITEM_MARKUP = re.compile(_ITEM_MARKER + r"(?=\.\.[ \t])")
+_ITEM = re.compile(_ITEM_MARKER + r"(?=\S)")
 
 
 def markup_view(lines: list) -> list:
@@ -463,7 +459,12 @@ class LiteralBlocks:
         if directive and directive.group(1).lower() in self._code:
             self._indent = indent
         elif not directive and not is_code and lines[unit.stop - 1].rstrip().endswith("::"):
-            self._indent = indent
+            # The block is indented past the paragraph's text: a list item's is past its
+            # marker (`- **To the low-level**: ...::` then `  Although ...` is the item's
+            # next paragraph, no code), so its last line's, or its first's after the marker.
+            last = lines[unit.stop - 1]
+            item = _ITEM.match(last) if len(unit) == 1 else None
+            self._indent = item.end() if item else max(indent, indentation(last))
 
 
 def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
@@ -483,11 +484,12 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
 
 # A line that renders no text: blank, an adornment, a label, a `currentmodule`, `module`,
 # `index`, `highlight` or `default-role` directive or an option of one (a field: `:orphan:`,
-# page metadata Sphinx takes out of the page).
+# page metadata Sphinx takes out of the page; a field marker is followed by white space or
+# the line's end, a role's by its text: ":mod:`regex` -- Tools" is a title's text).
 _RENDERS_NOTHING = re.compile(
     r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*"
     r"|(?:index|highlight|default-role)::.*)"
-    r"|:[\w-]+:.*|([^\w\s])\1*)?[ \t]*\r?")
+    r"|:[\w-]+:(?:[ \t].*)?|([^\w\s])\1*)?[ \t]*\r?")
 
 
 def _rendered_lines(prose: list) -> int:

@@ -30,6 +30,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .autodoc import field_types
 from .blocks import indentation
 from .docutils_ids import DocumentIds, make_id, sphinx_id
 from .rendered import (
@@ -48,6 +49,8 @@ from .rst import (
     RstReader,
     _section_title,
     is_explicit_markup,
+    short_underline,
+    signature_texts,
 )
 from .smartquotes import educate
 from .sphinx_conf import CROSSREF, OBJECT_TYPE, SphinxConf, shown_extlinks
@@ -337,7 +340,10 @@ class _Predictor(RstReader):
         argument = (directive.group(2) or "").strip()
         if name == "currentmodule":
             self._titled = titled  # no node: what follows is still first in the section
-        if name == "module" and argument and not any(
+        # An automodule's autodoc writes `.. py:module::` first: the same target (a `:mod:`
+        # reference lands on it), the module's description (its docstring, a unit of the
+        # package's source) the text of a section it moves.
+        if name in ("module", "automodule") and argument and not any(
                 OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
                 for i in unit[1:]):
             module = argument.split()[0]
@@ -346,12 +352,6 @@ class _Predictor(RstReader):
             self.targets.setdefault((PYTHON_DOMAIN, module), module_id)
             if titled is not None:
                 self._move_section(titled, module_id)
-        elif name == "automodule" and argument and titled is not None and not any(
-                OPTION.fullmatch(self.lines[i].rstrip()) and "index" in self.lines[i]
-                for i in unit[1:]):
-            # autodoc writes `.. py:module::` first: the same, the module's description (its
-            # docstring, a unit of the package's source) the section's text.
-            self._move_section(titled, self._object_id("module", argument.split()[0]))
         if name not in _LITERAL_DIRECTIVES:
             self._inline("\n".join(self.lines[unit.start + 1:unit.stop]))
 
@@ -362,7 +362,18 @@ class _Predictor(RstReader):
             self.external.add(name.lower())
         for _ in _FOOTNOTE_REF.finditer(text):
             self.document.auto()
-        self.references.extend(cross_references(text, self.module, self._within()))
+        within = self._within()
+        self.references.extend(cross_references(text, self.module, within))
+        if self._described():
+            # A Python description's docfields (`:param VirtualLayout layout:`, `:rtype:`,
+            # `:raises E:`): Sphinx's typed fields link each name of their types.
+            self.references.extend(("class", name, self.module, within)
+                                   for line in text.split("\n") for name in field_types(line))
+
+    def _described(self) -> bool:
+        """Tell whether the unit being read is in a Python object description's body."""
+        indent = indentation(self.lines[self._unit.start]) if self._unit else 0
+        return any(scope.described and scope.indent < indent for scope in self.scopes)
 
     def _within(self) -> str | None:
         """Return the class (dotted, with its module) whose body the unit being read is in:
@@ -445,7 +456,11 @@ class _Predictor(RstReader):
         self._ancestry.append((section.section_id,
                                tuple(open_section.section_id for _, open_section in self._open)))
         self._open.append((level, section))
-        self._titled = None if duplicate else section
+        # docutils' "Title underline too short." warning is the section's first thing after
+        # its title: a module's target is then not first in it (MoveModuleTargets runs
+        # before Sphinx filters the warning out).
+        warned = not overline and short_underline(lines[unit.start], lines[unit.start + 1])
+        self._titled = None if duplicate or warned else section
         self._settle_targets()
 
     def listed(self) -> list:
@@ -513,12 +528,7 @@ class _Predictor(RstReader):
         self._settle_targets()
 
     def _signature_lines(self, argument: str) -> list:
-        texts = [argument]
-        for i in self._unit[1:]:
-            if OPTION.fullmatch(self.lines[i].rstrip()):
-                break
-            texts.append(self.lines[i].strip())
-        return texts
+        return signature_texts(self.lines, self._unit, argument)
 
     def on_directive(self, name, argument, options, no_index, indent) -> bool:
         directives = self.directives

@@ -262,7 +262,8 @@ def resolve_templates(package: PackageSource) -> tuple:
     resolved = left = 0
     for module in package.modules.values():
         for path, obj in list(module.objects.items()):
-            argument = docstrings.docstring_argument(package, module, obj)
+            argument, routine = docstrings.docstring_argument(package, module, obj) \
+                or (None, False)
             if not obj.templates and argument is None:
                 continue
             try:
@@ -277,7 +278,7 @@ def resolve_templates(package: PackageSource) -> tuple:
                 left += 1
                 continue
             resolved += 1
-            if argument is not None:
+            if routine:
                 obj = docstrings.made_function(obj)
             module.objects[path] = dataclasses.replace(
                 obj, docstring=inspect.cleandoc(text) if text.strip() else obj.docstring)
