@@ -16,7 +16,6 @@ import inspect
 import io
 import itertools
 import re
-import sys
 import tokenize
 from collections import Counter
 from collections.abc import Iterable
@@ -1495,16 +1494,10 @@ def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) ->
 
 
 def _python_doc(dotted: str, name: str) -> str | None:
-    """Return the docstring this interpreter's class of a dotted name (a builtin's `dict`, or
-    a class of a standard library module already imported: `datetime.tzinfo`; nothing is
-    imported) gives its member name, or None."""
-    head, _, tail = dotted.rpartition(".")
-    if not head:
-        owner = getattr(builtins, tail, None)
-    elif head.partition(".")[0] in sys.stdlib_module_names:
-        owner = getattr(sys.modules.get(head), tail, None)
-    else:
-        return None
+    """Return the docstring a builtin class (`dict`) gives its member name, or None. Only
+    builtins: a standard library module's class would be read only where this process happens
+    to have imported its module, so the same release would build differently per entry point."""
+    owner = getattr(builtins, dotted, None) if "." not in dotted else None
     doc = getattr(getattr(owner, name, None), "__doc__", None) if isinstance(owner, type) \
         else None
     return inspect.cleandoc(doc) if isinstance(doc, str) and doc.strip() else None
