@@ -144,6 +144,15 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual(module.quote(stop),
                          '    def stop(self):\r\n        """Stop every job."""\r')
 
+    def test_a_module_s_doc_assignment_is_its_docstring(self):
+        # Without a docstring first, `__doc__ = """..."""` (after a licence comment) is what
+        # Python binds as the module's __doc__, which autodoc shows; its lines are quoted.
+        module = parse_module("lib", "lib/__init__.py", (
+            b'# Licence.\n\n__doc__ = """\nThe lib.\n\nMore.\n"""\nX = 1\n'))
+        found = module.objects[""]
+        self.assertEqual(found.docstring, "The lib.\n\nMore.")
+        self.assertEqual(module.quote(found), '__doc__ = """\nThe lib.\n\nMore.\n"""')
+
     def test_attributes_documented_by_comments_and_instance_attributes(self):
         module = self.package.modules["demo.core"]
         self.assertEqual(module.quote(module.objects["Engine.retries"]),

@@ -540,10 +540,16 @@ def parse_module(name: str, relative_path: str, data: bytes) -> Module:
             module.objects[local] = replace(obj, kind=CLASS,
                                             members=tuple(reader.members[local]))
     docstring = _docstring_node(tree.body)
+    # Without a docstring, a module's `__doc__ = """..."""` is what Python binds as it
+    # (pyparsing's, after its licence comment): autodoc shows it, as a class's.
+    assigned_doc = None if docstring is not None else _assigned_doc(tree.body)
     if docstring is not None:
         module.objects[""] = DocObject(
             name, MODULE, "", _clean(docstring), relative_path, docstring.lineno,
             docstring.end_lineno, tuple(reader.members[""]))
+    elif assigned_doc is not None:
+        module.objects[""] = DocObject(name, MODULE, "", assigned_doc[2], relative_path,
+                                       *assigned_doc[:2], tuple(reader.members[""]))
     else:
         module.objects[""] = DocObject(name, MODULE, "", None, relative_path, 0, 0,
                                        tuple(reader.members[""]))
@@ -897,7 +903,7 @@ class _Reader:
         assigned_doc = None if docstring is not None or not isinstance(node, ast.ClassDef) \
             else _assigned_doc(node.body)
         if assigned_doc is not None:
-            end, text = assigned_doc
+            _, end, text = assigned_doc
         if isinstance(node, ast.ClassDef):
             self.body(node.body, name, own_path, is_class=True)
             kind = EXCEPTION if any(_base_name(base).endswith(_EXCEPTION_BASES)
@@ -1215,16 +1221,16 @@ def _class_access(node: ast.ClassDef) -> tuple | None:
 
 
 def _assigned_doc(body: list) -> tuple | None:
-    """Return (its last line, the text) of a class body's `__doc__ = ...` written out as
-    _literal_text reads it, the class's docstring (torch's `class Conv2d: __doc__ = r'...'
-    + r'...'.format(**notes)`), or None."""
+    """Return (its first line, its last line, the text) of a class or module body's
+    `__doc__ = ...` written out as _literal_text reads it, the class's or module's docstring
+    (torch's `class Conv2d: __doc__ = r'...' + r'...'.format(**notes)`), or None."""
     for statement in body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
                 and isinstance(statement.targets[0], ast.Name) \
                 and statement.targets[0].id == "__doc__":
             text = _literal_text(statement.value)
             if text is not None:
-                return statement.end_lineno, inspect.cleandoc(text)
+                return statement.lineno, statement.end_lineno, inspect.cleandoc(text)
     return None
 
 
