@@ -575,6 +575,20 @@ class AutodocTest(unittest.TestCase):
                          [["demo", "demo.make_engine", "demo.Engine", "demo.Engine.retries",
                            "demo.Engine.name", "demo.Engine.register_job", "demo.Engine.stop"]])
 
+    def test_a_module_s_all_is_its_members_imported_or_special(self):
+        # pyparsing's `from .core import *` under `__all__ = [...]`: automodule's :members:
+        # documents what __all__ lists, the names it imports too; a special member only if
+        # listed there as well (`__version__` is not, `__diag__` is).
+        package = package_of({"lib": (
+            '"""Lib."""\nfrom .core import *\nfrom .core import __diag__\n__version__ = "1"\n"""The version."""\n'
+            '__all__ = ["Engine", "__diag__", "helper"]\n'),
+                              "lib.core": (
+            'class Engine:\n    """An engine."""\n\n\nclass __diag__:\n    """Flags."""\n\n\n'
+            'def helper():\n    """Help."""\n\n\ndef other():\n    """Other."""\n')})
+        found = documented_by(package, ".. automodule:: lib\n   :members:\n"
+                                       "   :special-members:\n")
+        self.assertEqual(list(found), ["lib", "lib.Engine", "lib.__diag__", "lib.helper"])
+
     def test_every_directive_kind(self):
         text = ("\n.. module:: demo\n\n.. autodata:: DEFAULT_SIZE\n\n"
                 ".. autoexception:: demo.core.EngineError\n\n.. automethod:: Engine.stop\n\n"

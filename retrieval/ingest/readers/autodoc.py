@@ -636,14 +636,23 @@ def _member_names(module, obj, options, listed, path: str) -> list:
         return option in options and (not options[option].strip()
                                       or name in _names(options[option]))
 
+    # A module's __all__ is all autodoc takes of it (get_object_members marks any other
+    # member skipped), special or not.
+    all_names = module.all_names if obj.kind == MODULE else None
+
     def wanted(name):
+        if all_names is not None and name not in all_names:
+            return False
         if name.startswith("__") and name.endswith("__"):
             return takes("special-members", name)
-        if obj.kind == MODULE and module.all_names is not None:
-            return name in module.all_names  # a module's __all__ is all autodoc takes of it
+        if all_names is not None:
+            return True
         member = module.objects.get(f"{path}.{name}" if path else name)
         return not _private(name, member) or takes("private-members", name)
-    return [name for name in obj.members if wanted(name)]
+    # What __all__ lists that the module imports (pyparsing's `from .core import *`) is a
+    # member too: autodoc reads the imported module's attributes, whatever their __module__.
+    names = [*obj.members, *(name for name in all_names or () if name not in obj.members)]
+    return [name for name in names if wanted(name)]
 
 
 def _class_alias(package, module, obj) -> tuple:
@@ -694,8 +703,9 @@ def _members(dotted, module, obj, directive, package, top,
         for name in _member_names(owner_module, owner, options, listed, path):
             member_module = owner_module
             member = owner_module.objects.get(f"{path}.{name}" if path else name)
-            if member is None and listed and owner.kind == MODULE:
-                # A name listed of a module that imports it (falcon 2's `.. automodule::
+            if member is None and (listed or owner_module.all_names is not None) \
+                    and owner.kind == MODULE:
+                # A name listed (or in __all__) of a module that imports it (falcon 2's `.. automodule::
                 # falcon.testing` lists what it star-imports): autodoc documents it there too.
                 imported = package.resolve(f"{owner_module.name}.{name}")
                 if imported is not None and imported[1].kind != MODULE:
