@@ -589,6 +589,16 @@ class AutodocTest(unittest.TestCase):
                                        "   :special-members:\n")
         self.assertEqual(list(found), ["lib", "lib.Engine", "lib.__diag__", "lib.helper"])
 
+    def test_data_a_module_imports_is_undocumented_there(self):
+        # autodoc reads doc comments (attr_docs) of the module it documents only: data with
+        # its docstring in the module it is imported from is left out of :members: here,
+        # listed or not.
+        package = package_of({"lib": (
+            '"""Lib."""\nfrom .core import COMMENT\nSIZE = 3\n"""The size."""\n'),
+                              "lib.core": 'COMMENT = make()\n"""A comment."""\n'})
+        found = documented_by(package, ".. automodule:: lib\n   :members: COMMENT, SIZE\n")
+        self.assertEqual(list(found), ["lib", "lib.SIZE"])
+
     def test_every_directive_kind(self):
         text = ("\n.. module:: demo\n\n.. autodata:: DEFAULT_SIZE\n\n"
                 ".. autoexception:: demo.core.EngineError\n\n.. automethod:: Engine.stop\n\n"

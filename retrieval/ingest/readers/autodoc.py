@@ -671,12 +671,14 @@ def _class_alias(package, module, obj) -> tuple:
     return module, replace(obj, docstring=f"alias of :class:`{found[1].name}`")
 
 
-def _undocumented_data(package, module, member) -> bool:
+def _undocumented_data(package, module, member, imported: bool = False) -> bool:
     """Tell whether a module's member is data without a doc comment or docstring of its own,
     which automodule leaves out, listed or not, :undoc-members: or not: autodoc's
     DataDocumenter takes a module's member only where the source documents it (`isattr`,
-    ModuleAnalyzer's attr_docs); a name bound to a class or function is documented as one."""
-    if member.kind != DATA or member.docstring is not None:
+    ModuleAnalyzer's attr_docs); a name bound to a class or function is documented as one.
+    imported: the member is another module's (module), which the documented module imports:
+    its doc comment there is none of the attr_docs autodoc reads, the documented module's."""
+    if member.kind != DATA or member.docstring is not None and not imported:
         return False
     for written in (member.alias, member.wraps):
         found = written and (package.resolve(f"{module.name}.{written}")
@@ -716,7 +718,8 @@ def _members(dotted, module, obj, directive, package, top,
                     and not listed and "imported-members" not in options:
                 continue  # another module's object: :members: checks __module__ then
             done.add(name)  # a class's own definition hides its bases', documented or not
-            if owner.kind == MODULE and _undocumented_data(package, member_module, member):
+            if owner.kind == MODULE and _undocumented_data(
+                    package, member_module, member, imported=member_module is not owner_module):
                 continue
             shown_module, shown = package.shown(member_module, member)
             shown_module, shown = _class_alias(package, shown_module, shown)
