@@ -599,6 +599,21 @@ class AutodocTest(unittest.TestCase):
         found = documented_by(package, ".. automodule:: lib\n   :members: COMMENT, SIZE\n")
         self.assertEqual(list(found), ["lib", "lib.SIZE"])
 
+    def test_a_special_method_without_a_docstring_shows_object_s(self):
+        # With :special-members:, autodoc's getdoc reaches `object` (and its metaclass) last:
+        # `__call__` shows "Call self as a function.", `__hash__` "Return hash(self)."; an
+        # `__init__` is documented by object's docstring, which MethodDocumenter never shows.
+        package = package_of({"lib": (
+            'class Once:\n    """Once."""\n\n    def __init__(self, f):\n        self.f = f\n\n'
+            '    def __call__(self):\n        pass\n\n    def __hash__(self):\n        return 1\n'
+            '\n    def __private(self):\n        pass\n')})
+        found = documented_by(package, ".. autoclass:: lib.Once\n   :members:\n"
+                                       "   :special-members:\n   :private-members:\n")
+        self.assertEqual({name: obj.docstring for name, obj in found.items()}, {
+            "lib.Once": "Once.", "lib.Once.__init__": "",
+            "lib.Once.__call__": "Call self as a function.",
+            "lib.Once.__hash__": "Return hash(self)."})
+
     def test_every_directive_kind(self):
         text = ("\n.. module:: demo\n\n.. autodata:: DEFAULT_SIZE\n\n"
                 ".. autoexception:: demo.core.EngineError\n\n.. automethod:: Engine.stop\n\n"

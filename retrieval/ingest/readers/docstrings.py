@@ -1490,13 +1490,25 @@ def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) ->
                  for member in [base_module.objects.get(
                      f"{base.name[len(base_module.name) + 1:]}.{name}")] if member is not None
                  and (_is_value(member) or not _is_value(obj)))
-        if not name.startswith("_") and not _is_value(obj):
-            found = itertools.chain(found, (_python_doc(dotted, name) for dotted
-                                            in package.outside_bases(*owner)))
+        special = name.startswith("__") and name.endswith("__")
+        if (special or not name.startswith("_")) and not _is_value(obj):
+            # Every class derives from `object` (of metaclass `type`) last: a special method
+            # shows what getattr(object, name) gives (`__call__`: "Call self as a function.").
+            found = itertools.chain(found, (_python_doc(dotted, name) for dotted in (
+                *package.outside_bases(*owner), *(("object",) if special else ()))))
     else:
         return obj
     docstring = next((text for text in found if text is not None), None)
+    if docstring is not None and docstring == _OBJECT_DOCS.get(obj.name.rpartition(".")[2]):
+        # MethodDocumenter.get_doc shows nothing of object's `__init__` or `__new__` docstring,
+        # though filter_members documents the method by it.
+        docstring = ""
     return obj if docstring is None else replace(obj, docstring=docstring)
+
+
+# The docstrings of `object.__init__` and `object.__new__`, which autodoc never shows.
+_OBJECT_DOCS = {name: inspect.cleandoc(getattr(object, name).__doc__ or "")
+                for name in ("__init__", "__new__")}
 
 
 def _python_doc(dotted: str, name: str) -> str | None:
