@@ -287,6 +287,15 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         self.assertNotIn("geo.base.Base.helper", objects)
         self.assertNotIn("geo.base.Base._private", objects)
 
+    def test_an_alias_of_a_name_the_module_imports_is_that_import_not_a_submodule(self):
+        # pyparsing's `from .common import pyparsing_common as common` rebinds `common` over
+        # the submodule, so `pyparsing_common = common` is the class, as Python binds it.
+        package = package_of({
+            "lib": 'from .common import Common as common\nCommon = common\n',
+            "lib.common": 'class Common:\n    """Common expressions."""\n'})
+        self.assertEqual(package.resolve("lib.Common")[1].name, "lib.common.Common")
+        self.assertEqual(package.resolve("lib.common")[1].kind, "module")
+
     def test_a_public_base_documents_its_own_members(self):
         package = package_of({
             "lib": "from .base import Base\nfrom .app import App\n",

@@ -375,7 +375,14 @@ class PackageSource:
             if obj.alias is not None:
                 # `Matrix = MutableDenseMatrix`: bound as an import would be, where it names a
                 # class or function of the package (or its member); else it is the data.
-                found = self.resolve(".".join([module.name, obj.alias, *rest[cut:]]), hops + 1)
+                # A name the module imports is that import, Python's global lookup, even
+                # where a submodule has that name (pyparsing's `from .common import
+                # pyparsing_common as common` then `pyparsing_common = common`).
+                head, _, tail = obj.alias.partition(".")
+                target = module.imports.get(head) if head not in module.objects else None
+                found = self.resolve(".".join(
+                    [target, *([tail] if tail else []), *rest[cut:]] if target
+                    else [module.name, obj.alias, *rest[cut:]]), hops + 1)
                 if found is not None and found[1].kind not in (MODULE, DATA):
                     return found
             if cut == len(rest):
