@@ -801,6 +801,19 @@ class AutodocTest(unittest.TestCase):
         # Bound under the class's own name, it is the class, documented there.
         self.assertEqual(found["lib.model.Interface.Session"].name, "lib.model.Session")
 
+    def test_a_module_s_name_bound_to_a_class_is_documented_as_it_or_its_alias(self):
+        # autodoc documents what a module member is: `Common = common` (a class of that
+        # name) as the class, its members too; `Short = Common` as "alias of" it.
+        package = package_of({
+            "lib": ('"""Lib."""\nfrom .common import Common as common\n'
+                    '__all__ = ["Common", "Short"]\nCommon = common\nShort = Common\n'),
+            "lib.common": ('class Common:\n    """Common expressions."""\n\n'
+                           '    def number(self):\n        """A number."""\n')})
+        found = documented_by(package, ".. automodule:: lib\n   :members:\n")
+        self.assertEqual(list(found), ["lib", "lib.Common", "lib.Common.number", "lib.Short"])
+        self.assertEqual(found["lib.Common"].name, "lib.common.Common")
+        self.assertEqual(found["lib.Short"].docstring, "alias of :class:`lib.common.Common`")
+
     def test_pallets_themes_skip_a_member_marked_internal(self):
         # pallets_sphinx_themes' skip_internal: a member whose docstring has a line
         # `:internal:` alone is skipped by :members:; named by a directive, it is documented.

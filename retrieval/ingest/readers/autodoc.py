@@ -656,14 +656,20 @@ def _member_names(module, obj, options, listed, path: str) -> list:
 
 
 def _class_alias(package, module, obj) -> tuple:
-    """Return (Module, DocObject) of a class member as autodoc shows it: without a docstring
-    of its own and bound to a class the package defines with one, that class where the member
-    has the class's own name (pytest's `Session.Failed = Failed`: autodoc documents the class
-    there), else documented as "alias of" it (`session_class = SecureCookieSession`: a link
-    to it by the name it is defined at, as autodoc's restify writes it); else as it is."""
-    if obj.docstring is not None or obj.bound is None or obj.kind != ATTRIBUTE:
+    """Return (Module, DocObject) of a class or module member as autodoc shows it: without a
+    docstring of its own and bound to a class the package defines with one, that class where
+    the member has the class's own name (pytest's `Session.Failed = Failed`, pyparsing's
+    `pyparsing_common = common`: autodoc documents the class there), else documented as
+    "alias of" it (`session_class = SecureCookieSession`: a link to it by the name it is
+    defined at, as autodoc's restify writes it); else as it is."""
+    if obj.docstring is not None:
         return module, obj
-    found = package.resolve(f"{module.name}.{obj.bound}")
+    if obj.kind == ATTRIBUTE and obj.bound is not None:
+        found = package.resolve(f"{module.name}.{obj.bound}")
+    elif obj.kind == DATA and obj.alias is not None:
+        found = package.resolve(obj.name)  # the name as the module's namespace binds it
+    else:
+        return module, obj
     if found is None or found[1].kind not in (CLASS, EXCEPTION) or found[1].docstring is None:
         return module, obj
     if found[1].name.rpartition(".")[2] == obj.name.rpartition(".")[2]:
@@ -723,6 +729,9 @@ def _members(dotted, module, obj, directive, package, top,
                 continue
             shown_module, shown = package.shown(member_module, member)
             shown_module, shown = _class_alias(package, shown_module, shown)
+            # A class bound to another name is documented there with its members.
+            cls = (member_module, member) if member.kind in (CLASS, EXCEPTION) else \
+                (shown_module, shown) if shown.kind in (CLASS, EXCEPTION) else None
             if settings.inherit_docstrings:
                 shown = inheriting(package, shown_module, shown, (owner_module, owner))
             if shown.docstring is None and not undocumented and not listed:
@@ -733,8 +742,8 @@ def _members(dotted, module, obj, directive, package, top,
             if settings.skip_internal and _INTERNAL.search(shown.docstring or ""):
                 continue
             found.append(Documented(f"{dotted}.{name}", shown_module, shown, directive))
-            if member.kind in (CLASS, EXCEPTION):
-                found.extend(_members(f"{dotted}.{name}", member_module, member, directive,
+            if cls is not None:
+                found.extend(_members(f"{dotted}.{name}", *cls, directive,
                                       package, top=False, settings=settings))
     return found
 
