@@ -98,6 +98,17 @@ class LayoutTest(unittest.TestCase):
             "src/ns/plugin/__init__.py": "", "src/ns/plugin/core.py": ""}),
             ["ns.plugin", "ns.plugin.core"])
 
+    def test_flit_builds_the_module_named_after_the_project(self):
+        # pyparsing 3.0.9: flit_core builds `pyparsing/`; pyparsing_archive.py and the
+        # tooling beside it at the top are not in the wheel.
+        files = {"pyproject.toml": '[build-system]\nbuild-backend = "flit_core.buildapi"\n'
+                                   '[project]\nname = "Py-Parse"\n',
+                 "py_parse/__init__.py": "", "py_parse/core.py": "", "archive.py": "",
+                 "update_stamp.py": ""}
+        self.assertEqual(self.modules(files), ["py_parse", "py_parse.core"])
+        files["pyproject.toml"] += '[tool.flit.module]\nname = "archive"\n'
+        self.assertEqual(self.modules(files), ["archive"])
+
     def test_a_cython_module_is_a_module_unless_a_python_module_has_its_name(self):
         # pandas 1.5.3: pandas/_libs/tslibs/offsets.pyx is pandas._libs.tslibs.offsets.
         self.assertEqual(self.modules({

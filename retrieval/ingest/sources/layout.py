@@ -8,7 +8,8 @@ An sdist's import packages are found, in this order, from:
    `py_modules` of setup.py's `setup(...)` call (parsed with ast); `pyproject.toml` (read
    with tomllib) `[tool.setuptools] package-dir`, `packages` and
    `[tool.setuptools.packages.find] where`, Poetry's `packages` (`include`, `from`), Hatch's
-   wheel `packages` and scikit-build-core's `wheel.packages`;
+   wheel `packages`, scikit-build-core's `wheel.packages` and flit's module (`[tool.flit.module]
+   name`, else the project's name);
 2. the names its `*.egg-info/top_level.txt` lists (setuptools writes it into the sdist beside
    the code: sqlalchemy 1.4.46's `lib/SQLAlchemy.egg-info/`);
 3. the tree: the first of the declared roots, the egg-info's directory, `src/`, `lib/` and the
@@ -217,6 +218,7 @@ def _pyproject(pyproject: dict, declared: Declared):
     tool = pyproject.get("tool", {})
     if not isinstance(tool, dict):
         return
+    declared.names.extend(_flit_module(pyproject, tool))
     setuptools = tool.get("setuptools")
     if isinstance(setuptools, dict) and _setuptools_builds(pyproject):
         if isinstance(setuptools.get("package-dir"), dict):
@@ -246,6 +248,25 @@ def _pyproject(pyproject: dict, declared: Declared):
                     declared.names.append(name)
                     if parent:
                         declared.roots.append(parent)
+
+
+def _flit_module(pyproject: dict, tool: dict) -> list:
+    """Return the import names flit builds into a wheel, where flit_core builds the release:
+    `[tool.flit.module] name`, else the project's name with `-` as `_` (flit_core's config),
+    as written and lowercased; else none."""
+    system = pyproject.get("build-system")
+    backend = system.get("build-backend") if isinstance(system, dict) else None
+    if not isinstance(backend, str) or not backend.startswith("flit_core"):
+        return []
+    flit = tool.get("flit")
+    module = flit.get("module") if isinstance(flit, dict) else None
+    project = pyproject.get("project")
+    name = module.get("name") if isinstance(module, dict) else \
+        project.get("name") if isinstance(project, dict) else None
+    if not isinstance(name, str):
+        return []
+    top = name.replace("-", "_").split(".")[0]
+    return list(dict.fromkeys([top, top.lower()]))
 
 
 def _top_level(top: Path) -> tuple:
