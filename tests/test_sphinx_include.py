@@ -380,6 +380,17 @@ class AutomoduleTest(unittest.TestCase):
         self.assertEqual(tagged["title"], "Tagged")
         self.assertNotIn('"""', tagged["text"])
 
+    def test_a_docstring_assigned_to_doc_renders_its_first_title_too(self):
+        # pyparsing's `__doc__ = """` after its licence comment, the title on the next line.
+        page = "API\n===\n\nTags\n----\n\nThe tags.\n\n.. automodule:: demo.tag\n"
+        docstring = ('# Licence.\n\n__doc__ = """\nTagged\n~~~~~~\n\nA compact form.\n\n'
+                     'Usage\n~~~~~\n\nUse it.\n"""\n')
+        write(self.root, {"docs/api.rst": page, "demo/tag.py": docstring})
+        found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
+        api = DOCS + "api.html"
+        self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
+                         ["#tags", "#tagged", "#usage"])
+
     def test_a_repeated_title_under_a_label_is_at_the_labels_id(self):
         labelled = ".. _page_unicode:\n\nUnicode\n-------\n\nThe page's"
         write(self.root, {"docs/dialect.rst": DIALECT_PAGE.replace(

@@ -69,14 +69,17 @@ from .sphinx_include import Docstring, Origin, expand
 MAX_NAMES = 64
 # Where a source tree keeps its documentation sources, in the order looked for.
 DOCS_FOLDERS = ("docs", "doc", "Doc")
-# A string literal's opening and closing triple quotes, where a piece of a docstring has them.
-_QUOTES = re.compile(r"^[rRuUbB]*(?:\"\"\"|\'\'\')|(?:\"\"\"|\'\'\')$")
+# A string literal's opening and closing triple quotes, where a piece of a docstring has them
+# (after `__doc__ = ` where an assignment gives a module its docstring).
+_QUOTES = re.compile(r"^(?:__doc__[ \t]*=[ \t]*)?[rRuUbB]*(?:\"\"\"|\'\'\')|(?:\"\"\"|\'\'\')$")
 # The Sphinx extension of the Pallets projects' themes: it has autodoc skip `:internal:` members.
 _PALLETS = "pallets_sphinx_themes"
 # A line that is only a docstring's closing quotes.
 _CLOSING_QUOTES = re.compile(r"[ \t]*(?:\"\"\"|\'\'\')[ \t]*")
-# A line that is only a docstring's opening quotes (a `\` after them escapes the line's end).
-_OPENING_QUOTES = re.compile(r"[ \t]*[rRuU]?(?:\"\"\"|\'\'\')\\?[ \t]*")
+# A line that is only a docstring's opening quotes (a `\` after them escapes the line's end),
+# or `__doc__ = ` and them.
+_OPENING_QUOTES = re.compile(
+    r"[ \t]*(?:__doc__[ \t]*=[ \t]*)?[rRuU]?(?:\"\"\"|\'\'\')\\?[ \t]*")
 
 
 def docs_folder(root: str) -> str | None:
