@@ -227,6 +227,25 @@ class IncludeTest(unittest.TestCase):
         self.assertIn("def never_shown", code)  # the :literal: include shows the whole file
         self.assertEqual(code.count("frobnicate_widgets"), 2)
 
+    def test_a_myst_pages_include_directive_renders_the_file_in_the_page(self):
+        # attrs 22.2.0's docs/changelog.md: MyST's fenced `{include}` of ../CHANGELOG.md, its
+        # options YAML (quoted or not); the file's sections are the page's, each unit quoted
+        # from the file its lines are in, up to where the page's own lines take over.
+        write(self.root, {
+            "docs/conf.py": 'extensions = ["myst_parser"]\n',
+            "docs/log.md": ("```{include} ../LOG.md\n:end-before: 'Upcoming'\n```\n\n"
+                            "Page text.\n\n```{include} ../LOG.md\n"
+                            ":start-after: notes start -->\n```\n"),
+            "LOG.md": ("# Log\n\nIntro.\n\nUpcoming changes: elsewhere.\n\n"
+                       "<!-- notes start -->\n\n## 1.0\n\nFirst.\n")})
+        found = units(self.root)
+        page = DOCS + "log.html"
+        self.assertEqual([(url.removeprefix(page), source) for url, source, _ in
+                          placed(found, page)],
+                         [("#log", "LOG.md"), ("#id1", "LOG.md")])
+        assert_quoted(self, self.root, [unit for unit in found
+                                        if unit["url"].startswith(page)])
+
     def test_an_include_outside_the_tree_circular_or_too_deep_is_reported_not_read(self):
         outside = temporary_directory(self)
         write(outside, {"secret.rst": "Secret\n======\n\nNot of the release.\n"})

@@ -1002,7 +1002,15 @@ class _Units:
                             stub, source_id):
                         placed.append((line, len(placed), draft))
             else:
-                units = markdown.page_units(text, "sphinx", conf.docname(relative))
+                if any(name.startswith("myst") for name in conf.extensions):
+                    # MyST renders an `{include}` directive's file in the page, as docutils
+                    # does reST's: read expanded, each line from the file it is in.
+                    myst = expand(self.tree, project.root, relative, text, sha256, progress,
+                                  myst=True)
+                    text, origins, breaks = myst.text, myst.origins, myst.breaks()
+                else:
+                    breaks = ()
+                units = markdown.page_units(text, "sphinx", conf.docname(relative), breaks)
                 reference, found = False, {}
             for unit in units:
                 unit = self._with_package_names(unit)

@@ -36,6 +36,10 @@ docstring's lines from its first section title on follow the directive, each lin
 module's file (`Docstring`, given by the caller who reads the package source); what precedes
 that title stays the module's own description (the caller's).
 
+A Markdown page that MyST reads (a project with `myst_parser`) includes a file by a fenced
+` ```{include} FILE ` directive, its `:option: value` lines YAML (quotes out), the same options
+taken the same way: the page is read expanded alike (`expand(..., myst=True)`).
+
 Whether an included file is also a page of its own is the project's `source_suffix` and
 `exclude_patterns`, as for any file (sphinx_conf.SphinxConf.page_kind): Sphinx publishes it
 then, and so is it read.
@@ -61,6 +65,10 @@ _LINE_SPEC = re.compile(r"(\d*)(?:(-)(\d*))?")
 # A line of a page that is a Jinja expression of one name: `{{ header }}`.
 _CONTEXT_NAME = re.compile(r"\{\{-?\s*(\w+)\s*-?\}\}")
 _AUTOMODULE = re.compile(r"\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
+# A MyST page's include directive: a fence of backticks or colons (colon_fence) whose info
+# string is `{include}` and the path, then its `:option: value` lines, then the closing fence.
+_MYST_INCLUDE = re.compile(r"(`{3,}|:{3,})\{include\}[ \t]*(\S.*)")
+_MYST_OPTION = re.compile(r":([\w-]+):(?:[ \t]+(.*))?")
 
 
 @dataclass(frozen=True)
@@ -132,6 +140,26 @@ def _options(lines: list, head: int) -> tuple:
     return options, end
 
 
+def _myst_options(lines: list, head: int, stop: int, fence: str) -> tuple:
+    """Return ({option: value}, index past the closing fence) of a MyST fenced directive
+    starting at head (its `:option: value` lines first, each value YAML's; the fence closes
+    with at least as many of its character, as CommonMark's does)."""
+    options = {}
+    end = head + 1
+    while end < stop and (option := _MYST_OPTION.fullmatch(lines[end].strip())):
+        value = (option.group(2) or "").strip()
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]  # a YAML string in quotes, as MyST reads its options
+        options[option.group(1).lower()] = value
+        end += 1
+    while end < stop:
+        closing = lines[end].strip()
+        end += 1
+        if len(closing) >= len(fence) and closing == fence[0] * len(closing):
+            break
+    return options, end
+
+
 def _cut(lines: list, window: range, after: str | None, before: str | None) -> range | None:
     """Return the lines of a window left after docutils' `:start-after:` and `:end-before:`
     cuts, at whole lines (the marker's lines left out); None where a marker is not found
@@ -157,8 +185,10 @@ class _Expander:
     """Expands one page: reads each included file once per inclusion, safely, within bounds."""
 
     def __init__(self, tree: SourceTree, sphinx_root: str, page_dir: str, progress: Progress,
-                 docstrings: Callable[[str], Docstring | None], context: dict):
+                 docstrings: Callable[[str], Docstring | None], context: dict,
+                 myst: bool = False):
         self.tree = tree
+        self.myst = myst  # a Markdown page, read by MyST: its includes are fenced directives
         self.context = context
         self.docstrings = docstrings
         self.sphinx_root = sphinx_root
@@ -226,6 +256,12 @@ class _Expander:
         i = span.start
         while i < span.stop:
             line = lines[i].rstrip()
+            fenced = _MYST_INCLUDE.fullmatch(line) if self.myst else None
+            if fenced is not None:
+                options, end = _myst_options(lines, i, span.stop, fenced.group(1))
+                self._include(f"{source_id}:{i + 1}", fenced.group(2).strip(), options, chain)
+                i = end
+                continue
             include = _INCLUDE.fullmatch(line)
             literal = _LITERALINCLUDE.fullmatch(line)
             directive = include or literal
@@ -372,14 +408,15 @@ def _no_docstrings(module: str) -> None:
 def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256: str,
            progress: Progress,
            docstrings: Callable[[str], Docstring | None] = _no_docstrings,
-           context: dict | None = None) -> ExpandedPage:
+           context: dict | None = None, myst: bool = False) -> ExpandedPage:
     """Return a page of a Sphinx project (relative: below sphinx_root) with its includes
     expanded, each line's origin, and the code its literal includes show; docstrings(module)
     gives the part of a module's docstring an `.. automodule::` renders as page text; context:
-    the names a line `{{ name }}` of the page is rendered with (SphinxConf.page_context)."""
+    the names a line `{{ name }}` of the page is rendered with (SphinxConf.page_context);
+    myst: the page is Markdown, its includes MyST's fenced `{include}` directives."""
     source_id = f"{sphinx_root}/{relative}"
     expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress, docstrings,
-                         context or {})
+                         context or {}, myst)
     expander.budget -= len(text.encode("utf-8"))
     lines = text.split("\n")
     expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))

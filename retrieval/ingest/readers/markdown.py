@@ -159,8 +159,11 @@ def _plain(text: str) -> str:
     return link_texts("\n".join(_without_heading_marks(line) for line in text.split("\n")))
 
 
-def page_units(text: str, flavour: str, fallback_title: str) -> list:
-    """Split one Markdown page into section units, anchored as `flavour` ("github", "mkdocs")."""
+def page_units(text: str, flavour: str, fallback_title: str, breaks: tuple = ()) -> list:
+    """Split one Markdown page into section units, anchored as `flavour` ("github", "mkdocs");
+    breaks: where a run of one file's lines starts in a page read with its includes expanded
+    (sphinx_include.ExpandedPage.breaks): a unit's quoted lines end at the next, its words past
+    it indexed all the same."""
     lines = text.split("\n")
     sections = markdown_sections(lines, flavour)
     page_title = next((section.path[0] for section in sections if section.path), fallback_title)
@@ -173,9 +176,11 @@ def page_units(text: str, flavour: str, fallback_title: str) -> list:
         for piece in section.pieces:
             prose = [lines[i] for i in piece if i not in code_lines]
             code = [lines[i] for i in piece if i in code_lines]
+            stop = min((at for at in breaks if piece.start < at < piece.stop),
+                       default=piece.stop)
             units.append(Unit(
-                start_line=piece.start + 1, end_line=piece.stop,
-                text="\n".join(lines[piece.start:piece.stop]), anchor=section.anchor,
+                start_line=piece.start + 1, end_line=stop,
+                text="\n".join(lines[piece.start:stop]), anchor=section.anchor,
                 title=title, heading=section.heading or "", kind=SECTION,
                 anchors=(section.anchor,) if section.anchor else (), noindex=False,
                 names="", name="", signature="", body=_plain("\n".join(prose)).strip(),
