@@ -589,7 +589,8 @@ class AutodocTest(unittest.TestCase):
         # documents what __all__ lists, the names it imports too; a special member only if
         # listed there as well (`__version__` is not, `__diag__` is).
         package = package_of({"lib": (
-            '"""Lib."""\nfrom .core import *\nfrom .core import __diag__\n__version__ = "1"\n"""The version."""\n'
+            '"""Lib."""\nfrom .core import *\nfrom .core import __diag__\n'
+            '__version__ = "1"\n"""The version."""\n'
             '__all__ = ["Engine", "__diag__", "helper"]\n'),
                               "lib.core": (
             'class Engine:\n    """An engine."""\n\n\nclass __diag__:\n    """Flags."""\n\n\n'

@@ -713,8 +713,9 @@ def _members(dotted, module, obj, directive, package, top,
             member = owner_module.objects.get(f"{path}.{name}" if path else name)
             if member is None and (listed or owner_module.all_names is not None) \
                     and owner.kind == MODULE:
-                # A name listed (or in __all__) of a module that imports it (falcon 2's `.. automodule::
-                # falcon.testing` lists what it star-imports): autodoc documents it there too.
+                # A name listed (or in __all__) of a module that imports it (falcon 2's
+                # `.. automodule:: falcon.testing` lists what it star-imports): autodoc
+                # documents it there too.
                 imported = package.resolve(f"{owner_module.name}.{name}")
                 if imported is not None and imported[1].kind != MODULE:
                     member_module, member = imported

@@ -555,8 +555,9 @@ def parse_module(name: str, relative_path: str, data: bytes) -> Module:
             name, MODULE, "", _clean(docstring), relative_path, docstring.lineno,
             docstring.end_lineno, tuple(reader.members[""]))
     elif assigned_doc is not None:
-        module.objects[""] = DocObject(name, MODULE, "", assigned_doc[2], relative_path,
-                                       *assigned_doc[:2], tuple(reader.members[""]))
+        first, last, text = assigned_doc
+        module.objects[""] = DocObject(name, MODULE, "", text, relative_path, first, last,
+                                       tuple(reader.members[""]))
     else:
         module.objects[""] = DocObject(name, MODULE, "", None, relative_path, 0, 0,
                                        tuple(reader.members[""]))
