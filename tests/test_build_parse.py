@@ -262,6 +262,15 @@ class MarkdownTest(unittest.TestCase):
         without = markdown_sections(["## Install it {#install .big}", "", "Run pip."], "mkdocs")
         self.assertEqual(without[0].anchor, "install-it-install-big")  # as MkDocs 1.4 renders
 
+    def test_a_myst_target_or_comment_renders_nothing_of_a_section(self):
+        # attrs' how-does-it-work.md opens with `(how)=`, a label of its title: no text before
+        # it; a heading with a `%` comment alone below it is a heading alone.
+        sections = markdown_sections(["(how)=", "", "# How?", "", "% a comment", "",
+                                      "## Boilerplate", "", "Text."], "sphinx")
+        self.assertEqual([section.heading for section in sections], ["Boilerplate"])
+        # Elsewhere (GitHub) they are text.
+        self.assertEqual(len(markdown_sections(["(how)=", "", "# How?"])), 1)
+
     def test_setext_headings(self):
         source = "Goat\n====\n\nIntro.\n\nFeeding\n-------\nHay.\n\n- a list\n---\n"
         self.assertEqual(parse_source("a.md", source), [

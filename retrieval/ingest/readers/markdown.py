@@ -482,10 +482,16 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
             text, anchor = slugger.heading(text)
             path = [(depth, shown) for depth, shown in path if depth < level] + [(level, text)]
             heading, head, spans = text, span, [span]
-        else:
+        elif not (flavour == "sphinx" and all(_MYST_NOTHING.fullmatch(lines[index])
+                                              for index in span)):
             spans.append(span)
     close()
     return found
+
+
+# A MyST line that renders nothing: a target `(label)=` (a label of what follows), a `%`
+# comment, or blank.
+_MYST_NOTHING = re.compile(r"[ \t]*(?:\([^()\s]+\)=|%.*)?[ \t]*")
 
 
 def parse_markdown(lines: list) -> list:
