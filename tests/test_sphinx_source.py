@@ -366,6 +366,18 @@ class GeneratedPagesTest(unittest.TestCase):
         # Each of the table's entries links once; start once more, from stop's stub.
         self.assertEqual((units["demo.start"], units["demo.stop"]), (2, 1))
 
+    def test_a_myst_pages_roles_link_as_rest_ones_do(self):
+        # attrs' Markdown pages: `{func}`demo.start`` is MyST's `:func:`demo.start``, also in
+        # a file a page includes.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\ndef start():\n    """Start."""\n',
+            "docs/conf.py": "extensions = ['myst_parser', 'sphinx.ext.autodoc']\n",
+            "docs/api.rst": "API\n===\n\n.. autofunction:: demo.start\n",
+            "docs/guide.md": "# Guide\n\nCall {func}`demo.start`.\n\n```{include} ../LOG.md\n```\n",
+            "LOG.md": "## Log\n\nNow {py:func}`~demo.start` is there.\n"})
+        units = {unit["title"]: unit["in_links"] for unit in package_contents(self.root)}
+        self.assertEqual(units["demo.start"], 2)
+
     def test_see_also_names_and_the_default_role_link_where_conf_py_has_them_render(self):
         # numpydoc renders a See Also name as an `:obj:` reference (the description after
         # " : " is text); default_role "autolink" makes `` `name` `` one too. Without them,

@@ -890,9 +890,17 @@ class _Units:
         expanded = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
                                      self.sectioned_docstring, conf.page_context)
                     for relative, kind, text, sha256 in pages if kind == RST}
+        # Each Markdown page MyST reads, its `{include}`s in place likewise.
+        myst = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
+                                 myst=True)
+                for relative, kind, text, sha256 in pages
+                if kind != RST and any(name.startswith("myst") for name in conf.extensions)}
         self.references = sum((autodoc.references(page.text,
                                                   default_role=conf.object_default_role)
                                for page in expanded.values()), Counter())
+        # MyST's roles (`{func}`attrs.define``) are reST's: references of their pages too.
+        self.references.update(sum((autodoc.references(markdown.myst_roles(page.text))
+                                    for page in myst.values()), Counter()))
         # Each page's autodoc directives resolved, in page order (skips reported as read).
         autodocs = {relative: self._autodoc(page.where, page.text, progress, conf)
                     for relative, page in expanded.items()}
@@ -1002,14 +1010,12 @@ class _Units:
                             stub, source_id):
                         placed.append((line, len(placed), draft))
             else:
-                if any(name.startswith("myst") for name in conf.extensions):
+                breaks = ()
+                if relative in myst:
                     # MyST renders an `{include}` directive's file in the page, as docutils
                     # does reST's: read expanded, each line from the file it is in.
-                    myst = expand(self.tree, project.root, relative, text, sha256, progress,
-                                  myst=True)
-                    text, origins, breaks = myst.text, myst.origins, myst.breaks()
-                else:
-                    breaks = ()
+                    read = myst[relative]
+                    text, origins, breaks = read.text, read.origins, read.breaks()
                 units = markdown.page_units(text, "sphinx", conf.docname(relative), breaks)
                 reference, found = False, {}
             for unit in units:

@@ -489,6 +489,16 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
     return found
 
 
+# A MyST role: `{role}` right before its backquoted content (`{py:func}` too).
+_MYST_ROLE = re.compile(r"\{([\w:+-]+)\}`")
+
+
+def myst_roles(text: str) -> str:
+    """Return a MyST page's text with each role `{func}`name`` written as reST's
+    `:func:`name``, which MyST renders alike."""
+    return _MYST_ROLE.sub(r":\1:`", text)
+
+
 # A MyST line that renders nothing: a target `(label)=` (a label of what follows), a `%`
 # comment, or blank.
 _MYST_NOTHING = re.compile(r"[ \t]*(?:\([^()\s]+\)=|%.*)?[ \t]*")
