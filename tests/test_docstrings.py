@@ -88,10 +88,13 @@ class DocstringReaderTest(unittest.TestCase):
         # autodoc documents as a method; a name of something else stays an attribute.
         module = parse_module("lib", "lib/__init__.py", (
             b'LIMIT = 3\n\n\nclass Frame:\n    def prod(self):\n        """Multiply."""\n\n'
-            b'    product = prod\n    limit = LIMIT\n    size = 4\n'))
+            b'    product = prod\n    limit = LIMIT\n    size = 4\n'
+            b'    times = prod\n    """A synonym for prod."""\n'))
         kinds = {name: module.objects[f"Frame.{name}"].kind
-                 for name in ("product", "limit", "size")}
-        self.assertEqual(kinds, {"product": METHOD, "limit": ATTRIBUTE, "size": ATTRIBUTE})
+                 for name in ("product", "limit", "size", "times")}
+        # A docstring after it (mako's `put = set`) is the method's: a method all the same.
+        self.assertEqual(kinds, {"product": METHOD, "limit": ATTRIBUTE, "size": ATTRIBUTE,
+                                 "times": METHOD})
 
     def test_a_class_of_any_python_exception_is_an_exception(self):
         module = parse_module("lib", "lib/__init__.py", (

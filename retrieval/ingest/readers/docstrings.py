@@ -778,11 +778,13 @@ class _Reader:
                                         called=None if is_class else _called(statement),
                                         docstring_call=statement.value if isinstance(
                                             statement.value, ast.Call) else None)
-                        same = self.module.objects.get(found.wraps or "")
-                        if bound is not None and same is not None and same.kind == METHOD:
-                            # `product = prod` in a class body, prod a method above it: the
-                            # same function, which autodoc documents as a method.
-                            found = replace(found, kind=METHOD)
+                    same = self.module.objects.get(self._assigned_from(statement, path) or "") \
+                        if found is not None and bound is not None else None
+                    if same is not None and same.kind == METHOD:
+                        # `product = prod` in a class body, prod a method above it: the same
+                        # function, which autodoc documents as a method (by the docstring
+                        # after the assignment where one follows: mako's `put = set`).
+                        found = replace(found, kind=METHOD)
                     if found is not None:
                         yield target.id, found
 
