@@ -795,11 +795,17 @@ class AutodocTest(unittest.TestCase):
             'class Session:\n    """A session."""\n\n\nclass Bare:\n    pass\n\n\n'
             'SIZE = 3\n\n\nclass Interface:\n    """Interface."""\n\n'
             '    session_class = Session\n    bare_class = Bare\n    size = SIZE\n'
-            '    Session = Session\n')})
+            '    Session = Session\n\n    class Inner:\n        """Inner."""\n\n'
+            '    Nested = Inner\n')})
         found = documented_by(package, ".. autoclass:: lib.model.Interface\n   :members:\n")
         self.assertEqual(list(found), ["lib.model.Interface",
                                        "lib.model.Interface.session_class",
-                                       "lib.model.Interface.Session"])
+                                       "lib.model.Interface.Session",
+                                       "lib.model.Interface.Inner",
+                                       "lib.model.Interface.Nested"])
+        # A class body's name is its own class's first (Python's class scope).
+        self.assertEqual(found["lib.model.Interface.Nested"].docstring,
+                         "alias of :class:`lib.model.Interface.Inner`")
         self.assertEqual(found["lib.model.Interface.session_class"].docstring,
                          "alias of :class:`lib.model.Session`")
         # Bound under the class's own name, it is the class, documented there.

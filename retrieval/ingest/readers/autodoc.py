@@ -665,7 +665,12 @@ def _class_alias(package, module, obj) -> tuple:
     if obj.docstring is not None:
         return module, obj
     if obj.kind == ATTRIBUTE and obj.bound is not None:
-        found = package.resolve(f"{module.name}.{obj.bound}")
+        # A class body's name is the class's own first, Python's class-scope lookup
+        # (pyparsing_unicode's `Korean = Hangul`, Hangul nested above it), else the module's.
+        scope = package.resolve(f"{obj.name.rpartition('.')[0]}.{obj.bound}")
+        found = scope if scope is not None and scope[1] is not obj \
+            and scope[1].kind in (CLASS, EXCEPTION) \
+            else package.resolve(f"{module.name}.{obj.bound}")
     elif obj.kind == DATA and obj.alias is not None:
         found = package.resolve(obj.name)  # the name as the module's namespace binds it
     else:
