@@ -363,9 +363,13 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
             "lib/props.py": ('class Cached:\n' + get % 'self' + '\n\nclass Plain:\n'
                              '    def __init__(self, fget):\n        self.fget = fget\n\n\n'
                              'class hybridmethod:\n' + get % 'self.fget.__get__(typ, typ)'
-                             + '\n\ncache_readonly = Cached\n'),
+                             + '\n\ncache_readonly = Cached\n\n\nclass classproperty:\n'
+                             '    def __init__(self, fget):\n        self.fget = fget\n\n'
+                             '    def __get__(self, obj, typ):\n        return self.fget(typ)\n'),
             "lib/frame.py": ('from typing import final\n\nfrom .props import Plain, '
-                             'cache_readonly, hybridmethod\n\n\nclass Frame:\n'
+                             'cache_readonly, classproperty, hybridmethod\n\n\nclass Frame:\n'
+                             '    @classproperty\n    def digits(cls):\n'
+                             '        """The digits."""\n\n'
                              '    @cache_readonly\n    def size(self):\n        """The size."""\n\n'
                              '    @final\n    @cache_readonly\n    def shape(self):\n'
                              '        """The shape."""\n\n    @cache_readonly\n    @Plain\n'
@@ -383,6 +387,10 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         # Only the decorator applied last decides (typing's final returns what it is given).
         self.assertEqual(kinds, {"size": ATTRIBUTE, "shape": ATTRIBUTE, "both": ATTRIBUTE,
                                  "hybrid": METHOD})
+        # pyparsing's `_lazyclassproperty` computes on class access too: what autodoc reads
+        # there is a value, shown by its type's docstring: none of its own.
+        digits = package.resolve("lib.Frame.digits")[1]
+        self.assertEqual((digits.kind, digits.docstring), (ATTRIBUTE, None))
 
     def test_an_assignment_of_a_name_is_another_name_of_what_it_names(self):
         package = package_of({

@@ -92,13 +92,17 @@ class DocObject:
     # For a descriptor class whose instance read on a class gives back an argument it was made
     # with (_class_access): (that __init__ parameter's position after self, its name).
     class_access: tuple | None = field(default=None, compare=False)
-    # For a method, the decorator applied last (outermost) as written, where it is a name
-    # (`cache_readonly`): a descriptor class of the package makes it an attribute
+    # For a method or a property, the decorator applied last (outermost) as written, where it
+    # is a name (`cache_readonly`): a descriptor class of the package makes it an attribute
     # (descriptor_members).
     decorator: str | None = field(default=None, compare=False)
     # For a class: whether its `__get__` begins `if obj is None: return self`, so that its
     # instance read on a class is that instance, no function (_class_return).
     gives_itself: bool = field(default=False, compare=False)
+    # For a class: whether it has a `__get__` that does not begin `if obj is None: return ...`,
+    # so that read on a class it computes what it gives there as on an instance (pyparsing's
+    # `_lazyclassproperty`): a value only running it tells (_class_return).
+    computes_on_class: bool = field(default=False, compare=False)
     # For a function returning an inner function whose `__doc__` it sets from a parameter
     # (pandas' `_map_and_wrap(name, docstring)`), or a call given it as `doc=` (a property):
     # (that parameter's position, its name, whether what it returns is a routine).
@@ -512,8 +516,10 @@ def descriptor_members(package: PackageSource) -> None:
     autodoc's getattr gets on the class is then that instance, no function, which it documents
     as an attribute (pandas' `@cache_readonly`, bound to the CachedProperty class of
     pandas/_libs/properties.pyx); one that gives something else there may give a function
-    (SQLAlchemy's hybridmethod gives a bound method: a method). Read once all modules are,
-    since the decorator's class may be defined in any of them."""
+    (SQLAlchemy's hybridmethod gives a bound method: a method). One whose `__get__` tells no
+    class access apart (DocObject.computes_on_class) computes a value there: an attribute
+    without a docstring of its own. Read once all modules are, since the decorator's class
+    may be defined in any of them."""
     found = []
     for module in package.modules.values():
         for key, obj in module.objects.items():
@@ -522,9 +528,14 @@ def descriptor_members(package: PackageSource) -> None:
             decorator = package.resolve(f"{module.name}.{obj.decorator}")
             if decorator is not None and decorator[1].kind == CLASS \
                     and decorator[1].gives_itself:
-                found.append((module, key, obj))
+                found.append((module, key, replace(obj, kind=ATTRIBUTE)))
+            elif decorator is not None and decorator[1].kind == CLASS \
+                    and decorator[1].computes_on_class:
+                # Read on the class, it is what its __get__ computes (a class property's
+                # value): a value whose docstring is its type's, which autodoc drops.
+                found.append((module, key, replace(obj, kind=ATTRIBUTE, docstring=None)))
     for module, key, obj in found:
-        module.objects[key] = replace(obj, kind=ATTRIBUTE)
+        module.objects[key] = obj
     if found:
         package.changed()
 
@@ -950,13 +961,15 @@ class _Reader:
         # typing's `final` returns the function itself: what is applied before it decides.
         applied = [d for d in node.decorator_list if _base_name(d) != "final"]
         decorator = ast.unparse(applied[0]) if is_class and applied and isinstance(
-            applied[0], (ast.Name, ast.Attribute)) and kind == METHOD else None
+            applied[0], (ast.Name, ast.Attribute)) and kind in (METHOD, ATTRIBUTE) else None
         return DocObject(name, kind, signature, text,
                          self.module.path, start, end, members, bases, templates, overload,
                          wraps, deprecation=code_deprecation(node),
                          class_access=_class_access(node) if isinstance(node, ast.ClassDef)
                          else None, decorator=decorator,
                          gives_itself=isinstance(node, ast.ClassDef) and _gives_itself(node),
+                         computes_on_class=isinstance(node, ast.ClassDef)
+                         and _computes_on_class(node),
                          doc_parameter=None if isinstance(node, ast.ClassDef) or is_class
                          else _doc_parameter(node))
 
@@ -1191,6 +1204,12 @@ def made_function(obj: DocObject) -> DocObject:
     binds it."""
     return replace(obj, kind=METHOD if obj.kind == ATTRIBUTE else
                    FUNCTION if obj.kind == DATA else obj.kind)
+
+
+def _computes_on_class(node: ast.ClassDef) -> bool:
+    """Tell whether a class has a `__get__` that tells no class access apart first."""
+    return any(isinstance(statement, ast.FunctionDef) and statement.name == "__get__"
+               for statement in node.body) and _class_return(node) is None
 
 
 def _gives_itself(node: ast.ClassDef) -> bool:
