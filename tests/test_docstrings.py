@@ -819,6 +819,19 @@ class AutodocTest(unittest.TestCase):
         # Bound under the class's own name, it is the class, documented there.
         self.assertEqual(found["lib.model.Interface.Session"].name, "lib.model.Session")
 
+    def test_a_class_alias_a_module_imports_is_documented_as_its_alias(self):
+        # pyparsing's `Optional = Opt` in pyparsing/core.py, star-imported and listed in
+        # pyparsing's __all__: autodoc describes it as "alias of" Opt (an attribute), the
+        # assignment's lines, not Opt's again.
+        package = package_of({
+            "lib": '"""Lib."""\nfrom .core import *\n__all__ = ["Opt", "Optional"]\n',
+            "lib.core": 'class Opt:\n    """Optional."""\n\n\nOptional = Opt\n'})
+        found = documented_by(package, ".. automodule:: lib\n   :members:\n")
+        self.assertEqual(list(found), ["lib", "lib.Opt", "lib.Optional"])
+        self.assertEqual((found["lib.Optional"].kind, found["lib.Optional"].docstring,
+                          found["lib.Optional"].start_line),
+                         (ATTRIBUTE, "alias of :class:`lib.core.Opt`", 5))
+
     def test_a_module_s_name_bound_to_a_class_is_documented_as_it_or_its_alias(self):
         # autodoc documents what a module member is: `Common = common` (a class of that
         # name) as the class, its members too; `Short = Common` as "alias of" it.

@@ -679,7 +679,8 @@ def _class_alias(package, module, obj) -> tuple:
         return module, obj
     if found[1].name.rpartition(".")[2] == obj.name.rpartition(".")[2]:
         return found
-    return module, replace(obj, docstring=f"alias of :class:`{found[1].name}`")
+    # ClassDocumenter's doc_as_attr describes it with the attribute directive, a module's too.
+    return module, replace(obj, docstring=f"alias of :class:`{found[1].name}`", kind=ATTRIBUTE)
 
 
 def _undocumented_data(package, module, member, imported: bool = False) -> bool:
@@ -722,6 +723,11 @@ def _members(dotted, module, obj, directive, package, top,
                 # `.. automodule:: falcon.testing` lists what it star-imports): autodoc
                 # documents it there too.
                 imported = package.resolve(f"{owner_module.name}.{name}")
+                if imported is not None and imported[1].kind in (CLASS, EXCEPTION) \
+                        and imported[1].name.rpartition(".")[2] != name:
+                    # A class under another name (`Optional = Opt` in the module it is
+                    # imported from): its assignment, documented as "alias of" it.
+                    imported = package.binding(f"{owner_module.name}.{name}") or imported
                 if imported is not None and imported[1].kind != MODULE:
                     member_module, member = imported
             if name in excluded or name in done or member is None:

@@ -243,6 +243,29 @@ class PackageSource:
             dotted = ".".join([module.imports[rest[0]], *rest[1:]])
         return None
 
+    def binding(self, dotted: str):
+        """Return (Module, DocObject) of the assignment a module's top-level name is bound by,
+        following its imports and star imports (not the name it assigns, as resolve does),
+        or None where no assignment binds it: `Optional = Opt` for pyparsing.Optional."""
+        module_name, _, name = dotted.rpartition(".")
+        for _ in range(_MAX_HOPS):
+            module = self.module(module_name)
+            if module is None:
+                return None
+            if name in module.objects:
+                obj = module.objects[name]
+                return (module, obj) if obj.kind == DATA and obj.alias is not None else None
+            if name in module.imports:
+                module_name, _, name = module.imports[name].rpartition(".")
+                continue
+            source = next((source for source in reversed(module.star_imports)
+                           if self.module(source) is not None
+                           and name in self.star_names(source)), None)
+            if source is None:
+                return None
+            module_name = source
+        return None
+
     def module_cut(self, parts: list, longest: int | None = None) -> int:
         """Return how many of a dotted name's parts (at most longest) name the longest module
         of the package it starts with; 0 if none does."""
