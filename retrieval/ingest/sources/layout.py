@@ -150,13 +150,19 @@ def pyproject_data(top: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def _build_backend(pyproject: dict) -> str | None:
+    """Return the build backend pyproject.toml names, or None."""
+    system = pyproject.get("build-system")
+    backend = system.get("build-backend") if isinstance(system, dict) else None
+    return backend if isinstance(backend, str) else None
+
+
 def _setuptools_builds(pyproject: dict) -> bool:
     """Tell whether setuptools builds the release (its configuration is then the one that
     counts): no build backend named, or setuptools'. lightgbm 4.3.0's setup.cfg says
     `where = lightgbm`, a leftover: scikit-build-core builds it."""
-    system = pyproject.get("build-system")
-    backend = system.get("build-backend") if isinstance(system, dict) else None
-    return not isinstance(backend, str) or backend.startswith("setuptools")
+    backend = _build_backend(pyproject)
+    return backend is None or backend.startswith("setuptools")
 
 
 def _setup_cfg(top: Path, declared: Declared):
@@ -254,9 +260,7 @@ def _flit_module(pyproject: dict, tool: dict) -> list:
     """Return the import names flit builds into a wheel, where flit_core builds the release:
     `[tool.flit.module] name`, else the project's name with `-` as `_` (flit_core's config),
     as written and lowercased; else none."""
-    system = pyproject.get("build-system")
-    backend = system.get("build-backend") if isinstance(system, dict) else None
-    if not isinstance(backend, str) or not backend.startswith("flit_core"):
+    if not (_build_backend(pyproject) or "").startswith("flit_core"):
         return []
     flit = tool.get("flit")
     module = flit.get("module") if isinstance(flit, dict) else None
