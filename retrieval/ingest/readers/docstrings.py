@@ -1290,7 +1290,11 @@ def attribute_entries(lines: list, first: int, last: int) -> list:
         name : type
             What it is.
 
-    or Google's `Attributes:` with `name (type): What it is.` entries indented below it."""
+    or Google's `Attributes:` with `name (type): What it is.` entries indented below it.
+
+    Napoleon parses each section of a docstring, so every Google `Attributes:` section gives
+    its entries (mutagen's MPEGInfo has a second one after "Useless attributes:"); numpydoc
+    refuses a section given twice, so only its first counts."""
     found: list = []
     index = first - 1
     while index < last:
@@ -1301,7 +1305,8 @@ def attribute_entries(lines: list, first: int, last: int) -> list:
         if numpydoc or stripped == "Attributes:":
             start = index + (2 if numpydoc else 1)
             found.extend(_entries(lines, start, last, _indent(line), numpydoc))
-            break
+            if numpydoc:
+                break
         index += 1
     return found
 
