@@ -1273,7 +1273,10 @@ def _literal_text(node) -> str | None:
 
 
 _NUMPYDOC_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?::\s*(.*?))?\s*$")
-_GOOGLE_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:(?:\s+(.*?))?\s*$")
+# A Google entry's colon may be left out: napoleon's _consume_field partitions the line on its
+# first colon, if any, and reads `name (type)` from what comes before (mutagen's
+# `info (`AACInfo`)`).
+_GOOGLE_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*(?::(?:\s+(.*?))?)?\s*$")
 _DASHES = re.compile(r"\s*-{3,}\s*$")
 
 
