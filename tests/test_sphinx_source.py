@@ -746,6 +746,21 @@ class GeneratedPagesTest(unittest.TestCase):
                  for unit in package_contents(self.root)}
         self.assertEqual(units["api.html#module-demo"], 2)
 
+    def test_automodule_members_leave_out_a_name_bound_to_another_modules_function(self):
+        # autodoc's check_module: without __all__, :members: takes what the module defines;
+        # `apply_rescale = apply_modality_lut` (pydicom) is util's function.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\nfrom demo.util import modality\n\n\n'
+                                'def helper():\n    """Help."""\n\n\n'
+                                'rescale = modality\n',
+            "demo/util.py": '"""Utilities."""\n\n\ndef modality():\n    """Apply."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. automodule:: demo\n   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html") for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/util.py", "demo.util")))]
+        self.assertIn("#demo.helper", urls)
+        self.assertNotIn("#demo.rescale", urls)
+
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
         # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its

@@ -677,6 +677,20 @@ def _undocumented_data(package, module, member) -> bool:
     return True
 
 
+def _bound_elsewhere(package, module, member) -> bool:
+    """Tell whether a module's undocumented data is bound to a function or class another module
+    defines (pydicom's `apply_rescale = apply_modality_lut`, imported from .util): that object
+    itself, whose __module__ autodoc's check_module finds is not the module's."""
+    if member.kind != DATA or member.docstring is not None:
+        return False
+    for written in (member.alias, member.wraps):
+        found = written and (package.resolve(f"{module.name}.{written}")
+                             or package.resolve(written))
+        if found and found[1].kind in (FUNCTION, CLASS, EXCEPTION):
+            return found[0].name != module.name
+    return False
+
+
 def _members(dotted, module, obj, directive, package, top,
              settings: Settings = DEFAULT_SETTINGS) -> list:
     """Return the members :members: documents, recursively, in source order (then those of
@@ -702,8 +716,10 @@ def _members(dotted, module, obj, directive, package, top,
                     member_module, member = imported
             if name in excluded or name in done or member is None:
                 continue
-            if member.compiled and owner.kind == MODULE and owner_module.all_names is None \
-                    and not listed and "imported-members" not in options:
+            checks_module = owner.kind == MODULE and owner_module.all_names is None \
+                and not listed and "imported-members" not in options
+            if checks_module and (member.compiled or _bound_elsewhere(package, owner_module,
+                                                                        member)):
                 continue  # another module's object: :members: checks __module__ then
             done.add(name)  # a class's own definition hides its bases', documented or not
             if owner.kind == MODULE and _undocumented_data(package, member_module, member):
