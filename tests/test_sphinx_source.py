@@ -761,6 +761,30 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("#demo.helper", urls)
         self.assertNotIn("#demo.rescale", urls)
 
+    def test_a_classs_slots_are_its_members_and_a_subclasss_without_slots_of_its_own(self):
+        # autodoc's get_class_members takes each name of the class's __slots__ attribute,
+        # a base's where it has none (kombu's pyamqp.Message has message.Message's), as the
+        # class's own member; a __slots__ dict gives their docstrings, as does a comment.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Base:\n    """A base."""\n\n'
+                                '    if True:\n        __slots__ = (\n            "body",\n'
+                                '            "_state",\n        )\n\n\n'
+                                'class Child(Base):\n    """A child."""\n\n\n'
+                                'class Point:\n    """A point."""\n\n'
+                                '    __slots__ = {"x": "Across.", "y": None, "z": None}\n\n'
+                                '    def __init__(self):\n        self.z = 0  #: How deep.\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Child\n   :members:\n"
+                              "   :undoc-members:\n\n.. autoclass:: demo.Point\n"
+                              "   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertIn("#demo.Child.body", urls)
+        self.assertNotIn("#demo.Child._state", urls)
+        self.assertIn("#demo.Point.x", urls)
+        self.assertNotIn("#demo.Point.y", urls)
+        self.assertIn("#demo.Point.z", urls)  # its comment documents it (attr_docs)
+
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
         # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its

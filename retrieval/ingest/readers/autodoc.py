@@ -691,6 +691,17 @@ def _bound_elsewhere(package, module, member) -> bool:
     return False
 
 
+def _slots_owner(package, module, obj) -> tuple | None:
+    """Return (Module, DocObject) of the nearest base of a class without a `__slots__` of its
+    own whose `__slots__` it has, or None: autodoc's get_class_members reads the class's
+    `__slots__` attribute, a base's where it has none, and takes each name it lists as the
+    class's own member (kombu's pyamqp.Message documents kombu.message.Message's slots)."""
+    if obj.kind not in (CLASS, EXCEPTION) or "__slots__" in obj.members:
+        return None
+    return next(((base_module, base) for base_module, base in package.bases(module, obj)
+                 if "__slots__" in base.members), None)
+
+
 def _members(dotted, module, obj, directive, package, top,
              settings: Settings = DEFAULT_SETTINGS) -> list:
     """Return the members :members: documents, recursively, in source order (then those of
@@ -702,12 +713,17 @@ def _members(dotted, module, obj, directive, package, top,
     owners = [(module, obj)]
     if obj.kind in (CLASS, EXCEPTION) and "inherited-members" in options:
         owners += package.bases(module, obj)
+    slots = _slots_owner(package, module, obj) if len(owners) == 1 else None
+    if slots is not None:
+        owners.append(slots)
     found, done = [], set()
     for owner_module, owner in owners:
         path = owner.name[len(owner_module.name) + 1:] if owner.name != owner_module.name else ""
         for name in _member_names(owner_module, owner, options, listed, path):
             member_module = owner_module
             member = owner_module.objects.get(f"{path}.{name}" if path else name)
+            if owner is not obj and slots is not None and (member is None or not member.slot):
+                continue  # of the base whose __slots__ the class has, its slots only
             if member is None and listed and owner.kind == MODULE:
                 # A name listed of a module that imports it (falcon 2's `.. automodule::
                 # falcon.testing` lists what it star-imports): autodoc documents it there too.

@@ -109,6 +109,9 @@ class DocObject:
     # For a module's function or class that a later assignment rebinds to a compiled module's
     # object (compiled_rebindings): what autodoc imports under the name is that object.
     compiled: bool = field(default=False, compare=False)
+    # For a class attribute: whether it is a name its class's `__slots__` lists (a
+    # SLOTSATTR of autodoc's get_class_members, which a subclass has too: _slot_members).
+    slot: bool = field(default=False, compare=False)
 
 
 @dataclass
@@ -771,6 +774,31 @@ class _Reader:
                             found = replace(found, kind=METHOD)
                     if found is not None:
                         yield target.id, found
+                    if is_class and isinstance(target, ast.Name) and target.id == "__slots__":
+                        yield from self._slot_members(statement.value, prefix)
+
+    def _slot_members(self, value, prefix: str):
+        """Yield (name, DocObject) of each name a class body's literal `__slots__` lists:
+        autodoc's get_class_members takes each as a member of the class (a `__slots__` dict's
+        values are their docstrings); each quotes its entry."""
+        if isinstance(value, ast.Constant):
+            entries = [(value, None)]
+        elif isinstance(value, (ast.Tuple, ast.List)):
+            entries = [(element, None) for element in value.elts]
+        elif isinstance(value, ast.Dict):
+            entries = list(zip(value.keys, value.values, strict=True))
+        else:
+            return
+        for key, doc in entries:
+            if not isinstance(key, ast.Constant) or not isinstance(key.value, str) \
+                    or not key.value.isidentifier():
+                continue
+            documented = isinstance(doc, ast.Constant) and isinstance(doc.value, str)
+            end = doc if documented else key
+            yield key.value, DocObject(
+                f"{prefix}.{key.value}", ATTRIBUTE, "",
+                inspect.cleandoc(doc.value) if documented else None, self.module.path,
+                key.lineno, end.end_lineno, slot=True)
 
     def _documented_elsewhere(self, statement, prefix: str):
         """Yield the compiled object a statement gives its docstring to (a DOCSTRING_SETTERS
@@ -1029,13 +1057,17 @@ class _Reader:
                 else [statement.target]
             following = statements[index + 1] if index + 1 < len(statements) else None
             for target in targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                        and target.value.id == "self" and f"{path}.{target.attr}" not in \
-                        self.module.objects:
+                if not isinstance(target, ast.Attribute) \
+                        or not isinstance(target.value, ast.Name) or target.value.id != "self":
+                    continue
+                existing = self.module.objects.get(f"{path}.{target.attr}")
+                # A slot without a docstring gets the comment's (the analyzer's attr_docs).
+                if existing is None or (existing.slot and existing.docstring is None):
                     # Only documented ones: autodoc finds no other instance attribute either.
                     found = self._assignment(statement, following, f"{prefix}.{target.attr}",
                                              ATTRIBUTE, undocumented=False)
                     if found is not None:
+                        found = replace(found, slot=existing is not None)
                         members.setdefault(target.attr)
                         self.module.objects[f"{path}.{target.attr}"] = found
 
