@@ -785,6 +785,21 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertNotIn("#demo.Point.y", urls)
         self.assertIn("#demo.Point.z", urls)  # its comment documents it (attr_docs)
 
+    def test_an_attributes_entry_below_a_currentmodule_in_its_docstring_is_of_that_module(self):
+        # Napoleon's `.. attribute:: type` follows the docstring's `.. currentmodule:: mutagen`:
+        # the Python domain names it `mutagen.Picture.type` (mutagen's flac.Picture).
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "demo/flac.py": '"""FLAC."""\n\n\nclass Picture:\n    """A picture.\n\n'
+                            '    .. currentmodule:: demo\n\n    Attributes:\n'
+                            '        kind (int): What it shows.\n    """\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autodoc', 'sphinx.ext.napoleon']\n",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.flac.Picture\n   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html") for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/flac.py", "demo.flac")))]
+        self.assertIn("#demo.flac.Picture", urls)
+        self.assertIn("#demo.Picture.kind", urls)
+
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
         # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its

@@ -691,6 +691,17 @@ def _bound_elsewhere(package, module, member) -> bool:
     return False
 
 
+def _described_name(dotted: str, path: str, name: str, member) -> str:
+    """Return the name a member of the object autodoc documents as dotted is described by: an
+    Attributes entry below a `.. currentmodule::` in its class's docstring is napoleon's
+    `.. attribute::` in that module, of the class by the name autodoc gives it there
+    (py:class, its path below its module: `mutagen.Picture.type`)."""
+    if member.scope is None:
+        return f"{dotted}.{name}"
+    qualified = ".".join(dotted.split(".")[-(path.count(".") + 1):]) if path else dotted
+    return f"{member.scope}.{qualified}.{name}"
+
+
 def _slots_owner(package, module, obj) -> tuple | None:
     """Return (Module, DocObject) of the nearest base of a class without a `__slots__` of its
     own whose `__slots__` it has, or None: autodoc's get_class_members reads the class's
@@ -751,7 +762,8 @@ def _members(dotted, module, obj, directive, package, top,
             shown = class_content(package, shown_module, shown, settings.content_of(directive))
             if settings.skip_internal and _INTERNAL.search(shown.docstring or ""):
                 continue
-            found.append(Documented(f"{dotted}.{name}", shown_module, shown, directive))
+            found.append(Documented(_described_name(dotted, path, name, member), shown_module,
+                                    shown, directive))
             if member.kind in (CLASS, EXCEPTION):
                 found.extend(_members(f"{dotted}.{name}", member_module, member, directive,
                                       package, top=False, settings=settings))

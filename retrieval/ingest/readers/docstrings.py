@@ -112,6 +112,10 @@ class DocObject:
     # For a class attribute: whether it is a name its class's `__slots__` lists (a
     # SLOTSATTR of autodoc's get_class_members, which a subclass has too: _slot_members).
     slot: bool = field(default=False, compare=False)
+    # For an entry of a class docstring's Attributes section: the module a `.. currentmodule::`
+    # above it in the docstring makes current, where napoleon's `.. attribute::` is described
+    # (mutagen's flac.Picture: `mutagen.Picture.type`); None if none.
+    scope: str | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -977,7 +981,7 @@ class _Reader:
         `Attributes` over dashes, Google's `Attributes:`) as an attribute of its own, quoting
         the entry's lines, unless the class documents that attribute itself."""
         members = self.members.setdefault(path, {})
-        for attribute, type_, first, last, text in attribute_entries(
+        for attribute, type_, first, last, text, scope in attribute_entries(
                 self.module.lines, docstring.lineno, docstring.end_lineno):
             key = f"{path}.{attribute}"
             existing = self.module.objects.get(key)
@@ -985,7 +989,8 @@ class _Reader:
                 continue
             members.setdefault(attribute)
             self.module.objects[key] = DocObject(
-                f"{prefix}.{attribute}", ATTRIBUTE, type_, text, self.module.path, first, last)
+                f"{prefix}.{attribute}", ATTRIBUTE, type_, text, self.module.path, first, last,
+                scope=scope)
 
     def _header(self, node) -> tuple:
         """Return (last line of the header, the signature after the name, as written but for
@@ -1310,6 +1315,9 @@ _NUMPYDOC_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?::\s*(.*?))?\s*$")
 # `info (`AACInfo`)`).
 _GOOGLE_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*(?::(?:\s+(.*?))?)?\s*$")
 _DASHES = re.compile(r"\s*-{3,}\s*$")
+# A docstring's `.. currentmodule:: NAME` (or `.. module::`): the Python domain's module for
+# what the docstring describes after it.
+_CURRENT_MODULE = re.compile(r"\.\.\s+(?:py:)?(?:current)?module::\s+([\w.]+)\s*")
 
 
 def _indent(line: str) -> int:
@@ -1317,7 +1325,8 @@ def _indent(line: str) -> int:
 
 
 def attribute_entries(lines: list, first: int, last: int) -> list:
-    """Return (name, type, first line, last line, text) of each entry of the Attributes section
+    """Return (name, type, first line, last line, text, the module a `.. currentmodule::` above
+    it makes current or None) of each entry of the Attributes section
     of the docstring on lines first..last (1-based) of a file: numpydoc's
 
         Attributes
@@ -1332,14 +1341,19 @@ def attribute_entries(lines: list, first: int, last: int) -> list:
     refuses a section given twice, so only its first counts."""
     found: list = []
     index = first - 1
+    scope = None
     while index < last:
         line = lines[index].rstrip("\r")
         stripped = line.strip().lstrip("rRuU").strip("\"'")
         numpydoc = stripped == "Attributes" and index + 1 < last \
             and _DASHES.fullmatch(lines[index + 1].rstrip("\r")) is not None
+        current = _CURRENT_MODULE.fullmatch(stripped)
+        if current is not None:
+            scope = current.group(1)
         if numpydoc or stripped == "Attributes:":
             start = index + (2 if numpydoc else 1)
-            found.extend(_entries(lines, start, last, _indent(line), numpydoc))
+            found.extend((*entry, scope) for entry in _entries(lines, start, last, _indent(line),
+                                                               numpydoc))
             if numpydoc:
                 break
         index += 1
