@@ -800,6 +800,23 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("#demo.flac.Picture", urls)
         self.assertIn("#demo.Picture.kind", urls)
 
+    def test_autodoc_default_options_are_each_directives_unless_it_negates_them(self):
+        # autodoc's process_documenter_options: conf.py's `'members': None` (pydicom) gives
+        # each autoclass :members:, but one saying `:no-members:`.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Thing:\n    """A thing."""\n\n'
+                                '    def run(self):\n        """Run."""\n\n\n'
+                                'class Other:\n    """Another."""\n\n'
+                                '    def stop(self):\n        """Stop."""\n',
+            "docs/conf.py": "autodoc_default_options = {'members': None, 'x-custom': None}\n",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Thing\n\n"
+                              ".. autoclass:: demo.Other\n   :no-members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertIn("#demo.Thing.run", urls)
+        self.assertIn("#demo.Other", urls)
+        self.assertNotIn("#demo.Other.stop", urls)
+
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
         # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its

@@ -594,6 +594,7 @@ class _Units:
                                     conf.class_content)
         found: dict = {}
         for directive in autodoc.directives(text):
+            directive = autodoc.with_defaults(directive, conf.autodoc_defaults)
             unknown = autodoc.unknown_options(directive, conf.extensions)
             if unknown:
                 progress.directive(self.tree.label, False)

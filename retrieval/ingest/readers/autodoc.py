@@ -340,6 +340,33 @@ _DEFAULT_OPTIONS = frozenset({"members", "undoc-members", "inherited-members",
                               "imported-members", "class-doc-from", "no-value"})
 
 
+# AUTODOC_EXTENDABLE_OPTIONS: a directive's `:members: +a` adds to the default's value.
+_EXTENDABLE_OPTIONS = frozenset({"members", "private-members", "special-members",
+                                 "exclude-members"})
+
+
+def with_defaults(directive: Directive, defaults: dict) -> Directive:
+    """Return a directive with conf.py's autodoc_default_options (SphinxConf.autodoc_defaults)
+    applied as autodoc's process_documenter_options applies them to each option its
+    documenter takes: `:no-NAME:` drops the default; a default that is a string yields to the
+    directive's own value (or is extended by its `+value`), one that is a flag (None) sets
+    the option whatever the directive says (pydicom's `'members': None`)."""
+    known = _OPTIONS.get(directive.kind, _INDEX_OPTIONS) & _DEFAULT_OPTIONS
+    options = dict(directive.options)
+    for name in sorted(known):
+        negated = options.pop(f"no-{name}", None) is not None
+        if name in defaults and not negated:
+            default = defaults[name]
+            if name in options and default is not None:
+                if name in _EXTENDABLE_OPTIONS and options[name].startswith("+"):
+                    options[name] = ",".join([default, options[name][1:]])
+            else:
+                options[name] = default or ""
+        elif name in options:
+            options[name] = options[name].lstrip("+")
+    return directive if options == directive.options else replace(directive, options=options)
+
+
 # sphinxcontrib-trio's documenters take more (pytest's `.. autofunction:: pytest.raises(...)`
 # with `:with: excinfo`, rendered "with pytest.raises(...) as excinfo").
 _TRIO = "sphinxcontrib_trio"
