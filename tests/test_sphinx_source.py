@@ -817,6 +817,23 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("#demo.Other", urls)
         self.assertNotIn("#demo.Other.stop", urls)
 
+    def test_napoleons_attributes_entries_are_described_with_their_class_whatever_members(self):
+        # Napoleon makes each entry an `.. attribute::` in the class's docstring: described
+        # without :members: (mutagen's OggFLAC.info) and beside a :members: list.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Point:\n    """A point.\n\n'
+                                '    Attributes:\n        x (float): Across.\n    """\n\n\n'
+                                'class Line:\n    """A line.\n\n    Attributes:\n'
+                                '        size (int): How long.\n    """\n\n'
+                                '    def draw(self):\n        """Draw."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autodoc', 'sphinx.ext.napoleon']\n",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Point\n\n"
+                              ".. autoclass:: demo.Line\n   :members: draw\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertEqual(urls[:5], ["#demo.Point", "#demo.Point.x", "#demo.Line",
+                                    "#demo.Line.size", "#demo.Line.draw"])
+
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
         # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its

@@ -73,6 +73,8 @@ DOCS_FOLDERS = ("docs", "doc", "Doc")
 _QUOTES = re.compile(r"^[rRuUbB]*(?:\"\"\"|\'\'\')|(?:\"\"\"|\'\'\')$")
 # The Sphinx extension of the Pallets projects' themes: it has autodoc skip `:internal:` members.
 _PALLETS = "pallets_sphinx_themes"
+# Sphinx's napoleon extension: Google and NumPy docstring sections as reST descriptions.
+_NAPOLEON = "sphinx.ext.napoleon"
 # A line that is only a docstring's closing quotes.
 _CLOSING_QUOTES = re.compile(r"[ \t]*(?:\"\"\"|\'\'\')[ \t]*")
 # A line that is only a docstring's opening quotes (a `\` after them escapes the line's end).
@@ -591,7 +593,7 @@ class _Units:
         conf.py's extensions, is reported, with none, at where(line)); conf: the project's."""
         conf = conf or SphinxConf()
         settings = autodoc.Settings(conf.inherit_docstrings, _PALLETS in conf.extensions,
-                                    conf.class_content)
+                                    conf.class_content, _NAPOLEON in conf.extensions)
         found: dict = {}
         for directive in autodoc.directives(text):
             directive = autodoc.with_defaults(directive, conf.autodoc_defaults)

@@ -562,6 +562,9 @@ class Settings:
     skip_internal: bool = False
     # autoclass_content: what a class's description shows ("class", "both", "init").
     class_content: str = "class"
+    # sphinx.ext.napoleon: a class docstring's Attributes entries are `.. attribute::`
+    # descriptions in its content, whatever :members: says (_docstring_attributes).
+    napoleon: bool = False
 
     def content_of(self, directive: Directive) -> str:
         """Return what a directive's classes show: its `:class-doc-from:`, else the
@@ -633,10 +636,15 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
                 # what is no class (`codes = LookupDict(...)`), is described as an attribute.
                 kind = ATTRIBUTE
             documented = [Documented(dotted, shown_module, shown, directive, kind=kind)]
+            if kind in (CLASS, EXCEPTION):
+                documented.extend(_docstring_attributes(dotted, module, obj, directive,
+                                                        settings))
             # Sphinx's document_members: `:inherited-members:` alone wants all members too.
             if "members" in directive.options or "inherited-members" in directive.options:
                 documented.extend(_members(dotted, module, obj, directive, package, top=True,
-                                           settings=settings))
+                                           settings=settings,
+                                           done={item.name.rpartition(".")[2]
+                                                 for item in documented[1:]}))
             return _scoped(documented, dotted, directive.scope) if directive.scope \
                 else documented
     return None
@@ -740,10 +748,26 @@ def _slots_owner(package, module, obj) -> tuple | None:
                  if "__slots__" in base.members), None)
 
 
+def _docstring_attributes(dotted, module, obj, directive, settings: Settings) -> list:
+    """Return the Documented entries of a class docstring's Attributes section where napoleon
+    renders them: its `.. attribute::` descriptions are the docstring's, shown wherever the
+    class is, with :members: or not (mutagen's `.. autoclass:: mutagen.oggflac.OggFLAC`
+    describes `info` and `tags`)."""
+    if not settings.napoleon:
+        return []
+    path = obj.name[len(module.name) + 1:]
+    return [Documented(_described_name(dotted, path, name, member), module, member, directive)
+            for name in obj.members
+            for member in [module.objects[f"{path}.{name}"]]
+            if member.kind == ATTRIBUTE and member.path == obj.path
+            and obj.start_line <= member.start_line <= obj.end_line]
+
+
 def _members(dotted, module, obj, directive, package, top,
-             settings: Settings = DEFAULT_SETTINGS) -> list:
+             settings: Settings = DEFAULT_SETTINGS, done: set | None = None) -> list:
     """Return the members :members: documents, recursively, in source order (then those of
-    the package's own bases, with :inherited-members:); settings: the project's."""
+    the package's own bases, with :inherited-members:); settings: the project's; done: the
+    names described already (_docstring_attributes)."""
     options = directive.options
     listed = _names(options.get("members", "")) if top else []
     excluded = set(_names(options.get("exclude-members", "")))
@@ -754,7 +778,7 @@ def _members(dotted, module, obj, directive, package, top,
     slots = _slots_owner(package, module, obj) if len(owners) == 1 else None
     if slots is not None:
         owners.append(slots)
-    found, done = [], set()
+    found, done = [], set(done or ())
     for owner_module, owner in owners:
         path = owner.name[len(owner_module.name) + 1:] if owner.name != owner_module.name else ""
         for name in _member_names(owner_module, owner, options, listed, path):
@@ -792,8 +816,12 @@ def _members(dotted, module, obj, directive, package, top,
             found.append(Documented(_described_name(dotted, path, name, member), shown_module,
                                     shown, directive))
             if member.kind in (CLASS, EXCEPTION):
+                entries = _docstring_attributes(f"{dotted}.{name}", member_module, member,
+                                                directive, settings)
+                found.extend(entries)
                 found.extend(_members(f"{dotted}.{name}", member_module, member, directive,
-                                      package, top=False, settings=settings))
+                                      package, top=False, settings=settings,
+                                      done={item.name.rpartition(".")[2] for item in entries}))
     return found
 
 
