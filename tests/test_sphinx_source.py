@@ -341,6 +341,27 @@ class GeneratedPagesTest(unittest.TestCase):
                          DOCS + "reference/generated/demo.Engine.html#demo.Engine")
         self.assertNotIn("demo.missing", units)  # what the source does not define
 
+    def test_a_class_stub_describes_what_its_templates_directives_document(self):
+        # autosummary's own class.rst: `.. autoclass::` (with conf.py's
+        # autodoc_default_options: pydicom's members) and `.. automethod:: __init__` in it;
+        # its exception.rst: `.. autoexception::` alone.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Engine:\n    """Run jobs."""\n\n'
+                                '    def __init__(self, size):\n        """Make it."""\n\n'
+                                '    def run(self):\n        """Run."""\n\n\n'
+                                'class Stalled(Exception):\n    """Stalled."""\n\n'
+                                '    def __init__(self):\n        """Make it."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n"
+                            "autodoc_default_options = {'members': None}\n",
+            "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                            ".. autosummary::\n   :toctree: generated/\n\n   Engine\n"
+                            "   Stalled\n"})
+        urls = [unit["url"].removeprefix(DOCS) for unit in package_contents(self.root)]
+        self.assertIn("generated/demo.Engine.html#demo.Engine.__init__", urls)
+        self.assertIn("generated/demo.Engine.html#demo.Engine.run", urls)
+        self.assertIn("generated/demo.Stalled.html#demo.Stalled", urls)
+        self.assertNotIn("generated/demo.Stalled.html#demo.Stalled.__init__", urls)
+
     def test_a_bare_toctree_writes_stubs_beside_the_page_and_each_entry_links(self):
         # Autosummary's `'toctree' in options`: no value is the page's own directory. Each
         # entry of any table renders as an `:obj:` reference to its object.
