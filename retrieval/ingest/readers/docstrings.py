@@ -785,6 +785,7 @@ class _Reader:
         """Yield (name, DocObject) of each name a class body's literal `__slots__` lists:
         autodoc's get_class_members takes each as a member of the class (a `__slots__` dict's
         values are their docstrings); each quotes its entry."""
+        entries: list[tuple[ast.expr | None, ast.expr | None]]
         if isinstance(value, ast.Constant):
             entries = [(value, None)]
         elif isinstance(value, (ast.Tuple, ast.List)):
@@ -797,12 +798,12 @@ class _Reader:
             if not isinstance(key, ast.Constant) or not isinstance(key.value, str) \
                     or not key.value.isidentifier():
                 continue
-            documented = isinstance(doc, ast.Constant) and isinstance(doc.value, str)
-            end = doc if documented else key
+            text = doc.value if isinstance(doc, ast.Constant) else None
+            end = (doc if isinstance(text, str) and doc else key).end_lineno or key.lineno
             yield key.value, DocObject(
                 f"{prefix}.{key.value}", ATTRIBUTE, "",
-                inspect.cleandoc(doc.value) if documented else None, self.module.path,
-                key.lineno, end.end_lineno, slot=True)
+                inspect.cleandoc(text) if isinstance(text, str) else None, self.module.path,
+                key.lineno, end, slot=True)
 
     def _documented_elsewhere(self, statement, prefix: str):
         """Yield the compiled object a statement gives its docstring to (a DOCSTRING_SETTERS
