@@ -855,6 +855,21 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual(urls[:5], ["#demo.Point", "#demo.Point.x", "#demo.Line",
                                     "#demo.Line.size", "#demo.Line.draw"])
 
+    def test_a_class_saying_it_is_of_another_module_has_no_attribute_docs_of_its_source(self):
+        # autodoc's analyzer reads the source of the class's __module__ (mutagen's ID3 says
+        # "mutagen.id3"): ID3.PEDANTIC's string in _file.py documents nothing there.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\nfrom demo._impl import Thing\n',
+            "demo/_impl.py": '"""Impl."""\n\n\nclass Thing:\n    """A thing."""\n\n'
+                             '    __module__ = "demo"\n\n    FLAG = True\n    """A flag."""\n\n'
+                             '    def run(self):\n        """Run."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Thing\n   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html") for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/_impl.py", "demo._impl")))]
+        self.assertIn("#demo.Thing.run", urls)
+        self.assertNotIn("#demo.Thing.FLAG", urls)
+
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
         # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its

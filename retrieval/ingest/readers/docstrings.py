@@ -631,6 +631,10 @@ class _Reader:
         # statement of thousands of targets is not looked up in a list once per target).
         self.members: dict = {}
         self.comments = DocComments(module.lines)
+        # The classes (dotted) whose body sets `__module__` to another module's name: autodoc
+        # reads their attributes' doc comments and strings from that module's source
+        # (ModuleAnalyzer.for_module of the class's __module__), which has none of them.
+        self.unanalyzed: set = set()
 
     def _package(self, level: int) -> str:
         parts = self.module.name.split(".")
@@ -932,6 +936,8 @@ class _Reader:
         if assigned_doc is not None:
             end, text = assigned_doc
         if isinstance(node, ast.ClassDef):
+            if _module_set(node) not in (None, self.module.name):
+                self.unanalyzed.add(name)
             self.body(node.body, name, own_path, is_class=True)
             kind = EXCEPTION if any(_base_name(base).endswith(_EXCEPTION_BASES)
                                     or _base_name(base) in _OTHER_EXCEPTIONS
@@ -1032,7 +1038,10 @@ class _Reader:
         """Return an assignment, documented by a string right after it or `#:` comments above
         it (or, unless told not to, undocumented: an explicit directive may name it)."""
         start, end, docstring = statement.lineno, statement.end_lineno, None
-        node = _docstring_node([following]) if following is not None else None
+        # A string after it or comments above it are what autodoc's analyzer reads, of the
+        # source of the module its class says it is in (unanalyzed); the others are values'.
+        analyzed = name.rpartition(".")[0] not in self.unanalyzed
+        node = _docstring_node([following]) if following is not None and analyzed else None
         attached = _attached_docstring(statement.value)
         given = _doc_keyword(statement.value)
         if node is not None:
@@ -1043,7 +1052,8 @@ class _Reader:
         elif given is not None:
             docstring = given
         else:
-            comments = self.comments.of(statement.lineno, statement.col_offset)
+            comments = self.comments.of(statement.lineno, statement.col_offset) \
+                if analyzed else None
             if comments is None and not undocumented:
                 return None
             if comments is not None:
@@ -1397,6 +1407,18 @@ def _entries(lines: list, start: int, last: int, header_indent: int, numpydoc: b
             current[4].append(text)
     return [(name, type_, begin + 1, end + 1, "\n".join(described) or type_ or name)
             for name, type_, begin, end, described in entries]
+
+
+def _module_set(node: ast.ClassDef) -> str | None:
+    """Return the module name a class body binds `__module__` to (mutagen's ID3 says
+    "mutagen.id3", defined in mutagen/id3/_file.py), or None."""
+    for statement in node.body:
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) \
+                and isinstance(statement.value.value, str) \
+                and any(isinstance(target, ast.Name) and target.id == "__module__"
+                        for target in statement.targets):
+            return statement.value.value
+    return None
 
 
 def _is_main_guard(test) -> bool:
