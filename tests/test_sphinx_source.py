@@ -362,6 +362,21 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("generated/demo.Stalled.html#demo.Stalled", urls)
         self.assertNotIn("generated/demo.Stalled.html#demo.Stalled.__init__", urls)
 
+    def test_the_tables_of_a_class_stubs_template_link_its_members(self):
+        # autosummary's own class.rst tables the class's public methods (and attributes): each
+        # row a link to the member, once however many tables list the class.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Engine:\n    """Run jobs."""\n\n'
+                                '    def run(self):\n        """Run."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n"
+                            "autodoc_default_options = {'members': None}\n",
+            "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                            ".. autosummary::\n   :toctree: generated/\n\n   Engine\n\n"
+                            ".. autosummary::\n   :toctree: generated/\n\n   Engine\n"})
+        links = {unit["url"].removeprefix(DOCS): unit["in_links"]
+                 for unit in package_contents(self.root)}
+        self.assertEqual(links["generated/demo.Engine.html#demo.Engine.run"], 1)
+
     def test_a_bare_toctree_writes_stubs_beside_the_page_and_each_entry_links(self):
         # Autosummary's `'toctree' in options`: no value is the page's own directory. Each
         # entry of any table renders as an `:obj:` reference to its object.

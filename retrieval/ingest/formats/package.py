@@ -297,6 +297,8 @@ class _Units:
         self.template_kinds: dict = {}
         # The names the docs' autosummary tables give stub pages (their page entries).
         self.summarized_names: set = set()
+        # The classes whose stub's template text was read (_template_described): once each.
+        self.templated: set = set()
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
         # route), and an assignment bound to a documented function is that function; with one,
         # its `:inherited-members:` and directives say so, and the objects it does not describe
@@ -915,7 +917,8 @@ class _Units:
         autodoc directives its template writes document, with conf.py's
         autodoc_default_options (pydicom's `'members': None` gives each class stub its
         members), as on any page; autosummary's own class.rst writes `.. autoclass::` and, in
-        its content, `.. automethod:: __init__`."""
+        its content, `.. automethod:: __init__` and tables of its public methods and
+        attributes. Each entry of the template's tables links to its member."""
         conf = project.conf
         text = self._rendered_template(project, entry, documented, progress)
         if text is None:
@@ -925,7 +928,14 @@ class _Units:
             text = f".. currentmodule:: {context['module']}\n\n" + (
                 f".. autoexception:: {context['objname']}\n"
                 if _default_template(documented) == "autosummary/exception.rst" else
-                f".. autoclass:: {context['objname']}\n\n   .. automethod:: __init__\n")
+                f".. autoclass:: {context['objname']}\n\n   .. automethod:: __init__\n\n"
+                + "".join("   .. autosummary::\n\n" + "".join(
+                    f"      ~{context['name']}.{name}\n" for name in context[names]) + "\n"
+                    for names in ("methods", "attributes") if context[names]))
+        if entry.name not in self.templated:  # two tables listing it write one stub
+            self.templated.add(entry.name)
+            self.references.update(found.name for found in autodoc.autosummary_entries(
+                text, toctree_only=False))
         found: list = []
         for directive in autodoc.directives(text):
             directive = autodoc.with_defaults(directive, conf.autodoc_defaults)
