@@ -377,6 +377,21 @@ class GeneratedPagesTest(unittest.TestCase):
                  for unit in package_contents(self.root)}
         self.assertEqual(links["generated/demo.Engine.html#demo.Engine.run"], 1)
 
+    def test_a_module_stub_describes_its_members_where_autodoc_defaults_want_them(self):
+        # autosummary's own module.rst writes `.. automodule::`: with conf.py's
+        # `'members': None` (pydicom), its functions are described on its stub.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "demo/tools.py": '"""Tools."""\n\n\ndef helper():\n    """Help."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n"
+                            "autodoc_default_options = {'members': None}\n",
+            "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                            ".. autosummary::\n   :toctree: generated/\n\n   tools\n"})
+        urls = [unit["url"].removeprefix(DOCS) for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/tools.py", "demo.tools")))]
+        self.assertIn("generated/demo.tools.html#module-demo.tools", urls)
+        self.assertIn("generated/demo.tools.html#demo.tools.helper", urls)
+
     def test_a_bare_toctree_writes_stubs_beside_the_page_and_each_entry_links(self):
         # Autosummary's `'toctree' in options`: no value is the page's own directory. Each
         # entry of any table renders as an `:obj:` reference to its object.

@@ -796,6 +796,9 @@ class _Units:
             described = self._stub_described(project, entry.template, documented[0], progress)
             # (toctree, the Documented, the object whose stub page describes it)
             stubs = [(entry.toctree, described, described.name)]
+            if (documented[0].kind or documented[0].obj.kind) == MODULE:
+                stubs.extend((entry.toctree, item, described.name)
+                             for item in self._module_described(project, entry, progress))
             if (documented[0].kind or documented[0].obj.kind) in (CLASS, EXCEPTION):
                 # What the template's autodoc directives describe besides the class itself,
                 # on the class's stub.
@@ -910,6 +913,19 @@ class _Units:
             return None
         self.rendered.add(name)
         return rendered
+
+    def _module_described(self, project: SphinxProject, entry, progress: Progress) -> list:
+        """Return the autodoc.Documented a module's stub describes besides the module, written
+        with autosummary's own module.rst: its `.. automodule::`, with conf.py's
+        autodoc_default_options (pydicom's `'members': None`: the functions of
+        pixel_data_handlers.util on its stub); none for a template of the project's own."""
+        conf = project.conf
+        if self._template_text(project, entry.template or "autosummary/module.rst",
+                               progress) is not None:
+            return []
+        directive = autodoc.with_defaults(
+            autodoc.Directive(0, "module", entry.name, None, {}), conf.autodoc_defaults)
+        return (autodoc.resolve(directive, self.package, _autodoc_settings(conf)) or [])[1:]
 
     def _template_described(self, project: SphinxProject, entry, documented,
                             progress: Progress) -> list:
