@@ -392,6 +392,19 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("generated/demo.tools.html#module-demo.tools", urls)
         self.assertIn("generated/demo.tools.html#demo.tools.helper", urls)
 
+    def test_the_tables_of_a_module_stub_link_its_public_objects(self):
+        # autosummary's own module.rst tables the functions (classes, ...) the module defines.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "demo/tools.py": '"""Tools."""\n\n\ndef helper():\n    """Help."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n",
+            "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                            ".. autosummary::\n   :toctree: generated/\n\n   tools\n\n"
+                            ".. autofunction:: demo.tools.helper\n"})
+        links = {unit["url"].removeprefix(DOCS): unit["in_links"] for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/tools.py", "demo.tools")))}
+        self.assertEqual(links["api.html#demo.tools.helper"], 1)
+
     def test_a_bare_toctree_writes_stubs_beside_the_page_and_each_entry_links(self):
         # Autosummary's `'toctree' in options`: no value is the page's own directory. Each
         # entry of any table renders as an `:obj:` reference to its object.

@@ -34,7 +34,9 @@ from ..readers.blocks import size_pieces
 from ..readers.docstrings import (
     ATTRIBUTE,
     CLASS,
+    DATA,
     EXCEPTION,
+    FUNCTION,
     METHOD,
     MODULE,
     DocObject,
@@ -798,7 +800,8 @@ class _Units:
             stubs = [(entry.toctree, described, described.name)]
             if (documented[0].kind or documented[0].obj.kind) == MODULE:
                 stubs.extend((entry.toctree, item, described.name)
-                             for item in self._module_described(project, entry, progress))
+                             for item in self._module_described(project, entry,
+                                                                documented[0], progress))
             if (documented[0].kind or documented[0].obj.kind) in (CLASS, EXCEPTION):
                 # What the template's autodoc directives describe besides the class itself,
                 # on the class's stub.
@@ -914,15 +917,26 @@ class _Units:
         self.rendered.add(name)
         return rendered
 
-    def _module_described(self, project: SphinxProject, entry, progress: Progress) -> list:
+    def _module_described(self, project: SphinxProject, entry, documented,
+                          progress: Progress) -> list:
         """Return the autodoc.Documented a module's stub describes besides the module, written
         with autosummary's own module.rst: its `.. automodule::`, with conf.py's
         autodoc_default_options (pydicom's `'members': None`: the functions of
-        pixel_data_handlers.util on its stub); none for a template of the project's own."""
+        pixel_data_handlers.util on its stub); none for a template of the project's own.
+        Each entry of its tables (the public functions, classes, exceptions and documented
+        data the module defines) links to its object."""
         conf = project.conf
         if self._template_text(project, entry.template or "autosummary/module.rst",
                                progress) is not None:
             return []
+        if entry.name not in self.templated:  # two tables listing it write one stub
+            self.templated.add(entry.name)
+            module = documented.module
+            self.references.update(
+                f"{entry.name}.{name}" for name in documented.obj.members
+                if not name.startswith("_") for obj in [module.objects[name]]
+                if obj.kind in (FUNCTION, CLASS, EXCEPTION)
+                or obj.kind == DATA and obj.docstring is not None)
         directive = autodoc.with_defaults(
             autodoc.Directive(0, "module", entry.name, None, {}), conf.autodoc_defaults)
         return (autodoc.resolve(directive, self.package, _autodoc_settings(conf)) or [])[1:]
