@@ -913,6 +913,21 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("#demo.Thing.run", urls)
         self.assertNotIn("#demo.Thing.FLAG", urls)
 
+    def test_a_class_bound_in_a_class_under_its_name_is_described_there_with_its_members(self):
+        # autodoc documents `Channel = Channel` in Connection as the class, its members in it
+        # (kombu's qpid: `Transport.Connection.Channel.close`).
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Channel:\n    """A channel."""\n\n'
+                                '    def close(self):\n        """Close."""\n\n\n'
+                                'class Connection:\n    """A connection."""\n\n'
+                                '    Channel = Channel\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Connection\n   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertIn("#demo.Connection.Channel", urls)
+        self.assertIn("#demo.Connection.Channel.close", urls)
+
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
         # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its

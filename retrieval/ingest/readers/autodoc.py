@@ -642,7 +642,7 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
             # Sphinx's document_members: `:inherited-members:` alone wants all members too.
             if "members" in directive.options or "inherited-members" in directive.options:
                 documented.extend(_members(dotted, module, obj, directive, package, top=True,
-                                           settings=settings,
+                                           settings=settings, within=frozenset({obj.name}),
                                            done={item.name.rpartition(".")[2]
                                                  for item in documented[1:]}))
             return _scoped(documented, dotted, directive.scope) if directive.scope \
@@ -764,10 +764,13 @@ def _docstring_attributes(dotted, module, obj, directive, settings: Settings) ->
 
 
 def _members(dotted, module, obj, directive, package, top,
-             settings: Settings = DEFAULT_SETTINGS, done: set | None = None) -> list:
+             settings: Settings = DEFAULT_SETTINGS, done: set | None = None,
+             within: frozenset = frozenset()) -> list:
     """Return the members :members: documents, recursively, in source order (then those of
     the package's own bases, with :inherited-members:); settings: the project's; done: the
-    names described already (_docstring_attributes)."""
+    names described already (_docstring_attributes); within: the classes (dotted) whose
+    members are being described around it, whose own are not again (a class bound in
+    itself)."""
     options = directive.options
     listed = _names(options.get("members", "")) if top else []
     excluded = set(_names(options.get("exclude-members", "")))
@@ -804,6 +807,11 @@ def _members(dotted, module, obj, directive, package, top,
                 continue
             shown_module, shown = package.shown(member_module, member)
             shown_module, shown = _class_alias(package, shown_module, shown)
+            # A class, or a class attribute autodoc documents as the class it is bound to
+            # (kombu's `Connection.Channel = Channel`): its members are described in it too.
+            nested = (member_module, member) if member.kind in (CLASS, EXCEPTION) else \
+                (shown_module, shown) if member.bound is not None \
+                and shown.kind in (CLASS, EXCEPTION) else None
             if settings.inherit_docstrings:
                 shown = inheriting(package, shown_module, shown, (owner_module, owner))
             if shown.docstring is None and not undocumented and not listed:
@@ -815,13 +823,13 @@ def _members(dotted, module, obj, directive, package, top,
                 continue
             found.append(Documented(_described_name(dotted, path, name, member), shown_module,
                                     shown, directive))
-            if member.kind in (CLASS, EXCEPTION):
-                entries = _docstring_attributes(f"{dotted}.{name}", member_module, member,
-                                                directive, settings)
+            if nested is not None and nested[1].name not in within:
+                entries = _docstring_attributes(f"{dotted}.{name}", *nested, directive, settings)
                 found.extend(entries)
-                found.extend(_members(f"{dotted}.{name}", member_module, member, directive,
-                                      package, top=False, settings=settings,
-                                      done={item.name.rpartition(".")[2] for item in entries}))
+                found.extend(_members(f"{dotted}.{name}", *nested, directive, package,
+                                      top=False, settings=settings,
+                                      done={item.name.rpartition(".")[2] for item in entries},
+                                      within=within | {nested[1].name}))
     return found
 
 
