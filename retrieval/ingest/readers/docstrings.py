@@ -1322,9 +1322,10 @@ def _literal_text(node) -> str | None:
 
 _NUMPYDOC_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?::\s*(.*?))?\s*$")
 # A Google entry's colon may be left out: napoleon's _consume_field partitions the line on its
-# first colon, if any, and reads `name (type)` from what comes before (mutagen's
-# `info (`AACInfo`)`).
-_GOOGLE_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*(?::(?:\s+(.*?))?)?\s*$")
+# first colon, if any, and reads `name (type)` from the start of what comes before, whatever
+# follows the type (mutagen's `info (`AACInfo`)`, `version (`int`) Musepack stream version`).
+_GOOGLE_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?:\(([^)]*)\)(?:\s+[^:\s][^:]*)?)?\s*"
+                           r"(?::(?:\s+(.*?))?)?\s*$")
 _DASHES = re.compile(r"\s*-{3,}\s*$")
 # A docstring's `.. currentmodule:: NAME` (or `.. module::`): the Python domain's module for
 # what the docstring describes after it.
