@@ -928,6 +928,20 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("#demo.Connection.Channel", urls)
         self.assertIn("#demo.Connection.Channel.close", urls)
 
+    def test_a_named_tuples_fields_are_documented_by_their_getters(self):
+        # typing.NamedTuple makes each field a getter whose __doc__ is "Alias for field number
+        # N": autodoc's :members: takes them (pydicom's RawDataElement.VR).
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\nfrom typing import NamedTuple\n\n\n'
+                                'class Raw(NamedTuple):\n    """Raw."""\n    tag: int\n'
+                                '    VR: str\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Raw\n   :members:\n"})
+        units = {unit["url"].removeprefix(DOCS + "index.html"): unit
+                 for unit in package_contents(self.root)}
+        self.assertIn("#demo.Raw.tag", units)
+        self.assertIn("#demo.Raw.VR", units)
+
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
         # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its

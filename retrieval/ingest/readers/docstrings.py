@@ -939,6 +939,8 @@ class _Reader:
             if _module_set(node) not in (None, self.module.name):
                 self.unanalyzed.add(name)
             self.body(node.body, name, own_path, is_class=True)
+            if any(_base_name(base).rpartition(".")[2] == "NamedTuple" for base in node.bases):
+                self._named_tuple_fields(node, own_path)
             kind = EXCEPTION if any(_base_name(base).endswith(_EXCEPTION_BASES)
                                     or _base_name(base) in _OTHER_EXCEPTIONS
                                     for base in node.bases) else CLASS
@@ -1059,6 +1061,19 @@ class _Reader:
             if comments is not None:
                 start, docstring = comments
         return DocObject(name, kind, "", docstring, self.module.path, start, end)
+
+    def _named_tuple_fields(self, node: ast.ClassDef, path: str):
+        """Document the undocumented fields of a typing.NamedTuple class as their getters'
+        __doc__ does, which autodoc shows ("Alias for field number 1": pydicom's
+        RawDataElement.VR)."""
+        fields = [statement.target.id for statement in node.body
+                  if isinstance(statement, ast.AnnAssign)
+                  and isinstance(statement.target, ast.Name)]
+        for index, field_name in enumerate(fields):
+            found = self.module.objects.get(f"{path}.{field_name}")
+            if found is not None and found.docstring is None:
+                self.module.objects[f"{path}.{field_name}"] = replace(
+                    found, docstring=f"Alias for field number {index}")
 
     def _instance_attributes(self, init, prefix: str, path: str):
         """Record `self.name = ...` of __init__ documented with `#:` or a string after it."""
