@@ -704,6 +704,17 @@ class GeneratedPagesTest(unittest.TestCase):
                          [("index.html#demo", "Demo"), ("other.html", ":orphan:"),
                           ("other.html#other", "Other")])
 
+    def test_a_title_meta_or_author_directive_renders_nothing_above_the_first_title(self):
+        # `.. title::` and `.. meta::` fill the page's head; Sphinx's sectionauthor renders
+        # nothing without show_authors (pydicom's old/best_practices.rst).
+        write(self.root, {"doc/conf.py": "",
+                          "doc/index.rst": ".. title:: Best Practices\n.. meta::\n"
+                                           "   :keywords: dicom\n\n"
+                                           ".. sectionauthor:: Someone\n\nDemo\n====\n\n"
+                                           "Text.\n"})
+        self.assertEqual([unit["url"].removeprefix(DOCS)
+                          for unit in contents(self.root, "doc")], ["index.html#demo"])
+
     def test_what_renders_nothing_above_a_rendered_pages_title_is_no_unit_either(self):
         # h5py's `.. currentmodule:: h5py` right above `.. _attributes:` and the title: the
         # rendered page shows nothing above its title, nor does the rendered site's build.
