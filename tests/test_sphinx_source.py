@@ -704,6 +704,13 @@ class GeneratedPagesTest(unittest.TestCase):
                          [("index.html#demo", "Demo"), ("other.html", ":orphan:"),
                           ("other.html#other", "Other")])
 
+    def test_a_label_above_a_title_directive_labels_the_section_below(self):
+        # `.. title::` gives docutils no node: PropagateTargets puts the label on the section,
+        # whose title's own id the label took (pydicom's `.. _best_practices:`).
+        self.assertEqual(list(index_texts(self.root, ".. _best_practices:\n.. title:: Best\n\n"
+                                                     "Best Practices\n==============\n\n"
+                                                     "Text.\n")), ["#best-practices"])
+
     def test_a_title_meta_or_author_directive_renders_nothing_above_the_first_title(self):
         # `.. title::` and `.. meta::` fill the page's head; Sphinx's sectionauthor renders
         # nothing without show_authors (pydicom's old/best_practices.rst).
