@@ -960,6 +960,21 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("#demo.Raw.tag", units)
         self.assertIn("#demo.Raw.VR", units)
 
+    def test_a_property_made_by_a_call_inherits_its_bases_docstring(self):
+        # `delete = property(lambda s: ...)` has no __doc__: getdoc reads the base's `delete`
+        # (mutagen's EasyID3.delete, documented by Metadata.delete).
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Base:\n    """A base."""\n\n'
+                                '    def delete(self):\n        """Delete it."""\n\n\n'
+                                'class Easy(Base):\n    """Easy."""\n\n'
+                                '    delete = property(lambda s: s.x)\n    size = 3\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Easy\n   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertIn("#demo.Easy.delete", urls)
+        self.assertNotIn("#demo.Easy.size", urls)
+
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's
         # content, and one after it, is demo's (pymongo's `.. data:: MongoClient` in its

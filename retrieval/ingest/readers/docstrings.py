@@ -1553,8 +1553,11 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
 
 def _is_value(obj) -> bool:
     """Tell whether an attribute is a value bound by assignment (a `#:` comment or a string
-    after it its docstring), not a routine or a property (a signature in parentheses)."""
-    return obj.kind in (ATTRIBUTE, DATA) and not obj.signature.startswith("(")
+    after it its docstring), not a routine or a property (a signature in parentheses, or
+    `delete = property(lambda s: ...)`, whose __doc__ is None where its getter has none, so
+    that getdoc looks along the MRO: mutagen's EasyID3.delete)."""
+    return obj.kind in (ATTRIBUTE, DATA) and not obj.signature.startswith("(") \
+        and not (obj.call is not None and obj.call[0] == "property")
 
 
 def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) -> DocObject:
