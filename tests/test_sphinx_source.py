@@ -793,6 +793,19 @@ class GeneratedPagesTest(unittest.TestCase):
             ("extra.html#module-demo.extra", "demo.extra", "demo/extra.py", 0),
             ("index.html#index", "Index", "docs/index.rst", 0)])
 
+    def test_a_currentmodule_between_a_title_and_its_automodule_leaves_it_the_sections(self):
+        # kombu's "Carrot Compatibility - ``kombu.compat``", `.. currentmodule::` (no node),
+        # then `.. automodule:: kombu.compat`: one unit at the module's id, titled as the
+        # section is.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "Carrot - ``demo``\n=================\n\n.. currentmodule:: demo\n\n"
+                            ".. automodule:: demo\n"})
+        units = [(unit["url"].removeprefix(DOCS), unit["title"])
+                 for unit in package_contents(self.root)]
+        self.assertEqual(units, [("api.html#module-demo", "Carrot - demo")])
+
     def test_what_comes_between_a_title_and_an_automodule_keeps_the_section_at_its_id(self):
         # pymongo's `:mod:`int64` -- Tools ...` over an underline one short: docutils' "Title
         # underline too short." warning is first in the section, so MoveModuleTargets leaves

@@ -1111,10 +1111,11 @@ class _Units:
                        else self._source_link(first.source_id, first.line, last.line))
                 linked = sum(links[page, anchor] for anchor in unit.anchors)
                 module = modules.get(url) if unit.kind == SECTION else None
-                if module is not None and _title_only(unit.text):
+                if module is not None and (_title_only(unit.text) or unit.title_only):
                     # A section whose first thing is an automodule is at the module's id
                     # (sphinx_source: MoveModuleTargets), the module's description its text:
-                    # one unit, as the rendered page's section, titled and linked as it is.
+                    # one unit, as the rendered page's section, titled and linked as it is;
+                    # what renders nothing between (a `currentmodule`) is no text of it.
                     at, order, described = placed[module]
                     described.content["title"] = unit.title
                     described.content["in_links"] += linked
