@@ -343,6 +343,28 @@ class PublicApiTest(unittest.TestCase):
                          "        x (float): Where it is\n            across.")
         self.assertEqual(units["geo.Point.x"]["fields"]["body"], "Where it is\nacross.")
 
+    def test_each_google_attributes_section_gives_its_entries(self):
+        # Napoleon parses every section (mutagen's MPEGInfo: a second `Attributes:` after
+        # "Useless attributes:").
+        units = units_of(self, {"geo/__init__.py": (
+            '"""Geometry."""\n\n\nclass Point:\n    """A point.\n\n    Attributes:\n'
+            '        x (float): Where it is.\n\n    Others:\n\n'
+            '    Attributes:\n        y (float): How high.\n    """\n')})
+        self.assertIn("geo.Point.x", units)
+        self.assertEqual(units["geo.Point.y"]["text"], "        y (float): How high.")
+
+    def test_a_google_attribute_entry_needs_no_colon(self):
+        # Napoleon's _consume_field reads `name (type)` from the start of what precedes a colon,
+        # if any (mutagen's AAC: `info (`AACInfo`)`; MusepackInfo: `version (`int`) Musepack
+        # stream version`).
+        units = units_of(self, {"geo/__init__.py": (
+            '"""Geometry."""\n\n\nclass Point:\n    """A point.\n\n    Attributes:\n'
+            '        x (float): Where it is.\n        info (`Info`)\n'
+            '        version (`int`) Its version\n    """\n')})
+        self.assertIn("geo.Point.x", units)
+        self.assertEqual(units["geo.Point.info"]["fields"]["signature"], "`Info`")
+        self.assertEqual(units["geo.Point.version"]["fields"]["signature"], "`int`")
+
     def test_a_class_without_init_has_its_nearest_bases_signature_never_its_bases(self):
         # Autodoc shows the __init__ a class inherits; `(Block)` after its name lists bases.
         units = units_of(self, {

@@ -341,6 +341,70 @@ class GeneratedPagesTest(unittest.TestCase):
                          DOCS + "reference/generated/demo.Engine.html#demo.Engine")
         self.assertNotIn("demo.missing", units)  # what the source does not define
 
+    def test_a_class_stub_describes_what_its_templates_directives_document(self):
+        # autosummary's own class.rst: `.. autoclass::` (with conf.py's
+        # autodoc_default_options: pydicom's members) and `.. automethod:: __init__` in it;
+        # its exception.rst: `.. autoexception::` alone.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Engine:\n    """Run jobs."""\n\n'
+                                '    def __init__(self, size):\n        """Make it."""\n\n'
+                                '    def run(self):\n        """Run."""\n\n\n'
+                                'class Stalled(Exception):\n    """Stalled."""\n\n'
+                                '    def __init__(self):\n        """Make it."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n"
+                            "autodoc_default_options = {'members': None}\n",
+            "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                            ".. autosummary::\n   :toctree: generated/\n\n   Engine\n"
+                            "   Stalled\n"})
+        urls = [unit["url"].removeprefix(DOCS) for unit in package_contents(self.root)]
+        self.assertIn("generated/demo.Engine.html#demo.Engine.__init__", urls)
+        self.assertIn("generated/demo.Engine.html#demo.Engine.run", urls)
+        self.assertIn("generated/demo.Stalled.html#demo.Stalled", urls)
+        self.assertNotIn("generated/demo.Stalled.html#demo.Stalled.__init__", urls)
+
+    def test_the_tables_of_a_class_stubs_template_link_its_members(self):
+        # autosummary's own class.rst tables the class's public methods (and attributes): each
+        # row a link to the member, once however many tables list the class.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Engine:\n    """Run jobs."""\n\n'
+                                '    def run(self):\n        """Run."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n"
+                            "autodoc_default_options = {'members': None}\n",
+            "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                            ".. autosummary::\n   :toctree: generated/\n\n   Engine\n\n"
+                            ".. autosummary::\n   :toctree: generated/\n\n   Engine\n"})
+        links = {unit["url"].removeprefix(DOCS): unit["in_links"]
+                 for unit in package_contents(self.root)}
+        self.assertEqual(links["generated/demo.Engine.html#demo.Engine.run"], 1)
+
+    def test_a_module_stub_describes_its_members_where_autodoc_defaults_want_them(self):
+        # autosummary's own module.rst writes `.. automodule::`: with conf.py's
+        # `'members': None` (pydicom), its functions are described on its stub.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "demo/tools.py": '"""Tools."""\n\n\ndef helper():\n    """Help."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n"
+                            "autodoc_default_options = {'members': None}\n",
+            "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                            ".. autosummary::\n   :toctree: generated/\n\n   tools\n"})
+        urls = [unit["url"].removeprefix(DOCS) for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/tools.py", "demo.tools")))]
+        self.assertIn("generated/demo.tools.html#module-demo.tools", urls)
+        self.assertIn("generated/demo.tools.html#demo.tools.helper", urls)
+
+    def test_the_tables_of_a_module_stub_link_its_public_objects(self):
+        # autosummary's own module.rst tables the functions (classes, ...) the module defines.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "demo/tools.py": '"""Tools."""\n\n\ndef helper():\n    """Help."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n",
+            "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                            ".. autosummary::\n   :toctree: generated/\n\n   tools\n\n"
+                            ".. autofunction:: demo.tools.helper\n"})
+        links = {unit["url"].removeprefix(DOCS): unit["in_links"] for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/tools.py", "demo.tools")))}
+        self.assertEqual(links["api.html#demo.tools.helper"], 1)
+
     def test_a_bare_toctree_writes_stubs_beside_the_page_and_each_entry_links(self):
         # Autosummary's `'toctree' in options`: no value is the page's own directory. Each
         # entry of any table renders as an `:obj:` reference to its object.
@@ -652,6 +716,24 @@ class GeneratedPagesTest(unittest.TestCase):
                          [("index.html#demo", "Demo"), ("other.html", ":orphan:"),
                           ("other.html#other", "Other")])
 
+    def test_a_label_above_a_title_directive_labels_the_section_below(self):
+        # `.. title::` gives docutils no node: PropagateTargets puts the label on the section,
+        # whose title's own id the label took (pydicom's `.. _best_practices:`).
+        self.assertEqual(list(index_texts(self.root, ".. _best_practices:\n.. title:: Best\n\n"
+                                                     "Best Practices\n==============\n\n"
+                                                     "Text.\n")), ["#best-practices"])
+
+    def test_a_title_meta_or_author_directive_renders_nothing_above_the_first_title(self):
+        # `.. title::` and `.. meta::` fill the page's head; Sphinx's sectionauthor renders
+        # nothing without show_authors (pydicom's old/best_practices.rst).
+        write(self.root, {"doc/conf.py": "",
+                          "doc/index.rst": ".. title:: Best Practices\n.. meta::\n"
+                                           "   :keywords: dicom\n\n"
+                                           ".. sectionauthor:: Someone\n\nDemo\n====\n\n"
+                                           "Text.\n"})
+        self.assertEqual([unit["url"].removeprefix(DOCS)
+                          for unit in contents(self.root, "doc")], ["index.html#demo"])
+
     def test_what_renders_nothing_above_a_rendered_pages_title_is_no_unit_either(self):
         # h5py's `.. currentmodule:: h5py` right above `.. _attributes:` and the title: the
         # rendered page shows nothing above its title, nor does the rendered site's build.
@@ -723,6 +805,19 @@ class GeneratedPagesTest(unittest.TestCase):
             ("extra.html#module-demo.extra", "demo.extra", "demo/extra.py", 0),
             ("index.html#index", "Index", "docs/index.rst", 0)])
 
+    def test_a_currentmodule_between_a_title_and_its_automodule_leaves_it_the_sections(self):
+        # kombu's "Carrot Compatibility - ``kombu.compat``", `.. currentmodule::` (no node),
+        # then `.. automodule:: kombu.compat`: one unit at the module's id, titled as the
+        # section is.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "Carrot - ``demo``\n=================\n\n.. currentmodule:: demo\n\n"
+                            ".. automodule:: demo\n"})
+        units = [(unit["url"].removeprefix(DOCS), unit["title"])
+                 for unit in package_contents(self.root)]
+        self.assertEqual(units, [("api.html#module-demo", "Carrot - demo")])
+
     def test_what_comes_between_a_title_and_an_automodule_keeps_the_section_at_its_id(self):
         # pymongo's `:mod:`int64` -- Tools ...` over an underline one short: docutils' "Title
         # underline too short." warning is first in the section, so MoveModuleTargets leaves
@@ -757,6 +852,153 @@ class GeneratedPagesTest(unittest.TestCase):
         units = {unit["url"].removeprefix(DOCS): unit["in_links"]
                  for unit in package_contents(self.root)}
         self.assertEqual(units["api.html#module-demo"], 2)
+
+    def test_automodule_members_leave_out_a_name_bound_to_another_modules_function(self):
+        # autodoc's check_module: without __all__, :members: takes what the module defines;
+        # `apply_rescale = apply_modality_lut` (pydicom) is util's function.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\nfrom demo.util import modality\n\n\n'
+                                'def helper():\n    """Help."""\n\n\n'
+                                'rescale = modality\n',
+            "demo/util.py": '"""Utilities."""\n\n\ndef modality():\n    """Apply."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. automodule:: demo\n   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html") for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/util.py", "demo.util")))]
+        self.assertIn("#demo.helper", urls)
+        self.assertNotIn("#demo.rescale", urls)
+
+    def test_a_classs_slots_are_its_members_and_a_subclasss_without_slots_of_its_own(self):
+        # autodoc's get_class_members takes each name of the class's __slots__ attribute,
+        # a base's where it has none (kombu's pyamqp.Message has message.Message's), as the
+        # class's own member; a __slots__ dict gives their docstrings, as does a comment.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Base:\n    """A base."""\n\n'
+                                '    if True:\n        __slots__ = (\n            "body",\n'
+                                '            "_state",\n        )\n\n\n'
+                                'class Child(Base):\n    """A child."""\n\n\n'
+                                'class Point:\n    """A point."""\n\n'
+                                '    __slots__ = {"x": "Across.", "y": None, "z": None}\n\n'
+                                '    def __init__(self):\n        self.z = 0  #: How deep.\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Child\n   :members:\n"
+                              "   :undoc-members:\n\n.. autoclass:: demo.Point\n"
+                              "   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertIn("#demo.Child.body", urls)
+        self.assertNotIn("#demo.Child._state", urls)
+        self.assertIn("#demo.Point.x", urls)
+        self.assertNotIn("#demo.Point.y", urls)
+        self.assertIn("#demo.Point.z", urls)  # its comment documents it (attr_docs)
+
+    def test_an_attributes_entry_below_a_currentmodule_in_its_docstring_is_of_that_module(self):
+        # Napoleon's `.. attribute:: type` follows the docstring's `.. currentmodule:: mutagen`:
+        # the Python domain names it `mutagen.Picture.type` (mutagen's flac.Picture).
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "demo/flac.py": '"""FLAC."""\n\n\nclass Picture:\n    """A picture.\n\n'
+                            '    .. currentmodule:: demo\n\n    Attributes:\n'
+                            '        kind (int): What it shows.\n    """\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autodoc', 'sphinx.ext.napoleon']\n",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.flac.Picture\n   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html") for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/flac.py", "demo.flac")))]
+        self.assertIn("#demo.flac.Picture", urls)
+        self.assertIn("#demo.Picture.kind", urls)
+
+    def test_autodoc_default_options_are_each_directives_unless_it_negates_them(self):
+        # autodoc's process_documenter_options: conf.py's `'members': None` (pydicom) gives
+        # each autoclass :members:, but one saying `:no-members:`.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Thing:\n    """A thing."""\n\n'
+                                '    def run(self):\n        """Run."""\n\n\n'
+                                'class Other:\n    """Another."""\n\n'
+                                '    def stop(self):\n        """Stop."""\n',
+            "docs/conf.py": "autodoc_default_options = {'members': None, 'x-custom': None}\n",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Thing\n\n"
+                              ".. autoclass:: demo.Other\n   :no-members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertIn("#demo.Thing.run", urls)
+        self.assertIn("#demo.Other", urls)
+        self.assertNotIn("#demo.Other.stop", urls)
+
+    def test_napoleons_attributes_entries_are_described_with_their_class_whatever_members(self):
+        # Napoleon makes each entry an `.. attribute::` in the class's docstring: described
+        # without :members: (mutagen's OggFLAC.info) and beside a :members: list.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Point:\n    """A point.\n\n'
+                                '    Attributes:\n        x (float): Across.\n    """\n\n\n'
+                                'class Line:\n    """A line.\n\n    Attributes:\n'
+                                '        size (int): How long.\n    """\n\n'
+                                '    def draw(self):\n        """Draw."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autodoc', 'sphinx.ext.napoleon']\n",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Point\n\n"
+                              ".. autoclass:: demo.Line\n   :members: draw\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertEqual(urls[:5], ["#demo.Point", "#demo.Point.x", "#demo.Line",
+                                    "#demo.Line.size", "#demo.Line.draw"])
+
+    def test_a_class_saying_it_is_of_another_module_has_no_attribute_docs_of_its_source(self):
+        # autodoc's analyzer reads the source of the class's __module__ (mutagen's ID3 says
+        # "mutagen.id3"): ID3.PEDANTIC's string in _file.py documents nothing there.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\nfrom demo._impl import Thing\n',
+            "demo/_impl.py": '"""Impl."""\n\n\nclass Thing:\n    """A thing."""\n\n'
+                             '    __module__ = "demo"\n\n    FLAG = True\n    """A flag."""\n\n'
+                             '    def run(self):\n        """Run."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Thing\n   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html") for unit in package_contents(
+            self.root, (("demo/__init__.py", "demo"), ("demo/_impl.py", "demo._impl")))]
+        self.assertIn("#demo.Thing.run", urls)
+        self.assertNotIn("#demo.Thing.FLAG", urls)
+
+    def test_a_class_bound_in_a_class_under_its_name_is_described_there_with_its_members(self):
+        # autodoc documents `Channel = Channel` in Connection as the class, its members in it
+        # (kombu's qpid: `Transport.Connection.Channel.close`).
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Channel:\n    """A channel."""\n\n'
+                                '    def close(self):\n        """Close."""\n\n\n'
+                                'class Connection:\n    """A connection."""\n\n'
+                                '    Channel = Channel\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Connection\n   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertIn("#demo.Connection.Channel", urls)
+        self.assertIn("#demo.Connection.Channel.close", urls)
+
+    def test_a_named_tuples_fields_are_documented_by_their_getters(self):
+        # typing.NamedTuple makes each field a getter whose __doc__ is "Alias for field number
+        # N": autodoc's :members: takes them (pydicom's RawDataElement.VR).
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\nfrom typing import NamedTuple\n\n\n'
+                                'class Raw(NamedTuple):\n    """Raw."""\n    tag: int\n'
+                                '    VR: str\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Raw\n   :members:\n"})
+        units = {unit["url"].removeprefix(DOCS + "index.html"): unit
+                 for unit in package_contents(self.root)}
+        self.assertIn("#demo.Raw.tag", units)
+        self.assertIn("#demo.Raw.VR", units)
+
+    def test_a_property_made_by_a_call_inherits_its_bases_docstring(self):
+        # `delete = property(lambda s: ...)` has no __doc__: getdoc reads the base's `delete`
+        # (mutagen's EasyID3.delete, documented by Metadata.delete).
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Base:\n    """A base."""\n\n'
+                                '    def delete(self):\n        """Delete it."""\n\n\n'
+                                'class Easy(Base):\n    """Easy."""\n\n'
+                                '    delete = property(lambda s: s.x)\n    size = 3\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Easy\n   :members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertIn("#demo.Easy.delete", urls)
+        self.assertNotIn("#demo.Easy.size", urls)
 
     def test_an_automodule_makes_its_module_current_for_what_follows(self):
         # autodoc's `.. py:module:: demo` sets py:module: a `.. data::` in the directive's

@@ -34,7 +34,9 @@ from ..readers.blocks import size_pieces
 from ..readers.docstrings import (
     ATTRIBUTE,
     CLASS,
+    DATA,
     EXCEPTION,
+    FUNCTION,
     METHOD,
     MODULE,
     DocObject,
@@ -74,6 +76,8 @@ DOCS_FOLDERS = ("docs", "doc", "Doc")
 _QUOTES = re.compile(r"^(?:__doc__[ \t]*=[ \t]*)?[rRuUbB]*(?:\"\"\"|\'\'\')|(?:\"\"\"|\'\'\')$")
 # The Sphinx extension of the Pallets projects' themes: it has autodoc skip `:internal:` members.
 _PALLETS = "pallets_sphinx_themes"
+# Sphinx's napoleon extension: Google and NumPy docstring sections as reST descriptions.
+_NAPOLEON = "sphinx.ext.napoleon"
 # A line that is only a docstring's closing quotes.
 _CLOSING_QUOTES = re.compile(r"[ \t]*(?:\"\"\"|\'\'\')[ \t]*")
 # A line that is only a docstring's opening quotes (a `\` after them escapes the line's end),
@@ -161,6 +165,19 @@ def _read_dependencies(package: PackageSource, dependencies: tuple, max_file_byt
 _NOINDEX = frozenset({"noindex", "no-index"})
 # The kinds of a page's Python object descriptions (rst.OBJECT_DIRECTIVES' values).
 _PYTHON_KINDS = frozenset(OBJECT_DIRECTIVES.values())
+
+
+def _default_template(documented) -> str:
+    """Return the autosummary template a class's stub is written with where its entry names
+    none: `autosummary/` + its documenter's objtype."""
+    kind = documented.kind or documented.obj.kind
+    return "autosummary/exception.rst" if kind == EXCEPTION else "autosummary/class.rst"
+
+
+def _autodoc_settings(conf: SphinxConf) -> autodoc.Settings:
+    """Return what of a project's conf.py changes what autodoc documents."""
+    return autodoc.Settings(conf.inherit_docstrings, _PALLETS in conf.extensions,
+                            conf.class_content, _NAPOLEON in conf.extensions)
 
 
 def _describes_objects(found: dict) -> bool:
@@ -285,6 +302,8 @@ class _Units:
         self.template_kinds: dict = {}
         # The names the docs' autosummary tables give stub pages (their page entries).
         self.summarized_names: set = set()
+        # The classes whose stub's template text was read (_template_described): once each.
+        self.templated: set = set()
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
         # route), and an assignment bound to a documented function is that function; with one,
         # its `:inherited-members:` and directives say so, and the objects it does not describe
@@ -593,10 +612,10 @@ class _Units:
         naming what the source does not define, or with an option autodoc does not take given
         conf.py's extensions, is reported, with none, at where(line)); conf: the project's."""
         conf = conf or SphinxConf()
-        settings = autodoc.Settings(conf.inherit_docstrings, _PALLETS in conf.extensions,
-                                    conf.class_content)
+        settings = _autodoc_settings(conf)
         found: dict = {}
         for directive in autodoc.directives(text):
+            directive = autodoc.with_defaults(directive, conf.autodoc_defaults)
             unknown = autodoc.unknown_options(directive, conf.extensions)
             if unknown:
                 progress.directive(self.tree.label, False)
@@ -779,9 +798,19 @@ class _Units:
             documented = autodoc.resolve_name(entry.name, self.package)
             if documented is None:
                 continue  # what the source does not define (or autosummary imports elsewhere)
-            stubs = [(entry.toctree, self._stub_described(project, entry.template,
-                                                          documented[0], progress))]
+            described = self._stub_described(project, entry.template, documented[0], progress)
+            # (toctree, the Documented, the object whose stub page describes it)
+            stubs = [(entry.toctree, described, described.name)]
+            if (documented[0].kind or documented[0].obj.kind) == MODULE:
+                stubs.extend((entry.toctree, item, described.name)
+                             for item in self._module_described(project, entry,
+                                                                documented[0], progress))
             if (documented[0].kind or documented[0].obj.kind) in (CLASS, EXCEPTION):
+                # What the template's autodoc directives describe besides the class itself,
+                # on the class's stub.
+                stubs.extend((entry.toctree, item, described.name)
+                             for item in self._template_described(project, entry,
+                                                                  documented[0], progress))
                 for toctree, name in self._template_members(project, entry, documented[0],
                                                             progress):
                     if name in self.summarized_names:
@@ -791,13 +820,12 @@ class _Units:
                     member = autodoc.resolve_name(name, self.package)
                     if member is not None:
                         self.member_stubs += 1
-                        stubs.append((posixpath.join(entry.toctree, toctree),
-                                      self._stub_described(project, None, member[0],
-                                                           progress)))
-            for toctree, item in stubs:
+                        item = self._stub_described(project, None, member[0], progress)
+                        stubs.append((posixpath.join(entry.toctree, toctree), item, item.name))
+            for toctree, item, page_name in stubs:
                 # conf.py's autosummary_filename_map names a stub's file otherwise.
                 stub = docname_path(posixpath.normpath(posixpath.join(
-                    directory, toctree, conf.stub_names.get(item.name, item.name))),
+                    directory, toctree, conf.stub_names.get(page_name, page_name))),
                     self.layout.dirhtml)
                 address = (self.layout.docs_url + urllib.parse.quote(stub, safe="/")
                            if self.layout.docs_url else None)
@@ -866,19 +894,90 @@ class _Units:
         `:template:`, else `autosummary/class.rst`, looked up in conf.py's templates_path
         (autosummary's own class.rst lists none); one this reader does not render is counted
         (self.unrendered) and lists none."""
-        name = entry.template or "autosummary/class.rst"
+        rendered = self._rendered_template(project, entry, documented, progress)
+        if rendered is None:
+            return []
+        return list(dict.fromkeys(  # a member two tables list has one stub
+            (found.toctree, found.name) for found in autodoc.autosummary_entries(rendered)))
+
+    def _rendered_template(self, project: SphinxProject, entry, documented,
+                           progress: Progress) -> str | None:
+        """Return the text of a class's stub as its autosummary template (the entry's
+        `:template:`, else `autosummary/class.rst`, `autosummary/exception.rst` for an
+        exception, as autosummary names it by the documenter's objtype, looked up in conf.py's
+        templates_path) renders it from the source, or None: autosummary's own template, or
+        one this reader does not render (counted: self.unrendered)."""
+        name = entry.template or _default_template(documented)
         template = self._template_text(project, name, progress)
         if template is None:
-            return []
+            return None
         context = class_context(self.package, documented.module, documented.obj, entry.name)
         try:
             rendered = render(template, context)
         except Unrendered:
             self.unrendered.add(name)
-            return []
+            return None
         self.rendered.add(name)
-        return list(dict.fromkeys(  # a member two tables list has one stub
-            (found.toctree, found.name) for found in autodoc.autosummary_entries(rendered)))
+        return rendered
+
+    def _module_described(self, project: SphinxProject, entry, documented,
+                          progress: Progress) -> list:
+        """Return the autodoc.Documented a module's stub describes besides the module, written
+        with autosummary's own module.rst: its `.. automodule::`, with conf.py's
+        autodoc_default_options (pydicom's `'members': None`: the functions of
+        pixel_data_handlers.util on its stub); none for a template of the project's own.
+        Each entry of its tables (the public functions, classes, exceptions and documented
+        data the module defines) links to its object."""
+        conf = project.conf
+        if self._template_text(project, entry.template or "autosummary/module.rst",
+                               progress) is not None:
+            return []
+        if entry.name not in self.templated:  # two tables listing it write one stub
+            self.templated.add(entry.name)
+            module = documented.module
+            self.references.update(
+                f"{entry.name}.{name}" for name in documented.obj.members
+                if not name.startswith("_") for obj in [module.objects[name]]
+                if obj.kind in (FUNCTION, CLASS, EXCEPTION)
+                or obj.kind == DATA and obj.docstring is not None)
+        directive = autodoc.with_defaults(
+            autodoc.Directive(0, "module", entry.name, None, {}), conf.autodoc_defaults)
+        return (autodoc.resolve(directive, self.package, _autodoc_settings(conf)) or [])[1:]
+
+    def _template_described(self, project: SphinxProject, entry, documented,
+                            progress: Progress) -> list:
+        """Return the autodoc.Documented a class's stub describes besides the class: what the
+        autodoc directives its template writes document, with conf.py's
+        autodoc_default_options (pydicom's `'members': None` gives each class stub its
+        members), as on any page; autosummary's own class.rst writes `.. autoclass::` and, in
+        its content, `.. automethod:: __init__` and tables of its public methods and
+        attributes. Each entry of the template's tables links to its member."""
+        conf = project.conf
+        text = self._rendered_template(project, entry, documented, progress)
+        if text is None:
+            # autosummary's own: exception.rst writes `.. autoexception::` alone.
+            context = class_context(self.package, documented.module, documented.obj,
+                                    entry.name)
+            text = f".. currentmodule:: {context['module']}\n\n" + (
+                f".. autoexception:: {context['objname']}\n"
+                if _default_template(documented) == "autosummary/exception.rst" else
+                f".. autoclass:: {context['objname']}\n\n   .. automethod:: __init__\n\n"
+                + "".join("   .. autosummary::\n\n" + "".join(
+                    f"      ~{context['name']}.{name}\n" for name in context[names]) + "\n"
+                    for names in ("methods", "attributes") if context[names]))
+        if entry.name not in self.templated:  # two tables listing it write one stub
+            self.templated.add(entry.name)
+            self.references.update(found.name for found in autodoc.autosummary_entries(
+                text, toctree_only=False))
+        found: list = []
+        for directive in autodoc.directives(text):
+            directive = autodoc.with_defaults(directive, conf.autodoc_defaults)
+            if autodoc.unknown_options(directive, conf.extensions):
+                continue  # Sphinx renders nothing of it
+            found.extend(item for item in autodoc.resolve(directive, self.package,
+                                                          _autodoc_settings(conf)) or []
+                         if item.name != documented.name)
+        return found
 
     def _sphinx_pages(self, project: SphinxProject, progress: Progress) -> list:
         """Return a Sphinx project's units: one per section and object description of each
@@ -1029,10 +1128,11 @@ class _Units:
                        else self._source_link(first.source_id, first.line, last.line))
                 linked = sum(links[page, anchor] for anchor in unit.anchors)
                 module = modules.get(url) if unit.kind == SECTION else None
-                if module is not None and _title_only(unit.text):
+                if module is not None and (_title_only(unit.text) or unit.title_only):
                     # A section whose first thing is an automodule is at the module's id
                     # (sphinx_source: MoveModuleTargets), the module's description its text:
-                    # one unit, as the rendered page's section, titled and linked as it is.
+                    # one unit, as the rendered page's section, titled and linked as it is;
+                    # what renders nothing between (a `currentmodule`) is no text of it.
                     at, order, described = placed[module]
                     described.content["title"] = unit.title
                     described.content["in_links"] += linked

@@ -340,6 +340,33 @@ _DEFAULT_OPTIONS = frozenset({"members", "undoc-members", "inherited-members",
                               "imported-members", "class-doc-from", "no-value"})
 
 
+# AUTODOC_EXTENDABLE_OPTIONS: a directive's `:members: +a` adds to the default's value.
+_EXTENDABLE_OPTIONS = frozenset({"members", "private-members", "special-members",
+                                 "exclude-members"})
+
+
+def with_defaults(directive: Directive, defaults: dict) -> Directive:
+    """Return a directive with conf.py's autodoc_default_options (SphinxConf.autodoc_defaults)
+    applied as autodoc's process_documenter_options applies them to each option its
+    documenter takes: `:no-NAME:` drops the default; a default that is a string yields to the
+    directive's own value (or is extended by its `+value`), one that is a flag (None) sets
+    the option whatever the directive says (pydicom's `'members': None`)."""
+    known = _OPTIONS.get(directive.kind, _INDEX_OPTIONS) & _DEFAULT_OPTIONS
+    options = dict(directive.options)
+    for name in sorted(known):
+        negated = options.pop(f"no-{name}", None) is not None
+        if name in defaults and not negated:
+            default = defaults[name]
+            if name in options and default is not None:
+                if name in _EXTENDABLE_OPTIONS and options[name].startswith("+"):
+                    options[name] = ",".join([default, options[name][1:]])
+            else:
+                options[name] = default or ""
+        elif name in options:
+            options[name] = options[name].lstrip("+")
+    return directive if options == directive.options else replace(directive, options=options)
+
+
 # sphinxcontrib-trio's documenters take more (pytest's `.. autofunction:: pytest.raises(...)`
 # with `:with: excinfo`, rendered "with pytest.raises(...) as excinfo").
 _TRIO = "sphinxcontrib_trio"
@@ -535,6 +562,9 @@ class Settings:
     skip_internal: bool = False
     # autoclass_content: what a class's description shows ("class", "both", "init").
     class_content: str = "class"
+    # sphinx.ext.napoleon: a class docstring's Attributes entries are `.. attribute::`
+    # descriptions in its content, whatever :members: says (_docstring_attributes).
+    napoleon: bool = False
 
     def content_of(self, directive: Directive) -> str:
         """Return what a directive's classes show: its `:class-doc-from:`, else the
@@ -606,10 +636,15 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
                 # what is no class (`codes = LookupDict(...)`), is described as an attribute.
                 kind = ATTRIBUTE
             documented = [Documented(dotted, shown_module, shown, directive, kind=kind)]
+            if kind in (CLASS, EXCEPTION):
+                documented.extend(_docstring_attributes(dotted, module, obj, directive,
+                                                        settings))
             # Sphinx's document_members: `:inherited-members:` alone wants all members too.
             if "members" in directive.options or "inherited-members" in directive.options:
                 documented.extend(_members(dotted, module, obj, directive, package, top=True,
-                                           settings=settings))
+                                           settings=settings, within=frozenset({obj.name}),
+                                           done={item.name.rpartition(".")[2]
+                                                 for item in documented[1:]}))
             return _scoped(documented, dotted, directive.scope) if directive.scope \
                 else documented
     return None
@@ -700,10 +735,65 @@ def _undocumented_data(package, module, member, imported: bool = False) -> bool:
     return True
 
 
+def _bound_elsewhere(package, module, member) -> bool:
+    """Tell whether a module's undocumented data is bound to a function or class another module
+    defines (pydicom's `apply_rescale = apply_modality_lut`, imported from .util): that object
+    itself, whose __module__ autodoc's check_module finds is not the module's."""
+    if member.kind != DATA or member.docstring is not None:
+        return False
+    for written in (member.alias, member.wraps):
+        found = written and (package.resolve(f"{module.name}.{written}")
+                             or package.resolve(written))
+        if found and found[1].kind in (FUNCTION, CLASS, EXCEPTION):
+            return found[0].name != module.name
+    return False
+
+
+def _described_name(dotted: str, path: str, name: str, member) -> str:
+    """Return the name a member of the object autodoc documents as dotted is described by: an
+    Attributes entry below a `.. currentmodule::` in its class's docstring is napoleon's
+    `.. attribute::` in that module, of the class by the name autodoc gives it there
+    (py:class, its path below its module: `mutagen.Picture.type`)."""
+    if member.scope is None:
+        return f"{dotted}.{name}"
+    qualified = ".".join(dotted.split(".")[-(path.count(".") + 1):]) if path else dotted
+    return f"{member.scope}.{qualified}.{name}"
+
+
+def _slots_owner(package, module, obj) -> tuple | None:
+    """Return (Module, DocObject) of the nearest base of a class without a `__slots__` of its
+    own whose `__slots__` it has, or None: autodoc's get_class_members reads the class's
+    `__slots__` attribute, a base's where it has none, and takes each name it lists as the
+    class's own member (kombu's pyamqp.Message documents kombu.message.Message's slots)."""
+    if obj.kind not in (CLASS, EXCEPTION) or "__slots__" in obj.members:
+        return None
+    return next(((base_module, base) for base_module, base in package.bases(module, obj)
+                 if "__slots__" in base.members), None)
+
+
+def _docstring_attributes(dotted, module, obj, directive, settings: Settings) -> list:
+    """Return the Documented entries of a class docstring's Attributes section where napoleon
+    renders them: its `.. attribute::` descriptions are the docstring's, shown wherever the
+    class is, with :members: or not (mutagen's `.. autoclass:: mutagen.oggflac.OggFLAC`
+    describes `info` and `tags`)."""
+    if not settings.napoleon:
+        return []
+    path = obj.name[len(module.name) + 1:]
+    return [Documented(_described_name(dotted, path, name, member), module, member, directive)
+            for name in obj.members
+            for member in [module.objects[f"{path}.{name}"]]
+            if member.kind == ATTRIBUTE and member.path == obj.path
+            and obj.start_line <= member.start_line <= obj.end_line]
+
+
 def _members(dotted, module, obj, directive, package, top,
-             settings: Settings = DEFAULT_SETTINGS) -> list:
+             settings: Settings = DEFAULT_SETTINGS, done: set | None = None,
+             within: frozenset = frozenset()) -> list:
     """Return the members :members: documents, recursively, in source order (then those of
-    the package's own bases, with :inherited-members:); settings: the project's."""
+    the package's own bases, with :inherited-members:); settings: the project's; done: the
+    names described already (_docstring_attributes); within: the classes (dotted) whose
+    members are being described around it, whose own are not again (a class bound in
+    itself)."""
     options = directive.options
     listed = _names(options.get("members", "")) if top else []
     excluded = set(_names(options.get("exclude-members", "")))
@@ -711,12 +801,17 @@ def _members(dotted, module, obj, directive, package, top,
     owners = [(module, obj)]
     if obj.kind in (CLASS, EXCEPTION) and "inherited-members" in options:
         owners += package.bases(module, obj)
-    found, done = [], set()
+    slots = _slots_owner(package, module, obj) if len(owners) == 1 else None
+    if slots is not None:
+        owners.append(slots)
+    found, done = [], set(done or ())
     for owner_module, owner in owners:
         path = owner.name[len(owner_module.name) + 1:] if owner.name != owner_module.name else ""
         for name in _member_names(owner_module, owner, options, listed, path):
             member_module = owner_module
             member = owner_module.objects.get(f"{path}.{name}" if path else name)
+            if owner is not obj and slots is not None and (member is None or not member.slot):
+                continue  # of the base whose __slots__ the class has, its slots only
             if member is None and (listed or owner_module.all_names is not None) \
                     and owner.kind == MODULE:
                 # A name listed (or in __all__) of a module that imports it (falcon 2's
@@ -732,8 +827,10 @@ def _members(dotted, module, obj, directive, package, top,
                     member_module, member = imported
             if name in excluded or name in done or member is None:
                 continue
-            if member.compiled and owner.kind == MODULE and owner_module.all_names is None \
-                    and not listed and "imported-members" not in options:
+            checks_module = owner.kind == MODULE and owner_module.all_names is None \
+                and not listed and "imported-members" not in options
+            if checks_module and (member.compiled or _bound_elsewhere(package, owner_module,
+                                                                        member)):
                 continue  # another module's object: :members: checks __module__ then
             done.add(name)  # a class's own definition hides its bases', documented or not
             if owner.kind == MODULE and _undocumented_data(
@@ -741,9 +838,12 @@ def _members(dotted, module, obj, directive, package, top,
                 continue
             shown_module, shown = package.shown(member_module, member)
             shown_module, shown = _class_alias(package, shown_module, shown)
-            # A class bound to another name is documented there with its members.
-            cls = (member_module, member) if member.kind in (CLASS, EXCEPTION) else \
-                (shown_module, shown) if shown.kind in (CLASS, EXCEPTION) else None
+            # A class, or a name autodoc documents as the class it is bound to (kombu's
+            # `Connection.Channel = Channel`, pyparsing's `pyparsing_common = common`): its
+            # members are described in it too; an instance's (`norm = norm_gen()`) are not.
+            nested = (member_module, member) if member.kind in (CLASS, EXCEPTION) else \
+                (shown_module, shown) if shown.kind in (CLASS, EXCEPTION) \
+                and member.called is None else None
             if settings.inherit_docstrings:
                 shown = inheriting(package, shown_module, shown, (owner_module, owner))
             if shown.docstring is None and not undocumented and not listed:
@@ -753,10 +853,15 @@ def _members(dotted, module, obj, directive, package, top,
             shown = class_content(package, shown_module, shown, settings.content_of(directive))
             if settings.skip_internal and _INTERNAL.search(shown.docstring or ""):
                 continue
-            found.append(Documented(f"{dotted}.{name}", shown_module, shown, directive))
-            if cls is not None:
-                found.extend(_members(f"{dotted}.{name}", *cls, directive,
-                                      package, top=False, settings=settings))
+            found.append(Documented(_described_name(dotted, path, name, member), shown_module,
+                                    shown, directive))
+            if nested is not None and nested[1].name not in within:
+                entries = _docstring_attributes(f"{dotted}.{name}", *nested, directive, settings)
+                found.extend(entries)
+                found.extend(_members(f"{dotted}.{name}", *nested, directive, package,
+                                      top=False, settings=settings,
+                                      done={item.name.rpartition(".")[2] for item in entries},
+                                      within=within | {nested[1].name}))
     return found
 
 

@@ -113,6 +113,13 @@ class DocObject:
     # For a module's function or class that a later assignment rebinds to a compiled module's
     # object (compiled_rebindings): what autodoc imports under the name is that object.
     compiled: bool = field(default=False, compare=False)
+    # For a class attribute: whether it is a name its class's `__slots__` lists (a
+    # SLOTSATTR of autodoc's get_class_members, which a subclass has too: _slot_members).
+    slot: bool = field(default=False, compare=False)
+    # For an entry of a class docstring's Attributes section: the module a `.. currentmodule::`
+    # above it in the docstring makes current, where napoleon's `.. attribute::` is described
+    # (mutagen's flac.Picture: `mutagen.Picture.type`); None if none.
+    scope: str | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -672,6 +679,10 @@ class _Reader:
         # statement of thousands of targets is not looked up in a list once per target).
         self.members: dict = {}
         self.comments = DocComments(module.lines)
+        # The classes (dotted) whose body sets `__module__` to another module's name: autodoc
+        # reads their attributes' doc comments and strings from that module's source
+        # (ModuleAnalyzer.for_module of the class's __module__), which has none of them.
+        self.unanalyzed: set = set()
 
     def _package(self, level: int) -> str:
         parts = self.module.name.split(".")
@@ -821,6 +832,32 @@ class _Reader:
                         found = replace(found, kind=METHOD)
                     if found is not None:
                         yield target.id, found
+                    if is_class and isinstance(target, ast.Name) and target.id == "__slots__":
+                        yield from self._slot_members(statement.value, prefix)
+
+    def _slot_members(self, value, prefix: str):
+        """Yield (name, DocObject) of each name a class body's literal `__slots__` lists:
+        autodoc's get_class_members takes each as a member of the class (a `__slots__` dict's
+        values are their docstrings); each quotes its entry."""
+        entries: list[tuple[ast.expr | None, ast.expr | None]]
+        if isinstance(value, ast.Constant):
+            entries = [(value, None)]
+        elif isinstance(value, (ast.Tuple, ast.List)):
+            entries = [(element, None) for element in value.elts]
+        elif isinstance(value, ast.Dict):
+            entries = list(zip(value.keys, value.values, strict=True))
+        else:
+            return
+        for key, doc in entries:
+            if not isinstance(key, ast.Constant) or not isinstance(key.value, str) \
+                    or not key.value.isidentifier():
+                continue
+            text = doc.value if isinstance(doc, ast.Constant) else None
+            end = (doc if isinstance(text, str) and doc else key).end_lineno or key.lineno
+            yield key.value, DocObject(
+                f"{prefix}.{key.value}", ATTRIBUTE, "",
+                inspect.cleandoc(text) if isinstance(text, str) else None, self.module.path,
+                key.lineno, end, slot=True)
 
     def _documented_elsewhere(self, statement, prefix: str):
         """Yield the compiled object a statement gives its docstring to (a DOCSTRING_SETTERS
@@ -949,7 +986,11 @@ class _Reader:
         if assigned_doc is not None:
             _, end, text = assigned_doc
         if isinstance(node, ast.ClassDef):
+            if _module_set(node) not in (None, self.module.name):
+                self.unanalyzed.add(name)
             self.body(node.body, name, own_path, is_class=True)
+            if any(_base_name(base).rpartition(".")[2] == "NamedTuple" for base in node.bases):
+                self._named_tuple_fields(node, own_path)
             kind = EXCEPTION if any(_base_name(base).endswith(_EXCEPTION_BASES)
                                     or _base_name(base) in _OTHER_EXCEPTIONS
                                     for base in node.bases) else CLASS
@@ -1001,7 +1042,7 @@ class _Reader:
         `Attributes` over dashes, Google's `Attributes:`) as an attribute of its own, quoting
         the entry's lines, unless the class documents that attribute itself."""
         members = self.members.setdefault(path, {})
-        for attribute, type_, first, last, text in attribute_entries(
+        for attribute, type_, first, last, text, scope in attribute_entries(
                 self.module.lines, docstring.lineno, docstring.end_lineno):
             key = f"{path}.{attribute}"
             existing = self.module.objects.get(key)
@@ -1009,7 +1050,8 @@ class _Reader:
                 continue
             members.setdefault(attribute)
             self.module.objects[key] = DocObject(
-                f"{prefix}.{attribute}", ATTRIBUTE, type_, text, self.module.path, first, last)
+                f"{prefix}.{attribute}", ATTRIBUTE, type_, text, self.module.path, first, last,
+                scope=scope)
 
     def _header(self, node) -> tuple:
         """Return (last line of the header, the signature after the name, as written but for
@@ -1050,7 +1092,10 @@ class _Reader:
         """Return an assignment, documented by a string right after it or `#:` comments above
         it (or, unless told not to, undocumented: an explicit directive may name it)."""
         start, end, docstring = statement.lineno, statement.end_lineno, None
-        node = _docstring_node([following]) if following is not None else None
+        # A string after it or comments above it are what autodoc's analyzer reads, of the
+        # source of the module its class says it is in (unanalyzed); the others are values'.
+        analyzed = name.rpartition(".")[0] not in self.unanalyzed
+        node = _docstring_node([following]) if following is not None and analyzed else None
         attached = _attached_docstring(statement.value)
         given = _doc_keyword(statement.value)
         if node is not None:
@@ -1061,12 +1106,26 @@ class _Reader:
         elif given is not None:
             docstring = given
         else:
-            comments = self.comments.of(statement.lineno, statement.col_offset)
+            comments = self.comments.of(statement.lineno, statement.col_offset) \
+                if analyzed else None
             if comments is None and not undocumented:
                 return None
             if comments is not None:
                 start, docstring = comments
         return DocObject(name, kind, "", docstring, self.module.path, start, end)
+
+    def _named_tuple_fields(self, node: ast.ClassDef, path: str):
+        """Document the undocumented fields of a typing.NamedTuple class as their getters'
+        __doc__ does, which autodoc shows ("Alias for field number 1": pydicom's
+        RawDataElement.VR)."""
+        fields = [statement.target.id for statement in node.body
+                  if isinstance(statement, ast.AnnAssign)
+                  and isinstance(statement.target, ast.Name)]
+        for index, field_name in enumerate(fields):
+            found = self.module.objects.get(f"{path}.{field_name}")
+            if found is not None and found.docstring is None:
+                self.module.objects[f"{path}.{field_name}"] = replace(
+                    found, docstring=f"Alias for field number {index}")
 
     def _instance_attributes(self, init, prefix: str, path: str):
         """Record `self.name = ...` of __init__ documented with `#:` or a string after it."""
@@ -1081,13 +1140,17 @@ class _Reader:
                 else [statement.target]
             following = statements[index + 1] if index + 1 < len(statements) else None
             for target in targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                        and target.value.id == "self" and f"{path}.{target.attr}" not in \
-                        self.module.objects:
+                if not isinstance(target, ast.Attribute) \
+                        or not isinstance(target.value, ast.Name) or target.value.id != "self":
+                    continue
+                existing = self.module.objects.get(f"{path}.{target.attr}")
+                # A slot without a docstring gets the comment's (the analyzer's attr_docs).
+                if existing is None or (existing.slot and existing.docstring is None):
                     # Only documented ones: autodoc finds no other instance attribute either.
                     found = self._assignment(statement, following, f"{prefix}.{target.attr}",
                                              ATTRIBUTE, undocumented=False)
                     if found is not None:
+                        found = replace(found, slot=existing is not None)
                         members.setdefault(target.attr)
                         self.module.objects[f"{path}.{target.attr}"] = found
 
@@ -1331,8 +1394,15 @@ def _literal_text(node) -> str | None:
 
 
 _NUMPYDOC_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?::\s*(.*?))?\s*$")
-_GOOGLE_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*:(?:\s+(.*?))?\s*$")
+# A Google entry's colon may be left out: napoleon's _consume_field partitions the line on its
+# first colon, if any, and reads `name (type)` from the start of what comes before, whatever
+# follows the type (mutagen's `info (`AACInfo`)`, `version (`int`) Musepack stream version`).
+_GOOGLE_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?:\(([^)]*)\)(?:\s+[^:\s][^:]*)?)?\s*"
+                           r"(?::(?:\s+(.*?))?)?\s*$")
 _DASHES = re.compile(r"\s*-{3,}\s*$")
+# A docstring's `.. currentmodule:: NAME` (or `.. module::`): the Python domain's module for
+# what the docstring describes after it.
+_CURRENT_MODULE = re.compile(r"\.\.\s+(?:py:)?(?:current)?module::\s+([\w.]+)\s*")
 
 
 def _indent(line: str) -> int:
@@ -1340,7 +1410,8 @@ def _indent(line: str) -> int:
 
 
 def attribute_entries(lines: list, first: int, last: int) -> list:
-    """Return (name, type, first line, last line, text) of each entry of the Attributes section
+    """Return (name, type, first line, last line, text, the module a `.. currentmodule::` above
+    it makes current or None) of each entry of the Attributes section
     of the docstring on lines first..last (1-based) of a file: numpydoc's
 
         Attributes
@@ -1348,18 +1419,28 @@ def attribute_entries(lines: list, first: int, last: int) -> list:
         name : type
             What it is.
 
-    or Google's `Attributes:` with `name (type): What it is.` entries indented below it."""
+    or Google's `Attributes:` with `name (type): What it is.` entries indented below it.
+
+    Napoleon parses each section of a docstring, so every Google `Attributes:` section gives
+    its entries (mutagen's MPEGInfo has a second one after "Useless attributes:"); numpydoc
+    refuses a section given twice, so only its first counts."""
     found: list = []
     index = first - 1
+    scope = None
     while index < last:
         line = lines[index].rstrip("\r")
         stripped = line.strip().lstrip("rRuU").strip("\"'")
         numpydoc = stripped == "Attributes" and index + 1 < last \
             and _DASHES.fullmatch(lines[index + 1].rstrip("\r")) is not None
+        current = _CURRENT_MODULE.fullmatch(stripped)
+        if current is not None:
+            scope = current.group(1)
         if numpydoc or stripped == "Attributes:":
             start = index + (2 if numpydoc else 1)
-            found.extend(_entries(lines, start, last, _indent(line), numpydoc))
-            break
+            found.extend((*entry, scope) for entry in _entries(lines, start, last, _indent(line),
+                                                               numpydoc))
+            if numpydoc:
+                break
         index += 1
     return found
 
@@ -1400,6 +1481,18 @@ def _entries(lines: list, start: int, last: int, header_indent: int, numpydoc: b
             current[4].append(text)
     return [(name, type_, begin + 1, end + 1, "\n".join(described) or type_ or name)
             for name, type_, begin, end, described in entries]
+
+
+def _module_set(node: ast.ClassDef) -> str | None:
+    """Return the module name a class body binds `__module__` to (mutagen's ID3 says
+    "mutagen.id3", defined in mutagen/id3/_file.py), or None."""
+    for statement in node.body:
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) \
+                and isinstance(statement.value.value, str) \
+                and any(isinstance(target, ast.Name) and target.id == "__module__"
+                        for target in statement.targets):
+            return statement.value.value
+    return None
 
 
 def _is_main_guard(test) -> bool:
@@ -1518,8 +1611,11 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
 
 def _is_value(obj) -> bool:
     """Tell whether an attribute is a value bound by assignment (a `#:` comment or a string
-    after it its docstring), not a routine or a property (a signature in parentheses)."""
-    return obj.kind in (ATTRIBUTE, DATA) and not obj.signature.startswith("(")
+    after it its docstring), not a routine or a property (a signature in parentheses, or
+    `delete = property(lambda s: ...)`, whose __doc__ is None where its getter has none, so
+    that getdoc looks along the MRO: mutagen's EasyID3.delete)."""
+    return obj.kind in (ATTRIBUTE, DATA) and not obj.signature.startswith("(") \
+        and not (obj.call is not None and obj.call[0] == "property")
 
 
 def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) -> DocObject:

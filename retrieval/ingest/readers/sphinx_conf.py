@@ -66,6 +66,9 @@ class SphinxConf:
     # autoclass_content: what autodoc shows as a class's description, its docstring ("class",
     # the default), its __init__'s ("init") or both.
     class_content: str = "class"
+    # autodoc_default_options: {option: its value, None where conf.py gives None or True (a
+    # flag, all members)}, what each autodoc directive takes unless it says otherwise.
+    autodoc_defaults: dict = field(default_factory=dict)
     # sphinx.ext.extlinks' roles: ((role, URL pattern, caption pattern or None), ...).
     extlinks: tuple = ()
     # The directives a project adds whose class is Sphinx's CodeBlock's (Django's `console`):
@@ -149,6 +152,15 @@ def _string_map(value) -> dict:
                                        for key, item in value.items()):
         return dict(value)
     return {}
+
+
+def _autodoc_defaults(value) -> dict:
+    """Return autodoc_default_options' string keys with a value a flag or a string has (None for
+    None or True); False, which leaves an option unset (`members: False`), is left out."""
+    if not isinstance(value, dict):
+        return {}
+    return {key: None if item is None or item is True else item for key, item in value.items()
+            if isinstance(key, str) and (item is None or item is True or isinstance(item, str))}
 
 
 def _parse(text: str):
@@ -427,6 +439,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         function_parentheses=known.get("add_function_parentheses") is not False,
         inherit_docstrings=known.get("autodoc_inherit_docstrings") is not False,
         class_content=content if content in CLASS_CONTENT else "class",
+        autodoc_defaults=_autodoc_defaults(known.get("autodoc_default_options")),
         extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code,
         object_default_role=_OBJECT_ROLE.fullmatch(str(known.get("default_role"))) is not None,
         see_also=bool({"numpydoc", "sphinx.ext.napoleon"} & set(extensions)),

@@ -560,7 +560,7 @@ class _Predictor(RstReader):
                 # prefix, else the current module): the content's objects are its members.
                 prefix, _, bare = written.group(0).rpartition(".")
                 self.open_body(indent, self.anchor).owner = _PyClass(bare, prefix or self.module)
-        elif name not in ("index", "toctree"):
+        elif name not in _NO_NODE:
             self._settle_targets()
         return True
 
@@ -577,6 +577,14 @@ class _Predictor(RstReader):
         if object_id is not None:
             self.targets.setdefault((kind, bare), object_id)
         self.objects.append(RenderedObject(kind, [(object_id, bare)], STANDARD_DOMAIN))
+
+
+# Directives after which a label still waits for what follows: `index` and `toctree` (their
+# nodes are invisible to docutils' PropagateTargets), and those giving no node at all: `title`
+# (the page's <title>) and Sphinx's author directives without show_authors (pydicom's
+# `.. _best_practices:` then `.. title::` labels the section below: #best-practices).
+_NO_NODE = frozenset({"index", "toctree", "title", "sectionauthor", "moduleauthor",
+                      "codeauthor"})
 
 
 def cross_references(text: str, module: str | None, within: str | None = None) -> list:
