@@ -69,6 +69,16 @@ class LayoutTest(unittest.TestCase):
             "pgsrc/module.c": "", "tests/test_pg.py": ""}),
             ["pg", "pg._range", "pg.extras"])
 
+    def test_setup_py_s_names_count_only_where_all_are_written_out(self):
+        # sympy 1.9: `py_modules=['isympy'], packages=['sympy'] + modules + tests`.
+        tree = {"isympy.py": "", "sympy/__init__.py": "", "sympy/core/__init__.py": "",
+                "doc/conf.py": ""}
+        for call in ("setup(py_modules=['tool'], packages=['sympy'] + modules)",
+                     "setup(py_modules=['tool'], **options)"):
+            with self.subTest(call=call):
+                self.assertEqual(self.modules({"setup.py": call + "\n", **tree}),
+                                 ["isympy", "sympy", "sympy.core"])
+
     def test_top_level_txt_names_the_packages_where_the_tree_is_ambiguous(self):
         self.assertEqual(self.modules({
             "lib/Two.egg-info/top_level.txt": "_two\ntwo\n",

@@ -191,7 +191,8 @@ def _setup_cfg(top: Path, declared: Declared):
 def _setup_py(top: Path, declared: Declared):
     """Read the literal `package_dir`, `packages` and `py_modules` of setup.py's `setup(...)`
     call (parsed, never run: psycopg2 2.9.5's `package_dir={'psycopg2': 'lib'}` is said
-    nowhere else)."""
+    nowhere else). The names count only where every one of them is written out: sympy 1.9's
+    `packages=['sympy'] + modules` beside `py_modules=['isympy']` names more than isympy."""
     path = top / "setup.py"
     if not path.is_file():
         return
@@ -202,15 +203,20 @@ def _setup_py(top: Path, declared: Declared):
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or _called_name(node.func) != "setup":
             continue
+        names: list | None = []
         for keyword in node.keywords:
             try:
                 value = ast.literal_eval(keyword.value)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                continue
+                value = None
             if keyword.arg == "package_dir" and isinstance(value, dict):
                 declared.package_dir(value)
-            elif keyword.arg in ("packages", "py_modules") and isinstance(value, (list, tuple)):
-                declared.packages(list(value))
+            elif keyword.arg in ("packages", "py_modules", None) and names is not None:
+                # None: `**options`, which may name packages too.
+                names = names + list(value) if isinstance(value, (list, tuple)) \
+                    and keyword.arg is not None else None
+        if names:
+            declared.packages(names)
 
 
 def _called_name(function) -> str | None:
