@@ -297,7 +297,10 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
             "lib": 'from .common import Common as common\nCommon = common\n',
             "lib.common": 'class Common:\n    """Common expressions."""\n'})
         self.assertEqual(package.resolve("lib.Common")[1].name, "lib.common.Common")
-        self.assertEqual(package.resolve("lib.common")[1].kind, "module")
+        # As an attribute, `lib.common` is what the package binds last; the module is still
+        # what automodule imports by that name.
+        self.assertEqual(package.resolve("lib.common")[1].name, "lib.common.Common")
+        self.assertEqual(package.module("lib.common").name, "lib.common")
 
     def test_a_public_base_documents_its_own_members(self):
         package = package_of({
@@ -434,6 +437,20 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
                          ("Return the named one.", "    def get(self, name):"))
         self.assertNotIn("cli.Group.run", found)
         self.assertNotIn("cli.Group.helper", found)
+
+    def test_a_name_a_package_binds_over_its_submodule_s_is_what_it_binds(self):
+        # scipy's optimize/_lsq/__init__.py: `from .least_squares import least_squares`
+        # rebinds the package's attribute, first set to the submodule, to the function;
+        # `from . import trf` binds the submodule itself.
+        package = package_of({
+            "opt": "from ._lsq import least_squares, trf\n",
+            "opt._lsq": "from .least_squares import least_squares\nfrom . import trf\n",
+            "opt._lsq.least_squares": 'def least_squares(f):\n    """Fit."""\n',
+            "opt._lsq.trf": '"""Trust region."""\n'})
+        for name in ("opt.least_squares", "opt._lsq.least_squares"):
+            self.assertEqual(package.resolve(name)[1].name,
+                             "opt._lsq.least_squares.least_squares")
+        self.assertEqual(package.resolve("opt.trf")[1].name, "opt._lsq.trf")
 
     def test_an_override_of_a_builtin_class_shows_its_docstring(self):
         # autodoc's getdoc looks along the whole MRO: pymongo's `class SON(dict)` overrides

@@ -405,6 +405,23 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         self.assertEqual(names, {"herd.barn.Shelter", "herd.barn.Shelter.Barn",
                                  "herd.barn.build"})
 
+    def test_a_class_docstring_s_attributes_section_gives_autodoc_no_members(self):
+        # scipy's ArpackNoConvergence (numpydoc `Attributes`, `self.eigenvalues = ...` in
+        # __init__) under `:inherited-members:`: numpydoc renders the section in the class's
+        # docstring, no `#...ArpackNoConvergence.eigenvalues` id; a `#:` comment makes one.
+        barn = BARN.replace('"""Where the herd sleeps."""',
+                            '"""Where the herd sleeps.\n\n    Attributes\n    ----------\n'
+                            '    stalls : int\n        How many stalls.\n    """\n\n'
+                            '    def __init__(self, stalls):\n        self.stalls = stalls\n'
+                            '        #: Its roof.\n        self.roof = None\n')
+        sheds = "Sheds\n=====\n\n.. autoclass:: herd.barn.Barn\n   :members:\n"
+        _, rows = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
+                                                           "docs/sheds.rst": sheds,
+                                                           "docs/api.rst": NO_API})
+        names = {url.removeprefix(DOCS + "sheds.html#") for url, *_ in rows
+                 if url.startswith(DOCS + "sheds.html#herd.")}
+        self.assertEqual(names, {"herd.barn.Barn", "herd.barn.Barn.roof"})
+
     def test_a_class_template_is_rendered_for_its_class_as_autosummary_renders_it(self):
         # scipy's _templates/autosummary/class.rst: no `extends`, its tables in a comment
         # below the autoclass ("HACK"), its loop lines less indented than the table's entries,

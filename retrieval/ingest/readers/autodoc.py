@@ -607,6 +607,16 @@ def _scoped(documented: list, dotted: str, scope: str) -> list:
                     f"{top}.{own}{found.name.removeprefix(dotted)}") for found in documented]
 
 
+def _imported_module(package, dotted: str) -> tuple | None:
+    """Return (Module, DocObject) of the module automodule imports by a dotted name, or None:
+    the module itself, even where its package binds that name to something else
+    (import_module; scipy's `_lsq.least_squares`, the function as an attribute)."""
+    module = package.module(dotted) if dotted else None
+    if module is not None and "" in module.objects:
+        return module, module.objects[""]
+    return package.resolve(dotted) if dotted else None
+
+
 def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS) -> list | None:
     """Return [Documented] of a directive (the object, then its members), or None if the
     source defines no object of that name and kind; settings: the project's."""
@@ -619,7 +629,8 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
             within.insert(0, f"{directive.module}.{within[0]}")
         candidates = within + candidates
     for dotted in candidates:
-        found = package.resolve(dotted) if dotted else None
+        found = _imported_module(package, dotted) if directive.kind == "module" else \
+            package.resolve(dotted) if dotted else None
         # As autodoc, any object for any directive, but a module only for automodule.
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             module, obj = found
@@ -781,9 +792,7 @@ def _docstring_attributes(dotted, module, obj, directive, settings: Settings) ->
     path = obj.name[len(module.name) + 1:]
     return [Documented(_described_name(dotted, path, name, member), module, member, directive)
             for name in obj.members
-            for member in [module.objects[f"{path}.{name}"]]
-            if member.kind == ATTRIBUTE and member.path == obj.path
-            and obj.start_line <= member.start_line <= obj.end_line]
+            for member in [module.objects[f"{path}.{name}"]] if member.section_entry]
 
 
 def _members(dotted, module, obj, directive, package, top,
@@ -825,8 +834,8 @@ def _members(dotted, module, obj, directive, package, top,
                     imported = package.binding(f"{owner_module.name}.{name}") or imported
                 if imported is not None and imported[1].kind != MODULE:
                     member_module, member = imported
-            if name in excluded or name in done or member is None:
-                continue
+            if name in excluded or name in done or member is None or member.section_entry:
+                continue  # a docstring's Attributes entry is the docstring's, not a member
             checks_module = owner.kind == MODULE and owner_module.all_names is None \
                 and not listed and "imported-members" not in options
             if checks_module and (member.compiled or _bound_elsewhere(package, owner_module,

@@ -120,6 +120,9 @@ class DocObject:
     # above it in the docstring makes current, where napoleon's `.. attribute::` is described
     # (mutagen's flac.Picture: `mutagen.Picture.type`); None if none.
     scope: str | None = field(default=None, compare=False)
+    # Whether it is such an entry: no member autodoc finds on its class (numpydoc renders the
+    # section in the class's docstring; napoleon, as `.. attribute::` in it).
+    section_entry: bool = field(default=False, compare=False)
 
 
 @dataclass
@@ -189,9 +192,9 @@ class PackageSource:
         if dotted in self._resolved:
             return self._resolved[dotted]
         self._resolved[dotted] = None
-        found = None
+        found = self._rebound(dotted, hops)
         parts = dotted.split(".")
-        for cut in range(len(parts), 0, -1):
+        for cut in range(len(parts), 0, -1) if found is None else ():
             module = self.module(".".join(parts[:cut]))
             if module is not None:
                 found = self._resolve_in(module, parts[cut:], hops)
@@ -200,6 +203,21 @@ class PackageSource:
             found = self._documented_as(parts)
         self._resolved[dotted] = found
         return found
+
+    def _rebound(self, dotted: str, hops: int):
+        """Return (Module, DocObject) of what a submodule's package binds the submodule's name
+        to instead, or None: `from .least_squares import least_squares` in scipy's
+        optimize/_lsq/__init__.py makes `_lsq.least_squares` the function (an attribute is what
+        the package's namespace binds last; importing the submodule set it first)."""
+        package, _, name = dotted.rpartition(".")
+        parent = self.module(package) if package and self.module(dotted) is not None else None
+        if parent is None:
+            return None
+        target = parent.imports.get(name)
+        if name not in parent.objects and (target is None or target == dotted):
+            return None
+        found = self._resolve_in(parent, [name], hops)
+        return found if found is not None and found[1].kind != MODULE else None
 
     def module(self, name: str) -> Module | None:
         """Return the module of a dotted name: the package's, else a dependency's, else None."""
@@ -1051,7 +1069,7 @@ class _Reader:
             members.setdefault(attribute)
             self.module.objects[key] = DocObject(
                 f"{prefix}.{attribute}", ATTRIBUTE, type_, text, self.module.path, first, last,
-                scope=scope)
+                scope=scope, section_entry=True)
 
     def _header(self, node) -> tuple:
         """Return (last line of the header, the signature after the name, as written but for
