@@ -233,11 +233,15 @@ def units_per_collection(snapshot: str) -> dict:
         conn.close()
 
 class Builder:
-    """Builds releases into the cache, each once, in child processes it can stop."""
+    """Builds releases into the cache, each once per builder digest, in child processes it can
+    stop."""
 
     def __init__(self, cache: str, form: SourceForm, semantic: str | None, timeout: float,
-                 rebuild_failed: bool = False):
+                 rebuild_failed: bool = False, digest: str | None = None):
         self.cache = cache
+        # The builder_digest of the code that builds: a build another code made is built
+        # again (a --cache given by hand is not keyed by it as the default one is).
+        self.digest = digest or builder_digest()
         self.form = form
         self.semantic = semantic
         self.timeout = timeout
@@ -257,7 +261,8 @@ class Builder:
         if os.path.exists(record_path):
             with open(record_path, encoding="utf-8") as handle:
                 record = json.load(handle)
-            if record["ok"] or not self.rebuild_failed:
+            if record.get("builder_digest") == self.digest and (
+                    record["ok"] or not self.rebuild_failed):
                 return dict(record, cached=True)
         os.makedirs(home, exist_ok=True)
         out = os.path.join(home, "snapshot")
@@ -305,6 +310,7 @@ class Builder:
             "last_line": (f"timed out after {self.timeout:.0f} s; " if timed_out else "")
             + last_line(log_path),
             "snapshot": out if ok else None, "finished_unix": time.time(),
+            "builder_digest": self.digest,
         }
         if not ok:
             _remove_tree(out)
@@ -589,8 +595,9 @@ def parse_args(argv=None):
     p.add_argument("--problems", default=DEFAULT_PROBLEMS,
                    help="a GitChameleon problems file, score.py beside it (default: "
                         "../shared/eval/gitchameleon/dev.jsonl beside the checkout)")
-    p.add_argument("--cache", help="where built releases are kept (default: $XDG_CACHE_HOME or "
-                                   "~/.cache, /retrieval/gitchameleon/<builder digest>)")
+    p.add_argument("--cache", help="where built releases are kept, each rebuilt when the code "
+                                   "changes (default: $XDG_CACHE_HOME or ~/.cache, "
+                                   "/retrieval/gitchameleon/<builder digest>)")
     p.add_argument("--source-form", choices=sorted(SOURCE_FORMS), default="pypi",
                    help="how each release is built: pypi (--source LIB/VERSION=pypi:DIST==VERSION, "
                         "the default) or project (a requirements file per release through "
@@ -659,7 +666,8 @@ def main(argv=None) -> int:
         "budgets": dict(lab.BUDGETS), "top_k": TOP_K, "python": platform.python_version(),
         "started_unix": time.time()}
     log(f"{len(rows)} problems, {len(releases)} releases; cache {cache}")
-    builder = Builder(cache, form, args.semantic, args.build_timeout, args.rebuild_failed)
+    builder = Builder(cache, form, args.semantic, args.build_timeout, args.rebuild_failed,
+                      digest)
     builds: list = []
     results: list = []
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)

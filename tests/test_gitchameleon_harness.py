@@ -18,7 +18,7 @@ import unittest
 from quality import gitchameleon
 from retrieval.testing import subprocess_env
 from tests.package_fixtures import plain_sdist
-from tests.support import ROOT, class_temporary_directory
+from tests.support import ROOT, class_temporary_directory, temporary_directory
 
 TIER = "server"
 
@@ -234,3 +234,29 @@ class ScoringTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class _RefusedForm(gitchameleon.SourceForm):
+    """A form whose build `retrieval` refuses at once (no --source): exit 2, nothing built."""
+
+    name = "refused"
+
+    def command(self, release, home, out, semantic):
+        return ["build", "--out", out]
+
+
+class BuildCacheTest(unittest.TestCase):
+
+    def test_a_build_another_code_made_is_built_again_even_in_a_cache_given_by_hand(self):
+        # A --cache DIR is not keyed by the builder digest as the default cache is: a record
+        # of another code's build is no cached build of this code's.
+        cache = temporary_directory(self)
+        builder = gitchameleon.Builder(cache, _RefusedForm(), None, 120, digest="this")
+        release = gitchameleon.Release("plain", "2.0")
+        os.makedirs(builder.home(release))
+        record_path = os.path.join(builder.home(release), "build.json")
+        for digest, cached in (("this", True), ("another", False)):
+            with open(record_path, "w", encoding="utf-8") as handle:
+                json.dump({"release": release.key, "ok": True, "builder_digest": digest}, handle)
+            with self.subTest(digest=digest):
+                self.assertEqual(builder.build(release)["cached"], cached)
