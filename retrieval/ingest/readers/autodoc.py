@@ -738,12 +738,7 @@ def _undocumented_data(package, module, member, imported: bool = False) -> bool:
     its doc comment there is none of the attr_docs autodoc reads, the documented module's."""
     if member.kind != DATA or member.docstring is not None and not imported:
         return False
-    for written in (member.alias, member.wraps):
-        found = written and (package.resolve(f"{module.name}.{written}")
-                             or package.resolve(written))
-        if found and found[1].kind != DATA:
-            return False
-    return True
+    return all(found[1].kind == DATA for found in _bindings(package, module, member))
 
 
 def _bound_elsewhere(package, module, member) -> bool:
@@ -752,12 +747,16 @@ def _bound_elsewhere(package, module, member) -> bool:
     itself, whose __module__ autodoc's check_module finds is not the module's."""
     if member.kind != DATA or member.docstring is not None:
         return False
-    for written in (member.alias, member.wraps):
-        found = written and (package.resolve(f"{module.name}.{written}")
-                             or package.resolve(written))
-        if found and found[1].kind in (FUNCTION, CLASS, EXCEPTION):
-            return found[0].name != module.name
-    return False
+    return next((found[0].name != module.name for found in _bindings(package, module, member)
+                 if found[1].kind in (FUNCTION, CLASS, EXCEPTION)), False)
+
+
+def _bindings(package, module, member) -> list:
+    """Return (Module, DocObject) of what a module's assignment names, where the package
+    defines it: the name it binds (`Matrix = Dense`), then the function it is bound to or is
+    given first (`select = public_factory(Select._create)`)."""
+    return [found for written in (member.alias, member.wraps) if written
+            for found in [package.resolve_written(module, written)] if found is not None]
 
 
 def _described_name(dotted: str, path: str, name: str, member) -> str:

@@ -204,6 +204,11 @@ class PackageSource:
         self._resolved[dotted] = found
         return found
 
+    def resolve_written(self, module: Module, written: str):
+        """Return (Module, DocObject) a name as a module's source writes it is bound to: in
+        that module, else as an absolute dotted name; None if neither is."""
+        return self.resolve(f"{module.name}.{written}") or self.resolve(written)
+
     def _rebound(self, dotted: str, hops: int):
         """Return (Module, DocObject) of what a submodule's package binds the submodule's name
         to instead, or None: `from .least_squares import least_squares` in scipy's
@@ -226,32 +231,24 @@ class PackageSource:
     def foreign_bases(self, module: Module, obj: DocObject) -> list:
         """Return the absolute dotted names of the bases of a class and of its bases that the
         package does not define, as imported (`werkzeug.wrappers.Request`)."""
-        found, pending, seen = [], [(module, obj)], {obj.name}
-        while pending:
-            owner_module, owner = pending.pop(0)
-            for base in owner.bases:
-                resolved = self.resolve(f"{owner_module.name}.{base}")
-                if resolved is None:
-                    imported = self._imported(f"{owner_module.name}.{base}")
-                    if imported is not None:
-                        found.append(imported)
-                elif resolved[1].name not in seen:
-                    seen.add(resolved[1].name)
-                    pending.append(resolved)
-        return found
+        return [imported for _, imported in self._unresolved_bases(module, obj)
+                if imported is not None]
 
     def outside_bases(self, module: Module, obj: DocObject) -> list:
         """Return the dotted names of the bases of a class and of its bases that are neither
         the package's nor imported into it: as imported (`datetime.tzinfo`), or a builtin's
         name as written (`dict`), what autodoc's getdoc reaches last along the MRO."""
-        found = []
+        return [imported or base for base, imported in self._unresolved_bases(module, obj)]
+
+    def _unresolved_bases(self, module: Module, obj: DocObject):
+        """Yield (the base as written, the name it is imported as or None) of each base of a
+        class and of its bases (nearest first, as bases() orders them) that no module read
+        defines."""
         for owner_module, owner in [(module, obj), *self.bases(module, obj)]:
             for base in owner.bases:
                 written = f"{owner_module.name}.{base}"
                 if self.resolve(written) is None:
-                    imported = self._imported(written)
-                    found.append(imported if imported is not None else base)
-        return found
+                    yield base, self._imported(written)
 
     def _imported(self, dotted: str) -> str | None:
         """Return the name a dotted name of the package is imported as from outside it,
@@ -322,14 +319,14 @@ class PackageSource:
         if obj.docstring is None and obj.called:
             # An instance of a class the package defines shows the class's docstring
             # (autodoc's getdoc reads its __doc__), however it was made.
-            found = self.resolve(f"{module.name}.{obj.called}") or self.resolve(obj.called)
+            found = self.resolve_written(module, obj.called)
             # Unless it has a __new__ of its own or its bases', which may return anything
             # (SQLAlchemy's `symbol("NAME", """doc""")` makes a `_symbol` of that __doc__).
             if found is not None and found[1].kind in (CLASS, EXCEPTION) and not any(
                     "__new__" in cls.members for _, cls in [found, *self.bases(*found)]):
                 return found if found[1].docstring is not None else (module, obj)
         if obj.docstring is None and obj.wraps:
-            found = self.resolve(f"{module.name}.{obj.wraps}") or self.resolve(obj.wraps)
+            found = self.resolve_written(module, obj.wraps)
             # Not a class: `pass_script_info = make_pass_decorator(ScriptInfo)` is no
             # ScriptInfo, nor is `session_class = SecureCookieSession` documented as one.
             if found is not None and found[1].kind in (FUNCTION, METHOD) \
