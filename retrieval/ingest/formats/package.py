@@ -167,6 +167,18 @@ _NOINDEX = frozenset({"noindex", "no-index"})
 _PYTHON_KINDS = frozenset(OBJECT_DIRECTIVES.values())
 
 
+def _template_members(rendered: str | None) -> list:
+    """Return (toctree below the class's stub, dotted name) of each member stub the
+    autosummary template of a class's stub lists (rendered: the template rendered for the
+    class from the source, _rendered_template; None: autosummary's own class.rst, which lists
+    none, or one this reader does not render): its `:toctree:` tables' entries, found by line
+    as autosummary finds them (in a reST comment too)."""
+    if rendered is None:
+        return []
+    return list(dict.fromkeys(  # a member two tables list has one stub
+        (found.toctree, found.name) for found in autodoc.autosummary_entries(rendered)))
+
+
 def _default_template(documented) -> str:
     """Return the autosummary template a class's stub is written with where its entry names
     none: `autosummary/` + its documenter's objtype."""
@@ -807,12 +819,12 @@ class _Units:
                                                                 documented[0], progress))
             if (documented[0].kind or documented[0].obj.kind) in (CLASS, EXCEPTION):
                 # What the template's autodoc directives describe besides the class itself,
-                # on the class's stub.
+                # on the class's stub; the template rendered once for both.
+                rendered = self._rendered_template(project, entry, documented[0], progress)
                 stubs.extend((entry.toctree, item, described.name)
                              for item in self._template_described(project, entry,
-                                                                  documented[0], progress))
-                for toctree, name in self._template_members(project, entry, documented[0],
-                                                            progress):
+                                                                  documented[0], rendered))
+                for toctree, name in _template_members(rendered):
                     if name in self.summarized_names:
                         # Listed on a page too: autosummary writes that stub from the page's
                         # entry (with its template), before the stubs its stubs list.
@@ -885,21 +897,6 @@ class _Units:
                     break
         return self.templates[name]
 
-    def _template_members(self, project: SphinxProject, entry, documented,
-                          progress: Progress) -> list:
-        """Return (toctree below the class's stub, dotted name) of each member stub the
-        autosummary template of a class's stub lists: the template rendered for the class from
-        the source (autosummary_templates.py) and its `:toctree:` tables' entries, found by line
-        as autosummary finds them (in a reST comment too). The template is the entry's
-        `:template:`, else `autosummary/class.rst`, looked up in conf.py's templates_path
-        (autosummary's own class.rst lists none); one this reader does not render is counted
-        (self.unrendered) and lists none."""
-        rendered = self._rendered_template(project, entry, documented, progress)
-        if rendered is None:
-            return []
-        return list(dict.fromkeys(  # a member two tables list has one stub
-            (found.toctree, found.name) for found in autodoc.autosummary_entries(rendered)))
-
     def _rendered_template(self, project: SphinxProject, entry, documented,
                            progress: Progress) -> str | None:
         """Return the text of a class's stub as its autosummary template (the entry's
@@ -945,15 +942,16 @@ class _Units:
         return (autodoc.resolve(directive, self.package, _autodoc_settings(conf)) or [])[1:]
 
     def _template_described(self, project: SphinxProject, entry, documented,
-                            progress: Progress) -> list:
+                            rendered: str | None) -> list:
         """Return the autodoc.Documented a class's stub describes besides the class: what the
-        autodoc directives its template writes document, with conf.py's
-        autodoc_default_options (pydicom's `'members': None` gives each class stub its
-        members), as on any page; autosummary's own class.rst writes `.. autoclass::` and, in
-        its content, `.. automethod:: __init__` and tables of its public methods and
+        autodoc directives its template (rendered: _rendered_template's) writes document, with
+        conf.py's autodoc_default_options (pydicom's `'members': None` gives each class stub
+        its members), as on any page; autosummary's own class.rst writes `.. autoclass::` and,
+        in its content, `.. automethod:: __init__` and tables of its public methods and
         attributes. Each entry of the template's tables links to its member."""
         conf = project.conf
-        text = self._rendered_template(project, entry, documented, progress)
+        settings = _autodoc_settings(conf)
+        text = rendered
         if text is None:
             # autosummary's own: exception.rst writes `.. autoexception::` alone.
             context = class_context(self.package, documented.module, documented.obj,
@@ -974,9 +972,8 @@ class _Units:
             directive = autodoc.with_defaults(directive, conf.autodoc_defaults)
             if autodoc.unknown_options(directive, conf.extensions):
                 continue  # Sphinx renders nothing of it
-            found.extend(item for item in autodoc.resolve(directive, self.package,
-                                                          _autodoc_settings(conf)) or []
-                         if item.name != documented.name)
+            found.extend(item for item in autodoc.resolve(directive, self.package, settings)
+                         or [] if item.name != documented.name)
         return found
 
     def _sphinx_pages(self, project: SphinxProject, progress: Progress) -> list:
