@@ -30,6 +30,7 @@ import tomllib
 from collections.abc import Collection
 from pathlib import Path
 
+from ..readers.code_deprecation import base_name
 from ..readers.docstrings import module_name
 
 # Directories that hold no API wherever they are in a package.
@@ -201,7 +202,7 @@ def _setup_py(top: Path, declared: Declared):
     except (SyntaxError, ValueError):
         return
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or _called_name(node.func) != "setup":
+        if not isinstance(node, ast.Call) or base_name(node) != "setup":
             continue
         names: list | None = []
         for keyword in node.keywords:
@@ -217,13 +218,6 @@ def _setup_py(top: Path, declared: Declared):
                     and keyword.arg is not None else None
         if names:
             declared.packages(names)
-
-
-def _called_name(function) -> str | None:
-    """Return the last name of what a call calls (`setup`, `setuptools.setup`), or None."""
-    if isinstance(function, ast.Name):
-        return function.id
-    return function.attr if isinstance(function, ast.Attribute) else None
 
 
 def _pyproject(pyproject: dict, declared: Declared):
