@@ -187,6 +187,23 @@ class DocstringReaderTest(unittest.TestCase):
             "demo.core.Engine.retries", "demo.core.Engine.name", "demo.core.Engine.register_job",
             "demo.core.Engine.stop", "demo.core.EngineError", "demo.core.make_engine"])
 
+    def test_a_special_method_with_its_own_docstring_is_api_under_its_class_s_name(self):
+        # napoleon's napoleon_include_special_with_doc: sqlalchemy's `Enum.__init__` says what
+        # each constructor argument does. Without a docstring of its own (`__repr__`, or one
+        # only `object` gives) it stays out, as does a private member with one.
+        package = package_of({
+            "lib": "from .core import Thing\n",
+            "lib.core": ('class Thing:\n    """A thing."""\n\n'
+                         '    def __init__(self, size):\n        """Make one of size."""\n\n'
+                         '    def __eq__(self, other):\n        """Compare by size."""\n\n'
+                         '    def __repr__(self):\n        return "Thing"\n\n'
+                         '    def _helper(self):\n        """Private."""\n')})
+        names = aliases(package)
+        objects = [obj.name for _, obj in public_objects(package, names)]
+        self.assertEqual(objects, ["lib.core.Thing", "lib.core.Thing.__init__",
+                                   "lib.core.Thing.__eq__"])
+        self.assertEqual(public_name("lib.core.Thing.__init__", names), "lib.Thing.__init__")
+
     def test_a_syntax_error_skips_that_module_only(self):
         self.assertEqual(self.package.skipped, [("demo/broken.py", "syntax error (line 3)")])
         self.assertNotIn("demo.broken", self.package.modules)

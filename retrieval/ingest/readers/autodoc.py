@@ -21,6 +21,7 @@ from .docstrings import (
     MODULE,
     class_content,
     inheriting,
+    is_special,
 )
 from .templates import mapping_entries
 
@@ -689,7 +690,7 @@ def _member_names(module, obj, options, listed, path: str) -> list:
     def wanted(name):
         if all_names is not None and name not in all_names:
             return False
-        if name.startswith("__") and name.endswith("__"):
+        if is_special(name):
             return takes("special-members", name)
         if all_names is not None:
             return True

@@ -1539,6 +1539,11 @@ def is_private(dotted: str) -> bool:
     return any(part.startswith("_") for part in dotted.split("."))
 
 
+def is_special(name: str) -> bool:
+    """Tell whether a name is a special one, `__init__` or `__eq__` (Python's data model)."""
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
 def public_objects(package: PackageSource, names: dict | None = None,
                    inherited: dict | None = None, bound: bool = True,
                    exported: Counter | None = None):
@@ -1619,7 +1624,12 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
             return
     yield module, obj
     for member in obj.members:
-        if not member.startswith("_"):
+        if not member.startswith("_") or is_special(member) \
+                and module.objects[f"{path}.{member}"].docstring is not None:
+            # A special method with a docstring of its own is documented API (napoleon's
+            # napoleon_include_special_with_doc, on by default): sqlalchemy's `Enum.__init__`
+            # says what each argument of the constructor does, `__eq__` what `==` builds.
+            # `__init__` too: no autoclass_content shows it with its class here.
             yield from _public_tree(package, module, f"{path}.{member}", exported, assigned,
                                     inherited)
 
@@ -1653,7 +1663,7 @@ def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) ->
                  for member in [base_module.objects.get(
                      f"{base.name[len(base_module.name) + 1:]}.{name}")] if member is not None
                  and (_is_value(member) or not _is_value(obj)))
-        special = name.startswith("__") and name.endswith("__")
+        special = is_special(name)
         if (special or not name.startswith("_")) and not _is_value(obj):
             # Every class derives from `object` (of metaclass `type`) last: a special method
             # shows what getattr(object, name) gives (`__call__`: "Call self as a function.").
@@ -1904,6 +1914,10 @@ def public_name(dotted: str, names: dict) -> str:
     first), but never a rename (Aliases.renamed) where another is public: "requests.get" for
     "requests.api.get", "scipy.ndimage.median_filter" for "scipy.ndimage._filters.median_filter",
     "sympy.MutableDenseMatrix" (not "sympy.Matrix", `Matrix = MutableDenseMatrix`)."""
+    head, _, last = dotted.rpartition(".")
+    if head and is_special(last):
+        # A special member is public where its class is: `sqlalchemy.Enum.__init__`.
+        return f"{public_name(head, names)}.{last}"
     renamed = names.renamed if isinstance(names, Aliases) else set()
     public = [name for name in (dotted, *names.get(dotted, ())) if not is_private(name)]
     return min(public, key=lambda name: (name in renamed, name.count("."), len(name))) \
