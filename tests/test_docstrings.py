@@ -29,6 +29,7 @@ from retrieval.ingest.readers.docstrings import (
     read_package,
 )
 from retrieval.ingest.readers.rendered import RenderedSite
+from retrieval.ingest.readers.sphinx_conf import read_conf
 from retrieval.ingest.sources import unpack
 from tests.package_fixtures import BROKEN, CORE, INIT
 from tests.support import temporary_directory
@@ -894,6 +895,32 @@ class AutodocTest(unittest.TestCase):
         self.assertEqual(names(members, True), [["lib.App", "lib.App.run"]])
         self.assertEqual(names(members, False), [["lib.App", "lib.App.run", "lib.App.finalize"]])
         self.assertEqual(names(".. automethod:: lib.App.finalize\n", True), [["lib.App.finalize"]])
+
+    def test_extensions_have_autodoc_document_special_members_with_a_docstring(self):
+        # An autodoc-skip-member handler keeps what :members: skips: napoleon a class's own
+        # special members with a docstring (not __init__ by default), zzzeeksphinx a
+        # constructor, comparisons and __call__, a base's too; none without a docstring.
+        package = package_of({"lib": (
+            'class Base:\n    """Base."""\n\n    def __call__(self):\n        """Call it."""\n\n'
+            'class Thing(Base):\n    """Thing."""\n\n'
+            '    def __init__(self, size):\n        """Make one."""\n\n'
+            '    def __eq__(self, other):\n        """Compare."""\n\n'
+            '    def __hash__(self):\n        return 1\n\n'
+            '    def __len__(self):\n        """Size."""\n')})
+        text = ".. autoclass:: lib.Thing\n   :members:\n   :inherited-members:\n"
+
+        def names(conf: str):
+            settings = autodoc.Settings(special_members=read_conf(conf).special_members)
+            [directive] = autodoc.directives(text)
+            return [item.name for item in autodoc.resolve(directive, package, settings)][1:]
+        self.assertEqual(names(""), [])
+        napoleon = 'extensions = ["sphinx.ext.napoleon"]\n'
+        self.assertEqual(names(napoleon), ["lib.Thing.__eq__", "lib.Thing.__len__"])
+        self.assertEqual(names(napoleon + "napoleon_include_init_with_doc = True\n"),
+                         ["lib.Thing.__init__", "lib.Thing.__eq__", "lib.Thing.__len__"])
+        self.assertEqual(names(napoleon + "napoleon_include_special_with_doc = False\n"), [])
+        self.assertEqual(names('extensions = ["zzzeeksphinx"]\n'),
+                         ["lib.Thing.__init__", "lib.Thing.__eq__", "lib.Thing.__call__"])
 
     def test_an_explicit_directive_documents_an_undocumented_assignment(self):
         # As autodoc: what a directive names is documented whatever it is (but a module).

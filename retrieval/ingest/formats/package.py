@@ -189,7 +189,8 @@ def _default_template(documented) -> str:
 def _autodoc_settings(conf: SphinxConf) -> autodoc.Settings:
     """Return what of a project's conf.py changes what autodoc documents."""
     return autodoc.Settings(conf.inherit_docstrings, _PALLETS in conf.extensions,
-                            conf.class_content, _NAPOLEON in conf.extensions)
+                            conf.class_content, _NAPOLEON in conf.extensions,
+                            conf.special_members)
 
 
 def _describes_objects(found: dict) -> bool:

@@ -566,6 +566,14 @@ class Settings:
     # sphinx.ext.napoleon: a class docstring's Attributes entries are `.. attribute::`
     # descriptions in its content, whatever :members: says (_docstring_attributes).
     napoleon: bool = False
+    # SphinxConf.special_members: the special members extensions have autodoc document.
+    special_members: tuple = ()
+
+    def keeps_special(self, name: str, own: bool) -> bool:
+        """Tell whether an extension has autodoc document a class's special member with a
+        docstring of its own (own: the class defines it, not a base)."""
+        return any((name in names or "*" in names and name != "__init__") and (own or bases)
+                   for names, bases in self.special_members)
 
     def content_of(self, directive: Directive) -> str:
         """Return what a directive's classes show: its `:class-doc-from:`, else the
@@ -672,9 +680,11 @@ def _private(name: str, member) -> bool:
     return meta.group(1) == "private" if meta else name.startswith("_")
 
 
-def _member_names(module, obj, options, listed, path: str) -> list:
+def _member_names(module, obj, options, listed, path: str,
+                  special=lambda name, member: False) -> list:
     """Return the names :members: (with :private-members:, :special-members:) takes of the
-    object at path below its module."""
+    object at path below its module; special(name, member): whether an extension has a
+    special member documented too (Settings.keeps_special)."""
     if listed:
         return listed
 
@@ -690,11 +700,11 @@ def _member_names(module, obj, options, listed, path: str) -> list:
     def wanted(name):
         if all_names is not None and name not in all_names:
             return False
+        member = module.objects.get(f"{path}.{name}" if path else name)
         if is_special(name):
-            return takes("special-members", name)
+            return takes("special-members", name) or special(name, member)
         if all_names is not None:
             return True
-        member = module.objects.get(f"{path}.{name}" if path else name)
         return not _private(name, member) or takes("private-members", name)
     # What __all__ lists that the module imports (pyparsing's `from .core import *`) is a
     # member too: autodoc reads the imported module's attributes, whatever their __module__.
@@ -816,7 +826,12 @@ def _members(dotted, module, obj, directive, package, top,
     found, done = [], set(done or ())
     for owner_module, owner in owners:
         path = owner.name[len(owner_module.name) + 1:] if owner.name != owner_module.name else ""
-        for name in _member_names(owner_module, owner, options, listed, path):
+        def special(name, member, own=owner is obj):
+            # An autodoc-skip-member handler decides on what autodoc would skip (a class's
+            # member), on its docstring (filter_members' getdoc of it, its own).
+            return obj.kind in (CLASS, EXCEPTION) and member is not None \
+                and member.docstring is not None and settings.keeps_special(name, own)
+        for name in _member_names(owner_module, owner, options, listed, path, special):
             member_module = owner_module
             member = owner_module.objects.get(f"{path}.{name}" if path else name)
             if owner is not obj and slots is not None and (member is None or not member.slot):

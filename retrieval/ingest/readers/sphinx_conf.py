@@ -92,6 +92,11 @@ class SphinxConf:
     # templates_path: the folders autosummary looks up its templates in first, below the
     # conf.py's folder ('/'-separated, maybe `../_templates`).
     templates_path: tuple = ()
+    # The special members (`__eq__`) an extension's autodoc-skip-member handler has autodoc
+    # document under :members: where they have a docstring of their own, though
+    # :special-members: does not name them: ((names, "*" for every one but __init__; whether
+    # a base's count too, under :inherited-members:), ...) (_special_members).
+    special_members: tuple = ()
     # The autodoc documenters conf.py defines and its setup() registers
     # (`app.add_autodocumenter(AccessorMethodDocumenter)`): `auto` + objtype -> the Python
     # directive its descriptions are ("method": pandas' `autoaccessormethod`).
@@ -448,6 +453,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         else "own" if known.get("numpydoc_show_inherited_class_members") is False else "all",
         page_context=page_context(tree), autodocumenters=autodocumenters(tree),
         stub_names=_string_map(known.get("autosummary_filename_map")),
+        special_members=_special_members(known, extensions),
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
                              for path in _listed(tree, "templates_path")))
 
@@ -501,6 +507,27 @@ def shown_extlinks(text: str, extlinks: tuple) -> str:
         base, caption = link
         return _expanded(base if caption is None else caption, match.group(2))
     return _EXTLINK.sub(shown, text)
+
+
+# zzzeeksphinx's autodoc-skip-member handler (autodoc_mods.autodoc_skip_member): a class's
+# constructor, comparisons and __call__ with a docstring, its bases' too.
+_ZZZEEK_SPECIALS = frozenset({"__init__", "__eq__", "__ne__", "__lt__", "__le__", "__call__"})
+
+
+def _special_members(known: dict, extensions: tuple) -> tuple:
+    """Return SphinxConf.special_members: napoleon's _skip_member keeps a class's own special
+    members with a docstring (napoleon_include_special_with_doc, True by default), __init__
+    only with napoleon_include_init_with_doc; zzzeeksphinx's handler keeps its six."""
+    found = []
+    if "sphinx.ext.napoleon" in extensions:
+        names = ({"*"} if known.get("napoleon_include_special_with_doc") is not False else set()
+                 ) | ({"__init__"} if known.get("napoleon_include_init_with_doc") is True
+                      else set())
+        if names:
+            found.append((frozenset(names), False))
+    if "zzzeeksphinx" in extensions:
+        found.append((_ZZZEEK_SPECIALS, True))
+    return tuple(found)
 
 
 # zzzeeksphinx's setting of reference prefixes, read where the extension is used.
