@@ -922,6 +922,17 @@ class AutodocTest(unittest.TestCase):
         self.assertEqual(names('extensions = ["zzzeeksphinx"]\n'),
                          ["lib.Thing.__init__", "lib.Thing.__eq__", "lib.Thing.__call__"])
 
+    def test_a_listed_member_a_base_defines_is_documented_under_the_class(self):
+        # autodoc takes a name :members: lists by getattr: sqlalchemy's `.. autoclass:: BIT`
+        # `:members: __init__` describes Boolean's constructor as BIT.__init__.
+        package = package_of({"lib": (
+            'class Base:\n    """Base."""\n\n    def __init__(self, size):\n'
+            '        """Make one of size."""\n\n'
+            'class Thing(Base):\n    """Thing."""\n')})
+        found = documented_by(package, ".. autoclass:: lib.Thing\n   :members: __init__, gone\n")
+        self.assertEqual(list(found), ["lib.Thing", "lib.Thing.__init__"])
+        self.assertEqual(found["lib.Thing.__init__"].name, "lib.Base.__init__")
+
     def test_an_explicit_directive_documents_an_undocumented_assignment(self):
         # As autodoc: what a directive names is documented whatever it is (but a module).
         self.assertEqual(self.resolved(".. autodata:: demo.core.shared_engine\n\n"

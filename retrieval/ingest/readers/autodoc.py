@@ -834,6 +834,11 @@ def _members(dotted, module, obj, directive, package, top,
         for name in _member_names(owner_module, owner, options, listed, path, special):
             member_module = owner_module
             member = owner_module.objects.get(f"{path}.{name}" if path else name)
+            if member is None and listed and owner.kind in (CLASS, EXCEPTION):
+                # get_object_members takes a name :members: lists by getattr, a base's member
+                # too (sqlalchemy's `.. autoclass:: BIT` `:members: __init__`: Boolean's).
+                member_module, member = package.member_along(owner_module, owner, name) \
+                    or (owner_module, None)
             if owner is not obj and slots is not None and (member is None or not member.slot):
                 continue  # of the base whose __slots__ the class has, its slots only
             if member is None and (listed or owner_module.all_names is not None) \

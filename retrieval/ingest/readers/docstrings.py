@@ -391,6 +391,15 @@ class PackageSource:
         order (nearest first, each once): what :inherited-members: documents members of."""
         return [(base_module, base) for base_module, base, _ in self.base_depths(module, obj)]
 
+    def member_along(self, module: Module, obj: DocObject, name: str) -> tuple | None:
+        """Return (Module, DocObject) of a class's member as getattr finds it: its own, else
+        the nearest base's the package defines (bases()); None if none defines it."""
+        for owner_module, owner in ((module, obj), *self.bases(module, obj)):
+            found = owner_module.objects.get(f"{owner.name[len(owner_module.name) + 1:]}.{name}")
+            if found is not None:
+                return owner_module, found
+        return None
+
     def signature_of(self, module: Module, obj: DocObject) -> str:
         """Return an object's signature: a class without an __init__ of its own has the one of
         its nearest base the package defines that has one, as autodoc shows it ("" if none)."""
