@@ -22,6 +22,7 @@ from retrieval.ingest.readers.docstrings import (
     exports,
     inherited_members,
     inherited_names,
+    merged_constructor,
     module_name,
     parse_module,
     public_name,
@@ -189,21 +190,35 @@ class DocstringReaderTest(unittest.TestCase):
             "demo.core.Engine.stop", "demo.core.EngineError", "demo.core.make_engine"])
 
     def test_a_special_method_with_its_own_docstring_is_api_under_its_class_s_name(self):
-        # napoleon's napoleon_include_special_with_doc: sqlalchemy's `Enum.__init__` says what
-        # each constructor argument does. Without a docstring of its own (`__repr__`, or one
-        # only `object` gives) it stays out, as does a private member with one.
+        # napoleon's napoleon_include_special_with_doc: `__eq__` says what `==` does. Without
+        # a docstring of its own (`__repr__`, or one only `object` gives) it stays out, as
+        # does a private member with one.
         package = package_of({
-            "lib": "from .core import Thing\n",
+            "lib": "from .core import Thing, Other\n",
             "lib.core": ('class Thing:\n    """A thing."""\n\n'
                          '    def __init__(self, size):\n        """Make one of size."""\n\n'
                          '    def __eq__(self, other):\n        """Compare by size."""\n\n'
                          '    def __repr__(self):\n        return "Thing"\n\n'
-                         '    def _helper(self):\n        """Private."""\n')})
+                         '    def _helper(self):\n        """Private."""\n\n'
+                         'class Other:\n    """Another."""\n\n'
+                         '    def run(self):\n        """Run."""\n\n'
+                         '    def __init__(self, size):\n        """Make another."""\n')})
         names = aliases(package)
-        objects = [obj.name for _, obj in public_objects(package, names)]
-        self.assertEqual(objects, ["lib.core.Thing", "lib.core.Thing.__init__",
-                                   "lib.core.Thing.__eq__"])
-        self.assertEqual(public_name("lib.core.Thing.__init__", names), "lib.Thing.__init__")
+        found = {obj.name: obj for _, obj in public_objects(package, names)}
+        self.assertEqual(list(found), ["lib.core.Thing", "lib.core.Thing.__eq__",
+                                       "lib.core.Other", "lib.core.Other.run",
+                                       "lib.core.Other.__init__"])
+        self.assertEqual(public_name("lib.core.Thing.__eq__", names), "lib.Thing.__eq__")
+        # The constructor's docstring right below its class's is the class's unit too
+        # (autoclass_content "both"): one unit, known by both names; one a documented
+        # member stands between is a unit of its own.
+        thing = found["lib.core.Thing"]
+        self.assertEqual((thing.docstring, thing.start_line, thing.end_line),
+                         ("A thing.\n\nMake one of size.", 1, 5))
+        self.assertEqual(merged_constructor(package.modules["lib.core"], thing).name,
+                         "lib.core.Thing.__init__")
+        self.assertIsNone(merged_constructor(package.modules["lib.core"],
+                                             found["lib.core.Other"]))
 
     def test_a_syntax_error_skips_that_module_only(self):
         self.assertEqual(self.package.skipped, [("demo/broken.py", "syntax error (line 3)")])

@@ -183,6 +183,22 @@ class PublicApiTest(unittest.TestCase):
         self.assertIn("pt.fixture", units)
         self.assertFalse([title for title in units if "_helper" in title or "_lapack" in title])
 
+    def test_a_class_s_unit_quotes_its_constructor_s_docstring_and_is_known_by_its_name(self):
+        # gradio's `Image.__init__` says what each argument does: the class's unit shows it
+        # (autoclass_content "both"), one unit known by the class's names and the constructor's.
+        units = units_of(self, {
+            "gr/__init__.py": '"""Gradio."""\nfrom .components import Image\n',
+            "gr/components.py": 'class Image:\n    """An image."""\n\n'
+                                '    def __init__(self, shape=None):\n'
+                                '        """Make one.\n\n        Parameters:\n'
+                                '            shape: the size to crop to.\n        """\n'})
+        image = units["gr.Image"]
+        self.assertIn("shape: the size to crop to.", image["text"])
+        self.assertEqual(image["fields"]["names"].split(), [
+            "gr.Image", "gr.Image.__init__", "gr.components.Image.__init__",
+            "gr.components.Image"])
+        self.assertNotIn("gr.Image.__init__", units)
+
     def test_a_name_re_exported_from_a_public_module_whose_all_omits_it_is_documented(self):
         # sqlalchemy 1.4.46: postgresql/__init__.py imports DATERANGE from ranges.py, whose
         # __all__ lists only the numeric ranges.

@@ -49,6 +49,7 @@ from ..readers.docstrings import (
     inherited_names,
     inheriting,
     is_private,
+    merged_constructor,
     public_name,
     public_objects,
     read_package,
@@ -485,7 +486,12 @@ class _Units:
         title = public_name(obj.name, self.aliases)
         if inherited and (is_private(title) or not self._in_api(module, obj)):
             title = inherited[0]
-        return Documented(module, obj, (title,), links, noindex, inherited=inherited)
+        constructor = merged_constructor(module, obj)
+        # A class's unit that quotes its constructor is the constructor's: known by its names.
+        names = (title,) if constructor is None else (
+            title, public_name(constructor.name, self.aliases), constructor.name,
+            *self.aliases.get(constructor.name, ()))
+        return Documented(module, obj, names, links, noindex, inherited=inherited)
 
     def _in_api(self, module: Module, obj: DocObject) -> bool:
         """Tell whether a member's class is part of the API itself: documented or exported

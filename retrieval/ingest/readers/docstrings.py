@@ -1631,16 +1631,38 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
             # subclasses inherit (sqlalchemy's `HasHints.with_hint`, `Select.with_hint`).
             yield from _inherited_tree(package, module, path, inherited)
             return
+    if obj.kind in (CLASS, EXCEPTION) and own_constructor(module, obj) is not None:
+        # No conf.py says what a class's description shows here: it shows its constructor's
+        # docstring too (autoclass_content "both"), which says what each argument does
+        # (gradio's `Image.__init__`), one unit known by both names (merged_constructor).
+        obj = class_content(package, module, obj, "both")
+    merged = merged_constructor(module, obj)
     yield module, obj
     for member in obj.members:
         if not member.startswith("_") or is_special(member) \
-                and module.objects[f"{path}.{member}"].docstring is not None:
+                and module.objects[f"{path}.{member}"].docstring is not None \
+                and module.objects[f"{path}.{member}"] is not merged:
             # A special method with a docstring of its own is documented API (napoleon's
-            # napoleon_include_special_with_doc, on by default): sqlalchemy's `Enum.__init__`
-            # says what each argument of the constructor does, `__eq__` what `==` builds.
-            # `__init__` too: no autoclass_content shows it with its class here.
+            # napoleon_include_special_with_doc, on by default): `__eq__` says what `==`
+            # builds; an `__init__` its class's unit does not quote, what its arguments do.
             yield from _public_tree(package, module, f"{path}.{member}", exported, assigned,
                                     inherited)
+
+
+def own_constructor(module: Module, obj: DocObject) -> DocObject | None:
+    """Return a class's own `__init__` where it has a docstring, else None."""
+    init = module.objects.get(f"{obj.name[len(module.name) + 1:]}.__init__")
+    return init if init is not None and init.docstring else None
+
+
+def merged_constructor(module: Module, obj: DocObject) -> DocObject | None:
+    """Return a class's own documented `__init__` whose lines the class's quote holds (as
+    class_content "both" quotes them), else None: the class's unit is the constructor's."""
+    if obj.kind not in (CLASS, EXCEPTION):
+        return None
+    init = own_constructor(module, obj)
+    return init if init is not None and obj.start_line <= init.start_line \
+        and init.end_line <= obj.end_line else None
 
 
 def _is_value(obj) -> bool:
