@@ -892,6 +892,23 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertNotIn("#demo.Point.y", urls)
         self.assertIn("#demo.Point.z", urls)  # its comment documents it (attr_docs)
 
+    def test_slots_joined_from_names_the_class_or_module_binds_are_its_members(self):
+        # The class body evaluates `__slots__ = _fields + ("event",)` (celery's
+        # events.state.Worker): a name looked up in the class body, then the module.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\nSHARED = ["origin"]\n\n\n'
+                                'class Worker:\n    """A worker."""\n\n'
+                                '    _fields = (\n        "hostname",\n        "pid",\n    )\n'
+                                '    if True:\n'
+                                '        __slots__ = _fields + ("event",) + SHARED\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Worker\n   :members:\n"
+                              "   :undoc-members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        for name in ("hostname", "pid", "event", "origin"):
+            self.assertIn(f"#demo.Worker.{name}", urls)
+
     def test_an_attributes_entry_below_a_currentmodule_in_its_docstring_is_of_that_module(self):
         # Napoleon's `.. attribute:: type` follows the docstring's `.. currentmodule:: mutagen`:
         # the Python domain names it `mutagen.Picture.type` (mutagen's flac.Picture).

@@ -848,22 +848,14 @@ class _Reader:
                     if found is not None:
                         yield target.id, found
                     if is_class and isinstance(target, ast.Name) and target.id == "__slots__":
-                        yield from self._slot_members(statement.value, prefix)
+                        yield from self._slot_members(statement.value, prefix, path)
 
-    def _slot_members(self, value, prefix: str):
-        """Yield (name, DocObject) of each name a class body's literal `__slots__` lists:
+    def _slot_members(self, value, prefix: str, path: str):
+        """Yield (name, DocObject) of each name a class body's `__slots__` lists (_slot_entries):
         autodoc's get_class_members takes each as a member of the class (a `__slots__` dict's
         values are their docstrings); each quotes its entry."""
-        entries: list[tuple[ast.expr | None, ast.expr | None]]
-        if isinstance(value, ast.Constant):
-            entries = [(value, None)]
-        elif isinstance(value, (ast.Tuple, ast.List)):
-            entries = [(element, None) for element in value.elts]
-        elif isinstance(value, ast.Dict):
-            entries = list(zip(value.keys, value.values, strict=True))
-        else:
-            return
-        for key, doc in entries:
+        scope = self.module.class_scopes.get(path, ({}, {}))[0]
+        for key, doc in self._slot_entries(value, scope, 0) or ():
             if not isinstance(key, ast.Constant) or not isinstance(key.value, str) \
                     or not key.value.isidentifier():
                 continue
@@ -873,6 +865,31 @@ class _Reader:
                 f"{prefix}.{key.value}", ATTRIBUTE, "",
                 inspect.cleandoc(text) if isinstance(text, str) else None, self.module.path,
                 key.lineno, end, slot=True)
+
+    def _slot_entries(self, value, scope: dict, depth: int) -> list | None:
+        """Return (key node, docstring node or None) of each entry of a `__slots__` value as
+        the class body evaluates it: a literal string, tuple, list or dict, sequences joined by
+        `+`, and a name bound to one (`__slots__ = _fields + ("event",)`: celery's
+        events.state.Worker), looked up in the class body first, then the module, as Python
+        does; None where the source does not give it."""
+        if depth > _MAX_HOPS:
+            return None
+        if isinstance(value, ast.Constant):
+            return [(value, None)]
+        if isinstance(value, (ast.Tuple, ast.List)):
+            return [(element, None) for element in value.elts]
+        if isinstance(value, ast.Dict):
+            return list(zip(value.keys, value.values, strict=True))
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) \
+                and not isinstance(value.left, ast.Dict) \
+                and not isinstance(value.right, ast.Dict):
+            left = self._slot_entries(value.left, scope, depth + 1)
+            right = self._slot_entries(value.right, scope, depth + 1)
+            return None if left is None or right is None else left + right
+        if isinstance(value, ast.Name):
+            bound = scope.get(value.id, self.module.assigned.get(value.id))
+            return None if bound is None else self._slot_entries(bound, scope, depth + 1)
+        return None
 
     def _documented_elsewhere(self, statement, prefix: str):
         """Yield the compiled object a statement gives its docstring to (a DOCSTRING_SETTERS
