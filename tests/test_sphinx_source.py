@@ -924,6 +924,25 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("#demo.flac.Picture", urls)
         self.assertIn("#demo.Picture.kind", urls)
 
+    def test_a_member_directive_a_class_docstring_writes_is_a_member_of_the_class(self):
+        # celery's crontab docstring writes `.. attribute:: minute`: rendered in the class's
+        # content, the Python domain prefixes the class current there (py:class), without
+        # napoleon too; a directive nested deeper is one, its options are no text.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Cron:\n    """A schedule.\n\n'
+                                '    .. attribute:: minute\n\n        The minutes.\n\n'
+                                '    .. note::\n\n        .. py:method:: due(now)\n'
+                                '           :async:\n\n           Whether it is due.\n\n'
+                                '    Text after.\n    """\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autodoc']\n",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Cron\n"})
+        units = {unit["url"].removeprefix(DOCS + "index.html"): unit
+                 for unit in package_contents(self.root)}
+        self.assertIn("#demo.Cron.minute", units)
+        self.assertIn("#demo.Cron.due", units)
+        self.assertIn("Whether it is due.", units["#demo.Cron.due"]["text"])
+        self.assertNotIn("Text after", units["#demo.Cron.due"]["text"])
+
     def test_autodoc_default_options_are_each_directives_unless_it_negates_them(self):
         # autodoc's process_documenter_options: conf.py's `'members': None` (pydicom) gives
         # each autoclass :members:, but one saying `:no-members:`.

@@ -783,15 +783,15 @@ def _slots_owner(package, module, obj) -> tuple | None:
 
 def _docstring_attributes(dotted, module, obj, directive, settings: Settings) -> list:
     """Return the Documented entries of a class docstring's Attributes section where napoleon
-    renders them: its `.. attribute::` descriptions are the docstring's, shown wherever the
-    class is, with :members: or not (mutagen's `.. autoclass:: mutagen.oggflac.OggFLAC`
-    describes `info` and `tags`)."""
-    if not settings.napoleon:
-        return []
+    renders them, and of the Python-domain directives it writes itself (directive_entries):
+    its `.. attribute::` descriptions are the docstring's, shown wherever the class is, with
+    :members: or not (mutagen's `.. autoclass:: mutagen.oggflac.OggFLAC` describes `info` and
+    `tags`)."""
     path = obj.name[len(module.name) + 1:]
     return [Documented(_described_name(dotted, path, name, member), module, member, directive)
             for name in obj.members
-            for member in [module.objects[f"{path}.{name}"]] if member.section_entry]
+            for member in [module.objects[f"{path}.{name}"]]
+            if member.section_entry and (settings.napoleon or member.written_directive)]
 
 
 def _members(dotted, module, obj, directive, package, top,

@@ -123,6 +123,9 @@ class DocObject:
     # Whether it is such an entry: no member autodoc finds on its class (numpydoc renders the
     # section in the class's docstring; napoleon, as `.. attribute::` in it).
     section_entry: bool = field(default=False, compare=False)
+    # Whether such an entry is a Python-domain directive the docstring writes itself
+    # (`.. attribute:: minute` in celery's crontab): described by Sphinx, napoleon or not.
+    written_directive: bool = field(default=False, compare=False)
 
 
 @dataclass
@@ -1084,6 +1087,16 @@ class _Reader:
             self.module.objects[key] = DocObject(
                 f"{prefix}.{attribute}", ATTRIBUTE, type_, text, self.module.path, first, last,
                 scope=scope, section_entry=True)
+        for member, kind, first, last, text, scope in directive_entries(
+                self.module.lines, docstring.lineno, docstring.end_lineno):
+            key = f"{path}.{member}"
+            existing = self.module.objects.get(key)
+            if existing is not None and existing.docstring is not None:
+                continue
+            members.setdefault(member)
+            self.module.objects[key] = DocObject(
+                f"{prefix}.{member}", kind, "", text, self.module.path, first, last,
+                scope=scope, section_entry=True, written_directive=True)
 
     def _header(self, node) -> tuple:
         """Return (last line of the header, the signature after the name, as written but for
@@ -1435,6 +1448,15 @@ _DASHES = re.compile(r"\s*-{3,}\s*$")
 # A docstring's `.. currentmodule:: NAME` (or `.. module::`): the Python domain's module for
 # what the docstring describes after it.
 _CURRENT_MODULE = re.compile(r"\.\.\s+(?:py:)?(?:current)?module::\s+([\w.]+)\s*")
+# A Python-domain directive describing a member, as a docstring writes it (directive_entries),
+# and the kind of object each describes.
+_MEMBER_KINDS = {"attribute": ATTRIBUTE, "data": ATTRIBUTE, "property": ATTRIBUTE,
+                 "method": METHOD, "classmethod": METHOD, "staticmethod": METHOD,
+                 "function": METHOD}
+_MEMBER_DIRECTIVE = re.compile(r"\.\.\s+(?:py:)?(" + "|".join(_MEMBER_KINDS)
+                               + r")::\s+([A-Za-z_]\w*)\b.*")
+# A directive's option line (`:type: int`).
+_FIELD_OPTION = re.compile(r":[\w-]+:")
 
 
 def _indent(line: str) -> int:
@@ -1474,6 +1496,41 @@ def attribute_entries(lines: list, first: int, last: int) -> list:
             if numpydoc:
                 break
         index += 1
+    return found
+
+
+def directive_entries(lines: list, first: int, last: int) -> list:
+    """Return (name, kind, first line, last line, text, the module a `.. currentmodule::` above
+    it makes current or None) of each Python-domain description the docstring on lines
+    first..last (1-based) of a file writes itself (`.. attribute:: minute`, `.. method::
+    add(x)`): rendered in its class's content, where the Python domain's handle_signature
+    prefixes the class current there (ref_context's py:class), so it is a member of the class."""
+    found: list = []
+    scope = None
+    index = first - 1
+    while index < last:
+        line = lines[index].rstrip("\r")
+        stripped = line.strip().lstrip("rRuU").strip("\"'")
+        current = _CURRENT_MODULE.fullmatch(stripped)
+        if current is not None:
+            scope = current.group(1)
+        match = _MEMBER_DIRECTIVE.fullmatch(stripped)
+        if match is None:
+            index += 1
+            continue
+        indent, end, body = _indent(line), index, []
+        for following in range(index + 1, last):
+            text = lines[following].rstrip("\r")
+            content = text.strip().removesuffix('"""').removesuffix("'''").rstrip()
+            if content and _indent(text) <= indent:
+                break
+            if content:
+                end = following
+                if body or not _FIELD_OPTION.match(content):  # its options are no text
+                    body.append(content)
+        found.append((match.group(2), _MEMBER_KINDS[match.group(1)], index + 1, end + 1,
+                      "\n".join(body) or match.group(2), scope))
+        index = end + 1
     return found
 
 
