@@ -104,8 +104,10 @@ class DocObject:
     # `_lazyclassproperty`): a value only running it tells (_class_return).
     computes_on_class: bool = field(default=False, compare=False)
     # For a function returning an inner function whose `__doc__` it sets from a parameter
-    # (pandas' `_map_and_wrap(name, docstring)`), or a call given it as `doc=` (a property):
-    # (that parameter's position, its name, whether what it returns is a routine).
+    # (pandas' `_map_and_wrap(name, docstring)`), or a call given it as `doc=` (a property),
+    # or an f-string of parameters (werkzeug's `property(..., f"accessor for {key!r}")`):
+    # (its positional parameters' names, that parameter's or f-string's node, whether what it
+    # returns is a routine).
     doc_parameter: tuple | None = field(default=None, compare=False)
     # For an undocumented `name = F(...)`: the call, whose F may give what it returns the
     # docstring an argument holds (doc_parameter; templates.py evaluates it).
@@ -1284,50 +1286,71 @@ def _class_return(node: ast.ClassDef) -> tuple | None:
 
 def _doc_parameter(node) -> tuple | None:
     """Return DocObject.doc_parameter of a function: where its body defines a function W,
-    sets `W.__doc__ = PARAMETER` and ends `return W`, (PARAMETER's position, its name, True: it
-    makes a routine); where it ends `return F(..., doc=PARAMETER)` (property's and the
-    descriptors' convention, _doc_keyword: pymongo's `_grid_in_property(field_name,
-    docstring)` returns `property(getter, doc=docstring)`), (its position, its name, False)."""
+    sets `W.__doc__ = PARAMETER` and ends `return W`, (its parameters, PARAMETER, True: it
+    makes a routine); where it ends `return F(..., doc=DOC)` (property's and the descriptors'
+    convention, _doc_keyword: pymongo's `_grid_in_property(field_name, docstring)` returns
+    `property(getter, doc=docstring)`) or `return property(fget, fset, fdel, DOC)`, DOC a
+    parameter or an f-string of parameters (_reads_parameters), (its parameters, DOC,
+    False)."""
     if not node.body or not isinstance(node.body[-1], ast.Return):
         return None
-    parameters = [argument.arg for argument in [*node.args.posonlyargs, *node.args.args]]
+    parameters = tuple(argument.arg for argument in [*node.args.posonlyargs, *node.args.args])
     returned = node.body[-1].value
     if isinstance(returned, ast.Call):
         doc = next((keyword.value for keyword in returned.keywords if keyword.arg == "doc"),
                    None)
-        if isinstance(doc, ast.Name) and doc.id in parameters:
-            return parameters.index(doc.id), doc.id, False
-        return None
+        if doc is None and isinstance(returned.func, ast.Name) \
+                and returned.func.id == "property" and len(returned.args) == 4:
+            doc = returned.args[3]  # property(fget, fset, fdel, doc)
+        return (parameters, doc, False) if _reads_parameters(doc, parameters) else None
     if not isinstance(returned, ast.Name):
         return None
     defined = any(isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
                   and statement.name == returned.id for statement in node.body)
-    set_doc = [statement.value.id for statement in node.body
+    set_doc = [statement.value for statement in node.body
                if isinstance(statement, ast.Assign) and len(statement.targets) == 1
                and isinstance(statement.targets[0], ast.Attribute)
                and statement.targets[0].attr == "__doc__"
                and isinstance(statement.targets[0].value, ast.Name)
                and statement.targets[0].value.id == returned.id
                and isinstance(statement.value, ast.Name)]
-    if not defined or len(set_doc) != 1 or set_doc[0] not in parameters:
+    if not defined or len(set_doc) != 1 or set_doc[0].id not in parameters:
         return None
-    return parameters.index(set_doc[0]), set_doc[0], True
+    return parameters, set_doc[0], True
+
+
+def _reads_parameters(doc, parameters: tuple) -> bool:
+    """Tell whether a docstring's node is a parameter, or an f-string whose fields are
+    parameters (with a conversion, a literal format spec or none)."""
+    if isinstance(doc, ast.Name):
+        return doc.id in parameters
+    if not isinstance(doc, ast.JoinedStr):
+        return False
+    return all(isinstance(part, ast.Constant) or (
+        isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name)
+        and part.value.id in parameters
+        and (part.format_spec is None or all(isinstance(spec, ast.Constant)
+                                             for spec in part.format_spec.values)))
+        for part in doc.values)
 
 
 def docstring_argument(package: PackageSource, module: Module, obj: DocObject):
-    """Return (the argument node an undocumented `name = F(...)` gives F's doc_parameter, whether
-    what F returns is a routine) (what F returns has that docstring), or None where F is no
-    such function."""
+    """Return (F's doc_parameter node, {each parameter it reads: the argument node an
+    undocumented `name = F(...)` gives it}, whether what F returns is a routine) (what F
+    returns has that docstring), or None where F is no such function or is not given one."""
     call = obj.docstring_call
     if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
         return None
     found = package.resolve(f"{module.name}.{ast.unparse(call.func)}")
     if found is None or found[1].kind != FUNCTION or found[1].doc_parameter is None:
         return None
-    position, name, routine = found[1].doc_parameter
-    argument = next((keyword.value for keyword in call.keywords if keyword.arg == name),
-                    call.args[position] if position < len(call.args) else None)
-    return None if argument is None else (argument, routine)
+    parameters, doc, routine = found[1].doc_parameter
+    given = dict(zip(parameters, call.args))
+    given.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg)
+    read = {node.id for node in ast.walk(doc) if isinstance(node, ast.Name)}
+    if not read <= given.keys():
+        return None
+    return doc, {name: given[name] for name in read}, routine
 
 
 def made_function(obj: DocObject) -> DocObject:
