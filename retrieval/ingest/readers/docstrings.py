@@ -1329,8 +1329,8 @@ def _reads_parameters(doc, parameters: tuple) -> bool:
     return all(isinstance(part, ast.Constant) or (
         isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name)
         and part.value.id in parameters
-        and (part.format_spec is None or all(isinstance(spec, ast.Constant)
-                                             for spec in part.format_spec.values)))
+        and (part.format_spec is None or isinstance(part.format_spec, ast.JoinedStr)
+             and all(isinstance(spec, ast.Constant) for spec in part.format_spec.values)))
         for part in doc.values)
 
 
@@ -1345,7 +1345,7 @@ def docstring_argument(package: PackageSource, module: Module, obj: DocObject):
     if found is None or found[1].kind != FUNCTION or found[1].doc_parameter is None:
         return None
     parameters, doc, routine = found[1].doc_parameter
-    given = dict(zip(parameters, call.args))
+    given = dict(zip(parameters, call.args, strict=False))  # a call may give fewer
     given.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg)
     read = {node.id for node in ast.walk(doc) if isinstance(node, ast.Name)}
     if not read <= given.keys():
@@ -1541,7 +1541,8 @@ def directive_entries(lines: list, first: int, last: int) -> list:
         if match is None:
             index += 1
             continue
-        indent, end, body = _indent(line), index, []
+        indent, end = _indent(line), index
+        body: list[str] = []
         for following in range(index + 1, last):
             text = lines[following].rstrip("\r")
             content = text.strip().removesuffix('"""').removesuffix("'''").rstrip()

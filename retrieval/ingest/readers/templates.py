@@ -28,6 +28,10 @@ from .docstrings import CLASS, EXCEPTION, FUNCTION, METHOD, DocObject, Module, P
 _MAX_DEPTH = 24
 
 
+# An f-string field's conversion (FormattedValue.conversion: `!r`, `!s`, `!a`), as Python's.
+_CONVERSIONS: dict = {ord("r"): repr, ord("s"): str, ord("a"): ascii}
+
+
 class _Unresolved(Exception):
     """A value the source alone does not give."""
 
@@ -146,10 +150,11 @@ class _Templates:
                 continue
             item = self.value(module, arguments[part.value.id])
             # The f-string's conversion (!r, !s, !a, as format() gives it), then its spec.
-            item = {ord("r"): repr, ord("s"): str, ord("a"): ascii}.get(part.conversion,
-                                                                       lambda x: x)(item)
-            spec = "".join(str(value.value) for value in part.format_spec.values) \
-                if part.format_spec is not None else ""
+            convert = _CONVERSIONS.get(part.conversion)
+            item = item if convert is None else convert(item)
+            spec = "".join(str(value.value) for value in part.format_spec.values
+                           if isinstance(value, ast.Constant)) \
+                if isinstance(part.format_spec, ast.JoinedStr) else ""
             try:
                 text.append(format(item, spec))
             except (TypeError, ValueError) as exc:
