@@ -17,6 +17,7 @@ fragment against the tree's file).
 """
 
 import dataclasses
+import functools
 import os
 import posixpath
 import re
@@ -54,7 +55,7 @@ from ..readers.docstrings import (
     read_package,
 )
 from ..readers.docutils_ids import sphinx_id
-from ..readers.rst import OBJECT_DIRECTIVES, first_section_title, plain_text
+from ..readers.rst import NAPOLEON_SECTIONS, OBJECT_DIRECTIVES, first_section_title, plain_text
 from ..readers.sphinx_conf import RST, SphinxConf
 from ..readers.sphinx_page import page_units, renders_nothing
 from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
@@ -656,9 +657,11 @@ class _Units:
                         self.described.add(mapping[1].name)
         return found
 
-    def sectioned_docstring(self, name: str) -> Docstring | None:
+    def sectioned_docstring(self, name: str, napoleon: bool = False) -> Docstring | None:
         """Return the lines of a module's docstring that an `.. automodule::` renders as
-        sections of its page (from its first section title on), or None where it has none."""
+        sections of its page (from its first section title on), or None where it has none;
+        napoleon: whether the project's napoleon reads it first, whose section headers are no
+        titles (NAPOLEON_SECTIONS: celery.bin.multi's `Examples` is a rubric)."""
         module = self.package.modules.get(name)
         if module is None:
             return None
@@ -670,7 +673,8 @@ class _Units:
             # `"""` alone on its line: the docstring's text starts on the next, where a title
             # is the docstring's first line, as after a blank one.
             start += 1
-        first = first_section_title(module.lines, range(start, obj.end_line))
+        first = first_section_title(module.lines, range(start, obj.end_line),
+                                    NAPOLEON_SECTIONS if napoleon else frozenset())
         if first is None:
             return None
         stop = obj.end_line
@@ -984,7 +988,9 @@ class _Units:
         directives = directives_of(conf)
         # Each reST page as Sphinx reads it: its includes' lines in place (sphinx_include.py).
         expanded = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
-                                     self.sectioned_docstring, conf.page_context)
+                                     functools.partial(self.sectioned_docstring,
+                                                       napoleon=_NAPOLEON in conf.extensions),
+                                     conf.page_context)
                     for relative, kind, text, sha256 in pages if kind == RST}
         # Each Markdown page MyST reads, its `{include}`s in place likewise.
         myst = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
