@@ -862,6 +862,23 @@ class AutodocTest(unittest.TestCase):
         self.assertEqual(found["lib.Common"].name, "lib.common.Common")
         self.assertEqual(found["lib.Short"].docstring, "alias of :class:`lib.common.Common`")
 
+    def test_an_undocumented_class_bound_under_its_name_in_a_class_is_that_class(self):
+        # celery's `RedisBackend.ResultConsumer = ResultConsumer`, a class without a docstring:
+        # ClassDocumenter documents it under :undoc-members: with its members; an undocumented
+        # class under another name stays an undocumented attribute.
+        package = package_of({"lib": (
+            'class Consumer:\n    def start(self):\n        pass\n\n\n'
+            'class Backend:\n    """A backend."""\n\n    Consumer = Consumer\n'
+            '    Other = Consumer\n')})
+        found = documented_by(package, ".. autoclass:: lib.Backend\n   :members:\n"
+                                       "   :undoc-members:\n")
+        self.assertEqual(list(found), ["lib.Backend", "lib.Backend.Consumer",
+                                       "lib.Backend.Consumer.start", "lib.Backend.Other"])
+        self.assertEqual((found["lib.Backend.Consumer"].name, found["lib.Backend.Other"].kind),
+                         ("lib.Consumer", ATTRIBUTE))
+        found = documented_by(package, ".. autoclass:: lib.Backend\n   :members:\n")
+        self.assertEqual(list(found), ["lib.Backend"])
+
     def test_pallets_themes_skip_a_member_marked_internal(self):
         # pallets_sphinx_themes' skip_internal: a member whose docstring has a line
         # `:internal:` alone is skipped by :members:; named by a directive, it is documented.

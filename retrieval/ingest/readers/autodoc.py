@@ -703,11 +703,13 @@ def _member_names(module, obj, options, listed, path: str) -> list:
 
 def _class_alias(package, module, obj) -> tuple:
     """Return (Module, DocObject) of a class or module member as autodoc shows it: without a
-    docstring of its own and bound to a class the package defines with one, that class where
-    the member has the class's own name (pytest's `Session.Failed = Failed`, pyparsing's
-    `pyparsing_common = common`: autodoc documents the class there), else documented as
-    "alias of" it (`session_class = SecureCookieSession`: a link to it by the name it is
-    defined at, as autodoc's restify writes it); else as it is."""
+    docstring of its own and bound to a class the package defines, that class where the
+    member has the class's own name (pytest's `Session.Failed = Failed`, pyparsing's
+    `pyparsing_common = common`: autodoc's ClassDocumenter documents the class there, with
+    a docstring or, under :undoc-members:, without: celery's `RedisBackend.ResultConsumer =
+    ResultConsumer`), else, where the class has a docstring, documented as "alias of" it
+    (`session_class = SecureCookieSession`: a link to it by the name it is defined at, as
+    autodoc's restify writes it); else as it is."""
     if obj.docstring is not None:
         return module, obj
     if obj.kind == ATTRIBUTE and obj.bound is not None:
@@ -721,10 +723,12 @@ def _class_alias(package, module, obj) -> tuple:
         found = package.resolve(obj.name)  # the name as the module's namespace binds it
     else:
         return module, obj
-    if found is None or found[1].kind not in (CLASS, EXCEPTION) or found[1].docstring is None:
+    if found is None or found[1].kind not in (CLASS, EXCEPTION):
         return module, obj
     if found[1].name.rpartition(".")[2] == obj.name.rpartition(".")[2]:
         return found
+    if found[1].docstring is None:
+        return module, obj
     # ClassDocumenter's doc_as_attr describes it with the attribute directive, a module's too.
     return module, replace(obj, docstring=f"alias of :class:`{found[1].name}`", kind=ATTRIBUTE)
 
