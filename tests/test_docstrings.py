@@ -207,6 +207,20 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual((module.objects["as_array"].kind, module.objects["as_array"].docstring),
                          ("function", "Make one."))
 
+    def test_an_import_every_sphinx_build_has_leaves_its_import_error_fallback_unbound(self):
+        # celery's `try: from pygments import highlight` / `except ImportError: def
+        # highlight`: Sphinx requires pygments, so the handler never runs where autodoc
+        # imports the module; another module's import may fail, its fallback is defined.
+        module = parse_module("m", "m.py", (
+            b'"""M."""\ntry:\n    from pygments import highlight\n'
+            b'    import docutils.nodes\nexcept (ImportError, ModuleNotFoundError):\n'
+            b'    def highlight(text):\n        """Plain."""\n'
+            b'try:\n    from fast import speed\nexcept ImportError:\n'
+            b'    def speed():\n        """Slow."""\n'
+            b'try:\n    from pygments import lex\nexcept Exception:\n'
+            b'    def lex(text):\n        """Any failure."""\n'))
+        self.assertEqual(module.objects[""].members, ("speed", "lex"))
+
     def test_a_module_that_cannot_be_read_as_written_is_skipped_with_why(self):
         root = temporary_directory(self)
         files = {"latin.py": b'"""caf\xe9"""\n', "nul.py": b"x = 1\x00\n",

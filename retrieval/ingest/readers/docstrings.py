@@ -1625,11 +1625,40 @@ def _blocks(statement) -> list:
         return [statement.orelse] if _is_main_guard(statement.test) else \
             [statement.body, statement.orelse]
     if isinstance(statement, (ast.Try, ast.TryStar)):
-        return [statement.body, *(handler.body for handler in statement.handlers),
-                statement.orelse, statement.finalbody]
+        # A body that only imports what every Sphinx build has never falls back on its
+        # ImportError handler there (celery's `try: from pygments import highlight`, a
+        # `def highlight` in the handler): the name is the import's, as autodoc finds it.
+        handlers = [handler.body for handler in statement.handlers
+                    if not (_catches_import_error(handler) and _imports_sphinx_has(statement.body))]
+        return [statement.body, *handlers, statement.orelse, statement.finalbody]
     if isinstance(statement, (ast.With, ast.AsyncWith)):
         return [statement.body]
     return []
+
+
+# The top-level modules of Sphinx and of the distributions it requires (install_requires, and
+# theirs): importable wherever Sphinx runs.
+_SPHINX_HAS = frozenset({
+    "sphinx", "sphinxcontrib", "docutils", "pygments", "jinja2", "markupsafe", "babel",
+    "snowballstemmer", "alabaster", "imagesize", "requests", "packaging", "urllib3", "idna",
+    "certifi", "charset_normalizer"})
+
+
+def _imports_sphinx_has(body: list) -> bool:
+    """Tell whether a block is imports alone, each (absolute) of a module Sphinx's build has."""
+    return bool(body) and all(
+        isinstance(statement, ast.Import)
+        and all(alias.name.split(".")[0] in _SPHINX_HAS for alias in statement.names)
+        or isinstance(statement, ast.ImportFrom) and not statement.level
+        and (statement.module or "").split(".")[0] in _SPHINX_HAS
+        for statement in body)
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    """Tell whether an except clause catches ImportError (or its ModuleNotFoundError) alone."""
+    caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return all(isinstance(kind, ast.Name) and kind.id in ("ImportError", "ModuleNotFoundError")
+               for kind in caught)
 
 
 def is_private(dotted: str) -> bool:
