@@ -933,13 +933,16 @@ class GeneratedPagesTest(unittest.TestCase):
                                 '    .. attribute:: minute\n\n        The minutes.\n\n'
                                 '    .. note::\n\n        .. py:method:: due(now)\n'
                                 '           :async:\n\n           Whether it is due.\n\n'
-                                '    Text after.\n    """\n',
+                                '    Text after.\n\n    .. class:: Client\n\n'
+                                '        .. method:: get(key)\n\n            Get it.\n\n'
+                                '    .. attribute:: hour\n\n        The hours.\n    """\n',
             "docs/conf.py": "extensions = ['sphinx.ext.autodoc']\n",
             "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Cron\n"})
         units = {unit["url"].removeprefix(DOCS + "index.html"): unit
                  for unit in package_contents(self.root)}
-        self.assertIn("#demo.Cron.minute", units)
-        self.assertIn("#demo.Cron.due", units)
+        # One in a `.. class::` it writes is that class's (jinja2's MinimalClientInterface).
+        for name in ("minute", "due", "Client", "Client.get", "hour"):
+            self.assertIn(f"#demo.Cron.{name}", units)
         self.assertIn("Whether it is due.", units["#demo.Cron.due"]["text"])
         self.assertNotIn("Text after", units["#demo.Cron.due"]["text"])
 

@@ -792,10 +792,16 @@ def _docstring_attributes(dotted, module, obj, directive, settings: Settings) ->
     :members: or not (mutagen's `.. autoclass:: mutagen.oggflac.OggFLAC` describes `info` and
     `tags`)."""
     path = obj.name[len(module.name) + 1:]
-    return [Documented(_described_name(dotted, path, name, member), module, member, directive)
-            for name in obj.members
-            for member in [module.objects[f"{path}.{name}"]]
-            if member.section_entry and (settings.napoleon or member.written_directive)]
+    found = []
+    for name in obj.members:
+        member = module.objects[f"{path}.{name}"]
+        if member.section_entry and (settings.napoleon or member.written_directive):
+            described = _described_name(dotted, path, name, member)
+            found.append(Documented(described, module, member, directive))
+            if member.written_directive:  # a `.. class::` it writes describes its own too
+                found.extend(_docstring_attributes(described, module, member, directive,
+                                                   settings))
+    return found
 
 
 def _members(dotted, module, obj, directive, package, top,

@@ -1093,9 +1093,15 @@ class _Reader:
                 self.module.lines, docstring.lineno, docstring.end_lineno):
             key = f"{path}.{member}"
             existing = self.module.objects.get(key)
-            if existing is not None and existing.docstring is not None:
+            outer, _, own = key.rpartition(".")
+            owner = self.module.objects.get(outer) if "." in member else None
+            if existing is not None and existing.docstring is not None or "." in member and (
+                    owner is None or not owner.written_directive):
                 continue
-            members.setdefault(member)
+            if owner is not None:  # a member of a `.. class::` the docstring describes
+                self.module.objects[outer] = replace(owner, members=(*owner.members, own))
+            else:
+                members.setdefault(member)
             self.module.objects[key] = DocObject(
                 f"{prefix}.{member}", kind, "", text, self.module.path, first, last,
                 scope=scope, section_entry=True, written_directive=True)
@@ -1475,7 +1481,7 @@ _CURRENT_MODULE = re.compile(r"\.\.\s+(?:py:)?(?:current)?module::\s+([\w.]+)\s*
 # and the kind of object each describes.
 _MEMBER_KINDS = {"attribute": ATTRIBUTE, "data": ATTRIBUTE, "property": ATTRIBUTE,
                  "method": METHOD, "classmethod": METHOD, "staticmethod": METHOD,
-                 "function": METHOD}
+                 "function": METHOD, "class": CLASS, "exception": EXCEPTION}
 _MEMBER_DIRECTIVE = re.compile(r"\.\.\s+(?:py:)?(" + "|".join(_MEMBER_KINDS)
                                + r")::\s+([A-Za-z_]\w*)\b.*")
 # A directive's option line (`:type: int`).
@@ -1527,11 +1533,13 @@ def directive_entries(lines: list, first: int, last: int) -> list:
     it makes current or None) of each Python-domain description the docstring on lines
     first..last (1-based) of a file writes itself (`.. attribute:: minute`, `.. method::
     add(x)`): rendered in its class's content, where the Python domain's handle_signature
-    prefixes the class current there (ref_context's py:class), so it is a member of the class."""
+    prefixes the class current there (ref_context's py:class), so it is a member of the class;
+    one in a `.. class::` description's content is that class's (its before_content makes it
+    current): its name is dotted below it (jinja2's `MinimalClientInterface.set`)."""
     found: list = []
     scope = None
-    index = first - 1
-    while index < last:
+    classes: list = []  # (indent, dotted name) of the `.. class::` descriptions around a line
+    for index in range(first - 1, last):
         line = lines[index].rstrip("\r")
         stripped = line.strip().lstrip("rRuU").strip("\"'")
         current = _CURRENT_MODULE.fullmatch(stripped)
@@ -1539,22 +1547,26 @@ def directive_entries(lines: list, first: int, last: int) -> list:
             scope = current.group(1)
         match = _MEMBER_DIRECTIVE.fullmatch(stripped)
         if match is None:
-            index += 1
             continue
         indent, end = _indent(line), index
         body: list[str] = []
         for following in range(index + 1, last):
             text = lines[following].rstrip("\r")
-            content = text.strip().removesuffix('"""').removesuffix("'''").rstrip()
+            content = text.strip().removesuffix('"""').removesuffix("\'\'\'").rstrip()
             if content and _indent(text) <= indent:
                 break
             if content:
                 end = following
                 if body or not _FIELD_OPTION.match(content):  # its options are no text
                     body.append(content)
-        found.append((match.group(2), _MEMBER_KINDS[match.group(1)], index + 1, end + 1,
-                      "\n".join(body) or match.group(2), scope))
-        index = end + 1
+        while classes and classes[-1][0] >= indent:
+            classes.pop()
+        name = ".".join([*(dotted for _, dotted in classes[-1:]), match.group(2)])
+        kind = _MEMBER_KINDS[match.group(1)]
+        if kind in (CLASS, EXCEPTION):
+            classes.append((indent, name))
+        found.append((name, kind, index + 1, end + 1, "\n".join(body) or match.group(2),
+                      scope))
     return found
 
 
