@@ -840,6 +840,18 @@ class GeneratedPagesTest(unittest.TestCase):
                           for underline in ("========", "============")],
                          ["extra-module", "module-demo.extra"])
 
+    def test_an_automodule_first_in_a_title_only_section_is_its_text_where_not_moved(self):
+        # "Title underline too short." leaves the module's target a span inside the section
+        # (MoveModuleTargets): what the section renders is its title, then the module's
+        # description, one unit at the section's id, as the rendered page's section is.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "Demo module\n=========\n\n.. automodule:: demo\n"})
+        units = [(unit["url"].removeprefix(DOCS), unit["title"], unit["source_id"])
+                 for unit in package_contents(self.root)]
+        self.assertEqual(units, [("api.html#demo-module", "Demo module", "demo/__init__.py")])
+
     def test_a_mod_reference_lands_on_an_automodules_target(self):
         # autodoc's `.. py:module::` is a target as `.. module::` is: pymongo's `:mod:`bson``
         # links to api/bson/index.html#module-bson, where the section its automodule is

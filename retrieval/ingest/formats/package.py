@@ -1061,6 +1061,9 @@ class _Units:
                        if layout.docs_url else None)
             placed: list[tuple] = []  # (line, order, draft)
             modules: dict = {}  # url -> where in placed a module's description is
+            # A section's url -> where in placed the description its first autodoc directive
+            # renders is, where that is a module's (None: another's came first).
+            opening: dict = {}
             # Where each line of what is read comes from: the page, or a file it includes.
             origins = [Origin(source_id, sha256, line) for line in
                        range(1, text.count("\n") + 2)]
@@ -1105,6 +1108,9 @@ class _Units:
                                                        reference):
                         if draft.content["kind"] == SECTION:
                             modules.setdefault(draft.content["url"], len(placed))
+                        if section is not None and address:
+                            opening.setdefault(f"{address}#{section.anchor}", len(placed)
+                                               if draft.content["kind"] == SECTION else None)
                         placed.append((line, len(placed), draft))
                 for line, stub, item in summarized[relative]:
                     for draft in self.objects_contents(
@@ -1131,6 +1137,14 @@ class _Units:
                        else self._source_link(first.source_id, first.line, last.line))
                 linked = sum(links[page, anchor] for anchor in unit.anchors)
                 module = modules.get(url) if unit.kind == SECTION else None
+                if module is None and unit.kind == SECTION and opening.get(url) is not None \
+                        and unit.title_only:
+                    # An automodule first in a section but not at its start (a `.. contents::`
+                    # before it: MoveModuleTargets leaves its target a span inside the
+                    # section): the module's description is the section's text all the same,
+                    # one unit at the section's id, as the rendered page's section is.
+                    module = opening[url]
+                    placed[module][2].content["url"] = url
                 if module is not None and (_title_only(unit.text) or unit.title_only):
                     # A section whose first thing is an automodule is at the module's id
                     # (sphinx_source: MoveModuleTargets), the module's description its text:
