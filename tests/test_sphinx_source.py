@@ -683,13 +683,15 @@ class GeneratedPagesTest(unittest.TestCase):
         # Sphinx renders "Nodes" as a heading over its object; its objects say it all, as the
         # rendered site's reader reads such a page. A section with prose after its objects
         # ("Edges") and a title-only section of a page without autodoc ("Intro") stay; what
-        # precedes the first title renders nothing (`highlight`): no unit.
+        # precedes the first title renders nothing (`highlight`): no unit. A `.. contents::`
+        # table is docutils' HTML5 <nav>, no text of its section (the site's reader skips it).
         write(self.root, {"_demo/__init__.py": 'class Node:\n    """A node."""\n\n\n'
                                                'class Edge:\n    """An edge."""\n',
                           "docs/conf.py": "",
                           "docs/index.rst": "Intro\n=====\n\nPart\n----\n\nText.\n",
                           "docs/api.rst": ".. highlight:: python\n\nAPI\n===\n\n"
                                           ".. _nodes:\n\nNodes\n-----\n\n"
+                                          ".. contents::\n   :local:\n\n"
                                           ".. currentmodule:: _demo\n\n.. autoclass:: Node\n\n"
                                           "Edges\n-----\n\n.. autoclass:: _demo.Edge\n\n"
                                           "Edges join nodes.\n"})
@@ -846,11 +848,17 @@ class GeneratedPagesTest(unittest.TestCase):
         # description, one unit at the section's id, as the rendered page's section is.
         write(self.root, {
             "demo/__init__.py": '"""Demo does things."""\n',
+            "demo/more.py": '"""More things."""\n',
             "docs/conf.py": "",
-            "docs/api.rst": "Demo module\n=========\n\n.. automodule:: demo\n"})
+            "docs/api.rst": "Demo module\n=========\n\n.. automodule:: demo\n",
+            "docs/more.rst": "More\n====\n\n.. contents::\n   :local:\n\n"
+                             ".. automodule:: demo.more\n"})
         units = [(unit["url"].removeprefix(DOCS), unit["title"], unit["source_id"])
-                 for unit in package_contents(self.root)]
-        self.assertEqual(units, [("api.html#demo-module", "Demo module", "demo/__init__.py")])
+                 for unit in package_contents(
+                     self.root, (("demo/__init__.py", "demo"), ("demo/more.py", "demo.more")))]
+        # A `.. contents::` first (celery's reference pages) is a <nav>, no text, likewise.
+        self.assertEqual(units, [("api.html#demo-module", "Demo module", "demo/__init__.py"),
+                                 ("more.html#more", "More", "demo/more.py")])
 
     def test_a_mod_reference_lands_on_an_automodules_target(self):
         # autodoc's `.. py:module::` is a target as `.. module::` is: pymongo's `:mod:`bson``

@@ -485,13 +485,14 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
 # A line that renders no text: blank, an adornment, a label, a `currentmodule`, `module`,
 # `index`, `highlight` or `default-role` directive, a `title` or `meta` one (the page's
 # <title> and <meta>, nothing in its body), an author one (Sphinx's Author directive renders
-# nothing unless show_authors) or an option of one (a field: `:orphan:`, page metadata Sphinx
-# takes out of the page; a field marker is followed by white space or the line's end, a
-# role's by its text: ":mod:`regex` -- Tools" is a title's text).
+# nothing unless show_authors), a `contents` one (its table is docutils' HTML5 `<nav>`, no
+# text: an empty one is removed) or an option of one (a field: `:orphan:`, page metadata
+# Sphinx takes out of the page; a field marker is followed by white space or the line's end,
+# a role's by its text: ":mod:`regex` -- Tools" is a title's text).
 _RENDERS_NOTHING = re.compile(
     r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*"
-    r"|(?:index|highlight|default-role|title|meta|sectionauthor|moduleauthor|codeauthor)"
-    r"::.*)"
+    r"|(?:index|highlight|default-role|title|meta|sectionauthor|moduleauthor|codeauthor"
+    r"|contents)::.*)"
     r"|:[\w-]+:(?:[ \t].*)?|([^\w\s])\1*)?[ \t]*\r?")
 
 
