@@ -849,16 +849,23 @@ class GeneratedPagesTest(unittest.TestCase):
         write(self.root, {
             "demo/__init__.py": '"""Demo does things."""\n',
             "demo/more.py": '"""More things."""\n',
+            "demo/top.py": '"""Top things."""\n',
             "docs/conf.py": "",
             "docs/api.rst": "Demo module\n=========\n\n.. automodule:: demo\n",
             "docs/more.rst": "More\n====\n\n.. contents::\n   :local:\n\n"
-                             ".. automodule:: demo.more\n"})
+                             ".. automodule:: demo.more\n",
+            "docs/top.rst": ".. currentmodule:: demo.top\n\n.. automodule:: demo.top\n\n"
+                            "Later\n=====\n\nText.\n"})
         units = [(unit["url"].removeprefix(DOCS), unit["title"], unit["source_id"])
                  for unit in package_contents(
-                     self.root, (("demo/__init__.py", "demo"), ("demo/more.py", "demo.more")))]
-        # A `.. contents::` first (celery's reference pages) is a <nav>, no text, likewise.
+                     self.root, (("demo/__init__.py", "demo"), ("demo/more.py", "demo.more"),
+                                 ("demo/top.py", "demo.top")))]
+        # A `.. contents::` first (celery's reference pages) is a <nav>, no text, likewise;
+        # above the page's first title (celery.app.amqp), it is the top of the page.
         self.assertEqual(units, [("api.html#demo-module", "Demo module", "demo/__init__.py"),
-                                 ("more.html#more", "More", "demo/more.py")])
+                                 ("more.html#more", "More", "demo/more.py"),
+                                 ("top.html", "demo.top", "demo/top.py"),
+                                 ("top.html#later", "Later", "docs/top.rst")])
 
     def test_a_mod_reference_lands_on_an_automodules_target(self):
         # autodoc's `.. py:module::` is a target as `.. module::` is: pymongo's `:mod:`bson``

@@ -1061,9 +1061,11 @@ class _Units:
                        if layout.docs_url else None)
             placed: list[tuple] = []  # (line, order, draft)
             modules: dict = {}  # url -> where in placed a module's description is
-            # A section's url -> where in placed the description its first autodoc directive
-            # renders is, where that is a module's (None: another's came first).
+            # A section's url (the page's, above its first title) -> where in placed the
+            # description its first autodoc directive renders is, where that is a module's
+            # (None: another's came first).
             opening: dict = {}
+            top_unit = False  # whether what precedes the page's first title is a unit
             # Where each line of what is read comes from: the page, or a file it includes.
             origins = [Origin(source_id, sha256, line) for line in
                        range(1, text.count("\n") + 2)]
@@ -1108,8 +1110,9 @@ class _Units:
                                                        reference):
                         if draft.content["kind"] == SECTION:
                             modules.setdefault(draft.content["url"], len(placed))
-                        if section is not None and address:
-                            opening.setdefault(f"{address}#{section.anchor}", len(placed)
+                        if address:
+                            opening.setdefault(f"{address}#{section.anchor}" if section
+                                               else address, len(placed)
                                                if draft.content["kind"] == SECTION else None)
                         placed.append((line, len(placed), draft))
                 for line, stub, item in summarized[relative]:
@@ -1165,8 +1168,14 @@ class _Units:
                     self.tree, first.source_id, first.sha256, url, unit, reference, linked,
                     lines=(first.line, last.line))
                 placed.append((unit.start_line, len(placed), draft))
+                top_unit = top_unit or url == address
                 if first.source_id != source_id:
                     included.add(id(draft))
+            if opening.get(address) is not None and not top_unit:
+                # An automodule above the page's first title, nothing rendered before it: its
+                # description is the top of the page, where no section is (its target a span
+                # there), as the rendered page's text above its first title.
+                placed[opening[address]][2].content["url"] = address
             contents.extend(draft for _, _, draft in sorted(placed, key=lambda p: p[:2]))
         # A file included that is a page too (Sphinx publishes both): the same lines are one
         # passage, at its own page.
