@@ -962,7 +962,10 @@ class GeneratedPagesTest(unittest.TestCase):
                                 '           :async:\n\n           Whether it is due.\n\n'
                                 '    Text after.\n\n    .. class:: Client\n\n'
                                 '        .. method:: get(key)\n\n            Get it.\n\n'
-                                '    .. attribute:: hour\n\n        The hours.\n    """\n',
+                                '    .. attribute:: hour\n\n        The hours.\n\n'
+                                '    Written so::\n\n        .. attribute:: shown\n\n'
+                                '    .. code-block:: rst\n\n        .. method:: quoted\n'
+                                '    """\n',
             "docs/conf.py": "extensions = ['sphinx.ext.autodoc']\n",
             "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Cron\n"})
         units = {unit["url"].removeprefix(DOCS + "index.html"): unit
@@ -970,6 +973,9 @@ class GeneratedPagesTest(unittest.TestCase):
         # One in a `.. class::` it writes is that class's (jinja2's MinimalClientInterface).
         for name in ("minute", "due", "Client", "Client.get", "hour"):
             self.assertIn(f"#demo.Cron.{name}", units)
+        # One in a literal block or a code directive's body is text.
+        self.assertNotIn("#demo.Cron.shown", units)
+        self.assertNotIn("#demo.Cron.quoted", units)
         self.assertIn("Whether it is due.", units["#demo.Cron.due"]["text"])
         self.assertNotIn("Text after", units["#demo.Cron.due"]["text"])
 

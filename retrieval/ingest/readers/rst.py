@@ -78,6 +78,11 @@ def first_section_title(lines: list, span: range,
     return None
 
 
+# Directives whose body is code, not prose.
+CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
+                             "testoutput", "testsetup", "productionlist"})
+
+
 # The section names of napoleon's docstrings (GoogleDocstring._sections, which NumpyDocstring
 # shares): underlined, as NumPy writes them (`Examples` over `========`), napoleon's
 # _is_section_header takes such a line for its section (a rubric, a field list), no title.

@@ -26,6 +26,7 @@ from .hidden import hidden_in_markup
 from .html_page import STD_OBJECT_KIND
 from .rendered import GLOSSARY_TERM, STANDARD_DOMAIN, RenderedPage
 from .rst import (
+    CODE_DIRECTIVES,
     DIRECTIVE,
     OBJECT_DIRECTIVES,
     OBJECT_NAME,
@@ -39,9 +40,6 @@ from .rst import (
 )
 from .sphinx_conf import shown_extlinks
 
-# Directives whose body is code, not prose.
-_CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
-                              "testoutput", "testsetup", "productionlist"})
 # How far ahead document-order matching looks for the rendered twin of a directive or title
 # (rendered pages may hold elements the source does not, e.g. from an included file).
 _LOOKAHEAD = 12
@@ -444,7 +442,7 @@ class LiteralBlocks:
 
     def __init__(self, code: frozenset = frozenset()):
         self._indent: int | None = None  # units deeper than this are a literal (code) block
-        self._code = _CODE_DIRECTIVES | code  # with a project's own (Directives.code)
+        self._code = CODE_DIRECTIVES | code  # with a project's own (Directives.code)
 
     def enter(self, lines: list, unit: range, indent: int) -> bool:
         """Tell whether a unit, the next read, is code."""
