@@ -240,6 +240,20 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual((module.objects["as_array"].kind, module.objects["as_array"].docstring),
                          ("function", "Make one."))
 
+    def test_an_import_every_sphinx_build_has_leaves_its_import_error_fallback_unbound(self):
+        # celery's `try: from pygments import highlight` / `except ImportError: def
+        # highlight`: Sphinx requires pygments, so the handler never runs where autodoc
+        # imports the module; another module's import may fail, its fallback is defined.
+        module = parse_module("m", "m.py", (
+            b'"""M."""\ntry:\n    from pygments import highlight\n'
+            b'    import docutils.nodes\nexcept (ImportError, ModuleNotFoundError):\n'
+            b'    def highlight(text):\n        """Plain."""\n'
+            b'try:\n    from fast import speed\nexcept ImportError:\n'
+            b'    def speed():\n        """Slow."""\n'
+            b'try:\n    from pygments import lex\nexcept Exception:\n'
+            b'    def lex(text):\n        """Any failure."""\n'))
+        self.assertEqual(module.objects[""].members, ("speed", "lex"))
+
     def test_a_module_that_cannot_be_read_as_written_is_skipped_with_why(self):
         root = temporary_directory(self)
         files = {"latin.py": b'"""caf\xe9"""\n', "nul.py": b"x = 1\x00\n",
@@ -894,6 +908,23 @@ class AutodocTest(unittest.TestCase):
         self.assertEqual(list(found), ["lib", "lib.Common", "lib.Common.number", "lib.Short"])
         self.assertEqual(found["lib.Common"].name, "lib.common.Common")
         self.assertEqual(found["lib.Short"].docstring, "alias of :class:`lib.common.Common`")
+
+    def test_an_undocumented_class_bound_under_its_name_in_a_class_is_that_class(self):
+        # celery's `RedisBackend.ResultConsumer = ResultConsumer`, a class without a docstring:
+        # ClassDocumenter documents it under :undoc-members: with its members; an undocumented
+        # class under another name stays an undocumented attribute.
+        package = package_of({"lib": (
+            'class Consumer:\n    def start(self):\n        pass\n\n\n'
+            'class Backend:\n    """A backend."""\n\n    Consumer = Consumer\n'
+            '    Other = Consumer\n')})
+        found = documented_by(package, ".. autoclass:: lib.Backend\n   :members:\n"
+                                       "   :undoc-members:\n")
+        self.assertEqual(list(found), ["lib.Backend", "lib.Backend.Consumer",
+                                       "lib.Backend.Consumer.start", "lib.Backend.Other"])
+        self.assertEqual((found["lib.Backend.Consumer"].name, found["lib.Backend.Other"].kind),
+                         ("lib.Consumer", ATTRIBUTE))
+        found = documented_by(package, ".. autoclass:: lib.Backend\n   :members:\n")
+        self.assertEqual(list(found), ["lib.Backend"])
 
     def test_pallets_themes_skip_a_member_marked_internal(self):
         # pallets_sphinx_themes' skip_internal: a member whose docstring has a line

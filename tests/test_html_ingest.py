@@ -237,6 +237,36 @@ class AutodocHtmlTest(BuiltSiteTest):
         self.assertIn("Wave at everyone present.", evidence[0]["text"])
 
 
+class IncludingPageTest(BuiltSiteTest):
+    """A page whose source includes a file Sphinx does not copy to _sources (werkzeug's
+    `.. include:: ../CHANGES.rst`): its text and sections exist only in the HTML."""
+
+    FILES = {"index.html": GUIDE_HTML, "_sources/index.rst.txt": GUIDE_SOURCE,
+             "changes.html": ('<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
+                              + section("changes", 1, "Changes", section(
+                                  "version-1-2", 2, "Version 1.2", "<p>Waves twice.</p>"))
+                              + "</div></body></html>\n"),
+             "_sources/changes.rst.txt": "Changes\n=======\n\n.. include:: ../CHANGES.rst\n",
+             "notes.html": ('<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
+                            + section("notes", 1, "Notes", section(
+                                "version-1-1", 2, "Version 1.1", "<p>Waves once.</p>"))
+                            + "</div></body></html>\n"),
+             "_sources/notes.rst.txt": "Notes\n=====\n\n.. include:: v1.rst\n",
+             "v1.html": ('<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
+                         + section("version-1-1", 1, "Version 1.1", "<p>Waves once.</p>")
+                         + "</div></body></html>\n"),
+             "_sources/v1.rst.txt": "Version 1.1\n===========\n\nWaves once.\n"}
+
+    def test_its_sections_are_read_from_its_html(self):
+        passages = self.passages()
+        passage = passages[BASE + "changes.html#version-1-2"]
+        self.assertEqual((passage[0], passage[4]), ("changes.html", "Version 1.2\n\nWaves twice."))
+        # A file it includes that is a page of its own (pydicom's release notes) is read
+        # there, from its source, as a `pypi:` build places its lines.
+        self.assertIn(BASE + "v1.html#version-1-1", passages)
+        self.assertNotIn(BASE + "notes.html#version-1-1", passages)
+
+
 class UndescribedObjectTest(BuiltSiteTest):
     """Objects whose description follows them (QUERIES_HTML), on a page read from its HTML."""
 

@@ -597,6 +597,33 @@ class PublicApiTest(unittest.TestCase):
                          {"GridIn.chunk_size": ("attribute", "Chunk size."),
                           "GridIn.length": ("attribute", "Its length.")})
 
+    def test_a_property_whose_positional_doc_is_an_f_string_of_parameters_has_it_filled(self):
+        # werkzeug's `max_stale = cache_control_property("max-stale", "*", int)` returns
+        # `property(get, set, delete, f"accessor for {key!r}")`: its __doc__, as autodoc shows.
+        # A parameter the call leaves to its default is not read (`width`).
+        root = write_tree(temporary_directory(self), {
+            "cache.py": (
+                'def control(key, empty, type, width=""):\n'
+                '    return property(\n        lambda x: x.get(key), None, None,\n'
+                '        f"accessor for {key!r} or {empty:>3}",\n    )\n\n\n'
+                'def sized(key, width=""):\n'
+                '    return property(None, None, None, f"{key} {width}")\n\n\n'
+                'class Control:\n    """A control."""\n\n'
+                '    max_stale = control("max-stale", "*", int)\n'
+                '    no_cache = control(empty="", key="no-cache", type=bool)\n'
+                '    shared = control("shared", EMPTY, bool)\n'
+                '    size = sized("size")\n')})
+        package = read_package(str(root), wheel_modules(root))
+        self.assertEqual(resolve_templates(package), (2, 1))
+        objects = package.modules["cache"].objects
+        self.assertEqual({name: (objects[name].kind, objects[name].docstring) for name in
+                          ("Control.max_stale", "Control.no_cache", "Control.shared",
+                           "Control.size")},
+                         {"Control.max_stale": ("attribute", "accessor for 'max-stale' or   *"),
+                          "Control.no_cache": ("attribute", "accessor for 'no-cache' or    "),
+                          "Control.shared": ("attribute", None),
+                          "Control.size": ("attribute", None)})
+
     def test_a_class_body_s_entry_of_a_module_dict_is_the_module_s_entry(self):
         # pandas' strings/accessor.py fills `_shared_docs["str_pad"]` inside StringMethods
         # for the @Appender below it; a dict the class binds itself (`_doc_args`) is the

@@ -410,6 +410,19 @@ class AutomoduleTest(unittest.TestCase):
         self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
                          ["#tags", "#tagged", "#usage"])
 
+    def test_a_napoleon_section_header_in_a_docstring_is_no_title_where_napoleon_reads_it(self):
+        # celery.bin.multi's `Examples` over `========`: napoleon's _is_section_header takes it
+        # for its Examples section (a rubric), no section; without napoleon it is a title.
+        page = "API\n===\n\n.. automodule:: demo.tag\n"
+        docstring = '"""Tags.\n\nExamples\n========\n\nTag it.\n"""\n'
+        write(self.root, {"docs/api.rst": page, "demo/tag.py": docstring})
+        api = DOCS + "api.html"
+        for extensions, ids in (("['sphinx.ext.napoleon']", ["#module-demo.tag"]),
+                                ("[]", ["#module-demo.tag", "#examples"])):
+            write(self.root, {"docs/conf.py": f"extensions = {extensions}\n"})
+            found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
+            self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)], ids)
+
     def test_a_repeated_title_under_a_label_is_at_the_labels_id(self):
         labelled = ".. _page_unicode:\n\nUnicode\n-------\n\nThe page's"
         write(self.root, {"docs/dialect.rst": DIALECT_PAGE.replace(

@@ -683,13 +683,15 @@ class GeneratedPagesTest(unittest.TestCase):
         # Sphinx renders "Nodes" as a heading over its object; its objects say it all, as the
         # rendered site's reader reads such a page. A section with prose after its objects
         # ("Edges") and a title-only section of a page without autodoc ("Intro") stay; what
-        # precedes the first title renders nothing (`highlight`): no unit.
+        # precedes the first title renders nothing (`highlight`): no unit. A `.. contents::`
+        # table is docutils' HTML5 <nav>, no text of its section (the site's reader skips it).
         write(self.root, {"_demo/__init__.py": 'class Node:\n    """A node."""\n\n\n'
                                                'class Edge:\n    """An edge."""\n',
                           "docs/conf.py": "",
                           "docs/index.rst": "Intro\n=====\n\nPart\n----\n\nText.\n",
                           "docs/api.rst": ".. highlight:: python\n\nAPI\n===\n\n"
                                           ".. _nodes:\n\nNodes\n-----\n\n"
+                                          ".. contents::\n   :local:\n\n"
                                           ".. currentmodule:: _demo\n\n.. autoclass:: Node\n\n"
                                           "Edges\n-----\n\n.. autoclass:: _demo.Edge\n\n"
                                           "Edges join nodes.\n"})
@@ -840,6 +842,31 @@ class GeneratedPagesTest(unittest.TestCase):
                           for underline in ("========", "============")],
                          ["extra-module", "module-demo.extra"])
 
+    def test_an_automodule_first_in_a_title_only_section_is_its_text_where_not_moved(self):
+        # "Title underline too short." leaves the module's target a span inside the section
+        # (MoveModuleTargets): what the section renders is its title, then the module's
+        # description, one unit at the section's id, as the rendered page's section is.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "demo/more.py": '"""More things."""\n',
+            "demo/top.py": '"""Top things."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "Demo module\n=========\n\n.. automodule:: demo\n",
+            "docs/more.rst": "More\n====\n\n.. contents::\n   :local:\n\n"
+                             ".. automodule:: demo.more\n",
+            "docs/top.rst": ".. currentmodule:: demo.top\n\n.. automodule:: demo.top\n\n"
+                            "Later\n=====\n\nText.\n"})
+        units = [(unit["url"].removeprefix(DOCS), unit["title"], unit["source_id"])
+                 for unit in package_contents(
+                     self.root, (("demo/__init__.py", "demo"), ("demo/more.py", "demo.more"),
+                                 ("demo/top.py", "demo.top")))]
+        # A `.. contents::` first (celery's reference pages) is a <nav>, no text, likewise;
+        # above the page's first title (celery.app.amqp), it is the top of the page.
+        self.assertEqual(units, [("api.html#demo-module", "Demo module", "demo/__init__.py"),
+                                 ("more.html#more", "More", "demo/more.py"),
+                                 ("top.html", "demo.top", "demo/top.py"),
+                                 ("top.html#later", "Later", "docs/top.rst")])
+
     def test_a_mod_reference_lands_on_an_automodules_target(self):
         # autodoc's `.. py:module::` is a target as `.. module::` is: pymongo's `:mod:`bson``
         # links to api/bson/index.html#module-bson, where the section its automodule is
@@ -892,6 +919,23 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertNotIn("#demo.Point.y", urls)
         self.assertIn("#demo.Point.z", urls)  # its comment documents it (attr_docs)
 
+    def test_slots_joined_from_names_the_class_or_module_binds_are_its_members(self):
+        # The class body evaluates `__slots__ = _fields + ("event",)` (celery's
+        # events.state.Worker): a name looked up in the class body, then the module.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\nSHARED = ["origin"]\n\n\n'
+                                'class Worker:\n    """A worker."""\n\n'
+                                '    _fields = (\n        "hostname",\n        "pid",\n    )\n'
+                                '    if True:\n'
+                                '        __slots__ = _fields + ("event",) + SHARED\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Worker\n   :members:\n"
+                              "   :undoc-members:\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        for name in ("hostname", "pid", "event", "origin"):
+            self.assertIn(f"#demo.Worker.{name}", urls)
+
     def test_an_attributes_entry_below_a_currentmodule_in_its_docstring_is_of_that_module(self):
         # Napoleon's `.. attribute:: type` follows the docstring's `.. currentmodule:: mutagen`:
         # the Python domain names it `mutagen.Picture.type` (mutagen's flac.Picture).
@@ -906,6 +950,34 @@ class GeneratedPagesTest(unittest.TestCase):
             self.root, (("demo/__init__.py", "demo"), ("demo/flac.py", "demo.flac")))]
         self.assertIn("#demo.flac.Picture", urls)
         self.assertIn("#demo.Picture.kind", urls)
+
+    def test_a_member_directive_a_class_docstring_writes_is_a_member_of_the_class(self):
+        # celery's crontab docstring writes `.. attribute:: minute`: rendered in the class's
+        # content, the Python domain prefixes the class current there (py:class), without
+        # napoleon too; a directive nested deeper is one, its options are no text.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Cron:\n    """A schedule.\n\n'
+                                '    .. attribute:: minute\n\n        The minutes.\n\n'
+                                '    .. note::\n\n        .. py:method:: due(now)\n'
+                                '           :async:\n\n           Whether it is due.\n\n'
+                                '    Text after.\n\n    .. class:: Client\n\n'
+                                '        .. method:: get(key)\n\n            Get it.\n\n'
+                                '    .. attribute:: hour\n\n        The hours.\n\n'
+                                '    Written so::\n\n        .. attribute:: shown\n\n'
+                                '    .. code-block:: rst\n\n        .. method:: quoted\n'
+                                '    """\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autodoc']\n",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Cron\n"})
+        units = {unit["url"].removeprefix(DOCS + "index.html"): unit
+                 for unit in package_contents(self.root)}
+        # One in a `.. class::` it writes is that class's (jinja2's MinimalClientInterface).
+        for name in ("minute", "due", "Client", "Client.get", "hour"):
+            self.assertIn(f"#demo.Cron.{name}", units)
+        # One in a literal block or a code directive's body is text.
+        self.assertNotIn("#demo.Cron.shown", units)
+        self.assertNotIn("#demo.Cron.quoted", units)
+        self.assertIn("Whether it is due.", units["#demo.Cron.due"]["text"])
+        self.assertNotIn("Text after", units["#demo.Cron.due"]["text"])
 
     def test_autodoc_default_options_are_each_directives_unless_it_negates_them(self):
         # autodoc's process_documenter_options: conf.py's `'members': None` (pydicom) gives

@@ -17,6 +17,7 @@ fragment against the tree's file).
 """
 
 import dataclasses
+import functools
 import os
 import posixpath
 import re
@@ -55,7 +56,7 @@ from ..readers.docstrings import (
     read_package,
 )
 from ..readers.docutils_ids import sphinx_id
-from ..readers.rst import OBJECT_DIRECTIVES, first_section_title, plain_text
+from ..readers.rst import NAPOLEON_SECTIONS, OBJECT_DIRECTIVES, first_section_title, plain_text
 from ..readers.sphinx_conf import RST, SphinxConf
 from ..readers.sphinx_page import page_units, renders_nothing
 from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
@@ -663,9 +664,11 @@ class _Units:
                         self.described.add(mapping[1].name)
         return found
 
-    def sectioned_docstring(self, name: str) -> Docstring | None:
+    def sectioned_docstring(self, name: str, napoleon: bool = False) -> Docstring | None:
         """Return the lines of a module's docstring that an `.. automodule::` renders as
-        sections of its page (from its first section title on), or None where it has none."""
+        sections of its page (from its first section title on), or None where it has none;
+        napoleon: whether the project's napoleon reads it first, whose section headers are no
+        titles (NAPOLEON_SECTIONS: celery.bin.multi's `Examples` is a rubric)."""
         module = self.package.modules.get(name)
         if module is None:
             return None
@@ -677,7 +680,8 @@ class _Units:
             # `"""` alone on its line: the docstring's text starts on the next, where a title
             # is the docstring's first line, as after a blank one.
             start += 1
-        first = first_section_title(module.lines, range(start, obj.end_line))
+        first = first_section_title(module.lines, range(start, obj.end_line),
+                                    NAPOLEON_SECTIONS if napoleon else frozenset())
         if first is None:
             return None
         stop = obj.end_line
@@ -991,7 +995,9 @@ class _Units:
         directives = directives_of(conf)
         # Each reST page as Sphinx reads it: its includes' lines in place (sphinx_include.py).
         expanded = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
-                                     self.sectioned_docstring, conf.page_context)
+                                     functools.partial(self.sectioned_docstring,
+                                                       napoleon=_NAPOLEON in conf.extensions),
+                                     conf.page_context)
                     for relative, kind, text, sha256 in pages if kind == RST}
         # Each Markdown page MyST reads, its `{include}`s in place likewise.
         myst = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
@@ -1062,6 +1068,11 @@ class _Units:
                        if layout.docs_url else None)
             placed: list[tuple] = []  # (line, order, draft)
             modules: dict = {}  # url -> where in placed a module's description is
+            # A section's url (the page's, above its first title) -> where in placed the
+            # description its first autodoc directive renders is, where that is a module's
+            # (None: another's came first).
+            opening: dict = {}
+            top_unit = False  # whether what precedes the page's first title is a unit
             # Where each line of what is read comes from: the page, or a file it includes.
             origins = [Origin(source_id, sha256, line) for line in
                        range(1, text.count("\n") + 2)]
@@ -1106,6 +1117,10 @@ class _Units:
                                                        reference):
                         if draft.content["kind"] == SECTION:
                             modules.setdefault(draft.content["url"], len(placed))
+                        if address:
+                            opening.setdefault(f"{address}#{section.anchor}" if section
+                                               else address, len(placed)
+                                               if draft.content["kind"] == SECTION else None)
                         placed.append((line, len(placed), draft))
                 for line, stub, item in summarized[relative]:
                     for draft in self.objects_contents(
@@ -1132,6 +1147,14 @@ class _Units:
                        else self._source_link(first.source_id, first.line, last.line))
                 linked = sum(links[page, anchor] for anchor in unit.anchors)
                 module = modules.get(url) if unit.kind == SECTION else None
+                if module is None and unit.kind == SECTION and opening.get(url) is not None \
+                        and unit.title_only:
+                    # An automodule first in a section but not at its start (a `.. contents::`
+                    # before it: MoveModuleTargets leaves its target a span inside the
+                    # section): the module's description is the section's text all the same,
+                    # one unit at the section's id, as the rendered page's section is.
+                    module = opening[url]
+                    placed[module][2].content["url"] = url
                 if module is not None and (_title_only(unit.text) or unit.title_only):
                     # A section whose first thing is an automodule is at the module's id
                     # (sphinx_source: MoveModuleTargets), the module's description its text:
@@ -1152,8 +1175,14 @@ class _Units:
                     self.tree, first.source_id, first.sha256, url, unit, reference, linked,
                     lines=(first.line, last.line))
                 placed.append((unit.start_line, len(placed), draft))
+                top_unit = top_unit or url == address
                 if first.source_id != source_id:
                     included.add(id(draft))
+            if opening.get(address) is not None and not top_unit:
+                # An automodule above the page's first title, nothing rendered before it: its
+                # description is the top of the page, where no section is (its target a span
+                # there), as the rendered page's text above its first title.
+                placed[opening[address]][2].content["url"] = address
             contents.extend(draft for _, _, draft in sorted(placed, key=lambda p: p[:2]))
         # A file included that is a page too (Sphinx publishes both): the same lines are one
         # passage, at its own page.

@@ -7,7 +7,9 @@ anchored with the rendered pages' own ids and ranked with priors read off the do
 structure (its cross-references, its object kinds, which pages describe objects). Objects a
 directive of the project's own generated (Jinja's `jinja:filters`) or an `.. include::` brought
 in have no lines in the page's source, and a glossary's entries no ids there: they are quoted
-from the rendered page, beside the source's units.
+from the rendered page, beside the source's units; so are the sections an include brought in
+(Sphinx copies a document's own source to _sources, not the files it includes: werkzeug's
+`.. include:: ../CHANGES.rst`).
 """
 
 import os
@@ -28,6 +30,10 @@ SOURCES = "_sources"
 _SOURCE_LINK_SUFFIX = ".txt"
 # An autodoc directive in a page's source: its text is generated, so it exists only in the HTML.
 _AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::", re.M)
+# An include directive in a page's source, and the file it names: Sphinx copies each
+# document's own source to _sources, not the files it includes (`.. include:: ../CHANGES.rst`),
+# whose text and sections exist only in the HTML.
+_INCLUDE = re.compile(r"^[ \t]*\.\.[ \t]+include::[ \t]*(\S+)", re.M)
 
 
 def is_sphinx_site(root: str) -> bool:
@@ -73,16 +79,34 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
         progress.passages += len(units)
         if source_id != page:  # read from its source: objects it has no lines for, after them
             contents.extend(_rendered_only_objects(tree, page, rendered, units, reference,
-                                                   in_links, progress))
+                                                   in_links, progress,
+                                                   sections=_includes_no_page(site, source,
+                                                                              text)))
     return contents
 
 
+def _includes_no_page(site: RenderedSite, source: str, text: str) -> bool:
+    """Tell whether a page's source includes a file that is no page of the site (a page's
+    own units hold the lines of one that is, as a `pypi:` build places them: pydicom's
+    release notes index includes each release's page)."""
+    for target in _INCLUDE.findall(text):
+        name = target.lstrip("/") if target.startswith("/") else posixpath.normpath(
+            posixpath.join(posixpath.dirname(source), target))
+        if name.startswith("../") or site.page(posixpath.splitext(name)[0] + ".html") is None:
+            return True  # outside the docs folder, or no page: no _sources copy holds it
+    return False
+
+
 def _rendered_only_objects(tree: SourceTree, page: str, rendered: RenderedPage, units: list,
-                           reference: set, in_links: Counter, progress: Progress) -> list:
+                           reference: set, in_links: Counter, progress: Progress,
+                           sections: bool = False) -> list:
     """Return the drafts of the rendered page's objects that no unit of its source anchors,
-    read from the rendered page (none if every object has its source lines)."""
+    read from the rendered page (none if every object has its source lines); sections: its
+    sections too (a source that includes a file _sources lacks)."""
     anchored = {anchor for unit in units for anchor in unit.anchors}
     missing = {obj_id for obj in rendered.objects for obj_id in obj.ids} - anchored
+    if sections:
+        missing |= {section.section_id for section in rendered.sections} - anchored
     if not missing:
         return []
     read = html_units(tree, page, progress)

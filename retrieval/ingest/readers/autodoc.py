@@ -714,11 +714,13 @@ def _member_names(module, obj, options, listed, path: str,
 
 def _class_alias(package, module, obj) -> tuple:
     """Return (Module, DocObject) of a class or module member as autodoc shows it: without a
-    docstring of its own and bound to a class the package defines with one, that class where
-    the member has the class's own name (pytest's `Session.Failed = Failed`, pyparsing's
-    `pyparsing_common = common`: autodoc documents the class there), else documented as
-    "alias of" it (`session_class = SecureCookieSession`: a link to it by the name it is
-    defined at, as autodoc's restify writes it); else as it is."""
+    docstring of its own and bound to a class the package defines, that class where the
+    member has the class's own name (pytest's `Session.Failed = Failed`, pyparsing's
+    `pyparsing_common = common`: autodoc's ClassDocumenter documents the class there, with
+    a docstring or, under :undoc-members:, without: celery's `RedisBackend.ResultConsumer =
+    ResultConsumer`), else, where the class has a docstring, documented as "alias of" it
+    (`session_class = SecureCookieSession`: a link to it by the name it is defined at, as
+    autodoc's restify writes it); else as it is."""
     if obj.docstring is not None:
         return module, obj
     if obj.kind == ATTRIBUTE and obj.bound is not None:
@@ -732,10 +734,12 @@ def _class_alias(package, module, obj) -> tuple:
         found = package.resolve(obj.name)  # the name as the module's namespace binds it
     else:
         return module, obj
-    if found is None or found[1].kind not in (CLASS, EXCEPTION) or found[1].docstring is None:
+    if found is None or found[1].kind not in (CLASS, EXCEPTION):
         return module, obj
     if found[1].name.rpartition(".")[2] == obj.name.rpartition(".")[2]:
         return found
+    if found[1].docstring is None:
+        return module, obj
     # ClassDocumenter's doc_as_attr describes it with the attribute directive, a module's too.
     return module, replace(obj, docstring=f"alias of :class:`{found[1].name}`", kind=ATTRIBUTE)
 
@@ -794,15 +798,21 @@ def _slots_owner(package, module, obj) -> tuple | None:
 
 def _docstring_attributes(dotted, module, obj, directive, settings: Settings) -> list:
     """Return the Documented entries of a class docstring's Attributes section where napoleon
-    renders them: its `.. attribute::` descriptions are the docstring's, shown wherever the
-    class is, with :members: or not (mutagen's `.. autoclass:: mutagen.oggflac.OggFLAC`
-    describes `info` and `tags`)."""
-    if not settings.napoleon:
-        return []
+    renders them, and of the Python-domain directives it writes itself (directive_entries):
+    its `.. attribute::` descriptions are the docstring's, shown wherever the class is, with
+    :members: or not (mutagen's `.. autoclass:: mutagen.oggflac.OggFLAC` describes `info` and
+    `tags`)."""
     path = obj.name[len(module.name) + 1:]
-    return [Documented(_described_name(dotted, path, name, member), module, member, directive)
-            for name in obj.members
-            for member in [module.objects[f"{path}.{name}"]] if member.section_entry]
+    found = []
+    for name in obj.members:
+        member = module.objects[f"{path}.{name}"]
+        if member.section_entry and (settings.napoleon or member.written_directive):
+            described = _described_name(dotted, path, name, member)
+            found.append(Documented(described, module, member, directive))
+            if member.written_directive:  # a `.. class::` it writes describes its own too
+                found.extend(_docstring_attributes(described, module, member, directive,
+                                                   settings))
+    return found
 
 
 def _members(dotted, module, obj, directive, package, top,

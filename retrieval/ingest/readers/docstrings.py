@@ -33,6 +33,7 @@ from ..tree import (
 from . import cython
 from .code_deprecation import base_name as _base_name
 from .code_deprecation import code_deprecation
+from .rst import CODE_DIRECTIVES, DIRECTIVE
 
 MODULE, CLASS, EXCEPTION, FUNCTION, METHOD, ATTRIBUTE, DATA = (
     "module", "class", "exception", "function", "method", "attribute", "data")
@@ -104,8 +105,10 @@ class DocObject:
     # `_lazyclassproperty`): a value only running it tells (_class_return).
     computes_on_class: bool = field(default=False, compare=False)
     # For a function returning an inner function whose `__doc__` it sets from a parameter
-    # (pandas' `_map_and_wrap(name, docstring)`), or a call given it as `doc=` (a property):
-    # (that parameter's position, its name, whether what it returns is a routine).
+    # (pandas' `_map_and_wrap(name, docstring)`), or a call given it as `doc=` (a property),
+    # or an f-string of parameters (werkzeug's `property(..., f"accessor for {key!r}")`):
+    # (its positional parameters' names, that parameter's or f-string's node, whether what it
+    # returns is a routine).
     doc_parameter: tuple | None = field(default=None, compare=False)
     # For an undocumented `name = F(...)`: the call, whose F may give what it returns the
     # docstring an argument holds (doc_parameter; templates.py evaluates it).
@@ -123,6 +126,9 @@ class DocObject:
     # Whether it is such an entry: no member autodoc finds on its class (numpydoc renders the
     # section in the class's docstring; napoleon, as `.. attribute::` in it).
     section_entry: bool = field(default=False, compare=False)
+    # Whether such an entry is a Python-domain directive the docstring writes itself
+    # (`.. attribute:: minute` in celery's crontab): described by Sphinx, napoleon or not.
+    written_directive: bool = field(default=False, compare=False)
 
 
 @dataclass
@@ -857,22 +863,14 @@ class _Reader:
                     if found is not None:
                         yield target.id, found
                     if is_class and isinstance(target, ast.Name) and target.id == "__slots__":
-                        yield from self._slot_members(statement.value, prefix)
+                        yield from self._slot_members(statement.value, prefix, path)
 
-    def _slot_members(self, value, prefix: str):
-        """Yield (name, DocObject) of each name a class body's literal `__slots__` lists:
+    def _slot_members(self, value, prefix: str, path: str):
+        """Yield (name, DocObject) of each name a class body's `__slots__` lists (_slot_entries):
         autodoc's get_class_members takes each as a member of the class (a `__slots__` dict's
         values are their docstrings); each quotes its entry."""
-        entries: list[tuple[ast.expr | None, ast.expr | None]]
-        if isinstance(value, ast.Constant):
-            entries = [(value, None)]
-        elif isinstance(value, (ast.Tuple, ast.List)):
-            entries = [(element, None) for element in value.elts]
-        elif isinstance(value, ast.Dict):
-            entries = list(zip(value.keys, value.values, strict=True))
-        else:
-            return
-        for key, doc in entries:
+        scope = self.module.class_scopes.get(path, ({}, {}))[0]
+        for key, doc in self._slot_entries(value, scope, 0) or ():
             if not isinstance(key, ast.Constant) or not isinstance(key.value, str) \
                     or not key.value.isidentifier():
                 continue
@@ -882,6 +880,31 @@ class _Reader:
                 f"{prefix}.{key.value}", ATTRIBUTE, "",
                 inspect.cleandoc(text) if isinstance(text, str) else None, self.module.path,
                 key.lineno, end, slot=True)
+
+    def _slot_entries(self, value, scope: dict, depth: int) -> list | None:
+        """Return (key node, docstring node or None) of each entry of a `__slots__` value as
+        the class body evaluates it: a literal string, tuple, list or dict, sequences joined by
+        `+`, and a name bound to one (`__slots__ = _fields + ("event",)`: celery's
+        events.state.Worker), looked up in the class body first, then the module, as Python
+        does; None where the source does not give it."""
+        if depth > _MAX_HOPS:
+            return None
+        if isinstance(value, ast.Constant):
+            return [(value, None)]
+        if isinstance(value, (ast.Tuple, ast.List)):
+            return [(element, None) for element in value.elts]
+        if isinstance(value, ast.Dict):
+            return list(zip(value.keys, value.values, strict=True))
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) \
+                and not isinstance(value.left, ast.Dict) \
+                and not isinstance(value.right, ast.Dict):
+            left = self._slot_entries(value.left, scope, depth + 1)
+            right = self._slot_entries(value.right, scope, depth + 1)
+            return None if left is None or right is None else left + right
+        if isinstance(value, ast.Name):
+            bound = scope.get(value.id, self.module.assigned.get(value.id))
+            return None if bound is None else self._slot_entries(bound, scope, depth + 1)
+        return None
 
     def _documented_elsewhere(self, statement, prefix: str):
         """Yield the compiled object a statement gives its docstring to (a DOCSTRING_SETTERS
@@ -1076,6 +1099,22 @@ class _Reader:
             self.module.objects[key] = DocObject(
                 f"{prefix}.{attribute}", ATTRIBUTE, type_, text, self.module.path, first, last,
                 scope=scope, section_entry=True)
+        for member, kind, first, last, text, scope in directive_entries(
+                self.module.lines, docstring.lineno, docstring.end_lineno):
+            key = f"{path}.{member}"
+            existing = self.module.objects.get(key)
+            outer, _, own = key.rpartition(".")
+            owner = self.module.objects.get(outer) if "." in member else None
+            if existing is not None and existing.docstring is not None or "." in member and (
+                    owner is None or not owner.written_directive):
+                continue
+            if owner is not None:  # a member of a `.. class::` the docstring describes
+                self.module.objects[outer] = replace(owner, members=(*owner.members, own))
+            else:
+                members.setdefault(member)
+            self.module.objects[key] = DocObject(
+                f"{prefix}.{member}", kind, "", text, self.module.path, first, last,
+                scope=scope, section_entry=True, written_directive=True)
 
     def _header(self, node) -> tuple:
         """Return (last line of the header, the signature after the name, as written but for
@@ -1263,50 +1302,71 @@ def _class_return(node: ast.ClassDef) -> tuple | None:
 
 def _doc_parameter(node) -> tuple | None:
     """Return DocObject.doc_parameter of a function: where its body defines a function W,
-    sets `W.__doc__ = PARAMETER` and ends `return W`, (PARAMETER's position, its name, True: it
-    makes a routine); where it ends `return F(..., doc=PARAMETER)` (property's and the
-    descriptors' convention, _doc_keyword: pymongo's `_grid_in_property(field_name,
-    docstring)` returns `property(getter, doc=docstring)`), (its position, its name, False)."""
+    sets `W.__doc__ = PARAMETER` and ends `return W`, (its parameters, PARAMETER, True: it
+    makes a routine); where it ends `return F(..., doc=DOC)` (property's and the descriptors'
+    convention, _doc_keyword: pymongo's `_grid_in_property(field_name, docstring)` returns
+    `property(getter, doc=docstring)`) or `return property(fget, fset, fdel, DOC)`, DOC a
+    parameter or an f-string of parameters (_reads_parameters), (its parameters, DOC,
+    False)."""
     if not node.body or not isinstance(node.body[-1], ast.Return):
         return None
-    parameters = [argument.arg for argument in [*node.args.posonlyargs, *node.args.args]]
+    parameters = tuple(argument.arg for argument in [*node.args.posonlyargs, *node.args.args])
     returned = node.body[-1].value
     if isinstance(returned, ast.Call):
         doc = next((keyword.value for keyword in returned.keywords if keyword.arg == "doc"),
                    None)
-        if isinstance(doc, ast.Name) and doc.id in parameters:
-            return parameters.index(doc.id), doc.id, False
-        return None
+        if doc is None and isinstance(returned.func, ast.Name) \
+                and returned.func.id == "property" and len(returned.args) == 4:
+            doc = returned.args[3]  # property(fget, fset, fdel, doc)
+        return (parameters, doc, False) if _reads_parameters(doc, parameters) else None
     if not isinstance(returned, ast.Name):
         return None
     defined = any(isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
                   and statement.name == returned.id for statement in node.body)
-    set_doc = [statement.value.id for statement in node.body
+    set_doc = [statement.value for statement in node.body
                if isinstance(statement, ast.Assign) and len(statement.targets) == 1
                and isinstance(statement.targets[0], ast.Attribute)
                and statement.targets[0].attr == "__doc__"
                and isinstance(statement.targets[0].value, ast.Name)
                and statement.targets[0].value.id == returned.id
                and isinstance(statement.value, ast.Name)]
-    if not defined or len(set_doc) != 1 or set_doc[0] not in parameters:
+    if not defined or len(set_doc) != 1 or set_doc[0].id not in parameters:
         return None
-    return parameters.index(set_doc[0]), set_doc[0], True
+    return parameters, set_doc[0], True
+
+
+def _reads_parameters(doc, parameters: tuple) -> bool:
+    """Tell whether a docstring's node is a parameter, or an f-string whose fields are
+    parameters (with a conversion, a literal format spec or none)."""
+    if isinstance(doc, ast.Name):
+        return doc.id in parameters
+    if not isinstance(doc, ast.JoinedStr):
+        return False
+    return all(isinstance(part, ast.Constant) or (
+        isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name)
+        and part.value.id in parameters
+        and (part.format_spec is None or isinstance(part.format_spec, ast.JoinedStr)
+             and all(isinstance(spec, ast.Constant) for spec in part.format_spec.values)))
+        for part in doc.values)
 
 
 def docstring_argument(package: PackageSource, module: Module, obj: DocObject):
-    """Return (the argument node an undocumented `name = F(...)` gives F's doc_parameter, whether
-    what F returns is a routine) (what F returns has that docstring), or None where F is no
-    such function."""
+    """Return (F's doc_parameter node, {each parameter it reads: the argument node an
+    undocumented `name = F(...)` gives it}, whether what F returns is a routine) (what F
+    returns has that docstring), or None where F is no such function or is not given one."""
     call = obj.docstring_call
     if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
         return None
     found = package.resolve(f"{module.name}.{ast.unparse(call.func)}")
     if found is None or found[1].kind != FUNCTION or found[1].doc_parameter is None:
         return None
-    position, name, routine = found[1].doc_parameter
-    argument = next((keyword.value for keyword in call.keywords if keyword.arg == name),
-                    call.args[position] if position < len(call.args) else None)
-    return None if argument is None else (argument, routine)
+    parameters, doc, routine = found[1].doc_parameter
+    given = dict(zip(parameters, call.args, strict=False))  # a call may give fewer
+    given.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg)
+    read = {node.id for node in ast.walk(doc) if isinstance(node, ast.Name)}
+    if not read <= given.keys():
+        return None
+    return doc, {name: given[name] for name in read}, routine
 
 
 def made_function(obj: DocObject) -> DocObject:
@@ -1427,6 +1487,15 @@ _DASHES = re.compile(r"\s*-{3,}\s*$")
 # A docstring's `.. currentmodule:: NAME` (or `.. module::`): the Python domain's module for
 # what the docstring describes after it.
 _CURRENT_MODULE = re.compile(r"\.\.\s+(?:py:)?(?:current)?module::\s+([\w.]+)\s*")
+# A Python-domain directive describing a member, as a docstring writes it (directive_entries),
+# and the kind of object each describes.
+_MEMBER_KINDS = {"attribute": ATTRIBUTE, "data": ATTRIBUTE, "property": ATTRIBUTE,
+                 "method": METHOD, "classmethod": METHOD, "staticmethod": METHOD,
+                 "function": METHOD, "class": CLASS, "exception": EXCEPTION}
+_MEMBER_DIRECTIVE = re.compile(r"\.\.\s+(?:py:)?(" + "|".join(_MEMBER_KINDS)
+                               + r")::\s+([A-Za-z_]\w*)\b.*")
+# A directive's option line (`:type: int`).
+_FIELD_OPTION = re.compile(r":[\w-]+:")
 
 
 def _indent(line: str) -> int:
@@ -1466,6 +1535,56 @@ def attribute_entries(lines: list, first: int, last: int) -> list:
             if numpydoc:
                 break
         index += 1
+    return found
+
+
+def directive_entries(lines: list, first: int, last: int) -> list:
+    """Return (name, kind, first line, last line, text, the module a `.. currentmodule::` above
+    it makes current or None) of each Python-domain description the docstring on lines
+    first..last (1-based) of a file writes itself (`.. attribute:: minute`, `.. method::
+    add(x)`): rendered in its class's content, where the Python domain's handle_signature
+    prefixes the class current there (ref_context's py:class), so it is a member of the class;
+    one in a `.. class::` description's content is that class's (its before_content makes it
+    current): its name is dotted below it (jinja2's `MinimalClientInterface.set`)."""
+    found: list = []
+    scope = None
+    classes: list = []  # (indent, dotted name) of the `.. class::` descriptions around a line
+    literal: int | None = None  # the indent of what starts the literal block a line is in
+    for index in range(first - 1, last):
+        line = lines[index].rstrip("\r")
+        stripped = line.strip().lstrip("rRuU").strip("\"'")
+        if not stripped or literal is not None and _indent(line) > literal:
+            continue  # a literal block's or code directive's body is text, no markup
+        literal = None
+        current = _CURRENT_MODULE.fullmatch(stripped)
+        if current is not None:
+            scope = current.group(1)
+        match = _MEMBER_DIRECTIVE.fullmatch(stripped)
+        directive = DIRECTIVE.fullmatch(stripped) if match is None else None
+        if match is None and (stripped.endswith("::") and directive is None or directive
+                              and directive.group(1).lower() in CODE_DIRECTIVES):
+            literal = _indent(line)
+        if match is None:
+            continue
+        indent, end = _indent(line), index
+        body: list[str] = []
+        for following in range(index + 1, last):
+            text = lines[following].rstrip("\r")
+            content = text.strip().removesuffix('"""').removesuffix("\'\'\'").rstrip()
+            if content and _indent(text) <= indent:
+                break
+            if content:
+                end = following
+                if body or not _FIELD_OPTION.match(content):  # its options are no text
+                    body.append(content)
+        while classes and classes[-1][0] >= indent:
+            classes.pop()
+        name = ".".join([*(dotted for _, dotted in classes[-1:]), match.group(2)])
+        kind = _MEMBER_KINDS[match.group(1)]
+        if kind in (CLASS, EXCEPTION):
+            classes.append((indent, name))
+        found.append((name, kind, index + 1, end + 1, "\n".join(body) or match.group(2),
+                      scope))
     return found
 
 
@@ -1536,11 +1655,40 @@ def _blocks(statement) -> list:
         return [statement.orelse] if _is_main_guard(statement.test) else \
             [statement.body, statement.orelse]
     if isinstance(statement, (ast.Try, ast.TryStar)):
-        return [statement.body, *(handler.body for handler in statement.handlers),
-                statement.orelse, statement.finalbody]
+        # A body that only imports what every Sphinx build has never falls back on its
+        # ImportError handler there (celery's `try: from pygments import highlight`, a
+        # `def highlight` in the handler): the name is the import's, as autodoc finds it.
+        handlers = [handler.body for handler in statement.handlers
+                    if not (_catches_import_error(handler) and _imports_sphinx_has(statement.body))]
+        return [statement.body, *handlers, statement.orelse, statement.finalbody]
     if isinstance(statement, (ast.With, ast.AsyncWith)):
         return [statement.body]
     return []
+
+
+# The top-level modules of Sphinx and of the distributions it requires (install_requires, and
+# theirs): importable wherever Sphinx runs.
+_SPHINX_HAS = frozenset({
+    "sphinx", "sphinxcontrib", "docutils", "pygments", "jinja2", "markupsafe", "babel",
+    "snowballstemmer", "alabaster", "imagesize", "requests", "packaging", "urllib3", "idna",
+    "certifi", "charset_normalizer"})
+
+
+def _imports_sphinx_has(body: list) -> bool:
+    """Tell whether a block is imports alone, each (absolute) of a module Sphinx's build has."""
+    return bool(body) and all(
+        isinstance(statement, ast.Import)
+        and all(alias.name.split(".")[0] in _SPHINX_HAS for alias in statement.names)
+        or isinstance(statement, ast.ImportFrom) and not statement.level
+        and (statement.module or "").split(".")[0] in _SPHINX_HAS
+        for statement in body)
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    """Tell whether an except clause catches ImportError (or its ModuleNotFoundError) alone."""
+    caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return all(isinstance(kind, ast.Name) and kind.id in ("ImportError", "ModuleNotFoundError")
+               for kind in caught)
 
 
 def is_private(dotted: str) -> bool:

@@ -56,13 +56,16 @@ def _is_adornment(line: str) -> bool:
     return bool(stripped) and stripped[0] in _ADORNMENT and stripped == stripped[0] * len(stripped)
 
 
-def first_section_title(lines: list, span: range) -> int | None:
+def first_section_title(lines: list, span: range,
+                        not_titles: frozenset = frozenset()) -> int | None:
     """Return the index of the first section title of lines[span] that starts in column 0 (its
     overline's where it has one), or None: a line of text underlined by an adornment at least
-    as long, after a blank line or the span's start."""
+    as long, after a blank line or the span's start; not_titles: texts (lowercase) that are no
+    title there (NAPOLEON_SECTIONS)."""
     for i in span[:-1]:
         text = lines[i].rstrip()
-        if not text or text[0] in " \t" or _is_adornment(text) or is_explicit_markup(text):
+        if not text or text[0] in " \t" or _is_adornment(text) or is_explicit_markup(text) \
+                or text.strip().lower() in not_titles:
             continue
         under = lines[i + 1].rstrip()
         if not _is_adornment(under) or len(under) < len(text):
@@ -73,6 +76,22 @@ def first_section_title(lines: list, span: range) -> int | None:
         if not above:
             return i
     return None
+
+
+# Directives whose body is code, not prose.
+CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
+                             "testoutput", "testsetup", "productionlist"})
+
+
+# The section names of napoleon's docstrings (GoogleDocstring._sections, which NumpyDocstring
+# shares): underlined, as NumPy writes them (`Examples` over `========`), napoleon's
+# _is_section_header takes such a line for its section (a rubric, a field list), no title.
+NAPOLEON_SECTIONS = frozenset({
+    "args", "arguments", "attention", "attributes", "caution", "danger", "error", "example",
+    "examples", "hint", "important", "keyword args", "keyword arguments", "methods", "note",
+    "notes", "other parameters", "parameters", "receive", "receives", "return", "returns",
+    "raise", "raises", "references", "see also", "tip", "todo", "warning", "warnings", "warn",
+    "warns", "yield", "yields"})
 
 
 def is_explicit_markup(line: str) -> bool:

@@ -26,6 +26,7 @@ from .hidden import hidden_in_markup
 from .html_page import STD_OBJECT_KIND
 from .rendered import GLOSSARY_TERM, STANDARD_DOMAIN, RenderedPage
 from .rst import (
+    CODE_DIRECTIVES,
     DIRECTIVE,
     OBJECT_DIRECTIVES,
     OBJECT_NAME,
@@ -39,9 +40,6 @@ from .rst import (
 )
 from .sphinx_conf import shown_extlinks
 
-# Directives whose body is code, not prose.
-_CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
-                              "testoutput", "testsetup", "productionlist"})
 # How far ahead document-order matching looks for the rendered twin of a directive or title
 # (rendered pages may hold elements the source does not, e.g. from an included file).
 _LOOKAHEAD = 12
@@ -444,7 +442,7 @@ class LiteralBlocks:
 
     def __init__(self, code: frozenset = frozenset()):
         self._indent: int | None = None  # units deeper than this are a literal (code) block
-        self._code = _CODE_DIRECTIVES | code  # with a project's own (Directives.code)
+        self._code = CODE_DIRECTIVES | code  # with a project's own (Directives.code)
 
     def enter(self, lines: list, unit: range, indent: int) -> bool:
         """Tell whether a unit, the next read, is code."""
@@ -485,13 +483,14 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
 # A line that renders no text: blank, an adornment, a label, a `currentmodule`, `module`,
 # `index`, `highlight` or `default-role` directive, a `title` or `meta` one (the page's
 # <title> and <meta>, nothing in its body), an author one (Sphinx's Author directive renders
-# nothing unless show_authors) or an option of one (a field: `:orphan:`, page metadata Sphinx
-# takes out of the page; a field marker is followed by white space or the line's end, a
-# role's by its text: ":mod:`regex` -- Tools" is a title's text).
+# nothing unless show_authors), a `contents` one (its table is docutils' HTML5 `<nav>`, no
+# text: an empty one is removed) or an option of one (a field: `:orphan:`, page metadata
+# Sphinx takes out of the page; a field marker is followed by white space or the line's end,
+# a role's by its text: ":mod:`regex` -- Tools" is a title's text).
 _RENDERS_NOTHING = re.compile(
     r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*"
-    r"|(?:index|highlight|default-role|title|meta|sectionauthor|moduleauthor|codeauthor)"
-    r"::.*)"
+    r"|(?:index|highlight|default-role|title|meta|sectionauthor|moduleauthor|codeauthor"
+    r"|contents)::.*)"
     r"|:[\w-]+:(?:[ \t].*)?|([^\w\s])\1*)?[ \t]*\r?")
 
 

@@ -28,6 +28,10 @@ from .docstrings import CLASS, EXCEPTION, FUNCTION, METHOD, DocObject, Module, P
 _MAX_DEPTH = 24
 
 
+# An f-string field's conversion (FormattedValue.conversion: `!r`, `!s`, `!a`), as Python's.
+_CONVERSIONS: dict = {ord("r"): repr, ord("s"): str, ord("a"): ascii}
+
+
 class _Unresolved(Exception):
     """A value the source alone does not give."""
 
@@ -132,6 +136,30 @@ class _Templates:
                 except (IndexError, KeyError, ValueError) as exc:
                     raise _Unresolved(str(exc)) from None
         raise _Unresolved(f"a call of {name or 'something'}")
+
+    def given(self, module: Module, doc, arguments: dict):
+        """Return what a function's docstring node (a parameter, or an f-string of them:
+        docstrings.doc_parameter) is where it is called with arguments ({parameter: the
+        argument's node}, read in module)."""
+        if isinstance(doc, ast.Name):
+            return self.value(module, arguments[doc.id])
+        text = []
+        for part in doc.values:
+            if isinstance(part, ast.Constant):
+                text.append(str(part.value))
+                continue
+            item = self.value(module, arguments[part.value.id])
+            # The f-string's conversion (!r, !s, !a, as format() gives it), then its spec.
+            convert = _CONVERSIONS.get(part.conversion)
+            item = item if convert is None else convert(item)
+            spec = "".join(str(value.value) for value in part.format_spec.values
+                           if isinstance(value, ast.Constant)) \
+                if isinstance(part.format_spec, ast.JoinedStr) else ""
+            try:
+                text.append(format(item, spec))
+            except (TypeError, ValueError) as exc:
+                raise _Unresolved(str(exc)) from None
+        return "".join(text)
 
     def named(self, module: Module, name: str, depth: int):
         scope = self.scope
@@ -262,14 +290,14 @@ def resolve_templates(package: PackageSource) -> tuple:
     resolved = left = 0
     for module in package.modules.values():
         for path, obj in list(module.objects.items()):
-            argument, routine = docstrings.docstring_argument(package, module, obj) \
-                or (None, False)
-            if not obj.templates and argument is None:
+            doc, arguments, routine = docstrings.docstring_argument(package, module, obj) \
+                or (None, {}, False)
+            if not obj.templates and doc is None:
                 continue
             try:
-                if argument is not None:
+                if doc is not None:
                     with templates.scoped(templates.scope_of(module, obj)):
-                        text = templates.value(module, argument)
+                        text = templates.given(module, doc, arguments)
                     if not isinstance(text, str):
                         raise _Unresolved("a docstring that is no string")
                 else:
