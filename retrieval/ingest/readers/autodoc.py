@@ -681,10 +681,10 @@ def _private(name: str, member) -> bool:
 
 
 def _member_names(module, obj, options, listed, path: str,
-                  special=lambda name, member: False) -> list:
+                  settings: Settings | None = None, own: bool = True) -> list:
     """Return the names :members: (with :private-members:, :special-members:) takes of the
-    object at path below its module; special(name, member): whether an extension has a
-    special member documented too (Settings.keeps_special)."""
+    object at path below its module; settings: where a class's, the project's, whose
+    extensions may keep its special members (keeps_special; own: the class defines them)."""
     if listed:
         return listed
 
@@ -702,7 +702,11 @@ def _member_names(module, obj, options, listed, path: str,
             return False
         member = module.objects.get(f"{path}.{name}" if path else name)
         if is_special(name):
-            return takes("special-members", name) or special(name, member)
+            # An autodoc-skip-member handler decides on what autodoc would skip, by the
+            # member's own docstring (filter_members' getdoc of it).
+            return takes("special-members", name) or settings is not None \
+                and member is not None and member.docstring is not None \
+                and settings.keeps_special(name, own)
         if all_names is not None:
             return True
         return not _private(name, member) or takes("private-members", name)
@@ -836,12 +840,9 @@ def _members(dotted, module, obj, directive, package, top,
     found, done = [], set(done or ())
     for owner_module, owner in owners:
         path = owner.name[len(owner_module.name) + 1:] if owner.name != owner_module.name else ""
-        def special(name, member, own=owner is obj):
-            # An autodoc-skip-member handler decides on what autodoc would skip (a class's
-            # member), on its docstring (filter_members' getdoc of it, its own).
-            return obj.kind in (CLASS, EXCEPTION) and member is not None \
-                and member.docstring is not None and settings.keeps_special(name, own)
-        for name in _member_names(owner_module, owner, options, listed, path, special):
+        for name in _member_names(owner_module, owner, options, listed, path,
+                                  settings if obj.kind in (CLASS, EXCEPTION) else None,
+                                  own=owner is obj):
             member_module = owner_module
             member = owner_module.objects.get(f"{path}.{name}" if path else name)
             if member is None and listed and owner.kind in (CLASS, EXCEPTION):
