@@ -405,6 +405,22 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         self.assertEqual(names, {"herd.barn.Shelter", "herd.barn.Shelter.Barn",
                                  "herd.barn.build"})
 
+    def test_an_automethod_in_a_hand_written_class_s_content_is_that_class_s_member(self):
+        # pexpect's `.. class:: spawn` holding `.. automethod:: kill`: autodoc's
+        # ClassLevelDocumenter takes the member's class from py:class, which the description's
+        # content has: #pexpect.spawn.kill.
+        barn = BARN.replace('"""Where the herd sleeps."""',
+                            '"""Where the herd sleeps."""\n\n    def mend(self):\n'
+                            '        """Mend the roof."""')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. class:: Barn\n\n"
+                 "   .. automethod:: mend\n")
+        _, rows = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
+                                                           "docs/sheds.rst": sheds,
+                                                           "docs/api.rst": NO_API})
+        names = {url.removeprefix(DOCS + "sheds.html#") for url, *_ in rows
+                 if url.startswith(DOCS + "sheds.html#herd.")}
+        self.assertEqual(names, {"herd.barn.Barn", "herd.barn.Barn.mend"})
+
     def test_a_class_docstring_s_attributes_section_gives_autodoc_no_members(self):
         # scipy's ArpackNoConvergence (numpydoc `Attributes`, `self.eigenvalues = ...` in
         # __init__) under `:inherited-members:`: numpydoc renders the section in the class's
