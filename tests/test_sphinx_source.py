@@ -784,6 +784,22 @@ class GeneratedPagesTest(unittest.TestCase):
                          [("#demo", 0), ("#module-demo.ext", 1), ("#module-demo.other", 0),
                           ("#later", 0), ("#aiomysql", 0)])
 
+    def test_a_description_after_an_autodoc_one_of_its_name_is_at_sphinx_s_idn(self):
+        # pexpect's `.. autoclass:: spawn`, then `.. class:: spawn` holding more members:
+        # autodoc's description took the id `pexpect.spawn` first (PyObject's make_id, in
+        # document order), so the hand-written one is at Sphinx's next `idN`, `id0`; an
+        # autodoc description after a hand-written one of its name likewise.
+        write(self.root, {
+            "demo/__init__.py": 'class Row:\n    """A row."""\n\n\n'
+                                'def make():\n    """Make one."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n.. autoclass:: Row\n\n"
+                            ".. class:: Row\n\n   More of it.\n\n.. function:: make()\n\n"
+                            "   By hand.\n\n.. autofunction:: make\n"})
+        urls = [unit["url"].removeprefix(DOCS + "api.html")
+                for unit in package_contents(self.root)]
+        self.assertEqual(urls, ["#demo.Row", "#id0", "#demo.make", "#id1"])
+
     def test_an_automodule_first_in_a_section_is_that_sections_text(self):
         # autodoc's `.. py:module::` moves as `.. module::` does: "Runtime Inspection API"
         # then `.. automodule:: sqlalchemy.inspection` is `<section id="module-sqlalchemy.

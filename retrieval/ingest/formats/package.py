@@ -201,6 +201,16 @@ def _describes_objects(found: dict) -> bool:
                for documented in found.values() for item in documented)
 
 
+def _described_names(found: dict) -> dict:
+    """Return {line: [dotted name, or None]} of a page's autodoc directives ({line:
+    [Documented]}): the name each object's description takes its id by, None for one without
+    an id of its own (`:noindex:`, a mapping's entry) or a module (sphinx_source reads its
+    `.. py:module::` target itself)."""
+    return {line: [None if item.keyed or item.obj.kind == MODULE
+                   or _NOINDEX & item.directive.options.keys() else item.name
+                   for item in documented] for line, documented in found.items()}
+
+
 def _rendered_only(context: frozenset, lines: list, unit) -> bool:
     """Tell whether a unit is only a page's `{{ name }}` text (sphinx_include: a conf.py's
     Jinja context, pandas' `{{ header }}`: a currentmodule and a suppressed ipython block)
@@ -1012,7 +1022,8 @@ class _Units:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
                 predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
-                                               directives, expanded[relative].nested, conf)
+                                               directives, expanded[relative].nested, conf,
+                                               _described_names(autodocs[relative]))
                 # The docstrings autodoc renders on the page link from it too, each read under
                 # its object's module, as a rendered site's links are counted.
                 for docstring, module, within in self._rendered_docstrings(
@@ -1073,7 +1084,7 @@ class _Units:
                     # section path) as the rendered site's reader places a description.
                     section = _section_at(units, line)
                     documented_here = []
-                    for item in documented:
+                    for index, item in enumerate(documented):
                         obj = item.obj
                         if obj.kind == MODULE and not obj.docstring:
                             # autodoc renders no description of a module without a
@@ -1092,7 +1103,8 @@ class _Units:
                         documented_here.append(Documented(
                             item.module, obj, (item.name, *item.aliases),
                             noindex=bool(hidden),
-                            anchor=(section.anchor if section else "") if hidden else None,
+                            anchor=(section.anchor if section else "") if hidden
+                            else predicted[page].autodoc_ids.get((line, index)),
                             python_names=not item.keyed, kind=item.kind))
                     for draft in self.objects_contents(documented_here, address,
                                                        section.context if section else None,

@@ -205,6 +205,9 @@ class SourcePage:
     # The names of hyperlinks to elsewhere (`text <url>`_, `.. _name: url`): a `name`_
     # reference to one of them is that link, even where a section has the title.
     external: frozenset = frozenset()
+    # (line, index) -> id of each object an autodoc directive describes (predict_page's
+    # autodoc): its dotted name's, else Sphinx's `idN` where an earlier node took that.
+    autodoc_ids: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -220,9 +223,11 @@ class _Predictor(RstReader):
 
     def __init__(self, lines: list, directives: Directives, nested: tuple = (),
                  smartquotes: bool = True, prefixes: dict | None = None,
-                 parentheses: bool = True):
+                 parentheses: bool = True, autodoc: dict | None = None):
         super().__init__()
         self.lines = lines
+        self.autodoc = autodoc or {}  # predict_page's: what each autodoc directive describes
+        self.autodoc_ids: dict = {}
         self.directives = directives
         self.smartquotes = smartquotes  # whether titles are shown educated (SmartQuotes)
         self.prefixes = prefixes or {}  # zzzeeksphinx's module prefixes, dropped when shown
@@ -554,6 +559,13 @@ class _Predictor(RstReader):
             self._std_object(short, argument, no_index)
         elif name in directives.hidden:
             self._settle_targets()
+            # autodoc's descriptions take their ids as a hand-written one does (PyObject's
+            # add_target_and_index, make_id), in document order: a later description of the
+            # same name is Sphinx's `idN` (pexpect's `.. class:: spawn` after its autoclass).
+            line = self._unit.start + 1
+            for index, described in enumerate(self.autodoc.get(line, ())):
+                if described is not None:
+                    self.autodoc_ids[line, index] = self._object_id("", described)
             written = OBJECT_NAME.match(argument)
             if name.endswith(("autoclass", "autoexception")) and written:
                 # autodoc writes `.. py:class:: NAME` with `:module:` (the name's own dotted
@@ -609,14 +621,16 @@ def _target(role: str, written: str) -> str:
 
 
 def predict_page(docname: str, text: str, directives: Directives,
-                 nested: tuple = (), conf: SphinxConf | None = None) -> SourcePage:
+                 nested: tuple = (), conf: SphinxConf | None = None,
+                 autodoc: dict | None = None) -> SourcePage:
     """Return what one reST page of a project would render as, read from its source alone;
     nested: the line ranges whose titles are parsed apart (ExpandedPage.nested); conf: the
-    project's (whether it renders text educated, its module prefixes)."""
+    project's (whether it renders text educated, its module prefixes); autodoc: {line of an
+    autodoc directive: [the dotted name of each object it describes at an id, else None]}."""
     lines = markup_view(text.split("\n"))  # as page_units reads a predicted page
     conf = conf or SphinxConf()
     reader = _Predictor(lines, directives, nested, conf.smartquotes, conf.module_prefixes,
-                        conf.function_parentheses)
+                        conf.function_parentheses, autodoc)
     literal = LiteralBlocks(directives.code)  # as page_units reads them
     for unit, indent in reader_units(lines, reader, titles_apart=True):
         is_code = literal.enter(lines, unit, indent)
@@ -628,7 +642,7 @@ def predict_page(docname: str, text: str, directives: Directives,
     references = reader.references + [(SECTION_ID, section_id, None, None)
                                       for section_id in reader.listed()]
     return SourcePage(docname, page, title, reader.labels, reader.targets, references,
-                      reader.title_ids, frozenset(reader.external))
+                      reader.title_ids, frozenset(reader.external), reader.autodoc_ids)
 
 
 def in_links(pages: dict, conf: SphinxConf) -> Counter:
