@@ -290,6 +290,23 @@ class SphinxProjectTest(unittest.TestCase):
         # A target's `()` is skipped (find_obj), whatever its role.
         self.assertEqual(in_links["demo.make_engine"], 4)
 
+    def test_a_name_prefix_is_py_class_until_a_description_in_its_body_ends(self):
+        # cryptography's `.. data:: a.b.backend` holding `.. method:: openssl_version_text()`,
+        # then more methods: PyObject's before_content makes the data's name prefix py:class,
+        # the first method's after_content sets it to the innermost class description's
+        # (none): the first method is at #a.b.one, the next at #two. In a class description
+        # it falls back to the class's: `c.start`, then `a.Engine.stop`.
+        page = predict_page("openssl", "Use\n===\n\n.. data:: a.b.backend\n\n"
+                            "    .. method:: one()\n\n        First.\n\n"
+                            "    .. method:: two()\n\n.. class:: a.Engine\n\n"
+                            "    .. data:: c.port\n\n        .. method:: start()\n\n"
+                            "        .. method:: stop()\n\n    .. method:: run()\n",
+                            Directives())
+        self.assertEqual([obj.ids for obj in page.page.python_objects()],
+                         [["a.b.backend"], ["a.b.one"], ["two"], ["a.Engine"],
+                          ["a.Engine.c.port"], ["c.start"], ["a.Engine.stop"],
+                          ["a.Engine.run"]])
+
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's
         # `<nav class="contents">` does: a `:local:` one its section's subsections, to :depth:.

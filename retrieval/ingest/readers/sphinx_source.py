@@ -216,6 +216,10 @@ class _PyClass:
 
     name: str  # below its module, as Sphinx's py:class context holds it
     module: str | None
+    # A class description's (Sphinx's allow_nesting: on the py:classes stack), not another
+    # description's name prefix (`.. data:: a.b.backend`'s `a.b`, py:class for its body only
+    # until a description in it ends: _in_force).
+    nesting: bool = True
 
 
 class _Predictor(RstReader):
@@ -228,6 +232,8 @@ class _Predictor(RstReader):
         self.lines = lines
         self.autodoc = autodoc or {}  # predict_page's: what each autodoc directive describes
         self.autodoc_ids: dict = {}
+        # id() of a scope of a name prefix's class -> (it, the descriptions' scopes in it).
+        self._described_in: dict = {}
         self.directives = directives
         self.smartquotes = smartquotes  # whether titles are shown educated (SmartQuotes)
         self.prefixes = prefixes or {}  # zzzeeksphinx's module prefixes, dropped when shown
@@ -384,8 +390,7 @@ class _Predictor(RstReader):
         """Return the class (dotted, with its module) whose body the unit being read is in:
         Sphinx looks a cross-reference's name up under it too (py:class)."""
         indent = indentation(self.lines[self._unit.start]) if self._unit else 0
-        classes = [scope.owner for scope in self.scopes
-                   if isinstance(scope.owner, _PyClass) and scope.indent < indent]
+        classes = self._in_force([scope for scope in self.scopes if scope.indent < indent])
         if not classes:
             return None
         owner = classes[-1]
@@ -485,12 +490,25 @@ class _Predictor(RstReader):
                     found.append(section_id)
         return found
 
+    def _in_force(self, scopes: list) -> list:
+        """Return the classes of scopes (outermost first) that are still Sphinx's py:class in
+        them: a name prefix's is no longer once a description in its body has ended, as
+        PyObject's after_content sets py:class to the innermost class description's (or
+        None): cryptography's `.. data:: a.b.backend` holding `.. method:: one()` then
+        `.. method:: two()` describes `a.b.one` then `two`."""
+        return [scope.owner for scope in scopes if isinstance(scope.owner, _PyClass) and (
+            scope.owner.nesting or all(any(inner is open_scope for open_scope in self.scopes)
+                                       for inner in self._described_in.get(id(scope),
+                                                                           (scope, ()))[1]))]
+
     def on_object(self, name, argument, options, no_index, indent):
         super().on_object(name, argument, options, no_index, indent)
         if OBJECT_NAME.match(argument) is None:
             return  # no scope of its own: nothing to name
-        enclosing = [scope.owner for scope in self.scopes[:-1]
-                     if isinstance(scope.owner, _PyClass)]
+        enclosing = self._in_force(self.scopes[:-1])
+        for scope in self.scopes[:-1]:
+            if isinstance(scope.owner, _PyClass) and not scope.owner.nesting:
+                self._described_in.setdefault(id(scope), (scope, []))[1].append(self.scopes[-1])
         classname = enclosing[-1].name if enclosing else None
         # An option given empty (`:module:`) is no module, as Sphinx reads it: the name as
         # written is the object's full name (Django's `.. data:: django.db.models.signals.X`).
@@ -529,7 +547,7 @@ class _Predictor(RstReader):
         elif signatures[-1][3]:
             # `.. method:: ModelAdmin.change_view` sets py:class to its written prefix for its
             # body: a reference there is looked up under that class too.
-            self.scopes[-1].owner = _PyClass(signatures[-1][3], module)
+            self.scopes[-1].owner = _PyClass(signatures[-1][3], module, nesting=False)
         self._settle_targets()
 
     def _signature_lines(self, argument: str) -> list:
