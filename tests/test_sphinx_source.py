@@ -719,6 +719,19 @@ class GeneratedPagesTest(unittest.TestCase):
         node = next(unit for unit in units if unit["url"] == DOCS + "api.html#demo.Node")
         self.assertEqual(node["fields"]["context"], "API Nodes")
 
+    def test_a_section_rendering_its_title_alone_is_no_unit_on_a_page_autosummary_fills(self):
+        # dask's array-api.rst: "API" over "Top level functions" and its autosummary table.
+        # The site's reader reads a page with generated text as its HTML, where "API" is a
+        # heading alone; the table's section is a unit.
+        write(self.root, {"_demo/__init__.py": 'def make():\n    """Make one."""\n',
+                          "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n",
+                          "docs/api.rst": "API\n===\n\n.. currentmodule:: _demo\n\n"
+                                          "Functions\n---------\n\n.. autosummary::\n\n"
+                                          "   make\n"})
+        units = package_contents(self.root, (("_demo/__init__.py", "_demo"),))
+        self.assertEqual([unit["url"].removeprefix(DOCS) for unit in units],
+                         ["api.html#functions"])
+
     def test_what_precedes_the_first_title_is_a_unit_only_where_it_renders_text(self):
         # `:orphan:` (page metadata Sphinx takes out), `highlight` and `currentmodule` render
         # nothing above the page's title: no unit of the page without a title. Text there

@@ -56,7 +56,7 @@ from ..readers.docstrings import (
 from ..readers.docutils_ids import sphinx_id
 from ..readers.rst import OBJECT_DIRECTIVES, first_section_title, plain_text
 from ..readers.sphinx_conf import RST, SphinxConf
-from ..readers.sphinx_page import page_units, renders_nothing
+from ..readers.sphinx_page import generates_text, page_units, renders_nothing
 from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
 from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
@@ -1070,7 +1070,9 @@ class _Units:
             origins = [Origin(source_id, sha256, line) for line in
                        range(1, text.count("\n") + 2)]
             context_lines: frozenset = frozenset()  # lines a `{{ name }}` is rendered into
+            generated = False  # whether the site's reader reads the page's HTML
             if kind == RST:
+                generated = generates_text(text)
                 read = expanded[relative]
                 text, origins = read.text, read.origins
                 context_lines, page_lines = read.context, text.split("\n")
@@ -1148,10 +1150,11 @@ class _Units:
                     placed[module] = (at, order, dataclasses.replace(described,
                                                                       heading=unit.heading))
                     continue
-                if found and unit.title_only:
-                    # On a page autodoc fills, a section rendering nothing but its title is no
-                    # unit: its objects (indexed in its context) and subsections say it all,
-                    # as the rendered site's reader reads that rendered page.
+                if generated and unit.title_only:
+                    # On a page autodoc or autosummary fills, a section rendering nothing but
+                    # its title is no unit: its objects (indexed in its context), tables and
+                    # subsections say it all, as the rendered site's reader reads that
+                    # rendered page (formats/sphinx.py reads such a page's HTML).
                     continue
                 draft = UnitDraft.of_unit(
                     self.tree, first.source_id, first.sha256, url, unit, reference, linked,

@@ -12,12 +12,11 @@ from the rendered page, beside the source's units.
 
 import os
 import posixpath
-import re
 from collections import Counter
 
 from ..readers.inventory import INVENTORY
 from ..readers.rendered import RenderedPage, RenderedSite
-from ..readers.sphinx_page import page_units
+from ..readers.sphinx_page import generates_text, page_units
 from ..tree import Progress, SourceTree, read_sources
 from ..unit import unit_drafts
 from .site import html_units, published, published_page, reference_pages
@@ -26,8 +25,6 @@ SOURCES = "_sources"
 # Sphinx copies each source to _sources/DOCNAME + its suffix + this (html_sourcelink_suffix's
 # default; not doubled on a source that already ends so).
 _SOURCE_LINK_SUFFIX = ".txt"
-# An autodoc directive in a page's source: its text is generated, so it exists only in the HTML.
-_AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::", re.M)
 
 
 def is_sphinx_site(root: str) -> bool:
@@ -61,7 +58,7 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
             continue
         # A source the reST reader cannot read (MyST Markdown, a notebook) says no more than
         # its page: the page is read as the document.
-        if not source.endswith(".rst") or _AUTODOC.search(text):
+        if not source.endswith(".rst") or generates_text(text):
             read = html_units(tree, page, progress)
             if read is None:
                 continue
