@@ -834,7 +834,8 @@ class GeneratedPagesTest(unittest.TestCase):
         # autodoc's `.. py:module::` moves as `.. module::` does: "Runtime Inspection API"
         # then `.. automodule:: sqlalchemy.inspection` is `<section id="module-sqlalchemy.
         # inspection">` with the docstring its text, one unit; after the section's own text,
-        # the module's description is a unit of its own, the section at its title's id.
+        # the module's target is a span and its docstring more of the section's paragraphs
+        # (kombu's automodule after a `.. contents::`): its unit is at the section's id too.
         write(self.root, {
             "demo/__init__.py": '"""Demo does things."""\n',
             "demo/extra.py": '"""Extra things."""\n',
@@ -848,7 +849,7 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual(units, [
             ("api.html#module-demo", "API", "demo/__init__.py", 1),
             ("extra.html#extra", "Extra", "docs/extra.rst", 1),
-            ("extra.html#module-demo.extra", "demo.extra", "demo/extra.py", 0),
+            ("extra.html#extra", "demo.extra", "demo/extra.py", 0),
             ("index.html#index", "Index", "docs/index.rst", 0)])
 
     def test_a_currentmodule_between_a_title_and_its_automodule_leaves_it_the_sections(self):
@@ -868,7 +869,8 @@ class GeneratedPagesTest(unittest.TestCase):
         # pymongo's `:mod:`int64` -- Tools ...` over an underline one short: docutils' "Title
         # underline too short." warning is first in the section, so MoveModuleTargets leaves
         # the module's target a span inside; a title starting with a role is text (no
-        # `:orphan:`-like field), `.. versionadded::` below it renders text: both are units.
+        # `:orphan:`-like field), `.. versionadded::` below it renders text: both are units,
+        # the module's at the section's id (its docstring more of the section's text).
         # A module without a docstring renders no description: its section, its title alone
         # on a page autodoc fills, is no unit either.
         write(self.root, {
@@ -880,7 +882,7 @@ class GeneratedPagesTest(unittest.TestCase):
             "docs/bare.rst": "Bare\n====\n\n.. automodule:: demo.bare\n"})
         units = [unit["url"].removeprefix(DOCS) for unit in package_contents(
             self.root, (("demo/__init__.py", "demo"), ("demo/bare.py", "demo.bare")))]
-        self.assertEqual(units, ["role.html#demo-demo", "role.html#module-demo"])
+        self.assertEqual(units, ["role.html#demo-demo", "role.html#demo-demo"])
         self.assertEqual([predict_page("api", f"Extra module\n{underline}\n\n.. automodule:: "
                                        "demo.extra\n", Directives()).page.sections[0].section_id
                           for underline in ("========", "============")],

@@ -54,6 +54,7 @@ from ..readers.docstrings import (
     read_package,
 )
 from ..readers.docutils_ids import sphinx_id
+from ..readers.rendered import PYTHON_DOMAIN
 from ..readers.rst import OBJECT_DIRECTIVES, first_section_title, plain_text
 from ..readers.sphinx_conf import RST, SphinxConf
 from ..readers.sphinx_page import generates_text, page_units, renders_nothing
@@ -1086,6 +1087,7 @@ class _Units:
                     # section path) as the rendered site's reader places a description.
                     section = _section_at(units, line)
                     documented_here = []
+                    moved = False  # whether the section is at this automodule's target
                     for index, item in enumerate(documented):
                         obj = item.obj
                         if obj.kind == MODULE and not obj.docstring:
@@ -1100,18 +1102,26 @@ class _Units:
                             if obj is None:
                                 continue
                         # A `:noindex:` description has no id (nor have its members'): it is
-                        # linked at its section, as the rendered site's reader links it.
+                        # linked at its section, as the rendered site's reader links it. So is
+                        # a module's: autodoc renders its docstring as the section's own
+                        # paragraphs after its `.. py:module::` target (a span, where
+                        # MoveModuleTargets does not put the section at it: kombu's automodule
+                        # after a `.. contents::`), no description of its own.
                         hidden = _NOINDEX & item.directive.options.keys()
+                        if item.obj.kind == MODULE:
+                            moved = section is not None and section.anchor == predicted[
+                                page].targets.get((PYTHON_DOMAIN, item.name))
                         documented_here.append(Documented(
                             item.module, obj, (item.name, *item.aliases),
                             noindex=bool(hidden),
-                            anchor=(section.anchor if section else "") if hidden
+                            anchor=(section.anchor if section else "")
+                            if hidden or item.obj.kind == MODULE
                             else predicted[page].autodoc_ids.get((line, index)),
                             python_names=not item.keyed, kind=item.kind))
                     for draft in self.objects_contents(documented_here, address,
                                                        section.context if section else None,
                                                        reference):
-                        if draft.content["kind"] == SECTION:
+                        if draft.content["kind"] == SECTION and moved:
                             modules.setdefault(draft.content["url"], len(placed))
                         placed.append((line, len(placed), draft))
                 for line, stub, item in summarized[relative]:
