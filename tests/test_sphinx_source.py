@@ -852,6 +852,21 @@ class GeneratedPagesTest(unittest.TestCase):
             ("extra.html#extra", "demo.extra", "demo/extra.py", 0),
             ("index.html#index", "Index", "docs/index.rst", 0)])
 
+    def test_an_automodule_in_a_section_rendering_nothing_else_is_that_section(self):
+        # sqlalchemy's `.. _aiomysql:` over "aiomysql", then `.. automodule::`: docutils'
+        # duplicate name report comes first in the section, so the module's target is a span
+        # inside it, its docstring the section's only text: one unit at the section's id,
+        # titled as the section is.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\nText.\n\n.. _the demo:\n\nThe demo\n--------\n\n"
+                            ".. automodule:: demo\n"})
+        units = [(unit["url"].removeprefix(DOCS), unit["title"], unit["source_id"])
+                 for unit in package_contents(self.root)]
+        self.assertEqual(units, [("api.html#api", "API", "docs/api.rst"),
+                                 ("api.html#the-demo", "The demo", "demo/__init__.py")])
+
     def test_a_currentmodule_between_a_title_and_its_automodule_leaves_it_the_sections(self):
         # kombu's "Carrot Compatibility - ``kombu.compat``", `.. currentmodule::` (no node),
         # then `.. automodule:: kombu.compat`: one unit at the module's id, titled as the

@@ -1066,7 +1066,9 @@ class _Units:
             address = (layout.docs_url + urllib.parse.quote(page, safe="/")
                        if layout.docs_url else None)
             placed: list[tuple] = []  # (line, order, draft)
-            modules: dict = {}  # url -> where in placed a module's description is
+            # url -> (where in placed a module's description is, whether the section is at
+            # the module's target)
+            modules: dict = {}
             # Where each line of what is read comes from: the page, or a file it includes.
             origins = [Origin(source_id, sha256, line) for line in
                        range(1, text.count("\n") + 2)]
@@ -1121,8 +1123,8 @@ class _Units:
                     for draft in self.objects_contents(documented_here, address,
                                                        section.context if section else None,
                                                        reference):
-                        if draft.content["kind"] == SECTION and moved:
-                            modules.setdefault(draft.content["url"], len(placed))
+                        if draft.content["kind"] == SECTION:
+                            modules.setdefault(draft.content["url"], (len(placed), moved))
                         placed.append((line, len(placed), draft))
                 for line, stub, item in summarized[relative]:
                     for draft in self.objects_contents(
@@ -1148,12 +1150,17 @@ class _Units:
                 url = (address + ("#" + unit.anchor if unit.anchor else "") if address
                        else self._source_link(first.source_id, first.line, last.line))
                 linked = sum(links[page, anchor] for anchor in unit.anchors)
-                module = modules.get(url) if unit.kind == SECTION else None
-                if module is not None and (_title_only(unit.text) or unit.title_only):
+                module, at_target = modules.get(url, (None, False)) if unit.kind == SECTION \
+                    else (None, False)
+                if module is not None and (unit.title_only
+                                           or at_target and _title_only(unit.text)):
                     # A section whose first thing is an automodule is at the module's id
                     # (sphinx_source: MoveModuleTargets), the module's description its text:
                     # one unit, as the rendered page's section, titled and linked as it is;
-                    # what renders nothing between (a `currentmodule`) is no text of it.
+                    # what renders nothing between (a `currentmodule`) is no text of it. So is
+                    # one rendering nothing else whose module's target is a span inside
+                    # (sqlalchemy's `.. _aiomysql:` over "aiomysql", docutils' duplicate name
+                    # report first in it).
                     at, order, described = placed[module]
                     described.content["title"] = unit.title
                     described.content["in_links"] += linked
