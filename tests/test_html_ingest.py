@@ -25,7 +25,8 @@ from tests.test_sphinx_build import obj, ranking_facts, section
 TIER = "inprocess"
 
 BASE = "https://docs.example.org/pkg/1.2/"
-NOISE = ("SIDEBAR-NOISE", "FOOTER-NOISE", "SCRIPT-NOISE", "SEARCH-NOISE", "PAGER-NOISE", "¶")
+NOISE = ("SIDEBAR-NOISE", "FOOTER-NOISE", "SCRIPT-NOISE", "SEARCH-NOISE", "PAGER-NOISE",
+         "TOC-NOISE", "¶")
 
 API_SOURCE = """\
 API
@@ -62,6 +63,11 @@ API_HTML = (
     '<div class="sphinxsidebar"><p>SIDEBAR-NOISE</p>'
     '<form class="search"><input name="q"> SEARCH-NOISE</form></div>\n'
     '<div class="body" role="main">\n'
+    # The book theme's table of contents of the page sits inside the main content (dask's),
+    # above the page's first section: "Contents" over a <nav>.
+    + '<div class="d-none d-md-block col-md-2 bd-toc show"><div class="tocsection onthispage">'
+    '<i class="fas fa-list"></i> TOC-NOISE</div><nav id="bd-toc-nav"><ul><li>'
+    '<a href="#module-pkg">API</a></li></ul></nav></div>\n'
     + section("module-pkg", 1, "API", "<p>The public API of pkg.</p>\n" + GREET + GREETER)
     # The pydata theme's pager sits inside the main content.
     + "<div class='prev-next-area'><a href='guide.html'>PAGER-NOISE</a></div>\n"

@@ -91,6 +91,14 @@ def built(root: str, files: dict, modules: tuple = ()) -> tuple:
         conn.close()
 
 
+def sheds_names(test: unittest.TestCase, files: dict) -> set:
+    """Return the ids below `herd.` of docs/sheds.html built from FILES with files over them
+    (api.rst describing nothing)."""
+    _, rows = built(temporary_directory(test), FILES | files | {"docs/api.rst": NO_API})
+    return {url.removeprefix(DOCS + "sheds.html#") for url, *_ in rows
+            if url.startswith(DOCS + "sheds.html#herd.")}
+
+
 def stub_urls(out: str) -> list:
     """Return the URLs below `api/` of a built snapshot's units, sorted, without DOCS/api/."""
     conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
@@ -362,11 +370,7 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                        'if __name__ == "__main__":\n    pen = 3\n    """A pen."""\n')
         sheds = ("Sheds\n=====\n\n.. automodule:: herd.barn\n   :members:\n"
                  "   :undoc-members:\n")
-        _, rows = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
-                                                           "docs/sheds.rst": sheds,
-                                                           "docs/api.rst": NO_API})
-        names = {url.removeprefix(DOCS + "sheds.html#") for url, *_ in rows
-                 if url.startswith(DOCS + "sheds.html#herd.")}
+        names = sheds_names(self, {"herd/barn.py": barn, "docs/sheds.rst": sheds})
         self.assertEqual(names, {"herd.barn.Barn", "herd.barn.build", "herd.barn.repair",
                                  "herd.barn.WIDEST", "herd.barn.Shed", "herd.barn.raze",
                                  "herd.barn.erect"})
@@ -383,12 +387,8 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         barn = BARN.replace('"""Where the herd sleeps."""',
                             '"""Where the herd sleeps."""\n\n    def __init__(self):\n'
                             '        """Raise it."""')
-        _, rows = built(temporary_directory(self), FILES | {"herd/__init__.py": herd,
-                                                           "herd/barn.py": barn,
-                                                           "docs/sheds.rst": sheds,
-                                                           "docs/api.rst": NO_API})
-        names = {url.removeprefix(DOCS + "sheds.html#") for url, *_ in rows
-                 if url.startswith(DOCS + "sheds.html#herd.")}
+        names = sheds_names(self, {"herd/__init__.py": herd, "herd/barn.py": barn,
+                                   "docs/sheds.rst": sheds})
         self.assertEqual(names, {"herd.shear", "herd.barn.Barn", "herd.barn.Barn.__init__",
                                  "herd.barn.build"})
 
@@ -398,12 +398,21 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. class:: Shelter\n\n"
                  "   Any roof.\n\n   .. autoclass:: herd.barn.Barn\n\n"
                  ".. autofunction:: herd.barn.build\n")
-        _, rows = built(temporary_directory(self), FILES | {"docs/sheds.rst": sheds,
-                                                           "docs/api.rst": NO_API})
-        names = {url.removeprefix(DOCS + "sheds.html#") for url, *_ in rows
-                 if url.startswith(DOCS + "sheds.html#herd.")}
+        names = sheds_names(self, {"docs/sheds.rst": sheds})
         self.assertEqual(names, {"herd.barn.Shelter", "herd.barn.Shelter.Barn",
                                  "herd.barn.build"})
+
+    def test_an_automethod_in_a_hand_written_class_s_content_is_that_class_s_member(self):
+        # pexpect's `.. class:: spawn` holding `.. automethod:: kill`: autodoc's
+        # ClassLevelDocumenter takes the member's class from py:class, which the description's
+        # content has: #pexpect.spawn.kill.
+        barn = BARN.replace('"""Where the herd sleeps."""',
+                            '"""Where the herd sleeps."""\n\n    def mend(self):\n'
+                            '        """Mend the roof."""')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. class:: Barn\n\n"
+                 "   .. automethod:: mend\n")
+        names = sheds_names(self, {"herd/barn.py": barn, "docs/sheds.rst": sheds})
+        self.assertEqual(names, {"herd.barn.Barn", "herd.barn.Barn.mend"})
 
     def test_a_class_docstring_s_attributes_section_gives_autodoc_no_members(self):
         # scipy's ArpackNoConvergence (numpydoc `Attributes`, `self.eigenvalues = ...` in
@@ -415,11 +424,7 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                             '    def __init__(self, stalls):\n        self.stalls = stalls\n'
                             '        #: Its roof.\n        self.roof = None\n')
         sheds = "Sheds\n=====\n\n.. autoclass:: herd.barn.Barn\n   :members:\n"
-        _, rows = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
-                                                           "docs/sheds.rst": sheds,
-                                                           "docs/api.rst": NO_API})
-        names = {url.removeprefix(DOCS + "sheds.html#") for url, *_ in rows
-                 if url.startswith(DOCS + "sheds.html#herd.")}
+        names = sheds_names(self, {"herd/barn.py": barn, "docs/sheds.rst": sheds})
         self.assertEqual(names, {"herd.barn.Barn", "herd.barn.Barn.roof"})
 
     def test_a_class_template_is_rendered_for_its_class_as_autosummary_renders_it(self):

@@ -290,6 +290,23 @@ class SphinxProjectTest(unittest.TestCase):
         # A target's `()` is skipped (find_obj), whatever its role.
         self.assertEqual(in_links["demo.make_engine"], 4)
 
+    def test_a_name_prefix_is_py_class_until_a_description_in_its_body_ends(self):
+        # cryptography's `.. data:: a.b.backend` holding `.. method:: openssl_version_text()`,
+        # then more methods: PyObject's before_content makes the data's name prefix py:class,
+        # the first method's after_content sets it to the innermost class description's
+        # (none): the first method is at #a.b.one, the next at #two. In a class description
+        # it falls back to the class's: `c.start`, then `a.Engine.stop`.
+        page = predict_page("openssl", "Use\n===\n\n.. data:: a.b.backend\n\n"
+                            "    .. method:: one()\n\n        First.\n\n"
+                            "    .. method:: two()\n\n.. class:: a.Engine\n\n"
+                            "    .. data:: c.port\n\n        .. method:: start()\n\n"
+                            "        .. method:: stop()\n\n    .. method:: run()\n",
+                            Directives())
+        self.assertEqual([obj.ids for obj in page.page.python_objects()],
+                         [["a.b.backend"], ["a.b.one"], ["two"], ["a.Engine"],
+                          ["a.Engine.c.port"], ["c.start"], ["a.Engine.stop"],
+                          ["a.Engine.run"]])
+
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's
         # `<nav class="contents">` does: a `:local:` one its section's subsections, to :depth:.
@@ -704,6 +721,19 @@ class GeneratedPagesTest(unittest.TestCase):
         node = next(unit for unit in units if unit["url"] == DOCS + "api.html#demo.Node")
         self.assertEqual(node["fields"]["context"], "API Nodes")
 
+    def test_a_section_rendering_its_title_alone_is_no_unit_on_a_page_autosummary_fills(self):
+        # dask's array-api.rst: "API" over "Top level functions" and its autosummary table.
+        # The site's reader reads a page with generated text as its HTML, where "API" is a
+        # heading alone; the table's section is a unit.
+        write(self.root, {"_demo/__init__.py": 'def make():\n    """Make one."""\n',
+                          "docs/conf.py": "extensions = ['sphinx.ext.autosummary']\n",
+                          "docs/api.rst": "API\n===\n\n.. currentmodule:: _demo\n\n"
+                                          "Functions\n---------\n\n.. autosummary::\n\n"
+                                          "   make\n"})
+        units = package_contents(self.root, (("_demo/__init__.py", "_demo"),))
+        self.assertEqual([unit["url"].removeprefix(DOCS) for unit in units],
+                         ["api.html#functions"])
+
     def test_what_precedes_the_first_title_is_a_unit_only_where_it_renders_text(self):
         # `:orphan:` (page metadata Sphinx takes out), `highlight` and `currentmodule` render
         # nothing above the page's title: no unit of the page without a title. Text there
@@ -786,11 +816,28 @@ class GeneratedPagesTest(unittest.TestCase):
                          [("#demo", 0), ("#module-demo.ext", 1), ("#module-demo.other", 0),
                           ("#later", 0), ("#aiomysql", 0)])
 
+    def test_a_description_after_an_autodoc_one_of_its_name_is_at_sphinx_s_idn(self):
+        # pexpect's `.. autoclass:: spawn`, then `.. class:: spawn` holding more members:
+        # autodoc's description took the id `pexpect.spawn` first (PyObject's make_id, in
+        # document order), so the hand-written one is at Sphinx's next `idN`, `id0`; an
+        # autodoc description after a hand-written one of its name likewise.
+        write(self.root, {
+            "demo/__init__.py": 'class Row:\n    """A row."""\n\n\n'
+                                'def make():\n    """Make one."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n.. autoclass:: Row\n\n"
+                            ".. class:: Row\n\n   More of it.\n\n.. function:: make()\n\n"
+                            "   By hand.\n\n.. autofunction:: make\n"})
+        urls = [unit["url"].removeprefix(DOCS + "api.html")
+                for unit in package_contents(self.root)]
+        self.assertEqual(urls, ["#demo.Row", "#id0", "#demo.make", "#id1"])
+
     def test_an_automodule_first_in_a_section_is_that_sections_text(self):
         # autodoc's `.. py:module::` moves as `.. module::` does: "Runtime Inspection API"
         # then `.. automodule:: sqlalchemy.inspection` is `<section id="module-sqlalchemy.
         # inspection">` with the docstring its text, one unit; after the section's own text,
-        # the module's description is a unit of its own, the section at its title's id.
+        # the module's target is a span and its docstring more of the section's paragraphs
+        # (kombu's automodule after a `.. contents::`): its unit is at the section's id too.
         write(self.root, {
             "demo/__init__.py": '"""Demo does things."""\n',
             "demo/extra.py": '"""Extra things."""\n',
@@ -804,8 +851,23 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual(units, [
             ("api.html#module-demo", "API", "demo/__init__.py", 1),
             ("extra.html#extra", "Extra", "docs/extra.rst", 1),
-            ("extra.html#module-demo.extra", "demo.extra", "demo/extra.py", 0),
+            ("extra.html#extra", "demo.extra", "demo/extra.py", 0),
             ("index.html#index", "Index", "docs/index.rst", 0)])
+
+    def test_an_automodule_in_a_section_rendering_nothing_else_is_that_section(self):
+        # sqlalchemy's `.. _aiomysql:` over "aiomysql", then `.. automodule::`: docutils'
+        # duplicate name report comes first in the section, so the module's target is a span
+        # inside it, its docstring the section's only text: one unit at the section's id,
+        # titled as the section is.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo does things."""\n',
+            "docs/conf.py": "",
+            "docs/api.rst": "API\n===\n\nText.\n\n.. _the demo:\n\nThe demo\n--------\n\n"
+                            ".. automodule:: demo\n"})
+        units = [(unit["url"].removeprefix(DOCS), unit["title"], unit["source_id"])
+                 for unit in package_contents(self.root)]
+        self.assertEqual(units, [("api.html#api", "API", "docs/api.rst"),
+                                 ("api.html#the-demo", "The demo", "demo/__init__.py")])
 
     def test_a_currentmodule_between_a_title_and_its_automodule_leaves_it_the_sections(self):
         # kombu's "Carrot Compatibility - ``kombu.compat``", `.. currentmodule::` (no node),
@@ -824,7 +886,8 @@ class GeneratedPagesTest(unittest.TestCase):
         # pymongo's `:mod:`int64` -- Tools ...` over an underline one short: docutils' "Title
         # underline too short." warning is first in the section, so MoveModuleTargets leaves
         # the module's target a span inside; a title starting with a role is text (no
-        # `:orphan:`-like field), `.. versionadded::` below it renders text: both are units.
+        # `:orphan:`-like field), `.. versionadded::` below it renders text: both are units,
+        # the module's at the section's id (its docstring more of the section's text).
         # A module without a docstring renders no description: its section, its title alone
         # on a page autodoc fills, is no unit either.
         write(self.root, {
@@ -836,7 +899,7 @@ class GeneratedPagesTest(unittest.TestCase):
             "docs/bare.rst": "Bare\n====\n\n.. automodule:: demo.bare\n"})
         units = [unit["url"].removeprefix(DOCS) for unit in package_contents(
             self.root, (("demo/__init__.py", "demo"), ("demo/bare.py", "demo.bare")))]
-        self.assertEqual(units, ["role.html#demo-demo", "role.html#module-demo"])
+        self.assertEqual(units, ["role.html#demo-demo", "role.html#demo-demo"])
         self.assertEqual([predict_page("api", f"Extra module\n{underline}\n\n.. automodule:: "
                                        "demo.extra\n", Directives()).page.sections[0].section_id
                           for underline in ("========", "============")],

@@ -56,9 +56,10 @@ from ..readers.docstrings import (
     read_package,
 )
 from ..readers.docutils_ids import sphinx_id
+from ..readers.rendered import PYTHON_DOMAIN
 from ..readers.rst import NAPOLEON_SECTIONS, OBJECT_DIRECTIVES, first_section_title, plain_text
 from ..readers.sphinx_conf import RST, SphinxConf
-from ..readers.sphinx_page import page_units, renders_nothing
+from ..readers.sphinx_page import generates_text, page_units, renders_nothing
 from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
 from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
@@ -202,6 +203,16 @@ def _describes_objects(found: dict) -> bool:
     module's entry does not count)."""
     return any(item.obj.kind != MODULE and not _NOINDEX & item.directive.options.keys()
                for documented in found.values() for item in documented)
+
+
+def _described_names(found: dict) -> dict:
+    """Return {line: [dotted name, or None]} of a page's autodoc directives ({line:
+    [Documented]}): the name each object's description takes its id by, None for one without
+    an id of its own (`:noindex:`, a mapping's entry) or a module (sphinx_source reads its
+    `.. py:module::` target itself)."""
+    return {line: [None if item.keyed or item.obj.kind == MODULE
+                   or _NOINDEX & item.directive.options.keys() else item.name
+                   for item in documented] for line, documented in found.items()}
 
 
 def _rendered_only(context: frozenset, lines: list, unit) -> bool:
@@ -1025,7 +1036,8 @@ class _Units:
             if kind == RST:
                 page = page_path(conf, relative, layout.dirhtml)
                 predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
-                                               directives, expanded[relative].nested, conf)
+                                               directives, expanded[relative].nested, conf,
+                                               _described_names(autodocs[relative]))
                 # The docstrings autodoc renders on the page link from it too, each read under
                 # its object's module, as a rendered site's links are counted.
                 for docstring, module, within in self._rendered_docstrings(
@@ -1067,17 +1079,16 @@ class _Units:
             address = (layout.docs_url + urllib.parse.quote(page, safe="/")
                        if layout.docs_url else None)
             placed: list[tuple] = []  # (line, order, draft)
-            modules: dict = {}  # url -> where in placed a module's description is
-            # A section's url (the page's, above its first title) -> where in placed the
-            # description its first autodoc directive renders is, where that is a module's
-            # (None: another's came first).
-            opening: dict = {}
-            top_unit = False  # whether what precedes the page's first title is a unit
+            # url -> (where in placed a module's description is, whether the section is at
+            # the module's target)
+            modules: dict = {}
             # Where each line of what is read comes from: the page, or a file it includes.
             origins = [Origin(source_id, sha256, line) for line in
                        range(1, text.count("\n") + 2)]
             context_lines: frozenset = frozenset()  # lines a `{{ name }}` is rendered into
+            generated = False  # whether the site's reader reads the page's HTML
             if kind == RST:
+                generated = generates_text(text)
                 read = expanded[relative]
                 text, origins = read.text, read.origins
                 context_lines, page_lines = read.context, text.split("\n")
@@ -1091,7 +1102,8 @@ class _Units:
                     # section path) as the rendered site's reader places a description.
                     section = _section_at(units, line)
                     documented_here = []
-                    for item in documented:
+                    moved = False  # whether the section is at this automodule's target
+                    for index, item in enumerate(documented):
                         obj = item.obj
                         if obj.kind == MODULE and not obj.docstring:
                             # autodoc renders no description of a module without a
@@ -1105,22 +1117,27 @@ class _Units:
                             if obj is None:
                                 continue
                         # A `:noindex:` description has no id (nor have its members'): it is
-                        # linked at its section, as the rendered site's reader links it.
+                        # linked at its section, as the rendered site's reader links it. So is
+                        # a module's: autodoc renders its docstring as the section's own
+                        # paragraphs after its `.. py:module::` target (a span, where
+                        # MoveModuleTargets does not put the section at it: kombu's automodule
+                        # after a `.. contents::`), no description of its own.
                         hidden = _NOINDEX & item.directive.options.keys()
+                        if item.obj.kind == MODULE:
+                            moved = section is not None and section.anchor == predicted[
+                                page].targets.get((PYTHON_DOMAIN, item.name))
                         documented_here.append(Documented(
                             item.module, obj, (item.name, *item.aliases),
                             noindex=bool(hidden),
-                            anchor=(section.anchor if section else "") if hidden else None,
+                            anchor=(section.anchor if section else "")
+                            if hidden or item.obj.kind == MODULE
+                            else predicted[page].autodoc_ids.get((line, index)),
                             python_names=not item.keyed, kind=item.kind))
                     for draft in self.objects_contents(documented_here, address,
                                                        section.context if section else None,
                                                        reference):
                         if draft.content["kind"] == SECTION:
-                            modules.setdefault(draft.content["url"], len(placed))
-                        if address:
-                            opening.setdefault(f"{address}#{section.anchor}" if section
-                                               else address, len(placed)
-                                               if draft.content["kind"] == SECTION else None)
+                            modules.setdefault(draft.content["url"], (len(placed), moved))
                         placed.append((line, len(placed), draft))
                 for line, stub, item in summarized[relative]:
                     for draft in self.objects_contents(
@@ -1146,43 +1163,35 @@ class _Units:
                 url = (address + ("#" + unit.anchor if unit.anchor else "") if address
                        else self._source_link(first.source_id, first.line, last.line))
                 linked = sum(links[page, anchor] for anchor in unit.anchors)
-                module = modules.get(url) if unit.kind == SECTION else None
-                if module is None and unit.kind == SECTION and opening.get(url) is not None \
-                        and unit.title_only:
-                    # An automodule first in a section but not at its start (a `.. contents::`
-                    # before it: MoveModuleTargets leaves its target a span inside the
-                    # section): the module's description is the section's text all the same,
-                    # one unit at the section's id, as the rendered page's section is.
-                    module = opening[url]
-                    placed[module][2].content["url"] = url
-                if module is not None and (_title_only(unit.text) or unit.title_only):
+                module, at_target = modules.get(url, (None, False)) if unit.kind == SECTION \
+                    else (None, False)
+                if module is not None and (unit.title_only
+                                           or at_target and _title_only(unit.text)):
                     # A section whose first thing is an automodule is at the module's id
                     # (sphinx_source: MoveModuleTargets), the module's description its text:
                     # one unit, as the rendered page's section, titled and linked as it is;
-                    # what renders nothing between (a `currentmodule`) is no text of it.
+                    # what renders nothing between (a `currentmodule`) is no text of it. So is
+                    # one rendering nothing else whose module's target is a span inside
+                    # (sqlalchemy's `.. _aiomysql:` over "aiomysql", docutils' duplicate name
+                    # report first in it).
                     at, order, described = placed[module]
                     described.content["title"] = unit.title
                     described.content["in_links"] += linked
                     placed[module] = (at, order, dataclasses.replace(described,
                                                                       heading=unit.heading))
                     continue
-                if found and unit.title_only:
-                    # On a page autodoc fills, a section rendering nothing but its title is no
-                    # unit: its objects (indexed in its context) and subsections say it all,
-                    # as the rendered site's reader reads that rendered page.
+                if generated and unit.title_only:
+                    # On a page autodoc or autosummary fills, a section rendering nothing but
+                    # its title is no unit: its objects (indexed in its context), tables and
+                    # subsections say it all, as the rendered site's reader reads that
+                    # rendered page (formats/sphinx.py reads such a page's HTML).
                     continue
                 draft = UnitDraft.of_unit(
                     self.tree, first.source_id, first.sha256, url, unit, reference, linked,
                     lines=(first.line, last.line))
                 placed.append((unit.start_line, len(placed), draft))
-                top_unit = top_unit or url == address
                 if first.source_id != source_id:
                     included.add(id(draft))
-            if opening.get(address) is not None and not top_unit:
-                # An automodule above the page's first title, nothing rendered before it: its
-                # description is the top of the page, where no section is (its target a span
-                # there), as the rendered page's text above its first title.
-                placed[opening[address]][2].content["url"] = address
             contents.extend(draft for _, _, draft in sorted(placed, key=lambda p: p[:2]))
         # A file included that is a page too (Sphinx publishes both): the same lines are one
         # passage, at its own page.

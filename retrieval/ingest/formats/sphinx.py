@@ -19,7 +19,7 @@ from collections import Counter
 
 from ..readers.inventory import INVENTORY
 from ..readers.rendered import RenderedPage, RenderedSite
-from ..readers.sphinx_page import page_units
+from ..readers.sphinx_page import generates_text, page_units
 from ..tree import Progress, SourceTree, read_sources
 from ..unit import unit_drafts
 from .site import html_units, published, published_page, reference_pages
@@ -28,8 +28,6 @@ SOURCES = "_sources"
 # Sphinx copies each source to _sources/DOCNAME + its suffix + this (html_sourcelink_suffix's
 # default; not doubled on a source that already ends so).
 _SOURCE_LINK_SUFFIX = ".txt"
-# An autodoc directive in a page's source: its text is generated, so it exists only in the HTML.
-_AUTODOC = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::", re.M)
 # An include directive in a page's source, and the file it names: Sphinx copies each
 # document's own source to _sources, not the files it includes (`.. include:: ../CHANGES.rst`),
 # whose text and sections exist only in the HTML.
@@ -67,7 +65,7 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
             continue
         # A source the reST reader cannot read (MyST Markdown, a notebook) says no more than
         # its page: the page is read as the document.
-        if not source.endswith(".rst") or _AUTODOC.search(text):
+        if not source.endswith(".rst") or generates_text(text):
             read = html_units(tree, page, progress)
             if read is None:
                 continue

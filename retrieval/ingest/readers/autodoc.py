@@ -299,6 +299,11 @@ def directives(text: str) -> list:
                 break
         kind, name = match.group(1), match.group(2)
         within = classes[-1][1] if classes else None
+        if within is None and plain and kind in _CLASS_LEVEL:
+            # ClassLevelDocumenter.resolve_name: a member's class is py:class, which a
+            # hand-written class description's content has too (pexpect's `.. class:: spawn`
+            # holding `.. automethod:: kill` documents pexpect.spawn.kill).
+            within = ".".join(name for _, name in plain)
         explicit = current
         if match.group(3):
             # `.. autofunction:: sympy.integrals.rationaltools::ratint`: autodoc's explicit

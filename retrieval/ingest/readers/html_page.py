@@ -46,10 +46,12 @@ _BLOCKS = frozenset(("p", "div", "li", "dt", "dd", "pre", "tr", "table", "sectio
 _SKIPPED_TAGS = frozenset(("script", "style", "nav", "footer", "form", "button", "template",
                            "noscript", "svg", "header"))
 # Classes that mark navigation or decoration inside the main content (Sphinx, MkDocs themes).
-# "prev-next-area": the pydata theme's previous/next page links (pandas), inside its <main>.
+# "prev-next-area": the pydata theme's previous/next page links (pandas), inside its <main>;
+# "bd-toc": the book theme's table of contents of the page, "Contents" over a <nav> (dask).
 _SKIPPED_CLASSES = frozenset(("headerlink", "quote", "toctree-wrapper", "sphinxsidebar", "related",
                               "md-sidebar", "md-source-file", "rst-footer-buttons",
-                              "viewcode-link", "md-content__button", "prev-next-area"))
+                              "viewcode-link", "md-content__button", "prev-next-area",
+                              "bd-toc"))
 _SPACE = re.compile(r"\s+")
 
 

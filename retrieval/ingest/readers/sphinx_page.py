@@ -45,6 +45,17 @@ from .sphinx_conf import shown_extlinks
 _LOOKAHEAD = 12
 
 _NOT_WORD = re.compile(r"[\W_]+")
+# An autodoc or autosummary directive in a page's source: its text is generated, so it exists
+# only in the HTML, which a published site's reader (formats/sphinx.py) reads instead.
+_GENERATED = re.compile(r"^[ \t]*\.\.[ \t]+auto\w+::", re.M)
+
+
+def generates_text(source: str) -> bool:
+    """Tell whether a page's reST source has a directive whose text exists only in the HTML
+    Sphinx renders from it (autodoc's, autosummary's)."""
+    return _GENERATED.search(source) is not None
+
+
 # The name a standard-domain description is known by: its argument's first word ("-k" of
 # "-k EXPRESSION", "--fixtures" of "--fixtures, --funcargs").
 STD_NAME = re.compile(r"[^\s,=\[]+")

@@ -205,6 +205,9 @@ class SourcePage:
     # The names of hyperlinks to elsewhere (`text <url>`_, `.. _name: url`): a `name`_
     # reference to one of them is that link, even where a section has the title.
     external: frozenset = frozenset()
+    # (line, index) -> id of each object an autodoc directive describes (predict_page's
+    # autodoc): its dotted name's, else Sphinx's `idN` where an earlier node took that.
+    autodoc_ids: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -213,6 +216,10 @@ class _PyClass:
 
     name: str  # below its module, as Sphinx's py:class context holds it
     module: str | None
+    # A class description's (Sphinx's allow_nesting: on the py:classes stack), not another
+    # description's name prefix (`.. data:: a.b.backend`'s `a.b`, py:class for its body only
+    # until a description in it ends: _in_force).
+    nesting: bool = True
 
 
 class _Predictor(RstReader):
@@ -220,9 +227,13 @@ class _Predictor(RstReader):
 
     def __init__(self, lines: list, directives: Directives, nested: tuple = (),
                  smartquotes: bool = True, prefixes: dict | None = None,
-                 parentheses: bool = True):
+                 parentheses: bool = True, autodoc: dict | None = None):
         super().__init__()
         self.lines = lines
+        self.autodoc = autodoc or {}  # predict_page's: what each autodoc directive describes
+        self.autodoc_ids: dict = {}
+        # id() of a scope of a name prefix's class -> (it, the descriptions' scopes in it).
+        self._described_in: dict = {}
         self.directives = directives
         self.smartquotes = smartquotes  # whether titles are shown educated (SmartQuotes)
         self.prefixes = prefixes or {}  # zzzeeksphinx's module prefixes, dropped when shown
@@ -379,8 +390,7 @@ class _Predictor(RstReader):
         """Return the class (dotted, with its module) whose body the unit being read is in:
         Sphinx looks a cross-reference's name up under it too (py:class)."""
         indent = indentation(self.lines[self._unit.start]) if self._unit else 0
-        classes = [scope.owner for scope in self.scopes
-                   if isinstance(scope.owner, _PyClass) and scope.indent < indent]
+        classes = self._in_force([scope for scope in self.scopes if scope.indent < indent])
         if not classes:
             return None
         owner = classes[-1]
@@ -480,12 +490,25 @@ class _Predictor(RstReader):
                     found.append(section_id)
         return found
 
+    def _in_force(self, scopes: list) -> list:
+        """Return the classes of scopes (outermost first) that are still Sphinx's py:class in
+        them: a name prefix's is no longer once a description in its body has ended, as
+        PyObject's after_content sets py:class to the innermost class description's (or
+        None): cryptography's `.. data:: a.b.backend` holding `.. method:: one()` then
+        `.. method:: two()` describes `a.b.one` then `two`."""
+        return [scope.owner for scope in scopes if isinstance(scope.owner, _PyClass) and (
+            scope.owner.nesting or all(any(inner is open_scope for open_scope in self.scopes)
+                                       for inner in self._described_in.get(id(scope),
+                                                                           (scope, ()))[1]))]
+
     def on_object(self, name, argument, options, no_index, indent):
         super().on_object(name, argument, options, no_index, indent)
         if OBJECT_NAME.match(argument) is None:
             return  # no scope of its own: nothing to name
-        enclosing = [scope.owner for scope in self.scopes[:-1]
-                     if isinstance(scope.owner, _PyClass)]
+        enclosing = self._in_force(self.scopes[:-1])
+        for scope in self.scopes[:-1]:
+            if isinstance(scope.owner, _PyClass) and not scope.owner.nesting:
+                self._described_in.setdefault(id(scope), (scope, []))[1].append(self.scopes[-1])
         classname = enclosing[-1].name if enclosing else None
         # An option given empty (`:module:`) is no module, as Sphinx reads it: the name as
         # written is the object's full name (Django's `.. data:: django.db.models.signals.X`).
@@ -524,7 +547,7 @@ class _Predictor(RstReader):
         elif signatures[-1][3]:
             # `.. method:: ModelAdmin.change_view` sets py:class to its written prefix for its
             # body: a reference there is looked up under that class too.
-            self.scopes[-1].owner = _PyClass(signatures[-1][3], module)
+            self.scopes[-1].owner = _PyClass(signatures[-1][3], module, nesting=False)
         self._settle_targets()
 
     def _signature_lines(self, argument: str) -> list:
@@ -554,6 +577,13 @@ class _Predictor(RstReader):
             self._std_object(short, argument, no_index)
         elif name in directives.hidden:
             self._settle_targets()
+            # autodoc's descriptions take their ids as a hand-written one does (PyObject's
+            # add_target_and_index, make_id), in document order: a later description of the
+            # same name is Sphinx's `idN` (pexpect's `.. class:: spawn` after its autoclass).
+            line = self._unit.start + 1
+            for index, described in enumerate(self.autodoc.get(line, ())):
+                if described is not None:
+                    self.autodoc_ids[line, index] = self._object_id("", described)
             written = OBJECT_NAME.match(argument)
             if name.endswith(("autoclass", "autoexception")) and written:
                 # autodoc writes `.. py:class:: NAME` with `:module:` (the name's own dotted
@@ -609,14 +639,16 @@ def _target(role: str, written: str) -> str:
 
 
 def predict_page(docname: str, text: str, directives: Directives,
-                 nested: tuple = (), conf: SphinxConf | None = None) -> SourcePage:
+                 nested: tuple = (), conf: SphinxConf | None = None,
+                 autodoc: dict | None = None) -> SourcePage:
     """Return what one reST page of a project would render as, read from its source alone;
     nested: the line ranges whose titles are parsed apart (ExpandedPage.nested); conf: the
-    project's (whether it renders text educated, its module prefixes)."""
+    project's (whether it renders text educated, its module prefixes); autodoc: {line of an
+    autodoc directive: [the dotted name of each object it describes at an id, else None]}."""
     lines = markup_view(text.split("\n"))  # as page_units reads a predicted page
     conf = conf or SphinxConf()
     reader = _Predictor(lines, directives, nested, conf.smartquotes, conf.module_prefixes,
-                        conf.function_parentheses)
+                        conf.function_parentheses, autodoc)
     literal = LiteralBlocks(directives.code)  # as page_units reads them
     for unit, indent in reader_units(lines, reader, titles_apart=True):
         is_code = literal.enter(lines, unit, indent)
@@ -628,7 +660,7 @@ def predict_page(docname: str, text: str, directives: Directives,
     references = reader.references + [(SECTION_ID, section_id, None, None)
                                       for section_id in reader.listed()]
     return SourcePage(docname, page, title, reader.labels, reader.targets, references,
-                      reader.title_ids, frozenset(reader.external))
+                      reader.title_ids, frozenset(reader.external), reader.autodoc_ids)
 
 
 def in_links(pages: dict, conf: SphinxConf) -> Counter:
