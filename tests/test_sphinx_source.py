@@ -1120,6 +1120,29 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("#demo.Raw.tag", units)
         self.assertIn("#demo.Raw.VR", units)
 
+    def test_a_namedtuple_call_binds_a_class_documented_with_its_fields(self):
+        # collections.namedtuple makes a class whose __doc__ is "Point(x, y)", its fields
+        # getters documented "Alias for field number N": automodule's :members: documents the
+        # class and its fields (tornado's RequestStartLine); another name binds an alias.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\nimport collections\nfrom typing import NamedTuple'
+                                '\n\nPoint = collections.namedtuple(\n    "Point", ["x", "y"]\n)'
+                                '\nPair = NamedTuple("Pair", [("left", int), ("right", int)])'
+                                '\nSpan = collections.namedtuple("Span", "start, stop")'
+                                '\nOther = collections.namedtuple("Renamed", "a b")\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. automodule:: demo\n   :members:\n"})
+        units = {unit["url"].removeprefix(DOCS + "index.html"): unit
+                 for unit in package_contents(self.root)}
+        self.assertEqual((units["#demo.Point"]["kind"], units["#demo.Point"]["fields"]["body"]),
+                         ("class", "Point(x, y)"))
+        # Each field quotes where the call names it: fields on one line are one passage.
+        self.assertEqual(units["#demo.Point.x"]["fields"]["names"], "demo.Point.x demo.Point.y")
+        self.assertEqual(units["#demo.Point.x"]["fields"]["body"], "Alias for field number 0")
+        self.assertIn("demo.Pair.right", units["#demo.Pair"]["fields"]["names"])
+        self.assertIn("demo.Span.stop", units["#demo.Span"]["fields"]["names"])
+        self.assertNotIn("#demo.Other", units)
+
     def test_a_property_made_by_a_call_inherits_its_bases_docstring(self):
         # `delete = property(lambda s: ...)` has no __doc__: getdoc reads the base's `delete`
         # (mutagen's EasyID3.delete, documented by Metadata.delete).
