@@ -331,6 +331,19 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(units["Next steps"]["url"], DOCS + "guide.html#next-steps")
         self.assertEqual(units["Guide"]["url"], DOCS + "guide.html#guide")
 
+    def test_myst_smartquotes_curl_a_headings_quotes_before_its_id_is_made(self):
+        # MyST's smartquotes extension curls quotes as it parses (not in code), so docutils'
+        # make_id drops them: structlog's "Don't Integrate" is #dont-integrate.
+        page = "# Guide\n\n## Don't Integrate\n\nText.\n\n## The `don't` flag\n\nMore.\n"
+        for conf, ids in (("", ("#don-t-integrate", "#the-don-t-flag")),
+                          ("myst_enable_extensions = {'deflist', 'smartquotes'}\n",
+                           ("#dont-integrate", "#the-don-t-flag"))):
+            write(self.root, {"doc/build/conf.py": 'extensions = ["myst_parser"]\n' + conf,
+                              "doc/build/guide.md": page})
+            units = read(self.root, "doc")
+            self.assertEqual(units["Don't Integrate"]["url"], DOCS + "guide.html" + ids[0])
+            self.assertEqual(units["The `don't` flag"]["url"], DOCS + "guide.html" + ids[1])
+
 
 class GeneratedPagesTest(unittest.TestCase):
     """What Sphinx generates beyond the sources: autosummary's stub pages; and which project."""

@@ -1151,7 +1151,9 @@ class _Units:
                     # does reST's: read expanded, each line from the file it is in.
                     read = myst[relative]
                     text, origins, breaks = read.text, read.origins, read.breaks()
-                units = markdown.page_units(text, "sphinx", conf.docname(relative), breaks)
+                units = markdown.page_units(
+                    text, "sphinx+smartquotes" if conf.myst_smartquotes else "sphinx",
+                    conf.docname(relative), breaks)
                 reference, found = False, {}
             for unit in units:
                 unit = self._with_package_names(unit)

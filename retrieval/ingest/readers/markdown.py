@@ -24,6 +24,7 @@ from ..unit import Unit
 from .blocks import MAX_PASSAGE_BYTES, Paragraph, is_blank, size_pieces
 from .docutils_ids import DocumentIds
 from .hidden import hidden_in_markup
+from .smartquotes import educate_quotes
 
 CONFIG = "mkdocs.yml"
 # No mkdocs.yml comes near this; a larger one is read no further.
@@ -385,22 +386,48 @@ def attr_list_id(text: str) -> tuple | None:
 
 
 class _DocutilsSlugger:
-    """Heading ids as Sphinx renders a MyST page: a section's docutils id (docutils_ids.py)."""
+    """Heading ids as Sphinx renders a MyST page: a section's docutils id (docutils_ids.py);
+    smartquotes: MyST's `smartquotes` extension is on (conf.py's myst_enable_extensions), so
+    its parser curls a heading's quotes outside code before docutils makes the id of it, which
+    drops them (structlog's "Don't Integrate" is #dont-integrate, not #don-t-integrate)."""
 
-    def __init__(self):
+    def __init__(self, smartquotes: bool = False):
         self._document = DocumentIds()
+        self._smartquotes = smartquotes
 
     def heading(self, text: str) -> tuple:
         """Return (the heading as shown, its id)."""
-        shown = _plain(text).replace("`", "").strip()
-        return text, self._document.named(shown)
+        shown = _plain(text)
+        if self._smartquotes:
+            shown = _educated_outside_code(shown)
+        return text, self._document.named(shown.replace("`", "").strip())
+
+
+# A Markdown code span: a run of backquotes, what they enclose, the same run.
+_CODE_SPAN = re.compile(r"(`+).+?\1")
+
+
+def _educated_outside_code(text: str) -> str:
+    """Return Markdown text with its quotes outside code spans curled (markdown-it's
+    smartquotes rule reads text tokens only), each run in the context of what precedes it."""
+    parts, at, before = [], 0, " "
+    for match in [*_CODE_SPAN.finditer(text), None]:
+        plain = text[at:match.start() if match else len(text)]
+        if plain:
+            parts.append(educate_quotes(plain, before))
+        if match is None:
+            break
+        parts.append(match.group(0))
+        at, before = match.end(), parts[-1][-1]
+    return "".join(parts)
 
 
 # How a site renders Markdown heading ids: GitHub's (github-slugger) or MkDocs' (toc), the
 # latter with or without the attr_list extension a project's mkdocs.yml may enable.
 SLUGGERS: dict[str, Callable[[], _GithubSlugger | _TocSlugger | _DocutilsSlugger]] = {
     "github": _GithubSlugger, "mkdocs": _TocSlugger,
-    "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True), "sphinx": _DocutilsSlugger}
+    "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True), "sphinx": _DocutilsSlugger,
+    "sphinx+smartquotes": lambda: _DocutilsSlugger(smartquotes=True)}
 
 
 @dataclass(frozen=True)
@@ -482,7 +509,7 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
             text, anchor = slugger.heading(text)
             path = [(depth, shown) for depth, shown in path if depth < level] + [(level, text)]
             heading, head, spans = text, span, [span]
-        elif not (flavour == "sphinx" and all(_MYST_NOTHING.fullmatch(lines[index])
+        elif not (flavour.startswith("sphinx") and all(_MYST_NOTHING.fullmatch(lines[index])
                                               for index in span)):
             spans.append(span)
     close()
