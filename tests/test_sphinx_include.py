@@ -399,6 +399,37 @@ class AutomoduleTest(unittest.TestCase):
         self.assertEqual(tagged["title"], "Tagged")
         self.assertNotIn('"""', tagged["text"])
 
+    def test_an_indented_docstrings_titles_are_titles_below_its_margin(self):
+        # autodoc dedents a docstring by its margin (prepare_docstring): pint's `"""` over
+        # "    pint.compat" and "    ~~~~~~~~~~~" renders a section #pint-compat.
+        page = "API\n===\n\n.. automodule:: demo.tag\n"
+        docstring = ('"""\n    demo.tag\n    ~~~~~~~~\n\n    Tags things.\n\n'
+                     '    Usage\n    -----\n\n    Use it.\n    """\n')
+        write(self.root, {"docs/api.rst": page, "demo/tag.py": docstring})
+        found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
+        api = DOCS + "api.html"
+        self.assertEqual([(url.removeprefix(api), title) for url, _, title in placed(found, api)],
+                         [("#demo-tag", "demo.tag"), ("#usage", "Usage")])
+        assert_quoted(self, self.root, found)
+
+    def test_a_title_in_an_automodules_content_is_a_section_of_the_page(self):
+        # ModuleDocumenter's titles_allowed: autodoc parses the docstring and the directive's
+        # content as one, with titles (tornado's "Common protocols" inside `.. automodule::
+        # tornado.auth`): a section of the page, its text and objects its own.
+        page = ("API\n===\n\n.. automodule:: demo.tag\n\n   Protocols\n   ---------\n\n"
+                "   These classes tag.\n\n   .. autoclass:: Tag\n\n   Helpers\n"
+                "   -------\n\n   .. autofunction:: tag\n")
+        code = ('"""Tags."""\n\n\nclass Tag:\n    """A tag."""\n\n\n'
+                'def tag():\n    """Tag it."""\n')
+        write(self.root, {"docs/api.rst": page, "demo/tag.py": code})
+        found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
+        api = DOCS + "api.html"
+        self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
+                         ["#module-demo.tag", "#protocols", "#demo.tag.Tag", "#demo.tag.tag"])
+        protocols = next(unit for unit in found if unit["url"] == api + "#protocols")
+        self.assertIn("These classes tag.", protocols["text"])
+        assert_quoted(self, self.root, found)
+
     def test_a_docstring_assigned_to_doc_renders_its_first_title_too(self):
         # pyparsing's `__doc__ = """` after its licence comment, the title on the next line.
         page = "API\n===\n\nTags\n----\n\nThe tags.\n\n.. automodule:: demo.tag\n"

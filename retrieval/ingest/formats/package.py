@@ -85,6 +85,18 @@ _NAPOLEON = "sphinx.ext.napoleon"
 _CLOSING_QUOTES = re.compile(r"[ \t]*(?:\"\"\"|\'\'\')[ \t]*")
 # A line that is only a docstring's opening quotes (a `\` after them escapes the line's end),
 # or `__doc__ = ` and them.
+_CLOSING_AT_END = re.compile(r"(?:\"\"\"|\'\'\')[ \t]*$")
+
+
+def _docstring_margin(lines: list) -> int:
+    """Return the columns autodoc dedents a docstring's lines by (prepare_docstring's margin:
+    the least indentation of its lines after the first that hold text); lines: those after the
+    one its opening quotes are on, through the one its closing quotes end."""
+    indents = [len(text) - len(text.lstrip()) for text in
+               (_CLOSING_AT_END.sub("", line).rstrip().expandtabs() for line in lines) if text]
+    return min(indents, default=0)
+
+
 _OPENING_QUOTES = re.compile(
     r"[ \t]*(?:__doc__[ \t]*=[ \t]*)?[rRuU]?(?:\"\"\"|\'\'\')\\?[ \t]*")
 
@@ -691,15 +703,16 @@ class _Units:
             # `"""` alone on its line: the docstring's text starts on the next, where a title
             # is the docstring's first line, as after a blank one.
             start += 1
+        margin = _docstring_margin(module.lines[obj.start_line:obj.end_line])
         first = first_section_title(module.lines, range(start, obj.end_line),
-                                    NAPOLEON_SECTIONS if napoleon else frozenset())
+                                    NAPOLEON_SECTIONS if napoleon else frozenset(), margin)
         if first is None:
             return None
         stop = obj.end_line
         if _CLOSING_QUOTES.fullmatch(module.lines[stop - 1]):
             stop -= 1
         self.sectioned[name] = first + 1
-        return Docstring(module.path, module.sha256, module.lines, range(first, stop))
+        return Docstring(module.path, module.sha256, module.lines, range(first, stop), margin)
 
     def _module_intro(self, module: Module, obj: DocObject) -> DocObject | None:
         """Return a module whose docstring's sections its page renders (sectioned), described
@@ -1037,7 +1050,8 @@ class _Units:
                 page = page_path(conf, relative, layout.dirhtml)
                 predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
                                                directives, expanded[relative].nested, conf,
-                                               _described_names(autodocs[relative]))
+                                               _described_names(autodocs[relative]),
+                                               expanded[relative].dedent)
                 # The docstrings autodoc renders on the page link from it too, each read under
                 # its object's module, as a rendered site's links are counted.
                 for docstring, module, within in self._rendered_docstrings(
@@ -1093,7 +1107,7 @@ class _Units:
                 text, origins = read.text, read.origins
                 context_lines, page_lines = read.context, text.split("\n")
                 units = page_units(text, predicted[page].page, directives, read.breaks(),
-                                   read.code, predicted=True)
+                                   read.code, predicted=True, dedent=read.dedent)
                 found = autodocs[relative]
                 reference = _describes_objects(found) or any(
                     obj.ids for obj in predicted[page].page.python_objects())

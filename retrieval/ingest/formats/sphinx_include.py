@@ -80,6 +80,7 @@ class Docstring:
     sha256: str
     lines: list
     span: range
+    margin: int = 0  # the columns autodoc dedents its lines by (prepare_docstring)
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,9 @@ class ExpandedPage:
     nested: tuple = ()
     # The line indices of the text a page's `{{ name }}` lines are rendered into.
     context: frozenset = frozenset()
+    # (line indices, columns) of each run of lines parsed dedented by those columns: a
+    # module docstring's margin (prepare_docstring), an automodule's content's indentation.
+    dedent: tuple = ()
 
     def breaks(self) -> tuple:
         """Return the line indices where a run of one file's consecutive lines starts."""
@@ -199,6 +203,7 @@ class _Expander:
         self.origins: list = []
         self.code: dict = {}
         self.nested: list[range] = []
+        self.dedent: list[tuple] = []
         self.rendered: set[int] = set()
 
     def _skip(self, where: str, what: str, reason: str):
@@ -282,7 +287,7 @@ class _Expander:
                 end = min(end, span.stop)
                 self._keep(source_id, sha256, lines, range(i, end))
                 self._docstring(automodule.group(1))
-                i = end
+                i = self._module_content(source_id, sha256, lines, range(end, span.stop), chain)
                 continue
             if directive is None:
                 self._keep(source_id, sha256, lines, range(i, i + 1))
@@ -324,6 +329,34 @@ class _Expander:
         # docutils ends an inclusion with a blank line and a comment: from no file.
         self._blank()
 
+    def _module_content(self, source_id: str, sha256: str, lines: list, span: range,
+                        chain: tuple) -> int:
+        """Append an automodule's content (the indented lines from span's start on), parsed
+        dedented, and return the index past it. ModuleDocumenter's titles_allowed: autodoc
+        parses the docstring and the content as one (nested_parse_with_titles), so a title
+        in the content is a section of the page (tornado's "Common protocols" in
+        `.. automodule:: tornado.auth`), its styles the docstring's."""
+        stop = span.start
+        for index in span:
+            if lines[index].strip() and lines[index][:1] not in " \t":
+                break
+            if lines[index].strip():
+                stop = index + 1
+        if stop == span.start:
+            return stop
+        start = len(self.lines)
+        self.expand(source_id, sha256, lines, range(span.start, stop), chain)
+        margin = min(len(line) - len(line.lstrip()) for line in lines[span.start:stop]
+                     if line.strip())
+        self.dedent.append((range(start, len(self.lines)), margin))
+        docstring = self.nested[-1] if self.nested and self.nested[-1].stop + 1 == start \
+            else None
+        if docstring is not None:
+            self.nested[-1] = range(docstring.start, len(self.lines))
+        else:
+            self.nested.append(range(start, len(self.lines)))
+        return stop
+
     def _docstring(self, module: str):
         """Append the sectioned part of a module's docstring, as autodoc renders it in the
         page: apart from the directive and what follows by blank lines from no file."""
@@ -339,6 +372,8 @@ class _Expander:
         start = len(self.lines)
         self._keep(found.source_id, found.sha256, found.lines, found.span)
         self.nested.append(range(start, len(self.lines)))
+        if found.margin:
+            self.dedent.append((self.nested[-1], found.margin))
         self._blank()
 
     def _select(self, where: str, what: str, lines: list, options: dict) -> range | None:
@@ -421,4 +456,5 @@ def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256:
     lines = text.split("\n")
     expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))
     return ExpandedPage("\n".join(expander.lines), expander.origins, expander.code,
-                        tuple(expander.nested), frozenset(expander.rendered))
+                        tuple(expander.nested), frozenset(expander.rendered),
+                        tuple(expander.dedent))

@@ -310,7 +310,7 @@ class _UnitReader(RstReader):
 
 def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECTIVES,
                breaks: tuple = (), code: dict | None = None,
-               predicted: bool = False) -> list:
+               predicted: bool = False, dedent: tuple = ()) -> list:
     """Split one reST source into units, anchored and named from its rendered page.
 
     A page read with its includes expanded (formats/sphinx_include.py) gives breaks, the sorted
@@ -327,10 +327,11 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
     the enclosing one keeping that text too, its run of lines going on past the directive; a
     literal block's lines are code, never markup (a directive shown in an example); a section
     title is a unit of its own (reader_units' titles_apart), and explicit markup first in a
-    list item is read as markup (markup_view; the lines quoted are the source's).
+    list item is read as markup (markup_view; the lines quoted are the source's), and the runs
+    dedent gives are read dedented (markup_view).
     """
     lines = text.split("\n")
-    view = markup_view(lines) if predicted else lines
+    view = markup_view(lines, dedent) if predicted else lines
     reader = _UnitReader(view, page, directives)
     literal = LiteralBlocks(directives.code)
     current = None
@@ -413,14 +414,20 @@ _ITEM_MARKUP = re.compile(_ITEM_MARKER + r"(?=\.\.[ \t])")
 _ITEM = re.compile(_ITEM_MARKER + r"(?=\S)")
 
 
-def markup_view(lines: list) -> list:
+def markup_view(lines: list, dedent: tuple = ()) -> list:
     """Return a source's lines as they are parsed: a list item's marker before explicit
-    markup blanked, the markup at the item's indentation."""
+    markup blanked, the markup at the item's indentation; dedent: (line indices, columns) of
+    each run parsed apart dedented (ExpandedPage.dedent: a docstring by its margin, an
+    automodule's content by its indentation), whose titles are then titles."""
     view = []
     for line in lines:
         match = _ITEM_MARKUP.match(line)
         view.append(line if match is None else match.group(1) + " " * (
             match.end() - match.end(1)) + line[match.end():])
+    for span, columns in dedent:
+        for index in span:
+            if not view[index][:columns].strip():
+                view[index] = view[index][columns:]
     return view
 
 
