@@ -944,7 +944,8 @@ class AutodocTest(unittest.TestCase):
 
     def test_extensions_have_autodoc_document_special_members_with_a_docstring(self):
         # An autodoc-skip-member handler keeps what :members: skips: napoleon a class's own
-        # special members with a docstring (not __init__ by default), zzzeeksphinx a
+        # special members with a docstring where napoleon_include_special_with_doc is True (its
+        # default is False), __init__ with napoleon_include_init_with_doc; zzzeeksphinx a
         # constructor, comparisons and __call__, a base's too; none without a docstring.
         package = package_of({"lib": (
             'class Base:\n    """Base."""\n\n    def __call__(self):\n        """Call it."""\n\n'
@@ -961,10 +962,13 @@ class AutodocTest(unittest.TestCase):
             return [item.name for item in autodoc.resolve(directive, package, settings)][1:]
         self.assertEqual(names(""), [])
         napoleon = 'extensions = ["sphinx.ext.napoleon"]\n'
-        self.assertEqual(names(napoleon), ["lib.Thing.__eq__", "lib.Thing.__len__"])
-        self.assertEqual(names(napoleon + "napoleon_include_init_with_doc = True\n"),
+        self.assertEqual(names(napoleon), [])
+        special = napoleon + "napoleon_include_special_with_doc = True\n"
+        self.assertEqual(names(special), ["lib.Thing.__eq__", "lib.Thing.__len__"])
+        self.assertEqual(names(special + "napoleon_include_init_with_doc = True\n"),
                          ["lib.Thing.__init__", "lib.Thing.__eq__", "lib.Thing.__len__"])
-        self.assertEqual(names(napoleon + "napoleon_include_special_with_doc = False\n"), [])
+        self.assertEqual(names(napoleon + "napoleon_include_init_with_doc = True\n"),
+                         ["lib.Thing.__init__"])
         self.assertEqual(names('extensions = ["zzzeeksphinx"]\n'),
                          ["lib.Thing.__init__", "lib.Thing.__eq__", "lib.Thing.__call__"])
 

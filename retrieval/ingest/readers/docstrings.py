@@ -1842,8 +1842,8 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
         if not member.startswith("_") or is_special(member) \
                 and module.objects[f"{path}.{member}"].docstring is not None \
                 and module.objects[f"{path}.{member}"] is not merged:
-            # A special method with a docstring of its own is documented API (napoleon's
-            # napoleon_include_special_with_doc, on by default): `__eq__` says what `==`
+            # A special method with a docstring of its own is documented API (as napoleon's
+            # napoleon_include_special_with_doc documents it): `__eq__` says what `==`
             # builds; an `__init__` its class's unit does not quote, what its arguments do.
             yield from _public_tree(package, module, f"{path}.{member}", exported, assigned,
                                     inherited)

@@ -527,11 +527,12 @@ _ZZZEEK_SPECIALS = frozenset({"__init__", "__eq__", "__ne__", "__lt__", "__le__"
 
 def _special_members(known: dict, extensions: tuple) -> tuple:
     """Return SphinxConf.special_members: napoleon's _skip_member keeps a class's own special
-    members with a docstring (napoleon_include_special_with_doc, True by default), __init__
-    only with napoleon_include_init_with_doc; zzzeeksphinx's handler keeps its six."""
+    members with a docstring where napoleon_include_special_with_doc is True (napoleon's
+    Config default is False: pint's Quantity.__reduce__ is not rendered), __init__ where
+    napoleon_include_init_with_doc is; zzzeeksphinx's handler keeps its six."""
     found = []
     if "sphinx.ext.napoleon" in extensions:
-        names = ({"*"} if known.get("napoleon_include_special_with_doc") is not False else set()
+        names = ({"*"} if known.get("napoleon_include_special_with_doc") is True else set()
                  ) | ({"__init__"} if known.get("napoleon_include_init_with_doc") is True
                       else set())
         if names:
