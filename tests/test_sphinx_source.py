@@ -344,6 +344,19 @@ class SphinxProjectTest(unittest.TestCase):
             self.assertEqual(units["Don't Integrate"]["url"], DOCS + "guide.html" + ids[0])
             self.assertEqual(units["The `don't` flag"]["url"], DOCS + "guide.html" + ids[1])
 
+    def test_a_myst_target_takes_its_id_before_the_heading_below_it(self):
+        # structlog's `(chains)=` over "## Chains": the target's id first, the title's name
+        # then takes docutils' next idN and the section is rendered at the target; a later
+        # repeated "Examples" is #id2. A target over other text takes its id all the same.
+        page = ("# Guide\n\n(chains)=\n\n## Chains\n\nChained.\n\n### Examples\n\nOne.\n\n"
+                "(tip)=\nA tip.\n\n(more)=\n\n## More things\n\n### Examples\n\nTwo.\n\n"
+                "## Tip\n\nThree.\n")
+        write(self.root, {"doc/build/conf.py": 'extensions = ["myst_parser"]\n',
+                          "doc/build/guide.md": page})
+        urls = [unit["url"].removeprefix(DOCS + "guide.html") for unit in
+                contents(self.root, "doc") if unit["url"].startswith(DOCS + "guide.html")]
+        self.assertEqual(urls, ["#chains", "#examples", "#id2", "#id3"])
+
 
 class GeneratedPagesTest(unittest.TestCase):
     """What Sphinx generates beyond the sources: autosummary's stub pages; and which project."""

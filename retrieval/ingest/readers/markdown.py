@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ...core.ranking import SECTION
 from ..unit import Unit
 from .blocks import MAX_PASSAGE_BYTES, Paragraph, is_blank, size_pieces
-from .docutils_ids import DocumentIds
+from .docutils_ids import DocumentIds, make_id
 from .hidden import hidden_in_markup
 from .smartquotes import educate_quotes
 
@@ -394,13 +394,28 @@ class _DocutilsSlugger:
     def __init__(self, smartquotes: bool = False):
         self._document = DocumentIds()
         self._smartquotes = smartquotes
+        self._labels: list = []  # the ids of the targets right above what comes next
 
     def heading(self, text: str) -> tuple:
-        """Return (the heading as shown, its id)."""
+        """Return (the heading as shown, its id): a target `(name)=` right above it took its
+        id first, so a title of the same name takes docutils' next idN, and the section is
+        rendered at the target's id (as a reST label's; structlog's `(chains)=` over
+        "## Chains" makes a later second "Examples" #id2)."""
         shown = _plain(text)
         if self._smartquotes:
             shown = _educated_outside_code(shown)
-        return text, self._document.named(shown.replace("`", "").strip())
+        shown = shown.replace("`", "").strip()
+        own = self._document.named(shown)
+        labels, self._labels = self._labels, []
+        return text, labels[-1] if labels and own != make_id(shown) else own
+
+    def block(self, lines: list) -> None:
+        """Read a block that is no heading: its targets `(name)=` take their ids, in order,
+        and stand right above what follows where the block is nothing else."""
+        names = [match.group(1) for line in lines
+                 if (match := _MYST_TARGET.fullmatch(line.strip()))]
+        ids = [self._document.named(name) for name in names]
+        self._labels = ids if len(names) == len(lines) else []
 
 
 # A Markdown code span: a run of backquotes, what they enclose, the same run.
@@ -509,9 +524,12 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
             text, anchor = slugger.heading(text)
             path = [(depth, shown) for depth, shown in path if depth < level] + [(level, text)]
             heading, head, spans = text, span, [span]
-        elif not (flavour.startswith("sphinx") and all(_MYST_NOTHING.fullmatch(lines[index])
-                                              for index in span)):
-            spans.append(span)
+        else:
+            if isinstance(slugger, _DocutilsSlugger):
+                slugger.block([lines[index] for index in span if lines[index].strip()])
+            if not (flavour.startswith("sphinx") and all(_MYST_NOTHING.fullmatch(lines[index])
+                                                         for index in span)):
+                spans.append(span)
     close()
     return found
 
@@ -529,6 +547,7 @@ def myst_roles(text: str) -> str:
 # A MyST line that renders nothing: a target `(label)=` (a label of what follows), a `%`
 # comment, or blank.
 _MYST_NOTHING = re.compile(r"[ \t]*(?:\([^()\s]+\)=|%.*)?[ \t]*")
+_MYST_TARGET = re.compile(r"\(([^()\s]+)\)=")
 
 
 def parse_markdown(lines: list) -> list:
