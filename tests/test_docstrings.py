@@ -787,6 +787,20 @@ class AutodocTest(unittest.TestCase):
         self.assertEqual(names("   :inherited-members:\n", inherit=False)[2:],
                          [("lib.App.route", "lib.base.Base.route")])
 
+    def test_a_blank_docstring_is_no_docstring_to_members(self):
+        # autodoc's filter_members: prepare_docstring makes `""" """` nothing, so :members:
+        # skips it (pint's Quantity.unitless), and it hides the base's docstring all the same.
+        package = package_of({"lib": (
+            'class Base:\n    """Base."""\n\n    def size(self):\n        """Size."""\n\n\n'
+            'class App(Base):\n    """App."""\n\n    def run(self):\n        """ """\n\n'
+            '    def size(self):\n        """ """\n\n    def stop(self):\n'
+            '        """Stop."""\n')})
+        for options, names in (("   :members:\n", ["lib.App", "lib.App.stop"]),
+                               ("   :members:\n   :undoc-members:\n",
+                                ["lib.App", "lib.App.run", "lib.App.size", "lib.App.stop"])):
+            [directive] = autodoc.directives(".. autoclass:: lib.App\n" + options)
+            self.assertEqual([item.name for item in autodoc.resolve(directive, package)], names)
+
     def test_inherited_members_alone_documents_every_member(self):
         # Sphinx's document_members: want_all is `all_members or inherited_members or members
         # is ALL`, so `:inherited-members:` without `:members:` documents all of them (requests'

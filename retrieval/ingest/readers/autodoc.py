@@ -891,7 +891,10 @@ def _members(dotted, module, obj, directive, package, top,
                 and member.called is None else None
             if settings.inherit_docstrings:
                 shown = inheriting(package, shown_module, shown, (owner_module, owner))
-            if shown.docstring is None and not undocumented and not listed:
+            # filter_members' has_doc is the docstring as prepare_docstring leaves it: a blank
+            # one written (pint's `""" """`) is none, though it stops inheriting a base's.
+            if (shown.docstring is None or member.docstring == "") and not undocumented \
+                    and not listed:
                 continue
             # Whether a member is documented is its own docstring's (filter_members' getdoc),
             # whatever autoclass_content shows of it.
