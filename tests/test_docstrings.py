@@ -801,6 +801,17 @@ class AutodocTest(unittest.TestCase):
             [directive] = autodoc.directives(".. autoclass:: lib.App\n" + options)
             self.assertEqual([item.name for item in autodoc.resolve(directive, package)], names)
 
+    def test_a_module_function_bound_in_a_class_body_is_a_method(self):
+        # MethodDocumenter documents a routine found in a class's __dict__: pint's
+        # `wraps = registry_helpers.wraps` in UnitRegistry is a method there.
+        package = package_of({"lib": (
+            'from . import helpers\n\n\nclass App:\n    """App."""\n\n'
+            '    wraps = helpers.wraps\n'),
+            "lib.helpers": 'def wraps(app, f):\n    """Wrap f."""\n'})
+        [directive] = autodoc.directives(".. autoclass:: lib.App\n   :members:\n")
+        self.assertEqual([(item.name, item.kind) for item in autodoc.resolve(directive, package)],
+                         [("lib.App", "class"), ("lib.App.wraps", "method")])
+
     def test_inherited_members_alone_documents_every_member(self):
         # Sphinx's document_members: want_all is `all_members or inherited_members or members
         # is ALL`, so `:inherited-members:` without `:members:` documents all of them (requests'

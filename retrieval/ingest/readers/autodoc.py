@@ -901,8 +901,12 @@ def _members(dotted, module, obj, directive, package, top,
             shown = class_content(package, shown_module, shown, settings.content_of(directive))
             if settings.skip_internal and _INTERNAL.search(shown.docstring or ""):
                 continue
+            # A module's function bound in a class body (pint's `wraps = registry_helpers.
+            # wraps`) is a routine of the class: MethodDocumenter documents it, a method.
+            kind = METHOD if shown.kind == FUNCTION and owner.kind in (CLASS, EXCEPTION) \
+                else None
             found.append(Documented(_described_name(dotted, path, name, member), shown_module,
-                                    shown, directive))
+                                    shown, directive, kind=kind))
             if nested is not None and nested[1].name not in within:
                 entries = _docstring_attributes(f"{dotted}.{name}", *nested, directive, settings)
                 found.extend(entries)
