@@ -412,6 +412,20 @@ class AutomoduleTest(unittest.TestCase):
                          [("#demo-tag", "demo.tag"), ("#usage", "Usage")])
         assert_quoted(self, self.root, found)
 
+    def test_a_docstring_sections_field_list_is_its_text(self):
+        # pint's "pint.babel" over `:copyright:` and `:license:` alone: a field list parsed
+        # apart renders (no page metadata is taken out of a docstring), so the section is a
+        # unit, not a title alone.
+        page = "API\n===\n\n.. automodule:: demo.tag\n\n.. automodule:: demo.other\n"
+        header = '"""\n    demo.{0}\n    ~~~~~~~~~~\n\n    :copyright: 2016 by Us.\n    """\n'
+        write(self.root, {"docs/api.rst": page, "demo/tag.py": header.format("tag"),
+                          "demo/other.py": header.format("other")})
+        found = units(self.root, modules=(("demo/tag.py", "demo.tag"),
+                                          ("demo/other.py", "demo.other")))
+        api = DOCS + "api.html"
+        self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
+                         ["#demo-tag", "#demo-other"])
+
     def test_a_title_in_an_automodules_content_is_a_section_of_the_page(self):
         # ModuleDocumenter's titles_allowed: autodoc parses the docstring and the directive's
         # content as one, with titles (tornado's "Common protocols" inside `.. automodule::
