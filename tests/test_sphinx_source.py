@@ -448,6 +448,22 @@ class GeneratedPagesTest(unittest.TestCase):
             self.root, (("demo/__init__.py", "demo"), ("demo/tools.py", "demo.tools")))}
         self.assertEqual(links["api.html#demo.tools.helper"], 1)
 
+    def test_a_myst_pages_eval_rst_and_fenced_autodoc_describe_objects(self):
+        # MyST parses an eval-rst block's body as reST and a fenced `{autofunction}` as the
+        # directive: the objects are described on the page, in its sections, the module of
+        # one block's `.. module::` the next one's (structlog's thread-local.md); a section of
+        # nothing else is its title alone, no unit of its own.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\ndef start():\n    """Start."""\n\n\n'
+                                'def stop():\n    """Stop."""\n',
+            "docs/conf.py": "extensions = ['myst_parser', 'sphinx.ext.autodoc']\n",
+            "docs/api.md": "# API\n\nThe API.\n\n## Functions\n\n```{eval-rst}\n"
+                           ".. module:: demo\n```\n\n```{eval-rst}\n.. autofunction:: start\n"
+                           "```\n\n```{autofunction} stop\n```\n"})
+        urls = [unit["url"].removeprefix(DOCS) for unit in package_contents(self.root)
+                if unit["url"].startswith(DOCS + "api.html")]
+        self.assertEqual(urls, ["api.html#api", "api.html#demo.start", "api.html#demo.stop"])
+
     def test_a_bare_toctree_writes_stubs_beside_the_page_and_each_entry_links(self):
         # Autosummary's `'toctree' in options`: no value is the page's own directory. Each
         # entry of any table renders as an `:obj:` reference to its object.

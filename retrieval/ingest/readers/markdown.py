@@ -527,11 +527,69 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
         else:
             if isinstance(slugger, _DocutilsSlugger):
                 slugger.block([lines[index] for index in span if lines[index].strip()])
-            if not (flavour.startswith("sphinx") and all(_MYST_NOTHING.fullmatch(lines[index])
-                                                         for index in span)):
+            if not (flavour.startswith("sphinx") and (
+                    all(_MYST_NOTHING.fullmatch(lines[index]) for index in span)
+                    or _describes_only(lines, span))):
                 spans.append(span)
     close()
     return found
+
+
+# A MyST fenced directive's opening: its fence, `{name}` and argument (```{autoclass} X```).
+_MYST_DIRECTIVE = re.compile(r" {0,3}(`{3,}|~{3,})\{([\w:.+-]+)\}[ \t]*(.*)")
+# The MyST directives whose reST a page's Python descriptions come from: eval-rst's body is
+# reST as written; autodoc's and the module directives are reST's own, written fenced.
+_MYST_PYTHON = re.compile(r"(?:py:)?(?:auto\w+|module|currentmodule)")
+
+
+# A reST line of an autodoc or module directive.
+_REST_PYTHON = re.compile(r"\.\.[ \t]+(?:py:)?(?:auto\w+|module|currentmodule)::.*")
+
+
+def _describes_only(lines: list, span: range) -> bool:
+    """Tell whether a block is a MyST fenced directive that renders no text of its section:
+    an autodoc or module directive, or an eval-rst block of nothing else (each line one's,
+    or indented below one): its objects are units of their own (myst_rest)."""
+    opening = _MYST_DIRECTIVE.fullmatch(lines[span.start].rstrip())
+    if opening is None:
+        return False
+    if _MYST_PYTHON.fullmatch(opening.group(2)):
+        return True
+    return opening.group(2) == "eval-rst" and all(
+        not line.strip() or line[:1] in " \t" or _REST_PYTHON.fullmatch(line.rstrip())
+        or _closes_fence(line, opening.group(1)) for line in lines[span.start + 1:span.stop])
+
+
+def myst_rest(text: str) -> str | None:
+    """Return the reST of a MyST page's Python descriptions, line for line (each other line
+    blank): the bodies of its ```{eval-rst}``` blocks, and its fenced autodoc and module
+    directives written as reST (`{autofunction} f` as `.. autofunction:: f`, its `:option:`
+    and content lines indented below it), as MyST parses them, the page's py:module going on
+    from one to the next; None where it has none."""
+    lines = text.split("\n")
+    out = [""] * len(lines)
+    found = False
+    i = 0
+    while i < len(lines):
+        opening = _MYST_DIRECTIVE.fullmatch(lines[i].rstrip())
+        if opening is None:
+            i += 1
+            continue
+        fence, name, argument = opening.groups()
+        stop = _fence_end(lines, i, fence)
+        body = range(i + 1, stop - 1 if stop - 1 > i and _closes_fence(lines[stop - 1], fence)
+                     else stop)
+        if name == "eval-rst":
+            for index in body:
+                out[index] = lines[index]
+            found = True
+        elif _MYST_PYTHON.fullmatch(name):
+            out[i] = f".. {name}:: {argument}".rstrip()
+            for index in body:
+                out[index] = "   " + lines[index] if lines[index].strip() else ""
+            found = True
+        i = stop
+    return "\n".join(out) if found else None
 
 
 # A MyST role: `{role}` right before its backquoted content (`{py:func}` too).
