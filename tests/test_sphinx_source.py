@@ -344,6 +344,17 @@ class SphinxProjectTest(unittest.TestCase):
             self.assertEqual(units["Don't Integrate"]["url"], DOCS + "guide.html" + ids[0])
             self.assertEqual(units["The `don't` flag"]["url"], DOCS + "guide.html" + ids[1])
 
+    def test_a_myst_toctree_renders_no_text_of_its_section(self):
+        # A fenced toctree is navigation, as reST's: structlog's "API Reference" holding one
+        # alone is its title alone, no unit; text beside one is the section's.
+        page = ("# Guide\n\nIntro.\n\n## API\n\n```{toctree}\n:maxdepth: 2\n\napi\n```\n\n"
+                "## More\n\nSee these.\n\n```{toctree}\napi\n```\n")
+        write(self.root, {"doc/build/conf.py": 'extensions = ["myst_parser"]\n',
+                          "doc/build/guide.md": page, "doc/build/api.md": "# API\n\nIt.\n"})
+        urls = [unit["url"].removeprefix(DOCS + "guide.html") for unit in
+                contents(self.root, "doc") if unit["url"].startswith(DOCS + "guide.html")]
+        self.assertEqual(urls, ["#guide", "#more"])
+
     def test_a_myst_target_takes_its_id_before_the_heading_below_it(self):
         # structlog's `(chains)=` over "## Chains": the target's id first, the title's name
         # then takes docutils' next idN and the section is rendered at the target; a later

@@ -24,6 +24,7 @@ from ..unit import Unit
 from .blocks import MAX_PASSAGE_BYTES, Paragraph, is_blank, size_pieces
 from .docutils_ids import DocumentIds, make_id
 from .hidden import hidden_in_markup
+from .rst import DROPPED_DIRECTIVES
 from .smartquotes import educate_quotes
 
 CONFIG = "mkdocs.yml"
@@ -529,7 +530,7 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
                 slugger.block([lines[index] for index in span if lines[index].strip()])
             if not (flavour.startswith("sphinx") and (
                     all(_MYST_NOTHING.fullmatch(lines[index]) for index in span)
-                    or _describes_only(lines, span))):
+                    or _renders_no_text(lines, span))):
                 spans.append(span)
     close()
     return found
@@ -546,14 +547,16 @@ _MYST_PYTHON = re.compile(r"(?:py:)?(?:auto\w+|module|currentmodule)")
 _REST_PYTHON = re.compile(r"\.\.[ \t]+(?:py:)?(?:auto\w+|module|currentmodule)::.*")
 
 
-def _describes_only(lines: list, span: range) -> bool:
+def _renders_no_text(lines: list, span: range) -> bool:
     """Tell whether a block is a MyST fenced directive that renders no text of its section:
-    an autodoc or module directive, or an eval-rst block of nothing else (each line one's,
-    or indented below one): its objects are units of their own (myst_rest)."""
+    a toctree or index (navigation, as reST's: the site's reader skips a toctree's links;
+    structlog's "API Reference" is its title alone), an autodoc or module directive, or an
+    eval-rst block of nothing else (each line one's, or indented below one): its objects
+    are units of their own (myst_rest)."""
     opening = _MYST_DIRECTIVE.fullmatch(lines[span.start].rstrip())
     if opening is None:
         return False
-    if _MYST_PYTHON.fullmatch(opening.group(2)):
+    if _MYST_PYTHON.fullmatch(opening.group(2)) or opening.group(2) in DROPPED_DIRECTIVES:
         return True
     return opening.group(2) == "eval-rst" and all(
         not line.strip() or line[:1] in " \t" or _REST_PYTHON.fullmatch(line.rstrip())

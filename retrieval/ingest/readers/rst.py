@@ -37,7 +37,7 @@ OBJECT_DIRECTIVES = {
 # Their bodies are the namespace of nested objects (Sphinx's allow_nesting).
 _CLASS_DIRECTIVES = frozenset({"class", "exception"})
 # Navigation and index entries: markup for Sphinx, not prose for a reader.
-_DROPPED_DIRECTIVES = frozenset({"toctree", "index"})
+DROPPED_DIRECTIVES = frozenset({"toctree", "index"})
 # docutils' recommended title adornment characters.
 _ADORNMENT = frozenset("=-~^\"'`#*+<>:._")
 
@@ -260,7 +260,7 @@ class RstReader:
             return False
         name = directive.group(1).lower().removeprefix("py:")
         argument = (directive.group(2) or "").strip()
-        if name in _DROPPED_DIRECTIVES:
+        if name in DROPPED_DIRECTIVES:
             self.skip_deeper_than = indent
             return False
         options = _options(lines, unit)
