@@ -470,10 +470,15 @@ class GeneratedPagesTest(unittest.TestCase):
             "docs/conf.py": "extensions = ['myst_parser', 'sphinx.ext.autodoc']\n",
             "docs/api.md": "# API\n\nThe API.\n\n## Functions\n\n```{eval-rst}\n"
                            ".. module:: demo\n```\n\n```{eval-rst}\n.. autofunction:: start\n"
-                           "```\n\n```{autofunction} stop\n```\n"})
+                           "```\n\n```{autofunction} stop\n```\n\n## About\n\n```{eval-rst}\n"
+                           ".. include:: ../README.md\n   :parser: myst_parser.sphinx_\n```\n",
+            "README.md": "# Demo\n\nIt demos.\n"})
         urls = [unit["url"].removeprefix(DOCS) for unit in package_contents(self.root)
                 if unit["url"].startswith(DOCS + "api.html")]
-        self.assertEqual(urls, ["api.html#api", "api.html#demo.start", "api.html#demo.stop"])
+        # An eval-rst block describing nothing stays text: what the expansion skipped (an
+        # include of Markdown) is the section's.
+        self.assertEqual(urls, ["api.html#api", "api.html#demo.start", "api.html#demo.stop",
+                                "api.html#about"])
 
     def test_a_bare_toctree_writes_stubs_beside_the_page_and_each_entry_links(self):
         # Autosummary's `'toctree' in options`: no value is the page's own directory. Each

@@ -558,9 +558,13 @@ def _renders_no_text(lines: list, span: range) -> bool:
         return False
     if _MYST_PYTHON.fullmatch(opening.group(2)) or opening.group(2) in DROPPED_DIRECTIVES:
         return True
-    return opening.group(2) == "eval-rst" and all(
+    body = lines[span.start + 1:span.stop]
+    # One with no such directive is left as text: what it held may be what the page's
+    # expansion skipped (an include of another parser's file).
+    return opening.group(2) == "eval-rst" and any(
+        _REST_PYTHON.fullmatch(line.rstrip()) for line in body) and all(
         not line.strip() or line[:1] in " \t" or _REST_PYTHON.fullmatch(line.rstrip())
-        or _closes_fence(line, opening.group(1)) for line in lines[span.start + 1:span.stop])
+        or _closes_fence(line, opening.group(1)) for line in body)
 
 
 def myst_rest(text: str) -> str | None:
