@@ -246,6 +246,32 @@ class IncludeTest(unittest.TestCase):
         assert_quoted(self, self.root, [unit for unit in found
                                         if unit["url"].startswith(page)])
 
+    def test_a_myst_pages_include_parsed_by_myst_is_read_in_the_page(self):
+        # structlog's license.md: `{include} ../README.md` with `:parser: myst_parser.sphinx_`,
+        # MyST's own: the file's sections are the page's; so are they where an eval-rst block
+        # holds such an include alone (its index.md). Another parser's is not read.
+        write(self.root, {
+            "docs/conf.py": 'extensions = ["myst_parser"]\n',
+            "docs/credits.md": ("# Credits\n\nThanks.\n\n```{include} ../README.md\n"
+                                ":parser: myst_parser.sphinx_\n:start-after: \"## Credits\"\n"
+                                "```\n\n```{include} ../notes.txt\n:parser: rst\n```\n"),
+            "docs/index.md": ("# Index\n\nHello.\n\n```{eval-rst}\n.. include:: ../README.md\n"
+                              "   :parser: myst_parser.sphinx_\n   :start-after: # Demo\n"
+                              "   :end-before: <!-- end -->\n\n```\n"),
+            "README.md": ("# Demo\n\n## Sponsors\n\nThe sponsors.\n\n<!-- end -->\n\n"
+                          "## Credits\n\n### People\n\nThe people.\n"),
+            "notes.txt": "Notes\n=====\n\nNot read.\n"})
+        found = units(self.root)
+        page = DOCS + "credits.html"
+        self.assertEqual([(url.removeprefix(page), source) for url, source, _ in
+                          placed(found, page)],
+                         [("#credits", "docs/credits.md"), ("#people", "README.md")])
+        index = DOCS + "index.html"
+        self.assertEqual([(url.removeprefix(index), source) for url, source, _ in
+                          placed(found, index)],
+                         [("#index", "docs/index.md"), ("#sponsors", "README.md")])
+        assert_quoted(self, self.root, found)
+
     def test_an_include_outside_the_tree_circular_or_too_deep_is_reported_not_read(self):
         outside = temporary_directory(self)
         write(outside, {"secret.rst": "Secret\n======\n\nNot of the release.\n"})

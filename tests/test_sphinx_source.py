@@ -471,12 +471,12 @@ class GeneratedPagesTest(unittest.TestCase):
             "docs/api.md": "# API\n\nThe API.\n\n## Functions\n\n```{eval-rst}\n"
                            ".. module:: demo\n```\n\n```{eval-rst}\n.. autofunction:: start\n"
                            "```\n\n```{autofunction} stop\n```\n\n## About\n\n```{eval-rst}\n"
-                           ".. include:: ../README.md\n   :parser: myst_parser.sphinx_\n```\n",
-            "README.md": "# Demo\n\nIt demos.\n"})
+                           ".. include:: ../notes.rst\n   :parser: rst\n```\n",
+            "notes.rst": "Notes\n=====\n\nIt demos.\n"})
         urls = [unit["url"].removeprefix(DOCS) for unit in package_contents(self.root)
                 if unit["url"].startswith(DOCS + "api.html")]
         # An eval-rst block describing nothing stays text: what the expansion skipped (an
-        # include of Markdown) is the section's.
+        # include of another parser's file) is the section's.
         self.assertEqual(urls, ["api.html#api", "api.html#demo.start", "api.html#demo.stop",
                                 "api.html#about"])
 

@@ -68,6 +68,7 @@ _AUTOMODULE = re.compile(r"\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
 # A MyST page's include directive: a fence of backticks or colons (colon_fence) whose info
 # string is `{include}` and the path, then its `:option: value` lines, then the closing fence.
 _MYST_INCLUDE = re.compile(r"(`{3,}|:{3,})\{include\}[ \t]*(\S.*)")
+_MYST_EVAL_RST = re.compile(r"(`{3,}|~{3,})\{eval-rst\}[ \t]*")
 _MYST_OPTION = re.compile(r":([\w-]+):(?:[ \t]+(.*))?")
 
 
@@ -267,6 +268,14 @@ class _Expander:
                 self._include(f"{source_id}:{i + 1}", fenced.group(2).strip(), options, chain)
                 i = end
                 continue
+            evaluated = _MYST_EVAL_RST.fullmatch(line) if self.myst else None
+            markdown = self._markdown_include(lines, i, span.stop, evaluated.group(1)) \
+                if evaluated is not None else None
+            if markdown is not None:
+                argument, options, end = markdown
+                self._include(f"{source_id}:{i + 2}", argument, options, chain)
+                i = end
+                continue
             include = _INCLUDE.fullmatch(line)
             literal = _LITERALINCLUDE.fullmatch(line)
             directive = include or literal
@@ -306,11 +315,34 @@ class _Expander:
                 self._include(where, argument, options, chain)
             i = end
 
+    @staticmethod
+    def _markdown_include(lines: list, head: int, stop: int, fence: str) -> tuple | None:
+        """Return (argument, options, index past the closing fence) of a MyST eval-rst block
+        holding one `.. include::` of MyST's parser alone (structlog's index.md includes
+        ../README.md so): MyST parses the file in the page, as a fenced `{include}`; else
+        None."""
+        start = head + 1
+        while start < stop and not lines[start].strip():
+            start += 1
+        include = _INCLUDE.fullmatch(lines[start].rstrip()) if start < stop else None
+        if include is None:
+            return None
+        options, end = _options(lines, start)
+        while end < stop and not lines[end].strip():
+            end += 1
+        closing = lines[end].strip() if end < stop else ""
+        if not options.get("parser", "").startswith("myst") or not closing.startswith(fence) \
+                or closing != fence[0] * len(closing):
+            return None
+        return include.group(1).strip(), options, end + 1
+
     def _include(self, where: str, argument: str, options: dict, chain: tuple):
         """Append the lines an `.. include::` takes, expanded in turn; or none (reported)."""
         what = f"include {argument}"
-        if "parser" in options:
-            self._skip(where, what, "a :parser: other than reST's (not read)")
+        # A MyST page reads its include as MyST does: a `:parser:` of MyST's (structlog's
+        # `myst_parser.sphinx_` for ../README.md) is the page's own; any other is not read.
+        if "parser" in options and not (self.myst and options["parser"].startswith("myst")):
+            self._skip(where, what, "a :parser: other than the page's (not read)")
             return
         if len(chain) > MAX_DEPTH:
             self._skip(where, what, f"includes nested deeper than {MAX_DEPTH} (not read)")
