@@ -787,6 +787,31 @@ class AutodocTest(unittest.TestCase):
         self.assertEqual(names("   :inherited-members:\n", inherit=False)[2:],
                          [("lib.App.route", "lib.base.Base.route")])
 
+    def test_a_blank_docstring_is_no_docstring_to_members(self):
+        # autodoc's filter_members: prepare_docstring makes `""" """` nothing, so :members:
+        # skips it (pint's Quantity.unitless), and it hides the base's docstring all the same.
+        package = package_of({"lib": (
+            'class Base:\n    """Base."""\n\n    def size(self):\n        """Size."""\n\n\n'
+            'class App(Base):\n    """App."""\n\n    def run(self):\n        """ """\n\n'
+            '    def size(self):\n        """ """\n\n    def stop(self):\n'
+            '        """Stop."""\n')})
+        for options, names in (("   :members:\n", ["lib.App", "lib.App.stop"]),
+                               ("   :members:\n   :undoc-members:\n",
+                                ["lib.App", "lib.App.run", "lib.App.size", "lib.App.stop"])):
+            [directive] = autodoc.directives(".. autoclass:: lib.App\n" + options)
+            self.assertEqual([item.name for item in autodoc.resolve(directive, package)], names)
+
+    def test_a_module_function_bound_in_a_class_body_is_a_method(self):
+        # MethodDocumenter documents a routine found in a class's __dict__: pint's
+        # `wraps = registry_helpers.wraps` in UnitRegistry is a method there.
+        package = package_of({"lib": (
+            'from . import helpers\n\n\nclass App:\n    """App."""\n\n'
+            '    wraps = helpers.wraps\n'),
+            "lib.helpers": 'def wraps(app, f):\n    """Wrap f."""\n'})
+        [directive] = autodoc.directives(".. autoclass:: lib.App\n   :members:\n")
+        self.assertEqual([(item.name, item.kind) for item in autodoc.resolve(directive, package)],
+                         [("lib.App", "class"), ("lib.App.wraps", "method")])
+
     def test_inherited_members_alone_documents_every_member(self):
         # Sphinx's document_members: want_all is `all_members or inherited_members or members
         # is ALL`, so `:inherited-members:` without `:members:` documents all of them (requests'
@@ -944,7 +969,8 @@ class AutodocTest(unittest.TestCase):
 
     def test_extensions_have_autodoc_document_special_members_with_a_docstring(self):
         # An autodoc-skip-member handler keeps what :members: skips: napoleon a class's own
-        # special members with a docstring (not __init__ by default), zzzeeksphinx a
+        # special members with a docstring where napoleon_include_special_with_doc is True (its
+        # default is False), __init__ with napoleon_include_init_with_doc; zzzeeksphinx a
         # constructor, comparisons and __call__, a base's too; none without a docstring.
         package = package_of({"lib": (
             'class Base:\n    """Base."""\n\n    def __call__(self):\n        """Call it."""\n\n'
@@ -961,10 +987,13 @@ class AutodocTest(unittest.TestCase):
             return [item.name for item in autodoc.resolve(directive, package, settings)][1:]
         self.assertEqual(names(""), [])
         napoleon = 'extensions = ["sphinx.ext.napoleon"]\n'
-        self.assertEqual(names(napoleon), ["lib.Thing.__eq__", "lib.Thing.__len__"])
-        self.assertEqual(names(napoleon + "napoleon_include_init_with_doc = True\n"),
+        self.assertEqual(names(napoleon), [])
+        special = napoleon + "napoleon_include_special_with_doc = True\n"
+        self.assertEqual(names(special), ["lib.Thing.__eq__", "lib.Thing.__len__"])
+        self.assertEqual(names(special + "napoleon_include_init_with_doc = True\n"),
                          ["lib.Thing.__init__", "lib.Thing.__eq__", "lib.Thing.__len__"])
-        self.assertEqual(names(napoleon + "napoleon_include_special_with_doc = False\n"), [])
+        self.assertEqual(names(napoleon + "napoleon_include_init_with_doc = True\n"),
+                         ["lib.Thing.__init__"])
         self.assertEqual(names('extensions = ["zzzeeksphinx"]\n'),
                          ["lib.Thing.__init__", "lib.Thing.__eq__", "lib.Thing.__call__"])
 

@@ -246,6 +246,32 @@ class IncludeTest(unittest.TestCase):
         assert_quoted(self, self.root, [unit for unit in found
                                         if unit["url"].startswith(page)])
 
+    def test_a_myst_pages_include_parsed_by_myst_is_read_in_the_page(self):
+        # structlog's license.md: `{include} ../README.md` with `:parser: myst_parser.sphinx_`,
+        # MyST's own: the file's sections are the page's; so are they where an eval-rst block
+        # holds such an include alone (its index.md). Another parser's is not read.
+        write(self.root, {
+            "docs/conf.py": 'extensions = ["myst_parser"]\n',
+            "docs/credits.md": ("# Credits\n\nThanks.\n\n```{include} ../README.md\n"
+                                ":parser: myst_parser.sphinx_\n:start-after: \"## Credits\"\n"
+                                "```\n\n```{include} ../notes.txt\n:parser: rst\n```\n"),
+            "docs/index.md": ("# Index\n\nHello.\n\n```{eval-rst}\n.. include:: ../README.md\n"
+                              "   :parser: myst_parser.sphinx_\n   :start-after: # Demo\n"
+                              "   :end-before: <!-- end -->\n\n```\n"),
+            "README.md": ("# Demo\n\n## Sponsors\n\nThe sponsors.\n\n<!-- end -->\n\n"
+                          "## Credits\n\n### People\n\nThe people.\n"),
+            "notes.txt": "Notes\n=====\n\nNot read.\n"})
+        found = units(self.root)
+        page = DOCS + "credits.html"
+        self.assertEqual([(url.removeprefix(page), source) for url, source, _ in
+                          placed(found, page)],
+                         [("#credits", "docs/credits.md"), ("#people", "README.md")])
+        index = DOCS + "index.html"
+        self.assertEqual([(url.removeprefix(index), source) for url, source, _ in
+                          placed(found, index)],
+                         [("#index", "docs/index.md"), ("#sponsors", "README.md")])
+        assert_quoted(self, self.root, found)
+
     def test_an_include_outside_the_tree_circular_or_too_deep_is_reported_not_read(self):
         outside = temporary_directory(self)
         write(outside, {"secret.rst": "Secret\n======\n\nNot of the release.\n"})
@@ -398,6 +424,51 @@ class AutomoduleTest(unittest.TestCase):
         tagged = next(unit for unit in found if unit["url"] == api + "#tagged")
         self.assertEqual(tagged["title"], "Tagged")
         self.assertNotIn('"""', tagged["text"])
+
+    def test_an_indented_docstrings_titles_are_titles_below_its_margin(self):
+        # autodoc dedents a docstring by its margin (prepare_docstring): pint's `"""` over
+        # "    pint.compat" and "    ~~~~~~~~~~~" renders a section #pint-compat.
+        page = "API\n===\n\n.. automodule:: demo.tag\n"
+        docstring = ('"""\n    demo.tag\n    ~~~~~~~~\n\n    Tags things.\n\n'
+                     '    Usage\n    -----\n\n    Use it.\n    """\n')
+        write(self.root, {"docs/api.rst": page, "demo/tag.py": docstring})
+        found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
+        api = DOCS + "api.html"
+        self.assertEqual([(url.removeprefix(api), title) for url, _, title in placed(found, api)],
+                         [("#demo-tag", "demo.tag"), ("#usage", "Usage")])
+        assert_quoted(self, self.root, found)
+
+    def test_a_docstring_sections_field_list_is_its_text(self):
+        # pint's "pint.babel" over `:copyright:` and `:license:` alone: a field list parsed
+        # apart renders (no page metadata is taken out of a docstring), so the section is a
+        # unit, not a title alone.
+        page = "API\n===\n\n.. automodule:: demo.tag\n\n.. automodule:: demo.other\n"
+        header = '"""\n    demo.{0}\n    ~~~~~~~~~~\n\n    :copyright: 2016 by Us.\n    """\n'
+        write(self.root, {"docs/api.rst": page, "demo/tag.py": header.format("tag"),
+                          "demo/other.py": header.format("other")})
+        found = units(self.root, modules=(("demo/tag.py", "demo.tag"),
+                                          ("demo/other.py", "demo.other")))
+        api = DOCS + "api.html"
+        self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
+                         ["#demo-tag", "#demo-other"])
+
+    def test_a_title_in_an_automodules_content_is_a_section_of_the_page(self):
+        # ModuleDocumenter's titles_allowed: autodoc parses the docstring and the directive's
+        # content as one, with titles (tornado's "Common protocols" inside `.. automodule::
+        # tornado.auth`): a section of the page, its text and objects its own.
+        page = ("API\n===\n\n.. automodule:: demo.tag\n\n   Protocols\n   ---------\n\n"
+                "   These classes tag.\n\n   .. autoclass:: Tag\n\n   Helpers\n"
+                "   -------\n\n   .. autofunction:: tag\n")
+        code = ('"""Tags."""\n\n\nclass Tag:\n    """A tag."""\n\n\n'
+                'def tag():\n    """Tag it."""\n')
+        write(self.root, {"docs/api.rst": page, "demo/tag.py": code})
+        found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
+        api = DOCS + "api.html"
+        self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
+                         ["#module-demo.tag", "#protocols", "#demo.tag.Tag", "#demo.tag.tag"])
+        protocols = next(unit for unit in found if unit["url"] == api + "#protocols")
+        self.assertIn("These classes tag.", protocols["text"])
+        assert_quoted(self, self.root, found)
 
     def test_a_docstring_assigned_to_doc_renders_its_first_title_too(self):
         # pyparsing's `__doc__ = """` after its licence comment, the title on the next line.

@@ -331,6 +331,43 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual(units["Next steps"]["url"], DOCS + "guide.html#next-steps")
         self.assertEqual(units["Guide"]["url"], DOCS + "guide.html#guide")
 
+    def test_myst_smartquotes_curl_a_headings_quotes_before_its_id_is_made(self):
+        # MyST's smartquotes extension curls quotes as it parses (not in code), so docutils'
+        # make_id drops them: structlog's "Don't Integrate" is #dont-integrate.
+        page = "# Guide\n\n## Don't Integrate\n\nText.\n\n## The `don't` flag\n\nMore.\n"
+        for conf, ids in (("", ("#don-t-integrate", "#the-don-t-flag")),
+                          ("myst_enable_extensions = {'deflist', 'smartquotes'}\n",
+                           ("#dont-integrate", "#the-don-t-flag"))):
+            write(self.root, {"doc/build/conf.py": 'extensions = ["myst_parser"]\n' + conf,
+                              "doc/build/guide.md": page})
+            units = read(self.root, "doc")
+            self.assertEqual(units["Don't Integrate"]["url"], DOCS + "guide.html" + ids[0])
+            self.assertEqual(units["The `don't` flag"]["url"], DOCS + "guide.html" + ids[1])
+
+    def test_a_myst_toctree_renders_no_text_of_its_section(self):
+        # A fenced toctree is navigation, as reST's: structlog's "API Reference" holding one
+        # alone is its title alone, no unit; text beside one is the section's.
+        page = ("# Guide\n\nIntro.\n\n## API\n\n```{toctree}\n:maxdepth: 2\n\napi\n```\n\n"
+                "## More\n\nSee these.\n\n```{toctree}\napi\n```\n")
+        write(self.root, {"doc/build/conf.py": 'extensions = ["myst_parser"]\n',
+                          "doc/build/guide.md": page, "doc/build/api.md": "# API\n\nIt.\n"})
+        urls = [unit["url"].removeprefix(DOCS + "guide.html") for unit in
+                contents(self.root, "doc") if unit["url"].startswith(DOCS + "guide.html")]
+        self.assertEqual(urls, ["#guide", "#more"])
+
+    def test_a_myst_target_takes_its_id_before_the_heading_below_it(self):
+        # structlog's `(chains)=` over "## Chains": the target's id first, the title's name
+        # then takes docutils' next idN and the section is rendered at the target; a later
+        # repeated "Examples" is #id2. A target over other text takes its id all the same.
+        page = ("# Guide\n\n(chains)=\n\n## Chains\n\nChained.\n\n### Examples\n\nOne.\n\n"
+                "(tip)=\nA tip.\n\n(more)=\n\n## More things\n\n### Examples\n\nTwo.\n\n"
+                "## Tip\n\nThree.\n")
+        write(self.root, {"doc/build/conf.py": 'extensions = ["myst_parser"]\n',
+                          "doc/build/guide.md": page})
+        urls = [unit["url"].removeprefix(DOCS + "guide.html") for unit in
+                contents(self.root, "doc") if unit["url"].startswith(DOCS + "guide.html")]
+        self.assertEqual(urls, ["#chains", "#examples", "#id2", "#id3"])
+
 
 class GeneratedPagesTest(unittest.TestCase):
     """What Sphinx generates beyond the sources: autosummary's stub pages; and which project."""
@@ -421,6 +458,27 @@ class GeneratedPagesTest(unittest.TestCase):
         links = {unit["url"].removeprefix(DOCS): unit["in_links"] for unit in package_contents(
             self.root, (("demo/__init__.py", "demo"), ("demo/tools.py", "demo.tools")))}
         self.assertEqual(links["api.html#demo.tools.helper"], 1)
+
+    def test_a_myst_pages_eval_rst_and_fenced_autodoc_describe_objects(self):
+        # MyST parses an eval-rst block's body as reST and a fenced `{autofunction}` as the
+        # directive: the objects are described on the page, in its sections, the module of
+        # one block's `.. module::` the next one's (structlog's thread-local.md); a section of
+        # nothing else is its title alone, no unit of its own.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\ndef start():\n    """Start."""\n\n\n'
+                                'def stop():\n    """Stop."""\n',
+            "docs/conf.py": "extensions = ['myst_parser', 'sphinx.ext.autodoc']\n",
+            "docs/api.md": "# API\n\nThe API.\n\n## Functions\n\n```{eval-rst}\n"
+                           ".. module:: demo\n```\n\n```{eval-rst}\n.. autofunction:: start\n"
+                           "```\n\n```{autofunction} stop\n```\n\n## About\n\n```{eval-rst}\n"
+                           ".. include:: ../notes.rst\n   :parser: rst\n```\n",
+            "notes.rst": "Notes\n=====\n\nIt demos.\n"})
+        urls = [unit["url"].removeprefix(DOCS) for unit in package_contents(self.root)
+                if unit["url"].startswith(DOCS + "api.html")]
+        # An eval-rst block describing nothing stays text: what the expansion skipped (an
+        # include of another parser's file) is the section's.
+        self.assertEqual(urls, ["api.html#api", "api.html#demo.start", "api.html#demo.stop",
+                                "api.html#about"])
 
     def test_a_bare_toctree_writes_stubs_beside_the_page_and_each_entry_links(self):
         # Autosummary's `'toctree' in options`: no value is the page's own directory. Each
@@ -1119,6 +1177,29 @@ class GeneratedPagesTest(unittest.TestCase):
                  for unit in package_contents(self.root)}
         self.assertIn("#demo.Raw.tag", units)
         self.assertIn("#demo.Raw.VR", units)
+
+    def test_a_namedtuple_call_binds_a_class_documented_with_its_fields(self):
+        # collections.namedtuple makes a class whose __doc__ is "Point(x, y)", its fields
+        # getters documented "Alias for field number N": automodule's :members: documents the
+        # class and its fields (tornado's RequestStartLine); another name binds an alias.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\nimport collections\nfrom typing import NamedTuple'
+                                '\n\nPoint = collections.namedtuple(\n    "Point", ["x", "y"]\n)'
+                                '\nPair = NamedTuple("Pair", [("left", int), ("right", int)])'
+                                '\nSpan = collections.namedtuple("Span", "start, stop")'
+                                '\nOther = collections.namedtuple("Renamed", "a b")\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. automodule:: demo\n   :members:\n"})
+        units = {unit["url"].removeprefix(DOCS + "index.html"): unit
+                 for unit in package_contents(self.root)}
+        self.assertEqual((units["#demo.Point"]["kind"], units["#demo.Point"]["fields"]["body"]),
+                         ("class", "Point(x, y)"))
+        # Each field quotes where the call names it: fields on one line are one passage.
+        self.assertEqual(units["#demo.Point.x"]["fields"]["names"], "demo.Point.x demo.Point.y")
+        self.assertEqual(units["#demo.Point.x"]["fields"]["body"], "Alias for field number 0")
+        self.assertIn("demo.Pair.right", units["#demo.Pair"]["fields"]["names"])
+        self.assertIn("demo.Span.stop", units["#demo.Span"]["fields"]["names"])
+        self.assertNotIn("#demo.Other", units)
 
     def test_a_property_made_by_a_call_inherits_its_bases_docstring(self):
         # `delete = property(lambda s: ...)` has no __doc__: getdoc reads the base's `delete`

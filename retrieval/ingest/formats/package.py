@@ -60,7 +60,13 @@ from ..readers.rendered import PYTHON_DOMAIN
 from ..readers.rst import NAPOLEON_SECTIONS, OBJECT_DIRECTIVES, first_section_title, plain_text
 from ..readers.sphinx_conf import RST, SphinxConf
 from ..readers.sphinx_page import generates_text, page_units, renders_nothing
-from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
+from ..readers.sphinx_source import (
+    SourcePage,
+    cross_references,
+    directives_of,
+    in_links,
+    predict_page,
+)
 from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
@@ -85,6 +91,18 @@ _NAPOLEON = "sphinx.ext.napoleon"
 _CLOSING_QUOTES = re.compile(r"[ \t]*(?:\"\"\"|\'\'\')[ \t]*")
 # A line that is only a docstring's opening quotes (a `\` after them escapes the line's end),
 # or `__doc__ = ` and them.
+_CLOSING_AT_END = re.compile(r"(?:\"\"\"|\'\'\')[ \t]*$")
+
+
+def _docstring_margin(lines: list) -> int:
+    """Return the columns autodoc dedents a docstring's lines by (prepare_docstring's margin:
+    the least indentation of its lines after the first that hold text); lines: those after the
+    one its opening quotes are on, through the one its closing quotes end."""
+    indents = [len(text) - len(text.lstrip()) for text in
+               (_CLOSING_AT_END.sub("", line).rstrip().expandtabs() for line in lines) if text]
+    return min(indents, default=0)
+
+
 _OPENING_QUOTES = re.compile(
     r"[ \t]*(?:__doc__[ \t]*=[ \t]*)?[rRuU]?(?:\"\"\"|\'\'\')\\?[ \t]*")
 
@@ -675,6 +693,56 @@ class _Units:
                         self.described.add(mapping[1].name)
         return found
 
+    def _place_described(self, found: dict, units: list, source: SourcePage,
+                         address: str | None, reference: bool, placed: list,
+                         modules: dict) -> None:
+        """Append to placed (line, order, draft) of each object a page's autodoc directives
+        (found: _autodoc's) describe, each in its section (of units) at the id source (the
+        page predicted) gives it; modules: {url: (where in placed a module's description is,
+        whether the section is at the module's target)}, filled in."""
+        for line, documented in found.items():
+            # Linked at its section if `:noindex:`; in its context (the page title and
+            # section path) as the rendered site's reader places a description.
+            section = _section_at(units, line)
+            documented_here = []
+            moved = False  # whether the section is at this automodule's target
+            for index, item in enumerate(documented):
+                obj = item.obj
+                if obj.kind == MODULE and not obj.docstring:
+                    # autodoc renders no description of a module without a
+                    # docstring: its section is its title and what follows.
+                    self.described.add(obj.name)
+                    continue
+                if obj.kind == MODULE and obj.name in self.sectioned:
+                    # Its docstring's sections are the page's (read above).
+                    self.described.add(obj.name)
+                    obj = self._module_intro(item.module, obj)
+                    if obj is None:
+                        continue
+                # A `:noindex:` description has no id (nor have its members'): it is
+                # linked at its section, as the rendered site's reader links it. So is
+                # a module's: autodoc renders its docstring as the section's own
+                # paragraphs after its `.. py:module::` target (a span, where
+                # MoveModuleTargets does not put the section at it: kombu's automodule
+                # after a `.. contents::`), no description of its own.
+                hidden = _NOINDEX & item.directive.options.keys()
+                if item.obj.kind == MODULE:
+                    moved = section is not None and section.anchor == source.targets.get(
+                        (PYTHON_DOMAIN, item.name))
+                documented_here.append(Documented(
+                    item.module, obj, (item.name, *item.aliases),
+                    noindex=bool(hidden),
+                    anchor=(section.anchor if section else "")
+                    if hidden or item.obj.kind == MODULE
+                    else source.autodoc_ids.get((line, index)),
+                    python_names=not item.keyed, kind=item.kind))
+            for draft in self.objects_contents(documented_here, address,
+                                               section.context if section else None,
+                                               reference):
+                if draft.content["kind"] == SECTION:
+                    modules.setdefault(draft.content["url"], (len(placed), moved))
+                placed.append((line, len(placed), draft))
+
     def sectioned_docstring(self, name: str, napoleon: bool = False) -> Docstring | None:
         """Return the lines of a module's docstring that an `.. automodule::` renders as
         sections of its page (from its first section title on), or None where it has none;
@@ -691,15 +759,16 @@ class _Units:
             # `"""` alone on its line: the docstring's text starts on the next, where a title
             # is the docstring's first line, as after a blank one.
             start += 1
+        margin = _docstring_margin(module.lines[obj.start_line:obj.end_line])
         first = first_section_title(module.lines, range(start, obj.end_line),
-                                    NAPOLEON_SECTIONS if napoleon else frozenset())
+                                    NAPOLEON_SECTIONS if napoleon else frozenset(), margin)
         if first is None:
             return None
         stop = obj.end_line
         if _CLOSING_QUOTES.fullmatch(module.lines[stop - 1]):
             stop -= 1
         self.sectioned[name] = first + 1
-        return Docstring(module.path, module.sha256, module.lines, range(first, stop))
+        return Docstring(module.path, module.sha256, module.lines, range(first, stop), margin)
 
     def _module_intro(self, module: Module, obj: DocObject) -> DocObject | None:
         """Return a module whose docstring's sections its page renders (sectioned), described
@@ -1037,7 +1106,8 @@ class _Units:
                 page = page_path(conf, relative, layout.dirhtml)
                 predicted[page] = predict_page(conf.docname(relative), expanded[relative].text,
                                                directives, expanded[relative].nested, conf,
-                                               _described_names(autodocs[relative]))
+                                               _described_names(autodocs[relative]),
+                                               expanded[relative].dedent)
                 # The docstrings autodoc renders on the page link from it too, each read under
                 # its object's module, as a rendered site's links are counted.
                 for docstring, module, within in self._rendered_docstrings(
@@ -1093,52 +1163,12 @@ class _Units:
                 text, origins = read.text, read.origins
                 context_lines, page_lines = read.context, text.split("\n")
                 units = page_units(text, predicted[page].page, directives, read.breaks(),
-                                   read.code, predicted=True)
+                                   read.code, predicted=True, dedent=read.dedent)
                 found = autodocs[relative]
                 reference = _describes_objects(found) or any(
                     obj.ids for obj in predicted[page].page.python_objects())
-                for line, documented in found.items():
-                    # Linked at its section if `:noindex:`; in its context (the page title and
-                    # section path) as the rendered site's reader places a description.
-                    section = _section_at(units, line)
-                    documented_here = []
-                    moved = False  # whether the section is at this automodule's target
-                    for index, item in enumerate(documented):
-                        obj = item.obj
-                        if obj.kind == MODULE and not obj.docstring:
-                            # autodoc renders no description of a module without a
-                            # docstring: its section is its title and what follows.
-                            self.described.add(obj.name)
-                            continue
-                        if obj.kind == MODULE and obj.name in self.sectioned:
-                            # Its docstring's sections are the page's (read above).
-                            self.described.add(obj.name)
-                            obj = self._module_intro(item.module, obj)
-                            if obj is None:
-                                continue
-                        # A `:noindex:` description has no id (nor have its members'): it is
-                        # linked at its section, as the rendered site's reader links it. So is
-                        # a module's: autodoc renders its docstring as the section's own
-                        # paragraphs after its `.. py:module::` target (a span, where
-                        # MoveModuleTargets does not put the section at it: kombu's automodule
-                        # after a `.. contents::`), no description of its own.
-                        hidden = _NOINDEX & item.directive.options.keys()
-                        if item.obj.kind == MODULE:
-                            moved = section is not None and section.anchor == predicted[
-                                page].targets.get((PYTHON_DOMAIN, item.name))
-                        documented_here.append(Documented(
-                            item.module, obj, (item.name, *item.aliases),
-                            noindex=bool(hidden),
-                            anchor=(section.anchor if section else "")
-                            if hidden or item.obj.kind == MODULE
-                            else predicted[page].autodoc_ids.get((line, index)),
-                            python_names=not item.keyed, kind=item.kind))
-                    for draft in self.objects_contents(documented_here, address,
-                                                       section.context if section else None,
-                                                       reference):
-                        if draft.content["kind"] == SECTION:
-                            modules.setdefault(draft.content["url"], (len(placed), moved))
-                        placed.append((line, len(placed), draft))
+                self._place_described(found, units, predicted[page], address, reference,
+                                      placed, modules)
                 for line, stub, item in summarized[relative]:
                     for draft in self.objects_contents(
                             [Documented(item.module, item.obj, (item.name,), kind=item.kind)],
@@ -1151,8 +1181,22 @@ class _Units:
                     # does reST's: read expanded, each line from the file it is in.
                     read = myst[relative]
                     text, origins, breaks = read.text, read.origins, read.breaks()
-                units = markdown.page_units(text, "sphinx", conf.docname(relative), breaks)
+                units = markdown.page_units(
+                    text, "sphinx+smartquotes" if conf.myst_smartquotes else "sphinx",
+                    conf.docname(relative), breaks)
                 reference, found = False, {}
+                rest = markdown.myst_rest(text) if relative in myst else None
+                if rest is not None:
+                    # MyST's eval-rst blocks and fenced autodoc directives are reST parsed
+                    # in the page: their objects are described in its sections, at the ids
+                    # they would have on a reST page (structlog's thread-local.md).
+                    found = self._autodoc(myst[relative].where, rest, progress, conf)
+                    reference = _describes_objects(found)
+                    self._place_described(
+                        found, units, predict_page(conf.docname(relative), rest, directives,
+                                                   conf=conf,
+                                                   autodoc=_described_names(found)),
+                        address, reference, placed, modules)
             for unit in units:
                 unit = self._with_package_names(unit)
                 # Quoted from the file its lines are in (page_units ends a unit's quoted lines

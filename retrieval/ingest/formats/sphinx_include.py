@@ -68,6 +68,7 @@ _AUTOMODULE = re.compile(r"\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
 # A MyST page's include directive: a fence of backticks or colons (colon_fence) whose info
 # string is `{include}` and the path, then its `:option: value` lines, then the closing fence.
 _MYST_INCLUDE = re.compile(r"(`{3,}|:{3,})\{include\}[ \t]*(\S.*)")
+_MYST_EVAL_RST = re.compile(r"(`{3,}|~{3,})\{eval-rst\}[ \t]*")
 _MYST_OPTION = re.compile(r":([\w-]+):(?:[ \t]+(.*))?")
 
 
@@ -80,6 +81,7 @@ class Docstring:
     sha256: str
     lines: list
     span: range
+    margin: int = 0  # the columns autodoc dedents its lines by (prepare_docstring)
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,9 @@ class ExpandedPage:
     nested: tuple = ()
     # The line indices of the text a page's `{{ name }}` lines are rendered into.
     context: frozenset = frozenset()
+    # (line indices, columns) of each run of lines parsed dedented by those columns: a
+    # module docstring's margin (prepare_docstring), an automodule's content's indentation.
+    dedent: tuple = ()
 
     def breaks(self) -> tuple:
         """Return the line indices where a run of one file's consecutive lines starts."""
@@ -199,6 +204,7 @@ class _Expander:
         self.origins: list = []
         self.code: dict = {}
         self.nested: list[range] = []
+        self.dedent: list[tuple] = []
         self.rendered: set[int] = set()
 
     def _skip(self, where: str, what: str, reason: str):
@@ -262,6 +268,14 @@ class _Expander:
                 self._include(f"{source_id}:{i + 1}", fenced.group(2).strip(), options, chain)
                 i = end
                 continue
+            evaluated = _MYST_EVAL_RST.fullmatch(line) if self.myst else None
+            markdown = self._markdown_include(lines, i, span.stop, evaluated.group(1)) \
+                if evaluated is not None else None
+            if markdown is not None:
+                argument, options, end = markdown
+                self._include(f"{source_id}:{i + 2}", argument, options, chain)
+                i = end
+                continue
             include = _INCLUDE.fullmatch(line)
             literal = _LITERALINCLUDE.fullmatch(line)
             directive = include or literal
@@ -282,7 +296,7 @@ class _Expander:
                 end = min(end, span.stop)
                 self._keep(source_id, sha256, lines, range(i, end))
                 self._docstring(automodule.group(1))
-                i = end
+                i = self._module_content(source_id, sha256, lines, range(end, span.stop), chain)
                 continue
             if directive is None:
                 self._keep(source_id, sha256, lines, range(i, i + 1))
@@ -301,11 +315,34 @@ class _Expander:
                 self._include(where, argument, options, chain)
             i = end
 
+    @staticmethod
+    def _markdown_include(lines: list, head: int, stop: int, fence: str) -> tuple | None:
+        """Return (argument, options, index past the closing fence) of a MyST eval-rst block
+        holding one `.. include::` of MyST's parser alone (structlog's index.md includes
+        ../README.md so): MyST parses the file in the page, as a fenced `{include}`; else
+        None."""
+        start = head + 1
+        while start < stop and not lines[start].strip():
+            start += 1
+        include = _INCLUDE.fullmatch(lines[start].rstrip()) if start < stop else None
+        if include is None:
+            return None
+        options, end = _options(lines, start)
+        while end < stop and not lines[end].strip():
+            end += 1
+        closing = lines[end].strip() if end < stop else ""
+        if not options.get("parser", "").startswith("myst") or not closing.startswith(fence) \
+                or closing != fence[0] * len(closing):
+            return None
+        return include.group(1).strip(), options, end + 1
+
     def _include(self, where: str, argument: str, options: dict, chain: tuple):
         """Append the lines an `.. include::` takes, expanded in turn; or none (reported)."""
         what = f"include {argument}"
-        if "parser" in options:
-            self._skip(where, what, "a :parser: other than reST's (not read)")
+        # A MyST page reads its include as MyST does: a `:parser:` of MyST's (structlog's
+        # `myst_parser.sphinx_` for ../README.md) is the page's own; any other is not read.
+        if "parser" in options and not (self.myst and options["parser"].startswith("myst")):
+            self._skip(where, what, "a :parser: other than the page's (not read)")
             return
         if len(chain) > MAX_DEPTH:
             self._skip(where, what, f"includes nested deeper than {MAX_DEPTH} (not read)")
@@ -324,6 +361,34 @@ class _Expander:
         # docutils ends an inclusion with a blank line and a comment: from no file.
         self._blank()
 
+    def _module_content(self, source_id: str, sha256: str, lines: list, span: range,
+                        chain: tuple) -> int:
+        """Append an automodule's content (the indented lines from span's start on), parsed
+        dedented, and return the index past it. ModuleDocumenter's titles_allowed: autodoc
+        parses the docstring and the content as one (nested_parse_with_titles), so a title
+        in the content is a section of the page (tornado's "Common protocols" in
+        `.. automodule:: tornado.auth`), its styles the docstring's."""
+        stop = span.start
+        for index in span:
+            if lines[index].strip() and lines[index][:1] not in " \t":
+                break
+            if lines[index].strip():
+                stop = index + 1
+        if stop == span.start:
+            return stop
+        start = len(self.lines)
+        self.expand(source_id, sha256, lines, range(span.start, stop), chain)
+        margin = min(len(line) - len(line.lstrip()) for line in lines[span.start:stop]
+                     if line.strip())
+        self.dedent.append((range(start, len(self.lines)), margin))
+        docstring = self.nested[-1] if self.nested and self.nested[-1].stop + 1 == start \
+            else None
+        if docstring is not None:
+            self.nested[-1] = range(docstring.start, len(self.lines))
+        else:
+            self.nested.append(range(start, len(self.lines)))
+        return stop
+
     def _docstring(self, module: str):
         """Append the sectioned part of a module's docstring, as autodoc renders it in the
         page: apart from the directive and what follows by blank lines from no file."""
@@ -339,6 +404,8 @@ class _Expander:
         start = len(self.lines)
         self._keep(found.source_id, found.sha256, found.lines, found.span)
         self.nested.append(range(start, len(self.lines)))
+        if found.margin:
+            self.dedent.append((self.nested[-1], found.margin))
         self._blank()
 
     def _select(self, where: str, what: str, lines: list, options: dict) -> range | None:
@@ -421,4 +488,5 @@ def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256:
     lines = text.split("\n")
     expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))
     return ExpandedPage("\n".join(expander.lines), expander.origins, expander.code,
-                        tuple(expander.nested), frozenset(expander.rendered))
+                        tuple(expander.nested), frozenset(expander.rendered),
+                        tuple(expander.dedent))

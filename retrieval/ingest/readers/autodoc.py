@@ -891,15 +891,22 @@ def _members(dotted, module, obj, directive, package, top,
                 and member.called is None else None
             if settings.inherit_docstrings:
                 shown = inheriting(package, shown_module, shown, (owner_module, owner))
-            if shown.docstring is None and not undocumented and not listed:
+            # filter_members' has_doc is the docstring as prepare_docstring leaves it: a blank
+            # one written (pint's `""" """`) is none, though it stops inheriting a base's.
+            if (shown.docstring is None or member.docstring == "") and not undocumented \
+                    and not listed:
                 continue
             # Whether a member is documented is its own docstring's (filter_members' getdoc),
             # whatever autoclass_content shows of it.
             shown = class_content(package, shown_module, shown, settings.content_of(directive))
             if settings.skip_internal and _INTERNAL.search(shown.docstring or ""):
                 continue
+            # A module's function bound in a class body (pint's `wraps = registry_helpers.
+            # wraps`) is a routine of the class: MethodDocumenter documents it, a method.
+            kind = METHOD if shown.kind == FUNCTION and owner.kind in (CLASS, EXCEPTION) \
+                else None
             found.append(Documented(_described_name(dotted, path, name, member), shown_module,
-                                    shown, directive))
+                                    shown, directive, kind=kind))
             if nested is not None and nested[1].name not in within:
                 entries = _docstring_attributes(f"{dotted}.{name}", *nested, directive, settings)
                 found.extend(entries)

@@ -860,6 +860,10 @@ class _Reader:
                         # function, which autodoc documents as a method (by the docstring
                         # after the assignment where one follows: mako's `put = set`).
                         found = replace(found, kind=METHOD)
+                    fields = _named_tuple_call(statement.value, target.id) \
+                        if found is not None and isinstance(target, ast.Name) else None
+                    if fields is not None:
+                        found = self._named_tuple_class(found, fields, path)
                     if found is not None:
                         yield target.id, found
                     if is_class and isinstance(target, ast.Name) and target.id == "__slots__":
@@ -1190,6 +1194,25 @@ class _Reader:
                 self.module.objects[f"{path}.{field_name}"] = replace(
                     found, docstring=f"Alias for field number {index}")
 
+    def _named_tuple_class(self, found: DocObject, fields: list, path: str) -> DocObject:
+        """Return an assignment of a namedtuple call (fields: _named_tuple_call's) as the class
+        it binds, with a member per field quoting where the call names it: collections'
+        namedtuple sets the class's __doc__ to `Name(a, b)` and each field getter's to "Alias
+        for field number N", so autodoc's :members: documents the class and its fields
+        (tornado's `RequestStartLine = collections.namedtuple(...)`)."""
+        own_path = found.name[len(self.module.name) + 1:]
+        members = self.members.setdefault(own_path, {})
+        for index, (field_name, node) in enumerate(fields):
+            members.setdefault(field_name)
+            self.module.objects.setdefault(f"{own_path}.{field_name}", DocObject(
+                f"{found.name}.{field_name}", ATTRIBUTE, "", f"Alias for field number {index}",
+                self.module.path, node.lineno, node.end_lineno))
+        arguments = f"({', '.join(name for name, _ in fields)})"
+        return replace(found, kind=CLASS, signature=arguments,
+                       docstring=f"{found.name.rpartition('.')[2]}{arguments}",
+                       members=tuple(members), wraps=None, alias=None, called=None,
+                       docstring_call=None)
+
     def _instance_attributes(self, init, prefix: str, path: str):
         """Record `self.name = ...` of __init__ documented with `#:` or a string after it."""
         if init is None:
@@ -1255,6 +1278,35 @@ def _called(statement) -> str | None:
     """Return what an assignment's value calls, as written, where it is a name (or None)."""
     written = _call_written(statement.value)
     return written[0] if written is not None else None
+
+
+def _named_tuple_call(value, name: str) -> list | None:
+    """Return [(field, the node naming it)] of a `collections.namedtuple("Name", fields)` or
+    functional `typing.NamedTuple("Name", [(field, type), ...])` call that makes a class of
+    the name it is bound to, else None (another name binds an alias of that class)."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)) \
+            or ast.unparse(value.func).rpartition(".")[2] not in ("namedtuple", "NamedTuple"):
+        return None
+    arguments = dict(zip(("typename", "fields"), value.args[:2], strict=False))
+    arguments.update((keyword.arg, keyword.value) for keyword in value.keywords
+                     if keyword.arg in ("typename", "field_names", "fields"))
+    typename = arguments.get("typename")
+    fields = arguments.get("fields", arguments.get("field_names"))
+    if not isinstance(typename, ast.Constant) or typename.value != name:
+        return None
+    if isinstance(fields, ast.Constant) and isinstance(fields.value, str):
+        # namedtuple's field_names as one string: split at commas and whitespace.
+        return [(field_name, fields) for field_name in fields.value.replace(",", " ").split()]
+    if not isinstance(fields, (ast.List, ast.Tuple)):
+        return None
+    found = []
+    for node in fields.elts:
+        if isinstance(node, (ast.Tuple, ast.List)) and node.elts:
+            node = node.elts[0]  # NamedTuple's (field, type) pair
+        if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+            return None
+        found.append((node.value, node))
+    return found
 
 
 def _call_written(value) -> tuple | None:
@@ -1790,8 +1842,8 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
         if not member.startswith("_") or is_special(member) \
                 and module.objects[f"{path}.{member}"].docstring is not None \
                 and module.objects[f"{path}.{member}"] is not merged:
-            # A special method with a docstring of its own is documented API (napoleon's
-            # napoleon_include_special_with_doc, on by default): `__eq__` says what `==`
+            # A special method with a docstring of its own is documented API (as napoleon's
+            # napoleon_include_special_with_doc documents it): `__eq__` says what `==`
             # builds; an `__init__` its class's unit does not quote, what its arguments do.
             yield from _public_tree(package, module, f"{path}.{member}", exported, assigned,
                                     inherited)

@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from ...core.ranking import SECTION
 from ..unit import Unit
 from .blocks import MAX_PASSAGE_BYTES, Paragraph, is_blank, size_pieces
-from .docutils_ids import DocumentIds
+from .docutils_ids import DocumentIds, make_id
 from .hidden import hidden_in_markup
+from .rst import DROPPED_DIRECTIVES
+from .smartquotes import educate_quotes
 
 CONFIG = "mkdocs.yml"
 # No mkdocs.yml comes near this; a larger one is read no further.
@@ -385,22 +387,63 @@ def attr_list_id(text: str) -> tuple | None:
 
 
 class _DocutilsSlugger:
-    """Heading ids as Sphinx renders a MyST page: a section's docutils id (docutils_ids.py)."""
+    """Heading ids as Sphinx renders a MyST page: a section's docutils id (docutils_ids.py);
+    smartquotes: MyST's `smartquotes` extension is on (conf.py's myst_enable_extensions), so
+    its parser curls a heading's quotes outside code before docutils makes the id of it, which
+    drops them (structlog's "Don't Integrate" is #dont-integrate, not #don-t-integrate)."""
 
-    def __init__(self):
+    def __init__(self, smartquotes: bool = False):
         self._document = DocumentIds()
+        self._smartquotes = smartquotes
+        self._labels: list = []  # the ids of the targets right above what comes next
 
     def heading(self, text: str) -> tuple:
-        """Return (the heading as shown, its id)."""
-        shown = _plain(text).replace("`", "").strip()
-        return text, self._document.named(shown)
+        """Return (the heading as shown, its id): a target `(name)=` right above it took its
+        id first, so a title of the same name takes docutils' next idN, and the section is
+        rendered at the target's id (as a reST label's; structlog's `(chains)=` over
+        "## Chains" makes a later second "Examples" #id2)."""
+        shown = _plain(text)
+        if self._smartquotes:
+            shown = _educated_outside_code(shown)
+        shown = shown.replace("`", "").strip()
+        own = self._document.named(shown)
+        labels, self._labels = self._labels, []
+        return text, labels[-1] if labels and own != make_id(shown) else own
+
+    def block(self, lines: list) -> None:
+        """Read a block that is no heading: its targets `(name)=` take their ids, in order,
+        and stand right above what follows where the block is nothing else."""
+        names = [match.group(1) for line in lines
+                 if (match := _MYST_TARGET.fullmatch(line.strip()))]
+        ids = [self._document.named(name) for name in names]
+        self._labels = ids if len(names) == len(lines) else []
+
+
+# A Markdown code span: a run of backquotes, what they enclose, the same run.
+_CODE_SPAN = re.compile(r"(`+).+?\1")
+
+
+def _educated_outside_code(text: str) -> str:
+    """Return Markdown text with its quotes outside code spans curled (markdown-it's
+    smartquotes rule reads text tokens only), each run in the context of what precedes it."""
+    parts, at, before = [], 0, " "
+    for match in [*_CODE_SPAN.finditer(text), None]:
+        plain = text[at:match.start() if match else len(text)]
+        if plain:
+            parts.append(educate_quotes(plain, before))
+        if match is None:
+            break
+        parts.append(match.group(0))
+        at, before = match.end(), parts[-1][-1]
+    return "".join(parts)
 
 
 # How a site renders Markdown heading ids: GitHub's (github-slugger) or MkDocs' (toc), the
 # latter with or without the attr_list extension a project's mkdocs.yml may enable.
 SLUGGERS: dict[str, Callable[[], _GithubSlugger | _TocSlugger | _DocutilsSlugger]] = {
     "github": _GithubSlugger, "mkdocs": _TocSlugger,
-    "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True), "sphinx": _DocutilsSlugger}
+    "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True), "sphinx": _DocutilsSlugger,
+    "sphinx+smartquotes": lambda: _DocutilsSlugger(smartquotes=True)}
 
 
 @dataclass(frozen=True)
@@ -482,11 +525,78 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
             text, anchor = slugger.heading(text)
             path = [(depth, shown) for depth, shown in path if depth < level] + [(level, text)]
             heading, head, spans = text, span, [span]
-        elif not (flavour == "sphinx" and all(_MYST_NOTHING.fullmatch(lines[index])
-                                              for index in span)):
-            spans.append(span)
+        else:
+            if isinstance(slugger, _DocutilsSlugger):
+                slugger.block([lines[index] for index in span if lines[index].strip()])
+            if not (flavour.startswith("sphinx") and (
+                    all(_MYST_NOTHING.fullmatch(lines[index]) for index in span)
+                    or _renders_no_text(lines, span))):
+                spans.append(span)
     close()
     return found
+
+
+# A MyST fenced directive's opening: its fence, `{name}` and argument (```{autoclass} X```).
+_MYST_DIRECTIVE = re.compile(r" {0,3}(`{3,}|~{3,})\{([\w:.+-]+)\}[ \t]*(.*)")
+# The MyST directives whose reST a page's Python descriptions come from: eval-rst's body is
+# reST as written; autodoc's and the module directives are reST's own, written fenced.
+_MYST_PYTHON = re.compile(r"(?:py:)?(?:auto\w+|module|currentmodule)")
+
+
+# A reST line of an autodoc or module directive.
+_REST_PYTHON = re.compile(r"\.\.[ \t]+(?:py:)?(?:auto\w+|module|currentmodule)::.*")
+
+
+def _renders_no_text(lines: list, span: range) -> bool:
+    """Tell whether a block is a MyST fenced directive that renders no text of its section:
+    a toctree or index (navigation, as reST's: the site's reader skips a toctree's links;
+    structlog's "API Reference" is its title alone), an autodoc or module directive, or an
+    eval-rst block of nothing else (each line one's, or indented below one): its objects
+    are units of their own (myst_rest)."""
+    opening = _MYST_DIRECTIVE.fullmatch(lines[span.start].rstrip())
+    if opening is None:
+        return False
+    if _MYST_PYTHON.fullmatch(opening.group(2)) or opening.group(2) in DROPPED_DIRECTIVES:
+        return True
+    body = lines[span.start + 1:span.stop]
+    # One with no such directive is left as text: what it held may be what the page's
+    # expansion skipped (an include of another parser's file).
+    return opening.group(2) == "eval-rst" and any(
+        _REST_PYTHON.fullmatch(line.rstrip()) for line in body) and all(
+        not line.strip() or line[:1] in " \t" or _REST_PYTHON.fullmatch(line.rstrip())
+        or _closes_fence(line, opening.group(1)) for line in body)
+
+
+def myst_rest(text: str) -> str | None:
+    """Return the reST of a MyST page's Python descriptions, line for line (each other line
+    blank): the bodies of its ```{eval-rst}``` blocks, and its fenced autodoc and module
+    directives written as reST (`{autofunction} f` as `.. autofunction:: f`, its `:option:`
+    and content lines indented below it), as MyST parses them, the page's py:module going on
+    from one to the next; None where it has none."""
+    lines = text.split("\n")
+    out = [""] * len(lines)
+    found = False
+    i = 0
+    while i < len(lines):
+        opening = _MYST_DIRECTIVE.fullmatch(lines[i].rstrip())
+        if opening is None:
+            i += 1
+            continue
+        fence, name, argument = opening.groups()
+        stop = _fence_end(lines, i, fence)
+        body = range(i + 1, stop - 1 if stop - 1 > i and _closes_fence(lines[stop - 1], fence)
+                     else stop)
+        if name == "eval-rst":
+            for index in body:
+                out[index] = lines[index]
+            found = True
+        elif _MYST_PYTHON.fullmatch(name):
+            out[i] = f".. {name}:: {argument}".rstrip()
+            for index in body:
+                out[index] = "   " + lines[index] if lines[index].strip() else ""
+            found = True
+        i = stop
+    return "\n".join(out) if found else None
 
 
 # A MyST role: `{role}` right before its backquoted content (`{py:func}` too).
@@ -502,6 +612,7 @@ def myst_roles(text: str) -> str:
 # A MyST line that renders nothing: a target `(label)=` (a label of what follows), a `%`
 # comment, or blank.
 _MYST_NOTHING = re.compile(r"[ \t]*(?:\([^()\s]+\)=|%.*)?[ \t]*")
+_MYST_TARGET = re.compile(r"\(([^()\s]+)\)=")
 
 
 def parse_markdown(lines: list) -> list:

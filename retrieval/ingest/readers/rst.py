@@ -37,7 +37,7 @@ OBJECT_DIRECTIVES = {
 # Their bodies are the namespace of nested objects (Sphinx's allow_nesting).
 _CLASS_DIRECTIVES = frozenset({"class", "exception"})
 # Navigation and index entries: markup for Sphinx, not prose for a reader.
-_DROPPED_DIRECTIVES = frozenset({"toctree", "index"})
+DROPPED_DIRECTIVES = frozenset({"toctree", "index"})
 # docutils' recommended title adornment characters.
 _ADORNMENT = frozenset("=-~^\"'`#*+<>:._")
 
@@ -56,21 +56,24 @@ def _is_adornment(line: str) -> bool:
     return bool(stripped) and stripped[0] in _ADORNMENT and stripped == stripped[0] * len(stripped)
 
 
-def first_section_title(lines: list, span: range,
-                        not_titles: frozenset = frozenset()) -> int | None:
-    """Return the index of the first section title of lines[span] that starts in column 0 (its
-    overline's where it has one), or None: a line of text underlined by an adornment at least
-    as long, after a blank line or the span's start; not_titles: texts (lowercase) that are no
-    title there (NAPOLEON_SECTIONS)."""
+def first_section_title(lines: list, span: range, not_titles: frozenset = frozenset(),
+                        indent: int = 0) -> int | None:
+    """Return the index of the first section title of lines[span] that starts in column indent
+    (its overline's where it has one), or None: a line of text underlined by an adornment at
+    least as long, after a blank line or the span's start; not_titles: texts (lowercase) that
+    are no title there (NAPOLEON_SECTIONS); indent: the columns the text is dedented by before
+    it is parsed (a docstring's margin)."""
+    def dedented(line: str) -> str:
+        return line.rstrip()[indent:] if not line[:indent].strip() else ""
     for i in span[:-1]:
-        text = lines[i].rstrip()
+        text = dedented(lines[i])
         if not text or text[0] in " \t" or _is_adornment(text) or is_explicit_markup(text) \
                 or text.strip().lower() in not_titles:
             continue
-        under = lines[i + 1].rstrip()
+        under = dedented(lines[i + 1])
         if not _is_adornment(under) or len(under) < len(text):
             continue
-        above = lines[i - 1].rstrip() if i > span.start else ""
+        above = dedented(lines[i - 1]) if i > span.start else ""
         if above == under:
             return i - 1
         if not above:
@@ -257,7 +260,7 @@ class RstReader:
             return False
         name = directive.group(1).lower().removeprefix("py:")
         argument = (directive.group(2) or "").strip()
-        if name in _DROPPED_DIRECTIVES:
+        if name in DROPPED_DIRECTIVES:
             self.skip_deeper_than = indent
             return False
         options = _options(lines, unit)

@@ -42,6 +42,12 @@ def educate(text: str, before: str = " ") -> str:
     """Return text as SmartQuotes renders it; before: the character rendered before it."""
     text = text.replace("---", "\u2014").replace("--", "\u2013")
     text = text.replace("...", "\u2026").replace(". . .", "\u2026")
+    return educate_quotes(text, before)
+
+
+def educate_quotes(text: str, before: str = " ") -> str:
+    """Return text with its straight quotes curled as SmartQuotes curls them (no dashes or
+    ellipses); before: the character rendered before it."""
     # The context character is only context: a quote there counts as punctuation.
     text = before.replace('"', ";").replace("'", ";") + text
     for pattern, replacement in _RULES:

@@ -58,6 +58,9 @@ class SphinxConf:
     typehints_target: str = _DEFAULT_TYPEHINTS_TARGET
     # smartquotes: whether Sphinx educates the text it renders (its SmartQuotes transform).
     smartquotes: bool = True
+    # myst_enable_extensions has "smartquotes": MyST's parser curls a Markdown page's quotes,
+    # before docutils makes its headings' ids.
+    myst_smartquotes: bool = False
     # add_function_parentheses: whether a function's or method's reference shows `()`.
     function_parentheses: bool = True
     # autodoc_inherit_docstrings: whether autodoc shows, for an object without a docstring of
@@ -149,6 +152,13 @@ def _strings(value) -> tuple:
     if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
         return tuple(value)
     return ()
+
+
+def _myst_extensions(value) -> frozenset:
+    """Return the names myst_enable_extensions lists, which MyST takes as a list or a set."""
+    if isinstance(value, (set, frozenset)) and all(isinstance(item, str) for item in value):
+        return frozenset(value)
+    return frozenset(_strings(value))
 
 
 def _string_map(value) -> dict:
@@ -441,6 +451,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS,
         typehints_target=target if target in _TYPEHINTS_TARGETS else _DEFAULT_TYPEHINTS_TARGET,
         smartquotes=known.get("smartquotes") is not False,
+        myst_smartquotes="smartquotes" in _myst_extensions(known.get("myst_enable_extensions")),
         function_parentheses=known.get("add_function_parentheses") is not False,
         inherit_docstrings=known.get("autodoc_inherit_docstrings") is not False,
         class_content=content if content in CLASS_CONTENT else "class",
@@ -516,11 +527,12 @@ _ZZZEEK_SPECIALS = frozenset({"__init__", "__eq__", "__ne__", "__lt__", "__le__"
 
 def _special_members(known: dict, extensions: tuple) -> tuple:
     """Return SphinxConf.special_members: napoleon's _skip_member keeps a class's own special
-    members with a docstring (napoleon_include_special_with_doc, True by default), __init__
-    only with napoleon_include_init_with_doc; zzzeeksphinx's handler keeps its six."""
+    members with a docstring where napoleon_include_special_with_doc is True (napoleon's
+    Config default is False: pint's Quantity.__reduce__ is not rendered), __init__ where
+    napoleon_include_init_with_doc is; zzzeeksphinx's handler keeps its six."""
     found = []
     if "sphinx.ext.napoleon" in extensions:
-        names = ({"*"} if known.get("napoleon_include_special_with_doc") is not False else set()
+        names = ({"*"} if known.get("napoleon_include_special_with_doc") is True else set()
                  ) | ({"__init__"} if known.get("napoleon_include_init_with_doc") is True
                       else set())
         if names:

@@ -136,6 +136,9 @@ class _Owner:
     prose: list = field(default_factory=list)  # its prose's reST, as written: its notes'
     hidden: list = field(default_factory=list)  # line indices of prose hiding prose (hidden.py)
     around: "_Owner | None" = None  # an object's: the section or object its directive is in
+    # Its lines of a field list parsed apart (a docstring's, an automodule content's), which
+    # render, where no page metadata is taken out (pint's `:copyright:` under "pint.babel").
+    fields: int = 0
 
 
 @dataclass
@@ -310,7 +313,7 @@ class _UnitReader(RstReader):
 
 def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECTIVES,
                breaks: tuple = (), code: dict | None = None,
-               predicted: bool = False) -> list:
+               predicted: bool = False, dedent: tuple = ()) -> list:
     """Split one reST source into units, anchored and named from its rendered page.
 
     A page read with its includes expanded (formats/sphinx_include.py) gives breaks, the sorted
@@ -327,10 +330,12 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
     the enclosing one keeping that text too, its run of lines going on past the directive; a
     literal block's lines are code, never markup (a directive shown in an example); a section
     title is a unit of its own (reader_units' titles_apart), and explicit markup first in a
-    list item is read as markup (markup_view; the lines quoted are the source's).
+    list item is read as markup (markup_view; the lines quoted are the source's), and the runs
+    dedent gives are read dedented (markup_view).
     """
     lines = text.split("\n")
-    view = markup_view(lines) if predicted else lines
+    view = markup_view(lines, dedent) if predicted else lines
+    apart = {index for span, _ in dedent for index in span} if predicted else set()
     reader = _UnitReader(view, page, directives)
     literal = LiteralBlocks(directives.code)
     current = None
@@ -367,6 +372,9 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
                 if each.run_open:
                     each.first_run_end = unit.stop
                 _read_into(each, lines, unit, is_code, code, directives.extlinks)
+        if not is_code:
+            owner.fields += sum(index in apart and _FIELD.fullmatch(view[index]) is not None
+                                for index in unit)
         literal.leave(view, unit, indent, is_code)
     # Before a page's first title, what renders nothing (`:orphan:`, a `highlight`)
     # is no unit: the rendered page shows nothing above its title.
@@ -413,14 +421,20 @@ _ITEM_MARKUP = re.compile(_ITEM_MARKER + r"(?=\.\.[ \t])")
 _ITEM = re.compile(_ITEM_MARKER + r"(?=\S)")
 
 
-def markup_view(lines: list) -> list:
+def markup_view(lines: list, dedent: tuple = ()) -> list:
     """Return a source's lines as they are parsed: a list item's marker before explicit
-    markup blanked, the markup at the item's indentation."""
+    markup blanked, the markup at the item's indentation; dedent: (line indices, columns) of
+    each run parsed apart dedented (ExpandedPage.dedent: a docstring by its margin, an
+    automodule's content by its indentation), whose titles are then titles."""
     view = []
     for line in lines:
         match = _ITEM_MARKUP.match(line)
         view.append(line if match is None else match.group(1) + " " * (
             match.end() - match.end(1)) + line[match.end():])
+    for span, columns in dedent:
+        for index in span:
+            if not view[index][:columns].strip():
+                view[index] = view[index][columns:]
     return view
 
 
@@ -488,7 +502,7 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
         context=owner.context, notes=rst_notes("\n\n".join(owner.prose)),
         hidden=any(line in piece for line in owner.hidden),
         title_only=owner.kind == SECTION and bool(owner.title)
-        and _rendered_lines(owner.prose) <= 1)
+        and _rendered_lines(owner.prose) + owner.fields <= 1)
 
 
 # A line that renders no text: blank, an adornment, a label, a `currentmodule`, `module`,
@@ -503,6 +517,10 @@ _RENDERS_NOTHING = re.compile(
     r"|(?:index|highlight|default-role|title|meta|sectionauthor|moduleauthor|codeauthor"
     r"|contents)::.*)"
     r"|:[\w-]+:(?:[ \t].*)?|([^\w\s])\1*)?[ \t]*\r?")
+
+
+# A field list's field, in column 0 (an option of a directive is indented below it).
+_FIELD = re.compile(r":[\w-]+:(?:[ \t].*)?")
 
 
 def _rendered_lines(prose: list) -> int:

@@ -640,12 +640,13 @@ def _target(role: str, written: str) -> str:
 
 def predict_page(docname: str, text: str, directives: Directives,
                  nested: tuple = (), conf: SphinxConf | None = None,
-                 autodoc: dict | None = None) -> SourcePage:
+                 autodoc: dict | None = None, dedent: tuple = ()) -> SourcePage:
     """Return what one reST page of a project would render as, read from its source alone;
     nested: the line ranges whose titles are parsed apart (ExpandedPage.nested); conf: the
     project's (whether it renders text educated, its module prefixes); autodoc: {line of an
-    autodoc directive: [the dotted name of each object it describes at an id, else None]}."""
-    lines = markup_view(text.split("\n"))  # as page_units reads a predicted page
+    autodoc directive: [the dotted name of each object it describes at an id, else None]};
+    dedent: the runs of lines read dedented (ExpandedPage.dedent)."""
+    lines = markup_view(text.split("\n"), dedent)  # as page_units reads a predicted page
     conf = conf or SphinxConf()
     reader = _Predictor(lines, directives, nested, conf.smartquotes, conf.module_prefixes,
                         conf.function_parentheses, autodoc)
