@@ -435,6 +435,23 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual((unit["url"], unit["in_links"]),
                          (DOCS + "ref/demo.start.html#demo.start", 2))
 
+    def test_autosummary_generate_names_the_pages_whose_tables_get_stubs(self):
+        # autosummary's process_generate_options: False writes no stub (Sphinx's own docs), a
+        # list only those files' (a name without a suffix taken with source_suffix's first).
+        files = {"demo/__init__.py": '"""Demo."""\n\n\ndef start():\n    """Start."""\n\n\n'
+                                     'def stop():\n    """Stop."""\n',
+                 "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                                 ".. autosummary::\n   :toctree: generated/\n\n   start\n",
+                 "docs/more.rst": "More\n====\n\n.. currentmodule:: demo\n\n"
+                                  ".. autosummary::\n   :toctree: generated/\n\n   stop\n"}
+        for generate, stubs in (("False", set()), ("['more']", {"demo.stop"}),
+                                ("True", {"demo.start", "demo.stop"})):
+            with self.subTest(generate=generate):
+                write(self.root, files | {"docs/conf.py": "extensions = ['sphinx.ext.autosummary"
+                                                          f"']\nautosummary_generate = {generate}\n"})
+                self.assertEqual({unit["title"] for unit in package_contents(self.root)
+                                  if "/generated/" in unit["url"]}, stubs)
+
     def test_the_docstring_a_stub_page_renders_links_from_it(self):
         # autodoc renders each stub's docstring on its page: a reference there is an in-link.
         write(self.root, {

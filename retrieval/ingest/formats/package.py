@@ -1027,8 +1027,11 @@ class _Units:
         # Each page's autosummary entries, read once; those of a `:toctree:` table are stubs.
         entries = {relative: autodoc.autosummary_entries(page.text, toctree_only=False)
                    for relative, page in expanded.items()}
-        self.summarized_names = {entry.name for found in entries.values() for entry in found
-                                 if entry.stub}
+        # conf.py's autosummary_generate names the pages whose tables get stubs (False: none).
+        stubs_of = {relative: [entry for entry in found if entry.stub
+                               and conf.writes_stubs(relative)]
+                    for relative, found in entries.items()}
+        self.summarized_names = {entry.name for found in stubs_of.values() for entry in found}
         predicted = {}
         summarized: dict = {}  # page -> its autosummary stubs (_summarized)
         stub_pages: set = set()  # the addresses of the stubs read so far
@@ -1055,8 +1058,7 @@ class _Units:
                 # Each stub page autosummary writes renders its object's docstring: its
                 # references link from there, as an autodoc directive's do from its page.
                 summarized[relative] = self._summarized(
-                    project, relative, [entry for entry in entries[relative] if entry.stub],
-                    progress)
+                    project, relative, stubs_of[relative], progress)
                 for line, address, item in summarized[relative]:
                     for docstring, module, within in self._rendered_docstrings({line: [item]}):
                         self.references.update(self._docstring_cites(docstring, module,
