@@ -307,6 +307,19 @@ class SphinxProjectTest(unittest.TestCase):
                           ["a.Engine.c.port"], ["c.start"], ["a.Engine.stop"],
                           ["a.Engine.run"]])
 
+    def test_an_option_takes_an_id_for_each_name_and_its_old_lowercased_one(self):
+        # Sphinx's Cmdoption: `-T, --no-toc` takes cmdoption-apidoc-T and -no-toc, and the old
+        # docutils ids cmdoption-apidoc-t and -no-toc; a later `-t` finds its id taken and is
+        # make_id's serial cmdoption-apidoc-0 (sphinx-apidoc's page).
+        page = predict_page("apidoc", "Options\n=======\n\n.. program:: apidoc\n\n"
+                            ".. option:: -T, --no-toc\n\n   No toc.\n\n"
+                            ".. option:: -t, --templatedir=TEMPLATEDIR\n\n   Templates.\n\n"
+                            ".. option:: --color[=WHEN]\n\n   Colours.\n",
+                            Directives(objects=frozenset({"option"})))
+        self.assertEqual([obj.ids for obj in page.page.objects],
+                         [["cmdoption-apidoc-T"], ["cmdoption-apidoc-0"],
+                          ["cmdoption-apidoc-color"]])
+
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's
         # `<nav class="contents">` does: a `:local:` one its section's subsections, to :depth:.
