@@ -1072,6 +1072,21 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("Whether it is due.", units["#demo.Cron.due"]["text"])
         self.assertNotIn("Text after", units["#demo.Cron.due"]["text"])
 
+    def test_an_autodoc_directive_in_a_pages_literal_block_is_text(self):
+        # Sphinx's autosummary page shows a stub's text "of the form::" with its
+        # `.. autofunction::`: docutils reads a literal block's lines as text, no directive;
+        # a `.. code-block::`'s body likewise.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\ndef start():\n    """Start."""\n\n\n'
+                                'def stop():\n    """Stop."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autodoc']\n",
+            "docs/index.rst": "API\n===\n\nA stub reads::\n\n    .. autofunction:: demo.start\n\n"
+                              ".. code-block:: rst\n\n   .. autofunction:: demo.start\n\n"
+                              ".. autofunction:: demo.stop\n"})
+        urls = [unit["url"] for unit in package_contents(self.root)]
+        self.assertIn(DOCS + "index.html#demo.stop", urls)
+        self.assertNotIn(DOCS + "index.html#demo.start", urls)
+
     def test_autodoc_default_options_are_each_directives_unless_it_negates_them(self):
         # autodoc's process_documenter_options: conf.py's `'members': None` (pydicom) gives
         # each autoclass :members:, but one saying `:no-members:`.

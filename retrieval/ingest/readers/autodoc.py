@@ -23,6 +23,7 @@ from .docstrings import (
     inheriting,
     is_special,
 )
+from .rst import LiteralLines
 from .templates import mapping_entries
 
 _AUTODOC = re.compile(
@@ -265,8 +266,11 @@ def directives(text: str) -> list:
     # (indent, name) of the autoclass directives whose content this line is in
     classes: list[tuple[int, str]] = []
     plain: list[tuple[int, str]] = []  # likewise, of the hand-written class descriptions
+    literal = LiteralLines()  # an example's directive (after `::`) is text, no directive
     for index, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
+        if line.strip() and literal.is_literal(line.strip(), indent):
+            continue
         if line.strip():
             for stack in (classes, plain):
                 while stack and indent <= stack[-1][0]:
@@ -493,8 +497,10 @@ def own_directives(text: str) -> list:
     """Return a page's directives of the project's own whose argument is a dotted name (kind
     "own"), each with the module current where it stands (`jinja-filters` too: Sphinx takes
     any word as the current module's name)."""
-    found, current = [], None
+    found, current, literal = [], None, LiteralLines()
     for index, line in enumerate(text.split("\n")):
+        if line.strip() and literal.is_literal(line.strip(), len(line) - len(line.lstrip())):
+            continue  # an example's, text
         module = _ANY_CURRENT.fullmatch(line.rstrip("\r"))
         if module:
             current = None if module.group(1) == "None" else module.group(1)

@@ -33,7 +33,7 @@ from ..tree import (
 from . import cython
 from .code_deprecation import base_name as _base_name
 from .code_deprecation import code_deprecation
-from .rst import CODE_DIRECTIVES, DIRECTIVE
+from .rst import LiteralLines
 
 MODULE, CLASS, EXCEPTION, FUNCTION, METHOD, ATTRIBUTE, DATA = (
     "module", "class", "exception", "function", "method", "attribute", "data")
@@ -1549,21 +1549,16 @@ def directive_entries(lines: list, first: int, last: int) -> list:
     found: list = []
     scope = None
     classes: list = []  # (indent, dotted name) of the `.. class::` descriptions around a line
-    literal: int | None = None  # the indent of what starts the literal block a line is in
+    literal = LiteralLines()
     for index in range(first - 1, last):
         line = lines[index].rstrip("\r")
         stripped = line.strip().lstrip("rRuU").strip("\"'")
-        if not stripped or literal is not None and _indent(line) > literal:
+        if not stripped or literal.is_literal(stripped, _indent(line)):
             continue  # a literal block's or code directive's body is text, no markup
-        literal = None
         current = _CURRENT_MODULE.fullmatch(stripped)
         if current is not None:
             scope = current.group(1)
         match = _MEMBER_DIRECTIVE.fullmatch(stripped)
-        directive = DIRECTIVE.fullmatch(stripped) if match is None else None
-        if match is None and (stripped.endswith("::") and directive is None or directive
-                              and directive.group(1).lower() in CODE_DIRECTIVES):
-            literal = _indent(line)
         if match is None:
             continue
         indent, end = _indent(line), index

@@ -83,6 +83,26 @@ CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "tes
                              "testoutput", "testsetup", "productionlist"})
 
 
+class LiteralLines:
+    """Which lines of reST, read in order, are a literal block's (below a paragraph ending in
+    `::`, deeper than it) or a code directive's body: text, where docutils reads no markup
+    (no directive, so no autodoc directive or description, is in an example)."""
+
+    def __init__(self):
+        self._indent: int | None = None  # lines deeper than this are the block's
+
+    def is_literal(self, stripped: str, indent: int) -> bool:
+        """Tell whether a line that is not blank (stripped, at indent) is in a literal block;
+        else note whether it starts one."""
+        if self._indent is not None and indent > self._indent:
+            return True
+        directive = DIRECTIVE.fullmatch(stripped)
+        starts = (stripped.endswith("::") and directive is None
+                  or directive is not None and directive.group(1).lower() in CODE_DIRECTIVES)
+        self._indent = indent if starts else None
+        return False
+
+
 # The section names of napoleon's docstrings (GoogleDocstring._sections, which NumpyDocstring
 # shares): underlined, as NumPy writes them (`Examples` over `========`), napoleon's
 # _is_section_header takes such a line for its section (a rubric, a field list), no title.
