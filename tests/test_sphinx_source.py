@@ -751,6 +751,19 @@ class GeneratedPagesTest(unittest.TestCase):
         node = next(unit for unit in units if unit["url"] == DOCS + "api.html#demo.Node")
         self.assertEqual(node["fields"]["context"], "API Nodes")
 
+    def test_a_program_directive_renders_nothing_of_its_section(self):
+        # sphinx-autogen's "Options": `.. program::` then options (Sphinx's Program returns no
+        # node), on a page with generated text, is its title alone: no unit; its options are.
+        write(self.root, {"_demo/__init__.py": 'def make():\n    """Make one."""\n',
+                          "docs/conf.py": "",
+                          "docs/cli.rst": "CLI\n===\n\n.. autofunction:: _demo.make\n\n"
+                                          "Options\n-------\n\n.. program:: demo\n\n"
+                                          ".. option:: -o <dir>\n\n   Output.\n"})
+        urls = [unit["url"].removeprefix(DOCS) for unit in package_contents(
+            self.root, (("_demo/__init__.py", "_demo"),))]
+        self.assertIn("cli.html#cmdoption-demo-o", urls)
+        self.assertNotIn("cli.html#options", urls)
+
     def test_a_section_rendering_its_title_alone_is_no_unit_on_a_page_autosummary_fills(self):
         # dask's array-api.rst: "API" over "Top level functions" and its autosummary table.
         # The site's reader reads a page with generated text as its HTML, where "API" is a

@@ -494,14 +494,15 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
 # A line that renders no text: blank, an adornment, a label, a `currentmodule`, `module`,
 # `index`, `highlight` or `default-role` directive, a `title` or `meta` one (the page's
 # <title> and <meta>, nothing in its body), an author one (Sphinx's Author directive renders
-# nothing unless show_authors), a `contents` one (its table is docutils' HTML5 `<nav>`, no
+# nothing unless show_authors), a `program` one (Sphinx's Program only sets the std:program
+# its options are named under, returning no node), a `contents` one (its table is docutils' HTML5 `<nav>`, no
 # text: an empty one is removed) or an option of one (a field: `:orphan:`, page metadata
 # Sphinx takes out of the page; a field marker is followed by white space or the line's end,
 # a role's by its text: ":mod:`regex` -- Tools" is a title's text).
 _RENDERS_NOTHING = re.compile(
     r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*"
     r"|(?:index|highlight|default-role|title|meta|sectionauthor|moduleauthor|codeauthor"
-    r"|contents)::.*)"
+    r"|contents|(?:std:)?program)::.*)"
     r"|:[\w-]+:(?:[ \t].*)?|([^\w\s])\1*)?[ \t]*\r?")
 
 
@@ -514,6 +515,6 @@ def _rendered_lines(prose: list) -> int:
 
 def renders_nothing(line: str) -> bool:
     """Tell whether a reST line renders no text: blank, an adornment, a label, a field, a
-    `currentmodule`, `module`, `index`, `highlight`, `default-role`, `title`, `meta` or author
-    directive or an option of one."""
+    `currentmodule`, `module`, `index`, `highlight`, `default-role`, `title`, `meta`, author or
+    `program` directive or an option of one."""
     return _RENDERS_NOTHING.fullmatch(line) is not None
