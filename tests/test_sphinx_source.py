@@ -460,8 +460,9 @@ class GeneratedPagesTest(unittest.TestCase):
         for generate, stubs in (("False", set()), ("['more']", {"demo.stop"}),
                                 ("True", {"demo.start", "demo.stop"})):
             with self.subTest(generate=generate):
-                write(self.root, files | {"docs/conf.py": "extensions = ['sphinx.ext.autosummary"
-                                                          f"']\nautosummary_generate = {generate}\n"})
+                conf = ("extensions = ['sphinx.ext.autosummary']\n"
+                        f"autosummary_generate = {generate}\n")
+                write(self.root, files | {"docs/conf.py": conf})
                 self.assertEqual({unit["title"] for unit in package_contents(self.root)
                                   if "/generated/" in unit["url"]}, stubs)
 

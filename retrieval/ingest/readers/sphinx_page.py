@@ -495,10 +495,10 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
 # `index`, `highlight` or `default-role` directive, a `title` or `meta` one (the page's
 # <title> and <meta>, nothing in its body), an author one (Sphinx's Author directive renders
 # nothing unless show_authors), a `program` one (Sphinx's Program only sets the std:program
-# its options are named under, returning no node), a `contents` one (its table is docutils' HTML5 `<nav>`, no
-# text: an empty one is removed) or an option of one (a field: `:orphan:`, page metadata
-# Sphinx takes out of the page; a field marker is followed by white space or the line's end,
-# a role's by its text: ":mod:`regex` -- Tools" is a title's text).
+# its options are named under, returning no node), a `contents` one (its table is docutils'
+# HTML5 `<nav>`, no text: an empty one is removed) or an option of one (a field: `:orphan:`,
+# page metadata Sphinx takes out of the page; a field marker is followed by white space or the
+# line's end, a role's by its text: ":mod:`regex` -- Tools" is a title's text).
 _RENDERS_NOTHING = re.compile(
     r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*"
     r"|(?:index|highlight|default-role|title|meta|sectionauthor|moduleauthor|codeauthor"
