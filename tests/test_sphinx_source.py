@@ -810,6 +810,21 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual([unit["url"].removeprefix(DOCS)
                           for unit in contents(self.root, "doc")], ["index.html#demo"])
 
+    def test_a_suppressed_ipython_block_renders_nothing(self):
+        # statsmodels' datasets/index.rst: a currentmodule and an `.. ipython::` block with
+        # `:suppress:` above the title (IPython's directive shows neither input nor output);
+        # one without it is shown, its section's text.
+        write(self.root, {"doc/conf.py": "",
+                          "doc/index.rst": ".. currentmodule:: demo\n\n.. ipython:: python\n"
+                                           "   :suppress:\n\n   import numpy as np\n\n"
+                                           "   np.set_printoptions(suppress=True)\n\n"
+                                           "Demo\n====\n\nText.\n",
+                          "doc/shown.rst": ".. ipython:: python\n\n   import numpy\n\n"
+                                           "Shown\n=====\n\nText.\n"})
+        self.assertEqual(sorted(unit["url"].removeprefix(DOCS)
+                                for unit in contents(self.root, "doc")),
+                         ["index.html#demo", "shown.html", "shown.html#shown"])
+
     def test_what_renders_nothing_above_a_rendered_pages_title_is_no_unit_either(self):
         # h5py's `.. currentmodule:: h5py` right above `.. _attributes:` and the title: the
         # rendered page shows nothing above its title, nor does the rendered site's build.

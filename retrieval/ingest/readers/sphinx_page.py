@@ -30,6 +30,7 @@ from .rst import (
     DIRECTIVE,
     OBJECT_DIRECTIVES,
     OBJECT_NAME,
+    OPTION,
     RstReader,
     _is_adornment,
     _section_title,
@@ -499,6 +500,8 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
 # HTML5 `<nav>`, no text: an empty one is removed) or an option of one (a field: `:orphan:`,
 # page metadata Sphinx takes out of the page; a field marker is followed by white space or the
 # line's end, a role's by its text: ":mod:`regex` -- Tools" is a title's text).
+# IPython's sphinx directive (IPython.sphinxext.ipython_directive).
+_IPYTHON = re.compile(r"[ \t]*\.\.[ \t]+ipython::.*\r?")
 _RENDERS_NOTHING = re.compile(
     r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*"
     r"|(?:index|highlight|default-role|title|meta|sectionauthor|moduleauthor|codeauthor"
@@ -508,9 +511,30 @@ _RENDERS_NOTHING = re.compile(
 
 def _rendered_lines(prose: list) -> int:
     """Return how many lines of a section's prose (its chunks of reST) render text (its title
-    is one)."""
-    return sum(not _RENDERS_NOTHING.fullmatch(line) for chunk in prose
-               for line in chunk.split("\n"))
+    is one). An `.. ipython::` block with `:suppress:` renders none: IPython's directive runs
+    it and shows neither its input nor its output (statsmodels' and pandas' imports)."""
+    lines = [line for chunk in prose for line in chunk.split("\n")]
+    count, suppressed = 0, None  # the indent of the suppressed block a line is in
+    for index, line in enumerate(lines):
+        if suppressed is not None and (not line.strip() or indentation(line) > suppressed):
+            continue
+        suppressed = None
+        if _IPYTHON.fullmatch(line) and ":suppress:" in _directive_options(lines, index):
+            suppressed = indentation(line)
+            continue
+        count += not _RENDERS_NOTHING.fullmatch(line)
+    return count
+
+
+def _directive_options(lines: list, head: int) -> list:
+    """Return the field markers of the option lines right below a directive's line."""
+    found = []
+    for line in lines[head + 1:]:
+        option = OPTION.fullmatch(line.rstrip("\r"))
+        if option is None or indentation(line) <= indentation(lines[head]):
+            break
+        found.append(f":{option.group(1)}:")
+    return found
 
 
 def renders_nothing(line: str) -> bool:
