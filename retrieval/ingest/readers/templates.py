@@ -292,10 +292,17 @@ def resolve_templates(package: PackageSource) -> tuple:
         for path, obj in list(module.objects.items()):
             doc, arguments, routine = docstrings.docstring_argument(package, module, obj) \
                 or (None, {}, False)
-            if not obj.templates and doc is None:
+            if not obj.templates and doc is None and obj.doc_expression is None:
                 continue
             try:
-                if doc is not None:
+                if obj.doc_expression is not None:
+                    # A body's `__doc__ = EXPR`: EXPR as the body evaluates it, a class's
+                    # names read in its own scope first.
+                    with templates.scoped(module.class_scopes.get(path)):
+                        text = templates.value(module, obj.doc_expression)
+                    if not isinstance(text, str):
+                        raise _Unresolved("a docstring that is no string")
+                elif doc is not None:
                     with templates.scoped(templates.scope_of(module, obj)):
                         text = templates.given(module, doc, arguments)
                     if not isinstance(text, str):
