@@ -56,10 +56,15 @@ from ..readers.docstrings import (
     read_package,
 )
 from ..readers.docutils_ids import sphinx_id
-from ..readers.rendered import PYTHON_DOMAIN
+from ..readers.rendered import PYTHON_DOMAIN, RenderedPage
 from ..readers.rst import NAPOLEON_SECTIONS, OBJECT_DIRECTIVES, first_section_title, plain_text
 from ..readers.sphinx_conf import RST, SphinxConf
-from ..readers.sphinx_page import generates_text, page_units, renders_nothing
+from ..readers.sphinx_page import (
+    generates_text,
+    other_domain_descriptions,
+    page_units,
+    renders_nothing,
+)
 from ..readers.sphinx_source import cross_references, directives_of, in_links, predict_page
 from ..readers.templates import resolve_templates
 from ..readers.text import page_url, parse_source
@@ -196,13 +201,17 @@ def _autodoc_settings(conf: SphinxConf) -> autodoc.Settings:
                             conf.special_members)
 
 
-def _describes_objects(found: dict) -> bool:
-    """Tell whether a page's autodoc directives ({line: [Documented]}) describe an object at an
-    id of its own: what makes it a reference page of the rendered site, whose objects.inv
-    lists it by such descriptions (a `:noindex:` one has no id and no entry there; a
-    module's entry does not count)."""
-    return any(item.obj.kind != MODULE and not _NOINDEX & item.directive.options.keys()
-               for documented in found.values() for item in documented)
+def _is_reference_page(found: dict, page: RenderedPage, text: str) -> bool:
+    """Tell whether a page is a reference page of the rendered site, as site.reference_pages
+    reads its objects.inv: its Python objects at an id of their own (autodoc's, {line:
+    [Documented]}, and hand-written ones; a `:noindex:` one has no id and no entry there; a
+    module's entry does not count) at least as many as, and more than none, its objects of
+    domains other than Python's and the standard one (Sphinx's autodoc page describes two
+    functions beside its `rst:directive`s: no reference page)."""
+    python = sum(item.obj.kind != MODULE and not _NOINDEX & item.directive.options.keys()
+                 for documented in found.values() for item in documented) + sum(
+        bool(obj.ids) for obj in page.python_objects())
+    return python > 0 and python >= other_domain_descriptions(text)
 
 
 def _described_names(found: dict) -> dict:
@@ -1097,8 +1106,7 @@ class _Units:
                 units = page_units(text, predicted[page].page, directives, read.breaks(),
                                    read.code, predicted=True)
                 found = autodocs[relative]
-                reference = _describes_objects(found) or any(
-                    obj.ids for obj in predicted[page].page.python_objects())
+                reference = _is_reference_page(found, predicted[page].page, text)
                 for line, documented in found.items():
                     # Linked at its section if `:noindex:`; in its context (the page title and
                     # section path) as the rendered site's reader places a description.

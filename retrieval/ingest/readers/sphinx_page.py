@@ -31,6 +31,7 @@ from .rst import (
     OBJECT_DIRECTIVES,
     OBJECT_NAME,
     OPTION,
+    LiteralLines,
     RstReader,
     _is_adornment,
     _section_title,
@@ -55,6 +56,26 @@ def generates_text(source: str) -> bool:
     """Tell whether a page's reST source has a directive whose text exists only in the HTML
     Sphinx renders from it (autodoc's, autosummary's)."""
     return _GENERATED.search(source) is not None
+
+
+# A description of another domain than Python's and the standard one (`.. rst:directive::`,
+# `.. c:function::`), each an objects.inv entry; a namespace or alias directive describes
+# nothing.
+_OTHER_DOMAIN = re.compile(r"[ \t]*\.\.[ \t]+(?:c|cpp|js|rst):([\w:-]+)::.*")
+_NO_DESCRIPTION = ("namespace", "namespace-push", "namespace-pop", "alias")
+
+
+def other_domain_descriptions(source: str) -> int:
+    """Count a page's reST source's descriptions of other domains than Python's and the
+    standard one (in no literal block)."""
+    literal, count = LiteralLines(), 0
+    for line in source.split("\n"):
+        stripped = line.strip()
+        if not stripped or literal.is_literal(stripped, indentation(line)):
+            continue
+        described = _OTHER_DOMAIN.fullmatch(line.rstrip("\r"))
+        count += described is not None and not described.group(1).endswith(_NO_DESCRIPTION)
+    return count
 
 
 # The name a standard-domain description is known by: its argument's first word ("-k" of
