@@ -165,7 +165,8 @@ class AutodocPagesTest(unittest.TestCase):
                                ".. rst:directive:option:: size\n\n   Its size.\n\n"
                                ".. autofunction:: herd.graze\n",
             "docs/roles.rst": "Roles\n=====\n\n.. rst:role:: goat\n\n   A goat.\n\n"
-                              "Written::\n\n   .. rst:role:: kid\n\n.. autofunction:: herd.shear\n"})
+                              "Written::\n\n   .. rst:role:: kid\n\n"
+                              ".. autofunction:: herd.shear\n"})
         reference = {url.removeprefix(DOCS).partition("#")[0]: bool(flag)
                      for url, _, _, _, _, flag, _, _ in rows if url.startswith(DOCS)}
         self.assertEqual((reference["markup.html"], reference["roles.html"]), (False, True))
