@@ -835,6 +835,17 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual([(unit.anchor, unit.text) for unit in units],
                          [("attributes", "Attributes\n==========\n\nText.")])
 
+    def test_a_source_above_a_title_the_rendered_page_shows_no_text_above_is_no_unit(self):
+        # Debian's pandas _sources keep `{{ header }}`, which conf.py's Jinja rendered away,
+        # over a suppressed ipython block: the page shows nothing above its title. Where it
+        # shows text there, the source's lines are that text's unit.
+        source = ("{{ header }}\n\n.. ipython:: python\n\n   import pandas\n\n"
+                  "Merging\n=======\n\nText.\n")
+        for shown, anchors in (("", ["merging"]), ("<p>import pandas</p>", [None, "merging"])):
+            page = parse_page("merging.html", f'<div role="main">{shown}<section id="merging">'
+                              '<h1>Merging</h1><p>Text.</p></section></div>')
+            self.assertEqual([unit.anchor for unit in page_units(source, page)], anchors)
+
     def test_a_literal_block_in_a_list_item_ends_at_the_items_text(self):
         # h5py's lowlevel.rst: `- **To the low-level**: ...::`, its code, then `  Although
         # ... :meth:`.AttributeManager.get_id` ...`, the item's next paragraph (indented as

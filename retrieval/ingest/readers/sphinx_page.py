@@ -391,12 +391,13 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
                 _read_into(each, lines, unit, is_code, code, directives.extlinks)
         literal.leave(view, unit, indent, is_code)
     # Before a page's first title, what renders nothing (`:orphan:`, a `highlight`)
-    # is no unit: the rendered page shows nothing above its title.
+    # is no unit: the rendered page shows nothing above its title; nor is anything where the
+    # rendered page read shows no text there.
     return [_unit(lines, owner, _quoted_end(lines, owner.head, owner.first_run_end, breaks))
             for owner in reader.owners
             if owner.first_run_end is not None and owner.kind != _HIDDEN
             and not (owner.kind == SECTION and not owner.title
-                     and not _rendered_lines(owner.prose))]
+                     and (not _rendered_lines(owner.prose) or not page.text_above_title))]
 
 
 def _read_into(owner: _Owner, lines: list, unit: range, is_code: bool, code: dict | None,
