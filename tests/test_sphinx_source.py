@@ -801,10 +801,12 @@ class GeneratedPagesTest(unittest.TestCase):
 
     def test_a_title_meta_or_author_directive_renders_nothing_above_the_first_title(self):
         # `.. title::` and `.. meta::` fill the page's head; Sphinx's sectionauthor renders
-        # nothing without show_authors (pydicom's old/best_practices.rst).
+        # nothing without show_authors (pydicom's old/best_practices.rst); an `rst-class`
+        # gives what follows a class (Flask's index.rst: `hide-header`).
         write(self.root, {"doc/conf.py": "",
                           "doc/index.rst": ".. title:: Best Practices\n.. meta::\n"
                                            "   :keywords: dicom\n\n"
+                                           ".. rst-class:: hide-header\n\n"
                                            ".. sectionauthor:: Someone\n\nDemo\n====\n\n"
                                            "Text.\n"})
         self.assertEqual([unit["url"].removeprefix(DOCS)

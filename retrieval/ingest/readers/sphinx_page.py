@@ -518,7 +518,8 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
 # `index`, `highlight` or `default-role` directive, a `title` or `meta` one (the page's
 # <title> and <meta>, nothing in its body), an author one (Sphinx's Author directive renders
 # nothing unless show_authors), a `program` one (Sphinx's Program only sets the std:program
-# its options are named under, returning no node), a `contents` one (its table is docutils'
+# its options are named under, returning no node), an `rst-class` one (docutils' class
+# directive: a class of what follows, or of its content), a `contents` one (its table is docutils'
 # HTML5 `<nav>`, no text: an empty one is removed) or an option of one (a field: `:orphan:`,
 # page metadata Sphinx takes out of the page; a field marker is followed by white space or the
 # line's end, a role's by its text: ":mod:`regex` -- Tools" is a title's text).
@@ -527,7 +528,7 @@ _IPYTHON = re.compile(r"[ \t]*\.\.[ \t]+ipython::.*\r?")
 _RENDERS_NOTHING = re.compile(
     r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*"
     r"|(?:index|highlight|default-role|title|meta|sectionauthor|moduleauthor|codeauthor"
-    r"|contents|(?:std:)?program)::.*)"
+    r"|contents|(?:std:)?program|rst-class)::.*)"
     r"|:[\w-]+:(?:[ \t].*)?|([^\w\s])\1*)?[ \t]*\r?")
 
 
@@ -561,6 +562,6 @@ def _directive_options(lines: list, head: int) -> list:
 
 def renders_nothing(line: str) -> bool:
     """Tell whether a reST line renders no text: blank, an adornment, a label, a field, a
-    `currentmodule`, `module`, `index`, `highlight`, `default-role`, `title`, `meta`, author or
-    `program` directive or an option of one."""
+    `currentmodule`, `module`, `index`, `highlight`, `default-role`, `title`, `meta`, author,
+    `program` or `rst-class` directive or an option of one."""
     return _RENDERS_NOTHING.fullmatch(line) is not None
