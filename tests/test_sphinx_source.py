@@ -1129,6 +1129,23 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn(DOCS + "index.html#demo.stop", urls)
         self.assertNotIn(DOCS + "index.html#demo.start", urls)
 
+    def test_a_literal_block_ends_with_the_module_docstring_an_automodule_renders(self):
+        # kombu's consul transport: its docstring's sections end in a `.. code-block::`, then
+        # the page's automodule content (indented) has `.. autoclass:: Transport`: Sphinx
+        # parses the docstring apart, so no block of it goes on into the page's lines.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo.\n\nFeatures\n========\n\nFast.\n\n'
+                                'Connection\n==========\n\n.. code-block::\n\n'
+                                '    demo://HOST\n"""\n\n\nclass Transport:\n'
+                                '    """Carry."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autodoc']\n",
+            "docs/index.rst": "Demo\n====\n\n.. automodule:: demo\n\n"
+                              "    Transport\n    ---------\n\n"
+                              "    .. autoclass:: Transport\n"})
+        urls = [unit["url"] for unit in package_contents(self.root)]
+        self.assertIn(DOCS + "index.html#connection", urls)
+        self.assertIn(DOCS + "index.html#demo.Transport", urls)
+
     def test_autodoc_default_options_are_each_directives_unless_it_negates_them(self):
         # autodoc's process_documenter_options: conf.py's `'members': None` (pydicom) gives
         # each autoclass :members:, but one saying `:no-members:`.

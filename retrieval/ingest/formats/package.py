@@ -201,7 +201,8 @@ def _autodoc_settings(conf: SphinxConf) -> autodoc.Settings:
                             conf.special_members)
 
 
-def _is_reference_page(found: dict, page: RenderedPage, text: str) -> bool:
+def _is_reference_page(found: dict, page: RenderedPage, text: str,
+                       breaks: frozenset = frozenset()) -> bool:
     """Tell whether a page is a reference page of the rendered site, as site.reference_pages
     reads its objects.inv: its Python objects at an id of their own (autodoc's, {line:
     [Documented]}, and hand-written ones; a `:noindex:` one has no id and no entry there; a
@@ -211,7 +212,7 @@ def _is_reference_page(found: dict, page: RenderedPage, text: str) -> bool:
     python = sum(item.obj.kind != MODULE and not _NOINDEX & item.directive.options.keys()
                  for documented in found.values() for item in documented) + sum(
         bool(obj.ids) for obj in page.python_objects())
-    return python > 0 and python >= other_domain_descriptions(text)
+    return python > 0 and python >= other_domain_descriptions(text, breaks)
 
 
 def _described_names(found: dict) -> dict:
@@ -647,14 +648,15 @@ class _Units:
         return contents
 
     def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress,
-                 conf: SphinxConf | None = None) -> dict:
+                 conf: SphinxConf | None = None, breaks: frozenset = frozenset()) -> dict:
         """Return {line: [autodoc.Documented]} of a reST page's autodoc directives (a directive
         naming what the source does not define, or with an option autodoc does not take given
-        conf.py's extensions, is reported, with none, at where(line)); conf: the project's."""
+        conf.py's extensions, is reported, with none, at where(line)); conf: the project's;
+        breaks: where another file's lines start in the page (ExpandedPage.breaks)."""
         conf = conf or SphinxConf()
         settings = _autodoc_settings(conf)
         found: dict = {}
-        for directive in autodoc.directives(text):
+        for directive in autodoc.directives(text, breaks):
             directive = autodoc.with_defaults(directive, conf.autodoc_defaults)
             unknown = autodoc.unknown_options(directive, conf.extensions)
             if unknown:
@@ -672,7 +674,7 @@ class _Units:
                               f"auto{directive.kind} {directive.name or '(no name)'}: "
                               "the package source defines no such object")
             found[directive.line] = documented or []
-        for directive in autodoc.own_directives(text):
+        for directive in autodoc.own_directives(text, breaks):
             documented = autodoc.resolve_own(directive, self.package)
             if documented is not None:  # else a directive of its own about something else
                 found.setdefault(directive.line, []).extend(documented)
@@ -1031,7 +1033,8 @@ class _Units:
         self.references.update(sum((autodoc.references(markdown.myst_roles(page.text))
                                     for page in myst.values()), Counter()))
         # Each page's autodoc directives resolved, in page order (skips reported as read).
-        autodocs = {relative: self._autodoc(page.where, page.text, progress, conf)
+        autodocs = {relative: self._autodoc(page.where, page.text, progress, conf,
+                                            frozenset(page.breaks()))
                     for relative, page in expanded.items()}
         # Each page's autosummary entries, read once; those of a `:toctree:` table are stubs.
         entries = {relative: autodoc.autosummary_entries(page.text, toctree_only=False)
@@ -1106,7 +1109,8 @@ class _Units:
                 units = page_units(text, predicted[page].page, directives, read.breaks(),
                                    read.code, predicted=True)
                 found = autodocs[relative]
-                reference = _is_reference_page(found, predicted[page].page, text)
+                reference = _is_reference_page(found, predicted[page].page, text,
+                                               frozenset(read.breaks()))
                 for line, documented in found.items():
                     # Linked at its section if `:noindex:`; in its context (the page title and
                     # section path) as the rendered site's reader places a description.

@@ -65,13 +65,13 @@ _OTHER_DOMAIN = re.compile(r"[ \t]*\.\.[ \t]+(?:c|cpp|js|rst):([\w:-]+)::.*")
 _NO_DESCRIPTION = ("namespace", "namespace-push", "namespace-pop", "alias")
 
 
-def other_domain_descriptions(source: str) -> int:
+def other_domain_descriptions(source: str, breaks: frozenset = frozenset()) -> int:
     """Count a page's reST source's descriptions of other domains than Python's and the
-    standard one (in no literal block)."""
-    literal, count = LiteralLines(), 0
-    for line in source.split("\n"):
+    standard one (in no literal block; breaks: LiteralLines')."""
+    literal, count = LiteralLines(breaks), 0
+    for index, line in enumerate(source.split("\n")):
         stripped = line.strip()
-        if not stripped or literal.is_literal(stripped, indentation(line)):
+        if not stripped or literal.is_literal(stripped, indentation(line), index):
             continue
         described = _OTHER_DOMAIN.fullmatch(line.rstrip("\r"))
         count += described is not None and not described.group(1).endswith(_NO_DESCRIPTION)
