@@ -261,7 +261,12 @@ class IncludingPageTest(BuiltSiteTest):
              "v1.html": ('<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
                          + section("version-1-1", 1, "Version 1.1", "<p>Waves once.</p>")
                          + "</div></body></html>\n"),
-             "_sources/v1.rst.txt": "Version 1.1\n===========\n\nWaves once.\n"}
+             "_sources/v1.rst.txt": "Version 1.1\n===========\n\nWaves once.\n",
+             "examples.html": ('<!DOCTYPE html>\n<html><body><div class="body" role="main">\n'
+                               + section("users", 1, "Users", "<p>Many.</p>")
+                               + "</div></body></html>\n"),
+             "_sources/examples.rst.txt": ":tocdepth: 2\n\n.. _examples:\n\n"
+                                          ".. include:: ../EXAMPLES\n"}
 
     def test_its_sections_are_read_from_its_html(self):
         passages = self.passages()
@@ -271,6 +276,12 @@ class IncludingPageTest(BuiltSiteTest):
         # there, from its source, as a `pypi:` build places its lines.
         self.assertIn(BASE + "v1.html#version-1-1", passages)
         self.assertNotIn(BASE + "notes.html#version-1-1", passages)
+
+    def test_a_source_above_its_title_of_such_an_include_alone_is_no_unit(self):
+        # Sphinx's examples.rst: a field, a label and the include render no text of their own.
+        passages = self.passages()
+        self.assertIn(BASE + "examples.html#users", passages)
+        self.assertNotIn(BASE + "examples.html", passages)
 
 
 class UndescribedObjectTest(BuiltSiteTest):

@@ -578,6 +578,49 @@ class PublicApiTest(unittest.TestCase):
                           "StringMethods.isalpha": ("method", "Check letters."),
                           "StringMethods.isdigit": ("attribute", None)})
 
+    def test_an_appender_of_another_objects_doc_appends_its_docstring_as_assembled(self):
+        # statsmodels' `@Appender(base.LikelihoodModel.fit.__doc__)` on DiscreteModel.fit, and
+        # `@Appender(DiscreteModel.fit.__doc__)` on a subclass's fit: each __doc__ is that
+        # docstring as its own decorators leave it (appended once, though DM.fit's is replaced
+        # first), the addendum dedented as Python dedents the two joined.
+        root = write_tree(temporary_directory(self), {
+            "pkg/__init__.py": "",
+            "pkg/base.py": 'class LM:\n    def fit(self):\n        """Fit it.\n\n'
+                           '        Parameters\n        ----------\n        x : int\n'
+                           '        """\n',
+            "pkg/disc.py": (
+                'from pandas.util._decorators import Appender\nimport pkg.base as base\n\n\n'
+                'class DM(base.LM):\n    @Appender(base.LM.fit.__doc__)\n    def fit(self):\n'
+                '        """\n        Fit the model.\n\n        The rest is LM.fit\'s.\n'
+                '        """\n\n\n'
+                'class GP(DM):\n    @Appender("""\n        extra : bool\n'
+                '            More.\n        """)\n    @Appender(DM.fit.__doc__)\n'
+                '    def fit(self):\n        pass\n')})
+        package = read_package(str(root), wheel_modules(root))
+        self.assertEqual(resolve_templates(package), (2, 0))
+        objects = package.modules["pkg.disc"].objects
+        appended = "Fit the model.\n\nThe rest is LM.fit's.\nFit it.\n\nParameters\n" \
+                   "----------\nx : int"
+        self.assertEqual(objects["DM.fit"].docstring, appended)
+        self.assertEqual(objects["GP.fit"].docstring, appended + "\nextra : bool\n    More.")
+
+    def test_a_class_bodys_doc_bound_to_a_formatted_template_is_its_docstring(self):
+        # statsmodels' Model: `__doc__ = """...%(params_doc)s...""" % {"params_doc": ...}`,
+        # the module's strings: Python binds the formatted text as the class's __doc__. One
+        # the source cannot fill keeps its template, fields as written.
+        root = write_tree(temporary_directory(self), {
+            "model.py": (
+                '_params_doc = """Parameters\n    ----------\n    endog : array"""\n\n\n'
+                'class Model:\n    __doc__ = """\n    A model.\n\n    %(params_doc)s\n'
+                '    """ % {"params_doc": _params_doc}\n\n\n'
+                'class Other:\n    __doc__ = """Other %(x)s.""" % {"x": compute()}\n')})
+        package = read_package(str(root), wheel_modules(root))
+        self.assertEqual(resolve_templates(package), (1, 1))
+        objects = package.modules["model"].objects
+        self.assertEqual(objects["Model"].docstring,
+                         "A model.\n\nParameters\n----------\nendog : array")
+        self.assertEqual(objects["Other"].docstring, "Other %(x)s.")
+
     def test_a_property_made_by_a_helper_given_its_doc_has_the_argument_s_docstring(self):
         # pymongo's `chunk_size = _grid_in_property("chunkSize", "Chunk size.")`, which ends
         # `return property(getter, doc=docstring)`: an attribute whose __doc__ is the argument.

@@ -155,6 +155,22 @@ class AutodocPagesTest(unittest.TestCase):
         self.assertEqual(reference, {"index.html": False, "guide.html": False,
                                      "modules.html": False, "api.html": True})
 
+    def test_a_page_of_more_objects_of_other_domains_is_no_reference_page(self):
+        # objects.inv's count: Sphinx's autodoc page describes two functions beside its
+        # `rst:directive`s, more: no reference page; as many (or an example's, in a literal
+        # block, aside) is one.
+        _, rows = built(temporary_directory(self), FILES | {
+            "docs/api.rst": NO_API,
+            "docs/markup.rst": "Markup\n======\n\n.. rst:directive:: herd\n\n   Herd.\n\n"
+                               ".. rst:directive:option:: size\n\n   Its size.\n\n"
+                               ".. autofunction:: herd.graze\n",
+            "docs/roles.rst": "Roles\n=====\n\n.. rst:role:: goat\n\n   A goat.\n\n"
+                              "Written::\n\n   .. rst:role:: kid\n\n"
+                              ".. autofunction:: herd.shear\n"})
+        reference = {url.removeprefix(DOCS).partition("#")[0]: bool(flag)
+                     for url, _, _, _, _, flag, _, _ in rows if url.startswith(DOCS)}
+        self.assertEqual((reference["markup.html"], reference["roles.html"]), (False, True))
+
     def test_an_object_is_indexed_in_its_page_title_and_section_path(self):
         context = {title: context for _, title, _, _, _, _, context, _ in self.rows}
         self.assertEqual(context["herd.graze"], "API Grazing")

@@ -307,6 +307,19 @@ class SphinxProjectTest(unittest.TestCase):
                           ["a.Engine.c.port"], ["c.start"], ["a.Engine.stop"],
                           ["a.Engine.run"]])
 
+    def test_an_option_takes_an_id_for_each_name_and_its_old_lowercased_one(self):
+        # Sphinx's Cmdoption: `-T, --no-toc` takes cmdoption-apidoc-T and -no-toc, and the old
+        # docutils ids cmdoption-apidoc-t and -no-toc; a later `-t` finds its id taken and is
+        # make_id's serial cmdoption-apidoc-0 (sphinx-apidoc's page).
+        page = predict_page("apidoc", "Options\n=======\n\n.. program:: apidoc\n\n"
+                            ".. option:: -T, --no-toc\n\n   No toc.\n\n"
+                            ".. option:: -t, --templatedir=TEMPLATEDIR\n\n   Templates.\n\n"
+                            ".. option:: --color[=WHEN]\n\n   Colours.\n",
+                            Directives(objects=frozenset({"option"})))
+        self.assertEqual([obj.ids for obj in page.page.objects],
+                         [["cmdoption-apidoc-T"], ["cmdoption-apidoc-0"],
+                          ["cmdoption-apidoc-color"]])
+
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's
         # `<nav class="contents">` does: a `:local:` one its section's subsections, to :depth:.
@@ -492,6 +505,24 @@ class GeneratedPagesTest(unittest.TestCase):
         [unit] = [unit for unit in package_contents(self.root) if unit["title"] == "demo.start"]
         self.assertEqual((unit["url"], unit["in_links"]),
                          (DOCS + "ref/demo.start.html#demo.start", 2))
+
+    def test_autosummary_generate_names_the_pages_whose_tables_get_stubs(self):
+        # autosummary's process_generate_options: False writes no stub (Sphinx's own docs), a
+        # list only those files' (a name without a suffix taken with source_suffix's first).
+        files = {"demo/__init__.py": '"""Demo."""\n\n\ndef start():\n    """Start."""\n\n\n'
+                                     'def stop():\n    """Stop."""\n',
+                 "docs/api.rst": "API\n===\n\n.. currentmodule:: demo\n\n"
+                                 ".. autosummary::\n   :toctree: generated/\n\n   start\n",
+                 "docs/more.rst": "More\n====\n\n.. currentmodule:: demo\n\n"
+                                  ".. autosummary::\n   :toctree: generated/\n\n   stop\n"}
+        for generate, stubs in (("False", set()), ("['more']", {"demo.stop"}),
+                                ("True", {"demo.start", "demo.stop"})):
+            with self.subTest(generate=generate):
+                conf = ("extensions = ['sphinx.ext.autosummary']\n"
+                        f"autosummary_generate = {generate}\n")
+                write(self.root, files | {"docs/conf.py": conf})
+                self.assertEqual({unit["title"] for unit in package_contents(self.root)
+                                  if "/generated/" in unit["url"]}, stubs)
 
     def test_the_docstring_a_stub_page_renders_links_from_it(self):
         # autodoc renders each stub's docstring on its page: a reference there is an in-link.
@@ -779,6 +810,19 @@ class GeneratedPagesTest(unittest.TestCase):
         node = next(unit for unit in units if unit["url"] == DOCS + "api.html#demo.Node")
         self.assertEqual(node["fields"]["context"], "API Nodes")
 
+    def test_a_program_directive_renders_nothing_of_its_section(self):
+        # sphinx-autogen's "Options": `.. program::` then options (Sphinx's Program returns no
+        # node), on a page with generated text, is its title alone: no unit; its options are.
+        write(self.root, {"_demo/__init__.py": 'def make():\n    """Make one."""\n',
+                          "docs/conf.py": "",
+                          "docs/cli.rst": "CLI\n===\n\n.. autofunction:: _demo.make\n\n"
+                                          "Options\n-------\n\n.. program:: demo\n\n"
+                                          ".. option:: -o <dir>\n\n   Output.\n"})
+        urls = [unit["url"].removeprefix(DOCS) for unit in package_contents(
+            self.root, (("_demo/__init__.py", "_demo"),))]
+        self.assertIn("cli.html#cmdoption-demo-o", urls)
+        self.assertNotIn("cli.html#options", urls)
+
     def test_a_section_rendering_its_title_alone_is_no_unit_on_a_page_autosummary_fills(self):
         # dask's array-api.rst: "API" over "Top level functions" and its autosummary table.
         # The site's reader reads a page with generated text as its HTML, where "API" is a
@@ -815,14 +859,31 @@ class GeneratedPagesTest(unittest.TestCase):
 
     def test_a_title_meta_or_author_directive_renders_nothing_above_the_first_title(self):
         # `.. title::` and `.. meta::` fill the page's head; Sphinx's sectionauthor renders
-        # nothing without show_authors (pydicom's old/best_practices.rst).
+        # nothing without show_authors (pydicom's old/best_practices.rst); an `rst-class`
+        # gives what follows a class (Flask's index.rst: `hide-header`).
         write(self.root, {"doc/conf.py": "",
                           "doc/index.rst": ".. title:: Best Practices\n.. meta::\n"
                                            "   :keywords: dicom\n\n"
+                                           ".. rst-class:: hide-header\n\n"
                                            ".. sectionauthor:: Someone\n\nDemo\n====\n\n"
                                            "Text.\n"})
         self.assertEqual([unit["url"].removeprefix(DOCS)
                           for unit in contents(self.root, "doc")], ["index.html#demo"])
+
+    def test_a_suppressed_ipython_block_renders_nothing(self):
+        # statsmodels' datasets/index.rst: a currentmodule and an `.. ipython::` block with
+        # `:suppress:` above the title (IPython's directive shows neither input nor output);
+        # one without it is shown, its section's text.
+        write(self.root, {"doc/conf.py": "",
+                          "doc/index.rst": ".. currentmodule:: demo\n\n.. ipython:: python\n"
+                                           "   :suppress:\n\n   import numpy as np\n\n"
+                                           "   np.set_printoptions(suppress=True)\n\n"
+                                           "Demo\n====\n\nText.\n",
+                          "doc/shown.rst": ".. ipython:: python\n\n   import numpy\n\n"
+                                           "Shown\n=====\n\nText.\n"})
+        self.assertEqual(sorted(unit["url"].removeprefix(DOCS)
+                                for unit in contents(self.root, "doc")),
+                         ["index.html#demo", "shown.html", "shown.html#shown"])
 
     def test_what_renders_nothing_above_a_rendered_pages_title_is_no_unit_either(self):
         # h5py's `.. currentmodule:: h5py` right above `.. _attributes:` and the title: the
@@ -833,6 +894,17 @@ class GeneratedPagesTest(unittest.TestCase):
                            "\nText.\n", page)
         self.assertEqual([(unit.anchor, unit.text) for unit in units],
                          [("attributes", "Attributes\n==========\n\nText.")])
+
+    def test_a_source_above_a_title_the_rendered_page_shows_no_text_above_is_no_unit(self):
+        # Debian's pandas _sources keep `{{ header }}`, which conf.py's Jinja rendered away,
+        # over a suppressed ipython block: the page shows nothing above its title. Where it
+        # shows text there, the source's lines are that text's unit.
+        source = ("{{ header }}\n\n.. ipython:: python\n\n   import pandas\n\n"
+                  "Merging\n=======\n\nText.\n")
+        for shown, anchors in (("", ["merging"]), ("<p>import pandas</p>", [None, "merging"])):
+            page = parse_page("merging.html", f'<div role="main">{shown}<section id="merging">'
+                              '<h1>Merging</h1><p>Text.</p></section></div>')
+            self.assertEqual([unit.anchor for unit in page_units(source, page)], anchors)
 
     def test_a_literal_block_in_a_list_item_ends_at_the_items_text(self):
         # h5py's lowlevel.rst: `- **To the low-level**: ...::`, its code, then `  Although
@@ -1099,6 +1171,38 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertNotIn("#demo.Cron.quoted", units)
         self.assertIn("Whether it is due.", units["#demo.Cron.due"]["text"])
         self.assertNotIn("Text after", units["#demo.Cron.due"]["text"])
+
+    def test_an_autodoc_directive_in_a_pages_literal_block_is_text(self):
+        # Sphinx's autosummary page shows a stub's text "of the form::" with its
+        # `.. autofunction::`: docutils reads a literal block's lines as text, no directive;
+        # a `.. code-block::`'s body likewise.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\ndef start():\n    """Start."""\n\n\n'
+                                'def stop():\n    """Stop."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autodoc']\n",
+            "docs/index.rst": "API\n===\n\nA stub reads::\n\n    .. autofunction:: demo.start\n\n"
+                              ".. code-block:: rst\n\n   .. autofunction:: demo.start\n\n"
+                              ".. autofunction:: demo.stop\n"})
+        urls = [unit["url"] for unit in package_contents(self.root)]
+        self.assertIn(DOCS + "index.html#demo.stop", urls)
+        self.assertNotIn(DOCS + "index.html#demo.start", urls)
+
+    def test_a_literal_block_ends_with_the_module_docstring_an_automodule_renders(self):
+        # kombu's consul transport: its docstring's sections end in a `.. code-block::`, then
+        # the page's automodule content (indented) has `.. autoclass:: Transport`: Sphinx
+        # parses the docstring apart, so no block of it goes on into the page's lines.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo.\n\nFeatures\n========\n\nFast.\n\n'
+                                'Connection\n==========\n\n.. code-block::\n\n'
+                                '    demo://HOST\n"""\n\n\nclass Transport:\n'
+                                '    """Carry."""\n',
+            "docs/conf.py": "extensions = ['sphinx.ext.autodoc']\n",
+            "docs/index.rst": "Demo\n====\n\n.. automodule:: demo\n\n"
+                              "    Transport\n    ---------\n\n"
+                              "    .. autoclass:: Transport\n"})
+        urls = [unit["url"] for unit in package_contents(self.root)]
+        self.assertIn(DOCS + "index.html#connection", urls)
+        self.assertIn(DOCS + "index.html#demo.Transport", urls)
 
     def test_autodoc_default_options_are_each_directives_unless_it_negates_them(self):
         # autodoc's process_documenter_options: conf.py's `'members': None` (pydicom) gives

@@ -56,10 +56,15 @@ from ..readers.docstrings import (
     read_package,
 )
 from ..readers.docutils_ids import sphinx_id
-from ..readers.rendered import PYTHON_DOMAIN
+from ..readers.rendered import PYTHON_DOMAIN, RenderedPage
 from ..readers.rst import NAPOLEON_SECTIONS, OBJECT_DIRECTIVES, first_section_title, plain_text
 from ..readers.sphinx_conf import RST, SphinxConf
-from ..readers.sphinx_page import generates_text, page_units, renders_nothing
+from ..readers.sphinx_page import (
+    generates_text,
+    other_domain_descriptions,
+    page_units,
+    renders_nothing,
+)
 from ..readers.sphinx_source import (
     SourcePage,
     cross_references,
@@ -214,13 +219,18 @@ def _autodoc_settings(conf: SphinxConf) -> autodoc.Settings:
                             conf.special_members)
 
 
-def _describes_objects(found: dict) -> bool:
-    """Tell whether a page's autodoc directives ({line: [Documented]}) describe an object at an
-    id of its own: what makes it a reference page of the rendered site, whose objects.inv
-    lists it by such descriptions (a `:noindex:` one has no id and no entry there; a
-    module's entry does not count)."""
-    return any(item.obj.kind != MODULE and not _NOINDEX & item.directive.options.keys()
-               for documented in found.values() for item in documented)
+def _is_reference_page(found: dict, page: RenderedPage, text: str,
+                       breaks: frozenset = frozenset()) -> bool:
+    """Tell whether a page is a reference page of the rendered site, as site.reference_pages
+    reads its objects.inv: its Python objects at an id of their own (autodoc's, {line:
+    [Documented]}, and hand-written ones; a `:noindex:` one has no id and no entry there; a
+    module's entry does not count) at least as many as, and more than none, its objects of
+    domains other than Python's and the standard one (Sphinx's autodoc page describes two
+    functions beside its `rst:directive`s: no reference page)."""
+    python = sum(item.obj.kind != MODULE and not _NOINDEX & item.directive.options.keys()
+                 for documented in found.values() for item in documented) + sum(
+        bool(obj.ids) for obj in page.python_objects())
+    return python > 0 and python >= other_domain_descriptions(text, breaks)
 
 
 def _described_names(found: dict) -> dict:
@@ -656,14 +666,15 @@ class _Units:
         return contents
 
     def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress,
-                 conf: SphinxConf | None = None) -> dict:
+                 conf: SphinxConf | None = None, breaks: frozenset = frozenset()) -> dict:
         """Return {line: [autodoc.Documented]} of a reST page's autodoc directives (a directive
         naming what the source does not define, or with an option autodoc does not take given
-        conf.py's extensions, is reported, with none, at where(line)); conf: the project's."""
+        conf.py's extensions, is reported, with none, at where(line)); conf: the project's;
+        breaks: where another file's lines start in the page (ExpandedPage.breaks)."""
         conf = conf or SphinxConf()
         settings = _autodoc_settings(conf)
         found: dict = {}
-        for directive in autodoc.directives(text):
+        for directive in autodoc.directives(text, breaks):
             directive = autodoc.with_defaults(directive, conf.autodoc_defaults)
             unknown = autodoc.unknown_options(directive, conf.extensions)
             if unknown:
@@ -681,7 +692,7 @@ class _Units:
                               f"auto{directive.kind} {directive.name or '(no name)'}: "
                               "the package source defines no such object")
             found[directive.line] = documented or []
-        for directive in autodoc.own_directives(text):
+        for directive in autodoc.own_directives(text, breaks):
             documented = autodoc.resolve_own(directive, self.package)
             if documented is not None:  # else a directive of its own about something else
                 found.setdefault(directive.line, []).extend(documented)
@@ -1091,13 +1102,17 @@ class _Units:
         self.references.update(sum((autodoc.references(markdown.myst_roles(page.text))
                                     for page in myst.values()), Counter()))
         # Each page's autodoc directives resolved, in page order (skips reported as read).
-        autodocs = {relative: self._autodoc(page.where, page.text, progress, conf)
+        autodocs = {relative: self._autodoc(page.where, page.text, progress, conf,
+                                            frozenset(page.breaks()))
                     for relative, page in expanded.items()}
         # Each page's autosummary entries, read once; those of a `:toctree:` table are stubs.
         entries = {relative: autodoc.autosummary_entries(page.text, toctree_only=False)
                    for relative, page in expanded.items()}
-        self.summarized_names = {entry.name for found in entries.values() for entry in found
-                                 if entry.stub}
+        # conf.py's autosummary_generate names the pages whose tables get stubs (False: none).
+        stubs_of = {relative: [entry for entry in found if entry.stub
+                               and conf.writes_stubs(relative)]
+                    for relative, found in entries.items()}
+        self.summarized_names = {entry.name for found in stubs_of.values() for entry in found}
         predicted = {}
         summarized: dict = {}  # page -> its autosummary stubs (_summarized)
         stub_pages: set = set()  # the addresses of the stubs read so far
@@ -1125,8 +1140,7 @@ class _Units:
                 # Each stub page autosummary writes renders its object's docstring: its
                 # references link from there, as an autodoc directive's do from its page.
                 summarized[relative] = self._summarized(
-                    project, relative, [entry for entry in entries[relative] if entry.stub],
-                    progress)
+                    project, relative, stubs_of[relative], progress)
                 for line, address, item in summarized[relative]:
                     for docstring, module, within in self._rendered_docstrings({line: [item]}):
                         self.references.update(self._docstring_cites(docstring, module,
@@ -1165,8 +1179,8 @@ class _Units:
                 units = page_units(text, predicted[page].page, directives, read.breaks(),
                                    read.code, predicted=True, dedent=read.dedent)
                 found = autodocs[relative]
-                reference = _describes_objects(found) or any(
-                    obj.ids for obj in predicted[page].page.python_objects())
+                reference = _is_reference_page(found, predicted[page].page, text,
+                                               frozenset(read.breaks()))
                 self._place_described(found, units, predicted[page], address, reference,
                                       placed, modules)
                 for line, stub, item in summarized[relative]:
@@ -1191,12 +1205,11 @@ class _Units:
                     # in the page: their objects are described in its sections, at the ids
                     # they would have on a reST page (structlog's thread-local.md).
                     found = self._autodoc(myst[relative].where, rest, progress, conf)
-                    reference = _describes_objects(found)
-                    self._place_described(
-                        found, units, predict_page(conf.docname(relative), rest, directives,
-                                                   conf=conf,
-                                                   autodoc=_described_names(found)),
-                        address, reference, placed, modules)
+                    described = predict_page(conf.docname(relative), rest, directives,
+                                             conf=conf, autodoc=_described_names(found))
+                    reference = _is_reference_page(found, described.page, rest)
+                    self._place_described(found, units, described, address, reference, placed,
+                                          modules)
             for unit in units:
                 unit = self._with_package_names(unit)
                 # Quoted from the file its lines are in (page_units ends a unit's quoted lines

@@ -19,7 +19,7 @@ from collections import Counter
 
 from ..readers.inventory import INVENTORY
 from ..readers.rendered import RenderedPage, RenderedSite
-from ..readers.sphinx_page import generates_text, page_units
+from ..readers.sphinx_page import generates_text, page_units, renders_nothing
 from ..tree import Progress, SourceTree, read_sources
 from ..unit import unit_drafts
 from .site import html_units, published, published_page, reference_pages
@@ -73,13 +73,18 @@ def read_sphinx_contents(tree: SourceTree, progress: Progress) -> list:
         else:
             source_id, sha256 = f"{SOURCES}/{relative_source}", source_sha256
             units = page_units(text, rendered)
+        includes = source_id != page and _includes_no_page(site, source, text)
+        if includes:
+            # Above its first title, a source of nothing but such an include (and what renders
+            # nothing: Sphinx's examples.rst, `:tocdepth:`, a label, `.. include:: ../EXAMPLES`)
+            # renders no text of its own there: what the include brings is read from the HTML.
+            units = [unit for unit in units if unit.title or not all(
+                renders_nothing(line) or _INCLUDE.match(line) for line in unit.text.split("\n"))]
         contents.extend(unit_drafts(tree, page, source_id, sha256, units, reference, in_links))
         progress.passages += len(units)
         if source_id != page:  # read from its source: objects it has no lines for, after them
             contents.extend(_rendered_only_objects(tree, page, rendered, units, reference,
-                                                   in_links, progress,
-                                                   sections=_includes_no_page(site, source,
-                                                                              text)))
+                                                   in_links, progress, sections=includes))
     return contents
 
 

@@ -23,6 +23,7 @@ from .docstrings import (
     inheriting,
     is_special,
 )
+from .rst import LiteralLines
 from .templates import mapping_entries
 
 _AUTODOC = re.compile(
@@ -259,14 +260,18 @@ def _names_in(node) -> list:
     return [name for child in ast.iter_child_nodes(node) for name in _names_in(child)]
 
 
-def directives(text: str) -> list:
-    """Return a reST page's autodoc directives, each with the module current where it stands."""
+def directives(text: str, breaks: frozenset = frozenset()) -> list:
+    """Return a reST page's autodoc directives, each with the module current where it stands
+    (breaks: where another file's lines start, LiteralLines')."""
     lines, found, current = text.split("\n"), [], None
     # (indent, name) of the autoclass directives whose content this line is in
     classes: list[tuple[int, str]] = []
     plain: list[tuple[int, str]] = []  # likewise, of the hand-written class descriptions
+    literal = LiteralLines(breaks)  # an example's directive (after `::`) is text
     for index, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
+        if line.strip() and literal.is_literal(line.strip(), indent, index):
+            continue
         if line.strip():
             for stack in (classes, plain):
                 while stack and indent <= stack[-1][0]:
@@ -489,12 +494,15 @@ _SPHINX_DOMAINS = ("py:", "std:", "c:", "cpp:", "js:", "rst:", "math:")
 _ANY_CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*(\S+)")
 
 
-def own_directives(text: str) -> list:
+def own_directives(text: str, breaks: frozenset = frozenset()) -> list:
     """Return a page's directives of the project's own whose argument is a dotted name (kind
     "own"), each with the module current where it stands (`jinja-filters` too: Sphinx takes
     any word as the current module's name)."""
-    found, current = [], None
+    found, current, literal = [], None, LiteralLines(breaks)
     for index, line in enumerate(text.split("\n")):
+        if line.strip() and literal.is_literal(line.strip(), len(line) - len(line.lstrip()),
+                                               index):
+            continue  # an example's, text
         module = _ANY_CURRENT.fullmatch(line.rstrip("\r"))
         if module:
             current = None if module.group(1) == "None" else module.group(1)

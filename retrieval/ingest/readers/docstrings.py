@@ -33,7 +33,7 @@ from ..tree import (
 from . import cython
 from .code_deprecation import base_name as _base_name
 from .code_deprecation import code_deprecation
-from .rst import CODE_DIRECTIVES, DIRECTIVE
+from .rst import LiteralLines
 
 MODULE, CLASS, EXCEPTION, FUNCTION, METHOD, ATTRIBUTE, DATA = (
     "module", "class", "exception", "function", "method", "attribute", "data")
@@ -113,6 +113,10 @@ class DocObject:
     # For an undocumented `name = F(...)`: the call, whose F may give what it returns the
     # docstring an argument holds (doc_parameter; templates.py evaluates it).
     docstring_call: ast.Call | None = field(default=None, compare=False)
+    # For a class or module whose body binds `__doc__` to an expression, not a literal
+    # (statsmodels' `__doc__ = """...%(params_doc)s...""" % {...}`): it, which templates.py
+    # evaluates where the source gives its names; the docstring is its template till then.
+    doc_expression: ast.expr | None = field(default=None, compare=False)
     # For a module's function or class that a later assignment rebinds to a compiled module's
     # object (compiled_rebindings): what autodoc imports under the name is that object.
     compiled: bool = field(default=False, compare=False)
@@ -626,9 +630,9 @@ def parse_module(name: str, relative_path: str, data: bytes) -> Module:
             name, MODULE, "", _clean(docstring), relative_path, docstring.lineno,
             docstring.end_lineno, tuple(reader.members[""]))
     elif assigned_doc is not None:
-        first, last, text = assigned_doc
+        first, last, text, expression = assigned_doc
         module.objects[""] = DocObject(name, MODULE, "", text, relative_path, first, last,
-                                       tuple(reader.members[""]))
+                                       tuple(reader.members[""]), doc_expression=expression)
     else:
         module.objects[""] = DocObject(name, MODULE, "", None, relative_path, 0, 0,
                                        tuple(reader.members[""]))
@@ -1035,7 +1039,7 @@ class _Reader:
         assigned_doc = None if docstring is not None or not isinstance(node, ast.ClassDef) \
             else _assigned_doc(node.body)
         if assigned_doc is not None:
-            _, end, text = assigned_doc
+            _, end, text, _ = assigned_doc
         if isinstance(node, ast.ClassDef):
             if _module_set(node) not in (None, self.module.name):
                 self.unanalyzed.add(name)
@@ -1086,7 +1090,8 @@ class _Reader:
                          computes_on_class=isinstance(node, ast.ClassDef)
                          and _computes_on_class(node),
                          doc_parameter=None if isinstance(node, ast.ClassDef) or is_class
-                         else _doc_parameter(node))
+                         else _doc_parameter(node),
+                         doc_expression=None if assigned_doc is None else assigned_doc[3])
 
     def _attributes_section(self, docstring, prefix: str, path: str):
         """Record each entry of a class docstring's Attributes section (numpydoc's
@@ -1472,16 +1477,19 @@ def _class_access(node: ast.ClassDef) -> tuple | None:
 
 
 def _assigned_doc(body: list) -> tuple | None:
-    """Return (its first line, its last line, the text) of a class or module body's
-    `__doc__ = ...` written out as _literal_text reads it, the class's or module's docstring
-    (torch's `class Conv2d: __doc__ = r'...' + r'...'.format(**notes)`), or None."""
+    """Return (its first line, its last line, the text, the expression or None for a literal)
+    of a class or module body's `__doc__ = ...` written out as _literal_text reads it, the
+    class's or module's docstring (torch's `class Conv2d: __doc__ = r'...' +
+    r'...'.format(**notes)`), or None."""
     for statement in body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
                 and isinstance(statement.targets[0], ast.Name) \
                 and statement.targets[0].id == "__doc__":
             text = _literal_text(statement.value)
             if text is not None:
-                return statement.lineno, statement.end_lineno, inspect.cleandoc(text)
+                literal = isinstance(statement.value, ast.Constant)
+                return (statement.lineno, statement.end_lineno, inspect.cleandoc(text),
+                        None if literal else statement.value)
     return None
 
 
@@ -1512,13 +1520,15 @@ def _attached_docstring(value, wrapped: bool = False) -> str | None:
 
 def _literal_text(node) -> str | None:
     """Return a string expression's text: a literal, literals joined by `+`, an f-string's
-    literal parts, or `template.format(...)`'s and `.replace(...)`'s template (its fields
-    left as written: numpy's `${ARRAY_FUNCTION_LIKE}`)."""
+    literal parts, or `template.format(...)`'s, `.replace(...)`'s and `template % ...`'s
+    template (its fields left as written: numpy's `${ARRAY_FUNCTION_LIKE}`)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _literal_text(node.left), _literal_text(node.right)
         return None if left is None or right is None else left + right
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return _literal_text(node.left)
     if isinstance(node, ast.JoinedStr):
         return "".join(str(part.value) if isinstance(part, ast.Constant)
                        else "{" + ast.unparse(part.value) + "}" for part in node.values
@@ -1601,21 +1611,16 @@ def directive_entries(lines: list, first: int, last: int) -> list:
     found: list = []
     scope = None
     classes: list = []  # (indent, dotted name) of the `.. class::` descriptions around a line
-    literal: int | None = None  # the indent of what starts the literal block a line is in
+    literal = LiteralLines()
     for index in range(first - 1, last):
         line = lines[index].rstrip("\r")
         stripped = line.strip().lstrip("rRuU").strip("\"'")
-        if not stripped or literal is not None and _indent(line) > literal:
+        if not stripped or literal.is_literal(stripped, _indent(line)):
             continue  # a literal block's or code directive's body is text, no markup
-        literal = None
         current = _CURRENT_MODULE.fullmatch(stripped)
         if current is not None:
             scope = current.group(1)
         match = _MEMBER_DIRECTIVE.fullmatch(stripped)
-        directive = DIRECTIVE.fullmatch(stripped) if match is None else None
-        if match is None and (stripped.endswith("::") and directive is None or directive
-                              and directive.group(1).lower() in CODE_DIRECTIVES):
-            literal = _indent(line)
         if match is None:
             continue
         indent, end = _indent(line), index

@@ -72,6 +72,10 @@ class RenderedPage:
     # (page path below the site root, fragment) of each internal link with a fragment, found in
     # the page's main content (navigation and sidebars are the same on every page: no signal).
     links: list
+    # Whether its main content shows text above its first section (True where not known: a
+    # page predicted from its source). False: what a source has there renders nothing seen
+    # (Debian's _sources keep pandas' `{{ header }}`, which conf.py's Jinja rendered away).
+    text_above_title: bool = True
 
     def python_objects(self) -> list:
         """Return its Python objects, in document order (what a reST source's directives are
@@ -258,6 +262,7 @@ class _PageParser:
         self.sections: list[RenderedSection] = []
         self.objects: list[RenderedObject] = []
         self.links: list[tuple[str, str]] = []  # (page, fragment)
+        self.text_above_title = False  # text in the main content before its first <section>
         # Per open <section>: (it, or None without an id; the innermost open one with an id).
         self._open_sections: list = []
         self._heading = None  # the section whose heading text is being read
@@ -283,7 +288,8 @@ class _PageParser:
     def feed(self, text: str):
         """Scan a whole page."""
         for data_start, start, closing, tag, raw in scan(text):
-            if start > data_start and (self._heading is not None or self._name_depth):
+            if start > data_start and (self._heading is not None or self._name_depth
+                                       or self._above_title()):
                 self.handle_data(html.unescape(text[data_start:start]))
             if tag is None:
                 continue  # a comment
@@ -383,7 +389,14 @@ class _PageParser:
                 self._number_depth = 0
             self._span_depth -= 1
 
+    def _above_title(self) -> bool:
+        """Tell whether what is read is main content above the first section, before any
+        text there was seen."""
+        return self._main is not None and not self.sections and not self.text_above_title
+
     def handle_data(self, data):
+        if self._above_title() and data.strip():
+            self.text_above_title = True
         if self._heading is not None and not self._headerlink_depth and not self._number_depth:
             self._heading.title += data
         if self._name_depth and self._signature is not None:
@@ -404,7 +417,8 @@ def parse_page(page: str, text: str) -> RenderedPage:
     parser.feed(text)
     for obj in parser.objects:
         obj.signatures = [tuple(signature) for signature in obj.signatures]
-    return RenderedPage(frozenset(parser.ids), parser.sections, parser.objects, parser.links)
+    return RenderedPage(frozenset(parser.ids), parser.sections, parser.objects, parser.links,
+                        parser.text_above_title)
 
 
 class RenderedSite:

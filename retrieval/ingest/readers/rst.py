@@ -6,6 +6,7 @@ domain would; parse_rst gives its paragraphs, and units.py extends the reader (i
 and on_object hooks) into one unit per documented object and section.
 """
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -84,6 +85,36 @@ def first_section_title(lines: list, span: range, not_titles: frozenset = frozen
 # Directives whose body is code, not prose.
 CODE_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
                              "testoutput", "testsetup", "productionlist"})
+
+
+class LiteralLines:
+    """Which lines of reST, read in order, are a literal block's (below a paragraph ending in
+    `::`, deeper than it) or a code directive's body: text, where docutils reads no markup
+    (no directive, so no autodoc directive or description, is in an example).
+
+    breaks: the line indices where a run of another file's lines starts in an expanded page
+    (ExpandedPage.breaks: an include's, a module docstring's automodule renders, which Sphinx
+    parses apart): no block goes on across one (kombu's docstring ending in a code-block, then
+    the page's indented autoclass)."""
+
+    def __init__(self, breaks: frozenset = frozenset()):
+        self._indent: int | None = None  # lines deeper than this are the block's
+        self._breaks = sorted(breaks)
+        self._passed = 0  # how many breaks are at or above the line read last
+
+    def is_literal(self, stripped: str, indent: int, index: int = 0) -> bool:
+        """Tell whether a line that is not blank (stripped, at indent; the index-th of the
+        text) is in a literal block; else note whether it starts one."""
+        passed = bisect.bisect_right(self._breaks, index)
+        if passed != self._passed:  # a break (maybe on a blank line) since the last line
+            self._passed, self._indent = passed, None
+        if self._indent is not None and indent > self._indent:
+            return True
+        directive = DIRECTIVE.fullmatch(stripped)
+        starts = (stripped.endswith("::") and directive is None
+                  or directive is not None and directive.group(1).lower() in CODE_DIRECTIVES)
+        self._indent = indent if starts else None
+        return False
 
 
 # The section names of napoleon's docstrings (GoogleDocstring._sections, which NumpyDocstring

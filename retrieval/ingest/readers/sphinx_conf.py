@@ -92,6 +92,10 @@ class SphinxConf:
     # autosummary_filename_map: {object's name: its stub page's file name without suffix}
     # (scipy's "scipy.signal.czt": "czt-function", beside scipy.signal.CZT's stub).
     stub_names: dict = field(default_factory=dict)
+    # autosummary_generate: the pages whose `:toctree:` tables autosummary writes stub pages
+    # for, None for every page (True, its default since Sphinx 4.0), else their paths below
+    # the docs root as conf.py lists them (False: none), each with or without its suffix.
+    stub_sources: tuple | None = None
     # templates_path: the folders autosummary looks up its templates in first, below the
     # conf.py's folder ('/'-separated, maybe `../_templates`).
     templates_path: tuple = ()
@@ -119,6 +123,16 @@ class SphinxConf:
                     return None
                 return self.source_suffix[suffix]
         return None
+
+    def writes_stubs(self, relative: str) -> bool:
+        """Tell whether autosummary writes the stub pages of a page's `:toctree:` tables: its
+        process_generate_options reads the files autosummary_generate names (a name without
+        a suffix given the first of source_suffix's), all pages where it is True."""
+        if self.stub_sources is None:
+            return True
+        first = next(iter(self.source_suffix), "")
+        return any(relative == (name if name.endswith(tuple(self.source_suffix))
+                                else name + first) for name in self.stub_sources)
 
     def docname(self, relative: str) -> str:
         """Return a page's document name: its path below the root without its suffix."""
@@ -167,6 +181,16 @@ def _string_map(value) -> dict:
                                        for key, item in value.items()):
         return dict(value)
     return {}
+
+
+def _stub_sources(value) -> tuple | None:
+    """Return SphinxConf.stub_sources of autosummary_generate's value: a list of files, or
+    False (none); None for True and what this reader cannot evaluate."""
+    if value is False:
+        return ()
+    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+        return tuple(posixpath.normpath(item) for item in value)
+    return None
 
 
 def _autodoc_defaults(value) -> dict:
@@ -464,6 +488,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         else "own" if known.get("numpydoc_show_inherited_class_members") is False else "all",
         page_context=page_context(tree), autodocumenters=autodocumenters(tree),
         stub_names=_string_map(known.get("autosummary_filename_map")),
+        stub_sources=_stub_sources(known.get("autosummary_generate")),
         special_members=_special_members(known, extensions),
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
                              for path in _listed(tree, "templates_path")))

@@ -30,6 +30,8 @@ from .rst import (
     DIRECTIVE,
     OBJECT_DIRECTIVES,
     OBJECT_NAME,
+    OPTION,
+    LiteralLines,
     RstReader,
     _is_adornment,
     _section_title,
@@ -54,6 +56,26 @@ def generates_text(source: str) -> bool:
     """Tell whether a page's reST source has a directive whose text exists only in the HTML
     Sphinx renders from it (autodoc's, autosummary's)."""
     return _GENERATED.search(source) is not None
+
+
+# A description of another domain than Python's and the standard one (`.. rst:directive::`,
+# `.. c:function::`), each an objects.inv entry; a namespace or alias directive describes
+# nothing.
+_OTHER_DOMAIN = re.compile(r"[ \t]*\.\.[ \t]+(?:c|cpp|js|rst):([\w:-]+)::.*")
+_NO_DESCRIPTION = ("namespace", "namespace-push", "namespace-pop", "alias")
+
+
+def other_domain_descriptions(source: str, breaks: frozenset = frozenset()) -> int:
+    """Count a page's reST source's descriptions of other domains than Python's and the
+    standard one (in no literal block; breaks: LiteralLines')."""
+    literal, count = LiteralLines(breaks), 0
+    for index, line in enumerate(source.split("\n")):
+        stripped = line.strip()
+        if not stripped or literal.is_literal(stripped, indentation(line), index):
+            continue
+        described = _OTHER_DOMAIN.fullmatch(line.rstrip("\r"))
+        count += described is not None and not described.group(1).endswith(_NO_DESCRIPTION)
+    return count
 
 
 # The name a standard-domain description is known by: its argument's first word ("-k" of
@@ -377,12 +399,13 @@ def page_units(text: str, page: RenderedPage, directives: Directives = NO_DIRECT
                                 for index in unit)
         literal.leave(view, unit, indent, is_code)
     # Before a page's first title, what renders nothing (`:orphan:`, a `highlight`)
-    # is no unit: the rendered page shows nothing above its title.
+    # is no unit: the rendered page shows nothing above its title; nor is anything where the
+    # rendered page read shows no text there.
     return [_unit(lines, owner, _quoted_end(lines, owner.head, owner.first_run_end, breaks))
             for owner in reader.owners
             if owner.first_run_end is not None and owner.kind != _HIDDEN
             and not (owner.kind == SECTION and not owner.title
-                     and not _rendered_lines(owner.prose))]
+                     and (not _rendered_lines(owner.prose) or not page.text_above_title))]
 
 
 def _read_into(owner: _Owner, lines: list, unit: range, is_code: bool, code: dict | None,
@@ -508,14 +531,18 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
 # A line that renders no text: blank, an adornment, a label, a `currentmodule`, `module`,
 # `index`, `highlight` or `default-role` directive, a `title` or `meta` one (the page's
 # <title> and <meta>, nothing in its body), an author one (Sphinx's Author directive renders
-# nothing unless show_authors), a `contents` one (its table is docutils' HTML5 `<nav>`, no
-# text: an empty one is removed) or an option of one (a field: `:orphan:`, page metadata
-# Sphinx takes out of the page; a field marker is followed by white space or the line's end,
-# a role's by its text: ":mod:`regex` -- Tools" is a title's text).
+# nothing unless show_authors), a `program` one (Sphinx's Program only sets the std:program
+# its options are named under, returning no node), an `rst-class` one (docutils' class
+# directive: a class of what follows, or of its content), a `contents` one (its table is docutils'
+# HTML5 `<nav>`, no text: an empty one is removed) or an option of one (a field: `:orphan:`,
+# page metadata Sphinx takes out of the page; a field marker is followed by white space or the
+# line's end, a role's by its text: ":mod:`regex` -- Tools" is a title's text).
+# IPython's sphinx directive (IPython.sphinxext.ipython_directive).
+_IPYTHON = re.compile(r"[ \t]*\.\.[ \t]+ipython::.*\r?")
 _RENDERS_NOTHING = re.compile(
     r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*"
     r"|(?:index|highlight|default-role|title|meta|sectionauthor|moduleauthor|codeauthor"
-    r"|contents)::.*)"
+    r"|contents|(?:std:)?program|rst-class)::.*)"
     r"|:[\w-]+:(?:[ \t].*)?|([^\w\s])\1*)?[ \t]*\r?")
 
 
@@ -525,13 +552,34 @@ _FIELD = re.compile(r":[\w-]+:(?:[ \t].*)?")
 
 def _rendered_lines(prose: list) -> int:
     """Return how many lines of a section's prose (its chunks of reST) render text (its title
-    is one)."""
-    return sum(not _RENDERS_NOTHING.fullmatch(line) for chunk in prose
-               for line in chunk.split("\n"))
+    is one). An `.. ipython::` block with `:suppress:` renders none: IPython's directive runs
+    it and shows neither its input nor its output (statsmodels' and pandas' imports)."""
+    lines = [line for chunk in prose for line in chunk.split("\n")]
+    count, suppressed = 0, None  # the indent of the suppressed block a line is in
+    for index, line in enumerate(lines):
+        if suppressed is not None and (not line.strip() or indentation(line) > suppressed):
+            continue
+        suppressed = None
+        if _IPYTHON.fullmatch(line) and ":suppress:" in _directive_options(lines, index):
+            suppressed = indentation(line)
+            continue
+        count += not _RENDERS_NOTHING.fullmatch(line)
+    return count
+
+
+def _directive_options(lines: list, head: int) -> list:
+    """Return the field markers of the option lines right below a directive's line."""
+    found = []
+    for line in lines[head + 1:]:
+        option = OPTION.fullmatch(line.rstrip("\r"))
+        if option is None or indentation(line) <= indentation(lines[head]):
+            break
+        found.append(f":{option.group(1)}:")
+    return found
 
 
 def renders_nothing(line: str) -> bool:
     """Tell whether a reST line renders no text: blank, an adornment, a label, a field, a
-    `currentmodule`, `module`, `index`, `highlight`, `default-role`, `title`, `meta` or author
-    directive or an option of one."""
+    `currentmodule`, `module`, `index`, `highlight`, `default-role`, `title`, `meta`, author,
+    `program` or `rst-class` directive or an option of one."""
     return _RENDERS_NOTHING.fullmatch(line) is not None

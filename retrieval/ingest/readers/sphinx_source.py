@@ -167,6 +167,8 @@ PY_ROLES = frozenset({"func", "meth", "class", "attr", "data", "exc", "obj", "co
                       "decorator", "mod"})
 # Standard-domain description directives Sphinx itself has (GenericObject and Cmdoption).
 _STD_OBJECTS = frozenset({"envvar", "option", "cmdoption"})
+# One option of an option description: its name and what follows (Sphinx's option_desc_re).
+_OPTION_NAME = re.compile(r"((?:/|--|-|\+)?[^\s=]+)(=?\s*.*)")
 _LITERAL_DIRECTIVES = frozenset({"code-block", "sourcecode", "code", "doctest", "testcode",
                                  "testoutput", "testsetup", "productionlist", "literalinclude",
                                  "math", "raw", "parsed-literal", "highlight", "graphviz"})
@@ -594,14 +596,33 @@ class _Predictor(RstReader):
             self._settle_targets()
         return True
 
+    def _option_ids(self, argument: str) -> str | None:
+        """Take the ids Sphinx's Cmdoption gives an option description and return its first.
+
+        handle_signature names each `, `-separated option (`-f, --force`: -f and --force);
+        add_target_and_index takes make_id(prefix, name) for each, and its old, lowercased
+        docutils id too where no node has it yet: a later `-t` after `-T` (whose old id is
+        `cmdoption-prog-t`) is Sphinx's serial `cmdoption-prog-0`."""
+        taken: list = []
+        for option in (part for line in argument.split("\n") for part in line.split(", ")):
+            written = _OPTION_NAME.match(option.strip())
+            if written is None:
+                continue  # Sphinx warns "Malformed option description"
+            name = written.group(1)
+            if name.endswith("[") and written.group(2).endswith("]"):
+                name = name[:-1]  # an optional value in brackets: `--color[=WHEN]`
+            prefix = "-".join(["cmdoption", *([self._program] if self._program else []),
+                               *([] if name.startswith(("-", "/")) else ["arg"])])
+            taken.append(self._object_id(prefix, name))
+            self.ids.add(make_id(f"{prefix}-{name}"))
+        return taken[0] if taken else None
+
     def _std_object(self, kind: str, argument: str, no_index: bool):
         bare = STD_NAME.match(argument).group(0)  # type: ignore[union-attr]
         if no_index:
             object_id = None
         elif kind in ("option", "cmdoption"):
-            prefix = "-".join(["cmdoption", *([self._program] if self._program else []),
-                               *([] if bare.startswith(("-", "/")) else ["arg"])])
-            object_id = self._object_id(prefix, bare)
+            object_id = self._option_ids(argument)
         else:
             object_id = self._object_id(kind, bare)
         if object_id is not None:

@@ -48,6 +48,7 @@ class _Templates:
     def __init__(self, package: PackageSource):
         self.package = package
         self.components: dict = {}  # DocObject name -> its @doc components (None: in progress)
+        self.docs: dict = {}  # DocObject name -> its docstring as assembled (assembled)
         # The class scope (Module.class_scopes) a name is looked up in first, where what is
         # read is a method's decorator or what that class body binds; None: the module's.
         self.scope: tuple | None = None
@@ -196,6 +197,16 @@ class _Templates:
                                depth, absolute=True)
         full = dotted if absolute else f"{module.name}.{dotted}"
         owner_name, _, last = full.rpartition(".")
+        if last == "__doc__":
+            # A function's or class's __doc__ (statsmodels' `@Appender(DiscreteModel.fit.
+            # __doc__)`): its docstring as its own decorators leave it.
+            item = self._dotted(module, owner_name, depth + 1, absolute=True)
+            if not isinstance(item, _Callable) or depth > _MAX_DEPTH:
+                raise _Unresolved(f"{dotted}: no function's or class's __doc__")
+            text = self.assembled(item.module, item.obj)
+            if not text:
+                raise _Unresolved(f"{dotted} is None")
+            return text
         owner = self.package.modules.get(owner_name)
         if owner is not None and (last in owner.assigned or last in owner.items):
             return self.named(owner, last, depth)
@@ -244,9 +255,12 @@ class _Templates:
 
     def assembled(self, module: Module, obj: DocObject) -> str:
         """Return an object's docstring as its decorators leave it (raises _Unresolved), their
-        arguments read in its class body's scope first, as Python reads them."""
-        with self.scoped(self.scope_of(module, obj)):
-            return self._assembled(module, obj)
+        arguments read in its class body's scope first, as Python reads them; once per object,
+        from the source's docstring (resolve_templates replaces it with what this returns)."""
+        if obj.name not in self.docs:
+            with self.scoped(self.scope_of(module, obj)):
+                self.docs[obj.name] = self._assembled(module, obj)
+        return self.docs[obj.name]
 
     def _assembled(self, module: Module, obj: DocObject) -> str:
         text = obj.docstring or ""
@@ -259,7 +273,15 @@ class _Templates:
                 if not isinstance(addendum, str) or set(keywords) - {"join", "indents"} \
                         or keywords.get("indents", 0):
                     raise _Unresolved("an Appender this reader does not follow")
-                text = textwrap.dedent(str(keywords.get("join", "")).join([text, addendum]))
+                join = str(keywords.get("join", ""))
+                if text and addendum and not join and not text[-1].isspace() \
+                        and not addendum[0].isspace():
+                    # A docstring read here is cleaned of the newline before its closing
+                    # quotes (PEP 257's), which Python's __doc__ keeps: not glued to the next.
+                    join = "\n"
+                # Python dedents the two joined, as written in one class body: the same
+                # margin; the docstring read here has lost its own already.
+                text = textwrap.dedent(join.join([text, textwrap.dedent(addendum)]))
             elif name == "Substitution":
                 values: tuple | dict = (
                     tuple(self.value(module, a, 0) for a in decorator.args) if decorator.args
@@ -292,10 +314,17 @@ def resolve_templates(package: PackageSource) -> tuple:
         for path, obj in list(module.objects.items()):
             doc, arguments, routine = docstrings.docstring_argument(package, module, obj) \
                 or (None, {}, False)
-            if not obj.templates and doc is None:
+            if not obj.templates and doc is None and obj.doc_expression is None:
                 continue
             try:
-                if doc is not None:
+                if obj.doc_expression is not None:
+                    # A body's `__doc__ = EXPR`: EXPR as the body evaluates it, a class's
+                    # names read in its own scope first.
+                    with templates.scoped(module.class_scopes.get(path)):
+                        text = templates.value(module, obj.doc_expression)
+                    if not isinstance(text, str):
+                        raise _Unresolved("a docstring that is no string")
+                elif doc is not None:
                     with templates.scoped(templates.scope_of(module, obj)):
                         text = templates.given(module, doc, arguments)
                     if not isinstance(text, str):
