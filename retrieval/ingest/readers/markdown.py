@@ -612,6 +612,7 @@ def myst_roles(text: str) -> str:
 # A MyST line that renders nothing: a target `(label)=` (a label of what follows), a `%`
 # comment, or blank.
 _MYST_NOTHING = re.compile(r"[ \t]*(?:\([^()\s]+\)=|%.*)?[ \t]*")
+# A MyST target `(label)=`, and its name.
 _MYST_TARGET = re.compile(r"\(([^()\s]+)\)=")
 
 
