@@ -169,6 +169,10 @@ class Module:
         """Return an object's quoted lines, byte-exact."""
         return "\n".join(self.lines[obj.start_line - 1:obj.end_line])
 
+    def member(self, owner: DocObject, name: str) -> DocObject | None:
+        """Return the member of that name of a class this module defines, or None."""
+        return self.objects.get(f"{owner.name[len(self.name) + 1:]}.{name}")
+
     def is_public(self, name: str) -> bool:
         """Tell whether a top-level name is public: in __all__ where defined, else no '_'."""
         if self.all_names is not None:
@@ -405,7 +409,7 @@ class PackageSource:
         """Return (Module, DocObject) of a class's member as getattr finds it: its own, else
         the nearest base's the package defines (bases()); None if none defines it."""
         for owner_module, owner in ((module, obj), *self.bases(module, obj)):
-            found = owner_module.objects.get(f"{owner.name[len(owner_module.name) + 1:]}.{name}")
+            found = owner_module.member(owner, name)
             if found is not None:
                 return owner_module, found
         return None
@@ -1856,7 +1860,7 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
 
 def own_constructor(module: Module, obj: DocObject) -> DocObject | None:
     """Return a class's own `__init__` where it has a docstring, else None."""
-    init = module.objects.get(f"{obj.name[len(module.name) + 1:]}.__init__")
+    init = module.member(obj, "__init__")
     return init if init is not None and init.docstring else None
 
 
@@ -1896,8 +1900,7 @@ def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) ->
         name = obj.name.rpartition(".")[2]
         found = (package.shown(base_module, member)[1].docstring
                  for base_module, base in package.bases(*owner)
-                 for member in [base_module.objects.get(
-                     f"{base.name[len(base_module.name) + 1:]}.{name}")] if member is not None
+                 for member in [base_module.member(base, name)] if member is not None
                  and (_is_value(member) or not _is_value(obj)))
         special = is_special(name)
         if (special or not name.startswith("_")) and not _is_value(obj):
@@ -1938,11 +1941,9 @@ def class_content(package: PackageSource, module: Module, obj: DocObject,
     its own, then that. Where that method is the class's own, its lines are quoted too."""
     if content not in ("both", "init") or obj.kind not in (CLASS, EXCEPTION):
         return obj
-    path = obj.name[len(module.name) + 1:]
-    owners = [(module, obj, path), *((base_module, base, base.name[len(base_module.name) + 1:])
-                                     for base_module, base in package.bases(module, obj))]
-    method = next((found for name in ("__init__", "__new__") for owner_module, _, owner_path
-                   in owners for found in [owner_module.objects.get(f"{owner_path}.{name}")]
+    owners = [(module, obj), *package.bases(module, obj)]
+    method = next((found for name in ("__init__", "__new__") for owner_module, owner in owners
+                   for found in [owner_module.member(owner, name)]
                    if found is not None and found.docstring), None)
     if method is None:
         return obj
@@ -1950,7 +1951,7 @@ def class_content(package: PackageSource, module: Module, obj: DocObject,
         else f"{obj.docstring}\n\n{method.docstring}"
     # The method's lines are quoted with the class's where nothing documented of its own
     # stands between (a method before __init__ is a passage of its own).
-    between = (module.objects.get(f"{path}.{member}") for member in obj.members)
+    between = (module.member(obj, member) for member in obj.members)
     own = method.name.rpartition(".")[0] == obj.name and method.path == obj.path and not any(
         other is not None and other is not method and other.docstring is not None
         and obj.end_line < other.start_line < method.start_line for other in between)
