@@ -94,8 +94,7 @@ _PALLETS = "pallets_sphinx_themes"
 _NAPOLEON = "sphinx.ext.napoleon"
 # A line that is only a docstring's closing quotes.
 _CLOSING_QUOTES = re.compile(r"[ \t]*(?:\"\"\"|\'\'\')[ \t]*")
-# A line that is only a docstring's opening quotes (a `\` after them escapes the line's end),
-# or `__doc__ = ` and them.
+# A docstring's closing quotes at the end of its last line.
 _CLOSING_AT_END = re.compile(r"(?:\"\"\"|\'\'\')[ \t]*$")
 
 
@@ -108,6 +107,8 @@ def _docstring_margin(lines: list) -> int:
     return min(indents, default=0)
 
 
+# A line that is only a docstring's opening quotes (a `\` after them escapes the line's end),
+# or `__doc__ = ` and them.
 _OPENING_QUOTES = re.compile(
     r"[ \t]*(?:__doc__[ \t]*=[ \t]*)?[rRuU]?(?:\"\"\"|\'\'\')\\?[ \t]*")
 
