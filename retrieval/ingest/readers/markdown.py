@@ -541,10 +541,8 @@ _MYST_DIRECTIVE = re.compile(r" {0,3}(`{3,}|~{3,})\{([\w:.+-]+)\}[ \t]*(.*)")
 # The MyST directives whose reST a page's Python descriptions come from: eval-rst's body is
 # reST as written; autodoc's and the module directives are reST's own, written fenced.
 _MYST_PYTHON = re.compile(r"(?:py:)?(?:auto\w+|module|currentmodule)")
-
-
-# A reST line of an autodoc or module directive.
-_REST_PYTHON = re.compile(r"\.\.[ \t]+(?:py:)?(?:auto\w+|module|currentmodule)::.*")
+# A reST line of one of those directives.
+_REST_PYTHON = re.compile(r"\.\.[ \t]+" + _MYST_PYTHON.pattern + r"::.*")
 
 
 def _renders_no_text(lines: list, span: range) -> bool:
