@@ -158,11 +158,16 @@ def _myst_options(lines: list, head: int, stop: int, fence: str) -> tuple:
         options[option.group(1).lower()] = value
         end += 1
     while end < stop:
-        closing = lines[end].strip()
         end += 1
-        if len(closing) >= len(fence) and closing == fence[0] * len(closing):
+        if _closes(lines[end - 1], fence):
             break
     return options, end
+
+
+def _closes(line: str, fence: str) -> bool:
+    """Tell whether a line closes a MyST fence: at least as many of its character alone."""
+    closing = line.strip()
+    return len(closing) >= len(fence) and closing == fence[0] * len(closing)
 
 
 def _cut(lines: list, window: range, after: str | None, before: str | None) -> range | None:
@@ -330,9 +335,8 @@ class _Expander:
         options, end = _options(lines, start)
         while end < stop and not lines[end].strip():
             end += 1
-        closing = lines[end].strip() if end < stop else ""
-        if not options.get("parser", "").startswith("myst") or not closing.startswith(fence) \
-                or closing != fence[0] * len(closing):
+        if not options.get("parser", "").startswith("myst") or end >= stop \
+                or not _closes(lines[end], fence):
             return None
         return include.group(1).strip(), options, end + 1
 
