@@ -515,6 +515,17 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         self.assertNotIn("son.SON.to_dict", found)
         self.assertNotIn("son.SON._keys", found)
 
+    def test_a_docstring_s_meta_field_says_whether_a_member_is_api(self):
+        # autodoc's filter_members: `:meta private:` makes a member private, `:meta public:`
+        # an underscored one public, in place of the name's underscore.
+        package = package_of({"tool": (
+            '"""Tool."""\n\n\nclass Cell:\n    """A cell."""\n\n'
+            '    def helper(self):\n        """Help.\n\n        :meta private:\n        """\n\n'
+            '    def _shown(self):\n        """Shown.\n\n        :meta public:\n        """\n\n\n'
+            'def internal():\n    """:meta private:"""\n')})
+        objects = [obj.name for _, obj in public_objects(package)]
+        self.assertEqual(objects, ["tool", "tool.Cell", "tool.Cell._shown"])
+
     def test_undocumented_data_is_api_where_re_exported_or_listed(self):
         package = package_of({
             "tool": ('"""Tool."""\nfrom _tool.config import hookimpl\n'

@@ -21,6 +21,7 @@ from .docstrings import (
     MODULE,
     class_content,
     inheriting,
+    is_private_member,
     is_special,
 )
 from .rst import LiteralLines
@@ -683,16 +684,6 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
     return None
 
 
-# A docstring's `:meta private:` / `:meta public:` field, which autodoc reads as the member's
-# privacy in place of its name's underscore.
-_META = re.compile(r"^[ \t]*:meta[ \t]+(private|public):", re.MULTILINE)
-
-
-def _private(name: str, member) -> bool:
-    meta = _META.search(member.docstring or "") if member is not None else None
-    return meta.group(1) == "private" if meta else name.startswith("_")
-
-
 def _member_names(module, obj, options, listed, path: str,
                   settings: Settings | None = None, own: bool = True) -> list:
     """Return the names :members: (with :private-members:, :special-members:) takes of the
@@ -722,7 +713,7 @@ def _member_names(module, obj, options, listed, path: str,
                 and settings.keeps_special(name, own)
         if all_names is not None:
             return True
-        return not _private(name, member) or takes("private-members", name)
+        return not is_private_member(name, member) or takes("private-members", name)
     # What __all__ lists that the module imports (pyparsing's `from .core import *`) is a
     # member too: autodoc reads the imported module's attributes, whatever their __module__.
     names = [*obj.members, *(name for name in all_names or () if name not in obj.members)]

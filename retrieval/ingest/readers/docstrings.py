@@ -1757,6 +1757,28 @@ def is_private(dotted: str) -> bool:
     return any(part.startswith("_") for part in dotted.split("."))
 
 
+# A docstring's `:meta private:` / `:meta public:` field, which autodoc reads as the member's
+# privacy in place of its name's underscore.
+_META = re.compile(r"^[ \t]*:meta[ \t]+(private|public):", re.MULTILINE)
+
+
+def is_private_member(name: str, member: "DocObject | None") -> bool:
+    """Tell whether autodoc takes a member as private: as its docstring's `:meta private:` or
+    `:meta public:` says, else by a leading underscore."""
+    meta = _META.search(member.docstring or "") if member is not None else None
+    return meta.group(1) == "private" if meta else name.startswith("_")
+
+
+def _is_public_member(module: Module, name: str, obj: DocObject) -> bool:
+    """Tell whether automodule's :members: takes a top-level name of a module: one its __all__
+    lists where it defines one, else one without a leading underscore; either as the
+    docstring's `:meta private:` or `:meta public:` says, where it has one."""
+    if module.all_names is not None:
+        return name in module.all_names and (
+            not _META.search(obj.docstring or "") or not is_private_member(name, obj))
+    return not is_private_member(name, obj)
+
+
 def is_special(name: str) -> bool:
     """Tell whether a name is a special one, `__init__` or `__eq__` (Python's data model)."""
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
@@ -1769,7 +1791,8 @@ def public_objects(package: PackageSource, names: dict | None = None,
     public API, where it is defined, modules in name order and members in source order.
 
     Public: a module no part of whose name starts with "_", and in it a top-level name in its
-    __all__ where it defines one, else without a leading "_"; a member without a leading "_";
+    __all__ where it defines one, else without a leading "_" (and a documented class or
+    function without one that its __all__ leaves out); a member without a leading "_";
     and, in any module, what a public module re-exports (`from ._filters import
     median_filter` in scipy/ndimage/__init__.py; names: `aliases`, computed if not given), and
     a member a public class inherits (inherited: `inherited_members`; none if not given), from
@@ -1800,7 +1823,7 @@ def public_objects(package: PackageSource, names: dict | None = None,
             # A name a public module re-exports is public even where its own module's __all__
             # leaves it out (sqlalchemy's postgresql/__init__.py imports DATERANGE, which
             # postgresql/ranges.py's __all__ does not list).
-            if obj.name in names or not private and module.is_public(member):
+            if obj.name in names or not private and _is_public_member(module, member, obj):
                 # Undocumented data is API where the package names it as such: another public
                 # module re-exports it (`from _pytest.config import hookimpl` in pytest's
                 # __init__, of `hookimpl = HookimplMarker("pytest")`) or its public module's
@@ -1810,6 +1833,13 @@ def public_objects(package: PackageSource, names: dict | None = None,
                     and member in module.all_names)
                 yield from _public_tree(package, module, member, exported, assigned, inherited,
                                         named)
+            elif not private and not is_private_member(member, obj) \
+                    and obj.docstring is not None and obj.kind in (CLASS, EXCEPTION, FUNCTION):
+                # __all__ says what `import *` binds, not what is private: a documented class
+                # or function it leaves out is imported by its module's name and documented
+                # (sqlalchemy's `orderinglist.OrderingList`, its docs' autoclass). It is API,
+                # ranked below what the package exports (its in-links count exports).
+                yield from _public_tree(package, module, member, exported, assigned, inherited)
             else:
                 yield from _inherited_tree(package, module, member, inherited)
     # After every definition: quoting the same lines, a definition's own unit keeps its title.
@@ -1848,9 +1878,9 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
     merged = merged_constructor(module, obj)
     yield module, obj
     for member in obj.members:
-        if not member.startswith("_") or is_special(member) \
-                and module.objects[f"{path}.{member}"].docstring is not None \
-                and module.objects[f"{path}.{member}"] is not merged:
+        child = module.objects[f"{path}.{member}"]
+        if not is_private_member(member, child) or is_special(member) \
+                and child.docstring is not None and child is not merged:
             # A special method with a docstring of its own is documented API (as napoleon's
             # napoleon_include_special_with_doc documents it): `__eq__` says what `==`
             # builds; an `__init__` its class's unit does not quote, what its arguments do.
