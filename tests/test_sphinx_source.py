@@ -506,6 +506,54 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual((unit["url"], unit["in_links"]),
                          (DOCS + "ref/demo.start.html#demo.start", 2))
 
+    def test_sphinx_gallery_publishes_each_example_script_as_a_page_of_its_gallery(self):
+        # scikit-image 0.19.3: examples_dirs '../examples', gallery_dirs 'auto_examples';
+        # a subfolder is a gallery section where it has a README; the docstring is the
+        # page's text under its label, a `# %%` or `####...` line starts a text block.
+        script = ('"""\n============\nCanny filter\n============\n\nFind edges.\n"""\n\n'
+                  'import numpy as np\n\nedges = np.zeros(3)\n\n# %%\n# Thresholds\n'
+                  '# ----------\n#\n#   Pick *two*.\nlow, high = 1, 2\n'
+                  + "#" * 30 + "\n# Done.\n")
+        conf = ("extensions = ['sphinx_gallery.gen_gallery']\n"
+                "sphinx_gallery_conf = {'examples_dirs': '../examples',\n"
+                "                       'gallery_dirs': 'auto_examples',\n"
+                "                       'image_scrapers': scrapers}\n")
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "docs/conf.py": conf,
+            "docs/index.rst": "Demo\n====\n\nSee :ref:`sphx_glr_auto_examples_edges_plot_canny.py`."
+                              "\n",
+            "examples/README.txt": "Gallery\n=======\n",
+            "examples/edges/README.txt": "Edges\n-----\n",
+            "examples/edges/plot_canny.py": script,
+            "examples/edges/__init__.py": '"""Not an example."""\n',
+            "examples/edges/plot_bare.py": "print(1)\n",
+            "examples/unlisted/plot_hidden.py": '"""\nHidden\n======\n"""\n'})
+        said = io.StringIO()
+        units = {unit["url"].removeprefix(DOCS): unit
+                 for unit in package_contents(self.root, progress=Progress(said))}
+        title = units["auto_examples/edges/plot_canny.html#canny-filter"]
+        self.assertEqual((title["source_id"], title["start_line"], title["end_line"]),
+                         ("examples/edges/plot_canny.py", 2, 11))
+        self.assertIn("    edges = np.zeros(3)", title["text"])
+        self.assertIn("edges = np.zeros(3)", title["fields"]["code"])
+        # A :ref: to the label lands on its span inside the section, as on the rendered
+        # site: no link to the section's unit (test_cross_references_are_the_in_links).
+        self.assertEqual(title["in_links"], 0)
+        thresholds = units["auto_examples/edges/plot_canny.html#thresholds"]
+        self.assertEqual((thresholds["start_line"], thresholds["end_line"]), (14, 20))
+        self.assertIn("Pick *two*.", thresholds["text"])
+        self.assertIn("low, high = 1, 2", thresholds["fields"]["code"])
+        self.assertIn("Done.", thresholds["text"])
+        # The gallery's index: its header files' sections, the folder's and each section's.
+        self.assertEqual({url for url in units if url.startswith("auto_examples/index")},
+                         {"auto_examples/index.html#gallery", "auto_examples/index.html#edges"})
+        self.assertEqual(units["auto_examples/index.html#edges"]["source_id"],
+                         "examples/edges/README.txt")
+        self.assertEqual({url.partition("#")[0] for url in units if "auto_examples" in url},
+                         {"auto_examples/edges/plot_canny.html", "auto_examples/index.html"})
+        self.assertIn("examples/edges/plot_bare.py: no module docstring", said.getvalue())
+
     def test_autosummary_generate_names_the_pages_whose_tables_get_stubs(self):
         # autosummary's process_generate_options: False writes no stub (Sphinx's own docs), a
         # list only those files' (a name without a suffix taken with source_suffix's first).
@@ -1642,6 +1690,21 @@ class ConfTest(unittest.TestCase):
         self.assertEqual((conf.extensions, conf.source_suffix, conf.html_baseurl),
                          (("myst_parser",), {".rst": RST, ".md": MARKDOWN}, None))
         self.assertEqual(read_conf("this is not Python").source_suffix, {".rst": RST})
+
+
+    def test_sphinx_gallery_s_folders_where_it_is_enabled(self):
+        # Its defaults; a list of each, paired; a dict entry assigned after it; nothing
+        # where the extension is not enabled.
+        enabled = "extensions = ['sphinx_gallery.gen_gallery']\n"
+        self.assertEqual(read_conf(enabled).galleries, (("../examples", "auto_examples"),))
+        conf = read_conf(enabled + "sphinx_gallery_conf = {'examples_dirs': ['../ex', "
+                         "'../tutorials'], 'gallery_dirs': ['gallery', 'tutorials'],\n"
+                         "    'reset_modules': (reset,)}\n"
+                         "sphinx_gallery_conf['ignore_pattern'] = r'_skip\\.py'\n")
+        self.assertEqual((conf.galleries, conf.gallery_ignore),
+                         ((("../ex", "gallery"), ("../tutorials", "tutorials")), r"_skip\.py"))
+        self.assertEqual(read_conf("sphinx_gallery_conf = {'gallery_dirs': 'g'}\n").galleries,
+                         ())
 
 
 class LinksTest(unittest.TestCase):

@@ -77,7 +77,7 @@ from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
 from ..unit import UnitDraft, merge_same_passages, passage_key
 from ..version_notes import rst_notes
-from .sphinx_docs import SphinxProject, docname_path, page_path, sphinx_project
+from .sphinx_docs import SphinxProject, docname_path, gallery_pages, page_path, sphinx_project
 from .sphinx_include import Docstring, Origin, expand
 
 # The most names one object's passages are indexed under (its own, the names it is exported
@@ -1083,13 +1083,18 @@ class _Units:
         """Return a Sphinx project's units: one per section and object description of each
         page, at the ids Sphinx gives them (sphinx_source.py), autodoc's objects in place."""
         conf, layout = project.conf, self.layout
-        pages = self._read_pages(project.root, progress, conf.page_kind)
+        # Sphinx-Gallery's example pages, written from its scripts (a page of the same path in
+        # the folder is the one it overwrites), each with its lines' origins.
+        gallery = gallery_pages(self.tree, project, progress)
+        pages = [page for page in self._read_pages(project.root, progress, conf.page_kind)
+                 if page[0] not in gallery]
+        pages += [(relative, RST, page.text, "") for relative, page in gallery.items()]
         directives = directives_of(conf)
         # Each reST page as Sphinx reads it: its includes' lines in place (sphinx_include.py).
-        expanded = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
-                                     functools.partial(self.sectioned_docstring,
-                                                       napoleon=_NAPOLEON in conf.extensions),
-                                     conf.page_context)
+        expanded = {relative: gallery[relative] if relative in gallery else expand(
+            self.tree, project.root, relative, text, sha256, progress,
+            functools.partial(self.sectioned_docstring, napoleon=_NAPOLEON in conf.extensions),
+            conf.page_context)
                     for relative, kind, text, sha256 in pages if kind == RST}
         # Each Markdown page MyST reads, its `{include}`s in place likewise.
         myst = {relative: expand(self.tree, project.root, relative, text, sha256, progress,

@@ -13,12 +13,23 @@ build says why in a progress line).
 """
 
 import os
+import posixpath
 import re
 import urllib.parse
 from dataclasses import dataclass
 
+from ..readers import sphinx_gallery
 from ..readers.sphinx_conf import CONF, SphinxConf, read_conf
-from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, module_cap, read_tree_file
+from ..tree import (
+    DEFAULT_MAX_FILE_BYTES,
+    Progress,
+    SourceTree,
+    Unreadable,
+    module_cap,
+    read_file,
+    read_tree_file,
+)
+from .sphinx_include import ExpandedPage, Origin
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,105 @@ def docname_path(docname: str, dirhtml: bool) -> str:
     if docname == "index" or docname.endswith("/index"):
         return docname[: -len("index")]
     return docname + "/"
+
+
+def _below(root: str, path: str) -> str | None:
+    """Return a conf.py-relative folder as a path below the tree's root, or None outside it."""
+    joined = posixpath.normpath(posixpath.join(root, path))
+    return None if joined.startswith("../") or joined in ("..", ".") or posixpath.isabs(joined) \
+        else joined
+
+
+def _header(directory: str) -> str | None:
+    """Return the name of a gallery folder's header file (its README), or None."""
+    return next((name for name in sphinx_gallery.HEADERS
+                 if os.path.isfile(os.path.join(directory, name))), None)
+
+
+def _sections(top: str, folder: str) -> list:
+    """Return the sections of an examples folder (below top) as Sphinx-Gallery finds them:
+    ("" for the folder itself, then each subfolder with a header file, one level down, as its
+    get_subsections does, by name)."""
+    directory = os.path.join(top, *folder.split("/"))
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    return ["", *(name for name in names if not name.startswith(".")
+                  and os.path.isdir(os.path.join(directory, name))
+                  and _header(os.path.join(directory, name)) is not None)]
+
+
+def _scripts(top: str, folder: str, ignore) -> list:
+    """Return the example scripts Sphinx-Gallery publishes from an examples folder (below top):
+    (path below the folder, path below top) of the `.py` files of each of its sections, sorted
+    by path, but those whose path matches ignore."""
+    found = []
+    directory = os.path.join(top, *folder.split("/"))
+    for sub in _sections(top, folder):
+        below = os.path.join(directory, sub) if sub else directory
+        for name in sorted(os.listdir(below)):
+            relative = f"{sub}/{name}" if sub else name
+            path = f"{folder}/{relative}"
+            if name.endswith(".py") and not name.startswith(".") \
+                    and os.path.isfile(os.path.join(below, name)) and not ignore.search(path):
+                found.append((relative, path))
+    return found
+
+
+def gallery_pages(tree: SourceTree, project: SphinxProject, progress: Progress) -> dict:
+    """Return {page's path below the Sphinx root: ExpandedPage} of each example page
+    Sphinx-Gallery writes from the project's examples scripts (readers/sphinx_gallery.py),
+    each line's origin the script's line it comes from; a script without a module docstring
+    is reported and skipped, as Sphinx-Gallery refuses it."""
+    try:
+        ignore = re.compile(project.conf.gallery_ignore)
+    except re.error:
+        ignore = re.compile(sphinx_gallery.DEFAULT_IGNORE)
+    pages: dict = {}
+    for examples, gallery in project.conf.galleries:
+        folder = _below(project.root, examples)
+        if folder is None or gallery.startswith("../") or posixpath.isabs(gallery):
+            continue
+        for relative, path in _scripts(tree.root, folder, ignore):
+            read = read_file(tree, path, progress)
+            if read is None:
+                continue
+            text, sha256 = read
+            page = sphinx_gallery.gallery_page(
+                text, sphinx_gallery.reference_name(gallery, relative))
+            if page is None:
+                progress.skip(f"{tree.label}/{path}", "no module docstring: Sphinx-Gallery "
+                                                      "publishes no page of it")
+                continue
+            pages[posixpath.normpath(f"{gallery}/{relative[:-3]}.rst")] = ExpandedPage(
+                "\n".join(page.lines), [Origin(path, sha256, line) for line in page.script_lines])
+        index = _gallery_index(tree, folder, progress)
+        if index is not None:
+            pages[posixpath.normpath(f"{gallery}/index.rst")] = index
+    return pages
+
+
+def _gallery_index(tree: SourceTree, folder: str, progress: Progress) -> ExpandedPage | None:
+    """Return a gallery's index page as Sphinx-Gallery writes it, its header files' text: the
+    examples folder's, then each section's (its thumbnails, which show the examples' titles,
+    left out), each file's lines ended by a blank line from no file; None without a header."""
+    lines: list[str] = []
+    origins: list = []
+    for sub in _sections(tree.root, folder):
+        directory = f"{folder}/{sub}" if sub else folder
+        header = _header(os.path.join(tree.root, *directory.split("/")))
+        read = read_file(tree, f"{directory}/{header}", progress) if header else None
+        if read is None:
+            continue
+        text, sha256 = read
+        file_lines = text.split("\n")
+        if file_lines and file_lines[-1] == "":
+            file_lines.pop()
+        lines.extend([*file_lines, ""])
+        origins.extend([*(Origin(f"{directory}/{header}", sha256, number)
+                          for number in range(1, len(file_lines) + 1)), None])
+    return ExpandedPage("\n".join(lines), origins) if lines else None
 
 
 # --- where the pages are published ---------------------------------------------------------

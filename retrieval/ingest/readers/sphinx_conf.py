@@ -14,6 +14,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
+from . import sphinx_gallery
 from .code_deprecation import base_name
 
 CONF = "conf.py"
@@ -108,6 +109,11 @@ class SphinxConf:
     # (`app.add_autodocumenter(AccessorMethodDocumenter)`): `auto` + objtype -> the Python
     # directive its descriptions are ("method": pandas' `autoaccessormethod`).
     autodocumenters: dict = field(default_factory=dict)
+    # Sphinx-Gallery's galleries: ((examples folder, gallery folder), ...), each a
+    # '/'-separated path below the conf.py's folder (sphinx_gallery_conf's examples_dirs and
+    # gallery_dirs, paired in order), and the pattern of the scripts it never publishes.
+    galleries: tuple = ()
+    gallery_ignore: str = sphinx_gallery.DEFAULT_IGNORE
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -422,6 +428,43 @@ def _listed(tree, name: str) -> list:
     return found
 
 
+def _dict_entries(tree, name: str) -> dict:
+    """Return the entries with literal keys and values of the dict a module-level name is last
+    bound to (`name = {...}`), its computed values left out, with `name["key"] = value`
+    assignments after it applied: sphinx_gallery_conf's folders beside its scrapers."""
+    found: dict = {}
+    for node in tree.body:
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id == name:
+                found = {}
+                if isinstance(node.value, ast.Dict):
+                    for key, value in zip(node.value.keys, node.value.values, strict=True):
+                        key_value = _literal(key, {}) if key is not None else None
+                        item = _literal(value, {})
+                        if isinstance(key_value, str) and item is not None:
+                            found[key_value] = item
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                    and target.value.id == name:
+                key_value, item = _literal(target.slice, {}), _literal(node.value, {})
+                if isinstance(key_value, str) and item is not None:
+                    found[key_value] = item
+    return found
+
+
+def _galleries(conf: dict, extensions: tuple) -> tuple:
+    """Return SphinxConf.galleries: sphinx_gallery_conf's examples_dirs and gallery_dirs (a
+    folder or a list of them) paired in order, where conf.py enables Sphinx-Gallery."""
+    if "sphinx_gallery.gen_gallery" not in extensions:
+        return ()
+    examples = _strings(conf.get("examples_dirs", sphinx_gallery.DEFAULT_EXAMPLES))
+    galleries = _strings(conf.get("gallery_dirs", sphinx_gallery.DEFAULT_GALLERY))
+    return tuple((posixpath.normpath(source.replace("\\", "/")),
+                  posixpath.normpath(gallery.replace("\\", "/")))
+                 for source, gallery in zip(examples, galleries, strict=False))
+
+
 def _folders(value) -> tuple:
     """Return a conf.py list of folders as '/'-separated paths below its own folder."""
     found = []
@@ -458,6 +501,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     content = known.get("autoclass_content")
     types = object_types(tree)
     code = code_directives(tree)
+    gallery = _dict_entries(tree, "sphinx_gallery_conf")
     for name in extensions:
         module_text = local_module(name) if local_module is not None else None
         if module_text is not None:
@@ -490,6 +534,9 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         stub_names=_string_map(known.get("autosummary_filename_map")),
         stub_sources=_stub_sources(known.get("autosummary_generate")),
         special_members=_special_members(known, extensions),
+        galleries=_galleries(gallery, extensions),
+        gallery_ignore=ignore if isinstance(ignore := gallery.get("ignore_pattern"), str)
+        else sphinx_gallery.DEFAULT_IGNORE,
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
                              for path in _listed(tree, "templates_path")))
 

@@ -1,0 +1,115 @@
+"""Sphinx-Gallery's example pages, written from the example scripts as its generator writes them.
+
+A project whose conf.py enables `sphinx_gallery.gen_gallery` publishes each script of its
+examples folders (`examples_dirs`, default `../examples`) as a page of its gallery folder
+(`gallery_dirs`, default `auto_examples`): `examples/edges/plot_canny.py` is
+`auto_examples/edges/plot_canny.html`. Sphinx-Gallery writes that page's reST from the script
+(gen_rst.py, py_source_parser.py) before Sphinx reads it: the module docstring is the page's
+text, under the label `sphx_glr_auto_examples_edges_plot_canny.py`; then the rest of the script
+is cut at each block marker (a line `# %%`, or one of 20 or more `#`) into code blocks, each a
+`.. code-block::`, and text blocks, the comment lines right after a marker with their `#`
+removed, which may hold titles of their own.
+
+This module writes that reST, each line with the line of the script it comes from (so that a
+passage quotes the script, and its lines are consecutive where the script's are), without
+running the script: the figures and printed output a build of the site shows are left out, and
+so are the download links and notes the generator adds around the page.
+"""
+
+import ast
+import re
+import textwrap
+from dataclasses import dataclass
+
+# Sphinx-Gallery's default examples and gallery folders (gen_gallery.DEFAULT_GALLERY_CONF).
+DEFAULT_EXAMPLES = "../examples"
+DEFAULT_GALLERY = "auto_examples"
+# The files of an examples folder it never publishes (its default ignore_pattern).
+DEFAULT_IGNORE = r"__init__\.py"
+# The files that make a subfolder of an examples folder a section of its gallery (its
+# README, GALLERY_HEADER.rst in later releases).
+HEADERS = ("GALLERY_HEADER.rst", "README.txt", "README.rst", "README")
+# A line that ends a block (py_source_parser's pattern): 20 or more `#`, or `# %%`.
+_MARKER = re.compile(r"#{20,}.*|# ?%%.*")
+# The language its generator gives a script's code blocks (codestr2rst).
+_CODE_DIRECTIVE = ".. code-block:: default"
+
+
+@dataclass(frozen=True)
+class GalleryPage:
+    """An example script's page as reST: each line, and the script's line it comes from."""
+
+    lines: tuple
+    script_lines: tuple  # per line of lines: the 1-based line of the script
+
+
+def reference_name(gallery_dir: str, script: str) -> str:
+    """Return the label Sphinx-Gallery gives an example's page: its path below the docs root
+    with `/` as `_` (gen_rst's ref_fname), `sphx_glr_` before it."""
+    return "sphx_glr_" + f"{gallery_dir}/{script}".strip("/").replace("/", "_")
+
+
+def _docstring(script: str):
+    """Return (the module docstring's lines, its first and last line), or None without one."""
+    try:
+        tree = ast.parse(script)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    first = tree.body[0] if tree.body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str) and first.end_lineno is not None):
+        return None
+    return first.value.value.split("\n"), first.lineno, first.end_lineno
+
+
+def gallery_page(script: str, label: str) -> GalleryPage | None:
+    """Return an example script's page as Sphinx-Gallery writes it (label: reference_name),
+    or None where it has no module docstring, which Sphinx-Gallery refuses to publish."""
+    found = _docstring(script)
+    if found is None:
+        return None
+    docstring, first, last = found
+    lines: list[str] = []
+    numbers: list[int] = []
+
+    def put(text: str, number: int) -> None:
+        lines.append(text)
+        numbers.append(number)
+
+    put(f".. _{label}:", first)
+    put("", first)
+    # The docstring's lines as the script's, where as many (no escaped line breaks): else
+    # each at the docstring's first line on, none past its last.
+    for index, text in enumerate(docstring):
+        put(text, min(first + index, last))
+    put("", last)
+    source = script.split("\n")
+    number = last + 1  # the script's line read next
+    in_code = False  # whether a code block's directive has been written and not ended
+    while number <= len(source):
+        text = source[number - 1]
+        if _MARKER.fullmatch(text.rstrip()):
+            put("", number)
+            number = _text_block(source, number + 1, put)
+            in_code = False
+            continue
+        if not in_code and text.strip():
+            put(_CODE_DIRECTIVE, number)
+            put("", number)
+            in_code = True
+        put("    " + text if text.strip() else "", number)
+        number += 1
+    return GalleryPage(tuple(lines), tuple(numbers))
+
+
+def _text_block(source: list, number: int, put) -> int:
+    """Write the text block whose comment lines start at a script's line (its `#` removed
+    and its lines dedented, as py_source_parser does) and return the line after it."""
+    start = number
+    while number <= len(source) and source[number - 1].startswith("#"):
+        number += 1
+    block = textwrap.dedent("\n".join(line[1:] for line in source[start - 1:number - 1]))
+    for offset, text in enumerate(block.split("\n") if number > start else ()):
+        put(text.rstrip(), start + offset)
+    put("", number - 1 if number > start else start)
+    return number
