@@ -554,6 +554,63 @@ class GeneratedPagesTest(unittest.TestCase):
                          {"auto_examples/edges/plot_canny.html", "auto_examples/index.html"})
         self.assertIn("examples/edges/plot_bare.py: no module docstring", said.getvalue())
 
+    def test_nbsphinx_publishes_each_notebook_as_a_page_its_headings_at_jupyter_s_ids(self):
+        # xarray 2023.01.0's docs/examples/*.ipynb: Markdown cells are text, code cells code,
+        # outputs, raw and hidden cells are not read; a heading's id is its educated text
+        # with each space a hyphen ("Control the plot’s colorbar"); a unit quotes the span of
+        # the file its cells are written on.
+        import json
+        cells = [
+            {"cell_type": "markdown", "metadata": {},
+             "source": ["# Toy weather data\n", "\n", "Here is a dataset."]},
+            {"cell_type": "code", "execution_count": None, "metadata": {},
+             "outputs": [{"output_type": "stream", "text": ["printed only when run\n"]}],
+             "source": ["ds = make()\n", "print('```')"]},
+            {"cell_type": "raw", "metadata": {}, "source": ["Raw text."]},
+            {"cell_type": "markdown", "metadata": {"nbsphinx": "hidden"},
+             "source": ["Hidden text."]},
+            {"cell_type": "markdown", "metadata": {},
+             "source": ["## Control the plot's colorbar\n", "Use `cbar_kwargs`."]}]
+        notebook = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                               "nbformat_minor": 4}, indent=1)
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "docs/conf.py": "extensions = ['nbsphinx']\n"
+                            "exclude_patterns = ['_build', 'drafts']\n",
+            "docs/index.rst": "Demo\n====\n",
+            "docs/examples/weather.ipynb": notebook,
+            "docs/examples/.ipynb_checkpoints/weather-checkpoint.ipynb": notebook,
+            "docs/drafts/draft.ipynb": notebook,
+            "docs/examples/broken.ipynb": "{not json"})
+        said = io.StringIO()
+        units = {unit["url"].removeprefix(DOCS): unit
+                 for unit in package_contents(self.root, progress=Progress(said))}
+        self.assertEqual(sorted(url for url in units if "examples/" in url), [
+            "examples/weather.html#Control-the-plot\u2019s-colorbar",
+            "examples/weather.html#Toy-weather-data"])
+        toy = units["examples/weather.html#Toy-weather-data"]
+        lines = notebook.split("\n")
+        self.assertEqual(toy["source_id"], "docs/examples/weather.ipynb")
+        self.assertEqual(lines[toy["start_line"] - 1].strip(), '"# Toy weather data\\n",')
+        self.assertEqual(lines[toy["end_line"] - 1].strip(), '"print(\'```\')"')
+        self.assertIn("ds = make()", toy["fields"]["code"])
+        self.assertNotIn("printed only", toy["text"])
+        text = " ".join(unit["text"] for unit in units.values())
+        self.assertNotIn("Raw text.", text)
+        self.assertNotIn("Hidden text.", text)
+        self.assertIn("docs/examples/broken.ipynb: not a notebook", said.getvalue())
+
+    def test_a_notebook_not_written_line_by_line_is_read_at_its_source_keys_lines(self):
+        import json
+
+        from retrieval.ingest.readers.notebooks import notebook_page
+        cells = [{"cell_type": "markdown", "metadata": {}, "source": "# Title\nText."},
+                 {"cell_type": "code", "metadata": {}, "outputs": [], "source": ["x = 1"]}]
+        page = notebook_page(json.dumps({"cells": cells}))
+        self.assertEqual(page.lines, ("# Title", "Text.", "", "```python", "x = 1", "```", ""))
+        self.assertEqual(set(page.file_lines), {1})
+        self.assertIsNone(notebook_page('{"cells": 3}'))
+
     def test_autosummary_generate_names_the_pages_whose_tables_get_stubs(self):
         # autosummary's process_generate_options: False writes no stub (Sphinx's own docs), a
         # list only those files' (a name without a suffix taken with source_suffix's first).
@@ -1705,6 +1762,10 @@ class ConfTest(unittest.TestCase):
                          ((("../ex", "gallery"), ("../tutorials", "tutorials")), r"_skip\.py"))
         self.assertEqual(read_conf("sphinx_gallery_conf = {'gallery_dirs': 'g'}\n").galleries,
                          ())
+
+        self.assertEqual([read_conf(f"extensions = ['{name}']\n").notebook_ids
+                          for name in ("nbsphinx", "myst_nb", "myst_parser")],
+                         ["nbsphinx", "sphinx", ""])
 
 
 class LinksTest(unittest.TestCase):

@@ -58,7 +58,7 @@ from ..readers.docstrings import (
 from ..readers.docutils_ids import sphinx_id
 from ..readers.rendered import PYTHON_DOMAIN, RenderedPage
 from ..readers.rst import NAPOLEON_SECTIONS, OBJECT_DIRECTIVES, first_section_title, plain_text
-from ..readers.sphinx_conf import RST, SphinxConf
+from ..readers.sphinx_conf import MARKDOWN, RST, SphinxConf
 from ..readers.sphinx_page import (
     generates_text,
     other_domain_descriptions,
@@ -77,7 +77,14 @@ from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
 from ..unit import UnitDraft, merge_same_passages, passage_key
 from ..version_notes import rst_notes
-from .sphinx_docs import SphinxProject, docname_path, gallery_pages, page_path, sphinx_project
+from .sphinx_docs import (
+    SphinxProject,
+    docname_path,
+    gallery_pages,
+    notebook_pages,
+    page_path,
+    sphinx_project,
+)
 from .sphinx_include import Docstring, Origin, expand
 
 # The most names one object's passages are indexed under (its own, the names it is exported
@@ -1089,6 +1096,9 @@ class _Units:
         pages = [page for page in self._read_pages(project.root, progress, conf.page_kind)
                  if page[0] not in gallery]
         pages += [(relative, RST, page.text, "") for relative, page in gallery.items()]
+        # The notebooks nbsphinx or MyST-NB publishes, as Markdown with their lines' origins.
+        notebooks = notebook_pages(self.tree, project, progress)
+        pages += [(relative, MARKDOWN, page.text, "") for relative, page in notebooks.items()]
         directives = directives_of(conf)
         # Each reST page as Sphinx reads it: its includes' lines in place (sphinx_include.py).
         expanded = {relative: gallery[relative] if relative in gallery else expand(
@@ -1099,8 +1109,9 @@ class _Units:
         # Each Markdown page MyST reads, its `{include}`s in place likewise.
         myst = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
                                  myst=True)
-                for relative, kind, text, sha256 in pages
-                if kind != RST and any(name.startswith("myst") for name in conf.extensions)}
+                for relative, kind, text, sha256 in pages if kind != RST
+                and relative not in notebooks
+                and any(name.startswith("myst") for name in conf.extensions)}
         self.references = sum((autodoc.references(page.text,
                                                   default_role=conf.object_default_role)
                                for page in expanded.values()), Counter())
@@ -1196,14 +1207,22 @@ class _Units:
                         placed.append((line, len(placed), draft))
             else:
                 breaks = ()
-                if relative in myst:
+                flavour = "sphinx+smartquotes" if conf.myst_smartquotes else "sphinx"
+                if relative in notebooks:
+                    # A notebook's Markdown, each line at the file's line it is written on:
+                    # a unit quotes the span of the file its cells are on, as a rendered
+                    # page's unit quotes the span of its HTML (no breaks).
+                    text, origins = notebooks[relative].text, notebooks[relative].origins
+                    if conf.notebook_ids == "nbsphinx":
+                        # Its ids are made of the heading Sphinx has educated (smartquotes);
+                        # MyST-NB's are docutils', as a MyST page's.
+                        flavour = "nbsphinx+smartquotes" if conf.smartquotes else "nbsphinx"
+                elif relative in myst:
                     # MyST renders an `{include}` directive's file in the page, as docutils
                     # does reST's: read expanded, each line from the file it is in.
                     read = myst[relative]
                     text, origins, breaks = read.text, read.origins, read.breaks()
-                units = markdown.page_units(
-                    text, "sphinx+smartquotes" if conf.myst_smartquotes else "sphinx",
-                    conf.docname(relative), breaks)
+                units = markdown.page_units(text, flavour, conf.docname(relative), breaks)
                 reference, found = False, {}
                 rest = markdown.myst_rest(text) if relative in myst else None
                 if rest is not None:

@@ -18,7 +18,7 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 
-from ..readers import sphinx_gallery
+from ..readers import notebooks, sphinx_gallery
 from ..readers.sphinx_conf import CONF, SphinxConf, read_conf
 from ..tree import (
     DEFAULT_MAX_FILE_BYTES,
@@ -215,6 +215,36 @@ def _gallery_index(tree: SourceTree, folder: str, progress: Progress) -> Expande
         origins.extend([*(Origin(f"{directory}/{header}", sha256, number)
                           for number in range(1, len(file_lines) + 1)), None])
     return ExpandedPage("\n".join(lines), origins) if lines else None
+
+
+def notebook_pages(tree: SourceTree, project: SphinxProject, progress: Progress) -> dict:
+    """Return {path below the Sphinx root: ExpandedPage} of each notebook an extension
+    publishes as a page (SphinxConf.notebook_ids), as Markdown (readers/notebooks.py), each
+    line's origin the notebook's line; a file that is no notebook is reported and skipped."""
+    if not project.conf.notebook_ids:
+        return {}
+    top = os.path.join(tree.root, *project.root.split("/"))
+    pages: dict = {}
+    for directory, subdirectories, names in os.walk(top):
+        # Hidden folders (.ipynb_checkpoints, nbsphinx's own exclusion) hold no pages.
+        subdirectories[:] = sorted(name for name in subdirectories if not name.startswith("."))
+        for name in sorted(names):
+            relative = os.path.relpath(os.path.join(directory, name), top).replace(os.sep, "/")
+            if not name.endswith(notebooks.NOTEBOOK_SUFFIX) or name.startswith(".") \
+                    or project.conf.excluded(relative):
+                continue
+            path = f"{project.root}/{relative}"
+            read = read_file(tree, path, progress)
+            if read is None:
+                continue
+            text, sha256 = read
+            page = notebooks.notebook_page(text)
+            if page is None:
+                progress.skip(f"{tree.label}/{path}", "not a notebook (no JSON list of cells)")
+                continue
+            pages[relative] = ExpandedPage("\n".join(page.lines), [
+                Origin(path, sha256, line) for line in page.file_lines])
+    return pages
 
 
 # --- where the pages are published ---------------------------------------------------------

@@ -24,6 +24,7 @@ from ..unit import Unit
 from .blocks import MAX_PASSAGE_BYTES, Paragraph, is_blank, size_pieces
 from .docutils_ids import DocumentIds, make_id
 from .hidden import hidden_in_markup
+from .notebooks import heading_id
 from .rst import DROPPED_DIRECTIVES
 from .smartquotes import educate_quotes
 
@@ -419,6 +420,22 @@ class _DocutilsSlugger:
         self._labels = ids if len(names) == len(lines) else []
 
 
+class _JupyterSlugger:
+    """Heading ids as nbsphinx renders a notebook's: Jupyter's, the heading's text with each
+    space a hyphen (notebooks.heading_id: `#Toy-weather-data`); smartquotes: Sphinx educates
+    the heading's quotes first (xarray's "Control the plot’s colorbar")."""
+
+    def __init__(self, smartquotes: bool = False):
+        self._smartquotes = smartquotes
+
+    def heading(self, text: str) -> tuple:
+        """Return (the heading as shown, its id)."""
+        shown = _plain(text)
+        if self._smartquotes:
+            shown = _educated_outside_code(shown)
+        return text, heading_id(shown.replace("`", "").strip())
+
+
 # A Markdown code span: a run of backquotes, what they enclose, the same run.
 _CODE_SPAN = re.compile(r"(`+).+?\1")
 
@@ -440,10 +457,12 @@ def _educated_outside_code(text: str) -> str:
 
 # How a site renders Markdown heading ids: GitHub's (github-slugger) or MkDocs' (toc), the
 # latter with or without the attr_list extension a project's mkdocs.yml may enable.
-SLUGGERS: dict[str, Callable[[], _GithubSlugger | _TocSlugger | _DocutilsSlugger]] = {
+SLUGGERS: dict[str, Callable[[], _GithubSlugger | _TocSlugger | _DocutilsSlugger
+                                 | _JupyterSlugger]] = {
     "github": _GithubSlugger, "mkdocs": _TocSlugger,
     "mkdocs+attr_list": lambda: _TocSlugger(attr_list=True), "sphinx": _DocutilsSlugger,
-    "sphinx+smartquotes": lambda: _DocutilsSlugger(smartquotes=True)}
+    "sphinx+smartquotes": lambda: _DocutilsSlugger(smartquotes=True),
+    "nbsphinx": _JupyterSlugger, "nbsphinx+smartquotes": lambda: _JupyterSlugger(True)}
 
 
 @dataclass(frozen=True)

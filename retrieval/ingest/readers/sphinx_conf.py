@@ -14,7 +14,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from . import sphinx_gallery
+from . import notebooks, sphinx_gallery
 from .code_deprecation import base_name
 
 CONF = "conf.py"
@@ -114,6 +114,9 @@ class SphinxConf:
     # gallery_dirs, paired in order), and the pattern of the scripts it never publishes.
     galleries: tuple = ()
     gallery_ignore: str = sphinx_gallery.DEFAULT_IGNORE
+    # The heading ids of the notebooks an extension publishes as pages (`.ipynb` below the
+    # root): "nbsphinx" (Jupyter's) with nbsphinx, "sphinx" (docutils') with MyST-NB, "" none.
+    notebook_ids: str = ""
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -125,7 +128,7 @@ class SphinxConf:
         """Return RST or MARKDOWN for a file Sphinx reads as a page, else None."""
         for suffix in sorted(self.source_suffix, key=len, reverse=True):
             if relative.endswith(suffix):
-                if any(_excluded(relative, pattern) for pattern in self.exclude_patterns):
+                if self.excluded(relative):
                     return None
                 return self.source_suffix[suffix]
         return None
@@ -139,6 +142,10 @@ class SphinxConf:
         first = next(iter(self.source_suffix), "")
         return any(relative == (name if name.endswith(tuple(self.source_suffix))
                                 else name + first) for name in self.stub_sources)
+
+    def excluded(self, relative: str) -> bool:
+        """Tell whether a file below the root is left out of the project (exclude_patterns)."""
+        return any(_excluded(relative, pattern) for pattern in self.exclude_patterns)
 
     def docname(self, relative: str) -> str:
         """Return a page's document name: its path below the root without its suffix."""
@@ -535,6 +542,8 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         stub_sources=_stub_sources(known.get("autosummary_generate")),
         special_members=_special_members(known, extensions),
         galleries=_galleries(gallery, extensions),
+        notebook_ids="nbsphinx" if notebooks.NBSPHINX in extensions
+        else "sphinx" if notebooks.MYST_NB in extensions else "",
         gallery_ignore=ignore if isinstance(ignore := gallery.get("ignore_pattern"), str)
         else sphinx_gallery.DEFAULT_IGNORE,
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
