@@ -753,6 +753,21 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn(DOCS + "api.html#demo.raises",
                       [unit["url"] for unit in package_contents(self.root)])
 
+    def test_autodocsumm_options_are_taken_where_conf_py_loads_it(self):
+        # autodocsumm's module, class and exception documenters take `:autosummary:` and its
+        # kin (marshmallow's `.. automodule:: marshmallow.fields` with `:autosummary:`): the
+        # directive renders its objects, a table of links above them. Without the extension
+        # the option is unknown: nothing rendered.
+        write(self.root, {"demo/__init__.py": 'class Count:\n    """Count rows."""\n\n'
+                                              '    def add(self):\n        """Add one."""\n',
+                          "docs/api.rst": "API\n===\n\nText.\n\n.. autoclass:: demo.Count\n"
+                                          "   :members:\n   :autosummary:\n"
+                                          "   :autosummary-members: add\n"})
+        for extensions, described in (("", False), ("extensions = ['autodocsumm']\n", True)):
+            write(self.root, {"docs/conf.py": extensions})
+            urls = [unit["url"] for unit in package_contents(self.root)]
+            self.assertEqual(DOCS + "api.html#demo.Count.add" in urls, described, urls)
+
     def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
         write(self.root, {
             "docs/conf.py": "",

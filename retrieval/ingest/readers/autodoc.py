@@ -380,12 +380,28 @@ def with_defaults(directive: Directive, defaults: dict) -> Directive:
 
 # sphinxcontrib-trio's documenters take more (pytest's `.. autofunction:: pytest.raises(...)`
 # with `:with: excinfo`, rendered "with pytest.raises(...) as excinfo").
-_TRIO = "sphinxcontrib_trio"
 _TRIO_FUNCTION = frozenset({"async", "decorator", "with", "async-with", "for", "async-for",
                             "no-auto-options"})
-_TRIO_OPTIONS = {"function": _TRIO_FUNCTION,
-                 "method": _TRIO_FUNCTION | {"abstractmethod", "staticmethod", "classmethod",
-                                             "property"}}
+# autodocsumm's documenters of modules, classes and exceptions take `:autosummary:` (a table of
+# the members, before them) and its kin, and `autosummary-NAME` of each member option NAME
+# they take (its AutosummaryDocumenter's option_spec; marshmallow's `.. automodule::
+# marshmallow.fields` with `:autosummary:`): they add a table of links, no object.
+_AUTODOCSUMM = frozenset({"autosummary", "autosummary-no-nesting", "autosummary-sections",
+                          "autosummary-no-titles", "autosummary-force-inline",
+                          "autosummary-nosignatures"})
+_AUTODOCSUMM_MEMBERS = frozenset({"members", "undoc-members", "inherited-members",
+                                  "exclude-members", "private-members", "special-members",
+                                  "imported-members", "ignore-module-all"})
+# {conf.py's extension: {directive kind: the options its documenter takes besides autodoc's}}
+_EXTENSION_OPTIONS = {
+    "sphinxcontrib_trio": {
+        "function": _TRIO_FUNCTION,
+        "method": _TRIO_FUNCTION | {"abstractmethod", "staticmethod", "classmethod",
+                                    "property"}},
+    "autodocsumm": {kind: _AUTODOCSUMM | {f"autosummary-{name}" for name in
+                                          _OPTIONS[kind] & _AUTODOCSUMM_MEMBERS}
+                    for kind in ("module", "class", "exception")},
+}
 
 
 def unknown_options(directive: Directive, extensions: tuple = ()) -> list:
@@ -393,8 +409,8 @@ def unknown_options(directive: Directive, extensions: tuple = ()) -> list:
     renders nothing of the directive), in order; extensions: conf.py's."""
     known = _OPTIONS.get(directive.kind, _INDEX_OPTIONS)
     negated = {f"no-{name}" for name in known & _DEFAULT_OPTIONS}
-    if _TRIO in extensions:
-        known = known | _TRIO_OPTIONS.get(directive.kind, frozenset())
+    for extension in extensions:
+        known = known | _EXTENSION_OPTIONS.get(extension, {}).get(directive.kind, frozenset())
     return [name for name in directive.options if name not in known | negated]
 
 
