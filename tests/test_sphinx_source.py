@@ -768,6 +768,26 @@ class GeneratedPagesTest(unittest.TestCase):
             urls = [unit["url"] for unit in package_contents(self.root)]
             self.assertEqual(DOCS + "api.html#demo.Count.add" in urls, described, urls)
 
+    def test_a_member_of_a_modules_instance_of_a_class_is_the_classs_member(self):
+        # distributed's `.. autofunction:: distributed.metrics.context_meter.meter` of
+        # `context_meter = ContextMeter()`: autodoc's getattr of the instance gives the bound
+        # method, described at the directive's name. An instance of a class whose __new__
+        # may return anything is not looked into.
+        write(self.root, {"demo/__init__.py": 'class Meter:\n    """A meter."""\n\n'
+                                              '    def meter(self):\n        """Time it."""\n'
+                                              '\n\nclass Odd(Meter):\n'
+                                              '    def __new__(cls):\n        return 1\n\n\n'
+                                              'context = Meter()\nodd = Odd()\n',
+                          "docs/conf.py": "",
+                          "docs/api.rst": "API\n===\n\nText.\n\n"
+                                          ".. autofunction:: demo.context.meter\n\n"
+                                          ".. autofunction:: demo.odd.meter\n"})
+        stream = io.StringIO()
+        urls = [unit["url"] for unit in package_contents(self.root, progress=Progress(stream))]
+        self.assertIn(DOCS + "api.html#demo.context.meter", urls)
+        self.assertIn("autofunction demo.odd.meter: the package source defines no such object",
+                      stream.getvalue())
+
     def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
         write(self.root, {
             "docs/conf.py": "",

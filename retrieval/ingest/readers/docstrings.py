@@ -333,11 +333,8 @@ class PackageSource:
         if obj.docstring is None and obj.called:
             # An instance of a class the package defines shows the class's docstring
             # (autodoc's getdoc reads its __doc__), however it was made.
-            found = self.resolve_written(module, obj.called)
-            # Unless it has a __new__ of its own or its bases', which may return anything
-            # (SQLAlchemy's `symbol("NAME", """doc""")` makes a `_symbol` of that __doc__).
-            if found is not None and found[1].kind in (CLASS, EXCEPTION) and not any(
-                    "__new__" in cls.members for _, cls in [found, *self.bases(*found)]):
+            found = self.instance_of(module, obj)
+            if found is not None:
                 return found if found[1].docstring is not None else (module, obj)
         if obj.docstring is None and obj.wraps:
             found = self.resolve_written(module, obj.wraps)
@@ -347,6 +344,17 @@ class PackageSource:
                     and found[1].docstring is not None:
                 return found
         return module, obj
+
+    def instance_of(self, module: Module, obj: DocObject):
+        """Return (Module, DocObject) of the class of the package an assignment's value is an
+        instance of (a call of it, obj.called), or None."""
+        found = self.resolve_written(module, obj.called) if obj.called else None
+        # Not where the class has a __new__ of its own or its bases', which may return anything
+        # (SQLAlchemy's `symbol("NAME", """doc""")` makes a `_symbol` of that __doc__).
+        if found is None or found[1].kind not in (CLASS, EXCEPTION) or any(
+                "__new__" in cls.members for _, cls in [found, *self.bases(*found)]):
+            return None
+        return found
 
     def accessed(self, module: Module, obj: DocObject):
         """Return (Module, DocObject) of the class a class attribute is when read on its class,
@@ -466,6 +474,14 @@ class PackageSource:
                 accessed = self.accessed(module, obj)
                 if accessed is not None:
                     return self.resolve(".".join([accessed[1].name, *rest[cut:]]), hops + 1)
+            if obj.kind == DATA and cut:
+                # A name below a module's instance of a class of the package is the class's
+                # member, as Python's attribute lookup (and autodoc's getattr) reaches it:
+                # distributed's `.. autofunction:: distributed.metrics.context_meter.meter`
+                # of `context_meter = ContextMeter()`.
+                instance_of = self.instance_of(module, obj)
+                if instance_of is not None:
+                    return self.resolve(".".join([instance_of[1].name, *rest[cut:]]), hops + 1)
             if obj.kind in (CLASS, EXCEPTION) and cut:
                 # A member a class inherits: Python's attribute lookup finds it on its bases,
                 # nearest first (`pandas.DataFrame.loc`, defined on IndexingMixin).
