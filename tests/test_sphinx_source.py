@@ -788,6 +788,39 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("autofunction demo.odd.meter: the package source defines no such object",
                       stream.getvalue())
 
+    def test_an_autoattribute_of_an_undocumented_instance_attribute_is_described(self):
+        # urllib3's `.. autoattribute:: auto_close` in HTTPResponse's autoclass: autodoc's
+        # RuntimeInstanceAttributeMixin finds `self.auto_close = ...` of __init__ (a base's
+        # too, in a branch too) and describes it without a value; `:undoc-members:` lists no
+        # such attribute (only documented ones are the analyzer's attr_docs).
+        write(self.root, {"demo/__init__.py": 'class Base:\n    """A base."""\n\n'
+                                              '    def __init__(self, headers):\n'
+                                              '        if headers:\n'
+                                              '            self.headers = headers\n'
+                                              '        else:\n'
+                                              '            self.headers = {}\n\n\n'
+                                              'class Response(Base):\n'
+                                              '    """A response."""\n\n'
+                                              '    def __init__(self):\n'
+                                              '        self.auto_close = True\n'
+                                              '        self.size = 0  #: Its size.\n',
+                          "docs/conf.py": "",
+                          "docs/api.rst": "API\n===\n\nText.\n\n"
+                                          ".. autoclass:: demo.Response\n"
+                                          "   :members:\n   :undoc-members:\n\n"
+                                          "   .. autoattribute:: auto_close\n"
+                                          "   .. autoattribute:: headers\n"
+                                          "   .. autoattribute:: missing\n"})
+        stream = io.StringIO()
+        units = package_contents(self.root, progress=Progress(stream))
+        self.assertEqual([unit["url"].removeprefix(DOCS) for unit in units
+                          if unit["url"].startswith(DOCS)],
+                         ["api.html#api", "api.html#demo.Response", "api.html#demo.Response.size",
+                          "api.html#demo.Response.auto_close",
+                          "api.html#demo.Response.headers"])
+        self.assertIn("autoattribute missing: the package source defines no such object",
+                      stream.getvalue())
+
     def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
         write(self.root, {
             "docs/conf.py": "",

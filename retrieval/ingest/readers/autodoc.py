@@ -696,6 +696,26 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
                                                  for item in documented[1:]}))
             return _scoped(documented, dotted, directive.scope) if directive.scope \
                 else documented
+    if directive.kind == "attribute":
+        return _runtime_attribute(directive, candidates, package)
+    return None
+
+
+def _runtime_attribute(directive: Directive, candidates: list, package) -> list | None:
+    """Return [Documented] of an autoattribute naming an undocumented `self.NAME = ...` of its
+    class's __init__, or of a base's (Module.runtime_attributes), else None: autodoc's
+    RuntimeInstanceAttributeMixin documents it, without a value (urllib3's `..
+    autoattribute:: auto_close` in HTTPResponse's autoclass)."""
+    for dotted in candidates:
+        owner_name, _, name = dotted.rpartition(".")
+        owner = package.resolve(owner_name) if owner_name else None
+        if owner is None or owner[1].kind not in (CLASS, EXCEPTION):
+            continue
+        for module, cls in (owner, *package.bases(*owner)):
+            path = cls.name[len(module.name) + 1:]
+            found = module.runtime_attributes.get(f"{path}.{name}")
+            if found is not None:
+                return [Documented(dotted, module, found, directive, kind=ATTRIBUTE)]
     return None
 
 

@@ -164,6 +164,10 @@ class Module:
     # A function of two parameters whose body gives `getattr(OWNER, first)` the second as its
     # docstring -> OWNER as written (torch's `add_docstr_all(method, docstr)`).
     setter_wrappers: dict = field(default_factory=dict)
+    # A class's path + "." + NAME -> the undocumented `self.NAME = ...` of its __init__: no
+    # member autodoc lists, yet one an explicit autoattribute describes (autodoc's
+    # RuntimeInstanceAttributeMixin finds it in the analyzer's tagorder).
+    runtime_attributes: dict = field(default_factory=dict)
 
     def quote(self, obj: DocObject) -> str:
         """Return an object's quoted lines, byte-exact."""
@@ -1264,6 +1268,27 @@ class _Reader:
                         found = replace(found, slot=existing is not None)
                         members.setdefault(target.attr)
                         self.module.objects[f"{path}.{target.attr}"] = found
+        self._runtime_attributes(init.body, prefix, path)
+
+    def _runtime_attributes(self, statements: list, prefix: str, path: str):
+        """Record each other `self.NAME = ...` of __init__, in its branches too, as the class's
+        runtime attribute (Module.runtime_attributes), the first where several bind it."""
+        for statement in statements:
+            for block in _blocks(statement):
+                self._runtime_attributes(block, prefix, path)
+            if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+                continue
+            targets = statement.targets if isinstance(statement, ast.Assign) \
+                else [statement.target]
+            for target in targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id == "self" \
+                        and f"{path}.{target.attr}" not in self.module.objects:
+                    self.module.runtime_attributes.setdefault(
+                        f"{path}.{target.attr}",
+                        DocObject(f"{prefix}.{target.attr}", ATTRIBUTE, "", None,
+                                  self.module.path, statement.lineno,
+                                  statement.end_lineno or statement.lineno))
 
 
 # Decorators that assemble a docstring at import time (pandas.util._decorators).
