@@ -668,7 +668,7 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
         candidates = within + candidates
     for dotted in candidates:
         found = _imported_module(package, dotted) if directive.kind == "module" else \
-            package.resolve(dotted) if dotted else None
+            package.resolve(dotted) or _through_instance(package, dotted) if dotted else None
         # As autodoc, any object for any directive, but a module only for automodule.
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             module, obj = found
@@ -698,6 +698,22 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
                 else documented
     if directive.kind == "attribute":
         return _runtime_attribute(directive, candidates, package)
+    return None
+
+
+def _through_instance(package, dotted: str):
+    """Return (Module, DocObject) a dotted name below a module's instance of a class of the
+    package names: the class's member, as autodoc's getattr of the instance reaches it
+    (distributed's `.. autofunction:: distributed.metrics.context_meter.meter` of
+    `context_meter = ContextMeter()`), else None. Only a directive's name is looked up so:
+    the package's own names bound to such members keep what they are."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        found = package.resolve(".".join(parts[:cut]))
+        if found is not None:
+            instance_of = package.instance_of(*found) if found[1].kind == DATA else None
+            return package.resolve(".".join([instance_of[1].name, *parts[cut:]])) \
+                if instance_of is not None else None
     return None
 
 

@@ -478,14 +478,6 @@ class PackageSource:
                 accessed = self.accessed(module, obj)
                 if accessed is not None:
                     return self.resolve(".".join([accessed[1].name, *rest[cut:]]), hops + 1)
-            if obj.kind == DATA and cut:
-                # A name below a module's instance of a class of the package is the class's
-                # member, as Python's attribute lookup (and autodoc's getattr) reaches it:
-                # distributed's `.. autofunction:: distributed.metrics.context_meter.meter`
-                # of `context_meter = ContextMeter()`.
-                instance_of = self.instance_of(module, obj)
-                if instance_of is not None:
-                    return self.resolve(".".join([instance_of[1].name, *rest[cut:]]), hops + 1)
             if obj.kind in (CLASS, EXCEPTION) and cut:
                 # A member a class inherits: Python's attribute lookup finds it on its bases,
                 # nearest first (`pandas.DataFrame.loc`, defined on IndexingMixin).
