@@ -51,6 +51,7 @@ class Directive:
     # The hand-written `.. class::` descriptions whose content it is in, as written, joined
     # with "." (Pillow's `.. autoclass:: PIL.ImageShow.XDGViewer` in `.. class:: UnixViewer`).
     scope: str | None = None
+    explicit: bool = False  # whether module is its own `module::` (py_ext_sig_re's), not current
 
 
 @dataclass(frozen=True)
@@ -309,14 +310,16 @@ def directives(text: str, breaks: frozenset = frozenset()) -> list:
             # hand-written class description's content has too (pexpect's `.. class:: spawn`
             # holding `.. automethod:: kill` documents pexpect.spawn.kill).
             within = ".".join(name for _, name in plain)
-        explicit = current
+        modname = current
         if match.group(3):
             # `.. autofunction:: sympy.integrals.rationaltools::ratint`: autodoc's explicit
-            # module (py_ext_sig_re's `module::`), documented at `module.name`.
-            explicit, name, within = name, match.group(3), None
+            # module (py_ext_sig_re's `module::`), documented at `module.name`, whatever the
+            # name's dots (imageio's `.. autoclass:: imageio.core::Format.Reader`).
+            modname, name, within = name, match.group(3), None
         scope = ".".join(name for _, name in plain) \
             if plain and not classes and kind in _MODULE_LEVEL else None
-        found.append(Directive(index + 1, kind, name, explicit, options, within, scope))
+        found.append(Directive(index + 1, kind, name, modname, options, within, scope,
+                               explicit=bool(match.group(3))))
         if kind in ("class", "exception") and name:
             # `.. automethod:: render` in its content documents the class's render.
             classes.append((indent, f"{classes[-1][1]}.{name}" if classes else name))
@@ -659,7 +662,7 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
     """Return [Documented] of a directive (the object, then its members), or None if the
     source defines no object of that name and kind; settings: the project's."""
     candidates = [directive.name]
-    if directive.module and _in_current_module(directive):
+    if directive.module and (directive.explicit or _in_current_module(directive)):
         candidates.insert(0, f"{directive.module}.{directive.name}")
     if directive.within:
         within = [f"{directive.within}.{directive.name}"]
