@@ -821,6 +821,28 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("autoattribute missing: the package source defines no such object",
                       stream.getvalue())
 
+    def test_an_automodule_of_a_package_conf_py_puts_on_sys_path_is_described(self):
+        # SQLAlchemy's `.. automodule:: examples.adjacency_list`, importable by doc/build/
+        # conf.py's `sys.path.insert(0, os.path.abspath("../.."))`: its docstring is at the
+        # module's id, and it is no API of the release (none of its objects is added).
+        write(self.root, {"demo/__init__.py": '"""Demo."""\n',
+                          "examples/__init__.py": "",
+                          "examples/graphs/__init__.py": '"""Directed graphs."""\n\n\n'
+                                                         'class Node:\n    """A node."""\n',
+                          "docs/api.rst": "Examples\n========\n\n"
+                                          ".. automodule:: examples.graphs\n"})
+        for conf, described in (("", False), ("import os, sys\n"
+                                              "sys.path.insert(0, os.path.abspath('..'))\n",
+                                              True)):
+            write(self.root, {"docs/conf.py": conf})
+            stream = io.StringIO()
+            units = package_contents(self.root, progress=Progress(stream))
+            urls = [unit["url"] for unit in units]
+            self.assertEqual(DOCS + "api.html#module-examples.graphs" in urls, described, urls)
+            self.assertFalse(any("Node" in unit["title"] for unit in units))
+            self.assertEqual("automodule examples.graphs: the package source defines no such "
+                             "object" in stream.getvalue(), not described)
+
     def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
         write(self.root, {
             "docs/conf.py": "",
@@ -1710,6 +1732,15 @@ class ConfTest(unittest.TestCase):
         self.assertEqual((conf.extensions, conf.source_suffix, conf.html_baseurl),
                          (("myst_parser",), {".rst": RST, ".md": MARKDOWN}, None))
         self.assertEqual(read_conf("this is not Python").source_suffix, {".rst": RST})
+
+    def test_the_folders_conf_py_puts_on_sys_path_relative_to_its_own(self):
+        # Sphinx runs conf.py in its folder: abspath("../..") is two folders up from it.
+        self.assertEqual(read_conf(
+            "import os, sys\nsys.path.insert(0, os.path.abspath('../../lib'))\n"
+            "sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "
+            "'..', 'src')))\nsys.path.append(os.path.join(os.path.dirname(__file__), '_ext'))\n"
+            "sys.path.append(os.environ['X'])\nsys.path.insert(0, os.path.abspath('.'))\n")
+            .sys_path, ("../../lib", "../src", "_ext", "."))
 
 
 class LinksTest(unittest.TestCase):

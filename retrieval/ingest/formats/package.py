@@ -26,6 +26,7 @@ import urllib.parse
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from ...core.checks import SnapshotError
 from ...core.ranking import SECTION, IndexFields
@@ -357,6 +358,10 @@ class _Units:
         self.template_kinds: dict = {}
         # The names the docs' autosummary tables give stub pages (their page entries).
         self.summarized_names: set = set()
+        # The folders below the top that conf.py puts on sys.path, and the top-level names
+        # looked for there (_read_beside).
+        self.beside: list = []
+        self.looked_beside: set = set()
         # The classes whose stub's template text was read (_template_described): once each.
         self.templated: set = set()
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
@@ -687,6 +692,8 @@ class _Units:
                 found[directive.line] = []
                 continue
             documented = autodoc.resolve(directive, self.package, settings)
+            if documented is None and self._read_beside(directive, progress):
+                documented = autodoc.resolve(directive, self.package, settings)
             progress.directive(self.tree.label, documented is not None)
             if documented is None:
                 progress.skip(f"{self.tree.label}/{where(directive.line)}",
@@ -704,6 +711,34 @@ class _Units:
                     if mapping is not None:
                         self.described.add(mapping[1].name)
         return found
+
+    def _read_beside(self, directive: autodoc.Directive, progress: Progress) -> bool:
+        """Read into package.dependencies (importable, none of the release's API) the package
+        or module of the release a directive's top-level name is, where conf.py puts its
+        folder on sys.path (self.beside) and the package is not of the release's API: autodoc
+        imports it there (SQLAlchemy's `.. automodule:: examples.adjacency_list`, with
+        `sys.path.insert(0, os.path.abspath("../.."))` in doc/build/conf.py). Tell whether
+        any was read."""
+        from ..sources.layout import importable_modules  # sources import formats
+        own = {name.partition(".")[0] for name in self.package.modules}
+        read_any = False
+        for written in (directive.name, directive.module or ""):
+            name = written.partition(".")[0]
+            if not name or name in own or name in self.looked_beside:
+                continue
+            self.looked_beside.add(name)
+            for directory in self.beside:
+                files = importable_modules(Path(self.tree.root), directory, name)
+                if files:
+                    read = read_package(self.tree.root, files, self.tree.max_file_bytes)
+                    self.package.dependencies.update(read.modules)
+                    for path, reason in read.skipped:
+                        progress.skip(f"{self.tree.label}/{path}", reason)
+                    progress.files += len(read.modules)
+                    self.package.changed()
+                    read_any = True
+                    break
+        return read_any
 
     def _place_described(self, found: dict, units: list, source: SourcePage,
                          address: str | None, reference: bool, placed: list,
@@ -1083,6 +1118,10 @@ class _Units:
         """Return a Sphinx project's units: one per section and object description of each
         page, at the ids Sphinx gives them (sphinx_source.py), autodoc's objects in place."""
         conf, layout = project.conf, self.layout
+        # Sphinx runs conf.py in its folder; a folder outside the release is none of it.
+        self.beside = [directory for directory in (
+            posixpath.normpath(posixpath.join(project.root, path)) for path in conf.sys_path)
+            if directory != ".." and not directory.startswith(("../", "/"))]
         pages = self._read_pages(project.root, progress, conf.page_kind)
         directives = directives_of(conf)
         # Each reST page as Sphinx reads it: its includes' lines in place (sphinx_include.py).
