@@ -26,7 +26,6 @@ import urllib.parse
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from ...core.checks import SnapshotError
 from ...core.ranking import SECTION, IndexFields
@@ -52,6 +51,7 @@ from ..readers.docstrings import (
     inheriting,
     is_private,
     merged_constructor,
+    module_name,
     public_name,
     public_objects,
     read_package,
@@ -78,7 +78,7 @@ from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
 from ..unit import UnitDraft, merge_same_passages, passage_key
 from ..version_notes import rst_notes
-from .sphinx_docs import SphinxProject, docname_path, page_path, sphinx_project
+from .sphinx_docs import SphinxProject, docname_path, page_path, python_files, sphinx_project
 from .sphinx_include import Docstring, Origin, expand
 
 # The most names one object's passages are indexed under (its own, the names it is exported
@@ -335,6 +335,19 @@ def _member_sections(docstring: str) -> dict:
                 names.append(entry.group(1))
         found[header.group(1)] = names
     return found
+
+
+def _importable(top: str, directory: str, name: str) -> list:
+    """Return (path below top, module name) of each module of the top-level package or module
+    `name` importable from a directory below top ('/'-separated), [] if none is."""
+    if not name.isidentifier():
+        return []
+    below = posixpath.normpath(posixpath.join(directory, name))
+    if os.path.isfile(os.path.join(top, below, "__init__.py")):
+        return [(path, dotted) for path in python_files(top, below)
+                if (dotted := module_name(posixpath.relpath(path, directory))) is not None]
+    module = f"{below}.py"
+    return [(module, name)] if os.path.isfile(os.path.join(top, module)) else []
 
 
 class _Units:
@@ -719,7 +732,6 @@ class _Units:
         imports it there (SQLAlchemy's `.. automodule:: examples.adjacency_list`, with
         `sys.path.insert(0, os.path.abspath("../.."))` in doc/build/conf.py). Tell whether
         any was read."""
-        from ..sources.layout import importable_modules  # sources import formats
         own = {name.partition(".")[0] for name in self.package.modules}
         read_any = False
         for written in (directive.name, directive.module or ""):
@@ -728,7 +740,7 @@ class _Units:
                 continue
             self.looked_beside.add(name)
             for directory in self.beside:
-                files = importable_modules(Path(self.tree.root), directory, name)
+                files = _importable(self.tree.root, directory, name)
                 if files:
                     read = read_package(self.tree.root, files, self.tree.max_file_bytes)
                     self.package.dependencies.update(read.modules)

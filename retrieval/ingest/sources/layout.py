@@ -131,19 +131,6 @@ def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
     return sorted(found)
 
 
-def importable_modules(top: Path, directory: str, name: str) -> tuple:
-    """Return (path below top, module name) of the API modules of the top-level package or
-    module `name` importable from a directory below top ('/'-separated), () if none is."""
-    base = _below(top, directory)
-    if base is None or not name.isidentifier():
-        return ()
-    if (base / name / "__init__.py").is_file():
-        # Its own name is no directory of tests or examples, whatever it is: it is imported.
-        return tuple(_python_files(top, base / name, base / name, name))
-    module = base / f"{name}.py"
-    return ((module.relative_to(top).as_posix(), name),) if module.is_file() else ()
-
-
 def _below(top: Path, relative: str) -> Path | None:
     """Return a directory a configuration names below top, or None (outside, or none)."""
     relative = relative.strip().strip("/") or "."
