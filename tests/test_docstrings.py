@@ -726,6 +726,10 @@ class AutodocTest(unittest.TestCase):
                                        ".. automethod:: demo::Engine.stop\n\n"
                                        ".. autodata:: DEFAULT_SIZE\n"),
                          [["demo.core.make_engine"], ["demo.Engine.stop"], None])
+        # Whatever the dots of the name after it (imageio's `.. autoclass::
+        # imageio.core::Format.Reader`): autodoc's resolve_name takes that module as given.
+        self.assertEqual(self.resolved(".. autofunction:: demo::Engine.stop\n"),
+                         [["demo.Engine.stop"]])
 
     def test_a_directive_in_an_autoclass_documents_that_class_s_member(self):
         self.assertEqual(self.resolved(".. currentmodule:: demo\n\n.. autoclass:: Engine\n\n"

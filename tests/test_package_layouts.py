@@ -147,6 +147,19 @@ class LayoutTest(unittest.TestCase):
             ["dj", "dj.test", "dj.test.client", "web", "web.sub", "web.testing"])
 
 
+    def test_a_pytest_named_module_its_package_imports_is_api(self):
+        # falcon 3.1.1: falcon/testing/__init__.py's `from falcon.testing.test_case import
+        # TestCase`, which its docs' `.. autoclass:: TestCase` documents; a sibling's relative
+        # import counts too; a test module nothing of the package imports is none.
+        self.assertEqual(self.modules({
+            "web/__init__.py": "", "web/testing/__init__.py":
+                "from web.testing.test_case import TestCase\nfrom .case_test import run\n",
+            "web/testing/test_case.py": "class TestCase:\n    pass\n",
+            "web/testing/case_test.py": "def run():\n    pass\n",
+            "web/testing/test_other.py": "", "web/testing/conftest.py": ""}),
+            ["web", "web.testing", "web.testing.case_test", "web.testing.test_case"])
+
+
 FILTERS = '''\
 """Filters."""
 

@@ -858,6 +858,96 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn(DOCS + "api.html#demo.raises",
                       [unit["url"] for unit in package_contents(self.root)])
 
+    def test_autodocsumm_options_are_taken_where_conf_py_loads_it(self):
+        # autodocsumm's module, class and exception documenters take `:autosummary:` and its
+        # kin (marshmallow's `.. automodule:: marshmallow.fields` with `:autosummary:`): the
+        # directive renders its objects, a table of links above them. Without the extension
+        # the option is unknown: nothing rendered.
+        write(self.root, {"demo/__init__.py": 'class Count:\n    """Count rows."""\n\n'
+                                              '    def add(self):\n        """Add one."""\n',
+                          "docs/api.rst": "API\n===\n\nText.\n\n.. autoclass:: demo.Count\n"
+                                          "   :members:\n   :autosummary:\n"
+                                          "   :autosummary-members: add\n"})
+        for extensions, described in (("", False), ("extensions = ['autodocsumm']\n", True)):
+            write(self.root, {"docs/conf.py": extensions})
+            urls = [unit["url"] for unit in package_contents(self.root)]
+            self.assertEqual(DOCS + "api.html#demo.Count.add" in urls, described, urls)
+
+    def test_a_member_of_a_modules_instance_of_a_class_is_the_classs_member(self):
+        # distributed's `.. autofunction:: distributed.metrics.context_meter.meter` of
+        # `context_meter = ContextMeter()`: autodoc's getattr of the instance gives the bound
+        # method, described at the directive's name. An instance of a class whose __new__
+        # may return anything is not looked into.
+        write(self.root, {"demo/__init__.py": 'class Meter:\n    """A meter."""\n\n'
+                                              '    def meter(self):\n        """Time it."""\n'
+                                              '\n\nclass Odd(Meter):\n'
+                                              '    def __new__(cls):\n        return 1\n\n\n'
+                                              'context = Meter()\nodd = Odd()\n',
+                          "docs/conf.py": "",
+                          "docs/api.rst": "API\n===\n\nText.\n\n"
+                                          ".. autofunction:: demo.context.meter\n\n"
+                                          ".. autofunction:: demo.odd.meter\n"})
+        stream = io.StringIO()
+        urls = [unit["url"] for unit in package_contents(self.root, progress=Progress(stream))]
+        self.assertIn(DOCS + "api.html#demo.context.meter", urls)
+        self.assertIn("autofunction demo.odd.meter: the package source defines no such object",
+                      stream.getvalue())
+
+    def test_an_autoattribute_of_an_undocumented_instance_attribute_is_described(self):
+        # urllib3's `.. autoattribute:: auto_close` in HTTPResponse's autoclass: autodoc's
+        # RuntimeInstanceAttributeMixin finds `self.auto_close = ...` of __init__ (a base's
+        # too, in a branch too) and describes it without a value; `:undoc-members:` lists no
+        # such attribute (only documented ones are the analyzer's attr_docs).
+        write(self.root, {"demo/__init__.py": 'class Base:\n    """A base."""\n\n'
+                                              '    def __init__(self, headers):\n'
+                                              '        if headers:\n'
+                                              '            self.headers = headers\n'
+                                              '        else:\n'
+                                              '            self.headers = {}\n\n\n'
+                                              'class Response(Base):\n'
+                                              '    """A response."""\n\n'
+                                              '    def __init__(self):\n'
+                                              '        self.auto_close = True\n'
+                                              '        self.size = 0  #: Its size.\n',
+                          "docs/conf.py": "",
+                          "docs/api.rst": "API\n===\n\nText.\n\n"
+                                          ".. autoclass:: demo.Response\n"
+                                          "   :members:\n   :undoc-members:\n\n"
+                                          "   .. autoattribute:: auto_close\n"
+                                          "   .. autoattribute:: headers\n"
+                                          "   .. autoattribute:: missing\n"})
+        stream = io.StringIO()
+        units = package_contents(self.root, progress=Progress(stream))
+        self.assertEqual([unit["url"].removeprefix(DOCS) for unit in units
+                          if unit["url"].startswith(DOCS)],
+                         ["api.html#api", "api.html#demo.Response", "api.html#demo.Response.size",
+                          "api.html#demo.Response.auto_close",
+                          "api.html#demo.Response.headers"])
+        self.assertIn("autoattribute missing: the package source defines no such object",
+                      stream.getvalue())
+
+    def test_an_automodule_of_a_package_conf_py_puts_on_sys_path_is_described(self):
+        # SQLAlchemy's `.. automodule:: examples.adjacency_list`, importable by doc/build/
+        # conf.py's `sys.path.insert(0, os.path.abspath("../.."))`: its docstring is at the
+        # module's id, and it is no API of the release (none of its objects is added).
+        write(self.root, {"demo/__init__.py": '"""Demo."""\n',
+                          "examples/__init__.py": "",
+                          "examples/graphs/__init__.py": '"""Directed graphs."""\n\n\n'
+                                                         'class Node:\n    """A node."""\n',
+                          "docs/api.rst": "Examples\n========\n\n"
+                                          ".. automodule:: examples.graphs\n"})
+        for conf, described in (("", False), ("import os, sys\n"
+                                              "sys.path.insert(0, os.path.abspath('..'))\n",
+                                              True)):
+            write(self.root, {"docs/conf.py": conf})
+            stream = io.StringIO()
+            units = package_contents(self.root, progress=Progress(stream))
+            urls = [unit["url"] for unit in units]
+            self.assertEqual(DOCS + "api.html#module-examples.graphs" in urls, described, urls)
+            self.assertFalse(any("Node" in unit["title"] for unit in units))
+            self.assertEqual("automodule examples.graphs: the package source defines no such "
+                             "object" in stream.getvalue(), not described)
+
     def test_each_glossary_entry_is_a_unit_at_its_terms_id(self):
         write(self.root, {
             "docs/conf.py": "",
@@ -1747,6 +1837,15 @@ class ConfTest(unittest.TestCase):
         self.assertEqual((conf.extensions, conf.source_suffix, conf.html_baseurl),
                          (("myst_parser",), {".rst": RST, ".md": MARKDOWN}, None))
         self.assertEqual(read_conf("this is not Python").source_suffix, {".rst": RST})
+
+    def test_the_folders_conf_py_puts_on_sys_path_relative_to_its_own(self):
+        # Sphinx runs conf.py in its folder: abspath("../..") is two folders up from it.
+        self.assertEqual(read_conf(
+            "import os, sys\nsys.path.insert(0, os.path.abspath('../../lib'))\n"
+            "sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "
+            "'..', 'src')))\nsys.path.append(os.path.join(os.path.dirname(__file__), '_ext'))\n"
+            "sys.path.append(os.environ['X'])\nsys.path.insert(0, os.path.abspath('.'))\n")
+            .sys_path, ("../../lib", "../src", "_ext", "."))
 
 
     def test_sphinx_gallery_s_folders_where_it_is_enabled(self):

@@ -51,6 +51,7 @@ from ..readers.docstrings import (
     inheriting,
     is_private,
     merged_constructor,
+    module_name,
     public_name,
     public_objects,
     read_package,
@@ -83,6 +84,7 @@ from .sphinx_docs import (
     gallery_pages,
     notebook_pages,
     page_path,
+    python_files,
     sphinx_project,
 )
 from .sphinx_include import Docstring, Origin, expand
@@ -343,6 +345,19 @@ def _member_sections(docstring: str) -> dict:
     return found
 
 
+def _importable(top: str, directory: str, name: str) -> list:
+    """Return (path below top, module name) of each module of the top-level package or module
+    `name` importable from a directory below top ('/'-separated), [] if none is."""
+    if not name.isidentifier():
+        return []
+    below = posixpath.normpath(posixpath.join(directory, name))
+    if os.path.isfile(os.path.join(top, below, "__init__.py")):
+        return [(path, dotted) for path in python_files(top, below)
+                if (dotted := module_name(posixpath.relpath(path, directory))) is not None]
+    module = f"{below}.py"
+    return [(module, name)] if os.path.isfile(os.path.join(top, module)) else []
+
+
 class _Units:
     """Units of one package collection: page paragraphs and docstring units."""
 
@@ -364,6 +379,10 @@ class _Units:
         self.template_kinds: dict = {}
         # The names the docs' autosummary tables give stub pages (their page entries).
         self.summarized_names: set = set()
+        # The folders below the top that conf.py puts on sys.path, and the top-level names
+        # looked for there (_read_beside).
+        self.beside: list = []
+        self.looked_beside: set = set()
         # The classes whose stub's template text was read (_template_described): once each.
         self.templated: set = set()
         # Without a docs folder, a public class's inherited members are its own (flask.Flask.
@@ -694,6 +713,8 @@ class _Units:
                 found[directive.line] = []
                 continue
             documented = autodoc.resolve(directive, self.package, settings)
+            if documented is None and self._read_beside(directive, progress):
+                documented = autodoc.resolve(directive, self.package, settings)
             progress.directive(self.tree.label, documented is not None)
             if documented is None:
                 progress.skip(f"{self.tree.label}/{where(directive.line)}",
@@ -711,6 +732,33 @@ class _Units:
                     if mapping is not None:
                         self.described.add(mapping[1].name)
         return found
+
+    def _read_beside(self, directive: autodoc.Directive, progress: Progress) -> bool:
+        """Read into package.dependencies (importable, none of the release's API) the package
+        or module of the release a directive's top-level name is, where conf.py puts its
+        folder on sys.path (self.beside) and the package is not of the release's API: autodoc
+        imports it there (SQLAlchemy's `.. automodule:: examples.adjacency_list`, with
+        `sys.path.insert(0, os.path.abspath("../.."))` in doc/build/conf.py). Tell whether
+        any was read."""
+        own = {name.partition(".")[0] for name in self.package.modules}
+        read_any = False
+        for written in (directive.name, directive.module or ""):
+            name = written.partition(".")[0]
+            if not name or name in own or name in self.looked_beside:
+                continue
+            self.looked_beside.add(name)
+            for directory in self.beside:
+                files = _importable(self.tree.root, directory, name)
+                if files:
+                    read = read_package(self.tree.root, files, self.tree.max_file_bytes)
+                    self.package.dependencies.update(read.modules)
+                    for path, reason in read.skipped:
+                        progress.skip(f"{self.tree.label}/{path}", reason)
+                    progress.files += len(read.modules)
+                    self.package.changed()
+                    read_any = True
+                    break
+        return read_any
 
     def _place_described(self, found: dict, units: list, source: SourcePage,
                          address: str | None, reference: bool, placed: list,
@@ -1090,6 +1138,10 @@ class _Units:
         """Return a Sphinx project's units: one per section and object description of each
         page, at the ids Sphinx gives them (sphinx_source.py), autodoc's objects in place."""
         conf, layout = project.conf, self.layout
+        # Sphinx runs conf.py in its folder; a folder outside the release is none of it.
+        self.beside = [directory for directory in (
+            posixpath.normpath(posixpath.join(project.root, path)) for path in conf.sys_path)
+            if directory != ".." and not directory.startswith(("../", "/"))]
         # Sphinx-Gallery's example pages, written from its scripts (a page of the same path in
         # the folder is the one it overwrites), each with its lines' origins.
         gallery = gallery_pages(self.tree, project, progress)

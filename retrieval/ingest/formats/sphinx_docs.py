@@ -55,10 +55,10 @@ def _read(top: str, relative: str, max_bytes: int) -> str | None:
 _PAGE_SUFFIXES = (".rst", ".txt", ".md")
 
 
-def _python_files(top: str, docs: str) -> list:
-    """Return the .py files below the docs folder ('/'-separated, below top), shallowest first."""
+def python_files(top: str, below: str) -> list:
+    """Return the .py files below a folder ('/'-separated, below top), shallowest first."""
     found = []
-    for directory, subdirectories, names in os.walk(os.path.join(top, docs)):
+    for directory, subdirectories, names in os.walk(os.path.join(top, below)):
         subdirectories[:] = sorted(name for name in subdirectories if not name.startswith("."))
         for name in names:
             if name.endswith(".py"):
@@ -80,7 +80,7 @@ def sphinx_project(top: str, docs: str,
     conf.py and the local extension modules it names are parsed with `ast`, so each is read up
     to the cap on a Python module (tree.module_cap); one over it is read as absent."""
     max_bytes = module_cap(max_bytes)[0]
-    python = _python_files(top, docs)
+    python = python_files(top, docs)
     depth = docs.count("/") + 1
     confs = [path for path in python
              if path.endswith("/" + CONF) and path.count("/") - depth <= _CONF_DEPTH - 1]

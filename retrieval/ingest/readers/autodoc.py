@@ -52,6 +52,7 @@ class Directive:
     # The hand-written `.. class::` descriptions whose content it is in, as written, joined
     # with "." (Pillow's `.. autoclass:: PIL.ImageShow.XDGViewer` in `.. class:: UnixViewer`).
     scope: str | None = None
+    explicit: bool = False  # whether module is its own `module::` (py_ext_sig_re's), not current
 
 
 @dataclass(frozen=True)
@@ -310,14 +311,16 @@ def directives(text: str, breaks: frozenset = frozenset()) -> list:
             # hand-written class description's content has too (pexpect's `.. class:: spawn`
             # holding `.. automethod:: kill` documents pexpect.spawn.kill).
             within = ".".join(name for _, name in plain)
-        explicit = current
+        modname = current
         if match.group(3):
             # `.. autofunction:: sympy.integrals.rationaltools::ratint`: autodoc's explicit
-            # module (py_ext_sig_re's `module::`), documented at `module.name`.
-            explicit, name, within = name, match.group(3), None
+            # module (py_ext_sig_re's `module::`), documented at `module.name`, whatever the
+            # name's dots (imageio's `.. autoclass:: imageio.core::Format.Reader`).
+            modname, name, within = name, match.group(3), None
         scope = ".".join(name for _, name in plain) \
             if plain and not classes and kind in _MODULE_LEVEL else None
-        found.append(Directive(index + 1, kind, name, explicit, options, within, scope))
+        found.append(Directive(index + 1, kind, name, modname, options, within, scope,
+                               explicit=bool(match.group(3))))
         if kind in ("class", "exception") and name:
             # `.. automethod:: render` in its content documents the class's render.
             classes.append((indent, f"{classes[-1][1]}.{name}" if classes else name))
@@ -381,12 +384,28 @@ def with_defaults(directive: Directive, defaults: dict) -> Directive:
 
 # sphinxcontrib-trio's documenters take more (pytest's `.. autofunction:: pytest.raises(...)`
 # with `:with: excinfo`, rendered "with pytest.raises(...) as excinfo").
-_TRIO = "sphinxcontrib_trio"
 _TRIO_FUNCTION = frozenset({"async", "decorator", "with", "async-with", "for", "async-for",
                             "no-auto-options"})
-_TRIO_OPTIONS = {"function": _TRIO_FUNCTION,
-                 "method": _TRIO_FUNCTION | {"abstractmethod", "staticmethod", "classmethod",
-                                             "property"}}
+# autodocsumm's documenters of modules, classes and exceptions take `:autosummary:` (a table of
+# the members, before them) and its kin, and `autosummary-NAME` of each member option NAME
+# they take (its AutosummaryDocumenter's option_spec; marshmallow's `.. automodule::
+# marshmallow.fields` with `:autosummary:`): they add a table of links, no object.
+_AUTODOCSUMM = frozenset({"autosummary", "autosummary-no-nesting", "autosummary-sections",
+                          "autosummary-no-titles", "autosummary-force-inline",
+                          "autosummary-nosignatures"})
+_AUTODOCSUMM_MEMBERS = frozenset({"members", "undoc-members", "inherited-members",
+                                  "exclude-members", "private-members", "special-members",
+                                  "imported-members", "ignore-module-all"})
+# {conf.py's extension: {directive kind: the options its documenter takes besides autodoc's}}
+_EXTENSION_OPTIONS = {
+    "sphinxcontrib_trio": {
+        "function": _TRIO_FUNCTION,
+        "method": _TRIO_FUNCTION | {"abstractmethod", "staticmethod", "classmethod",
+                                    "property"}},
+    "autodocsumm": {kind: _AUTODOCSUMM | {f"autosummary-{name}" for name in
+                                          _OPTIONS[kind] & _AUTODOCSUMM_MEMBERS}
+                    for kind in ("module", "class", "exception")},
+}
 
 
 def unknown_options(directive: Directive, extensions: tuple = ()) -> list:
@@ -394,8 +413,8 @@ def unknown_options(directive: Directive, extensions: tuple = ()) -> list:
     renders nothing of the directive), in order; extensions: conf.py's."""
     known = _OPTIONS.get(directive.kind, _INDEX_OPTIONS)
     negated = {f"no-{name}" for name in known & _DEFAULT_OPTIONS}
-    if _TRIO in extensions:
-        known = known | _TRIO_OPTIONS.get(directive.kind, frozenset())
+    for extension in extensions:
+        known = known | _EXTENSION_OPTIONS.get(extension, {}).get(directive.kind, frozenset())
     return [name for name in directive.options if name not in known | negated]
 
 
@@ -644,7 +663,7 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
     """Return [Documented] of a directive (the object, then its members), or None if the
     source defines no object of that name and kind; settings: the project's."""
     candidates = [directive.name]
-    if directive.module and _in_current_module(directive):
+    if directive.module and (directive.explicit or _in_current_module(directive)):
         candidates.insert(0, f"{directive.module}.{directive.name}")
     if directive.within:
         within = [f"{directive.within}.{directive.name}"]
@@ -653,7 +672,7 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
         candidates = within + candidates
     for dotted in candidates:
         found = _imported_module(package, dotted) if directive.kind == "module" else \
-            package.resolve(dotted) if dotted else None
+            package.resolve(dotted) or _through_instance(package, dotted) if dotted else None
         # As autodoc, any object for any directive, but a module only for automodule.
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             module, obj = found
@@ -681,6 +700,42 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
                                                  for item in documented[1:]}))
             return _scoped(documented, dotted, directive.scope) if directive.scope \
                 else documented
+    if directive.kind == "attribute":
+        return _runtime_attribute(directive, candidates, package)
+    return None
+
+
+def _through_instance(package, dotted: str):
+    """Return (Module, DocObject) a dotted name below a module's instance of a class of the
+    package names: the class's member, as autodoc's getattr of the instance reaches it
+    (distributed's `.. autofunction:: distributed.metrics.context_meter.meter` of
+    `context_meter = ContextMeter()`), else None. Only a directive's name is looked up so:
+    the package's own names bound to such members keep what they are."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        found = package.resolve(".".join(parts[:cut]))
+        if found is not None:
+            instance_of = package.instance_of(*found) if found[1].kind == DATA else None
+            return package.resolve(".".join([instance_of[1].name, *parts[cut:]])) \
+                if instance_of is not None else None
+    return None
+
+
+def _runtime_attribute(directive: Directive, candidates: list, package) -> list | None:
+    """Return [Documented] of an autoattribute naming an undocumented `self.NAME = ...` of its
+    class's __init__, or of a base's (Module.runtime_attributes), else None: autodoc's
+    RuntimeInstanceAttributeMixin documents it, without a value (urllib3's `..
+    autoattribute:: auto_close` in HTTPResponse's autoclass)."""
+    for dotted in candidates:
+        owner_name, _, name = dotted.rpartition(".")
+        owner = package.resolve(owner_name) if owner_name else None
+        if owner is None or owner[1].kind not in (CLASS, EXCEPTION):
+            continue
+        for module, cls in (owner, *package.bases(*owner)):
+            path = cls.name[len(module.name) + 1:]
+            found = module.runtime_attributes.get(f"{path}.{name}")
+            if found is not None:
+                return [Documented(dotted, module, found, directive, kind=ATTRIBUTE)]
     return None
 
 

@@ -164,6 +164,10 @@ class Module:
     # A function of two parameters whose body gives `getattr(OWNER, first)` the second as its
     # docstring -> OWNER as written (torch's `add_docstr_all(method, docstr)`).
     setter_wrappers: dict = field(default_factory=dict)
+    # A class's path + "." + NAME -> the undocumented `self.NAME = ...` of its __init__: no
+    # member autodoc lists, yet one an explicit autoattribute describes (autodoc's
+    # RuntimeInstanceAttributeMixin finds it in the analyzer's tagorder).
+    runtime_attributes: dict = field(default_factory=dict)
 
     def quote(self, obj: DocObject) -> str:
         """Return an object's quoted lines, byte-exact."""
@@ -333,11 +337,8 @@ class PackageSource:
         if obj.docstring is None and obj.called:
             # An instance of a class the package defines shows the class's docstring
             # (autodoc's getdoc reads its __doc__), however it was made.
-            found = self.resolve_written(module, obj.called)
-            # Unless it has a __new__ of its own or its bases', which may return anything
-            # (SQLAlchemy's `symbol("NAME", """doc""")` makes a `_symbol` of that __doc__).
-            if found is not None and found[1].kind in (CLASS, EXCEPTION) and not any(
-                    "__new__" in cls.members for _, cls in [found, *self.bases(*found)]):
+            found = self.instance_of(module, obj)
+            if found is not None:
                 return found if found[1].docstring is not None else (module, obj)
         if obj.docstring is None and obj.wraps:
             found = self.resolve_written(module, obj.wraps)
@@ -347,6 +348,17 @@ class PackageSource:
                     and found[1].docstring is not None:
                 return found
         return module, obj
+
+    def instance_of(self, module: Module, obj: DocObject):
+        """Return (Module, DocObject) of the class of the package an assignment's value is an
+        instance of (a call of it, obj.called), or None."""
+        found = self.resolve_written(module, obj.called) if obj.called else None
+        # Not where the class has a __new__ of its own or its bases', which may return anything
+        # (SQLAlchemy's `symbol("NAME", """doc""")` makes a `_symbol` of that __doc__).
+        if found is None or found[1].kind not in (CLASS, EXCEPTION) or any(
+                "__new__" in cls.members for _, cls in [found, *self.bases(*found)]):
+            return None
+        return found
 
     def accessed(self, module: Module, obj: DocObject):
         """Return (Module, DocObject) of the class a class attribute is when read on its class,
@@ -1248,6 +1260,27 @@ class _Reader:
                         found = replace(found, slot=existing is not None)
                         members.setdefault(target.attr)
                         self.module.objects[f"{path}.{target.attr}"] = found
+        self._runtime_attributes(init.body, prefix, path)
+
+    def _runtime_attributes(self, statements: list, prefix: str, path: str):
+        """Record each other `self.NAME = ...` of __init__, in its branches too, as the class's
+        runtime attribute (Module.runtime_attributes), the first where several bind it."""
+        for statement in statements:
+            for block in _blocks(statement):
+                self._runtime_attributes(block, prefix, path)
+            if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+                continue
+            targets = statement.targets if isinstance(statement, ast.Assign) \
+                else [statement.target]
+            for target in targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id == "self" \
+                        and f"{path}.{target.attr}" not in self.module.objects:
+                    self.module.runtime_attributes.setdefault(
+                        f"{path}.{target.attr}",
+                        DocObject(f"{prefix}.{target.attr}", ATTRIBUTE, "", None,
+                                  self.module.path, statement.lineno,
+                                  statement.end_lineno or statement.lineno))
 
 
 # Decorators that assemble a docstring at import time (pandas.util._decorators).

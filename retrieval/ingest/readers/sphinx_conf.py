@@ -100,6 +100,10 @@ class SphinxConf:
     # templates_path: the folders autosummary looks up its templates in first, below the
     # conf.py's folder ('/'-separated, maybe `../_templates`).
     templates_path: tuple = ()
+    # The directories conf.py puts on sys.path, '/'-separated and relative to its own folder
+    # (Sphinx runs it there): what autodoc imports beside the package (SQLAlchemy's
+    # `sys.path.insert(0, os.path.abspath("../.."))  # examples`).
+    sys_path: tuple = ()
     # The special members (`__eq__`) an extension's autodoc-skip-member handler has autodoc
     # document under :members: where they have a docstring of their own, though
     # :special-members: does not name them: ((names, "*" for every one but __init__; whether
@@ -547,7 +551,43 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         gallery_ignore=ignore if isinstance(ignore := gallery.get("ignore_pattern"), str)
         else sphinx_gallery.DEFAULT_IGNORE,
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
-                             for path in _listed(tree, "templates_path")))
+                             for path in _listed(tree, "templates_path")),
+        sys_path=_sys_path(tree))
+
+
+def _sys_path(tree) -> tuple:
+    """Return the directories a conf.py's `sys.path.insert(i, PATH)` and
+    `sys.path.append(PATH)` add, relative to its folder, where PATH is
+    `os.path.abspath("DIR")` or `os.path.join(os.path.dirname(__file__), "DIR", ...)` (either
+    within the other), in the order written; any other path is not known without running it."""
+    found = []
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) \
+                or ast.unparse(call.func) not in ("sys.path.insert", "sys.path.append") \
+                or len(call.args) != (2 if call.func.attr == "insert" else 1):
+            continue
+        directory = _conf_relative(call.args[-1])
+        if directory is not None:
+            found.append(posixpath.normpath(directory.replace("\\", "/")))
+    return tuple(dict.fromkeys(found))
+
+
+def _conf_relative(node) -> str | None:
+    """Return the directory, relative to conf.py's folder, a path expression names, or None."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    function = ast.unparse(node.func)
+    if function == "os.path.abspath" and len(node.args) == 1:
+        inner = node.args[0]
+        if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
+            return inner.value  # relative to the folder Sphinx runs conf.py in, its own
+        return _conf_relative(inner)
+    if function == "os.path.join" and ast.unparse(node.args[0]) in (
+            "os.path.dirname(__file__)", "os.path.dirname(os.path.abspath(__file__))"):
+        parts = [arg.value for arg in node.args[1:]
+                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+        return posixpath.join(".", *parts) if len(parts) == len(node.args) - 1 else None
+    return None
 
 
 # autoclass_content's values (a `:class-doc-from:` option's too).

@@ -31,7 +31,8 @@ from collections.abc import Collection
 from pathlib import Path
 
 from ..readers.code_deprecation import base_name
-from ..readers.docstrings import module_name
+from ..readers.docstrings import module_name, parse_module
+from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, read_tree_file
 
 # Directories that hold no API wherever they are in a package.
 NOT_API_DIRECTORIES = frozenset({"tests", "benchmarks", "benchmark", "examples", "example",
@@ -64,11 +65,33 @@ def is_api_path(relative: str, suites: Collection[str] = ()) -> bool:
     """Tell whether a module path (below its import root, '/'-separated) may be API: no
     directory of it is a test, benchmark or example directory or one of suites (test_suites
     of the paths beside it), nor is it a test module."""
-    *directories, name = relative.split("/")
-    if any(part in NOT_API_DIRECTORIES for part in directories) or any(
-            "/".join(directories[:end]) in suites for end in range(1, len(directories) + 1)):
-        return False
-    return not is_test_module(name)
+    return _api_directories(relative, suites) and not is_test_module(relative.rpartition("/")[2])
+
+
+def _api_directories(relative: str, suites: Collection[str] = ()) -> bool:
+    """Tell whether no directory of a module path is a test, benchmark or example directory
+    or one of suites."""
+    directories = relative.split("/")[:-1]
+    return not any(part in NOT_API_DIRECTORIES for part in directories) and not any(
+        "/".join(directories[:end]) in suites for end in range(1, len(directories) + 1))
+
+
+def _imported_beside(top: Path, directory: str, names: list, package: str) -> set:
+    """Return the absolute dotted names the API modules of a package's directory import
+    (package: its dotted name)."""
+    imported: set = set()
+    for name in names:
+        if not name.endswith(".py") or is_test_module(name):
+            continue
+        relative = Path(directory, name).relative_to(top).as_posix()
+        dotted = package if name == "__init__.py" else f"{package}.{name[:-3]}".lstrip(".")
+        try:
+            module = parse_module(dotted, relative,
+                                  read_tree_file(str(top), relative, DEFAULT_MAX_FILE_BYTES))
+        except (OSError, Unreadable, UnicodeDecodeError, SyntaxError, ValueError):
+            continue
+        imported.update(module.imports.values())
+    return imported
 
 
 def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
@@ -81,6 +104,7 @@ def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
         if test_suites(f"{os.path.basename(directory)}/{name}" for name in names):
             subdirectories[:] = []
             continue
+        imported: set | None = None
         for name in names:
             path = Path(directory, name)
             relative = path.relative_to(base).as_posix()
@@ -91,8 +115,19 @@ def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
             if name.endswith(".pyx") and f"{name[:-4]}.py" not in names:
                 # A Cython module: what it defines for Python (readers/cython.py).
                 dotted = module_name(named[:-4] + ".py")
-            if dotted is not None and is_api_path(relative):
-                found.append((path.relative_to(top).as_posix(), dotted))
+            if dotted is None or not _api_directories(relative):
+                continue
+            if is_test_module(name):
+                # Named as pytest's tests are, yet imported by its package's own modules: a
+                # module of the API (falcon 3.1.1's falcon/testing/test_case.py, whose
+                # TestCase falcon.testing imports and its docs' autoclass documents).
+                if imported is None:
+                    imported = _imported_beside(top, directory, names,
+                                                dotted.rpartition(".")[0])
+                if not any(written == dotted or written.startswith(f"{dotted}.")
+                           for written in imported):
+                    continue
+            found.append((path.relative_to(top).as_posix(), dotted))
     return sorted(found)
 
 
