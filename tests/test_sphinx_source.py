@@ -1886,6 +1886,12 @@ class LinksTest(unittest.TestCase):
                              "https://demo.readthedocs.io/en/1.2.3/", root)
         self.assertIsNone(published_site(None, ["https://demo.readthedocs.io/api/"], "1.2.3",
                                          None).url)  # a page of some version: not known
+        # A URL naming this very release (coverage 7.3.0's Documentation URL) is its site; one
+        # naming another release is not.
+        self.assertEqual(published_site(None, ["https://demo.readthedocs.io/en/1.2.3/"],
+                                        "1.2.3", None).url, "https://demo.readthedocs.io/en/1.2.3/")
+        self.assertIsNone(published_site(None, ["https://demo.readthedocs.io/en/1.2.2/"],
+                                         "1.2.3", None).url)
         site = published_site(None, ["https://demo.example/docs/", None], "1.0", None)
         self.assertEqual(site.url, None)
         self.assertIn("no versioned link for https://demo.example/docs/", site.note)

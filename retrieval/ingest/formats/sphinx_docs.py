@@ -310,6 +310,10 @@ def versioned_url(url: str, version: str) -> PublishedSite | None:
             segments = ["en", "latest"]
         elif len(segments) == 1 and _LANGUAGE.fullmatch(segments[0]):
             segments.append("latest")
+        if len(segments) == 2 and _LANGUAGE.fullmatch(segments[0]) \
+                and segments[1] == version:
+            # The URL names this very release's version (coverage's `/en/7.3.0/`).
+            return PublishedSite(f"https://{parts.netloc}/{segments[0]}/{segments[1]}/")
         if len(segments) >= 2 and _LANGUAGE.fullmatch(segments[0]) \
                 and segments[1] in _MOVING:
             return PublishedSite(
