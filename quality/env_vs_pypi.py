@@ -57,7 +57,7 @@ log = common.log
 DOCS_PAGES = (".rst", ".txt", ".md")
 SAMPLE = 10  # `other` names shown per pin in the table
 # Why the env build lacks an object the pypi build holds (why_lacking), in the order tested.
-WHY = ("docs page", "env noindex", "private name", "no docstring", "other")
+WHY = ("docs page", "not installed", "env noindex", "private name", "no docstring", "other")
 # The names of a version's units the index keeps out of its API objects (core/database.API_UNITS'
 # `noindex = 0`): a package's internals.
 NOINDEX_NAMES = (
@@ -176,15 +176,21 @@ def objects_of(snapshot: str, pin: Pin) -> tuple:
     return api_objects(units), noindex
 
 
-def why_lacking(obj: ApiObject, env_noindex: set) -> str:
+def why_lacking(obj: ApiObject, env_noindex: set, installed: set | None = None) -> str:
     """Return why the env build may lack a pypi object, the first of WHY that holds.
 
     Each but the last is the env reader's rule at work: an installed package has no docs pages;
-    its internals are noindex; public is no part with a leading "_"; autodoc lists members
-    without a docstring (`:undoc-members:`, an explicit directive) that a docstring reader has
-    nothing to read of. What is left is public and documented in its module: a candidate miss."""
+    nor the modules of the sdist beside its packages that the docs describe (installed: the
+    top-level names the env build's objects have; SQLAlchemy's `examples.*`, read from where
+    conf.py's sys.path puts them); its internals are noindex; public is no part with a leading
+    "_"; autodoc lists members without a docstring (`:undoc-members:`, an explicit directive)
+    that a docstring reader has nothing to read of. What is left is public and documented in
+    its module: a candidate miss."""
     if obj.passage.source_id.endswith(DOCS_PAGES):
         return "docs page"
+    if installed is not None and not any(name.partition(".")[0] in installed
+                                         for name in obj.names):
+        return "not installed"
     if env_noindex.intersection(obj.names):
         return "env noindex"
     if all(is_private(name) for name in obj.names):
@@ -207,7 +213,8 @@ def pin_record(pin: Pin, env_snapshot: str | None, pypi_build: dict, pypi_snapsh
     by_name = {obj.name: obj for obj in pypi}
     lacks = [by_name[name] for name in found.env_lacks_any]
     record.update(found.figures())
-    whys = [why_lacking(obj, env_noindex) for obj in lacks]
+    installed = {name.partition(".")[0] for obj in env for name in obj.names}
+    whys = [why_lacking(obj, env_noindex, installed) for obj in lacks]
     record["why"] = {why: whys.count(why) for why in WHY}
     record["env_lacks_names"] = [
         {"name": obj.name, "names": list(obj.names), "kind": obj.kind,
@@ -232,7 +239,8 @@ def report(env_build: dict, records: list, args) -> None:
           "Raw: primary names compared; any: an object either build holds under any of its "
           "names; by pypi name: the pypi object's primary name is any env object's name. Why "
           "env lacks one (by any name), the first that holds: read by pypi from a "
-          "docs page; held by env as a noindex unit; every name private; no docstring (autodoc "
+          "docs page; of no package installed (the sdist's `examples/` the docs describe); "
+          "held by env as a noindex unit; every name private; no docstring (autodoc "
           "lists it); other (public, documented in its module). Sample: the `other` ones.\n")
     print("| pin | pypi build | pypi objects | env objects | env lacks raw / any / by pypi name | "
           + " | ".join(WHY) + " | pypi lacks raw / any | sample env lacks |")

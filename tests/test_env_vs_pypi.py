@@ -62,6 +62,13 @@ class CompareObjectsTest(unittest.TestCase):
         for obj, why in cases:
             with self.subTest(obj.name):
                 self.assertEqual(why_lacking(obj, noindex), why)
+        # A module the sdist ships beside the package (SQLAlchemy's examples, read where
+        # conf.py's sys.path puts them) is installed by no environment.
+        installed = {"flask", "mssql", "pool", "ext"}
+        self.assertEqual(why_lacking(api_object("examples.adjacency_list"), noindex, installed),
+                         "not installed")
+        self.assertEqual(why_lacking(api_object("ext.orderinglist.OrderingList"), noindex,
+                                     installed), "other")
 
 
 class PinTest(unittest.TestCase):
