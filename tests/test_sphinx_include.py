@@ -227,6 +227,31 @@ class IncludeTest(unittest.TestCase):
         self.assertIn("def never_shown", code)  # the :literal: include shows the whole file
         self.assertEqual(code.count("frobnicate_widgets"), 2)
 
+    def test_a_literalinclude_s_pyobject_shows_that_definition(self):
+        # trio's and pyramid's `.. literalinclude:: x.py` with `:pyobject: Class.method`:
+        # Sphinx's ModuleAnalyzer tags, decorators on, the last of a name, a function's own
+        # definitions none; then :lines: of what is left.
+        write(self.root, {
+            "docs/conf.py": "",
+            "docs/code.rst": ("Code\n====\n\n.. literalinclude:: ../lib.py\n"
+                              "   :pyobject: Engine.run\n\n"
+                              ".. literalinclude:: ../lib.py\n   :pyobject: helper\n"
+                              "   :lines: 2-\n\n"
+                              ".. literalinclude:: ../lib.py\n   :pyobject: helper.inner\n"),
+            "lib.py": ("class Engine:\n    @staticmethod\n    def run():\n"
+                       "        return 'engine-runs'\n\n\n"
+                       "def helper():\n    return 'first-helper'\n\n\n"
+                       "@decorated\ndef helper():\n    def inner():\n        pass\n"
+                       "    return 'second-helper'\n")})
+        said = io.StringIO()
+        [code] = [unit["fields"]["code"] for unit in units(self.root, said)
+                  if unit["title"] == "Code"]
+        self.assertIn("@staticmethod\n    def run():\n        return 'engine-runs'", code)
+        self.assertIn("def helper():\n    def inner():", code)  # :lines: 2- of the second
+        self.assertNotIn("@decorated", code)
+        self.assertNotIn("first-helper", code)
+        self.assertIn("no object 'helper.inner'", said.getvalue())
+
     def test_a_myst_pages_include_directive_renders_the_file_in_the_page(self):
         # attrs 22.2.0's docs/changelog.md: MyST's fenced `{include}` of ../CHANGELOG.md, its
         # options YAML (quoted or not); the file's sections are the page's, each unit quoted

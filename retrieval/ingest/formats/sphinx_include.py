@@ -26,7 +26,9 @@ What Sphinx and docutils do, and what is done here:
 - `:literal:`/`:code:` includes and `.. literalinclude::` show a file as code: their lines stay
   the directive's, and the code (its `:lines:`, `:start-after:`/`:start-at:`,
   `:end-before:`/`:end-at:` honoured) is indexed as code of the unit the directive is in
-  (`ExpandedPage.code`); a `:pyobject:` or `:diff:` selection is not made, and reported.
+  (`ExpandedPage.code`); a `:pyobject:` selects the class or function it names first (as
+  Sphinx's ModuleAnalyzer finds it: decorators on, `Class.method` too); a `:diff:` is not made,
+  and reported.
 
 An `.. automodule::` at the page's top level is read the same way where its module's docstring
 holds sections (SQLAlchemy's dialect and extension pages are their modules' docstrings): autodoc
@@ -45,6 +47,7 @@ Whether an included file is also a page of its own is the project's `source_suff
 then, and so is it read.
 """
 
+import ast
 import hashlib
 import posixpath
 import re
@@ -429,9 +432,8 @@ class _Expander:
     def _code(self, where: str, argument: str, options: dict, literalinclude: bool) -> str:
         """Return the code a literal include shows ("" where none is read: reported)."""
         what = f"{'literalinclude' if literalinclude else 'include'} {argument}"
-        if literalinclude and ({"pyobject", "diff"} & options.keys()):
-            self._skip(where, what, ":pyobject: and :diff: selections are not made (its code "
-                                    "is not indexed)")
+        if literalinclude and "diff" in options:
+            self._skip(where, what, "a :diff: is not made (its code is not indexed)")
             return ""
         read = self._read(where, what, argument)
         if read is None:
@@ -440,7 +442,41 @@ class _Expander:
         if not literalinclude:
             selected = self._select(where, what, lines, options)
             return "\n".join(lines[selected.start:selected.stop]) if selected else ""
+        if options.get("pyobject"):
+            # LiteralIncludeReader's first filter: the object's lines, then the others.
+            found = _python_object(lines, options["pyobject"].strip())
+            if found is None:
+                self._skip(where, what, f"no object {options['pyobject'].strip()!r} in the "
+                                        "file (its code is not indexed)")
+                return ""
+            lines = lines[found.start:found.stop]
         return _literal_lines(lines, options)
+
+
+def _python_object(lines: list, name: str) -> range | None:
+    """Return the line indices of a Python file's definition `:pyobject:` names, as Sphinx's
+    ModuleAnalyzer.find_tags finds it: a class or function at the top level or in a class
+    (`Class.method`), from its first decorator to its last statement, the last of one name
+    where several are; None where none is (or the file is no Python)."""
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    found: dict = {}
+    pending = [("", tree.body)]
+    while pending:
+        prefix, body = pending.pop()
+        for node in body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno, *(item.lineno for item in node.decorator_list)])
+                # Later definitions of a name replace earlier ones: their order is the file's.
+                found[prefix + node.name] = (first, node.end_lineno or node.lineno)
+                if isinstance(node, ast.ClassDef):  # a function's own definitions are none
+                    pending.append((f"{prefix}{node.name}.", node.body))
+    if name not in found:
+        return None
+    first, last = found[name]
+    return range(first - 1, last)
 
 
 def _literal_lines(lines: list, options: dict) -> str:
