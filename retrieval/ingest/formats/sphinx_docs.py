@@ -1,5 +1,10 @@
 """A package's Sphinx docs folder: its project root, its pages, and where its site is published.
 
+Beside the folder's own reST and Markdown pages, the pages two extensions generate from files
+of the release at build time are written here as Sphinx would read them: Sphinx-Gallery's
+example pages from its scripts (`gallery_pages`) and nbsphinx's or MyST-NB's notebooks
+(`notebook_pages`), each line with the line of the file it comes from.
+
 The Sphinx root is the directory of the docs folder's conf.py (`docs/`, `doc/build/`,
 `docs/source/`), read statically (readers/sphinx_conf.py); its pages are the files of its
 `source_suffix` not in `exclude_patterns` (Django's `.txt`), published at their document name +
@@ -153,7 +158,11 @@ def _scripts(top: str, folder: str, ignore) -> list:
     directory = os.path.join(top, *folder.split("/"))
     for sub in _sections(top, folder):
         below = os.path.join(directory, sub) if sub else directory
-        for name in sorted(os.listdir(below)):
+        try:
+            names = sorted(os.listdir(below))
+        except OSError:
+            continue  # unreadable: no page of it, as Sphinx-Gallery could list none
+        for name in names:
             relative = f"{sub}/{name}" if sub else name
             path = f"{folder}/{relative}"
             if name.endswith(".py") and not name.startswith(".") \
