@@ -1807,8 +1807,8 @@ def _is_public_member(module: Module, name: str, obj: DocObject) -> bool:
     lists where it defines one, else one without a leading underscore; either as the
     docstring's `:meta private:` or `:meta public:` says, where it has one."""
     if module.all_names is not None:
-        return name in module.all_names and (
-            not _META.search(obj.docstring or "") or not is_private_member(name, obj))
+        meta = _META.search(obj.docstring or "")
+        return name in module.all_names and (meta is None or meta.group(1) == "public")
     return not is_private_member(name, obj)
 
 
@@ -1825,7 +1825,8 @@ def public_objects(package: PackageSource, names: dict | None = None,
 
     Public: a module no part of whose name starts with "_", and in it a top-level name in its
     __all__ where it defines one, else without a leading "_" (and a documented class or
-    function without one that its __all__ leaves out); a member without a leading "_";
+    function without one that its __all__ leaves out); a member without a leading "_"; each
+    as its docstring's `:meta private:` or `:meta public:` says, where it has one;
     and, in any module, what a public module re-exports (`from ._filters import
     median_filter` in scipy/ndimage/__init__.py; names: `aliases`, computed if not given), and
     a member a public class inherits (inherited: `inherited_members`; none if not given), from
