@@ -249,7 +249,8 @@ def notebook_pages(tree: SourceTree, project: SphinxProject, progress: Progress)
             text, sha256 = read
             page = notebooks.notebook_page(text)
             if page is None:
-                progress.skip(f"{tree.label}/{path}", "not a notebook (no JSON list of cells)")
+                progress.skip(f"{tree.label}/{path}",
+                              "not a notebook of nbformat 4 (no JSON list of cells)")
                 continue
             pages[relative] = ExpandedPage("\n".join(page.lines), [
                 Origin(path, sha256, line) for line in page.file_lines])
