@@ -554,6 +554,35 @@ class GeneratedPagesTest(unittest.TestCase):
                          {"auto_examples/edges/plot_canny.html", "auto_examples/index.html"})
         self.assertIn("examples/edges/plot_bare.py: no module docstring", said.getvalue())
 
+    def test_a_gallery_page_leaves_out_ignore_blocks_and_config_comments(self):
+        # gen_rst removes each `# sphinx_gallery_start_ignore` ... `end_ignore` block, and,
+        # with remove_config_comments (scikit-learn's, matplotlib's conf.py), each
+        # `# sphinx_gallery_<option>` comment; a code block left empty has no directive.
+        script = ('"""\nDemo\n====\n"""\n\nx = 1\n# sphinx_gallery_thumbnail_number = 2\n'
+                  '# sphinx_gallery_start_ignore\nimport warnings\n'
+                  '# sphinx_gallery_end_ignore\ny = 2\n\n# %%\n# More\n# ----\n\n'
+                  '# sphinx_gallery_defer_figures\n')
+        for remove, shown in ((True, "x = 1\ny = 2"),
+                              (False, "x = 1\n# sphinx_gallery_thumbnail_number = 2\ny = 2\n"
+                                      "# sphinx_gallery_defer_figures")):
+            with self.subTest(remove=remove):
+                write(self.root, {
+                    "demo/__init__.py": '"""Demo."""\n',
+                    "docs/conf.py": "extensions = ['sphinx_gallery.gen_gallery']\n"
+                                    "sphinx_gallery_conf = "
+                                    f"{{'remove_config_comments': {remove}}}\n",
+                    "docs/index.rst": "Demo\n====\n",
+                    "examples/README.txt": "Gallery\n=======\n",
+                    "examples/plot_demo.py": script})
+                units = [unit for unit in package_contents(self.root)
+                         if unit["source_id"] == "examples/plot_demo.py"]
+                code = "\n".join(line.strip() for unit in units
+                                 for line in unit["fields"]["code"].split("\n") if line.strip())
+                self.assertEqual(code, shown)
+                self.assertNotIn("import warnings", " ".join(unit["text"] for unit in units))
+                self.assertEqual(sum(".. code-block::" in unit["text"] for unit in units),
+                                 1 if remove else 2)
+
     def test_nbsphinx_publishes_each_notebook_as_a_page_its_headings_at_jupyter_s_ids(self):
         # xarray 2023.01.0's docs/examples/*.ipynb: Markdown cells are text, code cells code,
         # outputs, raw and hidden cells are not read; a heading's id is its educated text

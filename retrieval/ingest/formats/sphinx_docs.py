@@ -191,7 +191,8 @@ def gallery_pages(tree: SourceTree, project: SphinxProject, progress: Progress) 
                 continue
             text, sha256 = read
             page = sphinx_gallery.gallery_page(
-                text, sphinx_gallery.reference_name(gallery, relative))
+                text, sphinx_gallery.reference_name(gallery, relative),
+                project.conf.gallery_remove_config_comments)
             if page is None:
                 progress.skip(f"{tree.label}/{path}", "no module docstring: Sphinx-Gallery "
                                                       "publishes no page of it")

@@ -118,6 +118,9 @@ class SphinxConf:
     # gallery_dirs, paired in order), and the pattern of the scripts it never publishes.
     galleries: tuple = ()
     gallery_ignore: str = sphinx_gallery.DEFAULT_IGNORE
+    # Whether its pages leave out the scripts' `# sphinx_gallery_<option>` comments
+    # (sphinx_gallery_conf's remove_config_comments, default False).
+    gallery_remove_config_comments: bool = False
     # The heading ids of the notebooks an extension publishes as pages (`.ipynb` below the
     # root): "nbsphinx" (Jupyter's) with nbsphinx, "sphinx" (docutils') with MyST-NB, "" none.
     notebook_ids: str = ""
@@ -550,6 +553,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         else "sphinx" if notebooks.MYST_NB in extensions else "",
         gallery_ignore=ignore if isinstance(ignore := gallery.get("ignore_pattern"), str)
         else sphinx_gallery.DEFAULT_IGNORE,
+        gallery_remove_config_comments=gallery.get("remove_config_comments") is True,
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
                              for path in _listed(tree, "templates_path")),
         sys_path=_sys_path(tree))
