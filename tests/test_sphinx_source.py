@@ -583,6 +583,26 @@ class GeneratedPagesTest(unittest.TestCase):
                 self.assertEqual(sum(".. code-block::" in unit["text"] for unit in units),
                                  1 if remove else 2)
 
+    def test_a_gallery_page_s_docstring_is_read_dedented(self):
+        # py_source_parser takes the docstring with ast.get_docstring, which dedents it
+        # (inspect.cleandoc): an indented title is the page's title, not a block quote.
+        from retrieval.ingest.readers.sphinx_gallery import gallery_page
+        script = '"""  Demo\n\t====\n\n\t  Text.\n  """\nx = 1\n'
+        page = gallery_page(script, "sphx_glr_demo.py")
+        self.assertEqual(page.lines[2:7], ("Demo", "====", "", "  Text.", ""))
+        self.assertEqual(page.script_lines[2:7], (1, 2, 3, 4, 5))
+        script = '"""\n    Indented title\n    ==============\n\n    Text.\n    """\nx = 1\n'
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "docs/conf.py": "extensions = ['sphinx_gallery.gen_gallery']\n",
+            "docs/index.rst": "Demo\n====\n",
+            "examples/README.txt": "Gallery\n=======\n",
+            "examples/plot_demo.py": script})
+        [unit] = [unit for unit in package_contents(self.root)
+                  if unit["source_id"] == "examples/plot_demo.py"]
+        self.assertEqual((unit["url"].removeprefix(DOCS), unit["title"], unit["start_line"]),
+                         ("auto_examples/plot_demo.html#indented-title", "Indented title", 2))
+
     def test_nbsphinx_publishes_each_notebook_as_a_page_its_headings_at_jupyter_s_ids(self):
         # xarray 2023.01.0's docs/examples/*.ipynb: Markdown cells are text, code cells code,
         # outputs, raw and hidden cells are not read; a heading's id is its educated text

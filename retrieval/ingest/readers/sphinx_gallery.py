@@ -59,7 +59,8 @@ def reference_name(gallery_dir: str, script: str) -> str:
 
 
 def _docstring(script: str):
-    """Return (the module docstring's lines, its first and last line), or None without one."""
+    """Return (the module docstring's lines as _cleaned, its first and last line), or None
+    without one."""
     try:
         tree = ast.parse(script)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -68,7 +69,18 @@ def _docstring(script: str):
     if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
             and isinstance(first.value.value, str) and first.end_lineno is not None):
         return None
-    return first.value.value.split("\n"), first.lineno, first.end_lineno
+    return _cleaned(first.value.value), first.lineno, first.end_lineno
+
+
+def _cleaned(docstring: str) -> list:
+    """Return a docstring's lines as py_source_parser reads them, with ast.get_docstring
+    (inspect.cleandoc): tabs expanded, the first line's indentation removed and the common
+    indentation of the others; its blank lines kept, so each stays at its script's line
+    (leading and trailing ones are nothing to reST)."""
+    lines = docstring.expandtabs().split("\n")
+    margin = min((len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()),
+                 default=0)
+    return [lines[0].lstrip(), *(line[margin:] for line in lines[1:])]
 
 
 def gallery_page(script: str, label: str, remove_config_comments: bool = False
