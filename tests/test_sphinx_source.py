@@ -603,6 +603,27 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual((unit["url"].removeprefix(DOCS), unit["title"], unit["start_line"]),
                          ("auto_examples/plot_demo.html#indented-title", "Indented title", 2))
 
+    def test_a_page_includes_the_copy_of_a_script_written_beside_its_gallery_page(self):
+        # scikit-learn 1.3.0's tutorial: `.. literalinclude::
+        # ../../auto_examples/exercises/plot_cv_digits.py`, the copy gen_rst writes of
+        # examples/exercises/plot_cv_digits.py in the gallery folder; not of an ignored one.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "docs/conf.py": "extensions = ['sphinx_gallery.gen_gallery']\n",
+            "docs/tutorial/cv.rst": "CV\n==\n\n.. literalinclude:: "
+                                    "../auto_examples/exercises/plot_cv.py\n\n"
+                                    ".. literalinclude:: ../auto_examples/exercises/__init__.py\n",
+            "examples/README.txt": "Gallery\n=======\n",
+            "examples/exercises/README.txt": "Exercises\n---------\n",
+            "examples/exercises/__init__.py": "",
+            "examples/exercises/plot_cv.py": '"""\nCV\n==\n"""\nscore = cross_val()\n'})
+        said = io.StringIO()
+        [unit] = [unit for unit in package_contents(self.root, progress=Progress(said))
+                  if unit["url"] == DOCS + "tutorial/cv.html#cv"]
+        self.assertIn("score = cross_val()", unit["fields"]["code"])
+        self.assertNotIn("plot_cv.py: no such file", said.getvalue())
+        self.assertIn("exercises/__init__.py: no such file", said.getvalue())
+
     def test_nbsphinx_publishes_each_notebook_as_a_page_its_headings_at_jupyter_s_ids(self):
         # xarray 2023.01.0's docs/examples/*.ipynb: Markdown cells are text, code cells code,
         # outputs, raw and hidden cells are not read; a heading's id is its educated text
