@@ -603,6 +603,16 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual((unit["url"].removeprefix(DOCS), unit["title"], unit["start_line"]),
                          ("auto_examples/plot_demo.html#indented-title", "Indented title", 2))
 
+    def test_a_gallery_page_reads_windows_line_ends_as_unix_ones(self):
+        # parse_source_file's "\r\n" -> "\n" (networkx 3.1's examples/graph/plot_mst.py):
+        # no "\r" in the page's code, each line still at its script's line.
+        from retrieval.ingest.readers.sphinx_gallery import gallery_page
+        page = gallery_page('"""\r\nDemo\r\n====\r\n"""\r\nx = 1\r\n# %%\r\n# Text\r\n',
+                            "sphx_glr_demo.py")
+        self.assertEqual(page.lines[-7:], (".. code-block:: default", "", "    x = 1", "",
+                                           "Text", "", ""))
+        self.assertEqual(page.script_lines[-7:], (5, 5, 5, 6, 7, 7, 8))
+
     def test_a_page_includes_the_copy_of_a_script_written_beside_its_gallery_page(self):
         # scikit-learn 1.3.0's tutorial: `.. literalinclude::
         # ../../auto_examples/exercises/plot_cv_digits.py`, the copy gen_rst writes of

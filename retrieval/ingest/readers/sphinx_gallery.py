@@ -88,6 +88,8 @@ def gallery_page(script: str, label: str, remove_config_comments: bool = False
     """Return an example script's page as Sphinx-Gallery writes it (label: reference_name;
     remove_config_comments: sphinx_gallery_conf's), or None where it has no module docstring,
     which Sphinx-Gallery refuses to publish."""
+    # parse_source_file reads Windows line ends as Unix ones (no "\r" on the page's lines).
+    script = script.replace("\r\n", "\n")
     found = _docstring(script)
     if found is None:
         return None
