@@ -1941,6 +1941,15 @@ class ConfTest(unittest.TestCase):
                          ((("../ex", "gallery"), ("../tutorials", "tutorials")), r"_skip\.py"))
         self.assertEqual(read_conf("sphinx_gallery_conf = {'gallery_dirs': 'g'}\n").galleries,
                          ())
+        # Paths built with os.path.join and os.sep, as on a POSIX host (sunpy 5.0.1's
+        # `os.path.join('generated', 'gallery')`, astropy's f"..{os.sep}examples").
+        conf = read_conf(enabled + "sphinx_gallery_conf = {\n"
+                         "    'examples_dirs': [os.path.join('..', 'examples'), "
+                         "f'..{os.sep}tutorials'],\n"
+                         "    'gallery_dirs': [os.path.join('generated', 'gallery'), 'tut'],\n"
+                         "    'ignore_pattern': os.path.join(here, 'x')}\n")
+        self.assertEqual((conf.galleries, conf.gallery_ignore), (
+            (("../examples", "generated/gallery"), ("../tutorials", "tut")), r"__init__\.py"))
 
         self.assertEqual([read_conf(f"extensions = ['{name}']\n").notebook_ids
                           for name in ("nbsphinx", "myst_nb", "myst_parser")],

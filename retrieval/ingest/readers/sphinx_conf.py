@@ -442,10 +442,37 @@ def _listed(tree, name: str) -> list:
     return found
 
 
+def _path_value(node):
+    """Return a literal, or a path conf.py builds from literals with `os.path.join` and
+    `os.sep` (in an f-string too), or a list of those, as on the POSIX hosts docs are built on
+    (sunpy's `'gallery_dirs': os.path.join('generated', 'gallery')`); else None."""
+    value = _literal(node, {})
+    if value is not None:
+        return value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_path_value(item) for item in node.elts]
+        return items if all(isinstance(item, str) for item in items) else None
+    if ast.unparse(node) == "os.sep":
+        return "/"
+    if isinstance(node, ast.Call) and ast.unparse(node.func) == "os.path.join" \
+            and node.args and not node.keywords:
+        parts = [_path_value(arg) for arg in node.args]
+        return posixpath.join(*parts) if all(isinstance(part, str) for part in parts) \
+            else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_path_value(part.value) if isinstance(part, ast.FormattedValue)
+                 and part.conversion == -1 and part.format_spec is None
+                 else part.value if isinstance(part, ast.Constant) else None
+                 for part in node.values]
+        return "".join(parts) if all(isinstance(part, str) for part in parts) else None
+    return None
+
+
 def _dict_entries(tree, name: str) -> dict:
     """Return the entries with literal keys and values of the dict a module-level name is last
-    bound to (`name = {...}`), its computed values left out, with `name["key"] = value`
-    assignments after it applied: sphinx_gallery_conf's folders beside its scrapers."""
+    bound to (`name = {...}`), its computed values left out but paths (_path_value), with
+    `name["key"] = value` assignments after it applied: sphinx_gallery_conf's folders beside
+    its scrapers."""
     found: dict = {}
     for node in tree.body:
         if not isinstance(node, ast.Assign):
@@ -456,12 +483,12 @@ def _dict_entries(tree, name: str) -> dict:
                 if isinstance(node.value, ast.Dict):
                     for key, value in zip(node.value.keys, node.value.values, strict=True):
                         key_value = _literal(key, {}) if key is not None else None
-                        item = _literal(value, {})
+                        item = _path_value(value)
                         if isinstance(key_value, str) and item is not None:
                             found[key_value] = item
             elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                     and target.value.id == name:
-                key_value, item = _literal(target.slice, {}), _literal(node.value, {})
+                key_value, item = _literal(target.slice, {}), _path_value(node.value)
                 if isinstance(key_value, str) and item is not None:
                     found[key_value] = item
     return found
