@@ -1950,6 +1950,18 @@ class ConfTest(unittest.TestCase):
                          "    'ignore_pattern': os.path.join(here, 'x')}\n")
         self.assertEqual((conf.galleries, conf.gallery_ignore), (
             (("../examples", "generated/gallery"), ("../tutorials", "tut")), r"__init__\.py"))
+        # Enabled in a `try:` that imports it, `extensions` imported (astropy 5.3.2's conf.py);
+        # not by a try that imports nothing, nor where nothing adds it.
+        guarded = ("from sphinx_astropy.conf.v1 import extensions\n"
+                   "try:\n    import sphinx_gallery\n"
+                   "    extensions += ['sphinx_gallery.gen_gallery']\n"
+                   "    sphinx_gallery_conf = {'examples_dirs': f'..{os.sep}examples',\n"
+                   "                           'gallery_dirs': 'generated/examples'}\n"
+                   "except ImportError:\n    sphinx_gallery = None\n")
+        self.assertEqual(read_conf(guarded).galleries, (("../examples", "generated/examples"),))
+        self.assertEqual(read_conf(guarded.replace("import sphinx_gallery", "pass")).galleries,
+                         ())
+        self.assertEqual(read_conf(guarded.replace("extensions +=", "other =")).galleries, ())
 
         self.assertEqual([read_conf(f"extensions = ['{name}']\n").notebook_ids
                           for name in ("nbsphinx", "myst_nb", "myst_parser")],

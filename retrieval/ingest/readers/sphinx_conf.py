@@ -468,13 +468,47 @@ def _path_value(node):
     return None
 
 
-def _dict_entries(tree, name: str) -> dict:
+# The extension that generates Sphinx-Gallery's pages.
+_GALLERY_EXTENSION = "sphinx_gallery.gen_gallery"
+
+
+def _guarded(tree) -> list:
+    """Return conf.py's module-level statements, the body of each module-level `try:` that
+    imports in its place: Sphinx runs that body where the import succeeds, as it does on a
+    host that builds the docs with it (astropy enables Sphinx-Gallery so)."""
+    found: list = []
+    for node in tree.body:
+        if isinstance(node, ast.Try) and any(isinstance(statement, (ast.Import, ast.ImportFrom))
+                                             for statement in node.body):
+            found.extend(node.body)
+        else:
+            found.append(node)
+    return found
+
+
+def _adds_extension(statements: list, name: str) -> bool:
+    """Tell whether statements add an extension to `extensions` (`+= [...]`, `.append(...)`,
+    `.extend([...])`), whatever `extensions` was bound to before (an import of it too)."""
+    for node in statements:
+        added = None
+        if isinstance(node, ast.AugAssign) and ast.unparse(node.target) == "extensions":
+            added = _literal(node.value, {})
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and ast.unparse(node.value.func) in ("extensions.append", "extensions.extend") \
+                and len(node.value.args) == 1:
+            added = _literal(node.value.args[0], {})
+        if added == name or isinstance(added, (list, tuple)) and name in added:
+            return True
+    return False
+
+
+def _dict_entries(statements: list, name: str) -> dict:
     """Return the entries with literal keys and values of the dict a module-level name is last
     bound to (`name = {...}`), its computed values left out but paths (_path_value), with
     `name["key"] = value` assignments after it applied: sphinx_gallery_conf's folders beside
     its scrapers."""
     found: dict = {}
-    for node in tree.body:
+    for node in statements:
         if not isinstance(node, ast.Assign):
             continue
         for target in node.targets:
@@ -494,10 +528,10 @@ def _dict_entries(tree, name: str) -> dict:
     return found
 
 
-def _galleries(conf: dict, extensions: tuple) -> tuple:
+def _galleries(conf: dict, enabled: bool) -> tuple:
     """Return SphinxConf.galleries: sphinx_gallery_conf's examples_dirs and gallery_dirs (a
     folder or a list of them) paired in order, where conf.py enables Sphinx-Gallery."""
-    if "sphinx_gallery.gen_gallery" not in extensions:
+    if not enabled:
         return ()
     examples = _strings(conf.get("examples_dirs", sphinx_gallery.DEFAULT_EXAMPLES))
     galleries = _strings(conf.get("gallery_dirs", sphinx_gallery.DEFAULT_GALLERY))
@@ -542,7 +576,11 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     content = known.get("autoclass_content")
     types = object_types(tree)
     code = code_directives(tree)
-    gallery = _dict_entries(tree, "sphinx_gallery_conf")
+    # Sphinx-Gallery's settings and extension, also where a `try:` importing it adds them.
+    statements = _guarded(tree)
+    gallery = _dict_entries(statements, "sphinx_gallery_conf")
+    gallery_enabled = _GALLERY_EXTENSION in extensions or _adds_extension(statements,
+                                                                          _GALLERY_EXTENSION)
     for name in extensions:
         module_text = local_module(name) if local_module is not None else None
         if module_text is not None:
@@ -575,7 +613,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         stub_names=_string_map(known.get("autosummary_filename_map")),
         stub_sources=_stub_sources(known.get("autosummary_generate")),
         special_members=_special_members(known, extensions),
-        galleries=_galleries(gallery, extensions),
+        galleries=_galleries(gallery, gallery_enabled),
         notebook_ids="nbsphinx" if notebooks.NBSPHINX in extensions
         else "sphinx" if notebooks.MYST_NB in extensions else "",
         gallery_ignore=ignore if isinstance(ignore := gallery.get("ignore_pattern"), str)
