@@ -1962,6 +1962,13 @@ class ConfTest(unittest.TestCase):
         self.assertEqual(read_conf(guarded.replace("import sphinx_gallery", "pass")).galleries,
                          ())
         self.assertEqual(read_conf(guarded.replace("extensions +=", "other =")).galleries, ())
+        # Names bound to literals (MNE's `'examples_dirs': examples_dirs`).
+        conf = read_conf(enabled + "examples_dirs = ['../tutorials', '../examples']\n"
+                         "gallery_dirs = ['auto_tutorials', 'auto_examples']\n"
+                         "sphinx_gallery_conf = {'examples_dirs': examples_dirs,\n"
+                         "                       'gallery_dirs': gallery_dirs}\n")
+        self.assertEqual(conf.galleries, (("../tutorials", "auto_tutorials"),
+                                          ("../examples", "auto_examples")))
 
         self.assertEqual([read_conf(f"extensions = ['{name}']\n").notebook_ids
                           for name in ("nbsphinx", "myst_nb", "myst_parser")],

@@ -442,25 +442,26 @@ def _listed(tree, name: str) -> list:
     return found
 
 
-def _path_value(node):
-    """Return a literal, or a path conf.py builds from literals with `os.path.join` and
-    `os.sep` (in an f-string too), or a list of those, as on the POSIX hosts docs are built on
-    (sunpy's `'gallery_dirs': os.path.join('generated', 'gallery')`); else None."""
-    value = _literal(node, {})
+def _path_value(node, known: dict):
+    """Return a literal (a name bound to one too: known), or a path conf.py builds from
+    literals with `os.path.join` and `os.sep` (in an f-string too), or a list of those, as on
+    the POSIX hosts docs are built on (sunpy's `'gallery_dirs': os.path.join('generated',
+    'gallery')`); else None."""
+    value = _literal(node, known)
     if value is not None:
         return value
     if isinstance(node, (ast.List, ast.Tuple)):
-        items = [_path_value(item) for item in node.elts]
+        items = [_path_value(item, known) for item in node.elts]
         return items if all(isinstance(item, str) for item in items) else None
     if ast.unparse(node) == "os.sep":
         return "/"
     if isinstance(node, ast.Call) and ast.unparse(node.func) == "os.path.join" \
             and node.args and not node.keywords:
-        parts = [_path_value(arg) for arg in node.args]
+        parts = [_path_value(arg, known) for arg in node.args]
         return posixpath.join(*parts) if all(isinstance(part, str) for part in parts) \
             else None
     if isinstance(node, ast.JoinedStr):
-        parts = [_path_value(part.value) if isinstance(part, ast.FormattedValue)
+        parts = [_path_value(part.value, known) if isinstance(part, ast.FormattedValue)
                  and part.conversion == -1 and part.format_spec is None
                  else part.value if isinstance(part, ast.Constant) else None
                  for part in node.values]
@@ -502,11 +503,11 @@ def _adds_extension(statements: list, name: str) -> bool:
     return False
 
 
-def _dict_entries(statements: list, name: str) -> dict:
+def _dict_entries(statements: list, name: str, known: dict) -> dict:
     """Return the entries with literal keys and values of the dict a module-level name is last
-    bound to (`name = {...}`), its computed values left out but paths (_path_value), with
-    `name["key"] = value` assignments after it applied: sphinx_gallery_conf's folders beside
-    its scrapers."""
+    bound to (`name = {...}`), its computed values left out but paths and names bound to
+    literals (_path_value, known: _assignments'), with `name["key"] = value` assignments
+    after it applied: sphinx_gallery_conf's folders beside its scrapers."""
     found: dict = {}
     for node in statements:
         if not isinstance(node, ast.Assign):
@@ -517,12 +518,12 @@ def _dict_entries(statements: list, name: str) -> dict:
                 if isinstance(node.value, ast.Dict):
                     for key, value in zip(node.value.keys, node.value.values, strict=True):
                         key_value = _literal(key, {}) if key is not None else None
-                        item = _path_value(value)
+                        item = _path_value(value, known)
                         if isinstance(key_value, str) and item is not None:
                             found[key_value] = item
             elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                     and target.value.id == name:
-                key_value, item = _literal(target.slice, {}), _path_value(node.value)
+                key_value, item = _literal(target.slice, {}), _path_value(node.value, known)
                 if isinstance(key_value, str) and item is not None:
                     found[key_value] = item
     return found
@@ -578,7 +579,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     code = code_directives(tree)
     # Sphinx-Gallery's settings and extension, also where a `try:` importing it adds them.
     statements = _guarded(tree)
-    gallery = _dict_entries(statements, "sphinx_gallery_conf")
+    gallery = _dict_entries(statements, "sphinx_gallery_conf", known)
     gallery_enabled = _GALLERY_EXTENSION in extensions or _adds_extension(statements,
                                                                           _GALLERY_EXTENSION)
     for name in extensions:
