@@ -554,6 +554,86 @@ class GeneratedPagesTest(unittest.TestCase):
                          {"auto_examples/edges/plot_canny.html", "auto_examples/index.html"})
         self.assertIn("examples/edges/plot_bare.py: no module docstring", said.getvalue())
 
+    def test_a_gallery_page_leaves_out_ignore_blocks_and_config_comments(self):
+        # gen_rst removes each `# sphinx_gallery_start_ignore` ... `end_ignore` block, and,
+        # with remove_config_comments (scikit-learn's, matplotlib's conf.py), each
+        # `# sphinx_gallery_<option>` comment; a code block left empty has no directive.
+        script = ('"""\nDemo\n====\n"""\n\nx = 1\n# sphinx_gallery_thumbnail_number = 2\n'
+                  '# sphinx_gallery_start_ignore\nimport warnings\n'
+                  '# sphinx_gallery_end_ignore\ny = 2\n\n# %%\n# More\n# ----\n\n'
+                  '# sphinx_gallery_defer_figures\n')
+        for remove, shown in ((True, "x = 1\ny = 2"),
+                              (False, "x = 1\n# sphinx_gallery_thumbnail_number = 2\ny = 2\n"
+                                      "# sphinx_gallery_defer_figures")):
+            with self.subTest(remove=remove):
+                write(self.root, {
+                    "demo/__init__.py": '"""Demo."""\n',
+                    "docs/conf.py": "extensions = ['sphinx_gallery.gen_gallery']\n"
+                                    "sphinx_gallery_conf = "
+                                    f"{{'remove_config_comments': {remove}}}\n",
+                    "docs/index.rst": "Demo\n====\n",
+                    "examples/README.txt": "Gallery\n=======\n",
+                    "examples/plot_demo.py": script})
+                units = [unit for unit in package_contents(self.root)
+                         if unit["source_id"] == "examples/plot_demo.py"]
+                code = "\n".join(line.strip() for unit in units
+                                 for line in unit["fields"]["code"].split("\n") if line.strip())
+                self.assertEqual(code, shown)
+                self.assertNotIn("import warnings", " ".join(unit["text"] for unit in units))
+                self.assertEqual(sum(".. code-block::" in unit["text"] for unit in units),
+                                 1 if remove else 2)
+
+    def test_a_gallery_page_s_docstring_is_read_dedented(self):
+        # py_source_parser takes the docstring with ast.get_docstring, which dedents it
+        # (inspect.cleandoc): an indented title is the page's title, not a block quote.
+        from retrieval.ingest.readers.sphinx_gallery import gallery_page
+        script = '"""  Demo\n\t====\n\n\t  Text.\n  """\nx = 1\n'
+        page = gallery_page(script, "sphx_glr_demo.py")
+        self.assertEqual(page.lines[2:7], ("Demo", "====", "", "  Text.", ""))
+        self.assertEqual(page.script_lines[2:7], (1, 2, 3, 4, 5))
+        script = '"""\n    Indented title\n    ==============\n\n    Text.\n    """\nx = 1\n'
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "docs/conf.py": "extensions = ['sphinx_gallery.gen_gallery']\n",
+            "docs/index.rst": "Demo\n====\n",
+            "examples/README.txt": "Gallery\n=======\n",
+            "examples/plot_demo.py": script})
+        [unit] = [unit for unit in package_contents(self.root)
+                  if unit["source_id"] == "examples/plot_demo.py"]
+        self.assertEqual((unit["url"].removeprefix(DOCS), unit["title"], unit["start_line"]),
+                         ("auto_examples/plot_demo.html#indented-title", "Indented title", 2))
+
+    def test_a_gallery_page_reads_windows_line_ends_as_unix_ones(self):
+        # parse_source_file's "\r\n" -> "\n" (networkx 3.1's examples/graph/plot_mst.py):
+        # no "\r" in the page's code, each line still at its script's line.
+        from retrieval.ingest.readers.sphinx_gallery import gallery_page
+        page = gallery_page('"""\r\nDemo\r\n====\r\n"""\r\nx = 1\r\n# %%\r\n# Text\r\n',
+                            "sphx_glr_demo.py")
+        self.assertEqual(page.lines[-7:], (".. code-block:: default", "", "    x = 1", "",
+                                           "Text", "", ""))
+        self.assertEqual(page.script_lines[-7:], (5, 5, 5, 6, 7, 7, 8))
+
+    def test_a_page_includes_the_copy_of_a_script_written_beside_its_gallery_page(self):
+        # scikit-learn 1.3.0's tutorial: `.. literalinclude::
+        # ../../auto_examples/exercises/plot_cv_digits.py`, the copy gen_rst writes of
+        # examples/exercises/plot_cv_digits.py in the gallery folder; not of an ignored one.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "docs/conf.py": "extensions = ['sphinx_gallery.gen_gallery']\n",
+            "docs/tutorial/cv.rst": "CV\n==\n\n.. literalinclude:: "
+                                    "../auto_examples/exercises/plot_cv.py\n\n"
+                                    ".. literalinclude:: ../auto_examples/exercises/__init__.py\n",
+            "examples/README.txt": "Gallery\n=======\n",
+            "examples/exercises/README.txt": "Exercises\n---------\n",
+            "examples/exercises/__init__.py": "",
+            "examples/exercises/plot_cv.py": '"""\nCV\n==\n"""\nscore = cross_val()\n'})
+        said = io.StringIO()
+        [unit] = [unit for unit in package_contents(self.root, progress=Progress(said))
+                  if unit["url"] == DOCS + "tutorial/cv.html#cv"]
+        self.assertIn("score = cross_val()", unit["fields"]["code"])
+        self.assertNotIn("plot_cv.py: no such file", said.getvalue())
+        self.assertIn("exercises/__init__.py: no such file", said.getvalue())
+
     def test_nbsphinx_publishes_each_notebook_as_a_page_its_headings_at_jupyter_s_ids(self):
         # xarray 2023.01.0's docs/examples/*.ipynb: Markdown cells are text, code cells code,
         # outputs, raw and hidden cells are not read; a heading's id is its educated text
@@ -1861,6 +1941,34 @@ class ConfTest(unittest.TestCase):
                          ((("../ex", "gallery"), ("../tutorials", "tutorials")), r"_skip\.py"))
         self.assertEqual(read_conf("sphinx_gallery_conf = {'gallery_dirs': 'g'}\n").galleries,
                          ())
+        # Paths built with os.path.join and os.sep, as on a POSIX host (sunpy 5.0.1's
+        # `os.path.join('generated', 'gallery')`, astropy's f"..{os.sep}examples").
+        conf = read_conf(enabled + "sphinx_gallery_conf = {\n"
+                         "    'examples_dirs': [os.path.join('..', 'examples'), "
+                         "f'..{os.sep}tutorials'],\n"
+                         "    'gallery_dirs': [os.path.join('generated', 'gallery'), 'tut'],\n"
+                         "    'ignore_pattern': os.path.join(here, 'x')}\n")
+        self.assertEqual((conf.galleries, conf.gallery_ignore), (
+            (("../examples", "generated/gallery"), ("../tutorials", "tut")), r"__init__\.py"))
+        # Enabled in a `try:` that imports it, `extensions` imported (astropy 5.3.2's conf.py);
+        # not by a try that imports nothing, nor where nothing adds it.
+        guarded = ("from sphinx_astropy.conf.v1 import extensions\n"
+                   "try:\n    import sphinx_gallery\n"
+                   "    extensions += ['sphinx_gallery.gen_gallery']\n"
+                   "    sphinx_gallery_conf = {'examples_dirs': f'..{os.sep}examples',\n"
+                   "                           'gallery_dirs': 'generated/examples'}\n"
+                   "except ImportError:\n    sphinx_gallery = None\n")
+        self.assertEqual(read_conf(guarded).galleries, (("../examples", "generated/examples"),))
+        self.assertEqual(read_conf(guarded.replace("import sphinx_gallery", "pass")).galleries,
+                         ())
+        self.assertEqual(read_conf(guarded.replace("extensions +=", "other =")).galleries, ())
+        # Names bound to literals (MNE's `'examples_dirs': examples_dirs`).
+        conf = read_conf(enabled + "examples_dirs = ['../tutorials', '../examples']\n"
+                         "gallery_dirs = ['auto_tutorials', 'auto_examples']\n"
+                         "sphinx_gallery_conf = {'examples_dirs': examples_dirs,\n"
+                         "                       'gallery_dirs': gallery_dirs}\n")
+        self.assertEqual(conf.galleries, (("../tutorials", "auto_tutorials"),
+                                          ("../examples", "auto_examples")))
 
         self.assertEqual([read_conf(f"extensions = ['{name}']\n").notebook_ids
                           for name in ("nbsphinx", "myst_nb", "myst_parser")],

@@ -81,6 +81,7 @@ from ..version_notes import rst_notes
 from .sphinx_docs import (
     SphinxProject,
     docname_path,
+    gallery_copies,
     gallery_pages,
     notebook_pages,
     page_path,
@@ -1153,14 +1154,16 @@ class _Units:
         pages += [(relative, MARKDOWN, page.text, "") for relative, page in notebooks.items()]
         directives = directives_of(conf)
         # Each reST page as Sphinx reads it: its includes' lines in place (sphinx_include.py).
+        # A page may include the copy of a script Sphinx-Gallery writes beside its page.
+        copies = gallery_copies(self.tree, project)
         expanded = {relative: gallery[relative] if relative in gallery else expand(
             self.tree, project.root, relative, text, sha256, progress,
             functools.partial(self.sectioned_docstring, napoleon=_NAPOLEON in conf.extensions),
-            conf.page_context)
+            conf.page_context, copies=copies)
                     for relative, kind, text, sha256 in pages if kind == RST}
         # Each Markdown page MyST reads, its `{include}`s in place likewise.
         myst = {relative: expand(self.tree, project.root, relative, text, sha256, progress,
-                                 myst=True)
+                                 myst=True, copies=copies)
                 for relative, kind, text, sha256 in pages if kind != RST
                 and relative not in notebooks
                 and any(name.startswith("myst") for name in conf.extensions)}

@@ -171,27 +171,43 @@ def _scripts(top: str, folder: str, ignore) -> list:
     return found
 
 
+def _galleries(tree: SourceTree, project: SphinxProject):
+    """Yield (gallery folder below the Sphinx root, examples folder below the tree's root,
+    its scripts as _scripts) of each of the project's galleries inside the tree."""
+    try:
+        ignore = re.compile(project.conf.gallery_ignore)
+    except re.error:
+        ignore = re.compile(sphinx_gallery.DEFAULT_IGNORE)
+    for examples, gallery in project.conf.galleries:
+        folder = _below(project.root, examples)
+        if folder is None or gallery.startswith("../") or posixpath.isabs(gallery):
+            continue
+        yield gallery, folder, _scripts(tree.root, folder, ignore)
+
+
+def gallery_copies(tree: SourceTree, project: SphinxProject) -> dict:
+    """Return {path below the tree's root: the script's path} of the copy of each example
+    script Sphinx-Gallery writes into its gallery folder (gen_rst copies the script beside its
+    page), which a page may include (`.. literalinclude:: ../auto_examples/plot_x.py`)."""
+    return {posixpath.normpath(posixpath.join(project.root, gallery, relative)): path
+            for gallery, _, scripts in _galleries(tree, project) for relative, path in scripts}
+
+
 def gallery_pages(tree: SourceTree, project: SphinxProject, progress: Progress) -> dict:
     """Return {page's path below the Sphinx root: ExpandedPage} of each example page
     Sphinx-Gallery writes from the project's examples scripts (readers/sphinx_gallery.py),
     each line's origin the script's line it comes from; a script without a module docstring
     is reported and skipped, as Sphinx-Gallery refuses it."""
-    try:
-        ignore = re.compile(project.conf.gallery_ignore)
-    except re.error:
-        ignore = re.compile(sphinx_gallery.DEFAULT_IGNORE)
     pages: dict = {}
-    for examples, gallery in project.conf.galleries:
-        folder = _below(project.root, examples)
-        if folder is None or gallery.startswith("../") or posixpath.isabs(gallery):
-            continue
-        for relative, path in _scripts(tree.root, folder, ignore):
+    for gallery, folder, scripts in _galleries(tree, project):
+        for relative, path in scripts:
             read = read_file(tree, path, progress)
             if read is None:
                 continue
             text, sha256 = read
             page = sphinx_gallery.gallery_page(
-                text, sphinx_gallery.reference_name(gallery, relative))
+                text, sphinx_gallery.reference_name(gallery, relative),
+                project.conf.gallery_remove_config_comments)
             if page is None:
                 progress.skip(f"{tree.label}/{path}", "no module docstring: Sphinx-Gallery "
                                                       "publishes no page of it")

@@ -199,8 +199,9 @@ class _Expander:
 
     def __init__(self, tree: SourceTree, sphinx_root: str, page_dir: str, progress: Progress,
                  docstrings: Callable[[str], Docstring | None], context: dict,
-                 myst: bool = False):
+                 myst: bool = False, copies: dict | None = None):
         self.tree = tree
+        self.copies = copies or {}  # a file a build writes -> the file of the tree it copies
         self.myst = myst  # a Markdown page, read by MyST: its includes are fenced directives
         self.context = context
         self.docstrings = docstrings
@@ -219,13 +220,14 @@ class _Expander:
         self.progress.skip(f"{self.tree.label}/{where}", f"{what}: {reason}")
 
     def _path(self, argument: str) -> str | None:
-        """Return the tree path an include's argument names (Sphinx's relfn2path), or None
-        where it is outside the tree."""
+        """Return the tree path an include's argument names (Sphinx's relfn2path), the file
+        it copies where a build writes it (copies), or None where it is outside the tree."""
         if argument.startswith("/"):
             path = posixpath.normpath(posixpath.join(self.sphinx_root, argument.lstrip("/")))
         else:
             path = posixpath.normpath(posixpath.join(self.page_dir, argument))
-        return None if path == ".." or path.startswith(("../", "/")) else path
+        return None if path == ".." or path.startswith(("../", "/")) \
+            else self.copies.get(path, path)
 
     def _read(self, where: str, what: str, argument: str) -> tuple | None:
         """Return (path, lines, sha256) of an included file, or None (reported)."""
@@ -515,15 +517,17 @@ def _no_docstrings(module: str) -> None:
 def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256: str,
            progress: Progress,
            docstrings: Callable[[str], Docstring | None] = _no_docstrings,
-           context: dict | None = None, myst: bool = False) -> ExpandedPage:
+           context: dict | None = None, myst: bool = False,
+           copies: dict | None = None) -> ExpandedPage:
     """Return a page of a Sphinx project (relative: below sphinx_root) with its includes
     expanded, each line's origin, and the code its literal includes show; docstrings(module)
     gives the part of a module's docstring an `.. automodule::` renders as page text; context:
     the names a line `{{ name }}` of the page is rendered with (SphinxConf.page_context);
-    myst: the page is Markdown, its includes MyST's fenced `{include}` directives."""
+    myst: the page is Markdown, its includes MyST's fenced `{include}` directives; copies:
+    {path a build writes a file at: the tree's file it copies} (sphinx_docs.gallery_copies)."""
     source_id = f"{sphinx_root}/{relative}"
     expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress, docstrings,
-                         context or {}, myst)
+                         context or {}, myst, copies)
     expander.budget -= len(text.encode("utf-8"))
     lines = text.split("\n")
     expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))

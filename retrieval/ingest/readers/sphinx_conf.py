@@ -118,6 +118,9 @@ class SphinxConf:
     # gallery_dirs, paired in order), and the pattern of the scripts it never publishes.
     galleries: tuple = ()
     gallery_ignore: str = sphinx_gallery.DEFAULT_IGNORE
+    # Whether its pages leave out the scripts' `# sphinx_gallery_<option>` comments
+    # (sphinx_gallery_conf's remove_config_comments, default False).
+    gallery_remove_config_comments: bool = False
     # The heading ids of the notebooks an extension publishes as pages (`.ipynb` below the
     # root): "nbsphinx" (Jupyter's) with nbsphinx, "sphinx" (docutils') with MyST-NB, "" none.
     notebook_ids: str = ""
@@ -439,12 +442,74 @@ def _listed(tree, name: str) -> list:
     return found
 
 
-def _dict_entries(tree, name: str) -> dict:
-    """Return the entries with literal keys and values of the dict a module-level name is last
-    bound to (`name = {...}`), its computed values left out, with `name["key"] = value`
-    assignments after it applied: sphinx_gallery_conf's folders beside its scrapers."""
-    found: dict = {}
+def _path_value(node, known: dict):
+    """Return a literal (a name bound to one too: known), or a path conf.py builds from
+    literals with `os.path.join` and `os.sep` (in an f-string too), or a list of those, as on
+    the POSIX hosts docs are built on (sunpy's `'gallery_dirs': os.path.join('generated',
+    'gallery')`); else None."""
+    value = _literal(node, known)
+    if value is not None:
+        return value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_path_value(item, known) for item in node.elts]
+        return items if all(isinstance(item, str) for item in items) else None
+    if ast.unparse(node) == "os.sep":
+        return "/"
+    if isinstance(node, ast.Call) and ast.unparse(node.func) == "os.path.join" \
+            and node.args and not node.keywords:
+        parts = [_path_value(arg, known) for arg in node.args]
+        return posixpath.join(*parts) if all(isinstance(part, str) for part in parts) \
+            else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_path_value(part.value, known) if isinstance(part, ast.FormattedValue)
+                 and part.conversion == -1 and part.format_spec is None
+                 else part.value if isinstance(part, ast.Constant) else None
+                 for part in node.values]
+        return "".join(parts) if all(isinstance(part, str) for part in parts) else None
+    return None
+
+
+# The extension that generates Sphinx-Gallery's pages.
+_GALLERY_EXTENSION = "sphinx_gallery.gen_gallery"
+
+
+def _guarded(tree) -> list:
+    """Return conf.py's module-level statements, the body of each module-level `try:` that
+    imports in its place: Sphinx runs that body where the import succeeds, as it does on a
+    host that builds the docs with it (astropy enables Sphinx-Gallery so)."""
+    found: list = []
     for node in tree.body:
+        if isinstance(node, ast.Try) and any(isinstance(statement, (ast.Import, ast.ImportFrom))
+                                             for statement in node.body):
+            found.extend(node.body)
+        else:
+            found.append(node)
+    return found
+
+
+def _adds_extension(statements: list, name: str) -> bool:
+    """Tell whether statements add an extension to `extensions` (`+= [...]`, `.append(...)`,
+    `.extend([...])`), whatever `extensions` was bound to before (an import of it too)."""
+    for node in statements:
+        added = None
+        if isinstance(node, ast.AugAssign) and ast.unparse(node.target) == "extensions":
+            added = _literal(node.value, {})
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and ast.unparse(node.value.func) in ("extensions.append", "extensions.extend") \
+                and len(node.value.args) == 1:
+            added = _literal(node.value.args[0], {})
+        if added == name or isinstance(added, (list, tuple)) and name in added:
+            return True
+    return False
+
+
+def _dict_entries(statements: list, name: str, known: dict) -> dict:
+    """Return the entries with literal keys and values of the dict a module-level name is last
+    bound to (`name = {...}`), its computed values left out but paths and names bound to
+    literals (_path_value, known: _assignments'), with `name["key"] = value` assignments
+    after it applied: sphinx_gallery_conf's folders beside its scrapers."""
+    found: dict = {}
+    for node in statements:
         if not isinstance(node, ast.Assign):
             continue
         for target in node.targets:
@@ -453,21 +518,21 @@ def _dict_entries(tree, name: str) -> dict:
                 if isinstance(node.value, ast.Dict):
                     for key, value in zip(node.value.keys, node.value.values, strict=True):
                         key_value = _literal(key, {}) if key is not None else None
-                        item = _literal(value, {})
+                        item = _path_value(value, known)
                         if isinstance(key_value, str) and item is not None:
                             found[key_value] = item
             elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                     and target.value.id == name:
-                key_value, item = _literal(target.slice, {}), _literal(node.value, {})
+                key_value, item = _literal(target.slice, {}), _path_value(node.value, known)
                 if isinstance(key_value, str) and item is not None:
                     found[key_value] = item
     return found
 
 
-def _galleries(conf: dict, extensions: tuple) -> tuple:
+def _galleries(conf: dict, enabled: bool) -> tuple:
     """Return SphinxConf.galleries: sphinx_gallery_conf's examples_dirs and gallery_dirs (a
     folder or a list of them) paired in order, where conf.py enables Sphinx-Gallery."""
-    if "sphinx_gallery.gen_gallery" not in extensions:
+    if not enabled:
         return ()
     examples = _strings(conf.get("examples_dirs", sphinx_gallery.DEFAULT_EXAMPLES))
     galleries = _strings(conf.get("gallery_dirs", sphinx_gallery.DEFAULT_GALLERY))
@@ -512,7 +577,11 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     content = known.get("autoclass_content")
     types = object_types(tree)
     code = code_directives(tree)
-    gallery = _dict_entries(tree, "sphinx_gallery_conf")
+    # Sphinx-Gallery's settings and extension, also where a `try:` importing it adds them.
+    statements = _guarded(tree)
+    gallery = _dict_entries(statements, "sphinx_gallery_conf", known)
+    gallery_enabled = _GALLERY_EXTENSION in extensions or _adds_extension(statements,
+                                                                          _GALLERY_EXTENSION)
     for name in extensions:
         module_text = local_module(name) if local_module is not None else None
         if module_text is not None:
@@ -545,11 +614,12 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         stub_names=_string_map(known.get("autosummary_filename_map")),
         stub_sources=_stub_sources(known.get("autosummary_generate")),
         special_members=_special_members(known, extensions),
-        galleries=_galleries(gallery, extensions),
+        galleries=_galleries(gallery, gallery_enabled),
         notebook_ids="nbsphinx" if notebooks.NBSPHINX in extensions
         else "sphinx" if notebooks.MYST_NB in extensions else "",
         gallery_ignore=ignore if isinstance(ignore := gallery.get("ignore_pattern"), str)
         else sphinx_gallery.DEFAULT_IGNORE,
+        gallery_remove_config_comments=gallery.get("remove_config_comments") is True,
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
                              for path in _listed(tree, "templates_path")),
         sys_path=_sys_path(tree))
