@@ -81,7 +81,6 @@ from ..version_notes import rst_notes
 from .sphinx_docs import (
     SphinxProject,
     docname_path,
-    gallery_copies,
     gallery_pages,
     notebook_pages,
     page_path,
@@ -1145,7 +1144,8 @@ class _Units:
             if directory != ".." and not directory.startswith(("../", "/"))]
         # Sphinx-Gallery's example pages, written from its scripts (a page of the same path in
         # the folder is the one it overwrites), each with its lines' origins.
-        gallery = gallery_pages(self.tree, project, progress)
+        written = gallery_pages(self.tree, project, progress)
+        gallery = written.pages
         pages = [page for page in self._read_pages(project.root, progress, conf.page_kind)
                  if page[0] not in gallery]
         pages += [(relative, RST, page.text, "") for relative, page in gallery.items()]
@@ -1155,7 +1155,7 @@ class _Units:
         directives = directives_of(conf)
         # Each reST page as Sphinx reads it: its includes' lines in place (sphinx_include.py).
         # A page may include the copy of a script Sphinx-Gallery writes beside its page.
-        copies = gallery_copies(self.tree, project)
+        copies = written.copies
         expanded = {relative: gallery[relative] if relative in gallery else expand(
             self.tree, project.root, relative, text, sha256, progress,
             functools.partial(self.sectioned_docstring, napoleon=_NAPOLEON in conf.extensions),

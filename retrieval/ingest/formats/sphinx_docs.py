@@ -150,13 +150,13 @@ def _sections(top: str, folder: str) -> list:
                   and _header(os.path.join(directory, name)) is not None)]
 
 
-def _scripts(top: str, folder: str, ignore) -> list:
+def _scripts(top: str, folder: str, sections: list, ignore) -> list:
     """Return the example scripts Sphinx-Gallery publishes from an examples folder (below top):
-    (path below the folder, path below top) of the `.py` files of each of its sections, sorted
-    by path, but those whose path matches ignore."""
+    (path below the folder, path below top) of the `.py` files of each of its sections
+    (_sections), sorted by path, but those whose path matches ignore."""
     found = []
     directory = os.path.join(top, *folder.split("/"))
-    for sub in _sections(top, folder):
+    for sub in sections:
         below = os.path.join(directory, sub) if sub else directory
         try:
             names = sorted(os.listdir(below))
@@ -171,36 +171,37 @@ def _scripts(top: str, folder: str, ignore) -> list:
     return found
 
 
-def _galleries(tree: SourceTree, project: SphinxProject):
-    """Yield (gallery folder below the Sphinx root, examples folder below the tree's root,
-    its scripts as _scripts) of each of the project's galleries inside the tree."""
+@dataclass(frozen=True)
+class GalleryPages:
+    """What a project's Sphinx-Gallery writes: its pages, and the scripts it copies."""
+
+    # page's path below the Sphinx root -> ExpandedPage, each line's origin the line of the
+    # script (or header file) it comes from
+    pages: dict
+    # path below the tree's root of the copy gen_rst writes of a script beside its page ->
+    # the script's path, which a page may include (`.. literalinclude::
+    # ../auto_examples/plot_x.py`)
+    copies: dict
+
+
+def gallery_pages(tree: SourceTree, project: SphinxProject, progress: Progress) -> GalleryPages:
+    """Return the example pages Sphinx-Gallery writes from the project's examples scripts
+    (readers/sphinx_gallery.py) and the copies it writes of them, each examples folder
+    listed once; a script without a module docstring is reported and skipped, as
+    Sphinx-Gallery refuses it."""
     try:
         ignore = re.compile(project.conf.gallery_ignore)
     except re.error:
         ignore = re.compile(sphinx_gallery.DEFAULT_IGNORE)
+    pages: dict = {}
+    copies: dict = {}
     for examples, gallery in project.conf.galleries:
         folder = _below(project.root, examples)
         if folder is None or gallery.startswith("../") or posixpath.isabs(gallery):
             continue
-        yield gallery, folder, _scripts(tree.root, folder, ignore)
-
-
-def gallery_copies(tree: SourceTree, project: SphinxProject) -> dict:
-    """Return {path below the tree's root: the script's path} of the copy of each example
-    script Sphinx-Gallery writes into its gallery folder (gen_rst copies the script beside its
-    page), which a page may include (`.. literalinclude:: ../auto_examples/plot_x.py`)."""
-    return {posixpath.normpath(posixpath.join(project.root, gallery, relative)): path
-            for gallery, _, scripts in _galleries(tree, project) for relative, path in scripts}
-
-
-def gallery_pages(tree: SourceTree, project: SphinxProject, progress: Progress) -> dict:
-    """Return {page's path below the Sphinx root: ExpandedPage} of each example page
-    Sphinx-Gallery writes from the project's examples scripts (readers/sphinx_gallery.py),
-    each line's origin the script's line it comes from; a script without a module docstring
-    is reported and skipped, as Sphinx-Gallery refuses it."""
-    pages: dict = {}
-    for gallery, folder, scripts in _galleries(tree, project):
-        for relative, path in scripts:
+        sections = _sections(tree.root, folder)
+        for relative, path in _scripts(tree.root, folder, sections, ignore):
+            copies[posixpath.normpath(posixpath.join(project.root, gallery, relative))] = path
             read = read_file(tree, path, progress)
             if read is None:
                 continue
@@ -214,19 +215,21 @@ def gallery_pages(tree: SourceTree, project: SphinxProject, progress: Progress) 
                 continue
             pages[posixpath.normpath(f"{gallery}/{relative[:-3]}.rst")] = ExpandedPage(
                 "\n".join(page.lines), [Origin(path, sha256, line) for line in page.script_lines])
-        index = _gallery_index(tree, folder, progress)
+        index = _gallery_index(tree, folder, sections, progress)
         if index is not None:
             pages[posixpath.normpath(f"{gallery}/index.rst")] = index
-    return pages
+    return GalleryPages(pages, copies)
 
 
-def _gallery_index(tree: SourceTree, folder: str, progress: Progress) -> ExpandedPage | None:
+def _gallery_index(tree: SourceTree, folder: str, sections: list,
+                   progress: Progress) -> ExpandedPage | None:
     """Return a gallery's index page as Sphinx-Gallery writes it, its header files' text: the
-    examples folder's, then each section's (its thumbnails, which show the examples' titles,
-    left out), each file's lines ended by a blank line from no file; None without a header."""
+    examples folder's, then each section's (_sections; its thumbnails, which show the
+    examples' titles, left out), each file's lines ended by a blank line from no file; None
+    without a header."""
     lines: list[str] = []
     origins: list = []
-    for sub in _sections(tree.root, folder):
+    for sub in sections:
         directory = f"{folder}/{sub}" if sub else folder
         header = _header(os.path.join(tree.root, *directory.split("/")))
         read = read_file(tree, f"{directory}/{header}", progress) if header else None

@@ -524,7 +524,7 @@ def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256:
     gives the part of a module's docstring an `.. automodule::` renders as page text; context:
     the names a line `{{ name }}` of the page is rendered with (SphinxConf.page_context);
     myst: the page is Markdown, its includes MyST's fenced `{include}` directives; copies:
-    {path a build writes a file at: the tree's file it copies} (sphinx_docs.gallery_copies)."""
+    {path a build writes a file at: the tree's file it copies} (sphinx_docs.GalleryPages.copies)."""
     source_id = f"{sphinx_root}/{relative}"
     expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress, docstrings,
                          context or {}, myst, copies)
