@@ -403,10 +403,7 @@ class _DocutilsSlugger:
         id first, so a title of the same name takes docutils' next idN, and the section is
         rendered at the target's id (as a reST label's; structlog's `(chains)=` over
         "## Chains" makes a later second "Examples" #id2)."""
-        shown = _plain(text)
-        if self._smartquotes:
-            shown = _educated_outside_code(shown)
-        shown = shown.replace("`", "").strip()
+        shown = _id_text(text, self._smartquotes)
         own = self._document.named(shown)
         labels, self._labels = self._labels, []
         return text, labels[-1] if labels and own != make_id(shown) else own
@@ -430,10 +427,16 @@ class _JupyterSlugger:
 
     def heading(self, text: str) -> tuple:
         """Return (the heading as shown, its id)."""
-        shown = _plain(text)
-        if self._smartquotes:
-            shown = _educated_outside_code(shown)
-        return text, heading_id(shown.replace("`", "").strip())
+        return text, heading_id(_id_text(text, self._smartquotes))
+
+
+def _id_text(text: str, smartquotes: bool) -> str:
+    """Return a Markdown heading's text as Sphinx makes its id of it: plain, its quotes
+    outside code curled first where smartquotes is on, backquotes out."""
+    shown = _plain(text)
+    if smartquotes:
+        shown = _educated_outside_code(shown)
+    return shown.replace("`", "").strip()
 
 
 # A Markdown code span: a run of backquotes, what they enclose, the same run.
