@@ -34,6 +34,11 @@ def write_tree(root: str, files: dict) -> Path:
     return Path(root)
 
 
+def kinds_and_docstrings(objects: dict, names: tuple) -> dict:
+    """Return {name: (kind, docstring)} of the named objects of a module (Module.objects)."""
+    return {name: (objects[name].kind, objects[name].docstring) for name in names}
+
+
 def units_of(testcase, files: dict, modules=None) -> dict:
     """Read a package tree's docstrings as a docstring-only collection: {title: content}."""
     root = write_tree(temporary_directory(testcase), files)
@@ -176,6 +181,14 @@ def _helper(x):
 
 
 class PublicApiTest(unittest.TestCase):
+
+    def assembled(self, files: dict, module: str, counts: tuple) -> dict:
+        """Return a module's objects (Module.objects) of a package tree once its assembled
+        docstrings are resolved, asserting how many resolve_templates resolved and left."""
+        root = write_tree(temporary_directory(self), files)
+        package = read_package(str(root), wheel_modules(root))
+        self.assertEqual(resolve_templates(package), counts)
+        return package.modules[module].objects
 
     def test_a_name_re_exported_from_a_private_module_is_documented_by_its_public_name(self):
         units = units_of(self, {
@@ -559,7 +572,7 @@ class PublicApiTest(unittest.TestCase):
         self.assertIn("val.checks.int_validator", units)
 
     def test_docstrings_assembled_from_templates_are_resolved_and_the_rest_counted(self):
-        root = write_tree(temporary_directory(self), {
+        objects = self.assembled({
             "pd/shared.py": '_shared_docs = {}\n_shared_docs["merge"] = """\n'
                             '    Merge %(klass)s objects by key.\n"""\n',
             "pd/frame.py": 'from pd.shared import _shared_docs\n_kw = dict(klass="DataFrame")\n'
@@ -567,10 +580,8 @@ class PublicApiTest(unittest.TestCase):
                            '    def merge(self, right):\n        pass\n\n'
                            '    @doc(klass="DataFrame")\n    def fill(self):\n'
                            '        """Fill the {klass}."""\n\n'
-                           '    @Appender(make_docs())\n    def other(self):\n        pass\n'})
-        package = read_package(str(root), wheel_modules(root))
-        self.assertEqual(resolve_templates(package), (2, 1))
-        objects = package.modules["pd.frame"].objects
+                           '    @Appender(make_docs())\n    def other(self):\n        pass\n'},
+                                 "pd.frame", (2, 1))
         self.assertEqual(objects["DataFrame.merge"].docstring,
                          "Merge DataFrame objects by key.")
         self.assertEqual(objects["DataFrame.fill"].docstring, "Fill the DataFrame.")
@@ -579,7 +590,7 @@ class PublicApiTest(unittest.TestCase):
     def test_a_function_made_by_a_helper_that_sets_its_doc_has_the_argument_s_docstring(self):
         # pandas' `isalnum = _map_and_wrap("isalnum", docstring=_shared_docs["is"] % ...)`:
         # _map_and_wrap returns its inner function with `wrapper.__doc__ = docstring`.
-        root = write_tree(temporary_directory(self), {
+        objects = self.assembled({
             "pd/strings.py": (
                 '_docs = {"is": "Check %(kind)s."}\n\n\n'
                 'def _map_and_wrap(name, docstring):\n    def wrapper(self):\n'
@@ -588,12 +599,10 @@ class PublicApiTest(unittest.TestCase):
                 '    return wrapper\n\n\nshout = _map_and_wrap("shout", "Shout it.")\n\n\n'
                 'class StringMethods:\n    _args = {"alpha": {"kind": "letters"}}\n\n'
                 '    isalpha = _map_and_wrap(\n        "isalpha", docstring=_docs["is"] % '
-                '_args["alpha"]\n    )\n    isdigit = _other("isdigit", "Digits.")\n')})
-        package = read_package(str(root), wheel_modules(root))
-        self.assertEqual(resolve_templates(package), (2, 0))
-        objects = package.modules["pd.strings"].objects
-        self.assertEqual({name: (objects[name].kind, objects[name].docstring) for name in
-                          ("shout", "StringMethods.isalpha", "StringMethods.isdigit")},
+                '_args["alpha"]\n    )\n    isdigit = _other("isdigit", "Digits.")\n')},
+                                 "pd.strings", (2, 0))
+        self.assertEqual(kinds_and_docstrings(objects, (
+                          "shout", "StringMethods.isalpha", "StringMethods.isdigit")),
                          {"shout": ("function", "Shout it."),
                           "StringMethods.isalpha": ("method", "Check letters."),
                           "StringMethods.isdigit": ("attribute", None)})
@@ -603,7 +612,7 @@ class PublicApiTest(unittest.TestCase):
         # `@Appender(DiscreteModel.fit.__doc__)` on a subclass's fit: each __doc__ is that
         # docstring as its own decorators leave it (appended once, though DM.fit's is replaced
         # first), the addendum dedented as Python dedents the two joined.
-        root = write_tree(temporary_directory(self), {
+        objects = self.assembled({
             "pkg/__init__.py": "",
             "pkg/base.py": 'class LM:\n    def fit(self):\n        """Fit it.\n\n'
                            '        Parameters\n        ----------\n        x : int\n'
@@ -615,10 +624,8 @@ class PublicApiTest(unittest.TestCase):
                 '        """\n\n\n'
                 'class GP(DM):\n    @Appender("""\n        extra : bool\n'
                 '            More.\n        """)\n    @Appender(DM.fit.__doc__)\n'
-                '    def fit(self):\n        pass\n')})
-        package = read_package(str(root), wheel_modules(root))
-        self.assertEqual(resolve_templates(package), (2, 0))
-        objects = package.modules["pkg.disc"].objects
+                '    def fit(self):\n        pass\n')},
+                                 "pkg.disc", (2, 0))
         appended = "Fit the model.\n\nThe rest is LM.fit's.\nFit it.\n\nParameters\n" \
                    "----------\nx : int"
         self.assertEqual(objects["DM.fit"].docstring, appended)
@@ -628,15 +635,13 @@ class PublicApiTest(unittest.TestCase):
         # statsmodels' Model: `__doc__ = """...%(params_doc)s...""" % {"params_doc": ...}`,
         # the module's strings: Python binds the formatted text as the class's __doc__. One
         # the source cannot fill keeps its template, fields as written.
-        root = write_tree(temporary_directory(self), {
+        objects = self.assembled({
             "model.py": (
                 '_params_doc = """Parameters\n    ----------\n    endog : array"""\n\n\n'
                 'class Model:\n    __doc__ = """\n    A model.\n\n    %(params_doc)s\n'
                 '    """ % {"params_doc": _params_doc}\n\n\n'
-                'class Other:\n    __doc__ = """Other %(x)s.""" % {"x": compute()}\n')})
-        package = read_package(str(root), wheel_modules(root))
-        self.assertEqual(resolve_templates(package), (1, 1))
-        objects = package.modules["model"].objects
+                'class Other:\n    __doc__ = """Other %(x)s.""" % {"x": compute()}\n')},
+                                 "model", (1, 1))
         self.assertEqual(objects["Model"].docstring,
                          "A model.\n\nParameters\n----------\nendog : array")
         self.assertEqual(objects["Other"].docstring, "Other %(x)s.")
@@ -644,19 +649,16 @@ class PublicApiTest(unittest.TestCase):
     def test_a_property_made_by_a_helper_given_its_doc_has_the_argument_s_docstring(self):
         # pymongo's `chunk_size = _grid_in_property("chunkSize", "Chunk size.")`, which ends
         # `return property(getter, doc=docstring)`: an attribute whose __doc__ is the argument.
-        root = write_tree(temporary_directory(self), {
+        objects = self.assembled({
             "grid.py": (
                 'def _field(name, docstring, read_only=False):\n    def getter(self):\n'
                 '        return self._file[name]\n\n    if read_only:\n'
                 '        docstring += " Read-only."\n    return property(getter, doc=docstring)'
                 '\n\n\nclass GridIn:\n    """A file."""\n\n'
                 '    chunk_size = _field("chunkSize", "Chunk size.", read_only=True)\n'
-                '    length = _field(docstring="Its length.", name="length")\n')})
-        package = read_package(str(root), wheel_modules(root))
-        self.assertEqual(resolve_templates(package), (2, 0))
-        objects = package.modules["grid"].objects
-        self.assertEqual({name: (objects[name].kind, objects[name].docstring) for name in
-                          ("GridIn.chunk_size", "GridIn.length")},
+                '    length = _field(docstring="Its length.", name="length")\n')},
+                                 "grid", (2, 0))
+        self.assertEqual(kinds_and_docstrings(objects, ("GridIn.chunk_size", "GridIn.length")),
                          {"GridIn.chunk_size": ("attribute", "Chunk size."),
                           "GridIn.length": ("attribute", "Its length.")})
 
@@ -664,7 +666,7 @@ class PublicApiTest(unittest.TestCase):
         # werkzeug's `max_stale = cache_control_property("max-stale", "*", int)` returns
         # `property(get, set, delete, f"accessor for {key!r}")`: its __doc__, as autodoc shows.
         # A parameter the call leaves to its default is not read (`width`).
-        root = write_tree(temporary_directory(self), {
+        objects = self.assembled({
             "cache.py": (
                 'def control(key, empty, type, width=""):\n'
                 '    return property(\n        lambda x: x.get(key), None, None,\n'
@@ -675,13 +677,11 @@ class PublicApiTest(unittest.TestCase):
                 '    max_stale = control("max-stale", "*", int)\n'
                 '    no_cache = control(empty="", key="no-cache", type=bool)\n'
                 '    shared = control("shared", EMPTY, bool)\n'
-                '    size = sized("size")\n')})
-        package = read_package(str(root), wheel_modules(root))
-        self.assertEqual(resolve_templates(package), (2, 1))
-        objects = package.modules["cache"].objects
-        self.assertEqual({name: (objects[name].kind, objects[name].docstring) for name in
-                          ("Control.max_stale", "Control.no_cache", "Control.shared",
-                           "Control.size")},
+                '    size = sized("size")\n')},
+                                 "cache", (2, 1))
+        self.assertEqual(kinds_and_docstrings(objects, (
+                          "Control.max_stale", "Control.no_cache", "Control.shared",
+                          "Control.size")),
                          {"Control.max_stale": ("attribute", "accessor for 'max-stale' or   *"),
                           "Control.no_cache": ("attribute", "accessor for 'no-cache' or    "),
                           "Control.shared": ("attribute", None),

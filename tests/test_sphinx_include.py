@@ -134,6 +134,11 @@ def placed(found: list, page: str) -> list:
             if unit["url"].startswith(page)]
 
 
+def anchors(found: list, page: str) -> list:
+    """Return the `#id` (or "" for the page alone) of each unit of found on a page, in order."""
+    return [url.removeprefix(page) for url, _, _ in placed(found, page)]
+
+
 def assert_quoted(test: unittest.TestCase, root: str, found: list):
     """Assert that each unit quotes exactly the lines of the file it names."""
     for unit in found:
@@ -444,7 +449,7 @@ class AutomoduleTest(unittest.TestCase):
         write(self.root, {"docs/api.rst": page, "demo/tag.py": docstring})
         found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
         api = DOCS + "api.html"
-        self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
+        self.assertEqual(anchors(found, api),
                          ["#tags", "#tagged", "#demo.tag.Tag", "#demo.tag.Tag.check"])
         tagged = next(unit for unit in found if unit["url"] == api + "#tagged")
         self.assertEqual(tagged["title"], "Tagged")
@@ -474,7 +479,7 @@ class AutomoduleTest(unittest.TestCase):
         found = units(self.root, modules=(("demo/tag.py", "demo.tag"),
                                           ("demo/other.py", "demo.other")))
         api = DOCS + "api.html"
-        self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
+        self.assertEqual(anchors(found, api),
                          ["#demo-tag", "#demo-other"])
 
     def test_a_title_in_an_automodules_content_is_a_section_of_the_page(self):
@@ -489,7 +494,7 @@ class AutomoduleTest(unittest.TestCase):
         write(self.root, {"docs/api.rst": page, "demo/tag.py": code})
         found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
         api = DOCS + "api.html"
-        self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
+        self.assertEqual(anchors(found, api),
                          ["#module-demo.tag", "#protocols", "#demo.tag.Tag", "#demo.tag.tag"])
         protocols = next(unit for unit in found if unit["url"] == api + "#protocols")
         self.assertIn("These classes tag.", protocols["text"])
@@ -503,7 +508,7 @@ class AutomoduleTest(unittest.TestCase):
         write(self.root, {"docs/api.rst": page, "demo/tag.py": docstring})
         found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
         api = DOCS + "api.html"
-        self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)],
+        self.assertEqual(anchors(found, api),
                          ["#tags", "#tagged", "#usage"])
 
     def test_a_napoleon_section_header_in_a_docstring_is_no_title_where_napoleon_reads_it(self):
@@ -517,7 +522,7 @@ class AutomoduleTest(unittest.TestCase):
                                 ("[]", ["#module-demo.tag", "#examples"])):
             write(self.root, {"docs/conf.py": f"extensions = {extensions}\n"})
             found = units(self.root, modules=(("demo/tag.py", "demo.tag"),))
-            self.assertEqual([url.removeprefix(api) for url, _, _ in placed(found, api)], ids)
+            self.assertEqual(anchors(found, api), ids)
 
     def test_a_repeated_title_under_a_label_is_at_the_labels_id(self):
         labelled = ".. _page_unicode:\n\nUnicode\n-------\n\nThe page's"
