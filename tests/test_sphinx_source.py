@@ -1721,6 +1721,20 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual((unit["fields"]["code"], "demo" in unit["fields"]["body"]),
                          ("    $ demo run\n    $ demo stop", False))
 
+    def test_a_directive_argument_the_page_does_not_show_is_no_prose(self):
+        # A code block's language, an included file's path and the module a `module`
+        # directive declares render no text; an admonition's title and a version do.
+        write(self.root, {"doc/conf.py": "", "doc/example.py": "print(1)\n", "doc/index.rst": (
+            "Demo\n====\n\n.. module:: demo.tools\n\nRun:\n\n.. code-block:: html+jinja\n\n"
+            "    {{ run }}\n\n.. literalinclude:: example.py\n\n"
+            ".. admonition:: Careful here\n\n    Slowly.\n\n"
+            ".. versionadded:: 2.0\n")})
+        [unit] = contents(self.root, "doc")
+        body = unit["fields"]["body"]
+        self.assertEqual(("jinja" in body, "example" in body, "tools" in body,
+                          "Careful here" in body, "2.0" in body, unit["fields"]["code"]),
+                         (False, False, False, True, True, "    {{ run }}\nprint(1)"))
+
     def test_a_directive_in_a_literal_block_is_code(self):
         # An example of markup (`::` then `.. function:: make_toast()`) is code, as Sphinx
         # renders it: no object, no section, its lines the text around it.

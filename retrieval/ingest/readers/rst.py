@@ -363,14 +363,35 @@ def parse_rst(lines: list) -> list:
 
 
 _EXPLICIT_TARGET = re.compile(r"`([^`<]*?)\s*<[^`>]*>`")
-_DIRECTIVE_MARKER = re.compile(r"^(\s*)\.\.\s+[\w:.+-]+::", re.M)
+_DIRECTIVE_MARKER = re.compile(r"^(\s*)\.\.\s+([\w:.+-]+)::([^\n]*)", re.M)
+# Directives whose argument the rendered page does not show as text: a code block's language
+# (`.. code-block:: python`), a file an include or image reads, the module a `module` directive
+# declares (an index target), an `only` or `ifconfig` expression, the classes `rst-class` or
+# `container` set, a doctest group. Read as prose, theirs put "python", "html+jinja" or
+# "examples/cache_extension.py" among the words of the unit around them. (`class` is Sphinx's
+# py:class, whose signature is shown; a domain's prefix, `py:module`, is dropped first.)
+_ARGUMENT_NOT_SHOWN = frozenset({
+    "code-block", "sourcecode", "code", "highlight", "highlightlang", "literalinclude",
+    "include", "image", "figure", "raw", "only", "ifconfig", "index", "rst-class",
+    "cssclass", "container", "tabularcolumns", "default-role", "role", "program", "module",
+    "currentmodule", "testsetup", "testcleanup", "testcode", "testoutput", "doctest",
+    "graphviz", "graph", "digraph", "inheritance-diagram", "plot", "meta", "sectnum",
+    "jupyter-execute", "ipython"})
+
+
+def _directive_shown(match: re.Match) -> str:
+    """Return what the rendered page shows of a directive's first line: its argument, if any."""
+    name = match.group(2).lower().rsplit(":", 1)[-1]
+    return match.group(1) + ("" if name in _ARGUMENT_NOT_SHOWN else match.group(3))
+
+
 _OPTION_LINE = re.compile(r"^[ \t]+:[\w-]+:(?:[ \t].*)?$", re.M)
 
 
 def plain_text(rst: str) -> str:
     """Return reST as a reader would read it: roles, targets, directive and option markers out."""
     text = _OPTION_LINE.sub("", rst)
-    text = _DIRECTIVE_MARKER.sub(r"\1", text)
+    text = _DIRECTIVE_MARKER.sub(_directive_shown, text)
     text = ROLE.sub("", text)
     text = _EXPLICIT_TARGET.sub(r"`\1`", text)
     return text.replace("`~", "`").replace("`!", "`")
