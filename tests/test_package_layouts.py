@@ -402,6 +402,18 @@ class PublicApiTest(unittest.TestCase):
                          "        x (float): Where it is\n            across.")
         self.assertEqual(units["geo.Point.x"]["fields"]["body"], "Where it is\nacross.")
 
+    def test_a_docstrings_literal_blocks_are_code_as_its_doctests_are(self):
+        # The rendered page shows a `::` block and a code-block's body in a `pre`, as a
+        # doctest: code, not prose.
+        units = units_of(self, {"geo/__init__.py": (
+            '"""Geometry."""\n\n\ndef move(point):\n    """Move a point.\n\n    Use it so::\n\n'
+            '        move(origin)\n\n    .. code-block:: python\n\n        move(edge)\n\n'
+            '    >>> move(home)\n    home\n\n    Then draw.\n    """\n')})
+        fields = units["geo.move"]["fields"]
+        self.assertEqual((fields["body"].split(), fields["code"].split()),
+                         (["Move", "a", "point.", "Use", "it", "so::", "Then", "draw."],
+                          ["move(origin)", "move(edge)", ">>>", "move(home)", "home"]))
+
     def test_each_google_attributes_section_gives_its_entries(self):
         # Napoleon parses every section (mutagen's MPEGInfo: a second `Attributes:` after
         # "Useless attributes:").

@@ -31,7 +31,7 @@ from ...core.checks import SnapshotError
 from ...core.ranking import SECTION, IndexFields
 from ..readers import autodoc, markdown
 from ..readers.autosummary_templates import Unrendered, class_context, class_members, render
-from ..readers.blocks import size_pieces
+from ..readers.blocks import indentation, size_pieces
 from ..readers.docstrings import (
     ATTRIBUTE,
     CLASS,
@@ -58,7 +58,13 @@ from ..readers.docstrings import (
 )
 from ..readers.docutils_ids import sphinx_id
 from ..readers.rendered import PYTHON_DOMAIN, RenderedPage
-from ..readers.rst import NAPOLEON_SECTIONS, OBJECT_DIRECTIVES, first_section_title, plain_text
+from ..readers.rst import (
+    NAPOLEON_SECTIONS,
+    OBJECT_DIRECTIVES,
+    LiteralLines,
+    first_section_title,
+    plain_text,
+)
 from ..readers.sphinx_conf import MARKDOWN, RST, SphinxConf
 from ..readers.sphinx_page import (
     generates_text,
@@ -279,17 +285,21 @@ def _section_at(units: list, line: int):
 
 
 def _split_code(text: str) -> tuple:
-    """Return (prose, code) of a docstring: doctest lines and their output are code."""
+    """Return (prose, code) of a docstring: doctest lines and their output, literal blocks and
+    code directives' bodies are code, as the rendered page shows them (in a `pre`)."""
     prose: list[str] = []
     code: list[str] = []
     in_example = False
+    literal = LiteralLines()
     for line in text.split("\n"):
         stripped = line.strip()
+        # Every line that is not blank is shown to LiteralLines, which notes where blocks start.
+        in_literal = bool(stripped) and literal.is_literal(stripped, indentation(line))
         if stripped.startswith(">>>"):
             in_example = True
         elif not stripped:
             in_example = False
-        (code if in_example else prose).append(line)
+        (code if in_example or in_literal else prose).append(line)
     return plain_text("\n".join(prose)), "\n".join(code)
 
 
