@@ -528,6 +528,7 @@ class GeneratedPagesTest(unittest.TestCase):
             "examples/edges/plot_canny.py": script,
             "examples/edges/__init__.py": '"""Not an example."""\n',
             "examples/edges/plot_bare.py": "print(1)\n",
+            "examples/edges/plot_broken.py": '"""\nBroken\n======\n"""\n\nif True\n',
             "examples/unlisted/plot_hidden.py": '"""\nHidden\n======\n"""\n'})
         said = io.StringIO()
         units = {unit["url"].removeprefix(DOCS): unit
@@ -553,6 +554,7 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertEqual({url.partition("#")[0] for url in units if "auto_examples" in url},
                          {"auto_examples/edges/plot_canny.html", "auto_examples/index.html"})
         self.assertIn("examples/edges/plot_bare.py: no module docstring", said.getvalue())
+        self.assertIn("examples/edges/plot_broken.py: does not parse at line 6", said.getvalue())
 
     def test_a_gallery_page_leaves_out_ignore_blocks_and_config_comments(self):
         # gen_rst removes each `# sphinx_gallery_start_ignore` ... `end_ignore` block, and,

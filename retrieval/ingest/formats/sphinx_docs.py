@@ -206,9 +206,15 @@ def gallery_pages(tree: SourceTree, project: SphinxProject, progress: Progress) 
             if read is None:
                 continue
             text, sha256 = read
-            page = sphinx_gallery.gallery_page(
-                text, sphinx_gallery.reference_name(gallery, relative),
-                project.conf.gallery_remove_config_comments)
+            try:
+                page = sphinx_gallery.gallery_page(
+                    text, sphinx_gallery.reference_name(gallery, relative),
+                    project.conf.gallery_remove_config_comments)
+            except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
+                where = f" at line {error.lineno}" if isinstance(error, SyntaxError) else ""
+                progress.skip(f"{tree.label}/{path}", f"does not parse{where}: Sphinx-Gallery "
+                                                      "publishes no text of it")
+                continue
             if page is None:
                 progress.skip(f"{tree.label}/{path}", "no module docstring: Sphinx-Gallery "
                                                       "publishes no page of it")

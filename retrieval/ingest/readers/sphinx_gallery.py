@@ -60,11 +60,8 @@ def reference_name(gallery_dir: str, script: str) -> str:
 
 def _docstring(script: str):
     """Return (the module docstring's lines as _cleaned, its first and last line), or None
-    without one."""
-    try:
-        tree = ast.parse(script)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
+    without one; SyntaxError (ValueError: a null byte) where the script does not parse."""
+    tree = ast.parse(script)
     first = tree.body[0] if tree.body else None
     if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
             and isinstance(first.value.value, str) and first.end_lineno is not None):
@@ -87,7 +84,8 @@ def gallery_page(script: str, label: str, remove_config_comments: bool = False
                  ) -> GalleryPage | None:
     """Return an example script's page as Sphinx-Gallery writes it (label: reference_name;
     remove_config_comments: sphinx_gallery_conf's), or None where it has no module docstring,
-    which Sphinx-Gallery refuses to publish."""
+    which Sphinx-Gallery refuses to publish; SyntaxError (or ValueError) where it does not
+    parse, which it publishes as a page titled "SyntaxError" and nothing of the script's text."""
     # parse_source_file reads Windows line ends as Unix ones (no "\r" on the page's lines).
     script = script.replace("\r\n", "\n")
     found = _docstring(script)
