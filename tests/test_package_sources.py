@@ -182,6 +182,13 @@ class PackageSourcesTest(unittest.TestCase):
         write_sdist(cls.links, "mkdoc", "1.0", {
             "mkdocs.yml": "site_name: Mkdoc\n", "mkdoc/__init__.py": '"""Mkdoc."""\n',
             "docs/index.md": "# Mkdoc\n\nWelcome.\n", "docs/api-guide/views.md": MKDOCS_VIEWS})
+        # FastAPI's case: one MkDocs site per language, each translation INHERITing the original.
+        write_sdist(cls.links, "polyglot", "1.0", {
+            "polyglot/__init__.py": '"""Polyglot."""\n',
+            "docs/en/mkdocs.yml": "INHERIT: mkdocs.base.yml\nsite_name: Polyglot\n",
+            "docs/en/docs/index.md": "# Polyglot\n\n## Routing\n\nRoutes go here.\n",
+            "docs/es/mkdocs.yml": "INHERIT: ../en/mkdocs.yml\n",
+            "docs/es/docs/index.md": "# Polyglot\n\n## Enrutamiento\n\nRoutes van aqui.\n"})
         write_wheel(cls.links, "longdoc", "1.0", {"longdoc/__init__.py": LONGDOC})
         # torch's case: no sdist, no pure wheel; a compiled library beside the Python files.
         write_wheel(cls.links, "native", "1.0", {
@@ -285,6 +292,16 @@ class PackageSourcesTest(unittest.TestCase):
         _, out = self.built("pypi:mkdoc==1.0")
         [(url, *_)] = passages(out)["mkdoc", "Returning JSON"]
         self.assertEqual(url, "pypi:mkdoc==1.0/docs/api-guide/views.md#L5-L9")
+
+    def test_a_docs_folder_of_one_mkdocs_site_per_language_is_read_in_the_original(self):
+        done, out = self.built("pypi:polyglot==1.0",
+                               extra=["--base-url", f"polyglot/1.0={DOCS}"])
+        units = passages(out)
+        self.assertEqual(units["polyglot", "Routing"][0][:2],
+                         (DOCS + "#routing", "docs/en/docs/index.md"))
+        self.assertNotIn(("polyglot", "Enrutamiento"), units)
+        self.assertIn("build: polyglot/1.0: docs/ holds an MkDocs site per language: "
+                      "docs/en/docs/ read, its translations not (es)", done.stderr)
 
     def test_the_public_objects_no_page_documents_follow_the_pages_at_their_lines(self):
         done, out = self.built("pypi:partial==1.0",

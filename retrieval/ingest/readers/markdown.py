@@ -32,9 +32,10 @@ CONFIG = "mkdocs.yml"
 # No mkdocs.yml comes near this; a larger one is read no further.
 MAX_CONFIG_BYTES = 1024 * 1024
 _OPENING_MARKS = re.compile(r" {0,3}#{1,6}[ \t]*")
-# Top-level keys of mkdocs.yml: the two that decide where pages are published. A YAML reader is
+# Top-level keys of mkdocs.yml: the two that decide where pages are published, and the config it
+# extends (INHERIT: a translation's names its original's). A YAML reader is
 # not needed for them (and mkdocs.yml often holds !!python tags a safe loader refuses).
-_TOP_LEVEL = re.compile(r"(docs_dir|use_directory_urls)[ \t]*:[ \t]*")
+_TOP_LEVEL = re.compile(r"(docs_dir|use_directory_urls|INHERIT)[ \t]*:[ \t]*")
 _ATTR_LIST = re.compile(r"attr_list\b")
 _BLANKS = re.compile(r"[ \t]*")
 
@@ -46,6 +47,7 @@ class MkDocsSite:
     docs_dir: str  # absolute
     directory_urls: bool
     attr_list: bool = False  # markdown_extensions has attr_list: "{#id}" names a heading's id
+    inherits: str | None = None  # the config its INHERIT names, absolute
 
     @property
     def flavour(self) -> str:
@@ -88,7 +90,9 @@ def _read_config(config_path: str) -> MkDocsSite | None:
         attr_list = attr_list or _ATTR_LIST.match(item) is not None
     docs_dir = os.path.join(os.path.dirname(config_path), keys.get("docs_dir") or "docs")
     directory_urls = keys.get("use_directory_urls", "true").lower() not in ("false", "no", "off")
-    return MkDocsSite(os.path.abspath(docs_dir), directory_urls, attr_list)
+    inherits = keys.get("INHERIT")
+    return MkDocsSite(os.path.abspath(docs_dir), directory_urls, attr_list, os.path.abspath(
+        os.path.join(os.path.dirname(config_path), inherits)) if inherits else None)
 
 
 def mkdocs_site(root: str) -> MkDocsSite | None:
@@ -100,6 +104,35 @@ def mkdocs_site(root: str) -> MkDocsSite | None:
                 and os.path.isdir(site.docs_dir):
             return site
     return None
+
+
+def translated_site(folder: str) -> tuple | None:
+    """Return (the original site, its translations' folders) where a docs folder holds one MkDocs
+    site per language, each translation's mkdocs.yml INHERITing the original's from a folder
+    beside it (FastAPI's docs/es/mkdocs.yml: `INHERIT: ../en/mkdocs.yml`); else None.
+
+    Each language is a site of its own, published under its own path: read together, one
+    question's answers came back once per language (the same section in 14 translations)."""
+    folder = os.path.abspath(folder)
+    try:
+        subfolders = sorted(entry.name for entry in os.scandir(folder) if entry.is_dir())
+    except OSError:
+        return None
+    configs = {name: os.path.join(folder, name, CONFIG) for name in subfolders}
+    sites = {name: _read_config(path) for name, path in configs.items() if os.path.isfile(path)}
+    translations: dict = {}
+    for name, site in sites.items():
+        original = site.inherits if site is not None else None
+        if original is not None and os.path.dirname(original) != os.path.dirname(configs[name]):
+            translations.setdefault(original, []).append(name)
+    originals = [name for name, path in configs.items() if path in translations]
+    if len(originals) != 1:
+        return None
+    site = sites[originals[0]]
+    if site is None or not os.path.isdir(site.docs_dir) or \
+            not site.docs_dir.startswith(folder + os.sep):
+        return None
+    return site, tuple(translations[configs[originals[0]]])
 
 
 def page_path(relative_path: str, site: MkDocsSite | None) -> str:

@@ -29,6 +29,7 @@ from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..formats.sphinx_docs import published_site, sphinx_project, versioned_url
 from ..readers.docstrings import module_name
+from ..readers.markdown import translated_site
 from ..tree import (
     Dependency,
     PackageLayout,
@@ -154,6 +155,19 @@ def docs_site(top: Path, docs: str, urls: list, version: str, base_url: str | No
     return site
 
 
+def original_language_docs(top: Path, docs: str, label: str, stream=None) -> str:
+    """Return the docs folder to read: the original's docs_dir where docs holds an MkDocs site
+    per language (markdown.translated_site), said in one line; else docs."""
+    translated = translated_site(str(top / docs))
+    if translated is None:
+        return docs
+    site, translations = translated
+    original = os.path.relpath(site.docs_dir, top).replace(os.sep, "/")
+    build_note(f"{label}: {docs}/ holds an MkDocs site per language: {original}/ read, its "
+               f"translations not ({', '.join(translations)})", stream)
+    return original
+
+
 def release_tree(archive: Path, root: Path) -> tuple:
     """Unpack a release; return (its top directory, its metadata file, whether a wheel)."""
     left_out = unpack(str(archive), str(root))
@@ -228,6 +242,8 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     top, info, is_wheel = release_tree(archive, where / "tree")
     modules = wheel_modules(top) if is_wheel else sdist_modules(top)
     docs = None if is_wheel else docs_folder(str(top))
+    if docs is not None:
+        docs = original_language_docs(top, docs, label)
     if not modules and docs is None:
         raise FetchError(f"pypi:{spec}: {archive.name} holds no Python package and no docs "
                          "folder")
