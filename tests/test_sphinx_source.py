@@ -1724,8 +1724,8 @@ class GeneratedPagesTest(unittest.TestCase):
                          ("    $ demo run\n    $ demo stop", False))
 
     def test_a_directive_argument_the_page_does_not_show_is_no_prose(self):
-        # A code block's language, an included file's path and the module a `module`
-        # directive declares render no text; an admonition's title and a version do.
+        # A code block's language and an included file's path are no words of the page; an
+        # admonition's title, a version and a module's name (Sphinx's search has it) are.
         write(self.root, {"doc/conf.py": "", "doc/example.py": "print(1)\n", "doc/index.rst": (
             "Demo\n====\n\n.. module:: demo.tools\n\nRun:\n\n.. code-block:: html+jinja\n\n"
             "    {{ run }}\n\n.. literalinclude:: example.py\n\n"
@@ -1733,9 +1733,9 @@ class GeneratedPagesTest(unittest.TestCase):
             ".. versionadded:: 2.0\n")})
         [unit] = contents(self.root, "doc")
         body = unit["fields"]["body"]
-        self.assertEqual(("jinja" in body, "example" in body, "tools" in body,
+        self.assertEqual(("jinja" in body, "example" in body, "demo.tools" in body,
                           "Careful here" in body, "2.0" in body, unit["fields"]["code"]),
-                         (False, False, False, True, True, "    {{ run }}\nprint(1)"))
+                         (False, False, True, True, True, "    {{ run }}\nprint(1)"))
 
     def test_a_directive_in_a_literal_block_is_code(self):
         # An example of markup (`::` then `.. function:: make_toast()`) is code, as Sphinx

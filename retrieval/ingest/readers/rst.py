@@ -364,18 +364,18 @@ def parse_rst(lines: list) -> list:
 
 _EXPLICIT_TARGET = re.compile(r"`([^`<]*?)\s*<[^`>]*>`")
 _DIRECTIVE_MARKER = re.compile(r"^(\s*)\.\.\s+([\w:.+-]+)::([^\n]*)", re.M)
-# Directives whose argument the rendered page does not show as text: a code block's language
-# (`.. code-block:: python`), a file an include or image reads, the module a `module` directive
-# declares (an index target), an `only` or `ifconfig` expression, the classes `rst-class` or
-# `container` set, a doctest group. Read as prose, theirs put "python", "html+jinja" or
-# "examples/cache_extension.py" among the words of the unit around them. (`class` is Sphinx's
-# py:class, whose signature is shown; a domain's prefix, `py:module`, is dropped first.)
+# Directives whose argument is markup for the builder, not words of the page: a code block's
+# language (`.. code-block:: python`), the file an include, image or plot reads, an `only` or
+# `ifconfig` expression, a raw block's format, the classes `rst-class` or `container` set, a
+# doctest group. Read as prose, theirs put "python", "html+jinja" or
+# "examples/cache_extension.py" among the words of the unit around them. Index entries, module
+# and program names stay: Sphinx's own search indexes them (`class` is Sphinx's py:class, whose
+# signature is shown; a domain's prefix, `py:module`, is dropped first).
 _ARGUMENT_NOT_SHOWN = frozenset({
     "code-block", "sourcecode", "code", "highlight", "highlightlang", "literalinclude",
-    "include", "image", "figure", "raw", "only", "ifconfig", "index", "rst-class",
-    "cssclass", "container", "tabularcolumns", "default-role", "role", "program", "module",
-    "currentmodule", "testsetup", "testcleanup", "testcode", "testoutput", "doctest",
-    "graphviz", "graph", "digraph", "inheritance-diagram", "plot", "meta", "sectnum",
+    "include", "image", "figure", "raw", "only", "ifconfig", "rst-class", "cssclass",
+    "container", "tabularcolumns", "default-role", "role", "testsetup", "testcleanup",
+    "testcode", "testoutput", "doctest", "graphviz", "plot", "meta", "sectnum",
     "jupyter-execute", "ipython"})
 
 
