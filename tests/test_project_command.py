@@ -196,6 +196,28 @@ class ProjectCommandTest(unittest.TestCase):
         self.assertEqual(refused.returncode, 2)
         self.assertIn("missing.lock", refused.stderr)
 
+    def test_a_base_url_links_its_pins_pages_there_and_keys_its_cached_collection(self):
+        # The pin's sdist docs folder names no site whose versions are known: --base-url
+        # NAME/VERSION=URL (what the build's note asks for) links its pages there, and the
+        # collection cached without it is another one (nor is the linked one read after).
+        site = "https://docs.example/demo/1.0/"
+        plain, _ = self.project_run("--order", "pypi", "--lexical")
+        linked, out = self.project_run("--order", "pypi", "--lexical",
+                                       "--base-url", "Demo_Pkg/1.0=" + site)
+        self.assertEqual(linked.returncode, 0, linked.stderr)
+        urls = [row[0] for (collection, _), rows in passages(out).items()
+                if collection == "demo-pkg" for row in rows]
+        # Its pages' units (an object no page documents links to its file in the release).
+        self.assertIn(site + "api.html#demo.Engine", urls)
+        self.assertNotEqual(linked.stdout.splitlines()[-1], plain.stdout.splitlines()[-1])
+        again, out = self.project_run("--order", "pypi", "--lexical")
+        self.assertEqual(again.stdout.splitlines()[-1], plain.stdout.splitlines()[-1])
+        for wrong, said in (("demo-pkg/0.9=" + site, "pins no demo-pkg 0.9"),
+                            ("demo-pkg/1.0=https://docs.example/demo", "must end with '/'")):
+            refused, _ = self.project_run("--base-url", wrong)
+            self.assertEqual(refused.returncode, 2)
+            self.assertIn(said, refused.stderr)
+
     def test_a_project_whose_pins_get_nothing_is_refused_with_the_table(self):
         done, out = self.project_run("--offline", "--order", "pypi", "--no-cache")
         self.assertEqual(done.returncode, 2, done.stderr)

@@ -57,6 +57,9 @@ NETWORK = ("pypi", "git", "crawl")  # what --offline leaves out unless the cache
 # Of those, the sources the fetch cache keeps what they fetched of (`releases/`, git clones),
 # so that --offline reads it (not with --no-cache).
 KEPT = ("pypi", "git")
+# The sources whose units a pin's --base-url links: a docs folder's pages (a release's, a tag's)
+# and an environment's files.
+LINKED = ("pypi", "git", "env")
 CACHE_FORMAT = 2  # 2: a collection records whether it read a docs folder
 # The note of a pin made by `project --also` (a version an upgrade moves to, not the pinned one).
 ALSO = "also"
@@ -252,7 +255,10 @@ def _fetch(value: str, source: str, label: str, pin: Pin, options: ProjectOption
            progress: Progress) -> tuple:
     """Return (tree, drafts, import names) of one source value; raise UserError if it fails."""
     collection, version = label.split("/", 1)
-    base_urls = dict(options.sources.base_urls)
+    # This pin's --base-url alone (a plan refuses one of no --source it builds); a crawl's
+    # units are at the crawled site's own URLs and a site's at its --site-url.
+    given = options.sources.base_urls.get(label)
+    base_urls = {label: given} if given and source in LINKED else {}
     if source == "site":
         root = options.sites[pin.name]
         base_urls[label] = options.site_urls.get(pin.name) or \
@@ -342,7 +348,11 @@ def _try(source: str, pin: Pin, label: str, options: ProjectOptions, progress: P
         if where is not None:
             missing.append(f"{source}: {where}")
         return None
-    cache = _cache_path(options, pin, source, where)
+    base_url = options.sources.base_urls.get(label) if source in LINKED else None
+    # A --base-url changes the units' URLs: a collection built without it (or with another)
+    # is another collection.
+    cache = _cache_path(options, pin, source, where if base_url is None else
+                        f"{where}\0{base_url}")
     cached = _load(cache, source) if options.use_cache else None
     if cached is not None:
         progress.note(f"{label}: {source}: from the collection cache")

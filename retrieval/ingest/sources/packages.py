@@ -148,7 +148,7 @@ def docs_site(top: Path, docs: str, urls: list, version: str, base_url: str | No
               label: str):
     """Return where a release's docs folder is published (sphinx_docs.published_site), from
     --base-url, its conf.py, else urls (docs_urls); say its note."""
-    site = published_site(sphinx_project(str(top), docs), urls, version, base_url)
+    site = published_site(sphinx_project(str(top), docs), urls, version, base_url, label)
     if site.note:
         build_note(f"{label}: {site.note}")
     return site
