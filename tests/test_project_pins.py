@@ -284,6 +284,7 @@ class LockFileTest(unittest.TestCase):
         self.assertEqual(pinned(every), {"flask": ("2.2.2", True), "requests": ("2.28.1", True),
                                          "click": ("8.1.3", False),
                                          "werkzeug": ("2.2.3", False)})
+        self.assertEqual((pins.closure, every.closure), (False, True))
         werkzeug = next(pin for pin in every.pins if pin.name == "werkzeug")
         self.assertTrue(werkzeug.origin.startswith("git: "), werkzeug.origin)
         windows = dict(LINUX_311, sys_platform="win32", platform_system="Windows")
@@ -477,6 +478,22 @@ class RequirementsTest(unittest.TestCase):
         pins = read_pins(folder, LINUX_311, env=env)
         self.assertEqual(pinned(pins)["flask"], ("2.3.1", True))
         self.assertIn("the installed version", pins.pins[0].note)
+
+    def test_all_says_a_requirements_file_or_pyproject_has_no_closure(self):
+        # Neither lists what its pins depend on: --all builds what they name, and says so.
+        folder = write(temporary_directory(self), {"requirements.txt": "flask==2.2.2\n"})
+        direct = read_pins(folder, LINUX_311)
+        everything = read_pins(folder, LINUX_311, transitive=True)
+        self.assertEqual(pinned(everything), pinned(direct))
+        self.assertFalse(everything.closure)
+        self.assertEqual(direct.notes, ())
+        self.assertIn("--all: requirements.txt does not list what its pins depend on",
+                      "\n".join(everything.notes))
+        os.remove(os.path.join(folder, "requirements.txt"))
+        write(folder, {"pyproject.toml": PEP621})
+        env = write_site_packages(os.path.join(folder, "site"), {"Flask": ("2.2.2", {})})
+        self.assertIn("--all: pyproject.toml does not list", "\n".join(
+            read_pins(folder, LINUX_311, transitive=True, env=env).notes))
 
     def test_a_missing_include_is_one_line(self):
         folder = write(temporary_directory(self), {"requirements.txt": "-r nope.txt\n"})

@@ -166,7 +166,7 @@ def _project(args) -> int:
     if unknown:
         raise UserError(f"--site {unknown[0]}: {found.lockfile} pins no {unknown[0]}")
     print(f"project: {found.path}: {len(found.pins)} "
-          f"{'pins, their dependencies included' if args.all else 'direct pins'}; order "
+          f"{'pins, their dependencies included' if found.closure else 'direct pins'}; order "
           + ", ".join(order)
           + (f"; environment {env}" if env else "") + ("; offline" if args.offline else ""),
           file=sys.stderr, flush=True)

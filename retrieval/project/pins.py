@@ -59,6 +59,7 @@ class Pins:
     pins: tuple
     notes: tuple = ()
     environment: str | None = None  # the environment whose versions were read, if any
+    closure: bool = False  # the pins include what the project's own depend on (--all, a lock)
 
 
 # --- PEP 508 requirement strings -------------------------------------------------------------
@@ -617,6 +618,13 @@ def read_pins(path: str, environment: Mapping, transitive: bool = False,
                         "dependency groups (name the group's own requirements file instead)")
     installed = installed_versions(env) if env else None
     notes: list = []
+    if transitive and kind in ("requirements", "pyproject.toml"):
+        # Only a lock records what each pin depends on: pip's requirements files and
+        # pyproject.toml name the project's own dependencies, so --all has no closure to add.
+        notes.append(f"--all: {files[0].name} does not list what its pins depend on, so only "
+                     "the pins it names are built (a lock file has them all: uv.lock, "
+                     "poetry.lock, pylock.toml; or pin every package in the requirements "
+                     "file, as `pip freeze` or `uv pip compile` writes it)")
     if kind == "requirements":
         pins = read_requirements(files, environment, installed, notes)
     elif kind == "pyproject.toml":
@@ -627,7 +635,8 @@ def read_pins(path: str, environment: Mapping, transitive: bool = False,
                     installed=installed.get(pin.name) if installed is not None else None)
             for pin in pins]
     return Pins(files[0].name, ", ".join(str(f) for f in files),
-                tuple(sorted(pins, key=lambda pin: pin.name)), tuple(notes), env)
+                tuple(sorted(pins, key=lambda pin: pin.name)), tuple(notes), env,
+                transitive and kind in LOCKFILES)
 
 
 def drift(pins: Pins) -> list:
