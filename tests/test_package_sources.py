@@ -182,6 +182,17 @@ class PackageSourcesTest(unittest.TestCase):
         write_sdist(cls.links, "mkdoc", "1.0", {
             "mkdocs.yml": "site_name: Mkdoc\n", "mkdoc/__init__.py": '"""Mkdoc."""\n',
             "docs/index.md": "# Mkdoc\n\nWelcome.\n", "docs/api-guide/views.md": MKDOCS_VIEWS})
+        # FastAPI's case: one MkDocs site per language, each LANG/mkdocs.yml extending en's.
+        write_sdist(cls.links, "polyglot", "1.0", {
+            "polyglot/__init__.py": '"""Polyglot."""\n',
+            "docs/en/mkdocs.yml": "INHERIT: ../en/mkdocs.base.yml\nsite_name: Polyglot\n",
+            "docs/en/mkdocs.base.yml": "theme:\n  language: en\n",
+            "docs/en/docs/index.md": "# Polyglot\n\nWelcome.\n",
+            "docs/en/docs/tutorial.md": "# Tutorial\n\nFirst steps.\n",
+            "docs/de/mkdocs.yml": "INHERIT: ../en/mkdocs.yml\n",
+            "docs/de/docs/index.md": "# Polyglott\n\nWillkommen.\n",
+            "docs/es/mkdocs.yml": "INHERIT: ../en/mkdocs.yml\n",
+            "docs/es/docs/tutorial.md": "# Tutorial\n\nPrimeros pasos.\n"})
         write_wheel(cls.links, "longdoc", "1.0", {"longdoc/__init__.py": LONGDOC})
         # torch's case: no sdist, no pure wheel; a compiled library beside the Python files.
         write_wheel(cls.links, "native", "1.0", {
@@ -285,6 +296,19 @@ class PackageSourcesTest(unittest.TestCase):
         _, out = self.built("pypi:mkdoc==1.0")
         [(url, *_)] = passages(out)["mkdoc", "Returning JSON"]
         self.assertEqual(url, "pypi:mkdoc==1.0/docs/api-guide/views.md#L5-L9")
+
+    def test_of_one_mkdocs_site_per_language_the_base_one_is_read(self):
+        # Each translation is a site of its own, extending the base config (MkDocs' INHERIT):
+        # the base project's pages are the docs, as published at the site's root.
+        done, out = self.built("pypi:polyglot==1.0",
+                               extra=["--base-url", f"polyglot/1.0={DOCS}"])
+        self.assertIn("docs/en/docs/ with autodoc", done.stderr)
+        units = passages(out)
+        titles = sorted(title for collection, title in units if collection == "polyglot")
+        self.assertEqual(titles, ["Polyglot", "Tutorial", "polyglot"])  # and its module
+        [(url, source_id, *_)] = units["polyglot", "Tutorial"]
+        self.assertEqual((url, source_id),
+                         (DOCS + "tutorial/#tutorial", "docs/en/docs/tutorial.md"))
 
     def test_the_public_objects_no_page_documents_follow_the_pages_at_their_lines(self):
         done, out = self.built("pypi:partial==1.0",

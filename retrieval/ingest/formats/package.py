@@ -125,7 +125,14 @@ _OPENING_QUOTES = re.compile(
 def docs_folder(root: str) -> str | None:
     """Return the docs folder of a source tree (below root), or None if it has none."""
     for name in DOCS_FOLDERS:
-        if os.path.isdir(os.path.join(root, name)):
+        folder = os.path.join(root, name)
+        if os.path.isdir(folder):
+            # A folder of MkDocs sites, one per language, publishes its base project at the
+            # site's root and each translation as a site of its own: the base one's pages
+            # are the docs, not every language's copy of them (markdown.translated_site).
+            site = None if markdown.mkdocs_site(folder) else markdown.translated_site(folder)
+            if site is not None:
+                return os.path.relpath(site.docs_dir, os.path.abspath(root)).replace(os.sep, "/")
             return name
     return None
 

@@ -34,7 +34,8 @@ MAX_CONFIG_BYTES = 1024 * 1024
 _OPENING_MARKS = re.compile(r" {0,3}#{1,6}[ \t]*")
 # Top-level keys of mkdocs.yml: the two that decide where pages are published. A YAML reader is
 # not needed for them (and mkdocs.yml often holds !!python tags a safe loader refuses).
-_TOP_LEVEL = re.compile(r"(docs_dir|use_directory_urls)[ \t]*:[ \t]*")
+# INHERIT names the config one extends (MkDocs' configuration inheritance).
+_TOP_LEVEL = re.compile(r"(docs_dir|use_directory_urls|INHERIT)[ \t]*:[ \t]*")
 _ATTR_LIST = re.compile(r"attr_list\b")
 _BLANKS = re.compile(r"[ \t]*")
 
@@ -71,7 +72,8 @@ def _config_value(rest: str) -> str:
     return (rest if cut == -1 else rest[:cut]).rstrip(" \t")
 
 
-def _read_config(config_path: str) -> MkDocsSite | None:
+def _read_keys(config_path: str) -> tuple | None:
+    """Return (the _TOP_LEVEL keys' values, whether attr_list is on) of an mkdocs.yml, or None."""
     try:
         with open(config_path, encoding="utf-8", errors="replace") as f:
             text = f.read(MAX_CONFIG_BYTES)
@@ -86,6 +88,14 @@ def _read_config(config_path: str) -> MkDocsSite | None:
         item = line.lstrip(" \t")
         item = item[1:].lstrip(" \t") if item.startswith("-") else item
         attr_list = attr_list or _ATTR_LIST.match(item) is not None
+    return keys, attr_list
+
+
+def _read_config(config_path: str) -> MkDocsSite | None:
+    read = _read_keys(config_path)
+    if read is None:
+        return None
+    keys, attr_list = read
     docs_dir = os.path.join(os.path.dirname(config_path), keys.get("docs_dir") or "docs")
     directory_urls = keys.get("use_directory_urls", "true").lower() not in ("false", "no", "off")
     return MkDocsSite(os.path.abspath(docs_dir), directory_urls, attr_list)
@@ -100,6 +110,41 @@ def mkdocs_site(root: str) -> MkDocsSite | None:
                 and os.path.isdir(site.docs_dir):
             return site
     return None
+
+
+def translated_site(folder: str) -> MkDocsSite | None:
+    """Return the MkDocs project the others in a folder's subfolders translate, or None.
+
+    Such a folder is no MkDocs project itself but one per language, each `LANG/mkdocs.yml`
+    extending one base config with `INHERIT: ../en/mkdocs.yml` (MkDocs' configuration
+    inheritance; FastAPI's docs/): the base project is the site at its root, the others copies
+    of its pages in other languages, each its own site. The base is the one config that extends
+    no other subfolder's, every other one extends one of its folder's; its docs_dir must be
+    inside the folder.
+    """
+    folder = os.path.abspath(folder)
+    try:
+        configs = sorted(os.path.join(folder, name, CONFIG) for name in os.listdir(folder)
+                         if os.path.isfile(os.path.join(folder, name, CONFIG)))
+    except OSError:
+        return None
+    extends = {}  # each config's: the folder of the config it INHERITs, or None
+    for config in configs:
+        inherit = (_read_keys(config) or ({}, False))[0].get("INHERIT")
+        extends[config] = os.path.dirname(os.path.normpath(os.path.join(
+            os.path.dirname(config), inherit))) if inherit else None
+    bases = [config for config in configs
+             if extends[config] in (None, os.path.dirname(config))]  # extends no sibling
+    if len(bases) != 1 or len(configs) < 2:
+        return None
+    home = os.path.dirname(bases[0])
+    if any(extends[config] != home for config in configs if config != bases[0]):
+        return None
+    site = _read_config(bases[0])
+    if site is None or not os.path.isdir(site.docs_dir) or \
+            not os.path.realpath(site.docs_dir).startswith(os.path.realpath(folder) + os.sep):
+        return None
+    return site
 
 
 def page_path(relative_path: str, site: MkDocsSite | None) -> str:
