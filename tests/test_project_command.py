@@ -381,8 +381,8 @@ class RankingTest(unittest.TestCase):
         self.assertEqual(first.returncode, 0, first.stderr)
         units = int(embedded(first)[0].split()[2])
         self.assertEqual(embedded(first), [
-            f"build: embedding {units} of {units} units, the rest from the vector cache (model "
-            f"sha256 {MINILM_DIGEST[:12]})"])
+            f"build: embedding {units} of {units} units' {units} distinct texts, 0 from the "
+            f"vector cache (model sha256 {MINILM_DIGEST[:12]})"])
         again, _, _ = self.project_run(cache="vectors-cache")
         self.assertEqual(again.returncode, 0, again.stderr)
         self.assertEqual(embedded(again), [])  # every vector from the cache

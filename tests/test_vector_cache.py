@@ -45,6 +45,30 @@ class VectorCacheTest(unittest.TestCase):
         cached_vectors(self.folder, Model(), ["gamma"], self.embed)
         self.assertEqual(len(self.asked), 2)  # nothing missing: embed not called
 
+    def test_the_build_says_how_many_distinct_texts_it_embeds_and_reads(self):
+        # Three units, two texts: a cold cache embeds both (none "from the vector cache").
+        import io
+        from types import SimpleNamespace
+
+        from retrieval.ingest.builder import _embed
+        from retrieval.ingest.tree import Progress
+
+        semantic = SimpleNamespace(document_text=lambda names, heading, body: body,
+                                   vector_bytes=lambda vectors: vectors)
+        model = SimpleNamespace(digest="d1" * 8, recipe="r1", dim=2, embed=self.embed)
+        units = [SimpleNamespace(heading="h", content={"fields": {"names": "", "body": text}})
+                 for text in ("alpha", "beta", "alpha")]
+        for said in ("embedding 2 of 3 units' 2 distinct texts, 0 from the vector cache",
+                     None):  # again: every text from the cache, nothing embedded or said
+            stream = io.StringIO()
+            progress = Progress(stream=stream)
+            self.assertEqual(_embed(semantic, model, units, progress, self.folder),
+                             [b"alph", b"beta", b"alph"])
+            if said is None:
+                self.assertEqual(stream.getvalue(), "")
+            else:
+                self.assertIn(said, stream.getvalue())
+
     def test_another_model_reads_none_of_them(self):
         cached_vectors(self.folder, Model(), ["alpha"], self.embed)
         for other in (Model(digest="d2"), Model(recipe="r2")):

@@ -83,8 +83,12 @@ def _embed(semantic, model, units, progress, vector_cache: str | None) -> list:
         return semantic.vector_bytes(model.embed(texts))
 
     def embed(missing: list) -> list:
-        progress.note(f"embedding {len(missing)} of {len(units)} units, the rest from the "
-                      f"vector cache (model sha256 {model.digest[:12]})")
+        # The cache embeds each distinct text once: of units with the same text (a docstring
+        # re-exported under two names), all but one are neither embedded nor from the cache.
+        distinct = len(set(texts))
+        progress.note(f"embedding {len(missing)} of {len(units)} units' {distinct} distinct "
+                      f"texts, {distinct - len(missing)} from the vector cache (model sha256 "
+                      f"{model.digest[:12]})")
         return semantic.vector_bytes(model.embed(missing))
 
     vectors, _ = cached_vectors(vector_cache, model, texts, embed)
