@@ -102,6 +102,7 @@ class ProjectCommandTest(unittest.TestCase):
         for name in ("nowhere", "base-lib"):
             self.assertEqual(rows[name][1], "none", rows[name])
         self.assertIn("env: not installed", rows["nowhere"][-1])
+        self.assertTrue(rows["nowhere"][-1].startswith("drift: not installed; "), rows)
         self.assertEqual(rows["calver"][1], "none")
         if not model.VERSION_PATTERN.fullmatch("2024.8.30"):
             self.assertIn("skipped: version 2024.8.30 is not", rows["calver"][-1])

@@ -195,7 +195,7 @@ def _project(args) -> int:
         also_coverages = [collect.collect_one(pin, options, progress) for pin in also]
         trees = [c.tree for c in coverages + also_coverages if c.tree is not None]
         if not trees:
-            print(collect.coverage_table(coverages + also_coverages), end="")
+            print(collect.coverage_table(coverages + also_coverages, found.environment), end="")
             raise UserError(f"no pin of {found.path} got any documentation (the table says why)")
         try:
             manifest = build_snapshot(trees, args.out, policy, progress, semantic=semantic,
@@ -208,7 +208,7 @@ def _project(args) -> int:
         except OSError as exc:
             raise UserError(f"--out {args.out}: cannot write the snapshot: "
                             f"{exc.strerror or exc}") from None
-    print(collect.coverage_table(coverages + also_coverages), end="")
+    print(collect.coverage_table(coverages + also_coverages, found.environment), end="")
     print(manifest["corpus_id"])
     return 0
 

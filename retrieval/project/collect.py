@@ -386,8 +386,9 @@ def collect(pins: Pins, options: ProjectOptions, progress: Progress) -> list:
 
 # --- the report ------------------------------------------------------------------------------
 
-def coverage_table(coverages: list) -> str:
-    """Return the coverage table: one row per pin, the source used and what was missing."""
+def coverage_table(coverages: list, environment: str | None = None) -> str:
+    """Return the coverage table: one row per pin, the source used and what was missing;
+    environment: the one the pins were compared with (a pin it lacks is drift too)."""
     header = ("dependency", "version", "source", "units", "api", "sections", "missing")
     rows = []
     for c in coverages:
@@ -395,6 +396,10 @@ def coverage_table(coverages: list) -> str:
         if c.pin.installed is not None and c.pin.version is not None \
                 and not same_version(c.pin.installed, c.pin.version):
             drift = [f"drift: installed {c.pin.installed}"]
+        elif environment is not None and c.pin.installed is None and c.pin.version is not None \
+                and c.pin.note != ALSO:
+            # As pins.drift says it on stderr: the project pins what its environment lacks.
+            drift = ["drift: not installed"]
         rows.append((c.pin.name + ("" if c.pin.direct else " (t)")
                      + (" (also)" if c.pin.note == ALSO else ""), c.pin.version or "-",
                      (c.source or "none") + (" (cached)" if c.cached else ""),
