@@ -213,6 +213,13 @@ class ProjectCommandTest(unittest.TestCase):
         self.assertNotEqual(linked.stdout.splitlines()[-1], plain.stdout.splitlines()[-1])
         again, out = self.project_run("--order", "pypi", "--lexical")
         self.assertEqual(again.stdout.splitlines()[-1], plain.stdout.splitlines()[-1])
+        # An environment's files link under it too (a source browser), as for build's env:.
+        browsed, out = self.project_run("--order", "env", "--lexical",
+                                        "--base-url", "envonly/3.1=https://src.example/e/")
+        self.assertEqual(browsed.returncode, 0, browsed.stderr)
+        self.assertTrue(all(row[0].startswith("https://src.example/e/envonly/")
+                            for (collection, _), rows in passages(out).items()
+                            if collection == "envonly" for row in rows))
         for wrong, said in (("demo-pkg/0.9=" + site, "pins no demo-pkg 0.9"),
                             ("demo-pkg/1.0=https://docs.example/demo", "must end with '/'")):
             refused, _ = self.project_run("--base-url", wrong)
