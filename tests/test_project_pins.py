@@ -12,7 +12,7 @@ import unittest
 
 from retrieval.project import markers
 from retrieval.project.markers import MarkerError, evaluate, target_environment
-from retrieval.project.pins import PinsError, drift, find_pins_file, read_pins
+from retrieval.project.pins import PinsError, default_env, drift, find_pins_file, read_pins
 from tests.package_fixtures import write_site_packages
 from tests.support import temporary_directory
 
@@ -509,6 +509,18 @@ class EnvironmentTest(unittest.TestCase):
         env = write_site_packages(os.path.join(folder, "site"), {"Flask": ("2.2.2", {})})
         pins = read_pins(folder, LINUX_311, env=env)
         self.assertEqual(pinned(pins), {"flask": ("2.2.2", True)})  # tomli: not on 3.11
+
+    def test_the_default_environment_is_dot_venv_else_venv_beside_the_pins(self):
+        folder = write(temporary_directory(self), {"requirements.txt": "flask==2.2.2\n"})
+        self.assertIsNone(default_env(folder))
+        os.makedirs(os.path.join(folder, "venv"))  # not an environment: no site-packages
+        self.assertIsNone(default_env(folder))
+        site = os.path.join("lib", "python3.11", "site-packages")
+        write_site_packages(os.path.join(folder, "venv", site), {"Flask": ("2.2.2", {})})
+        self.assertEqual(default_env(os.path.join(folder, "requirements.txt")),
+                         os.path.join(folder, "venv"))
+        write_site_packages(os.path.join(folder, ".venv", site), {"Flask": ("2.3.0", {})})
+        self.assertEqual(default_env(folder), os.path.join(folder, ".venv"))
 
     def test_drift_is_reported_for_every_pin_the_environment_differs_on(self):
         folder = write(temporary_directory(self), {

@@ -241,7 +241,7 @@ def register_project_command(commands) -> None:
     project.add_argument("--env", metavar="PATH",
                          help="the environment the project runs in: its versions are compared "
                               "with the pins (drift) and its docstrings are a source "
-                              "(default: PATH/.venv if there is one)")
+                              "(default: PATH/.venv, else PATH/venv, if there is one)")
     project.add_argument("--python", metavar="X.Y",
                          help="the interpreter markers are evaluated for (default: this one)")
     project.add_argument("--extra", action="append", metavar="NAME",

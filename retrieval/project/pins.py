@@ -653,11 +653,20 @@ def drift(pins: Pins) -> list:
     return lines
 
 
+# The folders, beside a project's pins file, that are its environment when --env names none:
+# uv's, Poetry's in-project and PEP 405's usual `.venv`, then `venv`, the name the Python
+# tutorial's `python -m venv` examples (and many projects) give it.
+DEFAULT_ENVS = (".venv", "venv")
+
+
 def default_env(project: str) -> str | None:
-    """Return the project's `.venv` (beside its pins file) if it is an environment, else None."""
+    """Return the project's environment (DEFAULT_ENVS beside its pins file), else None."""
     folder = Path(project) if os.path.isdir(project) else Path(project).parent
-    venv = folder / ".venv"
-    return str(venv) if venv.is_dir() and site_packages(venv) is not None else None
+    for name in DEFAULT_ENVS:
+        venv = folder / name
+        if venv.is_dir() and site_packages(venv) is not None:
+            return str(venv)
+    return None
 
 
 __all__ = ["LOCKFILES", "Pin", "Pins", "PinsError", "Requirement", "default_env", "drift",
