@@ -473,8 +473,12 @@ class PackageSourcesTest(unittest.TestCase):
             "Demo_Pkg": ("1.0", {"demo/__init__.py": INIT, "demo/core.py": CORE}),
             "other.lib": ("0.3.1", {"other.py": '"""Other things."""\n'}),
             "calver": ("2024.10.1", {"calver.py": '"""Dated."""\n'}),
-            "nightly": ("latest", {"nightly.py": '"""Undated."""\n'})})
+            "nightly": ("latest", {"nightly.py": '"""Undated."""\n'}),
+            "zonedata": ("2.0", {"zonedata/__init__.py": "_VERSION = '2.0'\n"})})
         done, out = self.built(f"env:{venv}")
+        # A distribution with nothing documented (tzdata's data) gets no collection, said.
+        self.assertIn("build: zonedata/2.0: no units: nothing of it is documentation",
+                      done.stderr)
         units = passages(out)
         # A calendar version is a PEP 440 version like any other (issue 45).
         self.assertEqual(sorted({collection for collection, _ in units}),
