@@ -246,7 +246,9 @@ class StoppedBuildTest(unittest.TestCase):
         self.assertFalse(os.path.exists(self.out), os.listdir(os.path.dirname(self.out)))
         self.assertEqual(os.listdir(self.tmp), [])
 
-    def test_ctrl_c_says_one_line_exits_130_and_leaves_nothing(self):
+    def stopped_by(self, signum) -> tuple:
+        """Run the build, send it signum while its database is written; return (the exit
+        status, stdout, stderr's last line) once it has stopped."""
         child = subprocess.Popen(self.command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True, env=subprocess_env(TMPDIR=self.tmp), cwd=ROOT,
                                  preexec_fn=restore_sigint)
@@ -256,17 +258,23 @@ class StoppedBuildTest(unittest.TestCase):
             partial = os.path.join(self.out, "passages.sqlite.partial")
             wait_for(lambda: os.path.exists(partial), "the build to write its database")
             self.assertEqual(len(os.listdir(self.tmp)), 1)  # its retrieval-build-* folder
-            child.send_signal(signal.SIGINT)
+            child.send_signal(signum)
             stdout, stderr = child.communicate(timeout=60)
         finally:
             if child.poll() is None:
                 child.kill()
                 child.communicate()
-        self.assertEqual(child.returncode, 130, stderr)
-        self.assertEqual(stdout, "")
         *progress, last = stderr.splitlines()
-        self.assertEqual(last, "retrieval: interrupted", stderr)
         self.assertTrue(all(line.startswith("build: 1.0: ") for line in progress), stderr)
+        return child.returncode, stdout, last
+
+    def test_ctrl_c_says_one_line_exits_130_and_leaves_nothing(self):
+        self.assertEqual(self.stopped_by(signal.SIGINT), (130, "", "retrieval: interrupted"))
+        self.assert_nothing_left()
+
+    def test_sigterm_says_one_line_exits_143_and_leaves_nothing(self):
+        # `timeout`, a cancelled CI job: unwound as Ctrl-C is, not ended where it stood.
+        self.assertEqual(self.stopped_by(signal.SIGTERM), (143, "", "retrieval: terminated"))
         self.assert_nothing_left()
 
     def test_a_full_disk_says_one_line_exits_2_and_leaves_nothing(self):

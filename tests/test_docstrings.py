@@ -337,6 +337,29 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         self.assertNotIn("geo.base.Base.helper", objects)
         self.assertNotIn("geo.base.Base._private", objects)
 
+    def test_a_name_the_module_s_getattr_returns_is_that_object(self):
+        # PEP 562: autodoc's getattr(lib, "Old") calls lib.__getattr__("Old"), which returns
+        # what its branch imports (click's deprecated names); a name bound at import time, or
+        # a branch returning what is not a name, binds nothing through it.
+        package = package_of({
+            "lib": ('from .core import make\n\n\ndef __getattr__(name):\n'
+                    '    if name == "Old":\n        import warnings\n'
+                    '        from .core import _Old\n\n'
+                    '        warnings.warn("Old is deprecated", DeprecationWarning)\n'
+                    '        return _Old\n'
+                    '    elif name == "make":\n        from .core import _other\n'
+                    '        return _other\n'
+                    '    if name == "lazy":\n        import importlib\n'
+                    '        return importlib.import_module(".lazy", __name__)\n'
+                    '    raise AttributeError(name)\n'),
+            "lib.core": ('class _Old:\n    """The old engine."""\n\n\n'
+                         'def make():\n    """Make one."""\n\n\n'
+                         'def _other():\n    """Not make."""\n')})
+        self.assertEqual(package.resolve("lib.Old")[1].name, "lib.core._Old")
+        self.assertEqual(list(documented_by(package, ".. autoclass:: lib.Old\n")), ["lib.Old"])
+        self.assertEqual(package.resolve("lib.make")[1].name, "lib.core.make")
+        self.assertIsNone(package.resolve("lib.lazy"))
+
     def test_an_alias_of_a_name_the_module_imports_is_that_import_not_a_submodule(self):
         # pyparsing's `from .common import pyparsing_common as common` rebinds `common` over
         # the submodule, so `pyparsing_common = common` is the class, as Python binds it.

@@ -115,6 +115,24 @@ class RegistryTest(unittest.TestCase):
                                "Quotes", SECTION))])
 
 
+class ProgressTest(unittest.TestCase):
+    def test_a_tree_s_line_counts_its_own_files_and_passages(self):
+        # Of a project's many trees, each line counts the tree it names, not the build so far.
+        stream = io.StringIO()
+        progress = Progress(stream)
+        progress.files = 3
+        progress.tick("a/1.0", force=True)
+        progress.passages = 5
+        progress.tick("a/1.0", force=True)  # its last line, as every format's read ends
+        progress.files = 5
+        progress.tick("b/2.0", force=True)
+        progress.passages = 9
+        progress.tick("b/2.0", force=True)
+        self.assertEqual([line.rsplit(",", 1)[0] for line in stream.getvalue().splitlines()],
+                         ["build: a/1.0: 3 files, 0 passages", "build: a/1.0: 3 files, 5 passages",
+                          "build: b/2.0: 2 files, 0 passages", "build: b/2.0: 2 files, 4 passages"])
+
+
 class SourceFormsTest(unittest.TestCase):
     """Every --source value is planned and fetched by one registry, whatever its form."""
 

@@ -182,13 +182,17 @@ class PackageSourcesTest(unittest.TestCase):
         write_sdist(cls.links, "mkdoc", "1.0", {
             "mkdocs.yml": "site_name: Mkdoc\n", "mkdoc/__init__.py": '"""Mkdoc."""\n',
             "docs/index.md": "# Mkdoc\n\nWelcome.\n", "docs/api-guide/views.md": MKDOCS_VIEWS})
-        # FastAPI's case: one MkDocs site per language, each translation INHERITing the original.
+        # FastAPI's case: one MkDocs site per language, each LANG/mkdocs.yml extending en's.
         write_sdist(cls.links, "polyglot", "1.0", {
             "polyglot/__init__.py": '"""Polyglot."""\n',
-            "docs/en/mkdocs.yml": "INHERIT: mkdocs.base.yml\nsite_name: Polyglot\n",
-            "docs/en/docs/index.md": "# Polyglot\n\n## Routing\n\nRoutes go here.\n",
+            "docs/en/mkdocs.yml": "INHERIT: ../en/mkdocs.base.yml\nsite_name: Polyglot\n",
+            "docs/en/mkdocs.base.yml": "theme:\n  language: en\n",
+            "docs/en/docs/index.md": "# Polyglot\n\nWelcome.\n",
+            "docs/en/docs/tutorial.md": "# Tutorial\n\nFirst steps.\n",
+            "docs/de/mkdocs.yml": "INHERIT: ../en/mkdocs.yml\n",
+            "docs/de/docs/index.md": "# Polyglott\n\nWillkommen.\n",
             "docs/es/mkdocs.yml": "INHERIT: ../en/mkdocs.yml\n",
-            "docs/es/docs/index.md": "# Polyglot\n\n## Enrutamiento\n\nRoutes van aqui.\n"})
+            "docs/es/docs/tutorial.md": "# Tutorial\n\nPrimeros pasos.\n"})
         write_wheel(cls.links, "longdoc", "1.0", {"longdoc/__init__.py": LONGDOC})
         # torch's case: no sdist, no pure wheel; a compiled library beside the Python files.
         write_wheel(cls.links, "native", "1.0", {
@@ -293,15 +297,20 @@ class PackageSourcesTest(unittest.TestCase):
         [(url, *_)] = passages(out)["mkdoc", "Returning JSON"]
         self.assertEqual(url, "pypi:mkdoc==1.0/docs/api-guide/views.md#L5-L9")
 
-    def test_a_docs_folder_of_one_mkdocs_site_per_language_is_read_in_the_original(self):
+    def test_of_one_mkdocs_site_per_language_the_base_one_is_read(self):
+        # Each translation is a site of its own, extending the base config (MkDocs' INHERIT):
+        # the base project's pages are the docs, as published at the site's root.
         done, out = self.built("pypi:polyglot==1.0",
                                extra=["--base-url", f"polyglot/1.0={DOCS}"])
-        units = passages(out)
-        self.assertEqual(units["polyglot", "Routing"][0][:2],
-                         (DOCS + "#routing", "docs/en/docs/index.md"))
-        self.assertNotIn(("polyglot", "Enrutamiento"), units)
+        self.assertIn("docs/en/docs/ with autodoc", done.stderr)
         self.assertIn("build: polyglot/1.0: docs/ holds an MkDocs site per language: "
-                      "docs/en/docs/ read, its translations not (es)", done.stderr)
+                      "docs/en/docs/ read, its translations not (de, es)", done.stderr)
+        units = passages(out)
+        titles = sorted(title for collection, title in units if collection == "polyglot")
+        self.assertEqual(titles, ["Polyglot", "Tutorial", "polyglot"])  # and its module
+        [(url, source_id, *_)] = units["polyglot", "Tutorial"]
+        self.assertEqual((url, source_id),
+                         (DOCS + "tutorial/#tutorial", "docs/en/docs/tutorial.md"))
 
     def test_the_public_objects_no_page_documents_follow_the_pages_at_their_lines(self):
         done, out = self.built("pypi:partial==1.0",
@@ -466,8 +475,12 @@ class PackageSourcesTest(unittest.TestCase):
             "Demo_Pkg": ("1.0", {"demo/__init__.py": INIT, "demo/core.py": CORE}),
             "other.lib": ("0.3.1", {"other.py": '"""Other things."""\n'}),
             "calver": ("2024.10.1", {"calver.py": '"""Dated."""\n'}),
-            "nightly": ("latest", {"nightly.py": '"""Undated."""\n'})})
+            "nightly": ("latest", {"nightly.py": '"""Undated."""\n'}),
+            "zonedata": ("2.0", {"zonedata/__init__.py": "_VERSION = '2.0'\n"})})
         done, out = self.built(f"env:{venv}")
+        # A distribution with nothing documented (tzdata's data) gets no collection, said.
+        self.assertIn("build: zonedata/2.0: no units: nothing of it is documentation",
+                      done.stderr)
         units = passages(out)
         # A calendar version is a PEP 440 version like any other (issue 45).
         self.assertEqual(sorted({collection for collection, _ in units}),

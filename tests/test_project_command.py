@@ -102,6 +102,7 @@ class ProjectCommandTest(unittest.TestCase):
         for name in ("nowhere", "base-lib"):
             self.assertEqual(rows[name][1], "none", rows[name])
         self.assertIn("env: not installed", rows["nowhere"][-1])
+        self.assertTrue(rows["nowhere"][-1].startswith("drift: not installed; "), rows)
         self.assertEqual(rows["calver"][1], "none")
         if not model.VERSION_PATTERN.fullmatch("2024.8.30"):
             self.assertIn("skipped: version 2024.8.30 is not", rows["calver"][-1])
@@ -195,6 +196,35 @@ class ProjectCommandTest(unittest.TestCase):
         refused, _ = self.project_run("--also-lock", os.path.join(target, "missing.lock"))
         self.assertEqual(refused.returncode, 2)
         self.assertIn("missing.lock", refused.stderr)
+
+    def test_a_base_url_links_its_pins_pages_there_and_keys_its_cached_collection(self):
+        # The pin's sdist docs folder names no site whose versions are known: --base-url
+        # NAME/VERSION=URL (what the build's note asks for) links its pages there, and the
+        # collection cached without it is another one (nor is the linked one read after).
+        site = "https://docs.example/demo/1.0/"
+        plain, _ = self.project_run("--order", "pypi", "--lexical")
+        linked, out = self.project_run("--order", "pypi", "--lexical",
+                                       "--base-url", "Demo_Pkg/1.0=" + site)
+        self.assertEqual(linked.returncode, 0, linked.stderr)
+        urls = [row[0] for (collection, _), rows in passages(out).items()
+                if collection == "demo-pkg" for row in rows]
+        # Its pages' units (an object no page documents links to its file in the release).
+        self.assertIn(site + "api.html#demo.Engine", urls)
+        self.assertNotEqual(linked.stdout.splitlines()[-1], plain.stdout.splitlines()[-1])
+        again, out = self.project_run("--order", "pypi", "--lexical")
+        self.assertEqual(again.stdout.splitlines()[-1], plain.stdout.splitlines()[-1])
+        # An environment's files link under it too (a source browser), as for build's env:.
+        browsed, out = self.project_run("--order", "env", "--lexical",
+                                        "--base-url", "envonly/3.1=https://src.example/e/")
+        self.assertEqual(browsed.returncode, 0, browsed.stderr)
+        self.assertTrue(all(row[0].startswith("https://src.example/e/envonly/")
+                            for (collection, _), rows in passages(out).items()
+                            if collection == "envonly" for row in rows))
+        for wrong, said in (("demo-pkg/0.9=" + site, "pins no demo-pkg 0.9"),
+                            ("demo-pkg/1.0=https://docs.example/demo", "must end with '/'")):
+            refused, _ = self.project_run("--base-url", wrong)
+            self.assertEqual(refused.returncode, 2)
+            self.assertIn(said, refused.stderr)
 
     def test_a_project_whose_pins_get_nothing_is_refused_with_the_table(self):
         done, out = self.project_run("--offline", "--order", "pypi", "--no-cache")
@@ -359,8 +389,8 @@ class RankingTest(unittest.TestCase):
         self.assertEqual(first.returncode, 0, first.stderr)
         units = int(embedded(first)[0].split()[2])
         self.assertEqual(embedded(first), [
-            f"build: embedding {units} of {units} units, the rest from the vector cache (model "
-            f"sha256 {MINILM_DIGEST[:12]})"])
+            f"build: embedding {units} of {units} units' {units} distinct texts, 0 from the "
+            f"vector cache (model sha256 {MINILM_DIGEST[:12]})"])
         again, _, _ = self.project_run(cache="vectors-cache")
         self.assertEqual(again.returncode, 0, again.stderr)
         self.assertEqual(embedded(again), [])  # every vector from the cache

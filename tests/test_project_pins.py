@@ -12,7 +12,7 @@ import unittest
 
 from retrieval.project import markers
 from retrieval.project.markers import MarkerError, evaluate, target_environment
-from retrieval.project.pins import PinsError, drift, find_pins_file, read_pins
+from retrieval.project.pins import PinsError, default_env, drift, find_pins_file, read_pins
 from tests.package_fixtures import write_site_packages
 from tests.support import temporary_directory
 
@@ -284,6 +284,7 @@ class LockFileTest(unittest.TestCase):
         self.assertEqual(pinned(every), {"flask": ("2.2.2", True), "requests": ("2.28.1", True),
                                          "click": ("8.1.3", False),
                                          "werkzeug": ("2.2.3", False)})
+        self.assertEqual((pins.closure, every.closure), (False, True))
         werkzeug = next(pin for pin in every.pins if pin.name == "werkzeug")
         self.assertTrue(werkzeug.origin.startswith("git: "), werkzeug.origin)
         windows = dict(LINUX_311, sys_platform="win32", platform_system="Windows")
@@ -478,6 +479,22 @@ class RequirementsTest(unittest.TestCase):
         self.assertEqual(pinned(pins)["flask"], ("2.3.1", True))
         self.assertIn("the installed version", pins.pins[0].note)
 
+    def test_all_says_a_requirements_file_or_pyproject_has_no_closure(self):
+        # Neither lists what its pins depend on: --all builds what they name, and says so.
+        folder = write(temporary_directory(self), {"requirements.txt": "flask==2.2.2\n"})
+        direct = read_pins(folder, LINUX_311)
+        everything = read_pins(folder, LINUX_311, transitive=True)
+        self.assertEqual(pinned(everything), pinned(direct))
+        self.assertFalse(everything.closure)
+        self.assertEqual(direct.notes, ())
+        self.assertIn("--all: requirements.txt does not list what its pins depend on",
+                      "\n".join(everything.notes))
+        os.remove(os.path.join(folder, "requirements.txt"))
+        write(folder, {"pyproject.toml": PEP621})
+        env = write_site_packages(os.path.join(folder, "site"), {"Flask": ("2.2.2", {})})
+        self.assertIn("--all: pyproject.toml does not list", "\n".join(
+            read_pins(folder, LINUX_311, transitive=True, env=env).notes))
+
     def test_a_missing_include_is_one_line(self):
         folder = write(temporary_directory(self), {"requirements.txt": "-r nope.txt\n"})
         with self.assertRaisesRegex(PinsError, "nope.txt: no such file"):
@@ -492,6 +509,18 @@ class EnvironmentTest(unittest.TestCase):
         env = write_site_packages(os.path.join(folder, "site"), {"Flask": ("2.2.2", {})})
         pins = read_pins(folder, LINUX_311, env=env)
         self.assertEqual(pinned(pins), {"flask": ("2.2.2", True)})  # tomli: not on 3.11
+
+    def test_the_default_environment_is_dot_venv_else_venv_beside_the_pins(self):
+        folder = write(temporary_directory(self), {"requirements.txt": "flask==2.2.2\n"})
+        self.assertIsNone(default_env(folder))
+        os.makedirs(os.path.join(folder, "venv"))  # not an environment: no site-packages
+        self.assertIsNone(default_env(folder))
+        site = os.path.join("lib", "python3.11", "site-packages")
+        write_site_packages(os.path.join(folder, "venv", site), {"Flask": ("2.2.2", {})})
+        self.assertEqual(default_env(os.path.join(folder, "requirements.txt")),
+                         os.path.join(folder, "venv"))
+        write_site_packages(os.path.join(folder, ".venv", site), {"Flask": ("2.3.0", {})})
+        self.assertEqual(default_env(folder), os.path.join(folder, ".venv"))
 
     def test_drift_is_reported_for_every_pin_the_environment_differs_on(self):
         folder = write(temporary_directory(self), {

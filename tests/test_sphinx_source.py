@@ -2019,6 +2019,9 @@ class LinksTest(unittest.TestCase):
         site = published_site(None, ["https://demo.example/docs/", None], "1.0", None)
         self.assertEqual(site.url, None)
         self.assertIn("no versioned link for https://demo.example/docs/", site.note)
+        # The note names the flag as both commands take it: the release's label, its URL.
+        self.assertIn("give --base-url demo/1.0=URL for the site", published_site(
+            None, ["https://demo.example/docs/"], "1.0", None, "demo/1.0").note)
         conf = read_conf("html_baseurl = 'https://demo.example/en/1.0/'\n")
         from retrieval.ingest.formats.sphinx_docs import SphinxProject
         self.assertEqual(published_site(SphinxProject("docs", conf), [], "1.0", None).url,

@@ -6,6 +6,7 @@ import contextlib
 import json
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from .. import __version__
@@ -269,6 +270,15 @@ def build_parser() -> argparse.ArgumentParser:
 # The exit status of a command stopped by Ctrl-C (SIGINT): 128 + the signal's number, as a shell
 # reports a child the signal stopped.
 INTERRUPTED = 128 + signal.SIGINT
+TERMINATED = 128 + signal.SIGTERM  # and by SIGTERM (`timeout`, a CI job cancelled, `kill`)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is: it unwinds as Ctrl-C does, every `finally` run."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
 
 
 def main(argv=None) -> int:
@@ -289,16 +299,24 @@ def main(argv=None) -> int:
 
 
 def _run(args) -> int:
+    # Python's default for SIGTERM ends the process at once, leaving a build's temporary
+    # directory (a project's unpacked releases) and .partial files behind: unwound as Ctrl-C is
+    # instead. (`serve` installs its own handler, a graceful stop, over this one.)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         return args.run(args)
     except UserError as exc:
         print(f"retrieval: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        # The one place Ctrl-C is caught: the outermost frame, after every `finally` below has
-        # cleaned up (the build's .partial files and temporary directory) on its way here.
-        # Library code never catches it, so it always reaches this line. (`serve` handles
-        # SIGINT itself, as a graceful stop.)
+    except KeyboardInterrupt as stopped:
+        # The one place Ctrl-C (and SIGTERM) is caught: the outermost frame, after every
+        # `finally` below has cleaned up (the build's .partial files and temporary directory)
+        # on its way here. Library code never catches it, so it always reaches this line.
+        # (`serve` handles SIGINT itself, as a graceful stop.)
+        if isinstance(stopped, Terminated):
+            print("retrieval: terminated", file=sys.stderr)
+            return TERMINATED
         print("retrieval: interrupted", file=sys.stderr)
         return INTERRUPTED
 

@@ -59,6 +59,28 @@ def _also_pins(values, found) -> list:
     return also
 
 
+def _base_urls(values, found, also: list) -> dict:
+    """Return the --base-url NAME/VERSION=URL values by the label each pin is built under,
+    each naming a pin (or an --also version) at that version and ending with '/'."""
+    from ..ingest.sources import check_base_urls
+    from ..ingest.sources.packages import normalized
+    from ..project.pins import same_version
+
+    base_urls = {}
+    for label, url in check_base_urls(values or ()).items():
+        name, _, version = label.rpartition("/")
+        # The version is part of the key, as for build's COLLECTION/VERSION: a URL given for
+        # one release is never used for another (the exact-version contract), and a bump
+        # refuses the stale flag instead of linking the new pin to the old site.
+        pin = next((pin for pin in [*found.pins, *also] if pin.name == normalized(name)
+                    and pin.version is not None and same_version(pin.version, version)), None)
+        if pin is None:
+            raise UserError(f"--base-url {label}: {found.lockfile} pins no {name} {version} "
+                            "(give NAME/VERSION=URL of a pin)")
+        base_urls[f"{pin.name}/{pin.version}"] = url
+    return base_urls
+
+
 def _lock_upgrades(path: str, found, environment: dict, transitive: bool, given) -> list:
     """Return the --also values (NAME==VERSION) a target lockfile's pins make: each pin of the
     project's that it locks at another version, but one --also gives (`given`) already. It is
@@ -139,11 +161,12 @@ def _project(args) -> int:
     upgrades = [] if args.also_lock is None else _lock_upgrades(
         args.also_lock, found, environment, args.all, args.also)
     also = _also_pins([*(args.also or ()), *upgrades], found)
+    base_urls = _base_urls(args.base_url, found, also)
     unknown = sorted(set(sites) - {pin.name for pin in found.pins})
     if unknown:
         raise UserError(f"--site {unknown[0]}: {found.lockfile} pins no {unknown[0]}")
     print(f"project: {found.path}: {len(found.pins)} "
-          f"{'pins, their dependencies included' if args.all else 'direct pins'}; order "
+          f"{'pins, their dependencies included' if found.closure else 'direct pins'}; order "
           + ", ".join(order)
           + (f"; environment {env}" if env else "") + ("; offline" if args.offline else ""),
           file=sys.stderr, flush=True)
@@ -162,8 +185,9 @@ def _project(args) -> int:
         # fetched without fetching it again.
         cache = workdir if args.no_cache else args.fetch_cache or default_cache_dir()
         options = collect.ProjectOptions(
-            SourceOptions(cache, workdir, max_file_bytes=args.max_file_bytes, stream=sys.stderr,
-                          releases=os.path.join(cache, "releases"), offline=args.offline),
+            SourceOptions(cache, workdir, base_urls, max_file_bytes=args.max_file_bytes,
+                          stream=sys.stderr, releases=os.path.join(cache, "releases"),
+                          offline=args.offline),
             order, sites, site_urls, env, not args.no_cache)
         coverages = collect.collect(found, options, progress)
         # The upgrade's versions: built into the same collections, never pinned (project.json
@@ -171,7 +195,7 @@ def _project(args) -> int:
         also_coverages = [collect.collect_one(pin, options, progress) for pin in also]
         trees = [c.tree for c in coverages + also_coverages if c.tree is not None]
         if not trees:
-            print(collect.coverage_table(coverages + also_coverages), end="")
+            print(collect.coverage_table(coverages + also_coverages, found.environment), end="")
             raise UserError(f"no pin of {found.path} got any documentation (the table says why)")
         try:
             manifest = build_snapshot(trees, args.out, policy, progress, semantic=semantic,
@@ -184,7 +208,7 @@ def _project(args) -> int:
         except OSError as exc:
             raise UserError(f"--out {args.out}: cannot write the snapshot: "
                             f"{exc.strerror or exc}") from None
-    print(collect.coverage_table(coverages + also_coverages), end="")
+    print(collect.coverage_table(coverages + also_coverages, found.environment), end="")
     print(manifest["corpus_id"])
     return 0
 
@@ -217,7 +241,7 @@ def register_project_command(commands) -> None:
     project.add_argument("--env", metavar="PATH",
                          help="the environment the project runs in: its versions are compared "
                               "with the pins (drift) and its docstrings are a source "
-                              "(default: PATH/.venv if there is one)")
+                              "(default: PATH/.venv, else PATH/venv, if there is one)")
     project.add_argument("--python", metavar="X.Y",
                          help="the interpreter markers are evaluated for (default: this one)")
     project.add_argument("--extra", action="append", metavar="NAME",
@@ -243,6 +267,11 @@ def register_project_command(commands) -> None:
     project.add_argument("--site-url", action="append", metavar="NAME=URL",
                          help="where that site is published, ending with / (default: the "
                               "folder's file:// URL)")
+    project.add_argument("--base-url", action="append", metavar="NAME/VERSION=URL",
+                         help="where a pin's docs folder is published, ending with / (the "
+                              "release's own versioned site, as for build; repeat; default: "
+                              "found from its conf.py and metadata where the host's versions "
+                              "are known, else units link to their files)")
     project.add_argument("--fetch-cache", metavar="DIR",
                          help="where fetched releases and each dependency's collection are "
                               "kept "

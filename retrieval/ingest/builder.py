@@ -7,6 +7,7 @@ units of every tree are then embedded (`--semantic`) and written as one snapshot
 (core/snapshot_directory.py).
 """
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -74,18 +75,45 @@ def semantic_policy(policy: dict, semantic, model) -> dict:
                                   "dimensions": model.dim, **tuning})
 
 
+# Texts embedded per call, and the least time between two lines saying how far it has come: a
+# large project's first build embeds for minutes (35k units, 10 on 2 cores), which a user must
+# not take for a hang. The model embeds a text to the same bytes alone or among others, so the
+# slices change no vector; each costs only its own last partial batches (minilm groups texts
+# of one token count), few beside thousands of texts.
+EMBED_SLICE = 8192
+EMBED_SAID_EVERY_S = 30.0
+
+
+def _embedded(semantic, model, texts: list, progress) -> list:
+    """Return each text's vector bytes, embedded a slice at a time, saying how far it is."""
+    vectors: list = []
+    start = said = time.monotonic()
+    for first in range(0, len(texts), EMBED_SLICE):
+        vectors.extend(semantic.vector_bytes(model.embed(texts[first:first + EMBED_SLICE])))
+        now = time.monotonic()
+        if len(vectors) < len(texts) and now - said >= EMBED_SAID_EVERY_S:
+            said = now
+            progress.note(f"embedded {len(vectors)} of {len(texts)} texts, "
+                          f"{len(vectors) / max(now - start, 1e-9):.0f} texts/s")
+    return vectors
+
+
 def _embed(semantic, model, units, progress, vector_cache: str | None) -> list:
     """Return each unit's vector bytes (those of texts vector_cache holds read from it)."""
     texts = [semantic.document_text(unit.content["fields"]["names"], unit.heading,
                                     unit.content["fields"]["body"]) for unit in units]
     if vector_cache is None:
         progress.note(f"embedding {len(units)} units (model sha256 {model.digest[:12]})")
-        return semantic.vector_bytes(model.embed(texts))
+        return _embedded(semantic, model, texts, progress)
 
     def embed(missing: list) -> list:
-        progress.note(f"embedding {len(missing)} of {len(units)} units, the rest from the "
-                      f"vector cache (model sha256 {model.digest[:12]})")
-        return semantic.vector_bytes(model.embed(missing))
+        # The cache embeds each distinct text once: of units with the same text (a docstring
+        # re-exported under two names), all but one are neither embedded nor from the cache.
+        distinct = len(set(texts))
+        progress.note(f"embedding {len(missing)} of {len(units)} units' {distinct} distinct "
+                      f"texts, {distinct - len(missing)} from the vector cache (model sha256 "
+                      f"{model.digest[:12]})")
+        return _embedded(semantic, model, missing, progress)
 
     vectors, _ = cached_vectors(vector_cache, model, texts, embed)
     return vectors

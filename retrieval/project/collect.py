@@ -57,6 +57,9 @@ NETWORK = ("pypi", "git", "crawl")  # what --offline leaves out unless the cache
 # Of those, the sources the fetch cache keeps what they fetched of (`releases/`, git clones),
 # so that --offline reads it (not with --no-cache).
 KEPT = ("pypi", "git")
+# The sources whose units a pin's --base-url links: a docs folder's pages (a release's, a tag's)
+# and an environment's files.
+LINKED = ("pypi", "git", "env")
 CACHE_FORMAT = 2  # 2: a collection records whether it read a docs folder
 # The note of a pin made by `project --also` (a version an upgrade moves to, not the pinned one).
 ALSO = "also"
@@ -252,7 +255,10 @@ def _fetch(value: str, source: str, label: str, pin: Pin, options: ProjectOption
            progress: Progress) -> tuple:
     """Return (tree, drafts, import names) of one source value; raise UserError if it fails."""
     collection, version = label.split("/", 1)
-    base_urls = dict(options.sources.base_urls)
+    # This pin's --base-url alone (a plan refuses one of no --source it builds); a crawl's
+    # units are at the crawled site's own URLs and a site's at its --site-url.
+    given = options.sources.base_urls.get(label)
+    base_urls = {label: given} if given and source in LINKED else {}
     if source == "site":
         root = options.sites[pin.name]
         base_urls[label] = options.site_urls.get(pin.name) or \
@@ -342,7 +348,11 @@ def _try(source: str, pin: Pin, label: str, options: ProjectOptions, progress: P
         if where is not None:
             missing.append(f"{source}: {where}")
         return None
-    cache = _cache_path(options, pin, source, where)
+    base_url = options.sources.base_urls.get(label) if source in LINKED else None
+    # A --base-url changes the units' URLs: a collection built without it (or with another)
+    # is another collection.
+    cache = _cache_path(options, pin, source, where if base_url is None else
+                        f"{where}\0{base_url}")
     cached = _load(cache, source) if options.use_cache else None
     if cached is not None:
         progress.note(f"{label}: {source}: from the collection cache")
@@ -376,8 +386,9 @@ def collect(pins: Pins, options: ProjectOptions, progress: Progress) -> list:
 
 # --- the report ------------------------------------------------------------------------------
 
-def coverage_table(coverages: list) -> str:
-    """Return the coverage table: one row per pin, the source used and what was missing."""
+def coverage_table(coverages: list, environment: str | None = None) -> str:
+    """Return the coverage table: one row per pin, the source used and what was missing;
+    environment: the one the pins were compared with (a pin it lacks is drift too)."""
     header = ("dependency", "version", "source", "units", "api", "sections", "missing")
     rows = []
     for c in coverages:
@@ -385,6 +396,10 @@ def coverage_table(coverages: list) -> str:
         if c.pin.installed is not None and c.pin.version is not None \
                 and not same_version(c.pin.installed, c.pin.version):
             drift = [f"drift: installed {c.pin.installed}"]
+        elif environment is not None and c.pin.installed is None and c.pin.version is not None \
+                and c.pin.note != ALSO:
+            # As pins.drift says it on stderr: the project pins what its environment lacks.
+            drift = ["drift: not installed"]
         rows.append((c.pin.name + ("" if c.pin.direct else " (t)")
                      + (" (also)" if c.pin.note == ALSO else ""), c.pin.version or "-",
                      (c.source or "none") + (" (cached)" if c.cached else ""),

@@ -59,6 +59,7 @@ class Pins:
     pins: tuple
     notes: tuple = ()
     environment: str | None = None  # the environment whose versions were read, if any
+    closure: bool = False  # the pins include what the project's own depend on (--all, a lock)
 
 
 # --- PEP 508 requirement strings -------------------------------------------------------------
@@ -617,6 +618,13 @@ def read_pins(path: str, environment: Mapping, transitive: bool = False,
                         "dependency groups (name the group's own requirements file instead)")
     installed = installed_versions(env) if env else None
     notes: list = []
+    if transitive and kind in ("requirements", "pyproject.toml"):
+        # Only a lock records what each pin depends on: pip's requirements files and
+        # pyproject.toml name the project's own dependencies, so --all has no closure to add.
+        notes.append(f"--all: {files[0].name} does not list what its pins depend on, so only "
+                     "the pins it names are built (a lock file has them all: uv.lock, "
+                     "poetry.lock, pylock.toml; or pin every package in the requirements "
+                     "file, as `pip freeze` or `uv pip compile` writes it)")
     if kind == "requirements":
         pins = read_requirements(files, environment, installed, notes)
     elif kind == "pyproject.toml":
@@ -627,7 +635,8 @@ def read_pins(path: str, environment: Mapping, transitive: bool = False,
                     installed=installed.get(pin.name) if installed is not None else None)
             for pin in pins]
     return Pins(files[0].name, ", ".join(str(f) for f in files),
-                tuple(sorted(pins, key=lambda pin: pin.name)), tuple(notes), env)
+                tuple(sorted(pins, key=lambda pin: pin.name)), tuple(notes), env,
+                transitive and kind in LOCKFILES)
 
 
 def drift(pins: Pins) -> list:
@@ -644,11 +653,20 @@ def drift(pins: Pins) -> list:
     return lines
 
 
+# The folders, beside a project's pins file, that are its environment when --env names none:
+# uv's, Poetry's in-project and PEP 405's usual `.venv`, then `venv`, the name the Python
+# tutorial's `python -m venv` examples (and many projects) give it.
+DEFAULT_ENVS = (".venv", "venv")
+
+
 def default_env(project: str) -> str | None:
-    """Return the project's `.venv` (beside its pins file) if it is an environment, else None."""
+    """Return the project's environment (DEFAULT_ENVS beside its pins file), else None."""
     folder = Path(project) if os.path.isdir(project) else Path(project).parent
-    venv = folder / ".venv"
-    return str(venv) if venv.is_dir() and site_packages(venv) is not None else None
+    for name in DEFAULT_ENVS:
+        venv = folder / name
+        if venv.is_dir() and site_packages(venv) is not None:
+            return str(venv)
+    return None
 
 
 __all__ = ["LOCKFILES", "Pin", "Pins", "PinsError", "Requirement", "default_env", "drift",

@@ -94,7 +94,13 @@ def read_trees(trees, progress: Progress) -> list:
     for tree in trees:
         files, passages = progress.files, progress.passages
         try:
-            drafts.extend(read_passage_contents(tree, progress))
+            read = read_passage_contents(tree, progress)
+            drafts.extend(read)
+            if not read:
+                # No collection is made of it (tzdata's installed modules hold data alone):
+                # said, so that its absence from the snapshot is no mystery.
+                progress.note(f"{shown(tree.label)}: no units: nothing of it is documentation "
+                              "(no page, no docstring, no public object); no collection")
         except UNREADABLE as exc:
             reason = shown(unreadable_reason(exc).replace("\n", " "))
             if len(trees) == 1:

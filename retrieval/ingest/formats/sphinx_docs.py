@@ -367,10 +367,11 @@ def _moving(url: str) -> bool:
 
 
 def published_site(project: SphinxProject | None, urls: list, version: str,
-                   base_url: str | None) -> PublishedSite:
+                   base_url: str | None, label: str = "COLLECTION/VERSION") -> PublishedSite:
     """Return where a release's docs folder is published: base_url (--base-url), else its
     conf.py's html_baseurl, else the first of urls (the release's Documentation Project-URL,
-    then its Home-page) on a host whose versions are known, at this version."""
+    then its Home-page) on a host whose versions are known, at this version; label names the
+    release in the note's --base-url (both `build` and `project` take LABEL=URL)."""
     if base_url:
         return PublishedSite(base_url)
     baseurl = project.conf.html_baseurl if project is not None else None
@@ -387,4 +388,4 @@ def published_site(project: SphinxProject | None, urls: list, version: str,
                              "html_baseurl or Documentation URL): units link to their files")
     return PublishedSite(None, note=f"no versioned link for {candidates[0]} (its host's "
                          "versions are not known): units link to their files; give "
-                         "--base-url for the site of this release")
+                         f"--base-url {label}=URL for the site of this release")

@@ -739,14 +739,16 @@ class _Reader:
         keep = len(parts) - level + (1 if self.is_package else 0)
         return ".".join(parts[:max(keep, 0)])
 
-    def _imports(self, statement):
+    def _imports(self, statement, imports: dict | None = None):
+        """Record what an import statement binds: in the module's imports, else in imports."""
+        bound = self.module.imports if imports is None else imports
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 if alias.asname:
-                    self.module.imports[alias.asname] = alias.name
+                    bound[alias.asname] = alias.name
                 else:
                     head = alias.name.split(".")[0]
-                    self.module.imports[head] = head
+                    bound[head] = head
         elif isinstance(statement, ast.ImportFrom):
             base = statement.module or ""
             if statement.level:
@@ -754,9 +756,42 @@ class _Reader:
                 base = f"{package}.{base}" if base and package else (base or package)
             for alias in statement.names:
                 if alias.name == "*":
-                    self.module.star_imports.append(base)
+                    if imports is None:
+                        self.module.star_imports.append(base)
                 else:
-                    self.module.imports[alias.asname or alias.name] = f"{base}.{alias.name}"
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+
+    def _lazy_attributes(self, function: ast.FunctionDef) -> None:
+        """Bind the names a module's `__getattr__` (PEP 562) returns under a literal name.
+
+        autodoc imports the module and reads `getattr(module, NAME)`, which calls it for a
+        name the module does not bind: each `if name == "NAME":` branch returning a name it
+        imports (click 8.2's deprecated `BaseCommand`: `from .core import _BaseCommand`, then
+        `return _BaseCommand`) or one the module binds is that object under NAME. A name the
+        module binds itself is not replaced (Python never calls __getattr__ for it).
+        """
+        if not function.args.args:
+            return
+        parameter = function.args.args[0].arg
+        for branch in ast.walk(function):
+            if not isinstance(branch, ast.If) or not isinstance(branch.test, ast.Compare):
+                continue
+            test = branch.test
+            if not (isinstance(test.left, ast.Name) and test.left.id == parameter
+                    and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+                    and isinstance(test.comparators[0], ast.Constant)
+                    and isinstance(test.comparators[0].value, str)):
+                continue
+            returned = next((statement.value for statement in branch.body
+                             if isinstance(statement, ast.Return)), None)
+            if not isinstance(returned, ast.Name):
+                continue
+            local: dict = {}
+            for statement in branch.body:
+                self._imports(statement, local)
+            self.module.imports.setdefault(
+                test.comparators[0].value,
+                local.get(returned.id) or f"{self.module.name}.{returned.id}")
 
     def body(self, statements: list, prefix: str, path: str, is_class: bool):
         """Record the objects a module or class body defines, in source order."""
@@ -773,6 +808,9 @@ class _Reader:
                 self._imports(statement)
                 self._all(statement)
                 self._assigned(statement)
+                if isinstance(statement, ast.FunctionDef) and statement.name == "__getattr__" \
+                        and not path:
+                    self._lazy_attributes(statement)
             else:
                 self._module_items(statement, members)
                 self._class_scope(statement, path, members)

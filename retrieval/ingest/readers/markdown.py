@@ -130,7 +130,7 @@ def translated_site(folder: str) -> tuple | None:
         return None
     site = sites[originals[0]]
     if site is None or not os.path.isdir(site.docs_dir) or \
-            not site.docs_dir.startswith(folder + os.sep):
+            not os.path.realpath(site.docs_dir).startswith(os.path.realpath(folder) + os.sep):
         return None
     return site, tuple(translations[configs[originals[0]]])
 

@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 
 from ...core.errors import UserError
-from ..readers.markdown import CONFIG, mkdocs_site
+from ..readers.markdown import CONFIG, mkdocs_site, translated_site
 
 SCHEME = "git+"
 _TIMEOUT_S = 600
@@ -112,7 +112,9 @@ def _named_folder(checkout: str, path: str, spec: str) -> str:
         return site.docs_dir
     for name in _FOLDERS:
         if os.path.isdir(os.path.join(checkout, name)):
-            return os.path.join(checkout, name)
+            # One MkDocs site per language: the original's pages (markdown.translated_site).
+            translated = translated_site(os.path.join(checkout, name))
+            return translated[0].docs_dir if translated else os.path.join(checkout, name)
     raise GitSourceError(f"{spec}: no documentation folder (docs/, doc/ or {CONFIG}'s "
                          "docs_dir); name one after #")
 

@@ -30,14 +30,7 @@ from ..tree import PackageLayout, SourceTree
 from . import git
 from .form import SourceOptions, collection_version
 from .layout import sdist_modules
-from .packages import (
-    FetchError,
-    build_note,
-    docs_site,
-    docs_urls,
-    original_language_docs,
-    read_release_metadata,
-)
+from .packages import FetchError, build_note, docs_site, docs_urls, read_release_metadata
 
 # The forges whose repositories are cloned, and where each shows a file at a tag (the base the
 # units' links to their source lines start from).
@@ -163,8 +156,7 @@ def fetch_repository(name: str, version: str, label: str, options: SourceOptions
     else:
         repo, tag, urls, checkout, commit = _found(name, version, options)
     spec = f"git+{repo}@refs/tags/{tag}"
-    docs = original_language_docs(Path(checkout), os.path.relpath(
-        git.docs_folder(checkout, "", spec), checkout).replace(os.sep, "/"), label, options.stream)
+    docs = os.path.relpath(git.docs_folder(checkout, "", spec), checkout).replace(os.sep, "/")
     modules = sdist_modules(Path(checkout))
     # An MkDocs site publishes `page/` where this reads `page.html`: its units link to their
     # files at the tag instead (a Sphinx docs folder is published as the package format says).
