@@ -101,6 +101,15 @@ class DocstringReaderTest(unittest.TestCase):
             first += header.count("\n") + 3
         self.assertIsNone(plain_header("def ﬁle(a):", "file"))  # NFKC: "ﬁle" is written
 
+    def test_modules_share_the_lines_they_repeat(self):
+        # Every module's lines are kept until the build is written: a line two modules hold is
+        # one object (generated packages repeat most of theirs), its text unchanged.
+        source = b'class ColorValidator(Base):\n    """The color."""\n'
+        first, second = (parse_module(name, f"{name}.py", source) for name in ("a", "b"))
+        self.assertEqual(first.lines, source.decode().split("\n"))
+        for one, other in zip(first.lines, second.lines, strict=True):
+            self.assertIs(one, other)
+
     def test_a_static_or_class_method_bound_by_assignment_is_a_method(self):
         # autodoc documents `default = staticmethod(_default)` (and its docstring after it)
         # as a method, `static default(o)`; another assignment stays an attribute.

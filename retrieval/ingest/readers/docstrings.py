@@ -16,6 +16,7 @@ import inspect
 import io
 import itertools
 import re
+import sys
 import tokenize
 from collections import Counter
 from collections.abc import Iterable
@@ -627,7 +628,10 @@ def parse_module(name: str, relative_path: str, data: bytes) -> Module:
         raise ValueError("a carriage return without a line feed (line numbers would differ)")
     python = cython.skeleton(text) if relative_path.endswith(".pyx") else text
     tree = ast.parse(python.removeprefix("\ufeff"), filename=relative_path)
-    lines = text.split("\n")
+    # Interned: a package's modules repeat lines (blank, `"""`, generated code), and every
+    # module's lines are kept until the build is written. plotly 5.16.1's 864,770 lines are
+    # 83,684 distinct: 69 MiB of line objects, 8 MiB shared.
+    lines = list(map(sys.intern, text.split("\n")))
     module = Module(name, relative_path, hashlib.sha256(data).hexdigest(), lines)
     reader = _Reader(module, relative_path.endswith("__init__.py"))
     reader.body(tree.body, name, "", is_class=False)
