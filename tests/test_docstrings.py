@@ -7,8 +7,10 @@ import os
 import tarfile
 import unittest
 import zipfile
+from collections import Counter
 from unittest import mock
 
+from retrieval.ingest.formats.package import summed
 from retrieval.ingest.readers import autodoc
 from retrieval.ingest.readers.docstrings import (
     ATTRIBUTE,
@@ -337,6 +339,17 @@ def package_of(modules: dict) -> PackageSource:
         path = name.replace(".", "/") + ("/__init__.py" if is_face else ".py")
         package.modules[name] = parse_module(name, path, text.encode())
     return package
+
+
+class SummedReferencesTest(unittest.TestCase):
+    def test_the_references_of_pages_are_summed_as_counters_add(self):
+        pages = [autodoc.references(text) for text in (
+            ":class:`demo.Engine` and :func:`demo.run`", ":func:`demo.run` twice: :func:`run`",
+            "no reference", ".. currentmodule:: demo\n\n:class:`Engine`")]
+        total = summed(pages)
+        self.assertEqual(total, sum(pages, Counter()))
+        self.assertEqual(list(total), list(sum(pages, Counter())))  # first seen, first
+        self.assertEqual(total["demo.run"], 2)
 
 
 class NamesTheReaderFollowsTest(unittest.TestCase):
