@@ -7,8 +7,10 @@ import os
 import tarfile
 import unittest
 import zipfile
+from collections import Counter
 from unittest import mock
 
+from retrieval.ingest.formats.package import summed
 from retrieval.ingest.readers import autodoc
 from retrieval.ingest.readers.docstrings import (
     ATTRIBUTE,
@@ -25,6 +27,7 @@ from retrieval.ingest.readers.docstrings import (
     merged_constructor,
     module_name,
     parse_module,
+    plain_header,
     public_name,
     public_objects,
     read_package,
@@ -70,6 +73,46 @@ class DocstringReaderTest(unittest.TestCase):
         # A class's signature is its __init__'s, as written (continuation line included).
         self.assertEqual(module.objects["Engine"].signature,
                          '(self, size: int,\n                 name: str = "engine") -> None')
+
+    def test_headers_read_by_their_characters_or_by_tokenize_give_the_same_signature(self):
+        # plain_header reads a header without comments, backslashes or triple-quoted strings
+        # by its characters; any other is tokenized: the signature and last line are the same.
+        headers = {  # header: (signature, lines, read by its characters)
+            "def plain(a, b=(1, 2), *c: dict[str, int], d=lambda x: x) -> list[int]:":
+                ("(a, b=(1, 2), *c: dict[str, int], d=lambda x: x) -> list[int]", 1, True),
+            "async def fetch(\n    url: str,\n    timeout: float = 1.0,\n) -> bytes:":
+                ("(\n    url: str,\n    timeout: float = 1.0,\n) -> bytes", 4, True),
+            "class Meta(Base, metaclass=ABCMeta):": ("", 1, True),  # a class's: its __init__'s
+            "def quoted(a=':', b='(', c=\"#'\", d='') -> 'x':":
+                ("(a=':', b='(', c=\"#'\", d='') -> 'x'", 1, True),
+            "def commented(a,  # the first\n             b):":
+                ("(a,  \n             b)", 2, False),
+            "def escaped(a='\\'(') -> str:": ("(a='\\'(') -> str", 1, False),
+            'def tripled(a=\'\'\':\'\'\') -> str:': ("(a=\'\'\':\'\'\') -> str", 1, False),
+            "def continued(a, b) \\\n        -> int:": ("(a, b) \\\n        -> int", 2, False),
+        }
+        source = "\n".join(f"{header}\n    pass\n" for header in headers)
+        module = parse_module("m", "m.py", source.encode())
+        first = 1
+        for header, (signature, lines, plain) in headers.items():
+            name = header.split("(")[0].split()[-1]
+            with self.subTest(name=name):
+                obj = module.objects[name]
+                self.assertEqual(obj.signature, signature)
+                self.assertEqual(obj.end_line - obj.start_line + 1, lines)
+                self.assertEqual(obj.start_line, first)
+                self.assertEqual(plain_header(header, name) is not None, plain)
+            first += header.count("\n") + 3
+        self.assertIsNone(plain_header("def ﬁle(a):", "file"))  # NFKC: "ﬁle" is written
+
+    def test_modules_share_the_lines_they_repeat(self):
+        # Every module's lines are kept until the build is written: a line two modules hold is
+        # one object (generated packages repeat most of theirs), its text unchanged.
+        source = b'class ColorValidator(Base):\n    """The color."""\n'
+        first, second = (parse_module(name, f"{name}.py", source) for name in ("a", "b"))
+        self.assertEqual(first.lines, source.decode().split("\n"))
+        for one, other in zip(first.lines, second.lines, strict=True):
+            self.assertIs(one, other)
 
     def test_a_static_or_class_method_bound_by_assignment_is_a_method(self):
         # autodoc documents `default = staticmethod(_default)` (and its docstring after it)
@@ -298,6 +341,17 @@ def package_of(modules: dict) -> PackageSource:
         path = name.replace(".", "/") + ("/__init__.py" if is_face else ".py")
         package.modules[name] = parse_module(name, path, text.encode())
     return package
+
+
+class SummedReferencesTest(unittest.TestCase):
+    def test_the_references_of_pages_are_summed_as_counters_add(self):
+        pages = [autodoc.references(text) for text in (
+            ":class:`demo.Engine` and :func:`demo.run`", ":func:`demo.run` twice: :func:`run`",
+            "no reference", ".. currentmodule:: demo\n\n:class:`Engine`")]
+        total = summed(pages)
+        self.assertEqual(total, sum(pages, Counter()))
+        self.assertEqual(list(total), list(sum(pages, Counter())))  # first seen, first
+        self.assertEqual(total["demo.run"], 2)
 
 
 class NamesTheReaderFollowsTest(unittest.TestCase):

@@ -133,6 +133,27 @@ class ProgressTest(unittest.TestCase):
                           "build: b/2.0: 2 files, 0 passages", "build: b/2.0: 2 files, 4 passages"])
 
 
+class UnitDraftTest(unittest.TestCase):
+    def test_drafts_of_equal_text_share_their_strings(self):
+        # Every draft is held until the snapshot is written, and a build repeats texts and
+        # fields (generated modules): equal strings are one object, their values unchanged.
+        tree = SourceTree("1.0", "/nowhere", "https://docs.example.invalid/")
+        body = "".join(["The color of the marker, as a name or as rgb values."])
+        drafts = [UnitDraft.of(tree, f"{name}.py", "0" * 64, f"https://x.invalid/{name}", 1, 2,
+                               "".join(["class ColorValidator:\n", '    """', body, '"""']),
+                               "ColorValidator", IndexFields.of(
+                                   kind=SECTION, in_links=0, noindex=False,
+                                   reference_page=True, names="m.ColorValidator",
+                                   name="ColorValidator", signature="",
+                                   body="".join([body]), code="", context=name))
+                  for name in ("a", "b")]
+        first, second = (draft.content for draft in drafts)
+        self.assertEqual(first["text"], f'class ColorValidator:\n    """{body}"""')
+        self.assertIs(first["text"], second["text"])
+        self.assertIs(first["fields"]["body"], second["fields"]["body"])
+        self.assertEqual(first["fields"]["context"], "a")
+
+
 class SourceFormsTest(unittest.TestCase):
     """Every --source value is planned and fetched by one registry, whatever its form."""
 

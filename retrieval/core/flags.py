@@ -113,10 +113,58 @@ PATTERNS = {ADDRESSES_AI: _ADDRESSES_AI, OVERRIDE_INSTRUCTIONS: _OVERRIDE,
             HIDDEN_TEXT: _INVISIBLE, PIPE_TO_SHELL: _PIPE_TO_SHELL}
 
 
+# What a match of each pattern must contain, in an ASCII text lowercased: a pattern is searched
+# only in a text that holds one (`may_match`). The patterns start with no literal, so `search`
+# tries each of their alternatives at every character: on plotly 5.16.1's 25,059 passages
+# (13.7 M characters, none flagged) the four took 5.7 s of a 21 s build. With these tests first
+# (substrings, and searches gated by one), 1,705 of the 100,236 searches are left and text_flags
+# takes 1.15 s where it took 9.1 s (one process, a busy machine; build user time -30 %).
+# Only ASCII text is tested: there re.I folds nothing but A-Z (beyond it, `K`
+# U+212A matches "k" and `ſ` U+017F "s"), and hidden_text matches nothing. Keep these in step
+# with the patterns above (tests/test_flags.py compares the two on every case).
+#
+# addresses_ai: every alternative names the AI; its one short word, "ai", after a character of
+# a word only where a "note"-like word runs into it ("notesAI:", "instructions for AI,").
+_AI_WORDS = ("a.i.", "llm", "gpt", "language", "chat", "claude", "copilot", "gemini",
+             "assistant", "generative", "autonomous", "coding", "virtual")
+_AI_ALONE = re.compile(r"ai(?<!\wai)")
+_AI_AFTER_WORD = re.compile(r"(?:note|message|notice|instructions?|attention|reminder|hint"
+                            r"|directive|request)s?\s*(?:to|for)?\s*ai")
+# override_instructions: a verb of overriding, the instructions or prompt, a chat template's
+# marker; or, for the two alternatives with neither, their own words gated by one of them.
+_OVERRIDE_WORDS = ("ignore", "disregard", "forget", "override", "bypass", "discard", "abandon",
+                   "instruction", "prompt", "<|", "inst]", "sys>>", "<start_of_turn>")
+_KEEP_FROM_USER = re.compile(
+    r"(?:do\s+not|don't|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)"
+    r"\s+to|let)\s+the\s+user|without\s+(?:telling|informing|notifying)\s+the\s+user")
+_FROM_NOW_ON = re.compile(r"from\s+now\s+on,?\s+you\s+(?:will|must|are|should|shall)")
+# pipe_to_shell: a download, and the pipe or the substitution that runs it.
+_FETCH_WORDS = ("curl", "wget", "fetch", "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
+_RUNS = ("|", "<(", "$(")
+
+
+def may_match(text: str) -> tuple:
+    """Return the codes whose pattern can match a text (every code, for a text not ASCII)."""
+    if not text.isascii():
+        return tuple(PATTERNS)
+    low = text.lower()
+    codes = []
+    if any(word in low for word in _AI_WORDS) or _AI_ALONE.search(low) \
+            or "ai" in low and _AI_AFTER_WORD.search(low):
+        codes.append(ADDRESSES_AI)
+    if any(word in low for word in _OVERRIDE_WORDS) \
+            or "user" in low and _KEEP_FROM_USER.search(low) \
+            or "now" in low and _FROM_NOW_ON.search(low):
+        codes.append(OVERRIDE_INSTRUCTIONS)
+    if any(word in low for word in _FETCH_WORDS) and any(run in low for run in _RUNS):
+        codes.append(PIPE_TO_SHELL)
+    return tuple(codes)
+
+
 def text_flags(text: str, hidden_markup: bool = False) -> tuple:
     """Return the flags of a passage's text, in FLAGS order (hidden_markup: a reader found text
     hidden by the page's markup in it)."""
-    found = {code for code, pattern in PATTERNS.items() if pattern.search(text)}
+    found = {code for code in may_match(text) if PATTERNS[code].search(text)}
     if hidden_markup:
         found.add(HIDDEN_TEXT)
     return tuple(code for code in FLAGS if code in found)

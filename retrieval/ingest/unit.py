@@ -5,6 +5,7 @@ ranking reads. A UnitDraft is the passage content a build writes for it (what co
 """
 
 import dataclasses
+import sys
 import urllib.parse
 from collections import Counter
 from dataclasses import dataclass
@@ -75,6 +76,12 @@ class UnitDraft:
             # The prose gains the labels as the page shows them, so "deprecated since 3.2"
             # finds the source's unit (its summary, the first sentence, stays the one written).
             facts = dataclasses.replace(facts, body=facts.body + "\n" + labels)
+        # Interned: the passages of a build repeat texts and fields (plotly 5.16.1's 25,059
+        # have 7,060 distinct texts), and every draft is held until the snapshot is written
+        # (that build's peak RSS 226 -> 216 MB).
+        content = facts.content()
+        content["fields"] = {name: sys.intern(value) for name, value in content["fields"].items()}
+        text = sys.intern(text)
         return cls(collection | {
             "source_id": source_id,
             "version": tree.version,
@@ -84,7 +91,7 @@ class UnitDraft:
             "text": text,
             "source_sha256": source_sha256,
             "title": title,
-        } | flags_field(text_flags(text, hidden)) | facts.content() | notes_content(notes),
+        } | flags_field(text_flags(text, hidden)) | content | notes_content(notes),
             heading)
 
 

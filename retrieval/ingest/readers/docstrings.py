@@ -16,6 +16,7 @@ import inspect
 import io
 import itertools
 import re
+import sys
 import tokenize
 from collections import Counter
 from collections.abc import Iterable
@@ -627,7 +628,10 @@ def parse_module(name: str, relative_path: str, data: bytes) -> Module:
         raise ValueError("a carriage return without a line feed (line numbers would differ)")
     python = cython.skeleton(text) if relative_path.endswith(".pyx") else text
     tree = ast.parse(python.removeprefix("\ufeff"), filename=relative_path)
-    lines = text.split("\n")
+    # Interned: a package's modules repeat lines (blank, `"""`, generated code), and every
+    # module's lines are kept until the build is written. plotly 5.16.1's 864,770 lines are
+    # 83,684 distinct: 69 MiB of line objects, 8 MiB shared.
+    lines = list(map(sys.intern, text.split("\n")))
     module = Module(name, relative_path, hashlib.sha256(data).hexdigest(), lines)
     reader = _Reader(module, relative_path.endswith("__init__.py"))
     reader.body(tree.body, name, "", is_class=False)
@@ -1184,6 +1188,10 @@ class _Reader:
         its comments)."""
         lines = self.module.lines[node.lineno - 1:node.lineno - 1 + _MAX_HEADER_LINES]
         text = "\n".join(lines)[node.col_offset:]
+        plain = plain_header(text, node.name)
+        if plain is not None:
+            name_end, offset = plain
+            return node.lineno + text.count("\n", 0, offset), text[name_end:offset].strip()
         depth, name_end, offset = 0, None, None
         comments = []  # (start, end) offsets of the comments in it: no part of a signature
         line_starts = [0]
@@ -1330,6 +1338,54 @@ DOCSTRING_SETTERS = frozenset({"add_docstr", "_add_docstr"})
 # numpy's documented way to give a compiled object (or its members) docstrings at import time,
 # `add_newdoc(place, obj, doc)` (numpy.lib.add_newdoc; numpy/core/_add_newdocs.py).
 NEWDOC_SETTERS = frozenset({"add_newdoc"})
+
+
+# What comes before a definition's name: the NAME tokens `async`, `def` or `class`.
+_DEFINITION = re.compile(r"(?:async[ \t\f]+)?(?:def|class)[ \t\f]+")
+# In a header, the characters tokenize tells apart: brackets, the colon, and where only it can
+# read on (a comment, a string, a line continued by a backslash).
+_HEADER_MARKS = re.compile(r"[][(){}:#'\"\\]")
+
+
+def plain_header(text: str, name: str) -> tuple | None:
+    """Return (where the name ends, where the colon ending the header is) in a definition's text
+    that holds no comment, backslash or triple-quoted string before that colon; None for any
+    other (tokenize reads it, _Reader._header).
+
+    Without those, the header's tokens that matter are its brackets and colons, found by their
+    characters, and its strings are each one line from a quote to the next (tokenize's STRING:
+    what they hold is none of the header's). Tokenizing every header (54,544 in plotly 5.16.1's
+    modules, 842,000 tokens) cost a third of reading them: the headers without strings read
+    so took that build's user time to 0.976 of before (three A/B pairs, 0.95-0.99), those with
+    one-line strings too read_package's from 5.09 to 4.32 s (medians of 3, in turn). Of 465,418
+    headers (plotly's, Django's, scipy's, site-packages and the standard library), each read
+    the same both ways, 99.6 % are read so.
+    """
+    start = _DEFINITION.match(text)
+    if start is None or not text.startswith(name, start.end()):
+        return None
+    name_end = start.end() + len(name)
+    after = text[name_end:name_end + 1]
+    if after and (name + after).isidentifier():
+        return None  # the name as written is longer (or NFKC-normalized): not this one
+    depth, at = 0, name_end
+    while (mark := _HEADER_MARKS.search(text, at)) is not None:
+        character, at = mark.group(), mark.end()
+        if character in "([{":
+            depth += 1
+        elif character in ")]}":
+            depth -= 1
+        elif character in "'\"":
+            close = text.find(character, at)
+            if text.startswith(character * 2, at) or close < 0 \
+                    or "\n" in text[at:close] or "\\" in text[at:close]:
+                return None  # triple-quoted, or not one line without a backslash
+            at = close + 1
+        elif character != ":":
+            return None
+        elif depth == 0:
+            return name_end, mark.start()
+    return None
 
 
 def _string_item(target) -> tuple | None:
