@@ -36,12 +36,14 @@ _AI = (r"(?:an?\s+|the\s+)?(?:(?:AI|A\.I\.|LLM|GPT|generative|autonomous|coding|
        r"(?:assistant|agent|model|bot|system|tool|crawler|scraper)s?"
        r"|AIs?|LLMs?|(?:large\s+)?language\s+models?|chat\s?bots?|ChatGPT|GPT-?\d\w*|Claude"
        r"|Copilot|Gemini|assistants?)")
+# A note's heading word addressed to its reader: "Note to ", "instructions for", "attention".
+_NOTE_TO = (r"(?:note|message|notice|instructions?|attention|reminder|hint|directive|request)s?"
+            r"\s*(?:to|for)?\s*")
 _ADDRESSES_AI = re.compile(
     # "If you are an AI assistant", "if you're a language model"
     r"\bif\s+you\s*(?:'re|\u2019re|\s+are)\s+(?:an?\s+|the\s+)?" + _AI + r"\b"
     # "Note to AI agents", "instructions for LLMs", "attention all language models"
-    r"|\b(?:note|message|notice|instructions?|attention|reminder|hint|directive|request)s?"
-    r"\s*(?:to|for)?\s*(?:all\s+|any\s+|every\s+)?" + _AI + r"\s*[:,.!-]"
+    r"|\b" + _NOTE_TO + r"(?:all\s+|any\s+|every\s+)?" + _AI + r"\s*[:,.!-]"
     # "AI assistants reading this", "any language model processing this page"
     r"|\b" + _AI + r"\s+(?:that\s+(?:is|are)\s+)?(?:reading|processing|summari[sz]ing|parsing"
     r"|indexing|crawling|ingesting|seeing|using)\s+(?:this|these)\b"
@@ -62,6 +64,11 @@ _WHOSE = (r"(?:all\s+|any\s+|of\s+)*(?:the\s+|your\s+|my\s+)?"
           r"developer|safety|your|all|any|those|these)\s+")
 _INSTRUCTIONS = (r"(?:instructions?|prompts?|directions|directives|guidelines|guardrails"
                  r"|rules|commands|context|messages|programming|training|constraints)\b")
+# Keeping something from the user; a role handed over "from now on" (may_match gates with them).
+_DO_NOT_TELL = (r"(?:do\s+not|don't|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal"
+                r"\s+(?:this|it)\s+to|let)\s+the\s+user")
+_WITHOUT_TELLING = r"without\s+(?:telling|informing|notifying)\s+the\s+user"
+_FROM_NOW_ON_WORDS = r"from\s+now\s+on,?\s+you\s+(?:will|must|are|should|shall)"
 _OVERRIDE = re.compile(
     # "ignore all previous instructions", "disregard the above directions"
     r"\b(?:ignore|disregard|forget|override|bypass|discard|abandon)\s+(?:about\s+)?"
@@ -76,10 +83,9 @@ _OVERRIDE = re.compile(
     r"|\b(?:reveal|print|output|show|repeat|leak|disclose)\s+(?:your|the)\s+(?:system\s+prompt"
     r"|(?:initial\s+|original\s+|hidden\s+)?instructions)\b"
     # Keeping something from the user
-    r"|\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)"
-    r"\s+to|let)\s+the\s+user\b|\bwithout\s+(?:telling|informing|notifying)\s+the\s+user\b"
+    r"|\b" + _DO_NOT_TELL + r"\b|\b" + _WITHOUT_TELLING + r"\b"
     # "From now on, you will ..."
-    r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|are|should|shall)\b"
+    r"|\b" + _FROM_NOW_ON_WORDS + r"\b"
     # Forged chat turns: the markers of chat templates
     r"|<\|(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id)\|>"
     r"|\[/?INST\]|<</?SYS>>|<start_of_turn>",
@@ -120,24 +126,23 @@ PATTERNS = {ADDRESSES_AI: _ADDRESSES_AI, OVERRIDE_INSTRUCTIONS: _OVERRIDE,
 # (substrings, and searches gated by one), 1,705 of the 100,236 searches are left and text_flags
 # takes 1.15 s where it took 9.1 s (one process, a busy machine; build user time -30 %).
 # Only ASCII text is tested: there re.I folds nothing but A-Z (beyond it, `K`
-# U+212A matches "k" and `ſ` U+017F "s"), and hidden_text matches nothing. Keep these in step
-# with the patterns above (tests/test_flags.py compares the two on every case).
+# U+212A matches "k" and `ſ` U+017F "s"), and hidden_text matches nothing. The gates searched
+# are built of the patterns' own pieces; keep the words in step with the patterns above
+# (tests/test_flags.py compares the two on every case).
 #
 # addresses_ai: every alternative names the AI; its one short word, "ai", after a character of
 # a word only where a "note"-like word runs into it ("notesAI:", "instructions for AI,").
 _AI_WORDS = ("a.i.", "llm", "gpt", "language", "chat", "claude", "copilot", "gemini",
              "assistant", "generative", "autonomous", "coding", "virtual")
 _AI_ALONE = re.compile(r"ai(?<!\wai)")
-_AI_AFTER_WORD = re.compile(r"(?:note|message|notice|instructions?|attention|reminder|hint"
-                            r"|directive|request)s?\s*(?:to|for)?\s*ai")
+_AI_AFTER_WORD = re.compile(_NOTE_TO + "ai")
 # override_instructions: a verb of overriding, the instructions or prompt, a chat template's
 # marker; or, for the two alternatives with neither, their own words gated by one of them.
 _OVERRIDE_WORDS = ("ignore", "disregard", "forget", "override", "bypass", "discard", "abandon",
                    "instruction", "prompt", "<|", "inst]", "sys>>", "<start_of_turn>")
-_KEEP_FROM_USER = re.compile(
-    r"(?:do\s+not|don't|never)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)"
-    r"\s+to|let)\s+the\s+user|without\s+(?:telling|informing|notifying)\s+the\s+user")
-_FROM_NOW_ON = re.compile(r"from\s+now\s+on,?\s+you\s+(?:will|must|are|should|shall)")
+# The alternatives' own words, without their word boundaries: a superset of their matches.
+_KEEP_FROM_USER = re.compile(_DO_NOT_TELL + "|" + _WITHOUT_TELLING)
+_FROM_NOW_ON = re.compile(_FROM_NOW_ON_WORDS)
 # pipe_to_shell: a download, and the pipe or the substitution that runs it.
 _FETCH_WORDS = ("curl", "wget", "fetch", "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
 _RUNS = ("|", "<(", "$(")
