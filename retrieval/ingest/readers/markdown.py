@@ -112,8 +112,11 @@ def translated_site(folder: str) -> tuple | None:
     beside it (FastAPI's docs/es/mkdocs.yml: `INHERIT: ../en/mkdocs.yml`); else None.
 
     Each language is a site of its own, published under its own path: read together, one
-    question's answers came back once per language (the same section in 14 translations)."""
+    question's answers came back once per language (the same section in 14 translations). A
+    folder that is an MkDocs project itself (mkdocs_site) is read as that project: None."""
     folder = os.path.abspath(folder)
+    if mkdocs_site(folder) is not None:
+        return None
     try:
         subfolders = sorted(entry.name for entry in os.scandir(folder) if entry.is_dir())
     except OSError:

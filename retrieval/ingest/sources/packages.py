@@ -29,7 +29,7 @@ from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..formats.sphinx_docs import published_site, sphinx_project, versioned_url
 from ..readers.docstrings import module_name
-from ..readers.markdown import mkdocs_site, translated_site
+from ..readers.markdown import translated_site
 from ..tree import (
     Dependency,
     PackageLayout,
@@ -158,8 +158,7 @@ def docs_site(top: Path, docs: str, urls: list, version: str, base_url: str | No
 def original_language_docs(top: Path, docs: str, label: str, stream=None) -> str:
     """Return the docs folder to read: the original's docs_dir where docs holds an MkDocs site
     per language (markdown.translated_site), said in one line; else docs."""
-    # A folder that is an MkDocs project itself is read as that project.
-    translated = None if mkdocs_site(str(top / docs)) else translated_site(str(top / docs))
+    translated = translated_site(str(top / docs))
     if translated is None:
         return docs
     site, translations = translated
