@@ -370,7 +370,8 @@ _DIRECTIVE_MARKER = re.compile(r"^(\s*)\.\.\s+([\w:.+-]+)::([^\n]*)", re.M)
 # doctest group. Read as prose, theirs put "python", "html+jinja" or
 # "examples/cache_extension.py" among the words of the unit around them. Index entries, module
 # and program names stay: Sphinx's own search indexes them (`class` is Sphinx's py:class, whose
-# signature is shown; a domain's prefix, `py:module`, is dropped first).
+# signature is shown). A `py:` prefix is dropped first, as RstReader drops it; another domain's
+# directive (`rst:role`, which describes a role) is no builder markup.
 _ARGUMENT_NOT_SHOWN = frozenset({
     "code-block", "sourcecode", "code", "highlight", "highlightlang", "literalinclude",
     "include", "image", "figure", "raw", "only", "ifconfig", "rst-class", "cssclass",
@@ -381,7 +382,7 @@ _ARGUMENT_NOT_SHOWN = frozenset({
 
 def _directive_shown(match: re.Match) -> str:
     """Return what the rendered page shows of a directive's first line: its argument, if any."""
-    name = match.group(2).lower().rsplit(":", 1)[-1]
+    name = match.group(2).lower().removeprefix("py:")
     return match.group(1) + ("" if name in _ARGUMENT_NOT_SHOWN else match.group(3))
 
 
