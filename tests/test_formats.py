@@ -120,10 +120,12 @@ class ProgressTest(unittest.TestCase):
         # Of a project's many trees, each line counts the tree it names, not the build so far.
         stream = io.StringIO()
         progress = Progress(stream)
+        progress.begin_tree()  # as read_passage_contents begins each tree
         progress.files = 3
         progress.tick("a/1.0", force=True)
         progress.passages = 5
         progress.tick("a/1.0", force=True)  # its last line, as every format's read ends
+        progress.begin_tree()
         progress.files = 5
         progress.tick("b/2.0", force=True)
         progress.passages = 9
@@ -131,6 +133,25 @@ class ProgressTest(unittest.TestCase):
         self.assertEqual([line.rsplit(",", 1)[0] for line in stream.getvalue().splitlines()],
                          ["build: a/1.0: 3 files, 0 passages", "build: a/1.0: 3 files, 5 passages",
                           "build: b/2.0: 2 files, 0 passages", "build: b/2.0: 2 files, 4 passages"])
+
+
+    def test_each_tree_of_a_build_is_counted_from_its_own_start(self):
+        # read_passage_contents begins each tree: the second tree's last line counts its own
+        # file and passages, not the first tree's too.
+        base = class_temporary_directory(type(self))
+        trees = []
+        for name, text in (("one", "One\n===\n\nFirst.\n\nTwo\n===\n\nSecond.\n"),
+                           ("two", "Three\n=====\n\nThird.\n")):
+            write_tree(os.path.join(base, name), {"index.rst": text})
+            trees.append(SourceTree("1.0", os.path.join(base, name), BASE, name))
+        stream = io.StringIO()
+        build_snapshot(trees, os.path.join(base, "snapshot"), DEFAULT_POLICY, Progress(stream))
+        lines = [line.rsplit(",", 1)[0] for line in stream.getvalue().splitlines()
+                 if line.startswith(("build: one/1.0: ", "build: two/1.0: "))]
+        # one: 1 file, 4 passages; two: 1 file, 2 passages (6 in all, the last line says).
+        self.assertEqual(lines, ["build: one/1.0: 1 files, 0 passages",
+                                 "build: one/1.0: 1 files, 4 passages",
+                                 "build: two/1.0: 1 files, 2 passages"])
 
 
 class UnitDraftTest(unittest.TestCase):

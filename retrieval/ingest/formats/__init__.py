@@ -57,6 +57,7 @@ def format_of(tree: SourceTree) -> Format:
 
 def read_passage_contents(tree: SourceTree, progress: Progress) -> list:
     """Read one tree into its units' drafts (UnitDraft), in path order, by its kind of tree."""
+    progress.begin_tree()
     return format_of(tree).read(tree, progress)
 
 
