@@ -286,6 +286,37 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         self.assertEqual(names[DOCS + "api/herd.barn.Shed.mend.html#herd.barn.Shed.mend"],
                          ["herd.barn.Shed.mend", "herd.barn.Roof.mend"])
 
+    def test_one_passage_under_several_names_is_linked_at_the_name_users_import(self):
+        # scipy's mstats re-exports stats' zscore, and pandas' Resampler inherits GroupBy's
+        # get_group from the class groupby.py defines: the site has a page for each name;
+        # the passage, one, is linked at the shortest name, then at the one sharing the path
+        # of the file that defines it, wherever the docs name it first.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n')
+        yard = ('"""Yards."""\n\nfrom .barn import Roof, build\n\n\n'
+                'class Pen(Roof):\n    """A pen."""\n')
+        pens = ("Pens\n====\n\n.. autosummary::\n   :toctree: api/\n\n   herd.yard.Pen.mend\n"
+                "   herd.yard.build\n")
+        sheds = "Sheds\n=====\n\n.. autosummary::\n   :toctree: api/\n\n   herd.barn.Shed.mend\n"
+        index = FILES["docs/index.rst"].replace("   guide\n", "   aisles\n   sheds\n   guide\n")
+        out, rows = built(temporary_directory(self), FILES | {
+            "herd/barn.py": barn, "herd/yard.py": yard, "docs/aisles.rst": pens,
+            "docs/sheds.rst": sheds, "docs/index.rst": index}, (("herd/yard.py", "herd.yard"),))
+        conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+        try:
+            names = {url.removeprefix(DOCS): names.split() for url, names in conn.execute(
+                "SELECT p.url, x.names FROM passages p JOIN passage_fields x ON x.id = p.id")}
+        finally:
+            conn.close()
+        self.assertEqual(set(names["api.html#herd.build"]),
+                         {"herd.yard.build", "herd.barn.build", "herd.build"})
+        self.assertEqual(names["api/herd.barn.Shed.mend.html#herd.barn.Shed.mend"],
+                         ["herd.yard.Pen.mend", "herd.barn.Roof.mend", "herd.barn.Shed.mend"])
+        self.assertNotIn("api/herd.yard.Pen.mend.html#herd.yard.Pen.mend", names)
+        self.assertNotIn("api/herd.yard.build.html#herd.yard.build", names)
+        titles = {url.removeprefix(DOCS): title for url, title, *_ in rows}
+        self.assertEqual(titles["api.html#herd.build"], "herd.build")
+
     def test_a_class_template_s_member_tables_give_each_member_a_stub_page(self):
         # pandas' _templates/autosummary/class.rst: a table of `all_methods` and one of
         # `all_attributes`, hidden in a reST comment, each with `:toctree:`: autosummary writes

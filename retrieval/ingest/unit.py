@@ -8,6 +8,7 @@ import dataclasses
 import sys
 import urllib.parse
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.flags import flags_field, text_flags
@@ -127,15 +128,16 @@ def passage_key(content: dict) -> tuple:
             content["start_line"], content["end_line"], content["text"])
 
 
-def merge_same_passages(drafts) -> list:
-    """Return the drafts with those of the same passage merged into the first, with all names.
+def merge_same_passages(drafts, preference: Callable | None = None) -> list:
+    """Return the drafts with those of the same passage merged into one, with all names.
 
     The same lines of the same source are one passage (core/identity.py: its id is computed from
     them), whatever the names they are documented under: two autodoc directives documenting one
-    object, or a chained assignment `a = b = c = None` with its docstring. The first draft keeps
-    its place, title, URL and facts; its names and bare names gain the others', in order, each
-    once, and its in-links are the most any of them has (each name it is exported or linked by
-    counted once).
+    object, or a chained assignment `a = b = c = None` with its docstring. The passage keeps the
+    first draft's place in the order; its title, URL and facts are those of the draft that
+    preference (a draft -> a sort key) puts least, the first among equals (without one, the
+    first); its names and bare names are all the drafts', in order, each once, and its in-links
+    are the most any of them has (each name it is exported or linked by counted once).
     """
     merged: list[UnitDraft] = []
     seen: dict[tuple, int] = {}  # a passage's key -> its place in merged
@@ -158,9 +160,11 @@ def merge_same_passages(drafts) -> list:
         names.update(dict.fromkeys(draft.content["fields"]["names"].split()))
         bare.update(dict.fromkeys(draft.content["fields"]["name"].split()))
         in_links[0] = max(in_links[0], draft.content["in_links"])
+        if preference is not None and preference(draft) < preference(merged[place]):
+            merged[place] = draft
     for place, (names, bare, in_links) in gained.items():
-        first = merged[place]
-        fields = dict(first.content["fields"], names=" ".join(names), name=" ".join(bare))
-        merged[place] = dataclasses.replace(first, content=dict(
-            first.content, in_links=in_links[0], fields=fields))
+        chosen = merged[place]
+        fields = dict(chosen.content["fields"], names=" ".join(names), name=" ".join(bare))
+        merged[place] = dataclasses.replace(chosen, content=dict(
+            chosen.content, in_links=in_links[0], fields=fields))
     return merged

@@ -179,7 +179,7 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
         added, drafts = builder.undescribed(contents)
         progress.note(f"{tree.label}: {added} public objects the docs do not describe added "
                       "from docstrings")
-        contents = merge_same_passages(contents + drafts)
+        contents = merge_same_passages(contents + drafts, builder.place_preference)
         directives = progress.autodoc.get(tree.label, (0, 0))[1]
         if directives and not builder.described and not any(
                 draft.content["kind"] != SECTION for draft in contents):
@@ -426,6 +426,25 @@ class _Units:
         return (self.layout.source_url + urllib.parse.quote(path, safe="/")
                 + f"#L{first}-L{last}")
 
+    def place_preference(self, draft: UnitDraft) -> tuple:
+        """Return how a unit's place ranks among the places of its passage (least first).
+
+        One passage documented under several names (a re-export, an inherited member on each
+        subclass's page, pandas' `GroupBy.get_group` and `Resampler.get_group`) is linked at
+        one of them: a page of the site before the release's file, then the shortest name (the
+        one users import: `scipy.stats.zscore`, not `scipy.stats.mstats.zscore`), then the name
+        sharing most of its path with the file that defines it (`pandas.core.groupby.GroupBy`
+        for pandas/core/groupby/groupby.py).
+        """
+        parts = draft.content["title"].split(".")
+        path = draft.content["source_id"].rsplit(".", 1)[0].split("/")
+        if parts[0] in path:
+            path = path[path.index(parts[0]):]  # below a src/ or lib/ folder
+        shared = 0
+        while shared < min(len(parts), len(path)) and parts[shared] == path[shared]:
+            shared += 1
+        return (draft.content["url"].startswith(self.layout.source_url), len(parts), -shared)
+
     def _cited(self, name: str) -> int:
         """Return the docs' cross-references to a name (or to a tail of it: `.Engine`)."""
         return self.references[name] + sum(self.references["." + name.split(".", cut)[-1]]
@@ -543,7 +562,8 @@ class _Units:
                                     internal)
                    for module, obj, internal in self._public_api(exported)]
         objects += self._inherited_from_dependencies()
-        return merge_same_passages(self.objects_contents(objects, None, None))
+        return merge_same_passages(self.objects_contents(objects, None, None),
+                                   self.place_preference)
 
     def _inherited_from_dependencies(self) -> list:
         """Return a Documented of each documented member a public class inherits from a class
@@ -663,9 +683,9 @@ class _Units:
             units = self._sphinx_pages(project, progress)
         else:
             units = self._folder_pages(docs, progress)
-        # An object two directives document is one passage, first where it is first
-        # documented, with both names.
-        return merge_same_passages(units)
+        # An object two directives document is one passage, with both names, linked at the
+        # place of the one users import (place_preference).
+        return merge_same_passages(units, self.place_preference)
 
     def _read_pages(self, below: str, progress: Progress, kind) -> list:
         """Return (path below `below`, kind, text, sha256) of each page kind(path) names."""
