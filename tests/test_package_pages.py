@@ -317,6 +317,14 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         titles = {url.removeprefix(DOCS): title for url, title, *_ in rows}
         self.assertEqual(titles["api.html#herd.build"], "herd.build")
 
+    def test_one_passage_twice_on_a_page_is_linked_at_the_name_users_import(self):
+        # automodule's members, then an autofunction of one of them under its exported name.
+        _, rows = built(temporary_directory(self), FILES | {"docs/api.rst": (
+            "API\n===\n\n.. automodule:: herd.barn\n   :members: build\n\n"
+            ".. autofunction:: herd.build\n")})
+        self.assertEqual([(url.removeprefix(DOCS), title) for url, title, *_ in rows
+                          if "build" in title], [("api.html#herd.build", "herd.build")])
+
     def test_a_class_template_s_member_tables_give_each_member_a_stub_page(self):
         # pandas' _templates/autosummary/class.rst: a table of `all_methods` and one of
         # `all_attributes`, hidden in a reST comment, each with `:toctree:`: autosummary writes

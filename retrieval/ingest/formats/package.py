@@ -319,6 +319,20 @@ def _piece_docstring(lines: list) -> str:
     return _QUOTES.sub("", text)
 
 
+def name_rank(name: str, path: str) -> tuple:
+    """Return how well a dotted name names the object a file defines, best least: the shortest
+    name first (the one users import: `scipy.stats.zscore`, not `scipy.stats.mstats.zscore`),
+    then the one sharing most of the file's path (`pandas.core.groupby.GroupBy.get_group` for
+    pandas/core/groupby/groupby.py, not `pandas.core.resample.Resampler.get_group`)."""
+    parts = name.split(".")
+    folders = path.rsplit(".", 1)[0].split("/")
+    if parts[0] in folders:
+        folders = folders[folders.index(parts[0]):]  # below a src/ or lib/ folder
+    shared = 0
+    while shared < min(len(parts), len(folders)) and parts[shared] == folders[shared]:
+        shared += 1
+    return len(parts), -shared
+
 
 @dataclass(frozen=True)
 class Documented:
@@ -431,19 +445,10 @@ class _Units:
 
         One passage documented under several names (a re-export, an inherited member on each
         subclass's page, pandas' `GroupBy.get_group` and `Resampler.get_group`) is linked at
-        one of them: a page of the site before the release's file, then the shortest name (the
-        one users import: `scipy.stats.zscore`, not `scipy.stats.mstats.zscore`), then the name
-        sharing most of its path with the file that defines it (`pandas.core.groupby.GroupBy`
-        for pandas/core/groupby/groupby.py).
+        one of them: a page of the site before the release's file, then as name_rank says.
         """
-        parts = draft.content["title"].split(".")
-        path = draft.content["source_id"].rsplit(".", 1)[0].split("/")
-        if parts[0] in path:
-            path = path[path.index(parts[0]):]  # below a src/ or lib/ folder
-        shared = 0
-        while shared < min(len(parts), len(path)) and parts[shared] == path[shared]:
-            shared += 1
-        return (draft.content["url"].startswith(self.layout.source_url), len(parts), -shared)
+        return (draft.content["url"].startswith(self.layout.source_url),
+                *name_rank(draft.content["title"], draft.content["source_id"]))
 
     def _cited(self, name: str) -> int:
         """Return the docs' cross-references to a name (or to a tail of it: `.Engine`)."""
