@@ -317,6 +317,21 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         titles = {url.removeprefix(DOCS): title for url, title, *_ in rows}
         self.assertEqual(titles["api.html#herd.build"], "herd.build")
 
+    def test_an_inherited_member_is_linked_under_the_class_that_defines_it(self):
+        # sqlalchemy's `ClauseElement.compare` is also `Column.compare`, a shorter name, on the
+        # page autodoc's :inherited-members: fill: the defining class's description is its place.
+        barn = BARN + ('\n\nclass Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n\nclass Shed(Roof):\n    """A small barn."""\n')
+        init = HERD.replace("from .barn import Barn,", "from .barn import Barn, Shed,")
+        pages = {"docs/aisles.rst": "Aisles\n======\n\n.. automethod:: herd.Shed.mend\n",
+                 "docs/sheds.rst": "Sheds\n=====\n\n.. automethod:: herd.barn.Roof.mend\n"}
+        index = FILES["docs/index.rst"].replace("   guide\n", "   aisles\n   sheds\n   guide\n")
+        _, rows = built(temporary_directory(self), FILES | pages | {
+            "herd/__init__.py": init, "herd/barn.py": barn, "docs/index.rst": index})
+        self.assertEqual([(url.removeprefix(DOCS), title) for url, title, *_ in rows
+                          if "mend" in title], [("sheds.html#herd.barn.Roof.mend",
+                                                 "herd.barn.Roof.mend")])
+
     def test_one_passage_twice_on_a_page_is_linked_at_the_name_users_import(self):
         # automodule's members, then an autofunction of one of them under its exported name.
         _, rows = built(temporary_directory(self), FILES | {"docs/api.rst": (

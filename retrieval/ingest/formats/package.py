@@ -430,6 +430,9 @@ class _Units:
         self.inherited = inherited_members(package, self.aliases, self.exported) \
             if self.docstrings_only else {}
         self.references: Counter = Counter()
+        # The object each unit's lines define, by (path, first line, last line): which of the
+        # names of one passage is its place (place_preference).
+        self.defined: dict[tuple, DocObject] = {}
         # The defining names of the objects its units document so far (objects_contents).
         self.described: set = set()
         # Module -> the line (1-based) of its docstring's first section title, for each module
@@ -444,11 +447,19 @@ class _Units:
         """Return how a unit's place ranks among the places of its passage (least first).
 
         One passage documented under several names (a re-export, an inherited member on each
-        subclass's page, pandas' `GroupBy.get_group` and `Resampler.get_group`) is linked at
-        one of them: a page of the site before the release's file, then as name_rank says.
+        subclass's page) is linked at one of them: a page of the site before the release's
+        file, then a member under the class that defines it (sqlalchemy's
+        `ClauseElement.compare`, not `Column.compare`), then as name_rank says (pandas'
+        `GroupBy.get_group`, defined on their base, not `Resampler.get_group`).
         """
-        return (draft.content["url"].startswith(self.layout.source_url),
-                *name_rank(draft.content["title"], draft.content["source_id"]))
+        content = draft.content
+        title = content["title"]
+        defined = self.defined.get(
+            (content["source_id"], content["start_line"], content["end_line"]))
+        own_class = defined is not None and defined.kind in (METHOD, ATTRIBUTE) \
+            and title.split(".")[-2:] == defined.name.split(".")[-2:]
+        return (content["url"].startswith(self.layout.source_url), not own_class,
+                *name_rank(title, content["source_id"]))
 
     def _cited(self, name: str) -> int:
         """Return the docs' cross-references to a name (or to a tail of it: `.Engine`)."""
@@ -543,6 +554,7 @@ class _Units:
                 self.tree, module.path, module.sha256, url, piece.start + 1, piece.stop,
                 "\n".join(lines[piece.start:piece.stop]), names[0], facts, parent,
                 notes=notes if piece is pieces[0] else ()))
+            self.defined[module.path, piece.start + 1, piece.stop] = obj
         return contents
 
     def api_reference(self) -> list:
