@@ -286,6 +286,19 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         self.assertEqual(names[DOCS + "api/herd.barn.Shed.mend.html#herd.barn.Shed.mend"],
                          ["herd.barn.Shed.mend", "herd.barn.Roof.mend"])
 
+    def test_a_member_a_class_inherits_from_a_generic_base_is_found_on_it(self):
+        # pandas 1.5.3's `class GroupBy(BaseGroupBy[NDFrameT])`: groupby.rst's
+        # `GroupBy.get_group` is BaseGroupBy's method.
+        barn = BARN + ('\n\nfrom typing import Generic, TypeVar\n\nT = TypeVar("T")\n\n\n'
+                       'class Roof(Generic[T]):\n    def mend(self):\n'
+                       '        """Mend the roof."""\n\n\nclass Shed(Roof[int]):\n'
+                       '    """A small barn."""\n')
+        sheds = ("Sheds\n=====\n\n.. currentmodule:: herd.barn\n\n.. autosummary::\n"
+                 "   :toctree: api/\n\n   Shed.mend\n")
+        out, _ = built(temporary_directory(self), FILES | {"herd/barn.py": barn,
+                                                           "docs/sheds.rst": sheds})
+        self.assertEqual(stub_urls(out), ["herd.barn.Shed.mend.html#herd.barn.Shed.mend"])
+
     def test_one_passage_under_several_names_is_linked_at_the_name_users_import(self):
         # scipy's mstats re-exports stats' zscore, and pandas' Resampler inherits GroupBy's
         # get_group from the class groupby.py defines: the site has a page for each name;

@@ -1126,8 +1126,12 @@ class _Reader:
             is_property = any(name.endswith(("property", "_attribute")) for name in decorators)
             kind = (ATTRIBUTE if is_property else METHOD) if is_class else FUNCTION
             members = ()
-        bases = tuple(ast.unparse(base) for base in getattr(node, "bases", ())
-                      if isinstance(base, (ast.Name, ast.Attribute)))
+        # A subscripted base is the generic class it parametrizes (pandas' `class
+        # GroupBy(BaseGroupBy[NDFrameT])` inherits BaseGroupBy's get_group).
+        bases = tuple(ast.unparse(base) for base in (
+            written.value if isinstance(written, ast.Subscript) else written
+            for written in getattr(node, "bases", ()))
+            if isinstance(base, (ast.Name, ast.Attribute)))
         templates = tuple(d for d in reversed(node.decorator_list)
                           if _base_name(d) in TEMPLATE_DECORATORS and isinstance(d, ast.Call))
         overload = any(_base_name(d) == "overload" for d in node.decorator_list)
