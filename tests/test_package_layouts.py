@@ -184,7 +184,8 @@ class PublicApiTest(unittest.TestCase):
 
     def assembled(self, files: dict, module: str, counts: tuple) -> dict:
         """Return a module's objects (Module.objects) of a package tree once its assembled
-        docstrings are resolved, asserting how many resolve_templates resolved and left."""
+        docstrings are resolved, asserting how many resolve_templates resolved, of them in
+        part, and left."""
         root = write_tree(temporary_directory(self), files)
         package = read_package(str(root), wheel_modules(root))
         self.assertEqual(resolve_templates(package), counts)
@@ -593,7 +594,7 @@ class PublicApiTest(unittest.TestCase):
                            '    @doc(klass="DataFrame")\n    def fill(self):\n'
                            '        """Fill the {klass}."""\n\n'
                            '    @Appender(make_docs())\n    def other(self):\n        pass\n'},
-                                 "pd.frame", (2, 1))
+                                 "pd.frame", (2, 0, 1))
         self.assertEqual(objects["DataFrame.merge"].docstring,
                          "Merge DataFrame objects by key.")
         self.assertEqual(objects["DataFrame.fill"].docstring, "Fill the DataFrame.")
@@ -612,12 +613,51 @@ class PublicApiTest(unittest.TestCase):
                 'class StringMethods:\n    _args = {"alpha": {"kind": "letters"}}\n\n'
                 '    isalpha = _map_and_wrap(\n        "isalpha", docstring=_docs["is"] % '
                 '_args["alpha"]\n    )\n    isdigit = _other("isdigit", "Digits.")\n')},
-                                 "pd.strings", (2, 0))
+                                 "pd.strings", (2, 0, 0))
         self.assertEqual(kinds_and_docstrings(objects, (
                           "shout", "StringMethods.isalpha", "StringMethods.isdigit")),
                          {"shout": ("function", "Shout it."),
                           "StringMethods.isalpha": ("method", "Check letters."),
                           "StringMethods.isdigit": ("attribute", None)})
+
+    def test_a_dict_a_module_copies_or_adds_to_is_the_dict_it_imports_with_its_entries(self):
+        # pandas 1.5.3: frame.py's class body adds `_shared_docs["items"]` to the dict it
+        # imports (DataFrame.groupby reads the imported "groupby"); generic.py copies it
+        # (`_shared_docs = {**_shared_docs}`: the name in its own value is the import);
+        # `@Appender(_merge_doc, indents=2)`; read_csv's docstring sums text and
+        # `fill(sorted(STR_NA_VALUES))` of a compiled module: the rest is its docstring.
+        objects = self.assembled({
+            "pd/shared.py": '_shared_docs = {}\n_shared_docs["groupby"] = "Group %(klass)s."\n',
+            "pd/generic.py": 'from pd.shared import _shared_docs\n'
+                             '_shared_docs = {**_shared_docs}\n'
+                             '_shared_docs["copy"] = "Copy %(klass)s."\n\n\nclass NDFrame:\n'
+                             '    @Appender(_shared_docs["groupby"] % {"klass": "it"})\n'
+                             '    def groupby(self):\n        pass\n\n'
+                             '    @Appender(_shared_docs["copy"] % {"klass": "it"})\n'
+                             '    def copy(self):\n        pass\n',
+            "pd/frame.py": 'from pd.shared import _shared_docs\n'
+                           '_merge_doc = """\nMerge frames%s.\n\nParameters\n----------\n'
+                           'right : DataFrame\n"""\n'
+                           '_csv_doc = "Read a csv file.\\n\\nNA values: " + fill(sorted('
+                           'STR_NA_VALUES), 70) + "\\n\\nReturns a frame."\n\n\n'
+                           'class DataFrame:\n'
+                           '    _shared_docs["items"] = "Iterate over %(klass)s."\n\n'
+                           '    @Appender(_shared_docs["groupby"] % {"klass": "a frame"})\n'
+                           '    def groupby(self):\n        pass\n\n'
+                           '    @Appender(_shared_docs["items"] % {"klass": "columns"})\n'
+                           '    def items(self):\n        pass\n\n'
+                           '    @Substitution("")\n    @Appender(_merge_doc, indents=2)\n'
+                           '    def merge(self, right):\n        pass\n\n\n'
+                           '@Appender(_csv_doc)\ndef read_csv(path):\n    pass\n\n\n'
+                           '@Appender(STR_NA_VALUES + NA_DOC)\ndef read_na():\n    pass\n'},
+                                 "pd.frame", (6, 1, 1))
+        self.assertEqual(objects["DataFrame.groupby"].docstring, "Group a frame.")
+        self.assertEqual(objects["DataFrame.items"].docstring, "Iterate over columns.")
+        self.assertEqual(objects["DataFrame.merge"].docstring,
+                         "Merge frames.\n\nParameters\n----------\nright : DataFrame")
+        self.assertEqual(objects["read_csv"].docstring,
+                         "Read a csv file.\n\nNA values: \n\nReturns a frame.")
+        self.assertIsNone(objects["read_na"].docstring)  # no text known around it
 
     def test_an_appender_of_another_objects_doc_appends_its_docstring_as_assembled(self):
         # statsmodels' `@Appender(base.LikelihoodModel.fit.__doc__)` on DiscreteModel.fit, and
@@ -637,7 +677,7 @@ class PublicApiTest(unittest.TestCase):
                 'class GP(DM):\n    @Appender("""\n        extra : bool\n'
                 '            More.\n        """)\n    @Appender(DM.fit.__doc__)\n'
                 '    def fit(self):\n        pass\n')},
-                                 "pkg.disc", (2, 0))
+                                 "pkg.disc", (2, 0, 0))
         appended = "Fit the model.\n\nThe rest is LM.fit's.\nFit it.\n\nParameters\n" \
                    "----------\nx : int"
         self.assertEqual(objects["DM.fit"].docstring, appended)
@@ -653,7 +693,7 @@ class PublicApiTest(unittest.TestCase):
                 'class Model:\n    __doc__ = """\n    A model.\n\n    %(params_doc)s\n'
                 '    """ % {"params_doc": _params_doc}\n\n\n'
                 'class Other:\n    __doc__ = """Other %(x)s.""" % {"x": compute()}\n')},
-                                 "model", (1, 1))
+                                 "model", (1, 0, 1))
         self.assertEqual(objects["Model"].docstring,
                          "A model.\n\nParameters\n----------\nendog : array")
         self.assertEqual(objects["Other"].docstring, "Other %(x)s.")
@@ -669,7 +709,7 @@ class PublicApiTest(unittest.TestCase):
                 '\n\n\nclass GridIn:\n    """A file."""\n\n'
                 '    chunk_size = _field("chunkSize", "Chunk size.", read_only=True)\n'
                 '    length = _field(docstring="Its length.", name="length")\n')},
-                                 "grid", (2, 0))
+                                 "grid", (2, 0, 0))
         self.assertEqual(kinds_and_docstrings(objects, ("GridIn.chunk_size", "GridIn.length")),
                          {"GridIn.chunk_size": ("attribute", "Chunk size."),
                           "GridIn.length": ("attribute", "Its length.")})
@@ -690,7 +730,7 @@ class PublicApiTest(unittest.TestCase):
                 '    no_cache = control(empty="", key="no-cache", type=bool)\n'
                 '    shared = control("shared", EMPTY, bool)\n'
                 '    size = sized("size")\n')},
-                                 "cache", (2, 1))
+                                 "cache", (2, 0, 1))
         self.assertEqual(kinds_and_docstrings(objects, (
                           "Control.max_stale", "Control.no_cache", "Control.shared",
                           "Control.size")),
@@ -720,7 +760,7 @@ class PublicApiTest(unittest.TestCase):
         self.assertEqual(set(module.items), {"_shared_docs"})
         # `_kind` there is the class's: not the module's "module".
         self.assertEqual(set(module.items["_shared_docs"]), {"tail", "pad"})
-        self.assertEqual(resolve_templates(package), (3, 0))
+        self.assertEqual(resolve_templates(package), (3, 0, 0))
         docstrings = {name: module.objects[f"StringMethods.{name}"].docstring
                       for name in ("ljust", "upper", "tail")}
         # The module's `_kind` in the module's entry, whoever reads it.

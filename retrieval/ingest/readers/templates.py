@@ -52,6 +52,14 @@ class _Templates:
         # The class scope (Module.class_scopes) a name is looked up in first, where what is
         # read is a method's decorator or what that class body binds; None: the module's.
         self.scope: tuple | None = None
+        # The (scope's assignments, name) pairs whose `NAME = value` is being read: NAME in
+        # its own value is the binding before it (generic.py's `_shared_docs = {**_shared_docs}`
+        # copies the dict it imports).
+        self.assigning: set = set()
+        # Whether a piece of the docstring being read was left out (a sum's operand the source
+        # does not give), and the objects whose docstrings were read so (assembled).
+        self.left_out = False
+        self.in_part: set = set()
 
     @contextlib.contextmanager
     def scoped(self, scope: tuple | None):
@@ -79,11 +87,27 @@ class _Templates:
             if isinstance(container, dict) and node.slice.value in container:
                 return container[node.slice.value]
             raise _Unresolved("no such entry")
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self.operand(module, node.left, depth), self.operand(
+                module, node.right, depth)
+            if left is None or right is None:
+                # A piece the source does not give, joined to text (pandas' read_csv: its NA
+                # values, `fill(sorted(STR_NA_VALUES))` of a compiled module): the text
+                # around it is still the docstring's, and the piece is left out.
+                known = left if right is None else right
+                if not isinstance(known, str) or (left is None and right is None):
+                    raise _Unresolved("a sum of a piece the source does not give")
+                self.left_out = True
+                left, right = left or "", right or ""
+            try:
+                return left + right
+            except TypeError as exc:
+                raise _Unresolved(str(exc)) from None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             left, right = self.value(module, node.left, depth), self.value(module, node.right,
                                                                            depth)
             try:
-                return left % right if isinstance(node.op, ast.Mod) else left + right
+                return left % right
             except (TypeError, ValueError, KeyError) as exc:
                 raise _Unresolved(str(exc)) from None
         if isinstance(node, ast.Dict):
@@ -100,6 +124,13 @@ class _Templates:
         if isinstance(node, ast.Call):
             return self.call(module, node, depth)
         raise _Unresolved(type(node).__name__)
+
+    def operand(self, module: Module, node, depth: int):
+        """The value of one operand of a sum; None where the source does not give it."""
+        try:
+            return self.value(module, node, depth)
+        except _Unresolved:
+            return None
 
     def keywords(self, module: Module, node: ast.Call, depth: int) -> dict:
         found: dict = {}
@@ -164,26 +195,55 @@ class _Templates:
 
     def named(self, module: Module, name: str, depth: int):
         scope = self.scope
-        if scope is not None and (name in scope[0] or name in scope[1]):
+        if scope is not None and name in scope[0] and (id(scope[0]), name) not in self.assigning:
             return self.bound(module, name, depth, *scope)
         with self.scoped(None):  # the module's names read the module's
-            if name in module.items or name in module.assigned:
-                return self.bound(module, name, depth, module.assigned, module.items)
-            obj = module.objects.get(name)
-            if obj is not None and obj.kind in (CLASS, EXCEPTION, FUNCTION):
-                return _Callable(module, obj)
+            if name in module.assigned and (id(module.assigned), name) not in self.assigning:
+                value = self.bound(module, name, depth, module.assigned, module.items)
+            else:
+                obj = module.objects.get(name)
+                if obj is not None and obj.kind in (CLASS, EXCEPTION, FUNCTION):
+                    return _Callable(module, obj)
+                value = self.imported(module, name, depth, name in module.items or (
+                    scope is not None and name in scope[1]))
+                if name in module.items:
+                    value = self.with_entries(module, name, depth, value, module.items)
+        if scope is not None and name in scope[1]:
+            value = self.with_entries(module, name, depth, value, scope[1])
+        return value
+
+    def imported(self, module: Module, name: str, depth: int, has_entries: bool):
+        """The value of a name the module imports; {} for one whose value the source does not
+        give but that a scope adds entries to (has_entries: its entries alone are known)."""
+        try:
             if name in module.imports:
                 return self.dotted(module, module.imports[name], depth, absolute=True)
             raise _Unresolved(f"{name} is not bound in the source")
+        except _Unresolved:
+            if has_entries:
+                return {}
+            raise
+
+    def with_entries(self, module: Module, name: str, depth: int, value, items: dict) -> dict:
+        """value (a dict) with the entries a scope's `NAME["key"] = value` add to it.
+
+        Such a statement binds no name: it adds to the dict NAME names where it is (pandas'
+        frame.py, in its class body, adds `_shared_docs["items"]` to the dict it imports from
+        pandas.core.shared_docs, whose "groupby" entry DataFrame.groupby's docstring reads).
+        """
+        if not isinstance(value, dict):
+            raise _Unresolved(f"{name} is no dict")
+        return value | {key: self.value(module, item, depth) for key, item in items[name].items()}
 
     def bound(self, module: Module, name: str, depth: int, assigned: dict, items: dict):
         """The value a scope's `NAME = value` and `NAME["key"] = value` give a name."""
-        def entries() -> dict:
-            return {key: self.value(module, item, depth) for key, item in items[name].items()}
-        if name not in assigned:
-            return entries()
-        value = self.value(module, assigned[name], depth)
-        return value | entries() if isinstance(value, dict) and name in items else value
+        self.assigning.add((id(assigned), name))
+        try:
+            value = self.value(module, assigned[name], depth)
+        finally:
+            self.assigning.discard((id(assigned), name))
+        return self.with_entries(module, name, depth, value, items) \
+            if isinstance(value, dict) and name in items else value
 
     def dotted(self, module: Module, dotted: str, depth: int, absolute: bool = False):
         """The value of a dotted name: a module's variable or a function/class/method."""
@@ -258,8 +318,13 @@ class _Templates:
         arguments read in its class body's scope first, as Python reads them; once per object,
         from the source's docstring (resolve_templates replaces it with what this returns)."""
         if obj.name not in self.docs:
+            saved, self.left_out = self.left_out, False
             with self.scoped(self.scope_of(module, obj)):
                 self.docs[obj.name] = self._assembled(module, obj)
+            if self.left_out:
+                self.in_part.add(obj.name)
+            self.left_out = saved
+        self.left_out = self.left_out or obj.name in self.in_part
         return self.docs[obj.name]
 
     def _assembled(self, module: Module, obj: DocObject) -> str:
@@ -270,9 +335,15 @@ class _Templates:
             if name == "Appender":
                 addendum = self.value(module, decorator.args[0], 0) if decorator.args else ""
                 keywords = self.keywords(module, decorator, 0)
+                indents = keywords.get("indents", 0)
                 if not isinstance(addendum, str) or set(keywords) - {"join", "indents"} \
-                        or keywords.get("indents", 0):
+                        or not isinstance(indents, int):
                     raise _Unresolved("an Appender this reader does not follow")
+                if indents > 0:
+                    # pandas.util._decorators.indent: each line after the first indented by
+                    # four spaces per indent (DataFrame.merge's `@Appender(_merge_doc,
+                    # indents=2)`).
+                    addendum = ("\n" + "    " * indents).join(addendum.split("\n"))
                 join = str(keywords.get("join", ""))
                 if text and addendum and not join and not text[-1].isspace() \
                         and not addendum[0].isspace():
@@ -307,15 +378,17 @@ def resolve_templates(package: PackageSource) -> tuple:
     """Fill in each docstring the package assembles at import time from its decorators, or
     from the argument a function that sets it is called with (`isalnum = _map_and_wrap(
     "isalnum", docstring=...)`: a function, a method in a class body), where the source alone
-    gives it; return (how many were, how many were left as written)."""
+    gives it; return (how many were, how many of those with a piece the source does not give
+    left out, how many were left as written)."""
     templates = _Templates(package)
-    resolved = left = 0
+    resolved = in_part = left = 0
     for module in package.modules.values():
         for path, obj in list(module.objects.items()):
             doc, arguments, routine = docstrings.docstring_argument(package, module, obj) \
                 or (None, {}, False)
             if not obj.templates and doc is None and obj.doc_expression is None:
                 continue
+            templates.left_out = False
             try:
                 if obj.doc_expression is not None:
                     # A body's `__doc__ = EXPR`: EXPR as the body evaluates it, a class's
@@ -335,13 +408,14 @@ def resolve_templates(package: PackageSource) -> tuple:
                 left += 1
                 continue
             resolved += 1
+            in_part += templates.left_out
             if routine:
                 obj = docstrings.made_function(obj)
             module.objects[path] = dataclasses.replace(
                 obj, docstring=inspect.cleandoc(text) if text.strip() else obj.docstring)
     if resolved:
         package.changed()
-    return resolved, left
+    return resolved, in_part, left
 
 
 def mapping_entries(package: PackageSource, dotted: str) -> dict | None:
