@@ -659,6 +659,29 @@ class PublicApiTest(unittest.TestCase):
                          "Read a csv file.\n\nNA values: \n\nReturns a frame.")
         self.assertIsNone(objects["read_na"].docstring)  # no text known around it
 
+    def test_an_assembled_docstring_indexes_the_first_piece_of_a_long_object(self):
+        # pandas 1.5.3's DataFrame.groupby: `@Appender(examples)` above
+        # `@Appender(_shared_docs["groupby"] % kwargs)` and a long body, cut in pieces: the
+        # text users read is in none of its lines.
+        root = write_tree(temporary_directory(self), {
+            "pd/__init__.py": '"""Frames."""\nfrom .frame import DataFrame\n',
+            "pd/frame.py": '_doc = "Group the %(klass)s by a key."\n\n\nclass DataFrame:\n'
+                           '    """A frame."""\n\n    @Appender(\n        """\n'
+                           '        Examples\n        --------\n'
+                           + "".join(f"        >>> frame.groupby('column_{n}').sum()\n"
+                                     for n in range(80))
+                           + '        """\n    )\n'
+                           '    @Appender(_doc % {"klass": "frame rows"})\n'
+                           '    def groupby(self, by):\n        return by\n'})
+        layout = PackageLayout(wheel_modules(root), None, None, "pypi:x==1.0/")
+        tree = SourceTree("1.0", str(root), layout.source_url, "x", PACKAGE_FORMAT,
+                          package=layout)
+        pieces = [draft.content for draft in read_package_contents(tree, Progress(io.StringIO()))
+                  if draft.content["title"] == "pd.DataFrame.groupby"]
+        self.assertGreater(len(pieces), 1)
+        self.assertTrue(pieces[0]["fields"]["body"].startswith("Group the frame rows by a key."))
+        self.assertNotIn("Group the", pieces[1]["fields"]["body"])
+
     def test_an_appender_of_another_objects_doc_appends_its_docstring_as_assembled(self):
         # statsmodels' `@Appender(base.LikelihoodModel.fit.__doc__)` on DiscreteModel.fit, and
         # `@Appender(DiscreteModel.fit.__doc__)` on a subclass's fit: each __doc__ is that

@@ -529,7 +529,10 @@ class _Units:
             notes += (obj.deprecation,)
         contents = []
         for piece in pieces:
-            if len(pieces) == 1:
+            if len(pieces) == 1 or (obj.assembled and piece is pieces[0]):
+                # An assembled docstring is in none of the pieces' lines: the first piece is
+                # indexed by it all (pandas' DataFrame.groupby, `@Appender(examples)` above
+                # `_shared_docs["groupby"] % kwargs`).
                 docstring = obj.docstring or ""
             else:
                 docstring = _piece_docstring(lines[piece.start:piece.stop])

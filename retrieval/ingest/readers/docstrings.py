@@ -118,6 +118,8 @@ class DocObject:
     # (statsmodels' `__doc__ = """...%(params_doc)s...""" % {...}`): it, which templates.py
     # evaluates where the source gives its names; the docstring is its template till then.
     doc_expression: ast.expr | None = field(default=None, compare=False)
+    # Whether its docstring is one templates.py assembled (not written in its lines).
+    assembled: bool = field(default=False, compare=False)
     # For a module's function or class that a later assignment rebinds to a compiled module's
     # object (compiled_rebindings): what autodoc imports under the name is that object.
     compiled: bool = field(default=False, compare=False)

@@ -412,7 +412,8 @@ def resolve_templates(package: PackageSource) -> tuple:
             if routine:
                 obj = docstrings.made_function(obj)
             module.objects[path] = dataclasses.replace(
-                obj, docstring=inspect.cleandoc(text) if text.strip() else obj.docstring)
+                obj, docstring=inspect.cleandoc(text) if text.strip() else obj.docstring,
+                assembled=bool(text.strip()))
     if resolved:
         package.changed()
     return resolved, in_part, left
