@@ -682,6 +682,25 @@ class PublicApiTest(unittest.TestCase):
         self.assertTrue(pieces[0]["fields"]["body"].startswith("Group the frame rows by a key."))
         self.assertNotIn("Group the", pieces[1]["fields"]["body"])
 
+    def test_a_module_s_assignment_of_a_class_s_doc_after_it_is_its_docstring(self):
+        # torch 2.1's optimizers: `Adam.__doc__ = r"""...""" + fr"""...{_maximize_doc}..."""`
+        # after the class, its names read in the module (the class's own `_maximize_doc` is
+        # not what the module statement reads).
+        objects = self.assembled({
+            "opt/optimizer.py": '_maximize_doc = r"""maximize (bool): maximize the objective."""\n',
+            "opt/adam.py": 'from .optimizer import _maximize_doc\n\n\nclass Adam:\n'
+                           '    _maximize_doc = "the class\'s"\n\n'
+                           '    def __init__(self, params):\n        pass\n\n\n'
+                           'Adam.__doc__ = r"""Implements Adam algorithm.""" + fr"""\n\n'
+                           '    Args:\n        {_maximize_doc}\n    """\n\n\n'
+                           'def adam(params):\n    pass\n\n\nadam.__doc__ = "Functional Adam."\n'
+                           'Unknown.__doc__ = "Not defined here."\n'},
+                                 "opt.adam", (1, 0, 0))
+        self.assertEqual(objects["Adam"].docstring, "Implements Adam algorithm.\n\nArgs:\n"
+                                                    "    maximize (bool): maximize the objective.")
+        self.assertEqual(objects["adam"].docstring, "Functional Adam.")
+        self.assertNotIn("Unknown", objects)
+
     def test_an_appender_of_another_objects_doc_appends_its_docstring_as_assembled(self):
         # statsmodels' `@Appender(base.LikelihoodModel.fit.__doc__)` on DiscreteModel.fit, and
         # `@Appender(DiscreteModel.fit.__doc__)` on a subclass's fit: each __doc__ is that

@@ -637,6 +637,7 @@ def parse_module(name: str, relative_path: str, data: bytes) -> Module:
     module = Module(name, relative_path, hashlib.sha256(data).hexdigest(), lines)
     reader = _Reader(module, relative_path.endswith("__init__.py"))
     reader.body(tree.body, name, "", is_class=False)
+    reader.assigned_docs()
     for local in module.documents:
         # numpy's `add_newdoc(place, "ndarray", ("reshape", ...))`: a class of those members.
         obj = module.objects.get(local)
@@ -739,6 +740,9 @@ class _Reader:
         # reads their attributes' doc comments and strings from that module's source
         # (ModuleAnalyzer.for_module of the class's __module__), which has none of them.
         self.unanalyzed: set = set()
+        # A module body's `NAME.__doc__ = ...` (torch.optim's `Adam.__doc__ = r"..." +
+        # fr"..."`): the dotted name below the module -> the statement (the last one).
+        self.doc_assignments: dict = {}
 
     def _package(self, level: int) -> str:
         parts = self.module.name.split(".")
@@ -814,6 +818,7 @@ class _Reader:
                 self._imports(statement)
                 self._all(statement)
                 self._assigned(statement)
+                self._doc_assignment(statement)
                 if isinstance(statement, ast.FunctionDef) and statement.name == "__getattr__" \
                         and not path:
                     self._lazy_attributes(statement)
@@ -855,6 +860,28 @@ class _Reader:
 
     def _assigned(self, statement):
         _record_assignment(statement, self.module.assigned, self.module.items)
+
+    def _doc_assignment(self, statement):
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            owner = _dotted_name(target.value) if isinstance(target, ast.Attribute) \
+                and target.attr == "__doc__" else None
+            if owner is not None:
+                self.doc_assignments[owner] = statement
+
+    def assigned_docs(self):
+        """Give each class or function of the module whose `__doc__` its body later assigns
+        (doc_assignments) that docstring, as Python binds it: the text written out, the
+        expression for templates.py to evaluate where it is no literal."""
+        for path, statement in self.doc_assignments.items():
+            obj = self.module.objects.get(path)
+            text = _literal_text(statement.value)
+            if obj is None or obj.kind not in (CLASS, EXCEPTION, FUNCTION, METHOD) \
+                    or text is None:
+                continue
+            expression = None if isinstance(statement.value, ast.Constant) else statement.value
+            self.module.objects[path] = replace(obj, docstring=inspect.cleandoc(text),
+                                                doc_expression=expression)
 
     def _module_items(self, statement, members: dict):
         """Record a class body's `NAME["key"] = value` where the class binds neither NAME nor
@@ -1461,6 +1488,17 @@ def _call_written(value) -> tuple | None:
     return (ast.unparse(value.func), tuple(written(node) for node in value.args),
             tuple((keyword.arg, written(keyword.value)) for keyword in value.keywords
                   if keyword.arg is not None))
+
+
+def _dotted_name(node) -> str | None:
+    """Return the dotted name an expression of names and attributes is (`Adam`, `Cls.meth`),
+    else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        owner = _dotted_name(node.value)
+        return None if owner is None else f"{owner}.{node.attr}"
+    return None
 
 
 def _is_self_attribute(node, self_name: str) -> str | None:

@@ -20,6 +20,7 @@ import contextlib
 import dataclasses
 import inspect
 import textwrap
+from collections.abc import Callable
 
 from . import docstrings
 from .docstrings import CLASS, EXCEPTION, FUNCTION, METHOD, DocObject, Module, PackageSource
@@ -123,6 +124,9 @@ class _Templates:
             return found
         if isinstance(node, ast.Call):
             return self.call(module, node, depth)
+        if isinstance(node, ast.JoinedStr):
+            # torch.optim's `Adam.__doc__ = ... + fr"""...{_maximize_doc}..."""`.
+            return self.formatted(node, lambda field: self.value(module, field, depth))
         raise _Unresolved(type(node).__name__)
 
     def operand(self, module: Module, node, depth: int):
@@ -175,12 +179,16 @@ class _Templates:
         argument's node}, read in module)."""
         if isinstance(doc, ast.Name):
             return self.value(module, arguments[doc.id])
+        return self.formatted(doc, lambda field: self.value(module, arguments[field.id]))
+
+    def formatted(self, node: ast.JoinedStr, value_of: Callable) -> str:
+        """Return an f-string's text, each field's expression's value given by value_of."""
         text = []
-        for part in doc.values:
-            if isinstance(part, ast.Constant):
-                text.append(str(part.value))
+        for part in node.values:
+            if not isinstance(part, ast.FormattedValue):
+                text.append(str(part.value) if isinstance(part, ast.Constant) else "")
                 continue
-            item = self.value(module, arguments[part.value.id])
+            item = value_of(part.value)
             # The f-string's conversion (!r, !s, !a, as format() gives it), then its spec.
             convert = _CONVERSIONS.get(part.conversion)
             item = item if convert is None else convert(item)
@@ -392,8 +400,10 @@ def resolve_templates(package: PackageSource) -> tuple:
             try:
                 if obj.doc_expression is not None:
                     # A body's `__doc__ = EXPR`: EXPR as the body evaluates it, a class's
-                    # names read in its own scope first.
-                    with templates.scoped(module.class_scopes.get(path)):
+                    # names read in its own scope first; the module's `NAME.__doc__ = EXPR`
+                    # after it, in the module's.
+                    inside = obj.start_line <= obj.doc_expression.lineno <= obj.end_line
+                    with templates.scoped(module.class_scopes.get(path) if inside else None):
                         text = templates.value(module, obj.doc_expression)
                     if not isinstance(text, str):
                         raise _Unresolved("a docstring that is no string")
