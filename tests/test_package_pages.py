@@ -345,6 +345,21 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                           if "mend" in title], [("sheds.html#herd.barn.Roof.mend",
                                                  "herd.barn.Roof.mend")])
 
+    def test_an_inherited_member_is_linked_under_the_nearest_subclass_of_its_definer(self):
+        # SQLAlchemy 2.0's `keys`, defined on the mixin `_WithKeys`: `Result.keys`, not the
+        # subclass `CursorResult.keys` documented first.
+        barn = BARN + ('\n\nclass _Roof:\n    def mend(self):\n        """Mend the roof."""\n'
+                       '\n\nclass Shed(_Roof):\n    """A small barn."""\n'
+                       '\n\nclass Hut(Shed):\n    """A smaller one."""\n')
+        pages = {"docs/aisles.rst": "Aisles\n======\n\n.. automethod:: herd.barn.Hut.mend\n",
+                 "docs/sheds.rst": "Sheds\n=====\n\n.. automethod:: herd.barn.Shed.mend\n"}
+        index = FILES["docs/index.rst"].replace("   guide\n", "   aisles\n   sheds\n   guide\n")
+        _, rows = built(temporary_directory(self), FILES | pages | {
+            "herd/barn.py": barn, "docs/index.rst": index})
+        self.assertEqual([(url.removeprefix(DOCS), title) for url, title, *_ in rows
+                          if "mend" in title], [("sheds.html#herd.barn.Shed.mend",
+                                                 "herd.barn.Shed.mend")])
+
     def test_one_passage_twice_on_a_page_is_linked_at_the_name_users_import(self):
         # automodule's members, then an autofunction of one of them under its exported name.
         _, rows = built(temporary_directory(self), FILES | {"docs/api.rst": (

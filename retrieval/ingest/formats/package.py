@@ -321,6 +321,10 @@ def _piece_docstring(lines: list) -> str:
     return _QUOTES.sub("", text)
 
 
+# _Units._inheritance_steps of a name no inheritance relates to where it is defined.
+NOT_INHERITED = 1 << 16
+
+
 def name_rank(name: str, path: str) -> tuple:
     """Return how well a dotted name names the object a file defines, best least: the shortest
     name first (the one users import: `scipy.stats.zscore`, not `scipy.stats.mstats.zscore`),
@@ -450,18 +454,31 @@ class _Units:
 
         One passage documented under several names (a re-export, an inherited member on each
         subclass's page) is linked at one of them: a page of the site before the release's
-        file, then a member under the class that defines it (sqlalchemy's
-        `ClauseElement.compare`, not `Column.compare`), then as name_rank says (pandas'
+        file, then a member under the class nearest the one that defines it (sqlalchemy's
+        `ClauseElement.compare`, not `Column.compare`; 2.0's `Result.keys`, defined on its
+        base `_WithKeys`, not its subclass `CursorResult`'s), then as name_rank says (pandas'
         `GroupBy.get_group`, defined on their base, not `Resampler.get_group`).
         """
         content = draft.content
         title = content["title"]
         defined = self.defined.get(
             (content["source_id"], content["start_line"], content["end_line"]))
-        own_class = defined is not None and defined.kind in (METHOD, ATTRIBUTE) \
-            and title.split(".")[-2:] == defined.name.split(".")[-2:]
-        return (content["url"].startswith(self.layout.source_url), not own_class,
+        return (content["url"].startswith(self.layout.source_url),
+                self._inheritance_steps(title, defined),
                 *name_rank(title, content["source_id"]))
+
+    def _inheritance_steps(self, name: str, defined: DocObject | None) -> int:
+        """Return how many steps of inheritance the class a member is named under is from the
+        class that defines it (defined): 0 for that class, NOT_INHERITED where it is no member
+        or no base of that class defines it."""
+        if defined is None or defined.kind not in (METHOD, ATTRIBUTE):
+            return NOT_INHERITED
+        if name.split(".")[-2:] == defined.name.split(".")[-2:]:
+            return 0  # its own class, by whichever module's name
+        found = self.package.resolve(name.rpartition(".")[0])
+        owner = defined.name.rpartition(".")[0]
+        return next((depth for _, base, depth in self.package.base_depths(*found)
+                     if base.name == owner), NOT_INHERITED) if found else NOT_INHERITED
 
     def _cited(self, name: str) -> int:
         """Return the docs' cross-references to a name (or to a tail of it: `.Engine`)."""
