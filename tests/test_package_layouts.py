@@ -701,6 +701,29 @@ class PublicApiTest(unittest.TestCase):
         self.assertEqual(objects["adam"].docstring, "Functional Adam.")
         self.assertNotIn("Unknown", objects)
 
+    def test_a_function_a_classmethod_binds_onto_its_class_gives_the_member_its_doc(self):
+        # pandas 1.x-2.0's NDFrame._add_numeric_operations: `@doc(_num_doc, desc=...,
+        # name1=name1)` on a nested `mean`, then `setattr(cls, "mean", mean)`; name1 is
+        # computed by a call: left out, the rest is DataFrame.mean's docstring.
+        objects = self.assembled({
+            "pd/generic.py": '_num_doc = "{desc}\\n\\nReturns\\n-------\\n{name1}"\n\n\n'
+                             'class NDFrame:\n    def mean(self, axis=0):\n'
+                             '        return self\n\n    def total(self):\n'
+                             '        return self\n\n    @classmethod\n'
+                             '    def _add_numeric_operations(cls):\n'
+                             '        name1 = _doc_params(cls)\n\n'
+                             '        @doc(_num_doc, desc="Return the mean.", name1=name1)\n'
+                             '        def mean(self, axis=0):\n'
+                             '            return NDFrame.mean(self, axis)\n\n'
+                             '        setattr(cls, "mean", mean)\n\n'
+                             '        @doc(_num_doc, desc="Return the total.", name1="frame")\n'
+                             '        def total(self):\n            return self\n\n'
+                             '        cls.total = total\n'},
+                                 "pd.generic", (2, 1, 0))
+        self.assertEqual(objects["NDFrame.mean"].docstring, "Return the mean.\n\nReturns\n-------")
+        self.assertEqual(objects["NDFrame.total"].docstring,
+                         "Return the total.\n\nReturns\n-------\nframe")
+
     def test_an_appender_of_another_objects_doc_appends_its_docstring_as_assembled(self):
         # statsmodels' `@Appender(base.LikelihoodModel.fit.__doc__)` on DiscreteModel.fit, and
         # `@Appender(DiscreteModel.fit.__doc__)` on a subclass's fit: each __doc__ is that

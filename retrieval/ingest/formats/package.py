@@ -163,8 +163,8 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
         progress.skip(f"{tree.label}/{path}", reason)
     resolved, in_part, left = resolve_templates(package)
     if resolved or left:
-        part = (f" ({in_part} of them in part: a piece joined to their text that the source "
-                "does not give left out)") if in_part else ""
+        part = (f" ({in_part} of them in part: a piece the source does not give left out)"
+                if in_part else "")
         progress.note(f"{tree.label}: {resolved} docstrings assembled at import time resolved "
                       f"from the source{part}, {left} left as written")
     builder = _Units(layout, tree, package)

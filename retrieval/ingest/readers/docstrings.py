@@ -743,6 +743,10 @@ class _Reader:
         # A module body's `NAME.__doc__ = ...` (torch.optim's `Adam.__doc__ = r"..." +
         # fr"..."`): the dotted name below the module -> the statement (the last one).
         self.doc_assignments: dict = {}
+        # Members a classmethod binds onto its class (pandas' NDFrame._add_numeric_operations:
+        # `@doc(_num_doc, ...) def mean(...)` then `setattr(cls, "mean", mean)`): the class's
+        # dotted name below the module -> {member name: the nested function's node}.
+        self.bound_members: dict = {}
 
     def _package(self, level: int) -> str:
         parts = self.module.name.split(".")
@@ -825,6 +829,7 @@ class _Reader:
             else:
                 self._module_items(statement, members)
                 self._class_scope(statement, path, members)
+                self._bound_onto_class(statement, path)
             following = statements[index + 1] if index + 1 < len(statements) else None
             for obj_name, obj in self._objects(statement, following, prefix, path, is_class):
                 members.setdefault(obj_name)
@@ -869,6 +874,20 @@ class _Reader:
             if owner is not None:
                 self.doc_assignments[owner] = statement
 
+    def _bound_onto_class(self, statement, path: str):
+        """Record the functions a class body's method defines and binds onto its first
+        parameter (`setattr(cls, "mean", mean)`, `cls.mean = mean`)."""
+        if not isinstance(statement, ast.FunctionDef) or not statement.args.args:
+            return
+        owner = statement.args.args[0].arg
+        nested = {node.name: node for node in statement.body if isinstance(node, ast.FunctionDef)}
+        for node in statement.body:
+            if not isinstance(node, (ast.Expr, ast.Assign)):
+                continue
+            bound = _bound_member(node, owner)
+            if bound is not None and bound[1] in nested:
+                self.bound_members.setdefault(path, {})[bound[0]] = nested[bound[1]]
+
     def assigned_docs(self):
         """Give each class or function of the module whose `__doc__` its body later assigns
         (doc_assignments) that docstring, as Python binds it: the text written out, the
@@ -882,6 +901,15 @@ class _Reader:
             expression = None if isinstance(statement.value, ast.Constant) else statement.value
             self.module.objects[path] = replace(obj, docstring=inspect.cleandoc(text),
                                                 doc_expression=expression)
+        for owner, bound in self.bound_members.items():
+            for member, node in bound.items():
+                # The class's own undocumented definition of it is replaced at import time:
+                # its docstring is the one the bound function's decorators assemble.
+                obj = self.module.objects.get(f"{owner}.{member}")
+                if obj is not None and obj.kind == METHOD and obj.docstring is None \
+                        and not obj.templates:
+                    self.module.objects[f"{owner}.{member}"] = replace(
+                        obj, templates=_template_decorators(node))
 
     def _module_items(self, statement, members: dict):
         """Record a class body's `NAME["key"] = value` where the class binds neither NAME nor
@@ -1161,8 +1189,7 @@ class _Reader:
             written.value if isinstance(written, ast.Subscript) else written
             for written in getattr(node, "bases", ()))
             if isinstance(base, (ast.Name, ast.Attribute)))
-        templates = tuple(d for d in reversed(node.decorator_list)
-                          if _base_name(d) in TEMPLATE_DECORATORS and isinstance(d, ast.Call))
+        templates = _template_decorators(node)
         overload = any(_base_name(d) == "overload" for d in node.decorator_list)
         wraps = None if docstring is not None or isinstance(node, ast.ClassDef) else next(
             (ast.unparse(d.args[0]) for d in node.decorator_list
@@ -1488,6 +1515,32 @@ def _call_written(value) -> tuple | None:
     return (ast.unparse(value.func), tuple(written(node) for node in value.args),
             tuple((keyword.arg, written(keyword.value)) for keyword in value.keywords
                   if keyword.arg is not None))
+
+
+def _template_decorators(node) -> tuple:
+    """Return the decorators of a definition that assemble its docstring (templates.py),
+    innermost first."""
+    return tuple(d for d in reversed(node.decorator_list)
+                 if _base_name(d) in TEMPLATE_DECORATORS and isinstance(d, ast.Call))
+
+
+def _bound_member(statement, owner: str) -> tuple | None:
+    """Return (member, function name) of `setattr(OWNER, "member", name)` or
+    `OWNER.member = name`, else None."""
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        if isinstance(call.func, ast.Name) and call.func.id == "setattr" \
+                and len(call.args) == 3 and not call.keywords \
+                and isinstance(call.args[0], ast.Name) and call.args[0].id == owner \
+                and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str) \
+                and isinstance(call.args[2], ast.Name):
+            return call.args[1].value, call.args[2].id
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                and target.value.id == owner and isinstance(statement.value, ast.Name):
+            return target.attr, statement.value.id
+    return None
 
 
 def _dotted_name(node) -> str | None:

@@ -136,10 +136,18 @@ class _Templates:
         except _Unresolved:
             return None
 
-    def keywords(self, module: Module, node: ast.Call, depth: int) -> dict:
+    def keywords(self, module: Module, node: ast.Call, depth: int,
+                 lenient: bool = False) -> dict:
+        """Return a call's keyword arguments; lenient: a named one the source does not give
+        (pandas' `@doc(..., name1=name1)` of a name its classmethod computes) is empty text,
+        left out."""
         found: dict = {}
         for keyword in node.keywords:
-            item = self.value(module, keyword.value, depth)
+            item = self.operand(module, keyword.value, depth) if lenient \
+                else self.value(module, keyword.value, depth)
+            if lenient and item is None and keyword.arg is not None:
+                self.left_out = True
+                item = ""
             if keyword.arg is None:
                 if not isinstance(item, dict):
                     raise _Unresolved("** of no dict")
@@ -370,7 +378,7 @@ class _Templates:
                 except (TypeError, ValueError, KeyError) as exc:
                     raise _Unresolved(str(exc)) from None
             elif name == "doc":
-                params = self.keywords(module, decorator, 0)
+                params = self.keywords(module, decorator, 0, lenient=True)
                 parts = []
                 for component, formatted in self.doc_components(module, obj, 0):
                     try:
