@@ -321,10 +321,12 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                 "SELECT p.url, x.names FROM passages p JOIN passage_fields x ON x.id = p.id")}
         finally:
             conn.close()
+        self.assertEqual(names["api.html#herd.build"][0], "herd.build")
         self.assertEqual(set(names["api.html#herd.build"]),
                          {"herd.yard.build", "herd.barn.build", "herd.build"})
+        # Its own names first: the name the passage is known by is the one it is linked at.
         self.assertEqual(names["api/herd.barn.Shed.mend.html#herd.barn.Shed.mend"],
-                         ["herd.yard.Pen.mend", "herd.barn.Roof.mend", "herd.barn.Shed.mend"])
+                         ["herd.barn.Shed.mend", "herd.barn.Roof.mend", "herd.yard.Pen.mend"])
         self.assertNotIn("api/herd.yard.Pen.mend.html#herd.yard.Pen.mend", names)
         self.assertNotIn("api/herd.yard.build.html#herd.yard.build", names)
         titles = {url.removeprefix(DOCS): title for url, title, *_ in rows}

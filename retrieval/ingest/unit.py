@@ -136,8 +136,9 @@ def merge_same_passages(drafts, preference: Callable | None = None) -> list:
     object, or a chained assignment `a = b = c = None` with its docstring. The passage keeps the
     first draft's place in the order; its title, URL and facts are those of the draft that
     preference (a draft -> a sort key) puts least, the first among equals (without one, the
-    first); its names and bare names are all the drafts', in order, each once, and its in-links
-    are the most any of them has (each name it is exported or linked by counted once).
+    first); its names and bare names are all the drafts', its own first, then in order, each
+    once, and its in-links are the most any of them has (each name it is exported or linked by
+    counted once).
     """
     merged: list[UnitDraft] = []
     seen: dict[tuple, int] = {}  # a passage's key -> its place in merged
@@ -164,7 +165,11 @@ def merge_same_passages(drafts, preference: Callable | None = None) -> list:
             merged[place] = draft
     for place, (names, bare, in_links) in gained.items():
         chosen = merged[place]
-        fields = dict(chosen.content["fields"], names=" ".join(names), name=" ".join(bare))
+        # Its own names first: the first is the name the passage is known by (core/diff.py).
+        own = chosen.content["fields"]
+        names = dict.fromkeys(own["names"].split()) | names
+        bare = dict.fromkeys(own["name"].split()) | bare
+        fields = dict(own, names=" ".join(names), name=" ".join(bare))
         merged[place] = dataclasses.replace(chosen, content=dict(
             chosen.content, in_links=in_links[0], fields=fields))
     return merged
