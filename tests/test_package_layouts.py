@@ -724,6 +724,28 @@ class PublicApiTest(unittest.TestCase):
         self.assertEqual(objects["NDFrame.total"].docstring,
                          "Return the total.\n\nReturns\n-------\nframe")
 
+    def test_doc_above_an_appender_formats_the_docstring_the_appender_leaves(self):
+        # pandas 1.5.3's read_excel: `@doc(storage_options=...)` above
+        # `@Appender(_read_excel_doc)`: doc's own component is the __doc__ Appender left.
+        objects = self.assembled({
+            "pd/excel.py": '_shared = {"so": "Storage options."}\n'
+                           '_read_excel_doc = "Read an Excel file.\\n\\n{storage_options}\\n"\n'
+                           '\n\n@doc(storage_options=_shared["so"])\n'
+                           '@Appender(_read_excel_doc)\ndef read_excel(io):\n    pass\n'},
+                                 "pd.excel", (1, 0, 0))
+        self.assertEqual(objects["read_excel"].docstring,
+                         "Read an Excel file.\n\nStorage options.")
+        # A docstring @doc reads after its own decorators were applied is not applied twice
+        # (DatetimeIndex.strftime's `@doc(DatetimeArray.strftime)`, `%%B` substituted once).
+        objects = self.assembled({
+            "pd/arrays.py": 'class DatetimeArray:\n    @Substitution(URL="u")\n'
+                            '    def strftime(self, fmt):\n'
+                            '        """Format as `%%B` (see %(URL)s)."""\n\n\n'
+                            'class DatetimeIndex:\n    @doc(DatetimeArray.strftime)\n'
+                            '    def strftime(self, fmt):\n        pass\n'},
+                                 "pd.arrays", (2, 0, 0))
+        self.assertEqual(objects["DatetimeIndex.strftime"].docstring, "Format as `%B` (see u).")
+
     def test_an_appender_of_another_objects_doc_appends_its_docstring_as_assembled(self):
         # statsmodels' `@Appender(base.LikelihoodModel.fit.__doc__)` on DiscreteModel.fit, and
         # `@Appender(DiscreteModel.fit.__doc__)` on a subclass's fit: each __doc__ is that

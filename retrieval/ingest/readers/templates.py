@@ -310,7 +310,7 @@ class _Templates:
             return self.components[obj.name]
         self.components[obj.name] = None
         found: list = []
-        own = obj.docstring
+        own = self._before_doc(module, obj)
         decorators = [d for d in obj.templates if getattr(d.func, "id", None) == "doc"
                       or getattr(d.func, "attr", None) == "doc"]
         if not decorators:
@@ -346,48 +346,74 @@ class _Templates:
     def _assembled(self, module: Module, obj: DocObject) -> str:
         text = obj.docstring or ""
         for decorator in obj.templates:  # innermost first
-            func = decorator.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name == "Appender":
-                addendum = self.value(module, decorator.args[0], 0) if decorator.args else ""
-                keywords = self.keywords(module, decorator, 0)
-                indents = keywords.get("indents", 0)
-                if not isinstance(addendum, str) or set(keywords) - {"join", "indents"} \
-                        or not isinstance(indents, int):
-                    raise _Unresolved("an Appender this reader does not follow")
-                if indents > 0:
-                    # pandas.util._decorators.indent: each line after the first indented by
-                    # four spaces per indent (DataFrame.merge's `@Appender(_merge_doc,
-                    # indents=2)`).
-                    addendum = ("\n" + "    " * indents).join(addendum.split("\n"))
-                join = str(keywords.get("join", ""))
-                if text and addendum and not join and not text[-1].isspace() \
-                        and not addendum[0].isspace():
-                    # A docstring read here is cleaned of the newline before its closing
-                    # quotes (PEP 257's), which Python's __doc__ keeps: not glued to the next.
-                    join = "\n"
-                # Python dedents the two joined, as written in one class body: the same
-                # margin; the docstring read here has lost its own already.
-                text = textwrap.dedent(join.join([text, textwrap.dedent(addendum)]))
-            elif name == "Substitution":
-                values: tuple | dict = (
-                    tuple(self.value(module, a, 0) for a in decorator.args) if decorator.args
-                    else self.keywords(module, decorator, 0))
+            if _decorator_name(decorator) != "doc":
+                text = self._applied(module, decorator, text)
+                continue
+            params = self.keywords(module, decorator, 0, lenient=True)
+            parts = []
+            for component, formatted in self.doc_components(module, obj, 0):
                 try:
-                    text = text % values if text else text
-                except (TypeError, ValueError, KeyError) as exc:
+                    parts.append(component.format(**params) if formatted and params
+                                 else component)
+                except (IndexError, KeyError, ValueError) as exc:
                     raise _Unresolved(str(exc)) from None
-            elif name == "doc":
-                params = self.keywords(module, decorator, 0, lenient=True)
-                parts = []
-                for component, formatted in self.doc_components(module, obj, 0):
-                    try:
-                        parts.append(component.format(**params) if formatted and params
-                                     else component)
-                    except (IndexError, KeyError, ValueError) as exc:
-                        raise _Unresolved(str(exc)) from None
-                text = "".join(parts)
+            text = "".join(parts)
         return text
+
+    def _before_doc(self, module: Module, obj: DocObject) -> str:
+        """Return an object's docstring as the decorators inside its first @doc leave it: the
+        decorated function's __doc__ that pandas' doc takes as its own component (read_excel's
+        `@doc(...)` above `@Appender(_read_excel_doc)`)."""
+        text = obj.docstring or ""
+        if obj.assembled:
+            # resolve_templates has replaced it with what all its decorators leave (one with
+            # a @doc of its own had its components kept while assembled: _doc_components).
+            return text
+        for decorator in obj.templates:  # innermost first
+            if _decorator_name(decorator) == "doc":
+                break
+            text = self._applied(module, decorator, text)
+        return text
+
+    def _applied(self, module: Module, decorator: ast.Call, text: str) -> str:
+        """Return a docstring as an Appender or Substitution decorator leaves it."""
+        name = _decorator_name(decorator)
+        if name == "Appender":
+            addendum = self.value(module, decorator.args[0], 0) if decorator.args else ""
+            keywords = self.keywords(module, decorator, 0)
+            indents = keywords.get("indents", 0)
+            if not isinstance(addendum, str) or set(keywords) - {"join", "indents"} \
+                    or not isinstance(indents, int):
+                raise _Unresolved("an Appender this reader does not follow")
+            if indents > 0:
+                # pandas.util._decorators.indent: each line after the first indented by
+                # four spaces per indent (DataFrame.merge's `@Appender(_merge_doc,
+                # indents=2)`).
+                addendum = ("\n" + "    " * indents).join(addendum.split("\n"))
+            join = str(keywords.get("join", ""))
+            if text and addendum and not join and not text[-1].isspace() \
+                    and not addendum[0].isspace():
+                # A docstring read here is cleaned of the newline before its closing
+                # quotes (PEP 257's), which Python's __doc__ keeps: not glued to the next.
+                join = "\n"
+            # Python dedents the two joined, as written in one class body: the same
+            # margin; the docstring read here has lost its own already.
+            text = textwrap.dedent(join.join([text, textwrap.dedent(addendum)]))
+        elif name == "Substitution":
+            values: tuple | dict = (
+                tuple(self.value(module, a, 0) for a in decorator.args) if decorator.args
+                else self.keywords(module, decorator, 0))
+            try:
+                text = text % values if text else text
+            except (TypeError, ValueError, KeyError) as exc:
+                raise _Unresolved(str(exc)) from None
+        return text
+
+
+def _decorator_name(decorator: ast.Call) -> str:
+    """Return the last part of the name a decorator call calls (`Appender`, `doc`)."""
+    func = decorator.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
 def resolve_templates(package: PackageSource) -> tuple:
