@@ -5,11 +5,15 @@ pandas writes many docstrings as templates its decorators fill in when the modul
 `@doc(NDFrame.fillna, klass="Series")`. Nothing is imported here: the decorator's arguments are
 evaluated from the source alone, where each is built of string literals, the module-level names
 and `NAME["key"] = ...` entries they are bound to (in this module or the one they are imported
-from), literal dicts and `dict(...)`, `%`, `+`, `.format(...)` and `dedent(...)`, and the docstrings
-of the package's own functions, each name looked up in the class body first for a method's
-decorator, as Python does. The argument an undocumented `name = F(...)` gives a package function
-that sets the `__doc__` of the function it returns (docstrings.doc_parameter) is read so too. What
-cannot be (a value computed by a call, a name from another package) is left as it was and counted.
+from, entries a module adds to a dict it imports joining it), literal dicts and `dict(...)`, `%`,
+`+`, f-strings, `.format(...)` and `dedent(...)`, and the docstrings of the package's own
+functions, each name looked up in the class body first for a method's decorator, as Python does.
+The argument an undocumented `name = F(...)` gives a package function that sets the `__doc__` of
+the function it returns (docstrings.doc_parameter) is read so too, as are a body's or module's
+`__doc__ = ...` and the decorators of a function a classmethod binds onto its class. What cannot be
+(a value computed by a call, a name from another package) is left as it was and counted; where
+it is a piece summed with text or a `@doc` keyword, it alone is left out, and the docstring is
+counted as resolved in part.
 
 The object still quotes its own lines (its decorators and header); the assembled docstring is
 what its unit is indexed by.
