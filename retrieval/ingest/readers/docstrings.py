@@ -869,10 +869,9 @@ class _Reader:
     def _doc_assignment(self, statement):
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target = statement.targets[0]
-            owner = _dotted_name(target.value) if isinstance(target, ast.Attribute) \
-                and target.attr == "__doc__" else None
-            if owner is not None:
-                self.doc_assignments[owner] = statement
+            if isinstance(target, ast.Attribute) and target.attr == "__doc__" \
+                    and isinstance(target.value, (ast.Name, ast.Attribute)):
+                self.doc_assignments[ast.unparse(target.value)] = statement
 
     def _bound_onto_class(self, statement, path: str):
         """Record the functions a class body's method defines and binds onto its first
@@ -1540,17 +1539,6 @@ def _bound_member(statement, owner: str) -> tuple | None:
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
                 and target.value.id == owner and isinstance(statement.value, ast.Name):
             return target.attr, statement.value.id
-    return None
-
-
-def _dotted_name(node) -> str | None:
-    """Return the dotted name an expression of names and attributes is (`Adam`, `Cls.meth`),
-    else None."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        owner = _dotted_name(node.value)
-        return None if owner is None else f"{owner}.{node.attr}"
     return None
 
 

@@ -27,6 +27,7 @@ import textwrap
 from collections.abc import Callable
 
 from . import docstrings
+from .code_deprecation import base_name
 from .docstrings import CLASS, EXCEPTION, FUNCTION, METHOD, DocObject, Module, PackageSource
 
 # How deep a value may refer to other values before it is given up (a cycle, or worse).
@@ -224,25 +225,23 @@ class _Templates:
                 obj = module.objects.get(name)
                 if obj is not None and obj.kind in (CLASS, EXCEPTION, FUNCTION):
                     return _Callable(module, obj)
-                value = self.imported(module, name, depth, name in module.items or (
-                    scope is not None and name in scope[1]))
+                value = self.imported(module, name, depth)
                 if name in module.items:
                     value = self.with_entries(module, name, depth, value, module.items)
-        if scope is not None and name in scope[1]:
-            value = self.with_entries(module, name, depth, value, scope[1])
         return value
 
-    def imported(self, module: Module, name: str, depth: int, has_entries: bool):
+    def imported(self, module: Module, name: str, depth: int):
         """The value of a name the module imports; {} for one whose value the source does not
-        give but that a scope adds entries to (has_entries: its entries alone are known)."""
-        try:
-            if name in module.imports:
+        give but that the module adds entries to (its entries alone are known)."""
+        if name in module.imports:
+            try:
                 return self.dotted(module, module.imports[name], depth, absolute=True)
+            except _Unresolved:
+                if name not in module.items:
+                    raise
+        elif name not in module.items:
             raise _Unresolved(f"{name} is not bound in the source")
-        except _Unresolved:
-            if has_entries:
-                return {}
-            raise
+        return {}
 
     def with_entries(self, module: Module, name: str, depth: int, value, items: dict) -> dict:
         """value (a dict) with the entries a scope's `NAME["key"] = value` add to it.
@@ -315,8 +314,7 @@ class _Templates:
         self.components[obj.name] = None
         found: list = []
         own = self._before_doc(module, obj)
-        decorators = [d for d in obj.templates if getattr(d.func, "id", None) == "doc"
-                      or getattr(d.func, "attr", None) == "doc"]
+        decorators = [d for d in obj.templates if base_name(d) == "doc"]
         if not decorators:
             found = [(textwrap.dedent(own or ""), False)] if own else []
         else:
@@ -350,7 +348,7 @@ class _Templates:
     def _assembled(self, module: Module, obj: DocObject) -> str:
         text = obj.docstring or ""
         for decorator in obj.templates:  # innermost first
-            if _decorator_name(decorator) != "doc":
+            if base_name(decorator) != "doc":
                 text = self._applied(module, decorator, text)
                 continue
             params = self.keywords(module, decorator, 0, lenient=True)
@@ -374,14 +372,14 @@ class _Templates:
             # a @doc of its own had its components kept while assembled: _doc_components).
             return text
         for decorator in obj.templates:  # innermost first
-            if _decorator_name(decorator) == "doc":
+            if base_name(decorator) == "doc":
                 break
             text = self._applied(module, decorator, text)
         return text
 
     def _applied(self, module: Module, decorator: ast.Call, text: str) -> str:
         """Return a docstring as an Appender or Substitution decorator leaves it."""
-        name = _decorator_name(decorator)
+        name = base_name(decorator)
         if name == "Appender":
             addendum = self.value(module, decorator.args[0], 0) if decorator.args else ""
             keywords = self.keywords(module, decorator, 0)
@@ -412,12 +410,6 @@ class _Templates:
             except (TypeError, ValueError, KeyError) as exc:
                 raise _Unresolved(str(exc)) from None
         return text
-
-
-def _decorator_name(decorator: ast.Call) -> str:
-    """Return the last part of the name a decorator call calls (`Appender`, `doc`)."""
-    func = decorator.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
 def resolve_templates(package: PackageSource) -> tuple:
