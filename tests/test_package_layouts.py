@@ -724,6 +724,105 @@ class PublicApiTest(unittest.TestCase):
         self.assertEqual(objects["NDFrame.total"].docstring,
                          "Return the total.\n\nReturns\n-------\nframe")
 
+    def test_a_function_that_computes_a_docstring_piece_is_evaluated_over_its_arguments(self):
+        # pandas 1.5.3's window methods: `@doc(template_header, create_section_header(
+        # "Returns"), window_agg_numba_parameters(), template_see_also[:-1], ...)`; pandas
+        # 2.1's reductions, `@doc(make_doc("sum", ndim=2))`, and flex methods,
+        # `@Appender(ops.make_flex_doc("sub", "dataframe"))`: functions that bind, branch and
+        # return text. One that loops or raises is left; a piece reading an entry the source
+        # lacks (what a loop adds), summed with text, is left out.
+        objects = self.assembled({
+            "pd/doc.py": (
+                'from textwrap import dedent\n\n\n'
+                'def create_section_header(header: str) -> str:\n'
+                '    """Create a numpydoc section header."""\n'
+                '    return "\\n".join((header, "-" * len(header))) + "\\n"\n\n\n'
+                'def numba_parameters(version: str = "1.3") -> str:\n'
+                '    return dedent("""\n    engine : str\n        Since {version}.\n    """)'
+                '.replace("\\n", "", 1).replace("{version}", version)\n\n\n'
+                'template_header = "Calculate the {window_method} {aggregation}.\\n\\n"\n'
+                'template_see_also = "Series.rolling : Rolling.\\n\\n"\n'),
+            "pd/generic.py": (
+                '_num_doc = "{desc}\\n\\nAxis {axis_descr}.{min_count}"\n\n\n'
+                'def make_doc(name: str, ndim: int) -> str:\n'
+                '    if ndim == 1:\n        axis_descr = "{index (0)}"\n'
+                '    else:\n        axis_descr = "{index (0), columns (1)}"\n'
+                '    if name == "sum":\n        base_doc = _num_doc\n'
+                '        desc = "Return the sum."\n        kwargs = {"min_count": " Counted."}\n'
+                '    elif name == "min":\n        base_doc = _num_doc\n'
+                '        desc = "Return the minimum."\n        kwargs = {"min_count": ""}\n'
+                '    else:\n        raise NotImplementedError\n'
+                '    return base_doc.format(desc=desc, axis_descr=axis_descr, **kwargs)\n\n\n'
+                'def looped(names):\n    text = ""\n    for name in names:\n'
+                '        text += name\n    return text\n'),
+            "pd/ops/__init__.py": 'from pd.ops.docstrings import make_flex_doc\n',
+            "pd/ops/docstrings.py": (
+                '_descriptions: dict = {"sub": {"op": "-", "desc": "Subtraction", '
+                '"reverse": "rsub"}}\n'
+                '_flex_doc = "Get {desc} of {typ} and other (`{op_name}`).\\n\\n'
+                'Equivalent to ``{equiv}``.{extra}"\n'
+                '_see_also = " See {see_also_desc}."\n\n\n'
+                'def make_flex_doc(op_name, typ):\n    op_name = op_name.replace("__", "")\n'
+                '    op_desc = _descriptions[op_name]\n    assert op_desc["op"] is not None\n'
+                '    if op_name.startswith("r"):\n'
+                '        equiv = f"other {op_desc[\'op\']} {typ}"\n'
+                '    else:\n        equiv = f"{typ} {op_desc[\'op\']} other"\n'
+                '    extra = ""\n    if typ == "series" and op_name not in ["eq", "ne"]:\n'
+                '        extra += _see_also.format(see_also_desc=op_desc["see_also_desc"])\n'
+                '    return _flex_doc.format(desc=op_desc["desc"], typ=typ, op_name=op_name,\n'
+                '                            equiv=equiv, extra=extra)\n'),
+            "pd/frame.py": (
+                'from pd import ops\nfrom pd.doc import (\n    create_section_header,\n'
+                '    numba_parameters,\n    template_header,\n    template_see_also,\n)\n'
+                'from pd.generic import looped, make_doc\n\n\n'
+                'class DataFrame:\n    @doc(make_doc("sum", ndim=2))\n'
+                '    def sum(self):\n        pass\n\n'
+                '    @doc(make_doc("min", 1))\n    def min(self):\n        pass\n\n'
+                '    @doc(make_doc("mean", 2))\n    def mean(self):\n        pass\n\n'
+                '    @Appender(ops.make_flex_doc("__sub__", "dataframe"))\n'
+                '    def sub(self, other):\n        pass\n\n'
+                '    @Appender(ops.make_flex_doc("sub", "series"))\n'
+                '    def ssub(self, other):\n        pass\n\n'
+                '    @Appender(looped(("a", "b")))\n    def joined(self):\n        pass\n\n\n'
+                'class Rolling:\n    @doc(\n        template_header,\n'
+                '        create_section_header("Parameters"),\n        numba_parameters(),\n'
+                '        create_section_header("See Also"),\n        template_see_also[:-1],\n'
+                '        window_method="rolling",\n        aggregation="minimum",\n    )\n'
+                '    def min(self):\n        pass\n')},
+                                 "pd.frame", (5, 1, 2))
+        self.assertEqual(objects["DataFrame.sum"].docstring,
+                         "Return the sum.\n\nAxis {index (0), columns (1)}. Counted.")
+        self.assertEqual(objects["DataFrame.min"].docstring,
+                         "Return the minimum.\n\nAxis {index (0)}.")
+        self.assertIsNone(objects["DataFrame.mean"].docstring)  # make_doc raises
+        self.assertEqual(objects["DataFrame.sub"].docstring,
+                         "Get Subtraction of dataframe and other (`sub`).\n\n"
+                         "Equivalent to ``dataframe - other``.")
+        self.assertEqual(objects["DataFrame.ssub"].docstring,
+                         "Get Subtraction of series and other (`sub`).\n\n"
+                         "Equivalent to ``series - other``.")
+        self.assertIsNone(objects["DataFrame.joined"].docstring)  # a loop is not followed
+        self.assertEqual(objects["Rolling.min"].docstring,
+                         "Calculate the rolling minimum.\n\nParameters\n----------\n"
+                         "engine : str\n    Since 1.3.\nSee Also\n--------\n"
+                         "Series.rolling : Rolling.")
+
+    def test_a_method_its_class_body_defines_above_is_what_a_decorator_names(self):
+        # pandas' IndexOpsMixin: `@doc(argmax, op="min", value="smallest")` over argmin.
+        # A method defined below the decorator is not yet bound: the module's name is read.
+        objects = self.assembled({
+            "pd/base.py": (
+                'def where(self):\n    """Replace the values."""\n\n\n'
+                'class Ops:\n    @doc(op="max", value="largest")\n    def argmax(self):\n'
+                '        """Return the {op} position, the {value} value."""\n\n'
+                '    @doc(argmax, op="min", value="smallest")\n    def argmin(self):\n'
+                '        pass\n\n    @doc(where)\n    def mask(self):\n'
+                '        pass\n\n    def where(self):\n        """Replace its values."""\n')},
+                                 "pd.base", (3, 0, 0))
+        self.assertEqual(objects["Ops.argmin"].docstring,
+                         "Return the min position, the smallest value.")
+        self.assertEqual(objects["Ops.mask"].docstring, "Replace the values.")
+
     def test_doc_above_an_appender_formats_the_docstring_the_appender_leaves(self):
         # pandas 1.5.3's read_excel: `@doc(storage_options=...)` above
         # `@Appender(_read_excel_doc)`: doc's own component is the __doc__ Appender left.

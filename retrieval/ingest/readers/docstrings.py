@@ -171,6 +171,10 @@ class Module:
     # member autodoc lists, yet one an explicit autoattribute describes (autodoc's
     # RuntimeInstanceAttributeMixin finds it in the analyzer's tagorder).
     runtime_attributes: dict = field(default_factory=dict)
+    # A module-level function whose body only binds names, branches and returns (_computes:
+    # pandas' `create_section_header(header)`, `make_doc(name, ndim)`) -> (its `def` line, its
+    # last line): what templates.py evaluates where a docstring's template calls it.
+    computing_functions: dict = field(default_factory=dict)
 
     def quote(self, obj: DocObject) -> str:
         """Return an object's quoted lines, byte-exact."""
@@ -937,6 +941,9 @@ class _Reader:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if isinstance(statement, ast.FunctionDef) and not is_class:
                 self._setter_wrapper(statement)
+                if not path and _computes(statement):
+                    self.module.computing_functions[statement.name] = (
+                        statement.lineno, statement.end_lineno or statement.lineno)
             yield statement.name, self._definition(statement, prefix, path, is_class)
         elif isinstance(statement, ast.Expr) and not is_class:
             yield from self._documented_elsewhere(statement, prefix)
@@ -1571,6 +1578,28 @@ def _class_return(node: ast.ClassDef) -> tuple | None:
             and test.comparators[0].value is None):
         return None
     return first.body[0].value, self_name
+
+
+# The statements a computing function's body is made of (Module.computing_functions).
+_COMPUTING_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.If, ast.Return, ast.Raise,
+                         ast.Assert, ast.Pass)
+
+
+def _computes(node: ast.FunctionDef) -> bool:
+    """Tell whether an undecorated function of named parameters only binds names, branches,
+    asserts, raises and returns: a value its arguments alone may give (templates.py)."""
+    args = node.args
+    if node.decorator_list or args.vararg or args.kwarg:
+        return False
+    body = node.body[1:] if _docstring_node(node.body) is not None else node.body
+    statements = list(body)
+    while statements:
+        statement = statements.pop()
+        if not isinstance(statement, _COMPUTING_STATEMENTS):
+            return False
+        if isinstance(statement, ast.If):
+            statements.extend(statement.body + statement.orelse)
+    return any(isinstance(statement, ast.Return) for statement in ast.walk(node))
 
 
 def _doc_parameter(node) -> tuple | None:

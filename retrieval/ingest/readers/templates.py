@@ -23,6 +23,7 @@ import ast
 import contextlib
 import dataclasses
 import inspect
+import operator
 import textwrap
 from collections.abc import Callable
 
@@ -32,6 +33,26 @@ from .docstrings import CLASS, EXCEPTION, FUNCTION, METHOD, DocObject, Module, P
 
 # How deep a value may refer to other values before it is given up (a cycle, or worse).
 _MAX_DEPTH = 24
+
+
+# A call of a computing function (docstrings.Module.computing_functions) is evaluated at most
+# this many times per package (each distinct call once), and `*` makes no text longer than this.
+_MAX_CALLS = 10_000
+_MAX_TEXT = 1 << 20
+
+# The str methods a value may call: pure functions of str and int arguments.
+_STR_METHODS = frozenset({"replace", "join", "strip", "lstrip", "rstrip", "upper", "lower",
+                          "capitalize", "title", "startswith", "endswith"})
+
+# A comparison's operator (ast.Compare), as Python's; `is` and `is not` only against None.
+_COMPARISONS: dict = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.In: lambda a, b: a in b,
+                      ast.NotIn: lambda a, b: a not in b, ast.Is: operator.is_,
+                      ast.IsNot: operator.is_not}
+
+# An operand the source does not give (_Templates.operand), apart from a given None.
+_MISSING = object()
+# A computing function's statements that end without a return (_Templates.run).
+_FELL_THROUGH = object()
 
 
 # An f-string field's conversion (FormattedValue.conversion: `!r`, `!s`, `!a`), as Python's.
@@ -55,7 +76,7 @@ class _Templates:
         self.package = package
         self.components: dict = {}  # DocObject name -> its @doc components (None: in progress)
         self.docs: dict = {}  # DocObject name -> its docstring as assembled (assembled)
-        # The class scope (Module.class_scopes) a name is looked up in first, where what is
+        # The class scope (class_scope) a name is looked up in first, where what is
         # read is a method's decorator or what that class body binds; None: the module's.
         self.scope: tuple | None = None
         # The (scope's assignments, name) pairs whose `NAME = value` is being read: NAME in
@@ -66,6 +87,12 @@ class _Templates:
         # does not give), and the objects whose docstrings were read so (assembled).
         self.left_out = False
         self.in_part: set = set()
+        # The computing function being evaluated: ({its local name: value}, its local names),
+        # read before any other scope; None outside one. Each call evaluated (its function's
+        # name and arguments -> what it returns, whether a piece was left out) and how many were.
+        self.frame: tuple | None = None
+        self.returned: dict = {}
+        self.calls = 0
 
     @contextlib.contextmanager
     def scoped(self, scope: tuple | None):
@@ -82,29 +109,51 @@ class _Templates:
         if depth > _MAX_DEPTH:
             raise _Unresolved("too deep")
         depth += 1
-        if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
+        if isinstance(node, ast.Constant) and (node.value is None or isinstance(
+                node.value, (str, int, float))):
             return node.value
         if isinstance(node, ast.Name):
             return self.named(module, node.id, depth)
         if isinstance(node, ast.Attribute):
             return self.dotted(module, ast.unparse(node), depth)
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        if isinstance(node, ast.Subscript):
             container = self.value(module, node.value, depth)
-            if isinstance(container, dict) and node.slice.value in container:
-                return container[node.slice.value]
+            key = self.value(module, node.slice, depth) if not isinstance(node.slice, ast.Slice) \
+                else slice(*(None if bound is None else self.value(module, bound, depth)
+                             for bound in (node.slice.lower, node.slice.upper, node.slice.step)))
+            try:
+                if isinstance(container, dict) or isinstance(container, (str, tuple)) \
+                        and isinstance(key, (int, slice)):
+                    return container[key]
+            except (KeyError, IndexError, TypeError, ValueError):
+                pass
             raise _Unresolved("no such entry")
+        if isinstance(node, (ast.Tuple, ast.List)):
+            if any(isinstance(element, ast.Starred) for element in node.elts):
+                raise _Unresolved("a starred element")
+            return tuple(self.value(module, element, depth) for element in node.elts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            left, right = self.value(module, node.left, depth), self.value(module, node.right,
+                                                                           depth)
+            text, times = (left, right) if isinstance(left, str) else (right, left)
+            if not isinstance(text, str) or not isinstance(times, int) \
+                    or len(text) * max(times, 0) > _MAX_TEXT:
+                raise _Unresolved("a product this reader does not make")
+            return text * times
+        if isinstance(node, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.IfExp)):
+            return self.tested(module, node, depth)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.operand(module, node.left, depth), self.operand(
                 module, node.right, depth)
-            if left is None or right is None:
+            if left is _MISSING or right is _MISSING:
                 # A piece the source does not give, joined to text (pandas' read_csv: its NA
                 # values, `fill(sorted(STR_NA_VALUES))` of a compiled module): the text
                 # around it is still the docstring's, and the piece is left out.
-                known = left if right is None else right
-                if not isinstance(known, str) or (left is None and right is None):
+                known = left if right is _MISSING else right
+                if not isinstance(known, str):
                     raise _Unresolved("a sum of a piece the source does not give")
                 self.left_out = True
-                left, right = left or "", right or ""
+                left, right = ("", right) if left is _MISSING else (left, "")
             try:
                 return left + right
             except TypeError as exc:
@@ -135,11 +184,55 @@ class _Templates:
         raise _Unresolved(type(node).__name__)
 
     def operand(self, module: Module, node, depth: int):
-        """The value of one operand of a sum; None where the source does not give it."""
+        """The value of one operand of a sum; _MISSING where the source does not give it."""
         try:
             return self.value(module, node, depth)
         except _Unresolved:
-            return None
+            return _MISSING
+
+    def tested(self, module: Module, node, depth: int):
+        """The value of a comparison, `and`/`or`, `not`, `-number` or `a if test else b`, as
+        Python's."""
+        if isinstance(node, ast.IfExp):
+            chosen = node.body if self.truth(module, node.test, depth) else node.orelse
+            return self.value(module, chosen, depth)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            number = self.value(module, node.operand, depth)  # `text[:-1]`
+            if not isinstance(number, (int, float)):
+                raise _Unresolved("the negative of no number")
+            return -number
+        if isinstance(node, ast.UnaryOp):
+            if not isinstance(node.op, ast.Not):
+                raise _Unresolved(type(node.op).__name__)
+            return not self.truth(module, node.operand, depth)
+        if isinstance(node, ast.BoolOp):
+            item = None
+            for operand in node.values:  # the first false (and) or true (or) one, else the last
+                item = self.value(module, operand, depth)
+                if self.truth_of(item) != isinstance(node.op, ast.And):
+                    break
+            return item
+        compare = _COMPARISONS.get(type(node.ops[0])) if len(node.ops) == 1 else None
+        if compare is None:
+            raise _Unresolved("a comparison this reader does not make")
+        left, right = self.value(module, node.left, depth), self.value(
+            module, node.comparators[0], depth)
+        if compare in (operator.is_, operator.is_not) and None not in (left, right):
+            raise _Unresolved("an identity of no None")
+        try:
+            return compare(left, right)
+        except TypeError as exc:
+            raise _Unresolved(str(exc)) from None
+
+    def truth(self, module: Module, node, depth: int) -> bool:
+        """Whether a test's value is true."""
+        return self.truth_of(self.value(module, node, depth))
+
+    @staticmethod
+    def truth_of(item) -> bool:
+        if not isinstance(item, (str, int, float, tuple, dict, type(None))):
+            raise _Unresolved("the truth of no value")
+        return bool(item)
 
     def keywords(self, module: Module, node: ast.Call, depth: int,
                  lenient: bool = False) -> dict:
@@ -150,7 +243,7 @@ class _Templates:
         for keyword in node.keywords:
             item = self.operand(module, keyword.value, depth) if lenient \
                 else self.value(module, keyword.value, depth)
-            if lenient and item is None and keyword.arg is not None:
+            if lenient and item is _MISSING and keyword.arg is not None:
                 self.left_out = True
                 item = ""
             if keyword.arg is None:
@@ -184,7 +277,133 @@ class _Templates:
                     return text.format(*arguments, **self.keywords(module, node, depth))
                 except (IndexError, KeyError, ValueError) as exc:
                     raise _Unresolved(str(exc)) from None
+        if name in _STR_METHODS and isinstance(func, ast.Attribute) and not node.keywords:
+            text = self.value(module, func.value, depth)
+            arguments = [self.value(module, argument, depth) for argument in node.args]
+            if isinstance(text, str) and all(isinstance(argument, (str, int, tuple))
+                                             for argument in arguments):
+                try:
+                    return getattr(text, name)(*arguments)
+                except (TypeError, ValueError) as exc:
+                    raise _Unresolved(str(exc)) from None
+        if name == "len" and isinstance(func, ast.Name) and len(node.args) == 1 \
+                and not node.keywords and self.unbound(module, "len"):
+            item = self.value(module, node.args[0], depth)
+            if isinstance(item, (str, tuple, dict)):
+                return len(item)
+        if isinstance(func, (ast.Name, ast.Attribute)):
+            with contextlib.suppress(_Unresolved):
+                callee = self.value(module, func, depth)
+                if isinstance(callee, _Callable) and callee.obj.kind == FUNCTION \
+                        and callee.obj.name.rpartition(".")[2] in \
+                        callee.module.computing_functions:
+                    return self.computed(module, node, callee, depth)
         raise _Unresolved(f"a call of {name or 'something'}")
+
+    def unbound(self, module: Module, name: str) -> bool:
+        """Whether a name is the builtin of that name where module reads it."""
+        return not ((self.frame is not None and name in self.frame[1])
+                    or name in module.assigned or name in module.imports
+                    or name in module.objects)
+
+    def computed(self, module: Module, node: ast.Call, callee: _Callable, depth: int):
+        """What a computing function returns where node (read in module) calls it: its
+        statements run over the arguments' values (run), nothing else of the package."""
+        function = self.function_node(callee)
+        args = function.args
+        positional = [argument.arg for argument in [*args.posonlyargs, *args.args]]
+        keyword_only = [argument.arg for argument in args.kwonlyargs]
+        if len(node.args) > len(positional) \
+                or any(isinstance(argument, ast.Starred) for argument in node.args):
+            raise _Unresolved("a call of more arguments than the function's")
+        given = {parameter: self.value(module, argument, depth)
+                 for parameter, argument in zip(positional, node.args, strict=False)}
+        for keyword in node.keywords:
+            if keyword.arg is None or keyword.arg in given \
+                    or keyword.arg not in positional + keyword_only:
+                raise _Unresolved("a keyword argument the function does not take")
+            given[keyword.arg] = self.value(module, keyword.value, depth)
+        defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults,
+                            strict=True))
+        defaults.update((argument.arg, default) for argument, default
+                        in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+                        if default is not None)
+        with self.scoped(None), self.framed(None):  # defaults read the function's module
+            for parameter, default in defaults.items():
+                if parameter not in given:
+                    given[parameter] = self.value(callee.module, default, depth)
+        if len(given) < len(positional) + len(keyword_only):
+            raise _Unresolved("a call that leaves a parameter without a value")
+        try:
+            key: tuple | None = (callee.obj.name, tuple(sorted(given.items())))
+            hash(key)
+        except TypeError:
+            key = None  # a dict argument: evaluated each time
+        if key in self.returned:
+            returned, left_out = self.returned[key]
+            self.left_out = self.left_out or left_out
+            return returned
+        self.calls += 1
+        if self.calls > _MAX_CALLS:
+            raise _Unresolved("too many calls")
+        names = {target.id for target in ast.walk(function)
+                 if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)}
+        saved, self.left_out = self.left_out, False
+        try:
+            with self.scoped(None), self.framed((given, names | given.keys())):
+                returned = self.run(callee.module, function.body, depth)
+            left_out = self.left_out
+        finally:
+            self.left_out = saved or self.left_out
+        if returned is _FELL_THROUGH:
+            raise _Unresolved("a function that returns nothing")
+        if key is not None:
+            self.returned[key] = (returned, left_out)
+        return returned
+
+    @contextlib.contextmanager
+    def framed(self, frame: tuple | None):
+        """Read names in a computing function's frame (None: none) within the block."""
+        saved, self.frame = self.frame, frame
+        try:
+            yield
+        finally:
+            self.frame = saved
+
+    def function_node(self, callee: _Callable) -> ast.FunctionDef:
+        """The ast of a computing function, parsed again from its module's lines."""
+        first, last = callee.module.computing_functions[callee.obj.name.rpartition(".")[2]]
+        tree = ast.parse("\n".join(callee.module.lines[first - 1:last]))
+        if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
+            raise _Unresolved("no function at its lines")
+        return tree.body[0]
+
+    def run(self, module: Module, statements: list, depth: int):
+        """What a computing function's statements return; _FELL_THROUGH if they end without
+        a return. A statement it does not follow (or a raise) leaves the call unresolved."""
+        assert self.frame is not None
+        for statement in statements:
+            if isinstance(statement, (ast.Assert, ast.Pass)) or isinstance(
+                    statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                continue  # an assert holds where the function returns (a docstring: nothing)
+            if isinstance(statement, ast.Return) and statement.value is not None:
+                return self.value(module, statement.value, depth)
+            if isinstance(statement, ast.If):
+                returned = self.run(module, statement.body if self.truth(
+                    module, statement.test, depth) else statement.orelse, depth)
+                if returned is not _FELL_THROUGH:
+                    return returned
+                continue
+            target = statement.targets[0] if isinstance(statement, ast.Assign) \
+                and len(statement.targets) == 1 else getattr(statement, "target", None)
+            if isinstance(target, ast.Name) and getattr(statement, "value", None) is not None:
+                value = statement.value
+                if isinstance(statement, ast.AugAssign):
+                    value = ast.BinOp(ast.Name(target.id, ast.Load()), statement.op, value)
+                self.frame[0][target.id] = self.value(module, value, depth)
+                continue
+            raise _Unresolved(f"a {type(statement).__name__} statement")
+        return _FELL_THROUGH
 
     def given(self, module: Module, doc, arguments: dict):
         """Return what a function's docstring node (a parameter, or an f-string of them:
@@ -215,9 +434,20 @@ class _Templates:
         return "".join(text)
 
     def named(self, module: Module, name: str, depth: int):
+        frame = self.frame
+        if frame is not None and name in frame[1]:
+            if name not in frame[0]:
+                raise _Unresolved(f"{name} read before the function binds it")
+            return frame[0][name]
         scope = self.scope
         if scope is not None and name in scope[0] and (id(scope[0]), name) not in self.assigning:
-            return self.bound(module, name, depth, *scope)
+            return self.bound(module, name, depth, scope[0], scope[1])
+        if scope is not None:
+            # A method the class body defines above the line read (pandas' `@doc(argmax,
+            # op="min")` over argmin): the function the name is bound to there.
+            member = module.objects.get(f"{scope[2]}.{name}")
+            if member is not None and member.kind == METHOD and member.end_line < scope[3]:
+                return _Callable(module, member)
         with self.scoped(None):  # the module's names read the module's
             if name in module.assigned and (id(module.assigned), name) not in self.assigning:
                 value = self.bound(module, name, depth, module.assigned, module.items)
@@ -298,7 +528,17 @@ class _Templates:
 
     def scope_of(self, module: Module, obj: DocObject) -> tuple | None:
         """The class scope an object's decorators are read in: its class body's, if any."""
-        return module.class_scopes.get(obj.name[len(module.name) + 1:].rpartition(".")[0])
+        return self.class_scope(module, obj.name[len(module.name) + 1:].rpartition(".")[0],
+                                obj.start_line)
+
+    @staticmethod
+    def class_scope(module: Module, path: str, line: int) -> tuple | None:
+        """The scope of the class at path (a module's path below it; "": none) where its body
+        is read at line: (its `NAME = value`, its `NAME["key"] = value` (Module.class_scopes),
+        path, line); None for the module's."""
+        if not path or module.objects.get(path) is None:
+            return None
+        return (*module.class_scopes.get(path, ({}, {})), path, line)
 
     def doc_components(self, module: Module, obj: DocObject, depth: int) -> list:
         """Return an object's docstring components as pandas' @doc keeps them: (text,
@@ -432,8 +672,10 @@ def resolve_templates(package: PackageSource) -> tuple:
                     # A body's `__doc__ = EXPR`: EXPR as the body evaluates it, a class's
                     # names read in its own scope first; the module's `NAME.__doc__ = EXPR`
                     # after it, in the module's.
-                    inside = obj.start_line <= obj.doc_expression.lineno <= obj.end_line
-                    with templates.scoped(module.class_scopes.get(path) if inside else None):
+                    line = obj.doc_expression.lineno
+                    inside = obj.start_line <= line <= obj.end_line
+                    with templates.scoped(templates.class_scope(module, path, line)
+                                          if inside else None):
                         text = templates.value(module, obj.doc_expression)
                     if not isinstance(text, str):
                         raise _Unresolved("a docstring that is no string")
