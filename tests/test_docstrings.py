@@ -705,6 +705,22 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         self.assertEqual(public_name("arrays.core._add_newdocs.ndarray.reshape", names),
                          "arrays.ndarray.reshape")
         self.assertEqual(arrays.resolve("arrays.ndarray.reshape")[1].docstring, "Reshape it.")
+        # scipy.special's add_newdoc(obj, doc) in its _add_newdocs.py: the docstring of the
+        # compiled ufunc its package star-imports, so `obj` of that package.
+        special = package_of({
+            "special": "from ._ufuncs import *\nfrom ._basic import comb\n",
+            "special._basic": "def comb(n, k):\n    '''Combinations.'''\n",
+            "special._add_newdocs": (
+                "docdict = {}\n\n\ndef add_newdoc(name, doc):\n    docdict[name] = doc\n\n\n"
+                "add_newdoc('gamma', '''gamma(z, out=None)\n\n    gamma function.''')\n"
+                "add_newdoc('_private', 'Not API.')\nadd_newdoc('comb', 'Not comb.')\n"),
+        })
+        self.assertEqual(special.resolve("special.gamma")[1].docstring,
+                         "gamma(z, out=None)\n\ngamma function.")
+        self.assertEqual(public_name("special._add_newdocs.gamma", aliases(special)),
+                         "special.gamma")
+        self.assertIsNone(special.resolve("special._private"))
+        self.assertEqual(special.resolve("special.comb")[1].docstring, "Combinations.")
         # A class body's `__doc__ = ...` is the class's docstring, its lines the unit's.
         self.assertEqual(objects["tensors.nn.Conv"][2:], (
             "Applies a convolution.\n\n{notes}\nShape: any.",

@@ -1069,18 +1069,22 @@ class _Reader:
     def _new_doc(self, statement, prefix: str):
         """Yield the object numpy's `add_newdoc(place, obj, doc)` documents (doc: its text),
         or record the members it documents ((attribute, text), or a list of them), under obj
-        here; the name it is documented by is `place.obj` (Module.documents)."""
+        here; the name it is documented by is `place.obj` (Module.documents). scipy.special's
+        `add_newdoc(obj, doc)` (its _add_newdocs.py: the docstrings its build gives the
+        compiled ufuncs the package star-imports) documents `obj` of the module's package."""
         call = statement.value
-        if len(call.args) not in (3, 4) or call.keywords:
+        if len(call.args) not in (2, 3, 4) or call.keywords \
+                or len(call.args) == 2 and "." not in self.module.name:
             return
-        place, name = (arg.value if isinstance(arg, ast.Constant) else None
-                       for arg in call.args[:2])
+        place, name = (self.module.name.rpartition(".")[0], call.args[0].value) \
+            if len(call.args) == 2 and isinstance(call.args[0], ast.Constant) \
+            else (arg.value if isinstance(arg, ast.Constant) else None for arg in call.args[:2])
         if not (isinstance(place, str) and isinstance(name, str)
                 and all(part.isidentifier() for part in f"{place}.{name}".split("."))
                 and name.isidentifier() and not name.startswith("_")):
             return
         lines = (self.module.path, statement.lineno, statement.end_lineno)
-        doc = call.args[2]
+        doc = call.args[-1] if len(call.args) == 2 else call.args[2]
         text = _literal_text(doc)
         # (attribute, text) alone, or a list of them.
         entries = doc.elts if isinstance(doc, ast.List) else [doc]
