@@ -620,6 +620,28 @@ class PublicApiTest(unittest.TestCase):
                           "StringMethods.isalpha": ("method", "Check letters."),
                           "StringMethods.isdigit": ("attribute", None)})
 
+    def test_a_field_made_by_a_helper_that_sets_its_getter_s_doc_has_the_argument(self):
+        # pandas' DatetimeArray fields: `f.__doc__ = docstring` then `return property(f)`;
+        # TimedeltaArray's set `f.__doc__ = f"\n{docstring}\n"`.
+        objects = self.assembled({
+            "pd/arrays.py": (
+                'def _field_accessor(name, docstring=None):\n    def f(self):\n'
+                '        return name\n\n    f.__name__ = name\n    f.__doc__ = docstring\n'
+                '    return property(f)\n\n\n'
+                'def _td_field(name, docstring):\n    def f(self):\n        return name\n\n'
+                '    f.__doc__ = f"\\n{docstring}\\n"\n    return property(f)\n\n\n'
+                'def _no_doc(name, docstring):\n    def f(self):\n        return name\n\n'
+                '    return property(f)\n\n\n'
+                'class DatetimeArray:\n    year = _field_accessor("year", "The year.")\n'
+                '    days = _td_field("days", "Number of days.")\n'
+                '    hour = _no_doc("hour", "Not its doc.")\n')},
+                                 "pd.arrays", (2, 0, 0))
+        self.assertEqual(kinds_and_docstrings(objects, (
+                          "DatetimeArray.year", "DatetimeArray.days", "DatetimeArray.hour")),
+                         {"DatetimeArray.year": ("attribute", "The year."),
+                          "DatetimeArray.days": ("attribute", "Number of days."),
+                          "DatetimeArray.hour": ("attribute", None)})
+
     def test_a_dict_a_module_copies_or_adds_to_is_the_dict_it_imports_with_its_entries(self):
         # pandas 1.5.3: frame.py's class body adds `_shared_docs["items"]` to the dict it
         # imports (DataFrame.groupby reads the imported "groupby"); generic.py copies it

@@ -1612,7 +1612,8 @@ def _doc_parameter(node) -> tuple | None:
     makes a routine); where it ends `return F(..., doc=DOC)` (property's and the descriptors'
     convention, _doc_keyword: pymongo's `_grid_in_property(field_name, docstring)` returns
     `property(getter, doc=docstring)`) or `return property(fget, fset, fdel, DOC)`, DOC a
-    parameter or an f-string of parameters (_reads_parameters), (its parameters, DOC,
+    parameter or an f-string of parameters (_reads_parameters), or `return property(W)` of
+    such a W (pandas' `_field_accessor(name, field, docstring)`), (its parameters, DOC,
     False)."""
     if not node.body or not isinstance(node.body[-1], ast.Return):
         return None
@@ -1621,24 +1622,34 @@ def _doc_parameter(node) -> tuple | None:
     if isinstance(returned, ast.Call):
         doc = next((keyword.value for keyword in returned.keywords if keyword.arg == "doc"),
                    None)
-        if doc is None and isinstance(returned.func, ast.Name) \
-                and returned.func.id == "property" and len(returned.args) == 4:
+        is_property = isinstance(returned.func, ast.Name) and returned.func.id == "property"
+        if doc is None and is_property and len(returned.args) == 4:
             doc = returned.args[3]  # property(fget, fset, fdel, doc)
+        elif doc is None and is_property and len(returned.args) == 1 \
+                and isinstance(returned.args[0], ast.Name):
+            doc = _doc_set_from_parameter(node, returned.args[0].id, parameters)
         return (parameters, doc, False) if _reads_parameters(doc, parameters) else None
     if not isinstance(returned, ast.Name):
         return None
+    doc = _doc_set_from_parameter(node, returned.id, parameters)
+    return None if doc is None else (parameters, doc, True)
+
+
+def _doc_set_from_parameter(node, inner: str, parameters: tuple) -> ast.expr | None:
+    """Return the parameter (or f-string of them: pandas' TimedeltaArray fields) a function's
+    body gives the function inner it defines as its docstring (one `inner.__doc__ = ...`), or
+    None."""
     defined = any(isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-                  and statement.name == returned.id for statement in node.body)
+                  and statement.name == inner for statement in node.body)
     set_doc = [statement.value for statement in node.body
                if isinstance(statement, ast.Assign) and len(statement.targets) == 1
                and isinstance(statement.targets[0], ast.Attribute)
                and statement.targets[0].attr == "__doc__"
                and isinstance(statement.targets[0].value, ast.Name)
-               and statement.targets[0].value.id == returned.id
-               and isinstance(statement.value, ast.Name)]
-    if not defined or len(set_doc) != 1 or set_doc[0].id not in parameters:
+               and statement.targets[0].value.id == inner]
+    if not defined or len(set_doc) != 1 or not _reads_parameters(set_doc[0], parameters):
         return None
-    return parameters, set_doc[0], True
+    return set_doc[0]
 
 
 def _reads_parameters(doc, parameters: tuple) -> bool:
