@@ -93,6 +93,7 @@ class _Templates:
         self.frame: tuple | None = None
         self.returned: dict = {}
         self.calls = 0
+        self.functions: dict = {}  # a computing function's name -> its ast (function_node)
 
     @contextlib.contextmanager
     def scoped(self, scope: tuple | None):
@@ -278,10 +279,13 @@ class _Templates:
                 except (IndexError, KeyError, ValueError) as exc:
                     raise _Unresolved(str(exc)) from None
         if name in _STR_METHODS and isinstance(func, ast.Attribute) and not node.keywords:
-            text = self.value(module, func.value, depth)
-            arguments = [self.value(module, argument, depth) for argument in node.args]
+            text = self.operand(module, func.value, depth)  # else a function of that name
+            arguments = [self.value(module, argument, depth) for argument in node.args] \
+                if isinstance(text, str) else []
             if isinstance(text, str) and all(isinstance(argument, (str, int, tuple))
-                                             for argument in arguments):
+                                             for argument in arguments) \
+                    and not (name == "replace" and arguments[:1] == [""]):
+                # (An empty text replaced would be put between every two characters.)
                 try:
                     return getattr(text, name)(*arguments)
                 except (TypeError, ValueError) as exc:
@@ -371,12 +375,18 @@ class _Templates:
             self.frame = saved
 
     def function_node(self, callee: _Callable) -> ast.FunctionDef:
-        """The ast of a computing function, parsed again from its module's lines."""
-        first, last = callee.module.computing_functions[callee.obj.name.rpartition(".")[2]]
-        tree = ast.parse("\n".join(callee.module.lines[first - 1:last]))
-        if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
+        """The ast of a computing function, parsed again from its module's lines (once)."""
+        if callee.obj.name not in self.functions:
+            first, last = callee.module.computing_functions[callee.obj.name.rpartition(".")[2]]
+            try:
+                body = ast.parse("\n".join(callee.module.lines[first - 1:last])).body
+            except (SyntaxError, ValueError):  # a Cython module's lines (cython.skeleton)
+                body = []
+            self.functions[callee.obj.name] = body[0] if body else None
+        function = self.functions[callee.obj.name]
+        if not isinstance(function, ast.FunctionDef):
             raise _Unresolved("no function at its lines")
-        return tree.body[0]
+        return function
 
     def run(self, module: Module, statements: list, depth: int):
         """What a computing function's statements return; _FELL_THROUGH if they end without
