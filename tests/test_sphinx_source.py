@@ -20,7 +20,7 @@ from retrieval.ingest.readers.docutils_ids import make_id, sphinx_id
 from retrieval.ingest.readers.rendered import parse_page
 from retrieval.ingest.readers.sphinx_conf import CROSSREF, MARKDOWN, RST, read_conf
 from retrieval.ingest.readers.sphinx_page import Directives, page_units
-from retrieval.ingest.readers.sphinx_source import predict_page
+from retrieval.ingest.readers.sphinx_source import directives_of, predict_page
 from retrieval.ingest.tree import PackageLayout, Progress, SourceTree
 from tests.support import require_module, temporary_directory
 
@@ -319,6 +319,30 @@ class SphinxProjectTest(unittest.TestCase):
         self.assertEqual([obj.ids for obj in page.page.objects],
                          [["cmdoption-apidoc-T"], ["cmdoption-apidoc-0"],
                           ["cmdoption-apidoc-color"]])
+
+    def test_an_object_type_whose_parse_node_sets_the_program_names_the_options_after_it(self):
+        # Django's `app.add_object_type("django-admin", ..., parse_node=parse_django_admin_node)`
+        # sets env.ref_context['std:program'] to the command: the plain `.. option::` after
+        # `.. django-admin:: test [label ...]` is cmdoption-test-tag; `program:: None` ends it.
+        conf = read_conf(
+            "extensions = ['djangodocs']\n",
+            lambda name: ("def parse_django_admin_node(env, sig, signode):\n"
+                          "    command = sig.split(' ')[0]\n"
+                          "    env.ref_context['std:program'] = command\n    return command\n\n\n"
+                          "def parse_other(env, sig, signode):\n    return sig\n\n\n"
+                          "def setup(app):\n"
+                          "    app.add_object_type(directivename='django-admin',"
+                          " rolename='djadmin', parse_node=parse_django_admin_node)\n"
+                          "    app.add_object_type('setting', 'setting', '', parse_other)\n")
+            if name == "djangodocs" else None)
+        self.assertEqual(conf.program_directives, ("django-admin",))
+        page = predict_page("django-admin", "Commands\n========\n\n"
+                            ".. django-admin:: test [test_label [test_label ...]]\n\n"
+                            "Runs tests.\n\n.. option:: --tag TAGS\n\n   Tagged only.\n\n"
+                            ".. program:: None\n\n.. option:: --version\n\n   Its version.\n",
+                            directives_of(conf))
+        self.assertEqual([obj.ids for obj in page.page.objects],
+                         [["django-admin-test"], ["cmdoption-test-tag"], ["cmdoption-version"]])
 
     def test_a_contents_table_links_the_sections_it_lists(self):
         # docutils' `.. contents::` table links each section it lists, as the rendered page's

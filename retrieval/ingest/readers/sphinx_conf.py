@@ -78,6 +78,9 @@ class SphinxConf:
     # The directives a project adds whose class is Sphinx's CodeBlock's (Django's `console`):
     # their body is code, as a code-block's.
     code_directives: tuple = ()
+    # The object types a project adds that set the program the options after them are of, as
+    # `.. program::` does (program_directives: Django's `django-admin`).
+    program_directives: tuple = ()
     # default_role: whether it is a Python object's role (`"autolink"`, `"py:obj"`), so that
     # interpreted text without a role (`` `name` ``) is a cross-reference to an object.
     object_default_role: bool = False
@@ -308,22 +311,46 @@ def _method_calls(node, method: str) -> list:
             and call.func.attr == method]
 
 
-def code_directives(tree) -> tuple:
+def added_directives(tree, sphinx_class: str) -> tuple:
     """Return the directives a module's `setup(app)` adds (`app.add_directive(NAME, CLASS)`)
-    whose class is, or derives in the module from, Sphinx's `CodeBlock`."""
+    whose class is, or derives in the module from, one of Sphinx's (`CodeBlock`: Django's
+    `console`)."""
     if tree is None:
         return ()
-    code = {"CodeBlock"}
+    derived = {sphinx_class}
     for node in tree.body:  # classes in order: a subclass of a subclass too
-        if isinstance(node, ast.ClassDef) and any(base_name(base) in code
+        if isinstance(node, ast.ClassDef) and any(base_name(base) in derived
                                                   for base in node.bases):
-            code.add(node.name)
+            derived.add(node.name)
     found = []
     for call in _method_calls(_setup(tree), "add_directive"):
-        if len(call.args) >= 2 and base_name(call.args[1]) in code:
+        if len(call.args) >= 2 and base_name(call.args[1]) in derived:
             name = _argument(call, 0, "name")
             if name is not None:
                 found.append(name.lower())
+    return tuple(found)
+
+
+def program_directives(tree) -> tuple:
+    """Return the object types a module's `setup(app)` adds whose `parse_node` function (of
+    the module) sets `env.ref_context['std:program']`, as Sphinx's `.. program::` does: the
+    options described after one are its command's (Django's `.. django-admin:: check`)."""
+    if tree is None:
+        return ()
+    setters = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+               and any(isinstance(target, ast.Subscript)
+                       and isinstance(target.value, ast.Attribute)
+                       and target.value.attr == "ref_context"
+                       and _literal(target.slice, {}) == "std:program"
+                       for statement in ast.walk(node) if isinstance(statement, ast.Assign)
+                       for target in statement.targets)}
+    found = []
+    for call in _method_calls(_setup(tree), "add_object_type"):
+        parse_node = next((item.value for item in call.keywords if item.arg == "parse_node"),
+                          call.args[3] if len(call.args) > 3 else None)
+        name = _argument(call, 0, "directivename")
+        if name is not None and isinstance(parse_node, ast.Name) and parse_node.id in setters:
+            found.append(name)
     return tuple(found)
 
 
@@ -576,7 +603,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     target = known.get("autodoc_typehints_description_target")
     content = known.get("autoclass_content")
     types = object_types(tree)
-    code = code_directives(tree)
+    code, programs = added_directives(tree, "CodeBlock"), program_directives(tree)
     # Sphinx-Gallery's settings and extension, also where a `try:` importing it adds them.
     statements = _guarded(tree)
     gallery = _dict_entries(statements, "sphinx_gallery_conf", known)
@@ -587,7 +614,8 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         if module_text is not None:
             module_tree = _parse(module_text)
             types = object_types(module_tree) | types
-            code += code_directives(module_tree)
+            code += added_directives(module_tree, "CodeBlock")
+            programs += program_directives(module_tree)
     return SphinxConf(
         source_suffix=_suffixes(known.get("source_suffix"), extensions),
         root_doc=root if isinstance(root, str) and root else _DEFAULT_ROOT,
@@ -605,6 +633,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         class_content=content if content in CLASS_CONTENT else "class",
         autodoc_defaults=_autodoc_defaults(known.get("autodoc_default_options")),
         extlinks=_extlinks(known.get("extlinks"), extensions), code_directives=code,
+        program_directives=programs,
         object_default_role=_OBJECT_ROLE.fullmatch(str(known.get("default_role"))) is not None,
         see_also=bool({"numpydoc", "sphinx.ext.napoleon"} & set(extensions)),
         class_members="" if "numpydoc" not in extensions

@@ -97,6 +97,9 @@ class Directives:
     glossary: bool = False  # a `.. glossary::`'s entries: a unit each, at its terms' ids
     extlinks: tuple = ()  # sphinx.ext.extlinks' roles (SphinxConf.extlinks): shown as captions
     code: frozenset = frozenset()  # a project's directives whose body is code (CodeBlock's)
+    # The directives besides `program` that set the program the options after them are of
+    # (SphinxConf.program_directives).
+    programs: frozenset = frozenset()
 
 
 class GlossaryBody:

@@ -185,7 +185,8 @@ def directives_of(conf: SphinxConf) -> Directives:
     return Directives(frozenset(objects | {name for name in both if name[4:] in objects}),
                       frozenset(targets | {name for name in both if name[4:] in targets}),
                       frozenset(hidden | {f"py:{name}" for name in hidden}), glossary=True,
-                      extlinks=conf.extlinks, code=frozenset(conf.code_directives))
+                      extlinks=conf.extlinks, code=frozenset(conf.code_directives),
+                      programs=frozenset(conf.program_directives))
 
 
 @dataclass
@@ -558,6 +559,10 @@ class _Predictor(RstReader):
     def on_directive(self, name, argument, options, no_index, indent) -> bool:
         directives = self.directives
         short = name.removeprefix("std:")
+        if short in directives.programs and argument.split():
+            # Django's `.. django-admin:: check [app_label ...]`: its parse_node sets the
+            # program, and it is described as the object it is too.
+            self._program = argument.split()[0]
         if name == "program":
             self._program = None if argument.strip() in ("", "None") else argument.split()[0]
         elif name == "contents":
