@@ -1096,7 +1096,9 @@ class _Reader:
         existing = self.module.objects.get(name)
         if text is not None:
             if existing is None:
-                yield name, DocObject(f"{prefix}.{name}", FUNCTION, "", inspect.cleandoc(text),
+                # scipy's are all ufuncs, instances autodoc describes as data (`= <ufunc>`).
+                kind = DATA if len(call.args) == 2 else FUNCTION
+                yield name, DocObject(f"{prefix}.{name}", kind, "", inspect.cleandoc(text),
                                       *lines)
             elif existing.docstring is None:  # its members came first
                 self.module.objects[name] = replace(existing, docstring=inspect.cleandoc(text))
