@@ -16,7 +16,7 @@ from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build
 from retrieval.ingest.formats.package import PACKAGE_FORMAT, read_package_contents
 from retrieval.ingest.readers import cython
 from retrieval.ingest.readers.docstrings import parse_module, read_package
-from retrieval.ingest.readers.templates import resolve_templates
+from retrieval.ingest.readers.templates import delegated_members, resolve_templates
 from retrieval.ingest.sources.dependencies import release_requirements, requirement_names
 from retrieval.ingest.sources.layout import sdist_modules, wheel_modules
 from retrieval.ingest.tree import PackageLayout
@@ -641,6 +641,58 @@ class PublicApiTest(unittest.TestCase):
                          {"DatetimeArray.year": ("attribute", "The year."),
                           "DatetimeArray.days": ("attribute", "Number of days."),
                           "DatetimeArray.hour": ("attribute", None)})
+
+    def test_members_a_class_decorator_takes_from_another_class_resolve_to_its(self):
+        # pandas' `@delegate_names(delegate=DatetimeArray, accessors=DatetimeArray.
+        # _datetimelike_ops, typ="property")` on the `.dt` accessor's class, and
+        # `@inherit_names([...], DatetimeArray)` on DatetimeIndex: each listed name is the
+        # other class's member (a name the class defines itself stays its own; one the
+        # decorator's comprehension leaves out is not set), over an Attributes entry too.
+        root = write_tree(temporary_directory(self), {
+            "pd/__init__.py": "from pd.series import Series\nfrom pd.index import DatetimeIndex\n",
+            "pd/accessor.py": (
+                "def delegate_names(delegate, accessors, typ, overwrite=False):\n"
+                "    return lambda cls: cls\n\n\nclass CachedAccessor:\n"
+                "    def __init__(self, name, accessor):\n        self._accessor = accessor\n\n"
+                "    def __get__(self, obj, cls):\n        if obj is None:\n"
+                "            return self._accessor\n        return self._accessor(obj)\n"),
+            "pd/arrays.py": (
+                'class DatetimeArray:\n    _field_ops = ["year", "month"]\n'
+                '    _datetimelike_ops = _field_ops + ["is_leap_year"]\n'
+                '    _methods = ["day_name", "strftime"]\n\n    @property\n'
+                '    def year(self):\n        """The year of the datetime."""\n\n'
+                '    def day_name(self):\n        """Return the day names."""\n\n'
+                '    def strftime(self, fmt):\n        """Format them."""\n'),
+            "pd/accessors.py": (
+                "from pd.accessor import delegate_names\nfrom pd.arrays import DatetimeArray\n\n\n"
+                '@delegate_names(delegate=DatetimeArray, accessors=DatetimeArray._datetimelike_ops,'
+                ' typ="property")\n@delegate_names(\n    DatetimeArray,\n'
+                '    [m for m in DatetimeArray._methods if m not in ("strftime",)],\n'
+                '    "method",\n)\nclass DatetimeProperties:\n    """Accessor."""\n\n'
+                '    def day_name(self):\n        """Its own."""\n'),
+            "pd/series.py": (
+                "from pd.accessor import CachedAccessor\nfrom pd.accessors import "
+                'DatetimeProperties\n\n\nclass Series:\n    """A series."""\n\n'
+                '    dt = CachedAccessor("dt", DatetimeProperties)\n'),
+            "pd/index.py": (
+                "from pd.arrays import DatetimeArray\nfrom pd.extension import inherit_names\n\n\n"
+                '@inherit_names(["year", "month"], DatetimeArray)\nclass DatetimeIndex:\n'
+                '    """An index.\n\n    Attributes\n    ----------\n    year\n    freq\n'
+                '    """\n'),
+        })
+        package = read_package(str(root), wheel_modules(root))
+        self.assertEqual(delegated_members(package), (6, 0))
+        resolved = {name: found[1].name if found else None for name, found in (
+            (name, package.resolve(name)) for name in (
+                "pd.Series.dt.year", "pd.Series.dt.is_leap_year", "pd.Series.dt.day_name",
+                "pd.Series.dt.strftime", "pd.DatetimeIndex.year", "pd.DatetimeIndex.freq"))}
+        self.assertEqual(resolved, {
+            "pd.Series.dt.year": "pd.arrays.DatetimeArray.year",
+            "pd.Series.dt.is_leap_year": None,  # listed, but DatetimeArray has no such member
+            "pd.Series.dt.day_name": "pd.accessors.DatetimeProperties.day_name",
+            "pd.Series.dt.strftime": None,
+            "pd.DatetimeIndex.year": "pd.arrays.DatetimeArray.year",
+            "pd.DatetimeIndex.freq": "pd.index.DatetimeIndex.freq"})
 
     def test_a_dict_a_module_copies_or_adds_to_is_the_dict_it_imports_with_its_entries(self):
         # pandas 1.5.3: frame.py's class body adds `_shared_docs["items"]` to the dict it

@@ -79,7 +79,7 @@ from ..readers.sphinx_source import (
     in_links,
     predict_page,
 )
-from ..readers.templates import resolve_templates
+from ..readers.templates import delegated_members, resolve_templates
 from ..readers.text import page_url, parse_source
 from ..tree import PackageLayout, Progress, SourceTree, iter_source_files, read_file, source_kind
 from ..unit import UnitDraft, merge_same_passages, passage_key
@@ -167,6 +167,10 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
                 if in_part else "")
         progress.note(f"{tree.label}: {resolved} docstrings assembled at import time resolved "
                       f"from the source{part}, {left} left as written")
+    delegated, unread = delegated_members(package)
+    if delegated or unread:
+        progress.note(f"{tree.label}: {delegated} members class decorators take from another "
+                      f"class read from the source, {unread} such decorators left unread")
     builder = _Units(layout, tree, package)
     if layout.docs is None:
         contents = builder.api_reference()

@@ -120,6 +120,10 @@ class DocObject:
     doc_expression: ast.expr | None = field(default=None, compare=False)
     # Whether its docstring is one templates.py assembled (not written in its lines).
     assembled: bool = field(default=False, compare=False)
+    # For a class: its DELEGATING_DECORATORS calls (pandas' `@delegate_names(delegate=
+    # DatetimeArray, accessors=[...], typ="property")`, `@inherit_names([...], DatetimeArray)`),
+    # which set members on it that are another class's (templates.delegated_members).
+    delegations: tuple = field(default=(), compare=False)
     # For a module's function or class that a later assignment rebinds to a compiled module's
     # object (compiled_rebindings): what autodoc imports under the name is that object.
     compiled: bool = field(default=False, compare=False)
@@ -205,6 +209,9 @@ class PackageSource:
     _stars: dict = field(default_factory=dict, repr=False)  # module -> star_names()' answer
     # Module.documents' names -> (Module, local name), made when first needed.
     _elsewhere: dict | None = field(default=None, repr=False)
+    # A class's dotted name -> {a member name its DELEGATING_DECORATORS set: the dotted name
+    # of the class whose member of that name it is} (templates.delegated_members).
+    delegated: dict = field(default_factory=dict)
 
     def resolve(self, dotted: str, hops: int = 0):
         """Return (Module, DocObject) that a dotted name is bound to, or None if none is.
@@ -228,6 +235,12 @@ class PackageSource:
             found = self._documented_as(parts)
         self._resolved[dotted] = found
         return found
+
+    def _delegated(self, owner: DocObject, rest: list, hops: int):
+        """Return (Module, DocObject) of the member a class decorator of owner's set as rest[0]
+        (the other class's member of that name), below it rest[1:]; None if none did."""
+        target = self.delegated.get(owner.name, {}).get(rest[0])
+        return None if target is None else self.resolve(".".join([target, *rest]), hops + 1)
 
     def resolve_written(self, module: Module, written: str):
         """Return (Module, DocObject) a name as a module's source writes it is bound to: in
@@ -477,7 +490,12 @@ class PackageSource:
                 if found is not None and found[1].kind not in (MODULE, DATA):
                     return found
             if cut == len(rest):
-                return module, obj
+                owner = module.objects.get(".".join(rest[:cut - 1])) if obj.section_entry \
+                    else None
+                # An entry of the class docstring's Attributes section is no member; a
+                # delegated one of that name is (DatetimeIndex's `year`).
+                found = self._delegated(owner, rest[cut - 1:], hops) if owner else None
+                return found or (module, obj)
             if obj.kind == ATTRIBUTE and cut:
                 # A name below a class attribute whose value, read on the class, is a class
                 # of the package (`Series.str.contains`: StringMethods.contains), as Python's
@@ -486,8 +504,12 @@ class PackageSource:
                 if accessed is not None:
                     return self.resolve(".".join([accessed[1].name, *rest[cut:]]), hops + 1)
             if obj.kind in (CLASS, EXCEPTION) and cut:
-                # A member a class inherits: Python's attribute lookup finds it on its bases,
-                # nearest first (`pandas.DataFrame.loc`, defined on IndexingMixin).
+                # A member a class decorator set on it (DELEGATING_DECORATORS), then one it
+                # inherits: Python's attribute lookup finds it on its bases, nearest first
+                # (`pandas.DataFrame.loc`, defined on IndexingMixin).
+                found = self._delegated(obj, rest[cut:], hops)
+                if found is not None:
+                    return found
                 for _, base, _ in self.base_depths(module, obj):
                     found = self.resolve(".".join([base.name, *rest[cut:]]), hops + 1)
                     if found is not None:
@@ -1221,7 +1243,11 @@ class _Reader:
                          and _computes_on_class(node),
                          doc_parameter=None if isinstance(node, ast.ClassDef) or is_class
                          else _doc_parameter(node),
-                         doc_expression=None if assigned_doc is None else assigned_doc[3])
+                         doc_expression=None if assigned_doc is None else assigned_doc[3],
+                         delegations=tuple(
+                             d for d in node.decorator_list if isinstance(d, ast.Call)
+                             and _base_name(d) in DELEGATING_DECORATORS)
+                         if isinstance(node, ast.ClassDef) else ())
 
     def _attributes_section(self, docstring, prefix: str, path: str):
         """Record each entry of a class docstring's Attributes section (numpydoc's
@@ -1403,6 +1429,11 @@ class _Reader:
 
 # Decorators that assemble a docstring at import time (pandas.util._decorators).
 TEMPLATE_DECORATORS = frozenset({"Appender", "Substitution", "doc"})
+# pandas' class decorators that set on a class, for each name they list, a property or method
+# with the docstring of another class's member of that name (pandas.core.accessor's
+# delegate_names, for the `.dt`, `.cat` and `.sparse` accessors; indexes/extension.py's
+# inherit_names, for DatetimeIndex and kin).
+DELEGATING_DECORATORS = frozenset({"delegate_names", "inherit_names"})
 # Functions that give a compiled function its docstring at import time, (function, docstring)
 # as their arguments and the function returned: torch's `cholesky =
 # _add_docstr(_linalg.linalg_cholesky, r"""...""")` (torch._C's).

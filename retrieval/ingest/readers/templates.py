@@ -29,7 +29,15 @@ from collections.abc import Callable
 
 from . import docstrings
 from .code_deprecation import base_name
-from .docstrings import CLASS, EXCEPTION, FUNCTION, METHOD, DocObject, Module, PackageSource
+from .docstrings import (
+    CLASS,
+    EXCEPTION,
+    FUNCTION,
+    METHOD,
+    DocObject,
+    Module,
+    PackageSource,
+)
 
 # How deep a value may refer to other values before it is given up (a cycle, or worse).
 _MAX_DEPTH = 24
@@ -39,6 +47,10 @@ _MAX_DEPTH = 24
 # this many times per package (each distinct call once), and `*` makes no text longer than this.
 _MAX_CALLS = 10_000
 _MAX_TEXT = 1 << 20
+# A list comprehension reads at most this many items.
+_MAX_ITEMS = 10_000
+# Where a class attribute is read from outside the class: after its whole body (class_scope).
+_AFTER_BODY = 1 << 62
 
 # The str methods a value may call: pure functions of str and int arguments.
 _STR_METHODS = frozenset({"replace", "join", "strip", "lstrip", "rstrip", "upper", "lower",
@@ -143,6 +155,8 @@ class _Templates:
             return text * times
         if isinstance(node, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.IfExp)):
             return self.tested(module, node, depth)
+        if isinstance(node, ast.ListComp):
+            return self.comprehended(module, node, depth)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.operand(module, node.left, depth), self.operand(
                 module, node.right, depth)
@@ -190,6 +204,26 @@ class _Templates:
             return self.value(module, node, depth)
         except _Unresolved:
             return _MISSING
+
+    def comprehended(self, module: Module, node: ast.ListComp, depth: int) -> tuple:
+        """The items of a list comprehension of one `for NAME in ...` and its `if`s (pandas'
+        `[method for method in DatetimeArray._datetimelike_methods if method not in (...)]`)."""
+        generator = node.generators[0]
+        if len(node.generators) != 1 or generator.is_async \
+                or not isinstance(generator.target, ast.Name):
+            raise _Unresolved("a comprehension this reader does not follow")
+        items = self.value(module, generator.iter, depth)
+        if not isinstance(items, tuple) or len(items) > _MAX_ITEMS:
+            raise _Unresolved("a comprehension over no list")
+        values, names = (dict(self.frame[0]), set(self.frame[1])) if self.frame else ({}, set())
+        names.add(generator.target.id)
+        found = []
+        with self.framed((values, names)):
+            for item in items:
+                values[generator.target.id] = item
+                if all(self.truth(module, test, depth) for test in generator.ifs):
+                    found.append(self.value(module, node.elt, depth))
+        return tuple(found)
 
     def tested(self, module: Module, node, depth: int):
         """The value of a comparison, `and`/`or`, `not`, `-number` or `a if test else b`, as
@@ -529,12 +563,53 @@ class _Templates:
         owner = self.package.modules.get(owner_name)
         if owner is not None and (last in owner.assigned or last in owner.items):
             return self.named(owner, last, depth)
+        if owner is None and owner_name:
+            attribute = self.class_attribute(owner_name, last, depth)
+            if attribute is not _MISSING:
+                return attribute
         found = self.package.resolve(full)
         if found is not None and found[1].kind in (CLASS, EXCEPTION, FUNCTION, METHOD):
             return _Callable(*found)
         raise _Unresolved(f"{dotted} is not defined in the package")
 
     # -- decorators -----------------------------------------------------------------------
+
+    def class_attribute(self, owner_name: str, name: str, depth: int):
+        """The value of a class's `NAME = value` (pandas' `DatetimeArray._field_ops`), read in
+        its class body, or its nearest base's that binds it; _MISSING where no class binds it
+        (the class's own member, a method, is another matter)."""
+        owner = self.package.resolve(owner_name)
+        if owner is None or owner[1].kind not in (CLASS, EXCEPTION):
+            return _MISSING
+        for module, cls in [owner, *((m, base) for m, base, _ in
+                                     self.package.base_depths(*owner))]:
+            scope = self.class_scope(module, cls.name[len(module.name) + 1:], _AFTER_BODY)
+            if scope is not None and name in scope[0]:
+                with self.scoped(scope):
+                    return self.named(module, name, depth)
+        return _MISSING
+
+    def delegation(self, module: Module, obj: DocObject, call: ast.Call) -> tuple:
+        """Return (the member names a DELEGATING_DECORATORS call on a class lists, the dotted
+        name of the class it takes them from), read where the decorator is (raises
+        _Unresolved)."""
+        # inherit_names(names, delegate, ...); delegate_names(delegate, accessors, typ, ...).
+        order = ("names", "delegate") if base_name(call) == "inherit_names" \
+            else ("delegate", "names")
+        written: dict = dict(zip(order, call.args, strict=False))
+        for keyword in call.keywords:
+            if keyword.arg in ("names", "accessors", "delegate"):
+                written["names" if keyword.arg == "accessors" else keyword.arg] = keyword.value
+        if "names" not in written or "delegate" not in written:
+            raise _Unresolved("a delegation of no names or class")
+        with self.scoped(self.scope_of(module, obj)):
+            names = self.value(module, written["names"])
+            delegate = self.value(module, written["delegate"])
+        if not isinstance(delegate, _Callable) or delegate.obj.kind not in (CLASS, EXCEPTION) \
+                or not isinstance(names, tuple) \
+                or not all(isinstance(name, str) and name.isidentifier() for name in names):
+            raise _Unresolved("a delegation this reader does not follow")
+        return names, delegate.obj.name
 
     def scope_of(self, module: Module, obj: DocObject) -> tuple | None:
         """The class scope an object's decorators are read in: its class body's, if any."""
@@ -709,6 +784,30 @@ def resolve_templates(package: PackageSource) -> tuple:
     if resolved:
         package.changed()
     return resolved, in_part, left
+
+
+def delegated_members(package: PackageSource) -> tuple:
+    """Record in package.delegated the members each class's DELEGATING_DECORATORS set on it
+    where the source gives the names they list and the class they take them from (pandas'
+    `DatetimeProperties`, whose `year` is DatetimeArray's: `Series.dt.year`); return (how many
+    names were, how many decorators were left unread)."""
+    templates = _Templates(package)
+    found = left = 0
+    for module in package.modules.values():
+        for obj in list(module.objects.values()):
+            for call in reversed(obj.delegations):  # innermost first, as Python applies them
+                try:
+                    names, delegate = templates.delegation(module, obj, call)
+                except (_Unresolved, RecursionError):
+                    left += 1
+                    continue
+                members = package.delegated.setdefault(obj.name, {})
+                for name in names:
+                    members.setdefault(name, delegate)
+                found += len(names)
+    if found:
+        package.changed()
+    return found, left
 
 
 def mapping_entries(package: PackageSource, dotted: str) -> dict | None:
