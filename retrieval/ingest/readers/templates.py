@@ -108,13 +108,22 @@ class _Templates:
         self.functions: dict = {}  # a computing function's name -> its ast (function_node)
 
     @contextlib.contextmanager
-    def scoped(self, scope: tuple | None):
-        """Read names in scope (a class scope, None: the module's) within the block."""
-        saved, self.scope = self.scope, scope
+    def _set(self, attribute: str, value):
+        """Give the reader's attribute that value within the block."""
+        saved = getattr(self, attribute)
+        setattr(self, attribute, value)
         try:
             yield
         finally:
-            self.scope = saved
+            setattr(self, attribute, saved)
+
+    def scoped(self, scope: tuple | None):
+        """Read names in scope (a class scope, None: the module's) within the block."""
+        return self._set("scope", scope)
+
+    def framed(self, frame: tuple | None):
+        """Read names in a computing function's frame (None: none) within the block."""
+        return self._set("frame", frame)
 
     # -- values ---------------------------------------------------------------------------
 
@@ -398,15 +407,6 @@ class _Templates:
         if key is not None:
             self.returned[key] = (returned, left_out)
         return returned
-
-    @contextlib.contextmanager
-    def framed(self, frame: tuple | None):
-        """Read names in a computing function's frame (None: none) within the block."""
-        saved, self.frame = self.frame, frame
-        try:
-            yield
-        finally:
-            self.frame = saved
 
     def function_node(self, callee: _Callable) -> ast.FunctionDef:
         """The ast of a computing function, parsed again from its module's lines (once)."""
