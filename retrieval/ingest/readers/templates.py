@@ -144,7 +144,7 @@ class _Templates:
                 else slice(*(None if bound is None else self.value(module, bound, depth)
                              for bound in (node.slice.lower, node.slice.upper, node.slice.step)))
             try:
-                if isinstance(container, dict) or isinstance(container, (str, tuple)) \
+                if isinstance(container, dict) or isinstance(container, (str, tuple, list)) \
                         and isinstance(key, (int, slice)):
                     return container[key]
             except (KeyError, IndexError, TypeError, ValueError):
@@ -153,7 +153,8 @@ class _Templates:
         if isinstance(node, (ast.Tuple, ast.List)):
             if any(isinstance(element, ast.Starred) for element in node.elts):
                 raise _Unresolved("a starred element")
-            return tuple(self.value(module, element, depth) for element in node.elts)
+            items = [self.value(module, element, depth) for element in node.elts]
+            return items if isinstance(node, ast.List) else tuple(items)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
             left, right = self.value(module, node.left, depth), self.value(module, node.right,
                                                                            depth)
@@ -214,7 +215,7 @@ class _Templates:
         except _Unresolved:
             return _MISSING
 
-    def comprehended(self, module: Module, node: ast.ListComp, depth: int) -> tuple:
+    def comprehended(self, module: Module, node: ast.ListComp, depth: int) -> list:
         """The items of a list comprehension of one `for NAME in ...` and its `if`s (pandas'
         `[method for method in DatetimeArray._datetimelike_methods if method not in (...)]`)."""
         generator = node.generators[0]
@@ -222,7 +223,7 @@ class _Templates:
                 or not isinstance(generator.target, ast.Name):
             raise _Unresolved("a comprehension this reader does not follow")
         items = self.value(module, generator.iter, depth)
-        if not isinstance(items, tuple) or len(items) > _MAX_ITEMS:
+        if not isinstance(items, (tuple, list)) or len(items) > _MAX_ITEMS:
             raise _Unresolved("a comprehension over no list")
         values, names = (dict(self.frame[0]), set(self.frame[1])) if self.frame else ({}, set())
         names.add(generator.target.id)
@@ -232,7 +233,7 @@ class _Templates:
                 values[generator.target.id] = item
                 if all(self.truth(module, test, depth) for test in generator.ifs):
                     found.append(self.value(module, node.elt, depth))
-        return tuple(found)
+        return found
 
     def tested(self, module: Module, node, depth: int):
         """The value of a comparison, `and`/`or`, `not`, `-number` or `a if test else b`, as
@@ -274,7 +275,7 @@ class _Templates:
 
     @staticmethod
     def truth_of(item) -> bool:
-        if not isinstance(item, (str, int, float, tuple, dict, type(None))):
+        if not isinstance(item, (str, int, float, tuple, list, dict, type(None))):
             raise _Unresolved("the truth of no value")
         return bool(item)
 
@@ -325,7 +326,7 @@ class _Templates:
             text = self.operand(module, func.value, depth)  # else a function of that name
             arguments = [self.value(module, argument, depth) for argument in node.args] \
                 if isinstance(text, str) else []
-            if isinstance(text, str) and all(isinstance(argument, (str, int, tuple))
+            if isinstance(text, str) and all(isinstance(argument, (str, int, tuple, list))
                                              for argument in arguments) \
                     and not (name == "replace" and arguments[:1] == [""]):
                 # (An empty text replaced would be put between every two characters.)
@@ -336,7 +337,7 @@ class _Templates:
         if name == "len" and isinstance(func, ast.Name) and len(node.args) == 1 \
                 and not node.keywords and self.unbound(module, "len"):
             item = self.value(module, node.args[0], depth)
-            if isinstance(item, (str, tuple, dict)):
+            if isinstance(item, (str, tuple, list, dict)):
                 return len(item)
         if isinstance(func, (ast.Name, ast.Attribute)):
             with contextlib.suppress(_Unresolved):
@@ -540,7 +541,9 @@ class _Templates:
 
     def dotted(self, module: Module, dotted: str, depth: int, absolute: bool = False):
         """The value of a dotted name: a module's variable or a function/class/method."""
-        with self.scoped(None):
+        if not absolute and self.frame is not None and dotted.partition(".")[0] in self.frame[1]:
+            raise _Unresolved("an attribute of a computing function's local name")
+        with self.scoped(None), self.framed(None):
             return self._dotted(module, dotted, depth, absolute)
 
     def _dotted(self, module: Module, dotted: str, depth: int, absolute: bool):
@@ -591,25 +594,28 @@ class _Templates:
 
     def delegation(self, module: Module, obj: DocObject, call: ast.Call) -> tuple:
         """Return (the member names a DELEGATING_DECORATORS call on a class lists, the dotted
-        name of the class it takes them from), read where the decorator is (raises
-        _Unresolved)."""
-        # inherit_names(names, delegate, ...); delegate_names(delegate, accessors, typ, ...).
-        order = ("names", "delegate") if base_name(call) == "inherit_names" \
-            else ("delegate", "names")
+        name of the class it takes them from, whether it replaces a name set before it), read
+        where the decorator is (raises _Unresolved)."""
+        # inherit_names(names, delegate, ...) sets each name; delegate_names(delegate,
+        # accessors, typ, overwrite=False) only those the class has not got yet.
+        inherits = base_name(call) == "inherit_names"
+        order = ("names", "delegate") if inherits else ("delegate", "names", "typ", "overwrite")
         written: dict = dict(zip(order, call.args, strict=False))
         for keyword in call.keywords:
-            if keyword.arg in ("names", "accessors", "delegate"):
+            if keyword.arg in ("names", "accessors", "delegate", "overwrite"):
                 written["names" if keyword.arg == "accessors" else keyword.arg] = keyword.value
         if "names" not in written or "delegate" not in written:
             raise _Unresolved("a delegation of no names or class")
         with self.scoped(self.scope_of(module, obj)):
             names = self.value(module, written["names"])
             delegate = self.value(module, written["delegate"])
+            replaces = inherits or "overwrite" in written and self.truth(
+                module, written["overwrite"], 0)
         if not isinstance(delegate, _Callable) or delegate.obj.kind not in (CLASS, EXCEPTION) \
-                or not isinstance(names, tuple) \
+                or not isinstance(names, (tuple, list)) \
                 or not all(isinstance(name, str) and name.isidentifier() for name in names):
             raise _Unresolved("a delegation this reader does not follow")
-        return names, delegate.obj.name
+        return names, delegate.obj.name, replaces
 
     def scope_of(self, module: Module, obj: DocObject) -> tuple | None:
         """The class scope an object's decorators are read in: its class body's, if any."""
@@ -797,13 +803,14 @@ def delegated_members(package: PackageSource) -> tuple:
         for obj in list(module.objects.values()):
             for call in reversed(obj.delegations):  # innermost first, as Python applies them
                 try:
-                    names, delegate = templates.delegation(module, obj, call)
+                    names, delegate, replaces = templates.delegation(module, obj, call)
                 except (_Unresolved, RecursionError):
                     left += 1
                     continue
                 members = package.delegated.setdefault(obj.name, {})
                 for name in names:
-                    members.setdefault(name, delegate)
+                    if replaces or name not in members:
+                        members[name] = delegate
                 found += len(names)
     if found:
         package.changed()
