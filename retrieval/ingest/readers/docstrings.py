@@ -1098,15 +1098,16 @@ class _Reader:
         if len(call.args) not in (2, 3, 4) or call.keywords \
                 or len(call.args) == 2 and "." not in self.module.name:
             return
-        place, name = (self.module.name.rpartition(".")[0], call.args[0].value) \
-            if len(call.args) == 2 and isinstance(call.args[0], ast.Constant) \
-            else (arg.value if isinstance(arg, ast.Constant) else None for arg in call.args[:2])
+        first, second = (arg.value if isinstance(arg, ast.Constant) else None
+                         for arg in call.args[:2])
+        place, name = (self.module.name.rpartition(".")[0], first) if len(call.args) == 2 \
+            else (first, second)
         if not (isinstance(place, str) and isinstance(name, str)
                 and all(part.isidentifier() for part in f"{place}.{name}".split("."))
                 and name.isidentifier() and not name.startswith("_")):
             return
         lines = (self.module.path, statement.lineno, statement.end_lineno)
-        doc = call.args[-1] if len(call.args) == 2 else call.args[2]
+        doc = call.args[1 if len(call.args) == 2 else 2]
         text = _literal_text(doc)
         # (attribute, text) alone, or a list of them.
         entries = doc.elts if isinstance(doc, ast.List) else [doc]

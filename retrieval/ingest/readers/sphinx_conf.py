@@ -311,20 +311,19 @@ def _method_calls(node, method: str) -> list:
             and call.func.attr == method]
 
 
-def added_directives(tree, sphinx_class: str) -> tuple:
+def code_directives(tree) -> tuple:
     """Return the directives a module's `setup(app)` adds (`app.add_directive(NAME, CLASS)`)
-    whose class is, or derives in the module from, one of Sphinx's (`CodeBlock`: Django's
-    `console`)."""
+    whose class is, or derives in the module from, Sphinx's `CodeBlock`."""
     if tree is None:
         return ()
-    derived = {sphinx_class}
+    code = {"CodeBlock"}
     for node in tree.body:  # classes in order: a subclass of a subclass too
-        if isinstance(node, ast.ClassDef) and any(base_name(base) in derived
+        if isinstance(node, ast.ClassDef) and any(base_name(base) in code
                                                   for base in node.bases):
-            derived.add(node.name)
+            code.add(node.name)
     found = []
     for call in _method_calls(_setup(tree), "add_directive"):
-        if len(call.args) >= 2 and base_name(call.args[1]) in derived:
+        if len(call.args) >= 2 and base_name(call.args[1]) in code:
             name = _argument(call, 0, "name")
             if name is not None:
                 found.append(name.lower())
@@ -603,7 +602,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     target = known.get("autodoc_typehints_description_target")
     content = known.get("autoclass_content")
     types = object_types(tree)
-    code, programs = added_directives(tree, "CodeBlock"), program_directives(tree)
+    code, programs = code_directives(tree), program_directives(tree)
     # Sphinx-Gallery's settings and extension, also where a `try:` importing it adds them.
     statements = _guarded(tree)
     gallery = _dict_entries(statements, "sphinx_gallery_conf", known)
@@ -614,7 +613,7 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         if module_text is not None:
             module_tree = _parse(module_text)
             types = object_types(module_tree) | types
-            code += added_directives(module_tree, "CodeBlock")
+            code += code_directives(module_tree)
             programs += program_directives(module_tree)
     return SphinxConf(
         source_suffix=_suffixes(known.get("source_suffix"), extensions),
