@@ -17,7 +17,11 @@ from retrieval.ingest.formats.package import PACKAGE_FORMAT, read_package_conten
 from retrieval.ingest.readers import cython
 from retrieval.ingest.readers.docstrings import parse_module, read_package
 from retrieval.ingest.readers.templates import delegated_members, resolve_templates
-from retrieval.ingest.sources.dependencies import release_requirements, requirement_names
+from retrieval.ingest.sources.dependencies import (
+    inherited_releases,
+    release_requirements,
+    requirement_names,
+)
 from retrieval.ingest.sources.layout import sdist_modules, wheel_modules
 from retrieval.ingest.tree import PackageLayout
 from tests.support import temporary_directory
@@ -1122,3 +1126,29 @@ class ReleaseRequirementsTest(unittest.TestCase):
         self.assertEqual(requirement_names(
             ["Werkzeug (>=2.2.2)", "Jinja2>=3.0; python_version >= '3'",
              "asgiref>=3.2; extra == 'async'", "jinja2"]), ["werkzeug", "jinja2"])
+
+    def test_a_release_is_fetched_for_docstrings_its_classes_give_undocumented_members(self):
+        # Flask's `.. autoclass:: FlaskGroup` with `:members:`: its `get_command` has no
+        # docstring, and autodoc shows click's (autodoc_inherit_docstrings), so click is read;
+        # a documented class fetches nothing, nor does one derived from Python's own (said).
+        top = write_tree(temporary_directory(self), {
+            "app/__init__.py": ("import collections.abc\nimport click\n\n\n"
+                                "class Group(click.Group):\n    \"\"\"A group.\"\"\"\n\n"
+                                "    def get_command(self, ctx, name):\n        return None\n\n\n"
+                                "class Told(click.Command):\n    \"\"\"Told.\"\"\"\n\n"
+                                "    def invoke(self, ctx):\n        \"\"\"Invoke it.\"\"\"\n\n\n"
+                                "class Session(collections.abc.MutableMapping):\n"
+                                "    \"\"\"A session.\"\"\"\n\n    def clear(self):\n"
+                                "        pass\n"),
+            "docs/api.rst": "API\n===\n\n.. autoclass:: app.Told\n   :members:\n\n"
+                            ".. autoclass:: app.Session\n   :members:\n"})
+        notes: list = []
+        modules = wheel_modules(top)
+        self.assertEqual(inherited_releases(top, "docs", modules, ["click>=8.0"], notes.append),
+                         [])
+        (top / "docs" / "api.rst").write_text(
+            "API\n===\n\n.. autoclass:: app.Group\n   :members:\n")
+        self.assertEqual(inherited_releases(top, "docs", modules, ["click>=8.0"], notes.append),
+                         [("click", "8.0")])
+        self.assertEqual(notes, ["members inherited from collections.abc.MutableMapping left "
+                                 "out: it is Python's own, which no release gives"])

@@ -427,8 +427,9 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertEqual(sha256, hashlib.sha256(wrappers.encode()).hexdigest())
         # A descriptor's `doc=` is its docstring, as a property's is.
         self.assertIn("originated from", rows["webapp.Request.origin"][4])
-        self.assertIn("build: webapp/1.0: basekit-2.0.tar.gz: read for the members its classes "
-                      "give (:inherited-members:)", done.stderr)
+        self.assertIn("build: webapp/1.0: basekit-2.0.tar.gz: read for the members and "
+                      "docstrings its classes give (:inherited-members:, an undocumented "
+                      "member's docstring)", done.stderr)
         # A base from a release required without a lowest version: said, not guessed.
         self.assertIn("build: webapp/1.0: members inherited from solo.Thing left out: the "
                       "release requires solo without a lowest version", done.stderr)

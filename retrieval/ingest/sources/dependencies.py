@@ -18,6 +18,7 @@ packages.py hands them to the format, which reads those its classes derive from.
 
 import dataclasses
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,7 +56,9 @@ def inherited_releases(top: Path, docs: str, modules: tuple, requires: list,
     for directive in directives:
         # The class alone: its members are what the dependency is fetched to find.
         documented = autodoc.resolve(dataclasses.replace(directive, options={}), package)
-        if documented and documented[0].obj.kind in (CLASS, EXCEPTION):
+        if documented and documented[0].obj.kind in (CLASS, EXCEPTION) and (
+                "inherited-members" in directive.options
+                or _undocumented_members(documented[0].module, documented[0].obj)):
             for name in package.foreign_bases(documented[0].module, documented[0].obj):
                 outside.setdefault(name.partition(".")[0], name)
     own = {name.partition(".")[0] for name in package.modules}
@@ -63,6 +66,10 @@ def inherited_releases(top: Path, docs: str, modules: tuple, requires: list,
     found = []
     for module, base in sorted(outside.items()):
         if module in own:
+            continue
+        if module in sys.stdlib_module_names:
+            note(f"members inherited from {base} left out: it is Python's own, which no "
+                 "release gives")
             continue
         dist = lowest.get(normalized(module))
         if dist is None:
@@ -76,9 +83,18 @@ def inherited_releases(top: Path, docs: str, modules: tuple, requires: list,
     return found
 
 
+def _undocumented_members(module, obj) -> bool:
+    """Tell whether a class defines a public member without a docstring of its own, which
+    autodoc's `:members:` shows with its base's (autodoc_inherit_docstrings: Flask's
+    `FlaskGroup.get_command`, click's `MultiCommand.get_command`'s)."""
+    return any(not name.startswith("_") and member is not None and member.docstring is None
+               for name, member in ((name, module.member(obj, name)) for name in obj.members))
+
+
 def _inheriting_directives(docs: Path) -> list:
-    """Return the autoclass and autoexception directives with `:inherited-members:` of the
-    docs folder's reST pages."""
+    """Return the autoclass and autoexception directives with `:inherited-members:` or
+    `:members:` of the docs folder's reST pages: what a base another release defines may give
+    members or docstrings to."""
     found: list = []
     for relative, _ in iter_source_files(str(docs)):
         if not relative.endswith(_PAGE_SUFFIXES):
@@ -87,10 +103,10 @@ def _inheriting_directives(docs: Path) -> list:
             text = read_tree_file(str(docs), relative, _MAX_PAGE_BYTES).decode("utf-8", "replace")
         except (Unreadable, OSError):
             continue  # the page's own reading says why; here it only has no directive
-        if "inherited-members" in text:
+        if "members" in text:
             found.extend(directive for directive in autodoc.directives(text)
                          if directive.kind in ("class", "exception")
-                         and "inherited-members" in directive.options)
+                         and {"inherited-members", "members"} & directive.options.keys())
     return found
 
 

@@ -298,8 +298,8 @@ def _dependencies(label: str, top: Path, docs: str, modules: tuple, metadata, wh
                                 else sdist_modules(root), f"pypi:{dist}=={version}/"))
         fetched.setdefault("inherited_from", []).append(
             {"dist": dist, "version": version, "file": archive.name, "sha256": _sha256(archive)})
-        build_note(f"{label}: {archive.name}: read for the members its classes give "
-                   "(:inherited-members:)")
+        build_note(f"{label}: {archive.name}: read for the members and docstrings its classes "
+                   "give (:inherited-members:, an undocumented member's docstring)")
     return tuple(found)
 
 
