@@ -1130,7 +1130,8 @@ class ReleaseRequirementsTest(unittest.TestCase):
     def test_a_release_is_fetched_for_docstrings_its_classes_give_undocumented_members(self):
         # Flask's `.. autoclass:: FlaskGroup` with `:members:`: its `get_command` has no
         # docstring, and autodoc shows click's (autodoc_inherit_docstrings), so click is read;
-        # a documented class fetches nothing, nor does one derived from Python's own (said).
+        # a documented class fetches nothing, nor does one derived from Python's own (said
+        # where :inherited-members: asks for its members, not for docstrings alone).
         top = write_tree(temporary_directory(self), {
             "app/__init__.py": ("import collections.abc\nimport click\n\n\n"
                                 "class Group(click.Group):\n    \"\"\"A group.\"\"\"\n\n"
@@ -1146,8 +1147,10 @@ class ReleaseRequirementsTest(unittest.TestCase):
         modules = wheel_modules(top)
         self.assertEqual(inherited_releases(top, "docs", modules, ["click>=8.0"], notes.append),
                          [])
+        self.assertEqual(notes, [])
         (top / "docs" / "api.rst").write_text(
-            "API\n===\n\n.. autoclass:: app.Group\n   :members:\n")
+            "API\n===\n\n.. autoclass:: app.Group\n   :members:\n\n"
+            ".. autoclass:: app.Session\n   :inherited-members:\n")
         self.assertEqual(inherited_releases(top, "docs", modules, ["click>=8.0"], notes.append),
                          [("click", "8.0")])
         self.assertEqual(notes, ["members inherited from collections.abc.MutableMapping left "

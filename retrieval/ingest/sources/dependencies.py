@@ -43,8 +43,10 @@ _MAX_PAGE_BYTES = 4 * 1024 * 1024
 def inherited_releases(top: Path, docs: str, modules: tuple, requires: list,
                        note: Callable[[str], None]) -> list:
     """Return (distribution, version) of each release that defines a base of a class the docs
-    folder documents with `:inherited-members:`; note says, one line each, what such a base is
-    imported from that no requirement of the release gives a version of.
+    folder documents with `:inherited-members:`, or with `:members:` where the class has a
+    member without a docstring (which autodoc shows with its base's); note says, one line
+    each, what a base `:inherited-members:` asks for is imported from that no requirement of
+    the release gives a version of.
 
     requires: the release's Requires-Dist values.
     """
@@ -52,27 +54,33 @@ def inherited_releases(top: Path, docs: str, modules: tuple, requires: list,
     if not directives:
         return []
     package = read_package(str(top), modules)
-    outside: dict = {}  # top-level module -> a base imported from it, as written
+    # top-level module -> (a base imported from it, as written; whether :inherited-members:
+    # asks for its members, not only for docstrings)
+    outside: dict = {}
     for directive in directives:
         # The class alone: its members are what the dependency is fetched to find.
         documented = autodoc.resolve(dataclasses.replace(directive, options={}), package)
-        if documented and documented[0].obj.kind in (CLASS, EXCEPTION) and (
-                "inherited-members" in directive.options
-                or _undocumented_members(documented[0].module, documented[0].obj)):
+        if not documented or documented[0].obj.kind not in (CLASS, EXCEPTION):
+            continue
+        asked = "inherited-members" in directive.options
+        if asked or _undocumented_members(documented[0].module, documented[0].obj):
             for name in package.foreign_bases(documented[0].module, documented[0].obj):
-                outside.setdefault(name.partition(".")[0], name)
+                module = name.partition(".")[0]
+                outside[module] = (outside.get(module, (name,))[0],
+                                   asked or outside.get(module, (name, False))[1])
     own = {name.partition(".")[0] for name in package.modules}
     lowest = _lowest_versions(requires)
     found = []
-    for module, base in sorted(outside.items()):
+    for module, (base, asked) in sorted(outside.items()):
         if module in own:
             continue
+        dist = lowest.get(normalized(module))
+        if not asked and (dist is None or dist[1] is None):
+            continue  # docstrings alone: a release that gives none is no loss to say
         if module in sys.stdlib_module_names:
             note(f"members inherited from {base} left out: it is Python's own, which no "
                  "release gives")
-            continue
-        dist = lowest.get(normalized(module))
-        if dist is None:
+        elif dist is None:
             note(f"members inherited from {base} left out: no requirement of the release is "
                  f"named {module}")
         elif dist[1] is None:
