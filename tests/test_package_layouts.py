@@ -646,6 +646,26 @@ class PublicApiTest(unittest.TestCase):
                           "DatetimeArray.days": ("attribute", "Number of days."),
                           "DatetimeArray.hour": ("attribute", None)})
 
+    def test_an_instance_whose_class_makes_its_doc_from_an_argument_has_that_docstring(self):
+        # pandas' `set_option = CallableDynamicDoc(_set_option, _set_option_tmpl)`: the class's
+        # `__doc__` property formats `self.__doc_tmpl__`, set from __init__'s parameter; the
+        # template is the docstring as written (what format fills in at run time is not).
+        objects = self.assembled({
+            "pd/config.py": (
+                'class CallableDynamicDoc:\n    def __init__(self, func, doc_tmpl):\n'
+                '        self.__doc_tmpl__ = doc_tmpl\n        self.__func__ = func\n\n'
+                '    @property\n    def __doc__(self):\n'
+                '        return self.__doc_tmpl__.format(opts_list=_options())\n\n\n'
+                'class Plain:\n    def __init__(self, doc):\n        self.doc = doc\n\n\n'
+                '_set_tmpl = """set_option(pat, value)\n\nSets the value. {opts_list}"""\n\n\n'
+                'def _set_option(pat, value):\n    pass\n\n\n'
+                'set_option = CallableDynamicDoc(_set_option, _set_tmpl)\n'
+                'plain = Plain("Not its docstring.")\n')},
+                                 "pd.config", (1, 0, 0))
+        self.assertEqual(objects["set_option"].docstring,
+                         "set_option(pat, value)\n\nSets the value. {opts_list}")
+        self.assertIsNone(objects["plain"].docstring)
+
     def test_members_a_class_decorator_takes_from_another_class_resolve_to_its(self):
         # pandas' `@delegate_names(delegate=DatetimeArray, accessors=DatetimeArray.
         # _datetimelike_ops, typ="property")` on the `.dt` accessor's class, and

@@ -1242,8 +1242,9 @@ class _Reader:
                          gives_itself=isinstance(node, ast.ClassDef) and _gives_itself(node),
                          computes_on_class=isinstance(node, ast.ClassDef)
                          and _computes_on_class(node),
-                         doc_parameter=None if isinstance(node, ast.ClassDef) or is_class
-                         else _doc_parameter(node),
+                         doc_parameter=_instance_doc_parameter(node)
+                         if isinstance(node, ast.ClassDef)
+                         else None if is_class else _doc_parameter(node),
                          doc_expression=None if assigned_doc is None else assigned_doc[3],
                          delegations=tuple(
                              d for d in node.decorator_list if isinstance(d, ast.Call)
@@ -1669,6 +1670,36 @@ def _doc_parameter(node) -> tuple | None:
     return None if doc is None else (parameters, doc, True)
 
 
+def _instance_doc_parameter(node: ast.ClassDef) -> tuple | None:
+    """Return DocObject.doc_parameter of a class whose instances' docstring is an argument it
+    is made with: its `__doc__` is a property returning `self.ATTR` or `self.ATTR.format(...)`,
+    and `__init__` sets `self.ATTR = PARAMETER` (pandas' `set_option = CallableDynamicDoc(
+    _set_option, _set_option_tmpl)`): (__init__'s parameters after self, PARAMETER, False).
+    The template is the docstring as written; what `format` fills in at run time is not."""
+    body = {statement.name: statement for statement in node.body
+            if isinstance(statement, ast.FunctionDef)}
+    doc, init = body.get("__doc__"), body.get("__init__")
+    if doc is None or init is None or not doc.body or len(init.args.args) < 2 \
+            or not any(_base_name(d) == "property" for d in doc.decorator_list) \
+            or not isinstance(doc.body[-1], ast.Return):
+        return None
+    returned = doc.body[-1].value
+    if isinstance(returned, ast.Call) and isinstance(returned.func, ast.Attribute) \
+            and returned.func.attr == "format":
+        returned = returned.func.value
+    attribute = _is_self_attribute(returned, doc.args.args[0].arg) if doc.args.args else None
+    if attribute is None:
+        return None
+    parameters = tuple(argument.arg for argument in init.args.args[1:])
+    self_name = init.args.args[0].arg
+    set_from = [statement.value for statement in init.body
+                if isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and _is_self_attribute(statement.targets[0], self_name) == attribute
+                and isinstance(statement.value, ast.Name)
+                and statement.value.id in parameters]
+    return (parameters, set_from[0], False) if len(set_from) == 1 else None
+
+
 def _doc_set_from_parameter(node, inner: str, parameters: tuple) -> ast.expr | None:
     """Return the parameter (or f-string of them: pandas' TimedeltaArray fields) a function's
     body gives the function inner it defines as its docstring (one `inner.__doc__ = ...`), or
@@ -1709,7 +1740,8 @@ def docstring_argument(package: PackageSource, module: Module, obj: DocObject):
     if call is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
         return None
     found = package.resolve(f"{module.name}.{ast.unparse(call.func)}")
-    if found is None or found[1].kind != FUNCTION or found[1].doc_parameter is None:
+    if found is None or found[1].kind not in (FUNCTION, CLASS) \
+            or found[1].doc_parameter is None:
         return None
     parameters, doc, routine = found[1].doc_parameter
     given = dict(zip(parameters, call.args, strict=False))  # a call may give fewer
