@@ -893,11 +893,9 @@ class _Reader:
         _record_assignment(statement, self.module.assigned, self.module.items)
 
     def _doc_assignment(self, statement):
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-            target = statement.targets[0]
-            if isinstance(target, ast.Attribute) and target.attr == "__doc__" \
-                    and isinstance(target.value, (ast.Name, ast.Attribute)):
-                self.doc_assignments[ast.unparse(target.value)] = statement
+        written = _doc_assigned_to(statement)
+        if written is not None:
+            self.doc_assignments[written] = statement
 
     def _bound_onto_class(self, statement, path: str):
         """Record the functions a class body's method defines and binds onto its first
@@ -1673,13 +1671,13 @@ def _doc_parameter(node) -> tuple | None:
 def _instance_doc_parameter(node: ast.ClassDef) -> tuple | None:
     """Return DocObject.doc_parameter of a class whose instances' docstring is an argument it
     is made with: its `__doc__` is a property returning `self.ATTR` or `self.ATTR.format(...)`,
-    and `__init__` sets `self.ATTR = PARAMETER` (pandas' `set_option = CallableDynamicDoc(
-    _set_option, _set_option_tmpl)`): (__init__'s parameters after self, PARAMETER, False).
+    and `__init__` keeps a parameter as `self.ATTR` (_kept_parameter: pandas' `set_option =
+    CallableDynamicDoc(_set_option, _set_option_tmpl)`): (__init__'s parameters after self,
+    PARAMETER, False).
     The template is the docstring as written; what `format` fills in at run time is not."""
-    body = {statement.name: statement for statement in node.body
-            if isinstance(statement, ast.FunctionDef)}
-    doc, init = body.get("__doc__"), body.get("__init__")
-    if doc is None or init is None or not doc.body or len(init.args.args) < 2 \
+    doc = next((statement for statement in node.body
+                if isinstance(statement, ast.FunctionDef) and statement.name == "__doc__"), None)
+    if doc is None or not doc.body or not doc.args.args \
             or not any(_base_name(d) == "property" for d in doc.decorator_list) \
             or not isinstance(doc.body[-1], ast.Return):
         return None
@@ -1687,17 +1685,20 @@ def _instance_doc_parameter(node: ast.ClassDef) -> tuple | None:
     if isinstance(returned, ast.Call) and isinstance(returned.func, ast.Attribute) \
             and returned.func.attr == "format":
         returned = returned.func.value
-    attribute = _is_self_attribute(returned, doc.args.args[0].arg) if doc.args.args else None
-    if attribute is None:
-        return None
-    parameters = tuple(argument.arg for argument in init.args.args[1:])
-    self_name = init.args.args[0].arg
-    set_from = [statement.value for statement in init.body
-                if isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and _is_self_attribute(statement.targets[0], self_name) == attribute
-                and isinstance(statement.value, ast.Name)
-                and statement.value.id in parameters]
-    return (parameters, set_from[0], False) if len(set_from) == 1 else None
+    attribute = _is_self_attribute(returned, doc.args.args[0].arg)
+    found = _kept_parameter(node, attribute) if attribute is not None else None
+    return None if found is None else (*found, False)
+
+
+def _doc_assigned_to(statement) -> str | None:
+    """Return X, as written, of a statement `X.__doc__ = ...` (X a name or a dotted name),
+    else None."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        if isinstance(target, ast.Attribute) and target.attr == "__doc__" \
+                and isinstance(target.value, (ast.Name, ast.Attribute)):
+            return ast.unparse(target.value)
+    return None
 
 
 def _doc_set_from_parameter(node, inner: str, parameters: tuple) -> ast.expr | None:
@@ -1707,11 +1708,7 @@ def _doc_set_from_parameter(node, inner: str, parameters: tuple) -> ast.expr | N
     defined = any(isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
                   and statement.name == inner for statement in node.body)
     set_doc = [statement.value for statement in node.body
-               if isinstance(statement, ast.Assign) and len(statement.targets) == 1
-               and isinstance(statement.targets[0], ast.Attribute)
-               and statement.targets[0].attr == "__doc__"
-               and isinstance(statement.targets[0].value, ast.Name)
-               and statement.targets[0].value.id == inner]
+               if _doc_assigned_to(statement) == inner]
     if not defined or len(set_doc) != 1 or not _reads_parameters(set_doc[0], parameters):
         return None
     return set_doc[0]
@@ -1779,27 +1776,38 @@ def _class_access(node: ast.ClassDef) -> tuple | None:
     parameter of it (pandas' CachedAccessor keeps its accessor class so), that parameter's
     (position after self, name); else None. Only then does the source say, without running
     anything, what `Owner.name` is for `name = Descriptor(..., Thing)` in Owner's body."""
-    methods = {statement.name: statement for statement in node.body
-               if isinstance(statement, ast.FunctionDef)}
-    init, returned = methods.get("__init__"), _class_return(node)
-    if init is None or not init.args.args or returned is None:
+    returned = _class_return(node)
+    kept = _is_self_attribute(*returned) if returned is not None else None
+    found = _kept_parameter(node, kept) if kept is not None else None
+    if found is None:
         return None
-    kept = _is_self_attribute(*returned)
-    if kept is None:
+    parameters, parameter = found
+    return parameters.index(parameter.id), parameter.id
+
+
+def _kept_parameter(node: ast.ClassDef, attribute: str) -> tuple | None:
+    """Return (its __init__'s parameters after self, the Name of the one it keeps as
+    `self.ATTRIBUTE`) where that assignment in __init__'s body is the class's only one to an
+    attribute of that name (in any method, of any self); else None."""
+    init = next((statement for statement in node.body
+                 if isinstance(statement, ast.FunctionDef) and statement.name == "__init__"),
+                None)
+    if init is None or not init.args.args:
         return None
     init_self = init.args.args[0].arg
-    parameters = [argument.arg for argument in [*init.args.posonlyargs, *init.args.args][1:]]
-    # Every assignment to an attribute of that name anywhere in the class (any method's self).
+    parameters = tuple(argument.arg
+                       for argument in [*init.args.posonlyargs, *init.args.args][1:])
     stores = [child for child in ast.walk(node)
-              if isinstance(child, ast.Attribute) and child.attr == kept
+              if isinstance(child, ast.Attribute) and child.attr == attribute
               and isinstance(child.ctx, (ast.Store, ast.Del))]
     assignment = next((statement for statement in init.body
                        if isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                       and _is_self_attribute(statement.targets[0], init_self) == kept), None)
+                       and _is_self_attribute(statement.targets[0], init_self) == attribute),
+                      None)
     if len(stores) != 1 or assignment is None or not isinstance(assignment.value, ast.Name) \
             or assignment.value.id not in parameters:
         return None
-    return parameters.index(assignment.value.id), assignment.value.id
+    return parameters, assignment.value
 
 
 def _assigned_doc(body: list) -> tuple | None:
