@@ -66,8 +66,8 @@ def inherited_releases(top: Path, docs: str, modules: tuple, requires: list,
         if asked or _undocumented_members(documented[0].module, documented[0].obj):
             for name in package.foreign_bases(documented[0].module, documented[0].obj):
                 module = name.partition(".")[0]
-                outside[module] = (outside.get(module, (name,))[0],
-                                   asked or outside.get(module, (name, False))[1])
+                base, asked_before = outside.get(module, (name, False))
+                outside[module] = (base, asked or asked_before)
     own = {name.partition(".")[0] for name in package.modules}
     lowest = _lowest_versions(requires)
     found = []
