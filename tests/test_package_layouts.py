@@ -905,6 +905,29 @@ class PublicApiTest(unittest.TestCase):
                          "engine : str\n    Since 1.3.\nSee Also\n--------\n"
                          "Series.rolling : Rolling.")
 
+    def test_a_computing_function_makes_no_text_longer_than_its_bound(self):
+        # `text += text` in a row, a large replacement, a join or an f-string width: each would
+        # make more than a MiB of text; the docstring is left as written, the build goes on.
+        objects = self.assembled({
+            "pd/doc.py": (
+                'def doubled(text):\n' + '    text += text\n' * 24 + '    return text\n\n\n'
+                'def replaced(text):\n    wide = "xx"\n'
+                '    return (text * 1000).replace("a", wide)\n\n\n'
+                'def joined(text):\n    return "a".join([text, text])\n\n\n'
+                'def wide(text):\n    return f"{text:>99999999}"\n\n\n'
+                'def fine(text):\n    return text.replace("a", "b")\n'),
+            "pd/frame.py": (
+                'from pd.doc import doubled, fine, joined, replaced, wide\n\n\n'
+                'class Frame:\n    @Appender(doubled("a"))\n    def one(self):\n        pass\n\n'
+                '    @Appender(replaced("a" * 1000))\n    def two(self):\n        pass\n\n'
+                '    @Appender(joined("b" * 600000))\n    def three(self):\n        pass\n\n'
+                '    @Appender(wide("a"))\n    def four(self):\n        pass\n\n'
+                '    @Appender(fine("a"))\n    def five(self):\n        """Own."""\n')},
+                                 "pd.frame", (1, 0, 4))
+        self.assertEqual([objects[f"Frame.{name}"].docstring
+                          for name in ("one", "two", "three", "four", "five")],
+                         [None, None, None, None, "Own.\nb"])
+
     def test_a_method_its_class_body_defines_above_is_what_a_decorator_names(self):
         # pandas' IndexOpsMixin: `@doc(argmax, op="min", value="smallest")` over argmin.
         # A method defined below the decorator is not yet bound: the module's name is read.

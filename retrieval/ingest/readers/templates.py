@@ -24,6 +24,7 @@ import contextlib
 import dataclasses
 import inspect
 import operator
+import re
 import textwrap
 from collections.abc import Callable
 
@@ -73,6 +74,26 @@ _CONVERSIONS: dict = {ord("r"): repr, ord("s"): str, ord("a"): ascii}
 
 class _Unresolved(Exception):
     """A value the source alone does not give."""
+
+
+def _within(size: int) -> None:
+    """Raise _Unresolved for a text (or list) of more than _MAX_TEXT characters (items): a
+    computing function's `text += text` in a row, or a large replacement, makes none."""
+    if size > _MAX_TEXT:
+        raise _Unresolved("a text longer than this reader makes")
+
+
+def _bounded(item):
+    """Return a value, which is no text or list longer than _MAX_TEXT (_within)."""
+    if isinstance(item, (str, list, tuple)):
+        _within(len(item))
+    return item
+
+
+def _texts_size(items) -> int:
+    """Return how long the texts among items (a list or tuple) are together."""
+    return sum(len(item) for item in items if isinstance(item, str)) \
+        if isinstance(items, (list, tuple)) else 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,41 +176,12 @@ class _Templates:
                 raise _Unresolved("a starred element")
             items = [self.value(module, element, depth) for element in node.elts]
             return items if isinstance(node, ast.List) else tuple(items)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-            left, right = self.value(module, node.left, depth), self.value(module, node.right,
-                                                                           depth)
-            text, times = (left, right) if isinstance(left, str) else (right, left)
-            if not isinstance(text, str) or not isinstance(times, int) \
-                    or len(text) * max(times, 0) > _MAX_TEXT:
-                raise _Unresolved("a product this reader does not make")
-            return text * times
+        if isinstance(node, ast.BinOp):
+            return _bounded(self.binary(module, node, depth))
         if isinstance(node, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.IfExp)):
             return self.tested(module, node, depth)
         if isinstance(node, ast.ListComp):
             return self.comprehended(module, node, depth)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = self.operand(module, node.left, depth), self.operand(
-                module, node.right, depth)
-            if left is _MISSING or right is _MISSING:
-                # A piece the source does not give, joined to text (pandas' read_csv: its NA
-                # values, `fill(sorted(STR_NA_VALUES))` of a compiled module): the text
-                # around it is still the docstring's, and the piece is left out.
-                known = left if right is _MISSING else right
-                if not isinstance(known, str):
-                    raise _Unresolved("a sum of a piece the source does not give")
-                self.left_out = True
-                left, right = ("", right) if left is _MISSING else (left, "")
-            try:
-                return left + right
-            except TypeError as exc:
-                raise _Unresolved(str(exc)) from None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-            left, right = self.value(module, node.left, depth), self.value(module, node.right,
-                                                                           depth)
-            try:
-                return left % right
-            except (TypeError, ValueError, KeyError) as exc:
-                raise _Unresolved(str(exc)) from None
         if isinstance(node, ast.Dict):
             found: dict = {}
             for key, item in zip(node.keys, node.values, strict=True):
@@ -207,6 +199,36 @@ class _Templates:
             # torch.optim's `Adam.__doc__ = ... + fr"""...{_maximize_doc}..."""`.
             return self.formatted(node, lambda field: self.value(module, field, depth))
         raise _Unresolved(type(node).__name__)
+
+    def binary(self, module: Module, node: ast.BinOp, depth: int):
+        """The value of `+`, `%` or `text * n`, as Python's."""
+        if isinstance(node.op, ast.Add):
+            left, right = self.operand(module, node.left, depth), self.operand(
+                module, node.right, depth)
+            if left is _MISSING or right is _MISSING:
+                # A piece the source does not give, joined to text (pandas' read_csv: its NA
+                # values, `fill(sorted(STR_NA_VALUES))` of a compiled module): the text
+                # around it is still the docstring's, and the piece is left out.
+                known = left if right is _MISSING else right
+                if not isinstance(known, str):
+                    raise _Unresolved("a sum of a piece the source does not give")
+                self.left_out = True
+                left, right = ("", right) if left is _MISSING else (left, "")
+        elif isinstance(node.op, (ast.Mod, ast.Mult)):
+            left, right = self.value(module, node.left, depth), self.value(module, node.right,
+                                                                           depth)
+        else:
+            raise _Unresolved(type(node.op).__name__)
+        if isinstance(node.op, ast.Mult):
+            text, times = (left, right) if isinstance(left, str) else (right, left)
+            if not isinstance(text, str) or not isinstance(times, int) \
+                    or len(text) * max(times, 0) > _MAX_TEXT:
+                raise _Unresolved("a product this reader does not make")
+        try:
+            return left + right if isinstance(node.op, ast.Add) \
+                else left % right if isinstance(node.op, ast.Mod) else left * right
+        except (TypeError, ValueError, KeyError) as exc:
+            raise _Unresolved(str(exc)) from None
 
     def operand(self, module: Module, node, depth: int):
         """The value of one operand of a sum; _MISSING where the source does not give it."""
@@ -227,12 +249,15 @@ class _Templates:
             raise _Unresolved("a comprehension over no list")
         values, names = (dict(self.frame[0]), set(self.frame[1])) if self.frame else ({}, set())
         names.add(generator.target.id)
-        found = []
+        found: list = []
+        size = 0
         with self.framed((values, names)):
             for item in items:
                 values[generator.target.id] = item
                 if all(self.truth(module, test, depth) for test in generator.ifs):
                     found.append(self.value(module, node.elt, depth))
+                    size += _texts_size(found[-1:])
+                    _within(size)
         return found
 
     def tested(self, module: Module, node, depth: int):
@@ -330,8 +355,16 @@ class _Templates:
                                              for argument in arguments) \
                     and not (name == "replace" and arguments[:1] == [""]):
                 # (An empty text replaced would be put between every two characters.)
+                if name == "replace" and len(arguments) >= 2 and isinstance(arguments[0], str) \
+                        and isinstance(arguments[1], str):
+                    # What each makes, before it is made.
+                    _within(len(text) + text.count(arguments[0])
+                            * max(0, len(arguments[1]) - len(arguments[0])))
+                elif name == "join" and arguments \
+                        and isinstance(arguments[0], (str, list, tuple)):
+                    _within(_texts_size(arguments[0]) + len(text) * len(arguments[0]))
                 try:
-                    return getattr(text, name)(*arguments)
+                    return _bounded(getattr(text, name)(*arguments))
                 except (TypeError, ValueError) as exc:
                     raise _Unresolved(str(exc)) from None
         if name == "len" and isinstance(func, ast.Name) and len(node.args) == 1 \
@@ -472,6 +505,9 @@ class _Templates:
             spec = "".join(str(value.value) for value in part.format_spec.values
                            if isinstance(value, ast.Constant)) \
                 if isinstance(part.format_spec, ast.JoinedStr) else ""
+            if any(len(width) > 7 or int(width) > _MAX_TEXT  # `{x:>99999999}`
+                   for width in re.findall(r"\d+", spec)):
+                raise _Unresolved("a width longer than this reader makes")
             try:
                 text.append(format(item, spec))
             except (TypeError, ValueError) as exc:
