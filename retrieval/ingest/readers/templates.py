@@ -27,6 +27,7 @@ import operator
 import re
 import textwrap
 from collections.abc import Callable
+from typing import NamedTuple
 
 from . import docstrings
 from .code_deprecation import base_name
@@ -96,6 +97,17 @@ def _texts_size(items) -> int:
         if isinstance(items, (list, tuple)) else 0
 
 
+class _ClassScope(NamedTuple):
+    """A class body as a name is read in it: its `NAME = value` and `NAME["key"] = value`
+    (Module.class_scopes), the class's path below its module, and the line read at (a method
+    the body defines above it is bound there)."""
+
+    assigned: dict
+    items: dict
+    path: str
+    line: int
+
+
 @dataclasses.dataclass(frozen=True)
 class _Callable:
     """A function or class of the package that a decorator argument names."""
@@ -111,7 +123,7 @@ class _Templates:
         self.docs: dict = {}  # DocObject name -> its docstring as assembled (assembled)
         # The class scope (class_scope) a name is looked up in first, where what is
         # read is a method's decorator or what that class body binds; None: the module's.
-        self.scope: tuple | None = None
+        self.scope: _ClassScope | None = None
         # The (scope's assignments, name) pairs whose `NAME = value` is being read: NAME in
         # its own value is the binding before it (generic.py's `_shared_docs = {**_shared_docs}`
         # copies the dict it imports).
@@ -138,7 +150,7 @@ class _Templates:
         finally:
             setattr(self, attribute, saved)
 
-    def scoped(self, scope: tuple | None):
+    def scoped(self, scope: _ClassScope | None):
         """Read names in scope (a class scope, None: the module's) within the block."""
         return self._set("scope", scope)
 
@@ -521,13 +533,14 @@ class _Templates:
                 raise _Unresolved(f"{name} read before the function binds it")
             return frame[0][name]
         scope = self.scope
-        if scope is not None and name in scope[0] and (id(scope[0]), name) not in self.assigning:
-            return self.bound(module, name, depth, scope[0], scope[1])
+        if scope is not None and name in scope.assigned \
+                and (id(scope.assigned), name) not in self.assigning:
+            return self.bound(module, name, depth, scope.assigned, scope.items)
         if scope is not None:
             # A method the class body defines above the line read (pandas' `@doc(argmax,
             # op="min")` over argmin): the function the name is bound to there.
-            member = module.objects.get(f"{scope[2]}.{name}")
-            if member is not None and member.kind == METHOD and member.end_line < scope[3]:
+            member = module.objects.get(f"{scope.path}.{name}")
+            if member is not None and member.kind == METHOD and member.end_line < scope.line:
                 return _Callable(module, member)
         with self.scoped(None):  # the module's names read the module's
             if name in module.assigned and (id(module.assigned), name) not in self.assigning:
@@ -623,7 +636,7 @@ class _Templates:
         for module, cls in [owner, *((m, base) for m, base, _ in
                                      self.package.base_depths(*owner))]:
             scope = self.class_scope(module, cls.name[len(module.name) + 1:], _AFTER_BODY)
-            if scope is not None and name in scope[0]:
+            if scope is not None and name in scope.assigned:
                 with self.scoped(scope):
                     return self.named(module, name, depth)
         return _MISSING
@@ -653,19 +666,19 @@ class _Templates:
             raise _Unresolved("a delegation this reader does not follow")
         return names, delegate.obj.name, replaces
 
-    def scope_of(self, module: Module, obj: DocObject) -> tuple | None:
+    def scope_of(self, module: Module, obj: DocObject) -> _ClassScope | None:
         """The class scope an object's decorators are read in: its class body's, if any."""
         return self.class_scope(module, obj.name[len(module.name) + 1:].rpartition(".")[0],
                                 obj.start_line)
 
     @staticmethod
-    def class_scope(module: Module, path: str, line: int) -> tuple | None:
+    def class_scope(module: Module, path: str, line: int) -> _ClassScope | None:
         """The scope of the class at path (a module's path below it; "": none) where its body
-        is read at line: (its `NAME = value`, its `NAME["key"] = value` (Module.class_scopes),
-        path, line); None for the module's."""
+        is read at line; None for the module's."""
         if not path or module.objects.get(path) is None:
             return None
-        return (*module.class_scopes.get(path, ({}, {})), path, line)
+        assigned, items = module.class_scopes.get(path, ({}, {}))
+        return _ClassScope(assigned, items, path, line)
 
     def doc_components(self, module: Module, obj: DocObject, depth: int) -> list:
         """Return an object's docstring components as pandas' @doc keeps them: (text,
