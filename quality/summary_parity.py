@@ -19,18 +19,15 @@ well either answers a user's question (package_docs.py's question sets do that).
 """
 
 import argparse
-import io
-import json
 import random
 import re
 import sqlite3
 import sys
 from collections import Counter
 from dataclasses import dataclass
-from wsgiref.util import setup_testing_defaults
 
+from retrieval.mcp.backends import LocalBackend
 from retrieval.settings import load_settings
-from retrieval.wsgi import create_app
 
 SECTION = "section"
 SUMMARY_WORDS = 20
@@ -90,26 +87,22 @@ def why_missed(where: tuple, places: set, names: set) -> str:
 
 
 class Searcher:
-    """A snapshot's app, searched in process (no access log)."""
+    """A snapshot's service, searched in process (the MCP server's LocalBackend; no access
+    log)."""
 
     def __init__(self, snapshot: str, collection: str, version: str):
-        self.app = create_app(snapshot_path=snapshot, settings=load_settings(
-            environ={}, overrides={"access_log": False}))
+        self.backend = LocalBackend(load_settings(
+            environ={}, overrides={"snapshot": snapshot, "access_log": False}))
         self.collection, self.version = collection, version
 
     def places(self, query: str) -> list:
         """Return the places of a search's hits, in rank order."""
-        body = json.dumps({"query": query, "version": self.version,
-                           "collection": self.collection, "limit": LIMIT}).encode()
-        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/search",
-                   "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
-                   "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr}
-        setup_testing_defaults(environ)
-        reply = b"".join(self.app(environ, lambda status, headers, exc_info=None: None))
-        return [place(hit["url"]) for hit in json.loads(reply)["hits"]]
+        found = self.backend.search({"query": query, "version": self.version,
+                                     "collection": self.collection, "limit": LIMIT})
+        return [place(hit["url"]) for hit in found["hits"]]
 
     def close(self) -> None:
-        self.app.close()
+        self.backend.close()
 
 
 def main(argv=None) -> int:
