@@ -145,6 +145,7 @@ def merge_same_passages(drafts, preference: Callable | None = None) -> list:
     # A merged draft's place -> its names and bare names (as dicts: in order, each once) and
     # in-links, written into it once at the end (not re-joined once per draft merged into it).
     gained: dict[int, tuple] = {}
+    chosen_rank: dict = {}  # a merged draft's place -> preference() of the draft chosen
     for draft in drafts:
         key = passage_key(draft.content)
         if key not in seen:
@@ -161,8 +162,12 @@ def merge_same_passages(drafts, preference: Callable | None = None) -> list:
         names.update(dict.fromkeys(draft.content["fields"]["names"].split()))
         bare.update(dict.fromkeys(draft.content["fields"]["name"].split()))
         in_links[0] = max(in_links[0], draft.content["in_links"])
-        if preference is not None and preference(draft) < preference(merged[place]):
-            merged[place] = draft
+        if preference is not None:
+            if place not in chosen_rank:
+                chosen_rank[place] = preference(merged[place])
+            rank = preference(draft)
+            if rank < chosen_rank[place]:
+                merged[place], chosen_rank[place] = draft, rank
     for place, (names, bare, in_links) in gained.items():
         chosen = merged[place]
         # Its own names first: the first is the name the passage is known by (core/diff.py).
