@@ -214,6 +214,30 @@ class PublicApiTest(unittest.TestCase):
         self.assertIn("pt.fixture", units)
         self.assertFalse([title for title in units if "_helper" in title or "_lapack" in title])
 
+    def test_a_public_instance_of_a_private_class_names_its_members_as_users_call_them(self):
+        # loguru 0.7.0: `logger = _Logger(...)` in loguru/__init__.py, of `Logger` in the
+        # private loguru/_logger.py, is the whole API: `logger.add` and kin. A class with a
+        # public name keeps it (`grid = Grid()` names no member `pkg.grid.shape`).
+        units = units_of(self, {
+            "lg/__init__.py": '"""Logging."""\nfrom ._logger import Logger as _Logger\n'
+                              'from .grids import grid\n__all__ = ["logger", "grid"]\n'
+                              'logger = _Logger(core=None)\n',
+            "lg/_logger.py": 'class Logger:\n    """An object to dispatch messages."""\n\n'
+                             '    def __init__(self, core):\n        self._core = core\n\n'
+                             '    def add(self, sink):\n        """Add a handler."""\n\n'
+                             '    def _helper(self):\n        """Internal."""\n',
+            "lg/grids.py": 'class Grid:\n    """A grid."""\n\n'
+                           '    def shape(self):\n        """Its shape."""\n\n\n'
+                           'grid = Grid()\n'})
+        self.assertEqual(units["lg.logger.add"]["fields"]["names"].split(),
+                         ["lg.logger.add", "lg._logger.Logger.add"])
+        self.assertIn("def add(self, sink):", units["lg.logger.add"]["text"])
+        self.assertEqual(units["lg.logger"]["fields"]["names"].split(),
+                         ["lg.logger", "lg._logger.Logger"])
+        self.assertFalse([title for title in units if "_helper" in title])
+        self.assertIn("lg.grids.Grid.shape", units)
+        self.assertFalse([title for title in units if title.startswith("lg.grid.")])
+
     def test_a_class_s_unit_quotes_its_constructor_s_docstring_and_is_known_by_its_name(self):
         # gradio's `Image.__init__` says what each argument does: the class's unit shows it
         # (autoclass_content "both"), one unit known by the class's names and the constructor's.

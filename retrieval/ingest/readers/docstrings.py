@@ -2463,15 +2463,8 @@ def aliases(package: PackageSource) -> Aliases:
             public = f"{name}.{local}"
             if public == target.name:
                 continue
-            renames = local != target.name.rsplit(".", 1)[-1]
-            below = target.name[len(target_module.name) + 1:]
-            for path, obj in target_module.objects.items():
-                if path == below or path.startswith(below + "."):
-                    names = found.setdefault(obj.name, [])
-                    if public + path[len(below):] not in names:
-                        names.append(public + path[len(below):])
-                    if renames:
-                        found.renamed.add(public + path[len(below):])
+            _name_tree(found, target_module, target, public)
+    _instance_names(package, found)
     subclasses = _subclasses_by_base(package)
     for _, module in sorted(package.modules.items()):
         for local, target in module.documents.items():
@@ -2489,6 +2482,43 @@ def aliases(package: PackageSource) -> Aliases:
                 names += [f"{name}.{member}" for name in (subclass, *found.get(subclass, ()))]
             names.append(target)
     return found
+
+
+def _name_tree(found: Aliases, module: Module, target: DocObject, public: str) -> None:
+    """Add a public name of an object to found, and that name's members to its members'."""
+    renames = public.rsplit(".", 1)[-1] != target.name.rsplit(".", 1)[-1]
+    below = target.name[len(module.name) + 1:]
+    for path, obj in module.objects.items():
+        if path == below or path.startswith(below + "."):
+            names = found.setdefault(obj.name, [])
+            if public + path[len(below):] not in names:
+                names.append(public + path[len(below):])
+            if renames:
+                found.renamed.add(public + path[len(below):])
+
+
+def _instance_names(package: PackageSource, found: Aliases) -> None:
+    """Name a class that no public name reaches by the public instances the package makes of
+    it, as users call its members: `logger = _Logger(...)` in loguru/__init__.py (`Logger`
+    defined in the private loguru/_logger.py) makes "loguru.logger" a name of the class and
+    "loguru.logger.add" one of its `add`. A class with a public name keeps its own (numpy's
+    `c_ = CClass()` names no `CClass`)."""
+    for name, module in sorted(package.modules.items()):
+        if is_private(name):
+            continue
+        for member in module.objects[""].members:
+            obj = module.objects[member]
+            if obj.kind != DATA or obj.called is None or obj.docstring is not None \
+                    or not _is_public_member(module, member, obj):
+                continue
+            made = package.instance_of(module, obj)
+            if made is None or not is_private(made[1].name) or any(
+                    not is_private(known) for known in found.get(made[1].name, ())):
+                continue
+            made_module, cls = made
+            for public in [obj.name, *found.get(obj.name, ())]:
+                if not is_private(public):
+                    _name_tree(found, made_module, cls, public)
 
 
 def _subclasses_by_base(package: PackageSource) -> dict:
