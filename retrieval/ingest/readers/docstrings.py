@@ -17,6 +17,7 @@ import io
 import itertools
 import re
 import sys
+import textwrap
 import tokenize
 from collections import Counter
 from collections.abc import Iterable
@@ -1499,9 +1500,23 @@ def _string_item(target) -> tuple | None:
     return None
 
 
+@dataclass(frozen=True)
+class DictUpdate:
+    """A key of Module.items standing for the dict a `NAME.update(OTHER)` statement adds to
+    NAME's entries where it is written (seaborn's `_categorical_docs.update(_facet_docs)`)."""
+
+    index: int
+
+
 def _record_assignment(statement, assigned: dict, items: dict, item_names=None) -> None:
     """Record an assignment's `NAME = value` in assigned and its `NAME["key"] = value` in
-    items (NAME -> {key: value}), those of a NAME in item_names only where it is given."""
+    items (NAME -> {key: value}), and `NAME.update(OTHER, key=value)` as OTHER (under a
+    DictUpdate key) and such items; those of a NAME in item_names only where it is given."""
+    updated = _dict_update(statement)
+    if updated is not None and (item_names is None or updated[0] in item_names):
+        entries = items.setdefault(updated[0], {})
+        for key, value in updated[1]:
+            entries[DictUpdate(len(entries)) if key is None else key] = value
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
         return
     for target in statement.targets if isinstance(statement, ast.Assign) \
@@ -1511,6 +1526,18 @@ def _record_assignment(statement, assigned: dict, items: dict, item_names=None) 
             assigned[target.id] = statement.value
         elif item is not None and (item_names is None or item[0] in item_names):
             items.setdefault(item[0], {})[item[1]] = statement.value
+
+
+def _dict_update(statement) -> tuple | None:
+    """Return (NAME, [(key or None for a positional dict, value expression)]) of a statement
+    `NAME.update(OTHER, key=value)`, else None."""
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) \
+            or call.func.attr != "update" or not isinstance(call.func.value, ast.Name) \
+            or len(call.args) > 1 or any(keyword.arg is None for keyword in call.keywords):
+        return None
+    return call.func.value.id, [*((None, argument) for argument in call.args),
+                                *((keyword.arg, keyword.value) for keyword in call.keywords)]
 
 
 def _called(statement) -> str | None:
@@ -1855,7 +1882,8 @@ def _attached_docstring(value, wrapped: bool = False) -> str | None:
 def _literal_text(node) -> str | None:
     """Return a string expression's text: a literal, literals joined by `+`, an f-string's
     literal parts, or `template.format(...)`'s, `.replace(...)`'s and `template % ...`'s
-    template (its fields left as written: numpy's `${ARRAY_FUNCTION_LIKE}`)."""
+    template (its fields left as written: numpy's `${ARRAY_FUNCTION_LIKE}`), each maybe
+    `dedent(...)` (seaborn's `boxplot.__doc__ = dedent('...').format(...)`)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
@@ -1870,6 +1898,10 @@ def _literal_text(node) -> str | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
             and node.func.attr in ("format", "replace"):
         return _literal_text(node.func.value)
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+            and ast.unparse(node.func) in ("dedent", "textwrap.dedent"):
+        text = _literal_text(node.args[0])
+        return None if text is None else textwrap.dedent(text)
     return None
 
 

@@ -36,6 +36,7 @@ from .docstrings import (
     EXCEPTION,
     FUNCTION,
     METHOD,
+    DictUpdate,
     DocObject,
     Module,
     PackageSource,
@@ -576,7 +577,16 @@ class _Templates:
         """
         if not isinstance(value, dict):
             raise _Unresolved(f"{name} is no dict")
-        return value | {key: self.value(module, item, depth) for key, item in items[name].items()}
+        found = dict(value)
+        for key, item in items[name].items():
+            entry = self.value(module, item, depth)
+            if not isinstance(key, DictUpdate):
+                found[key] = entry
+            elif isinstance(entry, dict):
+                found.update(entry)  # `NAME.update(OTHER)`, where it is written
+            else:
+                raise _Unresolved(f"{name}.update() of no dict")
+        return found
 
     def bound(self, module: Module, name: str, depth: int, assigned: dict, items: dict):
         """The value a scope's `NAME = value` and `NAME["key"] = value` give a name."""
@@ -889,6 +899,8 @@ def mapping_entries(package: PackageSource, dotted: str) -> dict | None:
                if isinstance(key, ast.Constant) and isinstance(key.value, str)]
     found = {}
     for key, item in [*written, *owner.items.get(name, {}).items()]:
+        if isinstance(key, DictUpdate):
+            continue  # another dict's entries: their keys are not written here
         try:
             value = templates.value(owner, item)
         except (_Unresolved, RecursionError):
