@@ -2533,15 +2533,17 @@ def _instance_names(package: PackageSource, found: Aliases) -> None:
     """Name a class that no public name reaches by the public instances the package makes of
     it, as users call its members: `logger = _Logger(...)` in loguru/__init__.py (`Logger`
     defined in the private loguru/_logger.py) makes "loguru.logger" a name of the class and
-    "loguru.logger.add" one of its `add`. A class with a public name keeps its own (numpy's
-    `c_ = CClass()` names no `CClass`)."""
+    "loguru.logger.add" one of its `add`. Only an instance the package names as API, as
+    public_objects takes undocumented data: its module's __all__ lists it, or another public
+    module re-exports it (not Pygments' `newmod = _automodule(__name__)`). A class with a
+    public name keeps its own (numpy's `c_ = CClass()` names no `CClass`)."""
     for name, module in sorted(package.modules.items()):
-        if is_private(name):
-            continue
         for member in module.objects[""].members:
             obj = module.objects[member]
             if obj.kind != DATA or obj.called is None or obj.docstring is not None \
-                    or not _is_public_member(module, member, obj):
+                    or not (obj.name in found or not is_private(name)
+                            and module.all_names is not None
+                            and _is_public_member(module, member, obj)):
                 continue
             made = package.instance_of(module, obj)
             if made is None or not is_private(made[1].name) or any(
