@@ -980,6 +980,25 @@ class PublicApiTest(unittest.TestCase):
                           for name in ("one", "two", "three", "four", "five")],
                          [None, None, None, None, "Own.\nb"])
 
+    def test_a_template_s_width_pads_no_field_past_the_bound(self):
+        # `%` and `.format` pad a field to its width as an f-string does: a width of a
+        # thousand million (or one an argument gives) is never padded to; the docstring is
+        # left as written, the build goes on.
+        objects = self.assembled({
+            "pd/frame.py": (
+                'class Frame:\n    @Appender("%(name)-12s|%99999999999s" % {"name": "a"})\n'
+                '    def one(self):\n        pass\n\n'
+                '    @Appender("{0:>99999999999}".format("a"))\n    def two(self):\n'
+                '        pass\n\n'
+                '    @Appender("%*d" % (99999999999, 1))\n    def three(self):\n'
+                '        pass\n\n'
+                '    @Appender("%(name)-4s|{0:>3}".format("b") % {"name": "a"})\n'
+                '    def four(self):\n        pass\n')},
+                                 "pd.frame", (1, 0, 3))
+        self.assertEqual([objects[f"Frame.{name}"].docstring
+                          for name in ("one", "two", "three", "four")],
+                         [None, None, None, "a   |  b"])
+
     def test_a_method_its_class_body_defines_above_is_what_a_decorator_names(self):
         # pandas' IndexOpsMixin: `@doc(argmax, op="min", value="smallest")` over argmin.
         # A method defined below the decorator is not yet bound: the module's name is read.

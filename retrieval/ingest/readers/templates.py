@@ -25,6 +25,7 @@ import dataclasses
 import inspect
 import operator
 import re
+import string
 import textwrap
 from collections.abc import Callable
 from typing import NamedTuple
@@ -90,6 +91,39 @@ def _bounded(item):
     if isinstance(item, (str, list, tuple)):
         _within(len(item))
     return item
+
+
+# A printf-style conversion's width and precision (`%-10.3s`, `%*d`): what `%` pads text to.
+_PERCENT_FIELD = re.compile(r"%(?:\([^)]*\))?[#0 +-]*(\*|\d+)?(?:\.(\*|\d+))?")
+
+
+def _padding_within(spec: str) -> None:
+    """Raise _Unresolved where a format spec's width or precision pads one field to more than
+    _MAX_TEXT characters (`{x:>99999999999}`): the text it would make is never made."""
+    if any(len(width) > 7 or int(width) > _MAX_TEXT for width in re.findall(r"\d+", spec)):
+        raise _Unresolved("a width longer than this reader makes")
+
+
+def _percent_padding_within(text: str) -> None:
+    """Apply _padding_within to each `%` conversion of a template; a `*` width (given by an
+    argument) is not read."""
+    for match in _PERCENT_FIELD.finditer(text):
+        if "*" in match.groups():
+            raise _Unresolved("a `*` width")
+        _padding_within(" ".join(group for group in match.groups() if group))
+
+
+def _format_padding_within(text: str) -> None:
+    """Apply _padding_within to each `.format` field's spec of a template; a spec with a field
+    of its own (`{x:{width}}`) is not read."""
+    try:
+        specs = [spec for _, _, spec, _ in string.Formatter().parse(text) if spec]
+    except ValueError as exc:
+        raise _Unresolved(str(exc)) from None
+    for spec in specs:
+        if "{" in spec:
+            raise _Unresolved("a format spec with a field of its own")
+        _padding_within(spec)
 
 
 def _texts_size(items) -> int:
@@ -237,6 +271,8 @@ class _Templates:
             if not isinstance(text, str) or not isinstance(times, int) \
                     or len(text) * max(times, 0) > _MAX_TEXT:
                 raise _Unresolved("a product this reader does not make")
+        if isinstance(node.op, ast.Mod) and isinstance(left, str):
+            _percent_padding_within(left)
         try:
             return left + right if isinstance(node.op, ast.Add) \
                 else left % right if isinstance(node.op, ast.Mod) else left * right
@@ -356,6 +392,7 @@ class _Templates:
             text = self.value(module, func.value, depth)
             if isinstance(text, str):
                 arguments = [self.value(module, argument, depth) for argument in node.args]
+                _format_padding_within(text)
                 try:
                     return text.format(*arguments, **self.keywords(module, node, depth))
                 except (IndexError, KeyError, ValueError) as exc:
@@ -518,9 +555,7 @@ class _Templates:
             spec = "".join(str(value.value) for value in part.format_spec.values
                            if isinstance(value, ast.Constant)) \
                 if isinstance(part.format_spec, ast.JoinedStr) else ""
-            if any(len(width) > 7 or int(width) > _MAX_TEXT  # `{x:>99999999}`
-                   for width in re.findall(r"\d+", spec)):
-                raise _Unresolved("a width longer than this reader makes")
+            _padding_within(spec)
             try:
                 text.append(format(item, spec))
             except (TypeError, ValueError) as exc:
