@@ -216,17 +216,18 @@ class PublicApiTest(unittest.TestCase):
 
     def test_a_public_instance_of_a_private_class_names_its_members_as_users_call_them(self):
         # loguru 0.7.0: `logger = _Logger(...)` in loguru/__init__.py, of `Logger` in the
-        # private loguru/_logger.py, is the whole API: `logger.add` and kin; so is an instance
-        # a private module makes and a public one re-exports, not one nothing names as API. A
+        # private loguru/_logger.py, is the whole API: `logger.add` and kin; so are instances
+        # a private module makes and a public one re-exports (each names the class), not one
+        # nothing names as API. A
         # class with a public name keeps it (`grid = Grid()` names no member `lg.grid.shape`).
         units = units_of(self, {
             "lg/__init__.py": '"""Logging."""\nfrom ._logger import Logger as _Logger\n'
-                              'from .grids import grid\nfrom ._sinks import stderr\n'
-                              '__all__ = ["logger", "grid", "stderr"]\n'
+                              'from .grids import grid\nfrom ._sinks import null, stderr\n'
+                              '__all__ = ["logger", "grid", "stderr", "null"]\n'
                               'logger = _Logger(core=None)\n',
             "lg/_sinks.py": 'class _Sink:\n    """A sink."""\n\n'
                             '    def write(self, message):\n        """Write one."""\n\n\n'
-                            'stderr = _Sink()\nstdout = _Sink()\n',
+                            'stderr = _Sink()\nstdout = _Sink()\nnull = _Sink()\n',
             "lg/_logger.py": 'class Logger:\n    """An object to dispatch messages."""\n\n'
                              '    def __init__(self, core):\n        self._core = core\n\n'
                              '    def add(self, sink):\n        """Add a handler."""\n\n'
@@ -240,8 +241,8 @@ class PublicApiTest(unittest.TestCase):
         self.assertEqual(units["lg.logger"]["fields"]["names"].split(),
                          ["lg.logger", "lg._logger.Logger"])
         self.assertFalse([title for title in units if "_helper" in title])
-        self.assertEqual(units["lg.stderr.write"]["fields"]["names"].split(),
-                         ["lg.stderr.write", "lg._sinks._Sink.write"])
+        self.assertEqual(units["lg.null.write"]["fields"]["names"].split(),
+                         ["lg.null.write", "lg._sinks._Sink.write", "lg.stderr.write"])
         self.assertFalse([title for title in units if title.startswith("lg._sinks.stdout")])
         self.assertIn("lg.grids.Grid.shape", units)
         self.assertFalse([title for title in units if title.startswith("lg.grid.")])

@@ -2536,7 +2536,10 @@ def _instance_names(package: PackageSource, found: Aliases) -> None:
     "loguru.logger.add" one of its `add`. Only an instance the package names as API, as
     public_objects takes undocumented data: its module's __all__ lists it, or another public
     module re-exports it (not Pygments' `newmod = _automodule(__name__)`). A class with a
-    public name keeps its own (numpy's `c_ = CClass()` names no `CClass`)."""
+    public name keeps its own (numpy's `c_ = CClass()` names no `CClass`); a class several
+    instances are made of has each one's names (`numpy.ma`'s `add`, `subtract`, ... of
+    `_MaskedBinaryOperation`: `numpy.ma.subtract.reduce`)."""
+    named = []
     for name, module in sorted(package.modules.items()):
         for member in module.objects[""].members:
             obj = module.objects[member]
@@ -2546,13 +2549,15 @@ def _instance_names(package: PackageSource, found: Aliases) -> None:
                             and _is_public_member(module, member, obj)):
                 continue
             made = package.instance_of(module, obj)
-            if made is None or not is_private(made[1].name) or any(
-                    not is_private(known) for known in found.get(made[1].name, ())):
-                continue
-            made_module, cls = made
-            for public in [obj.name, *found.get(obj.name, ())]:
-                if not is_private(public):
-                    _name_tree(found, made_module, cls, public)
+            if made is not None and is_private(made[1].name) and all(
+                    is_private(known) for known in found.get(made[1].name, ())):
+                named.append((made, [public for public in [obj.name, *found.get(obj.name, ())]
+                                     if not is_private(public)]))
+    # Named after every instance is found: an instance's name is no public name of its own
+    # the class has (which would keep the next instance from naming it).
+    for (made_module, cls), publics in named:
+        for public in publics:
+            _name_tree(found, made_module, cls, public)
 
 
 def _subclasses_by_base(package: PackageSource) -> dict:
