@@ -190,10 +190,12 @@ class Module:
         return self.objects.get(f"{owner.name[len(self.name) + 1:]}.{name}")
 
     def is_public(self, name: str) -> bool:
-        """Tell whether a top-level name is public: in __all__ where defined, else no '_'."""
-        if self.all_names is not None:
+        """Tell whether a top-level name is public: in __all__ where defined, else no '_'; an
+        __all__ partly computed (numpy.ma's `__all__ += core.__all__`) is read as star_names
+        reads it, as at most the public namespace, never fewer than its literal names."""
+        if self.all_names is not None and not self.all_computed:
             return name in self.all_names
-        return not name.startswith("_")
+        return not name.startswith("_") or name in (self.all_names or ())
 
 
 @dataclass
