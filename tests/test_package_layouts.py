@@ -424,6 +424,35 @@ class PublicApiTest(unittest.TestCase):
         self.assertEqual(units["np.convolve"]["fields"]["names"].split(),
                          ["np.convolve", "np.core.numeric.convolve", "np.core.convolve"])
 
+    def test_an_all_computed_from_other_modules_all_is_read_where_the_source_gives_it(self):
+        # Django 4.2: `from .aggregates import __all__ as aggregates_all`, `__all__ =
+        # aggregates_all + [...]`: what it re-exports is that, not every name it imports; an
+        # __all__ a function grows (numpy's `extend_all`) stays its public namespace.
+        units = units_of(self, {
+            "dj/__init__.py": '"""Django."""\n',
+            "dj/models/__init__.py": (
+                'from .aggregates import *\nfrom .aggregates import __all__ as aggregates_all\n'
+                'from .query import Q, helper\n'
+                '__all__ = aggregates_all + ["Q"]\n__all__.remove("Avg")\n'),
+            "dj/db/__init__.py": 'from . import grown\nfrom .grown import *\n'
+                                 '__all__ = []\n__all__ += grown.__all__\n',
+            "dj/models/aggregates.py": '__all__ = ["Count", "Avg"]\n\n\n'
+                                       'class Count:\n    """Count rows."""\n\n\n'
+                                       'class Avg:\n    """Average."""\n',
+            "dj/models/query.py": 'class Q:\n    """A filter."""\n\n\n'
+                                  'def helper():\n    """Help."""\n',
+            "dj/db/grown.py": '__all__ = []\n\n\ndef extend_all(name):\n'
+                                  '    __all__.append(name)\n\n\n'
+                                  'def window():\n    """A window."""\n\n\n'
+                                  'extend_all("window")\n'})
+        self.assertEqual(units["dj.models.Count"]["fields"]["names"].split(),
+                         ["dj.models.Count", "dj.models.aggregates.Count"])
+        self.assertIn("dj.models.Q", units)
+        self.assertIn("dj.models.query.helper", units)
+        self.assertIn("dj.models.aggregates.Avg", units)
+        self.assertEqual(units["dj.db.window"]["fields"]["names"].split(),
+                         ["dj.db.window", "dj.db.grown.window"])
+
     def test_numpydoc_and_google_attributes_are_units_of_their_own(self):
         units = units_of(self, {"geo/__init__.py": (
             '"""Geometry."""\n\n\nclass Frame:\n    """A frame.\n\n    Attributes\n'

@@ -154,8 +154,11 @@ class Module:
     objects: dict = field(default_factory=dict)
     all_names: tuple | None = None  # __all__, where the module defines it as a literal
     # Whether __all__ is also bound or grown by what is not a literal (numpy/core/__init__.py's
-    # `__all__ += numeric.__all__`): all_names is then only part of it.
+    # `__all__ += numeric.__all__`): all_names is then only part of it (computed_all reads the
+    # rest where the source gives it).
     all_computed: bool = False
+    # The statements that bind or change __all__, in order (computed_all evaluates them).
+    all_statements: list = field(default_factory=list, compare=False)
     imports: dict = field(default_factory=dict)  # local name -> absolute dotted target
     star_imports: list = field(default_factory=list)  # modules whose names `*` brings in
     # Module-level `NAME = value` (the last one) and `NAME["key"] = value` expressions, for
@@ -581,7 +584,103 @@ def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     descriptor_members(package)
     derived_exceptions(package)
     compiled_rebindings(package)
+    computed_all(package)
     return package
+
+
+def _grows_all(node: ast.FunctionDef) -> bool:
+    """Tell whether a function changes its module's __all__ (`__all__.append(name)`)."""
+    return any(isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name)
+               and inner.value.id == "__all__" or isinstance(inner, ast.AugAssign)
+               and isinstance(inner.target, ast.Name) and inner.target.id == "__all__"
+               for inner in ast.walk(node))
+
+
+def computed_all(package: PackageSource) -> None:
+    """Give each module whose __all__ is partly computed (Module.all_computed) the names it
+    binds, where the source gives every piece: lists of strings, another module's `__all__`
+    of the package (numpy's `__all__ += numeric.__all__`; Django's `from .aggregates import
+    __all__ as aggregates_all`), `+`, `list()`, `.extend()`, `.append()` and `.remove()`. Any
+    other piece leaves it as it was, read as at most its public namespace (star_names)."""
+    done: dict = {}
+
+    def names_of(name: str, seen: frozenset) -> tuple | None:
+        module = package.modules.get(name)
+        if module is None or not module.all_computed:
+            return None if module is None else module.all_names
+        if name not in done:
+            done[name] = None if name in seen else _evaluated_all(
+                module, lambda other: names_of(other, seen | {name}))
+        return done[name]
+
+    changed = [(module, names_of(name, frozenset()))
+               for name, module in package.modules.items() if module.all_computed]
+    for module, names in changed:
+        if names is not None:
+            module.all_names, module.all_computed = names, False
+    if changed:
+        package.changed()
+
+
+def _evaluated_all(module: Module, other) -> tuple | None:
+    """Return the names a module's __all__ statements bind (other: a module's dotted name ->
+    its __all__, or None), or None where a piece is not given."""
+    names: list = []
+    bound = False
+    for statement in module.all_statements:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            # Bound twice, it is bound in two branches (`try:`/`except ImportError:`), which
+            # only importing tells apart.
+            value = _all_value(module, statement.value, other) if not bound else None
+            if value is None:
+                return None
+            names, bound = list(value), True
+            continue
+        if not bound or isinstance(statement, ast.FunctionDef):
+            # Grown before it is bound (a NameError, or a later binding's), or by a function
+            # (_grows_all).
+            return None
+        if isinstance(statement, ast.AugAssign):
+            value = _all_value(module, statement.value, other) \
+                if isinstance(statement.op, ast.Add) else None
+        else:
+            call = statement.value
+            method, arguments = call.func.attr, call.args
+            one = arguments[0] if len(arguments) == 1 and not call.keywords else None
+            if method == "extend" and one is not None:
+                value = _all_value(module, one, other)
+            elif method in ("append", "remove") and isinstance(one, ast.Constant) \
+                    and isinstance(one.value, str):
+                if method == "remove":
+                    if one.value not in names:
+                        return None  # a ValueError where it is imported
+                    names.remove(one.value)
+                    continue
+                value = (one.value,)
+            else:
+                value = None
+        if value is None:
+            return None
+        names += value
+    return tuple(names) if bound else None
+
+
+def _all_value(module: Module, node, other) -> tuple | None:
+    """Return the names an expression of __all__ gives (_evaluated_all), or None."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return _literal_names(node)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _all_value(module, node.left, other), _all_value(module, node.right, other)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in ("list", "tuple") and len(node.args) == 1 and not node.keywords:
+        return _all_value(module, node.args[0], other)
+    if isinstance(node, ast.Attribute) and node.attr == "__all__" \
+            and isinstance(node.value, ast.Name) and node.value.id in module.imports:
+        return other(module.imports[node.value.id])
+    if isinstance(node, ast.Name) and module.imports.get(node.id, "").endswith(".__all__"):
+        return other(module.imports[node.id].removesuffix(".__all__"))
+    return None
 
 
 def compiled_rebindings(package: PackageSource) -> None:
@@ -879,6 +978,7 @@ class _Reader:
                 else [statement.target]
             if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) \
                     and statement.value is not None:
+                self.module.all_statements.append(statement)
                 names = _literal_names(statement.value)
                 if names is not None:
                     before = self.module.all_names or ()
@@ -890,6 +990,7 @@ class _Reader:
             func = statement.value.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                     and func.value.id == "__all__":
+                self.module.all_statements.append(statement)
                 self.module.all_computed = True  # `__all__.extend(core.__all__)`
 
     def _assigned(self, statement):
@@ -964,6 +1065,11 @@ class _Reader:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if isinstance(statement, ast.FunctionDef) and not is_class:
                 self._setter_wrapper(statement)
+                if not path and _grows_all(statement):
+                    # numpy/core/numeric.py's `extend_all(fromnumeric)` appends to __all__
+                    # from a function: what __all__ holds, only running it tells.
+                    self.module.all_computed = True
+                    self.module.all_statements.append(statement)
                 if not path and _computes(statement):
                     self.module.computing_functions[statement.name] = (
                         statement.lineno, statement.end_lineno or statement.lineno)
