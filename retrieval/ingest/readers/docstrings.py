@@ -157,7 +157,8 @@ class Module:
     # `__all__ += numeric.__all__`): all_names is then only part of it (computed_all reads the
     # rest where the source gives it).
     all_computed: bool = False
-    # The statements that bind or change __all__, in order (computed_all evaluates them).
+    # The statements that bind or change __all__, in order, each with whether it is in a
+    # branch (`if`, `try`): (statement, branched), which computed_all evaluates.
     all_statements: list = field(default_factory=list, compare=False)
     imports: dict = field(default_factory=dict)  # local name -> absolute dotted target
     star_imports: list = field(default_factory=list)  # modules whose names `*` brings in
@@ -627,7 +628,9 @@ def _evaluated_all(module: Module, other) -> tuple | None:
     its __all__, or None), or None where a piece is not given."""
     names: list = []
     bound = False
-    for statement in module.all_statements:
+    for statement, branched in module.all_statements:
+        if branched:
+            return None  # which branch runs, only importing tells (gevent's fileobject.py)
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
             # Bound twice, it is bound in two branches (`try:`/`except ImportError:`), which
             # only importing tells apart.
@@ -868,6 +871,8 @@ class _Reader:
         # reads their attributes' doc comments and strings from that module's source
         # (ModuleAnalyzer.for_module of the class's __module__), which has none of them.
         self.unanalyzed: set = set()
+        # How many branches (`if`, `try`: _blocks) the statement read is inside.
+        self.branched = 0
         # A module body's `NAME.__doc__ = ...` (torch.optim's `Adam.__doc__ = r"..." +
         # fr"..."`): the dotted name below the module -> the statement (the last one).
         self.doc_assignments: dict = {}
@@ -943,8 +948,10 @@ class _Reader:
             if blocks:
                 # `if sys.version_info ...:`, `try: ... except ImportError:`: what either branch
                 # defines is defined (the first definition of a name is the one kept).
+                self.branched += 1
                 for block in blocks:
                     self.body(block, prefix, path, is_class)
+                self.branched -= 1
                 continue
             if not is_class:
                 self._imports(statement)
@@ -978,7 +985,7 @@ class _Reader:
                 else [statement.target]
             if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) \
                     and statement.value is not None:
-                self.module.all_statements.append(statement)
+                self.module.all_statements.append((statement, self.branched > 0))
                 names = _literal_names(statement.value)
                 if names is not None:
                     before = self.module.all_names or ()
@@ -990,7 +997,7 @@ class _Reader:
             func = statement.value.func
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                     and func.value.id == "__all__":
-                self.module.all_statements.append(statement)
+                self.module.all_statements.append((statement, self.branched > 0))
                 self.module.all_computed = True  # `__all__.extend(core.__all__)`
 
     def _assigned(self, statement):
@@ -1069,7 +1076,7 @@ class _Reader:
                     # numpy/core/numeric.py's `extend_all(fromnumeric)` appends to __all__
                     # from a function: what __all__ holds, only running it tells.
                     self.module.all_computed = True
-                    self.module.all_statements.append(statement)
+                    self.module.all_statements.append((statement, self.branched > 0))
                 if not path and _computes(statement):
                     self.module.computing_functions[statement.name] = (
                         statement.lineno, statement.end_lineno or statement.lineno)
