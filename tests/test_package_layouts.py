@@ -459,6 +459,17 @@ class PublicApiTest(unittest.TestCase):
                          ["dj.db.window", "dj.db.grown.window"])
         self.assertIn("dj.io.Posix", units)  # removed in a branch: which one runs, unknown
 
+    def test_an_all_too_deep_to_evaluate_is_read_as_the_public_namespace(self):
+        # `["a"] + ["a"] + ...` 1,500 deep parses, but is deeper than Python's recursion.
+        root = write_tree(temporary_directory(self), {
+            "hp/__init__.py": 'from . import other\n__all__ = '
+                              + " + ".join(['["a"]'] * 1500) + "\n__all__.extend(other.__all__)\n",
+            "hp/other.py": '__all__ = ["b"]\n'})
+        package = read_package(str(root), wheel_modules(root))
+        self.assertEqual(package.skipped, [])
+        self.assertTrue(package.modules["hp"].all_computed)
+        self.assertTrue(package.modules["hp"].is_public("other"))
+
     def test_numpydoc_and_google_attributes_are_units_of_their_own(self):
         units = units_of(self, {"geo/__init__.py": (
             '"""Geometry."""\n\n\nclass Frame:\n    """A frame.\n\n    Attributes\n'

@@ -610,8 +610,11 @@ def computed_all(package: PackageSource) -> None:
         if module is None or not module.all_computed:
             return None if module is None else module.all_names
         if name not in done:
-            done[name] = None if name in seen else _evaluated_all(
-                module, lambda other: names_of(other, seen | {name}))
+            try:
+                done[name] = None if name in seen else _evaluated_all(
+                    module, lambda other: names_of(other, seen | {name}))
+            except RecursionError:  # `[...] + [...] + ...` a thousand deep
+                done[name] = None
         return done[name]
 
     changed = [(module, names_of(name, frozenset()))
