@@ -168,6 +168,15 @@ class LayoutTest(unittest.TestCase):
             "web/testing/test_other.py": "", "web/testing/conftest.py": ""}),
             ["web", "web.testing", "web.testing.case_test", "web.testing.test_case"])
 
+    def test_a_module_too_deep_to_parse_beside_a_test_module_is_passed_over(self):
+        # Which of a directory's test-named modules its package imports is read from each
+        # module's imports; one nested deeper than the parser goes is passed over there, as
+        # read_package skips it.
+        self.assertEqual(self.modules({
+            "web/__init__.py": "", "web/test_views.py": "def test_a():\n    pass\n",
+            "web/deep.py": "y = " + " + ".join(["1"] * 20000) + "\n"}),
+            ["web", "web.deep"])
+
 
 FILTERS = '''\
 """Filters."""

@@ -88,7 +88,8 @@ def _imported_beside(top: Path, directory: str, names: list, package: str) -> se
         try:
             module = parse_module(dotted, relative,
                                   read_tree_file(str(top), relative, DEFAULT_MAX_FILE_BYTES))
-        except (OSError, Unreadable, UnicodeDecodeError, SyntaxError, ValueError):
+        except (OSError, Unreadable, UnicodeDecodeError, SyntaxError, ValueError,
+                RecursionError):
             continue
         imported.update(module.imports.values())
     return imported
