@@ -176,6 +176,10 @@ class LayoutTest(unittest.TestCase):
             "web/__init__.py": "", "web/test_views.py": "def test_a():\n    pass\n",
             "web/deep.py": "y = " + " + ".join(["1"] * 20000) + "\n"}),
             ["web", "web.deep"])
+        # So is a setup.py too deep to parse for its package_dir and packages.
+        self.assertEqual(self.modules({
+            "setup.py": "x = " + " + ".join(["1"] * 20000) + "\nsetup(packages=['web'])\n",
+            "web/__init__.py": ""}), ["web"])
 
 
 FILTERS = '''\

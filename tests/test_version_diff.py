@@ -151,12 +151,15 @@ class DiffTest(unittest.TestCase):
             out.write(USES)
         with open(os.path.join(code, "broken.py"), "w", encoding="utf-8") as out:
             out.write("def (:\n")
+        with open(os.path.join(code, "deep.py"), "w", encoding="utf-8") as out:
+            out.write("total = " + " + ".join(["1"] * 20000) + "\n")  # deeper than the parser
         status, out, err = self.cli("--json", "--uses", code)
         self.assertEqual(status, 0)
         self.assertEqual(listed(json.loads(out)), {
             "added": [], "removed": [], "renamed": ["demo.old_helper"],
             "signature_changed": ["demo.make_engine"], "deprecated": []})
         self.assertIn("broken.py", err)
+        self.assertIn("deep.py", err)
 
     def test_the_text_report_and_the_refusals(self):
         status, out, _ = self.cli("--limit", "0")

@@ -84,6 +84,6 @@ def project_uses(path: str) -> Uses:
         try:
             with open(file, "rb") as handle:
                 names |= names_in(handle.read().decode("utf-8", "replace"))
-        except (SyntaxError, ValueError, OSError):
+        except (SyntaxError, ValueError, OSError, MemoryError, RecursionError):
             unparsed.append(file)
     return Uses(tuple(sorted(names)), files, tuple(unparsed))

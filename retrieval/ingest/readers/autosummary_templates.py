@@ -165,7 +165,7 @@ def _filtered(value, node, context: dict):
 def _expression(text: str):
     try:
         return ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         raise Unrendered(f"the expression {text.strip()!r}") from None
 
 

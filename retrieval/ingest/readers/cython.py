@@ -112,7 +112,7 @@ def _definition(source: str) -> str | None:
 def _is_string(source: str) -> bool:
     try:
         body = ast.parse(source).body
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     return len(body) == 1 and isinstance(body[0], ast.Expr) \
         and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)
@@ -121,7 +121,7 @@ def _is_string(source: str) -> bool:
 def _parses(source: str) -> bool:
     try:
         ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     return True
 

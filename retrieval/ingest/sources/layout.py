@@ -235,7 +235,7 @@ def _setup_py(top: Path, declared: Declared):
         return
     try:
         tree = ast.parse(path.read_bytes())
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or base_name(node) != "setup":
