@@ -895,22 +895,27 @@ class PublicApiTest(unittest.TestCase):
     def test_a_dedented_doc_formatted_from_a_dict_another_updates_is_its_docstring(self):
         # seaborn 0.12.2: `boxplot.__doc__ = dedent("""...""").format(**_categorical_docs)`,
         # that dict updated with axisgrid's `_facet_docs`; `.update()` entries join in the
-        # order written, the later winning.
+        # order written, the later winning (an entry set before an update and again after it
+        # is the later one).
         objects = self.assembled({
             "sb/axisgrid.py": 'from textwrap import dedent\n'
-                              '_facet_docs = dict(height=dedent("""\\\n'
-                              '    height : scalar\n        Height of each facet.\n    """))\n',
+                              '_facet_docs = dict(height="height : scalar", aspect=dedent("""\\\n'
+                              '    aspect : scalar\n        Aspect ratio of a facet.\n    """))\n',
             "sb/categorical.py": 'from textwrap import dedent\n'
                                  'from .axisgrid import _facet_docs\n'
                                  '_docs = dict(color="color : the color", height="replaced")\n'
-                                 '_docs.update(_facet_docs)\n_docs.update(ax="ax : Axes")\n\n\n'
+                                 '_docs["height"] = "replaced"\n'
+                                 '_docs.update(_facet_docs)\n_docs.update(ax="ax : Axes")\n'
+                                 '_docs["color"] = "color : set"\n'
+                                 '_docs["height"] = "height : set"\n\n\n'
                                  'def boxplot(color=None):\n    pass\n\n\n'
                                  'boxplot.__doc__ = dedent("""\\\n    Draw a box plot.\n\n'
-                                 '    {color}\n    {height}\n    {ax}\n    """).format(**_docs)\n'},
+                                 '    {color}\n    {height}\n    {aspect}\n    {ax}\n'
+                                 '    """).format(**_docs)\n'},
                                  "sb.categorical", (1, 0, 0))
         self.assertEqual(objects["boxplot"].docstring,
-                         "Draw a box plot.\n\ncolor : the color\nheight : scalar\n"
-                         "    Height of each facet.\n\nax : Axes")
+                         "Draw a box plot.\n\ncolor : set\nheight : set\naspect : scalar\n"
+                         "    Aspect ratio of a facet.\n\nax : Axes")
 
     def test_a_function_a_classmethod_binds_onto_its_class_gives_the_member_its_doc(self):
         # pandas 1.x-2.0's NDFrame._add_numeric_operations: `@doc(_num_doc, desc=...,

@@ -1636,9 +1636,8 @@ def _record_assignment(statement, assigned: dict, items: dict, item_names=None) 
     DictUpdate key) and such items; those of a NAME in item_names only where it is given."""
     updated = _dict_update(statement)
     if updated is not None and (item_names is None or updated[0] in item_names):
-        entries = items.setdefault(updated[0], {})
         for key, value in updated[1]:
-            entries[DictUpdate(len(entries)) if key is None else key] = value
+            _add_entry(items.setdefault(updated[0], {}), key, value)
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
         return
     for target in statement.targets if isinstance(statement, ast.Assign) \
@@ -1647,7 +1646,14 @@ def _record_assignment(statement, assigned: dict, items: dict, item_names=None) 
         if isinstance(target, ast.Name):
             assigned[target.id] = statement.value
         elif item is not None and (item_names is None or item[0] in item_names):
-            items.setdefault(item[0], {})[item[1]] = statement.value
+            _add_entry(items.setdefault(item[0], {}), item[1], statement.value)
+
+
+def _add_entry(entries: dict, key: str | None, value) -> None:
+    """Add an entry (key None: a dict `.update()` adds) last, as a later statement comes after
+    every earlier one: an entry set again follows an update written between the two."""
+    entries.pop(key, None)
+    entries[DictUpdate(len(entries)) if key is None else key] = value
 
 
 def _dict_update(statement) -> tuple | None:
