@@ -9,6 +9,7 @@ docstring-only collection's exported names above its undocumented helpers.
 import email
 import io
 import os
+import sys
 import unittest
 from pathlib import Path
 
@@ -1244,6 +1245,29 @@ class PublicApiTest(unittest.TestCase):
 
 
 class ParseTest(unittest.TestCase):
+
+    def test_a_package_read_again_is_a_fresh_copy_of_the_same_modules(self):
+        # A build reads a release's package twice (which other releases its docs need, then
+        # the release): the second read is the same modules, untouched by what was done to
+        # the first's, and a file changed since is parsed again.
+        files = {"pk/__init__.py": '"""Pk."""\nfrom .core import *\n__all__ = ["Run"]\n'
+                                   '__all__ += core.__all__\nfrom . import core\n',
+                 "pk/core.py": '__all__ = ["go"]\n\n\nclass Run:\n    """Run."""\n\n\n'
+                               'def go():\n    """Go."""\n'}
+        root = write_tree(temporary_directory(self), files)
+        first = read_package(str(root), wheel_modules(root))
+        first.modules["pk.core"].objects.pop("go")
+        first.modules["pk.core"].lines.append("changed")
+        again = read_package(str(root), wheel_modules(root))
+        self.assertIn("go", again.modules["pk.core"].objects)
+        self.assertEqual(again.modules["pk"].all_names, ("Run", "go"))
+        self.assertEqual(again.modules["pk.core"].lines[-2:], ['    """Go."""', ""])
+        line = again.modules["pk.core"].lines[0]
+        self.assertIs(line, sys.intern("".join(line)))  # lines shared, as when parsed
+        write_tree(str(root), {"pk/core.py": '__all__ = ["stop"]\n\n\ndef stop():\n'
+                                             '    """Stop."""\n'})
+        changed = read_package(str(root), wheel_modules(root))
+        self.assertEqual(changed.modules["pk"].all_names, ("Run", "stop"))
 
     def test_star_imports_from_a_module_the_package_lacks_are_not_followed(self):
         # scipy.linalg: many modules `from ._cythonized_array_utils import *`, an extension
