@@ -461,9 +461,9 @@ class PublicApiTest(unittest.TestCase):
             "dj/models/query.py": 'class Q:\n    """A filter."""\n\n\n'
                                   'def helper():\n    """Help."""\n',
             "dj/db/grown.py": '__all__ = []\n\n\ndef extend_all(name):\n'
-                                  '    __all__.append(name)\n\n\n'
-                                  'def window():\n    """A window."""\n\n\n'
-                                  'extend_all("window")\n'})
+                              '    __all__.append(name)\n\n\n'
+                              'def window():\n    """A window."""\n\n\n'
+                              'extend_all("window")\n'})
         self.assertEqual(units["dj.models.Count"]["fields"]["names"].split(),
                          ["dj.models.Count", "dj.models.aggregates.Count"])
         self.assertIn("dj.models.Q", units)
