@@ -16,7 +16,7 @@ from pathlib import Path
 from retrieval.ingest.builder import DEFAULT_POLICY, Progress, SourceTree, build_snapshot
 from retrieval.ingest.formats.package import PACKAGE_FORMAT, read_package_contents
 from retrieval.ingest.readers import cython
-from retrieval.ingest.readers.docstrings import parse_module, read_package
+from retrieval.ingest.readers.docstrings import aliases, parse_module, read_package
 from retrieval.ingest.readers.templates import delegated_members, resolve_templates
 from retrieval.ingest.sources.dependencies import (
     inherited_releases,
@@ -260,6 +260,18 @@ class PublicApiTest(unittest.TestCase):
         self.assertFalse([title for title in units if title.startswith("lg._sinks.stdout")])
         self.assertIn("lg.grids.Grid.shape", units)
         self.assertFalse([title for title in units if title.startswith("lg.grid.")])
+
+    def test_at_most_64_instances_name_one_class(self):
+        # Thousands of instances of a class of hundreds of members gave each member thousands
+        # of names (5,000 x 200: 83 s to list them); a unit is indexed under its first 64.
+        instances = [f"x{i}" for i in range(200)]
+        root = write_tree(temporary_directory(self), {
+            "hq/__init__.py": f'__all__ = {instances!r}\n'
+                              'class _Sink:\n    def write(self):\n        """Write."""\n'
+                              + "".join(f"{name} = _Sink()\n" for name in instances)})
+        names = aliases(read_package(str(root), wheel_modules(root)))
+        self.assertEqual(names["hq._Sink.write"][:2], ["hq.x0.write", "hq.x1.write"])
+        self.assertEqual(len(names["hq._Sink.write"]), 64)
 
     def test_a_class_s_unit_quotes_its_constructor_s_docstring_and_is_known_by_its_name(self):
         # gradio's `Image.__init__` says what each argument does: the class's unit shows it

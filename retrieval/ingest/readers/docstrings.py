@@ -2643,6 +2643,15 @@ class Aliases(dict):
     def __init__(self):
         super().__init__()
         self.renamed: set = set()
+        # (defining name, public name) of every name listed, so that one object re-exported
+        # by thousands of modules is not searched thousands of times per name.
+        self.listed: set = set()
+
+    def add(self, dotted: str, public: str) -> None:
+        """List a public name of a defining name, once."""
+        if (dotted, public) not in self.listed:
+            self.listed.add((dotted, public))
+            self.setdefault(dotted, []).append(public)
 
 
 def aliases(package: PackageSource) -> Aliases:
@@ -2693,11 +2702,15 @@ def _name_tree(found: Aliases, module: Module, target: DocObject, public: str) -
     below = target.name[len(module.name) + 1:]
     for path, obj in module.objects.items():
         if path == below or path.startswith(below + "."):
-            names = found.setdefault(obj.name, [])
-            if public + path[len(below):] not in names:
-                names.append(public + path[len(below):])
+            found.add(obj.name, public + path[len(below):])
             if renames:
                 found.renamed.add(public + path[len(below):])
+
+
+# The most instances that name one class (_instance_names): a unit is indexed under its first
+# 64 names (formats/package.py MAX_NAMES), and thousands of instances of a class of hundreds of
+# members would give each member thousands of names.
+_MAX_INSTANCES = 64
 
 
 def _instance_names(package: PackageSource, found: Aliases) -> None:
@@ -2711,6 +2724,7 @@ def _instance_names(package: PackageSource, found: Aliases) -> None:
     instances are made of has each one's names (`numpy.ma`'s `add`, `subtract`, ... of
     `_MaskedBinaryOperation`: `numpy.ma.subtract.reduce`)."""
     named = []
+    instances: Counter = Counter()  # a class's name -> how many instances name it
     for name, module in sorted(package.modules.items()):
         for member in module.objects[""].members:
             obj = module.objects[member]
@@ -2721,7 +2735,9 @@ def _instance_names(package: PackageSource, found: Aliases) -> None:
                 continue
             made = package.instance_of(module, obj)
             if made is not None and is_private(made[1].name) and all(
-                    is_private(known) for known in found.get(made[1].name, ())):
+                    is_private(known) for known in found.get(made[1].name, ())) \
+                    and instances[made[1].name] < _MAX_INSTANCES:
+                instances[made[1].name] += 1
                 named.append((made, [public for public in [obj.name, *found.get(obj.name, ())]
                                      if not is_private(public)]))
     # Named after every instance is found: an instance's name is no public name of its own
