@@ -261,6 +261,23 @@ class PublicApiTest(unittest.TestCase):
         self.assertIn("lg.grids.Grid.shape", units)
         self.assertFalse([title for title in units if title.startswith("lg.grid.")])
 
+    def test_overload_stubs_give_way_to_the_documented_definition(self):
+        # `@typing.overload` stubs, and a package's own `@_overload` (torch 2.1's
+        # torch/nn/functional.py, `from .._jit_internal import _overload`), come before the
+        # definition Python binds last: `interpolate` is that one, with its docstring.
+        units = units_of(self, {
+            "nn/__init__.py": '"""Nets."""\n',
+            "nn/functional.py": (
+                'from typing import overload\nfrom ._jit import _overload\n\n\n'
+                '@_overload\ndef interpolate(input, size: int = None):\n    pass\n\n\n'
+                '@_overload\ndef interpolate(input, size: list = None):\n    pass\n\n\n'
+                'def interpolate(input, size=None):\n    """Down/up samples the input."""\n\n\n'
+                '@overload\ndef pad(input: int):\n    ...\n\n\n'
+                'def pad(input):\n    """Pads a tensor."""\n'),
+            "nn/_jit.py": 'def _overload(func):\n    """Record an overload."""\n    return func\n'})
+        self.assertIn("Down/up samples the input.", units["nn.functional.interpolate"]["text"])
+        self.assertIn("Pads a tensor.", units["nn.functional.pad"]["text"])
+
     def test_at_most_64_instances_name_one_class(self):
         # Thousands of instances of a class of hundreds of members gave each member thousands
         # of names (5,000 x 200: 83 s to list them); a unit is indexed under its first 64.

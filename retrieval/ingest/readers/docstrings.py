@@ -70,7 +70,7 @@ class DocObject:
     # The decorators that assemble its docstring at import time (`@Appender(...)`, `@doc(...)`,
     # `@Substitution(...)`; templates.py), innermost last, as ast nodes; () if none.
     templates: tuple = field(default=(), compare=False)
-    overload: bool = False  # a `@typing.overload` stub
+    overload: bool = False  # a `@typing.overload` stub (or a package's own `@_overload`)
     # For a function without a docstring, the function its decorator is called with, as written
     # (`@wraps(f)`, jinja2's `@async_variant(sync_do_join)`): whose docstring such a decorator
     # copies onto it at import time (PackageSource.shown). For an undocumented assignment, the
@@ -1389,7 +1389,9 @@ class _Reader:
             for written in getattr(node, "bases", ()))
             if isinstance(base, (ast.Name, ast.Attribute)))
         templates = _template_decorators(node)
-        overload = any(_base_name(d) == "overload" for d in node.decorator_list)
+        # `@typing.overload`, or a package's own overload decorator of that name (torch's
+        # `@_overload` stubs of `torch.nn.functional.interpolate`, before its definition).
+        overload = any(_base_name(d).lstrip("_") == "overload" for d in node.decorator_list)
         wraps = None if docstring is not None or isinstance(node, ast.ClassDef) else next(
             (ast.unparse(d.args[0]) for d in node.decorator_list
              if isinstance(d, ast.Call) and len(d.args) == 1 and not d.keywords
