@@ -232,8 +232,8 @@ class PublicApiTest(unittest.TestCase):
         # loguru 0.7.0: `logger = _Logger(...)` in loguru/__init__.py, of `Logger` in the
         # private loguru/_logger.py, is the whole API: `logger.add` and kin; so are instances
         # a private module makes and a public one re-exports (each names the class), not one
-        # nothing names as API. A
-        # class with a public name keeps it (`grid = Grid()` names no member `lg.grid.shape`).
+        # nothing names as API. A class with a public name keeps it (`grid = Grid()` names
+        # no member `lg.grid.shape`).
         units = units_of(self, {
             "lg/__init__.py": '"""Logging."""\nfrom ._logger import Logger as _Logger\n'
                               'from .grids import grid\nfrom ._sinks import null, stderr\n'
