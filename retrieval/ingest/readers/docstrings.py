@@ -767,8 +767,9 @@ class ParsedModules:
     """Modules parsed before, kept pickled, each read back a fresh copy (read_package's passes
     change the modules they are given): a build reads a release's package twice, once to
     decide which other releases its docs need (sources/dependencies.py) and once to read it,
-    and parsing sympy 1.9's again took 10 of its 25 seconds; read back, half a second. At most
-    max_bytes of them are kept, the oldest dropped first."""
+    and parsing sympy 1.9's again took 10 of its 25 seconds; read back, half a second (the
+    layout's look at a test-named module's siblings, sources/layout.py, reads some before
+    both). At most max_bytes of them are kept, the oldest dropped first."""
 
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
@@ -2360,15 +2361,8 @@ def public_objects(package: PackageSource, names: dict | None = None,
             # leaves it out (sqlalchemy's postgresql/__init__.py imports DATERANGE, which
             # postgresql/ranges.py's __all__ does not list).
             if obj.name in names or not private and _is_public_member(module, member, obj):
-                # Undocumented data is API where the package names it as such: another public
-                # module re-exports it (`from _pytest.config import hookimpl` in pytest's
-                # __init__, of `hookimpl = HookimplMarker("pytest")`) or its public module's
-                # __all__ lists it; not a name for another object (`alias`).
-                named = obj.kind == DATA and obj.alias is None and (
-                    obj.name in names or not private and module.all_names is not None
-                    and member in module.all_names)
                 yield from _public_tree(package, module, member, exported, assigned, inherited,
-                                        named)
+                                        _named_data(module, member, names))
             elif not private and not is_private_member(member, obj) \
                     and obj.docstring is not None and obj.kind in (CLASS, EXCEPTION, FUNCTION):
                 # __all__ says what `import *` binds, not what is private: a documented class
@@ -2380,6 +2374,17 @@ def public_objects(package: PackageSource, names: dict | None = None,
                 yield from _inherited_tree(package, module, member, inherited)
     # After every definition: quoting the same lines, a definition's own unit keeps its title.
     yield from assigned or ()
+
+
+def _named_data(module: Module, member: str, names: dict) -> bool:
+    """Tell whether a module's data is API because the package names it as such: another
+    public module re-exports it (names: `from _pytest.config import hookimpl` in pytest's
+    __init__, of `hookimpl = HookimplMarker("pytest")`) or its public module's __all__ lists
+    it; never a name for another object (`alias`)."""
+    obj = module.objects[member]
+    return obj.kind == DATA and obj.alias is None and (
+        obj.name in names or not is_private(module.name) and module.all_names is not None
+        and member in module.all_names)
 
 
 def _public_tree(package: PackageSource, module: Module, path: str, exported,
@@ -2727,13 +2732,11 @@ def _instance_names(package: PackageSource, found: Aliases) -> None:
     `_MaskedBinaryOperation`: `numpy.ma.subtract.reduce`)."""
     named = []
     instances: Counter = Counter()  # a class's name -> how many instances name it
-    for name, module in sorted(package.modules.items()):
+    for _, module in sorted(package.modules.items()):
         for member in module.objects[""].members:
             obj = module.objects[member]
-            if obj.kind != DATA or obj.called is None or obj.docstring is not None \
-                    or not (obj.name in found or not is_private(name)
-                            and module.all_names is not None
-                            and _is_public_member(module, member, obj)):
+            if obj.called is None or obj.docstring is not None \
+                    or not _named_data(module, member, found):
                 continue
             made = package.instance_of(module, obj)
             if made is not None and is_private(made[1].name) and all(

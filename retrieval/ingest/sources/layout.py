@@ -31,7 +31,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from ..readers.code_deprecation import base_name
-from ..readers.docstrings import module_name, parse_module
+from ..readers.docstrings import PARSED, module_name
 from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, read_tree_file
 
 # Directories that hold no API wherever they are in a package.
@@ -86,7 +86,7 @@ def _imported_beside(top: Path, directory: str, names: list, package: str) -> se
         relative = Path(directory, name).relative_to(top).as_posix()
         dotted = package if name == "__init__.py" else f"{package}.{name[:-3]}".lstrip(".")
         try:
-            module = parse_module(dotted, relative,
+            module = PARSED.parse(dotted, relative,
                                   read_tree_file(str(top), relative, DEFAULT_MAX_FILE_BYTES))
         except (OSError, Unreadable, UnicodeDecodeError, SyntaxError, ValueError,
                 RecursionError):
