@@ -71,15 +71,16 @@ FILES = {
 NO_API = "API\n===\n\nNothing here.\n"
 
 
-def built(root: str, files: dict, modules: tuple = ()) -> tuple:
-    """Build a release tree of files into ROOT/snapshot (modules: more than herd's two);
-    return it and its passages' rows."""
+def built(root: str, files: dict, modules: tuple = (),
+          report: io.StringIO | None = None) -> tuple:
+    """Build a release tree of files into ROOT/snapshot (modules: more than herd's two; report:
+    where the build's progress lines go); return it and its passages' rows."""
     write(root, files)
     out = os.path.join(root, "snapshot")
     tree = SourceTree("1.0", root, DOCS, "herd", "package", package=PackageLayout(
         (("herd/__init__.py", "herd"), ("herd/barn.py", "herd.barn"), *modules), "docs", DOCS,
         "pypi:herd==1.0/"))
-    build_snapshot([tree], out, progress=Progress(io.StringIO()))
+    build_snapshot([tree], out, progress=Progress(report or io.StringIO()))
     conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
     try:
         return out, conn.execute(
@@ -766,6 +767,43 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         start = barn.split("\n").index("@copy(Shed.mend)") + 1
         self.assertEqual(url, f"pypi:herd==1.0/herd/barn.py#L{start}-L{start + 1}")
         self.assertEqual(names.split(), ["herd.mend", "herd.barn.mend"])
+
+
+class WithoutConfPyTest(unittest.TestCase):
+    """A docs folder whose release left its conf.py out (shapely 2.0.1's sdist) is still the
+    Sphinx project its root document heads, read with Sphinx's defaults."""
+
+    # FILES' pages, without conf.py: {path below docs/: text}.
+    PAGES = {path.removeprefix("docs/"): text for path, text in FILES.items()
+             if path.startswith("docs/") and path != "docs/conf.py"}
+
+    def pages(self, pages: dict) -> tuple:
+        """Return (the build's report, {(URL, title)}) of herd with pages ({path below docs/:
+        text}) for its docs folder."""
+        report = io.StringIO()
+        files = {path: text for path, text in FILES.items() if not path.startswith("docs/")}
+        _, rows = built(temporary_directory(self), files | {
+            f"docs/{path}": text for path, text in pages.items()}, report=report)
+        return report.getvalue(), {(url, title) for url, title, *_ in rows}
+
+    def test_its_pages_are_sections_and_descriptions_at_sphinx_s_ids(self):
+        report, units = self.pages(self.PAGES)
+        self.assertIn((DOCS + "guide.html#milking", "Milking"), units)
+        self.assertIn((DOCS + "api.html#herd.graze", "herd.graze"), units)
+        self.assertIn("build: herd/1.0: docs/ has no conf.py: docs/ read as Sphinx renders it "
+                      "by default\n", report)
+
+    def test_its_root_is_the_folder_of_index_rst(self):
+        report, units = self.pages({f"source/{path}": text for path, text in self.PAGES.items()})
+        self.assertIn((DOCS + "guide.html#milking", "Milking"), units)
+        self.assertIn("docs/source/ read as Sphinx renders it by default", report)
+
+    def test_without_index_rst_its_files_are_read_paragraph_by_paragraph(self):
+        pages = {path: text for path, text in self.PAGES.items() if path != "index.rst"}
+        report, units = self.pages(pages)
+        self.assertNotIn((DOCS + "guide.html#milking", "Milking"), units)
+        self.assertIn((DOCS + "guide.html#milking", "docs/guide.rst"), units)
+        self.assertNotIn("no conf.py", report)
 
 
 if __name__ == "__main__":

@@ -86,6 +86,7 @@ from ..unit import UnitDraft, merge_same_passages, passage_key
 from ..version_notes import rst_notes
 from .sphinx_docs import (
     SphinxProject,
+    default_project,
     docname_path,
     gallery_pages,
     notebook_pages,
@@ -722,10 +723,16 @@ class _Units:
         """Return the units of every page of the docs folder, autodoc directives resolved: as
         Sphinx renders it where it has a conf.py (sphinx_docs.py), else paragraph by paragraph."""
         project = sphinx_project(self.tree.root, docs, self.tree.max_file_bytes)
+        site = markdown.mkdocs_site(os.path.join(self.tree.root, *docs.split("/")))
+        if project is None and site is None:
+            project = default_project(self.tree.root, docs)
+            if project is not None:
+                progress.note(f"{self.tree.label}: {docs}/ has no conf.py: "
+                              f"{project.root}/ read as Sphinx renders it by default")
         if project is not None:
             units = self._sphinx_pages(project, progress)
         else:
-            units = self._folder_pages(docs, progress)
+            units = self._folder_pages(docs, site, progress)
         # An object two directives document is one passage, with both names, linked at the
         # place of the one users import (place_preference).
         return merge_same_passages(units, self.place_preference)
@@ -746,11 +753,11 @@ class _Units:
                                  if page_kind == "rst")
         return pages
 
-    def _folder_pages(self, docs: str, progress: Progress) -> list:
+    def _folder_pages(self, docs: str, site: markdown.MkDocsSite | None,
+                      progress: Progress) -> list:
         """Return a docs folder's units without a Sphinx project: a Markdown page's sections
-        (anchored as MkDocs renders them where an mkdocs.yml names the folder, else as GitHub
-        does), another file's paragraphs, autodoc resolved."""
-        site = markdown.mkdocs_site(os.path.join(self.tree.root, *docs.split("/")))
+        (anchored as MkDocs renders them where site, an mkdocs.yml, names the folder, else as
+        GitHub does), another file's paragraphs, autodoc resolved."""
         contents = []
         for relative, _, text, sha256 in self._read_pages(docs, progress, source_kind):
             source_id = f"{docs}/{relative}"

@@ -39,10 +39,12 @@ from .sphinx_include import ExpandedPage, Origin
 
 @dataclass(frozen=True)
 class SphinxProject:
-    """A docs folder's Sphinx project: its root below the tree's root ('/'), its conf.py."""
+    """A docs folder's Sphinx project: its root below the tree's root ('/'), its conf.py
+    (Sphinx's defaults where the release left it out: conf_missing)."""
 
     root: str
     conf: SphinxConf
+    conf_missing: bool = False
 
 
 # How deep below the docs folder a conf.py is looked for (`doc/build/conf.py` is one level).
@@ -107,6 +109,31 @@ def sphinx_project(top: str, docs: str,
     text = _read(top, conf, max_bytes)
     return SphinxProject(root, read_conf(text, local_module) if text is not None
                          else SphinxConf())
+
+
+def default_project(top: str, docs: str) -> SphinxProject | None:
+    """Return the Sphinx project of a docs folder (below top) whose release left its conf.py
+    out, read with Sphinx's defaults: its root the folder of the root document (`index.rst`,
+    where conf.py would be looked for); None if there is none.
+
+    shapely 2.0.1's sdist has `docs/index.rst` and the pages it lists, but no `docs/conf.py`;
+    its site is those pages as Sphinx renders them, sections and object descriptions with
+    their ids, not paragraphs."""
+    default = SphinxConf()
+    root_page = default.root_doc + next(iter(default.source_suffix))
+    found = []
+    for directory, subdirectories, names in os.walk(os.path.join(top, docs)):
+        below = os.path.relpath(directory, top).replace(os.sep, "/")
+        # As deep as a conf.py is looked for (sphinx_project): the folder and one level down.
+        if below.count("/") - docs.count("/") >= _CONF_DEPTH - 1:
+            subdirectories[:] = []
+        subdirectories[:] = sorted(name for name in subdirectories if not name.startswith("."))
+        if root_page in names:
+            found.append(below)
+    if not found:
+        return None
+    root = max(found, key=lambda path: (_pages_below(top, path), -path.count("/")))
+    return SphinxProject(root, default, conf_missing=True)
 
 
 def page_path(conf: SphinxConf, relative: str, dirhtml: bool) -> str:
