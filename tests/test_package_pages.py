@@ -806,5 +806,76 @@ class WithoutConfPyTest(unittest.TestCase):
         self.assertNotIn("no conf.py", report)
 
 
+class AutomodapiTest(unittest.TestCase):
+    """sphinx-automodapi's `.. automodapi::` (astropy's API pages), written out as the
+    extension writes it: the module's section on the page, a stub page below the docs' `api/`
+    per public function and class the module defines, a class's own public members on its."""
+
+    BARN = BARN.replace("class Barn:", 'class Door:\n    """A door."""\n\n\nclass Barn:').replace(
+        '    """Where the herd sleeps."""\n',
+        '    """Where the herd sleeps."""\n\n    door = Door\n    bell = 3\n\n'
+        '    def open(self):\n'
+        '        """Open the doors."""\n\n    def _hinge(self):\n'
+        '        """Oil the hinge."""\n') + (
+        '\n\nclass Shed(Barn):\n    """A small barn."""\n'
+        '\n\nfrom os.path import join\n')
+
+    @staticmethod
+    def files(page: str) -> dict:
+        """Return FILES with herd.barn's classes above, api.rst describing nothing and
+        docs/reference/barn.rst the page given."""
+        return FILES | {
+            "herd/barn.py": AutomodapiTest.BARN, "docs/api.rst": NO_API,
+            "docs/conf.py": "project = 'herd'\n"
+                            "extensions = ['sphinx_automodapi.automodapi']\n",
+            "docs/reference/barn.rst": page}
+
+    @classmethod
+    def setUpClass(cls):
+        files = cls.files("Barns\n=====\n\nHow the herd is housed.\n\n"
+                          ".. automodapi:: herd.barn\n    :skip: repair\n")
+        _, rows = built(class_temporary_directory(cls), files)
+        cls.units = {(url, title) for url, title, *_ in rows}
+
+    def test_a_stub_page_below_api_describes_each_public_function_and_class(self):
+        for name in ("Barn", "build", "Shed"):
+            self.assertIn((f"{DOCS}api/herd.barn.{name}.html#herd.barn.{name}",
+                           f"herd.barn.{name}"), self.units)
+
+    def test_a_class_s_stub_describes_its_own_public_members(self):
+        self.assertIn((DOCS + "api/herd.barn.Barn.html#herd.barn.Barn.open",
+                       "herd.barn.Barn.open"), self.units)
+        urls = {url for url, _ in self.units}
+        self.assertNotIn(DOCS + "api/herd.barn.Barn.html#herd.barn.Barn._hinge", urls)
+        self.assertNotIn(DOCS + "api/herd.barn.Shed.html#herd.barn.Shed.open", urls)
+        # An attribute bound to a class is of the class documenter's type: none of them.
+        self.assertNotIn(DOCS + "api/herd.barn.Barn.html#herd.barn.Barn.door", urls)
+        self.assertIn(DOCS + "api/herd.barn.Barn.html#herd.barn.Barn.bell", urls)
+
+    def test_what_it_skips_or_imports_has_no_stub(self):
+        urls = {url for url, _ in self.units}
+        self.assertFalse([url for url in urls if "herd.barn.repair" in url
+                          or "herd.barn.join" in url], urls)
+
+    def test_inherited_members_on_the_directive_shows_a_class_s_bases_members_too(self):
+        # Shed's stub describes Barn.open too: the same lines, one passage under both names
+        # (at the definer's page).
+        for option, named in (("", False), ("    :inherited-members:\n", True)):
+            out, _ = built(temporary_directory(self), self.files(
+                "Barns\n=====\n\n.. automodapi:: herd.barn\n" + option))
+            conn = sqlite3.connect(os.path.join(out, "passages.sqlite"))
+            try:
+                [(names,)] = conn.execute(
+                    "SELECT x.names FROM passages p JOIN passage_fields x ON x.id = p.id "
+                    "WHERE p.url = ?", (DOCS + "api/herd.barn.Barn.html#herd.barn.Barn.open",))
+            finally:
+                conn.close()
+            self.assertEqual("herd.barn.Shed.open" in names.split(), named, (option, names))
+
+    def test_the_module_is_a_section_of_the_page_at_its_id(self):
+        self.assertIn((DOCS + "reference/barn.html#module-herd.barn", "herd.barn Module"),
+                      self.units)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -57,6 +57,21 @@ class ExcludedFoldersTest(unittest.TestCase):
         self.assertEqual(conf.page_kind("index.rst"), "rst")
         self.assertEqual(conf.page_kind("shared/x.rst"), "rst")
 
+    def test_what_conf_py_adds_to_a_list_it_star_imports_is_left_out_too(self):
+        # astropy's conf.py: exclude_patterns and templates_path come from sphinx_astropy's
+        # conf (`from sphinx_astropy.conf.v1 import *`), which a build does not read.
+        conf = read_conf(
+            "from sphinx_astropy.conf.v1 import *\n"
+            'exclude_patterns.append("_pkgtemplate.rst")\n'
+            'exclude_patterns += ["changes/*"]\n'
+            'if "templates_path" not in locals():\n    templates_path = []\n'
+            'templates_path.append("_templates")\n')
+        self.assertIsNone(conf.page_kind("_pkgtemplate.rst"))
+        self.assertIsNone(conf.page_kind("changes/1.0.rst"))
+        self.assertIsNone(conf.page_kind("_templates/autosummary/class.rst"))
+        self.assertEqual(conf.page_kind("index.rst"), "rst")
+        self.assertEqual(conf.templates_path, ("_templates",))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -29,8 +29,14 @@ from dataclasses import dataclass
 
 from ...core.checks import SnapshotError
 from ...core.ranking import SECTION, IndexFields
-from ..readers import autodoc, markdown
-from ..readers.autosummary_templates import Unrendered, class_context, class_members, render
+from ..readers import autodoc, automodapi, markdown
+from ..readers.autosummary_templates import (
+    Unrendered,
+    automodsumm_context,
+    class_context,
+    class_members,
+    render,
+)
 from ..readers.blocks import indentation, size_pieces
 from ..readers.docstrings import (
     ATTRIBUTE,
@@ -1129,13 +1135,25 @@ class _Units:
         # data, shown by its class: autodoc.resolve_name).
         return dataclasses.replace(documented, obj=obj, kind=kind or documented.kind)
 
+    def _automodapi(self, conf: SphinxConf, relative: str, name: str,
+                    options: dict) -> list | None:
+        """Return the lines sphinx-automodapi writes for a `.. automodapi:: name` of a page
+        (relative: below the docs' root), its stubs in conf's automodapi_toctreedirnm; None
+        where the source has no such module (the directive is read as written)."""
+        found = automodapi.listing(self.package, name, sort="sort" in options)
+        if found is None:
+            return None
+        toctree = posixpath.relpath(conf.automodapi_toctree,
+                                    posixpath.dirname(relative) or ".")
+        return automodapi.written(name, options, found, toctree, conf.automodapi_diagram)
+
     def _template_text(self, project: SphinxProject, name: str,
                        progress: Progress) -> str | None:
         """Return the text of an autosummary template the project has, looked up in conf.py's
-        templates_path as autosummary looks it up first, or None (autosummary's own then);
-        each read once."""
+        templates_path as autosummary looks it up first, else sphinx-automodapi's own of that
+        name (its stubs'), or None (autosummary's own then); each read once."""
         if name not in self.templates:
-            self.templates[name] = None
+            self.templates[name] = automodapi.TEMPLATES.get(name)
             for folder in project.conf.templates_path:
                 path = posixpath.normpath(posixpath.join(project.root, folder, name))
                 if not path.startswith("../") \
@@ -1156,7 +1174,12 @@ class _Units:
         template = self._template_text(project, name, progress)
         if template is None:
             return None
-        context = class_context(self.package, documented.module, documented.obj, entry.name)
+        # automodsumm renders its stubs itself, with names of its own.
+        context = automodsumm_context(
+            self.package, documented.module, documented.obj, entry.name,
+            project.conf.automodsumm_inherited if entry.inherited is None else entry.inherited
+        ) if name in automodapi.TEMPLATES else \
+            class_context(self.package, documented.module, documented.obj, entry.name)
         try:
             rendered = render(template, context)
         except Unrendered:
@@ -1249,7 +1272,8 @@ class _Units:
         expanded = {relative: gallery[relative] if relative in gallery else expand(
             self.tree, project.root, relative, text, sha256, progress,
             functools.partial(self.sectioned_docstring, napoleon=_NAPOLEON in conf.extensions),
-            conf.page_context, copies=copies)
+            conf.page_context, copies=copies,
+            automodapi=functools.partial(self._automodapi, conf, relative))
                     for relative, kind, text, sha256 in pages if kind == RST}
         # Each Markdown page MyST reads, its `{include}`s in place likewise.
         myst = {relative: expand(self.tree, project.root, relative, text, sha256, progress,

@@ -54,6 +54,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..readers import automodapi
 from ..readers.rst import OPTION
 from ..tree import Progress, SourceTree, Unreadable, decode_source, not_read, read_tree_file
 
@@ -131,6 +132,10 @@ class ExpandedPage:
         return f"{origin.source_id}:{origin.line}" if origin else f"line {line}"
 
 
+def _no_automodapi(module: str, options: dict) -> None:
+    return None
+
+
 def _file_lines(text: str) -> list:
     lines = text.split("\n")
     return lines[:-1] if text.endswith("\n") else lines
@@ -199,8 +204,10 @@ class _Expander:
 
     def __init__(self, tree: SourceTree, sphinx_root: str, page_dir: str, progress: Progress,
                  docstrings: Callable[[str], Docstring | None], context: dict,
-                 myst: bool = False, copies: dict | None = None):
+                 myst: bool = False, copies: dict | None = None,
+                 automodapi: Callable[[str, dict], list | None] = _no_automodapi):
         self.tree = tree
+        self.automodapi = automodapi
         self.copies = copies or {}  # a file a build writes -> the file of the tree it copies
         self.myst = myst  # a Markdown page, read by MyST: its includes are fenced directives
         self.context = context
@@ -291,6 +298,24 @@ class _Expander:
             directive = include or literal
             automodule = _AUTOMODULE.fullmatch(line)
             rendered = _CONTEXT_NAME.fullmatch(line.strip()) if len(chain) == 1 else None
+            written = automodapi.DIRECTIVE.fullmatch(line) if len(chain) == 1 else None
+            if written is not None:
+                # sphinx-automodapi replaces its directive in the page's own source (an
+                # included file's is not): the reST it writes is read in its place, each line
+                # at the directive's, but what an automodule in it renders from a module.
+                end = i + 1
+                while end < span.stop and automodapi.OPTION.fullmatch(lines[end].rstrip()):
+                    end += 1
+                text = self.automodapi(written.group(1), automodapi.options_of(lines[i + 1:end]))
+                if text is not None:
+                    start = len(self.lines)
+                    self.expand(source_id, sha256, text, range(len(text)), chain)
+                    self.origins[start:] = [
+                        Origin(source_id, sha256, i + 1)
+                        if origin is not None and origin.source_id == source_id else origin
+                        for origin in self.origins[start:]]
+                    i = end
+                    continue
             if rendered is not None and rendered.group(1) in self.context:
                 # The page's own source is rendered as Jinja (conf.py's "source-read"
                 # handler), not what it includes: the name's text, each line from the line
@@ -518,16 +543,19 @@ def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256:
            progress: Progress,
            docstrings: Callable[[str], Docstring | None] = _no_docstrings,
            context: dict | None = None, myst: bool = False,
-           copies: dict | None = None) -> ExpandedPage:
+           copies: dict | None = None,
+           automodapi: Callable[[str, dict], list | None] = _no_automodapi) -> ExpandedPage:
     """Return a page of a Sphinx project (relative: below sphinx_root) with its includes
     expanded, each line's origin, and the code its literal includes show; docstrings(module)
     gives the part of a module's docstring an `.. automodule::` renders as page text; context:
     the names a line `{{ name }}` of the page is rendered with (SphinxConf.page_context);
     myst: the page is Markdown, its includes MyST's fenced `{include}` directives; copies:
-    {path a build writes a file at: the tree's file it copies} (sphinx_docs.GalleryPages.copies)."""
+    {path a build writes a file at: the tree's file it copies} (sphinx_docs.GalleryPages.copies);
+    automodapi(module, options) gives the lines sphinx-automodapi writes for a `..
+    automodapi::` of the page (readers/automodapi.py), None where it writes none."""
     source_id = f"{sphinx_root}/{relative}"
     expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress, docstrings,
-                         context or {}, myst, copies)
+                         context or {}, myst, copies, automodapi)
     expander.budget -= len(text.encode("utf-8"))
     lines = text.split("\n")
     expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))

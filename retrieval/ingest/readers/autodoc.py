@@ -432,6 +432,9 @@ class Summarized:
     toctree: str  # the stub pages' directory, relative to the page's own
     template: str | None = None  # its `:template:`, else autosummary's for the object's kind
     stub: bool = True  # whether its table has a `:toctree:` (a stub page of its own)
+    # automodsumm's `:inherited-members:` (True) or `:no-inherited-members:` (False) on the
+    # table (sphinx-automodapi's stubs of a class: its bases' members too), None: neither.
+    inherited: bool | None = None
 
 
 def autosummary_entries(text: str, toctree_only: bool = True) -> list:
@@ -475,7 +478,9 @@ def autosummary_entries(text: str, toctree_only: bool = True) -> list:
                 found.append(Summarized(index + 1, name,
                                         options.get("toctree", "").strip("/"),
                                         options.get("template") or None,
-                                        "toctree" in options))
+                                        "toctree" in options,
+                                        True if "inherited-members" in options else
+                                        False if "no-inherited-members" in options else None))
             index += 1
     return found
 

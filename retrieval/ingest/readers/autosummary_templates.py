@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .docstrings import ATTRIBUTE, METHOD, DocObject, Module, PackageSource
+from .docstrings import ATTRIBUTE, CLASS, EXCEPTION, METHOD, DocObject, Module, PackageSource
 
 # A Jinja tag, expression or comment, with its whitespace control marks.
 _TAG = re.compile(r"\{([%{#])(-?)(.*?)(-?)([%}#])\}", re.DOTALL)
@@ -380,3 +380,39 @@ def class_context(package: PackageSource, module: Module, cls: DocObject, fullna
                     if not name.startswith("_") or name == "__init__"],
         "attributes": [name for name in all_attributes if not name.startswith("_")],
     }
+
+
+def _binds_class(package: PackageSource, obj: DocObject) -> bool:
+    """Tell whether a class attribute is bound to a class the package defines."""
+    if obj.bound is None:
+        return False
+    parts = obj.name.split(".")
+    module = package.module(".".join(parts[:package.module_cut(parts, len(parts) - 1)]))
+    found = package.resolve_written(module, obj.bound) if module is not None else None
+    return found is not None and found[1].kind in (CLASS, EXCEPTION)
+
+
+# automodsumm_included_members' default: the special methods automodsumm lists among methods.
+AUTOMODSUMM_INCLUDED = ("__init__", "__call__")
+
+
+def automodsumm_context(package: PackageSource, module: Module, cls: DocObject, fullname: str,
+                        inherited: bool = False) -> dict:
+    """Return the names automodsumm (sphinx-automodapi) renders a class's template with
+    (generate_automodsumm_docs), from what the source defines: `methods` and `attributes`,
+    those the class itself defines (its bases' too where inherited:
+    automodsumm_inherited_members, `:inherited-members:`), public or AUTOMODSUMM_INCLUDED,
+    sorted, a property among attributes (automodsumm_properties_are_attributes); `fullname`,
+    `module` and `objname` split at the name's last dot, `name`, `objtype`, `underline`."""
+    members = {member: obj for member, (obj, own) in
+               class_members(package, module, cls).items() if own or inherited}
+    methods = sorted(member for member, obj in members.items() if obj.kind == METHOD
+                     and (not member.startswith("_") or member in AUTOMODSUMM_INCLUDED))
+    # An attribute bound to a class (astropy's `data_class = AASTexData`) is of the class
+    # documenter's type, neither attribute nor method.
+    attributes = sorted(member for member, obj in members.items() if obj.kind == ATTRIBUTE
+                        and not member.startswith("_") and not _binds_class(package, obj))
+    modname, _, objname = fullname.rpartition(".")
+    return {"fullname": fullname, "module": modname, "objname": objname, "name": objname,
+            "objtype": "class", "underline": "=" * len(objname), "members": sorted(members),
+            "methods": methods, "attributes": attributes, "noindex": False}

@@ -14,7 +14,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from . import notebooks, sphinx_gallery
+from . import automodapi, notebooks, sphinx_gallery
 from .code_deprecation import base_name
 
 CONF = "conf.py"
@@ -127,6 +127,11 @@ class SphinxConf:
     # The heading ids of the notebooks an extension publishes as pages (`.ipynb` below the
     # root): "nbsphinx" (Jupyter's) with nbsphinx, "sphinx" (docutils') with MyST-NB, "" none.
     notebook_ids: str = ""
+    # sphinx-automodapi's automodapi_toctreedirnm (its stubs' folder below the docs' root),
+    # automodsumm_inherited_members and automodapi_inheritance_diagram.
+    automodapi_toctree: str = automodapi.DEFAULT_TOCTREE
+    automodsumm_inherited: bool = False
+    automodapi_diagram: bool = True
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -456,8 +461,9 @@ _NOT_SOURCE_PATHS = ("templates_path", "html_static_path", "html_extra_path")
 
 def _listed(tree, name: str) -> list:
     """Return the strings written in the list or tuple a module-level name is last bound to,
-    its computed items left out: xarray's `templates_path = ["_templates",
-    sphinx_autosummary_accessors.templates_path]` leaves out "_templates" all the same."""
+    its computed items left out (xarray's `templates_path = ["_templates",
+    sphinx_autosummary_accessors.templates_path]` leaves out "_templates" all the same), and
+    those module-level statements add to it after (_grown)."""
     found: list = []
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
@@ -465,7 +471,31 @@ def _listed(tree, name: str) -> list:
             found = [item.value for item in getattr(node.value, "elts", ())
                      if isinstance(item, ast.Constant) and isinstance(item.value, str)] \
                 if isinstance(node.value, (ast.List, ast.Tuple)) else []
+        else:
+            found.extend(_grown(node, name))
     return found
+
+
+def _grown(node, name: str) -> list:
+    """Return the strings a module-level statement adds to a list: `NAME.append("s")`,
+    `NAME.extend([...])` or `NAME += [...]` (astropy's `exclude_patterns.append(...)`, the
+    list itself bound by a `from ... import *` of another package's conf); else []."""
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
+            and isinstance(node.target, ast.Name) and node.target.id == name:
+        added = node.value
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+            and isinstance(node.value.func, ast.Attribute) \
+            and isinstance(node.value.func.value, ast.Name) \
+            and node.value.func.value.id == name and len(node.value.args) == 1 \
+            and node.value.func.attr in ("append", "extend"):
+        added = node.value.args[0]
+        if node.value.func.attr == "append":
+            added = ast.List(elts=[added])
+    else:
+        return []
+    return [item.value for item in getattr(added, "elts", ())
+            if isinstance(item, ast.Constant) and isinstance(item.value, str)] \
+        if isinstance(added, (ast.List, ast.Tuple)) else []
 
 
 def _path_value(node, known: dict):
@@ -620,7 +650,11 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         root_doc=root if isinstance(root, str) and root else _DEFAULT_ROOT,
         html_baseurl=baseurl if isinstance(baseurl, str) and baseurl.startswith(
             ("https://", "http://")) else None,
-        extensions=extensions, exclude_patterns=_strings(known.get("exclude_patterns")) + tuple(
+        # Bound by what is not read (another package's conf, `from sphinx_astropy.conf.v1
+        # import *`), what conf.py itself adds to it is excluded all the same.
+        extensions=extensions, exclude_patterns=(
+            _strings(known["exclude_patterns"]) if "exclude_patterns" in known
+            else tuple(_listed(tree, "exclude_patterns"))) + tuple(
             path for name in _NOT_SOURCE_PATHS for path in _folders(_listed(tree, name))),
         object_types=types, module_prefixes=_prefixes(known.get(_PREFIXES), extensions),
         typehints=typehints if typehints in _TYPEHINTS else _DEFAULT_TYPEHINTS,
@@ -650,7 +684,12 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
         gallery_remove_config_comments=gallery.get("remove_config_comments") is True,
         templates_path=tuple(posixpath.normpath(path.replace("\\", "/"))
                              for path in _listed(tree, "templates_path")),
-        sys_path=_sys_path(tree))
+        sys_path=_sys_path(tree),
+        automodapi_toctree=toctree.strip("/") if isinstance(
+            toctree := known.get("automodapi_toctreedirnm"), str) and toctree.strip("/")
+        else automodapi.DEFAULT_TOCTREE,
+        automodsumm_inherited=known.get("automodsumm_inherited_members") is True,
+        automodapi_diagram=known.get("automodapi_inheritance_diagram") is not False)
 
 
 def _sys_path(tree) -> tuple:
