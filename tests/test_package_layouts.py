@@ -95,6 +95,20 @@ class LayoutTest(unittest.TestCase):
             "lib/two/__init__.py": "", "lib/_two/core.py": "", "lib/other/__init__.py": ""}),
             ["_two.core", "two"])
 
+    def test_the_egg_info_of_a_distribution_it_bundles_names_none_of_its_packages(self):
+        # astroquery 0.4.6 bundles astropy_helpers' sdist, egg-info and all.
+        self.assertEqual(self.modules({
+            "PKG-INFO": "Metadata-Version: 2.1\nName: Two\nVersion: 1.0\n",
+            "helpers/helpers.egg-info/top_level.txt": "helpers\n",
+            "helpers/helpers/__init__.py": "", "two/__init__.py": "", "two/core.py": ""}),
+            ["two", "two.core"])
+        # Its own egg-info is read, however it spells the name.
+        self.assertEqual(self.modules({
+            "PKG-INFO": "Metadata-Version: 2.1\nName: Two-Pkg\nVersion: 1.0\n",
+            "lib/two_pkg.egg-info/top_level.txt": "_two\ntwo\n",
+            "lib/two/__init__.py": "", "lib/_two/core.py": "", "lib/other/__init__.py": ""}),
+            ["_two.core", "two"])
+
     def test_a_src_directory_that_is_not_python_is_passed_over(self):
         # lightgbm 4.3.0: src/ is the C++ library, the package is lightgbm/ at the top.
         files = {"src/boosting/gbdt.cpp": "int x;\n", "src/io/config.h": "",

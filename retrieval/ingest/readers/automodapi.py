@@ -110,19 +110,20 @@ class Listing:
 def listing(package: PackageSource, name: str, sort: bool = False) -> Listing | None:
     """Return what automodsumm lists of a module (find_mod_objs, onlylocals): the names its
     __all__ gives (sorted with `:sort:`), else those of its namespace without a leading "_",
-    sorted as dir() gives them, of what it or a module below it defines; modules none of them.
-    Of an __all__ partly computed (astropy.logger's `__all__ += logging_levels`), the names
-    the source gives: a stub of a name it does not list is no page of the site. None: no
-    module of that name is read."""
+    sorted as dir() gives them; of those, what it or a module below it defines; modules none.
+    As sphinx-automodapi before 0.18 (September 2024) did, the versions that built the sites
+    of the releases up to then (Debian's astroquery 0.4.6: `clean_catalog`, in
+    astroquery.ukidss' __all__ but defined in astroquery.wfau, is not listed there), __all__
+    does not lift that test. Of an __all__ partly computed (astropy.logger's `__all__ +=
+    logging_levels`), the names the source gives: a stub of a name it does not list is no
+    page of the site. None: no module of that name is read."""
     module = package.module(name)
     if module is None:
         return None
     if module.all_names is not None:
         names = sorted(module.all_names) if sort else list(module.all_names)
-        local_only = False
     else:
         names = sorted(local for local in package.star_names(name) if not local.startswith("_"))
-        local_only = True
     functions: list[str] = []
     classes: list[str] = []
     variables: list[str] = []
@@ -135,7 +136,7 @@ def listing(package: PackageSource, name: str, sort: bool = False) -> Listing | 
         # find_mod_objs' fully qualified name: where a function or class is defined (its
         # __module__), a variable's under the module itself.
         defined = obj.name if kind in (FUNCTION, CLASS, EXCEPTION) else f"{name}.{local}"
-        if local_only and not defined.startswith(name):
+        if not defined.startswith(name):
             continue
         (functions if kind == FUNCTION else classes if kind in (CLASS, EXCEPTION)
          else variables).append(local)

@@ -11,7 +11,8 @@ An sdist's import packages are found, in this order, from:
    wheel `packages`, scikit-build-core's `wheel.packages` and flit's module (`[tool.flit.module]
    name`, else the project's name);
 2. the names its `*.egg-info/top_level.txt` lists (setuptools writes it into the sdist beside
-   the code: sqlalchemy 1.4.46's `lib/SQLAlchemy.egg-info/`);
+   the code: sqlalchemy 1.4.46's `lib/SQLAlchemy.egg-info/`), of its own distribution (its
+   PKG-INFO's Name), not of one it bundles;
 3. the tree: the first of the declared roots, the egg-info's directory, `src/`, `lib/` and the
    top that holds a Python package (lightgbm 4.3.0's `src/` is C++, its package `lightgbm/`).
 
@@ -25,11 +26,13 @@ or `test` module of helpers is API (`numpy.testing`, `django.test`).
 
 import ast
 import configparser
+import email.parser
 import os
 import tomllib
 from collections.abc import Collection
 from pathlib import Path
 
+from ...core.names import normalized_name
 from ..readers.code_deprecation import base_name
 from ..readers.docstrings import PARSED, module_name
 from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, read_tree_file
@@ -309,11 +312,29 @@ def _flit_module(pyproject: dict, tool: dict) -> list:
     return list(dict.fromkeys([top, top.lower()]))
 
 
+def _distribution(top: Path) -> str | None:
+    """Return the normalized name of the distribution an unpacked sdist is (its PKG-INFO's
+    Name), or None where it does not say."""
+    try:
+        text = read_tree_file(str(top), "PKG-INFO", DEFAULT_MAX_FILE_BYTES).decode(
+            "utf-8", errors="replace")
+    except (OSError, Unreadable):
+        return None
+    name = email.parser.Parser().parsestr(text, headersonly=True).get("Name")
+    return normalized_name(name) if isinstance(name, str) and name.strip() else None
+
+
 def _top_level(top: Path) -> tuple:
-    """Return (the names *.egg-info/top_level.txt lists, the directories holding it)."""
+    """Return (the names *.egg-info/top_level.txt lists, the directories holding it), of the
+    egg-info of the distribution the sdist is: another's it bundles (astroquery 0.4.6's
+    `astropy_helpers/astropy_helpers.egg-info`, a build helper) says nothing of its code."""
     names, roots = [], []
+    distribution = _distribution(top)
     for info in sorted([*top.glob("*.egg-info/top_level.txt"),
                         *top.glob("*/*.egg-info/top_level.txt")]):
+        if distribution is not None and normalized_name(
+                info.parent.name.removesuffix(".egg-info")) != distribution:
+            continue
         roots.append(info.parent.parent)
         for line in info.read_text(encoding="utf-8", errors="replace").split("\n"):
             name = line.strip().replace("/", ".").split(".")[0]
