@@ -879,5 +879,47 @@ class AutomodapiTest(unittest.TestCase):
                       self.units)
 
 
+class MkdocstringsTest(unittest.TestCase):
+    """mkdocstrings' `::: name` in an MkDocs site's page (humanize's docs): the object and the
+    members its options select, each at its dotted name's id on that page."""
+
+    @classmethod
+    def setUpClass(cls):
+        barn = BARN.replace(
+            '    """Where the herd sleeps."""\n',
+            '    """Where the herd sleeps."""\n\n    def open(self):\n'
+            '        """Open the doors."""\n\n    def close(self):\n'
+            '        """Close the doors."""\n')
+        files = {path: text for path, text in FILES.items() if not path.startswith("docs/")}
+        _, rows = built(class_temporary_directory(cls), files | {
+            "herd/barn.py": barn,
+            "mkdocs.yml": "site_name: Herd\nplugins:\n  - search\n  - mkdocstrings:\n"
+                          "      handlers:\n        python:\n          options:\n"
+                          "            show_root_heading: true\n",
+            "docs/index.md": "# Herd\n\nWelcome.\n\n```\n::: herd.shear\n```\n",
+            "docs/requirements.txt": "mkdocstrings\n",
+            "docs/barn.md": "# Barns\n\n::: herd.barn\n    options:\n      members: [build]\n",
+            "docs/doors.md": "# Doors\n\n::: herd.barn.Barn\n    options:\n"
+                             "      members:\n        - open\n"})
+        cls.units = {(url, title) for url, title, *_ in rows}
+
+    def test_a_module_s_members_are_at_their_names_on_its_page(self):
+        self.assertIn((DOCS + "barn/#herd.barn", "herd.barn"), self.units)
+        self.assertIn((DOCS + "barn/#herd.barn.build", "herd.barn.build"), self.units)
+
+    def test_its_options_select_the_members(self):
+        urls = {url for url, _ in self.units}
+        self.assertIn(DOCS + "doors/#herd.barn.Barn.open", urls)
+        self.assertNotIn(DOCS + "doors/#herd.barn.Barn.close", urls)
+        self.assertNotIn(DOCS + "barn/#herd.barn.repair", urls)
+
+    def test_a_name_in_fenced_code_renders_nothing(self):
+        self.assertNotIn(DOCS + "#herd.shear", {url for url, _ in self.units})
+
+    def test_a_file_other_than_markdown_is_no_page_of_the_site(self):
+        # MkDocs copies it as it is.
+        self.assertFalse([url for url, _ in self.units if "requirements" in url])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ...core.checks import SnapshotError
 from ...core.ranking import SECTION, IndexFields
-from ..readers import autodoc, automodapi, markdown
+from ..readers import autodoc, automodapi, markdown, mkdocstrings
 from ..readers.autosummary_templates import (
     Unrendered,
     automodsumm_context,
@@ -373,6 +373,10 @@ class Documented:
     inherited: tuple = ()
     kind: str | None = None  # the kind its autodoc directive describes it as, if not its own
 
+
+# The autodoc directive that describes an object of each kind (mkdocstrings' injections).
+_DIRECTIVE_OF_KIND = {MODULE: "module", CLASS: "class", EXCEPTION: "exception",
+                      FUNCTION: "function", METHOD: "method", ATTRIBUTE: "attribute"}
 
 # A numpydoc section header of a docstring (cleaned): its title, then a line of dashes.
 _MEMBER_SECTION = re.compile(r"^(Methods|Attributes)[ \t]*\n-{3,}[ \t]*$", re.MULTILINE)
@@ -763,12 +767,15 @@ class _Units:
                       progress: Progress) -> list:
         """Return a docs folder's units without a Sphinx project: a Markdown page's sections
         (anchored as MkDocs renders them where site, an mkdocs.yml, names the folder, else as
-        GitHub does), another file's paragraphs, autodoc resolved."""
+        GitHub does) and the objects its mkdocstrings `::: name` lines render; without site,
+        another file's paragraphs, autodoc resolved."""
         contents = []
         for relative, _, text, sha256 in self._read_pages(docs, progress, source_kind):
             source_id = f"{docs}/{relative}"
             if source_kind(relative) == "markdown":
                 contents.extend(self._markdown_page(relative, source_id, text, sha256, site))
+            elif site is not None:
+                continue  # MkDocs copies any other file as it is: no page (humanize's .txt)
             else:
                 contents.extend(self._page(relative, source_id, text, sha256, progress))
         return contents
@@ -786,7 +793,36 @@ class _Units:
                    else self._source_link(source_id, unit.start_line, unit.end_line))
             contents.append(UnitDraft.of_unit(self.tree, source_id, sha256, url, unit,
                                               reference_page=False, in_links=0))
+        if site is not None and site.mkdocstrings_options is not None:
+            for injection in mkdocstrings.injections(text, site.mkdocstrings_options):
+                contents.extend(self.objects_contents(self._injected(injection), page,
+                                                      source_id))
         return contents
+
+    def _injected(self, injection: mkdocstrings.Injection) -> list:
+        """Return the Documented an mkdocstrings `::: name` renders: the object and, of a
+        module or class, the members its options select, as autodoc's :members: does (none
+        with a leading `_`, those without a docstring where show_if_no_docstring), each at
+        its dotted name under the name written (its heading's id)."""
+        found = self.package.resolve(injection.identifier)
+        if found is None:
+            return []
+        kind = _DIRECTIVE_OF_KIND.get(found[1].kind, "data")
+        options = injection.options
+        given: dict = {}
+        if kind in ("module", "class") and options.members != ():
+            given["members"] = ", ".join(options.members or ())
+            if options.show_if_no_docstring:
+                given["undoc-members"] = ""
+            if options.inherited_members:
+                given["inherited-members"] = ""
+        described = autodoc.resolve(
+            autodoc.Directive(injection.line, kind, injection.identifier, None, given),
+            self.package) or []
+        # A module's heading id is its name too (Sphinx's would be `module-NAME`).
+        return [Documented(item.module, item.obj, (item.name, *item.aliases), kind=item.kind,
+                           anchor=item.name if item.obj.kind == MODULE else None)
+                for item in described]
 
     def _autodoc(self, where: Callable[[int], str], text: str, progress: Progress,
                  conf: SphinxConf | None = None, breaks: frozenset = frozenset()) -> dict:

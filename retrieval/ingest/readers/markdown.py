@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ...core.ranking import SECTION
 from ..unit import Unit
+from . import mkdocstrings
 from .blocks import MAX_PASSAGE_BYTES, Paragraph, is_blank, size_pieces
 from .docutils_ids import DocumentIds, make_id
 from .hidden import hidden_in_markup
@@ -48,6 +49,9 @@ class MkDocsSite:
     directory_urls: bool
     attr_list: bool = False  # markdown_extensions has attr_list: "{#id}" names a heading's id
     inherits: str | None = None  # the config its INHERIT names, absolute
+    # Its plugins include mkdocstrings: the handler options it sets for every `::: name`
+    # (readers/mkdocstrings.py); None without the plugin.
+    mkdocstrings_options: mkdocstrings.Options | None = None
 
     @property
     def flavour(self) -> str:
@@ -92,7 +96,8 @@ def _read_config(config_path: str) -> MkDocsSite | None:
     directory_urls = keys.get("use_directory_urls", "true").lower() not in ("false", "no", "off")
     inherits = keys.get("INHERIT")
     return MkDocsSite(os.path.abspath(docs_dir), directory_urls, attr_list, os.path.abspath(
-        os.path.join(os.path.dirname(config_path), inherits)) if inherits else None)
+        os.path.join(os.path.dirname(config_path), inherits)) if inherits else None,
+        mkdocstrings.config_options(text))
 
 
 def mkdocs_site(root: str) -> MkDocsSite | None:
