@@ -731,7 +731,9 @@ class _Units:
 
     def docs_pages(self, docs: str, progress: Progress) -> list:
         """Return the units of every page of the docs folder, autodoc directives resolved: as
-        Sphinx renders it where it has a conf.py (sphinx_docs.py), else paragraph by paragraph."""
+        Sphinx renders it where it has a conf.py (sphinx_docs.py) or, without one, its root
+        document (Sphinx's defaults); an MkDocs site's by its sections; else paragraph by
+        paragraph."""
         project = sphinx_project(self.tree.root, docs, self.tree.max_file_bytes)
         site = markdown.mkdocs_site(os.path.join(self.tree.root, *docs.split("/")))
         if project is None and site is None:
@@ -1309,7 +1311,7 @@ class _Units:
             self.tree, project.root, relative, text, sha256, progress,
             functools.partial(self.sectioned_docstring, napoleon=_NAPOLEON in conf.extensions),
             conf.page_context, copies=copies,
-            automodapi=functools.partial(self._automodapi, conf, relative))
+            automodapi_lines=functools.partial(self._automodapi, conf, relative))
                     for relative, kind, text, sha256 in pages if kind == RST}
         # Each Markdown page MyST reads, its `{include}`s in place likewise.
         myst = {relative: expand(self.tree, project.root, relative, text, sha256, progress,

@@ -39,12 +39,10 @@ from .sphinx_include import ExpandedPage, Origin
 
 @dataclass(frozen=True)
 class SphinxProject:
-    """A docs folder's Sphinx project: its root below the tree's root ('/'), its conf.py
-    (Sphinx's defaults where the release left it out: conf_missing)."""
+    """A docs folder's Sphinx project: its root below the tree's root ('/'), its conf.py."""
 
     root: str
     conf: SphinxConf
-    conf_missing: bool = False
 
 
 # How deep below the docs folder a conf.py is looked for (`doc/build/conf.py` is one level).
@@ -133,7 +131,7 @@ def default_project(top: str, docs: str) -> SphinxProject | None:
     if not found:
         return None
     root = max(found, key=lambda path: (_pages_below(top, path), -path.count("/")))
-    return SphinxProject(root, default, conf_missing=True)
+    return SphinxProject(root, default)
 
 
 def page_path(conf: SphinxConf, relative: str, dirhtml: bool) -> str:

@@ -205,9 +205,9 @@ class _Expander:
     def __init__(self, tree: SourceTree, sphinx_root: str, page_dir: str, progress: Progress,
                  docstrings: Callable[[str], Docstring | None], context: dict,
                  myst: bool = False, copies: dict | None = None,
-                 automodapi: Callable[[str, dict], list | None] = _no_automodapi):
+                 automodapi_lines: Callable[[str, dict], list | None] = _no_automodapi):
         self.tree = tree
-        self.automodapi = automodapi
+        self.automodapi_lines = automodapi_lines
         self.copies = copies or {}  # a file a build writes -> the file of the tree it copies
         self.myst = myst  # a Markdown page, read by MyST: its includes are fenced directives
         self.context = context
@@ -306,7 +306,8 @@ class _Expander:
                 end = i + 1
                 while end < span.stop and automodapi.OPTION.fullmatch(lines[end].rstrip()):
                     end += 1
-                text = self.automodapi(written.group(1), automodapi.options_of(lines[i + 1:end]))
+                text = self.automodapi_lines(written.group(1),
+                                             automodapi.options_of(lines[i + 1:end]))
                 if text is not None:
                     start = len(self.lines)
                     self.expand(source_id, sha256, text, range(len(text)), chain)
@@ -544,18 +545,19 @@ def expand(tree: SourceTree, sphinx_root: str, relative: str, text: str, sha256:
            docstrings: Callable[[str], Docstring | None] = _no_docstrings,
            context: dict | None = None, myst: bool = False,
            copies: dict | None = None,
-           automodapi: Callable[[str, dict], list | None] = _no_automodapi) -> ExpandedPage:
+           automodapi_lines: Callable[[str, dict], list | None] = _no_automodapi
+           ) -> ExpandedPage:
     """Return a page of a Sphinx project (relative: below sphinx_root) with its includes
     expanded, each line's origin, and the code its literal includes show; docstrings(module)
     gives the part of a module's docstring an `.. automodule::` renders as page text; context:
     the names a line `{{ name }}` of the page is rendered with (SphinxConf.page_context);
     myst: the page is Markdown, its includes MyST's fenced `{include}` directives; copies:
     {path a build writes a file at: the tree's file it copies} (sphinx_docs.GalleryPages.copies);
-    automodapi(module, options) gives the lines sphinx-automodapi writes for a `..
+    automodapi_lines(module, options) gives the lines sphinx-automodapi writes for a `..
     automodapi::` of the page (readers/automodapi.py), None where it writes none."""
     source_id = f"{sphinx_root}/{relative}"
     expander = _Expander(tree, sphinx_root, posixpath.dirname(source_id), progress, docstrings,
-                         context or {}, myst, copies, automodapi)
+                         context or {}, myst, copies, automodapi_lines)
     expander.budget -= len(text.encode("utf-8"))
     lines = text.split("\n")
     expander.expand(source_id, sha256, lines, range(len(lines)), (source_id,))
