@@ -813,7 +813,8 @@ class AutomodapiTest(unittest.TestCase):
 
     BARN = BARN.replace("class Barn:", 'class Door:\n    """A door."""\n\n\nclass Barn:').replace(
         '    """Where the herd sleeps."""\n',
-        '    """Where the herd sleeps."""\n\n    door = Door\n    bell = 3\n\n'
+        '    """Where the herd sleeps."""\n\n    door = Door\n    bell = 3\n'
+        '    gate = Door\n    """The way in."""\n\n'
         '    def open(self):\n'
         '        """Open the doors."""\n\n    def _hinge(self):\n'
         '        """Oil the hinge."""\n') + (
@@ -852,6 +853,7 @@ class AutomodapiTest(unittest.TestCase):
         self.assertNotIn(DOCS + "api/herd.barn.Shed.html#herd.barn.Shed.open", urls)
         # An attribute bound to a class is of the class documenter's type: none of them.
         self.assertNotIn(DOCS + "api/herd.barn.Barn.html#herd.barn.Barn.door", urls)
+        self.assertNotIn(DOCS + "api/herd.barn.Barn.html#herd.barn.Barn.gate", urls)
         self.assertIn(DOCS + "api/herd.barn.Barn.html#herd.barn.Barn.bell", urls)
 
     def test_what_it_skips_or_imports_has_no_stub(self):

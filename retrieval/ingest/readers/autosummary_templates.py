@@ -383,12 +383,17 @@ def class_context(package: PackageSource, module: Module, cls: DocObject, fullna
 
 
 def _binds_class(package: PackageSource, obj: DocObject) -> bool:
-    """Tell whether a class attribute is bound to a class the package defines."""
-    if obj.bound is None:
-        return False
+    """Tell whether a class attribute is bound to a class the package defines (`name =
+    Other`, documented or not: its class body's binding of it, Module.class_scopes)."""
     parts = obj.name.split(".")
     module = package.module(".".join(parts[:package.module_cut(parts, len(parts) - 1)]))
-    found = package.resolve_written(module, obj.bound) if module is not None else None
+    if module is None:
+        return False
+    owner, _, member = obj.name[len(module.name) + 1:].rpartition(".")
+    value = module.class_scopes.get(owner, ({},))[0].get(member)
+    written = obj.bound or (ast.unparse(value) if isinstance(value, (ast.Name, ast.Attribute))
+                            else None)
+    found = package.resolve_written(module, written) if written else None
     return found is not None and found[1].kind in (CLASS, EXCEPTION)
 
 
