@@ -358,6 +358,22 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
     """Objects a package's API reaches that are not defined, documented, where users reach
     them: members of a base outside the API, aliases bound by assignment, re-exported data."""
 
+    def test_a_function_binding_a_module_s_all_in_globals_re_exports_it(self):
+        # patsy's __init__: `_reexport(patsy.highlevel)` for each of its modules.
+        package = package_of({
+            "pat": ('import pat.high\n\n__all__ = ["PatError"]\n\n\n'
+                    'class PatError(Exception):\n    """An error."""\n\n\n'
+                    "def _reexport(mod):\n    __all__.extend(mod.__all__)\n"
+                    "    for var in mod.__all__:\n        globals()[var] = getattr(mod, var)\n\n\n"
+                    "_reexport(pat.high)\n"),
+            "pat.high": ('__all__ = ["dmatrix"]\n\n\ndef dmatrix(x):\n'
+                         '    """Build a design matrix."""\n\n\n'
+                         'def helper():\n    """Not exported."""\n'),
+        })
+        self.assertEqual(package.resolve("pat.dmatrix")[1].name, "pat.high.dmatrix")
+        self.assertIsNone(package.resolve("pat.helper"))
+        self.assertEqual(aliases(package).get("pat.high.dmatrix"), ["pat.dmatrix"])
+
     def test_members_inherited_from_a_base_outside_the_api_are_named_under_each_subclass(self):
         package = package_of({
             "geo": "from .series import GeoSeries\nfrom .frame import GeoFrame\n",

@@ -603,6 +603,26 @@ def _grows_all(node: ast.FunctionDef, lines: list) -> bool:
                for inner in ast.walk(node))
 
 
+def _reexports(node: ast.FunctionDef, lines: list) -> bool:
+    """Tell whether a function binds, in its module's globals, each name its first parameter's
+    __all__ lists, as `from MODULE import *` does (patsy's `_reexport(mod)`: `for var in
+    mod.__all__: globals()[var] = getattr(mod, var)`)."""
+    if not node.args.args or not any("globals()" in line
+                                     for line in lines[node.lineno - 1:node.end_lineno]):
+        return False
+    module = node.args.args[0].arg
+    for loop in ast.walk(node):
+        if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) \
+                and ast.unparse(loop.iter) == f"{module}.__all__":
+            name = loop.target.id
+            if any(isinstance(inner, ast.Assign) and len(inner.targets) == 1
+                   and ast.unparse(inner.targets[0]) == f"globals()[{name}]"
+                   and ast.unparse(inner.value) == f"getattr({module}, {name})"
+                   for inner in ast.walk(loop)):
+                return True
+    return False
+
+
 def computed_all(package: PackageSource) -> None:
     """Give each module whose __all__ is partly computed (Module.all_computed) the names it
     binds, where the source gives every piece: lists of strings, another module's `__all__`
@@ -924,6 +944,8 @@ class _Reader:
         self.unanalyzed: set = set()
         # How many branches (`if`, `try`: _blocks) the statement read is inside.
         self.branched = 0
+        # The module's functions that bind a module's __all__ names in its globals (_reexports).
+        self.reexporters: set = set()
         # A module body's `NAME.__doc__ = ...` (torch.optim's `Adam.__doc__ = r"..." +
         # fr"..."`): the dotted name below the module -> the statement (the last one).
         self.doc_assignments: dict = {}
@@ -958,6 +980,20 @@ class _Reader:
                         self.module.star_imports.append(base)
                 else:
                     bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+
+    def _reexported(self, statement):
+        """Record a call of one of the module's re-exporting functions (_reexports) on a
+        module as a star import of it (patsy's `_reexport(patsy.highlevel)`)."""
+        if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+                and isinstance(statement.value.func, ast.Name)
+                and statement.value.func.id in self.reexporters
+                and len(statement.value.args) == 1 and not statement.value.keywords):
+            return
+        written = ast.unparse(statement.value.args[0])
+        head, dot, rest = written.partition(".")
+        bound = self.module.imports.get(head)
+        if bound is not None and all(part.isidentifier() for part in written.split(".")):
+            self.module.star_imports.append(bound + dot + rest)
 
     def _lazy_attributes(self, function: ast.FunctionDef) -> None:
         """Bind the names a module's `__getattr__` (PEP 562) returns under a literal name.
@@ -1006,6 +1042,7 @@ class _Reader:
                 continue
             if not is_class:
                 self._imports(statement)
+                self._reexported(statement)
                 self._all(statement)
                 self._assigned(statement)
                 self._doc_assignment(statement)
@@ -1128,6 +1165,8 @@ class _Reader:
                     # from a function: what __all__ holds, only running it tells.
                     self.module.all_computed = True
                     self.module.all_statements.append((statement, self.branched > 0))
+                if not path and _reexports(statement, self.module.lines):
+                    self.reexporters.add(statement.name)
                 if not path and _computes(statement):
                     self.module.computing_functions[statement.name] = (
                         statement.lineno, statement.end_lineno or statement.lineno)
