@@ -798,6 +798,12 @@ class WithoutConfPyTest(unittest.TestCase):
         self.assertIn((DOCS + "guide.html#milking", "Milking"), units)
         self.assertIn("docs/source/ read as Sphinx renders it by default", report)
 
+    def test_with_a_conf_py_deeper_down_its_files_are_read_paragraph_by_paragraph(self):
+        # mpi4py 3.1.4: docs/index.rst beside docs/source/usrman/conf.py, a project of its own.
+        report, units = self.pages(self.PAGES | {"source/usrman/conf.py": "project = 'x'\n"})
+        self.assertIn((DOCS + "guide.html#milking", "docs/guide.rst"), units)
+        self.assertNotIn("no conf.py", report)
+
     def test_without_index_rst_its_files_are_read_paragraph_by_paragraph(self):
         pages = {path: text for path, text in self.PAGES.items() if path != "index.rst"}
         report, units = self.pages(pages)

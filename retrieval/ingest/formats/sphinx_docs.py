@@ -112,13 +112,15 @@ def sphinx_project(top: str, docs: str,
 def default_project(top: str, docs: str) -> SphinxProject | None:
     """Return the Sphinx project of a docs folder (below top) whose release left its conf.py
     out, read with Sphinx's defaults: its root the folder of the root document (`index.rst`,
-    where conf.py would be looked for); None if there is none.
+    where conf.py would be looked for); None if there is none, or a conf.py at any depth.
 
     shapely 2.0.1's sdist has `docs/index.rst` and the pages it lists, but no `docs/conf.py`;
     its site is those pages as Sphinx renders them, sections and object descriptions with
     their ids, not paragraphs."""
     default = SphinxConf()
     root_page = default.root_doc + next(iter(default.source_suffix))
+    if any(path.endswith("/" + CONF) for path in python_files(top, docs)):
+        return None  # a project with its conf.py deeper down (mpi4py's docs/source/usrman/)
     found = []
     for directory, subdirectories, names in os.walk(os.path.join(top, docs)):
         below = os.path.relpath(directory, top).replace(os.sep, "/")
