@@ -374,6 +374,20 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         self.assertIsNone(package.resolve("pat.helper"))
         self.assertEqual(aliases(package).get("pat.high.dmatrix"), ["pat.dmatrix"])
 
+    def test_a_function_a_module_binds_onto_a_class_it_defines_is_its_method(self):
+        # agate's table/__init__.py: `Table.aggregate = aggregate` after `class Table`, each
+        # method in a module of its own.
+        package = package_of({
+            "tab": ('from tab.agg import aggregate\n\n\nclass Table:\n    """A table."""\n\n'
+                    '    def rows(self):\n        """The rows."""\n\n\n'
+                    "Table.aggregate = aggregate\nTable.rows = aggregate\n"),
+            "tab.agg": ('def aggregate(self, how):\n    """Aggregate the table."""\n'),
+        })
+        found = documented_by(package, ".. autoclass:: tab.Table\n   :members:\n")
+        self.assertEqual(list(found), ["tab.Table", "tab.Table.rows", "tab.Table.aggregate"])
+        self.assertEqual(found["tab.Table.aggregate"].docstring, "Aggregate the table.")
+        self.assertEqual(found["tab.Table.rows"].docstring, "The rows.")  # its own is kept
+
     def test_members_inherited_from_a_base_outside_the_api_are_named_under_each_subclass(self):
         package = package_of({
             "geo": "from .series import GeoSeries\nfrom .frame import GeoFrame\n",

@@ -995,6 +995,31 @@ class _Reader:
         if bound is not None and all(part.isidentifier() for part in written.split(".")):
             self.module.star_imports.append(bound + dot + rest)
 
+    def _attached(self, statement, prefix: str):
+        """Record a module-level `Class.name = function` of a class the module defined above
+        it as that class's member, bound as a class body's `name = function` is (agate's
+        `Table.aggregate = aggregate` for each method it keeps in a module of its own): a
+        routine of the class, which autodoc's `:members:` documents, by the function's
+        docstring."""
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Attribute)
+                and isinstance(statement.targets[0].value, ast.Name)
+                and isinstance(statement.value, (ast.Name, ast.Attribute))):
+            return
+        owner, name = statement.targets[0].value.id, statement.targets[0].attr
+        cls = self.module.objects.get(owner)
+        if cls is None or cls.kind not in (CLASS, EXCEPTION) or name in cls.members \
+                or self.branched:
+            return
+        found = self._assignment(statement, None, f"{prefix}.{owner}.{name}", ATTRIBUTE)
+        if found is None:
+            return
+        self.module.objects[f"{owner}.{name}"] = replace(
+            found, bound=ast.unparse(statement.value),
+            wraps=self._assigned_from(statement, owner))
+        self.module.objects[owner] = replace(cls, members=(*cls.members, name))
+        self.members.setdefault(owner, {})[name] = None
+
     def _lazy_attributes(self, function: ast.FunctionDef) -> None:
         """Bind the names a module's `__getattr__` (PEP 562) returns under a literal name.
 
@@ -1043,6 +1068,7 @@ class _Reader:
             if not is_class:
                 self._imports(statement)
                 self._reexported(statement)
+                self._attached(statement, prefix)
                 self._all(statement)
                 self._assigned(statement)
                 self._doc_assignment(statement)
