@@ -380,13 +380,15 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
         package = package_of({
             "tab": ('from tab.agg import aggregate\n\n\nclass Table:\n    """A table."""\n\n'
                     '    def rows(self):\n        """The rows."""\n\n\n'
-                    "Table.aggregate = aggregate\nTable.rows = aggregate\n"),
+                    "Table.aggregate = aggregate\nTable.rows = aggregate\n"
+                    "Table.__doc__ = aggregate.__doc__\nTable._hidden = aggregate\n"),
             "tab.agg": ('def aggregate(self, how):\n    """Aggregate the table."""\n'),
         })
         found = documented_by(package, ".. autoclass:: tab.Table\n   :members:\n")
         self.assertEqual(list(found), ["tab.Table", "tab.Table.rows", "tab.Table.aggregate"])
         self.assertEqual(found["tab.Table.aggregate"].docstring, "Aggregate the table.")
         self.assertEqual(found["tab.Table.rows"].docstring, "The rows.")  # its own is kept
+        self.assertEqual(package.resolve("tab.Table")[1].members, ("rows", "aggregate"))
 
     def test_members_inherited_from_a_base_outside_the_api_are_named_under_each_subclass(self):
         package = package_of({

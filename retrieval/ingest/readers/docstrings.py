@@ -1008,8 +1008,10 @@ class _Reader:
             return
         owner, name = statement.targets[0].value.id, statement.targets[0].attr
         cls = self.module.objects.get(owner)
+        # Not a private or special name: `Class.__doc__ = other.__doc__` is a docstring
+        # (_doc_assignment), no member.
         if cls is None or cls.kind not in (CLASS, EXCEPTION) or name in cls.members \
-                or self.branched:
+                or name.startswith("_") or self.branched:
             return
         found = self._assignment(statement, None, f"{prefix}.{owner}.{name}", ATTRIBUTE)
         if found is None:
