@@ -55,8 +55,9 @@ def units_of(testcase, files: dict, modules=None) -> dict:
 
 class LayoutTest(unittest.TestCase):
 
-    def modules(self, files: dict) -> list:
-        return [name for _, name in sdist_modules(write_tree(temporary_directory(self), files))]
+    def modules(self, files: dict, distribution: str | None = None) -> list:
+        return [name for _, name in sdist_modules(write_tree(temporary_directory(self), files),
+                                                  distribution)]
 
     def test_a_lib_layout_from_setup_cfg_package_dir(self):
         # sqlalchemy 1.4.46: `package_dir = =lib`; no src/, nothing at the top.
@@ -100,14 +101,14 @@ class LayoutTest(unittest.TestCase):
         self.assertEqual(self.modules({
             "PKG-INFO": "Metadata-Version: 2.1\nName: Two\nVersion: 1.0\n",
             "helpers/helpers.egg-info/top_level.txt": "helpers\n",
-            "helpers/helpers/__init__.py": "", "two/__init__.py": "", "two/core.py": ""}),
-            ["two", "two.core"])
+            "helpers/helpers/__init__.py": "", "two/__init__.py": "", "two/core.py": ""},
+            "Two"), ["two", "two.core"])
         # Its own egg-info is read, however it spells the name.
         self.assertEqual(self.modules({
             "PKG-INFO": "Metadata-Version: 2.1\nName: Two-Pkg\nVersion: 1.0\n",
             "lib/two_pkg.egg-info/top_level.txt": "_two\ntwo\n",
-            "lib/two/__init__.py": "", "lib/_two/core.py": "", "lib/other/__init__.py": ""}),
-            ["_two.core", "two"])
+            "lib/two/__init__.py": "", "lib/_two/core.py": "", "lib/other/__init__.py": ""},
+            "Two-Pkg"), ["_two.core", "two"])
 
     def test_a_src_directory_that_is_not_python_is_passed_over(self):
         # lightgbm 4.3.0: src/ is the C++ library, the package is lightgbm/ at the top.

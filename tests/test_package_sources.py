@@ -193,6 +193,12 @@ class PackageSourcesTest(unittest.TestCase):
             "docs/de/docs/index.md": "# Polyglott\n\nWillkommen.\n",
             "docs/es/mkdocs.yml": "INHERIT: ../en/mkdocs.yml\n",
             "docs/es/docs/tutorial.md": "# Tutorial\n\nPrimeros pasos.\n"})
+        # astroquery 0.4.6's case: the sdist bundles a build helper's sdist, egg-info and all.
+        write_sdist(cls.links, "bundler", "1.0", {
+            "helpers/helpers.egg-info/top_level.txt": "helpers\n",
+            "helpers/helpers/__init__.py": '"""Build helpers."""\n',
+            "bundler/__init__.py": '"""Bundler."""\n\n\ndef run(times):\n'
+                                   '    """Run that many times."""\n'})
         write_wheel(cls.links, "longdoc", "1.0", {"longdoc/__init__.py": LONGDOC})
         # torch's case: no sdist, no pure wheel; a compiled library beside the Python files.
         write_wheel(cls.links, "native", "1.0", {
@@ -282,6 +288,12 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertIn("build: skipped demo-pkg/1.0/src/demo/broken.py: syntax error (line 3)",
                       done.stderr)
         self.assertIn("(2 skipped)", done.stderr)
+
+    def test_the_egg_info_of_a_distribution_an_sdist_bundles_names_none_of_its_code(self):
+        _, out = self.built("pypi:bundler==1.0")
+        titles = {title for _, title in passages(out)}
+        self.assertIn("bundler.run", titles)
+        self.assertFalse([title for title in titles if title.startswith("helpers")], titles)
 
     def test_a_markdown_docs_folder_gives_its_sections_not_paragraphs(self):
         # An MkDocs docs folder: each section one unit, its heading and prose together, at the

@@ -26,7 +26,6 @@ or `test` module of helpers is API (`numpy.testing`, `django.test`).
 
 import ast
 import configparser
-import email.parser
 import os
 import tomllib
 from collections.abc import Collection
@@ -312,28 +311,16 @@ def _flit_module(pyproject: dict, tool: dict) -> list:
     return list(dict.fromkeys([top, top.lower()]))
 
 
-def _distribution(top: Path) -> str | None:
-    """Return the normalized name of the distribution an unpacked sdist is (its PKG-INFO's
-    Name), or None where it does not say."""
-    try:
-        text = read_tree_file(str(top), "PKG-INFO", DEFAULT_MAX_FILE_BYTES).decode(
-            "utf-8", errors="replace")
-    except (OSError, Unreadable):
-        return None
-    name = email.parser.Parser().parsestr(text, headersonly=True).get("Name")
-    return normalized_name(name) if isinstance(name, str) and name.strip() else None
-
-
-def _top_level(top: Path) -> tuple:
+def _top_level(top: Path, distribution: str | None) -> tuple:
     """Return (the names *.egg-info/top_level.txt lists, the directories holding it), of the
-    egg-info of the distribution the sdist is: another's it bundles (astroquery 0.4.6's
-    `astropy_helpers/astropy_helpers.egg-info`, a build helper) says nothing of its code."""
+    egg-info of the distribution the sdist is, where its name is given: another's it bundles
+    (astroquery 0.4.6's `astropy_helpers/astropy_helpers.egg-info`, a build helper) says
+    nothing of its code."""
     names, roots = [], []
-    distribution = _distribution(top)
     for info in sorted([*top.glob("*.egg-info/top_level.txt"),
                         *top.glob("*/*.egg-info/top_level.txt")]):
         if distribution is not None and normalized_name(
-                info.parent.name.removesuffix(".egg-info")) != distribution:
+                info.parent.name.removesuffix(".egg-info")) != normalized_name(distribution):
             continue
         roots.append(info.parent.parent)
         for line in info.read_text(encoding="utf-8", errors="replace").split("\n"):
@@ -377,15 +364,16 @@ def _scan(base: Path, names) -> list:
     return found if packages else found + namespaces
 
 
-def sdist_modules(top: Path) -> tuple:
-    """Return (path below top, module name) of the API modules of an unpacked sdist."""
+def sdist_modules(top: Path, distribution: str | None = None) -> tuple:
+    """Return (path below top, module name) of the API modules of an unpacked sdist;
+    distribution: its name, as its metadata (PKG-INFO's Name) gives it, where known."""
     declared = Declared()
     pyproject = pyproject_data(top)
     if _setuptools_builds(pyproject):
         _setup_cfg(top, declared)
         _setup_py(top, declared)
     _pyproject(pyproject, declared)
-    listed, info_roots = _top_level(top)
+    listed, info_roots = _top_level(top, distribution)
     found: list = []
     for package, directory in declared.mapped:
         path = _below(top, directory)

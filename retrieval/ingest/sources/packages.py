@@ -119,6 +119,12 @@ def release_metadata(path: Path):
     return email.parser.Parser().parsestr(path.read_text(encoding="utf-8", errors="replace"))
 
 
+def _name(metadata) -> str | None:
+    """Return the Name a release's metadata (release_metadata) gives, or None."""
+    name = metadata.get("Name") if metadata is not None else None
+    return name if isinstance(name, str) and name.strip() else None
+
+
 def documentation_url(metadata) -> str | None:
     """Return the Documentation Project-URL of a distribution's metadata, ending with '/': the
     folder of a page it names (statsmodels' `https://www.statsmodels.org/stable/index.html`
@@ -240,7 +246,8 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     (where / "download").mkdir()
     archive = release_archive(dist, version, where / "download", options)
     top, info, is_wheel = release_tree(archive, where / "tree")
-    modules = wheel_modules(top) if is_wheel else sdist_modules(top)
+    metadata = release_metadata(info) if info else None
+    modules = wheel_modules(top) if is_wheel else sdist_modules(top, _name(metadata))
     docs = None if is_wheel else docs_folder(str(top))
     if docs is not None:
         docs = original_language_docs(top, docs, label)
@@ -253,7 +260,7 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     base_url = base_urls.get(label)
     docs_url, dirhtml = None, False
     if docs is not None:
-        site = docs_site(top, docs, docs_urls(release_metadata(info)) if info else [], version,
+        site = docs_site(top, docs, docs_urls(metadata) if metadata else [], version,
                          base_url, label)
         docs_url, dirhtml = site.url, site.dirhtml
     elif base_url is not None:
@@ -265,8 +272,7 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     fetched = {"kind": "pypi", "dist": dist, "version": version, "file": archive.name,
                "sha256": _sha256(archive)}
     dependencies = () if docs is None else _dependencies(
-        label, top, docs, modules, release_metadata(info) if info else None, where, options,
-        fetched)
+        label, top, docs, modules, metadata, where, options, fetched)
     return [_tree(version_label, top, collection,
                   PackageLayout(modules, docs, docs_url, source_url, dirhtml, dependencies),
                   options, fetched)]
@@ -293,9 +299,9 @@ def _dependencies(label: str, top: Path, docs: str, modules: tuple, metadata, wh
         except FetchError as error:
             build_note(f"{label}: members inherited from {dist}=={version} left out: {error}")
             continue
-        root, _, is_wheel = release_tree(archive, where / "inherited" / normalized(dist))
-        found.append(Dependency(str(root), wheel_modules(root) if is_wheel
-                                else sdist_modules(root), f"pypi:{dist}=={version}/"))
+        root, info, is_wheel = release_tree(archive, where / "inherited" / normalized(dist))
+        found.append(Dependency(str(root), wheel_modules(root) if is_wheel else sdist_modules(
+            root, _name(release_metadata(info)) if info else None), f"pypi:{dist}=={version}/"))
         fetched.setdefault("inherited_from", []).append(
             {"dist": dist, "version": version, "file": archive.name, "sha256": _sha256(archive)})
         build_note(f"{label}: {archive.name}: read for the members and docstrings its classes "
