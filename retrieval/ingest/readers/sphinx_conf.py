@@ -255,22 +255,28 @@ def _assignments(tree) -> dict:
             value = _literal(node.value, known)
             if value is not None:
                 known[node.target.id] = value
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            value = _literal(node.value, known)
-            old = known.get(node.target.id)
-            if isinstance(old, list) and isinstance(value, (list, tuple)):
-                known[node.target.id] = old + list(value)
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            call = node.value
-            func = call.func
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
-                    and isinstance(known.get(func.value.id), list) and len(call.args) == 1:
-                value = _literal(call.args[0], known)
-                if func.attr == "append" and value is not None:
-                    known[func.value.id] = known[func.value.id] + [value]
-                elif func.attr == "extend" and isinstance(value, (list, tuple)):
-                    known[func.value.id] = known[func.value.id] + list(value)
+        elif (added := _added(node)) is not None and isinstance(known.get(added[0]), list):
+            name, one, what = added
+            value = _literal(what, known)
+            if one and value is not None:
+                known[name] = known[name] + [value]
+            elif not one and isinstance(value, (list, tuple)):
+                known[name] = known[name] + list(value)
     return known
+
+
+def _added(node) -> tuple | None:
+    """Return (NAME, whether one item, what is added) of a module-level statement that grows a
+    list: `NAME.append(item)`, `NAME.extend(items)` or `NAME += items`; else None."""
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
+            and isinstance(node.target, ast.Name):
+        return node.target.id, False, node.value
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+            and isinstance(node.value.func, ast.Attribute) \
+            and isinstance(node.value.func.value, ast.Name) and len(node.value.args) == 1 \
+            and node.value.func.attr in ("append", "extend"):
+        return node.value.func.value.id, node.value.func.attr == "append", node.value.args[0]
+    return None
 
 
 def _argument(call, position: int, keyword: str):
@@ -463,39 +469,24 @@ def _listed(tree, name: str) -> list:
     """Return the strings written in the list or tuple a module-level name is last bound to,
     its computed items left out (xarray's `templates_path = ["_templates",
     sphinx_autosummary_accessors.templates_path]` leaves out "_templates" all the same), and
-    those module-level statements add to it after (_grown)."""
+    those module-level statements add to it after (_added: astropy's
+    `exclude_patterns.append(...)`, the list itself bound by a `from ... import *` of another
+    package's conf)."""
     found: list = []
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
                 isinstance(target, ast.Name) and target.id == name for target in node.targets):
-            found = [item.value for item in getattr(node.value, "elts", ())
-                     if isinstance(item, ast.Constant) and isinstance(item.value, str)] \
-                if isinstance(node.value, (ast.List, ast.Tuple)) else []
-        else:
-            found.extend(_grown(node, name))
+            found = _written_strings(node.value)
+        elif (added := _added(node)) is not None and added[0] == name:
+            found.extend(_written_strings(ast.List(elts=[added[2]]) if added[1] else added[2]))
     return found
 
 
-def _grown(node, name: str) -> list:
-    """Return the strings a module-level statement adds to a list: `NAME.append("s")`,
-    `NAME.extend([...])` or `NAME += [...]` (astropy's `exclude_patterns.append(...)`, the
-    list itself bound by a `from ... import *` of another package's conf); else []."""
-    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
-            and isinstance(node.target, ast.Name) and node.target.id == name:
-        added = node.value
-    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
-            and isinstance(node.value.func, ast.Attribute) \
-            and isinstance(node.value.func.value, ast.Name) \
-            and node.value.func.value.id == name and len(node.value.args) == 1 \
-            and node.value.func.attr in ("append", "extend"):
-        added = node.value.args[0]
-        if node.value.func.attr == "append":
-            added = ast.List(elts=[added])
-    else:
-        return []
-    return [item.value for item in getattr(added, "elts", ())
+def _written_strings(node) -> list:
+    """Return the string literals a list or tuple expression holds (none of another one)."""
+    return [item.value for item in getattr(node, "elts", ())
             if isinstance(item, ast.Constant) and isinstance(item.value, str)] \
-        if isinstance(added, (ast.List, ast.Tuple)) else []
+        if isinstance(node, (ast.List, ast.Tuple)) else []
 
 
 def _path_value(node, known: dict):
