@@ -797,20 +797,21 @@ class ParsedModules:
 
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
-        self._kept: dict = {}  # (name, path, sha256 of the bytes) -> the pickled Module
+        self._kept: dict = {}  # (name, path, sha256 hex of the bytes) -> the pickled Module
         self._size = 0
         self._lock = threading.Lock()
 
     def parse(self, name: str, relative_path: str, data: bytes) -> Module:
         """Return parse_module's Module of a module's bytes (raising as it raises)."""
-        key = (name, relative_path, hashlib.sha256(data).digest())
+        sha256 = hashlib.sha256(data).hexdigest()
+        key = (name, relative_path, sha256)
         with self._lock:
             kept = self._kept.get(key)
         if kept is not None:
             module = pickle.loads(kept)
             module.lines = list(map(sys.intern, module.lines))  # as parse_module shares them
             return module
-        module = parse_module(name, relative_path, data)
+        module = parse_module(name, relative_path, data, sha256)
         try:
             kept = pickle.dumps(module, protocol=pickle.HIGHEST_PROTOCOL)
         except RecursionError:  # an expression nested deeper than pickle goes: parsed again
@@ -829,8 +830,10 @@ class ParsedModules:
 PARSED = ParsedModules(64 * 1024 * 1024)
 
 
-def parse_module(name: str, relative_path: str, data: bytes) -> Module:
-    """Parse one module's bytes (raises UnicodeDecodeError, SyntaxError or ValueError)."""
+def parse_module(name: str, relative_path: str, data: bytes,
+                 sha256: str | None = None) -> Module:
+    """Parse one module's bytes (raises UnicodeDecodeError, SyntaxError or ValueError);
+    sha256: their hex digest, where the caller has it already."""
     text = decode_source(data)
     if "\r" in text.replace("\r\n", ""):
         raise ValueError("a carriage return without a line feed (line numbers would differ)")
@@ -840,7 +843,7 @@ def parse_module(name: str, relative_path: str, data: bytes) -> Module:
     # module's lines are kept until the build is written. plotly 5.16.1's 864,770 lines are
     # 83,684 distinct: 69 MiB of line objects, 8 MiB shared.
     lines = list(map(sys.intern, text.split("\n")))
-    module = Module(name, relative_path, hashlib.sha256(data).hexdigest(), lines)
+    module = Module(name, relative_path, sha256 or hashlib.sha256(data).hexdigest(), lines)
     reader = _Reader(module, relative_path.endswith("__init__.py"))
     reader.body(tree.body, name, "", is_class=False)
     reader.assigned_docs()
