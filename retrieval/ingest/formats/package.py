@@ -735,16 +735,15 @@ class _Units:
         document (Sphinx's defaults); an MkDocs site's by its sections; else paragraph by
         paragraph."""
         project = sphinx_project(self.tree.root, docs, self.tree.max_file_bytes)
-        site = markdown.mkdocs_site(os.path.join(self.tree.root, *docs.split("/")))
+        site = None if project is not None else markdown.mkdocs_site(
+            os.path.join(self.tree.root, *docs.split("/")))
         if project is None and site is None:
             project = default_project(self.tree.root, docs)
             if project is not None:
                 progress.note(f"{self.tree.label}: {docs}/ has no conf.py: "
                               f"{project.root}/ read as Sphinx renders it by default")
-        if project is not None:
-            units = self._sphinx_pages(project, progress)
-        else:
-            units = self._folder_pages(docs, site, progress)
+        units = self._sphinx_pages(project, progress) if project is not None \
+            else self._folder_pages(docs, site, progress)
         # An object two directives document is one passage, with both names, linked at the
         # place of the one users import (place_preference).
         return merge_same_passages(units, self.place_preference)
