@@ -928,7 +928,7 @@ class AutodocTest(unittest.TestCase):
         self.assertEqual(names("   :inherited-members:\n", inherit=False)[2:],
                          [("lib.App.route", "lib.base.Base.route")])
 
-    def test_a_blank_docstring_is_no_docstring_to_members(self):
+    def test_a_blank_docstring_is_no_docstring_to_members_listed_or_not(self):
         # autodoc's filter_members: prepare_docstring makes `""" """` nothing, so :members:
         # skips it (pint's Quantity.unitless), and it hides the base's docstring all the same.
         package = package_of({"lib": (
@@ -938,7 +938,12 @@ class AutodocTest(unittest.TestCase):
             '        """Stop."""\n')})
         for options, names in (("   :members:\n", ["lib.App", "lib.App.stop"]),
                                ("   :members:\n   :undoc-members:\n",
-                                ["lib.App", "lib.App.run", "lib.App.size", "lib.App.stop"])):
+                                ["lib.App", "lib.App.run", "lib.App.size", "lib.App.stop"]),
+                               # Listed by name, the same (xmlschema's `:members: copy,
+                               # lookup_type, ...`: those without a docstring are not shown).
+                               ("   :members: run, stop\n", ["lib.App", "lib.App.stop"]),
+                               ("   :members: run, stop\n   :undoc-members:\n",
+                                ["lib.App", "lib.App.run", "lib.App.stop"])):
             [directive] = autodoc.directives(".. autoclass:: lib.App\n" + options)
             self.assertEqual([item.name for item in autodoc.resolve(directive, package)], names)
 

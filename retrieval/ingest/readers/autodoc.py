@@ -951,9 +951,10 @@ def _members(dotted, module, obj, directive, package, top,
             if settings.inherit_docstrings:
                 shown = inheriting(package, shown_module, shown, (owner_module, owner))
             # filter_members' has_doc is the docstring as prepare_docstring leaves it: a blank
-            # one written (pint's `""" """`) is none, though it stops inheriting a base's.
-            if (shown.docstring is None or member.docstring == "") and not undocumented \
-                    and not listed:
+            # one written (pint's `""" """`) is none, though it stops inheriting a base's. It
+            # holds for a member :members: lists by name too (xmlschema's `:members: copy,
+            # lookup_type, ...`: the ones without a docstring are not on its page).
+            if (shown.docstring is None or member.docstring == "") and not undocumented:
                 continue
             # Whether a member is documented is its own docstring's (filter_members' getdoc),
             # whatever autoclass_content shows of it.
