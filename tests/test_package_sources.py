@@ -11,6 +11,7 @@ import os
 import sqlite3
 import sys
 import unittest
+import zlib
 from pathlib import Path
 
 from retrieval.core.snapshot import load_snapshot
@@ -35,6 +36,7 @@ from tests.support import (
     quiet_settings,
     temporary_directory,
 )
+from tests.support.sites import Route, Site
 from tests.test_cli import one_line_refusal, run
 
 TIER = "server"
@@ -375,8 +377,10 @@ class PackageSourcesTest(unittest.TestCase):
     # -- pypi: docstrings alone -------------------------------------------------------------
 
     def test_without_docs_the_api_reference_links_to_file_lines_that_verify_checks(self):
+        # A site with no objects.inv (sources/site_inventory.py): no place of it is known.
+        site = Path(temporary_directory(self)).as_uri() + "/"
         done, out = self.built("pypi:plain==2.0", "pypi:wheelonly==3.0",
-                               extra=["--base-url", "wheelonly/3.0=https://example.org/docs/"])
+                               extra=["--base-url", f"wheelonly/3.0={site}"])
         units = passages(out)
         # Under the name users import it by, with the name where it is defined.
         [(url, source_id, start, end, text, _, names)] = units["plain", "plain.Engine.stop"]
@@ -392,8 +396,8 @@ class PackageSourcesTest(unittest.TestCase):
         [(url, *_)] = units["wheelonly", "wheelonly.spin"]
         self.assertEqual(url, "pypi:wheelonly==3.0/wheelonly/__init__.py#L4-L5")
         self.assertIn("build: wheelonly/3.0: wheelonly-3.0-py3-none-any.whl has no docs folder, "
-                      "so no page of https://example.org/docs/ is known: its objects link to "
-                      "their files and lines in the release\n", done.stderr)
+                      f"and {site}objects.inv gave no places (No such file or directory): its "
+                      "objects link to their files and lines in the release\n", done.stderr)
         tree = temporary_directory(self)
         # The builder's own unpack, not extractall(filter="data"): that keyword came in 3.11.4,
         # and Python >= 3.11 is the floor (Debian 12 has 3.11.2).
@@ -410,6 +414,45 @@ class PackageSourcesTest(unittest.TestCase):
             "provenance: wheelonly/3.0: pypi wheelonly==3.0 wheelonly-3.0-py3-none-any.whl "
             "sha256 " + digests["wheelonly-3.0-py3-none-any.whl"],
             "verified")) + "\n$")
+
+    def test_without_docs_an_object_the_site_s_inventory_names_links_to_its_place_there(self):
+        # The site --base-url names publishes objects.inv (intersphinx's index): an object it
+        # names is at its page and id there, as the site has them; another at its lines.
+        lines = ("plain.Engine py:class 1 api.html#$ -\n"
+                 "plain.Engine.stop py:method 1 api.html#plain.Engine.stop -\n"
+                 "plain.make_engine std:label -1 api.html#making -\n")
+        inventory = (b"# Sphinx inventory version 2\n# Project: plain\n# Version: 2.0\n"
+                     b"# The remainder of this file is compressed using zlib.\n"
+                     + zlib.compress(lines.encode()))
+        site = Site(self.addCleanup, {"/docs/objects.inv": Route(200, inventory,
+                                                                 "application/octet-stream")})
+        base = site.origin + "/docs/"
+        done, out = self.built("pypi:plain==2.0", extra=["--base-url", f"plain/2.0={base}"])
+        units = passages(out)
+        self.assertEqual(units["plain", "plain.Engine.stop"][0][0],
+                         base + "api.html#plain.Engine.stop")
+        [(url, *_)] = units["plain", "plain.Engine"]  # one unit, as a page's description is
+        self.assertEqual(url, base + "api.html#plain.Engine")
+        # Another domain's name is no Python object's place.
+        [(url, *_)] = units["plain", "plain.make_engine"]
+        self.assertRegex(url, r"^pypi:plain==2\.0/plain/core\.py#L\d+-L\d+$")
+        self.assertIn(f"build: plain/2.0: plain-2.0.tar.gz has no docs folder: an object "
+                      f"{base}objects.inv names (2 Python names) links to its place there, any "
+                      "other to its file and lines in the release\n", done.stderr)
+        # The places are the site's own: verify finds them on it (a URL of the release's
+        # lines is on no page of it), and the provenance names the inventory they came from.
+        tree = temporary_directory(self)
+        os.makedirs(os.path.join(tree, "docs"))
+        with open(os.path.join(tree, "docs", "api.html"), "w", encoding="utf-8") as f:
+            f.write('<html><body><dl><dt id="plain.Engine">Engine</dt>'
+                    '<dt id="plain.Engine.stop">stop</dt></dl></body></html>')
+        verified = run([sys.executable, "-m", "retrieval", "verify", out, "--rendered",
+                        f"plain/2.0={os.path.join(tree, 'docs')}"])
+        digest = hashlib.sha256(inventory).hexdigest()[:12]
+        self.assertIn(f"; places from {base}objects.inv sha256 {digest}\n", verified.stdout)
+        dead = [line for line in verified.stdout.splitlines() if "dead URL" in line]
+        self.assertTrue(dead)
+        self.assertEqual([line for line in dead if "dead URL pypi:plain==2.0/" not in line], [])
 
     def test_a_release_of_platform_wheels_only_is_read_from_its_python_files(self):
         done, out = self.built("pypi:native==1.0")

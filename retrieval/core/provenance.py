@@ -64,8 +64,12 @@ def describe_source(entry: dict) -> str | None:
             f"; members inherited from {other.get('dist')}=={other.get('version')} "
             f"{other.get('file')} sha256 {str(other.get('sha256'))[:SHORT]}"
             for other in entry.get("inherited_from", ()) if isinstance(other, dict))
+        # A release with no docs folder placed by its site's objects.inv (site_inventory.py).
+        inventory = entry.get("inventory")
+        placed = (f"; places from {inventory.get('url')} sha256 "
+                  f"{str(inventory.get('sha256'))[:SHORT]}" if isinstance(inventory, dict) else "")
         return (f"pypi {entry.get('dist')}=={entry.get('version')} {entry.get('file')} "
-                f"sha256 {str(entry.get('sha256'))[:SHORT]}{inherited}")
+                f"sha256 {str(entry.get('sha256'))[:SHORT]}{inherited}{placed}")
     if kind == "env":
         return f"installed {entry.get('dist')} in {entry.get('path')}"
     if kind == "path":

@@ -18,7 +18,7 @@ import posixpath
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ..core.snapshot import DEFAULT_COLLECTION
@@ -161,6 +161,9 @@ class PackageLayout:
     source_url: str  # the base the files' own links start from (ends with "/")
     dirhtml: bool = False  # the docs site publishes a page at DOCNAME/, not DOCNAME.html
     dependencies: tuple = ()  # a Dependency of each release its documented classes derive from
+    # Without a docs folder: the URL of each Python name on its published site, as the site's
+    # objects.inv gives it (sources/site_inventory.py); empty where none was read.
+    published: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

@@ -550,7 +550,11 @@ class _Units:
         bare = " ".join(dict.fromkeys(name.rsplit(".", 1)[-1] for name in indexed))
         lines = module.lines
         pieces = size_pieces(lines, range(obj.start_line - 1, obj.end_line))
-        if page is not None:
+        # Without a docs folder, the place its published site's objects.inv gives it.
+        published = None if page is not None else next(
+            (self.layout.published[name] for name in names if name in self.layout.published),
+            None)
+        if page is not None or published is not None:
             # Described on a page, an object is one unit, as the rendered site's reader makes
             # it: quoting its first piece, indexed by its whole docstring.
             pieces = pieces[:1]
@@ -574,6 +578,8 @@ class _Units:
                 own = sphinx_id(f"module-{names[0]}" if obj.kind == MODULE else names[0])
                 fragment = own if anchor is None else anchor
                 url = f"{page}#{urllib.parse.quote(fragment, safe='')}" if fragment else page
+            elif published is not None:
+                url = published
             else:
                 # Every piece links the object's lines: the passages of one source under one
                 # url and title are the pieces of one unit (database._PIECES), read whole and

@@ -29,6 +29,7 @@ from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..formats.sphinx_docs import published_site, sphinx_project, versioned_url
 from ..readers.docstrings import module_name
+from ..readers.inventory import INVENTORY
 from ..readers.markdown import translated_site
 from ..tree import (
     Dependency,
@@ -41,6 +42,7 @@ from ..tree import (
 )
 from .form import Requested, SourceError, SourceOptions, collection_version
 from .layout import is_api_path, sdist_modules, test_suites, wheel_modules
+from .site_inventory import site_inventory
 from .unpack import unpack
 
 _DIST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
@@ -259,23 +261,42 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     # under the site (requests' site has no `requests/api.py`).
     base_url = base_urls.get(label)
     docs_url, dirhtml = None, False
+    fetched = {"kind": "pypi", "dist": dist, "version": version, "file": archive.name,
+               "sha256": _sha256(archive)}
+    published: dict = {}
     if docs is not None:
         site = docs_site(top, docs, docs_urls(metadata) if metadata else [], version,
                          base_url, label)
         docs_url, dirhtml = site.url, site.dirhtml
     elif base_url is not None:
-        build_note(f"{label}: {archive.name} has no docs folder, so no page of {base_url} is "
-                   "known: its objects link to their files and lines in the release")
+        published = _published_places(label, archive.name, base_url, options, fetched)
+        # The site its objects link to, as a docs folder's is (the snapshot's base URL).
+        docs_url = base_url if published else None
     source_url = f"pypi:{dist}=={version}/"
     what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules"
     build_note(f"{label}: {archive.name}: {what}")
-    fetched = {"kind": "pypi", "dist": dist, "version": version, "file": archive.name,
-               "sha256": _sha256(archive)}
     dependencies = () if docs is None else _dependencies(
         label, top, docs, modules, metadata, where, options, fetched)
     return [_tree(version_label, top, collection,
-                  PackageLayout(modules, docs, docs_url, source_url, dirhtml, dependencies),
+                  PackageLayout(modules, docs, docs_url, source_url, dirhtml, dependencies,
+                                published),
                   options, fetched)]
+
+
+def _published_places(label: str, archive: str, base_url: str, options: SourceOptions,
+                      fetched: dict) -> dict:
+    """Return where the site at base_url documents each Python name (its objects.inv), for a
+    release with no docs folder, recorded in fetched; say in one line what links where."""
+    found = site_inventory(base_url, options.max_file_bytes, options.limits, options.offline)
+    if isinstance(found, str):
+        build_note(f"{label}: {archive} has no docs folder, and {base_url}{INVENTORY} gave no "
+                   f"places ({found}): its objects link to their files and lines in the release")
+        return {}
+    fetched["inventory"] = {"url": found.url, "sha256": found.sha256}
+    build_note(f"{label}: {archive} has no docs folder: an object {found.url} names ("
+               f"{len(found.places)} Python names) links to its place there, any other to its "
+               "file and lines in the release")
+    return dict(found.places)
 
 
 def _sha256(path: Path) -> str:
