@@ -844,6 +844,18 @@ class AutodocTest(unittest.TestCase):
             ["demo.DEFAULT_SIZE"], ["demo.core.EngineError"], ["demo.Engine.stop"],
             ["demo.Engine.retries"], ["demo.make_engine"]])
 
+    def test_a_directive_s_argument_may_open_its_block_on_the_next_line(self):
+        # requests-toolbelt's `.. autofunction::` above `    requests_toolbelt.utils.dump.
+        # dump_all`: docutils reads the arguments from the block's first lines; an option
+        # line there is the block's options (no argument: nothing documented).
+        self.assertEqual(self.resolved(".. autofunction::\n    demo.make_engine\n\n"
+                                       ".. autoclass::\n   demo.Engine\n   :members: stop\n\n"
+                                       ".. automethod::\n    demo::Engine.stop(self)\n"),
+                         [["demo.make_engine"], ["demo.Engine", "demo.Engine.stop"],
+                          ["demo.Engine.stop"]])
+        self.assertEqual(self.resolved(".. autofunction::\n   :noindex:\n\n"
+                                       ".. autofunction::\nmake_engine\n"), [None, None])
+
     def test_an_explicit_module_before_a_double_colon(self):
         # sympy 1.13's integrals.rst: `.. autofunction:: sympy.integrals.rationaltools::ratint`
         # (autodoc's `module::name`), with another module current.

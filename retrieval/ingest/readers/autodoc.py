@@ -30,6 +30,8 @@ from .templates import mapping_entries
 _AUTODOC = re.compile(
     r"[ \t]*\.\.[ \t]+(?:py:)?auto(module|class|function|method|attribute|data|exception|"
     r"decorator|property)::[ \t]*([\w.]*)(?:::([\w.]+))?")
+# A directive's argument alone on the first line of its block, a signature after it or not.
+_ARGUMENT_LINE = re.compile(r"[ \t]+([\w.]+)(?:::([\w.]+))?(?:[ \t]*\(.*)?[ \t]*")
 _CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*([\w.]+)")
 _OPTION = re.compile(r"[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*")
 # A hand-written class description, whose content autodoc directives may stand in.
@@ -289,9 +291,18 @@ def directives(text: str, breaks: frozenset = frozenset()) -> list:
         match = _AUTODOC.match(line)
         if match is None:
             continue
+        kind, name, path = match.group(1), match.group(2), match.group(3)
+        block = index + 1  # where the directive block's options start
+        if not name and not line[match.end():].strip() and block < len(lines):
+            # The argument on the directive block's first line (requests-toolbelt's
+            # `.. autofunction::` above `    requests_toolbelt.utils.dump.dump_all`): docutils
+            # reads a directive's arguments from the block's lines up to a blank or an option.
+            argument = _ARGUMENT_LINE.fullmatch(lines[block].rstrip("\r"))
+            if argument is not None and len(lines[block]) - len(lines[block].lstrip()) > indent:
+                name, path, block = argument.group(1), argument.group(2), block + 1
         options: dict = {}
         last, last_indent = None, 0  # the option read last, and its field marker's indent
-        for option_line in lines[index + 1:]:
+        for option_line in lines[block:]:
             option_line = option_line.rstrip("\r")
             option = _OPTION.fullmatch(option_line)
             depth = len(option_line) - len(option_line.lstrip())
@@ -304,7 +315,6 @@ def directives(text: str, breaks: frozenset = frozenset()) -> list:
                 options[last] = f"{options[last]} {option_line.strip()}".strip()
             else:
                 break
-        kind, name = match.group(1), match.group(2)
         within = classes[-1][1] if classes else None
         if within is None and plain and kind in _CLASS_LEVEL:
             # ClassLevelDocumenter.resolve_name: a member's class is py:class, which a
@@ -312,15 +322,15 @@ def directives(text: str, breaks: frozenset = frozenset()) -> list:
             # holding `.. automethod:: kill` documents pexpect.spawn.kill).
             within = ".".join(name for _, name in plain)
         modname = current
-        if match.group(3):
+        if path:
             # `.. autofunction:: sympy.integrals.rationaltools::ratint`: autodoc's explicit
             # module (py_ext_sig_re's `module::`), documented at `module.name`, whatever the
             # name's dots (imageio's `.. autoclass:: imageio.core::Format.Reader`).
-            modname, name, within = name, match.group(3), None
+            modname, name, within = name, path, None
         scope = ".".join(name for _, name in plain) \
             if plain and not classes and kind in _MODULE_LEVEL else None
         found.append(Directive(index + 1, kind, name, modname, options, within, scope,
-                               explicit=bool(match.group(3))))
+                               explicit=bool(path)))
         if kind in ("class", "exception") and name:
             # `.. automethod:: render` in its content documents the class's render.
             classes.append((indent, f"{classes[-1][1]}.{name}" if classes else name))
