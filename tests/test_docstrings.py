@@ -224,6 +224,25 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertIsNone(module.objects["Request.data"].docstring)
         self.assertIsNone(module.objects["Request.plain"].docstring)
 
+    def test_a_property_made_of_a_getter_has_the_getter_s_docstring(self):
+        # Python's property copies fget's docstring where no doc is given, and webob's
+        # `accepts_html = property(fget=accept_html, doc=accept_html.__doc__)` names it.
+        module = parse_module("m", "m.py", (
+            b'"""M."""\n\n\ndef outside(self):\n    """Outside."""\n\n\n'
+            b'class Header:\n    """A header."""\n\n    def accept_html(self):\n'
+            b'        """Tell whether HTML is accepted."""\n\n'
+            b'    accepts_html = property(fget=accept_html, doc=accept_html.__doc__)\n'
+            b'    html = property(accept_html)\n    told = property(accept_html, None, None, '
+            b'"Told.")\n    other = property(accept_html, doc=outside.__doc__)\n'
+            b'    loose = property(outside)\n    bare = property()\n'))
+        docstrings = {name: module.objects[f"Header.{name}"].docstring
+                      for name in ("accepts_html", "html", "told", "other", "loose", "bare")}
+        self.assertEqual(docstrings, {
+            "accepts_html": "Tell whether HTML is accepted.",
+            "html": "Tell whether HTML is accepted.", "told": "Told.",
+            # A function of another scope is not read as the class body's name.
+            "other": None, "loose": None, "bare": None})
+
     def test_public_follows_all_where_defined_else_the_underscore(self):
         names = [obj.name for _, obj in public_objects(self.package)]
         # An undocumented member (Engine.undocumented) is left out, as autodoc leaves it.

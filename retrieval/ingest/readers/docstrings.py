@@ -1231,6 +1231,15 @@ class _Reader:
                                              kind)
                     if found is not None and call is not None:
                         found = replace(found, call=call)
+                    getter_name = _property_getter(statement.value) if is_class else None
+                    getter = self.module.objects.get(f"{path}.{getter_name}") \
+                        if getter_name else None
+                    if found is not None and found.docstring is None \
+                            and getter is not None and getter.docstring is not None:
+                        # `accepts_html = property(fget=accept_html, doc=accept_html.__doc__)`
+                        # (webob), or property(f) alone: the getter's docstring, as Python's
+                        # property copies it where no doc is given.
+                        found = replace(found, docstring=getter.docstring)
                     if found is not None and found.docstring is None:
                         found = replace(found, wraps=self._assigned_from(statement, path),
                                         alias=alias, bound=bound,
@@ -2102,18 +2111,32 @@ def _assigned_doc(body: list) -> tuple | None:
     return None
 
 
+def _property_getter(value) -> str | None:
+    """Return the name of the function whose docstring a `property(...)` call's property has:
+    its getter's (`fget=`, else the first argument) where it gives no `doc`, or the function
+    `doc=f.__doc__` names; None for any other value."""
+    if not isinstance(value, ast.Call) or _base_name(value.func) != "property":
+        return None
+    given = {keyword.arg: keyword.value for keyword in value.keywords}
+    doc = given.get("doc", value.args[3] if len(value.args) > 3 else None)
+    source = doc.value if isinstance(doc, ast.Attribute) and doc.attr == "__doc__" else \
+        given.get("fget", value.args[0] if value.args else None) if doc is None else None
+    return source.id if isinstance(source, ast.Name) else None
+
+
 def _doc_keyword(value) -> str | None:
     """Return the docstring a call's `doc=` argument gives what it makes, where written out:
     `property(fget, doc="...")`'s convention, which descriptors follow (werkzeug's
     `content_type = header_property[str]("Content-Type", doc=\"\"\"...\"\"\")` is a
-    property whose __doc__ is it, as autodoc shows it); None for any other value."""
+    property whose __doc__ is it, as autodoc shows it), or property's fourth argument; None
+    for any other value."""
     if not isinstance(value, ast.Call):
         return None
-    for keyword in value.keywords:
-        if keyword.arg == "doc":
-            text = _literal_text(keyword.value)
-            return None if text is None else inspect.cleandoc(text)
-    return None
+    doc = next((keyword.value for keyword in value.keywords if keyword.arg == "doc"), None)
+    if doc is None and _base_name(value.func) == "property" and len(value.args) > 3:
+        doc = value.args[3]  # property(fget, fset, fdel, doc)
+    text = None if doc is None else _literal_text(doc)
+    return None if text is None else inspect.cleandoc(text)
 
 
 def _attached_docstring(value, wrapped: bool = False) -> str | None:
