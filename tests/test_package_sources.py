@@ -427,7 +427,9 @@ class PackageSourcesTest(unittest.TestCase):
         site = Site(self.addCleanup, {"/docs/objects.inv": Route(200, inventory,
                                                                  "application/octet-stream")})
         base = site.origin + "/docs/"
-        done, out = self.built("pypi:plain==2.0", extra=["--base-url", f"plain/2.0={base}"])
+        done, out = self.built("pypi:plain==2.0", "pypi:wheelonly==3.0",
+                               extra=["--base-url", f"plain/2.0={base}", "--base-url",
+                                      f"wheelonly/3.0={site.origin}/gone/"])
         units = passages(out)
         self.assertEqual(units["plain", "plain.Engine.stop"][0][0],
                          base + "api.html#plain.Engine.stop")
@@ -439,6 +441,12 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertIn(f"build: plain/2.0: plain-2.0.tar.gz has no docs folder: an object "
                       f"{base}objects.inv names (2 Python names) links to its place there, any "
                       "other to its file and lines in the release\n", done.stderr)
+        # A site with none: said, and its objects at their lines.
+        self.assertIn(f"build: wheelonly/3.0: wheelonly-3.0-py3-none-any.whl has no docs folder, "
+                      f"and {site.origin}/gone/objects.inv gave no places (HTTP 404): its "
+                      "objects link to their files and lines in the release\n", done.stderr)
+        [(url, *_)] = units["wheelonly", "wheelonly.spin"]
+        self.assertEqual(url, "pypi:wheelonly==3.0/wheelonly/__init__.py#L4-L5")
         # The places are the site's own: verify finds them on it (a URL of the release's
         # lines is on no page of it), and the provenance names the inventory they came from.
         tree = temporary_directory(self)
