@@ -179,6 +179,17 @@ class PackageSourcesTest(unittest.TestCase):
             "docs/index.rst": "Partial\n=======\n\n.. autofunction:: partial.any_true\n\n"
                               "See :func:`partial.some_true`.\n",
             "partial/__init__.py": PARTIAL_INIT, "partial/core.py": PARTIAL_CORE})
+        # nltk's case: the docs are web/ (a Sphinx project), beside a tools folder with a
+        # conf.py of its own and a package with a conf module.
+        write_sdist(cls.links, "webdocs", "1.0", {
+            "web/conf.py": "project = 'webdocs'\n",
+            "web/index.rst": "Webdocs\n=======\n\n.. autofunction:: webdocs.spin\n",
+            "web/guide.rst": "Guide\n=====\n\nSpin the wheel gently.\n",
+            "tools/conf.py": "project = 'tools'\n", "tools/index.rst": "Tools\n=====\n",
+            "scratch/conf.py": "project = 'scratch'\n",
+            "webdocs/__init__.py": '"""Webdocs."""\n\n\ndef spin(times):\n'
+                                   '    """Spin that many times."""\n',
+            "webdocs/conf.py": '"""Settings."""\n'})
         write_sdist(cls.links, "nomodule", "1.0", {
             "docs/conf.py": "", "docs/api.rst": "API\n===\n\n.. autofunction:: nomodule.f\n"})
         write_sdist(cls.links, "mkdoc", "1.0", {
@@ -362,6 +373,18 @@ class PackageSourcesTest(unittest.TestCase):
                                     "collection": "partial"})
             self.assertEqual(reply.code, 200, reply.body)
             self.assertEqual(reply.json()["evidence"][0]["url"], first, question)
+
+    def test_a_sphinx_project_under_another_name_is_the_docs_folder(self):
+        # nltk's web/: not docs/, doc/ or Doc/, yet the top-level folder holding a Sphinx
+        # project (conf.py beside its root document); not a package's folder, not tooling
+        # (tools/), not a conf.py without pages (scratch/).
+        done, out = self.built("pypi:webdocs==1.0")
+        self.assertIn("build: webdocs/1.0: webdocs-1.0.tar.gz: web/ with autodoc\n", done.stderr)
+        units = passages(out)
+        [(url, source_id, *_)] = units["webdocs", "webdocs.spin"]
+        self.assertEqual(source_id, "webdocs/__init__.py")
+        self.assertIn(("webdocs", "Guide"), units)
+        self.assertNotIn(("webdocs", "Tools"), units)
 
     def test_docs_with_autodoc_directives_and_no_api_object_at_all_are_refused(self):
         done, out = self.build("pypi:nomodule==1.0")

@@ -72,7 +72,7 @@ def python_files(top: str, below: str) -> list:
     return sorted(found, key=lambda path: (path.count("/"), path))
 
 
-def _pages_below(top: str, directory: str) -> int:
+def pages_below(top: str, directory: str) -> int:
     """Return how many reST, Markdown and text files a directory (below top) holds, at any depth."""
     walk = os.walk(os.path.join(top, directory))
     return sum(name.endswith(_PAGE_SUFFIXES) for _, _, names in walk for name in names)
@@ -93,7 +93,7 @@ def sphinx_project(top: str, docs: str,
         return None
     # Of several projects (numpy's doc/source beside doc/neps, sympy's doc/src beside doc/api),
     # the documentation is the one with the most pages; the shallowest of equals.
-    conf = max(confs, key=lambda path: (_pages_below(top, path.rpartition("/")[0]),
+    conf = max(confs, key=lambda path: (pages_below(top, path.rpartition("/")[0]),
                                         -path.count("/")))
     root = conf.rpartition("/")[0]
 
@@ -132,7 +132,7 @@ def default_project(top: str, docs: str) -> SphinxProject | None:
             found.append(below)
     if not found:
         return None
-    root = max(found, key=lambda path: (_pages_below(top, path), -path.count("/")))
+    root = max(found, key=lambda path: (pages_below(top, path), -path.count("/")))
     return SphinxProject(root, default)
 
 

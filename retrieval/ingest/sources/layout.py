@@ -32,6 +32,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from ...core.names import normalized_name
+from ..formats.sphinx_docs import pages_below, sphinx_project
 from ..readers.code_deprecation import base_name
 from ..readers.docstrings import PARSED, module_name
 from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, read_tree_file
@@ -395,6 +396,25 @@ def sdist_modules(top: Path, distribution: str | None = None) -> tuple:
                 found.append((entry.relative_to(top).as_posix(), entry.stem))
         break
     return tuple(sorted(dict.fromkeys(found)))
+
+
+def other_docs_folder(top: Path) -> str | None:
+    """Return the top-level folder of an sdist that is its Sphinx docs under another name than
+    docs/, doc/ or Doc/ (nltk's `web/`, invoke's `sites/`): neither an import package nor a
+    folder of tests, examples or tooling, with a conf.py at most as deep as a docs folder's
+    (sphinx_docs.sphinx_project) beside its root document; of several, the one with the most
+    pages; None if there is none."""
+    found = []
+    for entry in sorted(top.iterdir()) if top.is_dir() else ():
+        if not entry.is_dir() or entry.is_symlink() or entry.name.startswith((".", "_")) \
+                or entry.name in _NOT_PACKAGES or (entry / "__init__.py").exists():
+            continue
+        project = sphinx_project(str(top), entry.name)
+        if project is not None and any(
+                (top / project.root / (project.conf.root_doc + suffix)).is_file()
+                for suffix in project.conf.source_suffix):
+            found.append((pages_below(str(top), entry.name), entry.name))
+    return max(found)[1] if found else None
 
 
 def wheel_modules(top: Path) -> tuple:

@@ -41,7 +41,13 @@ from ..tree import (
     shown,
 )
 from .form import Requested, SourceError, SourceOptions, collection_version
-from .layout import is_api_path, sdist_modules, test_suites, wheel_modules
+from .layout import (
+    is_api_path,
+    other_docs_folder,
+    sdist_modules,
+    test_suites,
+    wheel_modules,
+)
 from .site_inventory import site_inventory
 from .unpack import unpack
 
@@ -250,7 +256,7 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     top, info, is_wheel = release_tree(archive, where / "tree")
     metadata = release_metadata(info) if info else None
     modules = wheel_modules(top) if is_wheel else sdist_modules(top, _name(metadata))
-    docs = None if is_wheel else docs_folder(str(top))
+    docs = None if is_wheel else docs_folder(str(top)) or other_docs_folder(top)
     if docs is not None:
         docs = original_language_docs(top, docs, label)
     if not modules and docs is None:
