@@ -978,6 +978,17 @@ class AutodocTest(unittest.TestCase):
             [directive] = autodoc.directives(".. autoclass:: lib.App\n" + options)
             self.assertEqual([item.name for item in autodoc.resolve(directive, package)], names)
 
+    def test_a_class_s_doc_attribute_is_never_a_member(self):
+        # filter_members keeps no `__doc__`, :special-members: or not (rdflib's
+        # autodoc_default_options {"special-members": True} and `__doc__ = ...` bodies).
+        package = package_of({"lib": (
+            'class App:\n    __doc__ = """App."""\n\n    def __call__(self):\n'
+            '        """Call."""\n')})
+        [directive] = autodoc.directives(".. autoclass:: lib.App\n   :members:\n"
+                                         "   :special-members:\n   :undoc-members:\n")
+        self.assertEqual([item.name for item in autodoc.resolve(directive, package)],
+                         ["lib.App", "lib.App.__call__"])
+
     def test_a_module_function_bound_in_a_class_body_is_a_method(self):
         # MethodDocumenter documents a routine found in a class's __dict__: pint's
         # `wraps = registry_helpers.wraps` in UnitRegistry is a method there.

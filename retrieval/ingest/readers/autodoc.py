@@ -775,6 +775,8 @@ def _member_names(module, obj, options, listed, path: str,
         if all_names is not None and name not in all_names:
             return False
         member = module.objects.get(f"{path}.{name}" if path else name)
+        if name == "__doc__":
+            return False  # filter_members keeps no `__doc__`, :special-members: or not
         if is_special(name):
             # An autodoc-skip-member handler decides on what autodoc would skip, by the
             # member's own docstring (filter_members' getdoc of it).
