@@ -493,6 +493,44 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
         self.assertEqual(names, {"herd.shear", "herd.barn.Barn", "herd.barn.Barn.__init__",
                                  "herd.barn.build"})
 
+    def test_sphinxcontrib_apidoc_s_pages_are_written_from_the_package_tree(self):
+        # rdflib's and OpenStack's conf.py: sphinx-apidoc runs on each build and writes a page
+        # per package (its submodules' automodule inline, or, separate, a page each) and a
+        # table of contents, with :members:, :undoc-members:, :show-inheritance:; private
+        # modules and the excluded paths are left out.
+        conf = ("project = 'herd'\nextensions = ['sphinx.ext.autodoc', "
+                "'sphinxcontrib.apidoc']\napidoc_module_dir = '../herd'\n"
+                "apidoc_output_dir = 'reference'\napidoc_excluded_paths = ['tests']\n")
+        files = FILES | {
+            "docs/api.rst": NO_API, "docs/conf.py": conf,
+            "herd/pen/__init__.py": '"""Pens."""\n',
+            "herd/pen/gate.py": '"""Gates."""\n\n\ndef shut(gate):\n    return gate\n',
+            "herd/_secret.py": '"""Secret."""\n\n\ndef hide():\n    """Hide."""\n',
+            "herd/tests/__init__.py": "",
+            "herd/tests/check.py": 'def check():\n    """Check."""\n'}
+        modules = (("herd/pen/__init__.py", "herd.pen"), ("herd/pen/gate.py", "herd.pen.gate"))
+        report = io.StringIO()
+        _, rows = built(temporary_directory(self), files, modules, report)
+        urls = {url.removeprefix(DOCS) for url, *_ in rows}
+        self.assertLessEqual({"reference/herd.html#herd.barn.build",
+                              "reference/herd.html#herd.graze",
+                              "reference/herd.pen.html#herd.pen.gate.shut"}, urls)
+        self.assertEqual([url for url in urls if "secret" in url or "tests" in url
+                          or "check" in url], [])
+        # The pages' own lines are no file of the release: only their objects are units.
+        self.assertEqual([url for url in urls if url.startswith("reference/modules.html")], [])
+        self.assertIn("build: herd/1.0: sphinxcontrib.apidoc: 3 pages written below "
+                      "docs/reference/ from herd/\n", report.getvalue())
+        # Each module on a page of its own; a committed copy of a page is written over.
+        separate = conf + "apidoc_separate_modules = True\n"
+        _, rows = built(temporary_directory(self), files | {
+            "docs/conf.py": separate, "docs/reference/herd.barn.rst": "Old\n===\n\nOld.\n"},
+            modules)
+        urls = {url.removeprefix(DOCS) for url, *_ in rows}
+        self.assertLessEqual({"reference/herd.barn.html#herd.barn.build",
+                              "reference/herd.pen.gate.html#herd.pen.gate.shut"}, urls)
+        self.assertNotIn("reference/herd.barn.html#old", urls)
+
     def test_an_autoclass_in_a_hand_written_class_s_content_is_named_under_that_class(self):
         # Pillow's `.. class:: UnixViewer` holding `.. autoclass:: PIL.ImageShow.XDGViewer`:
         # the Python domain puts UnixViewer before the name, #PIL.ImageShow.UnixViewer.XDGViewer.

@@ -92,6 +92,7 @@ from ..unit import UnitDraft, merge_same_passages, passage_key
 from ..version_notes import rst_notes
 from .sphinx_docs import (
     SphinxProject,
+    apidoc_pages,
     default_project,
     docname_path,
     gallery_pages,
@@ -1302,9 +1303,12 @@ class _Units:
         # the folder is the one it overwrites), each with its lines' origins.
         written = gallery_pages(self.tree, project, progress)
         gallery = written.pages
+        # sphinx-apidoc's pages, written on each build over any of their paths.
+        apidoc_written = apidoc_pages(self.tree, project, progress)
         pages = [page for page in self._read_pages(project.root, progress, conf.page_kind)
-                 if page[0] not in gallery]
+                 if page[0] not in gallery and page[0] not in apidoc_written]
         pages += [(relative, RST, page.text, "") for relative, page in gallery.items()]
+        pages += [(relative, RST, text, "") for relative, text in apidoc_written.items()]
         # The notebooks nbsphinx or MyST-NB publishes, as Markdown with their lines' origins.
         notebooks = notebook_pages(self.tree, project, progress)
         pages += [(relative, MARKDOWN, page.text, "") for relative, page in notebooks.items()]
@@ -1474,6 +1478,8 @@ class _Units:
                     placed[module] = (at, order, dataclasses.replace(described,
                                                                       heading=unit.heading))
                     continue
+                if relative in apidoc_written:
+                    continue  # its lines are no file of the release: its objects are its units
                 if generated and unit.title_only:
                     # On a page autodoc or autosummary fills, a section rendering nothing but
                     # its title is no unit: its objects (indexed in its context), tables and

@@ -23,7 +23,7 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 
-from ..readers import notebooks, sphinx_gallery
+from ..readers import apidoc, notebooks, sphinx_gallery
 from ..readers.sphinx_conf import CONF, SphinxConf, read_conf
 from ..tree import (
     DEFAULT_MAX_FILE_BYTES,
@@ -209,6 +209,26 @@ class GalleryPages:
     # the script's path, which a page may include (`.. literalinclude::
     # ../auto_examples/plot_x.py`)
     copies: dict
+
+
+def apidoc_pages(tree: SourceTree, project: SphinxProject, progress: Progress) -> dict:
+    """Return {page below the project's root: its text} of the pages sphinxcontrib-apidoc
+    writes on each build (readers/apidoc.py), said in one line; {} without the extension."""
+    found = project.conf.apidoc
+    if found is None:
+        return {}
+    written = apidoc.pages(tree.root, project.root, found)
+    # Its output is the site's, whatever the folder held (nltk's committed copy of it); the
+    # templates a project gives apidoc are not rendered: the defaults stand in.
+    templates = posixpath.join(project.root, found.template_dir)
+    own = [name for name in apidoc.TEMPLATES
+           if os.path.isfile(os.path.join(tree.root, templates, name))]
+    progress.note(f"{tree.label}: sphinxcontrib.apidoc: {len(written)} pages written below "
+                  f"{posixpath.join(project.root, found.output_dir)}/ from "
+                  f"{posixpath.normpath(posixpath.join(project.root, found.module_dir))}/"
+                  + (f" (its templates {', '.join(own)} not rendered: the defaults stand in)"
+                     if own else ""))
+    return written
 
 
 def gallery_pages(tree: SourceTree, project: SphinxProject, progress: Progress) -> GalleryPages:

@@ -14,7 +14,8 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from . import automodapi, notebooks, sphinx_gallery
+from . import apidoc, automodapi, notebooks, sphinx_gallery
+from .apidoc import ApidocSettings
 from .code_deprecation import base_name
 
 CONF = "conf.py"
@@ -132,6 +133,8 @@ class SphinxConf:
     automodapi_toctree: str = automodapi.DEFAULT_TOCTREE
     automodsumm_inherited: bool = False
     automodapi_diagram: bool = True
+    # sphinxcontrib-apidoc's settings (apidoc.py), where it is enabled with a module dir.
+    apidoc: ApidocSettings | None = None
 
     def full_name(self, target: str) -> str:
         """Return a Python cross-reference's target with its shorthand prefix expanded."""
@@ -680,7 +683,8 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
             toctree := known.get("automodapi_toctreedirnm"), str) and toctree.strip("/")
         else automodapi.DEFAULT_TOCTREE,
         automodsumm_inherited=known.get("automodsumm_inherited_members") is True,
-        automodapi_diagram=known.get("automodapi_inheritance_diagram") is not False)
+        automodapi_diagram=known.get("automodapi_inheritance_diagram") is not False,
+        apidoc=apidoc.settings(known, extensions))
 
 
 def _sys_path(tree) -> tuple:
