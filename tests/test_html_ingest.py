@@ -503,6 +503,25 @@ class MkDocsHtmlTest(BuiltSiteTest):
                          (1, "rejected: 1 problem(s)"))  # no such version: said, not ignored
 
 
+class OpenStackThemedSphinxTest(BuiltSiteTest):
+    """A Sphinx site in openstackdocstheme (every OpenStack project's, ~100 Debian doc
+    packages): its main content is `<div class="docs-body">`, without `role="main"`, and an
+    autodoc page is read from its HTML."""
+
+    FILES = {"index.html": (
+        '<!DOCTYPE html>\n<html><head><title>API</title></head><body>\n'
+        '<div class="docs-sidebar">SIDEBAR-NOISE</div>\n'
+        '<div class="row"><div class="col-lg-12"><div class="docs-body">\n'
+        + section("module-pkg", 1, "API", GREET) + "</div></div></div>\n"
+        '<footer>FOOTER-NOISE</footer></body></html>\n'),
+        "_sources/index.rst.txt": ".. automodule:: pkg\n   :members:\n"}
+
+    def test_its_autodoc_page_is_read_from_the_main_content(self):
+        passages = self.passages()
+        self.assertIn(BASE + "index.html#pkg.greet", passages)
+        self.assertNotIn("NOISE", "\n".join(row[4] for row in passages.values()))
+
+
 class ThemedMkDocsHtmlTest(BuiltSiteTest):
     """An MkDocs site whose theme writes no generator tag and marks its content by id alone
     (Django REST framework's), detected by the search index MkDocs writes."""

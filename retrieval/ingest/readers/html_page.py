@@ -27,6 +27,7 @@ from .hidden import HiddenElement, hides, is_prose
 from .rendered import (
     GLOSSARY,
     HEADINGS,
+    MAIN_DIV_CLASS,
     MAX_SECTION_DEPTH,
     PYTHON_DOMAIN,
     STANDARD_DOMAIN,
@@ -96,7 +97,8 @@ class _Glossary:
 
 def _may_start_main(tag: str, raw_attributes: str) -> bool:
     """Tell, before parsing its attributes, whether a tag could be main_start's."""
-    return tag in ("main", "article") or "main" in raw_attributes
+    return tag in ("main", "article") or "main" in raw_attributes \
+        or MAIN_DIV_CLASS in raw_attributes
 
 
 def _object_kind(tag: str, classes: list, inside_class: bool) -> str | None:
