@@ -1413,6 +1413,22 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertNotIn("#demo.Point.y", urls)
         self.assertIn("#demo.Point.z", urls)  # its comment documents it (attr_docs)
 
+    def test_a_slot_s_annotation_and_the_string_after_it_document_it(self):
+        # werkzeug's LocalProxy: `__slots__ = ("_get_current_object",)`, then
+        # `_get_current_object: t.Callable[[], T]` and a string: the analyzer's attr_docs
+        # document the slot, listed by :members: as it is.
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n\n\nclass Proxy:\n    """A proxy."""\n\n'
+                                '    __slots__ = ("_get", "_spare")\n\n    _get: object\n'
+                                '    """Return the object behind the proxy."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Proxy\n"
+                              "   :members: _get, _spare\n"})
+        units = {unit["url"].removeprefix(DOCS + "index.html"): unit
+                 for unit in package_contents(self.root)}
+        self.assertIn("#demo.Proxy._get", units)
+        self.assertNotIn("#demo.Proxy._spare", units)  # listed, undocumented: not shown
+
     def test_slots_joined_from_names_the_class_or_module_binds_are_its_members(self):
         # The class body evaluates `__slots__ = _fields + ("event",)` (celery's
         # events.state.Worker): a name looked up in the class body, then the module.

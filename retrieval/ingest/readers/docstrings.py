@@ -1101,6 +1101,11 @@ class _Reader:
                         existing.kind in (DATA, ATTRIBUTE) and existing.docstring is None
                         and obj.kind not in (DATA, ATTRIBUTE) and obj.docstring is not None):
                     self.module.objects[key] = obj
+                elif existing.slot and existing.docstring is None and obj.docstring is not None:
+                    # A `__slots__` entry, then its annotation and the string after it
+                    # (werkzeug's LocalProxy._get_current_object): autodoc's analyzer
+                    # documents the slot by that string; the entry is still a slot.
+                    self.module.objects[key] = replace(obj, slot=True)
 
     def _all(self, statement):
         if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
