@@ -16,13 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..readers.inventory import INVENTORY, InventoryError, read_inventory
-from .http_get import FetchFailure, Limits, get
-
-# The Python domain's object roles (py:function, py:method, py:module, ...): what a docstring
-# unit can be; another domain's names (std:label, c:function) are no Python objects.
-_PYTHON_DOMAIN = "py"
-# At most this many redirects, each on the host the user named (Read the Docs' /en/latest/).
-_REDIRECTS = 5
+from ..readers.rendered import PYTHON_DOMAIN
+from .http_get import REDIRECTS, FetchFailure, Limits, get
 
 
 @dataclass(frozen=True)
@@ -35,6 +30,7 @@ class SiteInventory:
 
 
 def _read_file(url: str, max_bytes: int) -> bytes:
+    """Read the file a file:// URL names, refused past max_bytes."""
     path = urllib.request.url2pathname(urllib.parse.urlsplit(url).path)
     with open(path, "rb") as f:
         data = f.read(max_bytes + 1)
@@ -44,14 +40,17 @@ def _read_file(url: str, max_bytes: int) -> bytes:
 
 
 def _read_http(url: str, max_bytes: int, limits: Limits) -> bytes:
+    """GET url within the crawl's bounds, following redirects (Read the Docs' /en/latest/)
+    only on the host the user named."""
     host = urllib.parse.urlsplit(url).netloc
     bounded = Limits(max_pages=1, max_page_bytes=max_bytes, max_total_bytes=max_bytes,
                      timeout_s=limits.timeout_s, retries=limits.retries,
-                     max_retry_after_s=limits.max_retry_after_s)
-    for _ in range(_REDIRECTS + 1):
+                     max_retry_after_s=limits.max_retry_after_s,
+                     max_redirects=limits.max_redirects)
+    for _ in range(bounded.max_redirects + 1):
         reply = get(url, bounded)
         location = reply.headers.get("location")
-        if reply.status in (301, 302, 303, 307, 308) and location:
+        if reply.status in REDIRECTS and location:
             url = urllib.parse.urljoin(url, location)
             if urllib.parse.urlsplit(url).netloc != host:
                 raise InventoryError(f"redirected off {host}, to {url}")
@@ -59,7 +58,7 @@ def _read_http(url: str, max_bytes: int, limits: Limits) -> bytes:
         if reply.status != 200:
             raise InventoryError(f"HTTP {reply.status}")
         return reply.body
-    raise InventoryError(f"more than {_REDIRECTS} redirects")
+    raise InventoryError(f"more than {bounded.max_redirects} redirects")
 
 
 def site_inventory(base_url: str, max_bytes: int, limits: Limits,
@@ -84,7 +83,7 @@ def site_inventory(base_url: str, max_bytes: int, limits: Limits,
         return str(error)
     places: dict = {}
     for entry in entries:
-        if entry.domain == _PYTHON_DOMAIN:
+        if entry.domain == PYTHON_DOMAIN:
             anchor = f"#{entry.anchor}" if entry.anchor else ""
             places.setdefault(entry.name, base_url + entry.page + anchor)
     return SiteInventory(url, hashlib.sha256(data).hexdigest(), places)
