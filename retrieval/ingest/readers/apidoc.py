@@ -17,11 +17,13 @@ no package ends the walk there unless `--implicit-namespaces`), with its default
 project's own apidoc templates are not rendered: the defaults stand in, and the build says so.
 """
 
+import dataclasses
 import fnmatch
 import os
 import posixpath
-import re
 from dataclasses import dataclass
+
+from .autosummary_templates import rst_escape
 
 # The extension, as conf.py's `extensions` names it.
 EXTENSION = "sphinxcontrib.apidoc"
@@ -30,8 +32,6 @@ EXTENSION = "sphinxcontrib.apidoc"
 _OPTIONS = ("members", "undoc-members", "show-inheritance")
 # PY_SUFFIXES (a compiled extension's suffixes too, which an sdist seldom holds).
 _SUFFIXES = (".py", ".pyx")
-# sphinx.util.rst.escape: reST's symbols (not the dot), and a dot opening the text.
-_SYMBOLS = re.compile(r"([!-\-/:-@\[-`{-~])")
 # The templates a project may give apidoc in apidoc_template_dir.
 TEMPLATES = ("module.rst_t", "package.rst_t", "toc.rst_t")
 
@@ -59,24 +59,25 @@ def settings(known: dict, extensions: tuple) -> ApidocSettings | None:
     module_dir = known.get("apidoc_module_dir")
     if EXTENSION not in extensions or not isinstance(module_dir, str) or not module_dir:
         return None
+    default = ApidocSettings(module_dir)
     toc = known.get("apidoc_toc_file")
-    extra = [item for item in known.get("apidoc_extra_args", ()) if isinstance(item, str)] \
-        if isinstance(known.get("apidoc_extra_args"), (list, tuple)) else []
-    found = ApidocSettings(
-        module_dir=module_dir,
-        output_dir=_text(known.get("apidoc_output_dir"), "api"),
-        template_dir=_text(known.get("apidoc_template_dir"), "templates"),
-        excluded=tuple(item for item in known.get("apidoc_excluded_paths", ())
-                       if isinstance(item, str))
-        if isinstance(known.get("apidoc_excluded_paths"), (list, tuple)) else (),
+    found = dataclasses.replace(
+        default, output_dir=_text(known.get("apidoc_output_dir"), default.output_dir),
+        template_dir=_text(known.get("apidoc_template_dir"), default.template_dir),
+        excluded=_texts(known.get("apidoc_excluded_paths")),
         separate=known.get("apidoc_separate_modules") is True,
-        toc_file=None if toc is False else toc if isinstance(toc, str) and toc else "modules",
+        toc_file=None if toc is False else _text(toc, default.toc_file or ""),
         module_first=known.get("apidoc_module_first") is True)
-    return _with_arguments(found, extra)
+    return _with_arguments(found, list(_texts(known.get("apidoc_extra_args"))))
 
 
 def _text(value, default: str) -> str:
     return value if isinstance(value, str) and value else default
+
+
+def _texts(value) -> tuple:
+    return tuple(item for item in value if isinstance(item, str)) \
+        if isinstance(value, (list, tuple)) else ()
 
 
 def _with_arguments(found: ApidocSettings, arguments: list) -> ApidocSettings:
@@ -106,15 +107,11 @@ def _with_arguments(found: ApidocSettings, arguments: list) -> ApidocSettings:
                 changes["toc_file"] = value
             elif flag in ("-t", "--templatedir") and value:
                 changes["template_dir"] = value
-    return ApidocSettings(**{**found.__dict__, **changes})
-
-
-def _escape(text: str) -> str:
-    return re.sub(r"^\.", r"\\.", _SYMBOLS.sub(r"\\\1", text))
+    return dataclasses.replace(found, **changes)
 
 
 def _heading(text: str, level: int = 1) -> str:
-    escaped = _escape(text)
+    escaped = rst_escape(text)
     return f"{escaped}\n{'=-~'[level - 1] * len(escaped)}"
 
 

@@ -44,7 +44,8 @@ class Unrendered(Exception):
     """A template using what this reader does not evaluate (or rendering more than it may)."""
 
 
-def _escape(text: str) -> str:
+def rst_escape(text: str) -> str:
+    """Escape text as sphinx.util.rst.escape does (its reST symbols, a leading dot)."""
     return re.sub(r"^\.", r"\\.", _RST_SYMBOLS.sub(r"\\\1", text))
 
 
@@ -62,7 +63,7 @@ def _join(items, separator: str = "") -> str:
 
 
 # The filters autosummary's renderer registers, and Jinja's join.
-_FILTERS: dict[str, Callable[..., str]] = {"escape": _escape, "e": _escape,
+_FILTERS: dict[str, Callable[..., str]] = {"escape": rst_escape, "e": rst_escape,
                                            "underline": _underline, "join": _join}
 
 
