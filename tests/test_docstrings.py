@@ -224,6 +224,21 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertIsNone(module.objects["Request.data"].docstring)
         self.assertIsNone(module.objects["Request.plain"].docstring)
 
+    def test_what_if_type_checking_binds_is_not_bound_on_import(self):
+        # SQLAlchemy 2.0's `if TYPE_CHECKING: memoized_property = generic_fn_descriptor`
+        # `else: memoized_property = _memoized_property`: autodoc imports the module, so the
+        # else branch's binding is the name's; the block's imports still name annotations.
+        module = parse_module("m", "m.py", (
+            b'"""M."""\nimport typing\nfrom typing import TYPE_CHECKING\n\n'
+            b'if TYPE_CHECKING:\n    from pkg.engine import Engine\n\n    class Stub:\n'
+            b'        """For mypy."""\n\n    memo = Stub\nelse:\n    memo = make()\n'
+            b'    """At run time."""\n\nif typing.TYPE_CHECKING:\n    hint = 1\n'
+            b'    """A hint."""\n'))
+        self.assertNotIn("Stub", module.objects)
+        self.assertNotIn("hint", module.objects)
+        self.assertEqual(module.objects["memo"].docstring, "At run time.")
+        self.assertEqual(module.imports["Engine"], "pkg.engine.Engine")
+
     def test_a_property_made_of_a_getter_has_the_getter_s_docstring(self):
         # Python's property copies fget's docstring where no doc is given, and webob's
         # `accepts_html = property(fget=accept_html, doc=accept_html.__doc__)` names it.

@@ -1065,6 +1065,18 @@ class _Reader:
         """Record the objects a module or class body defines, in source order."""
         members = self.members.setdefault(path, {})
         for index, statement in enumerate(statements):
+            if _type_checking(statement):
+                # `if TYPE_CHECKING:` binds nothing on import (autodoc's): what runs is its
+                # `else:` (SQLAlchemy 2.0's `memoized_property = _memoized_property` there, over
+                # `memoized_property = generic_fn_descriptor` for mypy). Its imports are still
+                # the names the module's annotations mean.
+                for imported in statement.body:
+                    if not is_class:
+                        self._imports(imported)
+                self.branched += 1
+                self.body(statement.orelse, prefix, path, is_class)
+                self.branched -= 1
+                continue
             blocks = _blocks(statement)
             if blocks:
                 # `if sys.version_info ...:`, `try: ... except ImportError:`: what either branch
@@ -2344,6 +2356,13 @@ def _is_main_guard(test) -> bool:
         return False
     sides = {ast.dump(test.left), ast.dump(test.comparators[0])}
     return sides == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}
+
+
+def _type_checking(statement) -> bool:
+    """Tell whether a statement is `if TYPE_CHECKING:` (typing's, by any module name)."""
+    return isinstance(statement, ast.If) and (
+        isinstance(statement.test, ast.Name) and statement.test.id == "TYPE_CHECKING"
+        or isinstance(statement.test, ast.Attribute) and statement.test.attr == "TYPE_CHECKING")
 
 
 def _blocks(statement) -> list:
