@@ -1066,15 +1066,15 @@ class _Reader:
         members = self.members.setdefault(path, {})
         for index, statement in enumerate(statements):
             if _type_checking(statement):
-                # `if TYPE_CHECKING:` binds nothing on import (autodoc's): what runs is its
-                # `else:` (SQLAlchemy 2.0's `memoized_property = _memoized_property` there, over
-                # `memoized_property = generic_fn_descriptor` for mypy). Its imports are still
-                # the names the module's annotations mean.
-                for imported in statement.body:
-                    if not is_class:
-                        self._imports(imported)
+                # `if TYPE_CHECKING:` defines nothing on import (autodoc's): its `else:` is
+                # what runs, read first so that its binding of a name is the one kept
+                # (SQLAlchemy 2.0's `memoized_property = _memoized_property`, over the mypy-only
+                # `generic_fn_descriptor`). What only the block defines stands for what the
+                # module makes at run time, which it declares there for type checkers
+                # (alembic's Operations stubs; transformers' imports its _LazyModule gives).
                 self.branched += 1
                 self.body(statement.orelse, prefix, path, is_class)
+                self.body(statement.body, prefix, path, is_class)
                 self.branched -= 1
                 continue
             blocks = _blocks(statement)
