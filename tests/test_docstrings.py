@@ -233,11 +233,19 @@ class DocstringReaderTest(unittest.TestCase):
         module = parse_module("m", "m.py", (
             b'"""M."""\nimport typing\nfrom typing import TYPE_CHECKING\n\n'
             b'if TYPE_CHECKING:\n    from pkg.engine import Engine\n\n    memo = Engine\n'
-            b'    """For mypy."""\n\n    def stub():\n        """Made at run time."""\n'
-            b'else:\n    memo = make()\n    """At run time."""\n'))
+            b'    """For mypy."""\n\n    def stub():\n        """Made at run time."""\n\n'
+            b'    def safe(a, b):\n        """Zip, checking lengths."""\n\n'
+            b'    class Model:\n        fields: dict = {}\n        """The fields."""\n'
+            b'else:\n    memo = make()\n    """At run time."""\n    safe = native.safe\n\n'
+            b'    class Model:\n        fields = {}\n'))
         self.assertEqual(module.objects["memo"].docstring, "At run time.")
         self.assertEqual(module.objects["stub"].docstring, "Made at run time.")
         self.assertEqual(module.imports["Engine"], "pkg.engine.Engine")
+        # An undocumented assignment of the else's (jax's `safe_zip = jaxlib_utils.safe_zip`,
+        # pydantic's `model_fields = {}`) yields to the block's definition or doc comment,
+        # which autodoc's analyzer reads wherever it is.
+        self.assertEqual(module.objects["safe"].docstring, "Zip, checking lengths.")
+        self.assertEqual(module.objects["Model.fields"].docstring, "The fields.")
 
     def test_a_property_made_of_a_getter_has_the_getter_s_docstring(self):
         # Python's property copies fget's docstring where no doc is given, and webob's

@@ -951,6 +951,7 @@ class _Reader:
         self.unanalyzed: set = set()
         # How many branches (`if`, `try`: _blocks) the statement read is inside.
         self.branched = 0
+        self.type_checking = 0  # how many `if TYPE_CHECKING:` blocks the statement is in
         # The module's functions that bind a module's __all__ names in its globals (_reexports).
         self.reexporters: set = set()
         # A module body's `NAME.__doc__ = ...` (torch.optim's `Adam.__doc__ = r"..." +
@@ -1074,7 +1075,9 @@ class _Reader:
                 # (alembic's Operations stubs; transformers' imports its _LazyModule gives).
                 self.branched += 1
                 self.body(statement.orelse, prefix, path, is_class)
+                self.type_checking += 1
                 self.body(statement.body, prefix, path, is_class)
+                self.type_checking -= 1
                 self.branched -= 1
                 continue
             blocks = _blocks(statement)
@@ -1112,6 +1115,14 @@ class _Reader:
                 if existing is None or (existing.overload and not obj.overload) or (
                         existing.kind in (DATA, ATTRIBUTE) and existing.docstring is None
                         and obj.kind not in (DATA, ATTRIBUTE) and obj.docstring is not None):
+                    self.module.objects[key] = obj
+                elif self.type_checking and existing.kind in (DATA, ATTRIBUTE) \
+                        and existing.docstring is None \
+                        and (obj.kind not in (DATA, ATTRIBUTE) or obj.docstring is not None):
+                    # The else's binding is what the reader cannot follow (jax's C `safe_zip`,
+                    # sentry's `Client = (lambda: _Client)()`, pydantic's `model_fields = {}`):
+                    # the block's definition says what it is, and autodoc's analyzer reads the
+                    # block's doc comments all the same.
                     self.module.objects[key] = obj
                 elif existing.slot and existing.docstring is None and obj.docstring is not None:
                     # A `__slots__` entry, then its annotation and the string after it
