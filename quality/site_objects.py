@@ -37,6 +37,8 @@ VERDICTS = ("same place", "on the site", "release only", "absent")
 
 
 def _rows(snapshot: str, query: str, *parameters) -> list:
+    if not os.path.isfile(os.path.join(snapshot, "passages.sqlite")):
+        raise SystemExit(f"site_objects.py: {snapshot} is no built snapshot (no passages.sqlite)")
     with sqlite3.connect(f"file:{snapshot}/passages.sqlite?mode=ro", uri=True) as db:
         return db.execute(query, parameters).fetchall()
 

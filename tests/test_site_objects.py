@@ -31,5 +31,13 @@ class SiteObjectsTest(unittest.TestCase):
         self.assertEqual(found["absent"], [])
 
 
+    def test_a_missing_snapshot_is_said_in_one_line(self):
+        missing = temporary_directory(self)
+        with self.assertRaises(SystemExit) as raised:
+            main([missing, missing])
+        self.assertEqual(str(raised.exception),
+                         f"site_objects.py: {missing} is no built snapshot (no passages.sqlite)")
+
+
 if __name__ == "__main__":
     unittest.main()
