@@ -6,11 +6,13 @@ rdflib 6.1.1's, nltk 3.8.1's and CherryPy 18.8.0's trees with their conf.py sett
 and 106 pages). The whole build of such a project is in test_package_pages.
 """
 
-import os
 import unittest
 
 from retrieval.ingest.readers import apidoc
 from tests.support import temporary_directory
+from tests.test_package_layouts import write_tree
+
+TIER = "unit"
 
 TREE = {
     "pkg/__init__.py": '"""Pkg."""\n',
@@ -25,19 +27,11 @@ TREE = {
 OPTIONS = "   :members:\n   :undoc-members:\n   :show-inheritance:\n"
 
 
-def write(root: str, files: dict) -> None:
-    for path, text in files.items():
-        full = os.path.join(root, *path.split("/"))
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "w", encoding="utf-8") as f:
-            f.write(text)
-
-
 class ApidocPagesTest(unittest.TestCase):
 
     def pages(self, **conf) -> dict:
         root = temporary_directory(self)
-        write(root, TREE)
+        write_tree(root, TREE)
         known = {"extensions": ["sphinxcontrib.apidoc"], "apidoc_module_dir": "../pkg"} | conf
         found = apidoc.settings(known, tuple(known["extensions"]))
         self.assertIsNotNone(found)
