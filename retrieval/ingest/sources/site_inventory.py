@@ -10,6 +10,7 @@ text is still the release's own. Nothing of the site but that file is read.
 """
 
 import hashlib
+import os
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
@@ -30,8 +31,11 @@ class SiteInventory:
 
 
 def _read_file(url: str, max_bytes: int) -> bytes:
-    """Read the file a file:// URL names, refused past max_bytes."""
+    """Read the regular file a file:// URL names (a FIFO would block the build), refused
+    past max_bytes."""
     path = urllib.request.url2pathname(urllib.parse.urlsplit(url).path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise InventoryError("not a regular file")
     with open(path, "rb") as f:
         data = f.read(max_bytes + 1)
     if len(data) > max_bytes:
