@@ -11,7 +11,6 @@ import os
 import sqlite3
 import sys
 import unittest
-import zlib
 from pathlib import Path
 
 from retrieval.core.snapshot import load_snapshot
@@ -38,6 +37,7 @@ from tests.support import (
 )
 from tests.support.sites import Route, Site
 from tests.test_cli import one_line_refusal, run
+from tests.test_site_inventory import inventory
 
 TIER = "server"
 
@@ -441,13 +441,10 @@ class PackageSourcesTest(unittest.TestCase):
     def test_without_docs_an_object_the_site_s_inventory_names_links_to_its_place_there(self):
         # The site --base-url names publishes objects.inv (intersphinx's index): an object it
         # names is at its page and id there, as the site has them; another at its lines.
-        lines = ("plain.Engine py:class 1 api.html#$ -\n"
-                 "plain.Engine.stop py:method 1 api.html#plain.Engine.stop -\n"
-                 "plain.make_engine std:label -1 api.html#making -\n")
-        inventory = (b"# Sphinx inventory version 2\n# Project: plain\n# Version: 2.0\n"
-                     b"# The remainder of this file is compressed using zlib.\n"
-                     + zlib.compress(lines.encode()))
-        site = Site(self.addCleanup, {"/docs/objects.inv": Route(200, inventory,
+        written = inventory("plain.Engine py:class 1 api.html#$ -\n"
+                            "plain.Engine.stop py:method 1 api.html#plain.Engine.stop -\n"
+                            "plain.make_engine std:label -1 api.html#making -\n")
+        site = Site(self.addCleanup, {"/docs/objects.inv": Route(200, written,
                                                                  "application/octet-stream")})
         base = site.origin + "/docs/"
         done, out = self.built("pypi:plain==2.0", "pypi:wheelonly==3.0",
@@ -479,7 +476,7 @@ class PackageSourcesTest(unittest.TestCase):
                     '<dt id="plain.Engine.stop">stop</dt></dl></body></html>')
         verified = run([sys.executable, "-m", "retrieval", "verify", out, "--rendered",
                         f"plain/2.0={os.path.join(tree, 'docs')}"])
-        digest = hashlib.sha256(inventory).hexdigest()[:12]
+        digest = hashlib.sha256(written).hexdigest()[:12]
         self.assertIn(f"; places from {base}objects.inv sha256 {digest}\n", verified.stdout)
         dead = [line for line in verified.stdout.splitlines() if "dead URL" in line]
         self.assertTrue(dead)

@@ -15,12 +15,18 @@ from tests.support import temporary_directory
 
 TIER = "unit"
 
-LINES = ("pkg.run py:function 1 api.html#$ -\n"
-         "pkg py:module 0 index.html#module-$ -\n"
-         "pkg.Page std:doc -1 guide.html Guide\n")
-INVENTORY = (b"# Sphinx inventory version 2\n# Project: pkg\n# Version: 1.0\n"
-             b"# The remainder of this file is compressed using zlib.\n"
-             + zlib.compress(LINES.encode()))
+
+
+def inventory(lines: str) -> bytes:
+    """Return a Sphinx version 2 objects.inv of lines (`name domain:role priority uri dispname`)."""
+    return (b"# Sphinx inventory version 2\n# Project: pkg\n# Version: 1.0\n"
+            b"# The remainder of this file is compressed using zlib.\n"
+            + zlib.compress(lines.encode()))
+
+
+INVENTORY = inventory("pkg.run py:function 1 api.html#$ -\n"
+                      "pkg py:module 0 index.html#module-$ -\n"
+                      "pkg.Page std:doc -1 guide.html Guide\n")
 
 
 class SiteInventoryTest(unittest.TestCase):
