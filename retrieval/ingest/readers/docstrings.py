@@ -2145,11 +2145,21 @@ def _property_getter(value) -> str | None:
     `doc=f.__doc__` names; None for any other value."""
     if not isinstance(value, ast.Call) or _base_name(value.func) != "property":
         return None
-    given = {keyword.arg: keyword.value for keyword in value.keywords}
-    doc = given.get("doc", value.args[3] if len(value.args) > 3 else None)
+    doc = _doc_argument(value)
+    fget = next((keyword.value for keyword in value.keywords if keyword.arg == "fget"),
+                value.args[0] if value.args else None)
     source = doc.value if isinstance(doc, ast.Attribute) and doc.attr == "__doc__" else \
-        given.get("fget", value.args[0] if value.args else None) if doc is None else None
+        fget if doc is None else None
     return source.id if isinstance(source, ast.Name) else None
+
+
+def _doc_argument(value: ast.Call):
+    """Return the expression a call gives as the docstring of what it makes: its `doc=`, or
+    property's fourth argument (property(fget, fset, fdel, doc)); None if it gives none."""
+    doc = next((keyword.value for keyword in value.keywords if keyword.arg == "doc"), None)
+    if doc is None and _base_name(value.func) == "property" and len(value.args) > 3:
+        doc = value.args[3]
+    return doc
 
 
 def _doc_keyword(value) -> str | None:
@@ -2160,9 +2170,7 @@ def _doc_keyword(value) -> str | None:
     for any other value."""
     if not isinstance(value, ast.Call):
         return None
-    doc = next((keyword.value for keyword in value.keywords if keyword.arg == "doc"), None)
-    if doc is None and _base_name(value.func) == "property" and len(value.args) > 3:
-        doc = value.args[3]  # property(fget, fset, fdel, doc)
+    doc = _doc_argument(value)
     text = None if doc is None else _literal_text(doc)
     return None if text is None else inspect.cleandoc(text)
 
