@@ -204,7 +204,7 @@ def pages(top: str, conf_root: str, found: ApidocSettings) -> dict:
             for file in files:
                 if not walk.skipped_module(os.path.join(root, file)):
                     module = file.split(".")[0]
-                    written[module] = _module_page(module, module, options, found.headings)
+                    written[module] = _module_page(module, options, found.headings)
                     top_levels.append(module)
     if found.toc_file:
         written[found.toc_file] = _toc_page(top_levels, os.path.basename(root), found.max_depth)
@@ -212,9 +212,10 @@ def pages(top: str, conf_root: str, found: ApidocSettings) -> dict:
     return {posixpath.join(output, f"{name}.rst"): text for name, text in written.items()}
 
 
-def _module_page(basename: str, qualname: str, options: tuple, headings: bool) -> str:
-    head = f"{_heading(f'{basename} module')}\n\n" if headings else ""
-    return f"{head}{_automodule(qualname, options)}\n"
+def _module_page(name: str, options: tuple, headings: bool) -> str:
+    """Return a module's own page (module.rst_t: apidoc writes each at its full name)."""
+    head = f"{_heading(f'{name} module')}\n\n" if headings else ""
+    return f"{head}{_automodule(name, options)}\n"
 
 
 def _package_page(walk: _Walk, directory: str, name: str, files: list, subdirectories: list,
@@ -248,7 +249,7 @@ def _package_page(walk: _Walk, directory: str, name: str, files: list, subdirect
     written[name] = "\n\n".join(parts) + "\n"
     if submodules and found.separate:
         for module in submodules:
-            written[module] = _module_page(module, module, options, found.headings)
+            written[module] = _module_page(module, options, found.headings)
 
 
 def _toc_page(modules: list, header: str, max_depth: int) -> str:
