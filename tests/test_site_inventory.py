@@ -52,13 +52,19 @@ class SiteInventoryTest(unittest.TestCase):
     def test_what_is_no_inventory_is_said(self):
         self.assertEqual(self.read(), "No such file or directory")
         self.assertEqual(self.read(os.mkfifo), "not a regular file")  # it would block
-        self.assertEqual(self.read(os.mkdir), "not a regular file")
+        self.assertEqual(self.read(os.mkdir), "Is a directory")
+        outside = os.path.join(temporary_directory(self), "objects.inv")
+        with open(outside, "wb") as f:
+            f.write(INVENTORY)
+        self.assertEqual(self.read(lambda path: os.symlink(outside, path)),
+                         "a link out of the tree (not followed)")
 
         def write(path):
             with open(path, "wb") as f:
                 f.write(INVENTORY)
 
-        self.assertRegex(self.read(write, max_bytes=10), "^larger than 10 bytes")
+        self.assertEqual(self.read(write, max_bytes=10),
+                         "larger than the 10-byte cap (--max-file-bytes)")
         self.assertEqual(site_inventory("https://docs.example/pkg/", 1000, Limits(), True),
                          "not read offline")
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..readers.inventory import INVENTORY, InventoryError, read_inventory
 from ..readers.rendered import PYTHON_DOMAIN
+from ..tree import Unreadable, read_tree_file
 from .http_get import REDIRECTS, FetchFailure, Limits, get
 
 
@@ -31,16 +32,10 @@ class SiteInventory:
 
 
 def _read_file(url: str, max_bytes: int) -> bytes:
-    """Read the regular file a file:// URL names (a FIFO would block the build), refused
-    past max_bytes."""
+    """Read the file a file:// URL names as a file of the site's tree (a regular file, not a
+    link out of its folder, refused past max_bytes)."""
     path = urllib.request.url2pathname(urllib.parse.urlsplit(url).path)
-    if os.path.exists(path) and not os.path.isfile(path):
-        raise InventoryError("not a regular file")
-    with open(path, "rb") as f:
-        data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise InventoryError(f"larger than {max_bytes} bytes (--max-file-bytes)")
-    return data
+    return read_tree_file(os.path.dirname(path), os.path.basename(path), max_bytes)
 
 
 def _read_http(url: str, max_bytes: int, limits: Limits) -> bytes:
@@ -83,7 +78,7 @@ def site_inventory(base_url: str, max_bytes: int, limits: Limits,
         entries = read_inventory(data, max_bytes)
     except OSError as error:
         return error.strerror or str(error)
-    except (InventoryError, FetchFailure) as error:
+    except (InventoryError, FetchFailure, Unreadable) as error:
         return str(error)
     places: dict = {}
     for entry in entries:
