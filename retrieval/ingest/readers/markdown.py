@@ -24,6 +24,7 @@ from ..unit import Unit
 from . import mkdocstrings
 from .blocks import MAX_PASSAGE_BYTES, Paragraph, is_blank, size_pieces
 from .docutils_ids import DocumentIds, make_id
+from .fences import closes_fence, fence_end, fence_marker
 from .hidden import hidden_in_markup
 from .notebooks import heading_id
 from .rst import DROPPED_DIRECTIVES
@@ -233,26 +234,11 @@ def page_units(text: str, flavour: str, fallback_title: str, breaks: tuple = ())
     return units
 
 
-# CommonMark: up to 3 spaces of indentation (4 would be an indented code block); a backtick
-# fence's info string may not contain a backtick (that is inline code, not a fence).
-_FENCE = re.compile(r" {0,3}(?:(`{3,})[^`]*|(~{3,}).*)")
 _ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*))?")
 _SETEXT = re.compile(r" {0,3}(?:(=+)|-+)[ \t]*")
 # Paragraphs an underline does not make a heading: list items, quotes, tables, HTML.
 _NOT_SETEXT = re.compile(r" {0,3}(?:[-*+>|<]|\d+[.)])")
 _NOT_SLUG = re.compile(r"[^\w\- ]")
-
-
-def _fence_marker(line: str) -> str | None:
-    match = _FENCE.fullmatch(line.rstrip())
-    return (match.group(1) or match.group(2)) if match else None
-
-
-def _closes_fence(line: str, marker: str) -> bool:
-    stripped = line.rstrip()
-    body = stripped.lstrip(" ")
-    return (len(stripped) - len(body) <= 3 and len(body) >= len(marker)
-            and body == marker[0] * len(body))
 
 
 def _heading_text(line: str) -> str | None:
@@ -271,21 +257,6 @@ def _heading_text(line: str) -> str | None:
     return text
 
 
-def _fence_end(lines: list, opening: int, marker: str) -> int:
-    """Return the index just past the fence opened at line `opening`."""
-    # Blank lines inside a fence are code, not paragraph breaks.
-    stop = opening + 1
-    while stop < len(lines) and not _closes_fence(lines[stop], marker):
-        stop += 1
-    if stop < len(lines):
-        return stop + 1  # the closing fence belongs to the block
-    # An unclosed fence runs to the end of the file (CommonMark); its trailing blank lines (at
-    # least the empty "line" after the final newline) are not content.
-    while is_blank(lines[stop - 1]):
-        stop -= 1
-    return stop
-
-
 def _markdown_blocks(lines: list, first: int = 0) -> list:
     """Return (span, heading text or None, heading level) for each block from line `first`:
     headings and fences stand alone."""
@@ -298,14 +269,14 @@ def _markdown_blocks(lines: list, first: int = 0) -> list:
             start = None
 
     while i < len(lines):
-        marker = _fence_marker(lines[i])
+        marker = fence_marker(lines[i])
         heading = None if marker else _heading_text(lines[i])
         if marker or heading is not None:
             # A fence is one block whatever it holds. A heading is one line that interrupts a
             # paragraph: its own passage, so that the lines after it fall under its anchor even
             # without a blank line between.
             close_paragraph(i)
-            stop = _fence_end(lines, i, marker) if marker else i + 1
+            stop = fence_end(lines, i, marker) if marker else i + 1
             level = len(lines[i].strip()) - len(lines[i].strip().lstrip("#"))
             blocks.append((range(i, stop), heading, level))
             i = stop
@@ -580,7 +551,7 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
             found.append(MarkdownSection(
                 heading, anchor, tuple(text for _, text in path),
                 tuple(_section_pieces(lines, head, spans)),
-                tuple((span, bool(_fence_marker(lines[span.start]))) for span in content)))
+                tuple((span, bool(fence_marker(lines[span.start]))) for span in content)))
 
     for span, text, level in _markdown_blocks(lines, _front_matter_end(lines)):
         if text is not None:
@@ -625,7 +596,7 @@ def _renders_no_text(lines: list, span: range) -> bool:
     return opening.group(2) == "eval-rst" and any(
         _REST_PYTHON.fullmatch(line.rstrip()) for line in body) and all(
         not line.strip() or line[:1] in " \t" or _REST_PYTHON.fullmatch(line.rstrip())
-        or _closes_fence(line, opening.group(1)) for line in body)
+        or closes_fence(line, opening.group(1)) for line in body)
 
 
 def myst_rest(text: str) -> str | None:
@@ -644,8 +615,8 @@ def myst_rest(text: str) -> str | None:
             i += 1
             continue
         fence, name, argument = opening.groups()
-        stop = _fence_end(lines, i, fence)
-        body = range(i + 1, stop - 1 if stop - 1 > i and _closes_fence(lines[stop - 1], fence)
+        stop = fence_end(lines, i, fence)
+        body = range(i + 1, stop - 1 if stop - 1 > i and closes_fence(lines[stop - 1], fence)
                      else stop)
         if name == "eval-rst":
             for index in body:

@@ -1,9 +1,10 @@
 """mkdocstrings' `::: identifier` in an MkDocs page: MkDocs' autodoc, read statically.
 
 With the mkdocstrings plugin in mkdocs.yml, a line `::: package.module` (at a line's start, not
-in fenced code) renders the object's docstring and those of its members in the page, each
-member under a heading whose id is its dotted path (`humanize.filesize.naturalsize`), a
-class's members below it (`fastapi.APIRouter.get`). Its Python handler's options, under the
+in fenced code, whose fences the Markdown reader's rules find: fences.py) renders the object's
+docstring and those of its members in the page, each member under a heading whose id is its
+dotted path (`humanize.filesize.naturalsize`), a class's members below it
+(`fastapi.APIRouter.get`). Its Python handler's options, under the
 line (`options:` and a YAML mapping, indented) or global in mkdocs.yml, decide which members:
 `members` (a list of names, or false for none), `show_if_no_docstring` (those without a
 docstring too; default false) and `inherited_members` (a class's bases' too; default false);
@@ -14,9 +15,10 @@ for these keys only (no YAML reader is a dependency; mkdocs.yml often holds `!!p
 import re
 from dataclasses import dataclass
 
+from .fences import fence_end, fence_marker
+
 # The injection line: `::: identifier`, at the line's start.
 _INJECTION = re.compile(r":::[ \t]+([A-Za-z_][\w.]*)[ \t]*")
-_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 _KEY = re.compile(r"[ \t]*(members|show_if_no_docstring|inherited_members)[ \t]*:[ \t]*(.*?)"
                   r"[ \t]*(?:#.*)?")
 _ITEM = re.compile(r"[ \t]*-[ \t]+([A-Za-z_]\w*)[ \t]*(?:#.*)?")
@@ -100,19 +102,12 @@ def injections(text: str, defaults: Options = DEFAULTS) -> list:
     """Return the injections of a Markdown page, in order, each with its options over
     defaults (config_options)."""
     lines = text.split("\n")
-    found, fence, index = [], None, 0
+    found, index = [], 0
     while index < len(lines):
         line = lines[index]
-        opening = _FENCE.match(line)
+        fence = fence_marker(line)
         if fence is not None:
-            if opening is not None and opening.group(1)[0] == fence[0] \
-                    and len(opening.group(1)) >= len(fence) and not line[opening.end():].strip():
-                fence = None
-            index += 1
-            continue
-        if opening is not None:
-            fence = opening.group(1)
-            index += 1
+            index = fence_end(lines, index, fence)
             continue
         injection = _INJECTION.fullmatch(line)
         index += 1
