@@ -1107,28 +1107,9 @@ class _Reader:
             for obj_name, obj in self._objects(statement, following, prefix, path, is_class):
                 members.setdefault(obj_name)
                 key = f"{path}.{obj_name}" if path else obj_name
-                existing = self.module.objects.get(key)
-                # The first definition is kept, but a function's implementation over the
-                # `@overload` stubs before it (which carry no docstring), and a documented
-                # definition over an undocumented assignment before it (numpy's ctypeslib:
-                # `as_array = _dummy` where ctypes is missing, `def as_array` where it is).
-                if existing is None or (existing.overload and not obj.overload) or (
-                        existing.kind in (DATA, ATTRIBUTE) and existing.docstring is None
-                        and obj.kind not in (DATA, ATTRIBUTE) and obj.docstring is not None):
-                    self.module.objects[key] = obj
-                elif self.type_checking and existing.kind in (DATA, ATTRIBUTE) \
-                        and existing.docstring is None \
-                        and (obj.kind not in (DATA, ATTRIBUTE) or obj.docstring is not None):
-                    # The else's binding is what the reader cannot follow (jax's C `safe_zip`,
-                    # sentry's `Client = (lambda: _Client)()`, pydantic's `model_fields = {}`):
-                    # the block's definition says what it is, and autodoc's analyzer reads the
-                    # block's doc comments all the same.
-                    self.module.objects[key] = obj
-                elif existing.slot and existing.docstring is None and obj.docstring is not None:
-                    # A `__slots__` entry, then its annotation and the string after it
-                    # (werkzeug's LocalProxy._get_current_object): autodoc's analyzer
-                    # documents the slot by that string; the entry is still a slot.
-                    self.module.objects[key] = replace(obj, slot=True)
+                kept = _kept(self.module.objects.get(key), obj, bool(self.type_checking))
+                if kept is not None:
+                    self.module.objects[key] = kept
 
     def _all(self, statement):
         if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -2401,6 +2382,35 @@ def _blocks(statement) -> list:
     if isinstance(statement, (ast.With, ast.AsyncWith)):
         return [statement.body]
     return []
+
+
+def _kept(existing: DocObject | None, obj: DocObject,
+          type_checking: bool) -> DocObject | None:
+    """Return what a name's object is after its new definition obj, or None to keep existing
+    (the first definition of a name is the one kept, but for the cases below)."""
+    if existing is None:
+        return obj
+    if existing.overload and not obj.overload:
+        # A function's implementation over the `@overload` stubs before it (no docstrings).
+        return obj
+    undocumented_binding = existing.kind in (DATA, ATTRIBUTE) and existing.docstring is None
+    if undocumented_binding and obj.kind not in (DATA, ATTRIBUTE) and obj.docstring is not None:
+        # A documented definition over an undocumented assignment before it (numpy's
+        # ctypeslib: `as_array = _dummy` where ctypes is missing, `def as_array` where it is).
+        return obj
+    if type_checking and undocumented_binding \
+            and (obj.kind not in (DATA, ATTRIBUTE) or obj.docstring is not None):
+        # `if TYPE_CHECKING:`'s definition over its else's binding, which the reader cannot
+        # follow (jax's C `safe_zip`, sentry's `Client = (lambda: _Client)()`, pydantic's
+        # `model_fields = {}`): the block's says what it is, and autodoc's analyzer reads the
+        # block's doc comments all the same.
+        return obj
+    if existing.slot and existing.docstring is None and obj.docstring is not None:
+        # A `__slots__` entry, then its annotation and the string after it (werkzeug's
+        # LocalProxy._get_current_object): autodoc's analyzer documents the slot by that
+        # string; the entry is still a slot.
+        return replace(obj, slot=True)
+    return None
 
 
 # The top-level modules of Sphinx and of the distributions it requires (install_requires, and
