@@ -190,6 +190,12 @@ class PackageSourcesTest(unittest.TestCase):
             "webdocs/__init__.py": '"""Webdocs."""\n\n\ndef spin(times):\n'
                                    '    """Spin that many times."""\n',
             "webdocs/conf.py": '"""Settings."""\n'})
+        # A conf.py over --max-file-bytes, naming its published site.
+        write_sdist(cls.links, "bigconf", "1.0", {
+            "docs/conf.py": "html_baseurl = 'https://bigconf.example/en/1.0/'\n"
+                            + "# padding\n" * 200,
+            "docs/index.rst": "Bigconf\n=======\n\nSpin the wheel.\n",
+            "bigconf/__init__.py": '"""Bigconf."""\n'})
         write_sdist(cls.links, "nomodule", "1.0", {
             "docs/conf.py": "", "docs/api.rst": "API\n===\n\n.. autofunction:: nomodule.f\n"})
         write_sdist(cls.links, "mkdoc", "1.0", {
@@ -385,6 +391,16 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertEqual(source_id, "webdocs/__init__.py")
         self.assertIn(("webdocs", "Guide"), units)
         self.assertNotIn(("webdocs", "Tools"), units)
+
+    def test_a_conf_py_over_the_cap_is_read_as_absent_for_its_site_too(self):
+        # The pages are read without it (Sphinx's defaults); the site it names is not taken
+        # from it either: one reading of conf.py for the whole build.
+        done, out = self.built("pypi:bigconf==1.0", extra=["--max-file-bytes", "1000"])
+        [(url, *_)] = passages(out)["bigconf", "Bigconf"]
+        self.assertEqual(url, "pypi:bigconf==1.0/docs/index.rst#L1-L4")
+        done, out = self.built("pypi:bigconf==1.0")
+        [(url, *_)] = passages(out)["bigconf", "Bigconf"]
+        self.assertEqual(url, "https://bigconf.example/en/1.0/index.html#bigconf")
 
     def test_docs_with_autodoc_directives_and_no_api_object_at_all_are_refused(self):
         done, out = self.build("pypi:nomodule==1.0")

@@ -398,7 +398,7 @@ def sdist_modules(top: Path, distribution: str | None = None) -> tuple:
     return tuple(sorted(dict.fromkeys(found)))
 
 
-def other_docs_folder(top: Path) -> str | None:
+def other_docs_folder(top: Path, max_file_bytes: int) -> str | None:
     """Return the top-level folder of an sdist that is its Sphinx docs under another name than
     docs/, doc/ or Doc/ (nltk's `web/`, invoke's `sites/`): neither an import package nor a
     folder of tests, examples or tooling, with a conf.py at most as deep as a docs folder's
@@ -409,7 +409,7 @@ def other_docs_folder(top: Path) -> str | None:
         if not entry.is_dir() or entry.is_symlink() or entry.name.startswith((".", "_")) \
                 or entry.name in _NOT_PACKAGES or (entry / "__init__.py").exists():
             continue
-        project = sphinx_project(str(top), entry.name)
+        project = sphinx_project(str(top), entry.name, max_file_bytes)
         if project is not None and any(
                 (top / project.root / (project.conf.root_doc + suffix)).is_file()
                 for suffix in project.conf.source_suffix):

@@ -160,10 +160,12 @@ def docs_urls(metadata) -> list:
 
 
 def docs_site(top: Path, docs: str, urls: list, version: str, base_url: str | None,
-              label: str):
+              label: str, max_file_bytes: int):
     """Return where a release's docs folder is published (sphinx_docs.published_site), from
-    --base-url, its conf.py, else urls (docs_urls); say its note."""
-    site = published_site(sphinx_project(str(top), docs), urls, version, base_url, label)
+    --base-url, its conf.py (read within the cap its pages are read with), else urls
+    (docs_urls); say its note."""
+    site = published_site(sphinx_project(str(top), docs, max_file_bytes), urls, version,
+                          base_url, label)
     if site.note:
         build_note(f"{label}: {site.note}")
     return site
@@ -256,7 +258,8 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     top, info, is_wheel = release_tree(archive, where / "tree")
     metadata = release_metadata(info) if info else None
     modules = wheel_modules(top) if is_wheel else sdist_modules(top, _name(metadata))
-    docs = None if is_wheel else docs_folder(str(top)) or other_docs_folder(top)
+    docs = None if is_wheel else \
+        docs_folder(str(top)) or other_docs_folder(top, options.max_file_bytes)
     if docs is not None:
         docs = original_language_docs(top, docs, label)
     if not modules and docs is None:
@@ -272,7 +275,7 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
     published: dict = {}
     if docs is not None:
         site = docs_site(top, docs, docs_urls(metadata) if metadata else [], version,
-                         base_url, label)
+                         base_url, label, options.max_file_bytes)
         docs_url, dirhtml = site.url, site.dirhtml
     elif base_url is not None:
         published = _published_places(label, archive.name, base_url, options, fetched)

@@ -162,7 +162,7 @@ def fetch_repository(name: str, version: str, label: str, options: SourceOptions
     # files at the tag instead (a Sphinx docs folder is published as the package format says).
     mkdocs = os.path.isfile(os.path.join(checkout, CONFIG))
     site = docs_site(Path(checkout), docs, [] if mkdocs else urls, version,
-                     options.base_urls.get(label), label)
+                     options.base_urls.get(label), label, options.max_file_bytes)
     host = urllib.parse.urlsplit(repo).hostname or ""
     source_url = FORGES[host].format(repo=repo, tag=urllib.parse.quote(tag))
     build_note(f"{label}: {repo} at tag {tag} ({commit[:12]}): {docs}/ with autodoc",
