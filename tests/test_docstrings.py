@@ -15,6 +15,7 @@ from retrieval.ingest.readers import autodoc
 from retrieval.ingest.readers.docstrings import (
     ATTRIBUTE,
     CLASS,
+    DATA,
     EXCEPTION,
     METHOD,
     PackageSource,
@@ -246,6 +247,20 @@ class DocstringReaderTest(unittest.TestCase):
         # which autodoc's analyzer reads wherever it is.
         self.assertEqual(module.objects["safe"].docstring, "Zip, checking lengths.")
         self.assertEqual(module.objects["Model.fields"].docstring, "The fields.")
+
+    def test_each_name_an_unpacking_assignment_binds_is_an_object(self):
+        # GitPython's `NEW_TAG, NEW_HEAD, ERROR = [1 << x for x in range(3)]`: autodoc lists
+        # each name (:undoc-members:), and its analyzer gives each the assignment's doc
+        # comment or string; `self.x` and `d[k]` bind no name of the scope.
+        module = parse_module("m", "m.py", (
+            b'"""M."""\n\nLOW, (MID, *REST) = 1, (2, 3)\n\n\nclass FetchInfo:\n'
+            b'    """Info."""\n\n    #: A flag.\n    NEW_TAG, NEW_HEAD = [1, 2]\n'
+            b'    self.x, d[0] = 1, 2\n'))
+        self.assertEqual([(name, obj.kind, obj.docstring) for name, obj in module.objects.items()
+                          if name not in ("", "FetchInfo")], [
+            ("LOW", DATA, None), ("MID", DATA, None), ("REST", DATA, None),
+            ("FetchInfo.NEW_TAG", ATTRIBUTE, "A flag."),
+            ("FetchInfo.NEW_HEAD", ATTRIBUTE, "A flag.")])
 
     def test_a_property_made_of_a_getter_has_the_getter_s_docstring(self):
         # Python's property copies fget's docstring where no doc is given, and webob's

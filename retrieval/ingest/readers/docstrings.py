@@ -1272,6 +1272,13 @@ class _Reader:
                         yield target.id, found
                     if is_class and isinstance(target, ast.Name) and target.id == "__slots__":
                         yield from self._slot_members(statement.value, prefix, path)
+                elif isinstance(target, (ast.Tuple, ast.List)):
+                    # `NEW_TAG, NEW_HEAD, ERROR = [1 << x for x in range(3)]` (GitPython's
+                    # FetchInfo): each name is bound, and autodoc's analyzer gives each the
+                    # doc comment or string of the assignment (get_lvar_names).
+                    for name in _unpacked_names(target):
+                        yield name, self._assignment(statement, following, f"{prefix}.{name}",
+                                                     ATTRIBUTE if is_class else DATA)
 
     def _slot_members(self, value, prefix: str, path: str):
         """Yield (name, DocObject) of each name a class body's `__slots__` lists (_slot_entries):
@@ -2356,6 +2363,17 @@ def _is_main_guard(test) -> bool:
         return False
     sides = {ast.dump(test.left), ast.dump(test.comparators[0])}
     return sides == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}
+
+
+def _unpacked_names(target) -> list:
+    """Return the names an unpacking target binds, nested and starred ones too, in order."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _unpacked_names(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _unpacked_names(element)]
+    return []  # `self.x`, `d[k]`: no name of this scope
 
 
 def _type_checking(statement) -> bool:
