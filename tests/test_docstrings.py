@@ -21,6 +21,7 @@ from retrieval.ingest.readers.docstrings import (
     PackageSource,
     aliases,
     compiled_rebindings,
+    computed_all,
     derived_exceptions,
     exports,
     inherited_members,
@@ -398,6 +399,35 @@ def package_of(modules: dict) -> PackageSource:
         path = name.replace(".", "/") + ("/__init__.py" if is_face else ".py")
         package.modules[name] = parse_module(name, path, text.encode())
     return package
+
+
+class ComputedAllTest(unittest.TestCase):
+
+    def test_an_all_kept_from_dir_by_a_test_of_the_name_is_those_names(self):
+        # python-gitlab 3.12: `from .applications import *` ... then `__all__ = [name for
+        # name in dir() if not name.startswith("_")]`: what the module has bound by then,
+        # sorted, its submodules too; exceptions.py keeps `name.endswith("Error")`. A test
+        # of more than the name leaves __all__ computed (read as the public namespace).
+        package = package_of({
+            "gl": '"""Gitlab."""\n',
+            "gl.objects": 'import os\nfrom .users import *\nfrom .apps import *\n\n\n'
+                          'def later():\n    pass\n\n\n__all__ = [name for name in dir()'
+                          ' if not name.startswith("_")]\n\n\ndef after():\n    pass\n',
+            "gl.objects.apps": '__all__ = ["App"]\n\n\nclass App:\n    """An app."""\n'
+                               '\n\nclass Other:\n    pass\n',
+            "gl.objects.users": 'class User:\n    """A user."""\n\n\nclass _Hidden:\n'
+                                '    pass\n',
+            "gl.exceptions": 'class GitlabError(Exception):\n    """Base."""\n\n\n'
+                             'def on_http_error(e):\n    """Wrap."""\n\n\n'
+                             '__all__ = [name for name in dir() if name.endswith("Error")'
+                             ' and name not in ("OtherError",)]\n',
+            "gl.other": 'def run():\n    pass\n\n\n'
+                        '__all__ = [name for name in dir() if len(name) > 3]\n'})
+        computed_all(package)
+        self.assertEqual(package.modules["gl.objects"].all_names,
+                         ("App", "User", "apps", "later", "os", "users"))
+        self.assertEqual(package.modules["gl.exceptions"].all_names, ("GitlabError",))
+        self.assertTrue(package.modules["gl.other"].all_computed)
 
 
 class SummedReferencesTest(unittest.TestCase):

@@ -631,8 +631,10 @@ def computed_all(package: PackageSource) -> None:
     """Give each module whose __all__ is partly computed (Module.all_computed) the names it
     binds, where the source gives every piece: lists of strings, another module's `__all__`
     of the package (numpy's `__all__ += numeric.__all__`; Django's `from .aggregates import
-    __all__ as aggregates_all`), `+`, `list()`, `.extend()`, `.append()` and `.remove()`. Any
-    other piece leaves it as it was, read as at most its public namespace (star_names)."""
+    __all__ as aggregates_all`), `+`, `list()`, `.extend()`, `.append()` and `.remove()`, and
+    the names of `dir()` a comprehension keeps by a test of the name alone (python-gitlab's
+    `[name for name in dir() if not name.startswith("_")]`, _dir_test). Any other piece
+    leaves it as it was, read as at most its public namespace (star_names)."""
     done: dict = {}
 
     def names_of(name: str, seen: frozenset) -> tuple | None:
@@ -642,7 +644,8 @@ def computed_all(package: PackageSource) -> None:
         if name not in done:
             try:
                 done[name] = None if name in seen else _evaluated_all(
-                    module, lambda other: names_of(other, seen | {name}))
+                    module, lambda other: names_of(other, seen | {name}),
+                    lambda line: _namespace(package, module, line))
             except RecursionError:  # `[...] + [...] + ...` a thousand deep
                 done[name] = None
         return done[name]
@@ -656,9 +659,10 @@ def computed_all(package: PackageSource) -> None:
         package.changed()
 
 
-def _evaluated_all(module: Module, other) -> tuple | None:
+def _evaluated_all(module: Module, other, namespace) -> tuple | None:
     """Return the names a module's __all__ statements bind (other: a module's dotted name ->
-    its __all__, or None), or None where a piece is not given."""
+    its __all__, or None; namespace: a line -> the names the module has bound before it),
+    or None where a piece is not given."""
     names: list = []
     bound = False
     for statement, branched in module.all_statements:
@@ -667,7 +671,7 @@ def _evaluated_all(module: Module, other) -> tuple | None:
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
             # Bound twice, it is bound in two branches (`try:`/`except ImportError:`), which
             # only importing tells apart.
-            value = _all_value(module, statement.value, other) if not bound else None
+            value = _all_value(module, statement.value, other, namespace) if not bound else None
             if value is None:
                 return None
             names, bound = list(value), True
@@ -677,14 +681,14 @@ def _evaluated_all(module: Module, other) -> tuple | None:
             # (_grows_all).
             return None
         if isinstance(statement, ast.AugAssign):
-            value = _all_value(module, statement.value, other) \
+            value = _all_value(module, statement.value, other, namespace) \
                 if isinstance(statement.op, ast.Add) else None
         else:
             call = statement.value
             method, arguments = call.func.attr, call.args
             one = arguments[0] if len(arguments) == 1 and not call.keywords else None
             if method == "extend" and one is not None:
-                value = _all_value(module, one, other)
+                value = _all_value(module, one, other, namespace)
             elif method in ("append", "remove") and isinstance(one, ast.Constant) \
                     and isinstance(one.value, str):
                 if method == "remove":
@@ -701,21 +705,118 @@ def _evaluated_all(module: Module, other) -> tuple | None:
     return tuple(names) if bound else None
 
 
-def _all_value(module: Module, node, other) -> tuple | None:
+def _all_value(module: Module, node, other, namespace) -> tuple | None:
     """Return the names an expression of __all__ gives (_evaluated_all), or None."""
     if isinstance(node, (ast.List, ast.Tuple)):
         return _literal_names(node)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _all_value(module, node.left, other), _all_value(module, node.right, other)
+        left = _all_value(module, node.left, other, namespace)
+        right = _all_value(module, node.right, other, namespace)
         return None if left is None or right is None else left + right
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-            and node.func.id in ("list", "tuple") and len(node.args) == 1 and not node.keywords:
-        return _all_value(module, node.args[0], other)
+            and node.func.id in ("list", "tuple", "sorted") and len(node.args) == 1 \
+            and not node.keywords:
+        return _all_value(module, node.args[0], other, namespace)
+    test = _dir_test(node)
+    if test is not None:
+        return tuple(name for name in namespace(node.lineno) if test(name))
     if isinstance(node, ast.Attribute) and node.attr == "__all__" \
             and isinstance(node.value, ast.Name) and node.value.id in module.imports:
         return other(module.imports[node.value.id])
     if isinstance(node, ast.Name) and module.imports.get(node.id, "").endswith(".__all__"):
         return other(module.imports[node.id].removesuffix(".__all__"))
+    return None
+
+
+# What a module's namespace holds before its own code binds anything (`dir()` at its top).
+_MODULE_DUNDERS = ("__builtins__", "__cached__", "__doc__", "__file__", "__loader__",
+                   "__name__", "__package__", "__spec__")
+
+
+def _namespace(package: PackageSource, module: Module, line: int) -> list:
+    """Return, sorted as dir() gives them, the names a module has bound before a line: what
+    it defines above it, what it imports, what its star imports of the package bring, and
+    of a package, each of its submodules those imports import (which binds it there)."""
+    names = set(_MODULE_DUNDERS) | set(module.imports)
+    if module.path.endswith("/__init__.py"):
+        names.add("__path__")
+        for target in (*module.imports.values(), *module.star_imports):
+            below = target.removeprefix(f"{module.name}.")
+            first = below.partition(".")[0]
+            if below != target and package.module(f"{module.name}.{first}") is not None:
+                names.add(first)
+    names.update(name for name in module.objects[""].members
+                 if name in module.objects and module.objects[name].start_line < line)
+    for source in module.star_imports:
+        if package.module(source) is not None:
+            names.update(package.star_names(source))
+    return sorted(names)
+
+
+def _dir_test(node):
+    """Return the test a comprehension of `dir()` keeps a name by (`[name for name in dir()
+    if not name.startswith("_")]`, in a list, a generator or a set), or None where it is no
+    such comprehension or tests more than the name by str methods, `in` and `==`."""
+    if not isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) \
+            or len(node.generators) != 1:
+        return None
+    loop = node.generators[0]
+    if not isinstance(loop.target, ast.Name) or loop.is_async \
+            or not isinstance(node.elt, ast.Name) or node.elt.id != loop.target.id \
+            or not isinstance(loop.iter, ast.Call) or not isinstance(loop.iter.func, ast.Name) \
+            or loop.iter.func.id != "dir" or loop.iter.args or loop.iter.keywords:
+        return None
+    tests = [_name_test(condition, loop.target.id) for condition in loop.ifs]
+    if any(test is None for test in tests):
+        return None
+    return lambda name: all(test(name) for test in tests)
+
+
+# The str methods a test of a name may call: what they answer depends on the name alone.
+_NAME_METHODS = frozenset({"startswith", "endswith", "isupper", "islower", "isidentifier"})
+
+
+def _name_test(node, variable: str):
+    """Return a function of a name that a condition on `variable` is, or None (_dir_test)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _name_test(node.operand, variable)
+        return None if inner is None else (lambda name: not inner(name))
+    if isinstance(node, ast.BoolOp):
+        parts = [_name_test(value, variable) for value in node.values]
+        if any(part is None for part in parts):
+            return None
+        combine = all if isinstance(node.op, ast.And) else any
+        return lambda name: combine(part(name) for part in parts)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == variable \
+            and node.func.attr in _NAME_METHODS and not node.keywords:
+        try:
+            arguments = [ast.literal_eval(argument) for argument in node.args]
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+        method = node.func.attr
+        if not all(isinstance(a, str) or isinstance(a, tuple)
+                   and all(isinstance(p, str) for p in a) for a in arguments):
+            return None
+        try:
+            getattr("", method)(*arguments)  # the arguments the method takes
+        except TypeError:
+            return None
+        return lambda name: bool(getattr(name, method)(*arguments))
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 \
+            and isinstance(node.left, ast.Name) and node.left.id == variable:
+        try:
+            other = ast.literal_eval(node.comparators[0])
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+        operator = node.ops[0]
+        if isinstance(operator, (ast.In, ast.NotIn)) and isinstance(
+                other, (tuple, list, set, frozenset)) and all(isinstance(o, str) for o in other):
+            return (lambda name: name in other) if isinstance(operator, ast.In) \
+                else (lambda name: name not in other)
+        if isinstance(operator, (ast.Eq, ast.NotEq)) and isinstance(other, str):
+            return (lambda name: name == other) if isinstance(operator, ast.Eq) \
+                else (lambda name: name != other)
     return None
 
 
