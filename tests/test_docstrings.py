@@ -401,6 +401,29 @@ def package_of(modules: dict) -> PackageSource:
     return package
 
 
+class CommandObjectsTest(unittest.TestCase):
+
+    def test_automodule_members_pass_by_what_click_makes_a_command(self):
+        # celery 5.2's celery.bin modules: `@click.command(...) def beat(...)` and
+        # `@amqp.command(...)` bind click.Command objects, which no documenter of autodoc's
+        # takes as a member (no function, no class), so `.. automodule:: celery.bin.beat`
+        # with :members: does not describe them, __all__ or not; a directive naming one
+        # describes it.
+        package = package_of({
+            "cli": 'import click\n\n\n@click.group()\ndef main():\n    """Main."""\n\n\n'
+                   '@main.command(name="run")\n@click.argument("x")\ndef run(x):\n'
+                   '    """Run."""\n\n\n@click.pass_context\ndef helper(ctx):\n'
+                   '    """Help."""\n\n\ndef plain():\n    """Plain."""\n',
+            "listed": '__all__ = ["go"]\nfrom click import command\n\n\n'
+                      '@with_plugins([])\n@command()\ndef go():\n    """Go."""\n'})
+        self.assertEqual(sorted(documented_by(package, ".. automodule:: cli\n   :members:\n")),
+                         ["cli", "cli.helper", "cli.plain"])
+        self.assertEqual(sorted(documented_by(
+            package, ".. automodule:: listed\n   :members:\n")), ["listed"])
+        self.assertEqual(list(documented_by(package, ".. autofunction:: cli.run\n")),
+                         ["cli.run"])
+
+
 class ComputedAllTest(unittest.TestCase):
 
     def test_an_all_kept_from_dir_by_a_test_of_the_name_is_those_names(self):

@@ -948,6 +948,8 @@ def _members(dotted, module, obj, directive, package, top,
             if checks_module and (member.compiled or _bound_elsewhere(package, owner_module,
                                                                         member)):
                 continue  # another module's object: :members: checks __module__ then
+            if member.command_object:
+                continue  # a click.Command: no documenter of autodoc's takes it as a member
             done.add(name)  # a class's own definition hides its bases', documented or not
             if owner.kind == MODULE and _undocumented_data(
                     package, member_module, member, imported=member_module is not owner_module):

@@ -143,6 +143,10 @@ class DocObject:
     # Whether such an entry is a Python-domain directive the docstring writes itself
     # (`.. attribute:: minute` in celery's crontab): described by Sphinx, napoleon or not.
     written_directive: bool = field(default=False, compare=False)
+    # For a module's function: whether a decorator makes it a command object (click's
+    # `@click.command()`, `@group.command()`: a click.Command), which no documenter of
+    # autodoc's takes as a module's member (no function, class or commented data).
+    command_object: bool = field(default=False, compare=False)
 
 
 @dataclass
@@ -726,6 +730,11 @@ def _all_value(module: Module, node, other, namespace) -> tuple | None:
     if isinstance(node, ast.Name) and module.imports.get(node.id, "").endswith(".__all__"):
         return other(module.imports[node.id].removesuffix(".__all__"))
     return None
+
+
+# click's decorators that make a function a click.Command (or Group) object.
+_CLICK_DECORATORS = frozenset({"click.command", "click.group", "click.decorators.command",
+                               "click.decorators.group"})
 
 
 # What a module's namespace holds before its own code binds anything (`dir()` at its top).
@@ -1604,6 +1613,8 @@ class _Reader:
         return DocObject(name, kind, signature, text,
                          self.module.path, start, end, members, bases, templates, overload,
                          wraps, deprecation=code_deprecation(node),
+                         command_object=not is_class and not path
+                         and self._makes_command(node.decorator_list),
                          class_access=_class_access(node) if isinstance(node, ast.ClassDef)
                          else None, decorator=decorator,
                          gives_itself=isinstance(node, ast.ClassDef) and _gives_itself(node),
@@ -1617,6 +1628,26 @@ class _Reader:
                              d for d in node.decorator_list if isinstance(d, ast.Call)
                              and _base_name(d) in DELEGATING_DECORATORS)
                          if isinstance(node, ast.ClassDef) else ())
+
+    def _makes_command(self, decorators: list) -> bool:
+        """Tell whether a module-level definition is decorated with click's command or group
+        decorator, or a command group's `.command()`/`.group()` (`@amqp.command()`, amqp a
+        group this module made so); a decorator above it gets the command (celery's
+        `@with_plugins(...)` over `@click.group(...)`)."""
+        for decorator in decorators:
+            written = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if not isinstance(written, (ast.Name, ast.Attribute)):
+                continue
+            head, _, rest = ast.unparse(written).partition(".")
+            imported = self.module.imports.get(head)
+            if imported is not None and f"{imported}.{rest}".rstrip(".") in _CLICK_DECORATORS:
+                return True
+            if isinstance(written, ast.Attribute) and written.attr in ("command", "group") \
+                    and isinstance(written.value, ast.Name):
+                group = self.module.objects.get(written.value.id)
+                if group is not None and group.command_object:
+                    return True
+        return False
 
     def _attributes_section(self, docstring, prefix: str, path: str):
         """Record each entry of a class docstring's Attributes section (numpydoc's
