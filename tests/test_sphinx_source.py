@@ -1974,6 +1974,21 @@ class ConfTest(unittest.TestCase):
                          (("myst_parser",), {".rst": RST, ".md": MARKDOWN}, None))
         self.assertEqual(read_conf("this is not Python").source_suffix, {".rst": RST})
 
+    def test_a_known_helper_s_settings_taken_whole_give_its_extensions(self):
+        # kombu 5.2's conf.py is `globals().update(conf.build_config(..., extra_extensions=
+        # ['sphinx.ext.napoleon']))` (sphinx_celery): its extensions, napoleon among them,
+        # and the `setting` and `signal` cross-reference types two of them add.
+        conf = read_conf("from sphinx_celery import conf\n\nglobals().update("
+                         "conf.build_config('kombu', __file__, project='Kombu',\n"
+                         "    extra_extensions=['sphinx.ext.napoleon']))\n")
+        self.assertEqual(conf.extensions[0], "sphinx.ext.autodoc")
+        self.assertEqual(conf.extensions[-1], "sphinx.ext.napoleon")
+        self.assertEqual(conf.object_types, {"signal": ("crossref", "signal"),
+                                             "setting": ("crossref", "setting")})
+        # An unknown helper's settings stay unknown, as any computed value is.
+        self.assertEqual(read_conf("from mine import build\nglobals().update(build("
+                                   "extra_extensions=['x']))\n").extensions, ())
+
     def test_the_folders_conf_py_puts_on_sys_path_relative_to_its_own(self):
         # Sphinx runs conf.py in its folder: abspath("../..") is two folders up from it.
         self.assertEqual(read_conf(

@@ -34,6 +34,23 @@ _MARKDOWN_TYPES = frozenset({"markdown", "myst", "myst-nb"})
 # How a crossref type's directive marks its target: Sphinx's Target makes its id from the
 # directive's full name "std:NAME" (":" is no id character: "std-setting-DEBUG").
 CROSSREF, OBJECT_TYPE = "crossref", "object"
+# Known helpers whose settings a conf.py takes whole (`globals().update(build_config(...))`):
+# helper -> (the extensions it enables, the keyword argument that adds more). sphinx_celery's
+# (2.0) is the celery family's conf.py (celery, kombu, amqp, vine, billiard).
+_CONF_HELPERS = {
+    "sphinx_celery.conf.build_config": ((
+        "sphinx.ext.autodoc", "sphinx.ext.intersphinx", "sphinx.ext.todo",
+        "sphinx.ext.coverage", "sphinx.ext.imgmath", "sphinx.ext.ifconfig",
+        "sphinx.ext.viewcode", "sphinx.ext.extlinks", "sphinx_celery.autodocargspec",
+        "sphinx_celery.github_issues", "sphinx_celery.signal_crossref",
+        "sphinx_celery.setting_crossref", "sphinx_celery.apicheck",
+        "sphinx_celery.configcheck"), "extra_extensions"),
+}
+# The object types known extensions of other packages add (object_types of their setup()).
+_EXTENSION_TYPES = {
+    "sphinx_celery.setting_crossref": {"setting": (CROSSREF, "setting")},
+    "sphinx_celery.signal_crossref": {"signal": (CROSSREF, "signal")},
+}
 
 
 @dataclass(frozen=True)
@@ -266,6 +283,35 @@ def _assignments(tree) -> dict:
             elif not one and isinstance(value, (list, tuple)):
                 known[name] = known[name] + list(value)
     return known
+
+
+def _helper_extensions(tree) -> tuple:
+    """Return the extensions a known helper's settings enable where conf.py takes them whole
+    (`globals().update(conf.build_config(..., extra_extensions=[...]))`, _CONF_HELPERS), or
+    () where it does not."""
+    imported = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            imported.update({alias.asname or alias.name: f"{node.module}.{alias.name}"
+                             for alias in node.names})
+        elif isinstance(node, ast.Import):
+            imported.update({alias.asname or alias.name.partition(".")[0]:
+                             alias.name if alias.asname else alias.name.partition(".")[0]
+                             for alias in node.names})
+    for node in tree.body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and ast.unparse(call.func) == "globals().update"
+                and len(call.args) == 1 and isinstance(call.args[0], ast.Call)):
+            continue
+        helper = call.args[0]
+        head, _, rest = ast.unparse(helper.func).partition(".")
+        found = _CONF_HELPERS.get(f"{imported.get(head, head)}.{rest}".rstrip("."))
+        if found is not None:
+            enabled, more = found
+            extra = next((keyword.value for keyword in helper.keywords
+                          if keyword.arg == more), None)
+            return enabled + _strings(_literal(extra, {}) if extra is not None else None)
+    return ()
 
 
 def _added(node) -> tuple | None:
@@ -619,13 +665,14 @@ def read_conf(text: str, local_module=None) -> SphinxConf:
     if tree is None:
         return SphinxConf()
     known = _assignments(tree)
-    extensions = _strings(known.get("extensions"))
+    extensions = _strings(known.get("extensions")) or _helper_extensions(tree)
     root = known.get("root_doc", known.get("master_doc"))
     baseurl = known.get("html_baseurl")
     typehints = known.get("autodoc_typehints")
     target = known.get("autodoc_typehints_description_target")
     content = known.get("autoclass_content")
-    types = object_types(tree)
+    types = {directive: kind for name in extensions
+             for directive, kind in _EXTENSION_TYPES.get(name, {}).items()} | object_types(tree)
     code, programs = code_directives(tree), program_directives(tree)
     # Sphinx-Gallery's settings and extension, also where a `try:` importing it adds them.
     statements = _guarded(tree)
