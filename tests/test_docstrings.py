@@ -424,6 +424,23 @@ class CommandObjectsTest(unittest.TestCase):
                          ["cli.run"])
 
 
+class DocstringDirectivesTest(unittest.TestCase):
+
+    def test_a_class_docstring_s_own_autodoc_directives_describe_its_members(self):
+        # tinycss2 1.2's Node: `.. automethod:: serialize` in its docstring, rendered in the
+        # class's content where `.. autoclass:: Node()` shows it, :members: or not; one in a
+        # literal block is text, and a name the class lacks describes nothing.
+        package = package_of({"m": (
+            'class Node:\n    """A node.\n\n    .. automethod:: serialize\n\n'
+            '    .. autoattribute:: type\n\n    .. automethod:: missing\n\n    Example::\n\n'
+            '        .. automethod:: _hidden\n    """\n    type = "node"\n\n'
+            '    def serialize(self):\n        """Serialize."""\n\n'
+            '    def _hidden(self):\n        """Hidden."""\n')})
+        documented = documented_by(package, ".. autoclass:: m.Node()\n")
+        self.assertEqual(list(documented), ["m.Node", "m.Node.serialize", "m.Node.type"])
+        self.assertEqual(documented["m.Node.serialize"].docstring, "Serialize.")
+
+
 class ComputedAllTest(unittest.TestCase):
 
     def test_an_all_kept_from_dir_by_a_test_of_the_name_is_those_names(self):

@@ -878,8 +878,9 @@ def _slots_owner(package, module, obj) -> tuple | None:
 
 def _docstring_attributes(dotted, module, obj, directive, settings: Settings) -> list:
     """Return the Documented entries of a class docstring's Attributes section where napoleon
-    renders them, and of the Python-domain directives it writes itself (directive_entries):
-    its `.. attribute::` descriptions are the docstring's, shown wherever the class is, with
+    renders them, of the Python-domain directives it writes itself (directive_entries), and
+    of the members its own autodoc directives name (DocObject.docstring_members): its
+    `.. attribute::` descriptions are the docstring's, shown wherever the class is, with
     :members: or not (mutagen's `.. autoclass:: mutagen.oggflac.OggFLAC` describes `info` and
     `tags`)."""
     path = obj.name[len(module.name) + 1:]
@@ -892,6 +893,10 @@ def _docstring_attributes(dotted, module, obj, directive, settings: Settings) ->
             if member.written_directive:  # a `.. class::` it writes describes its own too
                 found.extend(_docstring_attributes(described, module, member, directive,
                                                    settings))
+    for name in obj.docstring_members:
+        member = module.objects[f"{path}.{name}"]
+        found.append(Documented(_described_name(dotted, path, name, member), module, member,
+                                directive))
     return found
 
 

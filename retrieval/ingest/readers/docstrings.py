@@ -147,6 +147,10 @@ class DocObject:
     # `@click.command()`, `@group.command()`: a click.Command), which no documenter of
     # autodoc's takes as a module's member (no function, class or commented data).
     command_object: bool = field(default=False, compare=False)
+    # For a class: the members its docstring's own autodoc directives name (tinycss2's
+    # `.. automethod:: serialize` in Node's): autodoc runs them where the docstring is
+    # rendered, in the class's namespace, so each is described in the class's content.
+    docstring_members: tuple = field(default=(), compare=False)
 
 
 @dataclass
@@ -1615,6 +1619,11 @@ class _Reader:
                          wraps, deprecation=code_deprecation(node),
                          command_object=not is_class and not path
                          and self._makes_command(node.decorator_list),
+                         docstring_members=tuple(
+                             name for name in auto_directive_names(
+                                 self.module.lines, docstring.lineno, docstring.end_lineno)
+                             if name in members)
+                         if isinstance(node, ast.ClassDef) and docstring is not None else (),
                          class_access=_class_access(node) if isinstance(node, ast.ClassDef)
                          else None, decorator=decorator,
                          gives_itself=isinstance(node, ast.ClassDef) and _gives_itself(node),
@@ -2435,6 +2444,27 @@ def directive_entries(lines: list, first: int, last: int) -> list:
             classes.append((indent, name))
         found.append((name, kind, index + 1, end + 1, "\n".join(body) or match.group(2),
                       scope))
+    return found
+
+
+# An autodoc directive written in a docstring, naming a member by its own name.
+_AUTO_DIRECTIVE = re.compile(r"\.\.\s+auto(?:" + "|".join(_MEMBER_KINDS)
+                             + r")::\s+([A-Za-z_]\w*)\s*(?:\(.*)?")
+
+
+def auto_directive_names(lines: list, first: int, last: int) -> list:
+    """Return the names the autodoc directives of the docstring on lines first..last (1-based)
+    name by a bare name (`.. automethod:: serialize`), outside literal blocks, in order."""
+    found: list = []
+    literal = LiteralLines()
+    for index in range(first - 1, last):
+        line = lines[index].rstrip("\r")
+        stripped = line.strip().lstrip("rRuU").strip("\"'")
+        if not stripped or literal.is_literal(stripped, _indent(line)):
+            continue
+        match = _AUTO_DIRECTIVE.fullmatch(stripped)
+        if match is not None and match.group(1) not in found:
+            found.append(match.group(1))
     return found
 
 
