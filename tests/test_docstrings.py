@@ -249,6 +249,23 @@ class DocstringReaderTest(unittest.TestCase):
         self.assertEqual(module.objects["safe"].docstring, "Zip, checking lengths.")
         self.assertEqual(module.objects["Model.fields"].docstring, "The fields.")
 
+    def test_a_class_python_gives_a_docstring_is_documented_by_it(self):
+        # A dataclass's __doc__ is its signature, a typing.NamedTuple's `Name(a, b)` (pint's
+        # Relation, pyparsing's DebugActions): autodoc shows them, :undoc-members: or not.
+        module = parse_module("m", "m.py", (
+            b'"""M."""\nfrom dataclasses import dataclass, field\nimport typing\n\n\n'
+            b'@dataclass(frozen=True)\nclass Relation:\n    bases: tuple\n'
+            b'    size: int = 1\n    items: list = field(default_factory=list)\n'
+            b'    seen: int = field(init=False, default=0)\n    cache: typing.ClassVar[dict] = {}\n'
+            b'\n\nclass Actions(typing.NamedTuple):\n    debug_try: bool\n'
+            b'    debug_fail: bool\n\n\n@dataclass\nclass Written:\n    """Its own."""\n'
+            b'    a: int\n\n\nclass Plain:\n    a: int\n'))
+        docstrings = {name: module.objects[name].docstring
+                      for name in ("Relation", "Actions", "Written", "Plain")}
+        self.assertEqual(docstrings, {
+            "Relation": "Relation(bases: tuple, size: int = 1, items: list = <factory>)",
+            "Actions": "Actions(debug_try, debug_fail)", "Written": "Its own.", "Plain": None})
+
     def test_each_name_an_unpacking_assignment_binds_is_an_object(self):
         # GitPython's `NEW_TAG, NEW_HEAD, ERROR = [1 << x for x in range(3)]`: autodoc lists
         # each name (:undoc-members:), and its analyzer gives each the assignment's doc

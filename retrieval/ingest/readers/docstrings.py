@@ -1568,6 +1568,8 @@ class _Reader:
             else _assigned_doc(node.body)
         if assigned_doc is not None:
             _, end, text, _ = assigned_doc
+        elif text is None and isinstance(node, ast.ClassDef):
+            text = _generated_class_doc(node)
         if isinstance(node, ast.ClassDef):
             if _module_set(node) not in (None, self.module.name):
                 self.unanalyzed.add(name)
@@ -2525,6 +2527,38 @@ def _is_main_guard(test) -> bool:
         return False
     sides = {ast.dump(test.left), ast.dump(test.comparators[0])}
     return sides == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}
+
+
+def _generated_class_doc(node: ast.ClassDef) -> str | None:
+    """Return the docstring Python gives a class written without one, or None: a
+    typing.NamedTuple's is `Name(a, b)` (pyparsing's DebugActions), a dataclass's its
+    signature, `Name(a: int, b: str = 'x')` (pint's Relation), autodoc shows it, and the
+    class is documented by it. Its annotations and defaults are as written, and the fields
+    its own (a base dataclass's come first in Python's)."""
+    fields = [(statement.target.id, statement) for statement in node.body
+              if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)]
+    if any(_base_name(base) == "NamedTuple" for base in node.bases):
+        return f"{node.name}({', '.join(name for name, _ in fields)})"
+    if not any(_base_name(decorator) == "dataclass" for decorator in node.decorator_list):
+        return None
+    parameters = []
+    for name, field_ in fields:
+        annotation = ast.unparse(field_.annotation)
+        value = field_.value
+        written = field_.annotation.value if isinstance(field_.annotation, ast.Subscript) \
+            else field_.annotation
+        if _base_name(written) in ("ClassVar", "KW_ONLY"):
+            continue  # no field; KW_ONLY marks those after it keyword-only
+        default = None if value is None else f" = {ast.unparse(value)}"
+        if isinstance(value, ast.Call) and _base_name(value.func) == "field":
+            options = {keyword.arg: keyword.value for keyword in value.keywords}
+            init = options.get("init")
+            if isinstance(init, ast.Constant) and init.value is False:
+                continue
+            default = " = <factory>" if "default_factory" in options else \
+                f" = {ast.unparse(options['default'])}" if "default" in options else None
+        parameters.append(f"{name}: {annotation}{default or ''}")
+    return f"{node.name}({', '.join(parameters)})"
 
 
 def _unpacked_names(target) -> list:
