@@ -458,6 +458,25 @@ class DocstringDirectivesTest(unittest.TestCase):
         self.assertEqual(documented["m.Node.serialize"].docstring, "Serialize.")
 
 
+class OutsideBasesTest(unittest.TestCase):
+
+    def test_a_class_without_a_docstring_is_described_where_a_base_outside_has_one(self):
+        # Sphinx 5.3's filter_members falls back on inspect.getdoc, which takes the first
+        # docstring along the MRO but object's: `class FooError(ValueError): pass` and a dict
+        # subclass are described (with no docstring shown), a class of object alone is not.
+        package = package_of({"m": (
+            '"""M."""\n\n\nclass FooError(ValueError):\n    pass\n\n\nclass Bar(dict):\n'
+            '    x = 1\n\n\nclass Plain(object):\n    pass\n\n\nclass Sub(Plain):\n'
+            '    pass\n\n\nclass Blank(ValueError):\n    """ """\n')})
+        documented = documented_by(package, ".. automodule:: m\n   :members:\n")
+        self.assertEqual(sorted(documented), ["m", "m.Bar", "m.FooError"])
+        self.assertIsNone(documented["m.FooError"].docstring)
+        settings = autodoc.Settings(inherit_docstrings=False)
+        [directive] = autodoc.directives(".. automodule:: m\n   :members:\n")
+        self.assertEqual([item.name for item in autodoc.resolve(directive, package, settings)],
+                         ["m"])
+
+
 class ComputedAllTest(unittest.TestCase):
 
     def test_an_all_kept_from_dir_by_a_test_of_the_name_is_those_names(self):

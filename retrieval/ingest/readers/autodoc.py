@@ -973,7 +973,9 @@ def _members(dotted, module, obj, directive, package, top,
             # one written (pint's `""" """`) is none, though it stops inheriting a base's. It
             # holds for a member :members: lists by name too (xmlschema's `:members: copy,
             # lookup_type, ...`: the ones without a docstring are not on its page).
-            if (shown.docstring is None or member.docstring == "") and not undocumented:
+            if (shown.docstring is None or member.docstring == "") and not undocumented \
+                    and not (settings.inherit_docstrings
+                             and _documented_outside(package, shown_module, shown)):
                 continue
             # Whether a member is documented is its own docstring's (filter_members' getdoc),
             # whatever autoclass_content shows of it.
@@ -994,6 +996,16 @@ def _members(dotted, module, obj, directive, package, top,
                                       done={item.name.rpartition(".")[2] for item in entries},
                                       within=within | {nested[1].name}))
     return found
+
+
+def _documented_outside(package, module, obj) -> bool:
+    """Tell whether a class written without a docstring has one to filter_members all the
+    same: its getdoc falls back on inspect.getdoc, which takes the first docstring along the
+    MRO but object's, and a base outside the package (a builtin's, the standard library's,
+    another package's) has one: `class FooError(ValueError): pass` is described, showing no
+    docstring (ClassDocumenter.get_doc inherits none)."""
+    return obj.kind in (CLASS, EXCEPTION) and obj.docstring is None and any(
+        base.rpartition(".")[2] != "object" for base in package.outside_bases(module, obj))
 
 
 def reference_targets(text: str) -> list:
