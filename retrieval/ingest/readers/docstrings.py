@@ -52,6 +52,9 @@ _OTHER_EXCEPTIONS = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit
                                "StopIteration", "StopAsyncIteration"})
 # What, called in a class body, binds a method (`name = staticmethod(function)`).
 _METHOD_WRAPPERS = frozenset({"staticmethod", "classmethod"})
+# click's decorators that make a function a click.Command (or Group) object (_makes_command).
+_CLICK_DECORATORS = frozenset({"click.command", "click.group", "click.decorators.command",
+                               "click.decorators.group"})
 
 
 @dataclass(frozen=True)
@@ -734,11 +737,6 @@ def _all_value(module: Module, node, other, namespace) -> tuple | None:
     if isinstance(node, ast.Name) and module.imports.get(node.id, "").endswith(".__all__"):
         return other(module.imports[node.id].removesuffix(".__all__"))
     return None
-
-
-# click's decorators that make a function a click.Command (or Group) object.
-_CLICK_DECORATORS = frozenset({"click.command", "click.group", "click.decorators.command",
-                               "click.decorators.group"})
 
 
 # What a module's namespace holds before its own code binds anything (`dir()` at its top).
