@@ -458,6 +458,33 @@ class DocstringDirectivesTest(unittest.TestCase):
         self.assertEqual(documented["m.Node.serialize"].docstring, "Serialize.")
 
 
+class DocstringEntriesTest(unittest.TestCase):
+
+    def test_a_base_s_docstring_entry_is_no_docstring_an_override_inherits(self):
+        # nose2 0.12's Plugin docstring writes `.. attribute :: configSection`; a plugin's
+        # `configSection = "buffer"` has no docstring getdoc or the analyzer reaches, so
+        # :members: leaves it out (urwid's BoxAdapter.keypress likewise), while the base's
+        # entry is described in the base's content.
+        package = package_of({"m": (
+            'class Plugin:\n    """A plugin.\n\n    .. attribute :: configSection\n\n'
+            '       The config section.\n    """\n    configSection = None\n\n\n'
+            'class Buffer(Plugin):\n    """Buffer output."""\n    configSection = "buffer"\n')})
+        documented = documented_by(package, ".. automodule:: m\n   :members:\n")
+        self.assertIn("m.Plugin.configSection", documented)
+        self.assertNotIn("m.Buffer.configSection", documented)
+
+
+class DirectiveDelimiterTest(unittest.TestCase):
+
+    def test_one_space_before_the_delimiter_is_still_a_directive(self):
+        # docutils reads `.. automodule :: nose2.events` as the directive (one optional space
+        # before "::", nose2 0.12's docs); two spaces make a comment.
+        package = package_of({"m": '"""M."""\n\n\ndef f():\n    """F."""\n'})
+        self.assertEqual(list(documented_by(package, ".. automodule :: m\n   :members:\n")),
+                         ["m", "m.f"])
+        self.assertEqual(autodoc.directives(".. automodule  :: m\n"), [])
+
+
 class OutsideBasesTest(unittest.TestCase):
 
     def test_a_class_without_a_docstring_is_described_where_a_base_outside_has_one(self):

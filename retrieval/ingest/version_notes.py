@@ -14,6 +14,7 @@ beside unit.py, which applies it to every unit's text, below the readers.
 import re
 
 from ..core.notes import VersionNote
+from .readers.rst import DELIMITER
 
 # A directive's kind.
 KINDS = {"versionadded": "since", "versionchanged": "changed", "deprecated": "deprecated",
@@ -26,7 +27,7 @@ _HTML_SOURCES = (".html", ".htm")
 _RST_SOURCES = (".rst", ".txt", ".py", ".pyi", ".rest", "")
 
 _DIRECTIVE = re.compile(r"^([ \t]*)\.\.[ \t]+(" + "|".join(map(re.escape, KINDS)) +
-                        r")::[ \t]*(.*)$")
+                        ")" + DELIMITER + r"[ \t]*(.*)$")
 _VERSION = re.compile(r"\d+(?:\.[0-9A-Za-z]+)*")
 # A numpydoc-style section header: the word on its own line, underlined.
 _DEPRECATED_HEADER = re.compile(r"^([ \t]*)Deprecated[ \t]*$")

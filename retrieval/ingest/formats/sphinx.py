@@ -19,6 +19,7 @@ from collections import Counter
 
 from ..readers.inventory import INVENTORY
 from ..readers.rendered import RenderedPage, RenderedSite
+from ..readers.rst import DELIMITER
 from ..readers.sphinx_page import generates_text, page_units, renders_nothing
 from ..tree import Progress, SourceTree, read_sources
 from ..unit import unit_drafts
@@ -31,7 +32,7 @@ _SOURCE_LINK_SUFFIX = ".txt"
 # An include directive in a page's source, and the file it names: Sphinx copies each
 # document's own source to _sources, not the files it includes (`.. include:: ../CHANGES.rst`),
 # whose text and sections exist only in the HTML.
-_INCLUDE = re.compile(r"^[ \t]*\.\.[ \t]+include::[ \t]*(\S+)", re.M)
+_INCLUDE = re.compile(r"^[ \t]*\.\.[ \t]+include" + DELIMITER + r"[ \t]*(\S+)", re.M)
 
 
 def is_sphinx_site(root: str) -> bool:

@@ -55,7 +55,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..readers import automodapi
-from ..readers.rst import OPTION
+from ..readers.rst import DELIMITER, OPTION
 from ..tree import Progress, SourceTree, Unreadable, decode_source, not_read, read_tree_file
 
 # How deep includes nest (docutils refuses only circular ones; real projects nest 1 or 2).
@@ -63,12 +63,12 @@ MAX_DEPTH = 8
 
 # Matched against a line with its trailing blanks out (a lazy group before [ \t]* would be
 # quadratic in a run of blanks inside the line).
-_INCLUDE = re.compile(r"\.\.[ \t]+include::[ \t]*(\S.*)")
-_LITERALINCLUDE = re.compile(r"[ \t]*\.\.[ \t]+literalinclude::[ \t]*(\S.*)")
+_INCLUDE = re.compile(r"\.\.[ \t]+include" + DELIMITER + r"[ \t]*(\S.*)")
+_LITERALINCLUDE = re.compile(r"[ \t]*\.\.[ \t]+literalinclude" + DELIMITER + r"[ \t]*(\S.*)")
 _LINE_SPEC = re.compile(r"(\d*)(?:(-)(\d*))?")
 # A line of a page that is a Jinja expression of one name: `{{ header }}`.
 _CONTEXT_NAME = re.compile(r"\{\{-?\s*(\w+)\s*-?\}\}")
-_AUTOMODULE = re.compile(r"\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
+_AUTOMODULE = re.compile(r"\.\.[ \t]+(?:py:)?automodule" + DELIMITER + r"[ \t]*([\w.]+)")
 # A MyST page's include directive: a fence of backticks or colons (colon_fence) whose info
 # string is `{include}` and the path, then its `:option: value` lines, then the closing fence.
 _MYST_INCLUDE = re.compile(r"(`{3,}|:{3,})\{include\}[ \t]*(\S.*)")

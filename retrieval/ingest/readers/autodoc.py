@@ -24,19 +24,21 @@ from .docstrings import (
     is_private_member,
     is_special,
 )
-from .rst import LiteralLines
+from .rst import DELIMITER, LiteralLines
 from .templates import mapping_entries
 
 _AUTODOC = re.compile(
     r"[ \t]*\.\.[ \t]+(?:py:)?auto(module|class|function|method|attribute|data|exception|"
-    r"decorator|property)::[ \t]*([\w.]*)(?:::([\w.]+))?")
+    r"decorator|property)" + DELIMITER + r"[ \t]*([\w.]*)(?:::([\w.]+))?")
 # A directive's argument alone on the first line of its block, a signature after it or not.
 _ARGUMENT_LINE = re.compile(r"[ \t]+([\w.]+)(?:::([\w.]+))?(?:[ \t]*\(.*)?[ \t]*")
-_CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*([\w.]+)")
+_CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)" + DELIMITER
+                      + r"[ \t]*([\w.]+)")
 _OPTION = re.compile(r"[ \t]+:([\w-]+):(?:[ \t]+(.*?))?[ \t]*")
 # A hand-written class description, whose content autodoc directives may stand in.
-_PLAIN_CLASS = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:class|exception)::[ \t]*([\w.]+)")
-_AUTODOC_MODULE = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?automodule::[ \t]*([\w.]+)")
+_PLAIN_CLASS = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:class|exception)" + DELIMITER
+                          + r"[ \t]*([\w.]+)")
+_AUTODOC_MODULE = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?automodule" + DELIMITER + r"[ \t]*([\w.]+)")
 # A Python-domain cross-reference: `:meth:`text <target>`` or `:func:`~target()``.
 _REFERENCE = re.compile(
     r":(?:py:)?(?:func|meth|class|attr|data|exc|obj|const|decorator):`"
@@ -428,7 +430,7 @@ def unknown_options(directive: Directive, extensions: tuple = ()) -> list:
     return [name for name in directive.options if name not in known | negated]
 
 
-_AUTOSUMMARY = re.compile(r"([ \t]*)\.\.[ \t]+autosummary::[ \t]*")
+_AUTOSUMMARY = re.compile(r"([ \t]*)\.\.[ \t]+autosummary" + DELIMITER + r"[ \t]*")
 # An autosummary entry: a dotted name, maybe `~`-shortened, maybe followed by its signature.
 _ENTRY = re.compile(r"[ \t]+~?([A-Za-z_][\w.]*)")
 
@@ -496,7 +498,7 @@ def autosummary_entries(text: str, toctree_only: bool = True) -> list:
 
 
 # An autodoc directive in an autosummary template: `.. autoaccessormethod:: {{ ... }}`.
-_TEMPLATE_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?auto([a-z]+)::", re.MULTILINE)
+_TEMPLATE_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?auto([a-z]+)" + DELIMITER, re.MULTILINE)
 
 
 def template_kind(template: str, documenters: dict) -> str | None:
@@ -514,7 +516,8 @@ def template_kind(template: str, documenters: dict) -> str | None:
 
 # A directive a project (or its theme) defines itself, whose one argument is a dotted name:
 # jinja2's `.. jinja:filters:: jinja2.defaults.DEFAULT_FILTERS`, `.. autopydantic_model:: a.B`.
-_OWN = re.compile(r"[ \t]*\.\.[ \t]+((?:[\w-]+:)?[\w-]+)::[ \t]+([A-Za-z_]\w*(?:\.\w+)+)[ \t]*")
+_OWN = re.compile(r"[ \t]*\.\.[ \t]+((?:[\w-]+:)?[\w-]+)" + DELIMITER
+                  + r"[ \t]+([A-Za-z_]\w*(?:\.\w+)+)[ \t]*")
 # What Sphinx and docutils define, read elsewhere (the Python domain, autodoc, autosummary) or
 # naming no object (files, versions): never a project's own directive.
 _NOT_OWN = frozenset({
@@ -526,7 +529,8 @@ _NOT_OWN = frozenset({
     "cmdoption", "envvar", "program", "describe", "object", "glossary"})
 # Domains Sphinx itself has: their directives are its own.
 _SPHINX_DOMAINS = ("py:", "std:", "c:", "cpp:", "js:", "rst:", "math:")
-_ANY_CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)::[ \t]*(\S+)")
+_ANY_CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)" + DELIMITER
+                          + r"[ \t]*(\S+)")
 
 
 def own_directives(text: str, breaks: frozenset = frozenset()) -> list:

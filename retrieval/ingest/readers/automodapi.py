@@ -19,10 +19,11 @@ import re
 from dataclasses import dataclass
 
 from .docstrings import CLASS, EXCEPTION, FUNCTION, MODULE, PackageSource
+from .rst import DELIMITER
 
 # automodapi's own pattern (_automodapirex): a directive at the line's start, its options on
 # the lines right after it.
-DIRECTIVE = re.compile(r"\.\.\s+automodapi::\s*([A-Za-z0-9_.]+)\s*")
+DIRECTIVE = re.compile(r"\.\.\s+automodapi" + DELIMITER + r"\s*([A-Za-z0-9_.]+)\s*")
 OPTION = re.compile(r"\s+:([a-zA-Z_\-]+):(.*)")
 
 # automodapi_toctreedirnm's default: the stubs' folder, below the docs' root.

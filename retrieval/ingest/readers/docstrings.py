@@ -37,7 +37,7 @@ from ..tree import (
 from . import cython
 from .code_deprecation import base_name as _base_name
 from .code_deprecation import code_deprecation
-from .rst import LiteralLines
+from .rst import DELIMITER, LiteralLines
 
 MODULE, CLASS, EXCEPTION, FUNCTION, METHOD, ATTRIBUTE, DATA = (
     "module", "class", "exception", "function", "method", "attribute", "data")
@@ -2350,14 +2350,14 @@ _GOOGLE_ENTRY = re.compile(r"([A-Za-z_]\w*)\s*(?:\(([^)]*)\)(?:\s+[^:\s][^:]*)?)
 _DASHES = re.compile(r"\s*-{3,}\s*$")
 # A docstring's `.. currentmodule:: NAME` (or `.. module::`): the Python domain's module for
 # what the docstring describes after it.
-_CURRENT_MODULE = re.compile(r"\.\.\s+(?:py:)?(?:current)?module::\s+([\w.]+)\s*")
+_CURRENT_MODULE = re.compile(r"\.\.\s+(?:py:)?(?:current)?module" + DELIMITER + r"\s+([\w.]+)\s*")
 # A Python-domain directive describing a member, as a docstring writes it (directive_entries),
 # and the kind of object each describes.
 _MEMBER_KINDS = {"attribute": ATTRIBUTE, "data": ATTRIBUTE, "property": ATTRIBUTE,
                  "method": METHOD, "classmethod": METHOD, "staticmethod": METHOD,
                  "function": METHOD, "class": CLASS, "exception": EXCEPTION}
 _MEMBER_DIRECTIVE = re.compile(r"\.\.\s+(?:py:)?(" + "|".join(_MEMBER_KINDS)
-                               + r")::\s+([A-Za-z_]\w*)\b.*")
+                               + ")" + DELIMITER + r"\s+([A-Za-z_]\w*)\b.*")
 # A directive's option line (`:type: int`).
 _FIELD_OPTION = re.compile(r":[\w-]+:")
 
@@ -2449,7 +2449,7 @@ def directive_entries(lines: list, first: int, last: int) -> list:
 
 # An autodoc directive written in a docstring, naming a member by its own name.
 _AUTO_DIRECTIVE = re.compile(r"\.\.\s+auto(?:" + "|".join(_MEMBER_KINDS)
-                             + r")::\s+([A-Za-z_]\w*)\s*(?:\(.*)?")
+                             + ")" + DELIMITER + r"\s+([A-Za-z_]\w*)\s*(?:\(.*)?")
 
 
 def auto_directive_names(lines: list, first: int, last: int) -> list:
@@ -2831,10 +2831,13 @@ def inheriting(package: PackageSource, module: Module, obj: DocObject, owner) ->
         found = (base.docstring for _, base in package.bases(module, obj))
     elif owner is not None and owner[1].kind in (CLASS, EXCEPTION):
         name = obj.name.rpartition(".")[2]
+        # A base's docstring entry (`.. attribute:: configSection` written in its docstring,
+        # napoleon's Attributes) is the base's text, no member's docstring getdoc reaches
+        # (nose2's plugins, urwid's `BoxAdapter.keypress`).
         found = (package.shown(base_module, member)[1].docstring
                  for base_module, base in package.bases(*owner)
                  for member in [base_module.member(base, name)] if member is not None
-                 and (_is_value(member) or not _is_value(obj)))
+                 and not member.section_entry and (_is_value(member) or not _is_value(obj)))
         special = is_special(name)
         if (special or not name.startswith("_")) and not _is_value(obj):
             # Every class derives from `object` (of metaclass `type`) last: a special method

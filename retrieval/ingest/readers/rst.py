@@ -18,7 +18,11 @@ from .blocks import blank_separated, indentation, paragraphs
 _LABEL = re.compile(r"\.\.[ \t]+_(`[^`]+`|[^`:][^:]*):(?:[ \t]+(.*))?")
 _FOOTNOTE = re.compile(r"\.\.[ \t]+\[[^\]]+\](?:[ \t].*)?")
 _SUBSTITUTION = re.compile(r"\.\.[ \t]+\|")
-DIRECTIVE = re.compile(r"\.\.[ \t]+([A-Za-z0-9]+(?:[-_+:.][A-Za-z0-9]+)*) ?::(?:[ \t]+(.*))?")
+# docutils' directive delimiter: the name, at most one space, then "::" (`.. note ::` and
+# `.. automodule :: nose2.events` are directives); every pattern of a directive takes it.
+DELIMITER = " ?::"
+DIRECTIVE = re.compile(r"\.\.[ \t]+([A-Za-z0-9]+(?:[-_+:.][A-Za-z0-9]+)*)" + DELIMITER
+                       + r"(?:[ \t]+(.*))?")
 OPTION = re.compile(r"[ \t]+:([\w-]+):(?:[ \t]+(.*))?")
 OBJECT_NAME = re.compile(r"[\w.]+")
 ROLE = re.compile(r":[\w.+:-]+:(?=`)")
@@ -363,7 +367,7 @@ def parse_rst(lines: list) -> list:
 
 
 _EXPLICIT_TARGET = re.compile(r"`([^`<]*?)\s*<[^`>]*>`")
-_DIRECTIVE_MARKER = re.compile(r"^(\s*)\.\.\s+([\w:.+-]+)::([^\n]*)", re.M)
+_DIRECTIVE_MARKER = re.compile(r"^(\s*)\.\.\s+([\w:.+-]+?)" + DELIMITER + r"([^\n]*)", re.M)
 # Directives whose argument is markup for the builder, not words of the page: a code block's
 # language (`.. code-block:: python`), the file an include, image or plot reads, an `only` or
 # `ifconfig` expression, a raw block's format, the classes `rst-class` or `container` set, a

@@ -27,6 +27,7 @@ from .html_page import STD_OBJECT_KIND
 from .rendered import GLOSSARY_TERM, STANDARD_DOMAIN, RenderedPage
 from .rst import (
     CODE_DIRECTIVES,
+    DELIMITER,
     DIRECTIVE,
     OBJECT_DIRECTIVES,
     OBJECT_NAME,
@@ -61,7 +62,7 @@ def generates_text(source: str) -> bool:
 # A description of another domain than Python's and the standard one (`.. rst:directive::`,
 # `.. c:function::`), each an objects.inv entry; a namespace or alias directive describes
 # nothing.
-_OTHER_DOMAIN = re.compile(r"[ \t]*\.\.[ \t]+(?:c|cpp|js|rst):([\w:-]+)::.*")
+_OTHER_DOMAIN = re.compile(r"[ \t]*\.\.[ \t]+(?:c|cpp|js|rst):([\w:-]+?)" + DELIMITER + ".*")
 _NO_DESCRIPTION = ("namespace", "namespace-push", "namespace-pop", "alias")
 
 
@@ -541,11 +542,11 @@ def _unit(lines: list, owner: _Owner, first_run_end: int) -> Unit:
 # page metadata Sphinx takes out of the page; a field marker is followed by white space or the
 # line's end, a role's by its text: ":mod:`regex` -- Tools" is a title's text).
 # IPython's sphinx directive (IPython.sphinxext.ipython_directive).
-_IPYTHON = re.compile(r"[ \t]*\.\.[ \t]+ipython::.*\r?")
+_IPYTHON = re.compile(r"[ \t]*\.\.[ \t]+ipython" + DELIMITER + r".*\r?")
 _RENDERS_NOTHING = re.compile(
-    r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)::.*"
+    r"[ \t]*(?:\.\.[ \t]+(?:_[^:]+:|(?:py:)?(?:currentmodule|module)" + DELIMITER + ".*"
     r"|(?:index|highlight|default-role|title|meta|sectionauthor|moduleauthor|codeauthor"
-    r"|contents|(?:std:)?program|rst-class)::.*)"
+    r"|contents|(?:std:)?program|rst-class)" + DELIMITER + ".*)"
     r"|:[\w-]+:(?:[ \t].*)?|([^\w\s])\1*)?[ \t]*\r?")
 
 
