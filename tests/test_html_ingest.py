@@ -522,6 +522,37 @@ class OpenStackThemedSphinxTest(BuiltSiteTest):
         self.assertNotIn("NOISE", "\n".join(row[4] for row in passages.values()))
 
 
+class OlderSphinxCustomThemeTest(BuiltSiteTest):
+    """A page of Sphinx 3 (django-mptt 0.13's Debian site), whose signatures are a
+    description's <dt id> with <code> name parts, in a theme that keeps the basic theme's
+    `<div class="body">` without `role="main"` (gevent's): each object at its own id."""
+
+    FILES = {"index.html": (
+        '<!DOCTYPE html>\n<html><head><title>API</title></head><body>\n'
+        '<div class="sidebar"><div class="bodywrapper">SIDEBAR-NOISE</div></div>\n'
+        '<div class="documentwrapper"><div class="body">\n'
+        '<div class="section" id="module-pkg"><h1>API</h1>\n'
+        '<dl class="py function">\n<dt id="pkg.greet">\n'
+        '<code class="sig-prename descclassname"><span class="pre">pkg.</span></code>'
+        '<code class="sig-name descname"><span class="pre">greet</span></code>'
+        '<span class="sig-paren">(</span><em class="sig-param">name</em>'
+        '<span class="sig-paren">)</span></dt>\n'
+        '<dd><p>Say hello to <em>name</em>.</p>\n'
+        '<dl class="field-list simple"><dt>Parameters</dt><dd><p>name – who.</p></dd></dl>\n'
+        '</dd></dl>\n</div>\n</div></div>\n'
+        '<div class="col3 right"><div class="body"><div class="sphinxsidebar">SIDEBAR-NOISE'
+        '</div></div></div>\n'
+        '<footer>FOOTER-NOISE</footer></body></html>\n'),
+        "_sources/index.rst.txt": ".. autofunction:: pkg.greet\n"}
+
+    def test_each_object_is_read_at_its_own_id_from_the_main_content(self):
+        passages = self.passages()
+        self.assertIn(BASE + "index.html#pkg.greet", passages)
+        self.assertTrue(passages[BASE + "index.html#pkg.greet"][4].startswith(
+            "pkg.greet(name)\n\nSay hello to name."))
+        self.assertNotIn("NOISE", "\n".join(row[4] for row in passages.values()))
+
+
 class ThemedMkDocsHtmlTest(BuiltSiteTest):
     """An MkDocs site whose theme writes no generator tag and marks its content by id alone
     (Django REST framework's), detected by the search index MkDocs writes."""

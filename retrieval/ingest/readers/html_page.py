@@ -27,7 +27,7 @@ from .hidden import HiddenElement, hides, is_prose
 from .rendered import (
     GLOSSARY,
     HEADINGS,
-    MAIN_DIV_CLASS,
+    MAIN_DIV_CLASSES,
     MAX_SECTION_DEPTH,
     PYTHON_DOMAIN,
     STANDARD_DOMAIN,
@@ -98,7 +98,7 @@ class _Glossary:
 def _may_start_main(tag: str, raw_attributes: str) -> bool:
     """Tell, before parsing its attributes, whether a tag could be main_start's."""
     return tag in ("main", "article") or "main" in raw_attributes \
-        or MAIN_DIV_CLASS in raw_attributes
+        or any(name in raw_attributes for name in MAIN_DIV_CLASSES)
 
 
 def _object_kind(tag: str, classes: list, inside_class: bool) -> str | None:
@@ -130,6 +130,12 @@ _MKDOCSTRINGS_KIND = {"function": "function", "class": "class", "attribute": "at
                       "module": SECTION}
 # Elements whose end closes what their start opened (a section or an object).
 _CONTAINERS = frozenset(("section", "dl", "div"))
+# The elements of a signature that hold its name's parts, and their classes: a module or
+# class prefix (`sig-prename`, before Sphinx 3 `descclassname`) and the name (`sig-name`,
+# `descname`).
+_SIGNATURE_PARTS = frozenset(("span", "code"))
+_PRENAME = frozenset(("sig-prename", "descclassname"))
+_NAME = frozenset(("sig-name", "descname"))
 
 
 class _PageReader:
@@ -227,10 +233,16 @@ class _PageReader:
             self._glossary_entry(tag, attrs.get("id"), offset)
         elif tag == "pre":
             self._pre += 1
-        elif tag == "dt" and "sig-object" in classes and self._owners[-1].kind != SECTION:
+        elif tag == "dt" and self._owners[-1].kind != SECTION and (
+                "sig-object" in classes
+                or bool(self._elements) and self._elements[-1] is self._owners[-1]):
+            # Sphinx 4 marks a signature `dt.sig-object`; before it, a description's signature
+            # was any <dt> of its <dl> (`<dt id="mptt.admin.DraggableMPTTAdmin">`).
             self._begin_signature(attrs.get("id"), "dt")
-        elif tag == "span" and self._signature is not None:
-            part = (1 if "sig-prename" in classes else 2 if "sig-name" in classes else None)
+        elif tag in _SIGNATURE_PARTS and self._signature is not None:
+            # The name's parts: Sphinx 4's spans, Sphinx 3's and 2's <code> elements.
+            part = (1 if not _PRENAME.isdisjoint(classes) else
+                    2 if not _NAME.isdisjoint(classes) else None)
             if part is not None:
                 self._signature_part = part
             self._span_parts.append(part)
@@ -354,7 +366,7 @@ class _PageReader:
                     self._undescribed = (owner, self._owners[-1])
         elif tag == "pre" and self._pre:
             self._pre -= 1
-        elif tag == "span" and self._signature is not None and self._span_parts:
+        elif tag in _SIGNATURE_PARTS and self._signature is not None and self._span_parts:
             if self._span_parts.pop() is not None:
                 self._signature_part = 3  # what follows a name is its parameters
         elif (tag in HEADINGS or tag == "dt") and self._heading is not None:

@@ -241,16 +241,17 @@ def tag_attributes(text: str) -> dict:
 # Element ids that themes without a `role="main"` give their main content (Django's docs;
 # Django REST framework's MkDocs theme).
 _MAIN_IDS = frozenset(("yui-main", "main-content"))
-# The class of the <div> openstackdocstheme (every OpenStack project's site) puts a page's
-# body in, without a `role="main"`.
-MAIN_DIV_CLASS = "docs-body"
+# The classes of the <div> a theme without a `role="main"` puts a page's body in:
+# openstackdocstheme's (every OpenStack project's site), and the basic theme's own `body`,
+# which a theme overriding its layout keeps without the role (gevent's).
+MAIN_DIV_CLASSES = frozenset(("docs-body", "body"))
 
 
 def main_start(tag: str, attrs: dict) -> bool:
     """Tell whether an element is a page's main content (Sphinx themes, MkDocs, plain HTML5)."""
     return (tag == "main" or attrs.get("role") == "main" or attrs.get("id") in _MAIN_IDS
             or (tag == "article" and "md-content__inner" in class_names(attrs))
-            or (tag == "div" and MAIN_DIV_CLASS in class_names(attrs)))
+            or (tag == "div" and not MAIN_DIV_CLASSES.isdisjoint(class_names(attrs))))
 
 
 class _PageParser:
