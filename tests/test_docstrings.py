@@ -474,6 +474,34 @@ class DocstringEntriesTest(unittest.TestCase):
         self.assertNotIn("m.Buffer.configSection", documented)
 
 
+class AutointerfaceTest(unittest.TestCase):
+
+    def test_autointerface_describes_each_method_and_attribute_of_the_interface(self):
+        # repoze.sphinx.autointerface (pyramid 2.0's `.. autointerface:: IResponse`
+        # `:members:`): every method and zope `Attribute` the interface defines, documented or
+        # not, an Attribute's documentation its arguments; the names listed; none without
+        # :members:.
+        package = package_of({"m": (
+            'from zope.interface import Attribute, Interface\n\n\n'
+            'class IResponse(Interface):\n    """A response."""\n\n'
+            '    RequestClass = Attribute("""Alias for the request class.""")\n'
+            '    status = Attribute("status", "The status line.")\n'
+            '    charset = Attribute("charset")\n\n'
+            '    def write(text):\n        """Write text."""\n\n    def close():\n        pass\n')})
+        documented = documented_by(package, ".. autointerface:: m.IResponse\n   :members:\n")
+        self.assertEqual(list(documented), [
+            "m.IResponse", "m.IResponse.RequestClass", "m.IResponse.status",
+            "m.IResponse.charset", "m.IResponse.write", "m.IResponse.close"])
+        self.assertEqual([documented[f"m.IResponse.{name}"].docstring
+                          for name in ("RequestClass", "status", "charset")],
+                         ["Alias for the request class.", "The status line.", None])
+        self.assertEqual(list(documented_by(
+            package, ".. autointerface:: m.IResponse\n   :members: write\n")),
+            ["m.IResponse", "m.IResponse.write"])
+        self.assertEqual(list(documented_by(package, ".. autointerface:: m.IResponse\n")),
+                         ["m.IResponse"])
+
+
 class DirectiveDelimiterTest(unittest.TestCase):
 
     def test_one_space_before_the_delimiter_is_still_a_directive(self):

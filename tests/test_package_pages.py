@@ -967,5 +967,27 @@ class MkdocstringsTest(unittest.TestCase):
         self.assertFalse([url for url, _ in self.units if "requirements" in url])
 
 
+
+class AutointerfacePageTest(unittest.TestCase):
+
+    def test_an_autointerface_with_autoclass_options_describes_its_members(self):
+        # persistent 4.6's `.. autointerface:: IPersistent` below `.. automodule::` with
+        # `:members:` and `:member-order: bysource` (InterfaceDocumenter takes autoclass's
+        # options): each Attribute, with the text its call gives, and each method, with a
+        # docstring or not, at its own id (0 % -> 100 % of its Debian site's objects).
+        _, rows = built(temporary_directory(self), FILES | {
+            "herd/ifaces.py": 'from zope.interface import Attribute, Interface\n\n\n'
+                              'class IHerd(Interface):\n    """A herd."""\n\n'
+                              '    size = Attribute("How many animals.")\n\n'
+                              '    def count():\n        """Count them."""\n\n'
+                              '    def close():\n        pass\n',
+            "docs/api.rst": "API\n===\n\n.. automodule:: herd.ifaces\n\n"
+                            "  .. autointerface:: IHerd\n     :members:\n"
+                            "     :member-order: bysource\n"},
+            modules=(("herd/ifaces.py", "herd.ifaces"),))
+        found = {url.removeprefix(f"{DOCS}api.html#herd.ifaces."): size
+                 for url, _, _, _, size, *_ in rows if url.startswith(f"{DOCS}api.html#herd.")}
+        self.assertEqual(sorted(found), ["IHerd", "IHerd.close", "IHerd.count", "IHerd.size"])
+
 if __name__ == "__main__":
     unittest.main()

@@ -29,7 +29,7 @@ from .templates import mapping_entries
 
 _AUTODOC = re.compile(
     r"[ \t]*\.\.[ \t]+(?:py:)?auto(module|class|function|method|attribute|data|exception|"
-    r"decorator|property)" + DELIMITER + r"[ \t]*([\w.]*)(?:::([\w.]+))?")
+    r"decorator|property|interface)" + DELIMITER + r"[ \t]*([\w.]*)(?:::([\w.]+))?")
 # A directive's argument alone on the first line of its block, a signature after it or not.
 _ARGUMENT_LINE = re.compile(r"[ \t]+([\w.]+)(?:::([\w.]+))?(?:[ \t]*\(.*)?[ \t]*")
 _CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)" + DELIMITER
@@ -79,7 +79,7 @@ class Documented:
 # a `py:function`), whatever the object is.
 DIRECTIVE_KINDS = {"function": FUNCTION, "decorator": FUNCTION, "class": CLASS,
                    "exception": EXCEPTION, "method": METHOD, "attribute": ATTRIBUTE,
-                   "property": ATTRIBUTE, "data": DATA}
+                   "property": ATTRIBUTE, "data": DATA, "interface": CLASS}
 
 
 # Interpreted text without a role (`` `name` ``, not `` `text`_ ``, a hyperlink, nor a
@@ -354,6 +354,7 @@ _OPTIONS = {
                                  "ignore-module-all", "no-value"},
     "class": _MEMBER_OPTIONS | {"class-doc-from"},
     "exception": _MEMBER_OPTIONS | {"class-doc-from"},
+    "interface": _MEMBER_OPTIONS | {"class-doc-from"},  # InterfaceDocumenter's: the class's
     "data": _INDEX_OPTIONS | {"annotation", "no-value"},
     "attribute": _INDEX_OPTIONS | {"annotation", "no-value"},
 }
@@ -642,7 +643,7 @@ DEFAULT_SETTINGS = Settings()
 # whatever module is current (Pillow's `.. autofunction:: PIL.features.check` under
 # `.. py:currentmodule:: PIL.features` is PIL.features.check, at that id); a class-level one
 # takes the path's last part as its class and the rest, where there is a rest, as its module.
-_MODULE_LEVEL = frozenset({"function", "decorator", "class", "exception", "data"})
+_MODULE_LEVEL = frozenset({"function", "decorator", "class", "exception", "data", "interface"})
 _CLASS_LEVEL = frozenset({"method", "attribute", "property"})
 
 
@@ -708,6 +709,8 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
                 # what is no class (`codes = LookupDict(...)`), is described as an attribute.
                 kind = ATTRIBUTE
             documented = [Documented(dotted, shown_module, shown, directive, kind=kind)]
+            if directive.kind == "interface":
+                return documented + _interface_members(dotted, module, obj, directive)
             if kind in (CLASS, EXCEPTION):
                 documented.extend(_docstring_attributes(dotted, module, obj, directive,
                                                         settings))
@@ -878,6 +881,22 @@ def _slots_owner(package, module, obj) -> tuple | None:
         return None
     return next(((base_module, base) for base_module, base in package.bases(module, obj)
                  if "__slots__" in base.members), None)
+
+
+def _interface_members(dotted, module, obj, directive) -> list:
+    """Return the Documented entries of the members `.. autointerface::` describes
+    (repoze.sphinx.autointerface: pyramid's, zope's): with `:members:`, each method and
+    `Attribute` the interface defines itself (namesAndDescriptions), documented or not, or
+    the names it lists; none without it."""
+    if "members" not in directive.options:
+        return []
+    listed = directive.options["members"].replace(",", " ").split()
+    path = obj.name[len(module.name) + 1:]
+    return [Documented(f"{dotted}.{name}", module, member, directive)
+            for name in (listed or obj.members)
+            for member in [module.objects.get(f"{path}.{name}")]
+            if member is not None and member.kind in (METHOD, ATTRIBUTE)
+            and not member.section_entry]
 
 
 def _docstring_attributes(dotted, module, obj, directive, settings: Settings) -> list:

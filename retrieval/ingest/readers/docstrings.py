@@ -52,6 +52,8 @@ _OTHER_EXCEPTIONS = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit
                                "StopIteration", "StopAsyncIteration"})
 # What, called in a class body, binds a method (`name = staticmethod(function)`).
 _METHOD_WRAPPERS = frozenset({"staticmethod", "classmethod"})
+# zope.interface's Attribute, as its modules bind it (_zope_attribute).
+_ZOPE_ATTRIBUTES = frozenset({"zope.interface.Attribute", "zope.interface.interface.Attribute"})
 # click's decorators that make a function a click.Command (or Group) object (_makes_command).
 _CLICK_DECORATORS = frozenset({"click.command", "click.group", "click.decorators.command",
                                "click.decorators.group"})
@@ -1638,6 +1640,16 @@ class _Reader:
                              and _base_name(d) in DELEGATING_DECORATORS)
                          if isinstance(node, ast.ClassDef) else ())
 
+    def _zope_attribute(self, value) -> bool:
+        """Tell whether a value is a call of zope.interface's `Attribute` (an interface's
+        attribute, whose documentation its arguments give)."""
+        if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name,
+                                                                           ast.Attribute)):
+            return False
+        head, _, rest = ast.unparse(value.func).partition(".")
+        written = f"{self.module.imports.get(head, head)}.{rest}".rstrip(".")
+        return written in _ZOPE_ATTRIBUTES
+
     def _makes_command(self, decorators: list) -> bool:
         """Tell whether a module-level definition is decorated with click's command or group
         decorator, or a command group's `.command()`/`.group()` (`@amqp.command()`, amqp a
@@ -1738,7 +1750,8 @@ class _Reader:
         analyzed = name.rpartition(".")[0] not in self.unanalyzed
         node = _docstring_node([following]) if following is not None and analyzed else None
         attached = _attached_docstring(statement.value)
-        given = _doc_keyword(statement.value)
+        given = _doc_keyword(statement.value) if not self._zope_attribute(statement.value) \
+            else _zope_attribute_doc(statement.value)
         if node is not None:
             end, docstring = node.end_lineno, _clean(node)
         elif attached is not None:
@@ -2302,6 +2315,19 @@ def _doc_keyword(value) -> str | None:
     doc = _doc_argument(value)
     text = None if doc is None else _literal_text(doc)
     return None if text is None else inspect.cleandoc(text)
+
+
+def _zope_attribute_doc(call: ast.Call) -> str | None:
+    """Return the documentation a zope.interface `Attribute(__name__, __doc__='')` call gives,
+    where written out: its `__doc__`, else its first argument where that holds a space (zope's
+    Element takes such a name as the documentation: `Attribute("The jar")`)."""
+    doc = next((keyword.value for keyword in call.keywords if keyword.arg == "__doc__"),
+               call.args[1] if len(call.args) > 1 else None)
+    text = _literal_text(doc) if doc is not None else None
+    if not text and call.args:
+        first = _literal_text(call.args[0])
+        text = first if first is not None and " " in first else text
+    return inspect.cleandoc(text) if text else None
 
 
 def _attached_docstring(value, wrapped: bool = False) -> str | None:
