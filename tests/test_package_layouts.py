@@ -1352,9 +1352,6 @@ class ParseTest(unittest.TestCase):
                          ("From the section.", 6, 7))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class ReleaseRequirementsTest(unittest.TestCase):
     """What a release requires, read from its archive: whose classes its docs may inherit."""
@@ -1374,6 +1371,22 @@ class ReleaseRequirementsTest(unittest.TestCase):
         self.assertEqual(requirement_names(
             ["Werkzeug (>=2.2.2)", "Jinja2>=3.0; python_version >= '3'",
              "asgiref>=3.2; extra == 'async'", "jinja2"]), ["werkzeug", "jinja2"])
+
+    def test_else_what_setup_cfg_or_setup_py_writes_out(self):
+        # python-ldap 3.4.3 says `install_requires=['pyasn1 >= 0.3.7', ...]` in setup.py
+        # alone; setup.cfg's [options] comes first; what is not written out is nothing.
+        top = Path(temporary_directory(self))
+        (top / "setup.py").write_text(
+            "from setuptools import setup\nREQUIRES = ['pyasn1 >= 0.3.7', 'six>=1,<2']\n"
+            "setup(name='x', install_requires=REQUIRES)\n")
+        self.assertEqual(release_requirements(top, None), ["pyasn1 >= 0.3.7", "six>=1,<2"])
+        (top / "setup.cfg").write_text("[options]\ninstall_requires =\n    b>=2\n"
+                                       "    # a comment\n    c\n")
+        self.assertEqual(release_requirements(top, None), ["b>=2", "c"])
+        (top / "setup.cfg").unlink()
+        (top / "setup.py").write_text("from setuptools import setup\n"
+                                      "setup(install_requires=read('requirements.txt'))\n")
+        self.assertEqual(release_requirements(top, None), [])
 
     def test_a_release_is_fetched_for_docstrings_its_classes_give_undocumented_members(self):
         # Flask's `.. autoclass:: FlaskGroup` with `:members:`: its `get_command` has no
@@ -1403,3 +1416,7 @@ class ReleaseRequirementsTest(unittest.TestCase):
                          [("click", "8.0")])
         self.assertEqual(notes, ["members inherited from collections.abc.MutableMapping left "
                                  "out: it is Python's own, which no release gives"])
+
+
+if __name__ == "__main__":
+    unittest.main()

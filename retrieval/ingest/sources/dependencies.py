@@ -27,7 +27,7 @@ from ...core.names import same_version, version_key
 from ..readers import autodoc
 from ..readers.docstrings import CLASS, EXCEPTION, read_package
 from ..tree import Unreadable, iter_source_files, read_tree_file
-from .layout import pyproject_data
+from .layout import pyproject_data, setup_requirements
 
 # A Requires-Dist value: NAME [extras] specifiers [; marker] (PEP 508, without URLs).
 _REQUIRES = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*\(?([^;()]*)\)?"
@@ -121,7 +121,8 @@ def _inheriting_directives(docs: Path) -> list:
 def release_requirements(top: Path, metadata) -> list:
     """Return the requirements (PEP 508 strings) an unpacked release declares: its metadata's
     Requires-Dist, else (an sdist's PKG-INFO of metadata 2.1 has none) its egg-info's
-    requires.txt before its first `[extra]` section, else pyproject.toml's dependencies."""
+    requires.txt before its first `[extra]` section, else pyproject.toml's dependencies, else
+    what its setup.cfg or setup.py writes out (layout.setup_requirements)."""
     declared = metadata.get_all("Requires-Dist") if metadata is not None else None
     if declared:
         return list(declared)
@@ -132,8 +133,9 @@ def release_requirements(top: Path, metadata) -> list:
         return [line.strip() for line in unconditional.split("\n") if line.strip()]
     project = pyproject_data(top).get("project")
     dependencies = project.get("dependencies") if isinstance(project, dict) else None
-    return [value for value in dependencies if isinstance(value, str)] \
-        if isinstance(dependencies, list) else []
+    if isinstance(dependencies, list):
+        return [value for value in dependencies if isinstance(value, str)]
+    return setup_requirements(top)
 
 
 def _requirements(requires: list):

@@ -259,6 +259,46 @@ def _setup_py(top: Path, declared: Declared):
             declared.packages(names)
 
 
+def setup_requirements(top: Path) -> list:
+    """Return the requirements a release's setuptools configuration writes out: setup.cfg's
+    `[options] install_requires`, else the literal `install_requires` of setup.py's
+    `setup(...)` call, or a list a name bound at its top gives (python-ldap 3.4.3's
+    `'pyasn1 >= 0.3.7'`, said nowhere else); parsed, never run."""
+    path = top / "setup.cfg"
+    if path.is_file():
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
+            written = parser.get("options", "install_requires", fallback=None)
+        except configparser.Error:
+            written = None
+        if written is not None:
+            return [line.strip() for line in written.split("\n")
+                    if line.strip() and not line.strip().startswith("#")]
+    path = top / "setup.py"
+    try:
+        tree = ast.parse(path.read_bytes()) if path.is_file() else None
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        tree = None
+    if tree is None:
+        return []
+    bound = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+             for target in node.targets if isinstance(target, ast.Name)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and base_name(node) == "setup":
+            for keyword in node.keywords:
+                if keyword.arg == "install_requires":
+                    value = bound.get(keyword.value.id) if isinstance(keyword.value, ast.Name) \
+                        else keyword.value
+                    try:
+                        found = ast.literal_eval(value) if value is not None else None
+                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                        found = None
+                    return [item for item in found if isinstance(item, str)] \
+                        if isinstance(found, (list, tuple)) else []
+    return []
+
+
 def _pyproject(pyproject: dict, declared: Declared):
     tool = pyproject.get("tool", {})
     if not isinstance(tool, dict):
