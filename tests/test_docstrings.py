@@ -266,6 +266,20 @@ class DocstringReaderTest(unittest.TestCase):
             "Relation": "Relation(bases: tuple, size: int = 1, items: list = <factory>)",
             "Actions": "Actions(debug_try, debug_fail)", "Written": "Its own.", "Plain": None})
 
+    def test_a_documented_instance_attribute_in_a_branch_of_init_is_a_member(self):
+        # cssselect2 0.7's ElementWrapper.__init__: `if parent is not None:` then `#:` and
+        # `self.parent = parent`; autodoc's analyzer visits __init__'s branches too.
+        module = parse_module("m", "m.py", (
+            b'class Wrapper:\n    """A wrapper."""\n\n    def __init__(self, parent):\n'
+            b'        if parent is not None:\n            #: The parent element.\n'
+            b'            self.parent = parent\n        else:\n            self.parent = None\n'
+            b'        try:\n            self.index = 0\n            """Its index."""\n'
+            b'        except ValueError:\n            pass\n'))
+        self.assertEqual([(name, module.objects[name].docstring) for name in
+                          ("Wrapper.parent", "Wrapper.index")],
+                         [("Wrapper.parent", "The parent element."),
+                          ("Wrapper.index", "Its index.")])
+
     def test_each_name_an_unpacking_assignment_binds_is_an_object(self):
         # GitPython's `NEW_TAG, NEW_HEAD, ERROR = [1 << x for x in range(3)]`: autodoc lists
         # each name (:undoc-members:), and its analyzer gives each the assignment's doc

@@ -1804,9 +1804,16 @@ class _Reader:
         """Record `self.name = ...` of __init__ documented with `#:` or a string after it."""
         if init is None:
             return
+        self._documented_attributes(init.body, prefix, path)
+        self._runtime_attributes(init.body, prefix, path)
+
+    def _documented_attributes(self, statements: list, prefix: str, path: str):
+        """Record the documented `self.name = ...` of __init__'s statements, in its branches
+        too (autodoc's analyzer visits them: cssselect2's `if ...: #: doc` then `self.x`)."""
         members = self.members.setdefault(path, {})
-        statements = list(init.body)
         for index, statement in enumerate(statements):
+            for block in _blocks(statement):
+                self._documented_attributes(block, prefix, path)
             if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
                 continue
             targets = statement.targets if isinstance(statement, ast.Assign) \
@@ -1826,7 +1833,6 @@ class _Reader:
                         found = replace(found, slot=existing is not None)
                         members.setdefault(target.attr)
                         self.module.objects[f"{path}.{target.attr}"] = found
-        self._runtime_attributes(init.body, prefix, path)
 
     def _runtime_attributes(self, statements: list, prefix: str, path: str):
         """Record each other `self.NAME = ...` of __init__, in its branches too, as the class's
