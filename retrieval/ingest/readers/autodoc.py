@@ -525,9 +525,9 @@ _NOT_OWN = frozenset({
     "module", "currentmodule", "function", "class", "method", "attribute", "data", "exception",
     "decorator", "property", "classmethod", "staticmethod", "autosummary", "automodule",
     "autoclass", "autofunction", "automethod", "autoattribute", "autodata", "autoexception",
-    "autodecorator", "autoproperty", "include", "literalinclude", "image", "figure", "graphviz",
-    "inheritance-diagram", "index", "seealso", "toctree", "code-block", "highlight", "option",
-    "cmdoption", "envvar", "program", "describe", "object", "glossary"})
+    "autodecorator", "autoproperty", "autointerface", "include", "literalinclude", "image",
+    "figure", "graphviz", "inheritance-diagram", "index", "seealso", "toctree", "code-block",
+    "highlight", "option", "cmdoption", "envvar", "program", "describe", "object", "glossary"})
 # Domains Sphinx itself has: their directives are its own.
 _SPHINX_DOMAINS = ("py:", "std:", "c:", "cpp:", "js:", "rst:", "math:")
 _ANY_CURRENT = re.compile(r"[ \t]*\.\.[ \t]+(?:py:)?(?:module|currentmodule)" + DELIMITER
