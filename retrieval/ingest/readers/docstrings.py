@@ -2617,9 +2617,11 @@ def _blocks(statement) -> list:
         return [statement.orelse] if _is_main_guard(statement.test) else \
             [statement.body, statement.orelse]
     if isinstance(statement, (ast.Try, ast.TryStar)):
-        # A body that only imports what every Sphinx build has never falls back on its
-        # ImportError handler there (celery's `try: from pygments import highlight`, a
-        # `def highlight` in the handler): the name is the import's, as autodoc finds it.
+        # A body that only imports what every Sphinx build has (Sphinx's requirements, the
+        # standard library) never falls back on its ImportError handler there (celery's `try:
+        # from pygments import highlight`, a `def highlight` in the handler; pymongo's `from
+        # ssl import SSLCertVerificationError as CertificateError`, a class in the handler):
+        # the name is the import's, as autodoc finds it.
         handlers = [handler.body for handler in statement.handlers
                     if not (_catches_import_error(handler) and _imports_sphinx_has(statement.body))]
         return [statement.body, *handlers, statement.orelse, statement.finalbody]
@@ -2666,12 +2668,16 @@ _SPHINX_HAS = frozenset({
 
 
 def _imports_sphinx_has(body: list) -> bool:
-    """Tell whether a block is imports alone, each (absolute) of a module Sphinx's build has."""
+    """Tell whether a block is imports alone, each (absolute) of a module Sphinx's build has:
+    Sphinx's requirements' (_SPHINX_HAS) and the standard library's (this Python's)."""
+    def has(module: str) -> bool:
+        top = module.split(".")[0]
+        return top in _SPHINX_HAS or top in sys.stdlib_module_names
+
     return bool(body) and all(
-        isinstance(statement, ast.Import)
-        and all(alias.name.split(".")[0] in _SPHINX_HAS for alias in statement.names)
+        isinstance(statement, ast.Import) and all(has(alias.name) for alias in statement.names)
         or isinstance(statement, ast.ImportFrom) and not statement.level
-        and (statement.module or "").split(".")[0] in _SPHINX_HAS
+        and has(statement.module or "")
         for statement in body)
 
 
