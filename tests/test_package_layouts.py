@@ -80,6 +80,25 @@ class LayoutTest(unittest.TestCase):
             "pgsrc/module.c": "", "tests/test_pg.py": ""}),
             ["pg", "pg._range", "pg.extras"])
 
+    def test_a_declared_root_holding_an_init_module_is_where_packages_are(self):
+        # future 0.18: `package_dir={'': 'src'}` beside a src/__init__.py that only setup.py
+        # imports; the declaration says where the packages are.
+        self.assertEqual(self.modules({
+            "setup.py": "from setuptools import setup\nsetup(name='future', "
+                        "package_dir={'': 'src'}, packages=['future', 'past'])\n",
+            "src/__init__.py": "", "src/future/__init__.py": "", "src/future/utils.py": "",
+            "src/past/__init__.py": "", "docs/conf.py": ""}),
+            ["future", "future.utils", "past"])
+
+    def test_setup_py_s_package_dir_through_names_and_os_path_join(self):
+        # pycurl 7.45: `package_dir={PY_PACKAGE: os.path.join('python', 'curl')}`.
+        self.assertEqual(self.modules({
+            "setup.py": "import os\nfrom setuptools import setup\nPY_PACKAGE = 'curl'\n"
+                        "setup(name='pycurl', packages=[PY_PACKAGE],\n"
+                        "      package_dir={PY_PACKAGE: os.path.join('python', 'curl')})\n",
+            "python/curl/__init__.py": "", "python/curl/easy.py": "", "src/module.c": ""}),
+            ["curl", "curl.easy"])
+
     def test_setup_py_s_names_count_only_where_all_are_written_out(self):
         # sympy 1.9: `py_modules=['isympy'], packages=['sympy'] + modules + tests`.
         tree = {"isympy.py": "", "sympy/__init__.py": "", "sympy/core/__init__.py": "",

@@ -240,15 +240,13 @@ def _setup_py(top: Path, declared: Declared):
         tree = ast.parse(path.read_bytes())
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return
+    bound = _bound_at_top(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or base_name(node) != "setup":
             continue
         names: list | None = []
         for keyword in node.keywords:
-            try:
-                value = ast.literal_eval(keyword.value)
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                value = None
+            value = _setup_value(keyword.value, bound)
             if keyword.arg == "package_dir" and isinstance(value, dict):
                 declared.package_dir(value)
             elif keyword.arg in ("packages", "py_modules", None) and names is not None:
@@ -282,21 +280,48 @@ def setup_requirements(top: Path) -> list:
         tree = None
     if tree is None:
         return []
-    bound = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
-             for target in node.targets if isinstance(target, ast.Name)}
+    bound = _bound_at_top(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and base_name(node) == "setup":
             for keyword in node.keywords:
                 if keyword.arg == "install_requires":
-                    value = bound.get(keyword.value.id) if isinstance(keyword.value, ast.Name) \
-                        else keyword.value
-                    try:
-                        found = ast.literal_eval(value) if value is not None else None
-                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                        found = None
+                    found = _setup_value(keyword.value, bound)
                     return [item for item in found if isinstance(item, str)] \
                         if isinstance(found, (list, tuple)) else []
     return []
+
+
+def _bound_at_top(tree) -> dict:
+    """Return the names setup.py binds at its top level (the last binding of each)."""
+    return {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+            for target in node.targets if isinstance(target, ast.Name)}
+
+
+def _setup_value(node, bound: dict, depth: int = 0):
+    """Return the value an argument of setup.py's `setup(...)` is written as: a literal, a
+    name its top binds to one, a list or dict of those, or `os.path.join` of strings (pycurl's
+    `package_dir={PY_PACKAGE: os.path.join('python', 'curl')}`); None for anything else."""
+    if depth > 8:  # a name bound to itself, or names bound in a chain that long
+        return None
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    if isinstance(node, ast.Name) and node.id in bound:
+        return _setup_value(bound[node.id], bound, depth + 1)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_setup_value(item, bound, depth + 1) for item in node.elts]
+        return items if all(item is not None for item in items) else None
+    if isinstance(node, ast.Dict) and None not in node.keys:
+        keys = [_setup_value(key, bound, depth + 1) for key in node.keys]
+        values = [_setup_value(value, bound, depth + 1) for value in node.values]
+        return dict(zip(keys, values, strict=True)) \
+            if all(isinstance(key, str) for key in keys) else None
+    if isinstance(node, ast.Call) and ast.unparse(node.func) == "os.path.join" \
+            and not node.keywords:
+        parts = [_setup_value(argument, bound, depth + 1) for argument in node.args]
+        return "/".join(parts) if parts and all(isinstance(p, str) for p in parts) else None
+    return None
 
 
 def _pyproject(pyproject: dict, declared: Declared):
@@ -397,7 +422,7 @@ def _scan(base: Path, names) -> list:
                      if child.is_dir()):
                 namespaces.append(entry)
         elif entry.is_file() and entry.suffix == ".py" and entry.stem not in _NOT_MODULES \
-                and entry.stem.isidentifier():
+                and entry.stem.isidentifier() and entry.stem != "__init__":
             found.append(entry)
     # A namespace package is read where no regular package is (a top-level `tools/` with a
     # package in it is no more API than its neighbours).
@@ -421,10 +446,13 @@ def sdist_modules(top: Path, distribution: str | None = None) -> tuple:
         if path is not None and package.replace(".", "").isidentifier():
             found.extend(_python_files(top, path, path, package))
     names = list(dict.fromkeys(declared.names + listed)) or None
-    # A directory with an __init__.py is a package, not where packages are.
-    roots = [path for path in (*(_below(top, root) for root in declared.roots), *info_roots,
-                               *(_below(top, root) for root in _CONVENTIONAL_ROOTS))
-             if path is not None and not (path / "__init__.py").is_file()] + [top]
+    # A directory with an __init__.py is a package, not where packages are, unless the build
+    # configuration says it is (future 0.18's `package_dir={'': 'src'}` beside a
+    # `src/__init__.py` that only setup.py imports).
+    declared_roots = [_below(top, root) for root in declared.roots]
+    roots = [path for path in declared_roots if path is not None] + [
+        path for path in (*info_roots, *(_below(top, root) for root in _CONVENTIONAL_ROOTS))
+        if path is not None and not (path / "__init__.py").is_file()] + [top]
     for base in dict.fromkeys(roots):
         entries = _scan(base, names)
         if not entries:
