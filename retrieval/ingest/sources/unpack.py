@@ -91,8 +91,14 @@ def _unpack_tar(archive: str, root: Path, budget: _Budget) -> list:
             path = _target(root, member.name)
             if member.isdir():
                 path.mkdir(parents=True, exist_ok=True)
-            elif member.isfile():
-                source = tar.extractfile(member)
+            elif member.isfile() or member.islnk():
+                # A hard link is written as a copy of the earlier member it names, read from
+                # the archive (webassets 2.0's sdist stores its package's files so); no link
+                # is made on disk.
+                try:
+                    source = tar.extractfile(member)
+                except KeyError:  # a hard link to no earlier member
+                    source = None
                 if source is None:
                     left_out.append(shown(member.name))
                     continue
