@@ -280,6 +280,24 @@ class DocstringReaderTest(unittest.TestCase):
                          [("Wrapper.parent", "The parent element."),
                           ("Wrapper.index", "Its index.")])
 
+    def test_only_the_branch_python_3_runs_of_a_major_version_test_binds(self):
+        # future 0.18's `if utils.PY3: __all__ = ['newtypes']` / `else: from .newbytes import
+        # newbytes ...`: on the Python 3 Sphinx runs on, only the first; a minor version's
+        # test (`>= (3, 8)`) still binds what either branch defines.
+        module = parse_module("m", "m.py", (
+            b'"""M."""\nimport sys\nfrom . import utils\n\nif utils.PY3:\n'
+            b'    __all__ = ["newtypes"]\n    newtypes = {}\nelse:\n'
+            b'    def newbytes():\n        """Py2 bytes."""\n    __all__ = ["newbytes"]\n\n'
+            b'if sys.version_info[0] == 2:\n    def text():\n        """Py2."""\nelse:\n'
+            b'    def text():\n        """Py3."""\n\n'
+            b'if sys.version_info >= (3, 8):\n    def new():\n        """New."""\nelse:\n'
+            b'    def old():\n        """Old."""\n'))
+        self.assertEqual(module.all_names, ("newtypes",))
+        self.assertNotIn("newbytes", module.objects)
+        self.assertEqual(module.objects["text"].docstring, "Py3.")
+        self.assertEqual((module.objects["new"].docstring, module.objects["old"].docstring),
+                         ("New.", "Old."))
+
     def test_each_name_an_unpacking_assignment_binds_is_an_object(self):
         # GitPython's `NEW_TAG, NEW_HEAD, ERROR = [1 << x for x in range(3)]`: autodoc lists
         # each name (:undoc-members:), and its analyzer gives each the assignment's doc

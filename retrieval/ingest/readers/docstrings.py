@@ -1194,10 +1194,14 @@ class _Reader:
                 self.type_checking -= 1
                 self.branched -= 1
                 continue
+            decided = _decided_branch(statement)
+            if decided is not None:
+                self.body(decided, prefix, path, is_class)  # no branch: what always runs
+                continue
             blocks = _blocks(statement)
             if blocks:
-                # `if sys.version_info ...:`, `try: ... except ImportError:`: what either branch
-                # defines is defined (the first definition of a name is the one kept).
+                # `if sys.version_info >= (3, 8):`, `try: ... except ImportError:`: what either
+                # branch defines is defined (the first definition of a name is the one kept).
                 self.branched += 1
                 for block in blocks:
                     self.body(block, prefix, path, is_class)
@@ -2550,6 +2554,60 @@ def _module_set(node: ast.ClassDef) -> str | None:
     return None
 
 
+def _decided_branch(statement) -> list | None:
+    """Return the one branch of an `if` that runs wherever Sphinx imports the module, or None
+    where importing tells."""
+    if not isinstance(statement, ast.If):
+        return None
+    if _is_main_guard(statement.test):
+        # `if __name__ == "__main__":` runs as a script only: on import it binds nothing
+        # (Pillow's SpiderImagePlugin reads a file into `im` there).
+        return statement.orelse
+    # A test of Python's major version (`if PY3:`, `if sys.version_info[0] == 2:`) holds the
+    # same in every Python 3 a Sphinx runs on: only its branch binds (future 0.18's `if
+    # utils.PY3: __all__ = ['newtypes']`, else its Python 2 types).
+    python3 = _on_python3(statement.test)
+    return None if python3 is None else statement.body if python3 else statement.orelse
+
+
+# Names compatibility modules give "this is Python 3" or "Python 2" (six's PY3, PY2).
+_PY3_NAMES = frozenset({"PY3", "PY3K", "IS_PY3", "PY_3", "PYTHON3", "IS_PYTHON3"})
+_PY2_NAMES = frozenset({"PY2", "IS_PY2", "PY_2", "PYTHON2", "IS_PYTHON2"})
+
+
+def _on_python3(test) -> bool | None:
+    """Return what a test of Python's major version is on Python 3 (`PY3`, `not PY2`,
+    `sys.version_info[0] >= 3`, `sys.version_info.major == 2`, `sys.version_info < (3,)`,
+    `sys.version_info >= (3, 0)`), or None where it tests more than that."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _on_python3(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        name = test.id if isinstance(test, ast.Name) else test.attr
+        return True if name in _PY3_NAMES else False if name in _PY2_NAMES else None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, operator, right = ast.unparse(test.left), test.ops[0], test.comparators[0]
+    try:
+        value = ast.literal_eval(right)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    compare = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+               ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+               ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}.get(type(operator))
+    if compare is None:
+        return None
+    if left in ("sys.version_info[0]", "sys.version_info.major") and isinstance(value, int):
+        return compare(3, value)
+    if left == "sys.version_info" and isinstance(value, tuple) and value \
+            and all(isinstance(part, int) for part in value) \
+            and (value[0] != 3 or value in ((3,), (3, 0))):
+        # Decided by the major version alone ((2, 7), (4,), (3,), (3, 0) against any 3.x,
+        # whose version_info is longer): any Python 3 answers as 3.0.1 does.
+        return compare((3, 0, 1), value)
+    return None
+
+
 def _is_main_guard(test) -> bool:
     """Tell whether an `if` test is `__name__ == "__main__"` (either way round)."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1 \
@@ -2612,10 +2670,8 @@ def _type_checking(statement) -> bool:
 def _blocks(statement) -> list:
     """Return the statement lists of a compound statement that is no definition, else []."""
     if isinstance(statement, ast.If):
-        # `if __name__ == "__main__":` runs as a script only: on import it binds nothing
-        # (Pillow's SpiderImagePlugin reads a file into `im` there).
-        return [statement.orelse] if _is_main_guard(statement.test) else \
-            [statement.body, statement.orelse]
+        decided = _decided_branch(statement)
+        return [decided] if decided is not None else [statement.body, statement.orelse]
     if isinstance(statement, (ast.Try, ast.TryStar)):
         # A body that only imports what every Sphinx build has (Sphinx's requirements, the
         # standard library) never falls back on its ImportError handler there (celery's `try:
