@@ -307,6 +307,19 @@ class SphinxProjectTest(unittest.TestCase):
                           ["a.Engine.c.port"], ["c.start"], ["a.Engine.stop"],
                           ["a.Engine.run"]])
 
+    def test_a_class_of_several_signatures_holds_its_content_under_the_last(self):
+        # PyWavelets 1.1's `.. class:: BaseNode(parent, data, node_name)` then
+        # `WaveletPacket2D(data, wavelet, ...)` on the next line: the Python domain's
+        # before_content takes names[-1], so `.. attribute:: data` is WaveletPacket2D's.
+        page = predict_page("ref", "Ref\n===\n\n.. module:: pywt\n\n"
+                            ".. class:: BaseNode(parent, data)\n"
+                            "           WaveletPacket2D(data, wavelet)\n\n"
+                            "    .. attribute:: data\n\n        The data.\n",
+                            Directives())
+        self.assertEqual([obj.ids for obj in page.page.python_objects()],
+                         [["pywt.BaseNode", "pywt.WaveletPacket2D"],
+                          ["pywt.WaveletPacket2D.data"]])
+
     def test_an_option_takes_an_id_for_each_name_and_its_old_lowercased_one(self):
         # Sphinx's Cmdoption: `-T, --no-toc` takes cmdoption-apidoc-T and -no-toc, and the old
         # docutils ids cmdoption-apidoc-t and -no-toc; a later `-t` finds its id taken and is

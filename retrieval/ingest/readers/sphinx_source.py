@@ -546,7 +546,11 @@ class _Predictor(RstReader):
         self.objects.append(RenderedObject(name, [(i, bare) for i, bare, _, _ in signatures],
                                            PYTHON_DOMAIN))
         if name in ("class", "exception"):
-            self.scopes[-1].owner = _PyClass(signatures[0][2], module)
+            # Of several signatures, the last names the class its content is in (the Python
+            # domain's before_content takes names[-1]: PyWavelets' `.. class::
+            # BaseNode(...)` then `WaveletPacket2D(...)`, whose `.. attribute:: data` is
+            # `pywt.WaveletPacket2D.data`).
+            self.scopes[-1].owner = _PyClass(signatures[-1][2], module)
         elif signatures[-1][3]:
             # `.. method:: ModelAdmin.change_view` sets py:class to its written prefix for its
             # body: a reference there is looked up under that class too.
