@@ -543,11 +543,27 @@ class OlderSphinxCustomThemeTest(BuiltSiteTest):
         '<div class="col3 right"><div class="body"><div class="sphinxsidebar">SIDEBAR-NOISE'
         '</div></div></div>\n'
         '<footer>FOOTER-NOISE</footer></body></html>\n'),
-        "_sources/index.rst.txt": ".. autofunction:: pkg.greet\n"}
+        "_sources/index.rst.txt": ".. autofunction:: pkg.greet\n",
+        # Sphinx 2 and before: a description's <dl> named by its directive alone (webassets
+        # 0.12's Debian site); repoze.sphinx.autointerface's `py interface` (BTrees').
+        "old.html": (
+            '<!DOCTYPE html>\n<html><head><title>Old</title></head><body>\n'
+            '<div class="body" role="main"><div class="section" id="old"><h1>Old</h1>\n'
+            '<dl class="function">\n<dt id="pkg.wave">\n<code class="descclassname">pkg.'
+            '</code><code class="descname">wave</code><span class="sig-paren">(</span>'
+            '<span class="sig-paren">)</span></dt>\n<dd><p>Wave at people.</p></dd></dl>\n'
+            '<dl class="py interface">\n<dt class="sig sig-object py" id="pkg.IGreeter">'
+            '<span class="sig-prename descclassname">pkg.</span>'
+            '<span class="sig-name descname">IGreeter</span></dt>\n'
+            '<dd><p>What greets.</p></dd></dl>\n</div></div></body></html>\n'),
+        "_sources/old.rst.txt": ".. autofunction:: pkg.wave\n"}
 
     def test_each_object_is_read_at_its_own_id_from_the_main_content(self):
         passages = self.passages()
         self.assertIn(BASE + "index.html#pkg.greet", passages)
+        self.assertTrue(passages[BASE + "old.html#pkg.wave"][4].startswith(
+            "pkg.wave()\n\nWave at people."))
+        self.assertIn(BASE + "old.html#pkg.IGreeter", passages)
         self.assertTrue(passages[BASE + "index.html#pkg.greet"][4].startswith(
             "pkg.greet(name)\n\nSay hello to name."))
         self.assertNotIn("NOISE", "\n".join(row[4] for row in passages.values()))

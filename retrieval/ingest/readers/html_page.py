@@ -29,10 +29,14 @@ from .rendered import (
     HEADINGS,
     MAIN_DIV_CLASSES,
     MAX_SECTION_DEPTH,
+    NAME_CLASSES,
+    PRENAME_CLASSES,
     PYTHON_DOMAIN,
+    SIGNATURE_PARTS,
     STANDARD_DOMAIN,
     VOID,
     class_names,
+    described_object,
     main_start,
     scan,
     tag_attributes,
@@ -104,8 +108,9 @@ def _may_start_main(tag: str, raw_attributes: str) -> bool:
 def _object_kind(tag: str, classes: list, inside_class: bool) -> str | None:
     """Return the kind of object an element documents (Sphinx `dl.py`, `dl.std`, mkdocstrings),
     or None."""
-    if tag == "dl" and len(classes) >= 2 and classes[0] == PYTHON_DOMAIN:
-        return OBJECT_DIRECTIVES.get(classes[1])  # Sphinx names the class after the directive
+    described = described_object(classes) if tag == "dl" else None
+    if described is not None and described[0] == PYTHON_DOMAIN:
+        return OBJECT_DIRECTIVES.get(described[1])  # Sphinx names the class after the directive
     if _is_standard_object(tag, classes):
         # An environment variable, a command-line option, a setting: a named value, not code.
         return STD_OBJECT_KIND
@@ -130,12 +135,7 @@ _MKDOCSTRINGS_KIND = {"function": "function", "class": "class", "attribute": "at
                       "module": SECTION}
 # Elements whose end closes what their start opened (a section or an object).
 _CONTAINERS = frozenset(("section", "dl", "div"))
-# The elements of a signature that hold its name's parts, and their classes: a module or
-# class prefix (`sig-prename`, before Sphinx 3 `descclassname`) and the name (`sig-name`,
-# `descname`).
-_SIGNATURE_PARTS = frozenset(("span", "code"))
-_PRENAME = frozenset(("sig-prename", "descclassname"))
-_NAME = frozenset(("sig-name", "descname"))
+
 
 
 class _PageReader:
@@ -239,10 +239,9 @@ class _PageReader:
             # Sphinx 4 marks a signature `dt.sig-object`; before it, a description's signature
             # was any <dt> of its <dl> (`<dt id="mptt.admin.DraggableMPTTAdmin">`).
             self._begin_signature(attrs.get("id"), "dt")
-        elif tag in _SIGNATURE_PARTS and self._signature is not None:
-            # The name's parts: Sphinx 4's spans, Sphinx 3's and 2's <code> elements.
-            part = (1 if not _PRENAME.isdisjoint(classes) else
-                    2 if not _NAME.isdisjoint(classes) else None)
+        elif tag in SIGNATURE_PARTS and self._signature is not None:
+            part = (1 if not PRENAME_CLASSES.isdisjoint(classes) else
+                    2 if not NAME_CLASSES.isdisjoint(classes) else None)
             if part is not None:
                 self._signature_part = part
             self._span_parts.append(part)
@@ -366,7 +365,7 @@ class _PageReader:
                     self._undescribed = (owner, self._owners[-1])
         elif tag == "pre" and self._pre:
             self._pre -= 1
-        elif tag in _SIGNATURE_PARTS and self._signature is not None and self._span_parts:
+        elif tag in SIGNATURE_PARTS and self._signature is not None and self._span_parts:
             if self._span_parts.pop() is not None:
                 self._signature_part = 3  # what follows a name is its parameters
         elif (tag in HEADINGS or tag == "dt") and self._heading is not None:

@@ -16,6 +16,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from ..tree import DEFAULT_MAX_FILE_BYTES, Unreadable, open_tree_file, read_tree_file
+from .rst import OBJECT_DIRECTIVES
 
 
 @dataclass
@@ -36,6 +37,25 @@ class RenderedSection:
 # a project declares, pytest's `confval`), which name what a reader looks up just as often.
 PYTHON_DOMAIN, STANDARD_DOMAIN = "py", "std"
 OBJECT_DOMAINS = (PYTHON_DOMAIN, STANDARD_DOMAIN)
+
+
+# The elements of a signature that hold its name's parts, and their classes: a module or
+# class prefix (`sig-prename`, before Sphinx 3 `descclassname`) and the name (`sig-name`,
+# `descname`): Sphinx 4's spans, Sphinx 3's and 2's <code> elements.
+SIGNATURE_PARTS = frozenset(("span", "code"))
+PRENAME_CLASSES = frozenset(("sig-prename", "descclassname"))
+NAME_CLASSES = frozenset(("sig-name", "descname"))
+
+
+def described_object(classes: list) -> tuple | None:
+    """Return (domain, directive) of a `<dl>` describing an object, by its classes, or None:
+    `py function` (Sphinx 3 on), or, as Sphinx 2 and before wrote a Python description's,
+    its directive's name alone (`<dl class="function">`)."""
+    if len(classes) >= 2 and classes[0] in OBJECT_DOMAINS:
+        return classes[0], classes[1]
+    if len(classes) == 1 and classes[0] in OBJECT_DIRECTIVES:
+        return PYTHON_DOMAIN, classes[0]
+    return None
 # A glossary (`<dl class="glossary">`) describes terms, standard-domain objects too (Sphinx's
 # `std:term`): each entry's `<dt id>`s (a term and its synonyms) before its `<dd>` are one object
 # of this kind, named by nothing a source directive gives.
@@ -337,8 +357,8 @@ class _PageParser:
                   and attrs.get("href")):
                 self._link(attrs["href"])
         elif tag == "dl":
-            obj = RenderedObject(classes[1], domain=classes[0]) if len(classes) >= 2 and \
-                classes[0] in OBJECT_DOMAINS else None
+            described = described_object(classes)
+            obj = RenderedObject(described[1], domain=described[0]) if described else None
             if obj is not None:
                 self.objects.append(obj)
             self._dl_stack.append(obj)
@@ -352,12 +372,15 @@ class _PageParser:
                     self._term = RenderedObject(GLOSSARY_TERM, domain=STANDARD_DOMAIN)
                     self.objects.append(self._term)
                 self._term.signatures.append([attrs["id"], ""])
-        elif tag == "dt" and "sig-object" in classes and self._dl_stack and self._dl_stack[-1]:
+        elif tag == "dt" and self._dl_stack and self._dl_stack[-1]:
+            # A description's signature: `dt.sig-object` (Sphinx 4 on), any <dt> of its <dl>
+            # before (`<dt id="mptt.admin.DraggableMPTTAdmin">`).
             self._signature = [attrs.get("id") or None, ""]
             self._dl_stack[-1].signatures.append(self._signature)
-        elif tag == "span":
+        elif tag in SIGNATURE_PARTS:
             self._span_depth += 1
-            if self._signature is not None and "sig-name" in classes and not self._name_depth:
+            if self._signature is not None and not NAME_CLASSES.isdisjoint(classes) \
+                    and not self._name_depth:
                 self._name_depth = self._span_depth
             if self._heading is not None and "section-number" in classes:
                 self._number_depth = self._span_depth
@@ -387,7 +410,7 @@ class _PageParser:
         elif tag == "dt" and self._signature is not None:
             self._signature[1] = self._signature[1].strip()
             self._signature = None
-        elif tag == "span":
+        elif tag in SIGNATURE_PARTS:
             if self._name_depth == self._span_depth:
                 self._name_depth = 0
             if self._number_depth == self._span_depth:

@@ -37,10 +37,12 @@ OBJECT_DIRECTIVES = {
     "abstractmethod": "method", "decoratormethod": "method", "coroutinemethod": "method",
     "awaitablemethod": "method",
     "class": "class", "exception": "exception",
+    # repoze.sphinx.autointerface's `py:interface`, a class-like description (pyramid's).
+    "interface": "class",
     "attribute": "attribute", "property": "attribute", "data": "data",
 }
 # Their bodies are the namespace of nested objects (Sphinx's allow_nesting).
-_CLASS_DIRECTIVES = frozenset({"class", "exception"})
+_CLASS_DIRECTIVES = frozenset({"class", "exception", "interface"})
 # Navigation and index entries: markup for Sphinx, not prose for a reader.
 DROPPED_DIRECTIVES = frozenset({"toctree", "index"})
 # docutils' recommended title adornment characters.
