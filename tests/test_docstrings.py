@@ -1,5 +1,6 @@
 """Unit: package sources read with ast, autodoc directives resolved, releases unpacked safely."""
 
+import datetime
 import hashlib
 import inspect
 import io
@@ -864,8 +865,8 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
     def test_an_override_of_a_builtin_class_shows_its_docstring(self):
         # autodoc's getdoc looks along the whole MRO: pymongo's `class SON(dict)` overrides
         # `clear` without a docstring, rendered with dict's; a private name, or one the base
-        # has not, inherits nothing. A standard library class's (pymongo's `FixedOffset
-        # (tzinfo)`) is not read: only where the builder's process has imported its module.
+        # has not, inherits nothing. A standard library class's too (pymongo's `FixedOffset
+        # (tzinfo)`): the class Sphinx's import finds, its C implementation's docstring.
         package = package_of({"son": (
             "from datetime import tzinfo\n\n\nclass SON(dict):\n    \"\"\"Ordered.\"\"\"\n"
             "    def clear(self):\n        pass\n    def _keys(self):\n        pass\n"
@@ -873,7 +874,7 @@ class NamesTheReaderFollowsTest(unittest.TestCase):
             "    \"\"\"Offset.\"\"\"\n    def dst(self, dt):\n        return None\n")})
         found = {obj.name: obj.docstring for _, obj in public_objects(package)}
         self.assertEqual(found["son.SON.clear"], inspect.cleandoc(dict.clear.__doc__))
-        self.assertNotIn("son.Offset.dst", found)
+        self.assertEqual(found["son.Offset.dst"], inspect.cleandoc(datetime.tzinfo.dst.__doc__))
         self.assertNotIn("son.SON.to_dict", found)
         self.assertNotIn("son.SON._keys", found)
 
@@ -1088,6 +1089,18 @@ class AutodocTest(unittest.TestCase):
             "lib.Once": "Once.", "lib.Once.__init__": "",
             "lib.Once.__call__": "Call self as a function.",
             "lib.Once.__hash__": "Return hash(self)."})
+
+    def test_an_override_shows_the_standard_library_base_s_docstring(self):
+        # testtools 2.5's `def startTest(self, test):` without a docstring, in a
+        # unittest.TestResult subclass: autodoc shows unittest's, read from this Python's
+        # source (through unittest/__init__.py's import, never importing it).
+        package = package_of({"lib": (
+            'import unittest\n\n\nclass Result(unittest.TestResult):\n    """A result."""\n\n'
+            '    def startTest(self, test):\n        pass\n\n    def mine(self):\n        pass\n')})
+        found = documented_by(package, ".. autoclass:: lib.Result\n   :members:\n")
+        self.assertEqual({name: obj.docstring for name, obj in found.items()}, {
+            "lib.Result": "A result.",
+            "lib.Result.startTest": "Called when the given test is about to be run"})
 
     def test_every_directive_kind(self):
         text = ("\n.. module:: demo\n\n.. autodata:: DEFAULT_SIZE\n\n"

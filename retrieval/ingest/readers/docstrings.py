@@ -12,6 +12,7 @@ autodoc directives and re-exported names find their object.
 import ast
 import builtins
 import hashlib
+import importlib
 import inspect
 import io
 import itertools
@@ -2954,13 +2955,40 @@ _OBJECT_DOCS = {name: inspect.cleandoc(getattr(object, name).__doc__ or "")
 
 
 def _python_doc(dotted: str, name: str) -> str | None:
-    """Return the docstring a builtin class (`dict`) gives its member name, or None. Only
-    builtins: a standard library module's class would be read only where this process happens
-    to have imported its module, so the same release would build differently per entry point."""
-    owner = getattr(builtins, dotted, None) if "." not in dotted else None
-    doc = getattr(getattr(owner, name, None), "__doc__", None) if isinstance(owner, type) \
-        else None
+    """Return the docstring Python's own class (`dict`, `unittest.TestResult`) gives its
+    member name along its MRO, as autodoc's getdoc finds it, or None (testtools'
+    `startTest` shows unittest.TestResult's; pymongo's `FixedOffset.dst`, tzinfo's)."""
+    owner = _python_class(dotted)
+    doc = getattr(getattr(owner, name, None), "__doc__", None) if owner is not None else None
     return inspect.cleandoc(doc) if isinstance(doc, str) and doc.strip() else None
+
+
+# Standard library modules whose import does more than define names (opens a browser,
+# prints, starts a GUI): never imported for a docstring.
+_NOT_IMPORTED = frozenset({"antigravity", "this", "__hello__", "__phello__", "idlelib",
+                           "tkinter", "turtle", "turtledemo"})
+
+
+def _python_class(dotted: str) -> type | None:
+    """Return the builtin or standard library class a dotted name, as a module imports it,
+    names, or None. The standard library module is imported (it is Python's, never the
+    release's: nothing fetched is imported), so the class is the one Sphinx's import finds,
+    its C implementation's docstrings included."""
+    parts = dotted.split(".")
+    if len(parts) == 1:
+        found = getattr(builtins, dotted, None)
+        return found if isinstance(found, type) else None
+    if parts[0] not in sys.stdlib_module_names or parts[0] in _NOT_IMPORTED:
+        return None
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except Exception:  # a module this Python lacks or cannot import here
+            continue
+        for part in parts[cut:]:
+            found = getattr(found, part, None)
+        return found if isinstance(found, type) else None
+    return None
 
 
 def class_content(package: PackageSource, module: Module, obj: DocObject,
