@@ -1102,6 +1102,18 @@ class AutodocTest(unittest.TestCase):
             "lib.Result": "A result.",
             "lib.Result.startTest": "Called when the given test is about to be run"})
 
+    def test_a_partial_of_a_class_is_no_member_and_of_a_function_is_one(self):
+        # fonttools 4.38's `AreaPen = partial(GreenPen, func=1)`: autodoc unwraps a partial,
+        # so FunctionDocumenter takes `draw2 = partial(draw, 2)`, and no documenter the
+        # class's (checked against Sphinx 5.3.0).
+        package = package_of({"m": (
+            '"""M."""\nfrom functools import partial\n\n\nclass Pen:\n    """A pen."""\n\n\n'
+            'def draw(a, b):\n    """Draw."""\n\n\n'
+            'AreaPen = partial(Pen)\ndraw2 = partial(draw, 2)\n')})
+        self.assertEqual(list(documented_by(
+            package, ".. automodule:: m\n   :members:\n   :undoc-members:\n")),
+            ["m", "m.Pen", "m.draw", "m.draw2"])
+
     def test_every_directive_kind(self):
         text = ("\n.. module:: demo\n\n.. autodata:: DEFAULT_SIZE\n\n"
                 ".. autoexception:: demo.core.EngineError\n\n.. automethod:: Engine.stop\n\n"

@@ -840,7 +840,13 @@ def _undocumented_data(package, module, member, imported: bool = False) -> bool:
     its doc comment there is none of the attr_docs autodoc reads, the documented module's."""
     if member.kind != DATA or member.docstring is not None and not imported:
         return False
-    return all(found[1].kind == DATA for found in _bindings(package, module, member))
+    bindings = _bindings(package, module, member)
+    if (member.called or "").rpartition(".")[2] == "partial":
+        # functools.partial(F, ...): autodoc unwraps it to F, so FunctionDocumenter takes one
+        # of a function; no documenter takes one of a class (fonttools' `AreaPen =
+        # partial(GreenPen, func=1)`).
+        return not any(found[1].kind == FUNCTION for found in bindings)
+    return all(found[1].kind == DATA for found in bindings)
 
 
 def _bound_elsewhere(package, module, member) -> bool:
