@@ -71,5 +71,29 @@ class ApidocPagesTest(unittest.TestCase):
         self.assertEqual(self.pages(apidoc_module_dir="../nowhere"), {})
 
 
+    def test_a_makefile_recipe_running_sphinx_apidoc_gives_the_same_pages(self):
+        # lxml 4.9's top-level Makefile: `sphinx-apidoc -e -P -T -o doc/api src/lxml
+        # "*includes" ...`, run in the Makefile's folder, after a `which sphinx-apidoc` test;
+        # its pages are the project's (doc/api/conf.py) as the extension's would be.
+        line = ('@[ -x "`which sphinx-apidoc`" ] && (PYTHONPATH=src:$(PYTHONPATH) '
+                'sphinx-apidoc -e -P -T -o docs/api pkg "*tests") || echo none')
+        found = apidoc.command_settings(line, "", "docs")
+        self.assertEqual((found.module_dir, found.output_dir, found.excluded, found.separate,
+                          found.private, found.toc_file), ("../pkg", "api", ("*tests",), True,
+                                                          True, None))
+        root = temporary_directory(self)
+        write_tree(root, TREE)
+        self.assertEqual(sorted(apidoc.pages(root, "docs", found)), [
+            "api/pkg._hidden.rst", "api/pkg.core_tools.rst", "api/pkg.rst",
+            "api/pkg.sub.leaf.rst", "api/pkg.sub.rst"])
+        # docs/Makefile's `python -m sphinx.ext.apidoc -o . ../pkg`: into the project's root.
+        self.assertEqual(apidoc.command_settings(
+            "\tpython -m sphinx.ext.apidoc -f -H Pkg -o . ../pkg", "docs", "docs").output_dir, ".")
+        # What the shell expands, or writing outside the project, is not read.
+        for line, cwd in (("$(APIDOC) -o api ../pkg", "docs"), ("sphinx-apidoc -o $(OUT) pkg", ""),
+                          ("sphinx-apidoc -o build/api pkg", ""), ("sphinx-build -b html . _build",
+                                                                   "docs")):
+            self.assertIsNone(apidoc.command_settings(line, cwd, "docs"), line)
+
 if __name__ == "__main__":
     unittest.main()

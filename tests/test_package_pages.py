@@ -531,6 +531,23 @@ class HandWrittenDescriptionsTest(unittest.TestCase):
                               "reference/herd.pen.gate.html#herd.pen.gate.shut"}, urls)
         self.assertNotIn("reference/herd.barn.html#old", urls)
 
+    def test_a_makefile_s_sphinx_apidoc_recipe_writes_the_project_s_api_pages(self):
+        # lxml 4.9's Makefile runs `sphinx-apidoc -e -P -T -o doc/api src/lxml ...` before
+        # Sphinx: the same pages, at the project's root, said in the build's line.
+        files = FILES | {
+            "docs/api.rst": NO_API,
+            "Makefile": "apidoc:\n\t@[ -x \"`which sphinx-apidoc`\" ] \\\n"
+                        "\t\t&& sphinx-apidoc -e -T -o docs/reference herd \"*tests\"\n",
+            "herd/tests/__init__.py": "", "herd/tests/check.py": 'def check():\n    """Check."""\n'}
+        report = io.StringIO()
+        _, rows = built(temporary_directory(self), files, report=report)
+        urls = {url.removeprefix(DOCS) for url, *_ in rows}
+        self.assertLessEqual({"reference/herd.barn.html#herd.barn.build",
+                              "reference/herd.html#herd.graze"}, urls)
+        self.assertEqual([url for url in urls if "check" in url], [])
+        self.assertIn("build: herd/1.0: Makefile's sphinx-apidoc: 2 pages written below "
+                      "docs/reference/ from herd/\n", report.getvalue())
+
     def test_an_autoclass_in_a_hand_written_class_s_content_is_named_under_that_class(self):
         # Pillow's `.. class:: UnixViewer` holding `.. autoclass:: PIL.ImageShow.XDGViewer`:
         # the Python domain puts UnixViewer before the name, #PIL.ImageShow.UnixViewer.XDGViewer.

@@ -212,23 +212,53 @@ class GalleryPages:
 
 
 def apidoc_pages(tree: SourceTree, project: SphinxProject, progress: Progress) -> dict:
-    """Return {page below the project's root: its text} of the pages sphinxcontrib-apidoc
-    writes on each build (readers/apidoc.py), said in one line; {} without the extension."""
-    found = project.conf.apidoc
+    """Return {page below the project's root: its text} of the pages sphinx-apidoc writes
+    (readers/apidoc.py) on each build, where conf.py enables sphinxcontrib-apidoc, or before
+    it, where a Makefile's recipe runs it into the project (makefile_apidoc); said in one
+    line; {} without either."""
+    found, by = project.conf.apidoc, "sphinxcontrib.apidoc"
     if found is None:
-        return {}
+        makefile = makefile_apidoc(tree, project.root)
+        if makefile is None:
+            return {}
+        by, found = f"{makefile[0]}'s sphinx-apidoc", makefile[1]
     written = apidoc.pages(tree.root, project.root, found)
     # Its output is the site's, whatever the folder held (nltk's committed copy of it); the
     # templates a project gives apidoc are not rendered: the defaults stand in.
     templates = posixpath.join(project.root, found.template_dir)
     own = [name for name in apidoc.TEMPLATES
            if os.path.isfile(os.path.join(tree.root, templates, name))]
-    progress.note(f"{tree.label}: sphinxcontrib.apidoc: {len(written)} pages written below "
-                  f"{posixpath.join(project.root, found.output_dir)}/ from "
+    progress.note(f"{tree.label}: {by}: {len(written)} pages written below "
+                  f"{posixpath.normpath(posixpath.join(project.root, found.output_dir))}/ from "
                   f"{posixpath.normpath(posixpath.join(project.root, found.module_dir))}/"
                   + (f" (its templates {', '.join(own)} not rendered: the defaults stand in)"
                      if own else ""))
     return written
+
+
+# A Makefile read for a sphinx-apidoc recipe is a build script: far below the file cap.
+_MAX_MAKEFILE_BYTES = 256 * 1024
+
+
+def makefile_apidoc(tree: SourceTree, conf_root: str) -> tuple | None:
+    """Return (the Makefile, ApidocSettings) of the first `sphinx-apidoc` recipe line of the
+    Makefile at the tree's top or in a folder holding the project's (lxml's top-level
+    `apidoc:` target writes doc/api/ from src/lxml), that writes into the project; None if
+    there is none."""
+    parts = conf_root.split("/") if conf_root else []
+    for depth in range(len(parts) + 1):
+        folder = "/".join(parts[:depth])
+        makefile = posixpath.join(folder, "Makefile")
+        try:
+            text = read_tree_file(tree.root, makefile, _MAX_MAKEFILE_BYTES).decode(
+                "utf-8", "replace")
+        except (OSError, Unreadable):
+            continue
+        for line in text.replace("\\\n", " ").split("\n"):
+            found = apidoc.command_settings(line, folder, conf_root)
+            if found is not None:
+                return makefile, found
+    return None
 
 
 def gallery_pages(tree: SourceTree, project: SphinxProject, progress: Progress) -> GalleryPages:

@@ -19,8 +19,11 @@ project's own apidoc templates are not rendered: the defaults stand in, and the 
 
 import dataclasses
 import fnmatch
+import itertools
 import os
 import posixpath
+import re
+import shlex
 from dataclasses import dataclass
 
 from .autosummary_templates import rst_escape
@@ -69,6 +72,68 @@ def settings(known: dict, extensions: tuple) -> ApidocSettings | None:
         toc_file=None if toc is False else _text(toc, default.toc_file or ""),
         module_first=known.get("apidoc_module_first") is True)
     return _with_arguments(found, list(_texts(known.get("apidoc_extra_args"))))
+
+
+# How a shell line runs sphinx-apidoc: its script, or the module (`python -m sphinx.ext.apidoc`).
+_COMMANDS = ("sphinx-apidoc", "sphinx.ext.apidoc")
+# What ends one command of a shell line.
+_SHELL_ENDS = frozenset({")", ";", "&&", "||", "|", "&", ">", ">>", "<"})
+# sphinx-apidoc's options that take a value this does not use (-H project, -A author, ...).
+_VALUED = frozenset({"-H", "--doc-project", "-A", "--doc-author", "-V", "--doc-version",
+                     "-R", "--doc-release", "-s", "--suffix"})
+
+
+def command_settings(line: str, cwd: str, conf_root: str) -> ApidocSettings | None:
+    """Return the settings of the `sphinx-apidoc` command a shell line (a Makefile recipe's,
+    continuation lines joined) runs in cwd, for the project at conf_root (both '/'-separated
+    below the tree's top): lxml's `sphinx-apidoc -e -P -T -o doc/api src/lxml "*includes"`.
+    None where the line runs none, names something the shell would expand (`$(VAR)`), or
+    writes outside the project's folder."""
+    starts = sorted(match.start() for command in _COMMANDS
+                    for match in re.finditer(re.escape(command), line))
+    # The first that reads as a command (lxml's line first tests `which sphinx-apidoc`).
+    return next((found for found in (_command_at(line[start:], cwd, conf_root)
+                                     for start in starts) if found is not None), None)
+
+
+def _command_at(command: str, cwd: str, conf_root: str) -> ApidocSettings | None:
+    """Return command_settings' settings of a shell text starting with the command's name."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(itertools.takewhile(lambda word: word not in _SHELL_ENDS, lexer))[1:]
+    except ValueError:  # an unclosed quote
+        return None
+    if any("$" in word or "`" in word for word in words):
+        return None
+    output, positional, flags = None, [], []
+    iterator = iter(words)
+    for word in iterator:
+        flag, _, value = word.partition("=")
+        if flag in ("-o", "--output-dir"):
+            output = value or next(iterator, None)
+        elif flag in _VALUED:
+            if not value:
+                next(iterator, None)
+        elif word.startswith("-"):
+            flags.append(word)
+            if flag in ("-d", "--maxdepth", "--tocfile", "-t", "--templatedir") and not value:
+                flags.append(next(iterator, ""))
+        else:
+            positional.append(word)
+    if output is None or not positional:
+        return None
+    output = posixpath.normpath(posixpath.join(cwd, output))
+    module = posixpath.normpath(posixpath.join(cwd, positional[0]))
+    below = posixpath.relpath(output, conf_root)
+    if below.startswith(".."):
+        return None
+    excluded = tuple(
+        posixpath.relpath(posixpath.normpath(posixpath.join(cwd, pattern)), module)
+        if not pattern.startswith("*") else pattern for pattern in positional[1:])
+    found = ApidocSettings(posixpath.relpath(module, conf_root), output_dir=below,
+                           excluded=excluded)
+    return _with_arguments(found, flags)
 
 
 def _text(value, default: str) -> str:
@@ -209,7 +274,8 @@ def pages(top: str, conf_root: str, found: ApidocSettings) -> dict:
     if found.toc_file:
         written[found.toc_file] = _toc_page(top_levels, os.path.basename(root), found.max_depth)
     output = posixpath.normpath(found.output_dir.replace("\\", "/"))
-    return {posixpath.join(output, f"{name}.rst"): text for name, text in written.items()}
+    return {posixpath.normpath(posixpath.join(output, f"{name}.rst")): text
+            for name, text in written.items()}
 
 
 def _module_page(name: str, options: tuple, headings: bool) -> str:
