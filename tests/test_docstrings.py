@@ -595,6 +595,10 @@ class ComputedAllTest(unittest.TestCase):
                          ("App", "User", "apps", "later", "os", "users"))
         self.assertEqual(package.modules["gl.exceptions"].all_names, ("GitlabError",))
         self.assertTrue(package.modules["gl.other"].all_computed)
+        # reportlab's `__all__ = '''A B'''.split()`: a string's words.
+        package = package_of({"flow": '__all__ = """Frame\n    Spacer""".split()\n'})
+        computed_all(package)
+        self.assertEqual(package.modules["flow"].all_names, ("Frame", "Spacer"))
 
 
 class SummedReferencesTest(unittest.TestCase):

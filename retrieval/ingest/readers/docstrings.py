@@ -734,6 +734,10 @@ def _all_value(module: Module, node, other, namespace) -> tuple | None:
     test = _dir_test(node)
     if test is not None:
         return tuple(name for name in namespace(node.lineno) if test(name))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "split" and isinstance(node.func.value, ast.Constant) \
+            and isinstance(node.func.value.value, str) and not node.args and not node.keywords:
+        return tuple(node.func.value.value.split())  # reportlab's `'''A B C'''.split()`
     if isinstance(node, ast.Attribute) and node.attr == "__all__" \
             and isinstance(node.value, ast.Name) and node.value.id in module.imports:
         return other(module.imports[node.value.id])
