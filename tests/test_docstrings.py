@@ -1510,7 +1510,7 @@ class UnpackTest(unittest.TestCase):
                          ["pkg-1.0/link.py"])
         self.assertFalse(os.path.lexists(os.path.join(root, "pkg-1.0", "link.py")))
 
-    def test_a_hard_link_is_a_copy_of_the_member_it_names(self):
+    def test_a_link_is_a_copy_of_the_member_it_names(self):
         # webassets 2.0's sdist stores its package's files as hard links to examples' files:
         # pip writes them, and so does this, from the archive (no link on disk); one naming
         # no earlier member, or a /etc file, is left out.
@@ -1520,19 +1520,27 @@ class UnpackTest(unittest.TestCase):
             original = tarfile.TarInfo("pkg-1.0/examples/shared.py")
             original.size = len(data)
             tar.addfile(original, io.BytesIO(data))
-            for name, target in (("pkg-1.0/pkg/shared.py", "pkg-1.0/examples/shared.py"),
-                                 ("pkg-1.0/pkg/passwd.py", "/etc/passwd")):
+            for name, target, kind in (
+                    ("pkg-1.0/pkg/shared.py", "pkg-1.0/examples/shared.py", tarfile.LNKTYPE),
+                    ("pkg-1.0/pkg/passwd.py", "/etc/passwd", tarfile.LNKTYPE),
+                    ("pkg-1.0/docs/shared.txt", "../examples/shared.py", tarfile.SYMTYPE),
+                    ("pkg-1.0/docs/loop.txt", "loop.txt", tarfile.SYMTYPE)):
                 link = tarfile.TarInfo(name)
-                link.type, link.linkname = tarfile.LNKTYPE, target
+                link.type, link.linkname = kind, target
                 tar.addfile(link)
         root = os.path.join(temporary_directory(self), "tree")
         self.assertEqual(unpack.unpack(self.archive("pkg-1.0.tar.gz", buffer.getvalue()), root),
-                         ["pkg-1.0/pkg/passwd.py"])
+                         ["pkg-1.0/pkg/passwd.py", "pkg-1.0/docs/loop.txt"])
         copy = os.path.join(root, "pkg-1.0", "pkg", "shared.py")
         self.assertFalse(os.path.islink(copy))
         with open(copy, "rb") as written:
             self.assertEqual(written.read(), data)
         self.assertFalse(os.path.lexists(os.path.join(root, "pkg-1.0", "pkg", "passwd.py")))
+        # A symbolic link to a member (nibabel's changelog.rst -> ../../Changelog) likewise.
+        linked = os.path.join(root, "pkg-1.0", "docs", "shared.txt")
+        self.assertFalse(os.path.islink(linked))
+        with open(linked, "rb") as written:
+            self.assertEqual(written.read(), data)
 
     def test_a_size_bomb_is_refused_as_it_is_written(self):
         buffer = io.BytesIO()

@@ -91,13 +91,14 @@ def _unpack_tar(archive: str, root: Path, budget: _Budget) -> list:
             path = _target(root, member.name)
             if member.isdir():
                 path.mkdir(parents=True, exist_ok=True)
-            elif member.isfile() or member.islnk():
-                # A hard link is written as a copy of the earlier member it names, read from
-                # the archive (webassets 2.0's sdist stores its package's files so); no link
-                # is made on disk.
+            elif member.isfile() or member.islnk() or member.issym():
+                # A link is written as a copy of the member it names, read from the archive
+                # (webassets 0.12's sdist stores its package's files as hard links; nibabel's
+                # doc/source/changelog.rst -> ../../Changelog); no link is made on disk, and
+                # one naming what the archive does not hold (/etc/passwd) is left out.
                 try:
                     source = tar.extractfile(member)
-                except KeyError:  # a hard link to no earlier member
+                except (KeyError, RecursionError):  # a link to a link to ... itself
                     source = None
                 if source is None:
                     left_out.append(shown(member.name))
