@@ -178,6 +178,9 @@ class Module:
     all_statements: list = field(default_factory=list, compare=False)
     imports: dict = field(default_factory=dict)  # local name -> absolute dotted target
     star_imports: list = field(default_factory=list)  # modules whose names `*` brings in
+    # The line each module-level import binds a name on first (a local name, or a star
+    # import's module), for what `dir()` holds at a line (_namespace).
+    import_lines: dict = field(default_factory=dict, compare=False)
     # Module-level `NAME = value` (the last one) and `NAME["key"] = value` expressions, for
     # docstrings assembled at import time (templates.py resolves them statically).
     assigned: dict = field(default_factory=dict)
@@ -755,17 +758,22 @@ def _namespace(package: PackageSource, module: Module, line: int) -> list:
     """Return, sorted as dir() gives them, the names a module has bound before a line: what
     it defines above it, what it imports, what its star imports of the package bring, and
     of a package, each of its submodules those imports import (which binds it there)."""
-    names = set(_MODULE_DUNDERS) | set(module.imports)
+    def before(key: str) -> bool:
+        return module.import_lines.get(key, line) < line
+
+    imports = {local: target for local, target in module.imports.items() if before(local)}
+    stars = [source for source in module.star_imports if before(f"*{source}")]
+    names = set(_MODULE_DUNDERS) | set(imports)
     if module.path.endswith("/__init__.py"):
         names.add("__path__")
-        for target in (*module.imports.values(), *module.star_imports):
+        for target in (*imports.values(), *stars):
             below = target.removeprefix(f"{module.name}.")
             first = below.partition(".")[0]
             if below != target and package.module(f"{module.name}.{first}") is not None:
                 names.add(first)
     names.update(name for name in module.objects[""].members
                  if name in module.objects and module.objects[name].start_line < line)
-    for source in module.star_imports:
+    for source in stars:
         if package.module(source) is not None:
             names.update(package.star_names(source))
     return sorted(names)
@@ -1089,13 +1097,12 @@ class _Reader:
     def _imports(self, statement, imports: dict | None = None):
         """Record what an import statement binds: in the module's imports, else in imports."""
         bound = self.module.imports if imports is None else imports
+        lines = self.module.import_lines if imports is None else {}
         if isinstance(statement, ast.Import):
             for alias in statement.names:
-                if alias.asname:
-                    bound[alias.asname] = alias.name
-                else:
-                    head = alias.name.split(".")[0]
-                    bound[head] = head
+                local = alias.asname or alias.name.split(".")[0]
+                bound[local] = alias.name if alias.asname else local
+                lines.setdefault(local, statement.lineno)
         elif isinstance(statement, ast.ImportFrom):
             base = statement.module or ""
             if statement.level:
@@ -1105,8 +1112,10 @@ class _Reader:
                 if alias.name == "*":
                     if imports is None:
                         self.module.star_imports.append(base)
+                        lines.setdefault(f"*{base}", statement.lineno)
                 else:
                     bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+                    lines.setdefault(alias.asname or alias.name, statement.lineno)
 
     def _reexported(self, statement):
         """Record a call of one of the module's re-exporting functions (_reexports) on a
