@@ -16,6 +16,7 @@ import importlib
 import inspect
 import io
 import itertools
+import operator
 import pickle
 import re
 import sys
@@ -207,6 +208,14 @@ class Module:
     def quote(self, obj: DocObject) -> str:
         """Return an object's quoted lines, byte-exact."""
         return "\n".join(self.lines[obj.start_line - 1:obj.end_line])
+
+    def imported_name(self, written: str) -> str | None:
+        """Return the absolute dotted name a dotted name as written here stands for through
+        the module's imports (`click.command` after `import click`), or None where its first
+        part is not imported."""
+        head, dot, rest = written.partition(".")
+        bound = self.imports.get(head)
+        return None if bound is None else bound + dot + rest
 
     def member(self, owner: DocObject, name: str) -> DocObject | None:
         """Return the member of that name of a class this module defines, or None."""
@@ -835,13 +844,13 @@ def _name_test(node, variable: str):
             other = ast.literal_eval(node.comparators[0])
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             return None
-        operator = node.ops[0]
-        if isinstance(operator, (ast.In, ast.NotIn)) and isinstance(
+        comparison = node.ops[0]
+        if isinstance(comparison, (ast.In, ast.NotIn)) and isinstance(
                 other, (tuple, list, set, frozenset)) and all(isinstance(o, str) for o in other):
-            return (lambda name: name in other) if isinstance(operator, ast.In) \
+            return (lambda name: name in other) if isinstance(comparison, ast.In) \
                 else (lambda name: name not in other)
-        if isinstance(operator, (ast.Eq, ast.NotEq)) and isinstance(other, str):
-            return (lambda name: name == other) if isinstance(operator, ast.Eq) \
+        if isinstance(comparison, (ast.Eq, ast.NotEq)) and isinstance(other, str):
+            return (lambda name: name == other) if isinstance(comparison, ast.Eq) \
                 else (lambda name: name != other)
     return None
 
@@ -1126,10 +1135,9 @@ class _Reader:
                 and len(statement.value.args) == 1 and not statement.value.keywords):
             return
         written = ast.unparse(statement.value.args[0])
-        head, dot, rest = written.partition(".")
-        bound = self.module.imports.get(head)
+        bound = self.module.imported_name(written)
         if bound is not None and all(part.isidentifier() for part in written.split(".")):
-            self.module.star_imports.append(bound + dot + rest)
+            self.module.star_imports.append(bound)
 
     def _attached(self, statement, prefix: str):
         """Record a module-level `Class.name = function` of a class the module defined above
@@ -1664,9 +1672,8 @@ class _Reader:
         if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name,
                                                                            ast.Attribute)):
             return False
-        head, _, rest = ast.unparse(value.func).partition(".")
-        written = f"{self.module.imports.get(head, head)}.{rest}".rstrip(".")
-        return written in _ZOPE_ATTRIBUTES
+        written = ast.unparse(value.func)
+        return (self.module.imported_name(written) or written) in _ZOPE_ATTRIBUTES
 
     def _makes_command(self, decorators: list) -> bool:
         """Tell whether a module-level definition is decorated with click's command or group
@@ -1677,9 +1684,7 @@ class _Reader:
             written = decorator.func if isinstance(decorator, ast.Call) else decorator
             if not isinstance(written, (ast.Name, ast.Attribute)):
                 continue
-            head, _, rest = ast.unparse(written).partition(".")
-            imported = self.module.imports.get(head)
-            if imported is not None and f"{imported}.{rest}".rstrip(".") in _CLICK_DECORATORS:
+            if self.module.imported_name(ast.unparse(written)) in _CLICK_DECORATORS:
                 return True
             if isinstance(written, ast.Attribute) and written.attr in ("command", "group") \
                     and isinstance(written.value, ast.Name):
@@ -2584,6 +2589,9 @@ def _decided_branch(statement) -> list | None:
     return None if python3 is None else statement.body if python3 else statement.orelse
 
 
+# The comparison each of ast's operators makes.
+_COMPARISONS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+                ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 # Names compatibility modules give "this is Python 3" or "Python 2" (six's PY3, PY2).
 _PY3_NAMES = frozenset({"PY3", "PY3K", "IS_PY3", "PY_3", "PYTHON3", "IS_PYTHON3"})
 _PY2_NAMES = frozenset({"PY2", "IS_PY2", "PY_2", "PYTHON2", "IS_PYTHON2"})
@@ -2601,14 +2609,12 @@ def _on_python3(test) -> bool | None:
         return True if name in _PY3_NAMES else False if name in _PY2_NAMES else None
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
-    left, operator, right = ast.unparse(test.left), test.ops[0], test.comparators[0]
+    left, comparison, right = ast.unparse(test.left), test.ops[0], test.comparators[0]
     try:
         value = ast.literal_eval(right)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
-    compare = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
-               ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
-               ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}.get(type(operator))
+    compare = _COMPARISONS.get(type(comparison))
     if compare is None:
         return None
     if left in ("sys.version_info[0]", "sys.version_info.major") and isinstance(value, int):
@@ -3260,9 +3266,8 @@ def _subclasses_by_base(package: PackageSource) -> dict:
             if obj.kind not in (CLASS, EXCEPTION):
                 continue
             for base in obj.bases:
-                head, _, rest = base.partition(".")
-                if head in module.imports:
-                    absolute = module.imports[head] + (f".{rest}" if rest else "")
+                absolute = module.imported_name(base)
+                if absolute is not None:
                     found.setdefault(absolute, []).append(obj.name)
     return found
 
