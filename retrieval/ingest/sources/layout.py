@@ -205,14 +205,38 @@ def _setuptools_builds(pyproject: dict) -> bool:
     return backend is None or backend.startswith("setuptools")
 
 
-def _setup_cfg(top: Path, declared: Declared):
+def _setup_cfg_parser(top: Path) -> configparser.ConfigParser | None:
+    """Return a release's setup.cfg read (never interpolated), or None if it has none that
+    reads."""
     path = top / "setup.cfg"
     if not path.is_file():
-        return
+        return None
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
     except configparser.Error:
+        return None
+    return parser
+
+
+def _setup_calls(top: Path) -> list:
+    """Return each `setup(...)` call of a release's setup.py (parsed, never run), with the
+    names its top binds (_bound_at_top); [] if it has none that parses."""
+    path = top / "setup.py"
+    if not path.is_file():
+        return []
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    bound = _bound_at_top(tree)
+    return [(node, bound) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and base_name(node) == "setup"]
+
+
+def _setup_cfg(top: Path, declared: Declared):
+    parser = _setup_cfg_parser(top)
+    if parser is None:
         return
     if parser.has_option("options", "package_dir"):
         mapping = {}
@@ -233,17 +257,7 @@ def _setup_py(top: Path, declared: Declared):
     call (parsed, never run: psycopg2 2.9.5's `package_dir={'psycopg2': 'lib'}` is said
     nowhere else). The names count only where every one of them is written out: sympy 1.9's
     `packages=['sympy'] + modules` beside `py_modules=['isympy']` names more than isympy."""
-    path = top / "setup.py"
-    if not path.is_file():
-        return
-    try:
-        tree = ast.parse(path.read_bytes())
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return
-    bound = _bound_at_top(tree)
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or base_name(node) != "setup":
-            continue
+    for node, bound in _setup_calls(top):
         names: list | None = []
         for keyword in node.keywords:
             value = _setup_value(keyword.value, bound)
@@ -262,32 +276,18 @@ def setup_requirements(top: Path) -> list:
     `[options] install_requires`, else the literal `install_requires` of setup.py's
     `setup(...)` call, or a list a name bound at its top gives (python-ldap 3.4.3's
     `'pyasn1 >= 0.3.7'`, said nowhere else); parsed, never run."""
-    path = top / "setup.cfg"
-    if path.is_file():
-        parser = configparser.ConfigParser(interpolation=None)
-        try:
-            parser.read_string(path.read_text(encoding="utf-8", errors="replace"))
-            written = parser.get("options", "install_requires", fallback=None)
-        except configparser.Error:
-            written = None
-        if written is not None:
-            return [line.strip() for line in written.split("\n")
-                    if line.strip() and not line.strip().startswith("#")]
-    path = top / "setup.py"
-    try:
-        tree = ast.parse(path.read_bytes()) if path.is_file() else None
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        tree = None
-    if tree is None:
-        return []
-    bound = _bound_at_top(tree)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and base_name(node) == "setup":
-            for keyword in node.keywords:
-                if keyword.arg == "install_requires":
-                    found = _setup_value(keyword.value, bound)
-                    return [item for item in found if isinstance(item, str)] \
-                        if isinstance(found, (list, tuple)) else []
+    parser = _setup_cfg_parser(top)
+    written = parser.get("options", "install_requires", fallback=None) \
+        if parser is not None else None
+    if written is not None:
+        return [line.strip() for line in written.split("\n")
+                if line.strip() and not line.strip().startswith("#")]
+    for node, bound in _setup_calls(top):
+        for keyword in node.keywords:
+            if keyword.arg == "install_requires":
+                found = _setup_value(keyword.value, bound)
+                return [item for item in found if isinstance(item, str)] \
+                    if isinstance(found, (list, tuple)) else []
     return []
 
 
