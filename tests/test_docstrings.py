@@ -1374,6 +1374,37 @@ class AutodocTest(unittest.TestCase):
                           found["lib.Optional"].start_line),
                          (ATTRIBUTE, "alias of :class:`lib.core.Opt`", 5))
 
+    def test_a_name_bound_to_a_standard_library_class_is_documented_as_its_alias(self):
+        # kitchen's `StrictDict = defaultdict` in __all__ (checked against Sphinx 5.3.0):
+        # ClassDocumenter takes it (getdoc finds the class's docstring), "alias of" the class;
+        # a name bound to a module or to a number is no class; without __all__, :members:
+        # checks __module__ and leaves it out, unless it is listed.
+        modules = {"lib": ('"""Lib."""\nimport collections\nfrom collections import defaultdict\n'
+                           '__all__ = ["StrictDict", "Plain", "Ordered", "Module", "Number"]\n'
+                           'StrictDict = defaultdict\nPlain = dict\n'
+                           'Ordered = collections.OrderedDict\nModule = collections\n'
+                           'Number = 3\n')}
+        found = documented_by(package_of(modules), ".. automodule:: lib\n   :members:\n")
+        self.assertEqual(list(found), ["lib", "lib.StrictDict", "lib.Plain", "lib.Ordered"])
+        self.assertEqual([(found[name].kind, found[name].docstring) for name in list(found)[1:]],
+                         [(ATTRIBUTE, "alias of :class:`collections.defaultdict`"),
+                          (ATTRIBUTE, "alias of :class:`dict`"),
+                          (ATTRIBUTE, "alias of :class:`collections.OrderedDict`")])
+        modules["lib"] = modules["lib"].replace("__all__", "_all")
+        found = documented_by(package_of(modules), ".. automodule:: lib\n   :members:\n")
+        self.assertEqual(list(found), ["lib"])
+        found = documented_by(package_of(modules),
+                              ".. automodule:: lib\n   :members: Plain, Number\n")
+        self.assertEqual(list(found), ["lib", "lib.Plain"])
+        # A class's attribute the same (`dict_class = dict`), though no :undoc-members: is given.
+        found = documented_by(package_of({"lib": (
+            'import collections\n\n\nclass Holder:\n    """Holder."""\n\n'
+            '    dict_class = dict\n    factory = collections.OrderedDict\n    size = 3\n')}),
+            ".. autoclass:: lib.Holder\n   :members:\n")
+        self.assertEqual([(name, found[name].docstring) for name in list(found)[1:]],
+                         [("lib.Holder.dict_class", "alias of :class:`dict`"),
+                          ("lib.Holder.factory", "alias of :class:`collections.OrderedDict`")])
+
     def test_a_module_s_name_bound_to_a_class_is_documented_as_it_or_its_alias(self):
         # autodoc documents what a module member is: `Common = common` (a class of that
         # name) as the class, its members too; `Short = Common` as "alias of" it.

@@ -23,6 +23,7 @@ from .docstrings import (
     inheriting,
     is_private_member,
     is_special,
+    python_class,
 )
 from .rst import DELIMITER, LiteralLines
 from .templates import mapping_entries
@@ -807,7 +808,8 @@ def _class_alias(package, module, obj) -> tuple:
     a docstring or, under :undoc-members:, without: celery's `RedisBackend.ResultConsumer =
     ResultConsumer`), else, where the class has a docstring, documented as "alias of" it
     (`session_class = SecureCookieSession`: a link to it by the name it is defined at, as
-    autodoc's restify writes it); else as it is."""
+    autodoc's restify writes it), as a builtin or standard library class is (_outside_class);
+    else as it is."""
     if obj.docstring is not None:
         return module, obj
     if obj.kind == ATTRIBUTE and obj.bound is not None:
@@ -822,13 +824,32 @@ def _class_alias(package, module, obj) -> tuple:
     else:
         return module, obj
     if found is None or found[1].kind not in (CLASS, EXCEPTION):
-        return module, obj
+        outside = _outside_class(module, obj)
+        return (module, obj) if outside is None else \
+            (module, replace(obj, docstring=f"alias of :class:`{outside}`", kind=ATTRIBUTE))
     if found[1].name.rpartition(".")[2] == obj.name.rpartition(".")[2]:
         return found
     if found[1].docstring is None:
         return module, obj
     # ClassDocumenter's doc_as_attr describes it with the attribute directive, a module's too.
     return module, replace(obj, docstring=f"alias of :class:`{found[1].name}`", kind=ATTRIBUTE)
+
+
+def _outside_class(module, member) -> str | None:
+    """Return the builtin or standard library class a module's data or a class's attribute
+    without a docstring is bound to, by the name autodoc's restify writes for it (kitchen's
+    `StrictDict = defaultdict`: `collections.defaultdict`; `dict_class = dict`: `dict`), or
+    None: autodoc's ClassDocumenter takes such a name, its docstring the class's, as "alias
+    of" the class."""
+    written = member.alias if member.kind == DATA else \
+        member.bound if member.kind == ATTRIBUTE else None
+    if written is None or member.docstring is not None:
+        return None
+    found = python_class(module.imported_name(written) or written)
+    if found is None:
+        return None
+    return found.__qualname__ if found.__module__ == "builtins" \
+        else f"{found.__module__}.{found.__qualname__}"
 
 
 def _undocumented_data(package, module, member, imported: bool = False) -> bool:
@@ -841,6 +862,8 @@ def _undocumented_data(package, module, member, imported: bool = False) -> bool:
     if member.kind != DATA or member.docstring is not None and not imported:
         return False
     bindings = _bindings(package, module, member)
+    if not bindings and _outside_class(module, member) is not None:
+        return False
     if (member.called or "").rpartition(".")[2] == "partial":
         # functools.partial(F, ...): autodoc unwraps it to F, so FunctionDocumenter takes one
         # of a function; no documenter takes one of a class (fonttools' `AreaPen =
@@ -851,12 +874,14 @@ def _undocumented_data(package, module, member, imported: bool = False) -> bool:
 
 def _bound_elsewhere(package, module, member) -> bool:
     """Tell whether a module's undocumented data is bound to a function or class another module
-    defines (pydicom's `apply_rescale = apply_modality_lut`, imported from .util): that object
-    itself, whose __module__ autodoc's check_module finds is not the module's."""
+    defines (pydicom's `apply_rescale = apply_modality_lut`, imported from .util) or to a
+    standard library class (_outside_class): that object itself, whose __module__ autodoc's
+    check_module finds is not the module's."""
     if member.kind != DATA or member.docstring is not None:
         return False
     return next((found[0].name != module.name for found in _bindings(package, module, member)
-                 if found[1].kind in (FUNCTION, CLASS, EXCEPTION)), False)
+                 if found[1].kind in (FUNCTION, CLASS, EXCEPTION)),
+                _outside_class(module, member) is not None)
 
 
 def _bindings(package, module, member) -> list:

@@ -2977,7 +2977,7 @@ def _python_doc(dotted: str, name: str) -> str | None:
     """Return the docstring Python's own class (`dict`, `unittest.TestResult`) gives its
     member name along its MRO, as autodoc's getdoc finds it, or None (testtools'
     `startTest` shows unittest.TestResult's; pymongo's `FixedOffset.dst`, tzinfo's)."""
-    owner = _python_class(dotted)
+    owner = python_class(dotted)
     doc = getattr(getattr(owner, name, None), "__doc__", None) if owner is not None else None
     return inspect.cleandoc(doc) if isinstance(doc, str) and doc.strip() else None
 
@@ -2988,7 +2988,7 @@ _NOT_IMPORTED = frozenset({"antigravity", "this", "__hello__", "__phello__", "id
                            "tkinter", "turtle", "turtledemo"})
 
 
-def _python_class(dotted: str) -> type | None:
+def python_class(dotted: str) -> type | None:
     """Return the builtin or standard library class a dotted name, as a module imports it,
     names, or None. The standard library module is imported (it is Python's, never the
     release's: nothing fetched is imported), so the class is the one Sphinx's import finds,
