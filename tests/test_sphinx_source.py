@@ -1551,6 +1551,27 @@ class GeneratedPagesTest(unittest.TestCase):
         self.assertIn("#demo.Other", urls)
         self.assertNotIn("#demo.Other.stop", urls)
 
+    def test_a_flag_autodoc_default_options_sets_false_is_on_as_autodoc_reads_it(self):
+        # h5netcdf's `{"members": True, "undoc-members": False}` (checked against Sphinx 5.3.0):
+        # a flag option's converter, bool_option, returns True whatever it is given, so False
+        # turns :undoc-members: on; `members: False` is members_option's None, no members.
+        files = {"demo/__init__.py": '"""Demo."""\n\n\nclass Thing:\n    """A thing."""\n\n'
+                                     '    def run(self):\n        """Run."""\n\n'
+                                     '    def close(self):\n        pass\n',
+                 "docs/conf.py": "autodoc_default_options = {'members': True, "
+                                 "'undoc-members': False}\n",
+                 "docs/index.rst": "API\n===\n\n.. autoclass:: demo.Thing\n"}
+        write(self.root, files)
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertEqual([url for url in urls if url.startswith("#")],
+                         ["#demo.Thing", "#demo.Thing.run", "#demo.Thing.close"])
+        write(self.root, {"docs/conf.py": "autodoc_default_options = {'members': False, "
+                                          "'undoc-members': False}\n"})
+        urls = [unit["url"].removeprefix(DOCS + "index.html")
+                for unit in package_contents(self.root)]
+        self.assertEqual([url for url in urls if url.startswith("#")], ["#demo.Thing"])
+
     def test_napoleons_attributes_entries_are_described_with_their_class_whatever_members(self):
         # Napoleon makes each entry an `.. attribute::` in the class's docstring: described
         # without :members: (mutagen's OggFLAC.info) and beside a :members: list.

@@ -241,13 +241,21 @@ def _stub_sources(value) -> tuple | None:
     return None
 
 
+# autodoc's options whose converter is bool_option, which returns True whatever it is given.
+_FLAG_OPTIONS = frozenset({"undoc-members", "show-inheritance", "imported-members",
+                           "ignore-module-all", "noindex", "no-value", "deprecated"})
+
+
 def _autodoc_defaults(value) -> dict:
     """Return autodoc_default_options' string keys with a value a flag or a string has (None for
-    None or True); False, which leaves an option unset (`members: False`), is left out."""
+    None or True); False leaves an option unset (members_option's None for `members: False`)
+    but for a flag, which it sets (h5netcdf's `"undoc-members": False`)."""
     if not isinstance(value, dict):
         return {}
-    return {key: None if item is None or item is True else item for key, item in value.items()
-            if isinstance(key, str) and (item is None or item is True or isinstance(item, str))}
+    return {key: None if item is None or item is True or item is False else item
+            for key, item in value.items()
+            if isinstance(key, str) and (item is None or item is True or isinstance(item, str)
+                                         or item is False and key in _FLAG_OPTIONS)}
 
 
 def _parse(text: str):
