@@ -1405,6 +1405,27 @@ class AutodocTest(unittest.TestCase):
                          [("lib.Holder.dict_class", "alias of :class:`dict`"),
                           ("lib.Holder.factory", "alias of :class:`collections.OrderedDict`")])
 
+    def test_a_name_bound_to_an_instance_s_method_is_documented_as_that_method(self):
+        # jsonpickle's `register = registry.register` (registry = Registry()), Logbook's
+        # `debug = _default_logger.debug` (checked against Sphinx 5.3.0): a bound method,
+        # FunctionDocumenter's under a module, its docstring the method's; :members: leaves
+        # out one of a class another module defines (its __module__), as it does a function.
+        package = package_of({
+            "lib": ('"""Lib."""\nfrom lib.base import Logger\n\n\nclass Registry:\n'
+                    '    """A registry."""\n\n    def register(self, name):\n'
+                    '        """Register a name."""\n\n\nregistry = Registry()\n'
+                    'register = registry.register\n_default = Logger()\n'
+                    'debug = _default.debug\n'),
+            "lib.base": ('class Logger:\n    """Logger."""\n\n    def debug(self, msg):\n'
+                         '        """Log at debug."""\n')})
+        found = documented_by(package, ".. automodule:: lib\n   :members:\n")
+        self.assertEqual(list(found), ["lib", "lib.Registry", "lib.Registry.register",
+                                       "lib.register"])
+        self.assertEqual(found["lib.register"].docstring, "Register a name.")
+        found = documented_by(package, ".. autofunction:: lib.debug\n")
+        self.assertEqual([(name, obj.docstring) for name, obj in found.items()],
+                         [("lib.debug", "Log at debug.")])
+
     def test_a_module_s_name_bound_to_a_class_is_documented_as_it_or_its_alias(self):
         # autodoc documents what a module member is: `Common = common` (a class of that
         # name) as the class, its members too; `Short = Common` as "alias of" it.

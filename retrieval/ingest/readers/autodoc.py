@@ -693,7 +693,7 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
         candidates = within + candidates
     for dotted in candidates:
         found = _imported_module(package, dotted) if directive.kind == "module" else \
-            package.resolve(dotted) or _through_instance(package, dotted) if dotted else None
+            package.resolve(dotted) or package.through_instance(dotted) if dotted else None
         # As autodoc, any object for any directive, but a module only for automodule.
         if found is not None and (found[1].kind == MODULE) == (directive.kind == "module"):
             module, obj = found
@@ -725,22 +725,6 @@ def resolve(directive: Directive, package, settings: Settings = DEFAULT_SETTINGS
                 else documented
     if directive.kind == "attribute":
         return _runtime_attribute(directive, candidates, package)
-    return None
-
-
-def _through_instance(package, dotted: str):
-    """Return (Module, DocObject) a dotted name below a module's instance of a class of the
-    package names: the class's member, as autodoc's getattr of the instance reaches it
-    (distributed's `.. autofunction:: distributed.metrics.context_meter.meter` of
-    `context_meter = ContextMeter()`), else None. Only a directive's name is looked up so:
-    the package's own names bound to such members keep what they are."""
-    parts = dotted.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        found = package.resolve(".".join(parts[:cut]))
-        if found is not None:
-            instance_of = package.instance_of(*found) if found[1].kind == DATA else None
-            return package.resolve(".".join([instance_of[1].name, *parts[cut:]])) \
-                if instance_of is not None else None
     return None
 
 
@@ -873,23 +857,27 @@ def _undocumented_data(package, module, member, imported: bool = False) -> bool:
 
 
 def _bound_elsewhere(package, module, member) -> bool:
-    """Tell whether a module's undocumented data is bound to a function or class another module
-    defines (pydicom's `apply_rescale = apply_modality_lut`, imported from .util) or to a
+    """Tell whether a module's undocumented data is bound to a function, class or method (an
+    instance's: Logbook's `debug = _default_logger.debug`) another module defines (pydicom's
+    `apply_rescale = apply_modality_lut`, imported from .util) or to a
     standard library class (_outside_class): that object itself, whose __module__ autodoc's
     check_module finds is not the module's."""
     if member.kind != DATA or member.docstring is not None:
         return False
     return next((found[0].name != module.name for found in _bindings(package, module, member)
-                 if found[1].kind in (FUNCTION, CLASS, EXCEPTION)),
+                 if found[1].kind in (FUNCTION, METHOD, CLASS, EXCEPTION)),
                 _outside_class(module, member) is not None)
 
 
 def _bindings(package, module, member) -> list:
     """Return (Module, DocObject) of what a module's assignment names, where the package
     defines it: the name it binds (`Matrix = Dense`), then the function it is bound to or is
-    given first (`select = public_factory(Select._create)`)."""
+    given first (`select = public_factory(Select._create)`); a method of an instance's class
+    (`register = registry.register`) too."""
     return [found for written in (member.alias, member.wraps) if written
-            for found in [package.resolve_written(module, written)] if found is not None]
+            for found in [package.resolve_written(module, written)
+                          or package.through_instance(f"{module.name}.{written}")]
+            if found is not None]
 
 
 def _described_name(dotted: str, path: str, name: str, member) -> str:

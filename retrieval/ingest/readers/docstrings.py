@@ -396,13 +396,31 @@ class PackageSource:
             if found is not None:
                 return found if found[1].docstring is not None else (module, obj)
         if obj.docstring is None and obj.wraps:
-            found = self.resolve_written(module, obj.wraps)
+            # A bound method shows its function's docstring (Logbook's `debug =
+            # _default_logger.debug`).
+            found = self.resolve_written(module, obj.wraps) \
+                or self.through_instance(f"{module.name}.{obj.wraps}")
             # Not a class: `pass_script_info = make_pass_decorator(ScriptInfo)` is no
             # ScriptInfo, nor is `session_class = SecureCookieSession` documented as one.
             if found is not None and found[1].kind in (FUNCTION, METHOD) \
                     and found[1].docstring is not None:
                 return found
         return module, obj
+
+    def through_instance(self, dotted: str):
+        """Return (Module, DocObject) a dotted name below a module's instance of a class of the
+        package names: the class's member, as getattr of the instance reaches it (distributed's
+        `.. autofunction:: distributed.metrics.context_meter.meter` of `context_meter =
+        ContextMeter()`), else None. resolve() never looks through an instance: a name a
+        module binds to such a member keeps what it is, but for the docstring it shows."""
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            found = self.resolve(".".join(parts[:cut]))
+            if found is not None:
+                instance_of = self.instance_of(*found) if found[1].kind == DATA else None
+                return self.resolve(".".join([instance_of[1].name, *parts[cut:]])) \
+                    if instance_of is not None else None
+        return None
 
     def instance_of(self, module: Module, obj: DocObject):
         """Return (Module, DocObject) of the class of the package an assignment's value is an
