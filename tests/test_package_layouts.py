@@ -745,6 +745,21 @@ class PublicApiTest(unittest.TestCase):
         self.assertNotIn("val.checks.constant_validator", units)
         self.assertIn("val.checks.int_validator", units)
 
+    def test_an_undocumented_class_showing_its_base_s_docstring_is_a_unit_with_members(self):
+        # ezdxf's `class ColorDependentPlotStyles(PlotStyleTable)` in a module nothing
+        # re-exports: inspect.getdoc (autodoc's) gives it its base's docstring, so it is
+        # documented API, its documented `new_style` too; one whose bases have none is not.
+        units = units_of(self, {
+            "plot/__init__.py": '"""Plotting."""\n',
+            "plot/tables.py": 'class Table:\n    """A table of styles."""\n\n\n'
+                              'class ColorStyles(Table):\n    def new_style(self, aci):\n'
+                              '        """Set aci to a new style."""\n\n\n'
+                              'class Loose:\n    def run(self):\n        """Run."""\n'})
+        self.assertIn("plot.tables.ColorStyles", units)
+        self.assertIn("plot.tables.ColorStyles.new_style", units)
+        self.assertNotIn("plot.tables.Loose", units)
+        self.assertNotIn("plot.tables.Loose.run", units)
+
     def test_docstrings_assembled_from_templates_are_resolved_and_the_rest_counted(self):
         objects = self.assembled({
             "pd/shared.py": '_shared_docs = {}\n_shared_docs["merge"] = """\n'

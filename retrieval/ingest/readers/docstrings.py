@@ -2887,10 +2887,12 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
     package names as API); collect the assignments bound to a function in assigned (None:
     each is read as it is defined, matplotlib's `pyplot.axis`, `@docstring.copy(Axes.axis)`)."""
     obj = module.objects[path]
-    if obj.docstring is None and "." in path:
+    if obj.docstring is None and ("." in path or obj.kind in (CLASS, EXCEPTION)):
         # A member without a docstring shows its bases' (inspect.getdoc, autodoc's default
-        # autodoc_inherit_docstrings): click's `Group.get_command`, an override.
-        obj = inheriting(package, module, obj, (module, module.objects[path.rpartition(".")[0]]))
+        # autodoc_inherit_docstrings): click's `Group.get_command`, an override; a class its
+        # bases' (ezdxf's `ColorDependentPlotStyles(PlotStyleTable)`, its methods documented).
+        obj = inheriting(package, module, obj, (module, module.objects[path.rpartition(".")[0]])
+                         if "." in path else None)
     if obj.docstring is None:
         shown_module, shown = package.shown(module, obj)
         if shown is not obj and assigned is not None:
