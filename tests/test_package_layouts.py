@@ -171,6 +171,18 @@ class LayoutTest(unittest.TestCase):
             "pkg/both.py": "", "pkg/both.pyx": "", "pkg/decl.pxd": "cdef int g()\n"}),
             ["pkg", "pkg.both", "pkg.fast"])
 
+    def test_a_stub_is_a_module_where_no_python_or_cython_module_has_its_name(self):
+        # pydantic-core's _pydantic_core.pyi, a Rust extension's: the stub is all the sdist
+        # says of the compiled module; beside a .py (bcrypt's __init__.pyi) the .py is read.
+        self.assertEqual(self.modules({
+            "setup.py": "raise SystemExit\n", "pkg/__init__.py": "", "pkg/__init__.pyi": "",
+            "pkg/_core.pyi": "def f() -> None: ...\n", "pkg/fast.pyx": "", "pkg/fast.pyi": ""}),
+            ["pkg", "pkg._core", "pkg.fast"])
+        units = units_of(self, {
+            "pkg/__init__.py": '"""Pkg."""\nfrom ._core import fast\n__all__ = ["fast"]\n',
+            "pkg/_core.pyi": 'def fast(x: int) -> int:\n    """Compute it fast."""\n'})
+        self.assertIn("pkg.fast", units)
+
     def test_tests_benchmarks_and_examples_are_not_api_but_a_testing_package_is(self):
         self.assertEqual(self.modules({
             "pkg/__init__.py": "", "pkg/tests/__init__.py": "", "pkg/tests/test_a.py": "",

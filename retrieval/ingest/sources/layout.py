@@ -119,6 +119,11 @@ def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
             if name.endswith(".pyx") and f"{name[:-4]}.py" not in names:
                 # A Cython module: what it defines for Python (readers/cython.py).
                 dotted = module_name(named[:-4] + ".py")
+            elif name.endswith(".pyi") and not {f"{name[:-4]}.py", f"{name[:-4]}.pyx"} & set(
+                    names):
+                # A compiled module's stub (pydantic-core's _pydantic_core.pyi, a Rust
+                # extension's): its signatures and docstrings are all the source says of it.
+                dotted = module_name(named[:-4] + ".py")
             if dotted is None or not _api_directories(relative):
                 continue
             if is_test_module(name):
