@@ -182,6 +182,16 @@ class LayoutTest(unittest.TestCase):
             "pkg/__init__.py": '"""Pkg."""\nfrom ._core import fast\n__all__ = ["fast"]\n',
             "pkg/_core.pyi": 'def fast(x: int) -> int:\n    """Compute it fast."""\n'})
         self.assertIn("pkg.fast", units)
+        # numpy's char.pyi types `numpy.char`, which numpy binds to core.defchararray (core's
+        # __all__, numpy's star import): the stub is no module of its own there.
+        root = write_tree(temporary_directory(self), {
+            "pkg/__init__.py": '"""Pkg."""\nfrom .core import *\n',
+            "pkg/core/__init__.py": 'from . import strings as char\n__all__ = ["char"]\n',
+            "pkg/core/strings.py": 'def add(a, b):\n    """Add them."""\n',
+            "pkg/char.pyi": 'def add(a: str, b: str) -> str: ...\n'})
+        package = read_package(str(root), wheel_modules(root))
+        self.assertNotIn("pkg.char", package.modules)
+        self.assertEqual(package.resolve("pkg.char.add")[1].name, "pkg.core.strings.add")
 
     def test_tests_benchmarks_and_examples_are_not_api_but_a_testing_package_is(self):
         self.assertEqual(self.modules({

@@ -628,11 +628,30 @@ def read_package(root: str, files, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
             package.skipped.append((source + relative_path, str(exc)))
         else:
             package.modules[name] = module
+    shadowed_stubs(package)
     descriptor_members(package)
     derived_exceptions(package)
     compiled_rebindings(package)
     computed_all(package)
     return package
+
+
+def shadowed_stubs(package: PackageSource) -> None:
+    """Drop each module read from a stub (`.pyi`, a compiled module's: layout.py) whose name
+    its package binds to something else, as Python's attribute lookup finds that first
+    (numpy's char.pyi types `numpy.char`, which is numpy.core.defchararray: core's
+    `__all__` lists `char`, numpy's `from .core import *` binds it)."""
+    for name, module in list(package.modules.items()):
+        parent_name, _, local = name.rpartition(".")
+        parent = package.modules.get(parent_name) if module.path.endswith(".pyi") else None
+        if parent is None:
+            continue
+        imported = parent.imports.get(local)
+        if local in parent.objects or imported is not None and imported != name or any(
+                package.module(source) is not None and local in package.star_names(source)
+                for source in parent.star_imports):
+            del package.modules[name]
+    package.changed()  # star_names read before every module was final
 
 
 def _mentions(node: ast.FunctionDef, lines: list, text: str) -> bool:
