@@ -1572,6 +1572,24 @@ class GeneratedPagesTest(unittest.TestCase):
                 for unit in package_contents(self.root)]
         self.assertEqual([url for url in urls if url.startswith("#")], ["#demo.Thing"])
 
+    def test_what_the_docs_leave_out_is_the_package_s_own_documented_objects(self):
+        # A class without a docstring whose base has one is API in a build without docs
+        # folder (inspect.getdoc gives it that docstring); beside docs that describe the API,
+        # the objects they leave out are those documented themselves (jinja2's compiler
+        # classes stay out).
+        write(self.root, {
+            "demo/__init__.py": '"""Demo."""\n',
+            "demo/tables.py": 'class Table:\n    """A table."""\n\n    def load(self):\n'
+                              '        """Load it."""\n\n\nclass Styles(Table):\n'
+                              '    def new_style(self):\n        """Make a style."""\n',
+            "docs/conf.py": "",
+            "docs/index.rst": "API\n===\n\n.. autoclass:: demo.tables.Table\n"})
+        titles = [unit["title"] for unit in package_contents(
+            self.root, modules=(("demo/__init__.py", "demo"), ("demo/tables.py", "demo.tables")))]
+        self.assertIn("demo.tables.Table", titles)
+        self.assertNotIn("demo.tables.Styles", titles)
+        self.assertNotIn("demo.tables.Styles.new_style", titles)
+
     def test_napoleons_attributes_entries_are_described_with_their_class_whatever_members(self):
         # Napoleon makes each entry an `.. attribute::` in the class's docstring: described
         # without :members: (mutagen's OggFLAC.info) and beside a :members: list.

@@ -682,7 +682,8 @@ class _Units:
 
         found = []
         for module, obj in public_objects(self.package, self.aliases, self.inherited,
-                                          bound=self.docstrings_only, exported=exported):
+                                          bound=self.docstrings_only, exported=exported,
+                                          class_docs=self.docstrings_only):
             internal = bool(exported) and obj.kind != MODULE and not is_exported(obj.name) \
                 and not any(is_exported(cls) for _, cls in self.inherited.get(obj.name, ()))
             found.append((module, obj, internal))

@@ -2835,7 +2835,7 @@ def is_special(name: str) -> bool:
 
 def public_objects(package: PackageSource, names: dict | None = None,
                    inherited: dict | None = None, bound: bool = True,
-                   exported: Counter | None = None):
+                   exported: Counter | None = None, class_docs: bool = True):
     """Yield (Module, DocObject) of each module, class, function, method and attribute of the
     public API, where it is defined, modules in name order and members in source order.
 
@@ -2854,7 +2854,10 @@ def public_objects(package: PackageSource, names: dict | None = None,
     function's docstring (PackageSource.shown: `select = public_factory(Select._create, ...)`)
     is yielded as that function's lines under its own name, after the rest (unless told not
     to: bound). Names a module imports are documented where they are defined. (names and
-    exported: `aliases` and `exports`, computed if not given.)
+    exported: `aliases` and `exports`, computed if not given.) class_docs: a class without
+    a docstring shows its bases' (inspect.getdoc), and is documented by it; where a docs
+    folder describes the API, what it leaves out is the package's own documented objects
+    alone (not the compiler classes of jinja2 that a base's docstring would make API).
     """
     names = aliases(package) if names is None else names
     inherited = inherited or {}
@@ -2875,14 +2878,15 @@ def public_objects(package: PackageSource, names: dict | None = None,
             # postgresql/ranges.py's __all__ does not list).
             if obj.name in names or not private and _is_public_member(module, member, obj):
                 yield from _public_tree(package, module, member, exported, assigned, inherited,
-                                        _named_data(module, member, names))
+                                        _named_data(module, member, names), class_docs)
             elif not private and not is_private_member(member, obj) \
                     and obj.docstring is not None and obj.kind in (CLASS, EXCEPTION, FUNCTION):
                 # __all__ says what `import *` binds, not what is private: a documented class
                 # or function it leaves out is imported by its module's name and documented
                 # (sqlalchemy's `orderinglist.OrderingList`, its docs' autoclass). It is API,
                 # ranked below what the package exports (its in-links count exports).
-                yield from _public_tree(package, module, member, exported, assigned, inherited)
+                yield from _public_tree(package, module, member, exported, assigned, inherited,
+                                        class_docs=class_docs)
             else:
                 yield from _inherited_tree(package, module, member, inherited)
     # After every definition: quoting the same lines, a definition's own unit keeps its title.
@@ -2901,12 +2905,13 @@ def _named_data(module: Module, member: str, names: dict) -> bool:
 
 
 def _public_tree(package: PackageSource, module: Module, path: str, exported,
-                 assigned: list | None, inherited: dict, named: bool = False):
+                 assigned: list | None, inherited: dict, named: bool = False,
+                 class_docs: bool = True):
     """Yield an object of the API and its members by public_objects' rules (named: data the
     package names as API); collect the assignments bound to a function in assigned (None:
     each is read as it is defined, matplotlib's `pyplot.axis`, `@docstring.copy(Axes.axis)`)."""
     obj = module.objects[path]
-    if obj.docstring is None and ("." in path or obj.kind in (CLASS, EXCEPTION)):
+    if obj.docstring is None and ("." in path or class_docs and obj.kind in (CLASS, EXCEPTION)):
         # A member without a docstring shows its bases' (inspect.getdoc, autodoc's default
         # autodoc_inherit_docstrings): click's `Group.get_command`, an override; a class its
         # bases' (ezdxf's `ColorDependentPlotStyles(PlotStyleTable)`, its methods documented).
@@ -2941,7 +2946,7 @@ def _public_tree(package: PackageSource, module: Module, path: str, exported,
             # napoleon_include_special_with_doc documents it): `__eq__` says what `==`
             # builds; an `__init__` its class's unit does not quote, what its arguments do.
             yield from _public_tree(package, module, f"{path}.{member}", exported, assigned,
-                                    inherited)
+                                    inherited, class_docs=class_docs)
 
 
 def own_constructor(module: Module, obj: DocObject) -> DocObject | None:
