@@ -171,6 +171,19 @@ class LayoutTest(unittest.TestCase):
             "pkg/both.py": "", "pkg/both.pyx": "", "pkg/decl.pxd": "cdef int g()\n"}),
             ["pkg", "pkg.both", "pkg.fast"])
 
+    def test_maturin_s_python_source_holds_a_rust_extension_s_package(self):
+        # pydantic-core: `[tool.maturin] python-source = "python"`, module-name
+        # pydantic_core._pydantic_core (a stub package beside it); src/ is Rust and a script.
+        files = {"pyproject.toml": '[build-system]\nbuild-backend = "maturin"\n\n'
+                                   '[tool.maturin]\npython-source = "python"\n'
+                                   'module-name = "fast_core._fast_core"\n',
+                 "src/lib.rs": "", "src/self_schema.py": "",
+                 "python/fast_core/__init__.py": "",
+                 "python/fast_core/_fast_core/__init__.pyi": "def f() -> None: ...\n"}
+        self.assertEqual(self.modules(files), ["fast_core", "fast_core._fast_core"])
+        files["pyproject.toml"] = files["pyproject.toml"].replace('"maturin"', '"other"')
+        self.assertEqual(self.modules(files), ["self_schema"])
+
     def test_a_stub_is_a_module_where_no_python_or_cython_module_has_its_name(self):
         # pydantic-core's _pydantic_core.pyi, a Rust extension's: the stub is all the sdist
         # says of the compiled module; beside a .py (bcrypt's __init__.pyi) the .py is read.

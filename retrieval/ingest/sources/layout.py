@@ -8,8 +8,9 @@ An sdist's import packages are found, in this order, from:
    `py_modules` of setup.py's `setup(...)` call (parsed with ast); `pyproject.toml` (read
    with tomllib) `[tool.setuptools] package-dir`, `packages` and
    `[tool.setuptools.packages.find] where`, Poetry's `packages` (`include`, `from`), Hatch's
-   wheel `packages`, scikit-build-core's `wheel.packages` and flit's module (`[tool.flit.module]
-   name`, else the project's name);
+   wheel `packages`, scikit-build-core's `wheel.packages`, maturin's `python-source` and
+   `module-name` (a Rust extension's: pydantic-core's `python/`) and flit's module
+   (`[tool.flit.module] name`, else the project's name);
 2. the names its `*.egg-info/top_level.txt` lists (setuptools writes it into the sdist beside
    the code: sqlalchemy 1.4.46's `lib/SQLAlchemy.egg-info/`), of its own distribution (its
    PKG-INFO's Name), not of one it bundles;
@@ -349,6 +350,14 @@ def _pyproject(pyproject: dict, declared: Declared):
                 declared.names.append(entry["include"].split("/")[0].split(".")[0])
                 if isinstance(entry.get("from"), str):
                     declared.roots.append(entry["from"])
+    maturin = tool.get("maturin")
+    if isinstance(maturin, dict) and (_build_backend(pyproject) or "").startswith("maturin"):
+        # A Rust extension's Python part (pydantic-core's `python/pydantic_core/`): maturin
+        # packs python-source's package of module-name's first part, its stub beside it.
+        declared.where(maturin.get("python-source"))
+        if isinstance(maturin.get("module-name"), str):
+            declared.names.append(maturin["module-name"].split(".")[0])
+        declared.packages(maturin.get("python-packages"))
     hatch = tool.get("hatch", {})
     wheel = hatch.get("build", {}).get("targets", {}).get("wheel", {}) \
         if isinstance(hatch, dict) else {}
