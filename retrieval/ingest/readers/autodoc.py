@@ -864,9 +864,10 @@ def _bound_elsewhere(package, module, member) -> bool:
     check_module finds is not the module's."""
     if member.kind != DATA or member.docstring is not None:
         return False
-    return next((found[0].name != module.name for found in _bindings(package, module, member)
-                 if found[1].kind in (FUNCTION, METHOD, CLASS, EXCEPTION)),
-                _outside_class(module, member) is not None)
+    bound = [found for found in _bindings(package, module, member)
+             if found[1].kind in (FUNCTION, METHOD, CLASS, EXCEPTION)]
+    return bound[0][0].name != module.name if bound \
+        else _outside_class(module, member) is not None
 
 
 def _bindings(package, module, member) -> list:

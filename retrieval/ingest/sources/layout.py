@@ -110,6 +110,7 @@ def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
             subdirectories[:] = []
             continue
         imported: set | None = None
+        present = set(names)
         for name in names:
             path = Path(directory, name)
             relative = path.relative_to(base).as_posix()
@@ -117,11 +118,11 @@ def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
             # the package psycopg2 itself).
             named = f"{prefix.replace('.', '/')}/{relative}" if prefix else relative
             dotted = module_name(named)
-            if name.endswith(".pyx") and f"{name[:-4]}.py" not in names:
+            if name.endswith(".pyx") and f"{name[:-4]}.py" not in present:
                 # A Cython module: what it defines for Python (readers/cython.py).
                 dotted = module_name(named[:-4] + ".py")
-            elif name.endswith(".pyi") and not {f"{name[:-4]}.py", f"{name[:-4]}.pyx"} & set(
-                    names):
+            elif name.endswith(".pyi") and f"{name[:-4]}.py" not in present \
+                    and f"{name[:-4]}.pyx" not in present:
                 # A compiled module's stub (pydantic-core's _pydantic_core.pyi, a Rust
                 # extension's): its signatures and docstrings are all the source says of it.
                 dotted = module_name(named[:-4] + ".py")
