@@ -369,6 +369,12 @@ _DEFAULT_OPTIONS = frozenset({"members", "undoc-members", "inherited-members",
                               "imported-members", "class-doc-from", "no-value"})
 
 
+# Of those, the flags: their converter, bool_option, returns True whatever it is given, so a
+# default of False sets them too (h5netcdf's `"undoc-members": False`).
+_FLAG_OPTIONS = frozenset({"undoc-members", "show-inheritance", "imported-members",
+                           "ignore-module-all", "no-value"})
+
+
 # AUTODOC_EXTENDABLE_OPTIONS: a directive's `:members: +a` adds to the default's value.
 _EXTENDABLE_OPTIONS = frozenset({"members", "private-members", "special-members",
                                  "exclude-members"})
@@ -379,13 +385,15 @@ def with_defaults(directive: Directive, defaults: dict) -> Directive:
     applied as autodoc's process_documenter_options applies them to each option its
     documenter takes: `:no-NAME:` drops the default; a default that is a string yields to the
     directive's own value (or is extended by its `+value`), one that is a flag (None) sets
-    the option whatever the directive says (pydicom's `'members': None`)."""
+    the option whatever the directive says (pydicom's `'members': None`); False sets a flag
+    (_FLAG_OPTIONS) too and leaves any other option as the directive says."""
     known = _OPTIONS.get(directive.kind, _INDEX_OPTIONS) & _DEFAULT_OPTIONS
     options = dict(directive.options)
     for name in sorted(known):
         negated = options.pop(f"no-{name}", None) is not None
-        if name in defaults and not negated:
-            default = defaults[name]
+        default = defaults.get(name)
+        if name in defaults and not negated and (default is not False or name in _FLAG_OPTIONS):
+            default = None if default is False else default
             if name in options and default is not None:
                 if name in _EXTENDABLE_OPTIONS and options[name].startswith("+"):
                     options[name] = ",".join([default, options[name][1:]])

@@ -89,7 +89,8 @@ class SphinxConf:
     # the default), its __init__'s ("init") or both.
     class_content: str = "class"
     # autodoc_default_options: {option: its value, None where conf.py gives None or True (a
-    # flag, all members)}, what each autodoc directive takes unless it says otherwise.
+    # flag, all members), False as given}, what each autodoc directive takes unless it says
+    # otherwise (autodoc.with_defaults reads each as the option's converter does).
     autodoc_defaults: dict = field(default_factory=dict)
     # sphinx.ext.extlinks' roles: ((role, URL pattern, caption pattern or None), ...).
     extlinks: tuple = ()
@@ -241,21 +242,13 @@ def _stub_sources(value) -> tuple | None:
     return None
 
 
-# autodoc's options whose converter is bool_option, which returns True whatever it is given.
-_FLAG_OPTIONS = frozenset({"undoc-members", "show-inheritance", "imported-members",
-                           "ignore-module-all", "noindex", "no-value", "deprecated"})
-
-
 def _autodoc_defaults(value) -> dict:
-    """Return autodoc_default_options' string keys with a value a flag or a string has (None for
-    None or True); False leaves an option unset (members_option's None for `members: False`)
-    but for a flag, which it sets (h5netcdf's `"undoc-members": False`)."""
+    """Return autodoc_default_options' string keys with a value a flag, a string or False has
+    (None for None or True; what False means is its option's: autodoc.with_defaults)."""
     if not isinstance(value, dict):
         return {}
-    return {key: None if item is None or item is True or item is False else item
-            for key, item in value.items()
-            if isinstance(key, str) and (item is None or item is True or isinstance(item, str)
-                                         or item is False and key in _FLAG_OPTIONS)}
+    return {key: None if item is None or item is True else item for key, item in value.items()
+            if isinstance(key, str) and (item is None or isinstance(item, (bool, str)))}
 
 
 def _parse(text: str):
