@@ -150,11 +150,17 @@ Start an engine with make_engine and register jobs on it.
 '''
 
 
-def pkg_info(dist: str, version: str, documentation: str | None = None) -> str:
+def pkg_info(dist: str, version: str, documentation: str | None = None,
+             description: str | None = None) -> str:
+    """Return a release's metadata; description: its body (the release's README), after the
+    headers as the build tools write it, with a Description-Content-Type of Markdown where it
+    starts with a Markdown heading."""
     lines = ["Metadata-Version: 2.1", f"Name: {dist}", f"Version: {version}"]
     if documentation:
         lines.append(f"Project-URL: Documentation, {documentation}")
-    return "\n".join(lines) + "\n"
+    if description is not None and description.startswith("# "):
+        lines.append("Description-Content-Type: text/markdown")
+    return "\n".join(lines) + "\n" + ("" if description is None else "\n" + description)
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes):
@@ -165,11 +171,12 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes):
 
 
 def write_sdist(directory: str, dist: str, version: str, files: dict,
-                documentation: str | None = None) -> str:
+                documentation: str | None = None, description: str | None = None) -> str:
     """Write DIST-VERSION.tar.gz with PKG-INFO, the in-tree backend and files; return its path."""
     top = f"{dist}-{version}"
     path = os.path.join(directory, f"{top}.tar.gz")
-    every = {"PKG-INFO": pkg_info(dist, version, documentation), "pyproject.toml": PYPROJECT,
+    every = {"PKG-INFO": pkg_info(dist, version, documentation, description),
+             "pyproject.toml": PYPROJECT,
              "_backend/fakebackend.py": BACKEND.format(dist=dist.replace("-", "_"),
                                                        version=version)} | files
     with tarfile.open(path, "w:gz") as tar:
@@ -179,16 +186,16 @@ def write_sdist(directory: str, dist: str, version: str, files: dict,
 
 
 def write_wheel(directory: str, dist: str, version: str, files: dict,
-                tag: str = "py3-none-any") -> str:
+                tag: str = "py3-none-any", description: str | None = None) -> str:
     """Write a wheel of files (paths below site-packages; text, or bytes as they are) for one
-    tag (a pure-Python wheel by default); return its path."""
+    tag (a pure-Python wheel by default), its METADATA's body description; return its path."""
     stem = f"{dist.replace('-', '_')}-{version}"
     path = os.path.join(directory, f"{stem}-{tag}.whl")
     info = f"{stem}.dist-info"
     with zipfile.ZipFile(path, "w") as wheel:
         for name, text in files.items():
             wheel.writestr(name, text)
-        wheel.writestr(f"{info}/METADATA", pkg_info(dist, version))
+        wheel.writestr(f"{info}/METADATA", pkg_info(dist, version, description=description))
         wheel.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: "
                                         f"{str(tag == 'py3-none-any').lower()}\nTag: {tag}\n")
         wheel.writestr(f"{info}/RECORD", "")
@@ -211,9 +218,10 @@ def plain_sdist(directory: str) -> str:
 
 
 def write_site_packages(root: str, distributions: dict) -> str:
-    """Write a site-packages of {dist: (version, {path: text})}, with dist-info and RECORD."""
+    """Write a site-packages of {dist: (version, {path: text}[, METADATA's body])}, with
+    dist-info and RECORD."""
     os.makedirs(root, exist_ok=True)
-    for dist, (version, files) in distributions.items():
+    for dist, (version, files, *description) in distributions.items():
         info = f"{dist.replace('-', '_')}-{version}.dist-info"
         os.makedirs(os.path.join(root, info))
         record = []
@@ -223,7 +231,7 @@ def write_site_packages(root: str, distributions: dict) -> str:
                 out.write(text)
             record.append(f"{name},,")
         with open(os.path.join(root, info, "METADATA"), "w", encoding="utf-8") as out:
-            out.write(pkg_info(dist, version))
+            out.write(pkg_info(dist, version, description=next(iter(description), None)))
         with open(os.path.join(root, info, "RECORD"), "w", encoding="utf-8") as out:
             out.write("\n".join(record + [f"{info}/METADATA,,", f"{info}/RECORD,,"]) + "\n")
     return root

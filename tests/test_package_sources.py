@@ -21,6 +21,7 @@ from tests.package_fixtures import (
     API_RST,
     CORE,
     INIT,
+    PYPROJECT,
     demo_sdist,
     plain_sdist,
     write_sdist,
@@ -55,6 +56,14 @@ Return a Response with a dict:
 ## Errors
 
 Raise an exception.
+"""
+READABLE_GUIDE = """# Readable
+
+Read it all.
+
+## Usage
+
+Call `readable.go()` to go.
 """
 PARTIAL_INIT = '''"""Partial: a package whose docs describe some of it."""
 from .core import any_true, some_true
@@ -178,7 +187,23 @@ class PackageSourcesTest(unittest.TestCase):
             "docs/conf.py": "project = 'partial'\n",
             "docs/index.rst": "Partial\n=======\n\n.. autofunction:: partial.any_true\n\n"
                               "See :func:`partial.some_true`.\n",
-            "partial/__init__.py": PARTIAL_INIT, "partial/core.py": PARTIAL_CORE})
+            "partial/__init__.py": PARTIAL_INIT, "partial/core.py": PARTIAL_CORE,
+            "README.md": "# Partial\n\nSaid again by the docs folder's pages.\n"})
+        # Without a docs folder, the release's description (its README, the index's page of
+        # it) is its guide: the readme pyproject.toml names, in the markup it declares; a
+        # C extension's README alone (ujson); a wheel's METADATA body.
+        write_sdist(cls.links, "readable", "1.0", {
+            "pyproject.toml": PYPROJECT + '\n[project]\nname = "readable"\nreadme = '
+                              '{file = "GUIDE.txt", content-type = "text/markdown"}\n',
+            "GUIDE.txt": READABLE_GUIDE,
+            "README.rst": "Not this\n========\n\nThe configuration names another.\n",
+            "readable/__init__.py": '"""Readable."""\n\n\ndef go():\n    """Go."""\n'})
+        write_sdist(cls.links, "cext", "1.0", {
+            "cext.c": "int main;\n",
+            "README.rst": "Cext\n====\n\nFast JSON.\n\nUsage\n-----\n\nCall dumps::\n\n"
+                          "    cext.dumps(data)\n"})
+        write_wheel(cls.links, "described", "1.0", {"described/__init__.py": '"""Described."""\n'},
+                    description="# Described\n\nIntro.\n\n## Options\n\nSet `indent`.\n")
         # nltk's case: the docs are web/ (a Sphinx project), beside a tools folder with a
         # conf.py of its own and a package with a conf module.
         write_sdist(cls.links, "webdocs", "1.0", {
@@ -498,6 +523,32 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertTrue(dead)
         self.assertEqual([line for line in dead if "dead URL pypi:plain==2.0/" not in line], [])
 
+    def test_without_docs_the_release_s_description_is_its_guide_at_its_file_s_lines(self):
+        done, out = self.built("pypi:readable==1.0", "pypi:cext==1.0", "pypi:described==1.0",
+                               "pypi:partial==1.0")
+        units = passages(out)
+        # Each section at its heading, quoting the lines of the file pyproject.toml names.
+        [(url, source_id, start, end, text, *_)] = units["readable", "Usage"]
+        self.assertEqual((url, source_id, start, end, text),
+                         ("pypi:readable==1.0/GUIDE.txt#L5-L7", "GUIDE.txt", 5, 7,
+                          "## Usage\n\nCall `readable.go()` to go."))
+        self.assertIn(("readable", "Readable"), units)
+        self.assertIn(("readable", "readable.go"), units)
+        self.assertNotIn(("readable", "Not this"), units)
+        self.assertIn("build: readable/1.0: readable-1.0.tar.gz: docstrings of 1 modules and "
+                      "the description in GUIDE.txt\n", done.stderr)
+        # Nothing of Python, and a README: a collection of its sections (it was refused).
+        self.assertEqual(sorted(title for collection, title in units if collection == "cext"),
+                         ["Cext", "Usage"])
+        # A wheel's METADATA: its body's lines, its headers not quoted.
+        [(url, source_id, start, end, text, *_)] = units["described", "Options"]
+        self.assertEqual((url, start, end, text),
+                         ("pypi:described==1.0/described-1.0.dist-info/METADATA#L10-L12", 10, 12,
+                          "## Options\n\nSet `indent`."))
+        # Beside a docs folder its pages are the guide: the README is not read.
+        self.assertFalse([key for key in units if key[0] == "partial"
+                          and any(row[1] == "README.md" for row in units[key])])
+
     def test_a_release_of_platform_wheels_only_is_read_from_its_python_files(self):
         done, out = self.built("pypi:native==1.0")
         units = passages(out)
@@ -596,6 +647,26 @@ class PackageSourcesTest(unittest.TestCase):
                 "path": os.path.realpath(site)})
         _, out = self.built(f"other.lib=env:{site}")
         self.assertEqual(sorted({collection for collection, _ in passages(out)}), ["other-lib"])
+
+    def test_an_installed_distribution_s_description_is_its_metadata_s_body(self):
+        venv = temporary_directory(self)
+        site = write_site_packages(os.path.join(venv, "lib", "python3.11", "site-packages"), {
+            # No Description-Content-Type: reStructuredText, as the index renders it.
+            "fastjson": ("2.0", {"fastjson.cpython-311-x86_64-linux-gnu.so": "ELF"},
+                         "Fastjson\n========\n\nUsage\n-----\n\nCall dumps.\n"),
+            "olddesc": ("1.0", {"olddesc.py": '"""Old."""\n'})})
+        # Metadata 1.x kept it in a header, its lines indented: no quote of the file, not read.
+        Path(site, "olddesc-1.0.dist-info", "METADATA").write_text(
+            "Metadata-Version: 1.1\nName: olddesc\nVersion: 1.0\nDescription: Olddesc\n"
+            "        =======\n        \n        Old words.\n", encoding="utf-8")
+        _, out = self.built(f"env:{venv}")
+        units = passages(out)
+        [(url, source_id, start, end, text, *_)] = units["fastjson", "Usage"]
+        self.assertEqual((url, start, end, text), (
+            f"file://{os.path.realpath(site)}/fastjson-2.0.dist-info/METADATA#L8-L11", 8, 11,
+            "Usage\n-----\n\nCall dumps."))
+        self.assertEqual(sorted(title for collection, title in units if collection == "olddesc"),
+                         ["olddesc"])
 
     def test_an_environment_s_class_has_the_members_its_installed_requirement_s_base_gives(self):
         venv = temporary_directory(self)

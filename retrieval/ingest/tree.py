@@ -152,6 +152,17 @@ class Dependency:
 
 
 @dataclass(frozen=True)
+class Description:
+    """Where a release's long description is (sources/description.py): the index's page of it."""
+
+    path: str  # below the tree's root
+    markup: str  # "rst", "markdown" or "text"
+    # Lines before it in its file, read as blank (a metadata file's headers): its units then
+    # quote the file's own lines.
+    header_lines: int = 0
+
+
+@dataclass(frozen=True)
 class PackageLayout:
     """What a package source found to read below a tree's root (the package format reads it)."""
 
@@ -164,6 +175,8 @@ class PackageLayout:
     # Without a docs folder: the URL of each Python name on its published site, as the site's
     # objects.inv gives it (sources/site_inventory.py); empty where none was read.
     published: Mapping[str, str] = field(default_factory=dict, compare=False)
+    # Without a docs folder: the release's description (its README), read as its guide.
+    description: Description | None = None
 
 
 @dataclass(frozen=True)

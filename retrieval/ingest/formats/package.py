@@ -7,7 +7,8 @@ after the pages, each public object the pages do not document is a unit of its d
 the index of objects (noindex: the docs' own descriptions rank above it). Docs with autodoc
 directives that give no API object, nor do the docstrings, stop the tree's build. Without one (a
 wheel, an installed environment), the API reference is the docstrings alone: one unit per public
-module, class, function, method and documented attribute.
+module, class, function, method and documented attribute; and the release's description (its
+README, sources/description.py) is its guide, a unit per section.
 
 A docstring unit quotes its `.py` file's lines byte-exact (source_id the file, its sha256, its line
 range). Its URL is the published page and the id Sphinx gives the object (its dotted name) where a
@@ -181,7 +182,7 @@ def read_package_contents(tree: SourceTree, progress: Progress) -> list:
                       f"class read from the source, {unread} such decorators left unread")
     builder = _Units(layout, tree, package)
     if layout.docs is None:
-        contents = builder.api_reference()
+        contents = builder.api_reference() + builder.description_units(progress)
     else:
         contents = builder.docs_pages(layout.docs, progress)
         if builder.rendered or builder.unrendered:
@@ -625,6 +626,41 @@ class _Units:
         objects += self._inherited_from_dependencies()
         return merge_same_passages(self.objects_contents(objects, None, None),
                                    self.place_preference)
+
+    def description_units(self, progress: Progress) -> list:
+        """Return the units of the release's description (its README: the index's page of
+        it), each section at its file and lines, read as the index renders its markup:
+        a guide's sections, as a docs folder's pages would give."""
+        description = self.layout.description
+        if description is None:
+            return []
+        read = read_file(self.tree, description.path, progress)
+        if read is None:
+            return []
+        text, sha256 = read
+        # A metadata file's headers read as blank lines: each unit quotes the file's lines.
+        lines = text.split("\n")
+        text = "\n".join([""] * description.header_lines + lines[description.header_lines:])
+        if description.markup == "markdown":
+            units = markdown.page_units(text, "github", self.tree.collection)
+        elif description.markup == "rst":
+            directives = directives_of(SphinxConf())
+            units = page_units(text, predict_page("index", text, directives).page,
+                               directives, predicted=True)
+        else:
+            return [UnitDraft.of(
+                self.tree, description.path, sha256,
+                self._source_link(description.path, paragraph.start_line, paragraph.end_line),
+                paragraph.start_line, paragraph.end_line, paragraph.text, description.path,
+                IndexFields.of(kind=SECTION, in_links=0, noindex=False, reference_page=False,
+                               names="", name="", signature="", body=paragraph.text, code="",
+                               context=description.path))
+                for paragraph in parse_source(description.path, text, "text")]
+        return [UnitDraft.of_unit(self.tree, description.path, sha256,
+                                  self._source_link(description.path, unit.start_line,
+                                                    unit.end_line),
+                                  unit, reference_page=False, in_links=0)
+                for unit in units]
 
     def _inherited_from_dependencies(self) -> list:
         """Return a Documented of each documented member a public class inherits from a class

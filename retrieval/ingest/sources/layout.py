@@ -212,7 +212,7 @@ def _setuptools_builds(pyproject: dict) -> bool:
     return backend is None or backend.startswith("setuptools")
 
 
-def _setup_cfg_parser(top: Path) -> configparser.ConfigParser | None:
+def setup_cfg_parser(top: Path) -> configparser.ConfigParser | None:
     """Return a release's setup.cfg read (never interpolated), or None if it has none that
     reads."""
     path = top / "setup.cfg"
@@ -242,7 +242,7 @@ def _setup_calls(top: Path) -> list:
 
 
 def _setup_cfg(top: Path, declared: Declared):
-    parser = _setup_cfg_parser(top)
+    parser = setup_cfg_parser(top)
     if parser is None:
         return
     if parser.has_option("options", "package_dir"):
@@ -283,7 +283,7 @@ def setup_requirements(top: Path) -> list:
     `[options] install_requires`, else the literal `install_requires` of setup.py's
     `setup(...)` call, or a list a name bound at its top gives (python-ldap 3.4.3's
     `'pyasn1 >= 0.3.7'`, said nowhere else); parsed, never run."""
-    parser = _setup_cfg_parser(top)
+    parser = setup_cfg_parser(top)
     written = parser.get("options", "install_requires", fallback=None) \
         if parser is not None else None
     if written is not None:

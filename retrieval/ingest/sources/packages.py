@@ -33,6 +33,7 @@ from ..readers.inventory import INVENTORY
 from ..readers.markdown import translated_site
 from ..tree import (
     Dependency,
+    Description,
     PackageLayout,
     SourceTree,
     Unreadable,
@@ -40,6 +41,7 @@ from ..tree import (
     not_read,
     shown,
 )
+from .description import metadata_description, sdist_description
 from .form import Requested, SourceError, SourceOptions, collection_version
 from .layout import (
     is_api_path,
@@ -237,6 +239,15 @@ def release_site(metadata, version: str) -> tuple:
                  "host's versions are not known or are release lines)"
 
 
+def _release_description(top: Path, info: Path | None, metadata, is_wheel: bool,
+                         max_bytes: int) -> Description | None:
+    """Return where an unpacked release's description is (description.py), or None."""
+    if not is_wheel:
+        return sdist_description(top, metadata, max_bytes)
+    return metadata_description(top, info.relative_to(top).as_posix(), max_bytes) \
+        if info is not None else None
+
+
 def _names_version(url: str, version: str) -> bool:
     wanted = normal_version(version) or version
     return any(segment == version or normal_version(segment) == wanted
@@ -262,9 +273,11 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
         docs_folder(str(top)) or other_docs_folder(top, options.max_file_bytes)
     if docs is not None:
         docs = original_language_docs(top, docs, label)
-    if not modules and docs is None:
-        raise FetchError(f"pypi:{spec}: {archive.name} holds no Python package and no docs "
-                         "folder")
+    description = None if docs is not None else \
+        _release_description(top, info, metadata, is_wheel, options.max_file_bytes)
+    if not modules and docs is None and description is None:
+        raise FetchError(f"pypi:{spec}: {archive.name} holds no Python package, no docs "
+                         "folder and no description")
     # `--base-url` names where this release's docs are published, with a docs folder or
     # without: an object no page documents links to its file and lines in the release, never
     # under the site (requests' site has no `requests/api.py`).
@@ -282,13 +295,14 @@ def fetch_pypi(requested: Requested, options: SourceOptions) -> list:
         # The site its objects link to, as a docs folder's is (the snapshot's base URL).
         docs_url = base_url if published else None
     source_url = f"pypi:{dist}=={version}/"
-    what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules"
+    what = f"{docs}/ with autodoc" if docs else f"docstrings of {len(modules)} modules" + (
+        f" and the description in {description.path}" if description else "")
     build_note(f"{label}: {archive.name}: {what}")
     dependencies = () if docs is None else _dependencies(
         label, top, docs, modules, metadata, where, options, fetched)
     return [_tree(version_label, top, collection,
                   PackageLayout(modules, docs, docs_url, source_url, dirhtml, dependencies,
-                                published),
+                                published, description),
                   options, fetched)]
 
 
@@ -465,14 +479,18 @@ def fetch_env(requested: Requested, options: SourceOptions) -> list:
                        f"are not installed, left out: "
                        f"{', '.join(shown(path) for path in missing[:3])}"
                        + (" ..." if len(missing) > 3 else ""))
-        if not modules:
-            build_note(f"skipped {name} {dist.version}: no Python source installed")
+        description = metadata_description(site, f"{info.name}/METADATA",
+                                           options.max_file_bytes)
+        if not modules and description is None:
+            build_note(f"skipped {name} {dist.version}: no Python source installed and no "
+                       "description")
             continue
         source_url = base_urls.get(f"{name}/{dist.version}") or site.resolve().as_uri() + "/"
         trees.append(_tree(version, site, collection,
                            PackageLayout(tuple(sorted(modules)), None, None, source_url,
                                          dependencies=_installed_dependencies(
-                                             site, dist, by_name, options.max_file_bytes)),
+                                             site, dist, by_name, options.max_file_bytes),
+                                         description=description),
                            options, {"kind": "env", "dist": name, "version": dist.version,
                                      "path": str(site.resolve())}))
     missing = sorted(set(wanted or ()) - seen)
