@@ -189,8 +189,11 @@ class LayoutTest(unittest.TestCase):
         # says of the compiled module; beside a .py (bcrypt's __init__.pyi) the .py is read.
         self.assertEqual(self.modules({
             "setup.py": "raise SystemExit\n", "pkg/__init__.py": "", "pkg/__init__.pyi": "",
-            "pkg/_core.pyi": "def f() -> None: ...\n", "pkg/fast.pyx": "", "pkg/fast.pyi": ""}),
-            ["pkg", "pkg._core", "pkg.fast"])
+            "pkg/_core.pyi": "def f() -> None: ...\n", "pkg/fast.pyx": "", "pkg/fast.pyi": "",
+            # Outside a package, stubs are data: mypy's typeshed/ of the stdlib's.
+            "pkg/typeshed/stdlib/os/__init__.pyi": "", "pkg/typeshed/stdlib/sys.pyi": "",
+            "pkg/stubbed/__init__.pyi": "", "pkg/stubbed/deep.pyi": ""}),
+            ["pkg", "pkg._core", "pkg.fast", "pkg.stubbed", "pkg.stubbed.deep"])
         units = units_of(self, {
             "pkg/__init__.py": '"""Pkg."""\nfrom ._core import fast\n__all__ = ["fast"]\n',
             "pkg/_core.pyi": 'def fast(x: int) -> int:\n    """Compute it fast."""\n'})

@@ -668,6 +668,34 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertEqual(sorted(title for collection, title in units if collection == "olddesc"),
                          ["olddesc"])
 
+    def test_an_installed_compiled_module_s_stub_is_its_source_as_in_its_release(self):
+        # pydantic-core's _pydantic_core.pyi beside its .so: what its pypi: build reads.
+        venv = temporary_directory(self)
+        write_site_packages(os.path.join(venv, "lib", "python3.11", "site-packages"), {
+            "fastcore": ("1.0", {
+                "fastcore/__init__.py": '"""Fastcore."""\nfrom ._core import fast\n'
+                                        '__all__ = ["fast"]\n',
+                "fastcore/_core.cpython-311-x86_64-linux-gnu.so": "ELF",
+                "fastcore/_core.pyi": 'def fast(x: int) -> int:\n    """Compute it fast."""\n',
+                # Beside its .py a stub is not the source: the .py is read.
+                "fastcore/slow.py": 'def slow(x):\n    """Compute it slowly."""\n',
+                "fastcore/slow.pyi": 'def slow(x: int) -> int:\n    """The stub\'s words."""\n',
+                "toplevel.cpython-311-x86_64-linux-gnu.so": "ELF",
+                "toplevel.pyi": 'def top() -> None:\n    """At the top."""\n',
+                # Stubs outside a package are data (mypy's typeshed/ of the stdlib's).
+                "fastcore/typeshed/stdlib/os/__init__.pyi":
+                    'def getcwd() -> str:\n    """The stub\'s words."""\n'})})
+        _, out = self.built(f"env:{venv}")
+        units = passages(out)
+        [(_, source_id, *_, names)] = units["fastcore", "fastcore.fast"]
+        self.assertEqual((source_id, names.split()), ("fastcore/_core.pyi",
+                                                      ["fastcore.fast", "fastcore._core.fast"]))
+        [(_, source_id, *_)] = units["fastcore", "fastcore.slow.slow"]
+        self.assertEqual(source_id, "fastcore/slow.py")
+        [(_, source_id, *_)] = units["fastcore", "toplevel.top"]
+        self.assertEqual(source_id, "toplevel.pyi")
+        self.assertFalse([title for _, title in units if "typeshed" in title])
+
     def test_an_environment_s_class_has_the_members_its_installed_requirement_s_base_gives(self):
         venv = temporary_directory(self)
         site = write_site_packages(os.path.join(venv, "lib", "python3.11", "site-packages"), {

@@ -99,10 +99,40 @@ def _imported_beside(top: Path, directory: str, names: list, package: str) -> se
     return imported
 
 
+_INITS = ("__init__.py", "__init__.pyi")
+
+
+def source_module_name(path: str, beside: Collection[str], packaged: bool = True) -> str | None:
+    """Return the dotted name of the module a file below its import root is the source of, or
+    None: a `.py`; a `.pyx` without a `.py` of its name (beside: the names of the files in its
+    directory); a `.pyi` without either, in a package (packaged: each directory below the
+    top-level one holds an `__init__`; mypy's `typeshed/` of the standard library's stubs is
+    data, no package)."""
+    stem, dot, suffix = path.rpartition(".")
+    name = path.rpartition("/")[2][:-len(suffix) - 1] if dot else ""
+    if suffix == "pyx" and f"{name}.py" not in beside:
+        # A Cython module: what it defines for Python (readers/cython.py).
+        return module_name(f"{stem}.py")
+    if suffix == "pyi" and f"{name}.py" not in beside and f"{name}.pyx" not in beside:
+        # A compiled module's stub (pydantic-core's _pydantic_core.pyi, a Rust extension's):
+        # its signatures and docstrings are all the source says of it.
+        return module_name(f"{stem}.py") if packaged else None
+    return module_name(path)
+
+
+def in_packages(path: str, files: dict) -> bool:
+    """Tell whether each directory of a '/'-separated path below its top-level one holds an
+    `__init__` (files: directory -> the names of its files)."""
+    directories = path.split("/")[:-1]
+    return all(any(init in files.get("/".join(directories[:end]), ()) for init in _INITS)
+               for end in range(2, len(directories) + 1))
+
+
 def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
     """Return (path below top, module name) of every API module under below; base is the
     import root its names are relative to, prefix what they start with (package_dir maps)."""
     found = []
+    packaged: dict = {}  # directory -> whether it and those above it up to below are packages
     for directory, subdirectories, names in os.walk(below):
         subdirectories[:] = sorted(d for d in subdirectories if not d.startswith(".")
                                    and d not in NOT_API_DIRECTORIES)
@@ -111,21 +141,16 @@ def _python_files(top: Path, base: Path, below: Path, prefix: str = "") -> list:
             continue
         imported: set | None = None
         present = set(names)
+        packaged[directory] = directory == str(below) or (
+            packaged.get(os.path.dirname(directory), False)
+            and any(init in present for init in _INITS))
         for name in names:
             path = Path(directory, name)
             relative = path.relative_to(base).as_posix()
             # Named as if below its package's own directory (package_dir's lib/__init__.py is
             # the package psycopg2 itself).
             named = f"{prefix.replace('.', '/')}/{relative}" if prefix else relative
-            dotted = module_name(named)
-            if name.endswith(".pyx") and f"{name[:-4]}.py" not in present:
-                # A Cython module: what it defines for Python (readers/cython.py).
-                dotted = module_name(named[:-4] + ".py")
-            elif name.endswith(".pyi") and f"{name[:-4]}.py" not in present \
-                    and f"{name[:-4]}.pyx" not in present:
-                # A compiled module's stub (pydantic-core's _pydantic_core.pyi, a Rust
-                # extension's): its signatures and docstrings are all the source says of it.
-                dotted = module_name(named[:-4] + ".py")
+            dotted = source_module_name(named, present, packaged[directory])
             if dotted is None or not _api_directories(relative):
                 continue
             if is_test_module(name):
@@ -503,11 +528,14 @@ def other_docs_folder(top: Path, max_file_bytes: int) -> str | None:
 def wheel_modules(top: Path) -> tuple:
     """Return (path below top, module name) of every API module of an unpacked wheel."""
     found = []
-    for entry in sorted(top.iterdir()):
+    entries = sorted(top.iterdir())
+    at_top = {entry.name for entry in entries}
+    for entry in entries:
         if entry.name.endswith((".dist-info", ".data")):
             continue
         if entry.is_dir() and entry.name not in NOT_API_DIRECTORIES:
             found.extend(_python_files(top, top, entry))
-        elif entry.suffix == ".py" and entry.stem.isidentifier() and is_api_path(entry.name):
-            found.append((entry.name, entry.stem))
+        elif (dotted := source_module_name(entry.name, at_top)) is not None \
+                and is_api_path(entry.name):
+            found.append((entry.name, dotted))
     return tuple(found)

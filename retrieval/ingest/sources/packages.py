@@ -28,7 +28,6 @@ from ...core.names import normal_version
 from ...core.names import normalized_name as normalized
 from ..formats.package import PACKAGE_FORMAT, docs_folder
 from ..formats.sphinx_docs import published_site, sphinx_project, versioned_url
-from ..readers.docstrings import module_name
 from ..readers.inventory import INVENTORY
 from ..readers.markdown import translated_site
 from ..tree import (
@@ -44,9 +43,11 @@ from ..tree import (
 from .description import metadata_description, sdist_description
 from .form import Requested, SourceError, SourceOptions, collection_version
 from .layout import (
+    in_packages,
     is_api_path,
     other_docs_folder,
     sdist_modules,
+    source_module_name,
     test_suites,
     wheel_modules,
 )
@@ -411,8 +412,15 @@ def _installed_modules(site: Path, dist) -> tuple:
     files = [PurePosixPath(str(file).replace(os.sep, "/")).as_posix()
              for file in dist.files or ()]
     suites = test_suites(files)
+    beside: dict = {}  # directory -> the names of the files the list has there
     for posix in files:
-        dotted = module_name(posix) if not posix.startswith("../") else None
+        directory, _, name = posix.rpartition("/")
+        beside.setdefault(directory, set()).add(name)
+    for posix in files:
+        # A compiled module's stub is its source, as in a release (layout.source_module_name).
+        dotted = source_module_name(posix, beside[posix.rpartition("/")[0]],
+                                    in_packages(posix, beside)) \
+            if not posix.startswith("../") else None
         if dotted is None or not is_api_path(posix, suites):
             continue
         # Whatever is there is read as a tree's files are, which refuses (and reports by
