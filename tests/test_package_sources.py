@@ -200,8 +200,12 @@ class PackageSourcesTest(unittest.TestCase):
             "readable/__init__.py": '"""Readable."""\n\n\ndef go():\n    """Go."""\n'})
         write_sdist(cls.links, "cext", "1.0", {
             "cext.c": "int main;\n",
-            "README.rst": "Cext\n====\n\nFast JSON.\n\nUsage\n-----\n\nCall dumps::\n\n"
-                          "    cext.dumps(data)\n"})
+            "README.rst": "Cext\n====\n\nFast JSON.\n\nInstall\n-------\n\nFrom pip\n~~~~~~~~\n\n"
+                          "Run pip.\n\nUsage\n-----\n\nCall dumps::\n\n    cext.dumps(data)\n"})
+        write_sdist(cls.links, "badged", "1.0", {
+            "badged.py": '"""Badged."""\n',
+            "README.md": "[![PyPI](https://img.example/b.svg)](https://pypi.example/b)\n\n"
+                         "Badged does things.\n\n## Compatibility\n\nWorks everywhere.\n"})
         write_wheel(cls.links, "described", "1.0", {"described/__init__.py": '"""Described."""\n'},
                     description="# Described\n\nIntro.\n\n## Options\n\nSet `indent`.\n")
         # nltk's case: the docs are web/ (a Sphinx project), beside a tools folder with a
@@ -525,7 +529,7 @@ class PackageSourcesTest(unittest.TestCase):
 
     def test_without_docs_the_release_s_description_is_its_guide_at_its_file_s_lines(self):
         done, out = self.built("pypi:readable==1.0", "pypi:cext==1.0", "pypi:described==1.0",
-                               "pypi:partial==1.0")
+                               "pypi:partial==1.0", "pypi:badged==1.0")
         units = passages(out)
         # Each section at its heading, quoting the lines of the file pyproject.toml names.
         [(url, source_id, start, end, text, *_)] = units["readable", "Usage"]
@@ -537,9 +541,15 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertNotIn(("readable", "Not this"), units)
         self.assertIn("build: readable/1.0: readable-1.0.tar.gz: docstrings of 1 modules and "
                       "the description in GUIDE.txt\n", done.stderr)
-        # Nothing of Python, and a README: a collection of its sections (it was refused).
+        # Nothing of Python, and a README: a collection of its sections (it was refused); a
+        # title alone over its subsections is no unit.
         self.assertEqual(sorted(title for collection, title in units if collection == "cext"),
-                         ["Cext", "Usage"])
+                         ["Cext", "From pip", "Usage"])
+        # A README's first heading, a level-2 one, titles its own section, not the text above
+        # it: that is the release's (GitHub shows no page title).
+        self.assertEqual([row[0] for row in units["badged", "badged"] if row[1] == "README.md"],
+                         ["pypi:badged==1.0/README.md#L1-L3"])
+        self.assertIn(("badged", "Compatibility"), units)
         # A wheel's METADATA: its body's lines, its headers not quoted.
         [(url, source_id, start, end, text, *_)] = units["described", "Options"]
         self.assertEqual((url, start, end, text),

@@ -645,8 +645,12 @@ class _Units:
             units = markdown.page_units(text, "github", self.tree.collection)
         elif description.markup == "rst":
             directives = directives_of(SphinxConf())
-            units = page_units(text, predict_page("index", text, directives).page,
-                               directives, predicted=True)
+            # A section of a title alone (tqdm's "Installation" over its subsections) is no
+            # evidence, as Markdown's reader gives none.
+            units = [unit for unit in page_units(text, predict_page("index", text,
+                                                                    directives).page,
+                                                 directives, predicted=True)
+                     if not unit.title_only]
         else:
             return [UnitDraft.of(
                 self.tree, description.path, sha256,

@@ -211,7 +211,13 @@ def page_units(text: str, flavour: str, fallback_title: str, breaks: tuple = ())
     it indexed all the same."""
     lines = text.split("\n")
     sections = markdown_sections(lines, flavour)
-    page_title = next((section.path[0] for section in sections if section.path), fallback_title)
+    # A page's title: Sphinx's (MyST's) is its first heading, whatever its level; MkDocs' and
+    # GitHub's a level-1 heading only (rich's README opens with an image: its first heading,
+    # `## Compatibility`, titles its own section, not the text above it), else the fallback.
+    any_level = not flavour.startswith(("github", "mkdocs"))
+    page_title = next((section.path[0] for section in sections
+                       if section.path and (any_level or section.outermost_level == 1)),
+                      fallback_title)
     units = []
     for section in sections:
         code_lines = {i for span, code in section.blocks if code for i in span}
@@ -492,6 +498,7 @@ class MarkdownSection:
     heading: str | None  # None for the text before a page's first heading
     anchor: str | None
     path: tuple  # the headings of the enclosing sections, then its own
+    outermost_level: int  # the level of path's first heading (0: no heading)
     pieces: tuple  # ranges of line indexes
     blocks: tuple  # (range, is_code)
 
@@ -549,7 +556,7 @@ def markdown_sections(lines: list, flavour: str = "github") -> list:
         content = [span for span in spans if span != head]
         if content:
             found.append(MarkdownSection(
-                heading, anchor, tuple(text for _, text in path),
+                heading, anchor, tuple(text for _, text in path), path[0][0] if path else 0,
                 tuple(_section_pieces(lines, head, spans)),
                 tuple((span, bool(fence_marker(lines[span.start]))) for span in content)))
 
