@@ -184,6 +184,28 @@ class LayoutTest(unittest.TestCase):
         files["pyproject.toml"] = files["pyproject.toml"].replace('"maturin"', '"other"')
         self.assertEqual(self.modules(files), ["self_schema"])
 
+    def test_a_name_its_package_rebinds_is_the_object_below_it_as_getattr_finds(self):
+        # pyqtgraph: `from .Point import Point` and `from .Flowchart import *` make the
+        # package's attribute the class, whose members autodoc reaches by getattr along the
+        # path (`automethod:: pyqtgraph.Point.length`); automodule's members of the module
+        # are still the module's (`pkg.Point.Point`).
+        root = write_tree(temporary_directory(self), {
+            "pkg/__init__.py": "from .Point import Point\n",
+            "pkg/Point.py": 'class Point:\n    """A point."""\n\n    def length(self):\n'
+                            '        """Its length."""\n',
+            "pkg/flow/__init__.py": "from .Flowchart import *\n",
+            "pkg/flow/Flowchart.py": '__all__ = ["Flowchart"]\n\n\nclass Flowchart:\n'
+                                     '    """A chart."""\n\n    def run(self):\n'
+                                     '        """Run it."""\n'})
+        package = read_package(str(root), wheel_modules(root))
+        self.assertEqual(package.resolve("pkg.Point.length")[1].name, "pkg.Point.Point.length")
+        self.assertEqual(package.resolve("pkg.Point.Point")[1].name, "pkg.Point.Point")
+        self.assertEqual(package.resolve("pkg.flow.Flowchart")[1].name,
+                         "pkg.flow.Flowchart.Flowchart")
+        self.assertEqual(package.resolve("pkg.flow.Flowchart.run")[1].name,
+                         "pkg.flow.Flowchart.Flowchart.run")
+        self.assertIsNotNone(package.module("pkg.flow.Flowchart"))
+
     def test_a_stub_is_a_module_where_no_python_or_cython_module_has_its_name(self):
         # pydantic-core's _pydantic_core.pyi, a Rust extension's: the stub is all the sdist
         # says of the compiled module; beside a .py (bcrypt's __init__.pyi) the .py is read.

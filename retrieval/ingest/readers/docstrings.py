@@ -264,7 +264,15 @@ class PackageSource:
         for cut in range(len(parts), 0, -1) if found is None else ():
             module = self.module(".".join(parts[:cut]))
             if module is not None:
-                found = self._resolve_in(module, parts[cut:], hops)
+                # Below a submodule its package binds the name of to another object
+                # (pyqtgraph's `from .Point import Point`), Python's attribute lookup (autodoc's
+                # getattr along the path) reaches that object's member; a name only the
+                # module has is the module's (automodule's members: `pkg.Point.Point`).
+                rebound = self._rebound(".".join(parts[:cut]), hops) \
+                    if cut < len(parts) else None
+                if rebound is not None:
+                    found = self.resolve(".".join([rebound[1].name, *parts[cut:]]), hops + 1)
+                found = found or self._resolve_in(module, parts[cut:], hops)
                 break
         if found is None:
             found = self._documented_as(parts)
@@ -292,7 +300,11 @@ class PackageSource:
         if parent is None:
             return None
         target = parent.imports.get(name)
-        if name not in parent.objects and (target is None or target == dotted):
+        # Bound by an assignment, an import of something else, or a star import that brings
+        # the name (pyqtgraph's flowchart/__init__.py: `from .Flowchart import *`, the class).
+        if name not in parent.objects and (target is None or target == dotted) and not any(
+                self.module(source) is not None and name in self.star_names(source)
+                for source in parent.star_imports):
             return None
         found = self._resolve_in(parent, [name], hops)
         return found if found is not None and found[1].kind != MODULE else None
