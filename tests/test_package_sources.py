@@ -208,6 +208,9 @@ class PackageSourcesTest(unittest.TestCase):
                          "Badged does things.\n\n## Compatibility\n\nWorks everywhere.\n"})
         write_wheel(cls.links, "described", "1.0", {"described/__init__.py": '"""Described."""\n'},
                     description="# Described\n\nIntro.\n\n## Options\n\nSet `indent`.\n")
+        # No README in the sdist: PKG-INFO's body is the index's page.
+        write_sdist(cls.links, "blurb", "1.0", {"blurb.py": '"""Blurb."""\n'},
+                    description="# Blurb\n\nShort.\n\n## Use\n\nUse it.\n")
         # nltk's case: the docs are web/ (a Sphinx project), beside a tools folder with a
         # conf.py of its own and a package with a conf module.
         write_sdist(cls.links, "webdocs", "1.0", {
@@ -529,7 +532,7 @@ class PackageSourcesTest(unittest.TestCase):
 
     def test_without_docs_the_release_s_description_is_its_guide_at_its_file_s_lines(self):
         done, out = self.built("pypi:readable==1.0", "pypi:cext==1.0", "pypi:described==1.0",
-                               "pypi:partial==1.0", "pypi:badged==1.0")
+                               "pypi:partial==1.0", "pypi:badged==1.0", "pypi:blurb==1.0")
         units = passages(out)
         # Each section at its heading, quoting the lines of the file pyproject.toml names.
         [(url, source_id, start, end, text, *_)] = units["readable", "Usage"]
@@ -555,6 +558,8 @@ class PackageSourcesTest(unittest.TestCase):
         self.assertEqual((url, start, end, text),
                          ("pypi:described==1.0/described-1.0.dist-info/METADATA#L10-L12", 10, 12,
                           "## Options\n\nSet `indent`."))
+        [(url, *_)] = units["blurb", "Use"]
+        self.assertEqual(url, "pypi:blurb==1.0/PKG-INFO#L10-L12")
         # Beside a docs folder its pages are the guide: the README is not read.
         self.assertFalse([key for key in units if key[0] == "partial"
                           and any(row[1] == "README.md" for row in units[key])])
