@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..core.flags import flags_field, text_flags
 from ..core.notes import notes_content
-from ..core.ranking import IndexFields
+from ..core.ranking import SECTION, IndexFields
 from ..core.snapshot import DEFAULT_COLLECTION
 from .tree import SourceTree
 from .version_notes import notes_in, unrendered_labels
@@ -110,6 +110,21 @@ class UnitDraft:
                           signature=unit.signature, body=unit.body, code=unit.code,
                           context=unit.context),
                       unit.heading, notes=unit.notes, hidden=unit.hidden)
+
+    @classmethod
+    def of_paragraph(cls, tree: SourceTree, source_id: str, source_sha256: str, url: str,
+                     paragraph, reference_page: bool, body: str | None = None,
+                     hidden: bool = False) -> "UnitDraft":
+        """Return the draft of a paragraph (readers/text.Paragraph) at url: prose under a
+        heading, with no names and no priors beyond its page's; body: its text as indexed
+        (its markup out), else as written."""
+        return cls.of(tree, source_id, source_sha256, url, paragraph.start_line,
+                      paragraph.end_line, paragraph.text, source_id, IndexFields.of(
+                          kind=SECTION, in_links=0, noindex=False,
+                          reference_page=reference_page, names="", name="", signature="",
+                          body=paragraph.text if body is None else body, code="",
+                          context=source_id),
+                      hidden=hidden)
 
 
 def unit_drafts(tree: SourceTree, page: str, source_id: str, source_sha256: str, units,

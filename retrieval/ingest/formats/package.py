@@ -652,13 +652,10 @@ class _Units:
                                                  directives, predicted=True)
                      if not unit.title_only]
         else:
-            return [UnitDraft.of(
+            return [UnitDraft.of_paragraph(
                 self.tree, description.path, sha256,
                 self._source_link(description.path, paragraph.start_line, paragraph.end_line),
-                paragraph.start_line, paragraph.end_line, paragraph.text, description.path,
-                IndexFields.of(kind=SECTION, in_links=0, noindex=False, reference_page=False,
-                               names="", name="", signature="", body=paragraph.text, code="",
-                               context=description.path))
+                paragraph, False)
                 for paragraph in parse_source(description.path, text, "text")]
         return [UnitDraft.of_unit(self.tree, description.path, sha256,
                                   self._source_link(description.path, unit.start_line,
@@ -1574,11 +1571,7 @@ class _Units:
                 url = page + ("#" + paragraph.anchor if paragraph.anchor else "")
             else:
                 url = self._source_link(source_id, paragraph.start_line, paragraph.end_line)
-            body = plain_text(paragraph.text) if kind == "rst" else paragraph.text
-            facts = IndexFields.of(
-                kind=SECTION, in_links=0, noindex=False, reference_page=True, names="",
-                name="", signature="", body=body, code="", context=source_id)
-            contents.append(UnitDraft.of(
-                self.tree, source_id, sha256, url, paragraph.start_line, paragraph.end_line,
-                paragraph.text, source_id, facts))
+            contents.append(UnitDraft.of_paragraph(
+                self.tree, source_id, sha256, url, paragraph, True,
+                body=plain_text(paragraph.text) if kind == "rst" else None))
         return contents

@@ -6,7 +6,6 @@ other file one unit per paragraph (parse.py), ranked by its text alone.
 
 from collections import Counter
 
-from ...core.ranking import SECTION, IndexFields
 from ..readers import markdown
 from ..readers.hidden import hidden_in_markup
 from ..readers.rst import plain_text
@@ -59,16 +58,9 @@ def markdown_drafts(tree: SourceTree, relative_path: str, page: str, source_sha2
 
 def _paragraph_drafts(tree, relative_path, source_sha256, page, paragraphs, prose) -> list:
     """Return the drafts of one file's paragraphs, each under the page URL + its anchor."""
-    contents = []
-    for paragraph in paragraphs:
-        # A paragraph is prose under a heading: no names, no priors beyond the section's.
-        body = plain_text(paragraph.text) if prose else paragraph.text
-        facts = IndexFields.of(
-            kind=SECTION, in_links=0, noindex=False, reference_page=True, names="", name="",
-            signature="", body=body, code="", context=relative_path)
-        contents.append(UnitDraft.of(
-            tree, relative_path, source_sha256,
-            page + ("#" + paragraph.anchor if paragraph.anchor else ""),
-            paragraph.start_line, paragraph.end_line, paragraph.text, relative_path, facts,
-            hidden=prose and hidden_in_markup(paragraph.text)))
-    return contents
+    return [UnitDraft.of_paragraph(
+        tree, relative_path, source_sha256,
+        page + ("#" + paragraph.anchor if paragraph.anchor else ""), paragraph, True,
+        body=plain_text(paragraph.text) if prose else None,
+        hidden=prose and hidden_in_markup(paragraph.text))
+        for paragraph in paragraphs]
