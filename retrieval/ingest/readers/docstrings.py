@@ -299,15 +299,20 @@ class PackageSource:
         parent = self.module(package) if package and self.module(dotted) is not None else None
         if parent is None:
             return None
-        target = parent.imports.get(name)
-        # Bound by an assignment, an import of something else, or a star import that brings
-        # the name (pyqtgraph's flowchart/__init__.py: `from .Flowchart import *`, the class).
-        if name not in parent.objects and (target is None or target == dotted) and not any(
-                self.module(source) is not None and name in self.star_names(source)
-                for source in parent.star_imports):
+        if not self.rebinds(parent, name, dotted):
             return None
         found = self._resolve_in(parent, [name], hops)
         return found if found is not None and found[1].kind != MODULE else None
+
+    def rebinds(self, parent: Module, name: str, submodule: str) -> bool:
+        """Tell whether a package's module binds the name of its submodule (submodule: its
+        dotted name) to something else: an assignment or definition, an import of another
+        thing, or a star import that brings the name (pyqtgraph's `from .Flowchart import *`,
+        the class)."""
+        imported = parent.imports.get(name)
+        return name in parent.objects or imported is not None and imported != submodule or any(
+            self.module(source) is not None and name in self.star_names(source)
+            for source in parent.star_imports)
 
     def module(self, name: str) -> Module | None:
         """Return the module of a dotted name: the package's, else a dependency's, else None."""
@@ -656,12 +661,7 @@ def shadowed_stubs(package: PackageSource) -> None:
     for name, module in list(package.modules.items()):
         parent_name, _, local = name.rpartition(".")
         parent = package.modules.get(parent_name) if module.path.endswith(".pyi") else None
-        if parent is None:
-            continue
-        imported = parent.imports.get(local)
-        if local in parent.objects or imported is not None and imported != name or any(
-                package.module(source) is not None and local in package.star_names(source)
-                for source in parent.star_imports):
+        if parent is not None and package.rebinds(parent, local, name):
             del package.modules[name]
     package.changed()  # star_names read before every module was final
 
